@@ -1,0 +1,91 @@
+package nodes
+
+import (
+	"math/rand/v2"
+	"time"
+)
+
+// PeerID is an opaque handle to another process, valid only within one run.
+// Algorithms compare processes by Rank, never by PeerID.
+type PeerID int32
+
+// Peer is a process this one can send to, with its rank.
+type Peer struct {
+	ID   PeerID
+	Rank Rank
+}
+
+// Machine is one process's election algorithm: a pure state machine driven by
+// the runtime. It must not start goroutines, read clocks, sleep, open sockets
+// or files, or draw randomness other than from Env.Rand. Every method runs to
+// completion before the runtime delivers the next event to this process.
+type Machine interface {
+	// Start boots the process at the beginning of a run. Algorithms in which
+	// every process initiates at start (Algorithm.StartsAll) do so here.
+	Start(env Env)
+	// Initiate asks the process to start an election: the workload's
+	// initiators at time 0, or a failure detector's consumer later.
+	Initiate(env Env)
+	// Receive delivers one message sent by from.
+	Receive(env Env, from PeerID, m Message)
+	// Timeout reports that timer t, armed by SetTimer, expired.
+	Timeout(env Env, t TimerID)
+	// Suspect reports the failure detector's verdict that p has failed.
+	Suspect(env Env, p PeerID)
+}
+
+// Env is everything an algorithm may see and do. Each effect is counted by the
+// runtime that implements it.
+type Env interface {
+	// Self is this process's rank.
+	Self() Rank
+	// Peers lists the links the topology gives this process, in a fixed order:
+	// RingUni: [successor]; RingBi: [successor, predecessor]; Complete: every
+	// other process.
+	Peers() []Peer
+	// After returns the process following p in ring order (ring topologies
+	// only; ok is false elsewhere). Ring repair uses it to close the ring over
+	// a suspected successor (ALGORITHMS.md, "Ring repair").
+	After(p PeerID) (next Peer, ok bool)
+	// Now is the time since the run started: virtual in the simulator, real in
+	// a live process.
+	Now() time.Duration
+	// Send sends one message to one peer. A send to a crashed process is still
+	// a message sent.
+	Send(to PeerID, m Message)
+	// SetTimer arms timer t to expire after d, replacing any pending expiry of
+	// the same timer.
+	SetTimer(d time.Duration, t TimerID)
+	// CancelTimer disarms timer t; a no-op if it is not armed.
+	CancelTimer(t TimerID)
+	// Decide records this process's belief about the leader:
+	// "elected_i := leader".
+	Decide(leader Rank)
+	// Rand is this process's random source, seeded by the runtime from the
+	// run's seed.
+	Rand() *rand.Rand
+}
+
+// Topology is the set of links an algorithm needs.
+type Topology uint8
+
+const (
+	RingUni  Topology = iota + 1 // unidirectional ring: each process knows its successor
+	RingBi                       // bidirectional ring: successor and predecessor
+	Complete                     // everyone knows everyone, with their ranks
+)
+
+func (t Topology) String() string {
+	switch t {
+	case RingUni:
+		return "ring"
+	case RingBi:
+		return "bidirectional-ring"
+	case Complete:
+		return "complete"
+	}
+	return "unknown-topology"
+}
+
+// IsRing reports whether the topology is a ring of either direction.
+func (t Topology) IsRing() bool { return t == RingUni || t == RingBi }

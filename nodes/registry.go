@@ -1,0 +1,188 @@
+package nodes
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Algorithm describes one registered election algorithm.
+type Algorithm struct {
+	Name     string   // stable name used on the command line and in every row
+	Family   string   // "ring", "bully", "quorum"
+	Summary  string   // one line for `electbench list algorithms`
+	Topology Topology // the links every process is given
+	// StartsAll means every process initiates from Start (lcr, hs); the
+	// workload's choice of initiators does not apply.
+	StartsAll bool
+	Variants  []Variant // selectable variants; the first is the default
+	Params    []Param   // settable parameters with their defaults
+	// New validates cfg once per run and returns a constructor for one
+	// process's machine. Errors name the parameter or variant at fault.
+	New func(cfg Config) (func() Machine, error)
+	// Theory gives the reference figures of ALGORITHMS.md for a
+	// configuration, where a closed form exists. May be nil.
+	Theory func(in TheoryInput) Theory
+}
+
+// Variant is a named variation of an algorithm.
+type Variant struct {
+	Name    string
+	Summary string
+}
+
+// Param documents one settable parameter. Defaults are written as on the
+// command line: durations as "5ms" or "2T" (multiples of the mean one-way
+// latency T).
+type Param struct {
+	Name    string
+	Default string
+	Summary string
+}
+
+// Config is what an algorithm's constructor is given.
+type Config struct {
+	Variant string        // one of Algorithm.Variants (the default's name when unset)
+	Params  Params        // user-set parameters; the algorithm applies defaults
+	N       int           // number of processes
+	T       time.Duration // mean one-way latency, the unit of "2T"
+}
+
+// Params holds user-set parameters by name, as typed.
+type Params map[string]string
+
+// Duration reads parameter name as a duration, accepting multiples of T
+// ("2T", "0.5T") as well as Go durations ("5ms"); def is used when unset.
+func (c Config) Duration(name, def string) (time.Duration, error) {
+	s, ok := c.Params[name]
+	if !ok {
+		s = def
+	}
+	d, err := ParseDuration(s, c.T)
+	if err != nil {
+		return 0, fmt.Errorf("parameter %s: %w", name, err)
+	}
+	return d, nil
+}
+
+// ParseDuration reads "5ms", "1.5s" or a multiple of T such as "2T" or "0.5T".
+func ParseDuration(s string, T time.Duration) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if num, ok := strings.CutSuffix(s, "T"); ok {
+		if num == "" {
+			return T, nil
+		}
+		f, err := strconv.ParseFloat(num, 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || math.Abs(f) > 1e9 {
+			return 0, fmt.Errorf("%q is not a multiple of T such as 2T", s)
+		}
+		return time.Duration(f * float64(T)), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a duration (5ms) or a multiple of T (2T)", s)
+	}
+	return d, nil
+}
+
+// TheoryInput describes a configuration for the reference figures.
+type TheoryInput struct {
+	Variant    string
+	N          int
+	Ranks      []Rank // by position: ring order, successor = next position
+	Initiators []int  // positions that initiate at time 0, ascending
+	Faulty     bool   // a fault is scheduled: the fault-free figures do not apply
+}
+
+// Theory holds reference figures; a zero field means "no closed form".
+type Theory struct {
+	Messages   int64   // exact total message count
+	Bound      int64   // upper bound on the total message count
+	Turnaround float64 // exact turnaround in units of T
+}
+
+var registry = map[string]*Algorithm{}
+
+// Register adds an algorithm. It panics on a duplicate or incomplete entry:
+// registration happens in init functions and a mistake there is a bug.
+func Register(a Algorithm) {
+	switch {
+	case a.Name == "" || strings.ContainsAny(a.Name, "/, "):
+		panic(fmt.Sprintf("nodes: invalid algorithm name %q", a.Name))
+	case registry[a.Name] != nil:
+		panic("nodes: algorithm registered twice: " + a.Name)
+	case a.New == nil || a.Topology == 0:
+		panic("nodes: algorithm " + a.Name + " lacks New or Topology")
+	}
+	if len(a.Variants) == 0 {
+		a.Variants = []Variant{{Name: "default", Summary: "as specified"}}
+	}
+	registry[a.Name] = &a
+}
+
+// Algorithms returns every registered algorithm, sorted by name.
+func Algorithms() []*Algorithm {
+	out := make([]*Algorithm, 0, len(registry))
+	for _, a := range registry {
+		out = append(out, a)
+	}
+	slices.SortFunc(out, func(a, b *Algorithm) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// Names returns the registered algorithm names, sorted.
+func Names() []string {
+	var names []string
+	for _, a := range Algorithms() {
+		names = append(names, a.Name)
+	}
+	return names
+}
+
+// Lookup finds an algorithm by "name" or "name/variant" and returns it with
+// the chosen variant (the default when none is named).
+func Lookup(spec string) (*Algorithm, string, error) {
+	name, variant, _ := strings.Cut(strings.TrimSpace(spec), "/")
+	a := registry[name]
+	if a == nil {
+		return nil, "", fmt.Errorf("unknown algorithm %q (known: %s)", name, strings.Join(Names(), ", "))
+	}
+	if variant == "" {
+		return a, a.Variants[0].Name, nil
+	}
+	for _, v := range a.Variants {
+		if v.Name == variant {
+			return a, variant, nil
+		}
+	}
+	var known []string
+	for _, v := range a.Variants {
+		known = append(known, v.Name)
+	}
+	return nil, "", fmt.Errorf("algorithm %s has no variant %q (known: %s)", name, variant, strings.Join(known, ", "))
+}
+
+// CheckParams reports the first parameter in p that a does not declare.
+func (a *Algorithm) CheckParams(p Params) error {
+	keys := make([]string, 0, len(p))
+	for k := range p {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if !slices.ContainsFunc(a.Params, func(q Param) bool { return q.Name == k }) {
+			var known []string
+			for _, q := range a.Params {
+				known = append(known, q.Name)
+			}
+			if len(known) == 0 {
+				return fmt.Errorf("algorithm %s takes no parameters, got %q", a.Name, k)
+			}
+			return fmt.Errorf("algorithm %s has no parameter %q (known: %s)", a.Name, k, strings.Join(known, ", "))
+		}
+	}
+	return nil
+}

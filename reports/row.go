@@ -1,0 +1,122 @@
+package reports
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Row is one trial's result: the stable columns of DESIGN.md ("Results") plus
+// columns added since. Column names never change; new ones are appended.
+type Row struct {
+	Algorithm        string
+	Variant          string
+	Runtime          string // "sim" or "live"
+	Scenario         string // scenario name; "adhoc" for a command-line run
+	Nodes            int
+	Arrangement      string // how ids were placed: random, ascending, descending, list, pow(b)
+	Initiators       string // the initiator selection as given, or "all" for StartsAll algorithms
+	Trial            int
+	Seed             uint64 // the trial's own seed (derived from the run's seed and the trial)
+	Messages         int64  // election messages sent (maintenance kinds excluded)
+	MessagesByKind   Counts // every message kind, maintenance included
+	Bytes            int64  // encoded bytes of all messages sent
+	Timeouts         int64  // timer expirations and detector suspicions
+	TimeoutsByKind   Counts
+	TurnaroundS      Opt[float64] // first initiation → last election message delivered, seconds
+	TurnaroundT      Opt[float64] // the same in units of T
+	DecidedS         Opt[float64] // first initiation → every non-faulty process knows the leader
+	DecidedT         Opt[float64]
+	Leader           string // the leader every non-faulty process decided; empty if none agreed
+	Correct          bool
+	SafetyViolations int
+	Live             bool
+	TheoryMessages   Opt[int64] // ALGORITHMS.md's exact figure for this configuration
+	Error            string     // why the trial could not run or complete
+
+	DetectS    Opt[float64] // crash → first suspicion, seconds
+	FailoverS  Opt[float64] // crash → every live process knows the new leader, seconds
+	FailoverT  Opt[float64]
+	Terms      Opt[int64] // quorum algorithms: terms or epochs used
+	SplitVotes Opt[int64] // quorum algorithms: terms that ended without a winner
+
+	TheoryBound Opt[int64] // ALGORITHMS.md's upper bound on messages, where it gives one
+	Latency     string     // the latency model, as given
+	TS          float64    // T, the mean one-way latency, in seconds
+	Events      int64      // events the runtime processed
+	Violation   string     // the first safety or liveness violation, described
+}
+
+// Columns lists the CSV header in order. The first 24 are DESIGN.md's stable
+// columns; never rename or reorder them.
+var Columns = []string{
+	"algorithm", "variant", "runtime", "scenario", "nodes", "arrangement", "initiators", "trial",
+	"seed", "messages", "messages_by_kind", "bytes", "timeouts", "timeouts_by_kind",
+	"turnaround_s", "turnaround_t", "decided_s", "decided_t", "leader", "correct",
+	"safety_violations", "live", "theory_messages", "error",
+	"detect_s", "failover_s", "failover_t", "terms", "split_votes",
+	"theory_bound", "latency", "t_s", "events", "violation",
+}
+
+// Opt is an optional number: an empty cell when not Set.
+type Opt[T int64 | float64] struct {
+	V   T
+	Set bool
+}
+
+// Some returns a set optional value.
+func Some[T int64 | float64](v T) Opt[T] { return Opt[T]{V: v, Set: true} }
+
+// Counts is a count per kind name, kept sorted by name.
+type Counts []KindCount
+
+// KindCount is one entry of Counts.
+type KindCount struct {
+	Kind string
+	N    int64
+}
+
+// Total is the sum of all counts.
+func (c Counts) Total() int64 {
+	var t int64
+	for _, kc := range c {
+		t += kc.N
+	}
+	return t
+}
+
+// Get returns the count of kind, 0 if absent.
+func (c Counts) Get(kind string) int64 {
+	for _, kc := range c {
+		if kc.Kind == kind {
+			return kc.N
+		}
+	}
+	return 0
+}
+
+// String formats as KIND=n;KIND=n in sorted kind order (DESIGN.md).
+func (c Counts) String() string {
+	var b strings.Builder
+	for i, kc := range c {
+		if i > 0 {
+			b.WriteByte(';')
+		}
+		b.WriteString(kc.Kind)
+		b.WriteByte('=')
+		b.WriteString(strconv.FormatInt(kc.N, 10))
+	}
+	return b.String()
+}
+
+// CountsFromMap builds sorted Counts, dropping zero entries.
+func CountsFromMap(m map[string]int64) Counts {
+	c := make(Counts, 0, len(m))
+	for k, n := range m {
+		if n != 0 {
+			c = append(c, KindCount{k, n})
+		}
+	}
+	sort.Slice(c, func(i, j int) bool { return c[i].Kind < c[j].Kind })
+	return c
+}
