@@ -41,7 +41,8 @@ type Env interface {
 	Self() Rank
 	// Peers lists the links the topology gives this process, in a fixed order:
 	// RingUni: [successor]; RingBi: [successor, predecessor]; Complete: every
-	// other process.
+	// process, this one included, in ascending rank order (so "every process
+	// of higher id" is a suffix). The slice is shared: never modify it.
 	Peers() []Peer
 	// After returns the process following p in ring order (ring topologies
 	// only; ok is false elsewhere). Ring repair uses it to close the ring over
