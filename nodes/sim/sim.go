@@ -1,0 +1,475 @@
+package sim
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/electbench/electbench/nodes"
+)
+
+// Config describes one trial.
+type Config struct {
+	Algorithm  *nodes.Algorithm
+	Variant    string       // "" for the algorithm's default
+	Params     nodes.Params // algorithm parameters, as typed by the user
+	Ranks      []nodes.Rank // one per process, by position (ring order: successor = next); distinct and non-zero
+	Initiators []int        // positions told to initiate at time 0, in this order
+	Latency    Latency      // link latency model; its mean is T
+	Seed       uint64       // seeds every random draw of the trial
+	Deadline   time.Duration
+	// Trace, when set, receives every event as one JSON object per line.
+	Trace io.Writer
+	// Observer, when set, is told of every decision as it happens.
+	Observer Observer
+}
+
+// Observer watches a run as it happens (the checker).
+type Observer interface {
+	Decided(at time.Duration, p int, leader nodes.Rank)
+}
+
+// DefaultDeadline is the virtual time after which a run that has not gone
+// quiet is stopped: generous for every algorithm of ALGORITHMS.md, whose
+// turnarounds are at most a few N·T.
+func DefaultDeadline(n int, t time.Duration) time.Duration {
+	return time.Duration(100*n+1000) * t
+}
+
+// Decision is a process's latest belief about the leader.
+type Decision struct {
+	Leader nodes.Rank
+	At     time.Duration // when the latest decision was made
+	Count  int32         // decisions made; 0 means never decided
+}
+
+// Result is what the runtime counted in one trial.
+type Result struct {
+	N         int
+	T         time.Duration // mean one-way latency
+	Sent      []int64       // messages sent, by nodes.Kind
+	SentBytes []int64       // encoded bytes sent, by nodes.Kind
+	Fired     []int64       // timer expirations, by nodes.TimerID
+	Messages  int64         // election-class messages sent
+	Bytes     int64         // encoded bytes of all messages sent
+	Timeouts  int64         // timer expirations
+	Decisions []Decision    // by position
+	// FirstInitiation is when the first process started or was told to
+	// initiate; LastElection when the last election message was delivered
+	// (negative if none was).
+	FirstInitiation, LastElection time.Duration
+	Events                        int64         // events processed
+	Quiescent                     bool          // nothing was left to happen before the deadline
+	End                           time.Duration // virtual time of the last event processed
+}
+
+// MessagesByKind returns the non-zero message counts by kind name.
+func (r *Result) MessagesByKind() map[string]int64 { return byName(r.Sent, kindName) }
+
+// TimeoutsByKind returns the non-zero timer counts by timer name.
+func (r *Result) TimeoutsByKind() map[string]int64 { return byName(r.Fired, timerName) }
+
+func kindName(i int) string  { return nodes.Kind(i).String() }
+func timerName(i int) string { return nodes.TimerID(i).String() }
+
+func byName(counts []int64, name func(int) string) map[string]int64 {
+	m := map[string]int64{}
+	for i, n := range counts {
+		if n != 0 {
+			m[name(i)] += n
+		}
+	}
+	return m
+}
+
+// payload kinds of heap events.
+const (
+	evDeliver uint8 = iota
+	evTimer
+	evInitiate
+)
+
+type payload struct {
+	kind     uint8
+	to, from int32
+	timer    nodes.TimerID
+	gen      uint32
+	msg      nodes.Message
+}
+
+type timerState struct {
+	gen   uint32
+	armed bool
+}
+
+// sim is the state of one running trial.
+type sim struct {
+	cfg      Config
+	n        int
+	t        time.Duration
+	deadline int64
+	machines []nodes.Machine
+	envs     []env
+	ranks    []nodes.Rank
+	peers    []nodes.Peer // shared backing store for Env.Peers
+	topo     nodes.Topology
+
+	now      int64
+	seq      uint64
+	fifoMode bool
+	fifo     fifo
+	heap     heap4
+	slab     []payload
+	free     []int32
+	linkLast map[uint64]int64 // per directed link: latest delivery time (FIFO links)
+	timers   map[uint64]timerState
+
+	net   *rand.Rand
+	rands []*rand.Rand
+
+	res   Result
+	trace *tracer
+}
+
+// Run executes one trial and returns what the runtime counted. It fails only
+// on an invalid configuration or an algorithm that rejects its parameters;
+// an algorithm that misbehaves (sends to a process that does not exist, an
+// unregistered kind) is a bug and panics with a readable message.
+func Run(cfg Config) (*Result, error) {
+	s, err := newSim(cfg)
+	if err != nil {
+		return nil, err
+	}
+	s.run()
+	if s.trace != nil {
+		if err := s.trace.flush(); err != nil {
+			return &s.res, fmt.Errorf("writing trace: %w", err)
+		}
+	}
+	return &s.res, nil
+}
+
+func newSim(cfg Config) (*sim, error) {
+	n := len(cfg.Ranks)
+	switch {
+	case cfg.Algorithm == nil:
+		return nil, errors.New("sim: no algorithm")
+	case cfg.Latency == nil:
+		return nil, errors.New("sim: no latency model")
+	case n < 2:
+		return nil, fmt.Errorf("sim: %d processes; an election needs at least 2", n)
+	case n > 1<<30:
+		return nil, fmt.Errorf("sim: %d processes is more than the simulator addresses", n)
+	}
+	for _, p := range cfg.Initiators {
+		if p < 0 || p >= n {
+			return nil, fmt.Errorf("sim: initiator position %d out of range 0..%d", p, n-1)
+		}
+	}
+	for i, r := range cfg.Ranks {
+		if r.IsZero() {
+			return nil, fmt.Errorf("sim: process %d has the zero rank", i)
+		}
+	}
+	variant := cfg.Variant
+	if variant == "" {
+		variant = cfg.Algorithm.Variants[0].Name
+	}
+	t := cfg.Latency.Mean()
+	if err := cfg.Algorithm.CheckParams(cfg.Params); err != nil {
+		return nil, err
+	}
+	newMachine, err := cfg.Algorithm.New(nodes.Config{Variant: variant, Params: cfg.Params, N: n, T: t})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cfg.Algorithm.Name, err)
+	}
+	deadline := cfg.Deadline
+	if deadline <= 0 {
+		deadline = DefaultDeadline(n, t)
+	}
+	s := &sim{
+		cfg: cfg, n: n, t: t, deadline: int64(deadline),
+		ranks:    cfg.Ranks,
+		topo:     cfg.Algorithm.Topology,
+		fifoMode: cfg.Latency.Constant(),
+		linkLast: map[uint64]int64{},
+		timers:   map[uint64]timerState{},
+		net:      rand.New(rand.NewPCG(cfg.Seed, 0x6e6574776f726b)), // "network"
+		rands:    make([]*rand.Rand, n),
+		machines: make([]nodes.Machine, n),
+		envs:     make([]env, n),
+	}
+	s.res = Result{
+		N: n, T: t,
+		Sent:         make([]int64, nodes.NumKinds()),
+		SentBytes:    make([]int64, nodes.NumKinds()),
+		Fired:        make([]int64, nodes.NumTimers()),
+		Decisions:    make([]Decision, n),
+		LastElection: -1, FirstInitiation: -1,
+	}
+	s.buildPeers()
+	for i := range s.machines {
+		s.machines[i] = newMachine()
+		s.envs[i] = env{s: s, p: int32(i)}
+	}
+	if cfg.Trace != nil {
+		s.trace = &tracer{w: bufio.NewWriterSize(cfg.Trace, 1<<16)}
+	}
+	return s, nil
+}
+
+func (s *sim) buildPeers() {
+	n := s.n
+	switch s.topo {
+	case nodes.RingUni:
+		s.peers = make([]nodes.Peer, n)
+		for i := range n {
+			j := (i + 1) % n
+			s.peers[i] = nodes.Peer{ID: nodes.PeerID(j), Rank: s.ranks[j]}
+		}
+	case nodes.RingBi:
+		s.peers = make([]nodes.Peer, 2*n)
+		for i := range n {
+			succ, pred := (i+1)%n, (i+n-1)%n
+			s.peers[2*i] = nodes.Peer{ID: nodes.PeerID(succ), Rank: s.ranks[succ]}
+			s.peers[2*i+1] = nodes.Peer{ID: nodes.PeerID(pred), Rank: s.ranks[pred]}
+		}
+	case nodes.Complete:
+		s.peers = make([]nodes.Peer, n)
+		for i := range n {
+			s.peers[i] = nodes.Peer{ID: nodes.PeerID(i), Rank: s.ranks[i]}
+		}
+		sortPeers(s.peers)
+	}
+}
+
+func (s *sim) run() {
+	// Boot every process, then the workload's initiations, all at time 0.
+	if s.cfg.Algorithm.StartsAll {
+		s.res.FirstInitiation = 0
+	}
+	for i := range s.machines {
+		s.trace.event(0, "start", i)
+		s.machines[i].Start(&s.envs[i])
+	}
+	for _, p := range s.cfg.Initiators {
+		s.schedule(0, classControl, payload{kind: evInitiate, to: int32(p)})
+	}
+	for {
+		var at int64
+		fromFifo := false
+		switch {
+		case s.fifo.len() > 0 && s.heap.len() > 0:
+			f, h := s.fifo.peek(), s.heap.e[0]
+			fromFifo = f.at < h.at || (f.at == h.at && f.ord < h.ord)
+			at = min(f.at, h.at)
+		case s.fifo.len() > 0:
+			fromFifo, at = true, s.fifo.peek().at
+		case s.heap.len() > 0:
+			at = s.heap.e[0].at
+		default:
+			s.res.Quiescent = true
+			return
+		}
+		if at > s.deadline {
+			return
+		}
+		s.now = at
+		s.res.End = time.Duration(at)
+		s.res.Events++
+		if fromFifo {
+			d := s.fifo.pop()
+			s.deliver(d.to, d.from, d.ord, &d.msg)
+			continue
+		}
+		e := s.heap.pop()
+		p := s.slab[e.slot]
+		s.free = append(s.free, e.slot)
+		switch p.kind {
+		case evDeliver:
+			s.deliver(p.to, p.from, e.ord, &p.msg)
+		case evTimer:
+			s.fire(p.to, p.timer, p.gen)
+		case evInitiate:
+			if s.res.FirstInitiation < 0 {
+				s.res.FirstInitiation = time.Duration(s.now)
+			}
+			s.trace.event(s.now, "initiate", int(p.to))
+			s.machines[p.to].Initiate(&s.envs[p.to])
+		}
+	}
+}
+
+func (s *sim) schedule(at int64, class uint64, p payload) {
+	var slot int32
+	if k := len(s.free); k > 0 {
+		slot = s.free[k-1]
+		s.free = s.free[:k-1]
+		s.slab[slot] = p
+	} else {
+		slot = int32(len(s.slab))
+		s.slab = append(s.slab, p)
+	}
+	s.seq++
+	s.heap.push(entry{at: at, ord: order(class, s.seq), slot: slot})
+}
+
+func (s *sim) deliver(to, from int32, ord uint64, m *nodes.Message) {
+	if m.Kind.IsElection() {
+		s.res.LastElection = time.Duration(s.now)
+	}
+	if s.trace != nil {
+		s.trace.message(s.now, "recv", ord, from, to, m)
+	}
+	s.machines[to].Receive(&s.envs[to], nodes.PeerID(from), *m)
+}
+
+func (s *sim) send(from int32, to nodes.PeerID, m nodes.Message) {
+	if to < 0 || int(to) >= s.n {
+		panic(fmt.Sprintf("sim: %s process %d sent %s to peer %d, which does not exist", s.cfg.Algorithm.Name, from, m.Kind, to))
+	}
+	if !m.Kind.Valid() || int(m.Kind) >= len(s.res.Sent) {
+		panic(fmt.Sprintf("sim: %s sent an unregistered message kind %d", s.cfg.Algorithm.Name, m.Kind))
+	}
+	size := int64(m.EncodedSize())
+	s.res.Sent[m.Kind]++
+	s.res.SentBytes[m.Kind] += size
+	s.res.Bytes += size
+	if m.Kind.IsElection() {
+		s.res.Messages++
+	}
+	s.seq++
+	ord := order(classDeliver, s.seq)
+	if s.trace != nil {
+		s.trace.message(s.now, "send", ord, from, int32(to), &m)
+	}
+	if s.fifoMode {
+		s.fifo.push(delivery{at: s.now + int64(s.t), ord: ord, to: int32(to), from: from, msg: m})
+		return
+	}
+	at := s.now + int64(s.cfg.Latency.Sample(s.net))
+	// FIFO links: a message never overtakes an earlier one on the same link;
+	// at equal times the earlier send has the smaller sequence number.
+	link := uint64(from)<<32 | uint64(uint32(to))
+	if last, ok := s.linkLast[link]; ok && last > at {
+		at = last
+	}
+	s.linkLast[link] = at
+	var slot int32
+	if k := len(s.free); k > 0 {
+		slot = s.free[k-1]
+		s.free = s.free[:k-1]
+	} else {
+		slot = int32(len(s.slab))
+		s.slab = append(s.slab, payload{})
+	}
+	p := &s.slab[slot]
+	p.kind, p.to, p.from, p.msg = evDeliver, int32(to), from, m
+	s.heap.push(entry{at: at, ord: ord, slot: slot})
+}
+
+func timerKey(p int32, t nodes.TimerID) uint64 { return uint64(p)<<16 | uint64(t) }
+
+func (s *sim) setTimer(p int32, d time.Duration, t nodes.TimerID) {
+	if int(t) <= 0 || int(t) >= len(s.res.Fired) {
+		panic(fmt.Sprintf("sim: %s armed an unregistered timer %d", s.cfg.Algorithm.Name, t))
+	}
+	k := timerKey(p, t)
+	st := s.timers[k]
+	st.gen++
+	st.armed = true
+	s.timers[k] = st
+	s.schedule(s.now+int64(max(d, 0)), classTimer, payload{kind: evTimer, to: p, timer: t, gen: st.gen})
+}
+
+func (s *sim) cancelTimer(p int32, t nodes.TimerID) {
+	k := timerKey(p, t)
+	if st, ok := s.timers[k]; ok && st.armed {
+		st.gen++
+		st.armed = false
+		s.timers[k] = st
+	}
+}
+
+func (s *sim) fire(p int32, t nodes.TimerID, gen uint32) {
+	k := timerKey(p, t)
+	st := s.timers[k]
+	if !st.armed || st.gen != gen {
+		return // cancelled or re-armed since
+	}
+	st.armed = false
+	s.timers[k] = st
+	s.res.Fired[t]++
+	s.res.Timeouts++
+	s.trace.timer(s.now, int(p), t)
+	s.machines[p].Timeout(&s.envs[p], t)
+}
+
+func (s *sim) decide(p int32, leader nodes.Rank) {
+	d := &s.res.Decisions[p]
+	d.Leader, d.At = leader, time.Duration(s.now)
+	d.Count++
+	s.trace.decide(s.now, int(p), leader)
+	if s.cfg.Observer != nil {
+		s.cfg.Observer.Decided(time.Duration(s.now), int(p), leader)
+	}
+}
+
+func (s *sim) rand(p int32) *rand.Rand {
+	if r := s.rands[p]; r != nil {
+		return r
+	}
+	r := rand.New(rand.NewPCG(s.cfg.Seed, mix(uint64(p)+1)))
+	s.rands[p] = r
+	return r
+}
+
+// mix is splitmix64's finaliser: distinct inputs give unrelated streams.
+func mix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// env is one process's view of the simulator.
+type env struct {
+	s *sim
+	p int32
+}
+
+func (e *env) Self() nodes.Rank { return e.s.ranks[e.p] }
+
+func (e *env) Peers() []nodes.Peer {
+	switch e.s.topo {
+	case nodes.RingUni:
+		return e.s.peers[e.p : e.p+1 : e.p+1]
+	case nodes.RingBi:
+		return e.s.peers[2*e.p : 2*e.p+2 : 2*e.p+2]
+	}
+	return e.s.peers
+}
+
+func (e *env) After(p nodes.PeerID) (nodes.Peer, bool) {
+	if !e.s.topo.IsRing() || p < 0 || int(p) >= e.s.n {
+		return nodes.Peer{}, false
+	}
+	j := (int(p) + 1) % e.s.n
+	return nodes.Peer{ID: nodes.PeerID(j), Rank: e.s.ranks[j]}, true
+}
+
+func (e *env) Now() time.Duration                        { return time.Duration(e.s.now) }
+func (e *env) Send(to nodes.PeerID, m nodes.Message)     { e.s.send(e.p, to, m) }
+func (e *env) SetTimer(d time.Duration, t nodes.TimerID) { e.s.setTimer(e.p, d, t) }
+func (e *env) CancelTimer(t nodes.TimerID)               { e.s.cancelTimer(e.p, t) }
+func (e *env) Decide(leader nodes.Rank)                  { e.s.decide(e.p, leader) }
+func (e *env) Rand() *rand.Rand                          { return e.s.rand(e.p) }
+
+// sortPeers orders peers by ascending rank.
+func sortPeers(p []nodes.Peer) {
+	slices.SortFunc(p, func(a, b nodes.Peer) int { return a.Rank.Compare(b.Rank) })
+}
