@@ -1,0 +1,274 @@
+package sim
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/electbench/electbench/nodes"
+)
+
+// probe is a test-only machine: it records what happens to it and does what
+// the test's script says.
+type probe struct {
+	log    *[]string
+	script func(p *probe, env nodes.Env, ev string, from nodes.PeerID, m nodes.Message)
+}
+
+var (
+	kPing  = nodes.RegisterKind("PING", nodes.ElectionClass)
+	kPong  = nodes.RegisterKind("PONG", nodes.ElectionClass)
+	kBeat  = nodes.RegisterKind("TEST_BEAT", nodes.MaintenanceClass)
+	tWait  = nodes.RegisterTimer("WAIT")
+	tOther = nodes.RegisterTimer("OTHER")
+)
+
+func (p *probe) Start(env nodes.Env)    { p.script(p, env, "start", -1, nodes.Message{}) }
+func (p *probe) Initiate(env nodes.Env) { p.script(p, env, "initiate", -1, nodes.Message{}) }
+func (p *probe) Receive(env nodes.Env, from nodes.PeerID, m nodes.Message) {
+	p.script(p, env, "recv", from, m)
+}
+func (p *probe) Timeout(env nodes.Env, t nodes.TimerID) {
+	p.script(p, env, "timeout:"+t.String(), -1, nodes.Message{})
+}
+func (p *probe) Suspect(env nodes.Env, q nodes.PeerID) {}
+
+// algo wraps a script as an algorithm on a complete graph.
+func algo(log *[]string, script func(p *probe, env nodes.Env, ev string, from nodes.PeerID, m nodes.Message)) *nodes.Algorithm {
+	return &nodes.Algorithm{
+		Name: "probe", Topology: nodes.Complete,
+		Variants: []nodes.Variant{{Name: "default"}},
+		New: func(nodes.Config) (func() nodes.Machine, error) {
+			return func() nodes.Machine { return &probe{log: log, script: script} }, nil
+		},
+	}
+}
+
+func ranks(n int) []nodes.Rank {
+	r := make([]nodes.Rank, n)
+	for i := range r {
+		r[i] = nodes.RankOf(uint64(i + 1))
+	}
+	return r
+}
+
+// ALGORITHMS.md: "message deliveries are processed before timer expirations,
+// so a timer set to exactly a round trip (2T) does not fire ahead of the
+// answer that arrives at that instant."
+func TestDeliveryBeforeTimerAtSameInstant(t *testing.T) {
+	var log []string
+	a := algo(&log, func(p *probe, env nodes.Env, ev string, from nodes.PeerID, m nodes.Message) {
+		self := env.Self()
+		switch {
+		case ev == "initiate":
+			env.Send(1, nodes.Message{Kind: kPing})
+			env.SetTimer(2*time.Millisecond, tWait)
+		case ev == "recv" && m.Kind == kPing:
+			env.Send(from, nodes.Message{Kind: kPong})
+		case ev == "recv" || strings.HasPrefix(ev, "timeout"):
+			log = append(log, self.String()+" "+ev+" "+env.Now().String())
+		}
+	})
+	res, err := Run(Config{Algorithm: a, Ranks: ranks(2), Initiators: []int{0}, Latency: Constant(time.Millisecond)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"1 recv 2ms", "1 timeout:WAIT 2ms"}
+	if strings.Join(log, "|") != strings.Join(want, "|") {
+		t.Fatalf("order = %q, want %q", log, want)
+	}
+	if res.Messages != 2 || res.Timeouts != 1 || res.Fired[tWait] != 1 || res.LastElection != 2*time.Millisecond {
+		t.Fatalf("counts: %+v", res)
+	}
+}
+
+// Links are FIFO unless a fault says otherwise, whatever the latency model.
+func TestLinksAreFIFOUnderRandomLatency(t *testing.T) {
+	for _, lat := range []string{"exponential(1ms)", "uniform(0s,5ms)", "normal(2ms,2ms)"} {
+		var got []int64
+		a := algo(nil, func(p *probe, env nodes.Env, ev string, from nodes.PeerID, m nodes.Message) {
+			switch ev {
+			case "initiate":
+				for i := range 200 {
+					env.Send(1, nodes.Message{Kind: kPing, A: int64(i + 1)})
+				}
+			case "recv":
+				got = append(got, m.A)
+			}
+		})
+		l, err := ParseLatency(lat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Run(Config{Algorithm: a, Ranks: ranks(2), Initiators: []int{0}, Latency: l, Seed: 7}); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 200 {
+			t.Fatalf("%s: %d delivered", lat, len(got))
+		}
+		for i, v := range got {
+			if v != int64(i+1) {
+				t.Fatalf("%s: delivery %d carried %d: a message overtook another on one link", lat, i, v)
+			}
+		}
+	}
+}
+
+// gossip is a busy random algorithm used for determinism checks: every
+// process forwards each message to a random peer until a hop budget runs out,
+// with timers in between.
+func gossip() *nodes.Algorithm {
+	return algo(nil, func(p *probe, env nodes.Env, ev string, from nodes.PeerID, m nodes.Message) {
+		peers := env.Peers()
+		pick := func() nodes.PeerID { return peers[env.Rand().IntN(len(peers))].ID }
+		switch {
+		case ev == "initiate":
+			env.Send(pick(), nodes.Message{Kind: kPing, A: 50})
+			env.SetTimer(time.Duration(env.Rand().IntN(5000))*time.Microsecond, tOther)
+		case ev == "recv" && m.A > 1:
+			env.Send(pick(), nodes.Message{Kind: kPing, A: m.A - 1, Rank: env.Self()})
+		case ev == "recv":
+			env.Decide(m.Rank)
+		case ev == "timeout:OTHER":
+			env.Send(pick(), nodes.Message{Kind: kBeat})
+		}
+	})
+}
+
+func traceHash(t *testing.T, seed uint64, lat string) [32]byte {
+	t.Helper()
+	l, err := ParseLatency(lat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := Run(Config{Algorithm: gossip(), Ranks: ranks(16), Initiators: []int{0, 3, 5, 9}, Latency: l, Seed: seed, Trace: &buf}); err != nil {
+		t.Fatal(err)
+	}
+	if buf.Len() == 0 {
+		t.Fatal("empty trace")
+	}
+	return sha256.Sum256(buf.Bytes())
+}
+
+// Same seed, same bytes: the trace of a run is a function of its seed.
+func TestDeterministicTrace(t *testing.T) {
+	for _, lat := range []string{"1ms", "uniform(1ms,5ms)", "exponential(2ms)", "normal(5ms,1ms)"} {
+		for seed := uint64(1); seed <= 5; seed++ {
+			if traceHash(t, seed, lat) != traceHash(t, seed, lat) {
+				t.Fatalf("%s seed %d: two runs gave different traces", lat, seed)
+			}
+		}
+		if traceHash(t, 1, lat) == traceHash(t, 2, lat) {
+			t.Fatalf("%s: seeds 1 and 2 gave the same trace; the seed is not used", lat)
+		}
+	}
+}
+
+func TestTimerCancelAndRearm(t *testing.T) {
+	var log []string
+	a := algo(&log, func(p *probe, env nodes.Env, ev string, from nodes.PeerID, m nodes.Message) {
+		switch ev {
+		case "initiate":
+			env.SetTimer(5*time.Millisecond, tWait)
+			env.SetTimer(3*time.Millisecond, tWait) // replaces the first
+			env.SetTimer(time.Millisecond, tOther)
+			env.CancelTimer(tOther)
+			env.CancelTimer(tOther) // no-op
+		case "start":
+		default:
+			log = append(log, ev+" "+env.Now().String())
+		}
+	})
+	res, err := Run(Config{Algorithm: a, Ranks: ranks(2), Initiators: []int{0}, Latency: Constant(time.Millisecond)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(log, "|") != "timeout:WAIT 3ms" || res.Timeouts != 1 || res.TimeoutsByKind()["WAIT"] != 1 {
+		t.Fatalf("log %q, timeouts %v", log, res.TimeoutsByKind())
+	}
+}
+
+func TestCountsAndBytes(t *testing.T) {
+	a := algo(nil, func(p *probe, env nodes.Env, ev string, from nodes.PeerID, m nodes.Message) {
+		if ev == "initiate" {
+			env.Send(1, nodes.Message{Kind: kPing, Rank: nodes.RankOf(300)})
+			env.Send(1, nodes.Message{Kind: kBeat})
+			env.Send(0, nodes.Message{Kind: kPong, A: -3})
+		}
+	})
+	res, err := Run(Config{Algorithm: a, Ranks: ranks(2), Initiators: []int{0}, Latency: Constant(time.Millisecond)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := int64(nodes.Message{Kind: kPing, Rank: nodes.RankOf(300)}.EncodedSize() +
+		nodes.Message{Kind: kBeat}.EncodedSize() + nodes.Message{Kind: kPong, A: -3}.EncodedSize())
+	if res.Bytes != want {
+		t.Errorf("bytes = %d, want %d", res.Bytes, want)
+	}
+	// Maintenance kinds are counted by kind but are not election messages.
+	if res.Messages != 2 || res.MessagesByKind()["TEST_BEAT"] != 1 || res.MessagesByKind()["PING"] != 1 {
+		t.Errorf("messages %d by kind %v", res.Messages, res.MessagesByKind())
+	}
+	if res.LastElection != 1*time.Millisecond {
+		t.Errorf("last election delivery at %v, want 1ms", res.LastElection)
+	}
+}
+
+func TestDeadlineStopsEndlessRun(t *testing.T) {
+	a := algo(nil, func(p *probe, env nodes.Env, ev string, from nodes.PeerID, m nodes.Message) {
+		if ev == "initiate" || ev == "recv" {
+			env.Send(1-from&1, nodes.Message{Kind: kPing})
+		}
+	})
+	res, err := Run(Config{Algorithm: a, Ranks: ranks(2), Initiators: []int{0}, Latency: Constant(time.Millisecond), Deadline: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Quiescent || res.End > 50*time.Millisecond || res.Messages < 50 {
+		t.Fatalf("quiescent=%v end=%v messages=%d", res.Quiescent, res.End, res.Messages)
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	a := gossip()
+	lat := Constant(time.Millisecond)
+	for _, tc := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{Ranks: ranks(3), Latency: lat}, "no algorithm"},
+		{Config{Algorithm: a, Ranks: ranks(3)}, "no latency"},
+		{Config{Algorithm: a, Ranks: ranks(1), Latency: lat}, "at least 2"},
+		{Config{Algorithm: a, Ranks: ranks(3), Latency: lat, Initiators: []int{3}}, "initiator position 3 out of range 0..2"},
+		{Config{Algorithm: a, Ranks: []nodes.Rank{{}, nodes.RankOf(1)}, Latency: lat}, "zero rank"},
+		{Config{Algorithm: a, Ranks: ranks(3), Latency: lat, Params: nodes.Params{"x": "1"}}, "takes no parameters"},
+	} {
+		_, err := Run(tc.cfg)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("error %v, want it to mention %q", err, tc.want)
+		}
+	}
+}
+
+func TestParseLatency(t *testing.T) {
+	for spec, want := range map[string]string{
+		"1ms": "constant(1ms)", "constant(2ms)": "constant(2ms)", "uniform(1ms, 5ms)": "uniform(1ms,5ms)",
+		"normal(5ms,1ms)": "normal(5ms,1ms)", "exponential(3ms)": "exponential(3ms)",
+	} {
+		l, err := ParseLatency(spec)
+		if err != nil || l.String() != want {
+			t.Errorf("ParseLatency(%q) = %v, %v; want %s", spec, l, err, want)
+		}
+	}
+	for spec, want := range map[string]string{
+		"": "not a duration", "fast": "not a duration", "uniform(5ms,1ms)": "a ≤ b", "gauss(1ms)": "unknown model",
+		"uniform(1ms)": "takes 2", "0s": "must be positive", "constant(-1ms)": "negative", "normal(1ms,x)": "argument 2",
+	} {
+		if _, err := ParseLatency(spec); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseLatency(%q) error %v, want it to mention %q", spec, err, want)
+		}
+	}
+}
