@@ -1,0 +1,174 @@
+package workloads
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/electbench/electbench/nodes"
+)
+
+// IDs says how identities are placed on positions 0..N-1 (ring order: the
+// successor of position i is i+1 mod N).
+type IDs struct {
+	Mode string   // random, ascending, descending, list
+	List []uint64 // the ids by position, for Mode "list"
+}
+
+// ParseIDs reads --ids: random, ascending (ids increase in the direction of
+// travel: the successor has the larger id), descending, or a list of distinct
+// positive ids "5,1,4,2,3" by position.
+func ParseIDs(s string) (IDs, error) {
+	switch s = strings.TrimSpace(s); s {
+	case "random", "ascending", "descending":
+		return IDs{Mode: s}, nil
+	}
+	var list []uint64
+	seen := map[uint64]int{}
+	for i, part := range strings.Split(s, ",") {
+		v, err := strconv.ParseUint(strings.TrimSpace(part), 10, 64)
+		if err != nil || v == 0 {
+			return IDs{}, fmt.Errorf("--ids %q: want random, ascending, descending or a list of positive whole numbers; item %d is %q", s, i+1, strings.TrimSpace(part))
+		}
+		if j, dup := seen[v]; dup {
+			return IDs{}, fmt.Errorf("--ids: id %d appears twice (items %d and %d)", v, j+1, i+1)
+		}
+		seen[v] = i
+		list = append(list, v)
+	}
+	return IDs{Mode: "list", List: list}, nil
+}
+
+// String is the arrangement column's value.
+func (a IDs) String() string { return a.Mode }
+
+// Check reports whether the arrangement fits a cluster of n processes.
+func (a IDs) Check(n int) error {
+	if a.Mode == "list" && len(a.List) != n {
+		return fmt.Errorf("--ids lists %d ids but --nodes asks for %d processes", len(a.List), n)
+	}
+	return nil
+}
+
+// Ranks places n identities by position, drawing from seed for "random".
+func (a IDs) Ranks(n int, seed uint64) []nodes.Rank {
+	r := make([]nodes.Rank, n)
+	switch a.Mode {
+	case "ascending":
+		for i := range r {
+			r[i] = nodes.RankOf(uint64(i + 1))
+		}
+	case "descending":
+		for i := range r {
+			r[i] = nodes.RankOf(uint64(n - i))
+		}
+	case "list":
+		for i := range r {
+			r[i] = nodes.RankOf(a.List[i])
+		}
+	default: // random: a uniformly random permutation of 1..n
+		src := rand.New(rand.NewPCG(seed, streamIDs))
+		perm := src.Perm(n)
+		for i, v := range perm {
+			r[i] = nodes.RankOf(uint64(v + 1))
+		}
+	}
+	return r
+}
+
+// Initiators says which positions initiate at time 0.
+type Initiators struct {
+	Mode string // all, max, successor-of-max, lowest, random, list
+	K    int    // for random(k)
+	List []int  // positions, for list
+	text string
+}
+
+// ParseInitiators reads --initiators: all, max (the would-be leader),
+// successor-of-max, lowest, random(k), or a list of positions "0,3".
+func ParseInitiators(s string) (Initiators, error) {
+	s = strings.TrimSpace(s)
+	switch s {
+	case "all", "max", "successor-of-max", "lowest":
+		return Initiators{Mode: s, text: s}, nil
+	}
+	if inner, ok := strings.CutPrefix(s, "random("); ok && strings.HasSuffix(inner, ")") {
+		k, err := strconv.Atoi(strings.TrimSuffix(inner, ")"))
+		if err != nil || k < 1 {
+			return Initiators{}, fmt.Errorf("--initiators %q: random(k) needs a whole number k ≥ 1", s)
+		}
+		return Initiators{Mode: "random", K: k, text: s}, nil
+	}
+	var list []int
+	seen := map[int]bool{}
+	for i, part := range strings.Split(s, ",") {
+		p, err := strconv.Atoi(strings.TrimSpace(part))
+		if err != nil || p < 0 {
+			return Initiators{}, fmt.Errorf("--initiators %q: want all, max, successor-of-max, lowest, random(k) or a list of positions from 0; item %d is %q", s, i+1, strings.TrimSpace(part))
+		}
+		if seen[p] {
+			return Initiators{}, fmt.Errorf("--initiators: position %d listed twice", p)
+		}
+		seen[p] = true
+		list = append(list, p)
+	}
+	return Initiators{Mode: "list", List: list, text: s}, nil
+}
+
+// String is the initiators column's value: the selection as given.
+func (in Initiators) String() string { return in.text }
+
+// Check reports whether the selection fits a cluster of n processes.
+func (in Initiators) Check(n int) error {
+	switch in.Mode {
+	case "random":
+		if in.K > n {
+			return fmt.Errorf("--initiators random(%d): only %d processes", in.K, n)
+		}
+	case "list":
+		for _, p := range in.List {
+			if p >= n {
+				return fmt.Errorf("--initiators: position %d is out of range 0..%d for %d processes", p, n-1, n)
+			}
+		}
+	}
+	return nil
+}
+
+// Positions returns the initiating positions, ascending, for the given ranks.
+func (in Initiators) Positions(ranks []nodes.Rank, seed uint64) []int {
+	n := len(ranks)
+	maxPos, minPos := 0, 0
+	for i, r := range ranks {
+		if ranks[maxPos].Less(r) {
+			maxPos = i
+		}
+		if r.Less(ranks[minPos]) {
+			minPos = i
+		}
+	}
+	switch in.Mode {
+	case "all":
+		out := make([]int, n)
+		for i := range out {
+			out[i] = i
+		}
+		return out
+	case "max":
+		return []int{maxPos}
+	case "successor-of-max":
+		return []int{(maxPos + 1) % n}
+	case "lowest":
+		return []int{minPos}
+	case "random":
+		src := rand.New(rand.NewPCG(seed, streamInitiators))
+		out := src.Perm(n)[:in.K]
+		slices.Sort(out)
+		return out
+	}
+	out := slices.Clone(in.List)
+	slices.Sort(out)
+	return out
+}

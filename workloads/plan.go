@@ -1,0 +1,95 @@
+package workloads
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/sim"
+)
+
+// Algo is one algorithm to run, with its variant and parameters.
+type Algo struct {
+	Alg     *nodes.Algorithm
+	Variant string
+	Params  nodes.Params
+}
+
+// Spec is one experiment: every algorithm at every size, Trials times each.
+type Spec struct {
+	Scenario   string // "adhoc" for a command-line run
+	Algos      []Algo
+	Nodes      []int
+	IDs        IDs
+	Initiators Initiators
+	Trials     int
+	Seed       uint64
+	Latency    sim.Latency
+	Deadline   time.Duration // 0: sim.DefaultDeadline
+}
+
+// Trial is one run of one algorithm on one cluster.
+type Trial struct {
+	Index int // position in the plan: rows are emitted in this order
+	Spec  *Spec
+	Algo  Algo
+	Nodes int
+	Trial int    // 0..Trials-1 within its algorithm and size
+	Seed  uint64 // TrialSeed(Spec.Seed, Trial)
+}
+
+// Validate checks a spec before anything runs, so that bad input fails fast
+// with a message naming the flag at fault.
+func (s *Spec) Validate() error {
+	if len(s.Algos) == 0 {
+		return fmt.Errorf("no algorithm to run")
+	}
+	if len(s.Nodes) == 0 {
+		return fmt.Errorf("--nodes: no cluster size")
+	}
+	if s.Trials < 1 {
+		return fmt.Errorf("--trials %d: need at least one trial", s.Trials)
+	}
+	if s.Latency == nil {
+		return fmt.Errorf("--latency: no latency model")
+	}
+	if s.Deadline < 0 {
+		return fmt.Errorf("--deadline %v is negative", s.Deadline)
+	}
+	for _, n := range s.Nodes {
+		if err := s.IDs.Check(n); err != nil {
+			return err
+		}
+		for _, a := range s.Algos {
+			if a.Alg.StartsAll {
+				continue
+			}
+			if err := s.Initiators.Check(n); err != nil {
+				return err
+			}
+		}
+	}
+	for _, a := range s.Algos {
+		if err := a.Alg.CheckParams(a.Params); err != nil {
+			return err
+		}
+		// Let the algorithm validate its parameters once, at the first size.
+		if _, err := a.Alg.New(nodes.Config{Variant: a.Variant, Params: a.Params, N: s.Nodes[0], T: s.Latency.Mean()}); err != nil {
+			return fmt.Errorf("%s: %w", a.Alg.Name, err)
+		}
+	}
+	return nil
+}
+
+// Plan expands the spec into trials: algorithm-major, then size, then trial.
+func (s *Spec) Plan() []Trial {
+	var out []Trial
+	for _, a := range s.Algos {
+		for _, n := range s.Nodes {
+			for t := range s.Trials {
+				out = append(out, Trial{Index: len(out), Spec: s, Algo: a, Nodes: n, Trial: t, Seed: TrialSeed(s.Seed, t)})
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,219 @@
+package workloads
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/sim"
+	"github.com/electbench/electbench/reports"
+)
+
+// Options control how trials are executed, never what they compute: rows are
+// the same whatever the parallelism.
+type Options struct {
+	Parallel int                // trials run at once; 0 means one per core
+	Skip     func(t Trial) bool // trials already done (resume): not run, not emitted
+	// Trace, when set, receives every trial's event trace in plan order,
+	// each preceded by a {"trial":...} header line.
+	Trace io.Writer
+}
+
+// Run executes trials and calls emit with each row in plan order, as soon as
+// every earlier trial has been emitted. It stops early when ctx is cancelled
+// (the rows already emitted are complete; rerun with resume for the rest) or
+// when emit fails, and returns why.
+func Run(ctx context.Context, trials []Trial, opt Options, emit func(reports.Row) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	p := opt.Parallel
+	if p <= 0 {
+		p = runtime.GOMAXPROCS(0)
+	}
+	type result struct {
+		index int
+		row   *reports.Row // nil: skipped
+		trace []byte
+	}
+	jobs := make(chan int)
+	results := make(chan result, p)
+	var wg sync.WaitGroup
+	for range p {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				var buf *bytes.Buffer
+				if opt.Trace != nil {
+					buf = &bytes.Buffer{}
+				}
+				row := RunTrial(trials[i], buf)
+				r := result{index: i, row: &row}
+				if buf != nil {
+					r.trace = buf.Bytes()
+				}
+				results <- r
+			}
+		}()
+	}
+	go func() {
+		defer close(jobs)
+		for i, t := range trials {
+			if opt.Skip != nil && opt.Skip(t) {
+				select {
+				case results <- result{index: i}:
+				case <-ctx.Done():
+					return
+				}
+				continue
+			}
+			select {
+			case jobs <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() {
+		wg.Wait()
+		// The feeder may still send a skip result; wait for it to stop too.
+		close(results)
+	}()
+
+	pending := map[int]result{}
+	next := 0
+	var emitErr error
+	for r := range results {
+		pending[r.index] = r
+		for emitErr == nil {
+			r, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			next++
+			if r.row == nil {
+				continue
+			}
+			if opt.Trace != nil {
+				if err := writeTrace(opt.Trace, trials[r.index], r.trace); err != nil {
+					emitErr = err
+					break
+				}
+			}
+			if err := emit(*r.row); err != nil {
+				emitErr = err
+			}
+		}
+		if emitErr != nil {
+			cancel()
+		}
+	}
+	if emitErr != nil {
+		return emitErr
+	}
+	if next < len(trials) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return fmt.Errorf("runner: %d of %d trials finished", next, len(trials))
+	}
+	return nil
+}
+
+func writeTrace(w io.Writer, t Trial, trace []byte) error {
+	if _, err := fmt.Fprintf(w, "{\"trial\":%d,\"algorithm\":%q,\"variant\":%q,\"nodes\":%d,\"seed\":%d}\n",
+		t.Trial, t.Algo.Alg.Name, t.Algo.Variant, t.Nodes, t.Seed); err != nil {
+		return fmt.Errorf("writing trace: %w", err)
+	}
+	if _, err := w.Write(trace); err != nil {
+		return fmt.Errorf("writing trace: %w", err)
+	}
+	return nil
+}
+
+// RunTrial runs one trial on the simulator and returns its row. It never
+// panics: an algorithm that panics yields a row whose error column says so.
+func RunTrial(t Trial, trace io.Writer) (row reports.Row) {
+	s := t.Spec
+	a := t.Algo
+	row = reports.Row{
+		Algorithm: a.Alg.Name, Variant: a.Variant, Runtime: "sim", Scenario: s.Scenario,
+		Nodes: t.Nodes, Arrangement: s.IDs.String(), Initiators: s.Initiators.String(),
+		Trial: t.Trial, Seed: t.Seed, Latency: s.Latency.String(), TS: s.Latency.Mean().Seconds(),
+	}
+	if a.Alg.StartsAll {
+		row.Initiators = "all"
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			row.Error = oneLine(fmt.Sprintf("panic: %v", r))
+			row.Correct, row.Live = false, false
+		}
+	}()
+	ranks := s.IDs.Ranks(t.Nodes, t.Seed)
+	var initiators []int
+	if !a.Alg.StartsAll {
+		initiators = s.Initiators.Positions(ranks, t.Seed)
+	}
+	checker := NewChecker(ranks, nil)
+	res, err := sim.Run(sim.Config{
+		Algorithm: a.Alg, Variant: a.Variant, Params: a.Params,
+		Ranks: ranks, Initiators: initiators, Latency: s.Latency,
+		Seed: t.Seed, Deadline: s.Deadline, Trace: trace, Observer: checker,
+	})
+	if err != nil {
+		row.Error = oneLine(err.Error())
+		if res == nil {
+			return row
+		}
+	}
+	fillCounts(&row, res)
+	v := checker.Finish(res.Decisions, res.Quiescent, res.End)
+	row.Correct, row.Live, row.Leader = v.Correct, v.Live, v.Leader
+	row.SafetyViolations = v.Violations
+	if len(v.Recorded) > 0 {
+		row.Violation = oneLine(v.Recorded[0].String())
+	}
+	start := res.FirstInitiation
+	if res.LastElection >= 0 && start >= 0 {
+		row.TurnaroundS, row.TurnaroundT = inUnits(res.LastElection-start, res.T)
+	}
+	if v.Leader != "" && start >= 0 {
+		row.DecidedS, row.DecidedT = inUnits(v.DecidedAt-start, res.T)
+	}
+	if a.Alg.Theory != nil {
+		th := a.Alg.Theory(nodes.TheoryInput{Variant: a.Variant, N: t.Nodes, Ranks: ranks, Initiators: initiators})
+		if th.Messages > 0 {
+			row.TheoryMessages = reports.Some(th.Messages)
+		}
+		if th.Bound > 0 {
+			row.TheoryBound = reports.Some(th.Bound)
+		}
+	}
+	return row
+}
+
+func fillCounts(row *reports.Row, res *sim.Result) {
+	row.Messages = res.Messages
+	row.MessagesByKind = reports.CountsFromMap(res.MessagesByKind())
+	row.Bytes = res.Bytes
+	row.Timeouts = res.Timeouts
+	row.TimeoutsByKind = reports.CountsFromMap(res.TimeoutsByKind())
+	row.Events = res.Events
+}
+
+// inUnits returns d in seconds and in units of T. Under the reference model
+// both d and T are whole nanoseconds and d is a whole multiple of T, so the
+// ratio is an exact integer.
+func inUnits(d, t time.Duration) (reports.Opt[float64], reports.Opt[float64]) {
+	return reports.Some(d.Seconds()), reports.Some(float64(d) / float64(t))
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
