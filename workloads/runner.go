@@ -138,19 +138,27 @@ func writeTrace(w io.Writer, t Trial, trace []byte) error {
 	return nil
 }
 
+// BaseRow is the trial's row before it runs: the columns that identify it
+// (reports.Row.Key), which --resume matches against earlier results.
+func (t Trial) BaseRow() reports.Row {
+	s := t.Spec
+	row := reports.Row{
+		Algorithm: t.Algo.Alg.Name, Variant: t.Algo.Variant, Runtime: "sim", Scenario: s.Scenario,
+		Nodes: t.Nodes, Arrangement: s.IDs.String(), Initiators: s.Initiators.String(),
+		Trial: t.Trial, Seed: t.Seed, Latency: s.Latency.String(), TS: s.Latency.Mean().Seconds(),
+	}
+	if t.Algo.Alg.StartsAll {
+		row.Initiators = "all"
+	}
+	return row
+}
+
 // RunTrial runs one trial on the simulator and returns its row. It never
 // panics: an algorithm that panics yields a row whose error column says so.
 func RunTrial(t Trial, trace io.Writer) (row reports.Row) {
 	s := t.Spec
 	a := t.Algo
-	row = reports.Row{
-		Algorithm: a.Alg.Name, Variant: a.Variant, Runtime: "sim", Scenario: s.Scenario,
-		Nodes: t.Nodes, Arrangement: s.IDs.String(), Initiators: s.Initiators.String(),
-		Trial: t.Trial, Seed: t.Seed, Latency: s.Latency.String(), TS: s.Latency.Mean().Seconds(),
-	}
-	if a.Alg.StartsAll {
-		row.Initiators = "all"
-	}
+	row = t.BaseRow()
 	defer func() {
 		if r := recover(); r != nil {
 			row.Error = oneLine(fmt.Sprintf("panic: %v", r))
