@@ -90,3 +90,14 @@ func (t Topology) String() string {
 
 // IsRing reports whether the topology is a ring of either direction.
 func (t Topology) IsRing() bool { return t == RingUni || t == RingBi }
+
+// Phased is implemented by machines whose protocol has named states the
+// checker verifies, such as the two-phase bully's Normal, Election and
+// Waiting: any two processes in Normal must agree on the leader. The runtime
+// reads Phase after every event the process handles.
+type Phased interface {
+	Phase() string
+}
+
+// PhaseNormal is the phase in which a process's decided leader is final.
+const PhaseNormal = "Normal"

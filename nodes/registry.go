@@ -94,7 +94,12 @@ type TheoryInput struct {
 	N          int
 	Ranks      []Rank // by position: ring order, successor = next position
 	Initiators []int  // positions that initiate at time 0, ascending
-	Faulty     bool   // a fault is scheduled: the fault-free figures do not apply
+	// Crashed lists positions crashed before the run starts (crash@start);
+	// at time 0 exactly the initiators' detectors suspect them.
+	Crashed []int
+	// Faulty is set when any other fault is scheduled (a crash during the
+	// run, a partition, an inaccurate detector): the figures do not apply.
+	Faulty bool
 }
 
 // Theory holds reference figures; a zero field means "no closed form".
