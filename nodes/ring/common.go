@@ -1,0 +1,52 @@
+package ring
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/electbench/electbench/nodes"
+)
+
+// The message kinds of the ring family; doc.go lists the fields each uses.
+var (
+	kindElection = nodes.RegisterKind("ELECTION", nodes.ElectionClass)
+	kindElected  = nodes.RegisterKind("ELECTED", nodes.ElectionClass)
+	kindProbe    = nodes.RegisterKind("PROBE", nodes.ElectionClass)
+	kindReply    = nodes.RegisterKind("REPLY", nodes.ElectionClass)
+)
+
+func election(r nodes.Rank) nodes.Message { return nodes.Message{Kind: kindElection, Rank: r} }
+func elected(l nodes.Rank) nodes.Message  { return nodes.Message{Kind: kindElected, Rank: l} }
+
+// constructor returns an Algorithm.New for an algorithm with only the default
+// variant and no parameters.
+func constructor(name string, newMachine func() nodes.Machine) func(nodes.Config) (func() nodes.Machine, error) {
+	return func(cfg nodes.Config) (func() nodes.Machine, error) {
+		if cfg.Variant != "" && cfg.Variant != "default" {
+			return nil, fmt.Errorf("algorithm %s has no variant %q (known: default)", name, cfg.Variant)
+		}
+		if len(cfg.Params) > 0 {
+			keys := slices.Sorted(maps.Keys(cfg.Params))
+			return nil, fmt.Errorf("algorithm %s takes no parameters, got %q", name, keys[0])
+		}
+		return newMachine, nil
+	}
+}
+
+// noTimers provides the Machine methods the ring family does not use: no
+// algorithm here arms a timer.
+type noTimers struct{}
+
+func (noTimers) Timeout(nodes.Env, nodes.TimerID) {}
+
+// announce handles ELECTED(l), the same in every algorithm of the family:
+// record l and pass it on to next (the successor), unless this process is l,
+// whose ELECTED has then gone all the way round (ALGORITHMS.md, `ring`).
+func announce(env nodes.Env, next nodes.PeerID, m nodes.Message) {
+	if m.Rank == env.Self() {
+		return
+	}
+	env.Decide(m.Rank)
+	env.Send(next, m)
+}
