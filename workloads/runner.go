@@ -49,16 +49,14 @@ func Run(ctx context.Context, trials []Trial, opt Options, emit func(reports.Row
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				var buf *bytes.Buffer
-				if opt.Trace != nil {
-					buf = &bytes.Buffer{}
+				if opt.Trace == nil {
+					row := RunTrial(trials[i], nil)
+					results <- result{index: i, row: &row}
+					continue
 				}
-				row := RunTrial(trials[i], buf)
-				r := result{index: i, row: &row}
-				if buf != nil {
-					r.trace = buf.Bytes()
-				}
-				results <- r
+				var buf bytes.Buffer
+				row := RunTrial(trials[i], &buf)
+				results <- result{index: i, row: &row, trace: buf.Bytes()}
 			}
 		}()
 	}

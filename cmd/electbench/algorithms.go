@@ -1,0 +1,4 @@
+package main
+
+// The algorithm families register themselves when imported.
+import _ "github.com/electbench/electbench/nodes/ring"

@@ -1,0 +1,302 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/sim"
+	"github.com/electbench/electbench/reports"
+	"github.com/electbench/electbench/workloads"
+)
+
+func init() { commands = append(commands, newRunCmd) }
+
+// runOptions are the flags of `electbench run`.
+type runOptions struct {
+	algos      string
+	variant    string
+	params     string
+	nodes      string
+	trials     int
+	seed       uint64
+	runtime    string
+	ids        string
+	initiators string
+	latency    string
+	out        string
+	formats    string
+	parallel   int
+	resume     bool
+	deadline   string
+	trace      string
+}
+
+// Defaults of a bare `electbench run`: a quick simulated sweep of every
+// algorithm, finishing in seconds.
+func defaultRunOptions() runOptions {
+	return runOptions{
+		algos: "all", nodes: "4..256", trials: 5, seed: 1, runtime: "sim",
+		ids: "random", initiators: "lowest", latency: "1ms",
+		out: "electbench-out", formats: "csv",
+	}
+}
+
+func newRunCmd() *cobra.Command {
+	o := defaultRunOptions()
+	cmd := &cobra.Command{
+		Use:   "run [flags]",
+		Short: "Run elections and write results.csv and summary.csv",
+		Long: `Run every chosen algorithm at every cluster size, --trials times each, and
+write one row per trial to DIR/results.csv (flushed as each trial ends) and a
+summary per algorithm and size to DIR/summary.csv, then print a short table.
+
+With no flags it runs a simulated sweep of every registered algorithm over
+N = 4..256. Durations in --param and --deadline may be written in units of the
+mean one-way latency T, as in t1=2T.
+
+Exit codes: 0 ok, 1 an expectation failed, 2 bad usage or input,
+130 interrupted (finished trials are kept: rerun with --resume).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runRun(cmd, o) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.algos, "algo", o.algos, "algorithms, comma-separated, as name or name/variant; all for every one")
+	f.StringVar(&o.variant, "variant", o.variant, "variant of the chosen algorithms (default: each one's first)")
+	f.StringVar(&o.params, "param", o.params, "algorithm parameters key=value[,key=value]")
+	f.StringVar(&o.nodes, "nodes", o.nodes, "cluster sizes: N, A..B (doubling) or a list 3,5,8")
+	f.IntVar(&o.trials, "trials", o.trials, "trials per algorithm and size")
+	f.Uint64Var(&o.seed, "seed", o.seed, "seed of the run; trial i uses a seed derived from it and i")
+	f.StringVar(&o.runtime, "runtime", o.runtime, "runtime: sim")
+	f.StringVar(&o.ids, "ids", o.ids, "id arrangement by ring position: random, ascending, descending or a list")
+	f.StringVar(&o.initiators, "initiators", o.initiators, "who initiates: all, max, successor-of-max, lowest, random(k) or positions")
+	f.StringVar(&o.latency, "latency", o.latency, "link latency: 1ms, uniform(1ms,5ms), normal(5ms,1ms), exponential(2ms)")
+	f.StringVar(&o.out, "out", o.out, "output directory")
+	f.StringVar(&o.formats, "format", o.formats, "output formats, comma-separated: csv, json")
+	f.IntVar(&o.parallel, "parallel", o.parallel, "trials run at once (default: one per core); results do not depend on it")
+	f.BoolVar(&o.resume, "resume", o.resume, "keep the rows already in DIR/results.csv and run only the missing trials")
+	f.StringVar(&o.deadline, "deadline", o.deadline, "virtual time after which an unfinished trial counts as not live (e.g. 500ms or 2000T)")
+	f.StringVar(&o.trace, "trace", o.trace, "write every event of every trial as JSON lines to this file")
+	return cmd
+}
+
+// buildSpec turns flags into a validated workload, or a bad-input error.
+func (o runOptions) buildSpec() (*workloads.Spec, error) {
+	if o.runtime != "sim" {
+		return nil, badInputf("--runtime %q: this build runs only the simulator (sim)", o.runtime)
+	}
+	lat, err := sim.ParseLatency(o.latency)
+	if err != nil {
+		return nil, badInputf("--latency: %w", err)
+	}
+	spec := &workloads.Spec{Scenario: "adhoc", Trials: o.trials, Seed: o.seed, Latency: lat}
+	if spec.Algos, err = parseAlgos(o.algos, o.variant, o.params); err != nil {
+		return nil, badInput(err)
+	}
+	if spec.Nodes, err = workloads.ParseNodes(o.nodes); err != nil {
+		return nil, badInput(err)
+	}
+	if spec.IDs, err = workloads.ParseIDs(o.ids); err != nil {
+		return nil, badInput(err)
+	}
+	if spec.Initiators, err = workloads.ParseInitiators(o.initiators); err != nil {
+		return nil, badInput(err)
+	}
+	if o.deadline != "" {
+		if spec.Deadline, err = nodes.ParseDuration(o.deadline, lat.Mean()); err != nil || spec.Deadline <= 0 {
+			return nil, badInputf("--deadline %q: want a positive duration such as 500ms or 2000T", o.deadline)
+		}
+	}
+	if o.parallel < 0 {
+		return nil, badInputf("--parallel %d: must be at least 1 (or 0 for one per core)", o.parallel)
+	}
+	if err := spec.Validate(); err != nil {
+		return nil, badInput(err)
+	}
+	return spec, nil
+}
+
+func parseAlgos(list, variant, params string) ([]workloads.Algo, error) {
+	p, err := parseParams(params)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	if strings.TrimSpace(list) == "all" {
+		names = nodes.Names()
+	} else {
+		names = strings.Split(list, ",")
+	}
+	var out []workloads.Algo
+	for _, name := range names {
+		name = strings.TrimSpace(name)
+		if variant != "" && !strings.Contains(name, "/") {
+			name += "/" + variant
+		}
+		alg, v, err := nodes.Lookup(name)
+		if err != nil {
+			return nil, fmt.Errorf("--algo: %w", err)
+		}
+		// With "all", parameters apply to the algorithms that declare them.
+		ap := p
+		if list == "all" {
+			ap = nodes.Params{}
+			for k, val := range p {
+				if slices.ContainsFunc(alg.Params, func(q nodes.Param) bool { return q.Name == k }) {
+					ap[k] = val
+				}
+			}
+		}
+		out = append(out, workloads.Algo{Alg: alg, Variant: v, Params: ap})
+	}
+	return out, nil
+}
+
+func parseParams(s string) (nodes.Params, error) {
+	p := nodes.Params{}
+	if strings.TrimSpace(s) == "" {
+		return p, nil
+	}
+	for _, kv := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if !ok || k == "" || v == "" {
+			return nil, fmt.Errorf("--param %q: want key=value[,key=value]", s)
+		}
+		if _, dup := p[k]; dup {
+			return nil, fmt.Errorf("--param: %s set twice", k)
+		}
+		p[k] = v
+	}
+	return p, nil
+}
+
+func parseFormats(s string) ([]string, error) {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		switch f {
+		case "csv", "json":
+			if !slices.Contains(out, f) {
+				out = append(out, f)
+			}
+		default:
+			return nil, fmt.Errorf("--format %q: known formats are csv and json", f)
+		}
+	}
+	return out, nil
+}
+
+func runRun(cmd *cobra.Command, o runOptions) error {
+	spec, err := o.buildSpec()
+	if err != nil {
+		return err
+	}
+	formats, err := parseFormats(o.formats)
+	if err != nil {
+		return badInput(err)
+	}
+	trials := spec.Plan()
+
+	var done map[reports.Key]bool
+	if o.resume {
+		if done, err = finishedTrials(filepath.Join(o.out, "results.csv")); err != nil {
+			return badInputf("--resume: %w", err)
+		}
+	}
+	w, err := reports.NewWriter(o.out, formats, reports.WriterOptions{Append: o.resume})
+	if err != nil {
+		return err
+	}
+	var traceFile *os.File
+	opts := workloads.Options{Parallel: o.parallel}
+	if o.trace != "" {
+		if traceFile, err = os.Create(o.trace); err != nil {
+			return badInputf("--trace: %w", err)
+		}
+		defer traceFile.Close()
+		opts.Trace = traceFile
+	}
+	if done != nil {
+		opts.Skip = func(t workloads.Trial) bool { return done[trialKey(t)] }
+	}
+
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	start := time.Now()
+	written := 0
+	runErr := workloads.Run(ctx, trials, opts, func(r reports.Row) error {
+		written++
+		return w.Write(r)
+	})
+	if err := w.Close(); err != nil && runErr == nil {
+		runErr = err
+	}
+	if traceFile != nil {
+		if err := traceFile.Close(); err != nil && runErr == nil {
+			runErr = fmt.Errorf("--trace: %w", err)
+		}
+	}
+	if errors.Is(runErr, context.Canceled) {
+		fmt.Fprintf(cmd.ErrOrStderr(), "interrupted: %d trials written to %s; rerun with --resume to finish\n", written, o.out)
+		return &exitError{code: 130, err: errors.New("interrupted")}
+	}
+	if runErr != nil {
+		return runErr
+	}
+	rows, err := readRows(filepath.Join(o.out, "results.csv"))
+	if err != nil {
+		return err
+	}
+	sum := reports.Summarize(rows)
+	if err := reports.WriteSummaryFiles(o.out, formats, sum); err != nil {
+		return err
+	}
+	out := cmd.OutOrStdout()
+	if err := reports.WriteTable(out, sum); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "\n%d trials (%d run now) in %v; results in %s\n", len(rows), written, time.Since(start).Round(time.Millisecond), o.out)
+	return nil
+}
+
+// trialKey identifies a trial across runs, for --resume.
+func trialKey(t workloads.Trial) reports.Key { return t.BaseRow().Key() }
+
+func readRows(path string) ([]reports.Row, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	rows, err := reports.ReadCSV(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return rows, nil
+}
+
+func finishedTrials(path string) (map[reports.Key]bool, error) {
+	rows, err := readRows(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return map[reports.Key]bool{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	done := map[reports.Key]bool{}
+	for _, r := range rows {
+		done[r.Key()] = true
+	}
+	return done, nil
+}
