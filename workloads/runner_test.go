@@ -1,0 +1,197 @@
+package workloads
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/electbench/electbench/nodes"
+	_ "github.com/electbench/electbench/nodes/ring"
+	"github.com/electbench/electbench/nodes/sim"
+	"github.com/electbench/electbench/reports"
+)
+
+func spec(t *testing.T, algos, nodesSpec, ids, initiators, latency string, trials int) *Spec {
+	t.Helper()
+	s := &Spec{Scenario: "test", Trials: trials, Seed: 42}
+	for _, name := range strings.Split(algos, ",") {
+		a, v, err := nodes.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Algos = append(s.Algos, Algo{Alg: a, Variant: v})
+	}
+	var err error
+	if s.Nodes, err = ParseNodes(nodesSpec); err != nil {
+		t.Fatal(err)
+	}
+	if s.IDs, err = ParseIDs(ids); err != nil {
+		t.Fatal(err)
+	}
+	if s.Initiators, err = ParseInitiators(initiators); err != nil {
+		t.Fatal(err)
+	}
+	if s.Latency, err = sim.ParseLatency(latency); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func runCSV(t *testing.T, s *Spec, parallel int) []byte {
+	t.Helper()
+	var rows []reports.Row
+	err := Run(context.Background(), s.Plan(), Options{Parallel: parallel}, func(r reports.Row) error {
+		rows = append(rows, r)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := reports.WriteCSV(&buf, rows); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// DESIGN.md: "The same seed gives byte-identical rows. Trials run in
+// parallel across cores" — and the parallelism must not change a byte.
+func TestSameRowsWhateverTheParallelism(t *testing.T) {
+	s := spec(t, "ring,chang-roberts,ring-initiator,lcr,hs", "3,8,21", "random", "random(3)", "exponential(1ms)", 4)
+	one := runCSV(t, s, 1)
+	for _, p := range []int{2, 8} {
+		if got := runCSV(t, s, p); !bytes.Equal(one, got) {
+			t.Fatalf("--parallel %d changed the results", p)
+		}
+	}
+	if !bytes.Equal(one, runCSV(t, s, 1)) {
+		t.Fatal("two runs of the same spec differ")
+	}
+	if strings.Count(string(one), "\n") != 1+5*3*4 {
+		t.Fatalf("want %d rows", 5*3*4)
+	}
+}
+
+func TestRowsComeInPlanOrderAndSkipWorks(t *testing.T) {
+	s := spec(t, "lcr,hs", "4,16", "ascending", "all", "1ms", 3)
+	plan := s.Plan()
+	var got []int
+	skip := func(tr Trial) bool { return tr.Index%4 == 1 }
+	err := Run(context.Background(), plan, Options{Parallel: 4, Skip: skip}, func(r reports.Row) error {
+		for _, tr := range plan {
+			if tr.BaseRow().Key() == r.Key() {
+				got = append(got, tr.Index)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []int
+	for _, tr := range plan {
+		if !skip(tr) {
+			want = append(want, tr.Index)
+		}
+	}
+	if len(got) != len(want) {
+		t.Fatalf("emitted %v, want %v", got, want)
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("emitted %v, want %v", got, want)
+		}
+	}
+}
+
+func TestCancelledRunKeepsAPrefix(t *testing.T) {
+	s := spec(t, "lcr", "64", "random", "all", "1ms", 200)
+	ctx, cancel := context.WithCancel(context.Background())
+	n := 0
+	err := Run(ctx, s.Plan(), Options{Parallel: 2}, func(r reports.Row) error {
+		if r.Trial != n {
+			t.Fatalf("row for trial %d after %d rows", r.Trial, n)
+		}
+		n++
+		if n == 5 {
+			cancel()
+		}
+		return nil
+	})
+	if err != context.Canceled {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if n < 5 || n == 200 {
+		t.Fatalf("emitted %d rows", n)
+	}
+}
+
+// panicky is an algorithm with a bug: the runner must turn it into an error
+// row, not lose the run.
+type panicky struct{}
+
+func (panicky) Start(nodes.Env)                                {}
+func (panicky) Initiate(nodes.Env)                             { panic("boom") }
+func (panicky) Receive(nodes.Env, nodes.PeerID, nodes.Message) {}
+func (panicky) Timeout(nodes.Env, nodes.TimerID)               {}
+func (panicky) Suspect(nodes.Env, nodes.PeerID)                {}
+
+func TestPanickingAlgorithmBecomesAnErrorRow(t *testing.T) {
+	s := spec(t, "ring", "4", "ascending", "max", "1ms", 1)
+	s.Algos[0] = Algo{Alg: &nodes.Algorithm{Name: "panicky", Topology: nodes.RingUni, Variants: []nodes.Variant{{Name: "default"}},
+		New: func(nodes.Config) (func() nodes.Machine, error) { return func() nodes.Machine { return panicky{} }, nil }}, Variant: "default"}
+	row := RunTrial(s.Plan()[0], nil)
+	if !strings.Contains(row.Error, "panic: boom") || row.Correct || row.Live {
+		t.Fatalf("row = %+v", row)
+	}
+}
+
+func TestCheckerVerdicts(t *testing.T) {
+	ranks := []nodes.Rank{nodes.RankOf(2), nodes.RankOf(5), nodes.RankOf(3)}
+	dec := func(ids ...uint64) []sim.Decision {
+		var d []sim.Decision
+		for i, id := range ids {
+			if id == 0 {
+				d = append(d, sim.Decision{})
+				continue
+			}
+			d = append(d, sim.Decision{Leader: nodes.RankOf(id), At: time.Duration(i) * time.Millisecond, Count: 1})
+		}
+		return d
+	}
+	// All decided the highest: correct.
+	c := NewChecker(ranks, nil)
+	v := c.Finish(dec(5, 5, 5), true, time.Second)
+	if !v.Correct || !v.Live || v.Violations != 0 || v.Leader != "5" || v.DecidedAt != 2*time.Millisecond {
+		t.Errorf("all agree: %+v", v)
+	}
+	// One process decides a lower leader: a safety violation, not correct.
+	c = NewChecker(ranks, nil)
+	c.Decided(time.Millisecond, 0, nodes.RankOf(3))
+	v = c.Finish(dec(3, 5, 5), true, time.Second)
+	if v.Correct || v.Violations != 2 || v.Leader != "" || !strings.Contains(v.Recorded[0].String(), "decided 3 while 5") {
+		t.Errorf("wrong leader: %+v", v)
+	}
+	// Someone never decided: not live, not correct.
+	c = NewChecker(ranks, nil)
+	v = c.Finish(dec(5, 0, 5), true, time.Second)
+	if v.Correct || v.Live || v.Violations != 0 {
+		t.Errorf("undecided: %+v", v)
+	}
+	// The highest crashed: the next one is the right leader.
+	c = NewChecker(ranks, []bool{false, true, false})
+	v = c.Finish(dec(3, 0, 3), true, time.Second)
+	if !v.Correct || !v.Live {
+		t.Errorf("crashed highest: %+v", v)
+	}
+	// A run stopped at its deadline is not live even if everyone decided.
+	c = NewChecker(ranks, nil)
+	if v = c.Finish(dec(5, 5, 5), false, time.Second); v.Live || !v.Correct {
+		t.Errorf("deadline: %+v", v)
+	}
+}
