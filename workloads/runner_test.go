@@ -144,7 +144,9 @@ func (panicky) Suspect(nodes.Env, nodes.PeerID)                {}
 func TestPanickingAlgorithmBecomesAnErrorRow(t *testing.T) {
 	s := spec(t, "ring", "4", "ascending", "max", "1ms", 1)
 	s.Algos[0] = Algo{Alg: &nodes.Algorithm{Name: "panicky", Topology: nodes.RingUni, Variants: []nodes.Variant{{Name: "default"}},
-		New: func(nodes.Config) (func() nodes.Machine, error) { return func() nodes.Machine { return panicky{} }, nil }}, Variant: "default"}
+		New: func(nodes.Config) (func() nodes.Machine, error) {
+			return func() nodes.Machine { return panicky{} }, nil
+		}}, Variant: "default"}
 	row := RunTrial(s.Plan()[0], nil)
 	if !strings.Contains(row.Error, "panic: boom") || row.Correct || row.Live {
 		t.Fatalf("row = %+v", row)
