@@ -1,5 +1,46 @@
 // Package reports turns trial results into files people and nightly jobs
 // read: one Row per trial, streamed to results.csv (and JSON Lines) as each
 // trial ends, and summaries grouped by algorithm, variant, runtime, scenario
-// and size. It knows rows, not runtimes.
+// and size. It knows rows, not runtimes, and writes only to the files and
+// io.Writers it is given.
+//
+// # Results
+//
+// A Writer (NewWriter) writes results.csv — the header is Columns, one line
+// per Write — and, for the "json" format, results.jsonl with one object per
+// row keyed by the same column names, numbers as JSON numbers, unset
+// optional numbers null and the by-kind counts as objects. Each Write hands
+// its line to the operating system before returning, so an interrupted run
+// keeps every finished trial. Floats are written by FormatFloat: the shortest
+// decimal that reads back exactly, never an exponent. With
+// WriterOptions.Append the Writer resumes an earlier run's directory: it
+// drops a last line cut short by a crash, upgrades an older header that is a
+// prefix of Columns, refuses any other header, and reports the rows it kept
+// (Writer.Existing) so the runner can skip their Keys.
+//
+// ReadCSV reads results back by header name; a bad cell is a ParseError
+// naming its line and column.
+//
+// # Summaries
+//
+// Summarize groups rows by algorithm, variant, runtime, scenario and nodes
+// in first-appearance order; WriteSummaryCSV and WriteSummaryJSON write
+// summary.csv and summary.json, and WriteTable the short table the command
+// line prints after a run. For messages, turnaround_t, turnaround_s and
+// decided_t each group has the count, mean, median, 95th and 99th
+// percentiles, minimum, maximum, sample standard deviation and a 95%
+// confidence interval of the mean, over the trials without an error that
+// report the figure. Trials with an error count in trials and errors and in
+// the correct and live shares (as neither), but in no figure's statistics.
+//
+// The descriptive statistics come from github.com/montanaflynn/stats
+// v0.14.0 (Library). Its Percentile interpolates linearly between the
+// closest ranks, rank = p/100·(n−1) — Hyndman and Fan's type 7, the default
+// of R, NumPy and Excel's PERCENTILE.INC — and its Median averages the two
+// middle values of an even count. The confidence interval is
+// mean ± t(0.975, n−1)·s/√n with Student's t quantile computed in this
+// package, since the library has none. Every summary.csv line carries the
+// method (Method) and library (Library) in its last two columns, and
+// summary.json carries them at the top. Summary figures are rounded to 12
+// significant digits so the files are byte-identical across CPUs.
 package reports

@@ -1,0 +1,343 @@
+package reports
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// StableColumns is how many leading entries of Columns DESIGN.md fixes. Every
+// results file ever written starts with them, so a reader requires them and an
+// appending writer accepts any older header that is a prefix at least this long.
+const StableColumns = 24
+
+// column binds one name of Columns to the Row field it holds: how the field is
+// written as a CSV cell and as a JSON value, and how a cell is parsed back.
+type column struct {
+	name  string
+	cell  func(r *Row) string
+	json  func(b []byte, r *Row) []byte
+	parse func(r *Row, s string) error
+}
+
+// columns is Columns with its codecs, in the same order (TestColumnsMatch).
+var columns = []column{
+	stringCol("algorithm", func(r *Row) *string { return &r.Algorithm }),
+	stringCol("variant", func(r *Row) *string { return &r.Variant }),
+	stringCol("runtime", func(r *Row) *string { return &r.Runtime }),
+	stringCol("scenario", func(r *Row) *string { return &r.Scenario }),
+	intCol("nodes", func(r *Row) *int { return &r.Nodes }),
+	stringCol("arrangement", func(r *Row) *string { return &r.Arrangement }),
+	stringCol("initiators", func(r *Row) *string { return &r.Initiators }),
+	intCol("trial", func(r *Row) *int { return &r.Trial }),
+	uint64Col("seed", func(r *Row) *uint64 { return &r.Seed }),
+	int64Col("messages", func(r *Row) *int64 { return &r.Messages }),
+	countsCol("messages_by_kind", func(r *Row) *Counts { return &r.MessagesByKind }),
+	int64Col("bytes", func(r *Row) *int64 { return &r.Bytes }),
+	int64Col("timeouts", func(r *Row) *int64 { return &r.Timeouts }),
+	countsCol("timeouts_by_kind", func(r *Row) *Counts { return &r.TimeoutsByKind }),
+	optFloatCol("turnaround_s", func(r *Row) *Opt[float64] { return &r.TurnaroundS }),
+	optFloatCol("turnaround_t", func(r *Row) *Opt[float64] { return &r.TurnaroundT }),
+	optFloatCol("decided_s", func(r *Row) *Opt[float64] { return &r.DecidedS }),
+	optFloatCol("decided_t", func(r *Row) *Opt[float64] { return &r.DecidedT }),
+	stringCol("leader", func(r *Row) *string { return &r.Leader }),
+	boolCol("correct", func(r *Row) *bool { return &r.Correct }),
+	intCol("safety_violations", func(r *Row) *int { return &r.SafetyViolations }),
+	boolCol("live", func(r *Row) *bool { return &r.Live }),
+	optIntCol("theory_messages", func(r *Row) *Opt[int64] { return &r.TheoryMessages }),
+	stringCol("error", func(r *Row) *string { return &r.Error }),
+	optFloatCol("detect_s", func(r *Row) *Opt[float64] { return &r.DetectS }),
+	optFloatCol("failover_s", func(r *Row) *Opt[float64] { return &r.FailoverS }),
+	optFloatCol("failover_t", func(r *Row) *Opt[float64] { return &r.FailoverT }),
+	optIntCol("terms", func(r *Row) *Opt[int64] { return &r.Terms }),
+	optIntCol("split_votes", func(r *Row) *Opt[int64] { return &r.SplitVotes }),
+	optIntCol("theory_bound", func(r *Row) *Opt[int64] { return &r.TheoryBound }),
+	stringCol("latency", func(r *Row) *string { return &r.Latency }),
+	floatCol("t_s", func(r *Row) *float64 { return &r.TS }),
+	int64Col("events", func(r *Row) *int64 { return &r.Events }),
+	stringCol("violation", func(r *Row) *string { return &r.Violation }),
+}
+
+// FormatFloat is how every float in a results file is written: the shortest
+// decimal that reads back to the same float64, never an exponent (11 → "11",
+// 0.005 → "0.005").
+func FormatFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// errEmpty reports an empty cell in a column that must hold a value.
+var errEmpty = errors.New("empty cell")
+
+func stringCol(name string, f func(*Row) *string) column {
+	return column{
+		name:  name,
+		cell:  func(r *Row) string { return *f(r) },
+		json:  func(b []byte, r *Row) []byte { return appendJSONString(b, *f(r)) },
+		parse: func(r *Row, s string) error { *f(r) = s; return nil },
+	}
+}
+
+func intCol(name string, f func(*Row) *int) column {
+	return column{
+		name: name,
+		cell: func(r *Row) string { return strconv.Itoa(*f(r)) },
+		json: func(b []byte, r *Row) []byte { return strconv.AppendInt(b, int64(*f(r)), 10) },
+		parse: func(r *Row, s string) error {
+			v, err := parseInt(s, strconv.IntSize)
+			*f(r) = int(v)
+			return err
+		},
+	}
+}
+
+func int64Col(name string, f func(*Row) *int64) column {
+	return column{
+		name: name,
+		cell: func(r *Row) string { return strconv.FormatInt(*f(r), 10) },
+		json: func(b []byte, r *Row) []byte { return strconv.AppendInt(b, *f(r), 10) },
+		parse: func(r *Row, s string) error {
+			v, err := parseInt(s, 64)
+			*f(r) = v
+			return err
+		},
+	}
+}
+
+func uint64Col(name string, f func(*Row) *uint64) column {
+	return column{
+		name: name,
+		cell: func(r *Row) string { return strconv.FormatUint(*f(r), 10) },
+		json: func(b []byte, r *Row) []byte { return strconv.AppendUint(b, *f(r), 10) },
+		parse: func(r *Row, s string) error {
+			if s == "" {
+				return errEmpty
+			}
+			v, err := strconv.ParseUint(s, 10, 64)
+			if err != nil {
+				return fmt.Errorf("not an unsigned integer: %q", s)
+			}
+			*f(r) = v
+			return nil
+		},
+	}
+}
+
+func floatCol(name string, f func(*Row) *float64) column {
+	return column{
+		name: name,
+		cell: func(r *Row) string { return FormatFloat(*f(r)) },
+		json: func(b []byte, r *Row) []byte { return appendJSONFloat(b, *f(r)) },
+		parse: func(r *Row, s string) error {
+			if s == "" {
+				return errEmpty
+			}
+			v, err := parseFloat(s)
+			*f(r) = v
+			return err
+		},
+	}
+}
+
+func boolCol(name string, f func(*Row) *bool) column {
+	return column{
+		name: name,
+		cell: func(r *Row) string { return strconv.FormatBool(*f(r)) },
+		json: func(b []byte, r *Row) []byte { return strconv.AppendBool(b, *f(r)) },
+		parse: func(r *Row, s string) error {
+			switch s {
+			case "true":
+				*f(r) = true
+			case "false":
+				*f(r) = false
+			case "":
+				return errEmpty
+			default:
+				return fmt.Errorf("not true or false: %q", s)
+			}
+			return nil
+		},
+	}
+}
+
+func optFloatCol(name string, f func(*Row) *Opt[float64]) column {
+	return column{
+		name: name,
+		cell: func(r *Row) string { return f(r).String() },
+		json: func(b []byte, r *Row) []byte {
+			if o := f(r); o.Set {
+				return appendJSONFloat(b, o.V)
+			}
+			return append(b, "null"...)
+		},
+		parse: func(r *Row, s string) error {
+			if s == "" {
+				*f(r) = Opt[float64]{}
+				return nil
+			}
+			v, err := parseFloat(s)
+			*f(r) = Some(v)
+			return err
+		},
+	}
+}
+
+func optIntCol(name string, f func(*Row) *Opt[int64]) column {
+	return column{
+		name: name,
+		cell: func(r *Row) string { return f(r).String() },
+		json: func(b []byte, r *Row) []byte {
+			if o := f(r); o.Set {
+				return strconv.AppendInt(b, o.V, 10)
+			}
+			return append(b, "null"...)
+		},
+		parse: func(r *Row, s string) error {
+			if s == "" {
+				*f(r) = Opt[int64]{}
+				return nil
+			}
+			v, err := parseInt(s, 64)
+			*f(r) = Some(v)
+			return err
+		},
+	}
+}
+
+func countsCol(name string, f func(*Row) *Counts) column {
+	return column{
+		name: name,
+		cell: func(r *Row) string { return f(r).String() },
+		json: func(b []byte, r *Row) []byte {
+			b = append(b, '{')
+			for i, kc := range *f(r) {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = appendJSONString(b, kc.Kind)
+				b = append(b, ':')
+				b = strconv.AppendInt(b, kc.N, 10)
+			}
+			return append(b, '}')
+		},
+		parse: func(r *Row, s string) error {
+			c, err := ParseCounts(s)
+			*f(r) = c
+			return err
+		},
+	}
+}
+
+func parseInt(s string, bits int) (int64, error) {
+	if s == "" {
+		return 0, errEmpty
+	}
+	v, err := strconv.ParseInt(s, 10, bits)
+	if err != nil {
+		return 0, fmt.Errorf("not an integer: %q", s)
+	}
+	return v, nil
+}
+
+func parseFloat(s string) (float64, error) {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, fmt.Errorf("not a number: %q", s)
+	}
+	return v, nil
+}
+
+// String is the cell of an optional number: empty when unset, decimal
+// otherwise (floats as FormatFloat writes them).
+func (o Opt[T]) String() string {
+	if !o.Set {
+		return ""
+	}
+	switch v := any(o.V).(type) {
+	case float64:
+		return FormatFloat(v)
+	case int64:
+		return strconv.FormatInt(v, 10)
+	}
+	panic("reports: Opt of an unexpected type")
+}
+
+// ParseCounts parses the KIND=n;KIND=n form Counts.String writes. The empty
+// string is no counts. Kinds keep the order they are given in; a repeated or
+// empty kind is an error.
+func ParseCounts(s string) (Counts, error) {
+	if s == "" {
+		return nil, nil
+	}
+	parts := strings.Split(s, ";")
+	c := make(Counts, 0, len(parts))
+	seen := make(map[string]bool, len(parts))
+	for _, p := range parts {
+		kind, n, ok := strings.Cut(p, "=")
+		if !ok {
+			return nil, fmt.Errorf("count %q is not KIND=n", p)
+		}
+		if kind == "" {
+			return nil, fmt.Errorf("count %q has no kind", p)
+		}
+		if seen[kind] {
+			return nil, fmt.Errorf("kind %q counted twice", kind)
+		}
+		seen[kind] = true
+		v, err := strconv.ParseInt(n, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("count of %q is not an integer: %q", kind, n)
+		}
+		c = append(c, KindCount{Kind: kind, N: v})
+	}
+	return c, nil
+}
+
+// checkCounts reports a kind name that Counts.String could not write so that
+// ParseCounts reads it back.
+func checkCounts(col string, c Counts) error {
+	seen := make(map[string]bool, len(c))
+	for _, kc := range c {
+		if kc.Kind == "" || strings.ContainsAny(kc.Kind, ";=") {
+			return fmt.Errorf("%s: kind name %q is empty or contains ';' or '='", col, kc.Kind)
+		}
+		if seen[kc.Kind] {
+			return fmt.Errorf("%s: kind %q counted twice", col, kc.Kind)
+		}
+		seen[kc.Kind] = true
+	}
+	return nil
+}
+
+// appendJSONFloat writes v as a JSON number in FormatFloat's form. JSON has no
+// NaN or infinity, so those become null.
+func appendJSONFloat(b []byte, v float64) []byte {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return append(b, "null"...)
+	}
+	return strconv.AppendFloat(b, v, 'f', -1, 64)
+}
+
+// appendJSONString writes s as a JSON string. Unlike encoding/json it leaves
+// <, > and & alone, so result files stay readable; invalid UTF-8 becomes
+// U+FFFD as it must in JSON.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b = append(b, '\\', byte(r))
+		case r == '\n':
+			b = append(b, '\\', 'n')
+		case r == '\r':
+			b = append(b, '\\', 'r')
+		case r == '\t':
+			b = append(b, '\\', 't')
+		case r < 0x20:
+			b = append(b, '\\', 'u', '0', '0', hex[r>>4], hex[r&0xf])
+		default:
+			b = append(b, string(r)...)
+		}
+	}
+	return append(b, '"')
+}

@@ -1,0 +1,84 @@
+package reports
+
+import (
+	"math"
+	"reflect"
+	"testing"
+)
+
+func TestColumnsMatch(t *testing.T) {
+	if len(columns) != len(Columns) {
+		t.Fatalf("%d codecs for %d columns", len(columns), len(Columns))
+	}
+	for i, c := range columns {
+		if c.name != Columns[i] {
+			t.Errorf("codec %d is %q, Columns has %q", i, c.name, Columns[i])
+		}
+	}
+	// DESIGN.md ("Results") lists the stable columns; they end with error.
+	if Columns[StableColumns-1] != "error" {
+		t.Errorf("stable columns end at %q, want error", Columns[StableColumns-1])
+	}
+}
+
+func TestFormatFloat(t *testing.T) {
+	for _, tc := range []struct {
+		v    float64
+		want string
+	}{
+		{11, "11"}, {0.005, "0.005"}, {0, "0"}, {-2.5, "-2.5"}, {1e21, "1000000000000000000000"},
+		{1.0 / 3, "0.3333333333333333"}, {123456.789, "123456.789"}, {5e-7, "0.0000005"},
+	} {
+		if got := FormatFloat(tc.v); got != tc.want {
+			t.Errorf("FormatFloat(%v) = %q, want %q", tc.v, got, tc.want)
+		}
+	}
+	if got := Some(7.0).String(); got != "7" {
+		t.Errorf("Some(7.0) = %q", got)
+	}
+	if got := (Opt[int64]{}).String(); got != "" {
+		t.Errorf("unset Opt = %q", got)
+	}
+}
+
+func TestParseCounts(t *testing.T) {
+	for _, tc := range []struct {
+		in      string
+		want    Counts
+		wantErr bool
+	}{
+		{"", nil, false},
+		{"ELECTION=3", Counts{{"ELECTION", 3}}, false},
+		{"ELECTED=8;ELECTION=36", Counts{{"ELECTED", 8}, {"ELECTION", 36}}, false},
+		{"OK=-1", Counts{{"OK", -1}}, false},
+		{"ELECTION", nil, true},
+		{"=3", nil, true},
+		{"A=1;A=2", nil, true},
+		{"A=x", nil, true},
+		{"A=1;", nil, true},
+	} {
+		got, err := ParseCounts(tc.in)
+		if (err != nil) != tc.wantErr || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("ParseCounts(%q) = %v, %v; want %v, error %v", tc.in, got, err, tc.want, tc.wantErr)
+		}
+		if err == nil && got.String() != tc.in {
+			t.Errorf("ParseCounts(%q).String() = %q", tc.in, got.String())
+		}
+	}
+}
+
+func TestJSONValues(t *testing.T) {
+	for _, tc := range []struct {
+		got, want string
+	}{
+		{string(appendJSONFloat(nil, math.NaN())), "null"},
+		{string(appendJSONFloat(nil, math.Inf(1))), "null"},
+		{string(appendJSONFloat(nil, 0.125)), "0.125"},
+		{string(appendJSONString(nil, "a\"b\\c\n<&>\x01")), `"a\"b\\c\n<&>\u0001"`},
+		{string(appendJSONString(nil, "\xff")), "\"\uFFFD\""},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %s, want %s", tc.got, tc.want)
+		}
+	}
+}

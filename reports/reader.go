@@ -1,0 +1,178 @@
+package reports
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// Key identifies a trial: two rows with the same Key ran the same
+// configuration with the same seed, so a resumed run skips a trial whose Key
+// is already in results.csv.
+type Key struct {
+	Algorithm   string
+	Variant     string
+	Runtime     string
+	Scenario    string
+	Nodes       int
+	Arrangement string
+	Initiators  string
+	Latency     string
+	Trial       int
+	Seed        uint64
+}
+
+// Key returns the row's trial identity.
+func (r Row) Key() Key {
+	return Key{
+		Algorithm:   r.Algorithm,
+		Variant:     r.Variant,
+		Runtime:     r.Runtime,
+		Scenario:    r.Scenario,
+		Nodes:       r.Nodes,
+		Arrangement: r.Arrangement,
+		Initiators:  r.Initiators,
+		Latency:     r.Latency,
+		Trial:       r.Trial,
+		Seed:        r.Seed,
+	}
+}
+
+// String names the trial for messages: algorithm/variant runtime scenario
+// n=.. arrangement initiators latency trial=.. seed=...
+func (k Key) String() string {
+	return fmt.Sprintf("%s/%s %s %s n=%d %s %s %s trial=%d seed=%d",
+		k.Algorithm, k.Variant, k.Runtime, k.Scenario, k.Nodes,
+		k.Arrangement, k.Initiators, k.Latency, k.Trial, k.Seed)
+}
+
+// ParseError is a results file that cannot be read: a CSV syntax error, a
+// header without a stable column, or a cell that does not parse.
+type ParseError struct {
+	Line   int    // 1-based line of the input where the problem is
+	Column string // column name; empty for syntax and header errors
+	Err    error
+}
+
+func (e *ParseError) Error() string {
+	if e.Column == "" {
+		return fmt.Sprintf("line %d: %v", e.Line, e.Err)
+	}
+	return fmt.Sprintf("line %d, column %s: %v", e.Line, e.Column, e.Err)
+}
+
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// ReadCSV reads a results file as Writer writes it. Columns are found by
+// header name, so their order does not matter; unknown columns are ignored
+// (a newer file read by an older build) and columns missing from the header
+// read as zero values (an older file), except the stable ones DESIGN.md
+// fixes, which must be present. Any bad cell is an error naming its line and
+// column.
+func ReadCSV(r io.Reader) ([]Row, error) {
+	cr := newCSVReader(r)
+	header, err := cr.Read()
+	if err == io.EOF {
+		return nil, &ParseError{Line: 1, Err: errors.New("empty input: no header")}
+	}
+	if err != nil {
+		return nil, csvError(err)
+	}
+	dec, err := newDecoder(header)
+	if err != nil {
+		return nil, &ParseError{Line: 1, Err: err}
+	}
+	var rows []Row
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return rows, nil
+		}
+		if err != nil {
+			return nil, csvError(err)
+		}
+		row, err := dec.decode(cr, rec)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, row)
+	}
+}
+
+// ReadFile reads the results file at path with ReadCSV; errors name the file.
+func ReadFile(path string) ([]Row, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	rows, err := ReadCSV(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return rows, nil
+}
+
+func newCSVReader(r io.Reader) *csv.Reader {
+	cr := csv.NewReader(r)
+	cr.ReuseRecord = false
+	return cr
+}
+
+// csvError turns encoding/csv's error into a ParseError with its line.
+func csvError(err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return &ParseError{Line: pe.Line, Err: fmt.Errorf("field %d: %w", pe.Column, pe.Err)}
+	}
+	return err
+}
+
+// decoder maps the fields of one header to columns.
+type decoder struct {
+	cols []*column // per field; nil for an unknown column
+}
+
+func newDecoder(header []string) (*decoder, error) {
+	byName := make(map[string]*column, len(columns))
+	for i := range columns {
+		byName[columns[i].name] = &columns[i]
+	}
+	d := &decoder{cols: make([]*column, len(header))}
+	seen := make(map[string]bool, len(header))
+	for i, name := range header {
+		if i == 0 {
+			// A spreadsheet that re-saves the file may add a byte order mark.
+			name = strings.TrimPrefix(name, "\uFEFF")
+		}
+		if seen[name] {
+			return nil, fmt.Errorf("header names column %q twice", name)
+		}
+		seen[name] = true
+		d.cols[i] = byName[name]
+	}
+	for _, c := range columns[:StableColumns] {
+		if !seen[c.name] {
+			return nil, fmt.Errorf("header lacks column %q: not a results file", c.name)
+		}
+	}
+	return d, nil
+}
+
+// decode parses one record; cr locates its fields for errors.
+func (d *decoder) decode(cr *csv.Reader, rec []string) (Row, error) {
+	var row Row
+	for i, c := range d.cols {
+		if c == nil {
+			continue
+		}
+		if err := c.parse(&row, rec[i]); err != nil {
+			line, _ := cr.FieldPos(i)
+			return Row{}, &ParseError{Line: line, Column: c.name, Err: err}
+		}
+	}
+	return row, nil
+}

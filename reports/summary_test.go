@@ -1,0 +1,293 @@
+package reports
+
+import (
+	"bytes"
+	"math"
+	"math/rand/v2"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+)
+
+func TestSummaryGolden(t *testing.T) {
+	groups := Summarize(sampleRows())
+	var csv, js, table bytes.Buffer
+	if err := WriteSummaryCSV(&csv, groups); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteSummaryJSON(&js, groups); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteTable(&table, groups); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "summary.csv.golden", csv.Bytes())
+	golden(t, "summary.json.golden", js.Bytes())
+	golden(t, "table.txt.golden", table.Bytes())
+}
+
+func TestWriteSummaryFiles(t *testing.T) {
+	dir := t.TempDir()
+	groups := Summarize(sampleRows())
+	if err := WriteSummaryFiles(dir, []string{"csv", "json"}, groups); err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	if err := WriteSummaryCSV(&want, groups); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, dir+"/"+SummaryCSV); !bytes.Equal(got, want.Bytes()) {
+		t.Error("summary.csv differs from WriteSummaryCSV")
+	}
+	if _, err := os.Stat(dir + "/" + SummaryJSON); err != nil {
+		t.Error(err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Errorf("directory holds %d entries, want the two summaries and no temporary files", len(entries))
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	groups := Summarize(sampleRows())
+	var names []string
+	for _, g := range groups {
+		names = append(names, g.Algorithm+"/"+g.Runtime+"/"+itoa(g.Nodes))
+	}
+	// First-appearance order, not sorted.
+	if got := strings.Join(names, " "); got != "lcr/sim/8 bully/live/5 lcr/sim/16" {
+		t.Fatalf("groups %s", got)
+	}
+	lcr, bully := groups[0], groups[1]
+	if lcr.Trials != 6 || lcr.Errors != 0 || lcr.CorrectShare != 1 || lcr.LiveShare != 1 {
+		t.Errorf("lcr/8: %+v", lcr)
+	}
+	if !lcr.TheoryMessages.Set || lcr.TheoryMessages.V != 44 {
+		t.Errorf("lcr/8 rows agree on 44 messages, got %v", lcr.TheoryMessages)
+	}
+	if lcr.Messages.N != 6 || lcr.Messages.Mean.V != (44*5+46)/6.0 || lcr.Messages.Median.V != 44 {
+		t.Errorf("lcr/8 messages %+v", lcr.Messages)
+	}
+	// bully: one trial failed to run, one ran but never finished.
+	if bully.Trials != 5 || bully.Errors != 1 || bully.CorrectShare != 0.6 || bully.LiveShare != 0.6 || bully.SafetyViolations != 1 {
+		t.Errorf("bully: %+v", bully)
+	}
+	if bully.TheoryMessages.Set {
+		t.Errorf("bully rows disagree on theory, got %v", bully.TheoryMessages)
+	}
+	if bully.Messages.N != 4 || bully.Messages.Mean.V != 22.5 || bully.Messages.Min.V != 18 || bully.Messages.Max.V != 30 {
+		t.Errorf("bully messages, failed trial excluded: %+v", bully.Messages)
+	}
+	if bully.TurnaroundT.N != 3 || bully.TurnaroundT.Mean.V != 11.75/3 {
+		t.Errorf("bully turnaround_t, unset and failed excluded: %+v", bully.TurnaroundT)
+	}
+	single := groups[2].Messages
+	if single.N != 1 || !single.Mean.Set || single.StdDev.Set || single.CILow.Set || single.P99.V != 152 {
+		t.Errorf("one trial: %+v", single)
+	}
+	if got := Summarize(nil); len(got) != 0 {
+		t.Errorf("no rows: %+v", got)
+	}
+	noValues := describe(nil)
+	if noValues.N != 0 || noValues.Mean.Set || noValues.Median.Set {
+		t.Errorf("no values: %+v", noValues)
+	}
+}
+
+func itoa(n int) string { return FormatFloat(float64(n)) }
+
+// The reference statistics are deliberately naive: sort, index, sum.
+func refMean(xs []float64) float64 {
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+func refSorted(xs []float64) []float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	return s
+}
+
+func refMedian(xs []float64) float64 {
+	s := refSorted(xs)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// refPercentile is Hyndman and Fan's type 7: h = (n-1)p, interpolate between
+// the values at floor(h) and floor(h)+1 (0-based).
+func refPercentile(xs []float64, p float64) float64 {
+	s := refSorted(xs)
+	h := float64(len(s)-1) * p / 100
+	lo := int(math.Floor(h))
+	if lo+1 >= len(s) {
+		return s[lo]
+	}
+	return s[lo] + (h-float64(lo))*(s[lo+1]-s[lo])
+}
+
+func refStdDev(xs []float64) float64 {
+	m := refMean(xs)
+	ss := 0.0
+	for _, x := range xs {
+		ss += (x - m) * (x - m)
+	}
+	return math.Sqrt(ss / float64(len(xs)-1))
+}
+
+func close(a, b float64) bool {
+	return math.Abs(a-b) <= 1e-9*math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
+}
+
+func checkAgainstReference(t *testing.T, xs []float64) {
+	t.Helper()
+	s := describe(xs)
+	s2 := refSorted(xs)
+	checks := []struct {
+		name      string
+		got, want float64
+	}{
+		{"mean", s.Mean.V, refMean(xs)},
+		{"median", s.Median.V, refMedian(xs)},
+		{"p95", s.P95.V, refPercentile(xs, 95)},
+		{"p99", s.P99.V, refPercentile(xs, 99)},
+		{"min", s.Min.V, s2[0]},
+		{"max", s.Max.V, s2[len(s2)-1]},
+	}
+	if len(xs) > 1 {
+		sd := refStdDev(xs)
+		half := tCritical975(len(xs)-1) * sd / math.Sqrt(float64(len(xs)))
+		checks = append(checks,
+			struct {
+				name      string
+				got, want float64
+			}{"stddev", s.StdDev.V, sd},
+			struct {
+				name      string
+				got, want float64
+			}{"ci95_low", s.CILow.V, refMean(xs) - half},
+			struct {
+				name      string
+				got, want float64
+			}{"ci95_high", s.CIHigh.V, refMean(xs) + half})
+	}
+	for _, c := range checks {
+		if !close(c.got, c.want) {
+			t.Errorf("%v: %s = %v, reference %v", xs, c.name, c.got, c.want)
+		}
+	}
+}
+
+func TestStatsAgainstReference(t *testing.T) {
+	for _, xs := range [][]float64{
+		{7},
+		{1, 2},
+		{1, 2, 3, 4},
+		{4, 3, 2, 1},
+		{44, 44, 44, 46, 44, 44},
+		{0.5, 1.5, 1.5, 1.5, 9},
+		{-3, 0, 3},
+		{1e9, 1e9 + 1, 1e9 + 2},
+	} {
+		checkAgainstReference(t, xs)
+	}
+	r := rand.New(rand.NewPCG(7, 11))
+	for range 500 {
+		xs := make([]float64, 1+r.IntN(60))
+		for i := range xs {
+			switch r.IntN(3) {
+			case 0:
+				xs[i] = float64(r.IntN(10)) // many ties, like message counts
+			case 1:
+				xs[i] = r.NormFloat64()*5 + 20
+			default:
+				xs[i] = r.ExpFloat64() * 3
+			}
+		}
+		checkAgainstReference(t, xs)
+	}
+}
+
+// Hand-checked figures: NumPy's default percentile is also type 7.
+func TestStatsKnownValues(t *testing.T) {
+	s := describe([]float64{1, 2, 3, 4})
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"median", s.Median.V, 2.5},
+		{"p95", s.P95.V, 3.85}, // numpy.percentile([1,2,3,4], 95)
+		{"p99", s.P99.V, 3.97},
+		{"stddev", s.StdDev.V, math.Sqrt(5.0 / 3)},
+		// 2.5 ± t(0.975, 3)·√(5/3)/2, in 40-digit arithmetic
+		{"ci95_low", s.CILow.V, 0.445739743239478},
+		{"ci95_high", s.CIHigh.V, 4.55426025676052},
+	} {
+		if math.Abs(c.got-c.want) > 1e-12 {
+			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
+		}
+	}
+}
+
+// Student's t 0.975 quantiles, computed to 17 digits with mpmath
+// (findroot of the regularized incomplete beta function).
+func TestTCritical975(t *testing.T) {
+	for _, tc := range []struct {
+		df   int
+		want float64
+	}{
+		{1, 12.706204736174705}, {2, 4.3026527297494639}, {3, 3.1824463052837096},
+		{4, 2.7764451051977944}, {5, 2.5705818356363155}, {7, 2.3646242515927853},
+		{10, 2.2281388519862747}, {20, 2.0859634472658648}, {30, 2.0422724563012383},
+		{60, 2.0002978220142605}, {120, 1.9799304050824408}, {500, 1.9647198374673678},
+		{999, 1.96234146113345}, {1000, 1.9623390808264085}, {5000, 1.9604385517065079},
+		{1000000, 1.959966356814107},
+	} {
+		if got := tCritical975(tc.df); math.Abs(got-tc.want) > 1e-12*tc.want {
+			t.Errorf("t(0.975, %d) = %v, want %v", tc.df, got, tc.want)
+		}
+	}
+	// The two methods agree where tCritical975 switches between them.
+	for _, df := range []int{cornishFisherFrom - 1, cornishFisherFrom} {
+		a := tCritical975(df)
+		if b := tCornishFisher(z975, float64(df)); math.Abs(a-b) > 1e-12 {
+			t.Errorf("df %d: series %v, Cornish-Fisher %v", df, a, b)
+		}
+	}
+}
+
+func TestSummaryNumber(t *testing.T) {
+	for _, tc := range []struct {
+		v    float64
+		want string
+	}{
+		{0.1 + 0.2, "0.3"}, {2.0 / 3, "0.666666666667"}, {44, "44"}, {1234567.891234567, "1234567.89123"},
+		{0.6, "0.6"}, {0, "0"},
+	} {
+		if got := summaryNumber(tc.v); got != tc.want {
+			t.Errorf("summaryNumber(%v) = %q, want %q", tc.v, got, tc.want)
+		}
+	}
+}
+
+// Library must name the version go.mod pins, since summaries record it.
+func TestLibraryMatchesGoMod(t *testing.T) {
+	mod := string(readFile(t, "../go.mod"))
+	for _, line := range strings.Split(mod, "\n") {
+		f := strings.Fields(strings.TrimPrefix(strings.TrimSpace(line), "require "))
+		if len(f) >= 2 && f[0] == "github.com/montanaflynn/stats" {
+			if got := f[0] + " " + f[1]; got != Library {
+				t.Errorf("go.mod requires %s, Library says %s", got, Library)
+			}
+			return
+		}
+	}
+	t.Error("go.mod does not require github.com/montanaflynn/stats")
+}

@@ -1,0 +1,432 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// File names a run writes under its output directory.
+const (
+	ResultsCSV   = "results.csv"
+	ResultsJSONL = "results.jsonl"
+	SummaryCSV   = "summary.csv"
+	SummaryJSON  = "summary.json"
+)
+
+// WriterOptions tune a Writer.
+type WriterOptions struct {
+	// Append keeps the trials already in the directory's results.csv (for
+	// --resume) and adds new rows after them. A final line cut short by a
+	// crash is dropped; a file from an older build whose header is a prefix
+	// of Columns is rewritten once with the current header, its rows padded
+	// with the zero value of each new column. Any other header is an error.
+	Append bool
+	// SyncEvery is the least time between fsyncs of the files; 0 syncs only
+	// at Close. Every row reaches the operating system as soon as Write
+	// returns whatever this is, so a killed process loses no finished trial;
+	// fsync guards against losing the machine.
+	SyncEvery time.Duration
+}
+
+// Writer streams result rows to results.csv, and to results.jsonl when the
+// "json" format is asked for, one row per Write. It is safe for concurrent
+// use by the goroutines that finish trials.
+type Writer struct {
+	mu       sync.Mutex
+	csvPath  string
+	csvFile  *os.File
+	jsonPath string
+	jsonFile *os.File // nil unless "json" was asked for
+	existing []Row
+	every    time.Duration
+	synced   time.Time
+	err      error // the first write error; the files may hold a partial line after it
+	closed   bool
+}
+
+// NewWriter creates dir if needed and opens its result files. formats are the
+// run's --format values: "csv" (results.csv is always written), "json"
+// (adds results.jsonl: one JSON object per row, keys the column names, empty
+// cells null) and "html" (the report, written elsewhere). Without
+// opts.Append existing result files are replaced.
+func NewWriter(dir string, formats []string, opts WriterOptions) (*Writer, error) {
+	wantJSON, err := checkFormats(formats)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("results directory: %w", err)
+	}
+	w := &Writer{
+		csvPath:  filepath.Join(dir, ResultsCSV),
+		jsonPath: filepath.Join(dir, ResultsJSONL),
+		every:    opts.SyncEvery,
+		synced:   time.Now(),
+	}
+	if opts.Append {
+		err = w.openAppend(dir, wantJSON)
+	} else {
+		err = w.openNew(wantJSON)
+	}
+	if err != nil {
+		w.closeFiles()
+		return nil, err
+	}
+	return w, nil
+}
+
+// checkFormats reports whether formats ask for JSON, or names one it does not
+// know.
+func checkFormats(formats []string) (bool, error) {
+	wantJSON := false
+	for _, f := range formats {
+		switch f {
+		case "csv", "html":
+		case "json":
+			wantJSON = true
+		default:
+			return false, fmt.Errorf("unknown results format %q (want csv, json or html)", f)
+		}
+	}
+	return wantJSON, nil
+}
+
+func (w *Writer) openNew(wantJSON bool) error {
+	var err error
+	if w.csvFile, err = os.Create(w.csvPath); err != nil {
+		return err
+	}
+	if _, err := w.csvFile.Write(header()); err != nil {
+		return fmt.Errorf("%s: %w", w.csvPath, err)
+	}
+	if wantJSON {
+		if w.jsonFile, err = os.Create(w.jsonPath); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *Writer) openAppend(dir string, wantJSON bool) error {
+	kept, err := recoverResults(w.csvPath)
+	if err != nil {
+		return err
+	}
+	switch {
+	case kept.header == nil:
+		// No file, or nothing of it survived: start afresh.
+		return w.openNew(wantJSON)
+	case len(kept.header) < len(Columns):
+		if err := upgradeResults(dir, w.csvPath, kept); err != nil {
+			return err
+		}
+	case kept.good < kept.size:
+		if err := os.Truncate(w.csvPath, kept.good); err != nil {
+			return fmt.Errorf("dropping the cut-off last line of %s: %w", w.csvPath, err)
+		}
+	}
+	if w.csvFile, err = os.OpenFile(w.csvPath, os.O_WRONLY|os.O_APPEND, 0); err != nil {
+		return err
+	}
+	w.existing = kept.rows
+	if wantJSON {
+		// results.jsonl is derived from results.csv, which the crash may have
+		// cut at a different row, so rebuild it from the rows kept.
+		err := writeFileAtomic(dir, w.jsonPath, func(out io.Writer) error {
+			return WriteJSONL(out, kept.rows)
+		})
+		if err != nil {
+			return err
+		}
+		if w.jsonFile, err = os.OpenFile(w.jsonPath, os.O_WRONLY|os.O_APPEND, 0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Existing returns the rows an appending Writer found in results.csv: the
+// trials a resumed run skips.
+func (w *Writer) Existing() []Row { return w.existing }
+
+// Write adds one row to every result file and hands it to the operating
+// system before returning.
+func (w *Writer) Write(r Row) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return errors.New("results writer is closed")
+	}
+	if w.err != nil {
+		return w.err
+	}
+	if err := r.check(); err != nil {
+		return fmt.Errorf("result row %v: %w", r.Key(), err)
+	}
+	// One write call per file and row, so a crash cuts at most the last line.
+	if _, err := w.csvFile.Write(encodeRecord(r.cells())); err != nil {
+		w.err = fmt.Errorf("%s: %w", w.csvPath, err)
+		return w.err
+	}
+	if w.jsonFile != nil {
+		if _, err := w.jsonFile.Write(append(r.appendJSON(nil), '\n')); err != nil {
+			w.err = fmt.Errorf("%s: %w", w.jsonPath, err)
+			return w.err
+		}
+	}
+	if w.every > 0 && time.Since(w.synced) >= w.every {
+		if err := w.sync(); err != nil {
+			w.err = err
+			return err
+		}
+		w.synced = time.Now()
+	}
+	return nil
+}
+
+// Close syncs and closes the files. Closing twice is harmless.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return nil
+	}
+	w.closed = true
+	err := w.sync()
+	if cerr := w.closeFiles(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func (w *Writer) sync() error {
+	if err := w.csvFile.Sync(); err != nil {
+		return fmt.Errorf("%s: %w", w.csvPath, err)
+	}
+	if w.jsonFile != nil {
+		if err := w.jsonFile.Sync(); err != nil {
+			return fmt.Errorf("%s: %w", w.jsonPath, err)
+		}
+	}
+	return nil
+}
+
+func (w *Writer) closeFiles() error {
+	var errs []error
+	if w.csvFile != nil {
+		errs = append(errs, w.csvFile.Close())
+	}
+	if w.jsonFile != nil {
+		errs = append(errs, w.jsonFile.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// WriteCSV writes the header and rows as results.csv holds them.
+func WriteCSV(out io.Writer, rows []Row) error {
+	var b bytes.Buffer
+	b.Write(header())
+	for i := range rows {
+		if err := rows[i].check(); err != nil {
+			return fmt.Errorf("result row %v: %w", rows[i].Key(), err)
+		}
+		b.Write(encodeRecord(rows[i].cells()))
+	}
+	_, err := out.Write(b.Bytes())
+	return err
+}
+
+// WriteJSONL writes rows as results.jsonl holds them: one object a line.
+func WriteJSONL(out io.Writer, rows []Row) error {
+	var b []byte
+	for i := range rows {
+		if err := rows[i].check(); err != nil {
+			return fmt.Errorf("result row %v: %w", rows[i].Key(), err)
+		}
+		b = append(rows[i].appendJSON(b), '\n')
+	}
+	_, err := out.Write(b)
+	return err
+}
+
+// recovered is what survives of a results file from an earlier run.
+type recovered struct {
+	header  []string   // nil when no complete header survived
+	records [][]string // the complete data records, as read
+	rows    []Row
+	good    int64 // bytes up to the end of the last complete record
+	size    int64
+}
+
+// recoverResults reads the results file at path, keeping every complete
+// record. A last record without its newline, or one that does not parse as
+// CSV at all, was cut by a crash in the middle of a write: it is left out.
+// Anything else wrong is an error, since appending to a damaged file would
+// hide the damage.
+func recoverResults(path string) (recovered, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return recovered{}, nil
+	}
+	if err != nil {
+		return recovered{}, err
+	}
+	out := recovered{size: int64(len(data))}
+	cr := newCSVReader(bytes.NewReader(data))
+	cr.FieldsPerRecord = -1
+	var dec *decoder
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			if _, next := cr.Read(); next == io.EOF {
+				return out, nil // the cut-off last record
+			}
+			return recovered{}, fmt.Errorf("%s: %w", path, csvError(err))
+		}
+		end := cr.InputOffset()
+		if end == out.size && data[end-1] != '\n' {
+			return out, nil // the cut-off last record
+		}
+		if dec == nil {
+			if err := checkHeader(rec); err != nil {
+				return recovered{}, fmt.Errorf("%s: %w", path, err)
+			}
+			if dec, err = newDecoder(rec); err != nil {
+				return recovered{}, fmt.Errorf("%s: %w", path, err)
+			}
+			out.header, out.good = rec, end
+			continue
+		}
+		if len(rec) != len(out.header) {
+			line, _ := cr.FieldPos(0)
+			return recovered{}, fmt.Errorf("%s: %w", path, &ParseError{Line: line,
+				Err: fmt.Errorf("%d fields, header has %d", len(rec), len(out.header))})
+		}
+		row, err := dec.decode(cr, rec)
+		if err != nil {
+			return recovered{}, fmt.Errorf("%s: %w", path, err)
+		}
+		out.records = append(out.records, rec)
+		out.rows = append(out.rows, row)
+		out.good = end
+	}
+}
+
+// checkHeader accepts Columns or an older prefix of it holding at least the
+// stable columns; appending to any other file would mix two layouts.
+func checkHeader(h []string) error {
+	if len(h) > len(Columns) {
+		return fmt.Errorf("header has %d columns, this build knows %d: written by a newer electbench?", len(h), len(Columns))
+	}
+	for i, name := range h {
+		if name != Columns[i] {
+			return fmt.Errorf("header column %d is %q, this build writes %q there: cannot append to a different layout", i+1, name, Columns[i])
+		}
+	}
+	if len(h) < StableColumns {
+		return fmt.Errorf("header has %d columns, every results file has at least %d: not a results file", len(h), StableColumns)
+	}
+	return nil
+}
+
+// upgradeResults rewrites an older results file with the current header,
+// padding each kept record with the cells of a zero Row for the new columns.
+func upgradeResults(dir, path string, kept recovered) error {
+	zero := (&Row{}).cells()[len(kept.header):]
+	return writeFileAtomic(dir, path, func(out io.Writer) error {
+		var b bytes.Buffer
+		b.Write(header())
+		for _, rec := range kept.records {
+			b.Write(encodeRecord(slices.Concat(rec, zero)))
+		}
+		_, err := out.Write(b.Bytes())
+		return err
+	})
+}
+
+// writeFileAtomic replaces path with what fill writes, through a synced
+// temporary file renamed into place, so a crash leaves the old or the new
+// file, never half of one.
+func writeFileAtomic(dir, path string, fill func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	err = fill(tmp)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		return fmt.Errorf("rewriting %s: %w", path, err)
+	}
+	// Make the rename itself durable where the platform allows it.
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		_ = d.Close()
+	}
+	return nil
+}
+
+// header is Columns as one CSV line.
+func header() []byte { return encodeRecord(Columns) }
+
+// encodeRecord returns fields as one CSV line, as encoding/csv writes it.
+func encodeRecord(fields []string) []byte {
+	var b strings.Builder
+	w := csv.NewWriter(&b)
+	// Writing to a strings.Builder cannot fail.
+	_ = w.Write(fields)
+	w.Flush()
+	return []byte(b.String())
+}
+
+// cells returns the row's CSV cells in Columns order.
+func (r *Row) cells() []string {
+	out := make([]string, len(columns))
+	for i, c := range columns {
+		out[i] = c.cell(r)
+	}
+	return out
+}
+
+// check reports a row the files could not hold faithfully.
+func (r *Row) check() error {
+	if err := checkCounts("messages_by_kind", r.MessagesByKind); err != nil {
+		return err
+	}
+	return checkCounts("timeouts_by_kind", r.TimeoutsByKind)
+}
+
+// appendJSON writes the row as one JSON object, keys in Columns order.
+func (r *Row) appendJSON(b []byte) []byte {
+	b = append(b, '{')
+	for i, c := range columns {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, c.name)
+		b = append(b, ':')
+		b = c.json(b, r)
+	}
+	return append(b, '}')
+}

@@ -1,0 +1,293 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// writeAll writes rows into a fresh directory and returns it.
+func writeAll(t *testing.T, rows []Row, formats ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	w, err := NewWriter(dir, formats, WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestWriterGolden(t *testing.T) {
+	dir := writeAll(t, sampleRows(), "csv", "json")
+	golden(t, "results.csv.golden", readFile(t, filepath.Join(dir, ResultsCSV)))
+	golden(t, "results.jsonl.golden", readFile(t, filepath.Join(dir, ResultsJSONL)))
+}
+
+func TestWriterDeterministic(t *testing.T) {
+	a := writeAll(t, sampleRows(), "json")
+	b := writeAll(t, sampleRows(), "json")
+	for _, name := range []string{ResultsCSV, ResultsJSONL} {
+		if !bytes.Equal(readFile(t, filepath.Join(a, name)), readFile(t, filepath.Join(b, name))) {
+			t.Errorf("%s differs between two writes of the same rows", name)
+		}
+	}
+	var buf bytes.Buffer
+	if err := WriteCSV(&buf, sampleRows()); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(buf.Bytes(), readFile(t, filepath.Join(a, ResultsCSV))) {
+		t.Error("WriteCSV and Writer disagree")
+	}
+}
+
+func TestWriterJSONL(t *testing.T) {
+	dir := writeAll(t, sampleRows(), "csv", "json")
+	lines := strings.Split(strings.TrimSuffix(string(readFile(t, filepath.Join(dir, ResultsJSONL))), "\n"), "\n")
+	if len(lines) != len(sampleRows()) {
+		t.Fatalf("%d JSON lines for %d rows", len(lines), len(sampleRows()))
+	}
+	var first map[string]any
+	dec := json.NewDecoder(strings.NewReader(lines[0]))
+	dec.UseNumber()
+	if err := dec.Decode(&first); err != nil {
+		t.Fatal(err)
+	}
+	if len(first) != len(Columns) {
+		t.Errorf("%d keys, want one per column (%d)", len(first), len(Columns))
+	}
+	for _, c := range Columns {
+		if _, ok := first[c]; !ok {
+			t.Errorf("key %q missing", c)
+		}
+	}
+	if got := first["seed"].(json.Number).String(); got != "9223372036854775808" {
+		t.Errorf("seed = %s, want the exact uint64", got)
+	}
+	if got := first["turnaround_t"].(json.Number).String(); got != "11" {
+		t.Errorf("turnaround_t = %s, want 11", got)
+	}
+	if first["detect_s"] != nil {
+		t.Errorf("unset detect_s = %v, want null", first["detect_s"])
+	}
+	if got := first["messages_by_kind"]; !reflect.DeepEqual(got, map[string]any{"ELECTED": json.Number("8"), "ELECTION": json.Number("36")}) {
+		t.Errorf("messages_by_kind = %v", got)
+	}
+}
+
+// A run killed between trials keeps every row already written.
+func TestWriterFlushesEachRow(t *testing.T) {
+	dir := t.TempDir()
+	w, err := NewWriter(dir, []string{"csv", "json"}, WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for i, r := range sampleRows()[:3] {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := ReadFile(filepath.Join(dir, ResultsCSV))
+		if err != nil {
+			t.Fatalf("after row %d: %v", i, err)
+		}
+		if len(rows) != i+1 || !rowsEqual(rows[i], r) {
+			t.Fatalf("after row %d the file holds %d rows", i, len(rows))
+		}
+		if n := bytes.Count(readFile(t, filepath.Join(dir, ResultsJSONL)), []byte("\n")); n != i+1 {
+			t.Fatalf("after row %d results.jsonl holds %d lines", i, n)
+		}
+	}
+}
+
+func TestWriterRejects(t *testing.T) {
+	if _, err := NewWriter(t.TempDir(), []string{"xml"}, WriterOptions{}); err == nil || !strings.Contains(err.Error(), `"xml"`) {
+		t.Errorf("unknown format: err = %v", err)
+	}
+	w, err := NewWriter(t.TempDir(), nil, WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := sampleRows()[0]
+	bad.MessagesByKind = Counts{{"A;B", 1}}
+	if err := w.Write(bad); err == nil || !strings.Contains(err.Error(), "messages_by_kind") {
+		t.Errorf("bad kind name: err = %v", err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	if err := w.Write(sampleRows()[0]); err == nil {
+		t.Error("Write after Close succeeded")
+	}
+}
+
+// resume appends rows to dir with the Append option and returns what it kept.
+func resume(t *testing.T, dir string, rows []Row, formats ...string) []Row {
+	t.Helper()
+	w, err := NewWriter(dir, formats, WriterOptions{Append: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := w.Existing()
+	for _, r := range rows {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return kept
+}
+
+func TestWriterAppend(t *testing.T) {
+	all := sampleRows()
+	want := writeAll(t, all, "json")
+	for _, tc := range []struct {
+		name string
+		cut  func(csv []byte) []byte // damage done to results.csv by the crash
+		kept int
+	}{
+		{"clean", func(b []byte) []byte { return b }, 5},
+		{"cut mid-line", func(b []byte) []byte { return append(b, "lcr,,sim,adhoc,8,ran"...) }, 5},
+		{"cut before newline", func(b []byte) []byte {
+			line := encodeRecord(all[5].cells())
+			return append(b, line[:len(line)-1]...)
+		}, 5},
+		{"cut inside a quoted newline", func(b []byte) []byte {
+			line := encodeRecord(all[9].cells()) // its violation holds a newline
+			i := bytes.Index(line, []byte("\n"))
+			return append(b, line[:i+1]...)
+		}, 5},
+		{"cut in the header", func([]byte) []byte { return []byte("algorithm,variant,run") }, 0},
+		{"empty", func([]byte) []byte { return nil }, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := writeAll(t, all[:5], "json")
+			path := filepath.Join(dir, ResultsCSV)
+			if err := os.WriteFile(path, tc.cut(readFile(t, path)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			kept := resume(t, dir, all[tc.kept:], "json")
+			if len(kept) != tc.kept {
+				t.Fatalf("kept %d rows, want %d", len(kept), tc.kept)
+			}
+			for i := range kept {
+				if !rowsEqual(kept[i], all[i]) {
+					t.Errorf("kept row %d = %+v", i, kept[i])
+				}
+			}
+			for _, name := range []string{ResultsCSV, ResultsJSONL} {
+				if !bytes.Equal(readFile(t, filepath.Join(dir, name)), readFile(t, filepath.Join(want, name))) {
+					t.Errorf("%s after resume differs from an uninterrupted run", name)
+				}
+			}
+		})
+	}
+}
+
+func TestWriterAppendNoFile(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "new")
+	if kept := resume(t, dir, sampleRows()); len(kept) != 0 {
+		t.Errorf("kept %d rows from nothing", len(kept))
+	}
+	if !bytes.Equal(readFile(t, filepath.Join(dir, ResultsCSV)), readFile(t, filepath.Join(writeAll(t, sampleRows()), ResultsCSV))) {
+		t.Error("appending to nothing differs from a fresh run")
+	}
+}
+
+func TestWriterAppendHeaderMismatch(t *testing.T) {
+	for _, tc := range []struct {
+		name, header, want string
+	}{
+		{"renamed", strings.Replace(string(header()), "nodes", "n", 1), `header column 5 is "n", this build writes "nodes"`},
+		{"other file", "name,value\n", `header column 1 is "name"`},
+		{"too short", "algorithm,variant\n", "not a results file"},
+		{"newer", strings.TrimSuffix(string(header()), "\n") + ",extra\n", "newer electbench"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, ResultsCSV)
+			if err := os.WriteFile(path, []byte(tc.header), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := NewWriter(dir, nil, WriterOptions{Append: true})
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), path) {
+				t.Fatalf("err = %v, want one naming %s and saying %q", err, path, tc.want)
+			}
+			if got := string(readFile(t, path)); got != tc.header {
+				t.Errorf("the refused file was changed to %q", got)
+			}
+		})
+	}
+}
+
+// A corrupt row in the middle is damage, not a crash: refuse to append.
+func TestWriterAppendCorrupt(t *testing.T) {
+	dir := writeAll(t, sampleRows()[:3])
+	path := filepath.Join(dir, ResultsCSV)
+	damaged := bytes.Replace(readFile(t, path), []byte(",44,"), []byte(",4x4,"), 1)
+	if err := os.WriteFile(path, damaged, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := NewWriter(dir, nil, WriterOptions{Append: true})
+	if err == nil || !strings.Contains(err.Error(), "line 2, column messages") {
+		t.Fatalf("err = %v, want a ParseError at line 2, column messages", err)
+	}
+}
+
+// A results file from a build with fewer columns is upgraded in place.
+func TestWriterAppendOlderHeader(t *testing.T) {
+	rows := sampleRows()
+	old := Columns[:StableColumns+3]
+	var b bytes.Buffer
+	b.Write(encodeRecord(old))
+	for _, r := range rows[:4] {
+		b.Write(encodeRecord(r.cells()[:len(old)]))
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, ResultsCSV), b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	kept := resume(t, dir, rows[4:])
+	got, err := ReadFile(filepath.Join(dir, ResultsCSV))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(kept) != 4 || len(got) != len(rows) {
+		t.Fatalf("kept %d, file holds %d rows; want 4 and %d", len(kept), len(got), len(rows))
+	}
+	for i := range got {
+		want := rows[i]
+		if i < 4 {
+			// The old file had no columns after split_votes.
+			want.TheoryBound, want.Latency, want.TS, want.Events, want.Violation = Opt[int64]{}, "", 0, 0, ""
+		}
+		if !rowsEqual(got[i], want) {
+			t.Errorf("row %d = %+v, want %+v", i, got[i], want)
+		}
+	}
+}
