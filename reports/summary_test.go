@@ -291,3 +291,24 @@ func TestLibraryMatchesGoMod(t *testing.T) {
 	}
 	t.Error("go.mod does not require github.com/montanaflynn/stats")
 }
+
+// One runtime and one scenario: their columns would say nothing.
+func TestWriteTableOneRuntime(t *testing.T) {
+	var rows []Row
+	for _, r := range sampleRows() {
+		if r.Runtime == "sim" {
+			rows = append(rows, r)
+		}
+	}
+	var b bytes.Buffer
+	if err := WriteTable(&b, Summarize(rows)); err != nil {
+		t.Fatal(err)
+	}
+	want := "" +
+		"algorithm  variant  nodes  trials  messages_mean  theory_messages  turnaround_t_mean  correct%  live%\n" +
+		"lcr        -            8       6           44.3               44              11.29     100.0  100.0\n" +
+		"lcr        -           16       1          152.0              152              23.00     100.0  100.0\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}

@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // writeAll writes rows into a fresh directory and returns it.
@@ -289,5 +291,55 @@ func TestWriterAppendOlderHeader(t *testing.T) {
 		if !rowsEqual(got[i], want) {
 			t.Errorf("row %d = %+v, want %+v", i, got[i], want)
 		}
+	}
+}
+
+// Trials finish on many goroutines; each row still lands whole on its line.
+func TestWriterConcurrent(t *testing.T) {
+	dir := t.TempDir()
+	w, err := NewWriter(dir, []string{"json"}, WriterOptions{SyncEvery: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := sampleRows()
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 25 {
+				r := rows[(g+i)%len(rows)]
+				r.Trial = g*100 + i
+				if err := w.Write(r); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadFile(filepath.Join(dir, ResultsCSV))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 200 {
+		t.Errorf("%d rows, want 200", len(got))
+	}
+	if n := bytes.Count(readFile(t, filepath.Join(dir, ResultsJSONL)), []byte("\n")); n != 200 {
+		t.Errorf("%d JSON lines, want 200", n)
+	}
+}
+
+// A CSV syntax error before the last record is damage too.
+func TestWriterAppendSyntaxError(t *testing.T) {
+	dir := writeAll(t, sampleRows()[:3])
+	path := filepath.Join(dir, ResultsCSV)
+	damaged := bytes.Replace(readFile(t, path), []byte("lcr,,sim"), []byte(`l"cr,,sim`), 2)
+	if err := os.WriteFile(path, damaged, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := NewWriter(dir, nil, WriterOptions{Append: true})
+	if err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Fatalf("err = %v, want a ParseError at line 2", err)
 	}
 }
