@@ -31,7 +31,7 @@ func (p *changRoberts) Initiate(env nodes.Env) {
 func (p *changRoberts) Receive(env nodes.Env, _ nodes.PeerID, m nodes.Message) {
 	switch m.Kind {
 	case kindElection:
-		p.election(env, m)
+		p.election(env, &m)
 	case kindElected:
 		p.participating = false
 		announce(env, p.out.next, m)
@@ -40,14 +40,14 @@ func (p *changRoberts) Receive(env nodes.Env, _ nodes.PeerID, m nodes.Message) {
 
 // election applies the chang-roberts rules to ELECTION(r). ring-initiator
 // reuses it once it has accepted the message's initiator, so replies keep
-// m.Aux (zero in chang-roberts itself).
-func (p *changRoberts) election(env nodes.Env, m nodes.Message) {
+// m.Aux (zero in chang-roberts itself). It builds what it sends in *m.
+func (p *changRoberts) election(env nodes.Env, m *nodes.Message) {
 	self := env.Self()
 	switch c := m.Rank.Compare(self); {
 	case c == 0:
 		env.Decide(self)
 		m.Kind = kindElected
-		env.Send(p.out.next, m)
+		env.Send(p.out.next, *m)
 	case c > 0:
 		p.participating = true
 		if p.out.suspects(m.Rank) {
@@ -55,11 +55,11 @@ func (p *changRoberts) election(env nodes.Env, m nodes.Message) {
 			// stop it here and start a new one carrying this process.
 			m.Rank = self
 		}
-		env.Send(p.out.next, m)
+		env.Send(p.out.next, *m)
 	case !p.participating:
 		p.participating = true
 		m.Rank = self
-		env.Send(p.out.next, m)
+		env.Send(p.out.next, *m)
 	default:
 		// r < self while participating: swallow. This process already sent
 		// an ELECTION carrying itself or someone higher, which beats r.

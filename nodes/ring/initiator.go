@@ -54,7 +54,7 @@ func (p *ringInitiator) Receive(env nodes.Env, _ nodes.PeerID, m nodes.Message) 
 		p.participating = false
 	}
 	if m.Kind == kindElection {
-		p.election(env, m)
+		p.election(env, &m)
 		return
 	}
 	p.participating = false

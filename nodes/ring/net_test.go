@@ -47,6 +47,15 @@ func ranks(ids ...uint64) []nodes.Rank {
 // position and starts every process.
 func newNet(t *testing.T, name string, rs []nodes.Rank) *net {
 	t.Helper()
+	n := buildNet(t, name, rs)
+	n.boot()
+	return n
+}
+
+// buildNet builds the ring without starting it, so that a test can crash
+// processes first.
+func buildNet(t *testing.T, name string, rs []nodes.Rank) *net {
+	t.Helper()
 	alg, variant, err := nodes.Lookup(name)
 	if err != nil {
 		t.Fatal(err)
@@ -66,10 +75,16 @@ func newNet(t *testing.T, name string, rs []nodes.Rank) *net {
 		n.procs = append(n.procs, newMachine())
 		n.envs = append(n.envs, &fakeEnv{n: n, p: i})
 	}
-	for i, p := range n.procs {
-		p.Start(n.envs[i])
-	}
 	return n
+}
+
+// boot starts every process that has not crashed.
+func (n *net) boot() {
+	for i, p := range n.procs {
+		if !n.crashed[i] {
+			p.Start(n.envs[i])
+		}
+	}
 }
 
 func (n *net) size() int        { return len(n.ranks) }

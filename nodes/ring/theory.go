@@ -10,8 +10,9 @@ import (
 // exact counts under any latency model (each figure below depends only on the
 // arrangement, not on timing); Turnaround is in units of T under the
 // reference model (every message takes exactly T, all initiators start at
-// time 0). Every function returns the zero Theory when in.Faulty, when the
-// input is inconsistent (ranks not distinct where it matters, initiator
+// time 0). Every function returns the zero Theory when in.Faulty or a
+// process is crashed (ALGORITHMS.md gives no ring figure with crashes), when
+// the input is inconsistent (ranks not distinct where it matters, initiator
 // positions out of range), or when no closed form applies.
 //
 // Positions follow the ring: the successor of position i is i+1 mod N.
@@ -31,11 +32,11 @@ type shape struct {
 }
 
 // shapeOf describes in.Ranks; ok is false when there is no usable ring
-// (fewer than two processes, a size that disagrees with the ranks, a fault,
-// or a highest rank held twice).
+// (fewer than two processes, a size that disagrees with the ranks, a fault
+// or a crash, or a highest rank held twice).
 func shapeOf(in nodes.TheoryInput) (s shape, ok bool) {
 	n := len(in.Ranks)
-	if in.Faulty || n < 2 || (in.N != 0 && in.N != n) {
+	if in.Faulty || len(in.Crashed) > 0 || n < 2 || (in.N != 0 && in.N != n) {
 		return shape{}, false
 	}
 	s.n = n
