@@ -208,15 +208,21 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 	}
 	trials := spec.Plan()
 
-	var done map[reports.Key]bool
-	if o.resume {
-		if done, err = finishedTrials(filepath.Join(o.out, "results.csv")); err != nil {
-			return badInputf("--resume: %w", err)
-		}
-	}
+	// The writer keeps the rows of an earlier run when resuming (dropping a
+	// last line cut short by a crash); those trials are not run again.
 	w, err := reports.NewWriter(o.out, formats, reports.WriterOptions{Append: o.resume})
 	if err != nil {
+		if o.resume {
+			return badInputf("--resume: %w", err)
+		}
 		return err
+	}
+	var done map[reports.Key]bool
+	if o.resume {
+		done = map[reports.Key]bool{}
+		for _, r := range w.Existing() {
+			done[r.Key()] = true
+		}
 	}
 	var traceFile *os.File
 	opts := workloads.Options{Parallel: o.parallel}
@@ -254,7 +260,7 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 	if runErr != nil {
 		return runErr
 	}
-	rows, err := readRows(filepath.Join(o.out, "results.csv"))
+	rows, err := reports.ReadFile(filepath.Join(o.out, reports.ResultsCSV))
 	if err != nil {
 		return err
 	}
@@ -272,31 +278,3 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 
 // trialKey identifies a trial across runs, for --resume.
 func trialKey(t workloads.Trial) reports.Key { return t.BaseRow().Key() }
-
-func readRows(path string) ([]reports.Row, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	rows, err := reports.ReadCSV(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return rows, nil
-}
-
-func finishedTrials(path string) (map[reports.Key]bool, error) {
-	rows, err := readRows(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return map[reports.Key]bool{}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	done := map[reports.Key]bool{}
-	for _, r := range rows {
-		done[r.Key()] = true
-	}
-	return done, nil
-}

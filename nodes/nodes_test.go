@@ -1,0 +1,188 @@
+package nodes
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+var (
+	testKind  = RegisterKind("TEST_ELECTION", ElectionClass)
+	testBeat  = RegisterKind("TEST_PING", MaintenanceClass)
+	testTimer = RegisterTimer("TEST_T1")
+)
+
+// ALGORITHMS.md: "Processes are compared by their rank (attr, id): first the
+// election attribute, then the id to break ties."
+func TestRankOrder(t *testing.T) {
+	big := Rank{ID: ID{1, 0, 0, 0}}
+	for _, tc := range []struct {
+		a, b Rank
+		want int
+	}{
+		{RankOf(1), RankOf(2), -1},
+		{RankOf(2), RankOf(2), 0},
+		{Rank{Attr: 1, ID: IDFromUint64(1)}, RankOf(1 << 60), 1}, // the attribute wins
+		{big, RankOf(^uint64(0)), 1},                             // high words compare first
+		{Rank{Attr: 2, ID: IDFromUint64(1)}, Rank{Attr: 2, ID: IDFromUint64(3)}, -1},
+	} {
+		if got := tc.a.Compare(tc.b); got != tc.want {
+			t.Errorf("%v.Compare(%v) = %d, want %d", tc.a, tc.b, got, tc.want)
+		}
+		if got := tc.b.Compare(tc.a); got != -tc.want {
+			t.Errorf("%v.Compare(%v) = %d, want %d", tc.b, tc.a, got, -tc.want)
+		}
+	}
+}
+
+func TestRankText(t *testing.T) {
+	for _, r := range []Rank{RankOf(7), {Attr: 3, ID: IDFromUint64(9)}, {ID: ID{0xdead, 1, 2, 3}}} {
+		back, err := ParseRank(r.String())
+		if err != nil || back != r {
+			t.Errorf("ParseRank(%q) = %v, %v", r.String(), back, err)
+		}
+	}
+	for _, bad := range []string{"", "x", "1/", "a/1", strings.Repeat("z", 64)} {
+		if _, err := ParseRank(bad); err == nil {
+			t.Errorf("ParseRank(%q) accepted", bad)
+		}
+	}
+	var b [32]byte
+	b[0], b[31] = 0x80, 1
+	if id := IDFromBytes(b); id.Bytes() != b || id.Compare(IDFromUint64(^uint64(0))) != 1 {
+		t.Errorf("IDFromBytes round trip: %v", id)
+	}
+}
+
+func TestMessageRoundTrip(t *testing.T) {
+	for _, m := range []Message{
+		{Kind: testKind},
+		{Kind: testKind, Rank: RankOf(5)},
+		{Kind: testKind, Rank: Rank{Attr: 1 << 40, ID: ID{1, 2, 3, 4}}, Aux: RankOf(300), A: -7, B: 1 << 50},
+		{Kind: testBeat, A: 1, B: -1},
+	} {
+		b, err := m.AppendBinary(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b) != m.EncodedSize() {
+			t.Errorf("%+v: EncodedSize %d, encoded %d bytes", m, m.EncodedSize(), len(b))
+		}
+		back, err := DecodeMessage(b)
+		if err != nil || back != m {
+			t.Errorf("round trip of %+v: %+v, %v", m, back, err)
+		}
+	}
+	if _, err := (Message{}).AppendBinary(nil); err == nil {
+		t.Error("encoded an unregistered kind")
+	}
+}
+
+func TestDecodeRejects(t *testing.T) {
+	good, _ := Message{Kind: testKind, Rank: RankOf(5), A: 3}.AppendBinary(nil)
+	for name, tc := range map[string]struct {
+		b    []byte
+		want string
+	}{
+		"empty":          {nil, "bad varint"},
+		"long name":      {append([]byte{33}, make([]byte, 40)...), "out of range"},
+		"unknown kind":   {append([]byte{4}, "NOPE\x00"...), "unknown kind"},
+		"truncated":      {good[:len(good)-1], "bad varint"},
+		"trailing":       {append(append([]byte{}, good...), 0), "trailing"},
+		"unknown bits":   {append(append([]byte{13}, "TEST_ELECTION"...), 0x40), "unknown field bits"},
+		"zero id length": {append(append([]byte{13}, "TEST_ELECTION"...), 0x02, 0), "out of range"},
+		"leading zero":   {append(append([]byte{13}, "TEST_ELECTION"...), 0x02, 2, 0, 1), "leading zero"},
+		"zero int":       {append(append([]byte{13}, "TEST_ELECTION"...), 0x10, 0), "present but zero"},
+		"overlong var":   {append(append([]byte{13}, "TEST_ELECTION"...), 0x10, 0x82, 0x00), "non-canonical"},
+	} {
+		_, err := DecodeMessage(tc.b)
+		if err == nil || !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want ErrMalformed mentioning %q", name, err, tc.want)
+		}
+	}
+}
+
+// FuzzDecodeMessage: the decoder never panics, and whatever it accepts is
+// canonical — it re-encodes to the same bytes.
+func FuzzDecodeMessage(f *testing.F) {
+	for _, m := range []Message{{Kind: testKind, Rank: RankOf(5)}, {Kind: testBeat, Aux: Rank{Attr: 2, ID: ID{9, 0, 0, 1}}, B: -4}} {
+		b, _ := m.AppendBinary(nil)
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := DecodeMessage(b)
+		if err != nil {
+			return
+		}
+		again, err := m.AppendBinary(nil)
+		if err != nil || string(again) != string(b) || m.EncodedSize() != len(b) {
+			t.Fatalf("decoded %+v from %x but it encodes to %x (%v)", m, b, again, err)
+		}
+	})
+}
+
+func TestKindsAndTimers(t *testing.T) {
+	if RegisterKind("TEST_ELECTION", ElectionClass) != testKind {
+		t.Error("registering a name twice gave two kinds")
+	}
+	if !testKind.IsElection() || testBeat.IsElection() || Kind(0).Valid() {
+		t.Error("kind classes are wrong")
+	}
+	if k, ok := KindByName("TEST_PING"); !ok || k != testBeat || k.String() != "TEST_PING" {
+		t.Error("KindByName")
+	}
+	if testTimer.String() != "TEST_T1" || RegisterTimer("TEST_T1") != testTimer {
+		t.Error("timers")
+	}
+	for _, bad := range []func(){
+		func() { RegisterKind("lower", ElectionClass) },
+		func() { RegisterKind("TEST_ELECTION", MaintenanceClass) },
+		func() { RegisterTimer("") },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Error("bad registration did not panic")
+				}
+			}()
+			bad()
+		}()
+	}
+}
+
+func TestParseDuration(t *testing.T) {
+	T := 2 * time.Millisecond
+	for in, want := range map[string]time.Duration{"2T": 4 * time.Millisecond, "T": T, "0.5T": time.Millisecond, "5ms": 5 * time.Millisecond, " 1s ": time.Second} {
+		if got, err := ParseDuration(in, T); err != nil || got != want {
+			t.Errorf("ParseDuration(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "xT", "NaNT", "2", "fast", "1e20T"} {
+		if _, err := ParseDuration(bad, T); err == nil {
+			t.Errorf("ParseDuration(%q) accepted", bad)
+		}
+	}
+}
+
+func TestLookup(t *testing.T) {
+	Register(Algorithm{Name: "test-algo", Topology: RingUni, Variants: []Variant{{Name: "a"}, {Name: "b"}},
+		Params: []Param{{Name: "t1", Default: "2T"}},
+		New:    func(Config) (func() Machine, error) { return nil, nil }})
+	if a, v, err := Lookup("test-algo"); err != nil || a.Name != "test-algo" || v != "a" {
+		t.Errorf("default variant: %v %q %v", a, v, err)
+	}
+	if _, v, err := Lookup("test-algo/b"); err != nil || v != "b" {
+		t.Errorf("named variant: %q %v", v, err)
+	}
+	if _, _, err := Lookup("test-algo/c"); err == nil || !strings.Contains(err.Error(), `no variant "c" (known: a, b)`) {
+		t.Errorf("unknown variant: %v", err)
+	}
+	if _, _, err := Lookup("nope"); err == nil || !strings.Contains(err.Error(), "test-algo") {
+		t.Errorf("unknown algorithm should list the known ones: %v", err)
+	}
+	a, _, _ := Lookup("test-algo")
+	if err := a.CheckParams(Params{"t2": "1"}); err == nil || !strings.Contains(err.Error(), `no parameter "t2" (known: t1)`) {
+		t.Errorf("CheckParams: %v", err)
+	}
+}
