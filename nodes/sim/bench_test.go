@@ -1,0 +1,100 @@
+package sim_test
+
+import (
+	"math/rand/v2"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/electbench/electbench/nodes"
+	_ "github.com/electbench/electbench/nodes/ring"
+	"github.com/electbench/electbench/nodes/sim"
+)
+
+// Performance targets (issue "The spine"): ≥ 10 M delivered messages/s on one
+// core for chang-roberts under constant latency; ≥ 2.5 M/s for lcr with all of
+// N = 1,000,000 initiating under a random latency model; a single-initiator
+// election on a 1,000,000-node ring in well under a second within 1 GiB.
+// Run: go test -run '^$' -bench . -benchtime 1x ./nodes/sim
+
+func ascending(n int) []nodes.Rank {
+	r := make([]nodes.Rank, n)
+	for i := range r {
+		r[i] = nodes.RankOf(uint64(i + 1))
+	}
+	return r
+}
+
+func shuffled(n int) []nodes.Rank {
+	r := ascending(n)
+	src := rand.New(rand.NewPCG(1, 2))
+	src.Shuffle(n, func(i, j int) { r[i], r[j] = r[j], r[i] })
+	return r
+}
+
+func all(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+func bench(b *testing.B, algo string, ranks []nodes.Rank, initiators []int, lat sim.Latency) {
+	b.Helper()
+	a, v, err := nodes.Lookup(algo)
+	if err != nil {
+		b.Fatal(err)
+	}
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	var msgs int64
+	b.ResetTimer()
+	start := time.Now()
+	for range b.N {
+		res, err := sim.Run(sim.Config{Algorithm: a, Variant: v, Ranks: ranks, Initiators: initiators, Latency: lat, Seed: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		msgs += res.Messages
+	}
+	elapsed := time.Since(start)
+	b.StopTimer()
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(msgs)/elapsed.Seconds(), "msgs/s")
+	b.ReportMetric(float64(msgs)/float64(b.N), "msgs/op")
+	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N)/(1<<20), "MiB-alloc/op")
+	b.ReportMetric(float64(after.HeapSys)/(1<<20), "MiB-heap-sys")
+}
+
+func BenchmarkChangRobertsConstant(b *testing.B) {
+	n := 100_000
+	bench(b, "chang-roberts", ascending(n), []int{0}, sim.Constant(time.Millisecond)) // worst case: 3N−1
+}
+
+func BenchmarkChangRobertsSingleInitiator1M(b *testing.B) {
+	n := 1_000_000
+	bench(b, "chang-roberts", shuffled(n), []int{0}, sim.Constant(time.Millisecond))
+}
+
+func BenchmarkLCRAll1MUniform(b *testing.B) {
+	n := 1_000_000
+	bench(b, "lcr", shuffled(n), nil, sim.Uniform{Lo: time.Millisecond, Hi: 5 * time.Millisecond})
+}
+
+func BenchmarkLCRAll1MConstant(b *testing.B) {
+	n := 1_000_000
+	bench(b, "lcr", shuffled(n), nil, sim.Constant(time.Millisecond))
+}
+
+func BenchmarkHSAll1MConstant(b *testing.B) {
+	n := 1_000_000
+	bench(b, "hs", shuffled(n), nil, sim.Constant(time.Millisecond))
+}
+
+func BenchmarkHSAll1MUniform(b *testing.B) {
+	n := 1_000_000
+	bench(b, "hs", shuffled(n), nil, sim.Uniform{Lo: time.Millisecond, Hi: 5 * time.Millisecond})
+}
