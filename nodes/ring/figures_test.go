@@ -90,6 +90,10 @@ func descending(n int) []nodes.Rank {
 	return rs
 }
 
+func rotated(rs []nodes.Rank, k int) []nodes.Rank {
+	return append(slices.Clone(rs[k:]), rs[:k]...)
+}
+
 func shuffled(n int, seed uint64) []nodes.Rank {
 	rs := ascending(n)
 	r := rand.New(rand.NewPCG(seed, 1))
@@ -162,6 +166,9 @@ func TestAllInitiateFigures(t *testing.T) {
 			}{
 				{"ascending", ascending(n), int64(3*n - 1)},
 				{"descending", descending(n), int64(n*(n+1)/2 + n)},
+				// A rotation is the same ring read from another position.
+				{"rotated ascending", rotated(ascending(n), n/3+1), int64(3*n - 1)},
+				{"rotated descending", rotated(descending(n), n/3+1), int64(n*(n+1)/2 + n)},
 				{"random", shuffled(n, uint64(n)), 0},
 			} {
 				what := fmt.Sprintf("%s N=%d %s", name, n, c.label)
@@ -363,4 +370,20 @@ func BenchmarkChangRobertsMillion(b *testing.B) {
 		msgs += res.Messages
 	}
 	b.ReportMetric(float64(msgs)/b.Elapsed().Seconds(), "msgs/s")
+}
+
+// TestMillionProcessRing: the figures hold at the scale the simulator is
+// built for (ALGORITHMS.md:49-50, 62: 3N−1 messages and T).
+func TestMillionProcessRing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a million processes")
+	}
+	const n = 1_000_000
+	rs := shuffled(n, 11)
+	initiator := (maxPos(rs) + 1) % n
+	o := simulate(t, "chang-roberts", rs, []int{initiator}, sim.Constant(T), 1)
+	o.elected(t, "chang-roberts N=1e6", rs, true)
+	if o.res.Messages != 3*n-1 || o.turnaround != 3*n-1 {
+		t.Fatalf("%d messages in %v T, want %d", o.res.Messages, o.turnaround, 3*n-1)
+	}
 }

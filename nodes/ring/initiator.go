@@ -15,7 +15,8 @@ func init() {
 
 // ringInitiator is one process of `ring-initiator` (ALGORITHMS.md,
 // "ring-initiator — suppression of lower initiators"): chang-roberts whose
-// ELECTION and ELECTED carry the run's initiator in Message.Aux.
+// ELECTION and ELECTED carry the run's initiator in Message.Aux. A run that
+// ring repair restarts keeps its initiator, so it is not discarded as lower.
 type ringInitiator struct {
 	changRoberts
 	initiator nodes.Rank // highest initiator seen; zero (below every rank) until then
