@@ -11,7 +11,7 @@ import (
 // Violation is one breach of safety or liveness, with when and who.
 type Violation struct {
 	At     time.Duration
-	Kind   string // wrong-leader, disagreement, undecided
+	Kind   string // wrong-leader, disagreement, normal-disagreement, undecided
 	Procs  []int  // positions involved
 	Detail string
 }
@@ -24,31 +24,51 @@ func (v Violation) String() string {
 // ring could otherwise record one per process. The count stays exact.
 const maxRecorded = 16
 
-// Checker watches one trial (it is the simulator's Observer) and judges the
-// outcome against ALGORITHMS.md's definition of correct: every non-faulty
-// process decided, all decided the same leader, and that leader is the
-// non-faulty process of highest rank.
+// Checker watches one trial (it is the simulator's Observer) and judges it.
+//
+// Safety, as the run goes (ALGORITHMS.md; the bully issue):
+//   - wrong-leader: a process decides on a leader while a process of higher
+//     rank is alive;
+//   - disagreement: live processes believe different live leaders at once;
+//   - normal-disagreement (nodes.Phased algorithms): two processes in the
+//     Normal phase believe different leaders.
+//
+// Correct, at the end: every non-faulty process decided, all decided the
+// same leader, and that leader is the non-faulty process of highest rank.
 type Checker struct {
 	ranks   []nodes.Rank
-	faulty  []bool // by position; nil means nobody is faulty
-	highest nodes.Rank
-	count   int
-	list    []Violation
+	alive   []bool
+	dead    map[nodes.Rank]bool // ranks of crashed processes
+	highest nodes.Rank          // highest live rank
+	belief  []nodes.Rank        // by position: current decision (zero: none)
+	// believers counts live processes by the live leader they believe in;
+	// more than one key is a disagreement.
+	believers map[nodes.Rank]int
+	phase     []string           // by position, for nodes.Phased machines
+	normal    map[nodes.Rank]int // live processes in Normal by belief
+	count     int
+	list      []Violation
 }
 
-// NewChecker prepares a checker for a run over ranks (by position), with the
-// given positions crash-faulty.
-func NewChecker(ranks []nodes.Rank, faulty []bool) *Checker {
-	c := &Checker{ranks: ranks, faulty: faulty}
-	for i, r := range ranks {
-		if !c.isFaulty(i) && c.highest.Less(r) {
-			c.highest = r
-		}
+// NewChecker prepares a checker for a run over ranks (by position).
+func NewChecker(ranks []nodes.Rank) *Checker {
+	c := &Checker{ranks: ranks, alive: make([]bool, len(ranks)), dead: map[nodes.Rank]bool{},
+		belief: make([]nodes.Rank, len(ranks)), believers: map[nodes.Rank]int{}}
+	for i := range c.alive {
+		c.alive[i] = true
 	}
+	c.recomputeHighest()
 	return c
 }
 
-func (c *Checker) isFaulty(p int) bool { return c.faulty != nil && c.faulty[p] }
+func (c *Checker) recomputeHighest() {
+	c.highest = nodes.Rank{}
+	for i, r := range c.ranks {
+		if c.alive[i] && c.highest.Less(r) {
+			c.highest = r
+		}
+	}
+}
 
 func (c *Checker) record(v Violation) {
 	c.count++
@@ -57,12 +77,98 @@ func (c *Checker) record(v Violation) {
 	}
 }
 
-// Decided is called by the runtime on every decision. Deciding on anyone but
-// the highest non-faulty process is a safety violation at that instant.
+// Decided is called by the runtime on every decision.
 func (c *Checker) Decided(at time.Duration, p int, leader nodes.Rank) {
-	if leader != c.highest {
+	if leader.Less(c.highest) {
 		c.record(Violation{At: at, Kind: "wrong-leader", Procs: []int{p},
-			Detail: fmt.Sprintf("process %d (id %s) decided %s while %s is the highest non-faulty process", p, c.ranks[p], leader, c.highest)})
+			Detail: fmt.Sprintf("process %d (id %s) decided %s while %s is alive", p, c.ranks[p], leader, c.highest)})
+	}
+	old := c.belief[p]
+	c.belief[p] = leader
+	if c.phase != nil && c.phase[p] == nodes.PhaseNormal {
+		c.leaveNormal(old)
+		c.enterNormal(at, p, leader)
+	}
+	c.unbelieve(old)
+	if c.dead[leader] {
+		return // a stale belief in a crashed leader disagrees with nobody alive
+	}
+	c.believers[leader]++
+	if c.believers[leader] == 1 && len(c.believers) > 1 {
+		var other nodes.Rank
+		for r := range c.believers {
+			if r != leader && (other.IsZero() || other.Less(r)) {
+				other = r
+			}
+		}
+		c.record(Violation{At: at, Kind: "disagreement", Procs: []int{p},
+			Detail: fmt.Sprintf("process %d decided %s while live processes believe %s", p, leader, other)})
+	}
+}
+
+func (c *Checker) unbelieve(r nodes.Rank) {
+	if r.IsZero() || c.dead[r] {
+		return
+	}
+	if c.believers[r]--; c.believers[r] <= 0 {
+		delete(c.believers, r)
+	}
+}
+
+// Crashed is called by the runtime on every crash.
+func (c *Checker) Crashed(at time.Duration, p int) {
+	if !c.alive[p] {
+		return
+	}
+	c.unbelieve(c.belief[p])
+	if c.phase != nil && c.phase[p] == nodes.PhaseNormal {
+		c.leaveNormal(c.belief[p])
+	}
+	c.alive[p] = false
+	c.dead[c.ranks[p]] = true
+	delete(c.believers, c.ranks[p]) // nobody alive can follow a dead leader
+	c.recomputeHighest()
+}
+
+// Phase is called after every event of a nodes.Phased process.
+func (c *Checker) Phase(at time.Duration, p int, phase string) {
+	if c.phase == nil {
+		c.phase = make([]string, len(c.ranks))
+		c.normal = map[nodes.Rank]int{}
+	}
+	old := c.phase[p]
+	if old == phase || !c.alive[p] {
+		c.phase[p] = phase
+		return
+	}
+	c.phase[p] = phase
+	if old == nodes.PhaseNormal {
+		c.leaveNormal(c.belief[p])
+	}
+	if phase == nodes.PhaseNormal {
+		c.enterNormal(at, p, c.belief[p])
+	}
+}
+
+func (c *Checker) leaveNormal(r nodes.Rank) {
+	if r.IsZero() {
+		return
+	}
+	if c.normal[r]--; c.normal[r] <= 0 {
+		delete(c.normal, r)
+	}
+}
+
+// enterNormal counts p as Normal with belief r; two processes in Normal
+// with different leaders break the two-phase invariant.
+func (c *Checker) enterNormal(at time.Duration, p int, r nodes.Rank) {
+	if r.IsZero() {
+		return
+	}
+	c.normal[r]++
+	if c.normal[r] == 1 && len(c.normal) > 1 {
+		c.record(Violation{At: at, Kind: "normal-disagreement", Procs: []int{p},
+			Detail: fmt.Sprintf("process %d is Normal with leader %s while other Normal processes have another leader", p, r)})
 	}
 }
 
@@ -70,21 +176,22 @@ func (c *Checker) Decided(at time.Duration, p int, leader nodes.Rank) {
 type Verdict struct {
 	Correct    bool
 	Live       bool
-	Leader     string // the leader all non-faulty processes decided; "" if they did not agree
+	Leader     string // the leader all live processes decided; "" if they did not agree
 	Violations int    // safety violations (liveness failures are reported by Live)
 	Recorded   []Violation
-	DecidedAt  time.Duration // latest decision among non-faulty processes
+	DecidedAt  time.Duration // latest decision among live processes
 }
 
 // Finish judges the trial from each process's final decision. quiescent says
-// whether the run came to rest before its deadline.
+// whether the run came to rest before its deadline. Processes that crashed
+// are the faulty ones.
 func (c *Checker) Finish(decisions []sim.Decision, quiescent bool, end time.Duration) Verdict {
 	v := Verdict{}
 	allDecided, agree := true, true
 	var leader nodes.Rank
 	first := -1
 	for p, d := range decisions {
-		if c.isFaulty(p) {
+		if !c.alive[p] {
 			continue
 		}
 		if d.Count == 0 {
@@ -105,11 +212,14 @@ func (c *Checker) Finish(decisions []sim.Decision, quiescent bool, end time.Dura
 	}
 	v.Correct = allDecided && agree && first >= 0 && leader == c.highest
 	v.Live = allDecided && quiescent
+	v.Violations = c.count
+	v.Recorded = c.list
 	if !allDecided {
 		v.Recorded = append(v.Recorded, Violation{At: end, Kind: "undecided",
-			Detail: "a non-faulty process never learned a leader"})
+			Detail: "a live process never learned a leader"})
+	} else if !quiescent {
+		v.Recorded = append(v.Recorded, Violation{At: end, Kind: "unsettled",
+			Detail: "the run was still busy at its deadline"})
 	}
-	v.Violations = c.count
-	v.Recorded = append(c.list, v.Recorded...)
 	return v
 }

@@ -26,6 +26,8 @@ type Spec struct {
 	Seed       uint64
 	Latency    sim.Latency
 	Deadline   time.Duration // 0: sim.DefaultDeadline
+	Crashes    []CrashSpec
+	Detector   sim.Detector // zero: sim.DefaultDetector
 }
 
 // Trial is one run of one algorithm on one cluster.
@@ -59,6 +61,20 @@ func (s *Spec) Validate() error {
 	for _, n := range s.Nodes {
 		if err := s.IDs.Check(n); err != nil {
 			return err
+		}
+		// Resolve the crashes against a sample arrangement: a selector that
+		// matches no process fails here, before anything runs.
+		for _, a := range s.Algos {
+			ranks := s.IDs.Ranks(n, TrialSeed(s.Seed, 0))
+			var initiators []int
+			if a.Alg.StartsAll {
+				initiators = []int{0}
+			} else if s.Initiators.Check(n) == nil {
+				initiators = s.Initiators.Positions(ranks, TrialSeed(s.Seed, 0))
+			}
+			if _, err := resolveCrashes(s.Crashes, ranks, initiators, 0, s.Latency.Mean()); err != nil {
+				return err
+			}
 		}
 		for _, a := range s.Algos {
 			if a.Alg.StartsAll {

@@ -164,15 +164,24 @@ func RunTrial(t Trial, trace io.Writer) (row reports.Row) {
 		}
 	}()
 	ranks := s.IDs.Ranks(t.Nodes, t.Seed)
-	var initiators []int
-	if !a.Alg.StartsAll {
+	var initiators, crashTargets []int
+	if a.Alg.StartsAll {
+		crashTargets = allPositions(t.Nodes)
+	} else {
 		initiators = s.Initiators.Positions(ranks, t.Seed)
+		crashTargets = initiators
 	}
-	checker := NewChecker(ranks, nil)
+	crashes, err := resolveCrashes(s.Crashes, ranks, crashTargets, t.Seed, s.Latency.Mean())
+	if err != nil {
+		row.Error = oneLine(err.Error())
+		return row
+	}
+	checker := NewChecker(ranks)
 	res, err := sim.Run(sim.Config{
 		Algorithm: a.Alg, Variant: a.Variant, Params: a.Params,
 		Ranks: ranks, Initiators: initiators, Latency: s.Latency,
 		Seed: t.Seed, Deadline: s.Deadline, Trace: trace, Observer: checker,
+		Crashes: crashes, Detector: s.Detector,
 	})
 	if err != nil {
 		row.Error = oneLine(err.Error())
@@ -194,8 +203,20 @@ func RunTrial(t Trial, trace io.Writer) (row reports.Row) {
 	if v.Leader != "" && start >= 0 {
 		row.DecidedS, row.DecidedT = inUnits(v.DecidedAt-start, res.T)
 	}
+	fillFailover(&row, res, v)
 	if a.Alg.Theory != nil {
-		th := a.Alg.Theory(nodes.TheoryInput{Variant: a.Variant, N: t.Nodes, Ranks: ranks, Initiators: initiators})
+		in := nodes.TheoryInput{Variant: a.Variant, N: t.Nodes, Ranks: ranks, Initiators: initiators}
+		for _, c := range crashes {
+			if c.When == sim.AtStart {
+				in.Crashed = append(in.Crashed, c.Pos)
+			} else {
+				in.Faulty = true
+			}
+		}
+		if res.Detector != sim.DefaultDetector(res.T) {
+			in.Faulty = true
+		}
+		th := a.Alg.Theory(in)
 		if th.Messages > 0 {
 			row.TheoryMessages = reports.Some(th.Messages)
 		}
@@ -204,6 +225,32 @@ func RunTrial(t Trial, trace io.Writer) (row reports.Row) {
 		}
 	}
 	return row
+}
+
+// fillFailover measures the first crash of a leader: detection (crash →
+// first suspicion) and failover (crash → every live process knows the new
+// leader), when the run recovered a correct leader.
+func fillFailover(row *reports.Row, res *sim.Result, v Verdict) {
+	for _, c := range res.Crashes {
+		if !c.WasLeader {
+			continue
+		}
+		if c.FirstSuspicion >= 0 {
+			row.DetectS = reports.Some((c.FirstSuspicion - c.At).Seconds())
+		}
+		if v.Correct && v.DecidedAt >= c.At {
+			row.FailoverS, row.FailoverT = inUnits(v.DecidedAt-c.At, res.T)
+		}
+		return
+	}
+}
+
+func allPositions(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
 }
 
 func fillCounts(row *reports.Row, res *sim.Result) {

@@ -167,32 +167,33 @@ func TestCheckerVerdicts(t *testing.T) {
 		return d
 	}
 	// All decided the highest: correct.
-	c := NewChecker(ranks, nil)
+	c := NewChecker(ranks)
 	v := c.Finish(dec(5, 5, 5), true, time.Second)
 	if !v.Correct || !v.Live || v.Violations != 0 || v.Leader != "5" || v.DecidedAt != 2*time.Millisecond {
 		t.Errorf("all agree: %+v", v)
 	}
 	// One process decides a lower leader: a safety violation, not correct.
-	c = NewChecker(ranks, nil)
+	c = NewChecker(ranks)
 	c.Decided(time.Millisecond, 0, nodes.RankOf(3))
 	v = c.Finish(dec(3, 5, 5), true, time.Second)
 	if v.Correct || v.Violations != 2 || v.Leader != "" || !strings.Contains(v.Recorded[0].String(), "decided 3 while 5") {
 		t.Errorf("wrong leader: %+v", v)
 	}
 	// Someone never decided: not live, not correct.
-	c = NewChecker(ranks, nil)
+	c = NewChecker(ranks)
 	v = c.Finish(dec(5, 0, 5), true, time.Second)
 	if v.Correct || v.Live || v.Violations != 0 {
 		t.Errorf("undecided: %+v", v)
 	}
 	// The highest crashed: the next one is the right leader.
-	c = NewChecker(ranks, []bool{false, true, false})
+	c = NewChecker(ranks)
+	c.Crashed(0, 1)
 	v = c.Finish(dec(3, 0, 3), true, time.Second)
 	if !v.Correct || !v.Live {
 		t.Errorf("crashed highest: %+v", v)
 	}
 	// A run stopped at its deadline is not live even if everyone decided.
-	c = NewChecker(ranks, nil)
+	c = NewChecker(ranks)
 	if v = c.Finish(dec(5, 5, 5), false, time.Second); v.Live || !v.Correct {
 		t.Errorf("deadline: %+v", v)
 	}

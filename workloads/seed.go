@@ -18,4 +18,5 @@ func mix(x uint64) uint64 {
 const (
 	streamIDs        = 0x1d5
 	streamInitiators = 0x1417
+	streamCrashes    = 0xc4a5
 )

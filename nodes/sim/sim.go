@@ -26,11 +26,22 @@ type Config struct {
 	Trace io.Writer
 	// Observer, when set, is told of every decision as it happens.
 	Observer Observer
+	// Crashes are the crash-stop faults of the trial.
+	Crashes []Crash
+	// Detector is the failure detector; the zero value means
+	// DefaultDetector (perfect with D = 10T).
+	Detector Detector
 }
 
 // Observer watches a run as it happens (the checker).
 type Observer interface {
+	// Decided reports a decision.
 	Decided(at time.Duration, p int, leader nodes.Rank)
+	// Crashed reports a crash.
+	Crashed(at time.Duration, p int)
+	// Phase reports the phase of a nodes.Phased process after every event
+	// it handled.
+	Phase(at time.Duration, p int, phase string)
 }
 
 // DefaultDeadline is the virtual time after which a run that has not gone
@@ -63,8 +74,12 @@ type Result struct {
 	// (negative if none was).
 	FirstInitiation, LastElection time.Duration
 	Events                        int64         // events processed
-	Quiescent                     bool          // nothing was left to happen before the deadline
+	Quiescent                     bool          // the run came to rest before the deadline
 	End                           time.Duration // virtual time of the last event processed
+	Dropped                       int64         // messages lost because their receiver had crashed
+	Crashes                       []CrashRecord // every crash, in order
+	Alive                         []bool        // by position, at the end
+	Detector                      Detector      // the detector that ran
 }
 
 // MessagesByKind returns the non-zero message counts by kind name.
@@ -91,6 +106,9 @@ const (
 	evDeliver uint8 = iota
 	evTimer
 	evInitiate
+	evSuspect   // to suspects from
+	evCrash     // crash number gen of Config.Crashes
+	evHeartbeat // detector tick of process to
 )
 
 type payload struct {
@@ -130,6 +148,24 @@ type sim struct {
 
 	net   *rand.Rand
 	rands []*rand.Rand
+
+	alive       []bool
+	byRank      map[nodes.Rank]int
+	lastDecided int32 // position of the latest decision; -1 before any
+	det         Detector
+	detRand     *rand.Rand
+	hb          *heartbeats
+	afterMsgs   []int // crashes waiting for a message count
+	onElected   []int // crashes waiting for the first decision
+	phased      bool  // machines implement nodes.Phased
+
+	// Background events (heartbeat ticks and pings) do not keep a run
+	// alive: it comes to rest when no other event is pending and nothing
+	// has happened for longer than a detector could still take to notice.
+	core        int64 // pending non-background events
+	lastCore    int64 // time of the latest non-background event
+	quietEnough int64 // the quiet period that ends a run with heartbeats
+	fifoCore    int64 // of which in the FIFO queue
 
 	res   Result
 	trace *tracer
@@ -175,6 +211,11 @@ func newSim(cfg Config) (*sim, error) {
 			return nil, fmt.Errorf("sim: process %d has the zero rank", i)
 		}
 	}
+	for _, c := range cfg.Crashes {
+		if err := c.validate(n); err != nil {
+			return nil, err
+		}
+	}
 	variant := cfg.Variant
 	if variant == "" {
 		variant = cfg.Algorithm.Variants[0].Name
@@ -203,6 +244,20 @@ func newSim(cfg Config) (*sim, error) {
 		machines: make([]nodes.Machine, n),
 		envs:     make([]env, n),
 	}
+	s.det = cfg.Detector
+	if s.det.Kind == "" {
+		s.det = DefaultDetector(t)
+	}
+	s.detRand = rand.New(rand.NewPCG(cfg.Seed, 0x646574656374)) // "detect"
+	s.alive = make([]bool, n)
+	for i := range s.alive {
+		s.alive[i] = true
+	}
+	s.lastDecided = -1
+	if s.det.Kind == "heartbeat" {
+		s.hb = &heartbeats{lastHeard: make([]int64, n*n), suspected: make([]bool, n*n)}
+		s.quietEnough = int64(s.det.Tau + 2*s.det.P + 4*t)
+	}
 	s.res = Result{
 		N: n, T: t,
 		Sent:         make([]int64, nodes.NumKinds()),
@@ -210,11 +265,15 @@ func newSim(cfg Config) (*sim, error) {
 		Fired:        make([]int64, nodes.NumTimers()),
 		Decisions:    make([]Decision, n),
 		LastElection: -1, FirstInitiation: -1,
+		Detector: s.det, Alive: s.alive,
 	}
 	s.buildPeers()
 	for i := range s.machines {
 		s.machines[i] = newMachine()
 		s.envs[i] = env{s: s, p: int32(i)}
+	}
+	if s.cfg.Observer != nil {
+		_, s.phased = s.machines[0].(nodes.Phased)
 	}
 	if cfg.Trace != nil {
 		s.trace = &tracer{w: bufio.NewWriterSize(cfg.Trace, 1<<16)}
@@ -248,16 +307,34 @@ func (s *sim) buildPeers() {
 }
 
 func (s *sim) run() {
-	// Boot every process, then the workload's initiations, all at time 0.
+	// Crashes at the start happen before anyone boots: the process never
+	// starts, and exactly the initiators suspect it at time 0.
+	for _, c := range s.cfg.Crashes {
+		if c.When == AtStart {
+			s.crash(int32(c.Pos), true)
+		}
+	}
+	// Boot every live process, then the workload's initiations, all at time 0.
 	if s.cfg.Algorithm.StartsAll {
 		s.res.FirstInitiation = 0
 	}
 	for i := range s.machines {
+		if !s.alive[i] {
+			continue
+		}
 		s.trace.event(0, "start", i)
 		s.machines[i].Start(&s.envs[i])
+		s.afterEvent(int32(i))
 	}
 	for _, p := range s.cfg.Initiators {
 		s.schedule(0, classControl, payload{kind: evInitiate, to: int32(p)})
+	}
+	s.scheduleCrashes()
+	s.scheduleFalseSuspicions()
+	if s.hb != nil {
+		for p := range int32(s.n) {
+			s.scheduleBackground(0, payload{kind: evHeartbeat, to: p})
+		}
 	}
 	for {
 		var at int64
@@ -279,29 +356,76 @@ func (s *sim) run() {
 			return
 		}
 		s.now = at
-		s.res.End = time.Duration(at)
-		s.res.Events++
 		if fromFifo {
 			d := s.fifo.pop()
+			if s.background(d.msg.Kind) && s.settled() {
+				return
+			}
+			s.res.End = time.Duration(at)
+			s.res.Events++
 			s.deliver(d.to, d.from, d.ord, &d.msg)
 			continue
 		}
 		e := s.heap.pop()
 		p := s.slab[e.slot]
 		s.free = append(s.free, e.slot)
+		if (p.kind == evHeartbeat || p.kind == evDeliver && s.background(p.msg.Kind)) && s.settled() {
+			return
+		}
+		s.res.End = time.Duration(at)
+		s.res.Events++
 		switch p.kind {
 		case evDeliver:
 			s.deliver(p.to, p.from, e.ord, &p.msg)
 		case evTimer:
 			s.fire(p.to, p.timer, p.gen)
 		case evInitiate:
+			if !s.alive[p.to] {
+				continue
+			}
 			if s.res.FirstInitiation < 0 {
 				s.res.FirstInitiation = time.Duration(s.now)
 			}
 			s.trace.event(s.now, "initiate", int(p.to))
 			s.machines[p.to].Initiate(&s.envs[p.to])
+			s.afterEvent(p.to)
+		case evSuspect:
+			s.suspect(p.to, p.from)
+		case evCrash:
+			s.crashNow(int(p.gen))
+		case evHeartbeat:
+			s.heartbeat(p.to)
 		}
 	}
+}
+
+// background reports whether messages of kind k belong to the runtime's
+// heartbeat detector rather than to the algorithm.
+func (s *sim) background(k nodes.Kind) bool {
+	return s.hb != nil && (k == kindPing || k == kindPingAck)
+}
+
+// settled reports, when the next event is background traffic, whether the
+// run has come to rest: nothing but heartbeats pending, for longer than the
+// detector could take to notice anything.
+func (s *sim) settled() bool {
+	if s.core > 0 || s.now-s.lastCore < s.quietEnough {
+		return false
+	}
+	s.res.Quiescent = true
+	return true
+}
+
+// afterEvent lets the checker watch the phase of a nodes.Phased process.
+func (s *sim) afterEvent(p int32) {
+	if s.phased {
+		s.cfg.Observer.Phase(time.Duration(s.now), int(p), s.machines[p].(nodes.Phased).Phase())
+	}
+}
+
+func (s *sim) scheduleBackground(at int64, p payload) {
+	s.core-- // schedule counts every event as core; this one is not
+	s.schedule(at, classTimer, p)
 }
 
 func (s *sim) schedule(at int64, class uint64, p payload) {
@@ -315,17 +439,45 @@ func (s *sim) schedule(at int64, class uint64, p payload) {
 		s.slab = append(s.slab, p)
 	}
 	s.seq++
+	s.core++
 	s.heap.push(entry{at: at, ord: order(class, s.seq), slot: slot})
 }
 
+// popped accounts for a core event leaving the queues.
+func (s *sim) popped() {
+	s.core--
+	s.lastCore = s.now
+}
+
 func (s *sim) deliver(to, from int32, ord uint64, m *nodes.Message) {
-	if m.Kind.IsElection() {
-		s.res.LastElection = time.Duration(s.now)
+	if !s.background(m.Kind) {
+		s.popped()
+	}
+	if !s.alive[to] {
+		s.res.Dropped++
+		if s.trace != nil {
+			s.trace.message(s.now, "drop", ord, from, to, m)
+		}
+		return
 	}
 	if s.trace != nil {
 		s.trace.message(s.now, "recv", ord, from, to, m)
 	}
+	switch m.Kind {
+	case kindPing:
+		s.send(to, nodes.PeerID(from), nodes.Message{Kind: kindPingAck})
+		return
+	case kindPingAck:
+		if s.hb != nil {
+			s.hb.lastHeard[int(to)*s.n+int(from)] = s.now
+		}
+		return
+	}
+	if m.Kind.IsElection() {
+		s.res.LastElection = time.Duration(s.now)
+	}
 	s.machines[to].Receive(&s.envs[to], nodes.PeerID(from), *m)
+	s.afterEvent(to)
 }
 
 func (s *sim) send(from int32, to nodes.PeerID, m nodes.Message) {
@@ -341,6 +493,12 @@ func (s *sim) send(from int32, to nodes.PeerID, m nodes.Message) {
 	s.res.Bytes += size
 	if m.Kind.IsElection() {
 		s.res.Messages++
+		if len(s.afterMsgs) > 0 {
+			s.checkMessageTriggers()
+		}
+	}
+	if !s.background(m.Kind) {
+		s.core++
 	}
 	s.seq++
 	ord := order(classDeliver, s.seq)
@@ -396,10 +554,11 @@ func (s *sim) cancelTimer(p int32, t nodes.TimerID) {
 }
 
 func (s *sim) fire(p int32, t nodes.TimerID, gen uint32) {
+	s.popped()
 	k := timerKey(p, t)
 	st := s.timers[k]
-	if !st.armed || st.gen != gen {
-		return // cancelled or re-armed since
+	if !st.armed || st.gen != gen || !s.alive[p] {
+		return // cancelled or re-armed since, or its process crashed
 	}
 	st.armed = false
 	s.timers[k] = st
@@ -407,15 +566,20 @@ func (s *sim) fire(p int32, t nodes.TimerID, gen uint32) {
 	s.res.Timeouts++
 	s.trace.timer(s.now, int(p), t)
 	s.machines[p].Timeout(&s.envs[p], t)
+	s.afterEvent(p)
 }
 
 func (s *sim) decide(p int32, leader nodes.Rank) {
 	d := &s.res.Decisions[p]
 	d.Leader, d.At = leader, time.Duration(s.now)
 	d.Count++
+	s.lastDecided = p
 	s.trace.decide(s.now, int(p), leader)
 	if s.cfg.Observer != nil {
 		s.cfg.Observer.Decided(time.Duration(s.now), int(p), leader)
+	}
+	if len(s.onElected) > 0 {
+		s.leaderElected()
 	}
 }
 

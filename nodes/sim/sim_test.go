@@ -18,8 +18,8 @@ type probe struct {
 }
 
 var (
-	kPing  = nodes.RegisterKind("PING", nodes.ElectionClass)
-	kPong  = nodes.RegisterKind("PONG", nodes.ElectionClass)
+	kPing  = nodes.RegisterKind("TEST_PING", nodes.ElectionClass)
+	kPong  = nodes.RegisterKind("TEST_PONG", nodes.ElectionClass)
 	kBeat  = nodes.RegisterKind("TEST_BEAT", nodes.MaintenanceClass)
 	tWait  = nodes.RegisterTimer("WAIT")
 	tOther = nodes.RegisterTimer("OTHER")
@@ -209,7 +209,7 @@ func TestCountsAndBytes(t *testing.T) {
 		t.Errorf("bytes = %d, want %d", res.Bytes, want)
 	}
 	// Maintenance kinds are counted by kind but are not election messages.
-	if res.Messages != 2 || res.MessagesByKind()["TEST_BEAT"] != 1 || res.MessagesByKind()["PING"] != 1 {
+	if res.Messages != 2 || res.MessagesByKind()["TEST_BEAT"] != 1 || res.MessagesByKind()["TEST_PING"] != 1 {
 		t.Errorf("messages %d by kind %v", res.Messages, res.MessagesByKind())
 	}
 	if res.LastElection != 1*time.Millisecond {

@@ -13,6 +13,9 @@ import (
 //	{"t":ns,"ev":"send"|"recv","id":m,"from":i,"to":j,"kind":"ELECTION","rank":"5",...}
 //	{"t":ns,"ev":"timer","p":i,"timer":"T1"}
 //	{"t":ns,"ev":"decide","p":i,"leader":"5"}
+//	{"t":ns,"ev":"crash","p":i}
+//	{"t":ns,"ev":"suspect","p":i,"q":j}          (i's detector suspects j)
+//	{"t":ns,"ev":"drop",...}                     (a message reaching a crashed process)
 //
 // Processes are named by position; "id" pairs a send with its delivery.
 // Written by hand rather than with encoding/json: tracing a large run must not
@@ -103,3 +106,13 @@ func (t *tracer) decide(at int64, p int, leader nodes.Rank) {
 }
 
 func (t *tracer) flush() error { return t.w.Flush() }
+
+func (t *tracer) suspect(at int64, p, q int) {
+	if t == nil {
+		return
+	}
+	t.begin(at, "suspect")
+	t.num("p", int64(p))
+	t.num("q", int64(q))
+	t.end()
+}

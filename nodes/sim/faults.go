@@ -1,0 +1,131 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+)
+
+// Trigger says when a crash happens.
+type Trigger uint8
+
+const (
+	AtStart       Trigger = iota // before the run: the process never starts
+	AtTime                       // at a virtual time
+	AfterMessages                // right after the K-th election message is sent
+	LeaderElected                // at the first decision of the run
+)
+
+// Crash is one crash-stop fault: from its instant on the process receives
+// nothing, sends nothing and its timers never fire. Messages sent to it are
+// still counted as sent (and lost).
+type Crash struct {
+	Pos  int           // the position to crash; CurrentLeader for whoever is leader then
+	When Trigger       //
+	At   time.Duration // for AtTime
+	K    int64         // for AfterMessages
+}
+
+// CurrentLeader as a Crash position means the leader named by the latest
+// decision at the crash's instant (the highest process if nobody decided yet).
+const CurrentLeader = -1
+
+// CrashRecord is what happened to one crash.
+type CrashRecord struct {
+	Pos            int           // the process crashed
+	At             time.Duration // when
+	WasLeader      bool          // the latest decision named it, or it was the highest and nobody had decided
+	FirstSuspicion time.Duration // when a detector first suspected it; -1 if none did
+}
+
+func (c Crash) validate(n int) error {
+	if c.Pos != CurrentLeader && (c.Pos < 0 || c.Pos >= n) {
+		return fmt.Errorf("sim: crash of position %d out of range 0..%d", c.Pos, n-1)
+	}
+	if c.When == AtStart && c.Pos == CurrentLeader {
+		return fmt.Errorf("sim: there is no leader to crash at the start")
+	}
+	if c.When == AtTime && c.At < 0 {
+		return fmt.Errorf("sim: crash at negative time %v", c.At)
+	}
+	if c.When == AfterMessages && c.K < 1 {
+		return fmt.Errorf("sim: crash after %d messages: need at least 1", c.K)
+	}
+	return nil
+}
+
+// scheduleCrashes arms every crash that is not at the start.
+func (s *sim) scheduleCrashes() {
+	for i, c := range s.cfg.Crashes {
+		switch c.When {
+		case AtTime:
+			s.schedule(int64(c.At), classControl, payload{kind: evCrash, gen: uint32(i)})
+		case AfterMessages:
+			s.afterMsgs = append(s.afterMsgs, i)
+		case LeaderElected:
+			s.onElected = append(s.onElected, i)
+		}
+	}
+}
+
+// crashNow crashes the target of crash i at the current instant.
+func (s *sim) crashNow(i int) {
+	c := s.cfg.Crashes[i]
+	p := c.Pos
+	if p == CurrentLeader {
+		p = s.currentLeader()
+	}
+	s.crash(int32(p), false)
+}
+
+// currentLeader is the process named by the latest decision, or the highest
+// alive process when nobody has decided.
+func (s *sim) currentLeader() int {
+	if s.lastDecided >= 0 {
+		if p, ok := s.byRank[s.res.Decisions[s.lastDecided].Leader]; ok {
+			return p
+		}
+	}
+	best := -1
+	for p := range s.n {
+		if s.alive[p] && (best < 0 || s.ranks[best].Less(s.ranks[p])) {
+			best = p
+		}
+	}
+	return max(best, 0)
+}
+
+func (s *sim) crash(p int32, atStart bool) {
+	if !s.alive[p] {
+		return
+	}
+	wasLeader := s.currentLeader() == int(p)
+	s.alive[p] = false
+	s.res.Crashes = append(s.res.Crashes, CrashRecord{Pos: int(p), At: time.Duration(s.now), WasLeader: wasLeader, FirstSuspicion: -1})
+	s.trace.event(s.now, "crash", int(p))
+	if s.cfg.Observer != nil {
+		s.cfg.Observer.Crashed(time.Duration(s.now), int(p))
+	}
+	s.detectCrash(p, atStart)
+}
+
+// checkMessageTriggers fires crashes armed for "after K messages".
+func (s *sim) checkMessageTriggers() {
+	kept := s.afterMsgs[:0]
+	for _, i := range s.afterMsgs {
+		if s.res.Messages >= s.cfg.Crashes[i].K {
+			// Crash as a control event at this instant, after the sending
+			// handler returns: a handler is atomic.
+			s.schedule(s.now, classControl, payload{kind: evCrash, gen: uint32(i)})
+		} else {
+			kept = append(kept, i)
+		}
+	}
+	s.afterMsgs = kept
+}
+
+func (s *sim) leaderElected() {
+	for _, i := range s.onElected {
+		s.schedule(s.now, classControl, payload{kind: evCrash, gen: uint32(i)})
+	}
+	s.onElected = nil
+}
