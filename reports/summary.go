@@ -59,6 +59,13 @@ type Stat struct {
 	StdDev Opt[float64] // sample standard deviation
 	CILow  Opt[float64] // 95% confidence interval of the mean
 	CIHigh Opt[float64]
+
+	// MedianLow and MedianHigh are a distribution-free 95% confidence
+	// interval of the median: two order statistics (medianCIRanks). Unset
+	// below 6 values, where no pair of order statistics reaches 95%. Not
+	// written to summary.csv or summary.json, whose columns are fixed.
+	MedianLow  Opt[float64]
+	MedianHigh Opt[float64]
 }
 
 // metrics are the summarised columns, in output order.
@@ -157,6 +164,7 @@ func describe(xs []float64) Stat {
 	s.P99 = Some(must(stats.Percentile(data, 99)))
 	s.Min = Some(must(stats.Min(data)))
 	s.Max = Some(must(stats.Max(data)))
+	s.MedianLow, s.MedianHigh = medianCI(xs)
 	if s.N < 2 {
 		return s
 	}
