@@ -1,4 +1,7 @@
 package main
 
 // The algorithm families register themselves when imported.
-import _ "github.com/electbench/electbench/nodes/ring"
+import (
+	_ "github.com/electbench/electbench/nodes/bully"
+	_ "github.com/electbench/electbench/nodes/ring"
+)

@@ -40,6 +40,8 @@ type runOptions struct {
 	resume     bool
 	deadline   string
 	trace      string
+	crashes    []string
+	detector   string
 }
 
 // Defaults of a bare `electbench run`: a quick simulated sweep of every
@@ -87,6 +89,8 @@ Exit codes: 0 ok, 1 an expectation failed, 2 bad usage or input,
 	f.BoolVar(&o.resume, "resume", o.resume, "keep the rows already in DIR/results.csv and run only the missing trials")
 	f.StringVar(&o.deadline, "deadline", o.deadline, "virtual time after which an unfinished trial counts as not live (e.g. 500ms or 2000T)")
 	f.StringVar(&o.trace, "trace", o.trace, "write every event of every trial as JSON lines to this file")
+	f.StringArrayVar(&o.crashes, "crash", nil, "crash SELECTOR[@WHEN] (repeatable): highest, lowest, leader, would-be-leader,\ninitiator, index:K, random(k) @ start, a time (5ms, 3T), after-messages:K, leader-elected")
+	f.StringVar(&o.detector, "detector", "", "failure detector: perfect(D), heartbeat(P,τ), inaccurate(λ,μ[,D[,W]]) (default perfect(10T))")
 	return cmd
 }
 
@@ -115,6 +119,18 @@ func (o runOptions) buildSpec() (*workloads.Spec, error) {
 	if o.deadline != "" {
 		if spec.Deadline, err = nodes.ParseDuration(o.deadline, lat.Mean()); err != nil || spec.Deadline <= 0 {
 			return nil, badInputf("--deadline %q: want a positive duration such as 500ms or 2000T", o.deadline)
+		}
+	}
+	for _, c := range o.crashes {
+		cs, err := workloads.ParseCrash(c)
+		if err != nil {
+			return nil, badInput(err)
+		}
+		spec.Crashes = append(spec.Crashes, cs)
+	}
+	if o.detector != "" {
+		if spec.Detector, err = sim.ParseDetector(o.detector, lat.Mean()); err != nil {
+			return nil, badInputf("--detector: %w", err)
 		}
 	}
 	if o.parallel < 0 {

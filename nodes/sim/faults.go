@@ -3,6 +3,8 @@ package sim
 import (
 	"fmt"
 	"time"
+
+	"github.com/electbench/electbench/nodes"
 )
 
 // Trigger says when a crash happens.
@@ -81,6 +83,12 @@ func (s *sim) crashNow(i int) {
 // alive process when nobody has decided.
 func (s *sim) currentLeader() int {
 	if s.lastDecided >= 0 {
+		if s.byRank == nil {
+			s.byRank = make(map[nodes.Rank]int, s.n)
+			for i, r := range s.ranks {
+				s.byRank[r] = i
+			}
+		}
 		if p, ok := s.byRank[s.res.Decisions[s.lastDecided].Leader]; ok {
 			return p
 		}

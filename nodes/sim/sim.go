@@ -380,6 +380,7 @@ func (s *sim) run() {
 		case evTimer:
 			s.fire(p.to, p.timer, p.gen)
 		case evInitiate:
+			s.popped()
 			if !s.alive[p.to] {
 				continue
 			}
@@ -390,8 +391,10 @@ func (s *sim) run() {
 			s.machines[p.to].Initiate(&s.envs[p.to])
 			s.afterEvent(p.to)
 		case evSuspect:
+			s.popped()
 			s.suspect(p.to, p.from)
 		case evCrash:
+			s.popped()
 			s.crashNow(int(p.gen))
 		case evHeartbeat:
 			s.heartbeat(p.to)
