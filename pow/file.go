@@ -176,8 +176,7 @@ func Decode(data []byte) (*Identity, error) {
 		}
 	}
 	if want := checksum(&f); f.Checksum != want {
-		return nil, fmt.Errorf("%w: checksum %q does not match the content (%q): the file was altered",
-			ErrEncoding, f.Checksum, want)
+		return nil, fmt.Errorf("%w: checksum mismatch: the file was altered after it was written", ErrEncoding)
 	}
 	if canon := marshal(&f); !bytes.Equal(canon, data) {
 		if bytes.HasPrefix(canon, data) {
