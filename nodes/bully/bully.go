@@ -1,0 +1,69 @@
+package bully
+
+import (
+	"time"
+
+	"github.com/electbench/electbench/nodes"
+)
+
+var bullyParams = []nodes.Param{
+	{Name: "t1", Default: "2T", Summary: "how long an election waits for an OK before the process declares itself (duration)"},
+	{Name: "t2", Default: "5T", Summary: "how long a process that got an OK waits for COORDINATOR before a new election (duration)"},
+	{Name: "ack-wait", Default: "2T", Summary: "two-phase only: how long the winner waits for ACKs before announcing (duration)"},
+}
+
+func init() {
+	nodes.Register(nodes.Algorithm{
+		Name:     "bully",
+		Family:   "bully",
+		Summary:  "Garcia-Molina 1982 as taught: ask every higher process, the highest alive bullies the rest",
+		Topology: nodes.Complete,
+		Variants: []nodes.Variant{
+			{Name: "classic", Summary: "the winner announces COORDINATOR at once"},
+			{Name: "two-phase", Summary: "the winner halts every lower process and collects ACKs before announcing (Normal, Election, Waiting)"},
+		},
+		Params: bullyParams,
+		New:    newBully,
+		Theory: bullyTheory,
+	})
+}
+
+// timing is what every process of one bully run shares.
+type timing struct {
+	t1, t2, ackWait time.Duration
+}
+
+func newBully(cfg nodes.Config) (func() nodes.Machine, error) {
+	variant, err := checkVariant("bully", cfg.Variant, "classic", "two-phase")
+	if err != nil {
+		return nil, err
+	}
+	if err := checkParams("bully", cfg.Params, bullyParams); err != nil {
+		return nil, err
+	}
+	tm := new(timing)
+	for _, p := range []struct {
+		name string
+		d    *time.Duration
+	}{{"t1", &tm.t1}, {"t2", &tm.t2}, {"ack-wait", &tm.ackWait}} {
+		if *p.d, err = duration(cfg, bullyParams, p.name); err != nil {
+			return nil, err
+		}
+	}
+	if variant == "two-phase" {
+		return func() nodes.Machine {
+			p := &twoPhase{}
+			p.core = core{timing: tm, won: p.halt}
+			return p
+		}, nil
+	}
+	return func() nodes.Machine {
+		p := &classic{}
+		p.core = core{timing: tm, won: p.announce}
+		return p
+	}, nil
+}
+
+// classic is one process of `bully`, variant classic: the winner announces at
+// once. Every rule is core's.
+type classic struct{ core }

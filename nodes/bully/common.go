@@ -1,0 +1,166 @@
+package bully
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/electbench/electbench/nodes"
+)
+
+// The message kinds of the bully family; doc.go lists the fields each uses.
+// ELECTION and COORDINATOR are shared by name with every other family.
+var (
+	kindElection    = nodes.RegisterKind("ELECTION", nodes.ElectionClass)
+	kindOK          = nodes.RegisterKind("OK", nodes.ElectionClass)
+	kindCoordinator = nodes.RegisterKind("COORDINATOR", nodes.ElectionClass)
+	kindHalt        = nodes.RegisterKind("HALT", nodes.ElectionClass)
+	kindAck         = nodes.RegisterKind("ACK", nodes.ElectionClass)
+	kindAgree       = nodes.RegisterKind("AGREE", nodes.ElectionClass)
+	kindDisagree    = nodes.RegisterKind("DISAGREE", nodes.ElectionClass)
+)
+
+// The timers of the family.
+var (
+	timerT1       = nodes.RegisterTimer("T1")            // bully: waiting for an OK
+	timerT2       = nodes.RegisterTimer("T2")            // bully: waiting for COORDINATOR after an OK
+	timerAckWait  = nodes.RegisterTimer("ACK_WAIT")      // two-phase winner: waiting for ACKs
+	timerElection = nodes.RegisterTimer("ELECTION_WAIT") // multicast: waiting for a DISAGREE
+)
+
+func coordinator(l nodes.Rank) nodes.Message { return nodes.Message{Kind: kindCoordinator, Rank: l} }
+
+// group is one process's view of a complete topology: everyone, in ascending
+// rank order, with this process at index self, the coordinator it believes
+// in, and the processes its failure detector has suspected.
+//
+// Fault-free runs never suspect anyone, so the suspicion bitset stays nil and
+// the view costs a slice header and a few words per process.
+type group struct {
+	peers  []nodes.Peer // Env.Peers(): every process, ascending rank; shared, never modified
+	self   int          // this process's index in peers
+	leader nodes.Rank   // the coordinator this process believes in
+	down   []uint64     // suspected processes by index in peers; nil until the first suspicion
+}
+
+// start reads the topology. Every process begins believing in the highest
+// process, without deciding: Decide records what the protocol taught it, and
+// nothing has been taught yet.
+func (g *group) start(env nodes.Env) {
+	g.peers = env.Peers()
+	self := env.Self()
+	i, ok := slices.BinarySearchFunc(g.peers, self, func(p nodes.Peer, r nodes.Rank) int { return p.Rank.Compare(r) })
+	if !ok {
+		panic(fmt.Sprintf("bully: process %v is missing from its own peer list (the complete topology lists every process)", self))
+	}
+	g.self = i
+	g.leader = g.peers[len(g.peers)-1].Rank
+}
+
+func (g *group) lower() []nodes.Peer  { return g.peers[:g.self] }
+func (g *group) higher() []nodes.Peer { return g.peers[g.self+1:] }
+
+// others is every process but this one, as two runs around it.
+func (g *group) others() (below, above []nodes.Peer) { return g.lower(), g.higher() }
+
+func (g *group) suspected(i int) bool {
+	return g.down != nil && g.down[i/64]&(1<<(i%64)) != 0
+}
+
+// higherAlive reports whether some process of higher rank is unsuspected.
+func (g *group) higherAlive() bool {
+	n := len(g.peers)
+	if g.down == nil {
+		return g.self < n-1
+	}
+	for i := g.self + 1; i < n; i++ {
+		if !g.suspected(i) {
+			return true
+		}
+	}
+	return false
+}
+
+// mark records the detector's verdict on p and returns p's index. newly is
+// false when p was already suspected, is this process itself, or is not in
+// the topology. Suspicions are permanent: the contract cannot withdraw one.
+// Finding p is a scan, but it happens once per suspicion, never per message.
+func (g *group) mark(p nodes.PeerID) (i int, newly bool) {
+	i = slices.IndexFunc(g.peers, func(q nodes.Peer) bool { return q.ID == p })
+	if i < 0 || i == g.self || g.suspected(i) {
+		return i, false
+	}
+	if g.down == nil {
+		g.down = make([]uint64, (len(g.peers)+63)/64)
+	}
+	g.down[i/64] |= 1 << (i % 64)
+	return i, true
+}
+
+// indexOf finds the process of rank r sending from p; ok is false when no
+// such process exists (a message that lies about its sender).
+func (g *group) indexOf(r nodes.Rank, p nodes.PeerID) (int, bool) {
+	i, ok := slices.BinarySearchFunc(g.peers, r, func(q nodes.Peer, r nodes.Rank) int { return q.Rank.Compare(r) })
+	return i, ok && g.peers[i].ID == p
+}
+
+// bitset is a set of small integers, reused across rounds.
+type bitset []uint64
+
+func (b *bitset) reset(n int) {
+	w := (n + 63) / 64
+	if cap(*b) < w {
+		*b = make(bitset, w)
+		return
+	}
+	*b = (*b)[:w]
+	clear(*b)
+}
+
+func (b bitset) has(i int) bool { return b[i/64]&(1<<(i%64)) != 0 }
+func (b bitset) add(i int)      { b[i/64] |= 1 << (i % 64) }
+
+// checkVariant returns the variant cfg selects, the first of known when unset.
+func checkVariant(name, variant string, known ...string) (string, error) {
+	if variant == "" {
+		return known[0], nil
+	}
+	if !slices.Contains(known, variant) {
+		return "", fmt.Errorf("algorithm %s has no variant %q (known: %s)", name, variant, strings.Join(known, ", "))
+	}
+	return variant, nil
+}
+
+// checkParams reports the first parameter in p that the algorithm does not
+// declare. The runtimes check too (Algorithm.CheckParams); New repeats it so
+// a constructor is safe to call on its own.
+func checkParams(name string, p nodes.Params, declared []nodes.Param) error {
+	for _, k := range slices.Sorted(maps.Keys(p)) {
+		if !slices.ContainsFunc(declared, func(q nodes.Param) bool { return q.Name == k }) {
+			var known []string
+			for _, q := range declared {
+				known = append(known, q.Name)
+			}
+			return fmt.Errorf("algorithm %s has no parameter %q (known: %s)", name, k, strings.Join(known, ", "))
+		}
+	}
+	return nil
+}
+
+// duration reads a timer parameter, which must be positive. A positive value
+// below the reference model's round trip is accepted on purpose: ALGORITHMS.md
+// wants a short T1 to be runnable so that the checker can catch what it
+// breaks.
+func duration(cfg nodes.Config, declared []nodes.Param, name string) (time.Duration, error) {
+	i := slices.IndexFunc(declared, func(q nodes.Param) bool { return q.Name == name })
+	d, err := cfg.Duration(name, declared[i].Default)
+	if err != nil {
+		return 0, err
+	}
+	if d <= 0 {
+		return 0, fmt.Errorf("parameter %s: must be positive, got %v", name, d)
+	}
+	return d, nil
+}
