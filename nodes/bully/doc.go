@@ -25,8 +25,10 @@
 //
 // Timers: T1 and T2 (bully), ACK_WAIT (the two-phase winner waiting for
 // ACKs), ELECTION_WAIT (multicast). Their lengths are the parameters t1, t2,
-// ack-wait and timeout; a value below the round trip 2T is accepted, so that
-// the checker can show what it breaks.
+// ack-wait and timeout; a value below the round trip is accepted, so that
+// the checker can show what it breaks. The defaults (2T) are exactly the
+// reference model's round trip: under jittered latency the worst round trip
+// is longer, and a run needs longer timers to elect the right process.
 //
 // A process calls Env.Decide only when the protocol teaches it the leader:
 // on an accepted COORDINATOR, or when it announces itself. Nobody decides at
@@ -40,6 +42,10 @@
 //     a COORDINATOR or announces: a bully process that got an OK, a two-phase
 //     process halted by a winner and a multicast process that gave up after
 //     a DISAGREE are all still in it.
+//   - bully: a workload request at the very instant the process started an
+//     election (the detector's verdict comes first at time 0 in a
+//     crash-at-start run) is that election, even if it was won on the spot;
+//     otherwise the second-highest would announce twice.
 //   - COORDINATOR only travels to lower processes, so a bully process never
 //     hears of a coordinator below itself, and the Wikipedia rule of bullying
 //     a lower announcer has nothing to act on: COORDINATOR(l) is recorded.
