@@ -1,0 +1,144 @@
+package workloads
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	_ "github.com/electbench/electbench/nodes/bully"
+	"github.com/electbench/electbench/nodes/sim"
+	"github.com/electbench/electbench/reports"
+)
+
+func TestParseCrash(t *testing.T) {
+	for in, want := range map[string]CrashSpec{
+		"highest":                    {Selector: "highest", When: sim.AtStart},
+		"index:3@5ms":                {Selector: "index", K: 3, When: sim.AtTime, At: "5ms"},
+		"random(2)@3T":               {Selector: "random", K: 2, When: sim.AtTime, At: "3T"},
+		"leader@leader-elected":      {Selector: "leader", When: sim.LeaderElected},
+		"initiator@after-messages:4": {Selector: "initiator", When: sim.AfterMessages, Msgs: 4},
+		"would-be-leader@start":      {Selector: "would-be-leader", When: sim.AtStart},
+	} {
+		got, err := ParseCrash(in)
+		got.text = ""
+		if err != nil || got != want {
+			t.Errorf("ParseCrash(%q) = %+v, %v; want %+v", in, got, err, want)
+		}
+	}
+	for in, want := range map[string]string{
+		"tallest": "unknown selector", "index:x": "index:K", "random(0)": "k ≥ 1", "leader": "no leader before the run",
+		"highest@soon": "WHEN must be", "lowest@after-messages:0": "K ≥ 1",
+	} {
+		if _, err := ParseCrash(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseCrash(%q) error %v; want %q", in, err, want)
+		}
+	}
+}
+
+func withCrash(t *testing.T, s *Spec, crashes ...string) *Spec {
+	t.Helper()
+	for _, c := range crashes {
+		cs, err := ParseCrash(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Crashes = append(s.Crashes, cs)
+	}
+	return s
+}
+
+func TestCrashSelectorMatchingNoProcess(t *testing.T) {
+	for crash, want := range map[string]string{
+		"index:7":   "position 7 matches no process",
+		"random(5)": "cannot crash 5 of 5",
+	} {
+		s := withCrash(t, spec(t, "bully", "5", "random", "lowest", "1ms", 1), crash)
+		if err := s.Validate(); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("--crash %s: %v; want %q", crash, err, want)
+		}
+	}
+}
+
+// The bully issue: highest crashed at start, only the lowest has detected it:
+// ELECTION = N(N−1)/2, OK = (N−1)(N−2)/2, COORDINATOR = N−2, turnaround 4T;
+// the second-highest detects: N−2 messages, turnaround 1T. Through the whole
+// trial path, with failover measured from the crash at time 0.
+func TestBullyTextbookCrash(t *testing.T) {
+	for _, n := range []int{3, 5, 8, 16, 33} {
+		s := withCrash(t, spec(t, "bully", strconv.Itoa(n), "random", "lowest", "1ms", 2), "highest")
+		for _, tr := range s.Plan() {
+			r := RunTrial(tr, nil)
+			N := int64(n)
+			if r.MessagesByKind.Get("ELECTION") != N*(N-1)/2 || r.MessagesByKind.Get("OK") != (N-1)*(N-2)/2 ||
+				r.MessagesByKind.Get("COORDINATOR") != N-2 || r.TurnaroundT.V != 4 || !r.Correct || !r.Live || r.SafetyViolations != 0 {
+				t.Fatalf("N=%d: %+v", n, r)
+			}
+			if r.TheoryMessages.V != r.Messages || r.FailoverT.V != 4 || r.DetectS.V != 0 {
+				t.Fatalf("N=%d: theory %v failover %v detect %v", n, r.TheoryMessages, r.FailoverT, r.DetectS)
+			}
+		}
+	}
+}
+
+// Bully with T1 below 2T: the lowest's T1 expires before the OK that would
+// arrive at 2T, so it declares itself leader while higher processes are
+// alive — recorded as a safety violation. With the default T1 = 2T, none.
+func TestBullyShortT1ViolatesSafety(t *testing.T) {
+	s := spec(t, "bully", "6", "random", "lowest", "1ms", 3)
+	for _, tr := range s.Plan() {
+		if r := RunTrial(tr, nil); r.SafetyViolations != 0 || !r.Correct {
+			t.Fatalf("reference model: %+v", r)
+		}
+	}
+	s.Algos[0].Params = map[string]string{"t1": "1.5T"}
+	for _, tr := range s.Plan() {
+		r := RunTrial(tr, nil)
+		if r.SafetyViolations == 0 || !strings.Contains(r.Violation, "wrong-leader") {
+			t.Fatalf("t1=1.5T: no violation recorded: %+v", r)
+		}
+	}
+}
+
+// An inaccurate detector's false suspicions make bully elect a lower process
+// while a higher one is alive, and cut live processes out of a repaired ring
+// (ALGORITHMS.md, "Ring repair": the N80 example).
+func TestFalseSuspicionsViolateSafety(t *testing.T) {
+	for _, algo := range []string{"bully", "ring"} {
+		s := spec(t, algo, "8", "random", "all", "1ms", 20)
+		det, err := sim.ParseDetector("inaccurate(300,0,2T,20T)", time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Detector = det
+		violations := 0
+		for _, tr := range s.Plan() {
+			violations += RunTrial(tr, nil).SafetyViolations
+		}
+		if violations == 0 {
+			t.Errorf("%s: 20 trials with false suspicions recorded no violation", algo)
+		}
+	}
+}
+
+// A missed crash (an incomplete detector) leaves a ring election without a
+// leader: not live. With a perfect detector fast enough to suspect the crash
+// before the election reaches it, the repaired ring elects.
+func TestMissedCrashIsNotLive(t *testing.T) {
+	run := func(detector string) reports.Row {
+		s := withCrash(t, spec(t, "ring", "6", "ascending", "lowest", "1ms", 1), "index:2")
+		det, err := sim.ParseDetector(detector, time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Detector = det
+		return RunTrial(s.Plan()[0], nil)
+	}
+	if r := run("perfect(0.5T)"); !r.Live || !r.Correct || r.Leader != "6" {
+		t.Fatalf("perfect detector: %+v", r)
+	}
+	r := run("inaccurate(0,1,0.5T)")
+	if r.Live || r.Correct || !strings.Contains(r.Violation, "undecided") {
+		t.Fatalf("missed crash: %+v", r)
+	}
+}
