@@ -186,3 +186,17 @@ func TestLookup(t *testing.T) {
 		t.Errorf("CheckParams: %v", err)
 	}
 }
+
+func TestHasDefaultParams(t *testing.T) {
+	a := &Algorithm{Params: []Param{{Name: "t1", Default: "2T"}, {Name: "mode", Default: "fast"}}}
+	T := time.Millisecond
+	for p, want := range map[string]bool{"": true, "t1=2T": true, "t1=2.0T": true, "t1=2ms": true, "t1=3T": false, "mode=fast": true, "mode=slow": false} {
+		params := Params{}
+		if k, v, ok := strings.Cut(p, "="); ok {
+			params[k] = v
+		}
+		if got := a.HasDefaultParams(params, T); got != want {
+			t.Errorf("HasDefaultParams(%q) = %v, want %v", p, got, want)
+		}
+	}
+}

@@ -100,6 +100,10 @@ type TheoryInput struct {
 	// Faulty is set when any other fault is scheduled (a crash during the
 	// run, a partition, an inaccurate detector): the figures do not apply.
 	Faulty bool
+	// Params are the run's parameters. The runtimes ask for figures only
+	// when every parameter has its default (see Algorithm.HasDefaultParams),
+	// since ALGORITHMS.md's figures are for the defaults.
+	Params Params
 }
 
 // Theory holds reference figures; a zero field means "no closed form".
@@ -190,4 +194,21 @@ func (a *Algorithm) CheckParams(p Params) error {
 		}
 	}
 	return nil
+}
+
+// HasDefaultParams reports whether every parameter in p equals its declared
+// default, comparing durations by value ("2T" and "2.0T" are the same).
+func (a *Algorithm) HasDefaultParams(p Params, T time.Duration) bool {
+	for _, q := range a.Params {
+		v, ok := p[q.Name]
+		if !ok || v == q.Default {
+			continue
+		}
+		dv, err1 := ParseDuration(v, T)
+		dd, err2 := ParseDuration(q.Default, T)
+		if err1 != nil || err2 != nil || dv != dd {
+			return false
+		}
+	}
+	return true
 }

@@ -97,6 +97,9 @@ func TestBullyShortT1ViolatesSafety(t *testing.T) {
 		if r.SafetyViolations == 0 || !strings.Contains(r.Violation, "wrong-leader") {
 			t.Fatalf("t1=1.5T: no violation recorded: %+v", r)
 		}
+		if r.TheoryMessages.Set {
+			t.Fatalf("t1=1.5T: the default-timer figure %d was reported", r.TheoryMessages.V)
+		}
 	}
 }
 

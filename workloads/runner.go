@@ -204,8 +204,8 @@ func RunTrial(t Trial, trace io.Writer) (row reports.Row) {
 		row.DecidedS, row.DecidedT = inUnits(v.DecidedAt-start, res.T)
 	}
 	fillFailover(&row, res, v)
-	if a.Alg.Theory != nil {
-		in := nodes.TheoryInput{Variant: a.Variant, N: t.Nodes, Ranks: ranks, Initiators: initiators}
+	if a.Alg.Theory != nil && a.Alg.HasDefaultParams(a.Params, res.T) {
+		in := nodes.TheoryInput{Variant: a.Variant, N: t.Nodes, Ranks: ranks, Initiators: initiators, Params: a.Params}
 		for _, c := range crashes {
 			if c.When == sim.AtStart {
 				in.Crashed = append(in.Crashed, c.Pos)
