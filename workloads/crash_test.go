@@ -1,11 +1,13 @@
 package workloads
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/electbench/electbench/nodes"
 	_ "github.com/electbench/electbench/nodes/bully"
 	"github.com/electbench/electbench/nodes/sim"
 	"github.com/electbench/electbench/reports"
@@ -143,5 +145,44 @@ func TestMissedCrashIsNotLive(t *testing.T) {
 	r := run("inaccurate(0,1,0.5T)")
 	if r.Live || r.Correct || !strings.Contains(r.Violation, "undecided") {
 		t.Fatalf("missed crash: %+v", r)
+	}
+}
+
+// Same seed, same bytes, across detectors and crash modes (the bully issue).
+func TestDeterministicAcrossDetectorsAndCrashes(t *testing.T) {
+	for _, det := range []string{"perfect(2T)", "heartbeat(1T,3T)", "inaccurate(100,0.2,2T,20T)"} {
+		for _, crash := range []string{"highest", "leader@leader-elected", "random(2)@3T", "initiator@after-messages:3"} {
+			s := withCrash(t, spec(t, "bully,bully/two-phase,multicast,ring,chang-roberts", "5,9", "random", "random(2)", "uniform(1ms,3ms)", 3), crash)
+			d, err := sim.ParseDetector(det, s.Latency.Mean())
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Detector = d
+			a, b := runCSV(t, s, 2), runCSV(t, s, 1)
+			if !bytes.Equal(a, b) {
+				t.Fatalf("%s, --crash %s: two runs differ", det, crash)
+			}
+		}
+	}
+}
+
+// Two-phase bully's invariant: any two processes in Normal agree on the
+// leader (ALGORITHMS.md, "bully with announce: two-phase").
+func TestCheckerNormalInvariant(t *testing.T) {
+	ranks := []nodes.Rank{nodes.RankOf(1), nodes.RankOf(2), nodes.RankOf(3)}
+	c := NewChecker(ranks)
+	c.Phase(0, 0, nodes.PhaseNormal)
+	c.Phase(0, 1, nodes.PhaseNormal)
+	c.Decided(1, 0, nodes.RankOf(3))
+	c.Decided(1, 1, nodes.RankOf(3))
+	if c.count != 0 {
+		t.Fatalf("agreeing Normal processes flagged: %v", c.list)
+	}
+	c.Phase(2, 2, "Election")
+	c.Decided(3, 2, nodes.RankOf(2)) // wrong leader, but not in Normal
+	n := c.count
+	c.Phase(3, 2, nodes.PhaseNormal)
+	if c.count != n+1 || c.list[len(c.list)-1].Kind != "normal-disagreement" {
+		t.Fatalf("two Normal processes with different leaders not flagged: %v", c.list)
 	}
 }
