@@ -1,0 +1,381 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// CompareOptions set how Compare judges a change.
+type CompareOptions struct {
+	// Alpha is the significance level of the two-sided Mann–Whitney test;
+	// 0 means 0.05.
+	Alpha float64
+	// Threshold is the least relative change of the median that counts, as
+	// a fraction (0.05 is 5%); smaller significant changes are no change.
+	// Negative means 0.05; 0 counts every significant change.
+	Threshold float64
+}
+
+func (o CompareOptions) withDefaults() CompareOptions {
+	if o.Alpha == 0 {
+		o.Alpha = 0.05
+	}
+	if o.Threshold < 0 {
+		o.Threshold = 0.05
+	}
+	return o
+}
+
+// Verdict is what Compare concludes about one metric of one group.
+type Verdict string
+
+// The verdicts. Only Regression makes `electbench compare` fail.
+const (
+	Regression   Verdict = "regression"    // significantly larger, beyond the threshold
+	Improvement  Verdict = "improvement"   // significantly smaller, beyond the threshold
+	NoChange     Verdict = "no change"     // not significant, within the threshold, or identical
+	CannotDecide Verdict = "cannot decide" // too few samples for the test to ever be significant
+	OnlyInBase   Verdict = "only in base"  // the group or metric is missing from NEW
+	OnlyInNew    Verdict = "only in new"   // the group or metric is missing from BASE
+)
+
+// compareMetrics are the compared figures. For each, larger is worse.
+var compareMetrics = []struct {
+	name  string
+	value func(r *Row) Opt[float64]
+}{
+	{"messages", func(r *Row) Opt[float64] { return Some(float64(r.Messages)) }},
+	{"turnaround_t", func(r *Row) Opt[float64] { return r.TurnaroundT }},
+	{"decided_t", func(r *Row) Opt[float64] { return r.DecidedT }},
+}
+
+// Change compares one metric of one group between a base and a new run.
+type Change struct {
+	Algorithm string `json:"algorithm"`
+	Variant   string `json:"variant"`
+	Runtime   string `json:"runtime"`
+	Scenario  string `json:"scenario"`
+	Nodes     int    `json:"nodes"`
+	Metric    string `json:"metric"`
+
+	BaseN      int          `json:"base_n"`
+	NewN       int          `json:"new_n"`
+	BaseMedian Opt[float64] `json:"-"`
+	NewMedian  Opt[float64] `json:"-"`
+	// Delta is the relative change of the median, (new−base)/|base|; ±Inf
+	// when the base median is 0 and the new one is not. Unset when either
+	// side has no values.
+	Delta   Opt[float64] `json:"-"`
+	P       Opt[float64] `json:"-"` // two-sided p-value; unset when no test ran
+	Exact   bool         `json:"exact"`
+	Verdict Verdict      `json:"verdict"`
+	Reason  string       `json:"reason"`
+}
+
+// Name is the group and metric as the text report prints it:
+// algorithm/variant runtime scenario n=N metric.
+func (c *Change) Name() string {
+	return fmt.Sprintf("%s/%s %s %s n=%d %s", c.Algorithm, c.Variant, c.Runtime, c.Scenario, c.Nodes, c.Metric)
+}
+
+// Comparison is the outcome of Compare.
+type Comparison struct {
+	Alpha      float64
+	Threshold  float64
+	MinSamples int // per side, for any verdict (MinSamples(Alpha))
+	BaseRows   int
+	NewRows    int
+	Changes    []Change // every group and metric, base's group order first
+}
+
+// Regressions returns the changes judged regressions.
+func (c *Comparison) Regressions() []Change { return c.with(Regression) }
+
+func (c *Comparison) with(v Verdict) []Change {
+	var out []Change
+	for _, ch := range c.Changes {
+		if ch.Verdict == v {
+			out = append(out, ch)
+		}
+	}
+	return out
+}
+
+// Compare compares the trials of base and new group by group (algorithm,
+// variant, runtime, scenario, nodes) and metric (messages, turnaround_t,
+// decided_t), over the trials without an error whose value is set and
+// finite.
+//
+// For each metric it tests the two samples with a two-sided Mann–Whitney U
+// test (mannWhitney: exact for small samples, normal approximation with tie
+// correction beyond) and reports the relative change of the median. The
+// verdict is Regression when the test is significant at Alpha and the median
+// grew by more than Threshold, Improvement when it shrank by more than
+// Threshold, and NoChange otherwise — always NoChange for two identical
+// samples. When no arrangement of the sizes at hand could reach
+// significance (2/C(n1+n2, n1) > Alpha) the verdict is CannotDecide, with
+// the samples per side needed in Reason.
+func Compare(base, new []Row, opt CompareOptions) Comparison {
+	opt = opt.withDefaults()
+	c := Comparison{Alpha: opt.Alpha, Threshold: opt.Threshold, MinSamples: MinSamples(opt.Alpha),
+		BaseRows: len(base), NewRows: len(new)}
+	var keys []groupKey
+	baseBy := groupRows(base, &keys)
+	newBy := groupRows(new, &keys)
+	for _, k := range keys {
+		for _, m := range compareMetrics {
+			ch := Change{Algorithm: k.algorithm, Variant: k.variant, Runtime: k.runtime,
+				Scenario: k.scenario, Nodes: k.nodes, Metric: m.name}
+			b := metricValues(baseBy[k], m.value)
+			n := metricValues(newBy[k], m.value)
+			judge(&ch, b, n, opt, c.MinSamples)
+			c.Changes = append(c.Changes, ch)
+		}
+	}
+	return c
+}
+
+// groupRows indexes rows by group, appending unseen groups to keys in order.
+func groupRows(rows []Row, keys *[]groupKey) map[groupKey][]*Row {
+	by := map[groupKey][]*Row{}
+	seen := map[groupKey]bool{}
+	for _, k := range *keys {
+		seen[k] = true
+	}
+	for i := range rows {
+		r := &rows[i]
+		k := groupKey{r.Algorithm, r.Variant, r.Runtime, r.Scenario, r.Nodes}
+		if !seen[k] {
+			seen[k] = true
+			*keys = append(*keys, k)
+		}
+		by[k] = append(by[k], r)
+	}
+	return by
+}
+
+// metricValues are the values Summarize would describe: trials without an
+// error whose value is set and finite.
+func metricValues(rows []*Row, value func(*Row) Opt[float64]) []float64 {
+	var xs []float64
+	for _, r := range rows {
+		if r.Error != "" {
+			continue
+		}
+		if v := value(r); v.Set && !math.IsNaN(v.V) && !math.IsInf(v.V, 0) {
+			xs = append(xs, v.V)
+		}
+	}
+	return xs
+}
+
+func judge(ch *Change, base, new []float64, opt CompareOptions, minSamples int) {
+	ch.BaseN, ch.NewN = len(base), len(new)
+	switch {
+	case len(base) == 0 && len(new) == 0:
+		ch.Verdict, ch.Reason = NoChange, "no values on either side"
+		return
+	case len(new) == 0:
+		ch.Verdict, ch.Reason = OnlyInBase, "no values in NEW"
+		ch.BaseMedian = Some(median(base))
+		return
+	case len(base) == 0:
+		ch.Verdict, ch.Reason = OnlyInNew, "no values in BASE"
+		ch.NewMedian = Some(median(new))
+		return
+	}
+	mb, mn := median(base), median(new)
+	ch.BaseMedian, ch.NewMedian = Some(mb), Some(mn)
+	switch {
+	case mb == mn:
+		ch.Delta = Some(0.0)
+	case mb == 0:
+		ch.Delta = Some(math.Inf(int(math.Copysign(1, mn))))
+	default:
+		ch.Delta = Some((mn - mb) / math.Abs(mb))
+	}
+	if sameMultiset(base, new) {
+		ch.Verdict, ch.Reason = NoChange, "identical samples"
+		return
+	}
+	if minAchievableP(len(base), len(new)) > opt.Alpha {
+		ch.Verdict = CannotDecide
+		ch.Reason = fmt.Sprintf("cannot decide: need at least %d samples per side (have %d and %d)",
+			minSamples, len(base), len(new))
+		return
+	}
+	mw := mannWhitney(base, new)
+	ch.P, ch.Exact = Some(mw.P), mw.Exact
+	d := ch.Delta.V
+	switch {
+	case mw.P >= opt.Alpha:
+		ch.Verdict, ch.Reason = NoChange, fmt.Sprintf("not significant (p=%s ≥ %s)", fmtP(mw.P), fmtP(opt.Alpha))
+	case math.Abs(d) <= opt.Threshold:
+		ch.Verdict, ch.Reason = NoChange, fmt.Sprintf("significant (p=%s) but the median moved %s, within ±%s",
+			fmtP(mw.P), fmtPercent(d), fmtPercent(opt.Threshold))
+	case d > 0:
+		ch.Verdict, ch.Reason = Regression, fmt.Sprintf("median %s (p=%s)", fmtPercent(d), fmtP(mw.P))
+	default:
+		ch.Verdict, ch.Reason = Improvement, fmt.Sprintf("median %s (p=%s)", fmtPercent(d), fmtP(mw.P))
+	}
+}
+
+// median is the middle value, or the mean of the middle two.
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+func sameMultiset(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	sa, sb := slices.Clone(a), slices.Clone(b)
+	slices.Sort(sa)
+	slices.Sort(sb)
+	return slices.Equal(sa, sb)
+}
+
+func fmtP(p float64) string {
+	if p < 0.0001 {
+		return strconv.FormatFloat(p, 'e', 1, 64)
+	}
+	return strconv.FormatFloat(p, 'f', 4, 64)
+}
+
+func fmtPercent(d float64) string {
+	switch {
+	case math.IsInf(d, 1):
+		return "+inf%"
+	case math.IsInf(d, -1):
+		return "-inf%"
+	}
+	return fmt.Sprintf("%+.1f%%", 100*d)
+}
+
+// WriteCompareText writes the verdicts people read: one line per
+// regression, improvement, group that cannot be decided, and group present
+// on one side only, then a closing count. Groups with no change are not
+// listed, so two identical runs print only the closing line.
+func WriteCompareText(out io.Writer, c Comparison) error {
+	var b bytes.Buffer
+	counts := map[Verdict]int{}
+	for i := range c.Changes {
+		ch := &c.Changes[i]
+		counts[ch.Verdict]++
+		if ch.Verdict == NoChange {
+			continue
+		}
+		fmt.Fprintf(&b, "%-13s  %s: median %s → %s (%s), %d vs %d trials",
+			strings.ToUpper(string(ch.Verdict)), ch.Name(),
+			optText(ch.BaseMedian), optText(ch.NewMedian), deltaText(ch.Delta), ch.BaseN, ch.NewN)
+		if ch.P.Set {
+			method := "normal approximation"
+			if ch.Exact {
+				method = "exact"
+			}
+			fmt.Fprintf(&b, ", p=%s (%s)", fmtP(ch.P.V), method)
+		}
+		if ch.Verdict == CannotDecide {
+			fmt.Fprintf(&b, ": need at least %d samples per side", c.MinSamples)
+		}
+		b.WriteByte('\n')
+	}
+	fmt.Fprintf(&b, "compared %d groups × %d metrics (%d base rows, %d new rows; Mann–Whitney two-sided, α=%s, threshold ±%s): ",
+		len(c.Changes)/len(compareMetrics), len(compareMetrics), c.BaseRows, c.NewRows,
+		strconv.FormatFloat(c.Alpha, 'f', -1, 64), strings.TrimPrefix(fmtPercent(c.Threshold), "+"))
+	var parts []string
+	for _, v := range []Verdict{Regression, Improvement, CannotDecide, OnlyInBase, OnlyInNew} {
+		if counts[v] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[v], v))
+		}
+	}
+	if len(parts) == 0 {
+		b.WriteString("no significant change\n")
+	} else {
+		b.WriteString(strings.Join(parts, ", ") + "\n")
+	}
+	_, err := out.Write(b.Bytes())
+	return err
+}
+
+func optText(o Opt[float64]) string {
+	if !o.Set {
+		return "-"
+	}
+	return summaryNumber(o.V)
+}
+
+func deltaText(o Opt[float64]) string {
+	if !o.Set {
+		return "-"
+	}
+	return fmtPercent(o.V)
+}
+
+type jsonChange struct {
+	Change
+	BaseMedian jsonNumber      `json:"base_median"`
+	NewMedian  jsonNumber      `json:"new_median"`
+	Delta      json.RawMessage `json:"delta"` // a number, "+inf", "-inf" or null
+	P          jsonNumber      `json:"p"`
+}
+
+type jsonComparison struct {
+	Method     string       `json:"method"`
+	Alpha      float64      `json:"alpha"`
+	Threshold  float64      `json:"threshold"`
+	MinSamples int          `json:"min_samples"`
+	BaseRows   int          `json:"base_rows"`
+	NewRows    int          `json:"new_rows"`
+	Regression bool         `json:"regression"`
+	Changes    []jsonChange `json:"changes"`
+}
+
+// CompareMethod says how Compare decides; the JSON output records it.
+const CompareMethod = "two-sided Mann-Whitney U test on trials without error; exact permutation distribution " +
+	"(conditional on ties) for n1+n2 <= 50, else normal approximation with tie and continuity correction; " +
+	"change = relative change of the median; regression = significant and change > threshold"
+
+// WriteCompareJSON writes every change, decided or not, as one JSON
+// document; regression is true when any change is a Regression.
+func WriteCompareJSON(out io.Writer, c Comparison) error {
+	doc := jsonComparison{Method: CompareMethod, Alpha: c.Alpha, Threshold: c.Threshold,
+		MinSamples: c.MinSamples, BaseRows: c.BaseRows, NewRows: c.NewRows,
+		Regression: len(c.Regressions()) > 0, Changes: make([]jsonChange, len(c.Changes))}
+	for i, ch := range c.Changes {
+		jc := jsonChange{Change: ch, BaseMedian: jsonNumber(ch.BaseMedian),
+			NewMedian: jsonNumber(ch.NewMedian), P: jsonNumber(ch.P)}
+		switch {
+		case !ch.Delta.Set:
+			jc.Delta = json.RawMessage("null")
+		case math.IsInf(ch.Delta.V, 1):
+			jc.Delta = json.RawMessage(`"+inf"`)
+		case math.IsInf(ch.Delta.V, -1):
+			jc.Delta = json.RawMessage(`"-inf"`)
+		default:
+			jc.Delta = json.RawMessage(summaryNumber(ch.Delta.V))
+		}
+		doc.Changes[i] = jc
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	_, err := out.Write(b.Bytes())
+	return err
+}
