@@ -13,17 +13,21 @@ import (
 // IDs says how identities are placed on positions 0..N-1 (ring order: the
 // successor of position i is i+1 mod N).
 type IDs struct {
-	Mode string   // random, ascending, descending, list
+	Mode string   // random, ascending, descending, list, pow
 	List []uint64 // the ids by position, for Mode "list"
+	Pow  *powPool // for Mode "pow": minted identities (IDs.Prepare)
 }
 
 // ParseIDs reads --ids: random, ascending (ids increase in the direction of
-// travel: the successor has the larger id), descending, or a list of distinct
-// positive ids "5,1,4,2,3" by position.
+// travel: the successor has the larger id), descending, a list of distinct
+// positive ids "5,1,4,2,3" by position, or pow(b[,hash]): minted identities.
 func ParseIDs(s string) (IDs, error) {
 	switch s = strings.TrimSpace(s); s {
 	case "random", "ascending", "descending":
 		return IDs{Mode: s}, nil
+	}
+	if ids, ok, err := parsePowIDs(s); ok {
+		return ids, err
 	}
 	var list []uint64
 	seen := map[uint64]int{}
@@ -42,7 +46,12 @@ func ParseIDs(s string) (IDs, error) {
 }
 
 // String is the arrangement column's value.
-func (a IDs) String() string { return a.Mode }
+func (a IDs) String() string {
+	if a.Pow != nil {
+		return a.Pow.text
+	}
+	return a.Mode
+}
 
 // Check reports whether the arrangement fits a cluster of n processes.
 func (a IDs) Check(n int) error {
@@ -68,6 +77,8 @@ func (a IDs) Ranks(n int, seed uint64) []nodes.Rank {
 		for i := range r {
 			r[i] = nodes.RankOf(a.List[i])
 		}
+	case "pow":
+		return a.powRanks(n, seed)
 	default: // random: a uniformly random permutation of 1..n
 		src := rand.New(rand.NewPCG(seed, streamIDs))
 		perm := src.Perm(n)

@@ -28,6 +28,7 @@ type Spec struct {
 	Deadline   time.Duration // 0: sim.DefaultDeadline
 	Crashes    []CrashSpec
 	Detector   sim.Detector // zero: sim.DefaultDetector
+	RankBy     RankBy       // "" or "id": by identity; "epoch": by H(id ‖ nonce)
 }
 
 // Trial is one run of one algorithm on one cluster.
@@ -65,7 +66,7 @@ func (s *Spec) Validate() error {
 		// Resolve the crashes against a sample arrangement: a selector that
 		// matches no process fails here, before anything runs.
 		for _, a := range s.Algos {
-			ranks := s.IDs.Ranks(n, TrialSeed(s.Seed, 0))
+			ranks := IDs{Mode: "ascending"}.Ranks(n, 0) // any distinct ranks do here
 			var initiators []int
 			if a.Alg.StartsAll {
 				initiators = []int{0}

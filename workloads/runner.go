@@ -142,7 +142,7 @@ func (t Trial) BaseRow() reports.Row {
 	s := t.Spec
 	row := reports.Row{
 		Algorithm: t.Algo.Alg.Name, Variant: t.Algo.Variant, Runtime: "sim", Scenario: s.Scenario,
-		Nodes: t.Nodes, Arrangement: s.IDs.String(), Initiators: s.Initiators.String(),
+		Nodes: t.Nodes, Arrangement: s.IDs.String() + s.RankBy.suffix(), Initiators: s.Initiators.String(),
 		Trial: t.Trial, Seed: t.Seed, Latency: s.Latency.String(), TS: s.Latency.Mean().Seconds(),
 	}
 	if t.Algo.Alg.StartsAll {
@@ -163,7 +163,7 @@ func RunTrial(t Trial, trace io.Writer) (row reports.Row) {
 			row.Correct, row.Live = false, false
 		}
 	}()
-	ranks := s.IDs.Ranks(t.Nodes, t.Seed)
+	ranks := s.RankBy.apply(s.IDs.Ranks(t.Nodes, t.Seed), t.Seed)
 	var initiators, crashTargets []int
 	if a.Alg.StartsAll {
 		crashTargets = allPositions(t.Nodes)

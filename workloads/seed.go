@@ -19,4 +19,5 @@ const (
 	streamIDs        = 0x1d5
 	streamInitiators = 0x1417
 	streamCrashes    = 0xc4a5
+	streamEpoch      = 0xe90c
 )

@@ -16,6 +16,7 @@ import (
 
 	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/sim"
+	"github.com/electbench/electbench/pow"
 	"github.com/electbench/electbench/reports"
 	"github.com/electbench/electbench/workloads"
 )
@@ -42,6 +43,7 @@ type runOptions struct {
 	trace      string
 	crashes    []string
 	detector   string
+	rank       string
 }
 
 // Defaults of a bare `electbench run`: a quick simulated sweep of every
@@ -49,7 +51,7 @@ type runOptions struct {
 func defaultRunOptions() runOptions {
 	return runOptions{
 		algos: "all", nodes: "4..256", trials: 5, seed: 1, runtime: "sim",
-		ids: "random", initiators: "lowest", latency: "1ms",
+		ids: "random", initiators: "lowest", latency: "1ms", rank: "id",
 		out: "electbench-out", formats: "csv",
 	}
 }
@@ -80,7 +82,8 @@ Exit codes: 0 ok, 1 an expectation failed, 2 bad usage or input,
 	f.IntVar(&o.trials, "trials", o.trials, "trials per algorithm and size")
 	f.Uint64Var(&o.seed, "seed", o.seed, "seed of the run; trial i uses a seed derived from it and i")
 	f.StringVar(&o.runtime, "runtime", o.runtime, "runtime: sim")
-	f.StringVar(&o.ids, "ids", o.ids, "id arrangement by ring position: random, ascending, descending or a list")
+	f.StringVar(&o.ids, "ids", o.ids, "id arrangement by ring position: random, ascending, descending, a list,\nor pow(b[,hash]) for minted proof-of-work identities (cached on disk)")
+	f.StringVar(&o.rank, "rank", o.rank, "rank processes by id, or by epoch: H(id ‖ a nonce drawn per trial)")
 	f.StringVar(&o.initiators, "initiators", o.initiators, "who initiates: all, max, successor-of-max, lowest, random(k) or positions")
 	f.StringVar(&o.latency, "latency", o.latency, "link latency: 1ms, uniform(1ms,5ms), normal(5ms,1ms), exponential(2ms)")
 	f.StringVar(&o.out, "out", o.out, "output directory")
@@ -114,6 +117,9 @@ func (o runOptions) buildSpec() (*workloads.Spec, error) {
 		return nil, badInput(err)
 	}
 	if spec.Initiators, err = workloads.ParseInitiators(o.initiators); err != nil {
+		return nil, badInput(err)
+	}
+	if spec.RankBy, err = workloads.ParseRankBy(o.rank); err != nil {
 		return nil, badInput(err)
 	}
 	if o.deadline != "" {
@@ -223,6 +229,9 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 		return badInput(err)
 	}
 	trials := spec.Plan()
+	if err := prepareIdentities(cmd, spec); err != nil {
+		return err
+	}
 
 	// The writer keeps the rows of an earlier run when resuming (dropping a
 	// last line cut short by a crash); those trials are not run again.
@@ -294,3 +303,18 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 
 // trialKey identifies a trial across runs, for --resume.
 func trialKey(t workloads.Trial) reports.Key { return t.BaseRow().Key() }
+
+// prepareIdentities mints the proof-of-work identities a pow(b) arrangement
+// needs, once for the whole run (they are cached on disk for the next).
+func prepareIdentities(cmd *cobra.Command, spec *workloads.Spec) error {
+	if spec.IDs.Pow == nil {
+		return nil
+	}
+	dir, err := pow.DefaultCacheDir()
+	if err != nil {
+		return fmt.Errorf("--ids %s: %w", spec.IDs, err)
+	}
+	n := slices.Max(spec.Nodes)
+	fmt.Fprintf(cmd.ErrOrStderr(), "identities: %d for %s (cached in %s)\n", n, spec.IDs, dir)
+	return spec.IDs.Prepare(cmd.Context(), n, pow.CacheOptions{Dir: dir})
+}
