@@ -62,10 +62,14 @@ type fileV1 struct {
 }
 
 // Encode returns the identity file for id. It does not verify id, but refuses
-// parameters out of range.
+// parameters out of range and a nonce without a dynamic puzzle (the file would
+// drop it).
 func Encode(id *Identity) ([]byte, error) {
 	if err := id.Params.Validate(); err != nil {
 		return nil, err
+	}
+	if id.DynBits == 0 && id.Nonce != [32]byte{} {
+		return nil, fmt.Errorf("%w: nonce %x without a dynamic puzzle", ErrParams, id.Nonce)
 	}
 	idb := id.ID.Bytes()
 	f := fileV1{

@@ -217,6 +217,20 @@ func TestDecodeReasons(t *testing.T) {
 	}
 }
 
+func TestEncodeRefuses(t *testing.T) {
+	k := mintForTest(t, paramsFor(SHA256))
+	bad := k.Identity
+	bad.Nonce[0] = 1
+	if _, err := Encode(&bad); !errors.Is(err, ErrParams) {
+		t.Errorf("nonce without a dynamic puzzle: %v, want ErrParams", err)
+	}
+	bad = k.Identity
+	bad.Hash = "sha1"
+	if err := WriteFile(filepath.Join(t.TempDir(), "x.id"), &bad); !errors.Is(err, ErrUnknownHash) {
+		t.Errorf("sha1: %v, want ErrUnknownHash", err)
+	}
+}
+
 func TestReadFileNamesThePath(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "broken.id")

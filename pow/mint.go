@@ -119,13 +119,16 @@ func Mint(ctx context.Context, p Params, o MintOptions) (Key, Stats, error) {
 }
 
 // batches returns how many attempts a worker makes between looks at the stop
-// flag and the shared counter: about a hundred microseconds of work, so that
-// stopping is prompt and the counter is not contended.
+// flag and the shared counter: about a hundred microseconds of work with the
+// fast hashes (a key pair costs ~20 µs, a hash ~0.1–0.5 µs, times k), so that
+// stopping is prompt and the counter is not contended; one at a time for
+// Argon2id, whose every hash takes milliseconds.
 func (p Params) batches() (keys, nonces uint64) {
 	if p.Hash == Argon2id {
 		return 1, 1
 	}
-	return 8, max(1, 4096/uint64(p.Iterations))
+	k := uint64(p.Iterations)
+	return max(1, 8/k), max(1, 4096/k)
 }
 
 // phaseRun is the state the workers of one search phase share.

@@ -86,9 +86,9 @@ func (o *powParamFlags) params() (pow.Params, error) {
 	case o.dynBits < 0 || o.dynBits > pow.MaxBits:
 		return pow.Params{}, badInputf("--dyn-bits %d: want 0..%d", o.dynBits, pow.MaxBits)
 	}
-	p := pow.Params{Hash: h, Iterations: o.iterations, Bits: o.bits, DynBits: o.dynBits,
-		Argon2: pow.Argon2Params{Time: o.argonTime, MemoryKiB: o.argonMemory, Threads: o.argonThreads}}
+	p := pow.Params{Hash: h, Iterations: o.iterations, Bits: o.bits, DynBits: o.dynBits}
 	if h == pow.Argon2id {
+		p.Argon2 = pow.Argon2Params{Time: o.argonTime, MemoryKiB: o.argonMemory, Threads: o.argonThreads}
 		if err := p.Argon2.Validate(); err != nil {
 			return pow.Params{}, badInputf("--argon2-time/--argon2-memory/--argon2-threads: %w", err)
 		}
