@@ -24,6 +24,7 @@ const (
 type kindInfo struct {
 	name  string
 	class Class
+	hdr   int // encoded size of the name and the field mask
 }
 
 // kinds and timers are written only by init functions (registration) and read
@@ -51,7 +52,7 @@ func RegisterKind(name string, class Class) Kind {
 		return k
 	}
 	k := Kind(len(kinds))
-	kinds = append(kinds, kindInfo{name: name, class: class})
+	kinds = append(kinds, kindInfo{name: name, class: class, hdr: uvarintLen(uint64(len(name))) + len(name) + 1})
 	kindByName[name] = k
 	return k
 }

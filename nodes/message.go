@@ -44,10 +44,17 @@ const (
 const MaxEncodedSize = 1 + 32 + 1 + 2*(binary.MaxVarintLen64+1+32) + 2*binary.MaxVarintLen64
 
 // EncodedSize returns len(m.AppendBinary(nil)) without encoding.
+// The simulator calls it for every message it sends, so it reads the kind's
+// precomputed header size and takes a fast path for small identities.
 func (m Message) EncodedSize() int {
-	name := m.Kind.String()
-	n := uvarintLen(uint64(len(name))) + len(name) + 1
-	n += rankSize(m.Rank) + rankSize(m.Aux)
+	var n int
+	if int(m.Kind) < len(kinds) {
+		n = kinds[m.Kind].hdr
+	} else {
+		name := m.Kind.String()
+		n = uvarintLen(uint64(len(name))) + len(name) + 1
+	}
+	n += rankSize(&m.Rank) + rankSize(&m.Aux)
 	if m.A != 0 {
 		n += uvarintLen(zigzag(m.A))
 	}
@@ -57,15 +64,18 @@ func (m Message) EncodedSize() int {
 	return n
 }
 
-func rankSize(r Rank) int {
+func rankSize(r *Rank) int {
 	n := 0
 	if r.Attr != 0 {
 		n += uvarintLen(r.Attr)
 	}
-	if r.ID != (ID{}) {
-		n += 1 + idLen(r.ID)
+	if r.ID[0]|r.ID[1]|r.ID[2] == 0 {
+		if w := r.ID[3]; w != 0 {
+			n += 1 + (bits.Len64(w)+7)/8
+		}
+		return n
 	}
-	return n
+	return n + 1 + idLen(r.ID)
 }
 
 // idLen is the number of significant bytes of a non-zero id.

@@ -30,21 +30,29 @@ type fifo struct {
 
 func (q *fifo) len() int { return q.size }
 
-func (q *fifo) push(d delivery) {
+// slot appends an entry and returns it for the caller to fill in place:
+// a delivery is 128 bytes, worth not copying twice.
+func (q *fifo) slot() *delivery {
 	if q.size == len(q.buf) {
-		n := max(2*len(q.buf), 64)
-		nb := make([]delivery, n)
-		k := copy(nb, q.buf[q.head:])
-		copy(nb[k:], q.buf[:q.head])
-		q.buf, q.head = nb, 0
+		q.grow()
 	}
 	i := q.head + q.size
 	if i >= len(q.buf) {
 		i -= len(q.buf)
 	}
-	q.buf[i] = d
 	q.size++
+	return &q.buf[i]
 }
+
+func (q *fifo) grow() {
+	n := max(2*len(q.buf), 64)
+	nb := make([]delivery, n)
+	k := copy(nb, q.buf[q.head:])
+	copy(nb[k:], q.buf[:q.head])
+	q.buf, q.head = nb, 0
+}
+
+func (q *fifo) push(d delivery) { *q.slot() = d }
 
 func (q *fifo) peek() *delivery { return &q.buf[q.head] }
 

@@ -509,7 +509,8 @@ func (s *sim) send(from int32, to nodes.PeerID, m nodes.Message) {
 		s.trace.message(s.now, "send", ord, from, int32(to), &m)
 	}
 	if s.fifoMode {
-		s.fifo.push(delivery{at: s.now + int64(s.t), ord: ord, to: int32(to), from: from, msg: m})
+		d := s.fifo.slot()
+		d.at, d.ord, d.to, d.from, d.msg = s.now+int64(s.t), ord, int32(to), from, m
 		return
 	}
 	at := s.now + int64(s.cfg.Latency.Sample(s.net))
