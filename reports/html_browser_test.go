@@ -1,0 +1,153 @@
+package reports
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// browserTimeout bounds one headless-browser run; the browser and its
+// children are killed when it passes.
+const browserTimeout = 90 * time.Second
+
+// findChromium returns Debian's chromium (or another Chromium build on
+// PATH). scripts/test.sh installs it, so its absence fails the test rather
+// than skipping it.
+func findChromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Fatal("no chromium on PATH: scripts/test.sh installs it (apt-get install -y chromium); the report is tested in a real browser")
+	return ""
+}
+
+// runBrowser runs headless chromium on url with extra flags and returns its
+// stdout and stderr. The network is unavailable to it: in a fresh network
+// namespace when unshare(1) is usable (root, as in CI), and in any case
+// every host name fails to resolve and every proxied connection goes to a
+// closed port.
+func runBrowser(t *testing.T, chromium, url string, extra ...string) (stdout, stderr string) {
+	t.Helper()
+	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+		"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir=" + t.TempDir(),
+		"--enable-logging=stderr", "--v=0",
+		"--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=127.0.0.1:9", "--proxy-bypass-list=<-loopback>"}
+	args = append(append(args, extra...), url)
+	prog := chromium
+	if unshare, err := exec.LookPath("unshare"); err == nil && os.Geteuid() == 0 && exec.Command(unshare, "--net", "true").Run() == nil {
+		args = append([]string{"--net", chromium}, args...)
+		prog = unshare
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), browserTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, prog, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	// Helpers the browser started may outlive it; end the whole group.
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		t.Fatalf("chromium did not finish within %v; killed\nstderr:\n%s", browserTimeout, tail(errb.String()))
+	}
+	if err != nil {
+		t.Fatalf("chromium: %v\nstderr:\n%s", err, tail(errb.String()))
+	}
+	return out.String(), errb.String()
+}
+
+func tail(s string) string {
+	if len(s) > 4000 {
+		return "…" + s[len(s)-4000:]
+	}
+	return s
+}
+
+// consoleError finds what Chromium logs for a script error or a
+// console.error call, and failed loads.
+var consoleError = regexp.MustCompile(`(?m)^.*(Uncaught|CONSOLE\(\d+\).*[Ee]rror|ERR_[A-Z_]+|Failed to load resource).*$`)
+
+// TestReportInBrowser loads report.html from disk in headless Chromium with
+// no network, and checks that its scripts ran without error, its charts and
+// tables are in the rendered DOM, a #sort= link sorts, and the screenshot
+// is not blank.
+func TestReportInBrowser(t *testing.T) {
+	chromium := findChromium(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, ReportHTML)
+	if err := os.WriteFile(path, renderTestReport(t, testFaults), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	url := "file://" + path
+
+	dom, stderr := runBrowser(t, chromium, url+"#sort=summary-table.4.desc", "--dump-dom")
+	if m := consoleError.FindString(stderr); m != "" {
+		t.Errorf("browser console: %s", m)
+	}
+	if !strings.Contains(dom, `data-ready="1"`) {
+		t.Errorf("the page script did not finish (no data-ready on body)")
+	}
+	if m := regexp.MustCompile(`<div id="js-errors"[^>]*>([^<]*)<`).FindStringSubmatch(dom); m == nil || strings.TrimSpace(m[1]) != "" {
+		t.Errorf("script errors on the page: %v", m)
+	}
+	charts := strings.Count(dom, `<svg class="chart"`)
+	diagrams := strings.Count(dom, `<svg class="lamport"`)
+	tables := strings.Count(dom, "<table")
+	if charts < 10 || diagrams < 1 || tables < 3 {
+		t.Errorf("rendered DOM has %d charts, %d diagrams, %d tables", charts, diagrams, tables)
+	}
+	// The #sort= link sorted the summary by nodes, descending.
+	sorted := regexp.MustCompile(`(?s)<table id="summary-table".*?<tbody>\s*<tr>(?:<td[^>]*>.*?</td>){4}<td[^>]*>(\d+)</td>`).FindStringSubmatch(dom)
+	if sorted == nil || sorted[1] != "6" {
+		t.Errorf("summary not sorted by nodes descending: first row has %v", sorted)
+	}
+	if !strings.Contains(dom, `aria-sort="descending"`) {
+		t.Error("no column marked as sorted")
+	}
+
+	shot := filepath.Join(dir, "shot.png")
+	_, stderr = runBrowser(t, chromium, url, "--screenshot="+shot, "--window-size=1280,3000", "--hide-scrollbars")
+	if m := consoleError.FindString(stderr); m != "" {
+		t.Errorf("browser console: %s", m)
+	}
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatalf("no screenshot: %v", err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	b := img.Bounds()
+	inked, colours := 0, map[[3]uint32]bool{}
+	for y := b.Min.Y; y < b.Max.Y; y += 2 {
+		for x := b.Min.X; x < b.Max.X; x += 2 {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			if r < 0xf000 || g < 0xf000 || bl < 0xf000 {
+				inked++
+			}
+			colours[[3]uint32{r >> 12, g >> 12, bl >> 12}] = true
+		}
+	}
+	total := (b.Dx() / 2) * (b.Dy() / 2)
+	if inked < total/50 || len(colours) < 20 {
+		t.Errorf("screenshot looks blank: %d of %d sampled pixels inked, %d colours", inked, total, len(colours))
+	}
+}

@@ -1,0 +1,189 @@
+package reports
+
+import (
+	"bytes"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// testdata/run holds a small simulated run with a crashed highest process
+// and an inaccurate detector, so most trials fail (electbench run --algo
+// ring,lcr,hs --nodes 4,6 --trials 3 --crash highest@start
+// --detector 'inaccurate(0.05,0.3)' --trace trace.jsonl).
+func readTestRun(t testing.TB) ([]Row, []byte) {
+	t.Helper()
+	rows, err := ReadFile("testdata/run/results.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	trace, err := os.ReadFile("testdata/run/trace.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows, trace
+}
+
+func renderTestReport(t testing.TB, faults func(*Row) []FaultWindow) []byte {
+	t.Helper()
+	rows, trace := readTestRun(t)
+	var b bytes.Buffer
+	err := WriteHTML(&b, rows, HTMLOptions{Source: "testdata/run/results.csv", Trace: bytes.NewReader(trace),
+		TraceName: "trace.jsonl", Generator: "electbench test", Faults: faults})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// testFaults stands in for the fault schedule rows do not carry yet: a
+// partition from 2T to 5T in every trial of six nodes.
+func testFaults(r *Row) []FaultWindow {
+	if r.Nodes != 6 {
+		return nil
+	}
+	return []FaultWindow{{From: 2, Until: 5, Label: "partition {0,1,2}|{3,4,5}"}}
+}
+
+func TestReportHTMLGolden(t *testing.T) {
+	a := renderTestReport(t, testFaults)
+	b := renderTestReport(t, testFaults)
+	if !bytes.Equal(a, b) {
+		t.Fatal("two renderings of the same rows differ")
+	}
+	golden(t, "report.html.golden", a)
+}
+
+// externalRef finds anything a browser would fetch: a URL in src, href,
+// url(...) or @import, other than the page's own anchors.
+var externalRef = regexp.MustCompile(`(?i)(src|href)\s*=\s*"(?:[a-z]+:|//)|url\(\s*['"]?(?:[a-z]+:|//)|@import`)
+
+func TestReportHTMLSelfContained(t *testing.T) {
+	page := string(renderTestReport(t, nil))
+	if m := externalRef.FindString(page); m != "" {
+		t.Errorf("the report refers outside itself: %q", m)
+	}
+	// The only URL is the SVG namespace, which is a name, not a fetch.
+	for _, m := range regexp.MustCompile(`https?://[^"' )<]+`).FindAllString(page, -1) {
+		if m != "http://www.w3.org/2000/svg" && m != "http://www.w3.org/1999/xlink" {
+			t.Errorf("unexpected URL %q", m)
+		}
+	}
+	if strings.Contains(page, "<?xml") {
+		t.Error("an SVG prelude was left inside the HTML")
+	}
+}
+
+func TestReportHTMLContent(t *testing.T) {
+	rows, _ := readTestRun(t)
+	page := string(renderTestReport(t, testFaults))
+	for _, want := range []string{
+		`<h2 id="summary">`, `<h2 id="messages">`, `<h2 id="times">`, `<h2 id="timeouts">`,
+		`<h2 id="verdicts">`, `<h2 id="diagrams">`, `class="sortable"`,
+		"3N-1 (worst: successor of max initiates)", "N(N+1)/2+N (descending ids)", "8N(⌈log₂N⌉+2)+5N (bound)",
+		`<svg class="lamport"`, `<rect class="fault"`, "fault windows",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	// Every failing trial is listed with its seed and violation, linked
+	// from its group, with the trace around the violation.
+	failing := 0
+	for _, r := range rows {
+		if !isFailing(&r) {
+			continue
+		}
+		failing++
+		head := r.Algorithm + "/" + r.Variant + " sim adhoc n=" + strconv.Itoa(r.Nodes) +
+			" — trial " + strconv.Itoa(r.Trial) + ", seed " + strconv.FormatUint(r.Seed, 10)
+		if !strings.Contains(page, head) {
+			t.Errorf("failing trial %s not listed", r.Key())
+		}
+		if r.Violation != "" && !strings.Contains(page, esc(r.Violation)) {
+			t.Errorf("violation %q not shown", r.Violation)
+		}
+	}
+	if failing == 0 {
+		t.Fatal("the test run has no failing trial")
+	}
+	if got := strings.Count(page, `<div class="trial" id="trial-`); got != failing {
+		t.Errorf("%d failing trials listed, want %d", got, failing)
+	}
+	if !strings.Contains(page, "Trace, events around the violation at") || !strings.Contains(page, `<b class="bad">── undecided at`) {
+		t.Error("no trace excerpt marking a violation")
+	}
+}
+
+func TestReportHTMLNoRows(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteHTML(&b, nil, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "No trials") {
+		t.Error("an empty report does not say so")
+	}
+}
+
+func TestWriteHTMLFile(t *testing.T) {
+	rows, _ := readTestRun(t)
+	path := t.TempDir() + "/" + ReportHTML
+	if err := WriteHTMLFile(path, rows, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	if err := WriteHTML(&want, rows, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, path); !bytes.Equal(got, want.Bytes()) {
+		t.Error("WriteHTMLFile differs from WriteHTML")
+	}
+}
+
+// BenchmarkWriteHTML100k renders a report of 100,000 rows: 7 algorithms ×
+// 8 sizes × 1,786 trials, with every 50th trial failing.
+func BenchmarkWriteHTML100k(b *testing.B) {
+	rows := syntheticRows(100000)
+	b.ResetTimer()
+	for b.Loop() {
+		if err := WriteHTML(discard{}, rows, HTMLOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(rows))*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+}
+
+// syntheticRows makes n rows shaped like a large sweep.
+func syntheticRows(n int) []Row {
+	algs := []string{"ring", "chang-roberts", "ring-initiator", "lcr", "hs", "bully", "multicast"}
+	sizes := []int{4, 8, 16, 32, 64, 128, 256, 512}
+	perGroup := n / (len(algs) * len(sizes))
+	rows := make([]Row, 0, n)
+	for _, a := range algs {
+		for _, size := range sizes {
+			for i := 0; i < perGroup || (a == algs[len(algs)-1] && size == sizes[len(sizes)-1] && len(rows) < n); i++ {
+				m := int64(3*size - 1 + (i*7919)%size)
+				ta := float64(2*size + i%5)
+				r := Row{Algorithm: a, Variant: "default", Runtime: "sim", Scenario: "adhoc", Nodes: size,
+					Arrangement: "random", Initiators: "lowest", Trial: i, Seed: uint64(i)*2654435761 + uint64(size),
+					Messages: m, MessagesByKind: Counts{{"ELECTED", int64(size)}, {"ELECTION", m - int64(size)}},
+					Timeouts: int64(i % 3), TimeoutsByKind: Counts{{"T1", int64(i % 3)}},
+					TurnaroundT: Some(ta), TurnaroundS: Some(ta / 1000), DecidedT: Some(ta - 1), DecidedS: Some((ta - 1) / 1000),
+					Leader: strconv.Itoa(size), Correct: true, Live: true, TheoryMessages: Some(int64(3*size - 1)),
+					Latency: "constant(1ms)", TS: 0.001, Events: 2 * m}
+				if i%50 == 49 {
+					r.Correct, r.Live, r.Leader = false, false, ""
+					r.Violation = "undecided at 12ms: a live process never learned a leader"
+				}
+				rows = append(rows, r)
+			}
+		}
+	}
+	return rows
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }

@@ -1,0 +1,235 @@
+package reports
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// TraceHeader is the line that precedes each trial's events in a trace file
+// written by `electbench run --trace`:
+// {"trial":N,"algorithm":...,"variant":...,"nodes":N,"seed":S}.
+type TraceHeader struct {
+	Trial     int    `json:"trial"`
+	Algorithm string `json:"algorithm"`
+	Variant   string `json:"variant"`
+	Nodes     int    `json:"nodes"`
+	Seed      uint64 `json:"seed"`
+}
+
+// TraceEvent is one line of a trial's trace (nodes/sim's tracer): T in
+// nanoseconds of virtual time; Ev one of start, initiate, send, recv, timer,
+// decide, crash, suspect (P suspects Q) and drop (a message reaching a
+// crashed process). Send pairs with recv or drop by ID; processes are ring or
+// rank positions. Events of other kinds are kept and shown by name.
+type TraceEvent struct {
+	T      int64  `json:"t"`
+	Ev     string `json:"ev"`
+	P      int    `json:"p"`
+	Q      int    `json:"q"` // suspect: the suspected process
+	ID     int64  `json:"id"`
+	From   int    `json:"from"`
+	To     int    `json:"to"`
+	Kind   string `json:"kind"`
+	Rank   string `json:"rank"`
+	Aux    string `json:"aux"`
+	A      int64  `json:"a"`
+	B      int64  `json:"b"`
+	Timer  string `json:"timer"`
+	Leader string `json:"leader"`
+}
+
+// TraceTrial is the kept part of one trial's trace.
+type TraceTrial struct {
+	TraceHeader
+	Events    []TraceEvent // from the start, up to the limit asked for
+	Total     int          // events the trial has in the file
+	Truncated bool         // Events holds only part of them
+	Excerpt   []TraceEvent // the events around the instant asked for
+}
+
+// traceKey matches a trace header to a results row.
+type traceKey struct {
+	algorithm, variant string
+	nodes, trial       int
+	seed               uint64
+}
+
+func (h TraceHeader) key() traceKey {
+	return traceKey{h.Algorithm, h.Variant, h.Nodes, h.Trial, h.Seed}
+}
+
+func rowTraceKey(r *Row) traceKey {
+	return traceKey{r.Algorithm, r.Variant, r.Nodes, r.Trial, r.Seed}
+}
+
+// traceWant says what to keep of one trial: up to max events from its
+// start (a diagram), and, when around ≥ 0, the excerpt of events nearest
+// that virtual time (nanoseconds; math.MaxInt64 for the trial's end).
+type traceWant struct {
+	max    int
+	around int64
+}
+
+// excerptBefore and excerptAfter are how many events a violation's excerpt
+// shows before and after its instant.
+const (
+	excerptBefore = 16
+	excerptAfter  = 8
+)
+
+// readTrace reads a trace file in one pass and keeps, for each trial that
+// want selects (ok true), the events it asks for. Lines of trials not
+// selected are skipped without being decoded, so a large trace costs little
+// more than reading it.
+func readTrace(r io.Reader, want func(TraceHeader) (traceWant, bool)) ([]*TraceTrial, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	var out []*TraceTrial
+	var cur *TraceTrial
+	var w traceWant
+	var window []TraceEvent // excerpt: the last excerptBefore events, then excerptAfter more
+	after := -1             // events still to take after the instant; -1 before it
+	finish := func() {
+		if cur == nil {
+			return
+		}
+		if w.around >= 0 {
+			cur.Excerpt = window
+		}
+		out = append(out, cur)
+		cur = nil
+	}
+	line := 0
+	for sc.Scan() {
+		line++
+		b := sc.Bytes()
+		if len(bytes.TrimSpace(b)) == 0 {
+			continue
+		}
+		if bytes.HasPrefix(b, []byte(`{"trial":`)) {
+			finish()
+			var h TraceHeader
+			if err := json.Unmarshal(b, &h); err != nil {
+				return nil, fmt.Errorf("trace line %d: %w", line, err)
+			}
+			var ok bool
+			if w, ok = want(h); ok {
+				cur = &TraceTrial{TraceHeader: h}
+				window, after = nil, -1
+			}
+			continue
+		}
+		if cur == nil {
+			continue
+		}
+		cur.Total++
+		var ev TraceEvent
+		if err := json.Unmarshal(b, &ev); err != nil {
+			return nil, fmt.Errorf("trace line %d: %w", line, err)
+		}
+		if cur.Total <= w.max {
+			cur.Events = append(cur.Events, ev)
+		} else if w.max > 0 {
+			cur.Truncated = true
+		}
+		if w.around >= 0 {
+			switch {
+			case after < 0 && ev.T <= w.around:
+				window = append(window, ev)
+				if len(window) > excerptBefore {
+					window = window[1:]
+				}
+			case after < 0:
+				after = excerptAfter - 1
+				window = append(window, ev)
+			case after > 0:
+				after--
+				window = append(window, ev)
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("trace line %d: %w", line+1, err)
+	}
+	finish()
+	return out, nil
+}
+
+// violationAt finds the instant a violation names ("wrong-leader at 12ms:
+// ..."), as nanoseconds.
+var violationAt = regexp.MustCompile(`\bat ([0-9][0-9.]*(?:ns|us|µs|ms|s|m|h)(?:[0-9.]+(?:ns|us|µs|ms|s|m|h))*)\b`)
+
+func violationTime(v string) (int64, bool) {
+	m := violationAt.FindStringSubmatch(v)
+	if m == nil {
+		return 0, false
+	}
+	d, err := time.ParseDuration(m[1])
+	if err != nil {
+		return 0, false
+	}
+	return int64(d), true
+}
+
+// describeEvent writes one trace event for people: the time in T when tNs
+// (T in nanoseconds) is known, who did what.
+func describeEvent(ev TraceEvent, tNs float64) string {
+	var b strings.Builder
+	b.WriteString(formatTraceTime(ev.T, tNs))
+	b.WriteString("  ")
+	switch ev.Ev {
+	case "send", "recv", "drop":
+		arrow := "→"
+		if ev.Ev != "send" {
+			arrow = "⇒"
+		}
+		fmt.Fprintf(&b, "%-4s p%d %s p%d %s", ev.Ev, ev.From, arrow, ev.To, messageLabel(ev))
+		fmt.Fprintf(&b, " #%d", ev.ID)
+	case "timer":
+		fmt.Fprintf(&b, "timer p%d %s", ev.P, ev.Timer)
+	case "decide":
+		fmt.Fprintf(&b, "decide p%d leader=%s", ev.P, ev.Leader)
+	case "suspect":
+		fmt.Fprintf(&b, "suspect p%d suspects p%d", ev.P, ev.Q)
+	default:
+		fmt.Fprintf(&b, "%s p%d", ev.Ev, ev.P)
+	}
+	return b.String()
+}
+
+// messageLabel is KIND(rank, aux, a, b) with the fields the message carries.
+func messageLabel(ev TraceEvent) string {
+	var args []string
+	if ev.Rank != "" {
+		args = append(args, ev.Rank)
+	}
+	if ev.Aux != "" {
+		args = append(args, "aux="+ev.Aux)
+	}
+	if ev.A != 0 {
+		args = append(args, "a="+strconv.FormatInt(ev.A, 10))
+	}
+	if ev.B != 0 {
+		args = append(args, "b="+strconv.FormatInt(ev.B, 10))
+	}
+	if len(args) == 0 {
+		return ev.Kind
+	}
+	return ev.Kind + "(" + strings.Join(args, ", ") + ")"
+}
+
+// formatTraceTime writes t (nanoseconds) in units of T when T is known,
+// as a duration otherwise.
+func formatTraceTime(t int64, tNs float64) string {
+	if tNs > 0 {
+		return "t=" + strconv.FormatFloat(float64(t)/tNs, 'f', -1, 64) + "T"
+	}
+	return "t=" + time.Duration(t).String()
+}

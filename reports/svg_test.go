@@ -1,0 +1,231 @@
+package reports
+
+import (
+	"encoding/xml"
+	"io"
+	"math"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/plot/plotter"
+)
+
+func ringPoints() []messagePoint {
+	var pts []messagePoint
+	for _, n := range []int{4, 8, 16, 32, 64} {
+		f := float64(n)
+		pts = append(pts, messagePoint{n: n, median: 2.5 * f, min: 2 * f, max: 3*f - 1,
+			theory: Some(int64(3*n - 1)), bound: Some(int64(3*n + 4))})
+	}
+	return pts
+}
+
+func testCharts(t *testing.T) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	var err error
+	if out["messages"], err = messagesChart("chang-roberts", ringPoints()); err != nil {
+		t.Fatal(err)
+	}
+	if out["overview"], err = overviewChart([]overviewSeries{
+		{"ring", xys{{X: 4, Y: 11}, {X: 8, Y: 23}, {X: 16, Y: 47}}},
+		{"lcr", xys{{X: 4, Y: 14}, {X: 8, Y: 44}, {X: 16, Y: 152}}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var samples []boxSample
+	for _, n := range []int{4, 8, 16} {
+		var vs []float64
+		for i := range 20 {
+			vs = append(vs, float64(2*n+i%7)+math.Floor(float64(i*i%11)/3))
+		}
+		samples = append(samples, boxSample{n: n, values: vs})
+	}
+	faults := []FaultWindow{{From: 10, Until: 20, Label: "partition"}}
+	if out["box"], err = boxChart("lcr: turnaround_t", "turnaround_t (T)", samples, true, faults); err != nil {
+		t.Fatal(err)
+	}
+	if out["timeouts"], err = boxChart("bully: timeouts", "timeouts per trial", samples, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// The charts are byte-identical for the same input, and match the golden
+// files (go test -rewrite regenerates them; review the SVGs before
+// committing).
+func TestChartsGolden(t *testing.T) {
+	a, b := testCharts(t), testCharts(t)
+	for _, name := range []string{"messages", "overview", "box", "timeouts"} {
+		if a[name] != b[name] {
+			t.Errorf("%s chart differs between two renderings", name)
+		}
+		if !strings.HasPrefix(a[name], `<svg class="chart"`) {
+			t.Errorf("%s chart starts %.40q", name, a[name])
+		}
+		checkXML(t, name, a[name])
+		golden(t, "chart_"+name+".svg.golden", []byte(a[name]))
+	}
+	if !strings.Contains(a["messages"], "3N-1 (worst: successor of max initiates)") ||
+		!strings.Contains(a["messages"], "theory_messages (rows)") || !strings.Contains(a["messages"], "theory_bound (rows)") {
+		t.Error("messages chart lacks its theory legend")
+	}
+	if !strings.Contains(a["box"], "fault windows") {
+		t.Error("box chart lacks the fault window")
+	}
+}
+
+// checkXML parses svg as XML: inline SVG in HTML is forgiving, but a file
+// saved from the page should still open.
+func checkXML(t *testing.T, name, svg string) {
+	t.Helper()
+	d := xml.NewDecoder(strings.NewReader(svg))
+	for {
+		_, err := d.Token()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			t.Errorf("%s: not well-formed XML: %v", name, err)
+			return
+		}
+	}
+}
+
+func TestChartsDegenerate(t *testing.T) {
+	// One size, one value, zeros on a log axis: drawn or skipped, never a panic.
+	if _, err := messagesChart("lcr", []messagePoint{{n: 5, median: 20, min: 20, max: 20}}); err != nil {
+		t.Error(err)
+	}
+	if svg, err := messagesChart("lcr", []messagePoint{{n: 5, median: 0}}); err != nil || svg != "" {
+		t.Errorf("zero messages on a log axis: %q, %v", svg, err)
+	}
+	if _, err := boxChart("x", "y", []boxSample{{n: 4, values: []float64{0, 0, 3}}}, true, nil); err != nil {
+		t.Error(err)
+	}
+	if _, err := boxChart("x", "y", []boxSample{{n: 4, values: []float64{0, 0}}}, false, nil); err != nil {
+		t.Error(err)
+	}
+	if svg, err := overviewChart([]overviewSeries{{"a", xys{plotter.XY{X: 4, Y: 0}}}}); err != nil || svg != "" {
+		t.Errorf("no positive point: %q, %v", svg, err)
+	}
+}
+
+func TestLogTicks(t *testing.T) {
+	labels := func(lo, hi float64) string {
+		var l []string
+		for _, tk := range logTicks(lo, hi) {
+			if tk.Label != "" {
+				l = append(l, tk.Label)
+			}
+		}
+		return strings.Join(l, " ")
+	}
+	for _, tc := range []struct {
+		lo, hi float64
+		want   string
+	}{
+		{3, 300, "5 10 20 50 100 200"},
+		{3, 70000, "10 100 1000 10k"},
+		{11, 14, "11 12 13 14"},
+		{0.5, 3, "0.5 1 2"},
+	} {
+		if got := labels(tc.lo, tc.hi); got != tc.want {
+			t.Errorf("ticks(%v, %v) = %q, want %q", tc.lo, tc.hi, got, tc.want)
+		}
+	}
+}
+
+const lamportTrace = `{"trial":0,"algorithm":"ring","variant":"default","nodes":4,"seed":42}
+{"t":0,"ev":"start","p":0}
+{"t":0,"ev":"crash","p":2}
+{"t":0,"ev":"initiate","p":3}
+{"t":0,"ev":"send","id":2,"from":3,"to":0,"kind":"ELECTION","rank":"4"}
+{"t":1000000,"ev":"recv","id":2,"from":3,"to":0,"kind":"ELECTION","rank":"4"}
+{"t":1000000,"ev":"send","id":3,"from":0,"to":1,"kind":"ELECTION","rank":"4"}
+{"t":2000000,"ev":"recv","id":3,"from":0,"to":1,"kind":"ELECTION","rank":"4"}
+{"t":2000000,"ev":"send","id":4,"from":1,"to":2,"kind":"ELECTION","rank":"4"}
+{"t":3000000,"ev":"drop","id":4,"from":1,"to":2,"kind":"ELECTION","rank":"4"}
+{"t":3000000,"ev":"timer","p":1,"timer":"T1"}
+{"t":4000000,"ev":"suspect","p":1,"q":2}
+{"t":4000000,"ev":"send","id":5,"from":1,"to":3,"kind":"ELECTION","rank":"4"}
+{"t":5000000,"ev":"recv","id":5,"from":1,"to":3,"kind":"ELECTION","rank":"4"}
+{"t":5000000,"ev":"decide","p":3,"leader":"4"}
+{"t":5000000,"ev":"send","id":6,"from":3,"to":0,"kind":"ELECTED","rank":"4"}
+`
+
+func TestLamportGolden(t *testing.T) {
+	trials, err := readTrace(strings.NewReader(lamportTrace), func(TraceHeader) (traceWant, bool) {
+		return traceWant{max: DiagramMaxEvents, around: -1}, true
+	})
+	if err != nil || len(trials) != 1 {
+		t.Fatalf("%v, %d trials", err, len(trials))
+	}
+	faults := []FaultWindow{{From: 1.5, Until: 3.5, Label: "partition"}}
+	a := lamportDiagram("d1", trials[0], 1e6, faults)
+	if b := lamportDiagram("d1", trials[0], 1e6, faults); a != b {
+		t.Fatal("two renderings differ")
+	}
+	checkXML(t, "lamport", a)
+	for _, want := range []string{"dropped at the crashed receiver", "p1 suspects p2", "p2 crashes", "never delivered",
+		"p3 decides leader 4", "p1 timer T1", `class="fault"`} {
+		if !strings.Contains(a, want) {
+			t.Errorf("diagram lacks %q", want)
+		}
+	}
+	golden(t, "lamport.svg.golden", []byte(a))
+}
+
+func TestReadTrace(t *testing.T) {
+	var trace strings.Builder
+	for trial := range 3 {
+		trace.WriteString(`{"trial":` + itoa(trial) + `,"algorithm":"lcr","variant":"default","nodes":4,"seed":` + itoa(100+trial) + "}\n")
+		for i := range 40 {
+			trace.WriteString(`{"t":` + itoa(i*1000000) + `,"ev":"start","p":` + itoa(i%4) + "}\n")
+		}
+	}
+	trials, err := readTrace(strings.NewReader(trace.String()), func(h TraceHeader) (traceWant, bool) {
+		switch h.Trial {
+		case 0:
+			return traceWant{max: 10, around: -1}, true
+		case 2:
+			return traceWant{around: 20 * 1000000}, true
+		}
+		return traceWant{}, false
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(trials) != 2 || trials[0].Trial != 0 || trials[1].Trial != 2 || trials[1].Seed != 102 {
+		t.Fatalf("trials %+v", trials)
+	}
+	if d := trials[0]; len(d.Events) != 10 || !d.Truncated || d.Total != 40 || d.Excerpt != nil {
+		t.Errorf("diagram trial: %d events, truncated %v, total %d", len(d.Events), d.Truncated, d.Total)
+	}
+	ex := trials[1].Excerpt
+	if len(ex) != excerptBefore+excerptAfter || ex[excerptBefore-1].T != 20*1000000 || ex[excerptBefore].T != 21*1000000 {
+		t.Errorf("excerpt of %d events from %v", len(ex), ex[0].T)
+	}
+	if _, err := readTrace(strings.NewReader("{\"trial\":0,\"algorithm\":\"x\",\"nodes\":2,\"seed\":1}\n{not json\n"),
+		func(TraceHeader) (traceWant, bool) { return traceWant{max: 5, around: -1}, true }); err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("bad line: %v", err)
+	}
+}
+
+func TestViolationTime(t *testing.T) {
+	for _, tc := range []struct {
+		v    string
+		want int64
+		ok   bool
+	}{
+		{"undecided at 10ms: a live process never learned a leader", 10e6, true},
+		{"wrong-leader at 1.5ms: p3 decided 4", 1.5e6, true},
+		{"disagreement at 2m3.5s: x", 123.5e9, true},
+		{"two leaders", 0, false},
+	} {
+		got, ok := violationTime(tc.v)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("%q: %v %v", tc.v, got, ok)
+		}
+	}
+}
