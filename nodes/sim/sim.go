@@ -144,6 +144,7 @@ type sim struct {
 	slab     []payload
 	free     []int32
 	linkLast map[uint64]int64 // per directed link: latest delivery time (FIFO links)
+	ringLast []int64          // the same for ring links: [2p] to the successor, [2p+1] to the predecessor
 	timers   map[uint64]timerState
 
 	net   *rand.Rand
@@ -268,6 +269,9 @@ func newSim(cfg Config) (*sim, error) {
 		Detector: s.det, Alive: s.alive,
 	}
 	s.buildPeers()
+	if s.topo.IsRing() && !s.fifoMode {
+		s.ringLast = make([]int64, 2*n)
+	}
 	for i := range s.machines {
 		s.machines[i] = newMachine()
 		s.envs[i] = env{s: s, p: int32(i)}
@@ -367,8 +371,10 @@ func (s *sim) run() {
 			continue
 		}
 		e := s.heap.pop()
-		p := s.slab[e.slot]
-		s.free = append(s.free, e.slot)
+		// p points into the slab: its slot is freed only after dispatch, so
+		// a handler scheduling new events cannot overwrite it (and growing
+		// the slab leaves the old backing array, which p still reads, intact).
+		p := &s.slab[e.slot]
 		if (p.kind == evHeartbeat || p.kind == evDeliver && s.background(p.msg.Kind)) && s.settled() {
 			return
 		}
@@ -381,15 +387,7 @@ func (s *sim) run() {
 			s.fire(p.to, p.timer, p.gen)
 		case evInitiate:
 			s.popped()
-			if !s.alive[p.to] {
-				continue
-			}
-			if s.res.FirstInitiation < 0 {
-				s.res.FirstInitiation = time.Duration(s.now)
-			}
-			s.trace.event(s.now, "initiate", int(p.to))
-			s.machines[p.to].Initiate(&s.envs[p.to])
-			s.afterEvent(p.to)
+			s.initiate(p.to)
 		case evSuspect:
 			s.popped()
 			s.suspect(p.to, p.from)
@@ -399,7 +397,20 @@ func (s *sim) run() {
 		case evHeartbeat:
 			s.heartbeat(p.to)
 		}
+		s.free = append(s.free, e.slot)
 	}
+}
+
+func (s *sim) initiate(p int32) {
+	if !s.alive[p] {
+		return
+	}
+	if s.res.FirstInitiation < 0 {
+		s.res.FirstInitiation = time.Duration(s.now)
+	}
+	s.trace.event(s.now, "initiate", int(p))
+	s.machines[p].Initiate(&s.envs[p])
+	s.afterEvent(p)
 }
 
 // background reports whether messages of kind k belong to the runtime's
@@ -516,11 +527,7 @@ func (s *sim) send(from int32, to nodes.PeerID, m nodes.Message) {
 	at := s.now + int64(s.cfg.Latency.Sample(s.net))
 	// FIFO links: a message never overtakes an earlier one on the same link;
 	// at equal times the earlier send has the smaller sequence number.
-	link := uint64(from)<<32 | uint64(uint32(to))
-	if last, ok := s.linkLast[link]; ok && last > at {
-		at = last
-	}
-	s.linkLast[link] = at
+	at = s.fifoAt(from, int32(to), at)
 	var slot int32
 	if k := len(s.free); k > 0 {
 		slot = s.free[k-1]
@@ -532,6 +539,35 @@ func (s *sim) send(from int32, to nodes.PeerID, m nodes.Message) {
 	p := &s.slab[slot]
 	p.kind, p.to, p.from, p.msg = evDeliver, int32(to), from, m
 	s.heap.push(entry{at: at, ord: ord, slot: slot})
+}
+
+// fifoAt delays a delivery due at `at` on the link from → to until after
+// the latest delivery already scheduled on that link (FIFO links; at equal
+// times the earlier send has the smaller sequence number). Ring links, to
+// the successor or predecessor, keep their state in a slice: the hot path of
+// a million-process ring cannot afford a map lookup per message.
+func (s *sim) fifoAt(from, to int32, at int64) int64 {
+	if s.topo.IsRing() {
+		n := int32(s.n)
+		var slot *int64
+		switch to {
+		case (from + 1) % n:
+			slot = &s.ringLast[2*from]
+		case (from + n - 1) % n:
+			slot = &s.ringLast[2*from+1]
+		}
+		if slot != nil {
+			at = max(at, *slot)
+			*slot = at
+			return at
+		}
+	}
+	link := uint64(from)<<32 | uint64(uint32(to))
+	if last, ok := s.linkLast[link]; ok && last > at {
+		at = last
+	}
+	s.linkLast[link] = at
+	return at
 }
 
 func timerKey(p int32, t nodes.TimerID) uint64 { return uint64(p)<<16 | uint64(t) }
