@@ -95,9 +95,9 @@ type Comparison struct {
 }
 
 // Regressions returns the changes judged regressions.
-func (c *Comparison) Regressions() []Change { return c.with(Regression) }
+func (c Comparison) Regressions() []Change { return c.with(Regression) }
 
-func (c *Comparison) with(v Verdict) []Change {
+func (c Comparison) with(v Verdict) []Change {
 	var out []Change
 	for _, ch := range c.Changes {
 		if ch.Verdict == v {

@@ -42,5 +42,29 @@
 // package, since the library has none. Every summary.csv line carries the
 // method (Method) and library (Library) in its last two columns, and
 // summary.json carries them at the top. Summary figures are rounded to 12
-// significant digits so the files are byte-identical across CPUs.
+// significant digits so the files are byte-identical across CPUs. Each Stat
+// also holds a distribution-free 95% interval of the median (MedianLow,
+// MedianHigh: order statistics at binomial ranks), shown in the HTML report.
+//
+// # HTML
+//
+// WriteHTML renders rows as report.html, one self-contained page that opens
+// from disk without a network: charts as inline SVG drawn with
+// gonum.org/v1/plot (messages against N on log scales with ALGORITHMS.md's
+// curves, turnaround and decided distributions, timeouts), the verdicts with
+// every failing trial's seed and violation, and, given the trace file of the
+// run, the events around each violation and message-sequence diagrams of
+// small trials. The same input gives the same bytes.
+//
+// # Comparison
+//
+// Compare judges two sets of rows group by group and metric with a
+// two-sided Mann–Whitney U test and a minimum change of the median;
+// WriteCompareText, WriteCompareJSON and WriteCompareHTML write the outcome.
+//
+// # History
+//
+// AddToHistory stores a run's results and Manifest under a history
+// directory, ReadHistory and PooledRows read them back (the base of a
+// nightly comparison), and WriteHistoryIndex renders the trend page.
 package reports

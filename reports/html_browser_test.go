@@ -151,3 +151,34 @@ func TestReportInBrowser(t *testing.T) {
 		t.Errorf("screenshot looks blank: %d of %d sampled pixels inked, %d colours", inked, total, len(colours))
 	}
 }
+
+// TestComparisonAndHistoryInBrowser loads the comparison page and the
+// history index the same way: scripts ran, no error, charts and tables.
+func TestComparisonAndHistoryInBrowser(t *testing.T) {
+	chromium := findChromium(t)
+	hist := makeHistory(t)
+	if err := WriteHistoryIndex(hist); err != nil {
+		t.Fatal(err)
+	}
+	base := append(trialsOf("lcr", 8, 44, 46, 44, 48, 44), trialsOf("hs", 8, 80, 84, 82, 86, 88)...)
+	newer := append(trialsOf("lcr", 8, 88, 92, 88, 96, 88), trialsOf("hs", 8, 81, 84, 82, 86, 88)...)
+	cmpPath := filepath.Join(t.TempDir(), "compare.html")
+	if err := WriteCompareHTMLFile(cmpPath, Compare(base, newer, CompareOptions{Threshold: -1}), "base", "new"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path   string
+		charts int
+	}{{filepath.Join(hist, HistoryIndex), 4}, {cmpPath, 0}} {
+		dom, stderr := runBrowser(t, chromium, "file://"+tc.path+"#sort=changes.5.desc", "--dump-dom")
+		if m := consoleError.FindString(stderr); m != "" {
+			t.Errorf("%s: browser console: %s", tc.path, m)
+		}
+		if !strings.Contains(dom, `data-ready="1"`) || !strings.Contains(dom, `<div id="js-errors" hidden=""></div>`) {
+			t.Errorf("%s: script did not finish cleanly", tc.path)
+		}
+		if got := strings.Count(dom, `<svg class="chart"`); got < tc.charts || !strings.Contains(dom, `class="sortable"`) {
+			t.Errorf("%s: %d charts, want %d, and a sortable table", tc.path, got, tc.charts)
+		}
+	}
+}

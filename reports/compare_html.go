@@ -1,0 +1,93 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"strings"
+)
+
+// WriteCompareHTML writes a comparison as a self-contained page: the
+// verdict counts, then one sortable line per group and metric with both
+// medians, the change (with a bar), the p-value and the verdict;
+// regressions first. base and new name the two sides.
+func WriteCompareHTML(out io.Writer, c Comparison, base, new string) error {
+	p := newPage("electbench compare")
+	fmt.Fprintf(p, "<p class=\"meta\">Base: <code>%s</code> (%d rows) · New: <code>%s</code> (%d rows) · two-sided Mann–Whitney U, α=%s · threshold ±%s on the median · a verdict needs at least %d trials per side</p>\n",
+		esc(base), c.BaseRows, esc(new), c.NewRows, fixedText(c.Alpha, 4),
+		strings.TrimPrefix(fmtPercent(c.Threshold), "+"), c.MinSamples)
+	counts := map[Verdict]int{}
+	for _, ch := range c.Changes {
+		counts[ch.Verdict]++
+	}
+	p.WriteString("<p>")
+	for _, v := range []Verdict{Regression, Improvement, NoChange, CannotDecide, OnlyInBase, OnlyInNew} {
+		fmt.Fprintf(p, "<span class=\"%s\">%d %s</span> · ", verdictClass(v), counts[v], esc(string(v)))
+	}
+	p.WriteString("</p>\n")
+	if counts[Regression] > 0 {
+		p.WriteString("<p class=\"bad\"><b>Significant regression: compare exits 1.</b></p>\n")
+	} else {
+		p.WriteString("<p class=\"good\">No significant regression.</p>\n")
+	}
+	head := []string{"verdict", "algorithm", "variant", "runtime", "scenario", "nodes", "metric", "base n", "new n",
+		"base median", "new median", "change", "", "p", "reason"}
+	order := []Verdict{Regression, Improvement, CannotDecide, OnlyInBase, OnlyInNew, NoChange}
+	var rows [][]cell
+	for _, v := range order {
+		for _, ch := range c.Changes {
+			if ch.Verdict != v {
+				continue
+			}
+			vc := textCell(string(ch.Verdict))
+			vc.classes = verdictClass(ch.Verdict)
+			change := cell{text: deltaText(ch.Delta), num: true}
+			if ch.Delta.Set && !math.IsInf(ch.Delta.V, 0) {
+				change.v, change.hasV = ch.Delta.V, true
+			}
+			rows = append(rows, []cell{vc, textCell(ch.Algorithm), textCell(ch.Variant), textCell(ch.Runtime),
+				textCell(ch.Scenario), intCell(ch.Nodes), textCell(ch.Metric), intCell(ch.BaseN), intCell(ch.NewN),
+				optCell(ch.BaseMedian, 3), optCell(ch.NewMedian, 3), change, rawCell(changeBar(ch.Delta)),
+				optCell(ch.P, 4), textCell(ch.Reason)})
+		}
+	}
+	p.tableID("changes", "sortable", head, rows)
+	p.WriteString("<p class=\"note\">" + esc(CompareMethod) + ".</p>\n")
+	_, err := io.WriteString(out, p.finish())
+	return err
+}
+
+// WriteCompareHTMLFile writes WriteCompareHTML's page to path atomically.
+func WriteCompareHTMLFile(path string, c Comparison, base, new string) error {
+	return writeFileAtomic(filepath.Dir(path), path, func(out io.Writer) error {
+		return WriteCompareHTML(out, c, base, new)
+	})
+}
+
+func verdictClass(v Verdict) string {
+	switch v {
+	case Regression:
+		return "bad"
+	case Improvement:
+		return "good"
+	case CannotDecide, OnlyInBase, OnlyInNew:
+		return "warn"
+	}
+	return ""
+}
+
+// changeBar is a small inline SVG bar of a relative change, ±100% full
+// width, red for growth and green for shrinkage.
+func changeBar(d Opt[float64]) string {
+	if !d.Set || d.V == 0 {
+		return ""
+	}
+	w := math.Min(1, math.Abs(d.V)) * 50
+	x, fill := 50.0, "#b00020"
+	if d.V < 0 {
+		x, fill = 50-w, "#1b7a2e"
+	}
+	return fmt.Sprintf(`<svg width="100" height="10" viewBox="0 0 100 10" aria-hidden="true"><line x1="50" y1="0" x2="50" y2="10" stroke="#999"/><rect x="%s" y="2" width="%s" height="6" fill="%s"/></svg>`,
+		num(x), num(w), fill)
+}

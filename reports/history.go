@@ -1,0 +1,387 @@
+package reports
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// A history directory keeps one subdirectory per run, named
+// NNNNNN-YYYYMMDDTHHMMSSZ (a sequence number, then the UTC start time), each
+// holding the run's results.csv and a manifest.json; index.html beside them
+// shows the trend across runs. Nightly jobs append to it with
+// `electbench run --history DIR` and compare against it with
+// `electbench compare --base-history DIR --last K NEW`.
+
+// Files of a history directory.
+const (
+	HistoryIndex    = "index.html"
+	HistoryManifest = "manifest.json"
+)
+
+// Manifest records where, how and from what a stored run came.
+type Manifest struct {
+	Version     string    `json:"version"`     // electbench version
+	Commit      string    `json:"commit"`      // VCS revision of the build, if known
+	Machine     Machine   `json:"machine"`     // what ran it
+	Fingerprint string    `json:"fingerprint"` // short hash of Machine: runs on different machines differ here
+	Seed        uint64    `json:"seed"`
+	Scenario    string    `json:"scenario"`
+	Flags       []string  `json:"flags"`     // the flags that shape the results, as name=value, sorted
+	FlagHash    string    `json:"flag_hash"` // short hash of Scenario and Flags: runs of the same configuration share it
+	Time        time.Time `json:"time"`      // when the run started, UTC
+	Rows        int       `json:"rows"`
+}
+
+// Machine describes the computer a run used.
+type Machine struct {
+	OS        string `json:"os"`
+	Arch      string `json:"arch"`
+	CPUs      int    `json:"cpus"`
+	CPU       string `json:"cpu"` // model name, when the system says
+	GoVersion string `json:"go"`
+}
+
+// HistoryRun is one run stored in a history directory.
+type HistoryRun struct {
+	Name     string // the subdirectory
+	Dir      string // its path
+	Manifest Manifest
+}
+
+// Results is the path of the run's results file.
+func (r HistoryRun) Results() string { return filepath.Join(r.Dir, ResultsCSV) }
+
+// AddToHistory stores a finished run: it creates history/NNNNNN-TIME with
+// the next sequence number, copies resultsCSV into it and writes m as its
+// manifest. The directory appears under its final name only once complete.
+func AddToHistory(history string, m Manifest, resultsCSV string) (HistoryRun, error) {
+	if err := os.MkdirAll(history, 0o755); err != nil {
+		return HistoryRun{}, fmt.Errorf("history: %w", err)
+	}
+	runs, err := ReadHistory(history)
+	if err != nil {
+		return HistoryRun{}, err
+	}
+	seq := 1
+	if len(runs) > 0 {
+		last, _ := strconv.Atoi(strings.SplitN(runs[len(runs)-1].Name, "-", 2)[0])
+		seq = last + 1
+	}
+	name := fmt.Sprintf("%06d-%s", seq, m.Time.UTC().Format("20060102T150405Z"))
+	tmp, err := os.MkdirTemp(history, ".incoming-*")
+	if err != nil {
+		return HistoryRun{}, fmt.Errorf("history: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	if err := copyFile(resultsCSV, filepath.Join(tmp, ResultsCSV)); err != nil {
+		return HistoryRun{}, fmt.Errorf("history: %w", err)
+	}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return HistoryRun{}, err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, HistoryManifest), append(b, '\n'), 0o644); err != nil {
+		return HistoryRun{}, fmt.Errorf("history: %w", err)
+	}
+	dir := filepath.Join(history, name)
+	if err := os.Rename(tmp, dir); err != nil {
+		return HistoryRun{}, fmt.Errorf("history: %w", err)
+	}
+	return HistoryRun{Name: name, Dir: dir, Manifest: m}, nil
+}
+
+func copyFile(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// ReadHistory lists the runs stored in history, oldest first. Entries that
+// are not runs (no manifest, or a name that does not start with a sequence
+// number) are ignored; a manifest that does not parse is an error.
+func ReadHistory(history string) ([]HistoryRun, error) {
+	entries, err := os.ReadDir(history)
+	if err != nil {
+		return nil, fmt.Errorf("history: %w", err)
+	}
+	var runs []HistoryRun
+	for _, e := range entries {
+		name := e.Name()
+		seq, _, ok := strings.Cut(name, "-")
+		if !e.IsDir() || !ok || len(seq) != 6 || strings.Trim(seq, "0123456789") != "" {
+			continue
+		}
+		dir := filepath.Join(history, name)
+		b, err := os.ReadFile(filepath.Join(dir, HistoryManifest))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("history: %w", err)
+		}
+		var m Manifest
+		if err := json.Unmarshal(b, &m); err != nil {
+			return nil, fmt.Errorf("history: %s: %w", filepath.Join(dir, HistoryManifest), err)
+		}
+		runs = append(runs, HistoryRun{Name: name, Dir: dir, Manifest: m})
+	}
+	slices.SortFunc(runs, func(a, b HistoryRun) int { return strings.Compare(a.Name, b.Name) })
+	return runs, nil
+}
+
+// PooledRows reads the results of the last k runs (all when k ≤ 0) and
+// returns their rows together, oldest run first.
+func PooledRows(runs []HistoryRun, k int) ([]Row, error) {
+	if k > 0 && len(runs) > k {
+		runs = runs[len(runs)-k:]
+	}
+	var rows []Row
+	for _, r := range runs {
+		rs, err := ReadFile(r.Results())
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, rs...)
+	}
+	return rows, nil
+}
+
+// historyIndexRuns bounds the runs the trend page reads: the most recent.
+const historyIndexRuns = 60
+
+// WriteHistoryIndex renders history/index.html: the runs with their
+// manifests (a changed machine or configuration is marked, since the trend
+// across it compares unlike runs), and per algorithm the median messages
+// and turnaround of each size over the runs, as charts and a table.
+func WriteHistoryIndex(history string) error {
+	runs, err := ReadHistory(history)
+	if err != nil {
+		return err
+	}
+	if len(runs) > historyIndexRuns {
+		runs = runs[len(runs)-historyIndexRuns:]
+	}
+	sums := make([][]Group, len(runs))
+	for i, r := range runs {
+		rows, err := ReadFile(r.Results())
+		if err != nil {
+			return err
+		}
+		sums[i] = Summarize(rows)
+	}
+	path := filepath.Join(history, HistoryIndex)
+	return writeFileAtomic(history, path, func(out io.Writer) error {
+		return writeHistoryPage(out, runs, sums)
+	})
+}
+
+func writeHistoryPage(out io.Writer, runs []HistoryRun, sums [][]Group) error {
+	p := newPage("electbench history")
+	fmt.Fprintf(p, "<p class=\"meta\">%d runs · <a href=\"#runs\">Runs</a> · <a href=\"#trends\">Trends</a> · <a href=\"#medians\">Medians by run</a></p>\n", len(runs))
+
+	p.WriteString("<h2 id=\"runs\">Runs</h2>\n<p class=\"note\">Highlighted: a machine or configuration other than the run before's; trends across it compare unlike runs.</p>\n")
+	var rows [][]cell
+	for i, r := range runs {
+		m := r.Manifest
+		fp, fh := textCell(m.Fingerprint), textCell(m.FlagHash)
+		if i > 0 && m.Fingerprint != runs[i-1].Manifest.Fingerprint {
+			fp.classes = "warn"
+		}
+		if i > 0 && m.FlagHash != runs[i-1].Manifest.FlagHash {
+			fh.classes = "warn"
+		}
+		correct := 0.0
+		trials := 0
+		for _, g := range sums[i] {
+			correct += g.CorrectShare * float64(g.Trials)
+			trials += g.Trials
+		}
+		share := textCell("-")
+		if trials > 0 {
+			share = floatCell(100*correct/float64(trials), 1)
+			if correct < float64(trials) {
+				share.classes = "bad"
+			}
+		}
+		rows = append(rows, []cell{
+			rawCell(`<a href="` + esc(r.Name) + `/` + ResultsCSV + `">` + esc(r.Name) + `</a>`),
+			textCell(m.Time.UTC().Format(time.RFC3339)), textCell(m.Version), textCell(shortCommit(m.Commit)),
+			fp, textCell(fmt.Sprintf("%s/%s, %d CPUs, %s", m.Machine.OS, m.Machine.Arch, m.Machine.CPUs, m.Machine.CPU)),
+			textCell(strconv.FormatUint(m.Seed, 10)), fh, intCell(m.Rows), share,
+		})
+	}
+	p.tableID("runs-table", "sortable", []string{"run", "time (UTC)", "version", "commit", "machine", "machine details",
+		"seed", "flag hash", "rows", "correct %"}, rows)
+
+	// Trend charts: per series, one line per size over the runs.
+	p.WriteString("<h2 id=\"trends\">Trends</h2>\n<p class=\"note\">Median per run, one line per size N, log scale.</p>\n<div class=\"charts\">\n")
+	type seriesKey struct{ a, v, r, s string }
+	var keys []seriesKey
+	sizes := map[seriesKey][]int{}
+	type point struct {
+		k seriesKey
+		n int
+	}
+	medMsgs, medTurn := map[point][]plotter.XY{}, map[point][]plotter.XY{}
+	for i := range runs {
+		for _, g := range sums[i] {
+			k := seriesKey{g.Algorithm, g.Variant, g.Runtime, g.Scenario}
+			if _, ok := sizes[k]; !ok {
+				keys = append(keys, k)
+			}
+			if !slices.Contains(sizes[k], g.Nodes) {
+				sizes[k] = append(sizes[k], g.Nodes)
+			}
+			pt := point{k, g.Nodes}
+			if g.Messages.Median.Set {
+				medMsgs[pt] = append(medMsgs[pt], plotter.XY{X: float64(i + 1), Y: g.Messages.Median.V})
+			}
+			if g.TurnaroundT.Median.Set {
+				medTurn[pt] = append(medTurn[pt], plotter.XY{X: float64(i + 1), Y: g.TurnaroundT.Median.V})
+			}
+		}
+	}
+	for _, k := range keys {
+		slices.Sort(sizes[k])
+		label := k.a + "/" + k.v + " (" + k.r + ", " + k.s + ")"
+		for _, m := range []struct {
+			name string
+			data map[point][]plotter.XY
+		}{{"median messages", medMsgs}, {"median turnaround_t", medTurn}} {
+			var lines []overviewSeries
+			for _, n := range sizes[k] {
+				lines = append(lines, overviewSeries{label: "N=" + strconv.Itoa(n), pts: m.data[point{k, n}]})
+			}
+			svg, err := trendChart(label+": "+m.name, m.name, lines, runs)
+			if err != nil {
+				return err
+			}
+			figure(p, svg)
+		}
+	}
+	p.WriteString("</div>\n")
+
+	// The medians as numbers, for the last runs.
+	const lastRuns = 10
+	from := max(0, len(runs)-lastRuns)
+	p.WriteString("<h2 id=\"medians\">Medians by run</h2>\n")
+	head := []string{"algorithm", "variant", "runtime", "scenario", "nodes", "metric"}
+	for _, r := range runs[from:] {
+		head = append(head, strings.SplitN(r.Name, "-", 2)[0])
+	}
+	var mrows [][]cell
+	for _, k := range keys {
+		for _, n := range sizes[k] {
+			for _, m := range []struct {
+				name string
+				data map[point][]plotter.XY
+			}{{"messages", medMsgs}, {"turnaround_t", medTurn}} {
+				row := []cell{textCell(k.a), textCell(k.v), textCell(k.r), textCell(k.s), intCell(n), textCell(m.name)}
+				byRun := map[int]float64{}
+				for _, xy := range m.data[point{k, n}] {
+					byRun[int(xy.X)-1] = xy.Y
+				}
+				prev, hasPrev := 0.0, false
+				for i := from; i < len(runs); i++ {
+					v, ok := byRun[i]
+					if !ok {
+						row = append(row, textCell("-"))
+						hasPrev = false
+						continue
+					}
+					c := floatCell(v, 2)
+					if hasPrev && v > prev {
+						c.classes = "bad"
+					} else if hasPrev && v < prev {
+						c.classes = "good"
+					}
+					row = append(row, c)
+					prev, hasPrev = v, true
+				}
+				mrows = append(mrows, row)
+			}
+		}
+	}
+	p.tableID("medians-table", "sortable", head, mrows)
+	_, err := io.WriteString(out, p.finish())
+	return err
+}
+
+func shortCommit(c string) string {
+	if len(c) > 12 {
+		return c[:12]
+	}
+	return c
+}
+
+// trendChart draws lines over run numbers (x) on a log y axis, the x ticks
+// labelled with the runs' sequence numbers.
+func trendChart(title, yLabel string, lines []overviewSeries, runs []HistoryRun) (string, error) {
+	p := newChart(title, "run", yLabel)
+	yb := newBounds()
+	drawn := 0
+	for i, s := range lines {
+		var pts xys
+		for _, pt := range s.pts {
+			if pt.Y > 0 {
+				pts = append(pts, pt)
+				yb.add(pt.Y)
+			}
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		line, points, err := plotter.NewLinePoints(pts)
+		if err != nil {
+			return "", err
+		}
+		line.Color, points.Color = paletteColor(i), paletteColor(i)
+		points.Shape, points.Radius = draw.CircleGlyph{}, vg.Points(2)
+		p.Add(line, points)
+		p.Legend.Add(s.label, line, points)
+		drawn++
+	}
+	if drawn == 0 {
+		return "", nil
+	}
+	setLinear(&p.X, 1, float64(len(runs)))
+	step := max(1, len(runs)/8)
+	p.X.Tick.Marker = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
+		var t []plot.Tick
+		for i := 1; i <= len(runs); i++ {
+			tk := plot.Tick{Value: float64(i)}
+			if (i-1)%step == 0 || i == len(runs) {
+				tk.Label = strings.TrimLeft(strings.SplitN(runs[i-1].Name, "-", 2)[0], "0")
+			}
+			t = append(t, tk)
+		}
+		return t
+	})
+	setLog(&p.Y, yb.lo, yb.hi)
+	return renderChart(p, title)
+}
