@@ -199,9 +199,9 @@ func (s *sim) scheduleFalseSuspicions() {
 
 // heartbeat runs one process's detector tick: check who has been silent too
 // long, then ping everyone.
-func (s *sim) heartbeat(p int32) {
-	if !s.alive[p] {
-		return
+func (s *sim) heartbeat(p int32, incarnation uint32) {
+	if !s.alive[p] || s.incarnation[p] != incarnation {
+		return // crashed, or restarted with a tick chain of its own
 	}
 	n := int32(s.n)
 	hb := s.hb
@@ -220,7 +220,7 @@ func (s *sim) heartbeat(p int32) {
 			s.send(p, nodes.PeerID(q), nodes.Message{Kind: kindPing})
 		}
 	}
-	s.scheduleBackground(s.now+int64(s.det.P), payload{kind: evHeartbeat, to: p})
+	s.scheduleBackground(s.now+int64(s.det.P), payload{kind: evHeartbeat, to: p, gen: incarnation})
 }
 
 // suspect delivers a detector verdict: observer p now suspects q.

@@ -15,6 +15,17 @@
 // so deliveries go through a plain FIFO queue instead of the heap; that is
 // what lets a million-process ring elect in a fraction of a second.
 //
+// Faults (effects.go) are events like any other: a Fault starts at the run's
+// start, at a virtual time or at a trigger (the first initiation, the first
+// decision, the K-th election message) and heals after a duration or at
+// another trigger. Its targets are resolved when it starts, against a View
+// of the world then (roles such as the current leader move). Process effects
+// crash, restart, pause or falsely suspect processes; link effects cut,
+// delay, throttle, slice, lose, duplicate or reorder the messages of a set
+// of directed links. Every random draw of a fault comes from its own stream
+// of the trial's seed, and a run without faults never enters this code: its
+// events and bytes are those of a simulator without it.
+//
 // The runtime counts: messages and encoded bytes by kind as they are sent,
 // timer expirations by name, the time of the last election message delivered
 // and every decision (reported to an Observer). Algorithms count nothing.

@@ -55,41 +55,27 @@ func (c Crash) validate(n int) error {
 	return nil
 }
 
-// scheduleCrashes arms every crash that is not at the start.
-func (s *sim) scheduleCrashes() {
-	for i, c := range s.cfg.Crashes {
-		switch c.When {
-		case AtTime:
-			s.schedule(int64(c.At), classControl, payload{kind: evCrash, gen: uint32(i)})
-		case AfterMessages:
-			s.afterMsgs = append(s.afterMsgs, i)
-		case LeaderElected:
-			s.onElected = append(s.onElected, i)
-		}
+// fault turns a crash into the first faults of the timeline: the same
+// engine applies crashes from the command line and from scenarios.
+func (c Crash) fault() Fault {
+	pos := c.Pos
+	return Fault{
+		Effect: EffCrash, Name: "crash", legacy: true,
+		Start: When{Trigger: c.When, At: c.At, K: c.K},
+		Targets: func(v View) []int {
+			if pos == CurrentLeader {
+				return []int{v.s.currentLeader()}
+			}
+			return []int{pos}
+		},
 	}
-}
-
-// crashNow crashes the target of crash i at the current instant.
-func (s *sim) crashNow(i int) {
-	c := s.cfg.Crashes[i]
-	p := c.Pos
-	if p == CurrentLeader {
-		p = s.currentLeader()
-	}
-	s.crash(int32(p), false)
 }
 
 // currentLeader is the process named by the latest decision, or the highest
 // alive process when nobody has decided.
 func (s *sim) currentLeader() int {
 	if s.lastDecided >= 0 {
-		if s.byRank == nil {
-			s.byRank = make(map[nodes.Rank]int, s.n)
-			for i, r := range s.ranks {
-				s.byRank[r] = i
-			}
-		}
-		if p, ok := s.byRank[s.res.Decisions[s.lastDecided].Leader]; ok {
+		if p, ok := s.position(s.res.Decisions[s.lastDecided].Leader); ok {
 			return p
 		}
 	}
@@ -102,7 +88,21 @@ func (s *sim) currentLeader() int {
 	return max(best, 0)
 }
 
-func (s *sim) crash(p int32, atStart bool) {
+// position finds the process of rank r.
+func (s *sim) position(r nodes.Rank) (int, bool) {
+	if s.byRank == nil {
+		s.byRank = make(map[nodes.Rank]int, s.n)
+		for i, r := range s.ranks {
+			s.byRank[r] = i
+		}
+	}
+	p, ok := s.byRank[r]
+	return p, ok
+}
+
+// crash stops p now. undetected crashes are never suspected by any
+// detector's schedule (heartbeats still notice the silence).
+func (s *sim) crash(p int32, atStart, undetected bool) {
 	if !s.alive[p] {
 		return
 	}
@@ -113,27 +113,7 @@ func (s *sim) crash(p int32, atStart bool) {
 	if s.cfg.Observer != nil {
 		s.cfg.Observer.Crashed(time.Duration(s.now), int(p))
 	}
-	s.detectCrash(p, atStart)
-}
-
-// checkMessageTriggers fires crashes armed for "after K messages".
-func (s *sim) checkMessageTriggers() {
-	kept := s.afterMsgs[:0]
-	for _, i := range s.afterMsgs {
-		if s.res.Messages >= s.cfg.Crashes[i].K {
-			// Crash as a control event at this instant, after the sending
-			// handler returns: a handler is atomic.
-			s.schedule(s.now, classControl, payload{kind: evCrash, gen: uint32(i)})
-		} else {
-			kept = append(kept, i)
-		}
+	if !undetected {
+		s.detectCrash(p, atStart)
 	}
-	s.afterMsgs = kept
-}
-
-func (s *sim) leaderElected() {
-	for _, i := range s.onElected {
-		s.schedule(s.now, classControl, payload{kind: evCrash, gen: uint32(i)})
-	}
-	s.onElected = nil
 }

@@ -28,6 +28,10 @@ type Config struct {
 	Observer Observer
 	// Crashes are the crash-stop faults of the trial.
 	Crashes []Crash
+	// Faults is the trial's fault timeline (effects.go): network effects,
+	// crashes and restarts, pauses, false suspicions, each resolved when it
+	// starts. Crashes are applied as the first faults of the timeline.
+	Faults []Fault
 	// Detector is the failure detector; the zero value means
 	// DefaultDetector (perfect with D = 10T).
 	Detector Detector
@@ -80,6 +84,12 @@ type Result struct {
 	Crashes                       []CrashRecord // every crash, in order
 	Alive                         []bool        // by position, at the end
 	Detector                      Detector      // the detector that ran
+	// Lost counts messages a fault lost (a cut link, loss, a data limit);
+	// Duplicated the extra copies a fault delivered.
+	Lost, Duplicated int64
+	// Faults is the schedule the trial applied: every start and heal, with
+	// its time and resolved targets.
+	Faults []FaultEvent
 }
 
 // MessagesByKind returns the non-zero message counts by kind name.
@@ -107,8 +117,9 @@ const (
 	evTimer
 	evInitiate
 	evSuspect   // to suspects from
-	evCrash     // crash number gen of Config.Crashes
-	evHeartbeat // detector tick of process to
+	evHeartbeat // detector tick of process to (gen: its incarnation)
+	evFault     // fault number gen starts
+	evFaultEnd  // fault number gen heals
 )
 
 type payload struct {
@@ -156,9 +167,22 @@ type sim struct {
 	det         Detector
 	detRand     *rand.Rand
 	hb          *heartbeats
-	afterMsgs   []int // crashes waiting for a message count
-	onElected   []int // crashes waiting for the first decision
-	phased      bool  // machines implement nodes.Phased
+	phased      bool // machines implement nodes.Phased
+
+	// Faults (effects.go). faulty is set when Config.Faults is not empty:
+	// only then do sends and deliveries look at link effects.
+	newMachine  func() nodes.Machine
+	faults      []Fault // Config.Crashes, then Config.Faults
+	fstate      []faultState
+	faulty      bool
+	links       []*activeLink // link effects in force, in activation order
+	afterMsgs   []pend        // faults waiting for a message count
+	onElected   []pend        // faults waiting for the first decision
+	onStart     []pend        // faults waiting for the first initiation
+	paused      []bool        // by position; nil without pause faults
+	held        [][]held      // events withheld from paused processes
+	incarnation []uint32      // by position: restarts, for heartbeat ticks
+	fr          *rand.Rand    // the fault stream
 
 	// Background events (heartbeat ticks and pings) do not keep a run
 	// alive: it comes to rest when no other event is pending and nothing
@@ -257,6 +281,7 @@ func newSim(cfg Config) (*sim, error) {
 	s.lastDecided = -1
 	if s.det.Kind == "heartbeat" {
 		s.hb = &heartbeats{lastHeard: make([]int64, n*n), suspected: make([]bool, n*n)}
+		s.incarnation = make([]uint32, n)
 		s.quietEnough = int64(s.det.Tau + 2*s.det.P + 4*t)
 	}
 	s.res = Result{
@@ -267,6 +292,10 @@ func newSim(cfg Config) (*sim, error) {
 		Decisions:    make([]Decision, n),
 		LastElection: -1, FirstInitiation: -1,
 		Detector: s.det, Alive: s.alive,
+	}
+	s.newMachine = newMachine
+	if err := s.initFaults(); err != nil {
+		return nil, err
 	}
 	s.buildPeers()
 	if s.topo.IsRing() && !s.fifoMode {
@@ -311,13 +340,9 @@ func (s *sim) buildPeers() {
 }
 
 func (s *sim) run() {
-	// Crashes at the start happen before anyone boots: the process never
-	// starts, and exactly the initiators suspect it at time 0.
-	for _, c := range s.cfg.Crashes {
-		if c.When == AtStart {
-			s.crash(int32(c.Pos), true)
-		}
-	}
+	// Faults at the start happen before anyone boots: a crashed process
+	// never starts, and exactly the initiators suspect it at time 0.
+	s.startFaults()
 	// Boot every live process, then the workload's initiations, all at time 0.
 	if s.cfg.Algorithm.StartsAll {
 		s.res.FirstInitiation = 0
@@ -333,7 +358,10 @@ func (s *sim) run() {
 	for _, p := range s.cfg.Initiators {
 		s.schedule(0, classControl, payload{kind: evInitiate, to: int32(p)})
 	}
-	s.scheduleCrashes()
+	s.armFaults()
+	if s.cfg.Algorithm.StartsAll && len(s.onStart) > 0 {
+		s.electionStarted()
+	}
 	s.scheduleFalseSuspicions()
 	if s.hb != nil {
 		for p := range int32(s.n) {
@@ -378,6 +406,15 @@ func (s *sim) run() {
 		if (p.kind == evHeartbeat || p.kind == evDeliver && s.background(p.msg.Kind)) && s.settled() {
 			return
 		}
+		if s.paused != nil && p.kind != evDeliver && p.kind < evFault && s.paused[p.to] {
+			// A paused process handles nothing: keep the event for later.
+			if p.kind != evHeartbeat {
+				s.popped()
+			}
+			s.hold(p.to, *p, e.ord, p.kind == evHeartbeat)
+			s.free = append(s.free, e.slot)
+			continue
+		}
 		s.res.End = time.Duration(at)
 		s.res.Events++
 		switch p.kind {
@@ -391,11 +428,14 @@ func (s *sim) run() {
 		case evSuspect:
 			s.popped()
 			s.suspect(p.to, p.from)
-		case evCrash:
+		case evFault:
 			s.popped()
-			s.crashNow(int(p.gen))
+			s.activate(int(p.gen), false)
+		case evFaultEnd:
+			s.popped()
+			s.heal(int(p.gen))
 		case evHeartbeat:
-			s.heartbeat(p.to)
+			s.heartbeat(p.to, p.gen)
 		}
 		s.free = append(s.free, e.slot)
 	}
@@ -407,6 +447,9 @@ func (s *sim) initiate(p int32) {
 	}
 	if s.res.FirstInitiation < 0 {
 		s.res.FirstInitiation = time.Duration(s.now)
+		if len(s.onStart) > 0 {
+			s.electionStarted()
+		}
 	}
 	s.trace.event(s.now, "initiate", int(p))
 	s.machines[p].Initiate(&s.envs[p])
@@ -464,8 +507,12 @@ func (s *sim) popped() {
 }
 
 func (s *sim) deliver(to, from int32, ord uint64, m *nodes.Message) {
-	if !s.background(m.Kind) {
+	bg := s.background(m.Kind)
+	if !bg {
 		s.popped()
+	}
+	if s.faulty && s.intercept(to, from, ord, m, bg) {
+		return
 	}
 	if !s.alive[to] {
 		s.res.Dropped++
@@ -510,6 +557,15 @@ func (s *sim) send(from int32, to nodes.PeerID, m nodes.Message) {
 		if len(s.afterMsgs) > 0 {
 			s.checkMessageTriggers()
 		}
+	}
+	if s.faulty {
+		s.seq++
+		ord := order(classDeliver, s.seq)
+		if s.trace != nil {
+			s.trace.message(s.now, "send", ord, from, int32(to), &m)
+		}
+		s.route(from, int32(to), &m, ord, size)
+		return
 	}
 	if !s.background(m.Kind) {
 		s.core++

@@ -1,0 +1,788 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/electbench/electbench/nodes"
+)
+
+// Effect is what a fault does to the simulated world. The scenario layer
+// (chaos) names faults the way Toxiproxy and process signals do; each maps
+// onto one of these message-level effects (docs/scenarios.md lists where the
+// message level makes a toxic a no-op or equal to loss).
+type Effect uint8
+
+const (
+	// Process effects act on the processes Fault.Targets resolves.
+	EffCrash   Effect = iota + 1 // crash-stop; healing restarts it
+	EffRestart                   // a crashed process restarts as a fresh machine with the same rank
+	EffPause                     // events to it are held until healed (resume); its timers fire late
+	EffSuspect                   // Fault.Observers' detectors falsely suspect the targets, once
+
+	// Link effects act on the directed links Fault.Links resolves, on the
+	// messages sent while they are active.
+	EffCut       // every message is lost, also those in flight when it arrives (partitions, blackhole, reset)
+	EffDelay     // extra latency Latency ± Jitter (uniform), FIFO kept
+	EffBandwidth // serialization at Rate bytes/s: a message waits for the link to carry earlier ones
+	EffSlicer    // the message is cut into slices of SliceSize ± SliceVariation bytes, SliceDelay apart
+	EffLoss      // each message lost with probability P
+	EffDuplicate // each message delivered twice with probability P
+	EffReorder   // with probability P a message is held back up to Latency and may be overtaken
+	EffDataLimit // the link carries Bytes bytes, then loses everything until healed
+	EffLinkModel // the link's latency is drawn from Model instead of the run's model
+	EffNone      // recorded in the schedule only (a toxic with no message-level equivalent)
+)
+
+var effectNames = [...]string{"", "crash", "restart", "pause", "suspect", "cut", "delay", "bandwidth",
+	"slicer", "loss", "duplicate", "reorder", "data-limit", "link-latency", "none"}
+
+func (e Effect) String() string {
+	if int(e) < len(effectNames) && e > 0 {
+		return effectNames[e]
+	}
+	return "Effect(" + strconv.Itoa(int(e)) + ")"
+}
+
+func (e Effect) onLinks() bool { return e >= EffCut && e <= EffNone }
+
+// delays reports whether the effect can change a message's latency, so
+// that delivery order may differ from send order.
+func (e Effect) delays() bool {
+	switch e {
+	case EffDelay, EffBandwidth, EffSlicer, EffDuplicate, EffReorder, EffLinkModel:
+		return true
+	}
+	return false
+}
+
+// ElectionStart as a trigger fires at the first initiation of the run: the
+// first process told to initiate, or time 0 for algorithms in which every
+// process starts an election.
+const ElectionStart Trigger = LeaderElected + 1
+
+// When says when a fault starts or heals: at the start (before any process
+// boots), at a virtual time, or at a trigger, plus Delay.
+type When struct {
+	Trigger Trigger
+	At      time.Duration // AtTime
+	K       int64         // AfterMessages: right after the K-th election message is sent
+	Delay   time.Duration // added to the instant the trigger fires
+}
+
+func (w When) validate() error {
+	switch {
+	case w.Trigger > ElectionStart:
+		return fmt.Errorf("unknown trigger %d", w.Trigger)
+	case w.Trigger == AtTime && w.At < 0:
+		return fmt.Errorf("negative time %v", w.At)
+	case w.Trigger == AfterMessages && w.K < 1:
+		return fmt.Errorf("after %d messages: need at least 1", w.K)
+	case w.Delay < 0:
+		return fmt.Errorf("negative delay %v", w.Delay)
+	}
+	return nil
+}
+
+// Fault is one fault of the trial's timeline. Its targets are resolved when
+// it starts, against the world as it is then: roles such as "the leader"
+// change during a run.
+type Fault struct {
+	Effect Effect
+	// Name is how the schedule and the trace call it: "crash",
+	// "partition(halves)", "latency".
+	Name  string
+	Start When
+	// End heals the fault at a time or a trigger; For > 0 heals it that
+	// long after it started, whichever comes first. With neither it lasts
+	// to the end of the run. Healing a crash restarts the process, a pause
+	// resumes it; restart and suspect act once and have nothing to heal.
+	End *When
+	For time.Duration
+
+	// Targets resolves the processes of a process effect (for EffSuspect:
+	// the processes suspected).
+	Targets func(v View) []int
+	// Observers resolves whose detectors suspect the targets (EffSuspect);
+	// nil means every other process.
+	Observers func(v View) []int
+	// Links resolves the directed links of a link effect.
+	Links func(v View) LinkSet
+	// Toxicity is the probability that a given link of Links is affected,
+	// drawn per link from the fault seed; 0 means 1 (every link).
+	Toxicity float64
+
+	Latency        time.Duration // EffDelay: added latency; EffReorder: the longest hold-back
+	Jitter         time.Duration // EffDelay: ± uniform around Latency
+	Rate           int64         // EffBandwidth: bytes per second
+	Bytes          int64         // EffDataLimit: bytes carried before the link closes
+	P              float64       // EffLoss, EffDuplicate, EffReorder: probability per message
+	SliceSize      int64         // EffSlicer: mean slice size in bytes
+	SliceVariation int64         // EffSlicer: ± uniform variation of a slice's size, bytes
+	SliceDelay     time.Duration // EffSlicer: between two slices
+	Model          Latency       // EffLinkModel
+	Undetected     bool          // EffCrash: no detector ever suspects it (an incomplete detector)
+
+	legacy bool // from Config.Crashes: traced as before ("crash" events only)
+}
+
+// LinkSet is a set of directed links, with a description for the schedule.
+type LinkSet struct {
+	Has  func(from, to int) bool
+	Text string
+}
+
+func (f *Fault) validate() error {
+	if err := f.Start.validate(); err != nil {
+		return fmt.Errorf("start: %w", err)
+	}
+	if f.End != nil {
+		if err := f.End.validate(); err != nil {
+			return fmt.Errorf("heal: %w", err)
+		}
+	}
+	switch {
+	case f.Effect < EffCrash || f.Effect > EffNone:
+		return fmt.Errorf("unknown effect %d", f.Effect)
+	case f.For < 0:
+		return fmt.Errorf("negative duration %v", f.For)
+	case f.Effect.onLinks() && f.Links == nil:
+		return errors.New("a link effect needs Links")
+	case !f.Effect.onLinks() && f.Targets == nil:
+		return errors.New("a process effect needs Targets")
+	case f.Toxicity < 0 || f.Toxicity > 1:
+		return fmt.Errorf("toxicity %g outside [0, 1]", f.Toxicity)
+	case f.P < 0 || f.P > 1:
+		return fmt.Errorf("probability %g outside [0, 1]", f.P)
+	case f.Effect == EffBandwidth && f.Rate <= 0:
+		return fmt.Errorf("bandwidth %d bytes/s: must be positive", f.Rate)
+	case f.Effect == EffDataLimit && f.Bytes < 0:
+		return fmt.Errorf("data limit %d bytes is negative", f.Bytes)
+	case f.Effect == EffSlicer && (f.SliceSize < 1 || f.SliceVariation < 0 || f.SliceVariation >= f.SliceSize || f.SliceDelay < 0):
+		return fmt.Errorf("slicer: need slice size ≥ 1, 0 ≤ variation < size, delay ≥ 0")
+	case f.Effect == EffLinkModel && f.Model == nil:
+		return errors.New("a link latency override needs a model")
+	case f.Latency < 0 || f.Jitter < 0:
+		return errors.New("negative latency or jitter")
+	}
+	return nil
+}
+
+// FaultEvent is one entry of the schedule a trial applied.
+type FaultEvent struct {
+	At   time.Duration
+	What string // "crash(3)", "partition(halves)[0,1|2,3]", "heal partition(halves)", "restart(3)"
+}
+
+func (e FaultEvent) String() string { return "t=" + e.At.String() + ":" + e.What }
+
+// View is the world as a fault sees it when it starts: the selectors of a
+// scenario resolve against it.
+type View struct{ s *sim }
+
+// N is the number of processes.
+func (v View) N() int { return v.s.n }
+
+// Rank is the rank of position p.
+func (v View) Rank(p int) nodes.Rank { return v.s.ranks[p] }
+
+// Alive reports whether p has not crashed (or has restarted since).
+func (v View) Alive(p int) bool { return v.s.alive[p] }
+
+// Leader is the position of the leader named by the latest decision, or -1
+// if nobody has decided.
+func (v View) Leader() int {
+	if v.s.lastDecided < 0 {
+		return -1
+	}
+	p, ok := v.s.position(v.s.res.Decisions[v.s.lastDecided].Leader)
+	if !ok {
+		return -1
+	}
+	return p
+}
+
+// Initiators are the positions the workload told to initiate at time 0;
+// every position for algorithms in which everyone initiates.
+func (v View) Initiators() []int {
+	if v.s.cfg.Algorithm.StartsAll {
+		return allPositions(v.s.n)
+	}
+	return v.s.cfg.Initiators
+}
+
+// Rand is the fault stream: seeded by the trial's seed, apart from every
+// other source, so faults never change the draws of fault-free runs.
+func (v View) Rand() *rand.Rand { return v.s.faultRand() }
+
+// Now is the virtual time.
+func (v View) Now() time.Duration { return time.Duration(v.s.now) }
+
+func allPositions(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// fault states
+const (
+	fsPending uint8 = iota
+	fsActive
+	fsDone
+)
+
+// faultState is the runtime state of one fault.
+type faultState struct {
+	state   uint8
+	targets []int       // resolved process targets
+	link    *activeLink // for link effects, while active
+}
+
+// activeLink is a link effect in force.
+type activeLink struct {
+	f     *Fault
+	index int
+	has   func(from, to int) bool
+	busy  map[uint64]int64 // EffBandwidth: when each link is free again
+	sent  map[uint64]int64 // EffDataLimit: bytes each link carried
+}
+
+// pend is a fault start (or heal) waiting for a trigger.
+type pend struct {
+	i   int
+	end bool
+}
+
+// held is an event withheld from a paused process until it resumes.
+type held struct {
+	p   payload
+	ord uint64
+	bg  bool
+}
+
+func (s *sim) faultRand() *rand.Rand {
+	if s.fr == nil {
+		s.fr = rand.New(rand.NewPCG(s.cfg.Seed, 0x6661756c7473)) // "faults"
+	}
+	return s.fr
+}
+
+// initFaults collects the legacy crashes and the faults into one timeline.
+func (s *sim) initFaults() error {
+	for _, c := range s.cfg.Crashes {
+		s.faults = append(s.faults, c.fault())
+	}
+	for i := range s.cfg.Faults {
+		f := s.cfg.Faults[i]
+		if err := f.validate(); err != nil {
+			return fmt.Errorf("sim: fault %d (%s): %w", i, f.Name, err)
+		}
+		if f.Name == "" {
+			f.Name = f.Effect.String()
+		}
+		f.legacy = false
+		s.faults = append(s.faults, f)
+		if f.Effect.delays() {
+			s.fifoMode = false
+		}
+		if f.Effect == EffPause && s.paused == nil {
+			s.paused = make([]bool, s.n)
+			s.held = make([][]held, s.n)
+		}
+	}
+	s.fstate = make([]faultState, len(s.faults))
+	s.faulty = len(s.cfg.Faults) > 0
+	return nil
+}
+
+// startFaults applies the faults that start before anyone boots.
+func (s *sim) startFaults() {
+	for i := range s.faults {
+		if f := &s.faults[i]; f.Start.Trigger == AtStart && f.Start.Delay == 0 {
+			s.activate(i, true)
+		}
+	}
+}
+
+// armFaults schedules every other start and heal, or queues it on its
+// trigger. Called once the run's initiations are scheduled.
+func (s *sim) armFaults() {
+	for i := range s.faults {
+		f := &s.faults[i]
+		if !(f.Start.Trigger == AtStart && f.Start.Delay == 0) {
+			s.arm(f.Start, pend{i: i})
+		}
+		if f.End != nil {
+			s.arm(*f.End, pend{i: i, end: true})
+		}
+	}
+}
+
+func (s *sim) arm(w When, p pend) {
+	switch w.Trigger {
+	case AtStart:
+		s.fireFault(int64(w.Delay), p)
+	case AtTime:
+		s.fireFault(int64(w.At)+int64(w.Delay), p)
+	case AfterMessages:
+		s.afterMsgs = append(s.afterMsgs, p)
+	case LeaderElected:
+		s.onElected = append(s.onElected, p)
+	case ElectionStart:
+		s.onStart = append(s.onStart, p)
+	}
+}
+
+func (s *sim) fireFault(at int64, p pend) {
+	gen := uint32(p.i)
+	kind := evFault
+	if p.end {
+		kind = evFaultEnd
+	}
+	s.schedule(at, classControl, payload{kind: kind, gen: gen})
+}
+
+func (s *sim) when(p pend) When {
+	if p.end {
+		return *s.faults[p.i].End
+	}
+	return s.faults[p.i].Start
+}
+
+// checkMessageTriggers fires faults armed for "after K messages".
+func (s *sim) checkMessageTriggers() {
+	kept := s.afterMsgs[:0]
+	for _, p := range s.afterMsgs {
+		if w := s.when(p); s.res.Messages >= w.K {
+			// A control event at this instant (plus delay), after the
+			// sending handler returns: a handler is atomic.
+			s.fireFault(s.now+int64(w.Delay), p)
+		} else {
+			kept = append(kept, p)
+		}
+	}
+	s.afterMsgs = kept
+}
+
+// leaderElected fires the faults waiting for the first decision.
+func (s *sim) leaderElected() {
+	for _, p := range s.onElected {
+		s.fireFault(s.now+int64(s.when(p).Delay), p)
+	}
+	s.onElected = nil
+}
+
+// electionStarted fires the faults waiting for the first initiation.
+func (s *sim) electionStarted() {
+	for _, p := range s.onStart {
+		s.fireFault(s.now+int64(s.when(p).Delay), p)
+	}
+	s.onStart = nil
+}
+
+// activate starts fault i now.
+func (s *sim) activate(i int, atStart bool) {
+	st := &s.fstate[i]
+	if st.state != fsPending {
+		return // healed before it started, or started already
+	}
+	st.state = fsActive
+	f := &s.faults[i]
+	v := View{s}
+	switch f.Effect {
+	case EffCrash:
+		st.targets = s.validTargets(f.Targets(v))
+		for _, p := range st.targets {
+			s.crash(int32(p), atStart, f.Undetected)
+		}
+		s.record(f, "", st.targets)
+	case EffRestart:
+		st.targets = s.validTargets(f.Targets(v))
+		s.record(f, "", st.targets)
+		for _, p := range st.targets {
+			s.restart(int32(p))
+		}
+		st.state = fsDone
+		return
+	case EffPause:
+		st.targets = s.validTargets(f.Targets(v))
+		s.record(f, "", st.targets)
+		for _, p := range st.targets {
+			s.pause(int32(p))
+		}
+	case EffSuspect:
+		st.targets = s.validTargets(f.Targets(v))
+		var observers []int
+		if f.Observers != nil {
+			observers = s.validTargets(f.Observers(v))
+		} else {
+			observers = allPositions(s.n)
+		}
+		s.record(f, "", st.targets)
+		for _, o := range observers {
+			for _, q := range st.targets {
+				if o != q {
+					s.schedule(s.now, classControl, payload{kind: evSuspect, to: int32(o), from: int32(q)})
+				}
+			}
+		}
+		st.state = fsDone
+		return
+	default:
+		ls := f.Links(v)
+		a := &activeLink{f: f, index: i, has: ls.Has}
+		switch f.Effect {
+		case EffBandwidth:
+			a.busy = map[uint64]int64{}
+		case EffDataLimit:
+			a.sent = map[uint64]int64{}
+		}
+		st.link = a
+		s.links = append(s.links, a)
+		s.record(f, ls.Text, nil)
+	}
+	if f.For > 0 {
+		s.fireFault(s.now+int64(f.For), pend{i: i, end: true})
+	}
+}
+
+// heal ends fault i now; a fault healed before it started never starts.
+func (s *sim) heal(i int) {
+	st := &s.fstate[i]
+	if st.state != fsActive {
+		st.state = fsDone
+		return
+	}
+	st.state = fsDone
+	f := &s.faults[i]
+	switch f.Effect {
+	case EffCrash:
+		s.recordEnd("restart", f, st.targets)
+		for _, p := range st.targets {
+			s.restart(int32(p))
+		}
+	case EffPause:
+		s.recordEnd("resume", f, st.targets)
+		for _, p := range st.targets {
+			s.resume(int32(p))
+		}
+	default:
+		if st.link != nil {
+			for k, a := range s.links {
+				if a == st.link {
+					s.links = append(s.links[:k], s.links[k+1:]...)
+					break
+				}
+			}
+			st.link = nil
+		}
+		s.recordEnd("heal", f, nil)
+	}
+}
+
+// validTargets drops out-of-range positions and duplicates, keeping order.
+func (s *sim) validTargets(ps []int) []int {
+	out := ps[:0:0]
+	seen := map[int]bool{}
+	for _, p := range ps {
+		if p >= 0 && p < s.n && !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (s *sim) record(f *Fault, links string, targets []int) {
+	what := f.Name
+	if targets != nil || !f.Effect.onLinks() {
+		what += "(" + positions(targets) + ")"
+	} else if links != "" {
+		what += "[" + links + "]"
+	}
+	s.res.Faults = append(s.res.Faults, FaultEvent{At: time.Duration(s.now), What: what})
+	if !f.legacy && s.trace != nil {
+		s.trace.fault(s.now, what)
+	}
+}
+
+func (s *sim) recordEnd(verb string, f *Fault, targets []int) {
+	what := verb
+	if verb == "heal" {
+		what += " " + f.Name
+	} else {
+		what += "(" + positions(targets) + ")"
+	}
+	s.res.Faults = append(s.res.Faults, FaultEvent{At: time.Duration(s.now), What: what})
+	if s.trace != nil {
+		s.trace.fault(s.now, what)
+	}
+}
+
+// positions lists positions as "3" or "1,4,7", eliding long lists.
+func positions(ps []int) string {
+	const most = 8
+	var b strings.Builder
+	for i, p := range ps {
+		if i == most {
+			fmt.Fprintf(&b, ",+%d", len(ps)-most)
+			break
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(p))
+	}
+	return b.String()
+}
+
+// affects reports whether active link effect a applies to the link from→to:
+// in its set, and chosen by its toxicity.
+func (s *sim) affects(a *activeLink, from, to int32) bool {
+	if !a.has(int(from), int(to)) {
+		return false
+	}
+	tox := a.f.Toxicity
+	if tox <= 0 || tox >= 1 {
+		return true
+	}
+	// A per-link coin from the trial seed, the fault and the link: the same
+	// links are affected whatever the order of sends.
+	h := mix(s.cfg.Seed ^ mix(uint64(a.index)<<40^uint64(from)<<20^uint64(to)))
+	return float64(h>>11)/(1<<53) < tox
+}
+
+// route sends a message through the active link effects: it may be lost,
+// delayed, duplicated or allowed to overtake. Only runs with faults get
+// here; the fault-free path in send is unchanged.
+func (s *sim) route(from, to int32, m *nodes.Message, ord uint64, size int64) {
+	var extra int64
+	lost, dup, overtake := false, false, false
+	var model Latency
+	for _, a := range s.links {
+		if !s.affects(a, from, to) {
+			continue
+		}
+		f := a.f
+		link := uint64(from)<<32 | uint64(uint32(to))
+		switch f.Effect {
+		case EffCut:
+			lost = true
+		case EffLoss:
+			if s.faultRand().Float64() < f.P {
+				lost = true
+			}
+		case EffDelay:
+			d := int64(f.Latency)
+			if f.Jitter > 0 {
+				d += s.faultRand().Int64N(2*int64(f.Jitter)+1) - int64(f.Jitter)
+			}
+			extra += max(d, 0)
+		case EffBandwidth:
+			start := max(s.now, a.busy[link])
+			done := start + size*int64(time.Second)/f.Rate
+			a.busy[link] = done
+			extra += done - s.now
+		case EffSlicer:
+			slices := int64(0)
+			for left := size; left > 0; slices++ {
+				sz := f.SliceSize
+				if f.SliceVariation > 0 {
+					sz += s.faultRand().Int64N(2*f.SliceVariation+1) - f.SliceVariation
+				}
+				left -= sz
+			}
+			extra += max(slices-1, 0) * int64(f.SliceDelay)
+		case EffDuplicate:
+			if s.faultRand().Float64() < f.P {
+				dup = true
+			}
+		case EffReorder:
+			if s.faultRand().Float64() < f.P {
+				overtake = true
+				extra += s.faultRand().Int64N(int64(f.Latency) + 1)
+			}
+		case EffDataLimit:
+			a.sent[link] += size
+			if a.sent[link] > f.Bytes {
+				lost = true
+			}
+		case EffLinkModel:
+			model = f.Model
+		}
+	}
+	if lost {
+		s.lose(from, to, ord, m)
+		return
+	}
+	if !s.background(m.Kind) {
+		s.core++
+	}
+	var lat int64
+	if model != nil {
+		lat = int64(model.Sample(s.faultRand()))
+	} else {
+		lat = int64(s.cfg.Latency.Sample(s.net))
+	}
+	at := s.now + lat + extra
+	if s.fifoMode {
+		// Only cuts, loss and data limits are active: every message still
+		// takes exactly T, so the FIFO queue stays ordered.
+		d := s.fifo.slot()
+		d.at, d.ord, d.to, d.from, d.msg = at, ord, to, from, *m
+		return
+	}
+	if !overtake {
+		at = s.fifoAt(from, to, at)
+	}
+	s.pushDelivery(at, ord, to, from, m)
+	if dup {
+		if !s.background(m.Kind) {
+			s.core++
+		}
+		s.seq++
+		dord := order(classDeliver, s.seq)
+		s.res.Duplicated++
+		if s.trace != nil {
+			s.trace.message(s.now, "dup", dord, from, to, m)
+		}
+		s.pushDelivery(s.fifoAt(from, to, at), dord, to, from, m)
+	}
+}
+
+func (s *sim) pushDelivery(at int64, ord uint64, to, from int32, m *nodes.Message) {
+	var slot int32
+	if k := len(s.free); k > 0 {
+		slot = s.free[k-1]
+		s.free = s.free[:k-1]
+	} else {
+		slot = int32(len(s.slab))
+		s.slab = append(s.slab, payload{})
+	}
+	p := &s.slab[slot]
+	p.kind, p.to, p.from, p.msg = evDeliver, to, from, *m
+	s.heap.push(entry{at: at, ord: ord, slot: slot})
+}
+
+func (s *sim) lose(from, to int32, ord uint64, m *nodes.Message) {
+	s.res.Lost++
+	if s.trace != nil {
+		s.trace.message(s.now, "lose", ord, from, to, m)
+	}
+}
+
+// intercept runs at a delivery in a run with faults: a paused receiver's
+// messages wait for it; a message arriving over a cut link is lost (a
+// partition drops what is in flight). It reports whether it took the message.
+func (s *sim) intercept(to, from int32, ord uint64, m *nodes.Message, bg bool) bool {
+	if s.paused != nil && s.paused[to] {
+		s.hold(to, payload{kind: evDeliver, to: to, from: from, msg: *m}, ord, bg)
+		return true
+	}
+	for _, a := range s.links {
+		if a.f.Effect == EffCut && s.affects(a, from, to) {
+			s.lose(from, to, ord, m)
+			return true
+		}
+	}
+	return false
+}
+
+// hold keeps an event of a paused process for its resumption.
+func (s *sim) hold(p int32, ev payload, ord uint64, bg bool) {
+	s.held[p] = append(s.held[p], held{p: ev, ord: ord, bg: bg})
+}
+
+func (s *sim) pause(p int32) {
+	if s.paused[p] {
+		return
+	}
+	s.paused[p] = true
+	s.trace.event(s.now, "pause", int(p))
+}
+
+// resume releases what a paused process missed, at this instant and in the
+// order it arrived: its messages, then its overdue timers.
+func (s *sim) resume(p int32) {
+	if !s.paused[p] {
+		return
+	}
+	s.paused[p] = false
+	s.trace.event(s.now, "resume", int(p))
+	evs := s.held[p]
+	s.held[p] = nil
+	for _, h := range evs {
+		if !h.bg {
+			s.core++
+		}
+		var slot int32
+		if k := len(s.free); k > 0 {
+			slot = s.free[k-1]
+			s.free = s.free[:k-1]
+			s.slab[slot] = h.p
+		} else {
+			slot = int32(len(s.slab))
+			s.slab = append(s.slab, h.p)
+		}
+		s.heap.push(entry{at: s.now, ord: h.ord, slot: slot})
+	}
+}
+
+// restart brings a crashed process back as a fresh machine with the same
+// rank: it knows no leader, its old timers are void, and it boots again.
+// Messages that arrived while it was down were lost; those still in flight
+// reach the new machine.
+func (s *sim) restart(p int32) {
+	if s.alive[p] {
+		return
+	}
+	s.alive[p] = true
+	for k, st := range s.timers {
+		if int32(k>>16) == p && st.armed {
+			st.gen++
+			st.armed = false
+			s.timers[k] = st
+		}
+	}
+	s.machines[p] = s.newMachine()
+	s.res.Decisions[p] = Decision{}
+	s.trace.event(s.now, "restart", int(p))
+	if r, ok := s.cfg.Observer.(RestartObserver); ok {
+		r.Restarted(time.Duration(s.now), int(p))
+	}
+	if s.hb != nil {
+		s.incarnation[p]++
+		n := int32(s.n)
+		for q := range n {
+			s.hb.lastHeard[p*n+q] = s.now
+			s.hb.suspected[p*n+q] = false
+		}
+		s.scheduleBackground(s.now, payload{kind: evHeartbeat, to: p, gen: s.incarnation[p]})
+	}
+	s.machines[p].Start(&s.envs[p])
+	s.afterEvent(p)
+}
+
+// RestartObserver is implemented by observers that follow restarts (the
+// checker: a restarted process is alive again and must learn the leader).
+type RestartObserver interface {
+	Restarted(at time.Duration, p int)
+}
+
+// fault traces a fault starting or healing: {"t":ns,"ev":"fault","what":"crash(3)"}.
+func (t *tracer) fault(at int64, what string) {
+	t.begin(at, "fault")
+	t.str("what", strings.Map(func(r rune) rune {
+		if r == '"' || r == '\\' || r < 0x20 {
+			return -1 // names never need escaping; drop what would
+		}
+		return r
+	}, what))
+	t.end()
+}

@@ -1,0 +1,425 @@
+package sim
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/electbench/electbench/nodes"
+)
+
+const ms = time.Millisecond
+
+// stream is a test algorithm: told to initiate, process 0 sends count
+// messages to process 1 (A = 1..count), one every gap; every delivery is
+// logged as "A@time".
+func stream(log *[]string, count int, gap time.Duration) *nodes.Algorithm {
+	sent := 0
+	return algo(log, func(p *probe, env nodes.Env, ev string, from nodes.PeerID, m nodes.Message) {
+		switch ev {
+		case "initiate", "timeout:WAIT":
+			sent++
+			env.Send(1, nodes.Message{Kind: kPing, A: int64(sent)})
+			if sent < count {
+				env.SetTimer(gap, tWait)
+			}
+		case "recv":
+			*log = append(*log, fmt.Sprintf("%d@%v", m.A, env.Now()))
+		}
+	})
+}
+
+func runFaults(t *testing.T, a *nodes.Algorithm, n int, lat Latency, seed uint64, faults ...Fault) *Result {
+	t.Helper()
+	res, err := Run(Config{Algorithm: a, Ranks: ranks(n), Initiators: []int{0}, Latency: lat, Seed: seed, Faults: faults})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func every(v View) LinkSet { return LinkSet{Has: func(int, int) bool { return true }, Text: "all"} }
+
+func link(from, to int) func(View) LinkSet {
+	return func(View) LinkSet {
+		return LinkSet{Has: func(f, t int) bool { return f == from && t == to }, Text: fmt.Sprintf("%d>%d", from, to)}
+	}
+}
+
+func procs(ps ...int) func(View) []int { return func(View) []int { return ps } }
+
+func schedule(res *Result) string {
+	var out []string
+	for _, e := range res.Faults {
+		out = append(out, e.String())
+	}
+	return strings.Join(out, " ")
+}
+
+// A cut loses what is sent while it holds and what is in flight when it
+// starts; it heals after For.
+func TestCutLosesSentAndInFlight(t *testing.T) {
+	var log []string
+	res := runFaults(t, stream(&log, 6, ms), 2, Constant(ms), 1,
+		Fault{Effect: EffCut, Name: "partition(halves)", Links: link(0, 1), Start: When{Trigger: AtTime, At: 2*ms + ms/2}, For: 2 * ms})
+	// Sent at 0..5ms, due 1..6ms. The cut holds over [2.5ms, 4.5ms): the
+	// message sent at 2ms (in flight) and those sent at 3ms and 4ms are lost.
+	if strings.Join(log, " ") != "1@1ms 2@2ms 6@6ms" || res.Lost != 3 || res.Messages != 6 {
+		t.Fatalf("delivered %q, lost %d, messages %d", log, res.Lost, res.Messages)
+	}
+	if got := schedule(res); got != "t=2.5ms:partition(halves)[0>1] t=4.5ms:heal partition(halves)" {
+		t.Fatalf("schedule %q", got)
+	}
+}
+
+// A one-way cut loses one direction only.
+func TestOneWayCut(t *testing.T) {
+	var log []string
+	a := algo(&log, func(p *probe, env nodes.Env, ev string, from nodes.PeerID, m nodes.Message) {
+		switch ev {
+		case "initiate":
+			env.Send(1, nodes.Message{Kind: kPing})
+		case "recv":
+			log = append(log, fmt.Sprintf("%v<%d", env.Self(), from))
+			if m.Kind == kPing {
+				env.Send(from, nodes.Message{Kind: kPong})
+			}
+		}
+	})
+	res := runFaults(t, a, 2, Constant(ms), 1, Fault{Effect: EffCut, Links: link(1, 0)})
+	if strings.Join(log, " ") != "2<0" || res.Lost != 1 {
+		t.Fatalf("log %q lost %d", log, res.Lost)
+	}
+}
+
+// Extra latency and jitter: each message takes T + latency ± jitter, and
+// the link stays FIFO.
+func TestDelayAndJitterKeepFIFO(t *testing.T) {
+	var log []string
+	res := runFaults(t, stream(&log, 50, ms/10), 2, Constant(ms), 3,
+		Fault{Effect: EffDelay, Links: every, Latency: 4 * ms, Jitter: 2 * ms})
+	if len(log) != 50 || res.Lost != 0 {
+		t.Fatalf("delivered %d", len(log))
+	}
+	last := time.Duration(0)
+	for i, e := range log {
+		var a int
+		var at time.Duration
+		num, when, _ := strings.Cut(e, "@")
+		fmt.Sscan(num, &a)
+		at, _ = time.ParseDuration(when)
+		sent := time.Duration(i) * ms / 10
+		if a != i+1 || at < last || at-sent < 3*ms || at-sent > 7*ms {
+			t.Fatalf("delivery %d: %s (sent %v): out of order or outside T+4ms±2ms", i, e, sent)
+		}
+		last = at
+	}
+}
+
+// Bandwidth: a message waits for the link to carry the earlier ones, at
+// Rate bytes per second.
+func TestBandwidthSerializes(t *testing.T) {
+	var log []string
+	size := int64(nodes.Message{Kind: kPing, A: 1}.EncodedSize())
+	// Rate: one message per ms. Three sent at once arrive 1ms apart.
+	res := runFaults(t, stream(&log, 3, 0), 2, Constant(ms), 1, Fault{Effect: EffBandwidth, Links: every, Rate: size * 1000})
+	if got := strings.Join(log, " "); got != "1@2ms 2@3ms 3@4ms" || res.Lost != 0 {
+		t.Fatalf("delivered %q", got)
+	}
+}
+
+// Slicer: a message of S bytes in slices of k bytes is delayed by
+// (⌈S/k⌉−1) slice delays.
+func TestSlicerDelaysBySlices(t *testing.T) {
+	var log []string
+	size := int64(nodes.Message{Kind: kPing, A: 1}.EncodedSize())
+	runFaults(t, stream(&log, 1, 0), 2, Constant(ms), 1, Fault{Effect: EffSlicer, Links: every, SliceSize: 1, SliceDelay: ms})
+	if want := fmt.Sprintf("1@%v", ms+time.Duration(size-1)*ms); strings.Join(log, " ") != want {
+		t.Fatalf("delivered %q, want %q (%d bytes)", log, want, size)
+	}
+}
+
+// Loss with probability p: the same messages for the same seed, others for
+// another; p = 1 loses everything. The draws come from the fault stream.
+func TestLossIsSeeded(t *testing.T) {
+	lossy := func(seed uint64, p float64) ([]string, *Result) {
+		var log []string
+		res := runFaults(t, stream(&log, 200, ms/10), 2, Constant(ms), seed, Fault{Effect: EffLoss, Links: every, P: p})
+		return log, res
+	}
+	a, ra := lossy(1, 0.5)
+	b, _ := lossy(1, 0.5)
+	c, _ := lossy(2, 0.5)
+	if !slices.Equal(a, b) || slices.Equal(a, c) {
+		t.Fatal("loss is not a function of the seed")
+	}
+	if ra.Lost < 60 || ra.Lost > 140 || int(ra.Lost)+len(a) != 200 {
+		t.Fatalf("p=0.5 lost %d of 200, delivered %d", ra.Lost, len(a))
+	}
+	if all, r := lossy(1, 1); len(all) != 0 || r.Lost != 200 {
+		t.Fatalf("p=1 delivered %d", len(all))
+	}
+}
+
+// A fault on one link does not change the latencies drawn for the others:
+// fault draws come from their own stream.
+func TestFaultDrawsLeaveNetworkStreamAlone(t *testing.T) {
+	run := func(faults ...Fault) []string {
+		var log []string
+		res, err := Run(Config{Algorithm: stream(&log, 30, ms/10), Ranks: ranks(3), Initiators: []int{0},
+			Latency: Uniform{Lo: ms, Hi: 3 * ms}, Seed: 9, Faults: faults})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = res
+		return log
+	}
+	clean := run()
+	withLoss := run(Fault{Effect: EffLoss, Links: link(2, 0), P: 0.5})
+	if !slices.Equal(clean, withLoss) {
+		t.Fatalf("a fault on an idle link changed the deliveries:\n%q\n%q", clean, withLoss)
+	}
+}
+
+// Duplication with p = 1 delivers every message twice, at the same time.
+func TestDuplicate(t *testing.T) {
+	var log []string
+	res := runFaults(t, stream(&log, 3, ms), 2, Constant(ms), 1, Fault{Effect: EffDuplicate, Links: every, P: 1})
+	if got := strings.Join(log, " "); got != "1@1ms 1@1ms 2@2ms 2@2ms 3@3ms 3@3ms" || res.Duplicated != 3 || res.Messages != 3 {
+		t.Fatalf("delivered %q, duplicated %d", got, res.Duplicated)
+	}
+}
+
+// Reordering: a held-back message does not hold back the later ones, so
+// under constant latency some messages overtake others.
+func TestReorderLetsMessagesOvertake(t *testing.T) {
+	var log []string
+	runFaults(t, stream(&log, 100, ms/10), 2, Constant(ms), 4, Fault{Effect: EffReorder, Links: every, P: 0.3, Latency: 2 * ms})
+	if len(log) != 100 {
+		t.Fatalf("delivered %d", len(log))
+	}
+	inversions := 0
+	for i := 1; i < len(log); i++ {
+		var a, b int
+		fmt.Sscanf(log[i-1], "%d@", &a)
+		fmt.Sscanf(log[i], "%d@", &b)
+		if b < a {
+			inversions++
+		}
+	}
+	if inversions == 0 {
+		t.Fatal("no message overtook another")
+	}
+}
+
+// A data limit closes the link after K bytes: the message that crosses the
+// limit and everything after it is lost until the fault heals.
+func TestDataLimit(t *testing.T) {
+	var log []string
+	size := int64(nodes.Message{Kind: kPing, A: 1}.EncodedSize())
+	res := runFaults(t, stream(&log, 6, ms), 2, Constant(ms), 1,
+		Fault{Effect: EffDataLimit, Links: every, Bytes: 2 * size, Start: When{Trigger: AtStart}, For: 4*ms + ms/2})
+	if got := strings.Join(log, " "); got != "1@1ms 2@2ms 6@6ms" || res.Lost != 3 {
+		t.Fatalf("delivered %q lost %d", got, res.Lost)
+	}
+}
+
+// A per-link latency model replaces the run's on that link only.
+func TestLinkLatencyOverride(t *testing.T) {
+	var log []string
+	runFaults(t, stream(&log, 2, ms), 2, Constant(ms), 1, Fault{Effect: EffLinkModel, Links: link(0, 1), Model: Constant(5 * ms)})
+	if got := strings.Join(log, " "); got != "1@5ms 2@6ms" {
+		t.Fatalf("delivered %q", got)
+	}
+}
+
+// Toxicity: a share of the links is affected, the same ones for a seed.
+func TestToxicityPicksLinks(t *testing.T) {
+	var log []string
+	a := algo(&log, func(p *probe, env nodes.Env, ev string, from nodes.PeerID, m nodes.Message) {
+		switch ev {
+		case "start":
+			for _, q := range env.Peers() {
+				if q.Rank != env.Self() {
+					env.Send(q.ID, nodes.Message{Kind: kPing})
+				}
+			}
+		}
+	})
+	lost := func(seed uint64) int64 {
+		res, err := Run(Config{Algorithm: a, Ranks: ranks(20), Latency: Constant(ms), Seed: seed,
+			Faults: []Fault{{Effect: EffCut, Links: every, Toxicity: 0.25}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Lost
+	}
+	if l := lost(1); l < 60 || l > 130 || l != lost(1) {
+		t.Fatalf("toxicity 0.25 of 380 links cut %d", l)
+	}
+}
+
+// Pause: messages to a paused process wait for it, its timers fire late,
+// and it handles everything in order when it resumes.
+func TestPauseHoldsEventsUntilResume(t *testing.T) {
+	var log []string
+	a := algo(&log, func(p *probe, env nodes.Env, ev string, from nodes.PeerID, m nodes.Message) {
+		switch {
+		case ev == "start" && env.Self() == nodes.RankOf(2):
+			env.SetTimer(2*ms, tWait)
+		case ev == "initiate":
+			env.Send(1, nodes.Message{Kind: kPing})
+		case ev == "recv" || ev == "timeout:WAIT":
+			log = append(log, fmt.Sprintf("%v:%s@%v", env.Self(), ev, env.Now()))
+		}
+	})
+	res := runFaults(t, a, 2, Constant(ms), 1, Fault{Effect: EffPause, Targets: procs(1), Start: When{Trigger: AtTime, At: ms / 2}, For: 5 * ms})
+	if got := strings.Join(log, " "); got != "2:recv@5.5ms 2:timeout:WAIT@5.5ms" {
+		t.Fatalf("log %q", got)
+	}
+	if got := schedule(res); got != "t=500µs:pause(1) t=5.5ms:resume(1)" {
+		t.Fatalf("schedule %q", got)
+	}
+}
+
+// A paused process falls silent: the heartbeat detector suspects it
+// although it never crashed.
+func TestPausedProcessIsSuspectedByHeartbeats(t *testing.T) {
+	_, log := runLog(t, Config{Initiators: []int{0}, Detector: Detector{Kind: "heartbeat", P: ms, Tau: 3 * ms},
+		Faults: []Fault{{Effect: EffPause, Targets: procs(3), Start: When{Trigger: AtTime, At: 2 * ms}, For: 20 * ms}}})
+	if strings.Count(log, ">4@") != 3 {
+		t.Fatalf("suspicions of the paused process: %q", log)
+	}
+}
+
+// Crash for a while, then restart: a fresh machine with the same rank boots
+// again, knows no leader, and its old timers never fire.
+func TestCrashThenRestart(t *testing.T) {
+	var log []string
+	var obs recorder
+	a := algo(&log, func(p *probe, env nodes.Env, ev string, from nodes.PeerID, m nodes.Message) {
+		switch {
+		case ev == "start":
+			log = append(log, fmt.Sprintf("start %v@%v", env.Self(), env.Now()))
+			if env.Self() == nodes.RankOf(2) && env.Now() == 0 {
+				env.Decide(env.Self())
+				env.SetTimer(3*ms, tWait)
+			}
+		case ev == "timeout:WAIT":
+			log = append(log, "old timer fired")
+		}
+	})
+	res, err := Run(Config{Algorithm: a, Ranks: ranks(2), Latency: Constant(ms), Observer: &obs,
+		Faults: []Fault{{Effect: EffCrash, Name: "crash", Targets: procs(1), Start: When{Trigger: AtTime, At: ms}, For: ms}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(log, " "); got != "start 1@0s start 2@0s start 2@2ms" {
+		t.Fatalf("log %q", got)
+	}
+	if !res.Alive[1] || res.Decisions[1].Count != 0 || len(res.Crashes) != 1 {
+		t.Fatalf("alive %v decisions %+v crashes %+v", res.Alive, res.Decisions, res.Crashes)
+	}
+	if got := schedule(res); got != "t=1ms:crash(1) t=2ms:restart(1)" {
+		t.Fatalf("schedule %q", got)
+	}
+}
+
+// Triggers: election-start (the first initiation), leader-elected (the
+// first decision) and after-messages, each with a delay; targets resolve
+// when the fault starts, so "the leader" is whoever was decided.
+func TestTriggersAndDynamicTargets(t *testing.T) {
+	a := algo(nil, func(p *probe, env nodes.Env, ev string, from nodes.PeerID, m nodes.Message) {
+		switch ev {
+		case "initiate":
+			env.Send(1, nodes.Message{Kind: kPing})
+			env.Send(2, nodes.Message{Kind: kPing})
+		case "recv":
+			env.Decide(nodes.RankOf(2))
+		}
+	})
+	leader := func(v View) []int { return []int{v.Leader()} }
+	res, err := Run(Config{Algorithm: a, Ranks: ranks(3), Initiators: []int{0}, Latency: Constant(ms),
+		Faults: []Fault{
+			{Effect: EffNone, Name: "mark-start", Links: every, Start: When{Trigger: ElectionStart, Delay: ms / 4}},
+			{Effect: EffNone, Name: "mark-msgs", Links: every, Start: When{Trigger: AfterMessages, K: 2}},
+			{Effect: EffCrash, Name: "crash", Targets: leader, Start: When{Trigger: LeaderElected, Delay: ms}},
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "t=0s:mark-msgs[all] t=250µs:mark-start[all] t=2ms:crash(1)"
+	if got := schedule(res); got != want {
+		t.Fatalf("schedule %q, want %q", got, want)
+	}
+}
+
+// A false suspicion: the observers' detectors suspect a live process once.
+func TestSuspectEffect(t *testing.T) {
+	_, log := runLog(t, Config{Initiators: []int{0},
+		Faults: []Fault{{Effect: EffSuspect, Targets: procs(3), Observers: procs(0, 1), Start: When{Trigger: AtTime, At: 2 * ms}}}})
+	if !strings.Contains(log, "1>4@2ms") || !strings.Contains(log, "2>4@2ms") || strings.Count(log, ">") != 2 {
+		t.Fatalf("log %q", log)
+	}
+}
+
+// A heal at a trigger ends a fault; a heal before the start cancels it.
+func TestHealAtTriggerAndBeforeStart(t *testing.T) {
+	var log []string
+	res := runFaults(t, stream(&log, 4, ms), 2, Constant(ms), 1,
+		Fault{Effect: EffCut, Name: "a", Links: every, End: &When{Trigger: AfterMessages, K: 2}},
+		Fault{Effect: EffCut, Name: "b", Links: every, Start: When{Trigger: AtTime, At: 10 * ms}, End: &When{Trigger: AtTime, At: 5 * ms}})
+	if got := schedule(res); got != "t=0s:a[all] t=1ms:heal a" {
+		t.Fatalf("schedule %q", got)
+	}
+	// The heal follows the handler that sent the second message, so that
+	// message is still lost.
+	if got := strings.Join(log, " "); got != "3@3ms 4@4ms" {
+		t.Fatalf("delivered %q", got)
+	}
+}
+
+// A fault that changes nothing leaves the run exactly as without faults:
+// the fault machinery itself draws nothing and reorders nothing.
+func TestInertFaultChangesNothing(t *testing.T) {
+	for _, lat := range []Latency{Constant(ms), Uniform{Lo: ms, Hi: 4 * ms}} {
+		run := func(faults ...Fault) string {
+			var buf bytes.Buffer
+			res, err := Run(Config{Algorithm: gossip(), Ranks: ranks(12), Initiators: []int{0, 4, 7}, Latency: lat, Seed: 5, Faults: faults, Trace: &buf})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var keep []string
+			for _, l := range strings.Split(buf.String(), "\n") {
+				if !strings.Contains(l, `"ev":"fault"`) {
+					keep = append(keep, l)
+				}
+			}
+			return fmt.Sprint(res.Messages, res.End, res.Decisions, strings.Join(keep, "\n"))
+		}
+		if a, b := run(), run(Fault{Effect: EffNone, Links: every}); a != b {
+			t.Fatalf("%v: an inert fault changed the run", lat)
+		}
+	}
+}
+
+func TestFaultValidation(t *testing.T) {
+	for _, f := range []Fault{
+		{Effect: EffCut},
+		{Effect: EffCrash},
+		{Effect: EffLoss, Links: every, P: 2},
+		{Effect: EffBandwidth, Links: every},
+		{Effect: EffCut, Links: every, Toxicity: -1},
+		{Effect: EffCut, Links: every, Start: When{Trigger: AfterMessages}},
+		{Effect: EffSlicer, Links: every, SliceSize: 2, SliceVariation: 2},
+		{Effect: EffLinkModel, Links: every},
+		{Effect: 99, Links: every},
+	} {
+		if _, err := Run(Config{Algorithm: gossip(), Ranks: ranks(3), Latency: Constant(ms), Faults: []Fault{f}}); err == nil {
+			t.Errorf("fault %+v accepted", f)
+		}
+	}
+}
