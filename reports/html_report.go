@@ -96,7 +96,7 @@ func WriteHTML(out io.Writer, rows []Row, opt HTMLOptions) error {
 	if opt.Trace != nil {
 		var err error
 		if diagrams, err = attachTrace(opt, rows, fails); err != nil {
-			return fmt.Errorf("%s: %w", cmpOr(opt.TraceName, "trace"), err)
+			return &TraceError{Name: cmpOr(opt.TraceName, "trace"), Err: err}
 		}
 	}
 

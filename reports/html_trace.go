@@ -12,6 +12,15 @@ import (
 	"time"
 )
 
+// TraceError is a trace file that cannot be read, as WriteHTML reports it.
+type TraceError struct {
+	Name string // the file, as HTMLOptions.TraceName gives it
+	Err  error
+}
+
+func (e *TraceError) Error() string { return e.Name + ": " + e.Err.Error() }
+func (e *TraceError) Unwrap() error { return e.Err }
+
 // TraceHeader is the line that precedes each trial's events in a trace file
 // written by `electbench run --trace`:
 // {"trial":N,"algorithm":...,"variant":...,"nodes":N,"seed":S}.

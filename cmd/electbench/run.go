@@ -44,6 +44,7 @@ type runOptions struct {
 	crashes    []string
 	detector   string
 	rank       string
+	report     runReportOptions // report.html and --history (history.go)
 }
 
 // Defaults of a bare `electbench run`: a quick simulated sweep of every
@@ -52,7 +53,7 @@ func defaultRunOptions() runOptions {
 	return runOptions{
 		algos: "all", nodes: "4..256", trials: 5, seed: 1, runtime: "sim",
 		ids: "random", initiators: "lowest", latency: "1ms", rank: "id",
-		out: "electbench-out", formats: "csv",
+		out: "electbench-out", formats: "csv,html",
 	}
 }
 
@@ -87,13 +88,14 @@ Exit codes: 0 ok, 1 an expectation failed, 2 bad usage or input,
 	f.StringVar(&o.initiators, "initiators", o.initiators, "who initiates: all, max, successor-of-max, lowest, random(k) or positions")
 	f.StringVar(&o.latency, "latency", o.latency, "link latency: 1ms, uniform(1ms,5ms), normal(5ms,1ms), exponential(2ms)")
 	f.StringVar(&o.out, "out", o.out, "output directory")
-	f.StringVar(&o.formats, "format", o.formats, "output formats, comma-separated: csv, json")
+	f.StringVar(&o.formats, "format", o.formats, "output formats, comma-separated: csv, json, html (report.html)")
 	f.IntVar(&o.parallel, "parallel", o.parallel, "trials run at once (default: one per core); results do not depend on it")
 	f.BoolVar(&o.resume, "resume", o.resume, "keep the rows already in DIR/results.csv and run only the missing trials")
 	f.StringVar(&o.deadline, "deadline", o.deadline, "virtual time after which an unfinished trial counts as not live (e.g. 500ms or 2000T)")
 	f.StringVar(&o.trace, "trace", o.trace, "write every event of every trial as JSON lines to this file")
 	f.StringArrayVar(&o.crashes, "crash", nil, "crash SELECTOR[@WHEN] (repeatable): highest, lowest, leader, would-be-leader,\ninitiator, index:K, random(k) @ start, a time (5ms, 3T), after-messages:K, leader-elected")
 	f.StringVar(&o.detector, "detector", "", "failure detector: perfect(D), heartbeat(P,τ), inaccurate(λ,μ[,D[,W]]) (default perfect(10T))")
+	o.report.bind(f)
 	return cmd
 }
 
@@ -208,12 +210,12 @@ func parseFormats(s string) ([]string, error) {
 	for _, f := range strings.Split(s, ",") {
 		f = strings.TrimSpace(f)
 		switch f {
-		case "csv", "json":
+		case "csv", "json", "html":
 			if !slices.Contains(out, f) {
 				out = append(out, f)
 			}
 		default:
-			return nil, fmt.Errorf("--format %q: known formats are csv and json", f)
+			return nil, fmt.Errorf("--format %q: known formats are csv and json (results), html (report)", f)
 		}
 	}
 	return out, nil
@@ -266,10 +268,13 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 	defer stop()
 	start := time.Now()
 	written := 0
+	prog := newProgress(cmd.ErrOrStderr(), countToRun(trials, opts.Skip))
 	runErr := workloads.Run(ctx, trials, opts, func(r reports.Row) error {
 		written++
+		prog.Done(r)
 		return w.Write(r)
 	})
+	prog.Close()
 	if err := w.Close(); err != nil && runErr == nil {
 		runErr = err
 	}
@@ -291,6 +296,9 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 	}
 	sum := reports.Summarize(rows)
 	if err := reports.WriteSummaryFiles(o.out, formats, sum); err != nil {
+		return err
+	}
+	if err := o.report.finish(cmd, o, formats, rows); err != nil {
 		return err
 	}
 	out := cmd.OutOrStdout()

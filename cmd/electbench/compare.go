@@ -1,0 +1,140 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/electbench/electbench/reports"
+)
+
+func init() { commands = append(commands, newCompareCmd) }
+
+// compareOptions are the flags of `electbench compare`.
+type compareOptions struct {
+	threshold   string
+	alpha       float64
+	format      string
+	html        string
+	baseHistory string
+	last        int
+}
+
+func newCompareCmd() *cobra.Command {
+	o := compareOptions{threshold: "5%", alpha: 0.05, format: "text", last: 5}
+	cmd := &cobra.Command{
+		Use:   "compare BASE NEW | compare --base-history DIR [--last K] NEW",
+		Short: "Compare two runs; exit 1 on a significant regression",
+		Long: `Compare two sets of results (results.csv files, or directories holding one)
+group by group — algorithm, variant, runtime, scenario, nodes — on messages,
+turnaround_t and decided_t. A change is significant when a two-sided
+Mann–Whitney U test rejects equality at --alpha and the median moved by more
+than --threshold. A significant increase is a regression; a decrease an
+improvement. Groups with too few trials for the test to ever be significant
+are reported as "cannot decide" with the trials needed; identical samples are
+no change.
+
+With --base-history the base is the last K runs stored by run --history,
+pooled.
+
+The text report lists only what changed or could not be decided; --format
+json writes every comparison; -o FILE also writes an HTML page.
+
+Exit codes: 0 no significant regression, 1 a significant regression,
+2 bad usage or input.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if o.baseHistory != "" {
+				if len(args) != 1 {
+					return badInputf("compare --base-history DIR takes one argument, NEW; got %d", len(args))
+				}
+				return nil
+			}
+			if len(args) != 2 {
+				return badInputf("compare takes BASE and NEW; got %d argument(s)", len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runCompare(cmd, args, o) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.threshold, "threshold", o.threshold, "least change of the median that counts, in percent (5 or 5%)")
+	f.Float64Var(&o.alpha, "alpha", o.alpha, "significance level of the two-sided test")
+	f.StringVar(&o.format, "format", o.format, "output: text or json")
+	f.StringVarP(&o.html, "out", "o", "", "also write the comparison as an HTML page to this file")
+	f.StringVar(&o.baseHistory, "base-history", "", "history directory (run --history) whose last runs are the base")
+	f.IntVar(&o.last, "last", o.last, "with --base-history: how many of the latest runs to pool")
+	return cmd
+}
+
+// parseThreshold reads a percentage, "5" or "5%", as a fraction.
+func parseThreshold(s string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(s), "%"), 64)
+	if err != nil || v < 0 || v != v {
+		return 0, fmt.Errorf("--threshold %q: want a percentage such as 5 or 5%%", s)
+	}
+	return v / 100, nil
+}
+
+func runCompare(cmd *cobra.Command, args []string, o compareOptions) error {
+	threshold, err := parseThreshold(o.threshold)
+	if err != nil {
+		return badInput(err)
+	}
+	if !(o.alpha > 0 && o.alpha < 1) {
+		return badInputf("--alpha %v: want a level between 0 and 1", o.alpha)
+	}
+	if o.format != "text" && o.format != "json" {
+		return badInputf("--format %q: want text or json", o.format)
+	}
+	var base []reports.Row
+	var baseName string
+	if o.baseHistory != "" {
+		if o.last < 1 {
+			return badInputf("--last %d: want at least 1", o.last)
+		}
+		runs, err := reports.ReadHistory(o.baseHistory)
+		if err != nil {
+			return badInput(err)
+		}
+		if len(runs) == 0 {
+			return badInputf("--base-history %s: no stored runs", o.baseHistory)
+		}
+		if base, err = reports.PooledRows(runs, o.last); err != nil {
+			return err
+		}
+		baseName = fmt.Sprintf("%s (last %d of %d runs)", o.baseHistory, min(o.last, len(runs)), len(runs))
+	} else {
+		if baseName, base, err = readResults(args[0]); err != nil {
+			return err
+		}
+	}
+	newName, newer, err := readResults(args[len(args)-1])
+	if err != nil {
+		return err
+	}
+	c := reports.Compare(base, newer, reports.CompareOptions{Alpha: o.alpha, Threshold: threshold})
+	out := cmd.OutOrStdout()
+	if o.format == "json" {
+		err = reports.WriteCompareJSON(out, c)
+	} else {
+		err = reports.WriteCompareText(out, c)
+	}
+	if err != nil {
+		return err
+	}
+	if o.html != "" {
+		if err := reports.WriteCompareHTMLFile(o.html, c, baseName, newName); err != nil {
+			return err
+		}
+	}
+	if regs := c.Regressions(); len(regs) > 0 {
+		names := make([]string, len(regs))
+		for i := range regs {
+			names[i] = regs[i].Name()
+		}
+		return failed(fmt.Errorf("%d significant regression(s): %s", len(regs), strings.Join(names, "; ")))
+	}
+	return nil
+}

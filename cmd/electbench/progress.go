@@ -1,0 +1,140 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+	"golang.org/x/term"
+
+	"github.com/electbench/electbench/reports"
+	"github.com/electbench/electbench/workloads"
+)
+
+// progress follows a run trial by trial. On a terminal it draws a bar with
+// github.com/vbauerster/mpb/v8 (a maintained multi-bar library that redraws
+// in place, with rates and ETAs); anywhere else it writes a plain line now
+// and then, so logs stay readable and stdout stays clean for the machine
+// formats (progress only ever writes to stderr).
+type progress interface {
+	Done(r reports.Row) // a trial finished and its row was written
+	Close()             // the run ended, complete or not
+}
+
+// logEvery is the least time between two progress lines off a terminal.
+const logEvery = 10 * time.Second
+
+// newProgress chooses bars when w is a terminal, occasional lines otherwise.
+// total is the number of trials that will run.
+func newProgress(w io.Writer, total int) progress {
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) && total > 0 {
+		return newBarProgress(w, total)
+	}
+	return &logProgress{w: w, total: total, start: time.Now(), last: time.Now(), every: logEvery, now: time.Now}
+}
+
+// countToRun is how many trials a run will execute: those not skipped.
+func countToRun(trials []workloads.Trial, skip func(workloads.Trial) bool) int {
+	if skip == nil {
+		return len(trials)
+	}
+	n := 0
+	for _, t := range trials {
+		if !skip(t) {
+			n++
+		}
+	}
+	return n
+}
+
+// barProgress is one bar for all trials, naming the configuration running
+// and counting failing trials.
+type barProgress struct {
+	p       *mpb.Progress
+	bar     *mpb.Bar
+	mu      sync.Mutex // current and failing, which the bar's goroutine reads
+	current string
+	failing int
+	done    int
+	total   int
+	start   time.Time
+}
+
+func newBarProgress(w io.Writer, total int) *barProgress {
+	b := &barProgress{total: total, start: time.Now()}
+	b.p = mpb.New(mpb.WithOutput(w), mpb.WithAutoRefresh(), mpb.WithWidth(32), mpb.WithRefreshRate(120*time.Millisecond))
+	b.bar = b.p.AddBar(int64(total),
+		mpb.PrependDecorators(
+			decor.Name("trials ", decor.WCSyncSpaceR),
+			decor.CountersNoUnit("%d/%d", decor.WCSyncWidth),
+		),
+		mpb.AppendDecorators(
+			decor.Percentage(decor.WC{W: 5}),
+			decor.Name(" · "),
+			decor.AverageETA(decor.ET_STYLE_GO),
+			decor.Any(func(decor.Statistics) string {
+				b.mu.Lock()
+				defer b.mu.Unlock()
+				s := " · " + b.current
+				if b.failing > 0 {
+					s += fmt.Sprintf(" · %d failing", b.failing)
+				}
+				return s
+			}),
+		),
+	)
+	return b
+}
+
+func (b *barProgress) Done(r reports.Row) {
+	b.done++
+	b.mu.Lock()
+	b.current = fmt.Sprintf("%s n=%d", r.Algorithm, r.Nodes)
+	if !r.Correct || !r.Live || r.SafetyViolations > 0 || r.Error != "" {
+		b.failing++
+	}
+	b.mu.Unlock()
+	b.bar.EwmaIncrement(time.Since(b.start) / time.Duration(b.done))
+}
+
+func (b *barProgress) Close() {
+	if !b.bar.Completed() {
+		// Interrupted: leave the bar where it stopped.
+		b.bar.Abort(false)
+	}
+	b.p.Wait()
+}
+
+// logProgress writes "progress: 1200/5000 trials (24%), 35s elapsed, about
+// 1m50s left" at most once per every; a run shorter than that writes
+// nothing.
+type logProgress struct {
+	w           io.Writer
+	total, done int
+	failing     int
+	start, last time.Time
+	every       time.Duration
+	now         func() time.Time
+}
+
+func (l *logProgress) Done(r reports.Row) {
+	l.done++
+	if !r.Correct || !r.Live || r.SafetyViolations > 0 || r.Error != "" {
+		l.failing++
+	}
+	now := l.now()
+	if now.Sub(l.last) < l.every || l.total == 0 {
+		return
+	}
+	l.last = now
+	elapsed := now.Sub(l.start)
+	left := time.Duration(float64(elapsed) * float64(l.total-l.done) / float64(l.done))
+	fmt.Fprintf(l.w, "progress: %d/%d trials (%d%%), %d failing, %v elapsed, about %v left\n",
+		l.done, l.total, 100*l.done/l.total, l.failing, elapsed.Round(time.Second), left.Round(time.Second))
+}
+
+func (l *logProgress) Close() {}

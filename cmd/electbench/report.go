@@ -1,0 +1,116 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/electbench/electbench/reports"
+)
+
+func init() { commands = append(commands, newReportCmd) }
+
+// reportOptions are the flags of `electbench report`.
+type reportOptions struct {
+	out   string
+	trace string
+}
+
+func newReportCmd() *cobra.Command {
+	var o reportOptions
+	cmd := &cobra.Command{
+		Use:   "report RESULTS.csv|DIR [-o FILE] [--trace FILE]",
+		Short: "Render results as one self-contained report.html",
+		Long: `Render the results of any earlier run (a results.csv, or a directory holding
+one) as a single HTML page that opens offline: summary, messages against N
+with the theoretical curves, turnaround and decided distributions, timeouts,
+and the verdicts with every failing trial. With --trace (the file written by
+run --trace) it adds the events around each violation and message-sequence
+diagrams of small trials.
+
+The report goes beside the results file unless -o says otherwise (- for
+standard output).
+
+Exit codes: 0 ok, 2 bad usage or input.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runReport(cmd, args[0], o) },
+	}
+	cmd.Flags().StringVarP(&o.out, "out", "o", "", "report file (default: report.html beside the results; - for stdout)")
+	cmd.Flags().StringVar(&o.trace, "trace", "", "trace file of the same run (run --trace), for violation excerpts and diagrams")
+	return cmd
+}
+
+// resultsPath accepts a results file or a directory holding results.csv.
+func resultsPath(arg string) (string, error) {
+	st, err := os.Stat(arg)
+	if err != nil {
+		return "", badInput(err)
+	}
+	if st.IsDir() {
+		p := filepath.Join(arg, reports.ResultsCSV)
+		if _, err := os.Stat(p); err != nil {
+			return "", badInputf("%s holds no %s", arg, reports.ResultsCSV)
+		}
+		return p, nil
+	}
+	return arg, nil
+}
+
+// readResults reads a results file; a file that is not one is bad input.
+func readResults(arg string) (string, []reports.Row, error) {
+	path, err := resultsPath(arg)
+	if err != nil {
+		return "", nil, err
+	}
+	rows, err := reports.ReadFile(path)
+	var pe *reports.ParseError
+	if errors.As(err, &pe) || errors.Is(err, fs.ErrNotExist) {
+		return "", nil, badInput(err)
+	}
+	return path, rows, err
+}
+
+func runReport(cmd *cobra.Command, arg string, o reportOptions) error {
+	path, rows, err := readResults(arg)
+	if err != nil {
+		return err
+	}
+	opt := reports.HTMLOptions{Source: path, Generator: "electbench " + versionString()}
+	if o.trace != "" {
+		f, err := os.Open(o.trace)
+		if err != nil {
+			return badInputf("--trace: %w", err)
+		}
+		defer f.Close()
+		opt.Trace, opt.TraceName = f, o.trace
+	}
+	if o.out == "-" {
+		if err := reports.WriteHTML(cmd.OutOrStdout(), rows, opt); err != nil {
+			return traceInputError(err)
+		}
+		return nil
+	}
+	out := o.out
+	if out == "" {
+		out = filepath.Join(filepath.Dir(path), reports.ReportHTML)
+	}
+	if err := reports.WriteHTMLFile(out, rows, opt); err != nil {
+		return traceInputError(err)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (%d trials)\n", out, len(rows))
+	return nil
+}
+
+// traceInputError marks an unreadable trace as bad input; other errors
+// (writing the report) stay as they are.
+func traceInputError(err error) error {
+	var te *reports.TraceError
+	if errors.As(err, &te) {
+		return badInput(fmt.Errorf("--trace: %w", te))
+	}
+	return err
+}
