@@ -58,6 +58,8 @@ var columns = []column{
 	floatCol("t_s", func(r *Row) *float64 { return &r.TS }),
 	int64Col("events", func(r *Row) *int64 { return &r.Events }),
 	stringCol("violation", func(r *Row) *string { return &r.Violation }),
+	stringCol("faults", func(r *Row) *string { return &r.Faults }),
+	stringCol("expect", func(r *Row) *string { return &r.Expect }),
 }
 
 // FormatFloat is how every float in a results file is written: the shortest

@@ -45,6 +45,13 @@ type Row struct {
 	TS          float64    // T, the mean one-way latency, in seconds
 	Events      int64      // events the runtime processed
 	Violation   string     // the first safety or liveness violation, described
+
+	// Faults is the fault schedule the trial applied, as
+	// "t=TIME:KIND(TARGETS)" entries joined by ';' ("t=2ms:crash(3);t=12ms:restart(3)").
+	Faults string
+	// Expect is the verdict on the scenario's per-trial expectations: empty
+	// when there are none, "pass", or "fail: " and what failed.
+	Expect string
 }
 
 // Columns lists the CSV header in order. The first 24 are DESIGN.md's stable
@@ -56,6 +63,7 @@ var Columns = []string{
 	"safety_violations", "live", "theory_messages", "error",
 	"detect_s", "failover_s", "failover_t", "terms", "split_votes",
 	"theory_bound", "latency", "t_s", "events", "violation",
+	"faults", "expect",
 }
 
 // Opt is an optional number: an empty cell when not Set.
