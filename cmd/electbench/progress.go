@@ -32,7 +32,10 @@ const logEvery = 10 * time.Second
 // total is the number of trials that will run.
 func newProgress(w io.Writer, total int) progress {
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) && total > 0 {
-		return newBarProgress(w, total)
+		// A terminal that reports no width (some ptys) would get no bar at all.
+		if width, _, err := term.GetSize(int(f.Fd())); err == nil && width > 0 {
+			return newBarProgress(w, total)
+		}
 	}
 	return &logProgress{w: w, total: total, start: time.Now(), last: time.Now(), every: logEvery, now: time.Now}
 }
