@@ -26,6 +26,29 @@ type Algorithm struct {
 	// Theory gives the reference figures of ALGORITHMS.md for a
 	// configuration, where a closed form exists. May be nil.
 	Theory func(in TheoryInput) Theory
+	// Quorum, when set, marks a majority-vote algorithm that runs until the
+	// deadline (heartbeats, lease renewals) and says how to read its
+	// elections off the wire. Nil for algorithms that terminate.
+	Quorum *Quorum
+}
+
+// Quorum describes a majority-vote algorithm (chubby, zookeeper, raft) to
+// the runtime. Such a run never comes to rest: it is live when, by the
+// deadline, a live leader is known by a majority of the cluster, and its
+// turnaround is the time until that first holds (Raft's "downtime" after a
+// leader crash). Terms and epochs are the algorithm's own notions, so the
+// runtime derives them from the messages it carries rather than from the
+// algorithm's claims. Every kind named here carries the term or epoch in
+// Message.A; a term in which Ballot messages were sent but nobody sent a
+// Leader message is a split vote.
+type Quorum struct {
+	Ballot Kind // a candidate asks for votes in term A: REQUEST_VOTE
+	Grant  Kind // a vote for the receiver in term A when B != 0: VOTE
+	Leader Kind // sent only by the leader of term A, from the instant it won: HEARTBEAT
+	// Lease, when set, gives the master lease of a configuration: a Leader
+	// message sent at time t claims mastership over [t, t+lease] in the
+	// harness clock, and no two processes' claims may overlap.
+	Lease func(cfg Config) (time.Duration, error)
 }
 
 // Variant is a named variation of an algorithm.

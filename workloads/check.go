@@ -48,6 +48,7 @@ type Checker struct {
 	normal    map[nodes.Rank]int // live processes in Normal by belief
 	count     int
 	list      []Violation
+	quorum    *quorumWatch // set by WatchQuorum for a quorum algorithm (quorum.go)
 }
 
 // NewChecker prepares a checker for a run over ranks (by position).
@@ -79,7 +80,10 @@ func (c *Checker) record(v Violation) {
 
 // Decided is called by the runtime on every decision.
 func (c *Checker) Decided(at time.Duration, p int, leader nodes.Rank) {
-	if leader.Less(c.highest) {
+	if c.quorum != nil {
+		defer c.updateKnown(at) // and no wrong-leader or disagreement check (quorum.go)
+	}
+	if c.quorum == nil && leader.Less(c.highest) {
 		c.record(Violation{At: at, Kind: "wrong-leader", Procs: []int{p},
 			Detail: fmt.Sprintf("process %d (id %s) decided %s while %s is alive", p, c.ranks[p], leader, c.highest)})
 	}
@@ -94,7 +98,7 @@ func (c *Checker) Decided(at time.Duration, p int, leader nodes.Rank) {
 		return // a stale belief in a crashed leader disagrees with nobody alive
 	}
 	c.believers[leader]++
-	if c.believers[leader] == 1 && len(c.believers) > 1 {
+	if c.quorum == nil && c.believers[leader] == 1 && len(c.believers) > 1 {
 		var other nodes.Rank
 		for r := range c.believers {
 			if r != leader && (other.IsZero() || other.Less(r)) {
@@ -128,6 +132,9 @@ func (c *Checker) Crashed(at time.Duration, p int) {
 	c.dead[c.ranks[p]] = true
 	delete(c.believers, c.ranks[p]) // nobody alive can follow a dead leader
 	c.recomputeHighest()
+	if c.quorum != nil {
+		c.updateKnown(at)
+	}
 }
 
 // Phase is called after every event of a nodes.Phased process.
@@ -180,12 +187,21 @@ type Verdict struct {
 	Violations int    // safety violations (liveness failures are reported by Live)
 	Recorded   []Violation
 	DecidedAt  time.Duration // latest decision among live processes
+	// Quorum algorithms only (quorum.go): Perpetual is set, Terms lists
+	// every term with a ballot in order, KnownAt every instant at which a
+	// live leader became known by a majority.
+	Perpetual bool
+	Terms     []Term
+	KnownAt   []time.Duration
 }
 
 // Finish judges the trial from each process's final decision. quiescent says
 // whether the run came to rest before its deadline. Processes that crashed
 // are the faulty ones.
 func (c *Checker) Finish(decisions []sim.Decision, quiescent bool, end time.Duration) Verdict {
+	if c.quorum != nil {
+		return c.finishQuorum(decisions, end) // never quiescent: judged at the deadline
+	}
 	v := Verdict{}
 	allDecided, agree := true, true
 	var leader nodes.Rank

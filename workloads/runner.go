@@ -177,8 +177,15 @@ func RunTrial(t Trial, trace io.Writer) (row reports.Row) {
 		return row
 	}
 	checker := NewChecker(ranks)
+	alg := a.Alg
+	if alg.Quorum != nil {
+		if alg, err = checker.WatchQuorum(alg, nodes.Config{Variant: a.Variant, Params: a.Params, N: t.Nodes, T: s.Latency.Mean()}); err != nil {
+			row.Error = oneLine(err.Error())
+			return row
+		}
+	}
 	res, err := sim.Run(sim.Config{
-		Algorithm: a.Alg, Variant: a.Variant, Params: a.Params,
+		Algorithm: alg, Variant: a.Variant, Params: a.Params,
 		Ranks: ranks, Initiators: initiators, Latency: s.Latency,
 		Seed: t.Seed, Deadline: s.Deadline, Trace: trace, Observer: checker,
 		Crashes: crashes, Detector: s.Detector,
@@ -204,6 +211,7 @@ func RunTrial(t Trial, trace io.Writer) (row reports.Row) {
 		row.DecidedS, row.DecidedT = inUnits(v.DecidedAt-start, res.T)
 	}
 	fillFailover(&row, res, v)
+	fillQuorum(&row, res, v)
 	if a.Alg.Theory != nil && a.Alg.HasDefaultParams(a.Params, res.T) {
 		in := nodes.TheoryInput{Variant: a.Variant, N: t.Nodes, Ranks: ranks, Initiators: initiators, Params: a.Params}
 		for _, c := range crashes {

@@ -1,0 +1,279 @@
+package quorum
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/quorum/tally"
+)
+
+// Raft's kinds (doc.go lists the fields each uses). VOTE is shared by name
+// with chubby, where it means the same: a vote for the receiver in epoch A.
+var (
+	kindRequestVote  = nodes.RegisterKind("REQUEST_VOTE", nodes.ElectionClass)
+	kindVote         = nodes.RegisterKind("VOTE", nodes.ElectionClass)
+	kindHeartbeat    = nodes.RegisterKind("HEARTBEAT", nodes.MaintenanceClass)
+	kindHeartbeatAck = nodes.RegisterKind("HEARTBEAT_ACK", nodes.MaintenanceClass)
+
+	timerElection  = nodes.RegisterTimer("ELECTION_TIMEOUT")
+	timerHeartbeat = nodes.RegisterTimer("HEARTBEAT_TICK")
+)
+
+// heartbeatDefault is the heartbeat parameter's default, a third of tmin.
+const heartbeatDefault = "tmin/3"
+
+var raftParams = []nodes.Param{
+	{Name: "tmin", Default: "20T", Summary: "shortest election timeout (duration; Raft's 150 ms at T = 7.5 ms)"},
+	{Name: "tmax", Default: "40T", Summary: "longest election timeout; each timeout is drawn uniformly from [tmin, tmax] (duration)"},
+	{Name: "heartbeat", Default: heartbeatDefault, Summary: "interval between a leader's heartbeats (duration; default tmin/3)"},
+}
+
+func init() {
+	nodes.Register(nodes.Algorithm{
+		Name:      "raft",
+		Family:    "quorum",
+		Summary:   "Raft's leader election (Ongaro & Ousterhout 2014): terms, one vote per term, randomized timeouts, heartbeats; no log",
+		Topology:  nodes.Complete,
+		StartsAll: true,
+		Params:    raftParams,
+		New:       newRaft,
+		Quorum:    &nodes.Quorum{Ballot: kindRequestVote, Grant: kindVote, Leader: kindHeartbeat},
+	})
+}
+
+type raftTiming struct {
+	tmin, tmax, heartbeat time.Duration
+}
+
+func newRaft(cfg nodes.Config) (func() nodes.Machine, error) {
+	if err := checkVariant("raft", cfg.Variant); err != nil {
+		return nil, err
+	}
+	if err := checkParams("raft", cfg.Params, raftParams); err != nil {
+		return nil, err
+	}
+	tm := new(raftTiming)
+	if err := durations(cfg, raftParams, map[string]*time.Duration{"tmin": &tm.tmin, "tmax": &tm.tmax}); err != nil {
+		return nil, err
+	}
+	if tm.tmax < tm.tmin {
+		return nil, fmt.Errorf("parameter tmax: %v is below tmin %v", tm.tmax, tm.tmin)
+	}
+	tm.heartbeat = tm.tmin / 3
+	if h, ok := cfg.Params["heartbeat"]; ok && strings.TrimSpace(h) != heartbeatDefault {
+		if err := durations(cfg, raftParams, map[string]*time.Duration{"heartbeat": &tm.heartbeat}); err != nil {
+			return nil, err
+		}
+	}
+	if tm.heartbeat <= 0 {
+		return nil, fmt.Errorf("parameter heartbeat: tmin/3 = %v is not positive", tm.heartbeat)
+	}
+	return func() nodes.Machine { return &raft{raftTiming: tm} }, nil
+}
+
+// role is where a raft process stands.
+type role uint8
+
+const (
+	follower role = iota
+	candidate
+	leader
+)
+
+func (r role) String() string {
+	switch r {
+	case follower:
+		return "follower"
+	case candidate:
+		return "candidate"
+	case leader:
+		return "leader"
+	}
+	return fmt.Sprintf("role(%d)", uint8(r))
+}
+
+// raft is one process of `raft` (ALGORITHMS.md, "raft"). As in etcd-io/raft,
+// the role decides which function handles a message (step); the checks every
+// role shares — the sender's identity, a higher term, a vote request, a stale
+// heartbeat — run once before dispatch.
+type raft struct {
+	group
+	*raftTiming
+	role     role
+	step     func(r *raft, env nodes.Env, from int, m nodes.Message)
+	term     int64
+	votedFor int        // index voted for in term; -1 for nobody yet
+	believed nodes.Rank // the leader this process last decided; zero before any
+	votes    tally.Tally
+}
+
+func (r *raft) Start(env nodes.Env) {
+	r.start(env, "raft")
+	r.becomeFollower(env, 0)
+	r.resetElectionTimer(env)
+}
+
+// Initiate asks for an election now: a follower or candidate stands at once,
+// as if its election timeout had expired. (The workload never asks: every
+// process starts with its timer running.)
+func (r *raft) Initiate(env nodes.Env) {
+	if r.role != leader {
+		r.campaign(env)
+	}
+}
+
+// Suspect is ignored: Raft's failure detector is its election timeout,
+// reset by the leader's heartbeats.
+func (r *raft) Suspect(nodes.Env, nodes.PeerID) {}
+
+func (r *raft) Receive(env nodes.Env, from nodes.PeerID, m nodes.Message) {
+	i, ok := r.indexOf(m.Rank, from)
+	if !ok || i == r.self {
+		return // a message that lies about its sender
+	}
+	// "If RPC request or response contains term T > currentTerm: set
+	// currentTerm = T, convert to follower" (Figure 2, all servers).
+	if m.A > r.term {
+		r.becomeFollower(env, m.A)
+	}
+	switch m.Kind {
+	case kindRequestVote:
+		r.requestVote(env, i, m)
+	case kindHeartbeat:
+		if m.A < r.term {
+			// A stale leader: the reply carries the newer term, which makes
+			// it step down (Raft's AppendEntries reply).
+			env.Send(from, r.msg(kindHeartbeatAck))
+			return
+		}
+		r.step(r, env, i, m)
+	case kindVote:
+		if m.A == r.term {
+			r.step(r, env, i, m)
+		}
+	}
+	// HEARTBEAT_ACK matters only for its term, handled above.
+}
+
+func (r *raft) Timeout(env nodes.Env, t nodes.TimerID) {
+	switch {
+	case t == timerElection && r.role != leader:
+		// "If election timeout elapses without receiving AppendEntries RPC
+		// from current leader or granting vote to candidate: convert to
+		// candidate"; a candidate whose election timed out starts a new one.
+		r.campaign(env)
+	case t == timerHeartbeat && r.role == leader:
+		r.broadcast(env, r.msg(kindHeartbeat))
+		env.SetTimer(r.heartbeat, timerHeartbeat)
+	}
+}
+
+func (r *raft) msg(k nodes.Kind) nodes.Message {
+	return nodes.Message{Kind: k, Rank: r.peers[r.self].Rank, A: r.term}
+}
+
+// requestVote: one vote per term, first come first served; no log, so any
+// candidate whose term is at least the voter's may have it (ALGORITHMS.md).
+// The term check above has already brought this process to the candidate's
+// term if it was behind. Granting a vote resets the election timer.
+func (r *raft) requestVote(env nodes.Env, from int, m nodes.Message) {
+	grant := m.A == r.term && (r.votedFor < 0 || r.votedFor == from)
+	reply := r.msg(kindVote)
+	if grant {
+		r.votedFor = from
+		r.resetElectionTimer(env)
+		reply.B = 1
+	}
+	env.Send(r.peers[from].ID, reply)
+}
+
+func (r *raft) becomeFollower(env nodes.Env, term int64) {
+	if term > r.term {
+		r.term, r.votedFor = term, -1
+	}
+	if r.role == leader {
+		env.CancelTimer(timerHeartbeat)
+		r.resetElectionTimer(env)
+	}
+	r.role, r.step = follower, stepFollower
+}
+
+// campaign: "increment currentTerm, vote for self, reset election timer,
+// send RequestVote RPCs to all other servers".
+func (r *raft) campaign(env nodes.Env) {
+	r.term++
+	r.votedFor = r.self
+	r.role, r.step = candidate, stepCandidate
+	r.votes.Reset(r.n())
+	r.votes.Record(r.self, true)
+	r.resetElectionTimer(env)
+	r.broadcast(env, r.msg(kindRequestVote))
+	if r.votes.Result() == tally.Won { // a cluster of one
+		r.becomeLeader(env)
+	}
+}
+
+// becomeLeader: "send initial empty AppendEntries RPCs (heartbeat) to each
+// server; repeat during idle periods to prevent election timeouts".
+func (r *raft) becomeLeader(env nodes.Env) {
+	r.role, r.step = leader, stepLeader
+	env.CancelTimer(timerElection)
+	r.learn(env, r.self)
+	r.broadcast(env, r.msg(kindHeartbeat))
+	env.SetTimer(r.heartbeat, timerHeartbeat)
+}
+
+// learn records the leader of the current term, deciding only when the
+// belief changes: a re-elected leader, or its next heartbeat, teaches
+// nothing new.
+func (r *raft) learn(env nodes.Env, i int) {
+	if l := r.peers[i].Rank; l != r.believed {
+		r.believed = l
+		env.Decide(l)
+	}
+}
+
+func (r *raft) resetElectionTimer(env nodes.Env) {
+	env.SetTimer(uniform(env, r.tmin, r.tmax), timerElection)
+}
+
+// stepFollower handles HEARTBEAT of the current term (VOTE of the current
+// term can only be a late answer to a candidacy already abandoned).
+func stepFollower(r *raft, env nodes.Env, from int, m nodes.Message) {
+	if m.Kind == kindHeartbeat {
+		r.heartbeatFrom(env, from)
+	}
+}
+
+// stepCandidate counts votes; a heartbeat of its own term means another
+// candidate won it: "if AppendEntries RPC received from new leader: convert
+// to follower".
+func stepCandidate(r *raft, env nodes.Env, from int, m nodes.Message) {
+	switch m.Kind {
+	case kindVote:
+		r.votes.Record(from, m.B != 0)
+		if r.votes.Result() == tally.Won {
+			r.becomeLeader(env)
+		}
+	case kindHeartbeat:
+		r.becomeFollower(env, m.A)
+		r.heartbeatFrom(env, from)
+	}
+}
+
+// stepLeader ignores late votes. Another leader's heartbeat in its own term
+// is impossible — each process votes once per term and two majorities
+// intersect — so it is a bug, and panics.
+func stepLeader(r *raft, _ nodes.Env, from int, m nodes.Message) {
+	if m.Kind == kindHeartbeat {
+		panic(fmt.Sprintf("raft: leader %v of term %d got a heartbeat of the same term from %v", r.peers[r.self].Rank, r.term, r.peers[from].Rank))
+	}
+}
+
+func (r *raft) heartbeatFrom(env nodes.Env, from int) {
+	r.learn(env, from)
+	r.resetElectionTimer(env)
+	env.Send(r.peers[from].ID, r.msg(kindHeartbeatAck))
+}
