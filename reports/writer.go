@@ -366,7 +366,12 @@ func writeFileAtomic(dir, path string, fill func(io.Writer) error) error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	err = fill(tmp)
+	// CreateTemp makes the file 0600; results are ordinary files that other
+	// users (a CI job, a web server) read.
+	err = tmp.Chmod(0o644)
+	if err == nil {
+		err = fill(tmp)
+	}
 	if err == nil {
 		err = tmp.Sync()
 	}

@@ -343,3 +343,17 @@ func TestWriterAppendSyntaxError(t *testing.T) {
 		t.Fatalf("err = %v, want a ParseError at line 2", err)
 	}
 }
+
+func TestSummaryFilesAreWorldReadable(t *testing.T) {
+	dir := t.TempDir()
+	if err := WriteSummaryFiles(dir, []string{"csv"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(filepath.Join(dir, SummaryCSV))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm()&0o044 == 0 {
+		t.Fatalf("summary.csv has mode %v: others cannot read it", st.Mode().Perm())
+	}
+}
