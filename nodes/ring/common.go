@@ -16,8 +16,16 @@ var (
 	kindReply    = nodes.RegisterKind("REPLY", nodes.ElectionClass)
 )
 
-func election(r nodes.Rank) nodes.Message { return nodes.Message{Kind: kindElection, Rank: r} }
-func elected(l nodes.Rank) nodes.Message  { return nodes.Message{Kind: kindElected, Rank: l} }
+// election and elected build the messages of the unidirectional algorithms;
+// run is the run number (Message.A), 0 except after ring repair restarted a
+// run (doc.go).
+func election(r nodes.Rank, run int64) nodes.Message {
+	return nodes.Message{Kind: kindElection, Rank: r, A: run}
+}
+
+func elected(l nodes.Rank, run int64) nodes.Message {
+	return nodes.Message{Kind: kindElected, Rank: l, A: run}
+}
 
 // constructor returns an Algorithm.New for an algorithm with only the default
 // variant and no parameters.

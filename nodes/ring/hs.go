@@ -66,7 +66,7 @@ func (p *hs) Receive(env nodes.Env, from nodes.PeerID, m nodes.Message) {
 			if !p.leader {
 				p.leader = true
 				env.Decide(self)
-				env.Send(p.succ, elected(self))
+				env.Send(p.succ, elected(self, 0))
 			}
 		case c > 0 && m.B < reach(m.A):
 			m.B++

@@ -24,6 +24,7 @@ type net struct {
 	round   int
 	sent    map[nodes.Kind]int
 	total   int
+	rerun   int              // messages of restarted runs (run number Message.A ≠ 0)
 	last    int              // round of the last delivery
 	decided [][]nodes.Rank   // every decision of every process, in order
 	crashed []bool           // deliveries to a crashed process are lost
@@ -200,6 +201,9 @@ func (e *fakeEnv) Send(to nodes.PeerID, m nodes.Message) {
 	}
 	e.n.sent[m.Kind]++
 	e.n.total++
+	if (m.Kind == kindElection || m.Kind == kindElected) && m.A != 0 {
+		e.n.rerun++
+	}
 	e.n.out = append(e.n.out, envelope{from: e.p, to: int(to), m: m})
 }
 

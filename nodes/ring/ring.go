@@ -23,26 +23,56 @@ type basic struct {
 
 func (p *basic) Start(env nodes.Env) { p.out.start(env) }
 
-func (p *basic) Initiate(env nodes.Env) { env.Send(p.out.next, election(env.Self())) }
+func (p *basic) Initiate(env nodes.Env) {
+	if p.out.restarted() {
+		return // it already started the current run by a restart (doc.go, rule 6)
+	}
+	env.Send(p.out.next, election(env.Self(), p.out.epoch()))
+}
 
 func (p *basic) Receive(env nodes.Env, _ nodes.PeerID, m nodes.Message) {
-	switch m.Kind {
-	case kindElection:
-		self := env.Self()
-		switch c := m.Rank.Compare(self); {
-		case c == 0:
-			env.Decide(self)
-			env.Send(p.out.next, elected(self))
-		case c > 0 && !p.out.suspects(m.Rank):
-			env.Send(p.out.next, m)
-		default:
-			// r < self, or r's process is suspected (ring repair): a run
-			// carrying this process instead. Always, since there is no flag.
-			env.Send(p.out.next, election(self))
+	if m.Kind != kindElection && m.Kind != kindElected {
+		return
+	}
+	// With no flag there is no per-run state to reset in a newer run; only
+	// an older one is dropped.
+	if p.out.order(m) == staleRun {
+		return
+	}
+	self := env.Self()
+	if m.Kind == kindElected {
+		if p.out.suspects(m.Rank) {
+			p.restart(env) // the announced leader is gone (doc.go, rule 5)
+			return
 		}
-	case kindElected:
+		p.out.settle()
 		announce(env, p.out.next, m)
+		return
+	}
+	switch c := m.Rank.Compare(self); {
+	case c == 0:
+		env.Decide(self)
+		env.Send(p.out.next, elected(self, m.A))
+	case c > 0 && p.out.suspects(m.Rank):
+		// r's process is gone and its run cannot finish: "stops forwarding
+		// that message and starts a new run" (ALGORITHMS.md, "Ring repair").
+		p.restart(env)
+	case c > 0:
+		env.Send(p.out.next, m)
+	default:
+		// r < self: a run carrying this process instead. Always, since
+		// there is no flag.
+		env.Send(p.out.next, election(self, m.A))
 	}
 }
 
-func (p *basic) Suspect(env nodes.Env, q nodes.PeerID) { p.out.suspect(env, q) }
+func (p *basic) Suspect(env nodes.Env, q nodes.PeerID) {
+	if p.out.suspect(env, q) {
+		p.restart(env) // the route changed: the gap may hold a lost message (doc.go, rule 4)
+	}
+}
+
+// restart starts a new run carrying this process (doc.go, "Ring repair").
+func (p *basic) restart(env nodes.Env) {
+	env.Send(p.out.next, election(env.Self(), p.out.restart()))
+}

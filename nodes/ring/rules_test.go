@@ -57,6 +57,8 @@ func show(es []envelope) string {
 		}
 		if m.Kind == kindProbe || m.Kind == kindReply {
 			s += fmt.Sprintf(" k=%d d=%d", m.A, m.B)
+		} else if m.A != 0 {
+			s += fmt.Sprintf(" run=%d", m.A)
 		}
 		s += fmt.Sprintf(")→%d", e.to)
 	}

@@ -109,6 +109,12 @@ func checkRun(t *testing.T, name string, ids []uint64, initiators []int) {
 		t.Fatalf("%s ids %v initiators %v: %d ELECTED, want %d", name, ids, initiators, got, want)
 	}
 
+	// Without a suspicion no run is ever restarted: every message carries
+	// run 0, which costs no byte on the wire (doc.go, "Ring repair").
+	if n.rerun != 0 {
+		t.Fatalf("%s ids %v initiators %v: %d messages of restarted runs in a fault-free run", name, ids, initiators, n.rerun)
+	}
+
 	in := nodes.TheoryInput{N: len(ids), Ranks: rs, Initiators: initiators}
 	th := n.alg.Theory(in)
 	if th.Messages != 0 && th.Messages != int64(n.total) {

@@ -1,32 +1,129 @@
 package ring
 
-import "github.com/electbench/electbench/nodes"
+import (
+	"math"
+
+	"github.com/electbench/electbench/nodes"
+)
 
 // successor is a process's outgoing link on a unidirectional ring: where it
-// sends, and whom its failure detector has suspected.
+// sends, and the state ring repair needs (doc.go, "Ring repair").
 //
-// Fault-free runs never suspect anyone, so the suspicions live behind a
-// pointer that stays nil: the link costs two words per process and the hot
-// path one nil check.
+// Fault-free runs never suspect anyone and every message carries run 0, so
+// that state lives behind a pointer that stays nil: the link costs two words
+// per process and the hot path one nil check.
 type successor struct {
 	next nodes.PeerID // the successor, or the first unsuspected process beyond it
-	down *suspicions
+	rep  *repair
 }
 
-// suspicions are the processes this one's failure detector has suspected,
-// with their ranks (needed to recognise an ELECTION carrying one of them).
-type suspicions struct{ peers []nodes.Peer }
+// repair is what a process knows once faults have touched its ring. It is
+// allocated on the first suspicion or the first message of a restarted run.
+type repair struct {
+	// down are the processes this one's failure detector has suspected,
+	// with their ranks (needed to recognise a message carrying one of them).
+	down []nodes.Peer
+	// epoch is the highest run number seen: 0 is the run the workload
+	// started; every restart is one above the highest its starter had seen.
+	epoch int64
+	// own is the run this process started itself by restarting, until that
+	// run's ELECTED passes (0: none), so that an Initiate meanwhile does not
+	// start the same run twice.
+	own int64
+	// idle (lcr only) is true in a restarted run until this process has sent
+	// its own id or forwarded a higher one in it. In run 0 every lcr process
+	// sent its id in Start, so the zero value is right there.
+	idle bool
+}
 
 // start reads the successor from the topology (RingUni: Peers() =
 // [successor]; RingBi: [successor, predecessor]).
 func (s *successor) start(env nodes.Env) { s.next = env.Peers()[0].ID }
 
+// state returns the repair state, allocating it on first use (faults only).
+func (s *successor) state() *repair {
+	if s.rep == nil {
+		s.rep = &repair{}
+	}
+	return s.rep
+}
+
+// epoch is the highest run number this process has seen.
+func (s *successor) epoch() int64 {
+	if s.rep == nil {
+		return 0
+	}
+	return s.rep.epoch
+}
+
+// runOrder places a message's run against the highest run seen.
+type runOrder int8
+
+const (
+	staleRun runOrder = iota - 1 // an older run, superseded: discard the message
+	sameRun                      // the current run: the algorithm's own rules apply
+	newerRun                     // a restarted run reaches this process for the first time
+)
+
+// order compares the run number m carries (Message.A) with the highest seen,
+// and adopts it when it is newer (doc.go, rule 3); the caller then resets
+// its per-run state, since the flags of an abandoned run must not swallow
+// the new one. Every fault-free message carries run 0 and takes the first
+// return.
+func (s *successor) order(m nodes.Message) runOrder {
+	if m.A == 0 && s.rep == nil {
+		return sameRun
+	}
+	r := s.state()
+	switch {
+	case m.A < r.epoch:
+		return staleRun
+	case m.A > r.epoch:
+		r.epoch = m.A
+		return newerRun
+	}
+	return sameRun
+}
+
+// restart opens a new run started by this process and returns its number:
+// one above the highest it has seen, so every process that still holds an
+// older run's state treats the new one as fresh. Concurrent restarts from
+// the same run pick the same number and then meet under the algorithm's
+// ordinary rules, as several initiators do.
+//
+// Run numbers, and restarting on a change of route or on an ELECTED of a
+// suspected leader, extend ALGORITHMS.md's "Ring repair": its two rules
+// alone do not deliver what it claims, "With a perfect detector this
+// restores liveness after crashes" (doc.go, rules 3-6, says why and how).
+func (s *successor) restart() int64 {
+	r := s.state()
+	if r.epoch < math.MaxInt64 { // a forged run number cannot wrap round to 0
+		r.epoch++
+	}
+	r.own = r.epoch
+	return r.epoch
+}
+
+// restarted reports whether this process started the current run itself by
+// a restart: Initiate then has nothing left to start.
+func (s *successor) restarted() bool {
+	return s.rep != nil && s.rep.own != 0 && s.rep.own == s.rep.epoch
+}
+
+// settle records that the current run's ELECTED has reached this process:
+// a run it started itself is over, and Initiate starts runs again.
+func (s *successor) settle() {
+	if s.rep != nil {
+		s.rep.own = 0
+	}
+}
+
 // suspects reports whether the process of rank r is suspected.
 func (s *successor) suspects(r nodes.Rank) bool {
-	if s.down == nil {
+	if s.rep == nil {
 		return false
 	}
-	for _, p := range s.down.peers {
+	for _, p := range s.rep.down {
 		if p.Rank == r {
 			return true
 		}
@@ -35,10 +132,10 @@ func (s *successor) suspects(r nodes.Rank) bool {
 }
 
 func (s *successor) suspected(id nodes.PeerID) bool {
-	if s.down == nil {
+	if s.rep == nil {
 		return false
 	}
-	for _, p := range s.down.peers {
+	for _, p := range s.rep.down {
 		if p.ID == id {
 			return true
 		}
@@ -51,29 +148,32 @@ func (s *successor) suspected(id nodes.PeerID) bool {
 // unsuspected process instead (ALGORITHMS.md, "Ring repair"). If every other
 // process is suspected the walk ends at this process itself, which then
 // sends to itself: alone on the ring, its own ELECTION comes straight back.
-func (s *successor) suspect(env nodes.Env, p nodes.PeerID) {
+//
+// It reports whether the route changed. The caller then starts a new run
+// (doc.go, rule 4): whatever this process sent to the process now cut out
+// may have been lost with it.
+func (s *successor) suspect(env nodes.Env, p nodes.PeerID) (rerouted bool) {
 	if s.suspected(p) {
-		return
+		return false
 	}
 	peer, ok := s.find(env, p)
 	if !ok {
-		return // not a process of this ring: nothing to route around
+		return false // not a process of this ring: nothing to route around
 	}
-	if s.down == nil {
-		s.down = &suspicions{}
-	}
-	s.down.peers = append(s.down.peers, peer)
+	r := s.state()
+	r.down = append(r.down, peer)
 	self := env.Self()
 	for s.suspected(s.next) {
 		nx, ok := env.After(s.next)
 		if !ok {
-			return
+			return rerouted
 		}
-		s.next = nx.ID
+		s.next, rerouted = nx.ID, true
 		if nx.Rank == self {
-			return
+			return rerouted
 		}
 	}
+	return rerouted
 }
 
 // find walks the ring from the successor to learn p's rank. The walk stops
