@@ -1,0 +1,293 @@
+// Package toxi drives Toxiproxy for live runs: one proxy per directed link,
+// latency and jitter toxics, partitions (a disabled proxy, or a `timeout`
+// toxic that drops everything silently), and the embedded server a live run
+// starts when no `--toxiproxy URL` is given.
+//
+// Every call goes through Toxiproxy's HTTP client, for the embedded server as
+// for an external toxiproxy-server, so one code path serves both, and every
+// call has a deadline (Client.Timeout): the client library takes no context,
+// so a call that overruns is abandoned to finish in the background, bounded
+// by the library's own 30-second HTTP timeout.
+//
+// Toxiproxy's jitter is drawn from the global math/rand source of the
+// Toxiproxy process and cannot be seeded: a run with jitter is not
+// reproducible bit for bit. Latencies per link are our own draws, from the
+// run's seed, and are.
+package toxi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	toxiproxy "github.com/Shopify/toxiproxy/v2"
+	toxiclient "github.com/Shopify/toxiproxy/v2/client"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/rs/zerolog"
+)
+
+// Server is a Toxiproxy server embedded in this process, listening on
+// loopback on a port of the kernel's choosing.
+type Server struct {
+	api  *toxiproxy.ApiServer
+	http *http.Server
+	url  string
+	done chan struct{}
+	once sync.Once
+	err  error
+}
+
+// StartEmbedded starts a Toxiproxy server in this process.
+func StartEmbedded() (*Server, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("toxiproxy: listening: %w", err)
+	}
+	api := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(prometheus.NewRegistry()), zerolog.Nop())
+	s := &Server{
+		api:  api,
+		http: &http.Server{Handler: api.Routes(), ReadHeaderTimeout: 10 * time.Second},
+		url:  "http://" + ln.Addr().String(),
+		done: make(chan struct{}),
+	}
+	go func() {
+		defer close(s.done)
+		s.http.Serve(ln)
+	}()
+	return s, nil
+}
+
+// URL is the server's API endpoint.
+func (s *Server) URL() string { return s.url }
+
+// Close stops the API and every proxy, closing their listeners and
+// connections.
+func (s *Server) Close() error {
+	s.once.Do(func() {
+		// Close, not Shutdown: a run is over when this is called, and an
+		// HTTP client's spare connection would hold Shutdown for seconds.
+		s.err = s.http.Close()
+		<-s.done
+		s.api.Collection.Clear()
+	})
+	return s.err
+}
+
+// DefaultTimeout bounds each API call.
+const DefaultTimeout = 10 * time.Second
+
+// Client drives one Toxiproxy server.
+type Client struct {
+	c       *toxiclient.Client
+	url     string
+	Timeout time.Duration // per call; 0 means DefaultTimeout
+}
+
+// NewClient returns a client of the server at url ("http://127.0.0.1:8474"
+// or "127.0.0.1:8474").
+func NewClient(url string) *Client {
+	c := toxiclient.NewClient(url)
+	c.UserAgent = "electbench"
+	return &Client{c: c, url: url}
+}
+
+// URL is the server's endpoint as given.
+func (c *Client) URL() string { return c.url }
+
+// call runs f with the client's deadline.
+func (c *Client) call(ctx context.Context, what string, f func() error) error {
+	d := c.Timeout
+	if d <= 0 {
+		d = DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			return fmt.Errorf("toxiproxy %s at %s: %w", what, c.url, err)
+		}
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("toxiproxy %s at %s: %w", what, c.url, ctx.Err())
+	}
+}
+
+// Version asks the server for its version: a liveness check.
+func (c *Client) Version(ctx context.Context) (string, error) {
+	var v []byte
+	err := c.call(ctx, "version", func() (err error) {
+		v, err = c.c.Version()
+		return err
+	})
+	return strings.TrimSpace(string(v)), err
+}
+
+// Link is one proxy to create: the traffic of one directed link.
+type Link struct {
+	Name     string // unique on the server
+	Upstream string // the address the proxy forwards to
+}
+
+// Create creates a proxy per link, each listening on 127.0.0.1 on a port of
+// the kernel's choosing, in one call, and returns their listen addresses by
+// name. On failure it removes whatever it created.
+func (c *Client) Create(ctx context.Context, links []Link) (map[string]string, error) {
+	cfg := make([]toxiclient.Proxy, len(links))
+	for i, l := range links {
+		cfg[i] = toxiclient.Proxy{Name: l.Name, Listen: "127.0.0.1:0", Upstream: l.Upstream, Enabled: true}
+	}
+	var made []*toxiclient.Proxy
+	err := c.call(ctx, "populate", func() (err error) {
+		made, err = c.c.Populate(cfg)
+		return err
+	})
+	out := make(map[string]string, len(made))
+	for _, p := range made {
+		out[p.Name] = p.Listen
+	}
+	if err == nil && len(out) != len(links) {
+		err = fmt.Errorf("toxiproxy populate at %s: %d of %d proxies created", c.url, len(out), len(links))
+	}
+	if err != nil {
+		names := make([]string, len(links))
+		for i, l := range links {
+			names[i] = l.Name
+		}
+		c.Delete(context.WithoutCancel(ctx), names...)
+		return nil, err
+	}
+	return out, nil
+}
+
+// Delete removes proxies by name, closing their listeners and connections.
+// A proxy that does not exist is not an error. It tries every name and
+// returns the first error.
+func (c *Client) Delete(ctx context.Context, names ...string) error {
+	var first error
+	for _, name := range names {
+		err := c.call(ctx, "delete "+name, func() error {
+			p := c.c.NewProxy()
+			p.Name = name
+			return p.Delete()
+		})
+		if err != nil && !notFound(err) && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+func notFound(err error) bool {
+	var ae *toxiclient.ApiError
+	return errors.As(err, &ae) && ae.Status == http.StatusNotFound
+}
+
+// Names lists the proxies on the server whose names start with prefix.
+func (c *Client) Names(ctx context.Context, prefix string) ([]string, error) {
+	var all map[string]*toxiclient.Proxy
+	err := c.call(ctx, "list", func() (err error) {
+		all, err = c.c.Proxies()
+		return err
+	})
+	var out []string
+	for name := range all {
+		if strings.HasPrefix(name, prefix) {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out, err
+}
+
+// Toxic names this package uses; a link holds at most one of each.
+const (
+	LatencyToxic = "electbench-latency"
+	CutToxic     = "electbench-cut"
+)
+
+// proxy returns a handle on an existing proxy without asking the server:
+// toxics are added and removed by the proxy's name alone.
+func (c *Client) proxy(name string) *toxiclient.Proxy {
+	p := c.c.NewProxy()
+	p.Name = name
+	return p
+}
+
+// SetLatency delays the link's traffic (client to upstream: the direction a
+// live link carries messages) by latency ± jitter. Toxiproxy works in whole
+// milliseconds; its jitter is uniform and unseeded. It replaces an earlier
+// latency on the link.
+func (c *Client) SetLatency(ctx context.Context, name string, latency, jitter time.Duration) error {
+	attrs := toxiclient.Attributes{"latency": latency.Milliseconds(), "jitter": jitter.Milliseconds()}
+	err := c.call(ctx, "add latency to "+name, func() error {
+		_, err := c.proxy(name).AddToxic(LatencyToxic, "latency", "upstream", 1, attrs)
+		return err
+	})
+	if err == nil || !alreadyExists(err) {
+		return err
+	}
+	return c.call(ctx, "update latency of "+name, func() error {
+		_, err := c.proxy(name).UpdateToxic(LatencyToxic, 1, attrs)
+		return err
+	})
+}
+
+func alreadyExists(err error) bool {
+	var ae *toxiclient.ApiError
+	return errors.As(err, &ae) && ae.Status == http.StatusConflict
+}
+
+// Cut drops everything on the link silently, keeping its connections open
+// (a `timeout` toxic with no timeout): the peers see silence, not an error.
+func (c *Client) Cut(ctx context.Context, name string) error {
+	err := c.call(ctx, "cut "+name, func() error {
+		_, err := c.proxy(name).AddToxic(CutToxic, "timeout", "upstream", 1, toxiclient.Attributes{"timeout": 0})
+		return err
+	})
+	if alreadyExists(err) {
+		return nil
+	}
+	return err
+}
+
+// Heal undoes Cut.
+func (c *Client) Heal(ctx context.Context, name string) error {
+	err := c.call(ctx, "heal "+name, func() error { return c.proxy(name).RemoveToxic(CutToxic) })
+	if notFound(err) {
+		return nil
+	}
+	return err
+}
+
+// SetEnabled disables a proxy (closing its listener and every connection
+// through it: the peers see the link fail) or enables it again.
+func (c *Client) SetEnabled(ctx context.Context, name string, enabled bool) error {
+	return c.update(ctx, name, func(p *toxiclient.Proxy) { p.Enabled = enabled })
+}
+
+// SetUpstream points a proxy at a new address (a restarted process listens
+// on a new port). Its connections are closed; its listen address and toxics
+// stay.
+func (c *Client) SetUpstream(ctx context.Context, name, upstream string) error {
+	return c.update(ctx, name, func(p *toxiclient.Proxy) { p.Upstream = upstream })
+}
+
+func (c *Client) update(ctx context.Context, name string, change func(*toxiclient.Proxy)) error {
+	return c.call(ctx, "update "+name, func() error {
+		p, err := c.c.Proxy(name)
+		if err != nil {
+			return err
+		}
+		change(p)
+		return p.Save()
+	})
+}

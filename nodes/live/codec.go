@@ -1,0 +1,197 @@
+package live
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"unicode/utf8"
+
+	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/pow"
+)
+
+// The frame, on the wire:
+//
+//	2 bytes  L, big-endian: the length of what follows, 2 ≤ L ≤ MaxFrame
+//	1 byte   version (Version)
+//	1 byte   kind (FrameKind)
+//	L−2      payload, whose size each kind bounds:
+//	  HELLO    32-byte challenge, then the identity file (pow.Encode), ≤ pow.MaxFileSize
+//	  PROOF    64-byte Ed25519 signature
+//	  WELCOME  empty
+//	  REFUSE   reason, UTF-8, ≤ MaxReason bytes
+//	  MSG      nodes.Message's canonical body, 1..nodes.MaxEncodedSize bytes
+//
+// A reader checks L before it reads the payload, into a buffer of MaxFrame
+// bytes allocated once per connection, so no input makes it allocate more.
+const (
+	Version      = 1
+	ChallengeLen = 32
+	SignatureLen = 64
+	MaxReason    = 256
+	headerLen    = 2
+	// MaxFrame bounds L: the largest payload (HELLO) plus version and kind.
+	MaxFrame = 2 + ChallengeLen + pow.MaxFileSize
+)
+
+// FrameKind is the type of a frame.
+type FrameKind uint8
+
+const (
+	FrameHello   FrameKind = iota + 1 // handshake: challenge and identity
+	FrameProof                        // handshake: signature over the peer's challenge
+	FrameWelcome                      // handshake: the acceptor admits the dialer
+	FrameRefuse                       // handshake: the identity was refused, with why
+	FrameMsg                          // one algorithm message
+	numFrameKinds
+)
+
+var frameNames = [...]string{"INVALID", "HELLO", "PROOF", "WELCOME", "REFUSE", "MSG"}
+
+func (k FrameKind) String() string {
+	if k < numFrameKinds {
+		return frameNames[k]
+	}
+	return fmt.Sprintf("FrameKind(%d)", uint8(k))
+}
+
+// Valid reports whether k is a known frame kind.
+func (k FrameKind) Valid() bool { return k > 0 && k < numFrameKinds }
+
+// ErrFrame is wrapped by every error about a malformed frame.
+var ErrFrame = errors.New("malformed frame")
+
+// payloadBounds returns the least and greatest payload size of kind k.
+func payloadBounds(k FrameKind) (lo, hi int) {
+	switch k {
+	case FrameHello:
+		return ChallengeLen + 1, ChallengeLen + pow.MaxFileSize
+	case FrameProof:
+		return SignatureLen, SignatureLen
+	case FrameWelcome:
+		return 0, 0
+	case FrameRefuse:
+		return 0, MaxReason
+	case FrameMsg:
+		return 1, nodes.MaxEncodedSize
+	}
+	return 0, -1
+}
+
+// checkPayload validates a payload's size and, for REFUSE, its encoding.
+func checkPayload(k FrameKind, p []byte) error {
+	if !k.Valid() {
+		return fmt.Errorf("%w: unknown kind %d", ErrFrame, uint8(k))
+	}
+	lo, hi := payloadBounds(k)
+	if len(p) < lo || len(p) > hi {
+		return fmt.Errorf("%w: %s payload of %d bytes, want %d..%d", ErrFrame, k, len(p), lo, hi)
+	}
+	if k == FrameRefuse && !utf8.Valid(p) {
+		return fmt.Errorf("%w: REFUSE reason is not UTF-8", ErrFrame)
+	}
+	return nil
+}
+
+// AppendFrame appends one frame of kind k with payload p to b.
+func AppendFrame(b []byte, k FrameKind, p []byte) ([]byte, error) {
+	if err := checkPayload(k, p); err != nil {
+		return b, err
+	}
+	b = binary.BigEndian.AppendUint16(b, uint16(2+len(p)))
+	b = append(b, Version, byte(k))
+	return append(b, p...), nil
+}
+
+// AppendMessage appends a MSG frame carrying m's canonical body to b and
+// returns the body's size, which equals m.EncodedSize().
+func AppendMessage(b []byte, m nodes.Message) ([]byte, int, error) {
+	start := len(b)
+	b = append(b, 0, 0, Version, byte(FrameMsg))
+	b, err := m.AppendBinary(b)
+	if err != nil {
+		return b[:start], 0, err
+	}
+	size := len(b) - start - headerLen - 2
+	binary.BigEndian.PutUint16(b[start:], uint16(2+size))
+	return b, size, nil
+}
+
+// Frame is one decoded frame. Its payload aliases the reader's buffer and is
+// valid until the next call to Next.
+type Frame struct {
+	Kind    FrameKind
+	Payload []byte
+}
+
+// Message decodes a MSG frame's body.
+func (f Frame) Message() (nodes.Message, error) {
+	if f.Kind != FrameMsg {
+		return nodes.Message{}, fmt.Errorf("%w: %s frame where MSG was expected", ErrFrame, f.Kind)
+	}
+	return nodes.DecodeMessage(f.Payload)
+}
+
+// FrameReader reads frames from a stream.
+type FrameReader struct {
+	r   *bufio.Reader
+	buf []byte
+	// OnFrame, when set, is told the kind of every well-formed frame read.
+	OnFrame func(FrameKind)
+}
+
+// NewFrameReader returns a reader of the frames in r.
+func NewFrameReader(r io.Reader) *FrameReader {
+	return &FrameReader{r: bufio.NewReaderSize(r, 4096), buf: make([]byte, MaxFrame)}
+}
+
+// Next reads one frame. At a clean end of stream it returns io.EOF; a stream
+// cut inside a frame is io.ErrUnexpectedEOF; anything malformed wraps
+// ErrFrame, after which the stream cannot be resynchronised and the
+// connection must be dropped.
+func (fr *FrameReader) Next() (Frame, error) {
+	var hdr [headerLen + 2]byte
+	if _, err := io.ReadFull(fr.r, hdr[:headerLen]); err != nil {
+		return Frame{}, err
+	}
+	n := int(binary.BigEndian.Uint16(hdr[:]))
+	if n < 2 || n > MaxFrame {
+		return Frame{}, fmt.Errorf("%w: length %d out of range 2..%d", ErrFrame, n, MaxFrame)
+	}
+	if _, err := io.ReadFull(fr.r, hdr[headerLen:]); err != nil {
+		return Frame{}, noEOF(err)
+	}
+	if hdr[2] != Version {
+		return Frame{}, fmt.Errorf("%w: version %d, this build speaks %d", ErrFrame, hdr[2], Version)
+	}
+	k := FrameKind(hdr[3])
+	if !k.Valid() {
+		return Frame{}, fmt.Errorf("%w: unknown kind %d", ErrFrame, hdr[3])
+	}
+	// Bound the payload by its kind before reading it.
+	p := n - 2
+	if lo, hi := payloadBounds(k); p < lo || p > hi {
+		return Frame{}, fmt.Errorf("%w: %s payload of %d bytes, want %d..%d", ErrFrame, k, p, lo, hi)
+	}
+	payload := fr.buf[:p]
+	if _, err := io.ReadFull(fr.r, payload); err != nil {
+		return Frame{}, noEOF(err)
+	}
+	if k == FrameRefuse && !utf8.Valid(payload) {
+		return Frame{}, fmt.Errorf("%w: REFUSE reason is not UTF-8", ErrFrame)
+	}
+	if fr.OnFrame != nil {
+		fr.OnFrame(k)
+	}
+	return Frame{Kind: k, Payload: payload}, nil
+}
+
+// noEOF reports a stream that ends inside a frame as unexpected.
+func noEOF(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}

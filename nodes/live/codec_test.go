@@ -1,0 +1,155 @@
+package live
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/electbench/electbench/nodes"
+)
+
+var (
+	testElection = nodes.RegisterKind("LIVE_TEST_ELECTION", nodes.ElectionClass)
+	testNote     = nodes.RegisterKind("LIVE_TEST_NOTE", nodes.MaintenanceClass)
+)
+
+// A MSG frame carries exactly the canonical body, so the bytes a live run
+// counts are the simulator's EncodedSize (DESIGN.md, "The contract").
+func TestMessageFrameCarriesTheCanonicalBody(t *testing.T) {
+	for _, m := range []nodes.Message{
+		{Kind: testElection},
+		{Kind: testElection, Rank: nodes.RankOf(7)},
+		{Kind: testNote, Rank: nodes.Rank{Attr: 3, ID: nodes.ID{1, 2, 3, 4}}, Aux: nodes.RankOf(1 << 40), A: -5, B: 1 << 50},
+	} {
+		b, size, err := AppendMessage([]byte("prefix"), m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := m.AppendBinary(nil)
+		if size != m.EncodedSize() || size != len(body) {
+			t.Fatalf("%+v: frame body %d bytes, EncodedSize %d", m, size, m.EncodedSize())
+		}
+		if !bytes.Equal(b[len("prefix")+4:], body) || b[len("prefix")+2] != Version || FrameKind(b[len("prefix")+3]) != FrameMsg {
+			t.Fatalf("%+v: frame %x, body %x", m, b, body)
+		}
+		fr := NewFrameReader(bytes.NewReader(b[len("prefix"):]))
+		f, err := fr.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := f.Message()
+		if err != nil || got != m {
+			t.Fatalf("round trip: %+v, %v; want %+v", got, err, m)
+		}
+		if _, err := fr.Next(); err != io.EOF {
+			t.Fatalf("after the last frame: %v, want io.EOF", err)
+		}
+	}
+	if _, _, err := AppendMessage(nil, nodes.Message{Kind: 60000}); err == nil {
+		t.Fatal("an unregistered kind was encoded")
+	}
+}
+
+func frame(length int, version, kind byte, payload []byte) []byte {
+	b := binary.BigEndian.AppendUint16(nil, uint16(length))
+	b = append(b, version, kind)
+	return append(b, payload...)
+}
+
+// Every length is bounded before anything is read or allocated, unknown
+// versions and kinds are rejected, and a stream cut short is an error.
+func TestFrameReaderRejects(t *testing.T) {
+	sig := make([]byte, SignatureLen)
+	for name, tc := range map[string]struct {
+		in   []byte
+		want string
+	}{
+		"length below two":       {frame(1, Version, byte(FrameMsg), nil), "length 1 out of range"},
+		"length above MaxFrame":  {binary.BigEndian.AppendUint16(nil, MaxFrame+1), "out of range"},
+		"unknown version":        {frame(2+SignatureLen, 2, byte(FrameProof), sig), "version 2"},
+		"unknown kind":           {frame(2, Version, 99, nil), "unknown kind 99"},
+		"kind zero":              {frame(2, Version, 0, nil), "unknown kind 0"},
+		"short proof":            {frame(2+10, Version, byte(FrameProof), sig[:10]), "PROOF payload of 10 bytes"},
+		"welcome with payload":   {frame(3, Version, byte(FrameWelcome), []byte{1}), "WELCOME payload of 1 bytes"},
+		"empty message":          {frame(2, Version, byte(FrameMsg), nil), "MSG payload of 0 bytes"},
+		"oversized message":      {frame(2+nodes.MaxEncodedSize+1, Version, byte(FrameMsg), make([]byte, nodes.MaxEncodedSize+1)), "MSG payload"},
+		"hello without identity": {frame(2+ChallengeLen, Version, byte(FrameHello), make([]byte, ChallengeLen)), "HELLO payload"},
+		"refuse not UTF-8":       {frame(4, Version, byte(FrameRefuse), []byte{0xff, 0xfe}), "not UTF-8"},
+	} {
+		_, err := NewFrameReader(bytes.NewReader(tc.in)).Next()
+		if !errors.Is(err, ErrFrame) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v; want ErrFrame saying %q", name, err, tc.want)
+		}
+	}
+	whole, _ := AppendFrame(nil, FrameProof, sig)
+	for cut := 1; cut < len(whole); cut++ {
+		if _, err := NewFrameReader(bytes.NewReader(whole[:cut])).Next(); err != io.ErrUnexpectedEOF {
+			t.Fatalf("frame cut at %d of %d bytes: %v, want io.ErrUnexpectedEOF", cut, len(whole), err)
+		}
+	}
+	if _, err := AppendFrame(nil, FrameKind(42), nil); !errors.Is(err, ErrFrame) {
+		t.Fatalf("AppendFrame of an unknown kind: %v", err)
+	}
+	if _, err := AppendFrame(nil, FrameProof, sig[:3]); !errors.Is(err, ErrFrame) {
+		t.Fatalf("AppendFrame of a short proof: %v", err)
+	}
+}
+
+// A malformed message body inside a well-formed frame is the codec's
+// ErrMalformed (nodes.DecodeMessage), so the node drops the link.
+func TestFrameWithBadBody(t *testing.T) {
+	b := frame(2+3, Version, byte(FrameMsg), []byte{1, 'Q', 0})
+	f, err := NewFrameReader(bytes.NewReader(b)).Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Message(); !errors.Is(err, nodes.ErrMalformed) {
+		t.Fatalf("body of an unknown kind: %v", err)
+	}
+	if _, err := (Frame{Kind: FrameWelcome}).Message(); !errors.Is(err, ErrFrame) {
+		t.Fatalf("Message of a WELCOME: %v", err)
+	}
+}
+
+// FuzzFrameReader: the reader never panics, never accepts a length beyond
+// its bounds, and every frame it accepts re-encodes to the bytes it read.
+func FuzzFrameReader(f *testing.F) {
+	m, _, _ := AppendMessage(nil, nodes.Message{Kind: testElection, Rank: nodes.RankOf(9), A: 3})
+	p, _ := AppendFrame(nil, FrameProof, make([]byte, SignatureLen))
+	w, _ := AppendFrame(nil, FrameWelcome, nil)
+	r, _ := AppendFrame(nil, FrameRefuse, []byte("identity: wrong puzzle solution"))
+	f.Add(m)
+	f.Add(append(append(p, w...), m...))
+	f.Add(r)
+	f.Add(frame(2+ChallengeLen+4, Version, byte(FrameHello), make([]byte, ChallengeLen+4)))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		fr := NewFrameReader(bytes.NewReader(in))
+		var again []byte
+		consumed := 0
+		for {
+			fm, err := fr.Next()
+			if err != nil {
+				break
+			}
+			if lo, hi := payloadBounds(fm.Kind); len(fm.Payload) < lo || len(fm.Payload) > hi {
+				t.Fatalf("%s frame with a %d-byte payload accepted", fm.Kind, len(fm.Payload))
+			}
+			again, err = AppendFrame(again, fm.Kind, fm.Payload)
+			if err != nil {
+				t.Fatalf("accepted frame does not encode: %v", err)
+			}
+			consumed = len(again)
+			if fm.Kind == FrameMsg {
+				if msg, err := fm.Message(); err == nil && msg.EncodedSize() != len(fm.Payload) {
+					t.Fatalf("message %+v: EncodedSize %d, body %d bytes", msg, msg.EncodedSize(), len(fm.Payload))
+				}
+			}
+		}
+		if !bytes.Equal(again, in[:consumed]) {
+			t.Fatalf("frames re-encode to %x, read from %x", again, in[:consumed])
+		}
+	})
+}

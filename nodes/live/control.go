@@ -1,0 +1,231 @@
+package live
+
+import (
+	"encoding/json"
+	"strconv"
+	"time"
+)
+
+// The control channel: one JSON object per line, harness → node on the
+// node's stdin (Command), node → harness on its stdout (Report). Like
+// Maelstrom's protocol, a line is self-contained, so either side can log or
+// replay it.
+//
+// Harness → node:
+//
+//	{"type":"configure","config":{...}}   the run: algorithm, roster, links, detector
+//	{"type":"start","t0":NS}              boot the machine; t0 is the run's start on the host's monotonic clock
+//	{"type":"initiate"}                   Machine.Initiate
+//	{"type":"suspect","peer":P}           Machine.Suspect(P): the harness is the perfect detector's oracle
+//	{"type":"stop"}                       report stats and exit
+//
+// Node → harness:
+//
+//	{"type":"hello","addr":..,"identity":..,"pid":..}  listening, with the identity it will show
+//	{"type":"linked","up":K,"refused":R}                every outgoing link is up or was refused
+//	{"type":"refused","peer":P,"side":..,"reason":..}  a handshake refused an identity (P = -1 if unknown);
+//	                                                    "by_peer":true when the peer refused this node
+//	{"type":"step","t":NS,"ev":..,...}                 one event the machine handled, with its effects
+//	{"type":"maint","stats":{...}}                     cumulative counts, every heartbeat period
+//	{"type":"stats","stats":{...}}                     final counts, the answer to stop
+//	{"type":"error","error":..}                        the node cannot go on
+//
+// A step's "ev" is start, initiate, recv (with kind and from), timer (with
+// timer), or suspect (with peer). "sent" lists every message the machine
+// sent while handling it — {"to":P,"k":KIND,"b":BYTES}, with "d":true when
+// it could not be written because no link to P was up (counted as dropped),
+// and the message's A and B as "a" and "v" when they are not zero —
+// "armed" is the number of its timers left armed, "decide" the leaders it
+// decided, in order, and "phase" its phase for nodes.Phased machines. Times
+// are nanoseconds since t0.
+
+// Command is one line from the harness.
+type Command struct {
+	Type   string  `json:"type"`
+	Config *Config `json:"config,omitempty"`
+	T0     int64   `json:"t0,omitempty"`
+	Peer   int     `json:"peer,omitempty"`
+}
+
+// Config is everything a node needs to run its machine.
+type Config struct {
+	Algorithm string            `json:"algorithm"`
+	Variant   string            `json:"variant"`
+	Params    map[string]string `json:"params,omitempty"`
+	// T is the unit the algorithm's parameters are written in ("2T"): the
+	// configured link latency plus the runtime's processing allowance.
+	T    time.Duration `json:"t"`
+	Seed uint64        `json:"seed"` // the trial's seed: per-process sources as in the simulator
+	Self int           `json:"self"` // this node's position
+	// Ranks are every process's rank by position (ring order), as
+	// nodes.Rank.String writes them.
+	Ranks []string `json:"ranks"`
+	// Links are this node's outgoing links: the peer's position and the
+	// address to dial (its proxy).
+	Links []Link `json:"links"`
+	// SelfLatency delays a message a process sends to itself.
+	SelfLatency time.Duration `json:"self_latency"`
+	Detector    Detector      `json:"detector"`
+	MinBits     int           `json:"min_bits"` // the least puzzle difficulty a peer's identity must have
+}
+
+// Link is one outgoing link.
+type Link struct {
+	To   int    `json:"to"`
+	Addr string `json:"addr"`
+}
+
+// Detector is the node-side failure detector. Kind "heartbeat" runs PING and
+// PING_ACK every P and suspects a peer silent for longer than Tau; any other
+// kind leaves suspicions to the harness's suspect commands.
+type Detector struct {
+	Kind string        `json:"kind,omitempty"`
+	P    time.Duration `json:"p,omitempty"`
+	Tau  time.Duration `json:"tau,omitempty"`
+}
+
+// Report is one line from a node. Fields are set by type.
+type Report struct {
+	Type string `json:"type"`
+	// hello
+	Addr     string `json:"addr,omitempty"`
+	Identity string `json:"identity,omitempty"`
+	PID      int    `json:"pid,omitempty"`
+	// linked
+	Up      int `json:"up,omitempty"`
+	Refused int `json:"refused,omitempty"`
+	// refused (Peer) and step (Peer of a suspicion)
+	Peer   int    `json:"peer,omitempty"`
+	Side   string `json:"side,omitempty"`    // refused: "dial" or "accept", this node's side of the link
+	ByPeer bool   `json:"by_peer,omitempty"` // refused: the peer refused this node's identity (else this node refused the peer's)
+	Reason string `json:"reason,omitempty"`
+	// step
+	T      int64    `json:"t,omitempty"`
+	Ev     string   `json:"ev,omitempty"`
+	Kind   string   `json:"kind,omitempty"`
+	From   int      `json:"from,omitempty"`
+	A      int64    `json:"a,omitempty"` // recv: the message's A and B (terms, votes)
+	B      int64    `json:"v,omitempty"`
+	Timer  string   `json:"timer,omitempty"`
+	Sent   []Sent   `json:"sent,omitempty"`
+	Armed  int      `json:"armed,omitempty"`
+	Decide []string `json:"decide,omitempty"`
+	Phase  string   `json:"phase,omitempty"`
+	// maint, stats
+	Stats *Stats `json:"stats,omitempty"`
+	// error
+	Error string `json:"error,omitempty"`
+}
+
+// Sent is one message a step sent.
+type Sent struct {
+	To      int    `json:"to"`
+	Kind    string `json:"k"`
+	Bytes   int    `json:"b"`
+	A       int64  `json:"a,omitempty"` // the message's A and B: quorum algorithms' terms and votes
+	B       int64  `json:"v,omitempty"`
+	Dropped bool   `json:"d,omitempty"`
+}
+
+// Stats are a node's counts since it started.
+type Stats struct {
+	FramesSent map[string]int64 `json:"frames_sent,omitempty"` // by frame kind, handshakes included
+	FramesRecv map[string]int64 `json:"frames_recv,omitempty"`
+	Sent       map[string]int64 `json:"sent,omitempty"`    // messages by kind, whether or not a link took them
+	Recv       map[string]int64 `json:"recv,omitempty"`    // messages delivered to this node, by kind
+	Dropped    map[string]int64 `json:"dropped,omitempty"` // sent with no link up: never written
+	Bytes      int64            `json:"bytes,omitempty"`   // message body bytes sent (EncodedSize)
+	BytesRecv  int64            `json:"bytes_recv,omitempty"`
+	Fired      map[string]int64 `json:"fired,omitempty"` // timer expirations and suspicions, by name
+	Refused    int64            `json:"refused,omitempty"`
+	Steps      int64            `json:"steps,omitempty"`
+}
+
+// appendStep writes a step line by hand: it is the runtime's hot path, and
+// every value in it is a number or a registered name that needs no escaping.
+func appendStep(b []byte, t time.Duration, s *step) []byte {
+	b = append(b, `{"type":"step","t":`...)
+	b = strconv.AppendInt(b, int64(t), 10)
+	b = append(b, `,"ev":"`...)
+	b = append(b, s.ev...)
+	b = append(b, '"')
+	switch s.ev {
+	case "recv":
+		b = append(b, `,"kind":"`...)
+		b = append(b, s.kind...)
+		b = append(b, `","from":`...)
+		b = strconv.AppendInt(b, int64(s.peer), 10)
+		b = appendAB(b, s.a, s.b)
+	case "timer":
+		b = append(b, `,"timer":"`...)
+		b = append(b, s.kind...)
+		b = append(b, '"')
+	case "suspect":
+		b = append(b, `,"peer":`...)
+		b = strconv.AppendInt(b, int64(s.peer), 10)
+	}
+	if len(s.sent) > 0 {
+		b = append(b, `,"sent":[`...)
+		for i, m := range s.sent {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"to":`...)
+			b = strconv.AppendInt(b, int64(m.To), 10)
+			b = append(b, `,"k":"`...)
+			b = append(b, m.Kind...)
+			b = append(b, `","b":`...)
+			b = strconv.AppendInt(b, int64(m.Bytes), 10)
+			b = appendAB(b, m.A, m.B)
+			if m.Dropped {
+				b = append(b, `,"d":true`...)
+			}
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	if s.armed > 0 {
+		b = append(b, `,"armed":`...)
+		b = strconv.AppendInt(b, int64(s.armed), 10)
+	}
+	if len(s.decide) > 0 {
+		b = append(b, `,"decide":[`...)
+		for i, d := range s.decide {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendQuote(b, d) // digits, hex and '/': quoting is JSON's
+		}
+		b = append(b, ']')
+	}
+	if s.phase != "" {
+		q, _ := json.Marshal(s.phase)
+		b = append(b, `,"phase":`...)
+		b = append(b, q...)
+	}
+	return append(b, "}\n"...)
+}
+
+func appendAB(b []byte, x, y int64) []byte {
+	if x != 0 {
+		b = append(b, `,"a":`...)
+		b = strconv.AppendInt(b, x, 10)
+	}
+	if y != 0 {
+		b = append(b, `,"v":`...)
+		b = strconv.AppendInt(b, y, 10)
+	}
+	return b
+}
+
+// step is the event the machine is handling and what it did.
+type step struct {
+	ev     string
+	kind   string // message kind (recv) or timer name (timer)
+	peer   int    // sender (recv) or suspect (suspect)
+	a, b   int64  // the received message's A and B
+	sent   []Sent
+	decide []string
+	armed  int
+	phase  string
+}

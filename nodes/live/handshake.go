@@ -1,0 +1,268 @@
+package live
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/pow"
+)
+
+// The handshake on a new link, dialer D to acceptor A:
+//
+//	D → A  HELLO(cD, identity D)
+//	A      verifies D's identity under its policy and finds D in the roster
+//	A → D  HELLO(cA, identity A), PROOF(A signs transcript("accept", cD, A, D))
+//	D      verifies A's identity, that it is the peer D meant to reach, and
+//	       A's signature over D's own fresh challenge
+//	D → A  PROOF(D signs transcript("dial", cA, D, A))
+//	A      verifies D's signature
+//	A → D  WELCOME
+//
+// Either side that refuses sends REFUSE(reason) and closes. A copied
+// identity file is useless without its private key (the signature covers a
+// challenge the thief has never seen), a forged one fails pow's checks, and
+// one below the policy's difficulty is refused before any hashing.
+
+// transcript is what a side signs: a domain separator, its role, the peer's
+// fresh challenge, and both ids, so a signature cannot be replayed in another
+// role, on another link or for another peer.
+func transcript(role string, challenge []byte, signer, verifier nodes.ID) []byte {
+	b := make([]byte, 0, 64+len(challenge))
+	b = append(b, "electbench/live/v1 handshake\x00"...)
+	b = append(b, role...)
+	b = append(b, 0)
+	b = append(b, challenge...)
+	s, v := signer.Bytes(), verifier.Bytes()
+	b = append(b, s[:]...)
+	return append(b, v[:]...)
+}
+
+// RefusedError is a handshake that failed on an identity: ours was refused
+// by the peer (Remote), or we refused the peer's.
+type RefusedError struct {
+	Remote bool     // the peer refused us
+	Peer   nodes.ID // the identity the peer claimed; zero if it never showed a decodable one
+	Reason string
+	Err    error // the pow error behind a refusal of ours (errors.Is ErrPuzzle, ErrPolicy, ...)
+}
+
+func (e *RefusedError) Error() string {
+	if e.Remote {
+		return "refused by the peer: " + e.Reason
+	}
+	return "refused the peer: " + e.Reason
+}
+
+func (e *RefusedError) Unwrap() error { return e.Err }
+
+// Handshaker runs both sides of the handshake for one node.
+type Handshaker struct {
+	Key     *pow.Key      // this node's identity and private key: signs challenges
+	Show    *pow.Identity // the identity shown to peers; nil means Key's own (tests forge here)
+	Policy  pow.Policy    // what a peer's identity must satisfy
+	Timeout time.Duration // the whole handshake's deadline; 0 means 10 s
+	// Count, when set, is told of every frame written (sent) or read on a
+	// connection this handshaker opened, the handshake's and later ones.
+	Count func(sent bool, k FrameKind)
+}
+
+// reader returns a frame reader on c that counts what it reads.
+func (h *Handshaker) reader(c net.Conn) *FrameReader {
+	fr := NewFrameReader(c)
+	if h.Count != nil {
+		fr.OnFrame = func(k FrameKind) { h.Count(false, k) }
+	}
+	return fr
+}
+
+// write writes frames of the given kinds, counting them.
+func (h *Handshaker) write(c net.Conn, b []byte, kinds ...FrameKind) error {
+	if _, err := c.Write(b); err != nil {
+		return err
+	}
+	if h.Count != nil {
+		for _, k := range kinds {
+			h.Count(true, k)
+		}
+	}
+	return nil
+}
+
+func (h *Handshaker) shown() *pow.Identity {
+	if h.Show != nil {
+		return h.Show
+	}
+	return &h.Key.Identity
+}
+
+func (h *Handshaker) deadline(c net.Conn) {
+	d := h.Timeout
+	if d <= 0 {
+		d = 10 * time.Second
+	}
+	c.SetDeadline(time.Now().Add(d))
+}
+
+// hello builds our HELLO frame with a fresh challenge.
+func (h *Handshaker) hello() (frame, challenge []byte, err error) {
+	challenge = make([]byte, ChallengeLen)
+	if _, err := rand.Read(challenge); err != nil {
+		return nil, nil, err
+	}
+	file, err := pow.Encode(h.shown())
+	if err != nil {
+		return nil, nil, fmt.Errorf("encoding our identity: %w", err)
+	}
+	frame, err = AppendFrame(nil, FrameHello, append(challenge, file...))
+	return frame, challenge, err
+}
+
+// readHello decodes a peer's HELLO and verifies the identity in it.
+func (h *Handshaker) readHello(fr *FrameReader) (challenge []byte, id *pow.Identity, err error) {
+	f, err := fr.Next()
+	if err != nil {
+		return nil, nil, err
+	}
+	if f.Kind == FrameRefuse {
+		return nil, nil, &RefusedError{Remote: true, Reason: string(f.Payload)}
+	}
+	if f.Kind != FrameHello {
+		return nil, nil, fmt.Errorf("%w: %s frame where HELLO was expected", ErrFrame, f.Kind)
+	}
+	challenge = append([]byte(nil), f.Payload[:ChallengeLen]...)
+	id, err = pow.Decode(f.Payload[ChallengeLen:])
+	if err != nil {
+		return nil, nil, &RefusedError{Reason: "identity: " + err.Error(), Err: err}
+	}
+	if err := h.Policy.Verify(id); err != nil {
+		return nil, nil, &RefusedError{Peer: id.ID, Reason: "identity " + id.ID.String() + ": " + err.Error(), Err: err}
+	}
+	return challenge, id, nil
+}
+
+// readProof reads a peer's PROOF and checks it signs want.
+func readProof(fr *FrameReader, peer *pow.Identity, want []byte) error {
+	f, err := fr.Next()
+	if err != nil {
+		return err
+	}
+	if f.Kind == FrameRefuse {
+		return &RefusedError{Remote: true, Peer: peer.ID, Reason: string(f.Payload)}
+	}
+	if f.Kind != FrameProof {
+		return fmt.Errorf("%w: %s frame where PROOF was expected", ErrFrame, f.Kind)
+	}
+	if err := peer.VerifySignature(want, f.Payload); err != nil {
+		return &RefusedError{Peer: peer.ID, Reason: "identity " + peer.ID.String() + ": the signature over our challenge does not verify: " + err.Error(), Err: err}
+	}
+	return nil
+}
+
+// refuse tells the peer why, best effort, and returns err.
+func (h *Handshaker) refuse(c net.Conn, err error) error {
+	var re *RefusedError
+	if errors.As(err, &re) && !re.Remote {
+		reason := re.Reason
+		if len(reason) > MaxReason {
+			reason = strings.ToValidUTF8(reason[:MaxReason], "")
+		}
+		if b, ferr := AppendFrame(nil, FrameRefuse, []byte(reason)); ferr == nil {
+			h.write(c, b, FrameRefuse)
+		}
+	}
+	return err
+}
+
+// Dial runs the dialer's side on c, which should reach the peer whose id is
+// want. It returns the reader to go on with (it may hold buffered bytes).
+func (h *Handshaker) Dial(c net.Conn, want nodes.ID) (*FrameReader, error) {
+	h.deadline(c)
+	defer c.SetDeadline(time.Time{})
+	fr := h.reader(c)
+	hello, mine, err := h.hello()
+	if err != nil {
+		return nil, err
+	}
+	if err := h.write(c, hello, FrameHello); err != nil {
+		return nil, err
+	}
+	theirs, peer, err := h.readHello(fr)
+	if err != nil {
+		return nil, h.refuse(c, err)
+	}
+	if peer.ID != want {
+		return nil, h.refuse(c, &RefusedError{Peer: peer.ID, Reason: "identity " + peer.ID.String() + " is not the peer this link leads to (" + want.String() + ")"})
+	}
+	self := h.shown().ID
+	if err := readProof(fr, peer, transcript("accept", mine, peer.ID, self)); err != nil {
+		return nil, h.refuse(c, err)
+	}
+	proof, err := AppendFrame(nil, FrameProof, h.Key.Sign(transcript("dial", theirs, self, peer.ID)))
+	if err != nil {
+		return nil, err
+	}
+	if err := h.write(c, proof, FrameProof); err != nil {
+		return nil, err
+	}
+	f, err := fr.Next()
+	switch {
+	case err != nil:
+		return nil, err
+	case f.Kind == FrameRefuse:
+		return nil, &RefusedError{Remote: true, Peer: peer.ID, Reason: string(f.Payload)}
+	case f.Kind != FrameWelcome:
+		return nil, fmt.Errorf("%w: %s frame where WELCOME was expected", ErrFrame, f.Kind)
+	}
+	return fr, nil
+}
+
+// Accept runs the acceptor's side on c. known maps a verified identity to
+// the peer it is in this run; an identity it does not know is refused. It
+// returns the peer and the reader to go on with.
+func (h *Handshaker) Accept(c net.Conn, known func(nodes.ID) (int, bool)) (int, *FrameReader, error) {
+	h.deadline(c)
+	defer c.SetDeadline(time.Time{})
+	fr := h.reader(c)
+	theirs, peer, err := h.readHello(fr)
+	if err != nil {
+		return -1, nil, h.refuse(c, err)
+	}
+	p, ok := known(peer.ID)
+	if !ok {
+		return -1, nil, h.refuse(c, &RefusedError{Peer: peer.ID, Reason: "identity " + peer.ID.String() + " is not in this run"})
+	}
+	hello, mine, err := h.hello()
+	if err != nil {
+		return p, nil, err
+	}
+	self := h.shown().ID
+	proof, err := AppendFrame(hello, FrameProof, h.Key.Sign(transcript("accept", theirs, self, peer.ID)))
+	if err != nil {
+		return p, nil, err
+	}
+	if err := h.write(c, proof, FrameHello, FrameProof); err != nil {
+		return p, nil, err
+	}
+	if err := readProof(fr, peer, transcript("dial", mine, peer.ID, self)); err != nil {
+		return p, nil, h.refuse(c, err)
+	}
+	welcome, _ := AppendFrame(nil, FrameWelcome, nil)
+	if err := h.write(c, welcome, FrameWelcome); err != nil {
+		return p, nil, err
+	}
+	return p, fr, nil
+}
+
+// isRefusal reports whether err is a refusal rather than a network failure.
+func isRefusal(err error) (*RefusedError, bool) {
+	var re *RefusedError
+	if errors.As(err, &re) {
+		return re, true
+	}
+	return nil, false
+}

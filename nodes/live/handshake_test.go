@@ -1,0 +1,155 @@
+package live
+
+import (
+	"context"
+	"errors"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/pow"
+)
+
+const testBits = 4
+
+func mint(t *testing.T) *pow.Key {
+	t.Helper()
+	k, err := LoadOrMint(context.Background(), "", IdentityParams(testBits))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+func handshaker(k *pow.Key, show *pow.Identity) *Handshaker {
+	pol := pow.DefaultPolicy()
+	pol.MinBits = testBits
+	return &Handshaker{Key: k, Show: show, Policy: pol, Timeout: 5 * time.Second}
+}
+
+type outcome struct {
+	peer int
+	err  error
+}
+
+// shake runs a dialer and an acceptor against each other over an in-memory
+// connection. The acceptor knows the ids in roster.
+func shake(dialer, acceptor *Handshaker, want nodes.ID, roster map[nodes.ID]int) (dialErr error, accepted outcome) {
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	done := make(chan outcome, 1)
+	go func() {
+		p, _, err := acceptor.Accept(b, func(id nodes.ID) (int, bool) { p, ok := roster[id]; return p, ok })
+		b.Close()
+		done <- outcome{p, err}
+	}()
+	_, dialErr = dialer.Dial(a, want)
+	a.Close()
+	return dialErr, <-done
+}
+
+func TestHandshakeHonest(t *testing.T) {
+	d, acc := mint(t), mint(t)
+	var sent, read [numFrameKinds]int
+	count := func(s bool, k FrameKind) {
+		if s {
+			sent[k]++
+		} else {
+			read[k]++
+		}
+	}
+	hd, ha := handshaker(d, nil), handshaker(acc, nil)
+	hd.Count = count
+	dialErr, got := shake(hd, ha, acc.ID, map[nodes.ID]int{d.ID: 3})
+	if dialErr != nil || got.err != nil || got.peer != 3 {
+		t.Fatalf("honest handshake: dial %v, accept %+v", dialErr, got)
+	}
+	// The dialer sends HELLO and PROOF, and reads HELLO, PROOF, WELCOME.
+	if sent[FrameHello] != 1 || sent[FrameProof] != 1 || read[FrameHello] != 1 || read[FrameProof] != 1 || read[FrameWelcome] != 1 {
+		t.Fatalf("frames counted: sent %v, read %v", sent, read)
+	}
+}
+
+// A peer with a forged or under-difficulty identity is refused, with the
+// reason pow gives, on whichever side of the link it stands; the peer is
+// told it was refused.
+func TestHandshakeRefusesDishonestIdentities(t *testing.T) {
+	want := map[string]error{"forged-id": pow.ErrKeyMismatch, "unsolved": pow.ErrPuzzle, "weak": pow.ErrPolicy, "stolen": pow.ErrSignature}
+	honest := mint(t)
+	for _, mode := range ForgeModes {
+		key, show, err := Forge(context.Background(), mode, IdentityParams(testBits))
+		if err != nil {
+			t.Fatal(err)
+		}
+		bad := handshaker(key, show)
+		roster := map[nodes.ID]int{show.ID: 1, honest.ID: 0}
+
+		// The dishonest node dials an honest one.
+		dialErr, got := shake(bad, handshaker(honest, nil), honest.ID, roster)
+		var re *RefusedError
+		if !errors.As(got.err, &re) || re.Remote || !errors.Is(got.err, want[mode]) || re.Peer != show.ID {
+			t.Errorf("%s dialing: acceptor got %v (%+v); want a refusal wrapping %v", mode, got.err, re, want[mode])
+		}
+		if !errors.As(dialErr, &re) || !re.Remote {
+			t.Errorf("%s dialing: the dialer was not told it was refused: %v", mode, dialErr)
+		}
+
+		// An honest node dials the dishonest one.
+		dialErr, got = shake(handshaker(honest, nil), bad, show.ID, roster)
+		if !errors.As(dialErr, &re) || re.Remote || !errors.Is(dialErr, want[mode]) {
+			t.Errorf("%s accepting: dialer got %v; want a refusal wrapping %v", mode, dialErr, want[mode])
+		}
+		if !errors.As(got.err, &re) || !re.Remote {
+			t.Errorf("%s accepting: the acceptor was not told it was refused: %v", mode, got.err)
+		}
+	}
+}
+
+func TestHandshakeRefusesStrangersAndWrongPeers(t *testing.T) {
+	d, acc, other := mint(t), mint(t), mint(t)
+	_, got := shake(handshaker(d, nil), handshaker(acc, nil), acc.ID, map[nodes.ID]int{other.ID: 0})
+	if _, ok := isRefusal(got.err); !ok || !strings.Contains(got.err.Error(), "not in this run") {
+		t.Errorf("an identity outside the run: %v", got.err)
+	}
+	dialErr, _ := shake(handshaker(d, nil), handshaker(acc, nil), other.ID, map[nodes.ID]int{d.ID: 0})
+	if _, ok := isRefusal(dialErr); !ok || !strings.Contains(dialErr.Error(), "not the peer this link leads to") {
+		t.Errorf("a link that leads to another peer: %v", dialErr)
+	}
+}
+
+// A signature is bound to its role, challenge and both ids: what one side
+// signs in one handshake verifies nowhere else.
+func TestTranscriptSeparation(t *testing.T) {
+	k, peer := mint(t), mint(t)
+	c := make([]byte, ChallengeLen)
+	sig := k.Sign(transcript("dial", c, k.ID, peer.ID))
+	if k.VerifySignature(transcript("dial", c, k.ID, peer.ID), sig) != nil {
+		t.Fatal("a signature does not verify over its own transcript")
+	}
+	c2 := make([]byte, ChallengeLen)
+	c2[0] = 1
+	for name, msg := range map[string][]byte{
+		"other role":      transcript("accept", c, k.ID, peer.ID),
+		"other challenge": transcript("dial", c2, k.ID, peer.ID),
+		"other peer":      transcript("dial", c, k.ID, k.ID),
+	} {
+		if k.VerifySignature(msg, sig) == nil {
+			t.Errorf("%s: a signature verified where it must not", name)
+		}
+	}
+}
+
+func TestLoadOrMintKeepsTheIdentity(t *testing.T) {
+	dir := t.TempDir()
+	a, err := LoadOrMint(context.Background(), dir, IdentityParams(testBits))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := LoadOrMint(context.Background(), dir, IdentityParams(testBits))
+	if err != nil || b.ID != a.ID || !a.Private.Equal(b.Private) {
+		t.Fatalf("a restarted node came back as %v (%v), was %v", b.ID, err, a.ID)
+	}
+}

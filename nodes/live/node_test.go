@@ -1,0 +1,322 @@
+package live
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/pow"
+)
+
+var (
+	timerA = nodes.RegisterTimer("LIVE_TEST_A")
+	timerB = nodes.RegisterTimer("LIVE_TEST_B")
+)
+
+// timerMachine arms A at 10 ms and B at 20 ms; when A fires it re-arms B for
+// 15 ms later (replacing the pending expiry) and decides itself.
+type timerMachine struct{}
+
+func (timerMachine) Start(env nodes.Env) {
+	env.SetTimer(10*time.Millisecond, timerA)
+	env.SetTimer(20*time.Millisecond, timerB)
+}
+func (timerMachine) Initiate(env nodes.Env)                         { env.CancelTimer(timerB) }
+func (timerMachine) Receive(nodes.Env, nodes.PeerID, nodes.Message) {}
+func (timerMachine) Suspect(nodes.Env, nodes.PeerID)                {}
+func (timerMachine) Timeout(env nodes.Env, t nodes.TimerID) {
+	if t == timerA {
+		env.SetTimer(15*time.Millisecond, timerB)
+		env.Decide(env.Self())
+	}
+}
+
+// echoMachine: on Initiate it sends LIVE_TEST_ELECTION(self) to every other
+// process; whoever receives one decides the sender.
+type echoMachine struct{}
+
+func (echoMachine) Start(nodes.Env) {}
+func (echoMachine) Initiate(env nodes.Env) {
+	for _, p := range env.Peers() {
+		if p.Rank != env.Self() {
+			env.Send(p.ID, nodes.Message{Kind: testElection, Rank: env.Self()})
+		}
+	}
+}
+func (echoMachine) Receive(env nodes.Env, _ nodes.PeerID, m nodes.Message) { env.Decide(m.Rank) }
+func (echoMachine) Suspect(nodes.Env, nodes.PeerID)                        {}
+func (echoMachine) Timeout(nodes.Env, nodes.TimerID)                       {}
+
+func init() {
+	for name, m := range map[string]nodes.Machine{"live-test-timers": timerMachine{}, "live-test-echo": echoMachine{}} {
+		nodes.Register(nodes.Algorithm{Name: name, Family: "test", Topology: nodes.Complete,
+			New: func(nodes.Config) (func() nodes.Machine, error) { return func() nodes.Machine { return m }, nil }})
+	}
+}
+
+// memNet is an in-memory network: listeners by address, connections from
+// net.Pipe, so a node's goroutines block durably and synctest's clock runs.
+type memNet struct {
+	mu sync.Mutex
+	ln map[string]*memListener
+}
+
+type memListener struct {
+	addr  string
+	conns chan net.Conn
+	done  chan struct{}
+	once  sync.Once
+}
+
+type memAddr string
+
+func (a memAddr) Network() string { return "mem" }
+func (a memAddr) String() string  { return string(a) }
+
+func (l *memListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.conns:
+		return c, nil
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+}
+func (l *memListener) Close() error   { l.once.Do(func() { close(l.done) }); return nil }
+func (l *memListener) Addr() net.Addr { return memAddr(l.addr) }
+
+func (m *memNet) listen(addr string) *memListener {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	l := &memListener{addr: addr, conns: make(chan net.Conn), done: make(chan struct{})}
+	m.ln[addr] = l
+	return l
+}
+
+func (m *memNet) dial(ctx context.Context, addr string) (net.Conn, error) {
+	m.mu.Lock()
+	l := m.ln[addr]
+	m.mu.Unlock()
+	a, b := net.Pipe()
+	select {
+	case l.conns <- b:
+		return a, nil
+	case <-l.done:
+		return nil, net.ErrClosed
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// testNode drives one node through its control channel.
+type testNode struct {
+	t       *testing.T
+	key     *pow.Key
+	in      *io.PipeWriter
+	reports chan Report
+	done    chan error
+}
+
+func fakeMono() int64 { return time.Now().UnixNano() } // synctest's clock
+
+func startNode(t *testing.T, net *memNet, addr string) *testNode {
+	t.Helper()
+	key := mint(t)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	n := &testNode{t: t, key: key, in: inW, reports: make(chan Report, 1024), done: make(chan error, 1)}
+	o := Options{Identity: key, Listener: net.listen(addr), Dial: net.dial, Mono: fakeMono}
+	go func() {
+		n.done <- Run(context.Background(), o, inR, outW)
+		outW.Close()
+	}()
+	go func() {
+		sc := bufio.NewScanner(outR)
+		for sc.Scan() {
+			var r Report
+			if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+				t.Errorf("unreadable report %q: %v", sc.Text(), err)
+			}
+			n.reports <- r
+		}
+		close(n.reports)
+	}()
+	if r := n.next("hello"); r.Addr != addr {
+		t.Fatalf("hello from %q, want %q", r.Addr, addr)
+	}
+	return n
+}
+
+func (n *testNode) cmd(c Command) {
+	b, _ := json.Marshal(c)
+	if _, err := n.in.Write(append(b, '\n')); err != nil {
+		n.t.Fatal(err)
+	}
+}
+
+// next returns the next report, which must be of type typ.
+func (n *testNode) next(typ string) Report {
+	n.t.Helper()
+	r, ok := <-n.reports
+	if !ok || r.Type != typ {
+		n.t.Fatalf("got report %+v (open %v), want %s", r, ok, typ)
+	}
+	return r
+}
+
+// stop asks for the final stats and waits for the node to end.
+func (n *testNode) stop() *Stats {
+	n.t.Helper()
+	n.cmd(Command{Type: "stop"})
+	var st *Stats
+	for r := range n.reports {
+		if r.Type == "stats" {
+			st = r.Stats
+		}
+	}
+	if err := <-n.done; err != nil {
+		n.t.Fatalf("node ended with %v", err)
+	}
+	n.in.Close() // as the harness does: the node's command reader ends
+	return st
+}
+
+func configFor(alg string, self int, keys []*pow.Key) *Config {
+	cfg := &Config{Algorithm: alg, T: time.Millisecond, Seed: 1, Self: self, MinBits: testBits}
+	for _, k := range keys {
+		cfg.Ranks = append(cfg.Ranks, k.Rank().String())
+	}
+	return cfg
+}
+
+// Timers are real timers on the node's clock: they fire after their delay,
+// re-arming replaces the pending expiry, and every step reports the time
+// and the timers left armed.
+func TestNodeTimers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		net := &memNet{ln: map[string]*memListener{}}
+		n := startNode(t, net, "a")
+		other := mint(t)
+		n.cmd(Command{Type: "configure", Config: configFor("live-test-timers", 0, []*pow.Key{n.key, other})})
+		if r := n.next("linked"); r.Up != 0 || r.Refused != 0 {
+			t.Fatalf("linked %+v with no links", r)
+		}
+		n.cmd(Command{Type: "start", T0: fakeMono()})
+		if r := n.next("step"); r.Ev != "start" || r.T != 0 || r.Armed != 2 {
+			t.Fatalf("start step %+v", r)
+		}
+		time.Sleep(30 * time.Millisecond)
+		if r := n.next("step"); r.Ev != "timer" || r.Timer != "LIVE_TEST_A" || r.T != int64(10*time.Millisecond) || r.Armed != 1 ||
+			len(r.Decide) != 1 || r.Decide[0] != n.key.Rank().String() {
+			t.Fatalf("timer A step %+v", r)
+		}
+		// B was armed for 20 ms, then re-armed at 10 ms for 15 ms more.
+		if r := n.next("step"); r.Ev != "timer" || r.Timer != "LIVE_TEST_B" || r.T != int64(25*time.Millisecond) || r.Armed != 0 {
+			t.Fatalf("timer B step %+v", r)
+		}
+		st := n.stop()
+		if st.Fired["LIVE_TEST_A"] != 1 || st.Fired["LIVE_TEST_B"] != 1 || st.Steps != 3 {
+			t.Fatalf("stats %+v", st)
+		}
+	})
+}
+
+// A cancelled timer never fires.
+func TestNodeCancelTimer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		net := &memNet{ln: map[string]*memListener{}}
+		n := startNode(t, net, "a")
+		n.cmd(Command{Type: "configure", Config: configFor("live-test-timers", 0, []*pow.Key{n.key, mint(t)})})
+		n.next("linked")
+		n.cmd(Command{Type: "start", T0: fakeMono()})
+		n.next("step")
+		n.cmd(Command{Type: "initiate"}) // cancels B
+		if r := n.next("step"); r.Ev != "initiate" || r.Armed != 1 {
+			t.Fatalf("initiate step %+v", r)
+		}
+		time.Sleep(time.Second)
+		if r := n.next("step"); r.Timer != "LIVE_TEST_A" {
+			t.Fatalf("step %+v", r)
+		}
+		// A re-armed B at 10 ms: it fires at 25 ms, once.
+		if r := n.next("step"); r.Timer != "LIVE_TEST_B" || r.T != int64(25*time.Millisecond) {
+			t.Fatalf("step %+v", r)
+		}
+		if st := n.stop(); st.Fired["LIVE_TEST_B"] != 1 {
+			t.Fatalf("stats %+v", st)
+		}
+	})
+}
+
+// Two nodes on an in-memory network: the handshake links them, a message
+// crosses and is counted on both sides with the simulator's byte count, and
+// the heartbeat detector (real PING and PING_ACK frames) suspects a peer
+// that has stopped answering once it has been silent for longer than τ.
+func TestNodesHeartbeat(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		net := &memNet{ln: map[string]*memListener{}}
+		a, b := startNode(t, net, "a"), startNode(t, net, "b")
+		keys := []*pow.Key{a.key, b.key}
+		det := Detector{Kind: "heartbeat", P: 10 * time.Millisecond, Tau: 30 * time.Millisecond}
+		ca, cb := configFor("live-test-echo", 0, keys), configFor("live-test-echo", 1, keys)
+		ca.Links, cb.Links = []Link{{To: 1, Addr: "b"}}, []Link{{To: 0, Addr: "a"}}
+		ca.Detector, cb.Detector = det, det
+		a.cmd(Command{Type: "configure", Config: ca})
+		b.cmd(Command{Type: "configure", Config: cb})
+		for _, n := range []*testNode{a, b} {
+			if r := n.next("linked"); r.Up != 1 {
+				t.Fatalf("linked %+v", r)
+			}
+		}
+		t0 := fakeMono()
+		a.cmd(Command{Type: "start", T0: t0})
+		b.cmd(Command{Type: "start", T0: t0})
+		a.next("step")
+		b.next("step")
+		a.next("maint") // the first heartbeat tick is at the start
+		b.next("maint")
+		a.cmd(Command{Type: "initiate"})
+		size := nodes.Message{Kind: testElection, Rank: a.key.Rank()}.EncodedSize()
+		if r := a.next("step"); r.Ev != "initiate" || len(r.Sent) != 1 || r.Sent[0].To != 1 || r.Sent[0].Bytes != size || r.Sent[0].Dropped {
+			t.Fatalf("initiate step %+v", r)
+		}
+		if r := b.next("step"); r.Ev != "recv" || r.From != 0 || r.Kind != "LIVE_TEST_ELECTION" || len(r.Decide) != 1 || r.Decide[0] != a.key.Rank().String() {
+			t.Fatalf("recv step %+v", r)
+		}
+		time.Sleep(55 * time.Millisecond)
+		stopped := time.Duration(fakeMono() - t0)
+		stB := b.stop()
+		var suspicion Report
+		for suspicion.Type == "" {
+			r := <-a.reports
+			switch r.Type {
+			case "maint":
+			case "step":
+				suspicion = r
+			default:
+				t.Fatalf("report %+v", r)
+			}
+		}
+		at := time.Duration(suspicion.T)
+		if suspicion.Ev != "suspect" || suspicion.Peer != 1 || at <= stopped+det.Tau-det.P || at > stopped+det.Tau+det.P {
+			t.Fatalf("suspicion %+v; b stopped at %v, τ = %v, P = %v", suspicion, stopped, det.Tau, det.P)
+		}
+		stA := a.stop()
+		if stA.Sent["LIVE_TEST_ELECTION"] != 1 || stB.Recv["LIVE_TEST_ELECTION"] != 1 || stA.Bytes < int64(size) ||
+			stA.Sent["PING"] == 0 || stA.Recv["PING_ACK"] == 0 || stB.Recv["PING"] == 0 || stA.Fired["SUSPECT"] != 1 {
+			t.Fatalf("stats: a %+v, b %+v", stA, stB)
+		}
+		// a dialed b and accepted b's dial: a HELLO and a PROOF each way
+		// on both links, a WELCOME each way on one.
+		if stA.FramesSent["HELLO"] != 2 || stA.FramesSent["PROOF"] != 2 || stA.FramesSent["WELCOME"] != 1 || stA.FramesRecv["WELCOME"] != 1 ||
+			stA.FramesSent["MSG"] != stA.Sent["LIVE_TEST_ELECTION"]+stA.Sent["PING"]+stA.Sent["PING_ACK"]-stA.Dropped["PING"]-stA.Dropped["PING_ACK"] {
+			t.Fatalf("frames of a: sent %v, received %v", stA.FramesSent, stA.FramesRecv)
+		}
+	})
+}
