@@ -108,6 +108,7 @@ type chubby struct {
 	believed     nodes.Rank // the master this process last decided; zero before any
 	masterEpoch  int64      // the epoch of the believed master
 	round        tally.Tally
+	roundEnd     time.Duration // candidate: the last instant its round counts votes
 	renewing     bool          // master: a RENEW round is open
 	leaseEnd     time.Duration // master: when its lease ends
 }
@@ -166,26 +167,34 @@ func (c *chubby) Timeout(env nodes.Env, t nodes.TimerID) {
 			c.armCandidacy(env, c.promiseUntil) // promised to another: wait it out
 		}
 	case t == timerRound && c.role == candidate:
-		// The round closed without a majority: back to replica, and "a
-		// replica starts a candidacy after a randomized wait once it sees no
-		// valid lease".
-		c.role = follower
-		c.armCandidacy(env, env.Now())
+		c.giveUp(env)
 	case t == timerRenew && c.role == leader:
 		c.renew(env)
 	}
 }
 
-// lapse runs before every event: a master whose lease has ended — its
-// renewal did not win a majority in time, or it slept through the end
-// (Chubby's classic hazard: a paused master must look at its clock before it
-// acts) — is a replica again, and "a replica starts a candidacy after a
-// randomized wait once it sees no valid lease".
+// lapse runs before every event and looks at the clock, not at the timers:
+// a process that slept (Chubby's classic hazard: a paused master must look
+// at its clock before it acts) wakes to its missed messages before its
+// missed timers. A master whose lease has ended — its renewal did not win a
+// majority in time, or it slept through the end — is a replica again; so is
+// a candidate whose round has closed, which must not count a vote that
+// arrives after it (the lease argument above needs a ≤ s + margin).
 func (c *chubby) lapse(env nodes.Env) {
-	if c.role == leader && env.Now() >= c.leaseEnd {
-		c.stepDown(env)
-		c.armCandidacy(env, env.Now())
+	switch {
+	case c.role == leader && env.Now() >= c.leaseEnd:
+		c.giveUp(env)
+	case c.role == candidate && env.Now() > c.roundEnd:
+		c.giveUp(env)
 	}
+}
+
+// giveUp: the round closed without a majority, or the lease ended. Back to
+// replica, and "a replica starts a candidacy after a randomized wait once it
+// sees no valid lease".
+func (c *chubby) giveUp(env nodes.Env) {
+	c.stepDown(env)
+	c.armCandidacy(env, env.Now())
 }
 
 func (c *chubby) msg(k nodes.Kind, epoch int64) nodes.Message {
@@ -231,6 +240,7 @@ func (c *chubby) stand(env nodes.Env) {
 	c.round.Record(c.self, true)
 	env.CancelTimer(timerCandidacy)
 	c.broadcast(env, c.msg(kindVoteRequest, c.epoch))
+	c.roundEnd = env.Now() + c.margin
 	env.SetTimer(c.margin, timerRound)
 	if c.round.Result() == tally.Won {
 		c.hold(env)
@@ -271,8 +281,15 @@ func (c *chubby) hold(env nodes.Env) {
 	c.broadcast(env, c.msg(kindLease, c.votedEpoch))
 }
 
+// stepDown ends a candidacy or a lease. Its promise to itself goes with
+// it: that promise only keeps a candidate or master from voting for another
+// while it may hold a lease, and without one it would keep two failed
+// candidates from ever voting for each other.
 func (c *chubby) stepDown(env nodes.Env) {
 	c.role, c.renewing = follower, false
+	if c.promisedTo == c.self {
+		c.promisedTo = -1
+	}
 	env.CancelTimer(timerRound)
 	env.CancelTimer(timerRenew)
 	env.CancelTimer(timerLeaseEnd)

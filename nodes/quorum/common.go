@@ -35,8 +35,13 @@ func (g *group) n() int { return len(g.peers) }
 // lookup is a binary search, checked against the link it came on. ok is
 // false for a message that lies about its sender.
 func (g *group) indexOf(r nodes.Rank, p nodes.PeerID) (int, bool) {
-	i, ok := slices.BinarySearchFunc(g.peers, r, func(q nodes.Peer, r nodes.Rank) int { return q.Rank.Compare(r) })
+	i, ok := g.find(r)
 	return i, ok && g.peers[i].ID == p
+}
+
+// find is the index of the process of rank r.
+func (g *group) find(r nodes.Rank) (int, bool) {
+	return slices.BinarySearchFunc(g.peers, r, func(q nodes.Peer, r nodes.Rank) int { return q.Rank.Compare(r) })
 }
 
 // broadcast sends m to every other process, in rank order. A send to a

@@ -24,7 +24,8 @@
 // Messages use these fields of nodes.Message (the rest stay zero). Every
 // kind but the watch pings carries its sender's rank, as Raft's RequestVote
 // carries candidateId, so that a receiver finds the sender by binary search
-// and drops a message whose rank does not match the link it came on.
+// and drops a message whose rank does not match the link it came on; the
+// pings carry the commit their sender follows instead.
 //
 //	raft       REQUEST_VOTE   Rank = candidate, A = term
 //	           VOTE           Rank = voter, A = term, B = 1 granted, 0 refused
@@ -38,8 +39,8 @@
 //	zookeeper  NEW_LEADER     Rank = proposer, A = epoch
 //	           ACK            Rank = acker, A = epoch, B = 1
 //	           COMMIT         Rank = leader, A = epoch
-//	           WATCH          none                                            (maintenance)
-//	           WATCH_ACK      none                                            (maintenance)
+//	           WATCH          Rank = leader followed, A = its epoch (0: none) (maintenance)
+//	           WATCH_ACK      Rank = leader followed, A = its epoch (0: none) (maintenance)
 //
 // Timers: ELECTION_TIMEOUT and HEARTBEAT_TICK (raft); CANDIDACY, VOTE_ROUND,
 // RENEW and LEASE_END (chubby); WATCH_TICK, MONITOR and PROPOSE_WAIT
@@ -55,20 +56,32 @@
 //     down. The defaults 20T–40T are Raft's 150–300 ms at T = 7.5 ms (a
 //     broadcast time of 15 ms, as in the paper's measurements).
 //   - chubby's lease: a round (a candidacy or a renewal) lasts at most the
-//     renewal margin; a voter promises its vote to the winner for L + margin
-//     from the moment it votes; the winner holds the lease for L from the
-//     moment it has a majority and says so with LEASE. chubby.go shows why
-//     no two leases can then overlap in the harness clock. A master checks
-//     its lease before handling any event, so one that slept through the
-//     end of its lease is a replica when it wakes. A replica that refuses
-//     stays silent, and a failed candidate waits again before the next try
-//     (its voters stay promised to it, so it may still win).
+//     renewal margin; a voter promises its vote to the candidate for
+//     L + margin from the moment it votes; the winner holds the lease for L
+//     from the moment it has a majority and says so with LEASE. chubby.go
+//     shows why no two leases can then overlap in the harness clock. Before
+//     handling any event a process looks at its clock: a master past its
+//     lease, or a candidate past its round, is a replica again — one that
+//     slept through the end wakes to its missed messages before its missed
+//     timers, and must not count a late vote or act as master. A replica
+//     that refuses stays silent. A failed candidate waits again before the
+//     next try (its voters stay promised to it, so it may still win), and
+//     its promise to itself ends with its candidacy or lease, or two failed
+//     candidates would never vote for each other.
 //   - zookeeper's sequence number is the rank's order (join order), and
-//     the highest process proposes itself at Start. A process monitors its
-//     next-higher process by its own pings; the harness detector's verdict
+//     the highest process proposes itself at Start. A process monitors the
+//     next process up not known to be down by its own pings, the highest
+//     wrapping round to the lowest (so the watches form a ring, and a
+//     leader below the top is watched too); the harness detector's verdict
 //     about that one process counts as the watch firing, verdicts about
-//     others are remembered only. A proposal that gets no majority within
-//     propose-wait is made again in a new epoch, and a proposer that ACKs a
-//     higher epoch defers to it but keeps its timer in case it never
-//     commits.
+//     others are remembered only. Suspicions are doubted: a suspected
+//     process nearer than the one watched is probed at every tick and
+//     watched again once it answers or sends anything, and when every other
+//     process seems down the monitor starts round the ring again. The pings
+//     carry the commit each side follows, so a process that missed a COMMIT
+//     learns it when a partition heals. A proposal that gets no majority
+//     within a random wait in [propose-wait, 2·propose-wait] is made again
+//     in a new epoch (a fixed wait would let proposers who failed together
+//     split every epoch in lockstep), and a proposer that ACKs a higher
+//     epoch defers to it but keeps its timer in case it never commits.
 package quorum

@@ -1,6 +1,7 @@
 package quorum
 
 import (
+	"slices"
 	"time"
 
 	"github.com/electbench/electbench/nodes"
@@ -24,7 +25,7 @@ var (
 var zookeeperParams = []nodes.Param{
 	{Name: "watch-period", Default: "4T", Summary: "how often a process pings the one process it monitors (duration)"},
 	{Name: "watch-timeout", Default: "10T", Summary: "silence after which the monitored process is taken for failed (duration)"},
-	{Name: "propose-wait", Default: "5T", Summary: "how long a proposal waits for a majority of ACKs before it is made again in a new epoch (duration)"},
+	{Name: "propose-wait", Default: "5T", Summary: "a proposal waits a random time in [w, 2w] for a majority of ACKs before it is made again in a new epoch (duration)"},
 }
 
 func init() {
@@ -64,12 +65,18 @@ func newZookeeper(cfg nodes.Config) (func() nodes.Machine, error) {
 // sequence number is its index in rank order: the rank plays the join order,
 // so the highest process is the first leader.
 //
-// Only the process right below a failed one hears of the failure, from its
-// own monitor (WATCH pings answered by WATCH_ACK, the MONITOR timer reset by
-// each answer) or from the harness's failure detector about the process it
-// monitors; every other suspicion is merely remembered, so that a monitor
-// moving up skips processes known to be down. A leader's crash therefore
-// alerts one process, not all (no herd).
+// Each process monitors only the next process up in rank order that it does
+// not know to be down (the highest wraps round to the lowest, so that a
+// leader below the top — possible after a wrong suspicion — is watched too,
+// and the watches form one ring). Monitoring is its own WATCH pings answered
+// by WATCH_ACK, the MONITOR timer reset by each answer, or the harness's
+// failure detector about that one process; every other suspicion is merely
+// remembered, so that a monitor moving on skips processes known to be down.
+// A leader's crash therefore alerts one process, not all (no herd).
+//
+// The pings also carry the epoch and leader each side follows, and the side
+// that is behind adopts the newer commit: a process that missed a COMMIT in
+// a partition learns it from its neighbours once the partition heals.
 type zookeeper struct {
 	group
 	*zkTiming
@@ -92,10 +99,8 @@ func (z *zookeeper) Start(env nodes.Env) {
 	z.leader = z.n() - 1
 	if z.self == z.leader {
 		z.propose(env) // the highest sequence number leads
-		return
 	}
-	z.watch(env, z.self+1)
-	env.SetTimer(z.period, timerWatchTick)
+	z.watch(env, z.next(z.self))
 }
 
 // Initiate makes this process propose itself now.
@@ -123,19 +128,25 @@ func (z *zookeeper) Suspect(env nodes.Env, p nodes.PeerID) {
 
 func (z *zookeeper) Receive(env nodes.Env, from nodes.PeerID, m nodes.Message) {
 	switch m.Kind {
-	case kindWatch:
-		env.Send(from, nodes.Message{Kind: kindWatchAck})
-		return
-	case kindWatchAck:
-		if z.target >= 0 && z.peers[z.target].ID == from {
+	case kindWatch, kindWatchAck:
+		if m.Kind == kindWatch {
+			env.Send(from, z.ping(kindWatchAck))
+		} else if z.target >= 0 && z.peers[z.target].ID == from {
 			env.SetTimer(z.timeout, timerMonitor)
 		}
+		if z.down != nil { // only then can it matter: skip the scan
+			if i := slices.IndexFunc(z.peers, func(q nodes.Peer) bool { return q.ID == from }); i >= 0 {
+				z.alive(env, i)
+			}
+		}
+		z.gossip(env, m)
 		return
 	}
 	i, ok := z.indexOf(m.Rank, from)
 	if !ok || i == z.self {
 		return // a message that lies about its sender
 	}
+	z.alive(env, i)
 	z.epoch = max(z.epoch, m.A)
 	switch m.Kind {
 	case kindNewLeader:
@@ -156,7 +167,8 @@ func (z *zookeeper) Timeout(env nodes.Env, t nodes.TimerID) {
 	switch t {
 	case timerWatchTick:
 		if z.target >= 0 {
-			env.Send(z.peers[z.target].ID, nodes.Message{Kind: kindWatch})
+			env.Send(z.peers[z.target].ID, z.ping(kindWatch))
+			z.probe(env)
 			env.SetTimer(z.period, timerWatchTick)
 		}
 	case timerMonitor:
@@ -177,39 +189,107 @@ func (z *zookeeper) msg(k nodes.Kind, epoch int64) nodes.Message {
 	return nodes.Message{Kind: k, Rank: z.peers[z.self].Rank, A: epoch}
 }
 
+// ping is a WATCH or WATCH_ACK with the commit this process follows.
+func (z *zookeeper) ping(k nodes.Kind) nodes.Message {
+	m := nodes.Message{Kind: k}
+	if z.committed > 0 {
+		m.Rank, m.A = z.peers[z.leader].Rank, z.committed
+	}
+	return m
+}
+
+// gossip adopts a newer commit that a ping carries.
+func (z *zookeeper) gossip(env nodes.Env, m nodes.Message) {
+	if m.A <= z.committed {
+		return
+	}
+	if l, ok := z.find(m.Rank); ok {
+		z.epoch = max(z.epoch, m.A)
+		z.follow(env, l, m.A)
+	}
+}
+
 // targetFailed: "if that process was the leader and fails, it proposes
 // itself; if it was not the leader, the monitor moves to the next-higher
-// live process and waits a timeout" — and with nobody alive above, this
-// process is the highest and proposes itself too.
+// live process and waits a timeout". After proposing, the process goes on
+// watching the next one up, as every process does.
 func (z *zookeeper) targetFailed(env nodes.Env) {
 	was := z.target
 	z.markDown(was)
-	if was != z.leader {
-		for i := was + 1; i < z.n(); i++ {
-			if !z.isDown(i) {
-				z.watch(env, i)
-				return
+	if was == z.leader {
+		z.propose(env)
+	}
+	z.watch(env, z.next(was))
+}
+
+// next is the first process after i in rank order, wrapping round, that is
+// neither this process nor known to be down. When every other process
+// seems down, the suspicions are doubted instead — they may all be a
+// partition's — and the monitor starts again from the next one up; a
+// process alone in its cluster has nobody to watch (-1).
+func (z *zookeeper) next(i int) int {
+	for range 2 {
+		for k := 1; k < z.n(); k++ {
+			j := (i + k) % z.n()
+			if j != z.self && !z.isDown(j) {
+				return j
 			}
 		}
+		z.down, i = nil, z.self
 	}
-	z.unwatch(env)
-	z.propose(env)
+	return -1
 }
 
-// watch monitors process i: a ping now, the silence limit from now.
+// probe pings the nearest process up the ring that is taken for down, if it
+// is nearer than the one watched: a partition's suspicions are wrong once it
+// heals, and its answer (alive) moves the monitor back. Its silence changes
+// nothing: only the watched process's silence alerts.
+func (z *zookeeper) probe(env nodes.Env) {
+	if z.down == nil {
+		return
+	}
+	for k := 1; k < z.n(); k++ {
+		j := (z.self + k) % z.n()
+		if j == z.target {
+			return
+		}
+		if z.isDown(j) {
+			env.Send(z.peers[j].ID, z.ping(kindWatch))
+			return
+		}
+	}
+}
+
+// alive: a message from process i shows that a suspicion of it was wrong;
+// if it is nearer up the ring than the process watched, watch it instead.
+func (z *zookeeper) alive(env nodes.Env, i int) {
+	if !z.isDown(i) {
+		return
+	}
+	z.down[i/64] &^= 1 << (i % 64)
+	up := func(j int) int { return (j - z.self + z.n()) % z.n() }
+	if z.target < 0 || up(i) < up(z.target) {
+		z.watch(env, i)
+	}
+}
+
+// watch monitors process i (none for -1): a ping now, the silence limit
+// from now, and the ping period.
 func (z *zookeeper) watch(env nodes.Env, i int) {
 	z.target = i
-	env.Send(z.peers[i].ID, nodes.Message{Kind: kindWatch})
+	if i < 0 {
+		env.CancelTimer(timerMonitor)
+		env.CancelTimer(timerWatchTick)
+		return
+	}
+	env.Send(z.peers[i].ID, z.ping(kindWatch))
 	env.SetTimer(z.timeout, timerMonitor)
+	env.SetTimer(z.period, timerWatchTick)
 }
 
-func (z *zookeeper) unwatch(env nodes.Env) {
-	z.target = -1
-	env.CancelTimer(timerMonitor)
-	env.CancelTimer(timerWatchTick)
-}
-
-// propose: NEW_LEADER to all in a new epoch, ACKing itself.
+// propose: NEW_LEADER to all in a new epoch, ACKing itself. Its wait is drawn
+// from [propose-wait, 2·propose-wait], so that proposers who failed together
+// do not try again in lockstep, splitting every epoch.
 func (z *zookeeper) propose(env nodes.Env) {
 	z.epoch = max(z.epoch, z.ackedEpoch) + 1
 	z.proposing, z.proposal = true, z.epoch
@@ -217,7 +297,7 @@ func (z *zookeeper) propose(env nodes.Env) {
 	z.acks.Reset(z.n())
 	z.acks.Record(z.self, true)
 	z.broadcast(env, z.msg(kindNewLeader, z.epoch))
-	env.SetTimer(z.proposeWait, timerPropose)
+	env.SetTimer(uniform(env, z.proposeWait, 2*z.proposeWait), timerPropose)
 	if z.acks.Result() == tally.Won {
 		z.commit(env)
 	}
@@ -256,28 +336,13 @@ func (z *zookeeper) follow(env nodes.Env, i int, epoch int64) {
 	z.adopt(env, i, epoch)
 }
 
-// adopt makes process i the leader of epoch and points the monitor at the
-// next-higher process not known to be down (none for the leader itself).
+// adopt makes process i the leader of epoch.
 func (z *zookeeper) adopt(env nodes.Env, i int, epoch int64) {
 	z.committed, z.leader = epoch, i
 	if l := z.peers[i].Rank; l != z.believed {
 		z.believed = l
 		env.Decide(l)
 	}
-	if i == z.self {
-		z.unwatch(env)
-		return
-	}
-	for j := z.self + 1; j < z.n(); j++ {
-		if !z.isDown(j) {
-			if j != z.target {
-				z.watch(env, j)
-				env.SetTimer(z.period, timerWatchTick)
-			}
-			return
-		}
-	}
-	z.unwatch(env) // nobody alive above: the leader is below, watched by others
 }
 
 func (z *zookeeper) markDown(i int) {

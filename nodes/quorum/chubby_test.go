@@ -1,0 +1,248 @@
+package quorum
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/electbench/electbench/nodes"
+)
+
+func voteRequest(epoch int64, cand uint64) nodes.Message {
+	return nodes.Message{Kind: kindVoteRequest, Rank: rank(cand), A: epoch}
+}
+
+func chubbyVote(epoch int64, voter uint64) nodes.Message {
+	return nodes.Message{Kind: kindVote, Rank: rank(voter), A: epoch, B: 1}
+}
+
+func lease(epoch int64, master uint64) nodes.Message {
+	return nodes.Message{Kind: kindLease, Rank: rank(master), A: epoch}
+}
+
+func renew(epoch int64, master uint64) nodes.Message {
+	return nodes.Message{Kind: kindRenew, Rank: rank(master), A: epoch}
+}
+
+func renewAck(epoch int64, replica uint64) nodes.Message {
+	return nodes.Message{Kind: kindRenewAck, Rank: rank(replica), A: epoch, B: 1}
+}
+
+// Defaults: lease L = 40T, renew-margin 10T, candidacy wait 5T..25T.
+
+// ALGORITHMS.md:156-157: "a replica starts a candidacy after a randomized
+// wait once it sees no valid lease" — at the start nobody has seen one.
+func TestChubbyStartsWaiting(t *testing.T) {
+	n := five(t, "chubby", nil)
+	n.expect()
+	for p := range 5 {
+		n.expectArmedWithin(p, timerCandidacy, 5*T, 25*T)
+		n.expectDecided(p)
+	}
+}
+
+// ALGORITHMS.md:153-155: a candidate that wins a majority becomes master for
+// a lease of length L; the master renews by winning a majority again before
+// expiry (lines 155-156).
+func TestChubbyCandidacyLeaseAndRenewal(t *testing.T) {
+	n := five(t, "chubby", nil)
+	n.expire(me, timerCandidacy)
+	n.expect(toAll(me, 5, voteRequest(1, 30))...)
+	n.expectArmed(me, timerRound, 10*T)
+	n.now = 2 * T
+	n.receive(me, 0, chubbyVote(1, 10))
+	n.receive(me, 0, chubbyVote(1, 10)) // counted once
+	n.receive(me, 1, chubbyVote(2, 20)) // another epoch
+	n.expect()
+	n.receive(me, 3, chubbyVote(1, 40))
+	n.expect(toAll(me, 5, lease(1, 30))...)
+	n.expectDecided(me, 30)
+	n.expectArmed(me, timerRound, -1)
+	n.expectArmed(me, timerCandidacy, -1)
+	n.expectArmed(me, timerRenew, 32*T)    // margin before the end
+	n.expectArmed(me, timerLeaseEnd, 42*T) // L after the majority
+
+	n.now = 32 * T
+	n.expire(me, timerRenew)
+	n.expect(toAll(me, 5, renew(1, 30))...)
+	n.now = 34 * T
+	n.receive(me, 4, renewAck(1, 50))
+	n.expect()
+	n.receive(me, 1, renewAck(1, 20))
+	n.expect(toAll(me, 5, lease(1, 30))...) // the renewed lease: L from now
+	n.expectArmed(me, timerRenew, 64*T)
+	n.expectArmed(me, timerLeaseEnd, 74*T)
+	n.receive(me, 0, renewAck(1, 10)) // late: changes nothing
+	n.expect()
+	n.expectDecided(me, 30)
+}
+
+// A renewal that does not win a majority before the lease ends leaves the
+// master a replica, which waits before standing again.
+func TestChubbyLeaseLapses(t *testing.T) {
+	n := five(t, "chubby", nil)
+	n.expire(me, timerCandidacy)
+	n.receive(me, 0, chubbyVote(1, 10))
+	n.receive(me, 1, chubbyVote(1, 20))
+	n.take()
+	n.now = 30 * T
+	n.expire(me, timerRenew)
+	n.take()
+	n.receive(me, 4, renewAck(1, 50)) // two of five with itself
+	n.now = 40 * T
+	n.expire(me, timerLeaseEnd)
+	n.expect()
+	n.expectArmed(me, timerRenew, -1)
+	n.expectArmedWithin(me, timerCandidacy, 45*T, 65*T)
+	n.receive(me, 0, renewAck(1, 10)) // too late for the lease that was
+	n.expect()
+}
+
+// ALGORITHMS.md:153: "each replica votes for at most one candidate per
+// epoch"; lines 154-155: "a replica that voted promises no vote to anyone
+// else until that lease has expired" — L + margin from its vote.
+func TestChubbyVotingAndPromise(t *testing.T) {
+	n := five(t, "chubby", nil)
+	n.now = 2 * T
+	n.receive(me, 0, voteRequest(1, 10))
+	n.expect(send(me, 0, chubbyVote(1, 30)))
+	n.expectArmedWithin(me, timerCandidacy, 57*T, 77*T) // the promise ends at 52T
+	n.receive(me, 1, voteRequest(1, 20))                // once per epoch
+	n.receive(me, 1, voteRequest(2, 20))                // promised to 10
+	n.expect()
+	n.now = 51 * T
+	n.receive(me, 3, voteRequest(3, 40))
+	n.expect()
+	n.receive(me, 0, voteRequest(4, 10)) // the promised candidate may have it
+	n.expect(send(me, 0, chubbyVote(4, 30)))
+	n.now = 101 * T // that promise ran to 101T
+	n.receive(me, 3, voteRequest(5, 40))
+	n.expect(send(me, 3, chubbyVote(5, 30)))
+	n.receive(me, 0, voteRequest(4, 10)) // a stale epoch
+	n.expect()
+	n.expectDecided(me) // votes teach nobody the master
+}
+
+// LEASE and RENEW teach a replica the master; a valid lease postpones its
+// candidacy past the lease.
+func TestChubbyReplicaFollowsMaster(t *testing.T) {
+	n := five(t, "chubby", nil)
+	n.now = 3 * T
+	n.receive(me, 4, lease(1, 50))
+	n.expect()
+	n.expectDecided(me, 50)
+	n.expectArmedWithin(me, timerCandidacy, 48*T, 68*T) // L from now, then the wait
+	n.now = 30 * T
+	n.receive(me, 4, renew(1, 50))
+	n.expect(send(me, 4, renewAck(1, 30)))
+	n.expectDecided(me, 50)
+	n.expectArmedWithin(me, timerCandidacy, 85*T, 105*T) // promised to 50 until 80T
+	n.receive(me, 3, lease(0, 40))                       // an older epoch's master, late
+	n.expectDecided(me, 50)
+	n.receive(me, 3, renew(2, 40)) // another master while promised: refused
+	n.expect()
+}
+
+// A candidate whose round closes without a majority is a replica again and
+// waits; one that hears the lease of a winner of its epoch or later yields.
+func TestChubbyCandidateGivesUp(t *testing.T) {
+	t.Run("round closes", func(t *testing.T) {
+		n := five(t, "chubby", nil)
+		n.expire(me, timerCandidacy)
+		n.take()
+		n.now = 10 * T
+		n.expire(me, timerRound)
+		n.expect()
+		n.expectArmedWithin(me, timerCandidacy, 15*T, 35*T)
+		n.receive(me, 0, chubbyVote(1, 10))
+		n.receive(me, 1, chubbyVote(1, 20)) // too late
+		n.expect()
+		n.expire(me, timerCandidacy) // its voters stay promised to it: it may try again
+		n.expect(toAll(me, 5, voteRequest(2, 30))...)
+	})
+	t.Run("another won", func(t *testing.T) {
+		n := five(t, "chubby", nil)
+		n.expire(me, timerCandidacy)
+		n.take()
+		n.receive(me, 4, lease(1, 50))
+		n.expectDecided(me, 50)
+		n.expectArmed(me, timerRound, -1)
+		n.receive(me, 0, chubbyVote(1, 10))
+		n.receive(me, 1, chubbyVote(1, 20))
+		n.expect() // no longer a candidate: no LEASE
+	})
+}
+
+// The classic hazard: a master that slept through the end of its lease must
+// not act as master when it wakes. Whatever wakes it first, it is a replica.
+func TestChubbyMasterChecksItsLeaseFirst(t *testing.T) {
+	n := five(t, "chubby", nil)
+	n.expire(me, timerCandidacy)
+	n.receive(me, 0, chubbyVote(1, 10))
+	n.receive(me, 1, chubbyVote(1, 20))
+	n.take()
+	n.now = 45 * T // asleep through RENEW (30T) and LEASE_END (40T)
+	n.receive(me, 4, lease(2, 50))
+	n.expect()
+	n.expectDecided(me, 30, 50)
+	n.expectArmed(me, timerRenew, -1)
+	n.expectArmed(me, timerLeaseEnd, -1)
+}
+
+// Two masters at once is what the promises exclude; a master that hears
+// another's lease while its own runs panics rather than carry on.
+func TestChubbyTwoMastersPanic(t *testing.T) {
+	n := five(t, "chubby", nil)
+	n.expire(me, timerCandidacy)
+	n.receive(me, 0, chubbyVote(1, 10))
+	n.receive(me, 1, chubbyVote(1, 20))
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(r.(string), "LEASE of epoch 2") {
+			t.Fatalf("recovered %v, want a panic naming the other lease", r)
+		}
+	}()
+	n.receive(me, 4, lease(2, 50))
+}
+
+func TestChubbyIgnoresDetectorAndLies(t *testing.T) {
+	n := five(t, "chubby", nil)
+	n.suspect(me, 4)
+	n.receive(me, 0, voteRequest(1, 20)) // 20 is at position 1
+	n.receive(me, 1, lease(1, 50))
+	n.expect()
+	n.expectDecided(me)
+	n.initiate(me)
+	n.expect(toAll(me, 5, voteRequest(1, 30))...)
+}
+
+func TestChubbyParams(t *testing.T) {
+	alg, _, err := nodes.Lookup("chubby")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		params nodes.Params
+		err    string
+	}{
+		{nodes.Params{"renew-margin": "40T"}, "renew-margin"},
+		{nodes.Params{"wait-min": "30T"}, "wait-max"},
+		{nodes.Params{"lease": "-1s"}, "lease"},
+		{nodes.Params{"wait-min": "soon"}, "wait-min"},
+		{nodes.Params{"ttl": "1s"}, "ttl"},
+	} {
+		if _, err := alg.New(nodes.Config{Params: tc.params, N: 5, T: T}); err == nil || !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("%v: error %v, want one naming %s", tc.params, err, tc.err)
+		}
+		if _, err := alg.Quorum.Lease(nodes.Config{Params: tc.params, N: 5, T: T}); err == nil {
+			t.Errorf("%v: the lease was read from bad parameters", tc.params)
+		}
+	}
+	for _, tc := range []struct {
+		params nodes.Params
+		want   time.Duration
+	}{{nil, 40 * T}, {nodes.Params{"lease": "2s"}, 2 * time.Second}, {nodes.Params{"lease": "12T"}, 12 * T}} {
+		if got, err := alg.Quorum.Lease(nodes.Config{Params: tc.params, N: 5, T: T}); err != nil || got != tc.want {
+			t.Errorf("%v: lease %v (%v), want %v", tc.params, got, err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,299 @@
+package quorum
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/electbench/electbench/nodes"
+)
+
+// Each test hands one process one event and checks exactly what it sent,
+// armed and decided. Comments cite ALGORITHMS.md by line, and Raft's
+// Figure 2 where ALGORITHMS.md defers to the paper.
+
+func rank(id uint64) nodes.Rank { return nodes.RankOf(id) }
+
+func requestVote(term int64, cand uint64) nodes.Message {
+	return nodes.Message{Kind: kindRequestVote, Rank: rank(cand), A: term}
+}
+
+func raftVote(term int64, voter uint64, granted bool) nodes.Message {
+	m := nodes.Message{Kind: kindVote, Rank: rank(voter), A: term}
+	if granted {
+		m.B = 1
+	}
+	return m
+}
+
+func heartbeat(term int64, l uint64) nodes.Message {
+	return nodes.Message{Kind: kindHeartbeat, Rank: rank(l), A: term}
+}
+
+func heartbeatAck(term int64, f uint64) nodes.Message {
+	return nodes.Message{Kind: kindHeartbeatAck, Rank: rank(f), A: term}
+}
+
+func send(from, to int, m nodes.Message) envelope { return envelope{from: from, to: to, m: m} }
+
+// toAll is what process p sends when it sends m to everyone else.
+func toAll(p, n int, m nodes.Message) []envelope {
+	var out []envelope
+	for q := range n {
+		if q != p {
+			out = append(out, send(p, q, m))
+		}
+	}
+	return out
+}
+
+// Five processes, ids 10..50 at positions 0..4; the one under test is
+// position 2 (id 30).
+const me = 2
+
+func five(t *testing.T, spec string, params nodes.Params) *net {
+	return newNet(t, spec, params, 10, 20, 30, 40, 50)
+}
+
+// ALGORITHMS.md:172-174: "election timeout drawn uniformly from [Tmin, Tmax]
+// (default 150–300 ms scaled to the network)" — 20T..40T.
+func TestRaftStartsAsFollower(t *testing.T) {
+	n := five(t, "raft", nil)
+	n.expect()
+	for p := range 5 {
+		n.expectDecided(p)
+		n.expectArmedWithin(p, timerElection, 20*T, 40*T)
+		n.expectArmed(p, timerHeartbeat, -1)
+	}
+}
+
+// The draws cover [tmin, tmax] and nothing outside it.
+func TestRaftTimeoutsAreUniform(t *testing.T) {
+	lo, hi := 100*time.Millisecond, 110*time.Millisecond
+	n := five(t, "raft", nodes.Params{"tmin": "100ms", "tmax": "110ms"})
+	seen := map[time.Duration]int{}
+	least, most := hi, lo
+	for range 5000 {
+		n.expire(me, timerElection)
+		at := n.armed(me, timerElection)
+		if at < lo || at > hi {
+			t.Fatalf("election timeout %v outside [%v, %v]", at, lo, hi)
+		}
+		seen[at/time.Millisecond]++
+		least, most = min(least, at), max(most, at)
+	}
+	n.take()
+	if least > lo+50*time.Microsecond || most < hi-50*time.Microsecond {
+		t.Fatalf("timeouts spanned [%v, %v] of [%v, %v]", least, most, lo, hi)
+	}
+	for ms := 100 * time.Millisecond / time.Millisecond; ms < 110; ms++ {
+		if c := seen[ms]; c < 400 || c > 600 { // 500 expected in each millisecond
+			t.Errorf("%d of 5000 timeouts in [%dms, %dms)", c, ms, ms+1)
+		}
+	}
+}
+
+// Figure 2, candidates: "increment currentTerm, vote for self, reset election
+// timer, send RequestVote RPCs to all other servers"; ALGORITHMS.md:174
+// "majority wins"; "leaders send heartbeats every Tmin/3".
+func TestRaftCampaignAndWin(t *testing.T) {
+	n := five(t, "raft", nil)
+	n.expire(me, timerElection)
+	n.expect(toAll(me, 5, requestVote(1, 30))...)
+	n.expectArmedWithin(me, timerElection, 20*T, 40*T)
+	n.receive(me, 0, raftVote(1, 10, true))
+	n.receive(me, 0, raftVote(1, 10, true)) // a duplicate counts once
+	n.receive(me, 1, raftVote(1, 20, false))
+	n.receive(me, 4, raftVote(0, 50, true)) // a vote of another term does not count
+	n.expect()
+	n.expectDecided(me)
+	n.receive(me, 3, raftVote(1, 40, true)) // itself, 10 and 40: three of five
+	n.expect(toAll(me, 5, heartbeat(1, 30))...)
+	n.expectDecided(me, 30)
+	n.expectArmed(me, timerElection, -1)
+	n.expectArmed(me, timerHeartbeat, 20*T/3)
+	n.receive(me, 4, raftVote(1, 50, true)) // late votes change nothing
+	n.expect()
+	n.now = 20 * T / 3
+	n.expire(me, timerHeartbeat)
+	n.expect(toAll(me, 5, heartbeat(1, 30))...)
+	n.expectArmed(me, timerHeartbeat, 2*(20*T/3))
+	n.expectDecided(me, 30) // the same leader is not decided again
+}
+
+// A candidate that loses waits for its timer and stands again in a new term.
+func TestRaftLostCampaignStandsAgain(t *testing.T) {
+	n := five(t, "raft", nil)
+	n.expire(me, timerElection)
+	n.take()
+	for _, p := range []int{0, 1, 3} {
+		n.receive(me, p, raftVote(1, uint64(10*(p+1)), false))
+	}
+	n.expect()
+	n.expire(me, timerElection)
+	n.expect(toAll(me, 5, requestVote(2, 30))...)
+}
+
+// ALGORITHMS.md:174-176: "one vote per term ... a vote is granted to any
+// candidate whose term is at least the voter's"; Figure 2: granting a vote
+// resets the election timer.
+func TestRaftVoting(t *testing.T) {
+	n := five(t, "raft", nil)
+	n.now = 5 * T
+	n.receive(me, 0, requestVote(1, 10))
+	n.expect(send(me, 0, raftVote(1, 30, true)))
+	n.expectArmedWithin(me, timerElection, 25*T, 45*T)
+	n.receive(me, 1, requestVote(1, 20)) // one vote per term
+	n.expect(send(me, 1, raftVote(1, 30, false)))
+	n.receive(me, 0, requestVote(1, 10)) // the same candidate again: the same vote
+	n.expect(send(me, 0, raftVote(1, 30, true)))
+	n.receive(me, 1, requestVote(3, 20)) // a higher term: a new vote
+	n.expect(send(me, 1, raftVote(3, 30, true)))
+	n.receive(me, 0, requestVote(2, 10)) // a stale term: refused, with the current term
+	n.expect(send(me, 0, raftVote(3, 30, false)))
+	n.expectDecided(me) // voting teaches nobody the leader
+}
+
+// Figure 2, followers: a heartbeat from the leader of the current term
+// resets the election timer; the leader is decided once. A stale leader's
+// heartbeat is answered with the newer term.
+func TestRaftHeartbeats(t *testing.T) {
+	n := five(t, "raft", nil)
+	n.receive(me, 4, heartbeat(2, 50))
+	n.expect(send(me, 4, heartbeatAck(2, 30)))
+	n.expectDecided(me, 50)
+	n.now = 10 * T
+	n.receive(me, 4, heartbeat(2, 50))
+	n.expect(send(me, 4, heartbeatAck(2, 30)))
+	n.expectDecided(me, 50)
+	n.expectArmedWithin(me, timerElection, 30*T, 50*T)
+	before := n.armed(me, timerElection)
+	n.receive(me, 3, heartbeat(1, 40)) // a deposed leader
+	n.expect(send(me, 3, heartbeatAck(2, 30)))
+	n.expectDecided(me, 50)
+	n.expectArmed(me, timerElection, before) // and no reset
+}
+
+// Figure 2, candidates: "if AppendEntries RPC received from new leader:
+// convert to follower".
+func TestRaftCandidateYieldsToLeaderOfItsTerm(t *testing.T) {
+	n := five(t, "raft", nil)
+	n.expire(me, timerElection)
+	n.take()
+	n.receive(me, 3, heartbeat(1, 40))
+	n.expect(send(me, 3, heartbeatAck(1, 30)))
+	n.expectDecided(me, 40)
+	n.receive(me, 0, raftVote(1, 10, true))
+	n.receive(me, 1, raftVote(1, 20, true)) // would have been a majority
+	n.expect()
+	n.expectDecided(me, 40)
+}
+
+// Figure 2, all servers: "if RPC request or response contains term T >
+// currentTerm: set currentTerm = T, convert to follower".
+func TestRaftLeaderStepsDownOnHigherTerm(t *testing.T) {
+	for name, m := range map[string]nodes.Message{
+		"heartbeat ack": heartbeatAck(2, 40),
+		"vote request":  requestVote(2, 40),
+		"heartbeat":     heartbeat(2, 40),
+	} {
+		t.Run(name, func(t *testing.T) {
+			n := five(t, "raft", nil)
+			n.expire(me, timerElection)
+			n.receive(me, 0, raftVote(1, 10, true))
+			n.receive(me, 1, raftVote(1, 20, true))
+			n.take()
+			n.receive(me, 3, m)
+			n.take()
+			n.expectArmed(me, timerHeartbeat, -1)
+			n.expectArmedWithin(me, timerElection, 20*T, 40*T)
+			n.receive(me, 0, requestVote(2, 10)) // term 2 is this process's now
+			want := m.Kind != kindRequestVote    // unless it already voted in it
+			n.expect(send(me, 0, raftVote(2, 30, want)))
+		})
+	}
+}
+
+// A message whose rank does not match its link is dropped, before even its
+// term is read; so are ranks of strangers.
+func TestRaftDropsLies(t *testing.T) {
+	n := five(t, "raft", nil)
+	n.receive(me, 0, requestVote(5, 20)) // 20 is at position 1
+	n.receive(me, 0, requestVote(5, 99))
+	n.receive(me, 4, heartbeat(5, 30)) // this process's own rank
+	n.expect()
+	n.expectDecided(me)
+	n.receive(me, 0, requestVote(1, 10)) // term 1 is still open
+	n.expect(send(me, 0, raftVote(1, 30, true)))
+}
+
+func TestRaftInitiateAndSuspect(t *testing.T) {
+	n := five(t, "raft", nil)
+	n.suspect(me, 4) // the election timeout is raft's detector
+	n.expect()
+	n.initiate(me)
+	n.expect(toAll(me, 5, requestVote(1, 30))...)
+	n.receive(me, 0, raftVote(1, 10, true))
+	n.receive(me, 1, raftVote(1, 20, true))
+	n.take()
+	n.initiate(me) // a leader does not stand again
+	n.expect()
+}
+
+// Two leaders in one term cannot happen; if the code ever let it, the
+// leader that notices panics rather than carry on.
+func TestRaftTwoLeadersPanic(t *testing.T) {
+	n := five(t, "raft", nil)
+	n.expire(me, timerElection)
+	n.receive(me, 0, raftVote(1, 10, true))
+	n.receive(me, 1, raftVote(1, 20, true))
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(r.(string), "two") && !strings.Contains(r.(string), "same term") {
+			t.Fatalf("recovered %v, want a panic naming the term", r)
+		}
+	}()
+	n.receive(me, 4, heartbeat(1, 50))
+}
+
+func TestRaftParams(t *testing.T) {
+	alg, _, err := nodes.Lookup("raft")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		params nodes.Params
+		err    string
+	}{
+		{nodes.Params{"tmin": "300ms", "tmax": "150ms"}, "tmax"},
+		{nodes.Params{"tmin": "0T"}, "tmin"},
+		{nodes.Params{"tmin": "x"}, "tmin"},
+		{nodes.Params{"heartbeat": "-1ms"}, "heartbeat"},
+		{nodes.Params{"tmin": "2ns", "tmax": "2ns"}, "tmin/3"},
+		{nodes.Params{"nope": "1"}, "nope"},
+	} {
+		if _, err := alg.New(nodes.Config{Params: tc.params, N: 5, T: T}); err == nil || !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("%v: error %v, want one naming %s", tc.params, err, tc.err)
+		}
+	}
+	if _, err := alg.New(nodes.Config{Variant: "fast", N: 5, T: T}); err == nil {
+		t.Error("an unknown variant was accepted")
+	}
+	for _, tc := range []struct {
+		params nodes.Params
+		want   time.Duration
+	}{
+		{nil, 20 * T / 3},
+		{nodes.Params{"heartbeat": "tmin/3"}, 20 * T / 3},
+		{nodes.Params{"tmin": "150ms", "tmax": "300ms"}, 50 * time.Millisecond},
+		{nodes.Params{"heartbeat": "3T"}, 3 * T},
+		{nodes.Params{"heartbeat": "25ms"}, 25 * time.Millisecond},
+	} {
+		n := five(t, "raft", tc.params)
+		n.expire(me, timerElection)
+		n.receive(me, 0, raftVote(1, 10, true))
+		n.receive(me, 1, raftVote(1, 20, true))
+		if got := n.armed(me, timerHeartbeat); got != tc.want {
+			t.Errorf("%v: heartbeat every %v, want %v", tc.params, got, tc.want)
+		}
+	}
+}
