@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/electbench/electbench/chaos"
 	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/sim"
 )
@@ -29,6 +30,13 @@ type Spec struct {
 	Crashes    []CrashSpec
 	Detector   sim.Detector // zero: sim.DefaultDetector
 	RankBy     RankBy       // "" or "id": by identity; "epoch": by H(id ‖ nonce)
+	// Faults is a scenario's fault timeline, applied in every trial after
+	// Crashes; LinkLatency its per-link latency models (scenario.go).
+	Faults      []chaos.Fault
+	LinkLatency []LinkLatency
+	// Expect is what must hold (expect.go): checked per trial into the
+	// expect column, and over the trials by CheckRun.
+	Expect chaos.Expect
 }
 
 // Trial is one run of one algorithm on one cluster.

@@ -188,7 +188,7 @@ func RunTrial(t Trial, trace io.Writer) (row reports.Row) {
 		Algorithm: alg, Variant: a.Variant, Params: a.Params,
 		Ranks: ranks, Initiators: initiators, Latency: s.Latency,
 		Seed: t.Seed, Deadline: s.Deadline, Trace: trace, Observer: checker,
-		Crashes: crashes, Detector: s.Detector,
+		Crashes: crashes, Detector: s.Detector, Faults: s.simFaults(s.Latency.Mean()),
 	})
 	if err != nil {
 		row.Error = oneLine(err.Error())
@@ -212,8 +212,12 @@ func RunTrial(t Trial, trace io.Writer) (row reports.Row) {
 	}
 	fillFailover(&row, res, v)
 	fillQuorum(&row, res, v)
+	row.Faults = faultSchedule(res.Faults)
+	var faultFree nodes.Theory // the figure a scenario's messages expectation scales
 	if a.Alg.Theory != nil && a.Alg.HasDefaultParams(a.Params, res.T) {
 		in := nodes.TheoryInput{Variant: a.Variant, N: t.Nodes, Ranks: ranks, Initiators: initiators, Params: a.Params}
+		faultFree = a.Alg.Theory(in)
+		in.Faulty = len(s.Faults) > 0 || len(s.LinkLatency) > 0
 		for _, c := range crashes {
 			if c.When == sim.AtStart {
 				in.Crashed = append(in.Crashed, c.Pos)
@@ -232,6 +236,7 @@ func RunTrial(t Trial, trace io.Writer) (row reports.Row) {
 			row.TheoryBound = reports.Some(th.Bound)
 		}
 	}
+	row.Expect = checkTrial(s.Expect, &row, faultFree)
 	return row
 }
 

@@ -17,19 +17,20 @@ func init() { commands = append(commands, newListCmd) }
 // listings maps what `electbench list` can show to the function showing it.
 var listings = map[string]func(io.Writer) error{
 	"algorithms": listAlgorithms,
+	"faults":     listFaults,
 	"workloads":  listWorkloads,
 }
 
 func newListCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:       "list algorithms|workloads",
+		Use:       "list algorithms|faults|workloads",
 		Short:     "List what exists, one line each",
-		ValidArgs: []string{"algorithms", "workloads"},
+		ValidArgs: []string{"algorithms", "faults", "workloads"},
 		Args:      cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			show, ok := listings[args[0]]
 			if !ok {
-				return badInputf("list: unknown topic %q (known: algorithms, workloads)", args[0])
+				return badInputf("list: unknown topic %q (known: algorithms, faults, workloads)", args[0])
 			}
 			return show(cmd.OutOrStdout())
 		},

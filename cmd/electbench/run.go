@@ -60,20 +60,29 @@ func defaultRunOptions() runOptions {
 func newRunCmd() *cobra.Command {
 	o := defaultRunOptions()
 	cmd := &cobra.Command{
-		Use:   "run [flags]",
-		Short: "Run elections and write results.csv and summary.csv",
+		Use:   "run [SCENARIO...] [flags]",
+		Short: "Run scenario files or elections and write results.csv and summary.csv",
 		Long: `Run every chosen algorithm at every cluster size, --trials times each, and
 write one row per trial to DIR/results.csv (flushed as each trial ends) and a
 summary per algorithm and size to DIR/summary.csv, then print a short table.
 
-With no flags it runs a simulated sweep of every registered algorithm over
-N = 4..256. Durations in --param and --deadline may be written in units of the
+Given scenario files (or names of built-in scenarios: electbench scenario
+list), it runs every scenario in them, with its faults, and checks its
+expectations: when one fails, it exits 1 after writing every row and a
+summary of which expectation failed, in which trial, with its seed. --seed
+and --trials override the files'; workload flags (--algo, --nodes, ...)
+describe ad-hoc runs and cannot be combined with files.
+
+With no arguments and no workload flag it runs the built-in default scenario
+(electbench scenario show default): a simulated sweep of every registered
+algorithm over N = 4..256 and a small cluster under one crash and one
+partition. Durations in --param and --deadline may be written in units of the
 mean one-way latency T, as in t1=2T.
 
 Exit codes: 0 ok, 1 an expectation failed, 2 bad usage or input,
 130 interrupted (finished trials are kept: rerun with --resume).`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runRun(cmd, o) },
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return runRun(cmd, o, args) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.algos, "algo", o.algos, "algorithms, comma-separated, as name or name/variant; all for every one")
@@ -221,18 +230,33 @@ func parseFormats(s string) ([]string, error) {
 	return out, nil
 }
 
-func runRun(cmd *cobra.Command, o runOptions) error {
-	spec, err := o.buildSpec()
+func runRun(cmd *cobra.Command, o runOptions, args []string) error {
+	specs, err := scenarioSpecs(cmd, args, o)
 	if err != nil {
 		return err
+	}
+	if specs == nil {
+		spec, err := o.buildSpec()
+		if err != nil {
+			return err
+		}
+		specs = []*workloads.Spec{spec}
+	} else if o.parallel < 0 {
+		return badInputf("--parallel %d: must be at least 1 (or 0 for one per core)", o.parallel)
 	}
 	formats, err := parseFormats(o.formats)
 	if err != nil {
 		return badInput(err)
 	}
-	trials := spec.Plan()
-	if err := prepareIdentities(cmd, spec); err != nil {
-		return err
+	var trials []workloads.Trial
+	for _, spec := range specs {
+		for _, t := range spec.Plan() {
+			t.Index = len(trials)
+			trials = append(trials, t)
+		}
+		if err := prepareIdentities(cmd, spec); err != nil {
+			return err
+		}
 	}
 
 	// The writer keeps the rows of an earlier run when resuming (dropping a
@@ -306,7 +330,7 @@ func runRun(cmd *cobra.Command, o runOptions) error {
 		return err
 	}
 	fmt.Fprintf(out, "\n%d trials (%d run now) in %v; results in %s\n", len(rows), written, time.Since(start).Round(time.Millisecond), o.out)
-	return nil
+	return reportFailures(cmd.ErrOrStderr(), workloads.CheckRun(specs, rows), len(rows))
 }
 
 // trialKey identifies a trial across runs, for --resume.

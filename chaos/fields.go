@@ -1,0 +1,375 @@
+package chaos
+
+import (
+	"math"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v4"
+)
+
+// scenarioFields are the top-level fields of a scenario, in the order the
+// reference page lists them.
+var scenarioFields []field[Scenario]
+
+func init() {
+	scenarioFields = []field[Scenario]{
+		{name: "name", typ: "text", required: true,
+			doc: "the scenario's name: the `scenario` column of every row (letters, digits, `.`, `_`, `-`)",
+			dec: func(d *decoder, n *yaml.Node, path string, s *Scenario) {
+				if v, ok := d.text(n, path); ok {
+					if !validName(v) {
+						d.errorf(n, path, "%q: a name is 1 to 64 letters, digits, '.', '_' and '-', starting with a letter or digit", v)
+						return
+					}
+					s.Name = v
+				}
+			}},
+		{name: "description", typ: "text", def: "none",
+			doc: "what the scenario demonstrates, for people",
+			dec: func(d *decoder, n *yaml.Node, path string, s *Scenario) {
+				if v, ok := d.text(n, path); ok {
+					s.Description = v
+				}
+			}},
+		{name: "runtime", typ: "sim or live", def: DefaultRuntime, auto: true,
+			doc: "where it runs: the simulator, or real node processes behind Toxiproxy",
+			dec: func(d *decoder, n *yaml.Node, path string, s *Scenario) {
+				if v, ok := d.text(n, path); ok {
+					if v != "sim" && v != "live" {
+						d.errorf(n, path, "want sim or live, got %q", v)
+						return
+					}
+					s.Runtime = v
+				}
+			}},
+		{name: "algorithms", typ: "`all`, or a list", required: true,
+			doc: "the algorithms to run: each `name`, `name/variant`, or a mapping with `name`, `variant` and `params` (parameter values as on the command line: `t1: 1.5T`)",
+			dec: decodeAlgorithms},
+		{name: "nodes", typ: "sizes", def: DefaultNodes, auto: true,
+			doc: "cluster sizes: `N`, `A..B` (doubling from A to B) or a list `[3, 5, 8]`",
+			dec: func(d *decoder, n *yaml.Node, path string, s *Scenario) {
+				if v, ok := d.wordOrList(n, path); ok {
+					s.Nodes = v
+				}
+			}},
+		{name: "ids", typ: "arrangement", def: DefaultIDs, auto: true,
+			doc: "identities by ring position: `random`, `ascending` (the successor has the larger id), `descending`, a list `[5, 1, 4, 2, 3]`, or `pow(b[,hash])` for minted proof-of-work identities",
+			dec: func(d *decoder, n *yaml.Node, path string, s *Scenario) {
+				if v, ok := d.wordOrList(n, path); ok {
+					s.IDs = v
+				}
+			}},
+		{name: "rank", typ: "id or epoch", def: DefaultRank, auto: true,
+			doc: "rank processes by id, or by H(id ‖ a nonce drawn per trial)",
+			dec: func(d *decoder, n *yaml.Node, path string, s *Scenario) {
+				if v, ok := d.text(n, path); ok {
+					s.Rank = v
+				}
+			}},
+		{name: "initiators", typ: "selection", def: DefaultInitiators, auto: true,
+			doc: "who initiates at time 0: `all`, `max`, `successor-of-max`, `lowest`, `random(k)` or a list of positions (ignored by algorithms in which everyone starts)",
+			dec: func(d *decoder, n *yaml.Node, path string, s *Scenario) {
+				if v, ok := d.wordOrList(n, path); ok {
+					s.Initiators = v
+				}
+			}},
+		{name: "network", typ: "mapping", def: "{latency: " + DefaultLatency + "}", auto: true,
+			doc: "the network model (see Network)",
+			dec: func(d *decoder, n *yaml.Node, path string, s *Scenario) {
+				decodeMapping(d, n, path, networkFields, &s.Network, nil)
+			}},
+		{name: "detector", typ: "detector", def: DefaultDetector, auto: true,
+			doc: "the failure detector: `perfect(D)`, `heartbeat(P,τ)` or `inaccurate(λ,μ[,D[,W]])`",
+			dec: func(d *decoder, n *yaml.Node, path string, s *Scenario) {
+				if v, ok := d.text(n, path); ok {
+					s.Detector = v
+				}
+			}},
+		{name: "trials", typ: "count", def: DefaultTrials, auto: true,
+			doc: "trials per algorithm and size",
+			dec: func(d *decoder, n *yaml.Node, path string, s *Scenario) {
+				if v, ok := d.integer(n, path, 1, 1_000_000); ok {
+					s.Trials = int(v)
+				}
+			}},
+		{name: "seed", typ: "count", def: DefaultSeed, auto: true,
+			doc: "the run's seed; trial i uses a seed derived from it and i, recorded in its row",
+			dec: func(d *decoder, n *yaml.Node, path string, s *Scenario) {
+				if v, ok := d.integer(n, path, 0, math.MaxInt64); ok {
+					s.Seed = uint64(v)
+				}
+			}},
+		{name: "deadline", typ: "duration", def: "100N+1000 T",
+			doc: "virtual time after which an unfinished trial counts as not live",
+			dec: func(d *decoder, n *yaml.Node, path string, s *Scenario) {
+				if v, ok := d.duration(n, path); ok {
+					s.Deadline = v
+				}
+			}},
+		{name: "faults", typ: "list", def: "none",
+			doc: "the fault timeline: each item a fault (see Faults) or a `heal`",
+			dec: func(d *decoder, n *yaml.Node, path string, s *Scenario) {
+				d.list(n, path, func(c *yaml.Node, p string) {
+					if f, ok := decodeFault(d, c, p); ok {
+						s.Faults = append(s.Faults, f)
+					}
+				})
+				if len(s.Faults) > maxFaults {
+					d.errorf(n, path, "%d faults: at most %d", len(s.Faults), maxFaults)
+				}
+			}},
+		{name: "expect", typ: "mapping", def: "nothing",
+			doc: "what must hold (see Expectations); a failure makes `electbench run` exit 1",
+			dec: func(d *decoder, n *yaml.Node, path string, s *Scenario) {
+				decodeMapping(d, n, path, expectFields, &s.Expect, nil)
+			}},
+	}
+}
+
+// maxFaults bounds a timeline.
+const maxFaults = 1000
+
+var networkFields = []field[Network]{
+	{name: "latency", typ: "latency model", def: DefaultLatency, auto: true,
+		doc: "every link's latency: `1ms` (constant: the reference model), `uniform(a,b)`, `normal(mean,sd)`, `exponential(mean)`; its mean is the unit T",
+		dec: func(d *decoder, n *yaml.Node, path string, nw *Network) {
+			if v, ok := d.word(n, path); ok {
+				nw.Latency = v
+			}
+		}},
+	{name: "links", typ: "list", def: "none",
+		doc: "per-link overrides: each `from`, `to` (selectors, default all) and `latency` (a model)",
+		dec: func(d *decoder, n *yaml.Node, path string, nw *Network) {
+			d.list(n, path, func(c *yaml.Node, p string) {
+				var l LinkLatency
+				if decodeMapping(d, c, p, linkFields, &l, nil) {
+					nw.Links = append(nw.Links, l)
+				}
+			})
+		}},
+}
+
+var linkFields = []field[LinkLatency]{
+	{name: "from", typ: "selector", def: "all", doc: "links from these processes",
+		dec: func(d *decoder, n *yaml.Node, path string, l *LinkLatency) {
+			if s, ok := d.selector(n, path); ok {
+				l.From = s
+			}
+		}},
+	{name: "to", typ: "selector", def: "all", doc: "links to these processes",
+		dec: func(d *decoder, n *yaml.Node, path string, l *LinkLatency) {
+			if s, ok := d.selector(n, path); ok {
+				l.To = s
+			}
+		}},
+	{name: "latency", typ: "latency model", required: true, doc: "their latency model (selectors resolve at the start)",
+		dec: func(d *decoder, n *yaml.Node, path string, l *LinkLatency) {
+			if v, ok := d.word(n, path); ok {
+				l.Latency = v
+			}
+		}},
+}
+
+var expectFields = []field[Expect]{
+	{name: "safety", typ: "`always`", def: "not checked",
+		doc: "no trial records a safety violation: a wrong leader, two live leaders at once, two Normal processes disagreeing",
+		dec: func(d *decoder, n *yaml.Node, path string, e *Expect) {
+			if v, ok := d.text(n, path); ok {
+				b, err := parseSafety(v)
+				if err != nil {
+					d.errorf(n, path, "%v", err)
+					return
+				}
+				e.Safety = b
+			}
+		}},
+	{name: "liveness", typ: "`within DURATION`", def: "not checked",
+		doc: "in every trial every live process decides, the run comes to rest, and the last decision comes at most DURATION after the first initiation",
+		dec: func(d *decoder, n *yaml.Node, path string, e *Expect) {
+			if v, ok := d.text(n, path); ok {
+				l, err := parseLiveness(v)
+				if err != nil {
+					d.errorf(n, path, "%v", err)
+					return
+				}
+				e.Liveness = l
+			}
+		}},
+	{name: "messages", typ: "`at-most N` or `at-most theory*K`", def: "not checked",
+		doc: "every trial sends at most N election messages, or K times ALGORITHMS.md's fault-free figure (exact count, else bound) for its configuration; a trial without a figure fails this check",
+		dec: func(d *decoder, n *yaml.Node, path string, e *Expect) {
+			if v, ok := d.text(n, path); ok {
+				c, err := parseMessageCap(v)
+				if err != nil {
+					d.errorf(n, path, "%v", err)
+					return
+				}
+				e.Messages = c
+			}
+		}},
+	{name: "turnaround", typ: "`pQ < DURATION`", def: "not checked",
+		doc: "per algorithm and size, the Q-th percentile of turnaround over the trials is below DURATION (a trial that never finished counts as infinitely slow)",
+		dec: func(d *decoder, n *yaml.Node, path string, e *Expect) {
+			if v, ok := d.text(n, path); ok {
+				p, err := parsePercentile(v)
+				if err != nil {
+					d.errorf(n, path, "%v", err)
+					return
+				}
+				e.Turnaround = p
+			}
+		}},
+}
+
+func decodeAlgorithms(d *decoder, n *yaml.Node, path string, s *Scenario) {
+	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str" && n.Value == "all" {
+		s.AllAlgos = true
+		return
+	}
+	if n.Kind != yaml.SequenceNode {
+		d.errorf(n, path, "want all or a list of algorithms, got %s", describe(n))
+		return
+	}
+	d.list(n, path, func(c *yaml.Node, p string) {
+		var a Algorithm
+		if c.Kind == yaml.ScalarNode {
+			v, ok := d.text(c, p)
+			if !ok {
+				return
+			}
+			a.Name, a.Variant, _ = strings.Cut(strings.TrimSpace(v), "/")
+		} else if !decodeMapping(d, c, p, algorithmFields, &a, nil) {
+			return
+		}
+		if a.Name == "" {
+			return
+		}
+		s.Algorithms = append(s.Algorithms, a)
+	})
+}
+
+var algorithmFields = []field[Algorithm]{
+	{name: "name", typ: "text", required: true, doc: "a registered algorithm (`electbench list algorithms`)",
+		dec: func(d *decoder, n *yaml.Node, path string, a *Algorithm) {
+			if v, ok := d.text(n, path); ok {
+				a.Name = v
+			}
+		}},
+	{name: "variant", typ: "text", def: "the algorithm's first", doc: "one of its variants",
+		dec: func(d *decoder, n *yaml.Node, path string, a *Algorithm) {
+			if v, ok := d.text(n, path); ok {
+				a.Variant = v
+			}
+		}},
+	{name: "params", typ: "mapping", def: "none", doc: "its parameters, each `name: value` (durations as `5ms` or `2T`)",
+		dec: func(d *decoder, n *yaml.Node, path string, a *Algorithm) {
+			if n.Kind != yaml.MappingNode {
+				d.errorf(n, path, "want a mapping of parameters, got %s", describe(n))
+				return
+			}
+			a.Params = map[string]string{}
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k, v := n.Content[i], n.Content[i+1]
+				key, ok := d.text(k, path)
+				if !ok {
+					continue
+				}
+				if _, dup := a.Params[key]; dup {
+					d.errorf(k, join(path, key), "set twice")
+					continue
+				}
+				d.at(v, join(path, key))
+				if val, ok := d.word(v, join(path, key)); ok {
+					a.Params[key] = val
+				}
+			}
+		}},
+}
+
+// decodeFault reads one timeline item: a fault, or a heal.
+func decodeFault(d *decoder, n *yaml.Node, path string) (Fault, bool) {
+	if n.Kind != yaml.MappingNode {
+		d.errorf(n, path, "want a fault (a mapping with kind) or a heal, got %s", describe(n))
+		return Fault{}, false
+	}
+	var kindNode, healNode *yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		switch n.Content[i].Value {
+		case "kind":
+			kindNode = n.Content[i+1]
+		case "heal":
+			healNode = n.Content[i+1]
+		}
+	}
+	f := Fault{Line: n.Line}
+	switch {
+	case kindNode != nil && healNode != nil:
+		d.errorf(healNode, join(path, "heal"), "an item is a fault (kind) or a heal, not both")
+		return Fault{}, false
+	case healNode != nil:
+		var h Trigger
+		f.Heal = &h
+		decodeMapping(d, n, path, healFields, &f, nil)
+		return f, true
+	case kindNode == nil:
+		d.errorf(n, join(path, "kind"), "required field missing (a fault needs a kind: %s; or write heal: NAME)", strings.Join(kindNames(), ", "))
+		return Fault{}, false
+	}
+	name, ok := d.text(kindNode, join(path, "kind"))
+	if !ok {
+		return Fault{}, false
+	}
+	k, ok := kinds[name]
+	if !ok {
+		d.errorf(kindNode, join(path, "kind"), "unknown fault kind %q%s", name, suggest(name, kindNames()))
+		return Fault{}, false
+	}
+	f.Kind = name
+	decodeMapping(d, n, path, faultFields(k), &f, func(key string) string { return explainField(k, key) })
+	return f, true
+}
+
+// healFields are the fields of a heal item.
+var healFields = []field[Fault]{
+	{name: "heal", typ: "text", required: true, doc: "the name of the fault to heal",
+		dec: func(d *decoder, n *yaml.Node, path string, f *Fault) {
+			if v, ok := d.text(n, path); ok {
+				f.Name = v
+			}
+		}},
+	{name: "at", typ: "trigger", def: "start", doc: "when: as a fault's `at`",
+		dec: func(d *decoder, n *yaml.Node, path string, f *Fault) {
+			if s, ok := d.word(n, path); ok {
+				t, err := ParseTrigger(s)
+				if err != nil {
+					d.errorf(n, path, "%v", err)
+					return
+				}
+				*f.Heal = t
+			}
+		}},
+	{name: "after-messages", typ: "count", def: "none", doc: "heal right after the K-th election message",
+		dec: func(d *decoder, n *yaml.Node, path string, f *Fault) {
+			if k, ok := d.integer(n, path, 1, 1<<62); ok {
+				*f.Heal = Trigger{Kind: AfterMessages, K: k}
+			}
+		}},
+}
+
+// ScenarioFields documents the top-level fields.
+func ScenarioFields() []FieldDoc { return docs(scenarioFields) }
+
+// NetworkFields documents the network model's fields.
+func NetworkFields() []FieldDoc { return docs(networkFields) }
+
+// LinkFields documents a per-link latency override.
+func LinkFields() []FieldDoc { return docs(linkFields) }
+
+// AlgorithmFields documents an algorithm written as a mapping.
+func AlgorithmFields() []FieldDoc { return docs(algorithmFields) }
+
+// ExpectFields documents the expectations.
+func ExpectFields() []FieldDoc { return docs(expectFields) }
+
+// HealFields documents a heal item.
+func HealFields() []FieldDoc { return docs(healFields) }

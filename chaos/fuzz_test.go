@@ -1,0 +1,55 @@
+package chaos
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// FuzzParse: no input makes the parser panic or hang, and whatever parses
+// resolves against a small world without panicking. Inputs are bounded by
+// MaxFileSize (Parse refuses larger ones); the fuzzer's stay far below.
+func FuzzParse(f *testing.F) {
+	for _, name := range BuiltinNames() {
+		b, _ := Builtin(name)
+		f.Add(b)
+	}
+	bad, _ := filepath.Glob("testdata/bad/*.*")
+	for _, p := range bad {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte("a: &x [*x, *x]\nb: *x\n"))
+	f.Add([]byte("name: n\nalgorithms: [ring]\nfaults: [{kind: partition, shape: groups, groups: [[0], [successor(1), random(2)]]}]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 64<<10 {
+			return
+		}
+		scs, err := Parse("fuzz.yaml", data)
+		if err != nil {
+			if _, ok := err.(Errors); !ok {
+				t.Fatalf("error of type %T: %v", err, err)
+			}
+			return
+		}
+		for _, s := range scs {
+			for n := 2; n <= 6; n += 4 {
+				w := newWorld(make([]uint64, n)...)
+				for i := range w.ranks {
+					w.ranks[i] = uint64(n - i)
+				}
+				w.initiators = []int{0}
+				for i := range s.Faults {
+					fl := &s.Faults[i]
+					fl.Targets(w)
+					fl.ObserverSet(w)
+					if k := fl.KindInfo(); k.Class == LinkFault || k.Class == PartitionFault {
+						l := fl.LinkSet(w)
+						l.Has(0, n-1)
+					}
+				}
+			}
+		}
+	})
+}

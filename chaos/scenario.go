@@ -1,0 +1,292 @@
+package chaos
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v4"
+)
+
+// Scenario is one experiment of a scenario file.
+type Scenario struct {
+	File string // the file it came from, as named to Parse
+	Line int    // where its document starts
+
+	Name        string
+	Description string
+	Runtime     string // sim or live
+	Algorithms  []Algorithm
+	AllAlgos    bool   // "algorithms: all"
+	Nodes       string // sizes as `--nodes` reads them: "8", "4..256", "3,5,8"
+	IDs         string // as `--ids`: random, ascending, descending, a list, pow(b)
+	Rank        string // id or epoch
+	Initiators  string // as `--initiators`
+	Network     Network
+	Detector    string // as `--detector`
+	Trials      int
+	Seed        uint64
+	Deadline    Duration // zero: the runtime's default
+	Faults      []Fault
+	Expect      Expect
+
+	pos map[string]Pos
+}
+
+// Algorithm is one algorithm of a scenario, with its variant and parameters.
+type Algorithm struct {
+	Name    string
+	Variant string // "" for the default
+	Params  map[string]string
+}
+
+// Network is the scenario's network model.
+type Network struct {
+	Latency string // the latency model of every link: 1ms, uniform(1ms,5ms), ...
+	Links   []LinkLatency
+}
+
+// LinkLatency overrides the latency model of some links.
+type LinkLatency struct {
+	From, To Selector // default all
+	Latency  string
+}
+
+// The defaults of a scenario's optional fields (the reference page lists
+// them from the same tables).
+const (
+	DefaultRuntime    = "sim"
+	DefaultNodes      = "8"
+	DefaultIDs        = "random"
+	DefaultRank       = "id"
+	DefaultInitiators = "lowest"
+	DefaultLatency    = "1ms"
+	DefaultDetector   = "perfect(10T)"
+	DefaultTrials     = "5"
+	DefaultSeed       = "1"
+)
+
+// Errorf makes an error at the position of field (a path such as
+// "network.latency" or "faults[2].target"), or of its closest written
+// parent: for checks made after parsing, such as an unknown algorithm.
+func (s *Scenario) Errorf(field, format string, args ...any) *Error {
+	e := &Error{File: s.File, Line: s.Line, Field: field, Msg: fmt.Sprintf(format, args...)}
+	for p := field; p != ""; p = parent(p) {
+		if at, ok := s.pos[p]; ok {
+			e.Line, e.Col = at.Line, at.Col
+			break
+		}
+	}
+	return e
+}
+
+// Has reports whether field was written in the file (not defaulted).
+func (s *Scenario) Has(field string) bool {
+	_, ok := s.pos[field]
+	return ok && field != ""
+}
+
+func parent(p string) string {
+	if i := strings.LastIndexAny(p, ".["); i >= 0 {
+		return p[:i]
+	}
+	return ""
+}
+
+// maxScenarios bounds the documents of one file.
+const maxScenarios = 256
+
+// MaxFileSize bounds a scenario file: far more than any experiment needs,
+// small enough that parsing cannot exhaust memory.
+const MaxFileSize = 1 << 20
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+func validName(s string) bool { return nameRE.MatchString(s) }
+
+// Parse reads a scenario file: one scenario per YAML document (documents
+// are separated by ---). file names it in errors. The error, if any, is an
+// Errors listing every problem found (up to MaxErrors).
+func Parse(file string, data []byte) ([]*Scenario, error) {
+	if len(data) > MaxFileSize {
+		return nil, Errors{{File: file, Msg: fmt.Sprintf("%d bytes is more than a scenario file may hold (%d)", len(data), MaxFileSize)}}
+	}
+	d := &decoder{file: file}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var out []*Scenario
+	names := map[string]int{}
+	for doc := 0; len(d.errs) < MaxErrors; doc++ {
+		if doc == maxScenarios {
+			d.errs = append(d.errs, &Error{File: file, Msg: fmt.Sprintf("more than %d scenarios in one file", maxScenarios)})
+			break
+		}
+		var root yaml.Node
+		err := dec.Decode(&root)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			d.errs = append(d.errs, syntaxError(file, err))
+			break
+		}
+		if len(root.Content) == 0 {
+			continue
+		}
+		n := root.Content[0]
+		if n.ShortTag() == "!!null" && n.Kind == yaml.ScalarNode {
+			continue // an empty document (comments only)
+		}
+		s := &Scenario{File: file, Line: n.Line}
+		d.pos = map[string]Pos{}
+		s.pos = d.pos
+		if !decodeMapping(d, n, "", scenarioFields, s, nil) {
+			continue
+		}
+		d.check(s, n)
+		if s.Name != "" {
+			if line, dup := names[s.Name]; dup {
+				p := s.pos["name"]
+				d.errorf(&yaml.Node{Line: p.Line, Column: p.Col}, "name", "scenario %q is also defined at line %d", s.Name, line)
+			}
+			names[s.Name] = n.Line
+		}
+		out = append(out, s)
+	}
+	if len(d.errs) > 0 {
+		// Checks made after a document was read report later; list every
+		// problem in file order.
+		slices.SortStableFunc(d.errs, func(a, b *Error) int {
+			if a.Line != b.Line {
+				return a.Line - b.Line
+			}
+			return a.Col - b.Col
+		})
+		return nil, d.errs
+	}
+	if len(out) == 0 {
+		return nil, Errors{{File: file, Msg: "no scenario in the file"}}
+	}
+	return out, nil
+}
+
+// syntaxError turns the YAML library's error into ours, with its position.
+func syntaxError(file string, err error) *Error {
+	e := &Error{File: file, Msg: "YAML syntax: " + err.Error()}
+	var le *yaml.LoadError
+	if errors.As(err, &le) {
+		e.Line, e.Col = le.Mark.Line, le.Mark.Column
+		e.Msg = "YAML syntax: " + le.Message
+		if le.ContextMsg != "" {
+			e.Msg += " " + le.ContextMsg
+		}
+	}
+	return e
+}
+
+// check validates what one field cannot see alone: heals, exclusive fields,
+// shapes, and the combinations a kind requires.
+func (d *decoder) check(s *Scenario, n *yaml.Node) {
+	if len(s.Algorithms) == 0 && !s.AllAlgos && s.Has("algorithms") {
+		d.errorf(n, "algorithms", "no algorithm to run")
+	}
+	byName := map[string]int{}
+	for i := range s.Faults {
+		f := &s.Faults[i]
+		path := index("faults", i)
+		at := func(field string) *yaml.Node {
+			p, ok := s.pos[join(path, field)]
+			if !ok {
+				p = s.pos[path]
+			}
+			return &yaml.Node{Line: p.Line, Column: p.Col}
+		}
+		if f.Kind == "" {
+			continue // a heal, or already reported
+		}
+		k := kinds[f.Kind]
+		if f.Name != "" {
+			if j, dup := byName[f.Name]; dup {
+				d.errorf(at("name"), join(path, "name"), "faults[%d] has the same name", j)
+			}
+			byName[f.Name] = i
+		}
+		if s.Has(join(path, "at")) && s.Has(join(path, "after-messages")) {
+			d.errorf(at("after-messages"), join(path, "after-messages"), "give either at or after-messages, not both")
+		}
+		if !f.For.IsZero() && k.Heals == "" {
+			d.errorf(at("for"), join(path, "for"), "a %s acts once; it has nothing to heal", f.Kind)
+		}
+		switch k.Class {
+		case LinkFault:
+			if !f.Target.IsZero() && (!f.From.IsZero() || !f.To.IsZero()) {
+				d.errorf(at("target"), join(path, "target"), "give either target (with direction) or from/to, not both")
+			}
+			if s.Has(join(path, "direction")) && f.Target.IsZero() {
+				d.errorf(at("direction"), join(path, "direction"), "direction applies to a target")
+			}
+		case PartitionFault:
+			shape := f.Shape.Name
+			switch {
+			case shape == "groups" && len(f.Groups) == 0:
+				d.errorf(at("shape"), join(path, "groups"), "shape groups needs the groups")
+			case shape != "groups" && len(f.Groups) > 0:
+				d.errorf(at("groups"), join(path, "groups"), "groups apply to shape groups, not %s", shape)
+			case shape == "one-way" && (f.From.IsZero() || f.To.IsZero()):
+				d.errorf(at("shape"), join(path, "from"), "shape one-way needs from and to")
+			case shape != "one-way" && shape != "" && (!f.From.IsZero() || !f.To.IsZero()):
+				d.errorf(at("from"), join(path, "from"), "from and to apply to shape one-way, not %s", shape)
+			}
+		}
+		if f.Kind == "slicer" && f.SizeVariation >= f.AverageSize && f.AverageSize > 0 {
+			d.errorf(at("size-variation"), join(path, "size-variation"), "must be below average-size (%d)", f.AverageSize)
+		}
+	}
+	// Heals name earlier or later faults; resolve them now.
+	kept := s.Faults[:0]
+	for i, f := range s.Faults {
+		if f.Kind != "" {
+			kept = append(kept, f)
+			continue
+		}
+		if f.Heal == nil || f.Name == "" {
+			continue // reported already
+		}
+		path := index("faults", i)
+		p := s.pos[join(path, "heal")]
+		node := &yaml.Node{Line: p.Line, Column: p.Col}
+		j, ok := byName[f.Name]
+		switch {
+		case !ok && len(byName) == 0:
+			d.errorf(node, join(path, "heal"), "no fault is named %q (give the fault to heal a name:)", f.Name)
+		case !ok:
+			d.errorf(node, join(path, "heal"), "no fault is named %q%s", f.Name, suggest(f.Name, sortedKeys(byName)))
+		case kinds[s.Faults[j].Kind].Heals == "":
+			d.errorf(node, join(path, "heal"), "faults[%d] is a %s, which acts once and cannot be healed", j, s.Faults[j].Kind)
+		case s.Faults[j].Heal != nil:
+			d.errorf(node, join(path, "heal"), "faults[%d] (%s) is healed twice", j, f.Name)
+		default:
+			h := *f.Heal
+			s.Faults[j].Heal = &h
+			if st := s.Faults[j].Start; st.Kind == AtTime && h.Kind == AtTime && absolute(st.At) && absolute(h.At) && h.At.Of(0) < st.At.Of(0) {
+				d.errorf(node, join(path, "at"), "heals %s at %s, before it starts at %s", f.Name, h.At, st.At)
+			}
+		}
+	}
+	s.Faults = kept
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// absolute reports whether d does not depend on T.
+func absolute(d Duration) bool { return !strings.HasSuffix(strings.TrimSpace(d.Text), "T") }

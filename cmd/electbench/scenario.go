@@ -1,0 +1,238 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/electbench/electbench/chaos"
+	"github.com/electbench/electbench/workloads"
+)
+
+func init() { commands = append(commands, newScenarioCmd) }
+
+func newScenarioCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "scenario validate|show|list",
+		Short: "Check, show and list scenario files",
+		Long: `Scenario files describe experiments: algorithms, cluster, network, failure
+detector, a timeline of faults and expectations (docs/scenarios.md).
+
+  electbench scenario validate FILE...   check files without running them
+  electbench scenario show NAME          print a built-in scenario file to copy and edit
+  electbench scenario list               list the built-in scenario files
+
+A FILE that does not exist is looked up among the built-in scenarios, so
+"electbench run ring-halves-partition" runs the built-in file.
+
+Exit codes: 0 ok, 2 an invalid file (every problem is listed with its file,
+line, column and field).`,
+	}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "validate FILE...",
+		Short: "Check scenario files without running them",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out := cmd.OutOrStdout()
+			var bad []string
+			for _, arg := range args {
+				specs, err := loadScenarios([]string{arg})
+				if err != nil {
+					fmt.Fprintln(cmd.ErrOrStderr(), err)
+					bad = append(bad, arg)
+					continue
+				}
+				var names []string
+				trials := 0
+				for _, s := range specs {
+					names = append(names, s.Scenario)
+					trials += len(s.Plan())
+				}
+				fmt.Fprintf(out, "%s: ok: %s (%d trials)\n", arg, strings.Join(names, ", "), trials)
+			}
+			if len(bad) > 0 {
+				return badInputf("invalid scenario files: %s", strings.Join(bad, ", "))
+			}
+			return nil
+		},
+	})
+	cmd.AddCommand(&cobra.Command{
+		Use:   "show NAME",
+		Short: "Print a built-in scenario file (default, or one of `scenario list`)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			b, ok := chaos.Builtin(args[0])
+			if !ok {
+				return badInputf("scenario show: no built-in scenario %q (known: %s)", args[0], strings.Join(chaos.BuiltinNames(), ", "))
+			}
+			_, err := cmd.OutOrStdout().Write(b)
+			return err
+		},
+	})
+	cmd.AddCommand(&cobra.Command{
+		Use:   "list",
+		Short: "List the built-in scenario files",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			for _, name := range chaos.BuiltinNames() {
+				fmt.Fprintf(tw, "%s\t%s\n", name, chaos.BuiltinSummary(name))
+			}
+			return tw.Flush()
+		},
+	})
+	return cmd
+}
+
+// readScenario reads a scenario file, or a built-in scenario of that name
+// when no such file exists.
+func readScenario(arg string) ([]byte, error) {
+	b, err := os.ReadFile(arg)
+	if err == nil {
+		return b, nil
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		if b, ok := chaos.Builtin(arg); ok {
+			return b, nil
+		}
+		return nil, fmt.Errorf("%s: no such file, nor a built-in scenario (electbench scenario list)", arg)
+	}
+	return nil, err
+}
+
+// loadScenarios parses and checks scenario files into specs. Any problem is
+// bad input (exit 2), with every error of every file listed.
+func loadScenarios(args []string) ([]*workloads.Spec, error) {
+	var specs []*workloads.Spec
+	var msgs []string
+	seen := map[string]string{}
+	for _, arg := range args {
+		b, err := readScenario(arg)
+		if err != nil {
+			msgs = append(msgs, err.Error())
+			continue
+		}
+		if len(b) > chaos.MaxFileSize {
+			msgs = append(msgs, fmt.Sprintf("%s: larger than %d bytes", arg, chaos.MaxFileSize))
+			continue
+		}
+		ss, err := workloads.ParseScenarios(arg, b)
+		if err != nil {
+			msgs = append(msgs, err.Error())
+			continue
+		}
+		for _, s := range ss {
+			if other, dup := seen[s.Scenario]; dup {
+				msgs = append(msgs, fmt.Sprintf("%s: scenario %q is also in %s: names must be unique in a run (rows are told apart by it)", arg, s.Scenario, other))
+				continue
+			}
+			seen[s.Scenario] = arg
+			specs = append(specs, s)
+		}
+	}
+	if len(msgs) > 0 {
+		return nil, badInput(errors.New(strings.Join(msgs, "\n")))
+	}
+	return specs, nil
+}
+
+// workloadFlags are the flags of `electbench run` that define an ad-hoc
+// experiment; a scenario file defines its own, so they cannot be combined
+// with files. --seed and --trials override every scenario's.
+var workloadFlags = []string{"algo", "variant", "param", "nodes", "runtime", "ids", "rank", "initiators", "latency", "deadline", "crash", "detector"}
+
+// scenarioSpecs returns the specs of a run of scenario files (args), or of
+// the built-in default scenario when there are no args and no ad-hoc flag;
+// nil when the flags describe an ad-hoc run.
+func scenarioSpecs(cmd *cobra.Command, args []string, o runOptions) ([]*workloads.Spec, error) {
+	var set []string
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		for _, w := range workloadFlags {
+			if f.Name == w {
+				set = append(set, "--"+f.Name)
+			}
+		}
+	})
+	if len(args) == 0 {
+		if len(set) > 0 {
+			return nil, nil
+		}
+		args = []string{"default"}
+	} else if len(set) > 0 {
+		return nil, badInputf("%s: a scenario file names its own workload; use these flags without files (ad-hoc runs), or edit the file", strings.Join(set, ", "))
+	}
+	specs, err := loadScenarios(args)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range specs {
+		if cmd.Flags().Changed("seed") {
+			s.Seed = o.seed
+		}
+		if cmd.Flags().Changed("trials") {
+			if o.trials < 1 {
+				return nil, badInputf("--trials %d: need at least one trial", o.trials)
+			}
+			s.Trials = o.trials
+		}
+	}
+	return specs, nil
+}
+
+// reportFailures prints which expectations failed, in which trial, with
+// its seed, and returns the error for exit code 1.
+func reportFailures(w io.Writer, fails []workloads.Failure, trials int) error {
+	if len(fails) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "\nexpectations failed (%d), over %d trials:\n", len(fails), trials)
+	const most = 50
+	for i, f := range fails {
+		if i == most {
+			fmt.Fprintf(w, "  ... and %d more (the expect column of results.csv lists every trial)\n", len(fails)-most)
+			break
+		}
+		fmt.Fprintf(w, "  %s\n", f)
+	}
+	return failed(fmt.Errorf("%d expectation(s) failed", len(fails)))
+}
+
+// listFaults prints every fault kind with its parameters and semantics.
+func listFaults(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "FAULT\tCLASS\tPARAMETERS\tHEALING\tSUMMARY")
+	for _, k := range chaos.Kinds() {
+		var ps []string
+		for _, p := range k.ParamDocs() {
+			if p.Required {
+				ps = append(ps, p.Name)
+			} else {
+				ps = append(ps, p.Name+"="+p.Default)
+			}
+		}
+		heals := k.Heals
+		if heals == "" {
+			heals = "acts once"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", k.Name, k.Class, orDash(strings.Join(ps, ",")), heals, k.Summary)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	for _, k := range chaos.Kinds() {
+		fmt.Fprintf(w, "%s\n  sim:  %s\n  live: %s\n", k.Name, k.Sim, k.Live)
+	}
+	fmt.Fprintf(w, "\nselectors: a position, %s, or a list of them\n", strings.Join(chaos.Roles, ", "))
+	fmt.Fprintf(w, "partition shapes: %s\n", strings.Join(chaos.Shapes, ", "))
+	fmt.Fprintln(w, "at: start, a time (5ms, 3T), election-start, leader-elected or after-messages(K), a trigger optionally +DURATION")
+	_, err := fmt.Fprintln(w, "a fault lasts `for` a duration or until a `heal: NAME` item; docs/scenarios.md has every field")
+	return err
+}

@@ -1,0 +1,193 @@
+package workloads
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/electbench/electbench/chaos"
+	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/reports"
+)
+
+// checkTrial judges one trial against a scenario's per-trial expectations
+// and returns its expect column: "" when there are none, "pass", or "fail: "
+// followed by every expectation that failed and what the trial did instead.
+// faultFree is ALGORITHMS.md's figure for the configuration without faults,
+// which "at-most theory*K" scales.
+func checkTrial(e chaos.Expect, row *reports.Row, faultFree nodes.Theory) string {
+	if !e.Safety && e.Liveness == nil && e.Messages == nil {
+		if e.Turnaround != nil {
+			return "pass" // judged over the trials by CheckRun
+		}
+		return ""
+	}
+	T := time.Duration(math.Round(row.TS * 1e9))
+	var fails []string
+	if e.Safety && row.SafetyViolations > 0 {
+		fails = append(fails, fmt.Sprintf("safety always: %d violation(s), first %s", row.SafetyViolations, row.Violation))
+	}
+	if e.Liveness != nil {
+		bound := e.Liveness.Of(T)
+		switch {
+		case row.Error != "":
+			fails = append(fails, "liveness within "+e.Liveness.Text+": the trial failed: "+row.Error)
+		case !row.Live:
+			why := row.Violation
+			if why == "" {
+				why = "no leader agreed"
+			}
+			fails = append(fails, "liveness within "+e.Liveness.Text+": not live ("+why+")")
+		case !row.DecidedS.Set:
+			fails = append(fails, "liveness within "+e.Liveness.Text+": no common leader was decided")
+		case time.Duration(math.Round(row.DecidedS.V*1e9)) > bound:
+			fails = append(fails, fmt.Sprintf("liveness within %s: decided after %s", e.Liveness.Text, inT(row.DecidedS.V, row.DecidedT)))
+		}
+	}
+	if c := e.Messages; c != nil {
+		limit, what := c.Max, c.Text
+		if c.Theory > 0 {
+			fig := faultFree.Messages
+			if fig == 0 {
+				fig = faultFree.Bound
+			}
+			if fig == 0 {
+				fails = append(fails, "messages "+what+": ALGORITHMS.md gives no figure for this configuration")
+				limit = -1
+			} else {
+				limit = int64(math.Floor(c.Theory * float64(fig)))
+				what += fmt.Sprintf(" = %d", limit)
+			}
+		}
+		if limit >= 0 && row.Messages > limit {
+			fails = append(fails, fmt.Sprintf("messages %s: sent %d", what, row.Messages))
+		}
+	}
+	if len(fails) == 0 {
+		return "pass"
+	}
+	return "fail: " + strings.Join(fails, "; ")
+}
+
+// inT formats a time in seconds with its value in units of T.
+func inT(s float64, t reports.Opt[float64]) string {
+	out := time.Duration(math.Round(s * 1e9)).Round(time.Microsecond).String()
+	if t.Set {
+		out += " (" + strconv.FormatFloat(math.Round(t.V*100)/100, 'f', -1, 64) + "T)"
+	}
+	return out
+}
+
+// Failure is one failed expectation.
+type Failure struct {
+	Scenario  string
+	Algorithm string // name, and /variant when it is not the default
+	Nodes     int
+	Trial     int    // -1 when judged over the trials of an algorithm and size
+	Trials    int    // for a judgement over trials: how many
+	Seed      uint64 // the trial's seed (over trials: the slowest trial's)
+	What      string // the expectation and what happened instead
+}
+
+func (f Failure) String() string {
+	if f.Trial < 0 {
+		return fmt.Sprintf("%s: %s N=%d over %d trials: %s", f.Scenario, f.Algorithm, f.Nodes, f.Trials, f.What)
+	}
+	return fmt.Sprintf("%s: %s N=%d trial %d (seed %d): %s", f.Scenario, f.Algorithm, f.Nodes, f.Trial, f.Seed, f.What)
+}
+
+// CheckRun finds every failed expectation of the specs in rows (all rows
+// of a results file, resumed ones included): the per-trial verdicts of the
+// expect column, then the expectations over trials (turnaround
+// percentiles) per algorithm, variant and size. Rows of other scenarios
+// are ignored.
+func CheckRun(specs []*Spec, rows []reports.Row) []Failure {
+	var out []Failure
+	for _, s := range specs {
+		if s.Expect.IsZero() {
+			continue
+		}
+		type group struct {
+			algo, variant string
+			nodes         int
+		}
+		var order []group
+		by := map[group][]reports.Row{}
+		for _, r := range rows {
+			if r.Scenario != s.Scenario {
+				continue
+			}
+			if what, ok := strings.CutPrefix(r.Expect, "fail: "); ok {
+				out = append(out, Failure{Scenario: r.Scenario, Algorithm: algoName(r), Nodes: r.Nodes, Trial: r.Trial, Seed: r.Seed, What: what})
+			}
+			g := group{r.Algorithm, r.Variant, r.Nodes}
+			if _, ok := by[g]; !ok {
+				order = append(order, g)
+			}
+			by[g] = append(by[g], r)
+		}
+		if p := s.Expect.Turnaround; p != nil {
+			for _, g := range order {
+				if f, ok := checkTurnaround(p, by[g]); !ok {
+					f.Scenario = s.Scenario
+					out = append(out, f)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func algoName(r reports.Row) string {
+	if r.Variant == "" || r.Variant == "default" {
+		return r.Algorithm
+	}
+	return r.Algorithm + "/" + r.Variant
+}
+
+// checkTurnaround judges "pQ < D" over a group's trials: the nearest-rank
+// percentile, a trial without a turnaround counting as infinitely slow.
+func checkTurnaround(p *chaos.Percentile, rows []reports.Row) (Failure, bool) {
+	type trial struct {
+		s   float64
+		row reports.Row
+	}
+	ts := make([]trial, len(rows))
+	for i, r := range rows {
+		v := math.Inf(1)
+		if r.TurnaroundS.Set && r.Error == "" {
+			v = r.TurnaroundS.V
+		}
+		ts[i] = trial{v, r}
+	}
+	slices.SortStableFunc(ts, func(a, b trial) int {
+		switch {
+		case a.s < b.s:
+			return -1
+		case a.s > b.s:
+			return 1
+		}
+		return 0
+	})
+	k := int(math.Ceil(p.Q/100*float64(len(ts)))) - 1
+	k = min(max(k, 0), len(ts)-1)
+	T := time.Duration(math.Round(rows[0].TS * 1e9))
+	bound := p.Below.Of(T).Seconds()
+	got := ts[k]
+	if got.s < bound {
+		return Failure{}, true
+	}
+	slowest := ts[len(ts)-1].row
+	seen := "never finished"
+	if !math.IsInf(got.s, 1) {
+		seen = inT(got.s, reports.Some(got.s/rows[0].TS))
+	}
+	return Failure{
+		Algorithm: algoName(rows[0]), Nodes: rows[0].Nodes, Trial: -1, Trials: len(rows), Seed: slowest.Seed,
+		What: fmt.Sprintf("turnaround %s: p%s is %s (slowest: trial %d, seed %d)",
+			p.Text, strconv.FormatFloat(p.Q, 'f', -1, 64), seen, slowest.Trial, slowest.Seed),
+	}, false
+}

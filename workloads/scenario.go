@@ -1,0 +1,193 @@
+package workloads
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/electbench/electbench/chaos"
+	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/sim"
+)
+
+// LinkLatency overrides the latency model of some links (a scenario's
+// network.links).
+type LinkLatency struct {
+	From, To chaos.Selector // zero: all
+	Latency  sim.Latency
+}
+
+// FromScenario turns a parsed scenario into a validated spec. Every error
+// names the scenario file, line and field (a chaos.Errors); nothing runs.
+func FromScenario(sc *chaos.Scenario) (*Spec, error) {
+	var errs chaos.Errors
+	fail := func(field, format string, args ...any) {
+		if len(errs) < chaos.MaxErrors {
+			errs = append(errs, sc.Errorf(field, format, args...))
+		}
+	}
+	if sc.Runtime == "live" {
+		fail("runtime", "scenario files run on the simulator (sim) in this build; the live runtime takes them once it maps chaos faults onto Toxiproxy and signals")
+	}
+	spec := &Spec{Scenario: sc.Name, Trials: sc.Trials, Seed: sc.Seed, Expect: sc.Expect}
+	lat, err := sim.ParseLatency(sc.Network.Latency)
+	if err != nil {
+		fail("network.latency", "%v", err)
+		lat = sim.Constant(1) // keep checking the rest with some T
+	}
+	spec.Latency = lat
+	T := lat.Mean()
+	for i, l := range sc.Network.Links {
+		m, err := sim.ParseLatency(l.Latency)
+		if err != nil {
+			fail(fmt.Sprintf("network.links[%d].latency", i), "%v", err)
+			continue
+		}
+		spec.LinkLatency = append(spec.LinkLatency, LinkLatency{From: l.From, To: l.To, Latency: m})
+	}
+	if sc.AllAlgos {
+		for _, a := range nodes.Algorithms() {
+			spec.Algos = append(spec.Algos, Algo{Alg: a, Variant: a.Variants[0].Name, Params: nodes.Params{}})
+		}
+	}
+	for i, a := range sc.Algorithms {
+		path := fmt.Sprintf("algorithms[%d]", i)
+		name := a.Name
+		if a.Variant != "" {
+			name += "/" + a.Variant
+		}
+		alg, variant, err := nodes.Lookup(name)
+		if err != nil {
+			fail(path, "%v", err)
+			continue
+		}
+		params := nodes.Params{}
+		for k, v := range a.Params {
+			params[k] = v
+		}
+		if err := alg.CheckParams(params); err != nil {
+			fail(path+".params", "%v", err)
+			continue
+		}
+		spec.Algos = append(spec.Algos, Algo{Alg: alg, Variant: variant, Params: params})
+	}
+	if spec.Nodes, err = ParseNodes(sc.Nodes); err != nil {
+		fail("nodes", "%s", unflag(err))
+	}
+	if spec.IDs, err = ParseIDs(sc.IDs); err != nil {
+		fail("ids", "%s", unflag(err))
+	}
+	if spec.RankBy, err = ParseRankBy(sc.Rank); err != nil {
+		fail("rank", "%s", unflag(err))
+	}
+	if spec.Initiators, err = ParseInitiators(sc.Initiators); err != nil {
+		fail("initiators", "%s", unflag(err))
+	}
+	if spec.Detector, err = sim.ParseDetector(sc.Detector, T); err != nil {
+		fail("detector", "%v", err)
+	}
+	if spec.Detector.Kind == "perfect" {
+		// The false-suspicion window means nothing to a perfect detector;
+		// clearing it lets perfect(10T) equal the runtime's default, under
+		// which the reference figures apply.
+		spec.Detector.Window = 0
+	}
+	if !sc.Deadline.IsZero() {
+		if spec.Deadline = sc.Deadline.Of(T); spec.Deadline <= 0 {
+			fail("deadline", "want a positive duration")
+		}
+	}
+	for _, a := range spec.Algos {
+		// Let each algorithm check its parameters once.
+		if _, err := a.Alg.New(nodes.Config{Variant: a.Variant, Params: a.Params, N: 8, T: T}); err != nil {
+			fail("algorithms", "%s: %v", a.Alg.Name, err)
+		}
+	}
+	spec.Faults = sc.Faults
+	for i := range sc.Faults {
+		f := &sc.Faults[i]
+		path := fmt.Sprintf("faults[%d]", i)
+		for _, n := range spec.Nodes {
+			if err := checkFault(f, n); err != nil {
+				fail(path+"."+err.field, "%s", err.msg)
+				break
+			}
+		}
+	}
+	for i, l := range spec.LinkLatency {
+		for _, n := range spec.Nodes {
+			if err := errors.Join(l.From.Check(n), l.To.Check(n)); err != nil {
+				fail(fmt.Sprintf("network.links[%d]", i), "%v", err)
+				break
+			}
+		}
+	}
+	if len(errs) > 0 {
+		slices.SortStableFunc(errs, func(a, b *chaos.Error) int { return cmp.Or(a.Line-b.Line, a.Col-b.Col) })
+		return nil, errs
+	}
+	if err := spec.Validate(); err != nil {
+		return nil, chaos.Errors{sc.Errorf("", "%s", unflag(err))}
+	}
+	return spec, nil
+}
+
+type fieldError struct{ field, msg string }
+
+// checkFault reports a fault that cannot apply to a cluster of n: a
+// selector matching no process, or a crash of every process.
+func checkFault(f *chaos.Fault, n int) *fieldError {
+	for _, c := range []struct {
+		field string
+		sel   chaos.Selector
+	}{{"target", f.Target}, {"from", f.From}, {"to", f.To}, {"observers", f.Observers}, {"shape", f.Shape.Of}} {
+		if err := c.sel.Check(n); err != nil {
+			return &fieldError{c.field, err.Error()}
+		}
+	}
+	for i, g := range f.Groups {
+		if err := g.Check(n); err != nil {
+			return &fieldError{fmt.Sprintf("groups[%d]", i), err.Error()}
+		}
+	}
+	return nil
+}
+
+// unflag rewrites a command-line parser's message for a file: "--nodes
+// \"x\": ..." names a flag the file does not have.
+func unflag(err error) string {
+	s := err.Error()
+	for _, f := range []string{"--nodes", "--ids", "--initiators", "--rank", "--crash", "--deadline", "--trials", "--latency", "--detector"} {
+		s = strings.ReplaceAll(s, f+": ", "")
+		s = strings.ReplaceAll(s, f+" ", "")
+	}
+	return s
+}
+
+// ParseScenarios parses a scenario file and builds a spec per scenario.
+func ParseScenarios(file string, data []byte) ([]*Spec, error) {
+	scs, err := chaos.Parse(file, data)
+	if err != nil {
+		return nil, err
+	}
+	var specs []*Spec
+	var errs chaos.Errors
+	for _, sc := range scs {
+		spec, err := FromScenario(sc)
+		var es chaos.Errors
+		switch {
+		case errors.As(err, &es):
+			errs = append(errs, es...)
+		case err != nil:
+			return nil, err
+		default:
+			specs = append(specs, spec)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return specs, nil
+}

@@ -1,0 +1,364 @@
+package workloads
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/electbench/electbench/chaos"
+	"github.com/electbench/electbench/nodes"
+	_ "github.com/electbench/electbench/nodes/bully"
+	_ "github.com/electbench/electbench/nodes/quorum"
+	_ "github.com/electbench/electbench/nodes/ring"
+	"github.com/electbench/electbench/reports"
+)
+
+// runScenarios runs every scenario of a built-in file and returns its rows
+// (by scenario) and the failed expectations, as `electbench run` would.
+func runScenarios(t *testing.T, name string, parallel int) (map[string][]reports.Row, []Failure, []byte) {
+	return runScenariosUpTo(t, name, parallel, 0)
+}
+
+// runScenariosUpTo runs only the trials of at most maxNodes processes (all
+// when 0): the default sweep's largest clusters are the CLI tests' job.
+func runScenariosUpTo(t *testing.T, name string, parallel, maxNodes int) (map[string][]reports.Row, []Failure, []byte) {
+	t.Helper()
+	src, ok := chaos.Builtin(name)
+	if !ok {
+		t.Fatalf("no built-in %s", name)
+	}
+	specs, err := ParseScenarios(name+".yaml", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var trials []Trial
+	for _, s := range specs {
+		for _, tr := range s.Plan() {
+			if maxNodes == 0 || tr.Nodes <= maxNodes {
+				trials = append(trials, tr)
+			}
+		}
+	}
+	var rows []reports.Row
+	if err := Run(context.Background(), trials, Options{Parallel: parallel}, func(r reports.Row) error {
+		rows = append(rows, r)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	by := map[string][]reports.Row{}
+	for _, r := range rows {
+		if r.Error != "" {
+			t.Fatalf("%s: trial failed to run: %s", name, r.Error)
+		}
+		by[r.Scenario] = append(by[r.Scenario], r)
+	}
+	var buf bytes.Buffer
+	if err := reports.WriteCSV(&buf, rows); err != nil {
+		t.Fatal(err)
+	}
+	return by, CheckRun(specs, rows), buf.Bytes()
+}
+
+// failuresBy groups failed expectations by scenario, algorithm and the
+// expectation's first word (safety, liveness, messages, turnaround).
+func failuresBy(fails []Failure) map[string]int {
+	out := map[string]int{}
+	for _, f := range fails {
+		what, _, _ := strings.Cut(f.What, " ")
+		out[f.Scenario+" "+f.Algorithm+" "+what]++
+	}
+	return out
+}
+
+// Each example of chaos/scenarios reproduces its story; the comment at the
+// top of each file says what it demonstrates, and this test checks it.
+func TestExampleScenarios(t *testing.T) {
+	t.Run("default", func(t *testing.T) {
+		by, fails, _ := runScenariosUpTo(t, "default", 0, 32)
+		if len(fails) != 0 {
+			t.Fatalf("the default run fails expectations: %v", fails)
+		}
+		for _, r := range by["default-sweep"] {
+			if !r.Correct || !r.Live || r.Faults != "" {
+				t.Fatalf("sweep row not correct and live: %+v", r)
+			}
+		}
+		// One crash and one partition, with their resolved targets.
+		for _, r := range by["default-faults"] {
+			if !strings.Contains(r.Faults, ":crash(") || !strings.Contains(r.Faults, ":partition(isolate(lowest))[") ||
+				!strings.Contains(r.Faults, "heal partition(isolate(lowest))") {
+				t.Fatalf("%s: schedule %q", r.Algorithm, r.Faults)
+			}
+			// hs ignores suspicions: it keeps the crashed leader.
+			if r.Correct == (r.Algorithm == "hs") {
+				t.Errorf("%s correct = %v after the leader crashed", r.Algorithm, r.Correct)
+			}
+		}
+	})
+	t.Run("ring-would-be-leader-crash", func(t *testing.T) {
+		by, fails, _ := runScenarios(t, "ring-would-be-leader-crash", 0)
+		got := failuresBy(fails)
+		for _, a := range []string{"ring", "chang-roberts", "ring-initiator", "lcr"} {
+			if got["ring-would-be-leader-crash "+a+" liveness"] != 3 {
+				t.Errorf("%s: undetected crash did not lose liveness in every trial: %v", a, got)
+			}
+		}
+		if len(fails) != 12 {
+			t.Errorf("with repair something failed: %v", fails)
+		}
+		for _, r := range by["ring-would-be-leader-crash-repaired"] {
+			if !r.Correct || !r.Live || r.Expect != "pass" {
+				t.Errorf("repaired %s: %+v", r.Algorithm, r)
+			}
+		}
+	})
+	t.Run("ring-inaccurate-detector", func(t *testing.T) {
+		by, fails, _ := runScenarios(t, "ring-inaccurate-detector", 0)
+		if got := failuresBy(fails); len(fails) != 9 || got["ring-inaccurate-detector ring safety"] != 3 {
+			t.Errorf("failures %v", got)
+		}
+		for _, r := range by["ring-inaccurate-detector"] {
+			if !strings.HasPrefix(r.Violation, "wrong-leader") || r.SafetyViolations == 0 || !strings.Contains(r.Faults, ":suspect(") {
+				t.Errorf("%s: %q %q", r.Algorithm, r.Violation, r.Faults)
+			}
+		}
+	})
+	t.Run("bully-short-t1", func(t *testing.T) {
+		by, fails, _ := runScenarios(t, "bully-short-t1", 0)
+		got := failuresBy(fails)
+		if got["bully-short-t1 bully/classic safety"] != 3 || got["bully-short-t1 bully/two-phase safety"] != 3 || len(fails) != 6 {
+			t.Errorf("failures %v", got)
+		}
+		for _, r := range by["bully-short-t1"] {
+			if !strings.Contains(r.Violation, "decided 1 while") { // the lowest, the initiator
+				t.Errorf("violation %q", r.Violation)
+			}
+		}
+	})
+	t.Run("halves-partition", func(t *testing.T) {
+		by, fails, _ := runScenarios(t, "halves-partition", 0)
+		if len(fails) != 9 {
+			t.Errorf("failures %v", failuresBy(fails))
+		}
+		for _, r := range by["halves-partition"] {
+			// Everyone decided, but not on one leader: two leaders.
+			if !r.Live || r.Leader != "" || r.Correct || r.SafetyViolations == 0 {
+				t.Errorf("%s: live %v leader %q correct %v", r.Algorithm, r.Live, r.Leader, r.Correct)
+			}
+		}
+	})
+	t.Run("paused-leader", func(t *testing.T) {
+		by, fails, _ := runScenarios(t, "paused-leader", 0)
+		if len(fails) != 3 {
+			t.Errorf("failures %v", failuresBy(fails))
+		}
+		for _, r := range by["paused-leader"] {
+			if !strings.Contains(r.Faults, ":pause(") || !strings.Contains(r.Faults, ":resume(") || !strings.HasPrefix(r.Violation, "wrong-leader") {
+				t.Errorf("%q %q", r.Faults, r.Violation)
+			}
+		}
+	})
+	t.Run("clean-baseline", func(t *testing.T) {
+		by, fails, _ := runScenarios(t, "clean-baseline", 0)
+		if len(fails) != 0 {
+			t.Fatalf("failures %v", fails)
+		}
+		for _, rows := range by {
+			for _, r := range rows {
+				if r.Expect != "pass" || !(r.TheoryMessages.Set && r.TheoryMessages.V == r.Messages || r.TheoryBound.Set && r.Messages <= r.TheoryBound.V) {
+					t.Errorf("%s N=%d: %d messages, theory %v bound %v", r.Algorithm, r.Nodes, r.Messages, r.TheoryMessages, r.TheoryBound)
+				}
+			}
+		}
+	})
+	t.Run("latency-sweep", func(t *testing.T) {
+		by, fails, _ := runScenarios(t, "latency-sweep", 0)
+		got := failuresBy(fails)
+		for step := range 4 {
+			name := fmt.Sprintf("latency-sweep-%d", step)
+			if (got[name+" bully/classic safety"] > 0) != (step > 0) {
+				t.Errorf("step %d: bully safety failures %d", step, got[name+" bully/classic safety"])
+			}
+			if (got[name+" chang-roberts turnaround"] > 0) != (step == 3) {
+				t.Errorf("step %d: chang-roberts turnaround failures %d", step, got[name+" chang-roberts turnaround"])
+			}
+			for _, r := range by[name] {
+				if r.Algorithm == "chang-roberts" && (!r.Correct || r.Messages != 23) {
+					t.Errorf("step %d: chang-roberts %d messages, correct %v", step, r.Messages, r.Correct)
+				}
+			}
+		}
+		if got["latency-sweep-0 chang-roberts safety"]+got["latency-sweep-3 chang-roberts safety"] > 0 {
+			t.Errorf("chang-roberts lost safety: %v", got)
+		}
+	})
+	// Every built-in file is covered above.
+	for _, name := range chaos.BuiltinNames() {
+		if !slices.Contains([]string{"default", "ring-would-be-leader-crash", "ring-inaccurate-detector", "bully-short-t1",
+			"halves-partition", "paused-leader", "clean-baseline", "latency-sweep"}, name) {
+			t.Errorf("built-in scenario %s has no test of its outcome", name)
+		}
+	}
+}
+
+// The same scenario and seed give byte-identical rows, whatever the
+// parallelism; the rows record the seed and the fault schedule applied.
+func TestScenarioDeterminism(t *testing.T) {
+	for _, name := range []string{"halves-partition", "latency-sweep", "paused-leader"} {
+		_, _, a := runScenarios(t, name, 1)
+		_, _, b := runScenarios(t, name, 4)
+		if !bytes.Equal(a, b) {
+			t.Fatalf("%s: two runs differ", name)
+		}
+	}
+}
+
+// A scenario with random faults: the seed decides which processes and
+// messages, and another seed decides otherwise.
+func TestScenarioSeedDecidesFaults(t *testing.T) {
+	src := `
+name: random-faults
+algorithms: [bully, chang-roberts]
+nodes: 8
+trials: 4
+network: {latency: "uniform(1ms,3ms)"}
+faults:
+  - {kind: crash, target: random(2), at: 3T, for: 10T}
+  - {kind: loss, probability: 0.05, toxicity: 0.5}
+  - {kind: reorder, probability: 0.2}
+  - {kind: duplicate, probability: 0.1, from: random(3)}
+`
+	run := func(seed string) []byte {
+		specs, err := ParseScenarios("r.yaml", []byte(src+"seed: "+seed+"\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return runCSV(t, specs[0], 0)
+	}
+	a, b, c := run("1"), run("1"), run("2")
+	if !bytes.Equal(a, b) || bytes.Equal(a, c) {
+		t.Fatal("fault draws are not a function of the seed")
+	}
+	if !bytes.Contains(a, []byte(":crash(")) || !bytes.Contains(a, []byte(":restart(")) || !bytes.Contains(a, []byte(":loss[all]")) {
+		t.Fatalf("schedule not recorded:\n%s", a)
+	}
+}
+
+// Every registered fault kind has its effect in the simulator.
+func TestEveryKindRunsOnSim(t *testing.T) {
+	for _, k := range chaos.Kinds() {
+		if simEffects[k.Name] == nil {
+			t.Errorf("fault kind %s has no simulator effect", k.Name)
+		}
+	}
+}
+
+// A scenario of every kind runs, and its trace records the faults.
+func TestEveryKindInATrial(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("name: kinds\nalgorithms: [bully]\nnodes: 6\ntrials: 1\ndetector: heartbeat(1T,5T)\nfaults:\n")
+	for _, k := range chaos.Kinds() {
+		line := "  - {kind: " + k.Name + ", at: 2T"
+		switch k.Class {
+		case chaos.ProcessFault, chaos.DetectorFault:
+			line += ", target: 1"
+		case chaos.PartitionFault:
+			line += ", shape: majorities-ring"
+		}
+		for _, p := range k.ParamDocs() {
+			if p.Required {
+				switch p.Type {
+				case "duration":
+					line += ", " + p.Name + ": 1T"
+				case "probability":
+					line += ", " + p.Name + ": 0.5"
+				default:
+					line += ", " + p.Name + ": 100"
+				}
+			}
+		}
+		if k.Heals != "" {
+			line += ", for: 5T"
+		}
+		b.WriteString(line + "}\n")
+	}
+	specs, err := ParseScenarios("kinds.yaml", []byte(b.String()))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, b.String())
+	}
+	var trace bytes.Buffer
+	row := RunTrial(specs[0].Plan()[0], &trace)
+	if row.Error != "" {
+		t.Fatal(row.Error)
+	}
+	for _, k := range chaos.Kinds() {
+		if !strings.Contains(row.Faults, "t=2ms:"+k.Name) {
+			t.Errorf("%s missing from the schedule %q", k.Name, row.Faults)
+		}
+	}
+	if !strings.Contains(trace.String(), `"ev":"fault","what":"partition(majorities-ring)[ring(d=2)]"`) {
+		t.Errorf("trace lacks the partition")
+	}
+}
+
+// Expectations: per-trial verdicts, and percentiles over trials.
+func TestExpectations(t *testing.T) {
+	parse := func(expect string) chaos.Expect {
+		scs, err := chaos.Parse("e.yaml", []byte("name: e\nalgorithms: [ring]\nexpect:\n"+expect))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return scs[0].Expect
+	}
+	row := reports.Row{TS: 0.001, Live: true, Messages: 30, DecidedS: reports.Some(0.02), DecidedT: reports.Some(20.0)}
+	for expect, want := range map[string]string{
+		"  safety: always\n":             "pass",
+		"  liveness: within 20T\n":       "pass",
+		"  liveness: within 19ms\n":      "fail: liveness within 19ms: decided after 20ms (20T)",
+		"  messages: at-most 30\n":       "pass",
+		"  messages: at-most theory\n":   "fail: messages at-most theory = 29: sent 30",
+		"  messages: at-most theory*2\n": "pass",
+		"  turnaround: p50 < 5T\n":       "pass",
+	} {
+		if got := checkTrial(parse(expect), &row, nodesTheory(29)); got != want {
+			t.Errorf("%s: %q, want %q", expect, got, want)
+		}
+	}
+	bad := row
+	bad.SafetyViolations, bad.Violation, bad.Live = 2, "wrong-leader at 1ms: x", false
+	if got := checkTrial(parse("  safety: always\n  liveness: within 1s\n  messages: at-most theory\n"), &bad, nodesTheory(0)); got !=
+		"fail: safety always: 2 violation(s), first wrong-leader at 1ms: x; liveness within 1s: not live (wrong-leader at 1ms: x); messages at-most theory: ALGORITHMS.md gives no figure for this configuration" {
+		t.Errorf("combined: %q", got)
+	}
+	if checkTrial(chaos.Expect{}, &row, nodesTheory(0)) != "" {
+		t.Error("no expectations, yet a verdict")
+	}
+	// p80 over five trials: the fourth fastest. One trial never finished.
+	var rows []reports.Row
+	for i, ta := range []float64{5, 1, 2, 4, -1} {
+		r := reports.Row{Scenario: "e", Algorithm: "ring", Variant: "default", Nodes: 4, Trial: i, Seed: uint64(100 + i), TS: 0.001}
+		if ta > 0 {
+			r.TurnaroundS = reports.Some(ta / 1000)
+		}
+		rows = append(rows, r)
+	}
+	spec := &Spec{Scenario: "e", Expect: parse("  turnaround: p80 < 5T\n")}
+	fails := CheckRun([]*Spec{spec}, rows)
+	if len(fails) != 1 || fails[0].String() != "e: ring N=4 over 5 trials: turnaround p80 < 5T: p80 is 5ms (5T) (slowest: trial 4, seed 104)" {
+		t.Errorf("p80: %v", fails)
+	}
+	spec.Expect = parse("  turnaround: p60 < 5T\n")
+	if fails := CheckRun([]*Spec{spec}, rows); len(fails) != 0 {
+		t.Errorf("p60: %v", fails)
+	}
+	spec.Expect = parse("  turnaround: p100 < 1s\n")
+	if fails := CheckRun([]*Spec{spec}, rows); len(fails) != 1 || !strings.Contains(fails[0].What, "never finished") {
+		t.Errorf("p100: %v", fails)
+	}
+}
+
+func nodesTheory(messages int64) nodes.Theory { return nodes.Theory{Messages: messages} }
