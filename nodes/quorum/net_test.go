@@ -52,8 +52,7 @@ type net struct {
 	decided [][]nodes.Rank
 
 	lease      time.Duration
-	leaderOf   map[int64]int // term → position of the first process to act as its leader
-	ballots    map[int64]bool
+	leaderOf   map[int64]int             // term → position of the first process to act as its leader
 	granted    map[[2]int64]map[int]bool // (receiver, term) → voters whose grant was delivered
 	leases     map[int][2]time.Duration  // position → its latest lease [start, end)
 	violations []string
@@ -97,7 +96,7 @@ func build(t *testing.T, spec string, params nodes.Params, ids ...uint64) *net {
 		blocked: map[[2]int]bool{}, netRand: rand.New(rand.NewPCG(1, 1)),
 		timers: map[timerKey]int{}, sent: map[string]int{}, fired: map[string]int{},
 		decided:  make([][]nodes.Rank, len(ids)),
-		leaderOf: map[int64]int{}, ballots: map[int64]bool{}, granted: map[[2]int64]map[int]bool{},
+		leaderOf: map[int64]int{}, granted: map[[2]int64]map[int]bool{},
 		leases: map[int][2]time.Duration{},
 	}
 	if alg.Quorum.Lease != nil {
@@ -310,26 +309,9 @@ func (n *net) safe() {
 	}
 }
 
-// leaders returns the terms that had a leader, with its position.
-func (n *net) leaders() map[int64]int { return n.leaderOf }
-
-// splitTerms counts terms with a ballot and no leader.
-func (n *net) splitTerms() int {
-	k := 0
-	for term := range n.ballots {
-		if _, ok := n.leaderOf[term]; !ok {
-			k++
-		}
-	}
-	return k
-}
-
 func (n *net) observeSend(from int, m nodes.Message) {
 	q := n.alg.Quorum
-	switch m.Kind {
-	case q.Ballot:
-		n.ballots[m.A] = true
-	case q.Leader:
+	if m.Kind == q.Leader {
 		if l, ok := n.leaderOf[m.A]; !ok {
 			n.leaderOf[m.A] = from
 			if votes := len(n.granted[[2]int64{int64(from), m.A}]) + 1; votes < tally.Majority(len(n.procs)) {

@@ -2,6 +2,7 @@ package quorum
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -90,9 +91,7 @@ func TestLeaderCrashReelects(t *testing.T) {
 func TestHalvesElectNobody(t *testing.T) {
 	for _, name := range algorithms {
 		for _, size := range []int{4, 6} {
-			half := ascending(size)
 			lo, hi := positions(0, size/2), positions(size/2, size)
-			_ = half
 			t.Run(fmt.Sprintf("%s/%d/from-start", name, size), func(t *testing.T) {
 				n := build(t, name, nil, ascending(size)...)
 				n.cut(lo, hi)
@@ -112,7 +111,7 @@ func TestHalvesElectNobody(t *testing.T) {
 				if _, err := n.agreed(); err != nil {
 					t.Fatal(err)
 				}
-				first := maps1(n.leaderOf)
+				first := maps.Clone(n.leaderOf)
 				n.cut(lo, hi)
 				n.run(1000 * T)
 				if len(n.leaderOf) != 1 {
@@ -242,12 +241,15 @@ func (n *net) agreedAmong(skip int) (uint64, error) {
 }
 
 // The property: under seeded random schedules of crashes, pauses,
-// partitions and heals, with jittered latency, no quorum algorithm ever has
-// two leaders in a term, a leader without a majority, or overlapping leases.
+// partitions and heals, with jittered latency on links that may reorder, no
+// quorum algorithm ever has two leaders in a term, a leader without a
+// majority, or overlapping leases; and once the faults stop, every one
+// elects a leader all live processes follow. (The simulator's version, with
+// 1,000 schedules and bully for contrast, is TestSimRandomSchedulesKeepSafety.)
 func TestRandomSchedulesKeepSafety(t *testing.T) {
-	trials := 1000
+	trials := 300
 	if testing.Short() {
-		trials = 100
+		trials = 50
 	}
 	for _, name := range algorithms {
 		t.Run(name, func(t *testing.T) {
@@ -269,7 +271,7 @@ func TestRandomSchedulesKeepSafety(t *testing.T) {
 				n.run(3500 * T)
 				if _, err := n.agreed(); err != nil {
 					stuck++
-					t.Logf("seed %d: %v", seed, err)
+					t.Errorf("seed %d: once the faults stopped: %v", seed, err)
 				}
 				n.safe()
 			}
@@ -329,14 +331,6 @@ func positions(lo, hi int) []int {
 	var out []int
 	for p := lo; p < hi; p++ {
 		out = append(out, p)
-	}
-	return out
-}
-
-func maps1(m map[int64]int) map[int64]int {
-	out := map[int64]int{}
-	for k, v := range m {
-		out[k] = v
 	}
 	return out
 }

@@ -1,0 +1,153 @@
+package quorum_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/electbench/electbench/nodes"
+	_ "github.com/electbench/electbench/nodes/bully"
+	_ "github.com/electbench/electbench/nodes/quorum"
+	"github.com/electbench/electbench/nodes/sim"
+	"github.com/electbench/electbench/workloads"
+)
+
+// The quorum algorithms on the simulator, judged by the workloads checker
+// exactly as `electbench run` judges them (WatchQuorum, Finish).
+
+// trial is one simulated run and the checker's verdict on it.
+type trial struct {
+	res *sim.Result
+	v   workloads.Verdict
+}
+
+// run runs spec on ids 1..n in a random arrangement drawn from seed. Quorum
+// algorithms start all by themselves; when warm is set, process 0 is also
+// told to initiate at time 0, so that it wins a first election before any
+// election timeout expires.
+func run(t testing.TB, spec string, params nodes.Params, n int, lat sim.Latency, seed uint64, deadline time.Duration,
+	warm bool, crashes []sim.Crash, faults []sim.Fault) trial {
+	t.Helper()
+	return runWith(t, spec, params, n, lat, seed, deadline, warm, crashes, faults, sim.Detector{}, nil)
+}
+
+func runWith(t testing.TB, spec string, params nodes.Params, n int, lat sim.Latency, seed uint64, deadline time.Duration,
+	warm bool, crashes []sim.Crash, faults []sim.Fault, det sim.Detector, trace io.Writer) trial {
+	t.Helper()
+	alg, variant, err := nodes.Lookup(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ranks := make([]nodes.Rank, n)
+	for i, id := range rand.New(rand.NewPCG(seed, 5)).Perm(n) {
+		ranks[i] = nodes.RankOf(uint64(id + 1))
+	}
+	checker := workloads.NewChecker(ranks)
+	runAlg := alg
+	if alg.Quorum != nil {
+		if runAlg, err = checker.WatchQuorum(alg, nodes.Config{Variant: variant, Params: params, N: n, T: lat.Mean()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var initiators []int
+	if !alg.StartsAll || warm {
+		initiators = []int{0}
+	}
+	res, err := sim.Run(sim.Config{Algorithm: runAlg, Variant: variant, Params: params, Ranks: ranks, Initiators: initiators,
+		Latency: lat, Seed: seed, Deadline: deadline, Observer: checker, Crashes: crashes, Faults: faults,
+		Detector: det, Trace: trace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return trial{res: res, v: checker.Finish(res.Decisions, res.Quiescent, res.End)}
+}
+
+// leaderCrash is when the first crash of a leader happened.
+func (tr trial) leaderCrash() (time.Duration, bool) {
+	for _, c := range tr.res.Crashes {
+		if c.WasLeader {
+			return c.At, true
+		}
+	}
+	return 0, false
+}
+
+// sender is one send of a trace.
+type sendEvent struct {
+	T    int64  `json:"t"`
+	Ev   string `json:"ev"`
+	From int    `json:"from"`
+	Kind string `json:"kind"`
+}
+
+// senders lists the processes that sent a message of kind at or after from,
+// in a trace written by the simulator.
+func senders(t *testing.T, trace []byte, kind string, from time.Duration) []int {
+	t.Helper()
+	seen := map[int]bool{}
+	var out []int
+	sc := bufio.NewScanner(bytes.NewReader(trace))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var e sendEvent
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatalf("trace line %q: %v", sc.Text(), err)
+		}
+		if e.Ev == "send" && e.Kind == kind && time.Duration(e.T) >= from && !seen[e.From] {
+			seen[e.From] = true
+			out = append(out, e.From)
+		}
+	}
+	return out
+}
+
+const T = 5 * time.Millisecond
+
+// jittered is the latency of most simulator tests: uniform in [0.5T, 1.5T].
+var jittered = sim.Uniform{Lo: T / 2, Hi: 3 * T / 2}
+
+// ALGORITHMS.md:169: "Failure of the leader alerts one process, not
+// everyone." Nine processes; once the first leader is established it
+// crashes. Even with the harness's perfect detector telling every process
+// (10T later), exactly one monitor fires and exactly one process proposes;
+// bully, in the same run, has every survivor start an election (the herd).
+func TestZookeeperNoHerd(t *testing.T) {
+	const n = 9
+	crash := []sim.Crash{{Pos: sim.CurrentLeader, When: sim.AtTime, At: 100 * T}}
+	for seed := range uint64(20) {
+		var trace bytes.Buffer
+		tr := runWith(t, "zookeeper", nil, n, jittered, seed, 400*T, false, crash, nil, sim.Detector{}, &trace)
+		at, ok := tr.leaderCrash()
+		if !ok {
+			t.Fatalf("seed %d: the leader did not crash", seed)
+		}
+		if got := tr.res.TimeoutsByKind()["MONITOR"]; got != 1 {
+			t.Errorf("seed %d: %d monitors fired, want exactly one", seed, got)
+		}
+		if got := senders(t, trace.Bytes(), "NEW_LEADER", at); len(got) != 1 {
+			t.Errorf("seed %d: processes %v proposed after the crash, want exactly one", seed, got)
+		}
+		if !tr.v.Correct || tr.v.Violations > 0 {
+			t.Errorf("seed %d: correct %v, violations %v", seed, tr.v.Correct, tr.v.Recorded)
+		}
+		trace.Reset()
+		bully := runWith(t, "bully", nil, n, jittered, seed, 400*T, false, crash, nil, sim.Detector{}, &trace)
+		at, _ = bully.leaderCrash()
+		// The survivors act: the highest announces at once, the others
+		// hold elections (one may already have heard the announcement).
+		acted := senders(t, trace.Bytes(), "ELECTION", at)
+		for _, p := range senders(t, trace.Bytes(), "COORDINATOR", at) {
+			if !slices.Contains(acted, p) {
+				acted = append(acted, p)
+			}
+		}
+		if len(acted) < n-2 {
+			t.Errorf("seed %d: bully: only %v acted on the crash, want nearly all %d survivors", seed, acted, n-1)
+		}
+	}
+}
