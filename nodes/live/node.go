@@ -285,6 +285,7 @@ func (n *node) handle(e event) (stop bool, err error) {
 	case evLinkDown:
 		if l := n.links[e.from]; l.conn == e.conn {
 			l.conn = nil
+			n.logf("link to peer %d went down: %v", e.from, e.err)
 		}
 	case evRefused:
 		n.refusals.Add(1)
@@ -552,6 +553,9 @@ func (n *node) send(to int, m nodes.Message, step bool) {
 	case to == n.self:
 		n.deliverLater(m, size)
 	case l == nil || l.conn == nil:
+		if l != nil && l.final && !l.refused {
+			n.logf("link to peer %d is down: %s dropped", to, m.Kind)
+		}
 		dropped = true
 	default:
 		l.conn.SetWriteDeadline(time.Now().Add(2 * time.Second))
@@ -749,11 +753,11 @@ func (n *node) dialOnce(ctx context.Context, to int, addr string, want nodes.ID)
 	// Nothing more comes this way on a healthy link: reading only notices
 	// the end (the peer died, a proxy was disabled).
 	for {
-		if _, err := fr.Next(); err != nil {
+		if _, err = fr.Next(); err != nil {
 			break
 		}
 	}
-	n.post(event{kind: evLinkDown, from: to, conn: c})
+	n.post(event{kind: evLinkDown, from: to, conn: c, err: err})
 	return true, nil
 }
 

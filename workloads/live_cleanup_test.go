@@ -1,0 +1,257 @@
+package workloads
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/electbench/electbench/chaos/toxi"
+	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/sim"
+	"github.com/electbench/electbench/reports"
+)
+
+// Nothing outlives a run (DESIGN.md, "Runtimes"): after 19 trials and a
+// 20th cancelled in the middle, no node process, proxy, listening port or
+// runtime goroutine of any of them remains.
+func TestLiveReleasesEverything(t *testing.T) {
+	opt := liveOptions(t)
+	srv, err := toxi.StartEmbedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	opt.Toxiproxy = srv.URL()
+	var infos []LiveInfo
+	opt.Observe = func(i LiveInfo) { infos = append(infos, i) }
+	s := spec(t, "chang-roberts", "4", "random", "lowest", "1ms", 19)
+	rows := 0
+	err = RunLive(context.Background(), s.Plan(), opt, func(r reports.Row) error {
+		rows++
+		if !r.Correct || r.Error != "" {
+			return fmt.Errorf("trial %d: %+v", r.Trial, r)
+		}
+		return nil
+	})
+	if err != nil || rows != 19 {
+		t.Fatalf("%d rows: %v", rows, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	opt.Observe = func(i LiveInfo) {
+		infos = append(infos, i)
+		cancel() // interrupt the trial once its cluster is up
+	}
+	err = RunLive(ctx, spec(t, "bully", "5", "random", "lowest", "1ms", 1).Plan(), opt, func(r reports.Row) error {
+		return fmt.Errorf("an interrupted trial emitted %+v", r)
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted run: %v", err)
+	}
+	if len(infos) != 20 {
+		t.Fatalf("%d trials acquired a cluster, want 20", len(infos))
+	}
+	_, apiPort, _ := net.SplitHostPort(strings.TrimPrefix(srv.URL(), "http://"))
+	if !ourListeningPorts(t)[apiPort] {
+		t.Fatal("this process's listening sockets are not visible: the port check would prove nothing")
+	}
+	checkReleased(t, toxi.NewClient(srv.URL()), infos)
+	// Every goroutine of the runtime has ended with its trial.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		buf := make([]byte, 1<<20)
+		stacks := string(buf[:runtime.Stack(buf, true)])
+		if !strings.Contains(stacks, "workloads.(*liveTrial)") && !strings.Contains(stacks, "chaos/toxi.(*Client)") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("live goroutines remain:\n%s", stacks)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// checkReleased checks that no process, proxy or port of the trials is left.
+func checkReleased(t *testing.T, c *toxi.Client, infos []LiveInfo) {
+	t.Helper()
+	for _, info := range infos {
+		for _, pid := range info.PIDs {
+			if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+				t.Errorf("node process %d remains (%v)", pid, err)
+			}
+		}
+		names, err := c.Names(context.Background(), info.Prefix)
+		if err != nil || len(names) != 0 {
+			t.Errorf("proxies %v remain (%v)", names, err)
+		}
+		// A port may have been handed to someone else since; it must not
+		// be listened on by this process (the harness and the embedded
+		// Toxiproxy). The node processes are gone, and their sockets with
+		// them.
+		ours := ourListeningPorts(t)
+		for _, addr := range append(info.NodeAddrs, info.ProxyAddrs...) {
+			_, port, err := net.SplitHostPort(addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ours[port] {
+				t.Errorf("%s is still listened on", addr)
+			}
+		}
+		if _, err := os.Stat(info.Dir); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("directory %s remains (%v)", info.Dir, err)
+		}
+	}
+}
+
+// A harness interrupted with SIGINT (Ctrl-C) stops its trial and releases
+// its nodes and proxies before it exits.
+func TestLiveInterruptedHarness(t *testing.T) {
+	if testing.Short() {
+		t.Skip("live runs start node processes and Toxiproxy; skipped with -short")
+	}
+	srv, err := toxi.StartEmbedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mark := fmt.Sprintf("ELECTBENCH_TEST_MARK=%x", rand.Uint64())
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), "ELECTBENCH_LIVE_HARNESS="+srv.URL(), mark)
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	sc := bufio.NewScanner(out)
+	var prefix string
+	for sc.Scan() {
+		if p, ok := strings.CutPrefix(sc.Text(), "running "); ok {
+			prefix = p
+			break
+		}
+	}
+	if prefix == "" {
+		t.Fatalf("the harness never ran a trial: %s", stderr.String())
+	}
+	if len(markedProcesses(mark)) == 0 {
+		t.Fatal("no node process carries the mark: the check below would prove nothing")
+	}
+	cmd.Process.Signal(os.Interrupt)
+	for sc.Scan() {
+	}
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("harness exit: %v; stderr:\n%s", err, stderr.String())
+	}
+	if left := markedProcesses(mark); len(left) != 0 {
+		t.Errorf("processes of the run remain: %v", left)
+	}
+	names, err := toxi.NewClient(srv.URL()).Names(context.Background(), prefix)
+	if err != nil || len(names) != 0 {
+		t.Errorf("proxies remain: %v (%v)", names, err)
+	}
+}
+
+// markedProcesses lists the processes whose environment holds mark.
+func markedProcesses(mark string) []string {
+	var out []string
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		env, err := os.ReadFile(filepath.Join(d, "environ"))
+		if err != nil {
+			continue
+		}
+		for _, kv := range strings.Split(string(env), "\x00") {
+			if kv == mark {
+				cmdline, _ := os.ReadFile(filepath.Join(d, "cmdline"))
+				out = append(out, filepath.Base(d)+": "+strings.ReplaceAll(string(cmdline), "\x00", " "))
+			}
+		}
+	}
+	return out
+}
+
+// harnessMain is a harness process for TestLiveInterruptedHarness: it runs
+// live trials through the Toxiproxy at url until interrupted, saying
+// "running PREFIX" as each trial's cluster comes up, and exits 130 on SIGINT.
+func harnessMain(url string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	alg, variant, err := nodes.Lookup("bully")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	s := &Spec{Scenario: "interrupt", Algos: []Algo{{Alg: alg, Variant: variant}}, Nodes: []int{5}, Trials: 1000,
+		Seed: 1, IDs: IDs{Mode: "random"}, Latency: sim.Constant(20 * time.Millisecond)}
+	s.Initiators, _ = ParseInitiators("lowest")
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	opt := LiveOptions{Toxiproxy: url, Node: []string{exe}, Env: []string{"ELECTBENCH_LIVE_NODE=1"}, Log: os.Stderr,
+		Observe: func(i LiveInfo) { fmt.Println("running " + i.Prefix) }}
+	err = RunLive(ctx, s.Plan(), opt, func(reports.Row) error { return nil })
+	if errors.Is(err, context.Canceled) {
+		return 130
+	}
+	fmt.Fprintln(os.Stderr, "harness:", err)
+	return 1
+}
+
+// ourListeningPorts returns the TCP ports this process listens on, from
+// /proc/net/tcp{,6} and the socket inodes among its open files.
+func ourListeningPorts(t *testing.T) map[string]bool {
+	t.Helper()
+	inodes := map[string]bool{}
+	fds, _ := filepath.Glob("/proc/self/fd/*")
+	for _, fd := range fds {
+		if link, err := os.Readlink(fd); err == nil {
+			if in, ok := strings.CutPrefix(link, "socket:["); ok {
+				inodes[strings.TrimSuffix(in, "]")] = true
+			}
+		}
+	}
+	ports := map[string]bool{}
+	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(data), "\n")[1:] {
+			fields := strings.Fields(line)
+			if len(fields) < 10 || fields[3] != "0A" || !inodes[fields[9]] { // 0A: LISTEN
+				continue
+			}
+			_, hexPort, _ := strings.Cut(fields[1], ":")
+			if p, err := strconv.ParseUint(hexPort, 16, 16); err == nil {
+				ports[strconv.FormatUint(p, 10)] = true
+			}
+		}
+	}
+	return ports
+}

@@ -1,0 +1,764 @@
+package workloads
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/live"
+	"github.com/electbench/electbench/nodes/sim"
+	"github.com/electbench/electbench/reports"
+)
+
+// execute starts the run at t0 and drives it until it settles, its deadline
+// passes or ctx ends.
+func (lt *liveTrial) execute(ctx context.Context) {
+	n := lt.n
+	// Faults at time 0 are in place before anyone starts.
+	for i := range lt.r.opt.Faults {
+		if lt.r.opt.Faults[i].At <= 0 {
+			lt.inject(ctx, &lt.r.opt.Faults[i])
+		}
+	}
+	lt.t0 = live.Mono()
+	lt.started = true
+	for p := range n {
+		if lt.alive[p] {
+			lt.send(lt.procs[p], live.Command{Type: "start", T0: lt.t0})
+		}
+	}
+	// Crashes at the start: exactly the initiators (everyone, for
+	// algorithms that all start at once) suspect them at time 0, before
+	// they initiate; everyone else after D (perfect detector).
+	for _, c := range lt.res.Crashes {
+		lt.detect(c.Pos, true)
+	}
+	for _, p := range lt.initiators {
+		if lt.alive[p] {
+			lt.send(lt.procs[p], live.Command{Type: "initiate"})
+		}
+	}
+	for i, c := range lt.crashes {
+		switch c.When {
+		case sim.AtTime:
+			lt.after(c.At, func() { lt.crash(lt.target(c.Pos), false) })
+		case sim.AfterMessages:
+			lt.afterMsgs = append(lt.afterMsgs, i)
+		case sim.LeaderElected:
+			lt.onElected = append(lt.onElected, i)
+		}
+	}
+	for i := range lt.r.opt.Faults {
+		f := &lt.r.opt.Faults[i]
+		if f.At > 0 {
+			lt.after(f.At, func() { lt.inject(ctx, f) })
+		}
+		lt.faulty = true
+	}
+	deadline := lt.s.Deadline
+	if deadline <= 0 {
+		deadline = sim.DefaultDeadline(n, lt.T)
+	}
+	stop := time.NewTimer(deadline)
+	defer stop.Stop()
+	recheck := time.NewTimer(time.Hour)
+	defer recheck.Stop()
+	for {
+		if lt.settled() {
+			lt.quiescent = true
+			return
+		}
+		if lt.quiet > 0 || lt.anyLossy() {
+			recheck.Reset(max(lt.lastCore+lt.quietPeriod()-lt.now(), time.Millisecond))
+		}
+		select {
+		case rep := <-lt.reports:
+			lt.handle(rep)
+		case f := <-lt.actions:
+			lt.pending--
+			f()
+		case <-recheck.C:
+		case <-stop.C:
+			return
+		case <-ctx.Done():
+			lt.fail("interrupted: %v", ctx.Err())
+			return
+		}
+	}
+}
+
+// after runs f on the trial's goroutine d after t0, counting it as pending
+// until then.
+func (lt *liveTrial) after(d time.Duration, f func()) {
+	lt.pending++
+	time.AfterFunc(max(d-lt.now(), 0), func() {
+		select {
+		case lt.actions <- f:
+		case <-lt.done:
+		}
+	})
+}
+
+// quietPeriod is how long nothing may happen before a run whose messages
+// may be lost, or whose detector could still notice something, counts as
+// settled.
+func (lt *liveTrial) quietPeriod() time.Duration {
+	q := lt.quiet
+	if lt.anyLossy() {
+		q = max(q, 4*lt.T+20*time.Millisecond)
+	}
+	return q
+}
+
+func (lt *liveTrial) anyLossy() bool { return slices.Contains(lt.lossy, true) }
+
+// settled reports whether the run has come to rest: no harness action
+// pending, no timer armed at a running process, every message written on a
+// reliable link to a process that will run again delivered, and, for runs
+// that may lose messages or run heartbeats, a quiet period behind it.
+func (lt *liveTrial) settled() bool {
+	if lt.pending > 0 || len(lt.restarting) > 0 {
+		return false
+	}
+	n := lt.n
+	for p := range n {
+		if !lt.gone[p] && (lt.armed[p] > 0 || lt.expect[p] > 0) {
+			return false
+		}
+	}
+	for i := range n {
+		for j := range n {
+			k := i*n + j
+			if lt.gone[j] || lt.lossy[k] {
+				continue
+			}
+			if lt.sentLink[k] != lt.recvLink[k] {
+				return false
+			}
+		}
+	}
+	return lt.now()-lt.lastCore >= lt.quietPeriod()
+}
+
+// handle processes one line (or the end) of a node.
+func (lt *liveTrial) handle(rep nodeReport) {
+	p := rep.p
+	current := p.pos >= 0 && lt.procs[p.pos] == p
+	if rep.eof {
+		if !p.killed && !p.stopped && current && lt.alive[p.pos] {
+			lt.fail("node %d exited unexpectedly: %s", p.pos, p.tail.String())
+			lt.crash(p.pos, false)
+		}
+		return
+	}
+	r := rep.r
+	switch r.Type {
+	case "linked":
+		p.linked = true
+		if lt.restarting[p.pos] && current {
+			delete(lt.restarting, p.pos)
+			lt.gone[p.pos], lt.alive[p.pos] = false, true
+			lt.send(p, live.Command{Type: "start", T0: lt.t0})
+		}
+	case "refused":
+		// A refusal of the reporter by its peer names nobody new: the peer
+		// reports its own side of it.
+		if !r.ByPeer && r.Peer >= 0 && r.Peer < lt.n {
+			lt.refused[r.Peer] = true
+		}
+	case "step":
+		if current {
+			lt.step(p.pos, &r)
+		}
+	case "maint":
+		if current && r.Stats != nil {
+			lt.maint[p.pos] = r.Stats.Sent
+		}
+	case "stats":
+		p.stopped = true
+		if current {
+			lt.res.Stats[p.pos] = r.Stats
+		}
+	case "error":
+		lt.fail("node %d: %s", p.pos, r.Error)
+	case "hello":
+		if lt.restarting[p.pos] && current {
+			lt.rewire(p)
+		}
+	}
+}
+
+// step accounts for one event a machine handled.
+func (lt *liveTrial) step(p int, r *live.Report) {
+	n := lt.n
+	at := time.Duration(r.T)
+	lt.steps++
+	lt.lastCore = max(lt.lastCore, lt.now())
+	lt.armed[p] = r.Armed
+	if r.Ev == "start" || r.Ev == "initiate" || r.Ev == "suspect" && lt.det.Kind != "heartbeat" {
+		lt.expect[p]--
+	}
+	switch r.Ev {
+	case "start":
+		if lt.t.Algo.Alg.StartsAll && (lt.firstInit < 0 || at < lt.firstInit) {
+			lt.firstInit = at
+		}
+	case "initiate":
+		if lt.firstInit < 0 || at < lt.firstInit {
+			lt.firstInit = at
+		}
+	case "recv":
+		k, ok := nodes.KindByName(r.Kind)
+		if r.From >= 0 && r.From < n {
+			lt.recvLink[r.From*n+p]++
+			lt.res.DeliveredFrom[r.From]++
+		}
+		lt.res.Received[r.Kind]++
+		if ok && k.IsElection() {
+			lt.lastElection = max(lt.lastElection, at)
+		}
+		if ok && lt.t.Algo.Alg.Quorum != nil {
+			lt.timeline = append(lt.timeline, tlEntry{at: at, seq: len(lt.timeline), kind: tlDelivered, p: p, from: r.From,
+				msg: nodes.Message{Kind: k, A: r.A, B: r.B}})
+		}
+	case "timer":
+		lt.fired[r.Timer]++
+	case "suspect":
+		lt.fired["SUSPECT"]++
+		lt.res.Suspicions = append(lt.res.Suspicions, LiveSuspicion{At: at, By: p, Of: r.Peer})
+		for i := range lt.res.Crashes {
+			c := &lt.res.Crashes[i]
+			if c.Pos == r.Peer && c.FirstSuspicion < 0 && at >= c.At {
+				c.FirstSuspicion = at
+			}
+		}
+	}
+	if lt.nodeSent[p] == nil {
+		lt.nodeSent[p] = map[string]int64{}
+	}
+	for _, m := range r.Sent {
+		lt.res.Sent[m.Kind]++
+		lt.nodeSent[p][m.Kind]++
+		lt.bytes += int64(m.Bytes)
+		if m.Dropped {
+			lt.res.Dropped[m.Kind]++
+		} else if m.To >= 0 && m.To < n {
+			lt.sentLink[p*n+m.To]++
+		}
+		k, ok := nodes.KindByName(m.Kind)
+		if ok && lt.t.Algo.Alg.Quorum != nil {
+			lt.timeline = append(lt.timeline, tlEntry{at: at, seq: len(lt.timeline), kind: tlSent, p: p,
+				msg: nodes.Message{Kind: k, A: m.A, B: m.B}})
+		}
+		if ok && k.IsElection() {
+			lt.elected++
+			if len(lt.afterMsgs) > 0 {
+				lt.checkMessageTriggers()
+			}
+		}
+	}
+	for _, d := range r.Decide {
+		leader, err := nodes.ParseRank(d)
+		if err != nil {
+			lt.fail("node %d decided %q: %v", p, d, err)
+			continue
+		}
+		dec := &lt.decisions[p]
+		dec.Leader, dec.At = leader, at
+		dec.Count++
+		lt.lastLeader = leader
+		lt.timeline = append(lt.timeline, tlEntry{at: at, seq: len(lt.timeline), kind: tlDecide, p: p, leader: leader})
+		if len(lt.onElected) > 0 {
+			for _, i := range lt.onElected {
+				lt.crash(lt.target(lt.crashes[i].Pos), false)
+			}
+			lt.onElected = nil
+		}
+	}
+	if r.Phase != "" {
+		lt.timeline = append(lt.timeline, tlEntry{at: at, seq: len(lt.timeline), kind: tlPhase, p: p, phase: r.Phase})
+	}
+}
+
+func (lt *liveTrial) checkMessageTriggers() {
+	kept := lt.afterMsgs[:0]
+	for _, i := range lt.afterMsgs {
+		if lt.elected >= lt.crashes[i].K {
+			lt.crash(lt.target(lt.crashes[i].Pos), false)
+		} else {
+			kept = append(kept, i)
+		}
+	}
+	lt.afterMsgs = kept
+}
+
+// target resolves sim.CurrentLeader: whom the latest decision named, or the
+// highest live process if nobody has decided.
+func (lt *liveTrial) target(pos int) int {
+	if pos != sim.CurrentLeader {
+		return pos
+	}
+	if !lt.lastLeader.IsZero() {
+		if p := slices.Index(lt.ranks, lt.lastLeader); p >= 0 {
+			return p
+		}
+	}
+	best := -1
+	for p := range lt.n {
+		if lt.alive[p] && (best < 0 || lt.ranks[best].Less(lt.ranks[p])) {
+			best = p
+		}
+	}
+	return max(best, 0)
+}
+
+// crash SIGKILLs position p's process and lets the detector notice.
+func (lt *liveTrial) crash(p int, atStart bool) {
+	if !lt.alive[p] {
+		return
+	}
+	wasLeader := lt.target(sim.CurrentLeader) == p
+	at := lt.now()
+	lt.kill(lt.procs[p])
+	lt.alive[p], lt.gone[p] = false, true
+	lt.res.Crashes = append(lt.res.Crashes, sim.CrashRecord{Pos: p, At: at, WasLeader: wasLeader, FirstSuspicion: -1})
+	lt.timeline = append(lt.timeline, tlEntry{at: at, seq: len(lt.timeline), kind: tlCrash, p: p})
+	if !atStart {
+		lt.faulty = true
+		lt.detect(p, false)
+	}
+}
+
+// detect is the perfect detector, with the harness as its oracle: every
+// live process is told D after the crash; at the start, the initiators are
+// told at once. A heartbeat detector needs no help.
+func (lt *liveTrial) detect(c int, atStart bool) {
+	if lt.det.Kind == "heartbeat" {
+		return
+	}
+	now := make([]bool, lt.n)
+	if atStart {
+		for _, p := range lt.initiators {
+			now[p] = true
+		}
+		if lt.t.Algo.Alg.StartsAll {
+			for p := range now {
+				now[p] = true
+			}
+		}
+	}
+	at := lt.now()
+	for q := range lt.n {
+		if q == c || !lt.alive[q] {
+			continue
+		}
+		if now[q] {
+			lt.send(lt.procs[q], live.Command{Type: "suspect", Peer: c})
+			continue
+		}
+		lt.after(at+lt.det.D, func() {
+			if lt.alive[q] {
+				lt.send(lt.procs[q], live.Command{Type: "suspect", Peer: c})
+			}
+		})
+	}
+}
+
+func (lt *liveTrial) kill(p *proc) {
+	if p.killed {
+		return
+	}
+	p.killed = true
+	// The node leads its own process group: kill the group.
+	syscall.Kill(-p.pid, syscall.SIGKILL)
+	syscall.Kill(p.pid, syscall.SIGKILL)
+}
+
+// inject applies one fault and schedules its end.
+func (lt *liveTrial) inject(ctx context.Context, f *LiveFault) {
+	lt.faulty = true
+	switch f.Kind {
+	case "pause":
+		for _, p := range f.Procs {
+			if p < 0 || p >= lt.n || !lt.alive[p] {
+				continue
+			}
+			syscall.Kill(-lt.procs[p].pid, syscall.SIGSTOP)
+			lt.paused[p] = true
+			if f.For <= 0 {
+				lt.gone[p] = true
+			}
+		}
+		if f.For > 0 {
+			lt.after(f.At+f.For, func() {
+				for _, p := range f.Procs {
+					if p >= 0 && p < lt.n && lt.paused[p] {
+						syscall.Kill(-lt.procs[p].pid, syscall.SIGCONT)
+						lt.paused[p] = false
+					}
+				}
+			})
+		}
+	case "restart":
+		for _, p := range f.Procs {
+			if p < 0 || p >= lt.n || !lt.alive[p] {
+				continue
+			}
+			lt.crash(p, false)
+			lt.restarting[p] = true
+			lt.after(f.At+f.For, func() { lt.respawn(p) })
+		}
+	case "partition":
+		group := make([]int, lt.n)
+		for i := range group {
+			group[i] = -1
+		}
+		for g, ps := range f.Groups {
+			for _, p := range ps {
+				if p >= 0 && p < lt.n {
+					group[p] = g
+				}
+			}
+		}
+		var cut [][2]int
+		for _, l := range lt.links {
+			if group[l[0]] != group[l[1]] {
+				cut = append(cut, l)
+				lt.lossy[l[0]*lt.n+l[1]] = true
+			}
+		}
+		lt.toxic(ctx, "partition", cut, func(ctx context.Context, l [2]int) error {
+			if f.Silent {
+				return lt.r.client.Cut(ctx, lt.proxy[l])
+			}
+			return lt.r.client.SetEnabled(ctx, lt.proxy[l], false)
+		})
+		if f.For > 0 {
+			lt.after(f.At+f.For, func() {
+				lt.toxic(ctx, "heal", cut, func(ctx context.Context, l [2]int) error {
+					if f.Silent {
+						return lt.r.client.Heal(ctx, lt.proxy[l])
+					}
+					return lt.r.client.SetEnabled(ctx, lt.proxy[l], true)
+				})
+			})
+		}
+	case "latency":
+		var links [][2]int
+		for _, l := range f.Links {
+			if _, ok := lt.proxy[l]; ok {
+				links = append(links, l)
+			}
+		}
+		lt.toxic(ctx, "latency", links, func(ctx context.Context, l [2]int) error {
+			return lt.r.client.SetLatency(ctx, lt.proxy[l], f.Latency, f.Jitter)
+		})
+		if f.For > 0 {
+			lt.after(f.At+f.For, func() {
+				lt.toxic(ctx, "restore latency", links, func(ctx context.Context, l [2]int) error {
+					return lt.r.client.SetLatency(ctx, lt.proxy[l], lt.latency[l], lt.jitter[l])
+				})
+			})
+		}
+	default:
+		lt.fail("unknown live fault %q", f.Kind)
+	}
+}
+
+func (lt *liveTrial) toxic(ctx context.Context, what string, links [][2]int, f func(context.Context, [2]int) error) {
+	if err := lt.parallel(ctx, links, f); err != nil {
+		lt.fail("%s: %v", what, err)
+	}
+}
+
+// respawn starts position p again with its identity; rewire and the
+// "linked" report finish the job.
+func (lt *liveTrial) respawn(p int) {
+	old := lt.procs[p]
+	np, err := lt.spawn(old.idx, old.dir, "")
+	if err != nil {
+		lt.fail("restarting node %d: %v", p, err)
+		delete(lt.restarting, p)
+		return
+	}
+	np.pos, np.inc, np.ident = p, old.inc+1, old.ident
+	lt.procs[p] = np
+}
+
+// rewire points the proxies into a restarted process at its new address,
+// forgets what was lost with the old one, and configures it.
+func (lt *liveTrial) rewire(p *proc) {
+	ctx, cancel := context.WithTimeout(context.Background(), lt.setupTimeout())
+	defer cancel()
+	var into [][2]int
+	for _, l := range lt.links {
+		if l[1] == p.pos {
+			into = append(into, l)
+		}
+	}
+	lt.toxic(ctx, "rewire", into, func(ctx context.Context, l [2]int) error {
+		return lt.r.client.SetUpstream(ctx, lt.proxy[l], p.addr)
+	})
+	n := lt.n
+	for i := range n {
+		lt.recvLink[i*n+p.pos] = lt.sentLink[i*n+p.pos]
+	}
+	lt.armed[p.pos], lt.expect[p.pos] = 0, 0
+	lt.configure(p)
+}
+
+// teardown releases everything: processes (stopped politely if they run,
+// killed in any case), proxies, files. It runs on every exit path.
+func (lt *liveTrial) teardown() {
+	running := 0
+	for pos, p := range lt.procs {
+		if p != nil && !p.killed && lt.alive != nil && lt.alive[pos] {
+			if lt.paused[pos] {
+				syscall.Kill(-p.pid, syscall.SIGCONT)
+			}
+			lt.send(p, live.Command{Type: "stop"})
+			running++
+		}
+	}
+	// Collect the stats of the nodes asked to stop, within a bound.
+	wait := time.NewTimer(5 * time.Second)
+	for running > 0 {
+		select {
+		case rep := <-lt.reports:
+			lt.handle(rep)
+			if rep.eof && !rep.p.killed {
+				running--
+			}
+		case <-wait.C:
+			running = 0
+		}
+	}
+	wait.Stop()
+	for _, p := range lt.all {
+		if !p.killed {
+			p.killed = true
+			syscall.Kill(-p.pid, syscall.SIGKILL)
+			syscall.Kill(p.pid, syscall.SIGKILL)
+		}
+		p.stdin.Close()
+	}
+	close(lt.done) // unblocks readers and pending actions
+	lt.wg.Wait()
+	if len(lt.res.Info.Proxies) > 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		if err := lt.r.client.Delete(ctx, lt.res.Info.Proxies...); err != nil {
+			lt.fail("removing proxies: %v", err)
+		}
+		cancel()
+	}
+	if lt.dir != "" {
+		removeAll(lt.dir)
+	}
+}
+
+// finish builds the row from what the run reported.
+func (lt *liveTrial) finish() {
+	row := &lt.res.Row
+	a := lt.t.Algo
+	if lt.ranks == nil || !lt.started {
+		row.Correct, row.Live = false, false
+		row.Error = oneLine("live: " + strings.Join(lt.errs, "; "))
+		return
+	}
+	end := lt.lastCore
+	// Feed the checker in time order (nodes report on their own pipes).
+	checker := NewChecker(lt.ranks)
+	if a.Alg.Quorum != nil {
+		// Only the checker's watch is wanted: the machines ran in the nodes.
+		if _, err := checker.WatchQuorum(a.Alg, nodes.Config{Variant: a.Variant, Params: a.Params, N: lt.n, T: lt.tAlg}); err != nil {
+			lt.fail("%v", err)
+		}
+	}
+	slices.SortFunc(lt.timeline, func(x, y tlEntry) int {
+		if c := cmp.Compare(x.at, y.at); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.seq, y.seq)
+	})
+	for _, e := range lt.timeline {
+		switch e.kind {
+		case tlDecide:
+			checker.Decided(e.at, e.p, e.leader)
+		case tlPhase:
+			checker.Phase(e.at, e.p, e.phase)
+		case tlCrash:
+			checker.Crashed(e.at, e.p)
+		case tlSent:
+			checker.Sent(e.at, e.p, e.msg)
+		case tlDelivered:
+			checker.Delivered(e.at, e.p, e.from, e.msg)
+		}
+	}
+	lt.res.Decisions = lt.decisions
+	v := checker.Finish(lt.decisions, lt.quiescent, end)
+	row.Correct, row.Live, row.Leader = v.Correct, v.Live, v.Leader
+	row.SafetyViolations = v.Violations
+	if len(v.Recorded) > 0 {
+		row.Violation = oneLine(v.Recorded[0].String())
+	}
+
+	// Counts: the machines' messages from the step lines, the runtime's
+	// pings from the nodes' own counts.
+	byKind := map[string]int64{}
+	for k, c := range lt.res.Sent {
+		byKind[k] += c
+		if kind, ok := nodes.KindByName(k); ok && kind.IsElection() {
+			row.Messages += c
+		}
+	}
+	row.Bytes = lt.bytes
+	for p := range lt.n {
+		sent := lt.maint[p]
+		if st := lt.res.Stats[p]; st != nil {
+			sent = st.Sent
+		}
+		for _, k := range maintKinds {
+			byKind[k.String()] += sent[k.String()]
+			row.Bytes += sent[k.String()] * int64(nodes.Message{Kind: k}.EncodedSize())
+		}
+	}
+	row.MessagesByKind = reports.CountsFromMap(byKind)
+	for _, c := range lt.fired {
+		row.Timeouts += c
+	}
+	row.TimeoutsByKind = reports.CountsFromMap(lt.fired)
+	row.Events = lt.steps
+	for k, s := range lt.res.Sent {
+		if lost := s - lt.res.Dropped[k] - lt.res.Received[k]; lost != 0 {
+			lt.res.Lost[k] = lost
+		}
+	}
+	for _, p := range lt.res.Stats {
+		if p != nil {
+			lt.res.Refusals += p.Refused
+		}
+	}
+	lt.reconcile()
+
+	if lt.lastElection >= 0 && lt.firstInit >= 0 {
+		row.TurnaroundS, row.TurnaroundT = inUnits(lt.lastElection-lt.firstInit, lt.T)
+	}
+	if v.Leader != "" && lt.firstInit >= 0 {
+		row.DecidedS, row.DecidedT = inUnits(v.DecidedAt-lt.firstInit, lt.T)
+	}
+	for _, c := range lt.res.Crashes {
+		if !c.WasLeader {
+			continue
+		}
+		if c.FirstSuspicion >= 0 {
+			row.DetectS = reports.Some((c.FirstSuspicion - c.At).Seconds())
+		}
+		if v.Correct && v.DecidedAt >= c.At {
+			row.FailoverS, row.FailoverT = inUnits(v.DecidedAt-c.At, lt.T)
+		}
+		break
+	}
+	fillQuorum(row, &sim.Result{T: lt.T, FirstInitiation: lt.firstInit, Crashes: lt.res.Crashes}, v)
+	if a.Alg.Theory != nil && a.Alg.HasDefaultParams(a.Params, lt.T) {
+		in := nodes.TheoryInput{Variant: a.Variant, N: lt.n, Ranks: lt.ranks, Initiators: lt.initiators, Params: a.Params}
+		for _, c := range lt.res.Crashes {
+			if c.At == 0 && !lt.faulty {
+				in.Crashed = append(in.Crashed, c.Pos)
+			} else {
+				in.Faulty = true
+			}
+		}
+		if lt.faulty || lt.det != sim.DefaultDetector(lt.T) {
+			in.Faulty = true
+		}
+		th := a.Alg.Theory(in)
+		if th.Messages > 0 {
+			row.TheoryMessages = reports.Some(th.Messages)
+		}
+		if th.Bound > 0 {
+			row.TheoryBound = reports.Some(th.Bound)
+		}
+	}
+	if len(lt.errs) > 0 {
+		row.Error = oneLine("live: " + strings.Join(lt.errs, "; "))
+		row.Correct, row.Live = false, false
+	}
+}
+
+// reconcile checks the counts: in a run without faults every message
+// written is delivered, and each node's own count of what it sent agrees
+// with its step lines.
+func (lt *liveTrial) reconcile() {
+	if !lt.faulty && len(lt.res.Crashes) == 0 {
+		for k, d := range lt.res.Dropped {
+			lt.fail("%d %s messages dropped: no link was up", d, k)
+		}
+		if !lt.quiescent && lt.t.Algo.Alg.Quorum == nil {
+			lt.fail("not settled by the deadline: %s", lt.unsettled())
+		}
+		if lt.quiescent {
+			for k, lost := range lt.res.Lost {
+				lt.fail("%d %s messages written but never delivered (sent %d, dropped %d, received %d)",
+					lost, k, lt.res.Sent[k], lt.res.Dropped[k], lt.res.Received[k])
+			}
+		}
+	}
+	for p, st := range lt.res.Stats {
+		if st == nil || lt.procs[p].inc > 0 {
+			continue
+		}
+		for k, c := range st.Sent {
+			if isMaint(k) {
+				continue
+			}
+			if got := lt.nodeSent[p][k]; got != c {
+				lt.fail("node %d counted %d %s sent, its step lines %d", p, c, k, got)
+			}
+		}
+	}
+}
+
+// maintKinds are the runtime's own kinds (the heartbeat detector's), which
+// step lines do not carry.
+var maintKinds = []nodes.Kind{mustKind("PING"), mustKind("PING_ACK")}
+
+func mustKind(name string) nodes.Kind {
+	k, ok := nodes.KindByName(name)
+	if !ok {
+		panic("workloads: kind " + name + " is not registered")
+	}
+	return k
+}
+
+func isMaint(kind string) bool { return kind == "PING" || kind == "PING_ACK" }
+
+// unsettled says what kept a run from settling: messages in flight, timers
+// armed, commands unanswered.
+func (lt *liveTrial) unsettled() string {
+	var what []string
+	n := lt.n
+	for i := range n {
+		for j := range n {
+			if k := i*n + j; !lt.gone[j] && lt.sentLink[k] != lt.recvLink[k] {
+				what = append(what, fmt.Sprintf("%d→%d: %d written, %d delivered", i, j, lt.sentLink[k], lt.recvLink[k]))
+			}
+		}
+	}
+	for p := range n {
+		if !lt.gone[p] && (lt.armed[p] > 0 || lt.expect[p] > 0) {
+			what = append(what, fmt.Sprintf("process %d: %d timers armed, %d commands unanswered", p, lt.armed[p], lt.expect[p]))
+		}
+	}
+	if lt.pending > 0 {
+		what = append(what, fmt.Sprintf("%d harness actions pending", lt.pending))
+	}
+	if len(what) == 0 {
+		return "quiet, but not for long enough"
+	}
+	return strings.Join(what, "; ")
+}

@@ -1,0 +1,9 @@
+//go:build unix && !linux
+
+package workloads
+
+import "syscall"
+
+// nodeSysProcAttr puts a node in a process group of its own; a node also
+// exits when its control channel (stdin) closes.
+func nodeSysProcAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
