@@ -143,7 +143,6 @@ func TestLiveChangRobertsMatchesSim(t *testing.T) {
 	checkChangRoberts(t, r)
 }
 
-//
 // Wall-clock time on a shared host is noisy: a process that other load keeps
 // off the CPU for a few milliseconds at one of 47 hops moves the turnaround
 // by as much. So each size gets up to three trials (with their own seeds),
