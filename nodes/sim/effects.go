@@ -558,6 +558,16 @@ func (s *sim) affects(a *activeLink, from, to int32) bool {
 	return float64(h>>11)/(1<<53) < tox
 }
 
+// sendFaulty is send's tail in a run with faults.
+func (s *sim) sendFaulty(from, to int32, m *nodes.Message, size int64) {
+	s.seq++
+	ord := order(classDeliver, s.seq)
+	if s.trace != nil {
+		s.trace.message(s.now, "send", ord, from, to, m)
+	}
+	s.route(from, to, m, ord, size)
+}
+
 // route sends a message through the active link effects: it may be lost,
 // delayed, duplicated or allowed to overtake. Only runs with faults get
 // here; the fault-free path in send is unchanged.
@@ -680,9 +690,9 @@ func (s *sim) lose(from, to int32, ord uint64, m *nodes.Message) {
 // intercept runs at a delivery in a run with faults: a paused receiver's
 // messages wait for it; a message arriving over a cut link is lost (a
 // partition drops what is in flight). It reports whether it took the message.
-func (s *sim) intercept(to, from int32, ord uint64, m *nodes.Message, bg bool) bool {
+func (s *sim) intercept(to, from int32, ord uint64, m *nodes.Message) bool {
 	if s.paused != nil && s.paused[to] {
-		s.hold(to, payload{kind: evDeliver, to: to, from: from, msg: *m}, ord, bg)
+		s.hold(to, payload{kind: evDeliver, to: to, from: from, msg: *m}, ord, s.background(m.Kind))
 		return true
 	}
 	for _, a := range s.links {

@@ -150,6 +150,7 @@ type sim struct {
 	now      int64
 	seq      uint64
 	fifoMode bool
+	faulty   bool // Config.Faults is not empty: only then do sends and deliveries look at link effects
 	fifo     fifo
 	heap     heap4
 	slab     []payload
@@ -167,22 +168,9 @@ type sim struct {
 	det         Detector
 	detRand     *rand.Rand
 	hb          *heartbeats
-	phased      bool // machines implement nodes.Phased
-
-	// Faults (effects.go). faulty is set when Config.Faults is not empty:
-	// only then do sends and deliveries look at link effects.
-	newMachine  func() nodes.Machine
-	faults      []Fault // Config.Crashes, then Config.Faults
-	fstate      []faultState
-	faulty      bool
-	links       []*activeLink // link effects in force, in activation order
-	afterMsgs   []pend        // faults waiting for a message count
-	onElected   []pend        // faults waiting for the first decision
-	onStart     []pend        // faults waiting for the first initiation
-	paused      []bool        // by position; nil without pause faults
-	held        [][]held      // events withheld from paused processes
-	incarnation []uint32      // by position: restarts, for heartbeat ticks
-	fr          *rand.Rand    // the fault stream
+	afterMsgs   []pend // faults waiting for a message count
+	onElected   []pend // faults waiting for the first decision
+	phased      bool   // machines implement nodes.Phased
 
 	// Background events (heartbeat ticks and pings) do not keep a run
 	// alive: it comes to rest when no other event is pending and nothing
@@ -194,6 +182,17 @@ type sim struct {
 
 	res   Result
 	trace *tracer
+
+	// Faults (effects.go), kept after the hot fields.
+	newMachine  func() nodes.Machine
+	faults      []Fault // Config.Crashes, then Config.Faults
+	fstate      []faultState
+	links       []*activeLink // link effects in force, in activation order
+	onStart     []pend        // faults waiting for the first initiation
+	paused      []bool        // by position; nil without pause faults
+	held        [][]held      // events withheld from paused processes
+	incarnation []uint32      // by position: restarts, for heartbeat ticks
+	fr          *rand.Rand    // the fault stream
 }
 
 // Run executes one trial and returns what the runtime counted. It fails only
@@ -507,11 +506,10 @@ func (s *sim) popped() {
 }
 
 func (s *sim) deliver(to, from int32, ord uint64, m *nodes.Message) {
-	bg := s.background(m.Kind)
-	if !bg {
+	if !s.background(m.Kind) {
 		s.popped()
 	}
-	if s.faulty && s.intercept(to, from, ord, m, bg) {
+	if s.faulty && s.intercept(to, from, ord, m) {
 		return
 	}
 	if !s.alive[to] {
@@ -559,12 +557,7 @@ func (s *sim) send(from int32, to nodes.PeerID, m nodes.Message) {
 		}
 	}
 	if s.faulty {
-		s.seq++
-		ord := order(classDeliver, s.seq)
-		if s.trace != nil {
-			s.trace.message(s.now, "send", ord, from, int32(to), &m)
-		}
-		s.route(from, int32(to), &m, ord, size)
+		s.sendFaulty(from, int32(to), &m, size)
 		return
 	}
 	if !s.background(m.Kind) {
