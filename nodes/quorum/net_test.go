@@ -29,6 +29,7 @@ const T = time.Millisecond
 type net struct {
 	t       *testing.T
 	alg     *nodes.Algorithm
+	machine func() nodes.Machine
 	ranks   []nodes.Rank // by position
 	peers   []nodes.Peer // ascending rank, PeerID = position
 	procs   []nodes.Machine
@@ -91,7 +92,7 @@ func build(t *testing.T, spec string, params nodes.Params, ids ...uint64) *net {
 		t.Fatal(err)
 	}
 	n := &net{
-		t: t, alg: alg,
+		t: t, alg: alg, machine: newMachine,
 		crashed: make([]bool, len(ids)), paused: make([]bool, len(ids)), held: make([][]event, len(ids)),
 		blocked: map[[2]int]bool{}, netRand: rand.New(rand.NewPCG(1, 1)),
 		timers: map[timerKey]int{}, sent: map[string]int{}, fired: map[string]int{},
@@ -151,6 +152,19 @@ func (n *net) cut(groups ...[]int) {
 func (n *net) heal() { clear(n.blocked) }
 
 func (n *net) crash(p int) { n.crashed[p] = true }
+
+// restart replaces p with a fresh machine, started now: a process restarted
+// without stable storage.
+func (n *net) restart(p int) {
+	for k := range n.timers {
+		if k.p == p {
+			delete(n.timers, k)
+		}
+	}
+	n.crashed[p] = false
+	n.procs[p] = n.machine()
+	n.procs[p].Start(n.envs[p])
+}
 
 func (n *net) pause(p int) { n.paused[p] = true }
 

@@ -264,11 +264,14 @@ func stepCandidate(r *raft, env nodes.Env, from int, m nodes.Message) {
 }
 
 // stepLeader ignores late votes. Another leader's heartbeat in its own term
-// is impossible — each process votes once per term and two majorities
-// intersect — so it is a bug, and panics.
-func stepLeader(r *raft, _ nodes.Env, from int, m nodes.Message) {
+// is impossible while votes survive crashes — each process votes once per
+// term and two majorities intersect. A restart without stable storage (the
+// simulator's restart is a fresh machine) can forget a vote; the checker
+// then records two leaders, and this one yields to the other.
+func stepLeader(r *raft, env nodes.Env, from int, m nodes.Message) {
 	if m.Kind == kindHeartbeat {
-		panic(fmt.Sprintf("raft: leader %v of term %d got a heartbeat of the same term from %v", r.peers[r.self].Rank, r.term, r.peers[from].Rank))
+		r.becomeFollower(env, m.A)
+		r.heartbeatFrom(env, from)
 	}
 }
 
