@@ -49,6 +49,15 @@
 //
 // Where ALGORITHMS.md is silent:
 //
+//   - None of the three keeps stable storage (the contract gives an
+//     algorithm no file), and the simulator restarts a process as a fresh
+//     machine. Raft's safety needs its term and vote to survive a crash, so
+//     after such a restart it can elect two leaders in a term; the checker
+//     reports it, and a leader that hears another of its term yields.
+//     Zookeeper's one ACK per epoch has the same need. Chubby forgets only
+//     promises that time bounds: a process started after the run began
+//     votes for nobody, itself included, for L + margin, which keeps every
+//     promise it may have forgotten.
 //   - raft ignores the harness's failure detector: its election timeout is
 //     its detector. Heartbeats are answered with HEARTBEAT_ACK carrying the
 //     follower's term, as AppendEntries replies are, so that a deposed
