@@ -44,6 +44,7 @@ type runOptions struct {
 	crashes    []string
 	detector   string
 	rank       string
+	toxiproxy  string           // live runs: an existing toxiproxy-server; "" embeds one
 	report     runReportOptions // report.html and --history (history.go)
 }
 
@@ -91,7 +92,8 @@ Exit codes: 0 ok, 1 an expectation failed, 2 bad usage or input,
 	f.StringVar(&o.nodes, "nodes", o.nodes, "cluster sizes: N, A..B (doubling) or a list 3,5,8")
 	f.IntVar(&o.trials, "trials", o.trials, "trials per algorithm and size")
 	f.Uint64Var(&o.seed, "seed", o.seed, "seed of the run; trial i uses a seed derived from it and i")
-	f.StringVar(&o.runtime, "runtime", o.runtime, "runtime: sim")
+	f.StringVar(&o.runtime, "runtime", o.runtime, "runtime: sim, or live (node processes through Toxiproxy; T ≥ 1ms, whole milliseconds)")
+	f.StringVar(&o.toxiproxy, "toxiproxy", "", "live runs: URL of an existing toxiproxy-server (default: embed one, on loopback)")
 	f.StringVar(&o.ids, "ids", o.ids, "id arrangement by ring position: random, ascending, descending, a list,\nor pow(b[,hash]) for minted proof-of-work identities (cached on disk)")
 	f.StringVar(&o.rank, "rank", o.rank, "rank processes by id, or by epoch: H(id ‖ a nonce drawn per trial)")
 	f.StringVar(&o.initiators, "initiators", o.initiators, "who initiates: all, max, successor-of-max, lowest, random(k) or positions")
@@ -110,8 +112,8 @@ Exit codes: 0 ok, 1 an expectation failed, 2 bad usage or input,
 
 // buildSpec turns flags into a validated workload, or a bad-input error.
 func (o runOptions) buildSpec() (*workloads.Spec, error) {
-	if o.runtime != "sim" {
-		return nil, badInputf("--runtime %q: this build runs only the simulator (sim)", o.runtime)
+	if o.runtime != "sim" && o.runtime != "live" {
+		return nil, badInputf("--runtime %q: want sim or live", o.runtime)
 	}
 	lat, err := sim.ParseLatency(o.latency)
 	if err != nil {
@@ -155,6 +157,14 @@ func (o runOptions) buildSpec() (*workloads.Spec, error) {
 	}
 	if err := spec.Validate(); err != nil {
 		return nil, badInput(err)
+	}
+	if o.runtime == "live" {
+		if err := spec.ValidateLive(); err != nil {
+			return nil, badInput(err)
+		}
+		if o.trace != "" {
+			return nil, badInputf("--trace: live runs write no event trace (their nodes' diagnostics go to DIR/live.log)")
+		}
 	}
 	return spec, nil
 }
@@ -235,13 +245,23 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 	if err != nil {
 		return err
 	}
+	var liveSpecs []*workloads.Spec // run live, after the simulated ones
 	if specs == nil {
 		spec, err := o.buildSpec()
 		if err != nil {
 			return err
 		}
-		specs = []*workloads.Spec{spec}
-	} else if o.parallel < 0 {
+		if o.runtime == "live" {
+			liveSpecs = []*workloads.Spec{spec}
+		} else {
+			specs = []*workloads.Spec{spec}
+		}
+	} else if len(args) == 0 {
+		// The bare default run also elects with every algorithm on a small
+		// live cluster (DESIGN.md, "The command line").
+		liveSpecs = []*workloads.Spec{workloads.DefaultLiveSpec()}
+	}
+	if specs != nil && o.parallel < 0 {
 		return badInputf("--parallel %d: must be at least 1 (or 0 for one per core)", o.parallel)
 	}
 	formats, err := parseFormats(o.formats)
@@ -275,6 +295,10 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 			done[r.Key()] = true
 		}
 	}
+	var liveTrials []workloads.Trial
+	for _, spec := range liveSpecs {
+		liveTrials = append(liveTrials, spec.Plan()...)
+	}
 	var traceFile *os.File
 	opts := workloads.Options{Parallel: o.parallel}
 	if o.trace != "" {
@@ -292,12 +316,20 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 	defer stop()
 	start := time.Now()
 	written := 0
-	prog := newProgress(cmd.ErrOrStderr(), countToRun(trials, opts.Skip))
-	runErr := workloads.Run(ctx, trials, opts, func(r reports.Row) error {
+	liveOpts := workloads.LiveOptions{Toxiproxy: o.toxiproxy}
+	if done != nil {
+		liveOpts.Skip = func(t workloads.Trial) bool { return done[t.LiveBaseRow().Key()] }
+	}
+	prog := newProgress(cmd.ErrOrStderr(), countToRun(trials, opts.Skip)+countToRun(liveTrials, liveOpts.Skip))
+	emit := func(r reports.Row) error {
 		written++
 		prog.Done(r)
 		return w.Write(r)
-	})
+	}
+	runErr := workloads.Run(ctx, trials, opts, emit)
+	if runErr == nil && len(liveTrials) > 0 {
+		runErr = runLive(ctx, o.out, liveTrials, liveOpts, emit)
+	}
 	prog.Close()
 	if err := w.Close(); err != nil && runErr == nil {
 		runErr = err
@@ -331,6 +363,18 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 	}
 	fmt.Fprintf(out, "\n%d trials (%d run now) in %v; results in %s\n", len(rows), written, time.Since(start).Round(time.Millisecond), o.out)
 	return reportFailures(cmd.ErrOrStderr(), workloads.CheckRun(specs, rows), len(rows))
+}
+
+// runLive runs trials on live node processes, their diagnostics logged to
+// DIR/live.log.
+func runLive(ctx context.Context, dir string, trials []workloads.Trial, opt workloads.LiveOptions, emit func(reports.Row) error) error {
+	log, err := os.OpenFile(filepath.Join(dir, "live.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	opt.Log = log
+	return workloads.RunLive(ctx, trials, opt, emit)
 }
 
 // trialKey identifies a trial across runs, for --resume.

@@ -86,6 +86,7 @@ type link struct {
 	conn    net.Conn // nil while down
 	final   bool     // up once, or refused: counts towards "linked"
 	refused bool
+	down    error // why the link last went down
 }
 
 // node is one running process.
@@ -283,9 +284,10 @@ func (n *node) handle(e event) (stop bool, err error) {
 		l.final = true
 		n.checkLinked()
 	case evLinkDown:
+		// Peers going away at the end of a run is no news; a message that
+		// finds the link down is (send logs it).
 		if l := n.links[e.from]; l.conn == e.conn {
-			l.conn = nil
-			n.logf("link to peer %d went down: %v", e.from, e.err)
+			l.conn, l.down = nil, e.err
 		}
 	case evRefused:
 		n.refusals.Add(1)
@@ -554,7 +556,7 @@ func (n *node) send(to int, m nodes.Message, step bool) {
 		n.deliverLater(m, size)
 	case l == nil || l.conn == nil:
 		if l != nil && l.final && !l.refused {
-			n.logf("link to peer %d is down: %s dropped", to, m.Kind)
+			n.logf("link to peer %d is down (%v): %s dropped", to, l.down, m.Kind)
 		}
 		dropped = true
 	default:
