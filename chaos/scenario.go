@@ -259,7 +259,12 @@ func (d *decoder) check(s *Scenario, n *yaml.Node) {
 		p := s.pos[join(path, "heal")]
 		node := &yaml.Node{Line: p.Line, Column: p.Col}
 		j, ok := byName[f.Name]
+		hasAt, hasMsgs := s.Has(join(path, "at")), s.Has(join(path, "after-messages"))
 		switch {
+		case !hasAt && !hasMsgs:
+			d.errorf(node, join(path, "at"), "a heal needs at or after-messages")
+		case hasAt && hasMsgs:
+			d.errorf(node, join(path, "after-messages"), "give either at or after-messages, not both")
 		case !ok && len(byName) == 0:
 			d.errorf(node, join(path, "heal"), "no fault is named %q (give the fault to heal a name:)", f.Name)
 		case !ok:

@@ -126,8 +126,8 @@ func Run(ctx context.Context, trials []Trial, opt Options, emit func(reports.Row
 }
 
 func writeTrace(w io.Writer, t Trial, trace []byte) error {
-	if _, err := fmt.Fprintf(w, "{\"trial\":%d,\"algorithm\":%q,\"variant\":%q,\"nodes\":%d,\"seed\":%d}\n",
-		t.Trial, t.Algo.Alg.Name, t.Algo.Variant, t.Nodes, t.Seed); err != nil {
+	if _, err := fmt.Fprintf(w, "{\"trial\":%d,\"algorithm\":%q,\"variant\":%q,\"nodes\":%d,\"seed\":%d,\"scenario\":%q}\n",
+		t.Trial, t.Algo.Alg.Name, t.Algo.Variant, t.Nodes, t.Seed, t.Spec.Scenario); err != nil {
 		return fmt.Errorf("writing trace: %w", err)
 	}
 	if _, err := w.Write(trace); err != nil {
