@@ -34,8 +34,8 @@ type Row struct {
 	TheoryMessages   Opt[int64] // ALGORITHMS.md's exact figure for this configuration
 	Error            string     // why the trial could not run or complete
 
-	DetectS    Opt[float64] // crash → first suspicion, seconds
-	FailoverS  Opt[float64] // crash → every live process knows the new leader, seconds
+	DetectS    Opt[float64] // crash → first suspicion, seconds (quorum algorithms: crash → first ballot)
+	FailoverS  Opt[float64] // crash → every live process knows the new leader, seconds (quorum algorithms: known by a majority, Raft's "downtime")
 	FailoverT  Opt[float64]
 	Terms      Opt[int64] // quorum algorithms: terms or epochs used
 	SplitVotes Opt[int64] // quorum algorithms: terms that ended without a winner
