@@ -397,7 +397,12 @@ func (s *sim) activate(i int, atStart bool) {
 	v := View{s}
 	switch f.Effect {
 	case EffCrash:
-		st.targets = s.validTargets(f.Targets(v))
+		// Only the processes this fault crashes are its to restart.
+		for _, p := range s.validTargets(f.Targets(v)) {
+			if s.alive[p] {
+				st.targets = append(st.targets, p)
+			}
+		}
 		for _, p := range st.targets {
 			s.crash(int32(p), atStart, f.Undetected)
 		}

@@ -423,3 +423,13 @@ func TestFaultValidation(t *testing.T) {
 		}
 	}
 }
+
+// Healing a crash restarts only what that crash stopped.
+func TestHealRestartsOnlyItsOwnCrash(t *testing.T) {
+	res := runFaults(t, gossip(), 3, Constant(ms), 1,
+		Fault{Effect: EffCrash, Name: "crash", Targets: procs(1), Start: When{Trigger: AtTime, At: ms}},
+		Fault{Effect: EffCrash, Name: "crash", Targets: procs(1, 2), Start: When{Trigger: AtTime, At: 2 * ms}, For: ms})
+	if got := schedule(res); got != "t=1ms:crash(1) t=2ms:crash(2) t=3ms:restart(2)" || res.Alive[1] || !res.Alive[2] {
+		t.Fatalf("schedule %q alive %v", got, res.Alive)
+	}
+}
