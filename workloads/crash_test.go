@@ -186,3 +186,19 @@ func TestCheckerNormalInvariant(t *testing.T) {
 		t.Fatalf("two Normal processes with different leaders not flagged: %v", c.list)
 	}
 }
+
+// The reference figures assume perfect(10T): naming it explicitly must not
+// hide them, and another detector must.
+func TestTheoryWithExplicitDefaultDetector(t *testing.T) {
+	for det, want := range map[string]bool{"perfect(10T)": true, "perfect(10ms)": true, "perfect(3T)": false, "heartbeat(1T,3T)": false} {
+		s := withCrash(t, spec(t, "bully", "5", "random", "lowest", "1ms", 1), "highest")
+		d, err := sim.ParseDetector(det, time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Detector = d
+		if r := RunTrial(s.Plan()[0], nil); r.TheoryMessages.Set != want {
+			t.Errorf("--detector %s: theory_messages set = %v, want %v", det, r.TheoryMessages.Set, want)
+		}
+	}
+}

@@ -225,7 +225,7 @@ func RunTrial(t Trial, trace io.Writer) (row reports.Row) {
 				in.Faulty = true
 			}
 		}
-		if res.Detector != sim.DefaultDetector(res.T) {
+		if !res.Detector.IsDefault(res.T) {
 			in.Faulty = true
 		}
 		th := a.Alg.Theory(in)

@@ -43,6 +43,13 @@ var (
 // before anyone but the initiators has noticed.
 func DefaultDetector(t time.Duration) Detector { return Detector{Kind: "perfect", D: 10 * t} }
 
+// IsDefault reports whether d behaves as DefaultDetector(t) — the detector
+// ALGORITHMS.md's reference figures assume — whatever fields it does not use
+// are set to (a parsed perfect(10T) carries an unused false-suspicion window).
+func (d Detector) IsDefault(t time.Duration) bool {
+	return d.Kind == "" || d.Kind == "perfect" && d.D == 10*t
+}
+
 func (d Detector) String() string {
 	switch d.Kind {
 	case "heartbeat":
