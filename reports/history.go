@@ -39,10 +39,11 @@ type Manifest struct {
 	Machine     Machine   `json:"machine"`     // what ran it
 	Fingerprint string    `json:"fingerprint"` // short hash of Machine: runs on different machines differ here
 	Seed        uint64    `json:"seed"`
-	Scenario    string    `json:"scenario"`
-	Flags       []string  `json:"flags"`     // the flags that shape the results, as name=value, sorted
-	FlagHash    string    `json:"flag_hash"` // short hash of Scenario and Flags: runs of the same configuration share it
-	Time        time.Time `json:"time"`      // when the run started, UTC
+	Scenario    string    `json:"scenario"`                  // the scenarios the rows came from, comma-separated
+	Scenarios   []string  `json:"scenario_hashes,omitempty"` // each scenario file or built-in as name=sha256 of its text
+	Flags       []string  `json:"flags"`                     // the flags that shape the results, as name=value, sorted
+	FlagHash    string    `json:"flag_hash"`                 // short hash of the scenarios and Flags: runs of the same configuration share it
+	Time        time.Time `json:"time"`                      // when the run started, UTC
 	Rows        int       `json:"rows"`
 }
 

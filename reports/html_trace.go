@@ -30,6 +30,7 @@ type TraceHeader struct {
 	Variant   string `json:"variant"`
 	Nodes     int    `json:"nodes"`
 	Seed      uint64 `json:"seed"`
+	Scenario  string `json:"scenario"`
 }
 
 // TraceEvent is one line of a trial's trace (nodes/sim's tracer): T in
@@ -63,19 +64,21 @@ type TraceTrial struct {
 	Excerpt   []TraceEvent // the events around the instant asked for
 }
 
-// traceKey matches a trace header to a results row.
+// traceKey matches a trace header to a results row. The scenario is part of
+// it: scenarios of one file share seeds, so without it a multi-scenario
+// report could attach one scenario's trace to another's row.
 type traceKey struct {
-	algorithm, variant string
-	nodes, trial       int
-	seed               uint64
+	scenario, algorithm, variant string
+	nodes, trial                 int
+	seed                         uint64
 }
 
 func (h TraceHeader) key() traceKey {
-	return traceKey{h.Algorithm, h.Variant, h.Nodes, h.Trial, h.Seed}
+	return traceKey{h.Scenario, h.Algorithm, h.Variant, h.Nodes, h.Trial, h.Seed}
 }
 
 func rowTraceKey(r *Row) traceKey {
-	return traceKey{r.Algorithm, r.Variant, r.Nodes, r.Trial, r.Seed}
+	return traceKey{r.Scenario, r.Algorithm, r.Variant, r.Nodes, r.Trial, r.Seed}
 }
 
 // traceWant says what to keep of one trial: up to max events from its

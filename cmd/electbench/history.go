@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/electbench/electbench/chaos"
 	"github.com/electbench/electbench/reports"
 )
 
@@ -35,7 +36,7 @@ var unshapingFlags = []string{"out", "format", "parallel", "resume", "trace", "h
 
 // finish writes what follows the summary: report.html when the formats ask
 // for it (with the trace, when the run kept one), and the history entry.
-func (r *runReportOptions) finish(cmd *cobra.Command, o runOptions, formats []string, rows []reports.Row) error {
+func (r *runReportOptions) finish(cmd *cobra.Command, o runOptions, args, formats []string, rows []reports.Row) error {
 	results := filepath.Join(o.out, reports.ResultsCSV)
 	if slices.Contains(formats, "html") {
 		opt := reports.HTMLOptions{Source: results, Generator: "electbench " + versionString()}
@@ -54,7 +55,7 @@ func (r *runReportOptions) finish(cmd *cobra.Command, o runOptions, formats []st
 	if r.history == "" {
 		return nil
 	}
-	m := newManifest(cmd, o.seed, len(rows))
+	m := newManifest(cmd, o.seed, rows, args)
 	run, err := reports.AddToHistory(r.history, m, results)
 	if err != nil {
 		return err
@@ -68,9 +69,31 @@ func (r *runReportOptions) finish(cmd *cobra.Command, o runOptions, formats []st
 
 // newManifest describes this run for the history: build, machine, and the
 // flags that shape the results.
-func newManifest(cmd *cobra.Command, seed uint64, rows int) reports.Manifest {
-	m := reports.Manifest{Version: versionString(), Seed: seed, Scenario: "adhoc", Rows: rows,
+func newManifest(cmd *cobra.Command, seed uint64, rows []reports.Row, scenarioArgs []string) reports.Manifest {
+	m := reports.Manifest{Version: versionString(), Seed: seed, Rows: len(rows),
 		Time: time.Now().UTC().Truncate(time.Second), Machine: machine()}
+	var names []string
+	for _, r := range rows {
+		if !slices.Contains(names, r.Scenario) {
+			names = append(names, r.Scenario)
+		}
+	}
+	m.Scenario = strings.Join(names, ",")
+	// A scenario is identified by its text: editing a file changes the
+	// configuration even when its name stays.
+	if len(scenarioArgs) == 0 && !slices.Contains(names, "adhoc") {
+		scenarioArgs = []string{"default"} // the bare run
+	}
+	for _, a := range scenarioArgs {
+		text, err := os.ReadFile(a)
+		if err != nil {
+			var ok bool
+			if text, ok = chaos.Builtin(a); !ok {
+				continue
+			}
+		}
+		m.Scenarios = append(m.Scenarios, a+"="+shortHash(string(text)))
+	}
 	if info, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range info.Settings {
 			switch s.Key {
@@ -89,7 +112,7 @@ func newManifest(cmd *cobra.Command, seed uint64, rows int) reports.Manifest {
 		}
 	})
 	slices.Sort(m.Flags)
-	m.FlagHash = shortHash(m.Scenario + "\n" + strings.Join(m.Flags, "\n"))
+	m.FlagHash = shortHash(m.Scenario + "\n" + strings.Join(m.Scenarios, "\n") + "\n" + strings.Join(m.Flags, "\n"))
 	mc := m.Machine
 	m.Fingerprint = shortHash(fmt.Sprintf("%s/%s/%d/%s/%s", mc.OS, mc.Arch, mc.CPUs, mc.CPU, mc.GoVersion))
 	return m

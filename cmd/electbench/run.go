@@ -354,7 +354,7 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 	if err := reports.WriteSummaryFiles(o.out, formats, sum); err != nil {
 		return err
 	}
-	if err := o.report.finish(cmd, o, formats, rows); err != nil {
+	if err := o.report.finish(cmd, o, args, formats, rows); err != nil {
 		return err
 	}
 	out := cmd.OutOrStdout()
