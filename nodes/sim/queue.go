@@ -1,6 +1,11 @@
 package sim
 
-import "github.com/electbench/electbench/nodes"
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/electbench/electbench/nodes"
+)
 
 // Event classes, in the order they are processed at one virtual instant.
 const (
@@ -124,4 +129,83 @@ func (h *heap4) pop() entry {
 	}
 	h.e[i] = x
 	return top
+}
+
+func (h *heap4) peek() entry { return h.e[0] }
+
+// queue is the simulator's priority queue of events ordered by (at, ord).
+type queue interface {
+	len() int
+	peek() entry // the least entry; only when len() > 0
+	pop() entry
+	push(entry)
+}
+
+// radix is a radix heap (Ahuja, Mehlhorn, Orlin and Tarjan 1990): a
+// priority queue for keys that never fall below the last key taken out, which
+// holds for event times when every event goes through this one queue (no
+// FIFO side queue whose events run first). Entries wait in buckets by the
+// highest bit in which their time differs from the last time taken out and
+// are appended, not sifted, so with a million events pending it touches
+// memory in order where a binary or 4-ary heap misses the cache at every
+// level. Bucket 0 holds the entries of exactly the current time as a small
+// heap by ord, which orders control before deliveries before timers and
+// keeps send order.
+type radix struct {
+	last    int64
+	n       int
+	now     heap4 // bucket 0: at == last, ordered by ord
+	buckets [64][]entry
+}
+
+func (r *radix) len() int { return r.n }
+
+func (r *radix) push(e entry) {
+	r.n++
+	if e.at == r.last {
+		r.now.push(e)
+		return
+	}
+	if e.at < r.last {
+		panic(fmt.Sprintf("sim: event at %d scheduled before the current time %d", e.at, r.last))
+	}
+	b := bits.Len64(uint64(e.at^r.last)) - 1
+	r.buckets[b] = append(r.buckets[b], e)
+}
+
+// refill moves the entries of the least time into bucket 0 when it is empty.
+func (r *radix) refill() {
+	if r.now.len() > 0 {
+		return
+	}
+	i := 0
+	for len(r.buckets[i]) == 0 {
+		i++
+	}
+	b := r.buckets[i]
+	least := b[0].at
+	for _, e := range b[1:] {
+		least = min(least, e.at)
+	}
+	r.last = least
+	for _, e := range b {
+		if e.at == least {
+			r.now.push(e)
+		} else {
+			j := bits.Len64(uint64(e.at^least)) - 1
+			r.buckets[j] = append(r.buckets[j], e)
+		}
+	}
+	r.buckets[i] = b[:0]
+}
+
+func (r *radix) peek() entry {
+	r.refill()
+	return r.now.e[0]
+}
+
+func (r *radix) pop() entry {
+	r.refill()
+	r.n--
+	return r.now.pop()
 }

@@ -152,7 +152,7 @@ type sim struct {
 	fifoMode bool
 	faulty   bool // Config.Faults is not empty: only then do sends and deliveries look at link effects
 	fifo     fifo
-	heap     heap4
+	heap     queue // a radix heap when fifoMode is off, a 4-ary heap beside the FIFO otherwise
 	slab     []payload
 	free     []int32
 	linkLast map[uint64]int64 // per directed link: latest delivery time (FIFO links)
@@ -296,6 +296,15 @@ func newSim(cfg Config) (*sim, error) {
 	if err := s.initFaults(); err != nil {
 		return nil, err
 	}
+	// With constant latency, deliveries wait in the FIFO queue and only
+	// timers and control events in the heap; events of the FIFO run first at
+	// their time and may schedule heap events earlier than the heap's least,
+	// which a radix heap does not allow.
+	if s.fifoMode {
+		s.heap = &heap4{}
+	} else {
+		s.heap = &radix{}
+	}
 	s.buildPeers()
 	if s.topo.IsRing() && !s.fifoMode {
 		s.ringLast = make([]int64, 2*n)
@@ -372,13 +381,13 @@ func (s *sim) run() {
 		fromFifo := false
 		switch {
 		case s.fifo.len() > 0 && s.heap.len() > 0:
-			f, h := s.fifo.peek(), s.heap.e[0]
+			f, h := s.fifo.peek(), s.heap.peek()
 			fromFifo = f.at < h.at || (f.at == h.at && f.ord < h.ord)
 			at = min(f.at, h.at)
 		case s.fifo.len() > 0:
 			fromFifo, at = true, s.fifo.peek().at
 		case s.heap.len() > 0:
-			at = s.heap.e[0].at
+			at = s.heap.peek().at
 		default:
 			s.res.Quiescent = true
 			return

@@ -1,0 +1,55 @@
+package sim
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// The radix heap must pop exactly what the 4-ary heap pops, for any
+// sequence of pushes that never goes below the last time taken out — the
+// simulator's use (a deliberately simple reference, as in etcd's quorum
+// tests).
+func TestRadixMatchesHeap(t *testing.T) {
+	for seed := range uint64(200) {
+		src := rand.New(rand.NewPCG(seed, 7))
+		var ref heap4
+		var r radix
+		now, seq := int64(0), uint64(0)
+		spread := int64(1) << src.IntN(40)
+		for step := range 5000 {
+			if ref.len() == 0 || src.IntN(3) > 0 {
+				for range 1 + src.IntN(3) {
+					seq++
+					at := now
+					if src.IntN(4) > 0 {
+						at += src.Int64N(spread)
+					}
+					e := entry{at: at, ord: order(uint64(src.IntN(3)), seq), slot: int32(seq)}
+					ref.push(e)
+					r.push(e)
+				}
+				continue
+			}
+			if r.len() != ref.len() || r.peek() != ref.peek() {
+				t.Fatalf("seed %d step %d: peek %+v, want %+v (len %d/%d)", seed, step, r.peek(), ref.peek(), r.len(), ref.len())
+			}
+			got, want := r.pop(), ref.pop()
+			if got != want {
+				t.Fatalf("seed %d step %d: pop %+v, want %+v", seed, step, got, want)
+			}
+			now = got.at
+		}
+	}
+}
+
+func TestRadixRefusesThePast(t *testing.T) {
+	var r radix
+	r.push(entry{at: 10})
+	r.pop()
+	defer func() {
+		if recover() == nil {
+			t.Fatal("an event before the current time was accepted")
+		}
+	}()
+	r.push(entry{at: 9})
+}
