@@ -25,7 +25,7 @@ func (lt *liveTrial) execute(ctx context.Context) {
 			lt.inject(ctx, &lt.r.opt.Faults[i])
 		}
 	}
-	lt.t0 = live.Mono()
+	lt.t0, lt.start = live.Mono(), time.Now()
 	lt.started = true
 	for p := range n {
 		if lt.alive[p] {
@@ -73,7 +73,7 @@ func (lt *liveTrial) execute(ctx context.Context) {
 			lt.quiescent = true
 			return
 		}
-		if lt.quiet > 0 || lt.anyLossy() {
+		if lt.quiet > 0 || lt.anyLossy {
 			recheck.Reset(max(lt.lastCore+lt.quietPeriod()-lt.now(), time.Millisecond))
 		}
 		select {
@@ -84,6 +84,7 @@ func (lt *liveTrial) execute(ctx context.Context) {
 			f()
 		case <-recheck.C:
 		case <-stop.C:
+			lt.atDeadline = lt.unsettled()
 			return
 		case <-ctx.Done():
 			lt.fail("interrupted: %v", ctx.Err())
@@ -109,40 +110,22 @@ func (lt *liveTrial) after(d time.Duration, f func()) {
 // settled.
 func (lt *liveTrial) quietPeriod() time.Duration {
 	q := lt.quiet
-	if lt.anyLossy() {
+	if lt.anyLossy {
 		q = max(q, 4*lt.T+20*time.Millisecond)
 	}
 	return q
 }
-
-func (lt *liveTrial) anyLossy() bool { return slices.Contains(lt.lossy, true) }
 
 // settled reports whether the run has come to rest: no harness action
 // pending, no timer armed at a running process, every message written on a
 // reliable link to a process that will run again delivered, and, for runs
 // that may lose messages or run heartbeats, a quiet period behind it.
 func (lt *liveTrial) settled() bool {
-	if lt.pending > 0 || len(lt.restarting) > 0 {
+	if lt.pending > 0 || len(lt.restarting) > 0 || lt.busyProcs > 0 || lt.unsettledLinks > 0 {
 		return false
 	}
-	n := lt.n
-	for p := range n {
-		if !lt.gone[p] && (lt.armed[p] > 0 || lt.expect[p] > 0) {
-			return false
-		}
-	}
-	for i := range n {
-		for j := range n {
-			k := i*n + j
-			if lt.gone[j] || lt.lossy[k] {
-				continue
-			}
-			if lt.sentLink[k] != lt.recvLink[k] {
-				return false
-			}
-		}
-	}
-	return lt.now()-lt.lastCore >= lt.quietPeriod()
+	q := lt.quietPeriod()
+	return q == 0 || lt.now()-lt.lastCore >= q
 }
 
 // handle processes one line (or the end) of a node.
@@ -163,6 +146,7 @@ func (lt *liveTrial) handle(rep nodeReport) {
 		if lt.restarting[p.pos] && current {
 			delete(lt.restarting, p.pos)
 			lt.gone[p.pos], lt.alive[p.pos] = false, true
+			lt.recount()
 			lt.send(p, live.Command{Type: "start", T0: lt.t0})
 		}
 	case "refused":
@@ -195,14 +179,28 @@ func (lt *liveTrial) handle(rep nodeReport) {
 
 // step accounts for one event a machine handled.
 func (lt *liveTrial) step(p int, r *live.Report) {
+	if lt.nodeSent[p] == nil {
+		lt.nodeSent[p] = map[string]int64{}
+	}
+	for _, m := range r.Sent {
+		lt.nodeSent[p][m.Kind]++ // reconciled with the node's own count
+	}
+	if lt.stopping {
+		// Once teardown begins the run is over: what nodes still do while
+		// their peers stop (a perpetual algorithm's heartbeats to a peer
+		// already gone) is not part of it.
+		return
+	}
 	n := lt.n
 	at := time.Duration(r.T)
 	lt.steps++
 	lt.lastCore = max(lt.lastCore, lt.now())
-	lt.armed[p] = r.Armed
-	if r.Ev == "start" || r.Ev == "initiate" || r.Ev == "suspect" && lt.det.Kind != "heartbeat" {
-		lt.expect[p]--
-	}
+	lt.proc(p, func() {
+		lt.armed[p] = r.Armed
+		if r.Ev == "start" || r.Ev == "initiate" || r.Ev == "suspect" && lt.det.Kind != "heartbeat" {
+			lt.expect[p]--
+		}
+	})
 	switch r.Ev {
 	case "start":
 		if lt.t.Algo.Alg.StartsAll && (lt.firstInit < 0 || at < lt.firstInit) {
@@ -215,7 +213,8 @@ func (lt *liveTrial) step(p int, r *live.Report) {
 	case "recv":
 		k, ok := nodes.KindByName(r.Kind)
 		if r.From >= 0 && r.From < n {
-			lt.recvLink[r.From*n+p]++
+			k := r.From*n + p
+			lt.link(k, func() { lt.recvLink[k]++ })
 			lt.res.DeliveredFrom[r.From]++
 		}
 		lt.res.Received[r.Kind]++
@@ -238,17 +237,14 @@ func (lt *liveTrial) step(p int, r *live.Report) {
 			}
 		}
 	}
-	if lt.nodeSent[p] == nil {
-		lt.nodeSent[p] = map[string]int64{}
-	}
 	for _, m := range r.Sent {
 		lt.res.Sent[m.Kind]++
-		lt.nodeSent[p][m.Kind]++
 		lt.bytes += int64(m.Bytes)
 		if m.Dropped {
 			lt.res.Dropped[m.Kind]++
 		} else if m.To >= 0 && m.To < n {
-			lt.sentLink[p*n+m.To]++
+			k := p*n + m.To
+			lt.link(k, func() { lt.sentLink[k]++ })
 		}
 		k, ok := nodes.KindByName(m.Kind)
 		if ok && lt.t.Algo.Alg.Quorum != nil {
@@ -326,6 +322,7 @@ func (lt *liveTrial) crash(p int, atStart bool) {
 	at := lt.now()
 	lt.kill(lt.procs[p])
 	lt.alive[p], lt.gone[p] = false, true
+	lt.recount()
 	lt.res.Crashes = append(lt.res.Crashes, sim.CrashRecord{Pos: p, At: at, WasLeader: wasLeader, FirstSuspicion: -1})
 	lt.timeline = append(lt.timeline, tlEntry{at: at, seq: len(lt.timeline), kind: tlCrash, p: p})
 	if !atStart {
@@ -394,6 +391,7 @@ func (lt *liveTrial) inject(ctx context.Context, f *LiveFault) {
 				lt.gone[p] = true
 			}
 		}
+		lt.recount()
 		if f.For > 0 {
 			lt.after(f.At+f.For, func() {
 				for _, p := range f.Procs {
@@ -432,6 +430,7 @@ func (lt *liveTrial) inject(ctx context.Context, f *LiveFault) {
 				lt.lossy[l[0]*lt.n+l[1]] = true
 			}
 		}
+		lt.recount()
 		lt.toxic(ctx, "partition", cut, func(ctx context.Context, l [2]int) error {
 			if f.Silent {
 				return lt.r.client.Cut(ctx, lt.proxy[l])
@@ -509,12 +508,14 @@ func (lt *liveTrial) rewire(p *proc) {
 		lt.recvLink[i*n+p.pos] = lt.sentLink[i*n+p.pos]
 	}
 	lt.armed[p.pos], lt.expect[p.pos] = 0, 0
+	lt.recount()
 	lt.configure(p)
 }
 
 // teardown releases everything: processes (stopped politely if they run,
 // killed in any case), proxies, files. It runs on every exit path.
 func (lt *liveTrial) teardown() {
+	lt.stopping = true
 	running := 0
 	for pos, p := range lt.procs {
 		if p != nil && !p.killed && lt.alive != nil && lt.alive[pos] {
@@ -549,11 +550,13 @@ func (lt *liveTrial) teardown() {
 	}
 	close(lt.done) // unblocks readers and pending actions
 	lt.wg.Wait()
-	if len(lt.res.Info.Proxies) > 0 {
+	if len(lt.links) > 0 {
+		// A context of its own: the run's may be cancelled (Ctrl-C), and
+		// the proxies must go all the same.
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		if err := lt.r.client.Delete(ctx, lt.res.Info.Proxies...); err != nil {
-			lt.fail("removing proxies: %v", err)
-		}
+		lt.toxic(ctx, "removing proxies", lt.links, func(ctx context.Context, l [2]int) error {
+			return lt.r.client.Delete(ctx, lt.proxy[l])
+		})
 		cancel()
 	}
 	if lt.dir != "" {
@@ -698,8 +701,8 @@ func (lt *liveTrial) reconcile() {
 		for k, d := range lt.res.Dropped {
 			lt.fail("%d %s messages dropped: no link was up", d, k)
 		}
-		if !lt.quiescent && lt.t.Algo.Alg.Quorum == nil {
-			lt.fail("not settled by the deadline: %s", lt.unsettled())
+		if !lt.quiescent && lt.t.Algo.Alg.Quorum == nil && lt.atDeadline != "" {
+			lt.fail("not settled by the deadline: %s", lt.atDeadline)
 		}
 		if lt.quiescent {
 			for k, lost := range lt.res.Lost {

@@ -132,7 +132,8 @@ type liveTrial struct {
 	latency    map[[2]int]time.Duration
 	jitter     map[[2]int]time.Duration
 
-	t0      int64
+	t0      int64     // the run's start on the host's monotonic clock (live.Mono)
+	start   time.Time // the same instant on this process's clock
 	started bool
 	alive   []bool
 	paused  []bool
@@ -141,28 +142,37 @@ type liveTrial struct {
 
 	sentLink, recvLink []int64 // n×n, core messages written / delivered
 	lossy              []bool  // n×n: links that may lose messages
+	anyLossy           bool
 	armed              []int
 	expect             []int // per position: commands sent whose step has not come back
-	pending            int   // scheduled harness actions not yet done
-	lastCore           time.Duration
-	quiet              time.Duration // how long a lossy or heartbeat run must be quiet
-	elected            int64         // election messages sent
-	afterMsgs          []int         // crashes waiting for a message count
-	onElected          []int         // crashes waiting for the first decision
-	lastLeader         nodes.Rank
-	timeline           []tlEntry
-	decisions          []sim.Decision
-	fired              map[string]int64
-	maint              []map[string]int64 // per position: the latest maintenance counts sent
-	nodeSent           []map[string]int64 // per position: messages sent, by kind, from its steps
-	addrs              map[string]string  // proxy name → listen address
-	quiescent          bool
-	bytes              int64
-	steps              int64
-	firstInit          time.Duration
-	lastElection       time.Duration
-	faulty             bool // any fault beyond crashes at the start
-	restarting         map[int]bool
+	// Kept up to date event by event, so that checking whether the run
+	// has settled costs nothing: links (to a process that runs) with
+	// messages written but not delivered, and running processes with
+	// timers armed or commands unanswered (recount after changes to gone
+	// or lossy).
+	unsettledLinks, busyProcs int
+	pending                   int // scheduled harness actions not yet done
+	lastCore                  time.Duration
+	quiet                     time.Duration // how long a lossy or heartbeat run must be quiet
+	elected                   int64         // election messages sent
+	afterMsgs                 []int         // crashes waiting for a message count
+	onElected                 []int         // crashes waiting for the first decision
+	lastLeader                nodes.Rank
+	timeline                  []tlEntry
+	decisions                 []sim.Decision
+	fired                     map[string]int64
+	maint                     []map[string]int64 // per position: the latest maintenance counts sent
+	nodeSent                  []map[string]int64 // per position: messages sent, by kind, from its steps
+	addrs                     map[string]string  // proxy name → listen address
+	quiescent                 bool
+	atDeadline                string // what had not settled when the deadline passed
+	stopping                  bool   // teardown began: the run's counts are final
+	bytes                     int64
+	steps                     int64
+	firstInit                 time.Duration
+	lastElection              time.Duration
+	faulty                    bool // any fault beyond crashes at the start
+	restarting                map[int]bool
 }
 
 func newLiveTrial(r *LiveRunner, t Trial, serial int) *liveTrial {
@@ -204,7 +214,7 @@ func (lt *liveTrial) now() time.Duration {
 	if !lt.started {
 		return 0
 	}
-	return time.Duration(live.Mono() - lt.t0)
+	return time.Since(lt.start) // Go's monotonic clock: CLOCK_MONOTONIC, like live.Mono, read cheaply
 }
 
 // run executes the trial and always releases its processes, proxies and
@@ -309,6 +319,7 @@ func (lt *liveTrial) setup(ctx context.Context) error {
 	lt.nodeSent = make([]map[string]int64, n)
 	lt.res.DeliveredFrom = make([]int64, n)
 	lt.res.Stats = make([]*live.Stats, n)
+	lt.recount()
 
 	// Crashes at the start: those processes never run.
 	for _, c := range lt.crashes {
@@ -394,8 +405,8 @@ func (lt *liveTrial) readReports(p *proc, stdout io.Reader) {
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	for sc.Scan() {
-		var r live.Report
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+		r, err := live.ParseReport(sc.Bytes())
+		if err != nil {
 			r = live.Report{Type: "error", Error: fmt.Sprintf("unreadable control line %q: %v", sc.Text(), err)}
 		}
 		select {
@@ -493,10 +504,12 @@ func (lt *liveTrial) makeLinks(ctx context.Context) error {
 	})
 }
 
-// parallel runs f over links on a few goroutines: a large cluster has
-// thousands of links and each toxic is one API call.
+// parallel runs f over links on two goroutines: a large cluster has
+// thousands of links and each toxic is one API call. Two, because the HTTP
+// client keeps two idle connections to a server: more callers would dial
+// new ones and close them again, call after call.
 func (lt *liveTrial) parallel(ctx context.Context, links [][2]int, f func(context.Context, [2]int) error) error {
-	const workers = 8
+	const workers = 2
 	ch := make(chan [2]int)
 	errs := make(chan error, workers)
 	var wg sync.WaitGroup
@@ -580,7 +593,7 @@ func (lt *liveTrial) send(p *proc, c live.Command) {
 	}
 	switch c.Type {
 	case "start", "initiate", "suspect":
-		lt.expect[p.pos]++ // the node answers with a step
+		lt.proc(p.pos, func() { lt.expect[p.pos]++ }) // the node answers with a step
 	}
 }
 
@@ -634,4 +647,53 @@ func (w *tailWriter) String() string {
 		return "(no diagnostics)"
 	}
 	return s
+}
+
+// linkBusy reports whether link k (from*n+to) holds messages that will
+// still be delivered.
+func (lt *liveTrial) linkBusy(k int) bool {
+	return !lt.gone[k%lt.n] && !lt.lossy[k] && lt.sentLink[k] != lt.recvLink[k]
+}
+
+// procBusy reports whether running process p has work pending.
+func (lt *liveTrial) procBusy(p int) bool {
+	return !lt.gone[p] && (lt.armed[p] > 0 || lt.expect[p] > 0)
+}
+
+// link applies change to link k's counts, keeping unsettledLinks right.
+func (lt *liveTrial) link(k int, change func()) {
+	if lt.linkBusy(k) {
+		lt.unsettledLinks--
+	}
+	change()
+	if lt.linkBusy(k) {
+		lt.unsettledLinks++
+	}
+}
+
+// proc applies change to process p's counts, keeping busyProcs right.
+func (lt *liveTrial) proc(p int, change func()) {
+	if lt.procBusy(p) {
+		lt.busyProcs--
+	}
+	change()
+	if lt.procBusy(p) {
+		lt.busyProcs++
+	}
+}
+
+// recount recomputes the settled bookkeeping after gone or lossy changed.
+func (lt *liveTrial) recount() {
+	lt.unsettledLinks, lt.busyProcs, lt.anyLossy = 0, 0, false
+	for k := range lt.sentLink {
+		if lt.linkBusy(k) {
+			lt.unsettledLinks++
+		}
+		lt.anyLossy = lt.anyLossy || lt.lossy[k]
+	}
+	for p := range lt.n {
+		if lt.procBusy(p) {
+			lt.busyProcs++
+		}
+	}
 }

@@ -1,0 +1,82 @@
+package workloads
+
+import (
+	"context"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/sim"
+)
+
+// BenchmarkLive32 elects with every algorithm on a 32-node live cluster
+// (32 processes; 992 proxies for the complete topologies) through an
+// external toxiproxy-server, the lowest process initiating. It reports the
+// wall time of a trial (setup included) and the CPU time of the harness
+// (this process), of Toxiproxy and of the nodes, per trial.
+//
+// T is 10 ms, except for bully and multicast: when the lowest initiates,
+// all 31 others start elections at once, 961 messages whose processing
+// spreads the processes' clocks by tens of milliseconds on two cores; with
+// a T below that spread an election message arrives after its receiver has
+// finished an election and starts another, as the algorithms prescribe,
+// and the elections cascade. At T = 50 ms they end as in the simulator.
+// The quorum algorithms are judged after 3 s.
+func BenchmarkLive32(b *testing.B) {
+	node, env := nodeCommand(b)
+	url, srv := externalToxiproxy(b)
+	log := &syncBuffer{}
+	defer func() {
+		if b.Failed() {
+			b.Logf("node diagnostics:\n%s", log.String())
+		}
+	}()
+	for _, a := range nodes.Algorithms() {
+		b.Run(a.Name, func(b *testing.B) {
+			opt := LiveOptions{Toxiproxy: url, Node: node, Env: env, Log: log}
+			T := 10 * time.Millisecond
+			if a.Family == "bully" {
+				T = 50 * time.Millisecond
+				// And their timers (2T) must outlast that spread too.
+				opt.Allowance = 100 * time.Millisecond
+			}
+			r, err := NewLiveRunner(context.Background(), opt)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer r.Close()
+			s := &Spec{Scenario: "bench", Algos: []Algo{{Alg: a, Variant: a.Variants[0].Name}}, Nodes: []int{32}, Trials: 1,
+				Seed: 1, IDs: IDs{Mode: "random"}, Latency: sim.Constant(T), Deadline: 30 * time.Second}
+			s.Initiators, _ = ParseInitiators("lowest")
+			if a.Quorum != nil {
+				s.Deadline = 3 * time.Second
+			}
+			tr := s.Plan()[0]
+			var self0, self1, kids0, kids1 syscall.Rusage
+			syscall.Getrusage(syscall.RUSAGE_SELF, &self0)
+			syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids0)
+			toxi0 := cpu(srv.Pid)
+			var msgs int64
+			b.ResetTimer()
+			for range b.N {
+				res := r.Run(context.Background(), tr)
+				if row := res.Row; !row.Correct || !row.Live || row.Error != "" {
+					b.Fatalf("%s at N=32: %+v", a.Name, row)
+				}
+				msgs += res.Row.Messages
+			}
+			b.StopTimer()
+			syscall.Getrusage(syscall.RUSAGE_SELF, &self1)
+			syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids1)
+			per := func(d time.Duration) float64 { return d.Seconds() * 1000 / float64(b.N) }
+			used := func(a, b syscall.Rusage) time.Duration {
+				return time.Duration(b.Utime.Nano() + b.Stime.Nano() - a.Utime.Nano() - a.Stime.Nano())
+			}
+			b.ReportMetric(float64(msgs)/float64(b.N), "msgs/trial")
+			b.ReportMetric(per(used(self0, self1)), "harness-cpu-ms/trial")
+			b.ReportMetric(per(cpu(srv.Pid)-toxi0), "toxiproxy-cpu-ms/trial")
+			b.ReportMetric(per(used(kids0, kids1)), "nodes-cpu-ms/trial")
+		})
+	}
+}

@@ -1,0 +1,127 @@
+package workloads
+
+import (
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/electbench/electbench/chaos/toxi"
+)
+
+// The version of toxiproxy-server the external test builds: the one go.mod
+// requires.
+const toxiproxyServer = "github.com/Shopify/toxiproxy/v2/cmd/server@v2.12.0"
+
+// externalToxiproxy builds toxiproxy-server into a temporary GOBIN, starts
+// it on a loopback port and returns its URL and process; the test is skipped,
+// saying why, when the server cannot be built.
+func externalToxiproxy(t testing.TB) (string, *os.Process) {
+	t.Helper()
+	gobin := t.TempDir()
+	build := exec.Command("go", "install", toxiproxyServer)
+	build.Env = append(os.Environ(), "GOBIN="+gobin)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Skipf("cannot build toxiproxy-server (go install %s: %v): %s", toxiproxyServer, err, out)
+	}
+	bin := filepath.Join(gobin, "server")
+	for attempt := 0; ; attempt++ {
+		// The server takes a port, not a listener: reserve one from the
+		// kernel and hand it over (another process could take it in
+		// between; then try again).
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+		l.Close()
+		srv := exec.Command(bin, "-host", "127.0.0.1", "-port", port)
+		srv.Env = append(os.Environ(), "LOG_LEVEL=error")
+		if err := srv.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan struct{})
+		go func() { srv.Wait(); close(exited) }()
+		t.Cleanup(func() {
+			srv.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-exited:
+			case <-time.After(10 * time.Second):
+				srv.Process.Kill()
+				<-exited
+			}
+		})
+		url := "http://127.0.0.1:" + port
+		c := toxi.NewClient(url)
+		deadline := time.Now().Add(20 * time.Second)
+		for time.Now().Before(deadline) {
+			select {
+			case <-exited:
+				deadline = time.Time{}
+				continue
+			default:
+			}
+			// A server built by go install says version "git" (the release
+			// sets it with -ldflags); the module version is pinned above.
+			if _, err := c.Version(context.Background()); err == nil {
+				return url, srv.Process
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		if attempt == 2 {
+			t.Fatalf("toxiproxy-server did not answer on %s", url)
+		}
+	}
+}
+
+// cpu returns a process's user+system CPU time from /proc (Linux).
+func cpu(pid int) time.Duration {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// Fields after the command name, which is in parentheses.
+	fields := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
+	if len(fields) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseInt(fields[11], 10, 64)
+	stime, _ := strconv.ParseInt(fields[12], 10, 64)
+	return time.Duration(utime+stime) * 10 * time.Millisecond // USER_HZ = 100
+}
+
+// The same as TestLiveChangRobertsMatchesSim against a real, external
+// toxiproxy-server, driven through the same client; and a partition by
+// disabled proxies, which must be released afterwards like everything else.
+// It logs the harness's CPU time against the server's (the harness must
+// stay small beside Toxiproxy's).
+func TestLiveExternalToxiproxy(t *testing.T) {
+	opt := liveOptions(t)
+	url, srv := externalToxiproxy(t)
+	opt.Toxiproxy = url
+	var infos []LiveInfo
+	opt.Observe = func(i LiveInfo) { infos = append(infos, i) }
+	r := runner(t, opt)
+	var self0 syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &self0)
+	srv0 := cpu(srv.Pid)
+	checkChangRoberts(t, r)
+	var self1 syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &self1)
+	harness := time.Duration(self1.Utime.Nano()+self1.Stime.Nano()-self0.Utime.Nano()-self0.Stime.Nano()) * time.Nanosecond
+	t.Logf("CPU over the chang-roberts trials: harness (this test process) %v, toxiproxy-server %v", harness, cpu(srv.Pid)-srv0)
+
+	popt := opt
+	popt.Faults = []LiveFault{{Kind: "partition", Groups: Halves(6), At: 0}}
+	res := runLive(t, runner(t, popt), spec(t, "bully", "6", "random", "all", "5ms", 1).Plan()[0])
+	if res.Row.SafetyViolations == 0 {
+		t.Errorf("halves partition: two leaders not flagged: %+v", res.Row)
+	}
+	checkReleased(t, toxi.NewClient(url), infos)
+}
