@@ -259,7 +259,8 @@ func (c *Client) Cut(ctx context.Context, name string) error {
 	return err
 }
 
-// Heal undoes Cut.
+// Heal undoes Cut. Toxiproxy closes the connections the cut held when it
+// removes the toxic: the peers see the link fail then, and reconnect.
 func (c *Client) Heal(ctx context.Context, name string) error {
 	err := c.call(ctx, "heal "+name, func() error { return c.proxy(name).RemoveToxic(CutToxic) })
 	if notFound(err) {

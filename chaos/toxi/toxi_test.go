@@ -1,0 +1,198 @@
+package toxi
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// server starts a TCP server on loopback that writes tag and then echoes.
+func server(t *testing.T, tag string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				c.Write([]byte(tag))
+				io.Copy(c, c)
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// hello dials addr and reads the server's tag.
+func hello(addr string) (string, net.Conn, error) {
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		return "", nil, err
+	}
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	b := make([]byte, 1)
+	if _, err := io.ReadFull(c, b); err != nil {
+		c.Close()
+		return "", nil, err
+	}
+	return string(b), c, nil
+}
+
+func TestProxiesThroughTheAPI(t *testing.T) {
+	s, err := StartEmbedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c := NewClient(s.URL())
+	ctx := context.Background()
+	if _, err := c.Version(ctx); err != nil {
+		t.Fatal(err)
+	}
+	a, b := server(t, "a"), server(t, "b")
+	addrs, err := c.Create(ctx, []Link{{Name: "t-1", Upstream: a}, {Name: "t-2", Upstream: a}})
+	if err != nil || len(addrs) != 2 || strings.HasSuffix(addrs["t-1"], ":0") {
+		t.Fatalf("create: %v %v", addrs, err)
+	}
+	if names, err := c.Names(ctx, "t-"); err != nil || len(names) != 2 {
+		t.Fatalf("names %v, %v", names, err)
+	}
+	if tag, conn, err := hello(addrs["t-1"]); err != nil || tag != "a" {
+		t.Fatalf("through the proxy: %q, %v", tag, err)
+	} else {
+		conn.Close()
+	}
+	// Latency is set, then replaced.
+	if err := c.SetLatency(ctx, "t-1", 3*time.Millisecond, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SetLatency(ctx, "t-1", time.Millisecond, 0); err != nil {
+		t.Fatalf("updating the latency: %v", err)
+	}
+	// A cut drops everything silently; healing lets data through again.
+	_, conn, err := hello(addrs["t-1"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if err := c.Cut(ctx, "t-1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Cut(ctx, "t-1"); err != nil {
+		t.Fatalf("cutting twice: %v", err)
+	}
+	conn.Write([]byte("x"))
+	conn.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+	if n, err := conn.Read(make([]byte, 1)); n != 0 || !errors.Is(err, errTimeout(err)) {
+		t.Fatalf("a cut link answered: %d, %v", n, err)
+	}
+	if err := c.Heal(ctx, "t-1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Heal(ctx, "t-1"); err != nil {
+		t.Fatalf("healing twice: %v", err)
+	}
+	// Removing Toxiproxy's timeout toxic closes the connections it held
+	// (its Cleanup): the peers redial.
+	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := conn.Read(make([]byte, 1)); err != io.EOF {
+		t.Fatalf("the connection held by the cut: %v, want EOF", err)
+	}
+	_, conn2, err := hello(addrs["t-1"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn2.Close()
+	conn2.Write([]byte("y"))
+	got := make([]byte, 1)
+	if _, err := io.ReadFull(conn2, got); err != nil || got[0] != 'y' {
+		t.Fatalf("after healing: %q, %v", got, err)
+	}
+	// A disabled proxy refuses connections; enabled, it serves again.
+	if err := c.SetEnabled(ctx, "t-2", false); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := hello(addrs["t-2"]); err == nil {
+		t.Fatal("a disabled proxy accepted a connection")
+	}
+	if err := c.SetEnabled(ctx, "t-2", true); err != nil {
+		t.Fatal(err)
+	}
+	// A new upstream keeps the listen address.
+	if err := c.SetUpstream(ctx, "t-2", b); err != nil {
+		t.Fatal(err)
+	}
+	if tag, conn, err := hello(addrs["t-2"]); err != nil || tag != "b" {
+		t.Fatalf("after a new upstream: %q, %v", tag, err)
+	} else {
+		conn.Close()
+	}
+	if err := c.Delete(ctx, "t-1", "t-2", "t-absent"); err != nil {
+		t.Fatal(err)
+	}
+	if names, err := c.Names(ctx, "t-"); err != nil || len(names) != 0 {
+		t.Fatalf("after delete: %v, %v", names, err)
+	}
+	if _, _, err := hello(addrs["t-1"]); err == nil {
+		t.Fatal("a deleted proxy still listens")
+	}
+}
+
+func errTimeout(err error) error {
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return err
+	}
+	return errors.New("not a timeout")
+}
+
+// Every call has a deadline: a server that never answers costs Timeout.
+func TestCallDeadline(t *testing.T) {
+	stuck := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-stuck:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(stuck)
+	c := NewClient(srv.URL)
+	c.Timeout = 50 * time.Millisecond
+	_, err := c.Version(context.Background())
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a stuck server: %v", err)
+	}
+}
+
+// Closing the embedded server releases every proxy's listener.
+func TestEmbeddedCloseReleasesProxies(t *testing.T) {
+	s, err := StartEmbedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewClient(s.URL())
+	addrs, err := c.Create(context.Background(), []Link{{Name: "x", Upstream: server(t, "a")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := hello(addrs["x"]); err == nil {
+		t.Fatal("a proxy outlived its server")
+	}
+}
