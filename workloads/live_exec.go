@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/electbench/electbench/nodes"
@@ -371,9 +370,7 @@ func (lt *liveTrial) kill(p *proc) {
 		return
 	}
 	p.killed = true
-	// The node leads its own process group: kill the group.
-	syscall.Kill(-p.pid, syscall.SIGKILL)
-	syscall.Kill(p.pid, syscall.SIGKILL)
+	killGroup(p.pid)
 }
 
 // inject applies one fault and schedules its end.
@@ -385,7 +382,10 @@ func (lt *liveTrial) inject(ctx context.Context, f *LiveFault) {
 			if p < 0 || p >= lt.n || !lt.alive[p] {
 				continue
 			}
-			syscall.Kill(-lt.procs[p].pid, syscall.SIGSTOP)
+			if err := pauseGroup(lt.procs[p].pid); err != nil {
+				lt.fail("pausing node %d: %v", p, err)
+				continue
+			}
 			lt.paused[p] = true
 			if f.For <= 0 {
 				lt.gone[p] = true
@@ -396,7 +396,7 @@ func (lt *liveTrial) inject(ctx context.Context, f *LiveFault) {
 			lt.after(f.At+f.For, func() {
 				for _, p := range f.Procs {
 					if p >= 0 && p < lt.n && lt.paused[p] {
-						syscall.Kill(-lt.procs[p].pid, syscall.SIGCONT)
+						resumeGroup(lt.procs[p].pid)
 						lt.paused[p] = false
 					}
 				}
@@ -520,7 +520,7 @@ func (lt *liveTrial) teardown() {
 	for pos, p := range lt.procs {
 		if p != nil && !p.killed && lt.alive != nil && lt.alive[pos] {
 			if lt.paused[pos] {
-				syscall.Kill(-p.pid, syscall.SIGCONT)
+				resumeGroup(p.pid)
 			}
 			lt.send(p, live.Command{Type: "stop"})
 			running++
@@ -543,8 +543,7 @@ func (lt *liveTrial) teardown() {
 	for _, p := range lt.all {
 		if !p.killed {
 			p.killed = true
-			syscall.Kill(-p.pid, syscall.SIGKILL)
-			syscall.Kill(p.pid, syscall.SIGKILL)
+			killGroup(p.pid)
 		}
 		p.stdin.Close()
 	}
