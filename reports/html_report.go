@@ -28,9 +28,8 @@ type HTMLOptions struct {
 	TraceName string
 
 	// Faults gives the fault windows of a trial, shaded on the time axes of
-	// its group's charts and of its diagram. Rows carry no fault schedule
-	// yet: when a faults column arrives, the command line passes a function
-	// that parses it; until then this is nil and nothing is shaded.
+	// its group's charts and of its diagram; FaultWindows reads them from
+	// the faults column. Nil shades nothing.
 	Faults func(r *Row) []FaultWindow
 
 	// MaxFailing bounds the failing trials listed in detail (0: 200).

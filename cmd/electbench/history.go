@@ -39,7 +39,7 @@ var unshapingFlags = []string{"out", "format", "parallel", "resume", "trace", "h
 func (r *runReportOptions) finish(cmd *cobra.Command, o runOptions, args, formats []string, rows []reports.Row) error {
 	results := filepath.Join(o.out, reports.ResultsCSV)
 	if slices.Contains(formats, "html") {
-		opt := reports.HTMLOptions{Source: results, Generator: "electbench " + versionString()}
+		opt := reports.HTMLOptions{Source: results, Generator: "electbench " + versionString(), Faults: reports.FaultWindows}
 		if o.trace != "" {
 			f, err := os.Open(o.trace)
 			if err != nil {

@@ -79,7 +79,7 @@ func runReport(cmd *cobra.Command, arg string, o reportOptions) error {
 	if err != nil {
 		return err
 	}
-	opt := reports.HTMLOptions{Source: path, Generator: "electbench " + versionString()}
+	opt := reports.HTMLOptions{Source: path, Generator: "electbench " + versionString(), Faults: reports.FaultWindows}
 	if o.trace != "" {
 		f, err := os.Open(o.trace)
 		if err != nil {
