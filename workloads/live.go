@@ -251,11 +251,11 @@ func RunLive(ctx context.Context, trials []Trial, opt LiveOptions, emit func(rep
 // DefaultLiveSpec is the live part of a bare `electbench run`: every
 // registered algorithm once on a 5-node cluster through embedded
 // Toxiproxy, T = 1 ms, the lowest process initiating. The quorum
-// algorithms, which never come to rest, are judged at 800T, several times
-// what they need to elect.
+// algorithms, which never come to rest, are judged at the default deadline
+// (1.5 s), about four times what chubby, the slowest, needs to elect.
 func DefaultLiveSpec() *Spec {
 	s := &Spec{Scenario: "default-live", Nodes: []int{5}, Trials: 1, Seed: 1, Latency: sim.Constant(time.Millisecond),
-		IDs: IDs{Mode: "random"}, Deadline: 800 * time.Millisecond}
+		IDs: IDs{Mode: "random"}}
 	s.Initiators, _ = ParseInitiators("lowest")
 	for _, a := range nodes.Algorithms() {
 		s.Algos = append(s.Algos, Algo{Alg: a, Variant: a.Variants[0].Name, Params: nodes.Params{}})
