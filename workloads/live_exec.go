@@ -96,12 +96,12 @@ func (lt *liveTrial) execute(ctx context.Context) {
 // until then.
 func (lt *liveTrial) after(d time.Duration, f func()) {
 	lt.pending++
-	time.AfterFunc(max(d-lt.now(), 0), func() {
+	lt.timers = append(lt.timers, time.AfterFunc(max(d-lt.now(), 0), func() {
 		select {
 		case lt.actions <- f:
 		case <-lt.done:
 		}
-	})
+	}))
 }
 
 // quietPeriod is how long nothing may happen before a run whose messages
@@ -547,6 +547,9 @@ func (lt *liveTrial) teardown() {
 		}
 		p.stdin.Close()
 	}
+	for _, t := range lt.timers {
+		t.Stop()
+	}
 	close(lt.done) // unblocks readers and pending actions
 	lt.wg.Wait()
 	if len(lt.links) > 0 {
@@ -666,8 +669,10 @@ func (lt *liveTrial) finish() {
 		break
 	}
 	fillQuorum(row, &sim.Result{T: lt.T, FirstInitiation: lt.firstInit, Crashes: lt.res.Crashes}, v)
+	var faultFree nodes.Theory // the figure a messages expectation scales
 	if a.Alg.Theory != nil && a.Alg.HasDefaultParams(a.Params, lt.T) {
 		in := nodes.TheoryInput{Variant: a.Variant, N: lt.n, Ranks: lt.ranks, Initiators: lt.initiators, Params: a.Params}
+		faultFree = a.Alg.Theory(in)
 		for _, c := range lt.res.Crashes {
 			if c.At == 0 && !lt.faulty {
 				in.Crashed = append(in.Crashed, c.Pos)
@@ -675,7 +680,7 @@ func (lt *liveTrial) finish() {
 				in.Faulty = true
 			}
 		}
-		if lt.faulty || lt.det != sim.DefaultDetector(lt.T) {
+		if lt.faulty || !lt.det.IsDefault(lt.T) {
 			in.Faulty = true
 		}
 		th := a.Alg.Theory(in)
@@ -690,6 +695,7 @@ func (lt *liveTrial) finish() {
 		row.Error = oneLine("live: " + strings.Join(lt.errs, "; "))
 		row.Correct, row.Live = false, false
 	}
+	row.Expect = checkTrial(lt.s.Expect, row, faultFree)
 }
 
 // reconcile checks the counts: in a run without faults every message

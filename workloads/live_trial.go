@@ -151,7 +151,8 @@ type liveTrial struct {
 	// timers armed or commands unanswered (recount after changes to gone
 	// or lossy).
 	unsettledLinks, busyProcs int
-	pending                   int // scheduled harness actions not yet done
+	pending                   int           // scheduled harness actions not yet done
+	timers                    []*time.Timer // of the scheduled actions, stopped at teardown
 	lastCore                  time.Duration
 	quiet                     time.Duration // how long a lossy or heartbeat run must be quiet
 	elected                   int64         // election messages sent
