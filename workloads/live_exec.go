@@ -146,6 +146,9 @@ func (lt *liveTrial) handle(rep nodeReport) {
 			delete(lt.restarting, p.pos)
 			lt.gone[p.pos], lt.alive[p.pos] = false, true
 			lt.recount()
+			// A fresh machine knows no leader: it must decide again.
+			lt.decisions[p.pos] = sim.Decision{}
+			lt.timeline = append(lt.timeline, tlEntry{at: lt.now(), seq: len(lt.timeline), kind: tlRestart, p: p.pos})
 			lt.send(p, live.Command{Type: "start", T0: lt.t0})
 		}
 	case "refused":
@@ -598,6 +601,8 @@ func (lt *liveTrial) finish() {
 			checker.Phase(e.at, e.p, e.phase)
 		case tlCrash:
 			checker.Crashed(e.at, e.p)
+		case tlRestart:
+			checker.Restarted(e.at, e.p)
 		case tlSent:
 			checker.Sent(e.at, e.p, e.msg)
 		case tlDelivered:

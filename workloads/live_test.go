@@ -349,6 +349,12 @@ func TestLiveFaults(t *testing.T) {
 		if len(info.PIDs) != 4 {
 			t.Fatalf("info %+v", info)
 		}
+		// Back, it is a fresh machine that knows no leader, as in the
+		// simulator: the checker counts it among those that must decide,
+		// and bully's Start does not teach it one.
+		if res.Decisions[0].Count != 0 || !strings.Contains(res.Row.Violation, "undecided") {
+			t.Errorf("restarted: decision %+v, row %+v", res.Decisions[0], res.Row)
+		}
 	})
 }
 

@@ -98,6 +98,7 @@ const (
 	tlDecide uint8 = iota
 	tlPhase
 	tlCrash
+	tlRestart   // p runs again, a fresh machine
 	tlSent      // quorum algorithms: a message sent by p
 	tlDelivered // quorum algorithms: a message delivered to p from from
 )
