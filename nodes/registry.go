@@ -198,22 +198,28 @@ func Lookup(spec string) (*Algorithm, string, error) {
 }
 
 // CheckParams reports the first parameter in p that a does not declare.
-func (a *Algorithm) CheckParams(p Params) error {
+func (a *Algorithm) CheckParams(p Params) error { return CheckParams(a.Name, p, a.Params) }
+
+// CheckParams reports the first parameter in p (in name order) that is not
+// among declared, naming the algorithm and the parameters it knows.
+// Algorithms' constructors call it so that they are safe to call on their
+// own; the runtimes check through Algorithm.CheckParams before that.
+func CheckParams(name string, p Params, declared []Param) error {
 	keys := make([]string, 0, len(p))
 	for k := range p {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		if !slices.ContainsFunc(a.Params, func(q Param) bool { return q.Name == k }) {
+		if !slices.ContainsFunc(declared, func(q Param) bool { return q.Name == k }) {
 			var known []string
-			for _, q := range a.Params {
+			for _, q := range declared {
 				known = append(known, q.Name)
 			}
 			if len(known) == 0 {
-				return fmt.Errorf("algorithm %s takes no parameters, got %q", a.Name, k)
+				return fmt.Errorf("algorithm %s takes no parameters, got %q", name, k)
 			}
-			return fmt.Errorf("algorithm %s has no parameter %q (known: %s)", a.Name, k, strings.Join(known, ", "))
+			return fmt.Errorf("algorithm %s has no parameter %q (known: %s)", name, k, strings.Join(known, ", "))
 		}
 	}
 	return nil

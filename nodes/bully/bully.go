@@ -38,7 +38,7 @@ func newBully(cfg nodes.Config) (func() nodes.Machine, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkParams("bully", cfg.Params, bullyParams); err != nil {
+	if err := nodes.CheckParams("bully", cfg.Params, bullyParams); err != nil {
 		return nil, err
 	}
 	tm := new(timing)

@@ -2,7 +2,6 @@ package bully
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -131,22 +130,6 @@ func checkVariant(name, variant string, known ...string) (string, error) {
 		return "", fmt.Errorf("algorithm %s has no variant %q (known: %s)", name, variant, strings.Join(known, ", "))
 	}
 	return variant, nil
-}
-
-// checkParams reports the first parameter in p that the algorithm does not
-// declare. The runtimes check too (Algorithm.CheckParams); New repeats it so
-// a constructor is safe to call on its own.
-func checkParams(name string, p nodes.Params, declared []nodes.Param) error {
-	for _, k := range slices.Sorted(maps.Keys(p)) {
-		if !slices.ContainsFunc(declared, func(q nodes.Param) bool { return q.Name == k }) {
-			var known []string
-			for _, q := range declared {
-				known = append(known, q.Name)
-			}
-			return fmt.Errorf("algorithm %s has no parameter %q (known: %s)", name, k, strings.Join(known, ", "))
-		}
-	}
-	return nil
 }
 
 // duration reads a timer parameter, which must be positive. A positive value

@@ -31,7 +31,7 @@ func newMulticast(cfg nodes.Config) (func() nodes.Machine, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkParams("multicast", cfg.Params, multicastParams); err != nil {
+	if err := nodes.CheckParams("multicast", cfg.Params, multicastParams); err != nil {
 		return nil, err
 	}
 	timeout, err := duration(cfg, multicastParams, "timeout")

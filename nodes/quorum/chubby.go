@@ -57,7 +57,7 @@ func chubbyTimingOf(cfg nodes.Config) (*chubbyTiming, error) {
 	if err := checkVariant("chubby", cfg.Variant); err != nil {
 		return nil, err
 	}
-	if err := checkParams("chubby", cfg.Params, chubbyParams); err != nil {
+	if err := nodes.CheckParams("chubby", cfg.Params, chubbyParams); err != nil {
 		return nil, err
 	}
 	tm := new(chubbyTiming)

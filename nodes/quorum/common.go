@@ -2,9 +2,7 @@ package quorum
 
 import (
 	"fmt"
-	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/electbench/electbench/nodes"
@@ -68,22 +66,6 @@ func uniform(env nodes.Env, lo, hi time.Duration) time.Duration {
 func checkVariant(name, variant string) error {
 	if variant != "" && variant != "default" {
 		return fmt.Errorf("algorithm %s has no variant %q (known: default)", name, variant)
-	}
-	return nil
-}
-
-// checkParams reports the first parameter in p that the algorithm does not
-// declare. The runtimes check too (Algorithm.CheckParams); New repeats it so
-// a constructor is safe to call on its own.
-func checkParams(name string, p nodes.Params, declared []nodes.Param) error {
-	for _, k := range slices.Sorted(maps.Keys(p)) {
-		if !slices.ContainsFunc(declared, func(q nodes.Param) bool { return q.Name == k }) {
-			var known []string
-			for _, q := range declared {
-				known = append(known, q.Name)
-			}
-			return fmt.Errorf("algorithm %s has no parameter %q (known: %s)", name, k, strings.Join(known, ", "))
-		}
 	}
 	return nil
 }

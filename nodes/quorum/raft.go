@@ -51,7 +51,7 @@ func newRaft(cfg nodes.Config) (func() nodes.Machine, error) {
 	if err := checkVariant("raft", cfg.Variant); err != nil {
 		return nil, err
 	}
-	if err := checkParams("raft", cfg.Params, raftParams); err != nil {
+	if err := nodes.CheckParams("raft", cfg.Params, raftParams); err != nil {
 		return nil, err
 	}
 	tm := new(raftTiming)

@@ -49,7 +49,7 @@ func newZookeeper(cfg nodes.Config) (func() nodes.Machine, error) {
 	if err := checkVariant("zookeeper", cfg.Variant); err != nil {
 		return nil, err
 	}
-	if err := checkParams("zookeeper", cfg.Params, zookeeperParams); err != nil {
+	if err := nodes.CheckParams("zookeeper", cfg.Params, zookeeperParams); err != nil {
 		return nil, err
 	}
 	tm := new(zkTiming)
