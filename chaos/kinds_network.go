@@ -5,7 +5,7 @@ func init() {
 		Name: "latency", Class: LinkFault, Heals: "remove the toxic",
 		Summary: "add latency ± jitter to every message on the links",
 		Sim:     "each message takes its latency model's draw plus latency ± uniform jitter (never below zero); links stay FIFO",
-		Live:    "Toxiproxy latency toxic (latency, jitter in ms); its jitter is drawn by Toxiproxy, not from the seed",
+		Live:    "a second Toxiproxy latency toxic on each link, added to the link's own (latency, jitter in ms); its jitter is drawn by Toxiproxy, not from the seed",
 		Params: []field[Fault]{
 			durationParam("latency", "", "added one-way latency", func(f *Fault) *Duration { return &f.Latency }),
 			durationParam("jitter", "0s", "± this much, uniformly", func(f *Fault) *Duration { return &f.Jitter }),
@@ -71,21 +71,21 @@ func init() {
 		Name: "loss", Class: LinkFault, Heals: "stop",
 		Summary: "lose each message with a probability",
 		Sim:     "each message on the links is lost with the given probability, drawn from the fault stream (counted as sent)",
-		Live:    "the node's link layer drops the message, drawing from the trial seed (TCP itself never loses a message)",
+		Live:    "not available: TCP never loses a message and the node's link layer does not drop one; a live scenario with it is rejected at validation",
 		Params:  []field[Fault]{probabilityParam("", "probability that a message is lost")},
 	})
 	Register(Kind{
 		Name: "duplicate", Class: LinkFault, Heals: "stop",
 		Summary: "deliver each message twice with a probability",
 		Sim:     "the copy arrives right after the original; only the original is counted as sent",
-		Live:    "the node's link layer sends the frame twice, drawing from the trial seed",
+		Live:    "not available: the node's link layer does not duplicate; a live scenario with it is rejected at validation",
 		Params:  []field[Fault]{probabilityParam("", "probability that a message is duplicated")},
 	})
 	Register(Kind{
 		Name: "reorder", Class: LinkFault, Heals: "stop",
 		Summary: "hold messages back so that later ones overtake them",
 		Sim:     "with the given probability a message is held back by a uniform draw in [0, delay] and ignores FIFO: later messages on its link may overtake it",
-		Live:    "the node's link layer holds the frame back, drawing from the trial seed",
+		Live:    "not available: the node's link layer does not reorder (TCP links are FIFO); a live scenario with it is rejected at validation",
 		Params: []field[Fault]{
 			probabilityParam("", "probability that a message is held back"),
 			durationParam("delay", "2T", "the longest hold-back", func(f *Fault) *Duration { return &f.Delay }),

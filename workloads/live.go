@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/electbench/electbench/chaos/toxi"
-	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/sim"
 	"github.com/electbench/electbench/reports"
 )
@@ -246,21 +245,6 @@ func RunLive(ctx context.Context, trials []Trial, opt LiveOptions, emit func(rep
 		}
 	}
 	return nil
-}
-
-// DefaultLiveSpec is the live part of a bare `electbench run`: every
-// registered algorithm once on a 5-node cluster through embedded
-// Toxiproxy, T = 1 ms, the lowest process initiating. The quorum
-// algorithms, which never come to rest, are judged at the default deadline
-// (1.5 s), about four times what chubby, the slowest, needs to elect.
-func DefaultLiveSpec() *Spec {
-	s := &Spec{Scenario: "default-live", Nodes: []int{5}, Trials: 1, Seed: 1, Latency: sim.Constant(time.Millisecond),
-		IDs: IDs{Mode: "random"}}
-	s.Initiators, _ = ParseInitiators("lowest")
-	for _, a := range nodes.Algorithms() {
-		s.Algos = append(s.Algos, Algo{Alg: a, Variant: a.Variants[0].Name, Params: nodes.Params{}})
-	}
-	return s
 }
 
 // streamLinks seeds the per-link latency draws of a live trial.

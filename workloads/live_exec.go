@@ -24,6 +24,7 @@ func (lt *liveTrial) execute(ctx context.Context) {
 			lt.inject(ctx, &lt.r.opt.Faults[i])
 		}
 	}
+	lt.chaosArm(ctx, true)
 	lt.t0, lt.start = live.Mono(), time.Now()
 	lt.started = true
 	for p := range n {
@@ -42,6 +43,7 @@ func (lt *liveTrial) execute(ctx context.Context) {
 			lt.send(lt.procs[p], live.Command{Type: "initiate"})
 		}
 	}
+	lt.chaosArm(ctx, false)
 	for i, c := range lt.crashes {
 		switch c.When {
 		case sim.AtTime:
@@ -203,6 +205,7 @@ func (lt *liveTrial) step(p int, r *live.Report) {
 			lt.expect[p]--
 		}
 	})
+	initiated := lt.firstInit >= 0
 	switch r.Ev {
 	case "start":
 		if lt.t.Algo.Alg.StartsAll && (lt.firstInit < 0 || at < lt.firstInit) {
@@ -239,6 +242,9 @@ func (lt *liveTrial) step(p int, r *live.Report) {
 			}
 		}
 	}
+	if !initiated && lt.firstInit >= 0 && len(lt.onElectionStart) > 0 {
+		lt.chaosElectionStart()
+	}
 	for _, m := range r.Sent {
 		lt.res.Sent[m.Kind]++
 		lt.bytes += int64(m.Bytes)
@@ -258,6 +264,9 @@ func (lt *liveTrial) step(p int, r *live.Report) {
 			if len(lt.afterMsgs) > 0 {
 				lt.checkMessageTriggers()
 			}
+			if len(lt.onMessages) > 0 {
+				lt.chaosMessages()
+			}
 		}
 	}
 	for _, d := range r.Decide {
@@ -276,6 +285,9 @@ func (lt *liveTrial) step(p int, r *live.Report) {
 				lt.crash(lt.target(lt.crashes[i].Pos), false)
 			}
 			lt.onElected = nil
+		}
+		if len(lt.onDecided) > 0 {
+			lt.chaosDecided()
 		}
 	}
 	if r.Phase != "" {
@@ -320,6 +332,15 @@ func (lt *liveTrial) crash(p int, atStart bool) {
 	if !lt.alive[p] {
 		return
 	}
+	lt.down(p)
+	if !atStart {
+		lt.detect(p, false)
+	}
+}
+
+// down SIGKILLs live position p's process and records the crash; the
+// detector is told separately.
+func (lt *liveTrial) down(p int) {
 	wasLeader := lt.target(sim.CurrentLeader) == p
 	at := lt.now()
 	lt.kill(lt.procs[p])
@@ -327,9 +348,8 @@ func (lt *liveTrial) crash(p int, atStart bool) {
 	lt.recount()
 	lt.res.Crashes = append(lt.res.Crashes, sim.CrashRecord{Pos: p, At: at, WasLeader: wasLeader, FirstSuspicion: -1})
 	lt.timeline = append(lt.timeline, tlEntry{at: at, seq: len(lt.timeline), kind: tlCrash, p: p})
-	if !atStart {
+	if lt.started {
 		lt.faulty = true
-		lt.detect(p, false)
 	}
 }
 
@@ -579,6 +599,7 @@ func (lt *liveTrial) finish() {
 		return
 	}
 	end := lt.lastCore
+	row.Faults = faultSchedule(lt.faultLog)
 	// Feed the checker in time order (nodes report on their own pipes).
 	checker := NewChecker(lt.ranks)
 	if a.Alg.Quorum != nil {

@@ -175,6 +175,15 @@ type liveTrial struct {
 	lastElection              time.Duration
 	faulty                    bool // any fault beyond crashes at the start
 	restarting                map[int]bool
+
+	// The scenario's faults (live_chaos.go).
+	lfaults         []*liveFault
+	faultLog        []sim.FaultEvent // the faults column
+	faultRand       *rand.Rand
+	onElectionStart []func()
+	onDecided       []func()
+	onMessages      []msgWait
+	cuts            map[[2]int]int // partitions holding each link cut
 }
 
 func newLiveTrial(r *LiveRunner, t Trial, serial int) *liveTrial {
@@ -188,6 +197,7 @@ func newLiveTrial(r *LiveRunner, t Trial, serial int) *liveTrial {
 		proxy:   map[[2]int]string{}, latency: map[[2]int]time.Duration{}, jitter: map[[2]int]time.Duration{},
 		fired:      map[string]int64{},
 		restarting: map[int]bool{},
+		cuts:       map[[2]int]int{},
 		firstInit:  -1, lastElection: -1,
 	}
 	allow := r.opt.Allowance
@@ -329,6 +339,7 @@ func (lt *liveTrial) setup(ctx context.Context) error {
 			lt.crash(c.Pos, true)
 		}
 	}
+	lt.chaosAtStart()
 	if err := lt.makeLinks(ctx); err != nil {
 		return err
 	}
@@ -464,7 +475,7 @@ func (lt *liveTrial) assign(template []nodes.Rank) error {
 // complete topologies).
 func (lt *liveTrial) makeLinks(ctx context.Context) error {
 	n, topo := lt.n, lt.t.Algo.Alg.Topology
-	ringOnly := topo.IsRing() && len(lt.crashes) == 0 && len(lt.r.opt.Faults) == 0 && len(lt.r.opt.Forge) == 0 && lt.det.Kind != "heartbeat"
+	ringOnly := topo.IsRing() && len(lt.crashes) == 0 && len(lt.r.opt.Faults) == 0 && len(lt.s.Faults) == 0 && len(lt.r.opt.Forge) == 0 && lt.det.Kind != "heartbeat"
 	var specs []toxi.Link
 	for i := range n {
 		for j := range n {

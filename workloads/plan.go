@@ -37,6 +37,9 @@ type Spec struct {
 	// Expect is what must hold (expect.go): checked per trial into the
 	// expect column, and over the trials by CheckRun.
 	Expect chaos.Expect
+	// Runtime is "live" for a scenario that runs on node processes through
+	// Toxiproxy (runtime: live); anything else runs on the simulator.
+	Runtime string
 }
 
 // Trial is one run of one algorithm on one cluster.

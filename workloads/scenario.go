@@ -28,10 +28,7 @@ func FromScenario(sc *chaos.Scenario) (*Spec, error) {
 			errs = append(errs, sc.Errorf(field, format, args...))
 		}
 	}
-	if sc.Runtime == "live" {
-		fail("runtime", "scenario files run on the simulator (sim) in this build; the live runtime takes them once it maps chaos faults onto Toxiproxy and signals")
-	}
-	spec := &Spec{Scenario: sc.Name, Trials: sc.Trials, Seed: sc.Seed, Expect: sc.Expect}
+	spec := &Spec{Scenario: sc.Name, Trials: sc.Trials, Seed: sc.Seed, Expect: sc.Expect, Runtime: sc.Runtime}
 	lat, err := sim.ParseLatency(sc.Network.Latency)
 	if err != nil {
 		fail("network.latency", "%v", err)
@@ -116,6 +113,9 @@ func FromScenario(sc *chaos.Scenario) (*Spec, error) {
 			}
 		}
 	}
+	if sc.Runtime == "live" {
+		checkLive(sc, spec, fail)
+	}
 	for i, l := range spec.LinkLatency {
 		for _, n := range spec.Nodes {
 			if err := errors.Join(l.From.Check(n), l.To.Check(n)); err != nil {
@@ -130,6 +130,11 @@ func FromScenario(sc *chaos.Scenario) (*Spec, error) {
 	}
 	if err := spec.Validate(); err != nil {
 		return nil, chaos.Errors{sc.Errorf("", "%s", unflag(err))}
+	}
+	if spec.Runtime == "live" {
+		if err := spec.ValidateLive(); err != nil {
+			return nil, chaos.Errors{sc.Errorf("runtime", "runtime live: %s", unflag(err))}
+		}
 	}
 	return spec, nil
 }

@@ -292,3 +292,33 @@ func (c *Client) update(ctx context.Context, name string, change func(*toxiclien
 		return p.Save()
 	})
 }
+
+// AddToxic adds a toxic of Toxiproxy's type typ (latency, bandwidth,
+// slow_close, timeout, reset_peer, slicer, limit_data) under name to the
+// link's traffic toward its upstream, applying to every connection, with
+// attributes in Toxiproxy's units. Several toxics of one type stack when
+// their names differ.
+func (c *Client) AddToxic(ctx context.Context, proxy, name, typ string, attrs map[string]int64) error {
+	a := toxiclient.Attributes{}
+	for k, v := range attrs {
+		a[k] = v
+	}
+	err := c.call(ctx, "add "+typ+" toxic to "+proxy, func() error {
+		_, err := c.proxy(proxy).AddToxic(name, typ, "upstream", 1, a)
+		return err
+	})
+	if alreadyExists(err) {
+		return nil
+	}
+	return err
+}
+
+// RemoveToxic removes the toxic AddToxic named name; a toxic already gone
+// is no error.
+func (c *Client) RemoveToxic(ctx context.Context, proxy, name string) error {
+	err := c.call(ctx, "remove toxic "+name+" of "+proxy, func() error { return c.proxy(proxy).RemoveToxic(name) })
+	if notFound(err) {
+		return nil
+	}
+	return err
+}

@@ -76,8 +76,9 @@ describe ad-hoc runs and cannot be combined with files.
 
 With no arguments and no workload flag it runs the built-in default scenario
 (electbench scenario show default): a simulated sweep of every registered
-algorithm over N = 4..256 and a small cluster under one crash and one
-partition. Durations in --param and --deadline may be written in units of the
+algorithm over N = 4..256, then a small live cluster (node processes through
+embedded Toxiproxy) under one crash and one partition. Scenarios with
+runtime: live run after the simulated ones. Durations in --param and --deadline may be written in units of the
 mean one-way latency T, as in t1=2T.
 
 Exit codes: 0 ok, 1 an expectation failed, 2 bad usage or input,
@@ -256,10 +257,19 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 		} else {
 			specs = []*workloads.Spec{spec}
 		}
-	} else if len(args) == 0 {
-		// The bare default run also elects with every algorithm on a small
-		// live cluster (DESIGN.md, "The command line").
-		liveSpecs = []*workloads.Spec{workloads.DefaultLiveSpec()}
+	} else {
+		// Scenarios with runtime: live (the bare default run's small faulty
+		// cluster among them: DESIGN.md, "The command line") run on node
+		// processes after the simulated ones.
+		var simSpecs []*workloads.Spec
+		for _, s := range specs {
+			if s.Runtime == "live" {
+				liveSpecs = append(liveSpecs, s)
+			} else {
+				simSpecs = append(simSpecs, s)
+			}
+		}
+		specs = simSpecs
 	}
 	if specs != nil && o.parallel < 0 {
 		return badInputf("--parallel %d: must be at least 1 (or 0 for one per core)", o.parallel)
@@ -362,7 +372,7 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 		return err
 	}
 	fmt.Fprintf(out, "\n%d trials (%d run now) in %v; results in %s\n", len(rows), written, time.Since(start).Round(time.Millisecond), o.out)
-	return reportFailures(cmd.ErrOrStderr(), workloads.CheckRun(specs, rows), len(rows))
+	return reportFailures(cmd.ErrOrStderr(), workloads.CheckRun(append(slices.Clone(specs), liveSpecs...), rows), len(rows))
 }
 
 // runLive runs trials on live node processes, their diagnostics logged to
