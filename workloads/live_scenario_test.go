@@ -164,3 +164,53 @@ faults:
 		t.Errorf("sim: %v", err)
 	}
 }
+
+// Link faults become Toxiproxy toxics on the affected proxies, added when
+// their trigger fires and removed when healed; the delay shows in the run.
+func TestLiveScenarioToxics(t *testing.T) {
+	r := runner(t, liveOptions(t))
+	src := `name: toxics
+algorithms: [chang-roberts]
+nodes: 4
+ids: ascending
+trials: 1
+runtime: RUNTIME
+network:
+  latency: 5ms
+faults:
+  - kind: latency
+    name: slow
+    latency: 4T
+    at: election-start
+  - heal: slow
+    at: leader-elected
+  - kind: bandwidth
+    target: 1
+    direction: out
+    rate: 1000
+    for: 20T
+`
+	var rows []reports.Row
+	for _, rt := range []string{"sim", "live"} {
+		specs, err := ParseScenarios("toxics.yaml", []byte(strings.Replace(src, "RUNTIME", rt, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := specs[0].Plan()[0]
+		if rt == "sim" {
+			rows = append(rows, RunTrial(tr, nil))
+			continue
+		}
+		rows = append(rows, runLive(t, r, tr).Row)
+	}
+	s, l := rows[0], rows[1]
+	t.Logf("sim %q turnaround %v; live %q turnaround %v", s.Faults, s.TurnaroundT, l.Faults, l.TurnaroundT)
+	for _, want := range []string{":latency[all]", ":bandwidth[out:1]", ":heal latency", ":heal bandwidth"} {
+		if !strings.Contains(l.Faults, want) {
+			t.Errorf("live schedule %q lacks %q", l.Faults, want)
+		}
+	}
+	if !l.Correct || !l.Live || !l.TurnaroundT.Set || l.TurnaroundT.V < 0.8*s.TurnaroundT.V {
+		t.Errorf("live: correct %v live %v turnaround %v T, the simulator's %v T", l.Correct, l.Live, l.TurnaroundT, s.TurnaroundT)
+	}
+}

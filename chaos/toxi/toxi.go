@@ -30,6 +30,7 @@ import (
 	toxiclient "github.com/Shopify/toxiproxy/v2/client"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
+	zlog "github.com/rs/zerolog/log"
 )
 
 // Server is a Toxiproxy server embedded in this process, listening on
@@ -43,12 +44,17 @@ type Server struct {
 	err  error
 }
 
+var quietGlobal sync.Once
+
 // StartEmbedded starts a Toxiproxy server in this process.
 func StartEmbedded() (*Server, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("toxiproxy: listening: %w", err)
 	}
+	// Some toxics (bandwidth) log through zerolog's global logger, which
+	// writes trace lines to stderr: nothing else here uses it.
+	quietGlobal.Do(func() { zlog.Logger = zerolog.Nop() })
 	api := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(prometheus.NewRegistry()), zerolog.Nop())
 	s := &Server{
 		api:  api,
