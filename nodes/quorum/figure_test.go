@@ -1,7 +1,6 @@
 package quorum_test
 
 import (
-	"flag"
 	"fmt"
 	"math"
 	"slices"
@@ -33,7 +32,7 @@ func raftFailovers(t *testing.T, tmin, tmax string, trials int, deadline time.Du
 	return raftFailoversAt(t, sim.Uniform{Lo: 5 * time.Millisecond, Hi: 10 * time.Millisecond}, tmin, tmax, trials, deadline)
 }
 
-func raftFailoversAt(t *testing.T, lat sim.Latency, tmin, tmax string, trials int, deadline time.Duration) []failover {
+func raftFailoversAt(t testing.TB, lat sim.Latency, tmin, tmax string, trials int, deadline time.Duration) []failover {
 	params := nodes.Params{"tmin": tmin, "tmax": tmax}
 	out := make([]failover, trials)
 	for i := range out {
@@ -139,22 +138,27 @@ func TestRaftElectionFigure(t *testing.T) {
 	}
 }
 
-var figure = flag.Bool("figure", false, "print the table of Raft failover distributions (TestRaftFigureTable)")
-
-// TestRaftFigureTable prints the distributions of the paper's Figure 16
-// settings at two one-way latencies (go test -run FigureTable -figure -v):
-// the 5–10 ms of the issue, and a LAN's 0.2–0.8 ms.
-func TestRaftFigureTable(t *testing.T) {
-	if !*figure {
-		t.Skip("-figure not set")
-	}
-	for _, lat := range []sim.Latency{
-		sim.Uniform{Lo: 5 * time.Millisecond, Hi: 10 * time.Millisecond},
-		sim.Uniform{Lo: 200 * time.Microsecond, Hi: 800 * time.Microsecond},
-	} {
-		for _, r := range [][2]string{{"150ms", "151ms"}, {"150ms", "155ms"}, {"150ms", "175ms"}, {"150ms", "200ms"}, {"150ms", "300ms"}, {"12ms", "24ms"}} {
-			d := summarize(raftFailoversAt(t, lat, r[0], r[1], 1000, 60*time.Second))
-			t.Logf("latency %v, timeouts %s–%s: %v", lat, strings.TrimSuffix(r[0], "ms"), r[1], d)
+// BenchmarkRaftFigure regenerates the table of the paper's Figure 16
+// settings at two one-way latencies — the 5–10 ms of the issue and a LAN's
+// 0.2–0.8 ms — 1000 seeded trials per row (go test -run '^$' -bench
+// RaftFigure -benchtime 1x -v ./nodes/quorum). It logs every row and reports
+// the recommended 150–300 ms setting at 5–10 ms as metrics: median and p99
+// downtime, and the share of trials with a split vote.
+func BenchmarkRaftFigure(b *testing.B) {
+	for range b.N {
+		for _, lat := range []sim.Latency{
+			sim.Uniform{Lo: 5 * time.Millisecond, Hi: 10 * time.Millisecond},
+			sim.Uniform{Lo: 200 * time.Microsecond, Hi: 800 * time.Microsecond},
+		} {
+			for _, r := range [][2]string{{"150ms", "151ms"}, {"150ms", "155ms"}, {"150ms", "175ms"}, {"150ms", "200ms"}, {"150ms", "300ms"}, {"12ms", "24ms"}} {
+				d := summarize(raftFailoversAt(b, lat, r[0], r[1], 1000, 60*time.Second))
+				b.Logf("latency %v, timeouts %s–%s: %v", lat, strings.TrimSuffix(r[0], "ms"), r[1], d)
+				if lat.Mean() > time.Millisecond && r == [2]string{"150ms", "300ms"} {
+					b.ReportMetric(float64(d.p50)/1e6, "p50-downtime-ms")
+					b.ReportMetric(float64(d.p99)/1e6, "p99-downtime-ms")
+					b.ReportMetric(100*d.withSplit, "%-split")
+				}
+			}
 		}
 	}
 }
