@@ -70,11 +70,10 @@ func FuzzRowRoundTrip(f *testing.F) {
 	f.Add(" lead,space", "a\nb", "\"", "\\.", "K K", -3, uint64(math.MaxUint64), int64(math.MinInt64), math.NaN(), true, true, int64(math.MaxInt64), true)
 	f.Fuzz(func(t *testing.T, alg, variant, leader, errText, kind string, nodes int, seed uint64,
 		msgs int64, turnaround float64, turnaroundSet, correct bool, theory int64, theorySet bool) {
-		for _, s := range []string{alg, variant, leader, errText, kind} {
-			// encoding/csv reads a quoted \r\n as \n: results strings hold no \r.
-			if strings.Contains(s, "\r") {
-				t.Skip()
-			}
+		// encoding/csv reads a quoted \r\n as \n: results strings hold no \r,
+		// so the round trip is checked on the inputs without it.
+		for _, s := range []*string{&alg, &variant, &leader, &errText, &kind} {
+			*s = strings.ReplaceAll(*s, "\r", "")
 		}
 		r := Row{Algorithm: alg, Variant: variant, Leader: leader, Error: errText, Nodes: nodes,
 			Seed: seed, Messages: msgs, Correct: correct, TS: turnaround}

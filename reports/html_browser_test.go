@@ -20,7 +20,7 @@ import (
 const browserTimeout = 90 * time.Second
 
 // findChromium returns Debian's chromium (or another Chromium build on
-// PATH). scripts/test.sh installs it, so its absence fails the test rather
+// PATH). .ci/run installs it, so its absence fails the test rather
 // than skipping it.
 func findChromium(t *testing.T) string {
 	t.Helper()
@@ -29,7 +29,7 @@ func findChromium(t *testing.T) string {
 			return p
 		}
 	}
-	t.Fatal("no chromium on PATH: scripts/test.sh installs it (apt-get install -y chromium); the report is tested in a real browser")
+	t.Fatal("no chromium on PATH: .ci/run installs it (apt-get install -y chromium); the report is tested in a real browser")
 	return ""
 }
 

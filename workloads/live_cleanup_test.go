@@ -121,9 +121,6 @@ func checkReleased(t *testing.T, c *toxi.Client, infos []LiveInfo) {
 // A harness interrupted with SIGINT (Ctrl-C) stops its trial and releases
 // its nodes and proxies before it exits.
 func TestLiveInterruptedHarness(t *testing.T) {
-	if testing.Short() {
-		t.Skip("live runs start node processes and Toxiproxy; skipped with -short")
-	}
 	srv, err := toxi.StartEmbedded()
 	if err != nil {
 		t.Fatal(err)

@@ -64,9 +64,6 @@ func nodeCommand(t testing.TB) ([]string, []string) {
 
 func liveOptions(t *testing.T) LiveOptions {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("live runs start node processes and Toxiproxy; skipped with -short")
-	}
 	node, env := nodeCommand(t)
 	log := &syncBuffer{}
 	t.Cleanup(func() {

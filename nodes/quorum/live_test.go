@@ -28,9 +28,6 @@ func TestMain(m *testing.M) {
 // leader is SIGKILLed once elected, and the survivors elect the next leader,
 // known by a majority, with one leader per term throughout.
 func TestLiveLeaderKill(t *testing.T) {
-	if testing.Short() {
-		t.Skip("live runs start node processes and Toxiproxy; skipped with -short")
-	}
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

@@ -375,9 +375,6 @@ func BenchmarkChangRobertsMillion(b *testing.B) {
 // TestMillionProcessRing: the figures hold at the scale the simulator is
 // built for (ALGORITHMS.md:49-50, 62: 3N−1 messages and T).
 func TestMillionProcessRing(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a million processes")
-	}
 	const n = 1_000_000
 	rs := shuffled(n, 11)
 	initiator := (maxPos(rs) + 1) % n
