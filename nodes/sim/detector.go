@@ -166,7 +166,7 @@ func (s *sim) detectCrash(c int32, atStart bool) {
 		}
 	}
 	for q := range int32(s.n) {
-		if q == c || !s.alive[q] {
+		if q == c || !s.procs[q].alive {
 			continue
 		}
 		if d.Kind == "inaccurate" && d.Mu > 0 && s.detRand.Float64() < d.Mu {
@@ -207,7 +207,7 @@ func (s *sim) scheduleFalseSuspicions() {
 // heartbeat runs one process's detector tick: check who has been silent too
 // long, then ping everyone.
 func (s *sim) heartbeat(p int32, incarnation uint32) {
-	if !s.alive[p] || s.incarnation[p] != incarnation {
+	if !s.procs[p].alive || s.incarnation[p] != incarnation {
 		return // crashed, or restarted with a tick chain of its own
 	}
 	n := int32(s.n)
@@ -232,7 +232,7 @@ func (s *sim) heartbeat(p int32, incarnation uint32) {
 
 // suspect delivers a detector verdict: observer p now suspects q.
 func (s *sim) suspect(p, q int32) {
-	if !s.alive[p] {
+	if !s.procs[p].alive {
 		return
 	}
 	s.res.Fired[timerSusp]++
@@ -244,6 +244,6 @@ func (s *sim) suspect(p, q int32) {
 		}
 	}
 	s.trace.suspect(s.now, int(p), int(q))
-	s.machines[p].Suspect(&s.envs[p], nodes.PeerID(q))
+	s.procs[p].m.Suspect(&s.procs[p], nodes.PeerID(q))
 	s.afterEvent(p)
 }

@@ -191,7 +191,7 @@ func (v View) N() int { return v.s.n }
 func (v View) Rank(p int) nodes.Rank { return v.s.ranks[p] }
 
 // Alive reports whether p has not crashed (or has restarted since).
-func (v View) Alive(p int) bool { return v.s.alive[p] }
+func (v View) Alive(p int) bool { return v.s.procs[p].alive }
 
 // Leader is the position of the leader named by the latest decision, or -1
 // if nobody has decided.
@@ -399,7 +399,7 @@ func (s *sim) activate(i int, atStart bool) {
 	case EffCrash:
 		// Only the processes this fault crashes are its to restart.
 		for _, p := range s.validTargets(f.Targets(v)) {
-			if s.alive[p] {
+			if s.procs[p].alive {
 				st.targets = append(st.targets, p)
 			}
 		}
@@ -672,17 +672,9 @@ func (s *sim) route(from, to int32, m *nodes.Message, ord uint64, size int64) {
 }
 
 func (s *sim) pushDelivery(at int64, ord uint64, to, from int32, m *nodes.Message) {
-	var slot int32
-	if k := len(s.free); k > 0 {
-		slot = s.free[k-1]
-		s.free = s.free[:k-1]
-	} else {
-		slot = int32(len(s.slab))
-		s.slab = append(s.slab, payload{})
-	}
-	p := &s.slab[slot]
+	slot, p := s.slab.alloc()
 	p.kind, p.to, p.from, p.msg = evDeliver, to, from, *m
-	s.heap.push(entry{at: at, ord: ord, slot: slot})
+	s.heap.push(entry{at: at, ord: ord, slot: slot, to: to})
 }
 
 func (s *sim) lose(from, to int32, ord uint64, m *nodes.Message) {
@@ -736,16 +728,9 @@ func (s *sim) resume(p int32) {
 		if !h.bg {
 			s.core++
 		}
-		var slot int32
-		if k := len(s.free); k > 0 {
-			slot = s.free[k-1]
-			s.free = s.free[:k-1]
-			s.slab[slot] = h.p
-		} else {
-			slot = int32(len(s.slab))
-			s.slab = append(s.slab, h.p)
-		}
-		s.heap.push(entry{at: s.now, ord: h.ord, slot: slot})
+		slot, p := s.slab.alloc()
+		*p = h.p
+		s.heap.push(entry{at: s.now, ord: h.ord, slot: slot, to: h.p.to})
 	}
 }
 
@@ -754,10 +739,10 @@ func (s *sim) resume(p int32) {
 // Messages that arrived while it was down were lost; those still in flight
 // reach the new machine.
 func (s *sim) restart(p int32) {
-	if s.alive[p] {
+	if s.procs[p].alive {
 		return
 	}
-	s.alive[p] = true
+	s.procs[p].alive = true
 	for k, st := range s.timers {
 		if int32(k>>16) == p && st.armed {
 			st.gen++
@@ -765,7 +750,7 @@ func (s *sim) restart(p int32) {
 			s.timers[k] = st
 		}
 	}
-	s.machines[p] = s.newMachine()
+	s.procs[p].m = s.newMachine()
 	s.res.Decisions[p] = Decision{}
 	s.trace.event(s.now, "restart", int(p))
 	if r, ok := s.cfg.Observer.(RestartObserver); ok {
@@ -780,7 +765,7 @@ func (s *sim) restart(p int32) {
 		}
 		s.scheduleBackground(s.now, payload{kind: evHeartbeat, to: p, gen: s.incarnation[p]})
 	}
-	s.machines[p].Start(&s.envs[p])
+	s.procs[p].m.Start(&s.procs[p])
 	s.afterEvent(p)
 }
 

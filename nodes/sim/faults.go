@@ -81,7 +81,7 @@ func (s *sim) currentLeader() int {
 	}
 	best := -1
 	for p := range s.n {
-		if s.alive[p] && (best < 0 || s.ranks[best].Less(s.ranks[p])) {
+		if s.procs[p].alive && (best < 0 || s.ranks[best].Less(s.ranks[p])) {
 			best = p
 		}
 	}
@@ -103,11 +103,11 @@ func (s *sim) position(r nodes.Rank) (int, bool) {
 // crash stops p now. undetected crashes are never suspected by any
 // detector's schedule (heartbeats still notice the silence).
 func (s *sim) crash(p int32, atStart, undetected bool) {
-	if !s.alive[p] {
+	if !s.procs[p].alive {
 		return
 	}
 	wasLeader := s.currentLeader() == int(p)
-	s.alive[p] = false
+	s.procs[p].alive = false
 	s.res.Crashes = append(s.res.Crashes, CrashRecord{Pos: int(p), At: time.Duration(s.now), WasLeader: wasLeader, FirstSuspicion: -1})
 	s.trace.event(s.now, "crash", int(p))
 	if s.cfg.Observer != nil {

@@ -72,11 +72,14 @@ func (q *fifo) pop() delivery {
 }
 
 // entry is a heap element: the ordering key and the slot of its payload, so
-// sifting moves 24 bytes rather than whole messages.
+// sifting moves 24 bytes rather than whole messages, and the process the
+// event is for, so that its state can be fetched from memory at the same
+// time as the payload rather than after it.
 type entry struct {
 	at   int64
 	ord  uint64
 	slot int32
+	to   int32
 }
 
 func (a entry) less(b entry) bool { return a.at < b.at || (a.at == b.at && a.ord < b.ord) }
@@ -156,7 +159,18 @@ type radix struct {
 	n       int
 	now     heap4 // bucket 0: at == last, ordered by ord
 	buckets [64][]entry
+	full    uint64 // bit i set when buckets[i] is not empty
+	// warm, when set, is shown the entries of every bucket that refill
+	// empties while it holds at most warmAhead entries: they are the next
+	// events, and loading their state now overlaps the cache misses that
+	// would otherwise come one after another.
+	warm func([]entry)
 }
+
+// warmAhead is how many events ahead radix asks for their state: enough to
+// overlap a few dozen cache misses, few enough to stay in the cache until
+// they run.
+const warmAhead = 128
 
 func (r *radix) len() int { return r.n }
 
@@ -171,6 +185,7 @@ func (r *radix) push(e entry) {
 	}
 	b := bits.Len64(uint64(e.at^r.last)) - 1
 	r.buckets[b] = append(r.buckets[b], e)
+	r.full |= 1 << b
 }
 
 // refill moves the entries of the least time into bucket 0 when it is empty.
@@ -178,11 +193,11 @@ func (r *radix) refill() {
 	if r.now.len() > 0 {
 		return
 	}
-	i := 0
-	for len(r.buckets[i]) == 0 {
-		i++
-	}
+	i := bits.TrailingZeros64(r.full)
 	b := r.buckets[i]
+	if r.warm != nil && len(b) <= warmAhead {
+		r.warm(b)
+	}
 	least := b[0].at
 	for _, e := range b[1:] {
 		least = min(least, e.at)
@@ -194,9 +209,11 @@ func (r *radix) refill() {
 		} else {
 			j := bits.Len64(uint64(e.at^least)) - 1
 			r.buckets[j] = append(r.buckets[j], e)
+			r.full |= 1 << j
 		}
 	}
 	r.buckets[i] = b[:0]
+	r.full &^= 1 << i
 }
 
 func (r *radix) peek() entry {

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"time"
+	"unsafe"
 
 	"github.com/electbench/electbench/nodes"
 )
@@ -141,9 +142,8 @@ type sim struct {
 	n        int
 	t        time.Duration
 	deadline int64
-	machines []nodes.Machine
-	envs     []env
-	ranks    []nodes.Rank
+	procs    []proc       // by position: machine, rank and hot per-process state
+	ranks    []nodes.Rank // Config.Ranks
 	peers    []nodes.Peer // shared backing store for Env.Peers
 	topo     nodes.Topology
 
@@ -153,16 +153,13 @@ type sim struct {
 	faulty   bool // Config.Faults is not empty: only then do sends and deliveries look at link effects
 	fifo     fifo
 	heap     queue // a radix heap when fifoMode is off, a 4-ary heap beside the FIFO otherwise
-	slab     []payload
-	free     []int32
+	slab     slab
 	linkLast map[uint64]int64 // per directed link: latest delivery time (FIFO links)
-	ringLast []int64          // the same for ring links: [2p] to the successor, [2p+1] to the predecessor
 	timers   map[uint64]timerState
 
 	net   *rand.Rand
 	rands []*rand.Rand
 
-	alive       []bool
 	byRank      map[nodes.Rank]int
 	lastDecided int32 // position of the latest decision; -1 before any
 	det         Detector
@@ -182,6 +179,7 @@ type sim struct {
 
 	res   Result
 	trace *tracer
+	sink  uint8 // see warm
 
 	// Faults (effects.go), kept after the hot fields.
 	newMachine  func() nodes.Machine
@@ -205,6 +203,10 @@ func Run(cfg Config) (*Result, error) {
 		return nil, err
 	}
 	s.run()
+	s.res.Alive = make([]bool, s.n)
+	for i := range s.procs {
+		s.res.Alive[i] = s.procs[i].alive
+	}
 	if s.trace != nil {
 		if err := s.trace.flush(); err != nil {
 			return &s.res, fmt.Errorf("writing trace: %w", err)
@@ -265,17 +267,15 @@ func newSim(cfg Config) (*sim, error) {
 		timers:   map[uint64]timerState{},
 		net:      rand.New(rand.NewPCG(cfg.Seed, 0x6e6574776f726b)), // "network"
 		rands:    make([]*rand.Rand, n),
-		machines: make([]nodes.Machine, n),
-		envs:     make([]env, n),
+		procs:    make([]proc, n),
 	}
 	s.det = cfg.Detector
 	if s.det.Kind == "" {
 		s.det = DefaultDetector(t)
 	}
 	s.detRand = rand.New(rand.NewPCG(cfg.Seed, 0x646574656374)) // "detect"
-	s.alive = make([]bool, n)
-	for i := range s.alive {
-		s.alive[i] = true
+	for i := range s.procs {
+		s.procs[i] = proc{s: s, p: int32(i), m: newMachine(), rank: cfg.Ranks[i], alive: true}
 	}
 	s.lastDecided = -1
 	if s.det.Kind == "heartbeat" {
@@ -290,7 +290,7 @@ func newSim(cfg Config) (*sim, error) {
 		Fired:        make([]int64, nodes.NumTimers()),
 		Decisions:    make([]Decision, n),
 		LastElection: -1, FirstInitiation: -1,
-		Detector: s.det, Alive: s.alive,
+		Detector: s.det,
 	}
 	s.newMachine = newMachine
 	if err := s.initFaults(); err != nil {
@@ -303,18 +303,11 @@ func newSim(cfg Config) (*sim, error) {
 	if s.fifoMode {
 		s.heap = &heap4{}
 	} else {
-		s.heap = &radix{}
+		s.heap = &radix{warm: s.warm}
 	}
 	s.buildPeers()
-	if s.topo.IsRing() && !s.fifoMode {
-		s.ringLast = make([]int64, 2*n)
-	}
-	for i := range s.machines {
-		s.machines[i] = newMachine()
-		s.envs[i] = env{s: s, p: int32(i)}
-	}
 	if s.cfg.Observer != nil {
-		_, s.phased = s.machines[0].(nodes.Phased)
+		_, s.phased = s.procs[0].m.(nodes.Phased)
 	}
 	if cfg.Trace != nil {
 		s.trace = &tracer{w: bufio.NewWriterSize(cfg.Trace, 1<<16)}
@@ -355,12 +348,12 @@ func (s *sim) run() {
 	if s.cfg.Algorithm.StartsAll {
 		s.res.FirstInitiation = 0
 	}
-	for i := range s.machines {
-		if !s.alive[i] {
+	for i := range s.procs {
+		if !s.procs[i].alive {
 			continue
 		}
 		s.trace.event(0, "start", i)
-		s.machines[i].Start(&s.envs[i])
+		s.procs[i].m.Start(&s.procs[i])
 		s.afterEvent(int32(i))
 	}
 	for _, p := range s.cfg.Initiators {
@@ -408,9 +401,8 @@ func (s *sim) run() {
 		}
 		e := s.heap.pop()
 		// p points into the slab: its slot is freed only after dispatch, so
-		// a handler scheduling new events cannot overwrite it (and growing
-		// the slab leaves the old backing array, which p still reads, intact).
-		p := &s.slab[e.slot]
+		// a handler scheduling new events cannot overwrite it.
+		p := s.slab.at(e.slot)
 		if (p.kind == evHeartbeat || p.kind == evDeliver && s.background(p.msg.Kind)) && s.settled() {
 			return
 		}
@@ -420,14 +412,14 @@ func (s *sim) run() {
 				s.popped()
 			}
 			s.hold(p.to, *p, e.ord, p.kind == evHeartbeat)
-			s.free = append(s.free, e.slot)
+			s.slab.release(e.slot)
 			continue
 		}
 		s.res.End = time.Duration(at)
 		s.res.Events++
 		switch p.kind {
 		case evDeliver:
-			s.deliver(p.to, p.from, e.ord, &p.msg)
+			s.deliver(e.to, p.from, e.ord, &p.msg)
 		case evTimer:
 			s.fire(p.to, p.timer, p.gen)
 		case evInitiate:
@@ -445,12 +437,34 @@ func (s *sim) run() {
 		case evHeartbeat:
 			s.heartbeat(p.to, p.gen)
 		}
-		s.free = append(s.free, e.slot)
+		s.slab.release(e.slot)
 	}
 }
 
+// warm loads the payload, the process and the machine of events about to
+// run, so that their cache misses overlap (radix.warm) instead of coming
+// one after another when each event runs. The loaded bytes are summed into
+// s.sink only so that the loads are not optimised away.
+func (s *sim) warm(next []entry) {
+	var x uint8
+	for i := range next {
+		e := &next[i]
+		pr := &s.procs[e.to]
+		x += s.slab.at(e.slot).kind + *(*uint8)(machineData(&pr.m))
+	}
+	s.sink += x
+}
+
+// machineData is the data word of a machine interface: for every machine
+// type a pointer to valid memory (the machine, or zerobase for an empty
+// struct), whose first byte warm may read. A nil machine never reaches it:
+// a process is given one before any event.
+func machineData(m *nodes.Machine) unsafe.Pointer {
+	return (*[2]unsafe.Pointer)(unsafe.Pointer(m))[1]
+}
+
 func (s *sim) initiate(p int32) {
-	if !s.alive[p] {
+	if !s.procs[p].alive {
 		return
 	}
 	if s.res.FirstInitiation < 0 {
@@ -460,7 +474,7 @@ func (s *sim) initiate(p int32) {
 		}
 	}
 	s.trace.event(s.now, "initiate", int(p))
-	s.machines[p].Initiate(&s.envs[p])
+	s.procs[p].m.Initiate(&s.procs[p])
 	s.afterEvent(p)
 }
 
@@ -484,7 +498,7 @@ func (s *sim) settled() bool {
 // afterEvent lets the checker watch the phase of a nodes.Phased process.
 func (s *sim) afterEvent(p int32) {
 	if s.phased {
-		s.cfg.Observer.Phase(time.Duration(s.now), int(p), s.machines[p].(nodes.Phased).Phase())
+		s.cfg.Observer.Phase(time.Duration(s.now), int(p), s.procs[p].m.(nodes.Phased).Phase())
 	}
 }
 
@@ -494,18 +508,11 @@ func (s *sim) scheduleBackground(at int64, p payload) {
 }
 
 func (s *sim) schedule(at int64, class uint64, p payload) {
-	var slot int32
-	if k := len(s.free); k > 0 {
-		slot = s.free[k-1]
-		s.free = s.free[:k-1]
-		s.slab[slot] = p
-	} else {
-		slot = int32(len(s.slab))
-		s.slab = append(s.slab, p)
-	}
+	slot, sp := s.slab.alloc()
+	*sp = p
 	s.seq++
 	s.core++
-	s.heap.push(entry{at: at, ord: order(class, s.seq), slot: slot})
+	s.heap.push(entry{at: at, ord: order(class, s.seq), slot: slot, to: p.to})
 }
 
 // popped accounts for a core event leaving the queues.
@@ -521,7 +528,7 @@ func (s *sim) deliver(to, from int32, ord uint64, m *nodes.Message) {
 	if s.faulty && s.intercept(to, from, ord, m) {
 		return
 	}
-	if !s.alive[to] {
+	if !s.procs[to].alive {
 		s.res.Dropped++
 		if s.trace != nil {
 			s.trace.message(s.now, "drop", ord, from, to, m)
@@ -544,7 +551,8 @@ func (s *sim) deliver(to, from int32, ord uint64, m *nodes.Message) {
 	if m.Kind.IsElection() {
 		s.res.LastElection = time.Duration(s.now)
 	}
-	s.machines[to].Receive(&s.envs[to], nodes.PeerID(from), *m)
+	pr := &s.procs[to]
+	pr.m.Receive(pr, nodes.PeerID(from), *m)
 	s.afterEvent(to)
 }
 
@@ -586,17 +594,9 @@ func (s *sim) send(from int32, to nodes.PeerID, m nodes.Message) {
 	// FIFO links: a message never overtakes an earlier one on the same link;
 	// at equal times the earlier send has the smaller sequence number.
 	at = s.fifoAt(from, int32(to), at)
-	var slot int32
-	if k := len(s.free); k > 0 {
-		slot = s.free[k-1]
-		s.free = s.free[:k-1]
-	} else {
-		slot = int32(len(s.slab))
-		s.slab = append(s.slab, payload{})
-	}
-	p := &s.slab[slot]
+	slot, p := s.slab.alloc()
 	p.kind, p.to, p.from, p.msg = evDeliver, int32(to), from, m
-	s.heap.push(entry{at: at, ord: ord, slot: slot})
+	s.heap.push(entry{at: at, ord: ord, slot: slot, to: int32(to)})
 }
 
 // fifoAt delays a delivery due at `at` on the link from → to until after
@@ -610,9 +610,9 @@ func (s *sim) fifoAt(from, to int32, at int64) int64 {
 		var slot *int64
 		switch to {
 		case (from + 1) % n:
-			slot = &s.ringLast[2*from]
+			slot = &s.procs[from].ringLast[0]
 		case (from + n - 1) % n:
-			slot = &s.ringLast[2*from+1]
+			slot = &s.procs[from].ringLast[1]
 		}
 		if slot != nil {
 			at = max(at, *slot)
@@ -655,7 +655,7 @@ func (s *sim) fire(p int32, t nodes.TimerID, gen uint32) {
 	s.popped()
 	k := timerKey(p, t)
 	st := s.timers[k]
-	if !st.armed || st.gen != gen || !s.alive[p] {
+	if !st.armed || st.gen != gen || !s.procs[p].alive {
 		return // cancelled or re-armed since, or its process crashed
 	}
 	st.armed = false
@@ -663,7 +663,7 @@ func (s *sim) fire(p int32, t nodes.TimerID, gen uint32) {
 	s.res.Fired[t]++
 	s.res.Timeouts++
 	s.trace.timer(s.now, int(p), t)
-	s.machines[p].Timeout(&s.envs[p], t)
+	s.procs[p].m.Timeout(&s.procs[p], t)
 	s.afterEvent(p)
 }
 
@@ -698,15 +698,22 @@ func mix(x uint64) uint64 {
 	return x ^ x>>31
 }
 
-// env is one process's view of the simulator.
-type env struct {
-	s *sim
-	p int32
+// proc is one simulated process: its machine, the nodes.Env the machine
+// sees (proc itself) and the state the hot path reads per event, together,
+// so that an event for a random process of a million touches one place in
+// memory rather than one per array.
+type proc struct {
+	s        *sim
+	m        nodes.Machine
+	rank     nodes.Rank
+	ringLast [2]int64 // FIFO ring links: latest delivery time to the successor, to the predecessor
+	p        int32
+	alive    bool
 }
 
-func (e *env) Self() nodes.Rank { return e.s.ranks[e.p] }
+func (e *proc) Self() nodes.Rank { return e.rank }
 
-func (e *env) Peers() []nodes.Peer {
+func (e *proc) Peers() []nodes.Peer {
 	switch e.s.topo {
 	case nodes.RingUni:
 		return e.s.peers[e.p : e.p+1 : e.p+1]
@@ -716,7 +723,7 @@ func (e *env) Peers() []nodes.Peer {
 	return e.s.peers
 }
 
-func (e *env) After(p nodes.PeerID) (nodes.Peer, bool) {
+func (e *proc) After(p nodes.PeerID) (nodes.Peer, bool) {
 	if !e.s.topo.IsRing() || p < 0 || int(p) >= e.s.n {
 		return nodes.Peer{}, false
 	}
@@ -724,12 +731,12 @@ func (e *env) After(p nodes.PeerID) (nodes.Peer, bool) {
 	return nodes.Peer{ID: nodes.PeerID(j), Rank: e.s.ranks[j]}, true
 }
 
-func (e *env) Now() time.Duration                        { return time.Duration(e.s.now) }
-func (e *env) Send(to nodes.PeerID, m nodes.Message)     { e.s.send(e.p, to, m) }
-func (e *env) SetTimer(d time.Duration, t nodes.TimerID) { e.s.setTimer(e.p, d, t) }
-func (e *env) CancelTimer(t nodes.TimerID)               { e.s.cancelTimer(e.p, t) }
-func (e *env) Decide(leader nodes.Rank)                  { e.s.decide(e.p, leader) }
-func (e *env) Rand() *rand.Rand                          { return e.s.rand(e.p) }
+func (e *proc) Now() time.Duration                        { return time.Duration(e.s.now) }
+func (e *proc) Send(to nodes.PeerID, m nodes.Message)     { e.s.send(e.p, to, m) }
+func (e *proc) SetTimer(d time.Duration, t nodes.TimerID) { e.s.setTimer(e.p, d, t) }
+func (e *proc) CancelTimer(t nodes.TimerID)               { e.s.cancelTimer(e.p, t) }
+func (e *proc) Decide(leader nodes.Rank)                  { e.s.decide(e.p, leader) }
+func (e *proc) Rand() *rand.Rand                          { return e.s.rand(e.p) }
 
 // sortPeers orders peers by ascending rank.
 func sortPeers(p []nodes.Peer) {
