@@ -449,8 +449,13 @@ func (s *sim) warm(next []entry) {
 	var x uint8
 	for i := range next {
 		e := &next[i]
-		pr := &s.procs[e.to]
-		x += s.slab.at(e.slot).kind + *(*uint8)(machineData(&pr.m))
+		// A payload and a proc each span two cache lines: load a byte of
+		// each line.
+		p, pr := s.slab.at(e.slot), &s.procs[e.to]
+		x += p.kind + uint8(p.msg.B) + *(*uint8)(machineData(&pr.m))
+		if pr.alive {
+			x++
+		}
 	}
 	s.sink += x
 }
