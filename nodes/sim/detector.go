@@ -224,7 +224,7 @@ func (s *sim) heartbeat(p int32, incarnation uint32) {
 	}
 	for q := range n {
 		if q != p {
-			s.send(p, nodes.PeerID(q), nodes.Message{Kind: kindPing})
+			s.send(p, nodes.PeerID(q), &nodes.Message{Kind: kindPing})
 		}
 	}
 	s.scheduleBackground(s.now+int64(s.det.P), payload{kind: evHeartbeat, to: p, gen: incarnation})

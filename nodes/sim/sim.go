@@ -545,7 +545,7 @@ func (s *sim) deliver(to, from int32, ord uint64, m *nodes.Message) {
 	}
 	switch m.Kind {
 	case kindPing:
-		s.send(to, nodes.PeerID(from), nodes.Message{Kind: kindPingAck})
+		s.send(to, nodes.PeerID(from), &nodes.Message{Kind: kindPingAck})
 		return
 	case kindPingAck:
 		if s.hb != nil {
@@ -561,7 +561,9 @@ func (s *sim) deliver(to, from int32, ord uint64, m *nodes.Message) {
 	s.afterEvent(to)
 }
 
-func (s *sim) send(from int32, to nodes.PeerID, m nodes.Message) {
+// send takes the message by pointer: it is copied once, into its queue
+// entry.
+func (s *sim) send(from int32, to nodes.PeerID, m *nodes.Message) {
 	if to < 0 || int(to) >= s.n {
 		panic(fmt.Sprintf("sim: %s process %d sent %s to peer %d, which does not exist", s.cfg.Algorithm.Name, from, m.Kind, to))
 	}
@@ -579,7 +581,7 @@ func (s *sim) send(from int32, to nodes.PeerID, m nodes.Message) {
 		}
 	}
 	if s.faulty {
-		s.sendFaulty(from, int32(to), &m, size)
+		s.sendFaulty(from, int32(to), m, size)
 		return
 	}
 	if !s.background(m.Kind) {
@@ -588,11 +590,11 @@ func (s *sim) send(from int32, to nodes.PeerID, m nodes.Message) {
 	s.seq++
 	ord := order(classDeliver, s.seq)
 	if s.trace != nil {
-		s.trace.message(s.now, "send", ord, from, int32(to), &m)
+		s.trace.message(s.now, "send", ord, from, int32(to), m)
 	}
 	if s.fifoMode {
 		d := s.fifo.slot()
-		d.at, d.ord, d.to, d.from, d.msg = s.now+int64(s.t), ord, int32(to), from, m
+		d.at, d.ord, d.to, d.from, d.msg = s.now+int64(s.t), ord, int32(to), from, *m
 		return
 	}
 	at := s.now + int64(s.cfg.Latency.Sample(s.net))
@@ -600,7 +602,7 @@ func (s *sim) send(from int32, to nodes.PeerID, m nodes.Message) {
 	// at equal times the earlier send has the smaller sequence number.
 	at = s.fifoAt(from, int32(to), at)
 	slot, p := s.slab.alloc()
-	p.kind, p.to, p.from, p.msg = evDeliver, int32(to), from, m
+	p.kind, p.to, p.from, p.msg = evDeliver, int32(to), from, *m
 	s.heap.push(entry{at: at, ord: ord, slot: slot, to: int32(to)})
 }
 
@@ -737,7 +739,7 @@ func (e *proc) After(p nodes.PeerID) (nodes.Peer, bool) {
 }
 
 func (e *proc) Now() time.Duration                        { return time.Duration(e.s.now) }
-func (e *proc) Send(to nodes.PeerID, m nodes.Message)     { e.s.send(e.p, to, m) }
+func (e *proc) Send(to nodes.PeerID, m nodes.Message)     { e.s.send(e.p, to, &m) }
 func (e *proc) SetTimer(d time.Duration, t nodes.TimerID) { e.s.setTimer(e.p, d, t) }
 func (e *proc) CancelTimer(t nodes.TimerID)               { e.s.cancelTimer(e.p, t) }
 func (e *proc) Decide(leader nodes.Rank)                  { e.s.decide(e.p, leader) }
