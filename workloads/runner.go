@@ -25,11 +25,18 @@ type Options struct {
 	Trace io.Writer
 }
 
-// Run executes trials and calls emit with each row in plan order, as soon as
-// every earlier trial has been emitted. It stops early when ctx is cancelled
-// (the rows already emitted are complete; rerun with resume for the rest) or
-// when emit fails, and returns why.
+// Run executes trials on the simulator and calls emit with each row in plan
+// order, as soon as every earlier trial has been emitted. It stops early when
+// ctx is cancelled (the rows already emitted are complete; rerun with resume
+// for the rest) or when emit fails, and returns why. A trial of a live spec
+// (Spec.Runtime "live") is refused before anything runs: RunLive runs those,
+// and a simulated row must never pass for a live one.
 func Run(ctx context.Context, trials []Trial, opt Options, emit func(reports.Row) error) error {
+	for _, t := range trials {
+		if t.Spec != nil && t.Spec.Runtime == "live" {
+			return fmt.Errorf("trial %d (%s, %s N=%d): its scenario runs live: use RunLive", t.Index, t.Spec.Scenario, t.Algo.Alg.Name, t.Nodes)
+		}
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	p := opt.Parallel

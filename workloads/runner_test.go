@@ -198,3 +198,19 @@ func TestCheckerVerdicts(t *testing.T) {
 		t.Errorf("deadline: %+v", v)
 	}
 }
+
+// Run is the simulator: handed a live scenario's trials it runs nothing and
+// says so, rather than emitting simulated rows for a live run.
+func TestRunRefusesLiveTrials(t *testing.T) {
+	s := spec(t, "chang-roberts", "4", "random", "lowest", "2ms", 2)
+	s.Runtime = "live"
+	emitted := 0
+	err := Run(context.Background(), s.Plan(), Options{Parallel: 1}, func(reports.Row) error { emitted++; return nil })
+	if err == nil || !strings.Contains(err.Error(), "RunLive") || emitted != 0 {
+		t.Fatalf("Run on a live spec: err %v, %d rows emitted; want an error naming RunLive and no row", err, emitted)
+	}
+	s.Runtime = "sim"
+	if err := Run(context.Background(), s.Plan(), Options{Parallel: 1}, func(reports.Row) error { emitted++; return nil }); err != nil || emitted != 2 {
+		t.Fatalf("Run on a sim spec: err %v, %d rows", err, emitted)
+	}
+}

@@ -173,6 +173,19 @@ func unflag(err error) string {
 
 // ParseScenarios parses a scenario file and builds a spec per scenario.
 func ParseScenarios(file string, data []byte) ([]*Spec, error) {
+	return ParseScenariosOn(file, data, "")
+}
+
+// ParseScenariosOn is ParseScenarios with every scenario run on the given
+// runtime, "sim" or "live", whatever its file says ("" keeps the file's):
+// the same story told by the simulator and by real processes. A scenario
+// that cannot run live is refused as it would be with runtime: live.
+func ParseScenariosOn(file string, data []byte, runtime string) ([]*Spec, error) {
+	switch runtime {
+	case "", "sim", "live":
+	default:
+		return nil, fmt.Errorf("runtime %q: want sim or live", runtime)
+	}
 	scs, err := chaos.Parse(file, data)
 	if err != nil {
 		return nil, err
@@ -180,6 +193,9 @@ func ParseScenarios(file string, data []byte) ([]*Spec, error) {
 	var specs []*Spec
 	var errs chaos.Errors
 	for _, sc := range scs {
+		if runtime != "" {
+			sc.Runtime = runtime
+		}
 		spec, err := FromScenario(sc)
 		var es chaos.Errors
 		switch {

@@ -70,16 +70,19 @@ summary per algorithm and size to DIR/summary.csv, then print a short table.
 Given scenario files (or names of built-in scenarios: electbench scenario
 list), it runs every scenario in them, with its faults, and checks its
 expectations: when one fails, it exits 1 after writing every row and a
-summary of which expectation failed, in which trial, with its seed. --seed
-and --trials override the files'; workload flags (--algo, --nodes, ...)
-describe ad-hoc runs and cannot be combined with files.
+summary of which expectation failed, in which trial, with its seed. --seed,
+--trials and --runtime override the files' (--runtime live tells a
+simulated scenario's story with real processes; --runtime sim the other
+way round); the other workload flags (--algo, --nodes, ...) describe ad-hoc
+runs and cannot be combined with files.
 
 With no arguments and no workload flag it runs the built-in default scenario
 (electbench scenario show default): a simulated sweep of every registered
 algorithm over N = 4..256, then a small live cluster (node processes through
 embedded Toxiproxy) under one crash and one partition. Scenarios with
-runtime: live run after the simulated ones. Durations in --param and --deadline may be written in units of the
-mean one-way latency T, as in t1=2T.
+runtime: live run after the simulated ones. Durations in --param and
+--deadline may be written in units of the mean one-way latency T, as in
+t1=2T.
 
 Exit codes: 0 ok, 1 an expectation failed, 2 bad usage or input,
 130 interrupted (finished trials are kept: rerun with --resume).`,

@@ -43,7 +43,7 @@ line, column and field).`,
 			out := cmd.OutOrStdout()
 			var bad []string
 			for _, arg := range args {
-				specs, err := loadScenarios([]string{arg})
+				specs, err := loadScenarios([]string{arg}, "")
 				if err != nil {
 					fmt.Fprintln(cmd.ErrOrStderr(), err)
 					bad = append(bad, arg)
@@ -109,7 +109,7 @@ func readScenario(arg string) ([]byte, error) {
 
 // loadScenarios parses and checks scenario files into specs. Any problem is
 // bad input (exit 2), with every error of every file listed.
-func loadScenarios(args []string) ([]*workloads.Spec, error) {
+func loadScenarios(args []string, runtime string) ([]*workloads.Spec, error) {
 	var specs []*workloads.Spec
 	var msgs []string
 	seen := map[string]string{}
@@ -123,7 +123,7 @@ func loadScenarios(args []string) ([]*workloads.Spec, error) {
 			msgs = append(msgs, fmt.Sprintf("%s: larger than %d bytes", arg, chaos.MaxFileSize))
 			continue
 		}
-		ss, err := workloads.ParseScenarios(arg, b)
+		ss, err := workloads.ParseScenariosOn(arg, b, runtime)
 		if err != nil {
 			msgs = append(msgs, err.Error())
 			continue
@@ -145,7 +145,8 @@ func loadScenarios(args []string) ([]*workloads.Spec, error) {
 
 // workloadFlags are the flags of `electbench run` that define an ad-hoc
 // experiment; a scenario file defines its own, so they cannot be combined
-// with files. --seed and --trials override every scenario's.
+// with files. --seed, --trials and --runtime override every scenario's
+// (--runtime alone, without files, is an ad-hoc run).
 var workloadFlags = []string{"algo", "variant", "param", "nodes", "runtime", "ids", "rank", "initiators", "latency", "deadline", "crash", "detector"}
 
 // scenarioSpecs returns the specs of a run of scenario files (args), or of
@@ -155,7 +156,7 @@ func scenarioSpecs(cmd *cobra.Command, args []string, o runOptions) ([]*workload
 	var set []string
 	cmd.Flags().Visit(func(f *pflag.Flag) {
 		for _, w := range workloadFlags {
-			if f.Name == w {
+			if f.Name == w && (len(args) == 0 || w != "runtime") {
 				set = append(set, "--"+f.Name)
 			}
 		}
@@ -168,7 +169,14 @@ func scenarioSpecs(cmd *cobra.Command, args []string, o runOptions) ([]*workload
 	} else if len(set) > 0 {
 		return nil, badInputf("%s: a scenario file names its own workload; use these flags without files (ad-hoc runs), or edit the file", strings.Join(set, ", "))
 	}
-	specs, err := loadScenarios(args)
+	var runtime string
+	if cmd.Flags().Changed("runtime") {
+		if o.runtime != "sim" && o.runtime != "live" {
+			return nil, badInputf("--runtime %q: want sim or live", o.runtime)
+		}
+		runtime = o.runtime
+	}
+	specs, err := loadScenarios(args, runtime)
 	if err != nil {
 		return nil, err
 	}
