@@ -24,7 +24,7 @@ type net struct {
 	round   int
 	sent    map[nodes.Kind]int
 	total   int
-	rerun   int              // messages of restarted runs (run number Message.A ≠ 0)
+	rerun   int              // messages of restarted runs (run number ≠ 0)
 	last    int              // round of the last delivery
 	decided [][]nodes.Rank   // every decision of every process, in order
 	crashed []bool           // deliveries to a crashed process are lost
@@ -201,8 +201,15 @@ func (e *fakeEnv) Send(to nodes.PeerID, m nodes.Message) {
 	}
 	e.n.sent[m.Kind]++
 	e.n.total++
-	if (m.Kind == kindElection || m.Kind == kindElected) && m.A != 0 {
-		e.n.rerun++
+	switch m.Kind {
+	case kindElection, kindElected:
+		if m.A != 0 {
+			e.n.rerun++
+		}
+	case kindProbe, kindReply:
+		if m.A>>phaseBits != 0 { // hs: the run number above the phase
+			e.n.rerun++
+		}
 	}
 	e.n.out = append(e.n.out, envelope{from: e.p, to: int(to), m: m})
 }

@@ -15,7 +15,7 @@ import (
 // doc.go's "Ring repair" (run numbers and a new run on every change of
 // route).
 
-var repaired = []string{"ring", "chang-roberts", "ring-initiator", "lcr"}
+var repaired = []string{"ring", "chang-roberts", "ring-initiator", "lcr", "hs"}
 
 // crashTrial runs one trial with crashes and a detector, watching every
 // decision as it happens.
@@ -114,10 +114,10 @@ func crashPoints(n int, total int64) []int64 {
 	return ks
 }
 
-// TestRepairRestoresLiveness: for ring, chang-roberts, ring-initiator and
-// lcr, on rings of 5, 8 and 17 in several arrangements and initiator sets,
-// under a perfect detector with D = 1T and D = 10T, a crash of the would-be
-// leader at the start, of the would-be leader after k messages for k over
+// TestRepairRestoresLiveness: for ring, chang-roberts, ring-initiator, lcr
+// and hs, on rings of 5, 8 and 17 in several arrangements and initiator sets
+// (lcr and hs start every process), under a perfect detector with D = 1T
+// and D = 10T, a crash of the would-be leader at the start, of the would-be leader after k messages for k over
 // the whole election, of the leader at its first decision, and of a random
 // other process at a random point of the election: every run is safe, comes
 // to rest, and elects the highest live process, known by every live one.
@@ -133,7 +133,7 @@ func TestRepairRestoresLiveness(t *testing.T) {
 				rs := arr.rs
 				top := maxPos(rs)
 				sets := [][]int{{(top + 1) % n}, {top}, all(n), randomSubset(r, n)}
-				if name == "lcr" {
+				if name == "lcr" || name == "hs" {
 					sets = [][]int{nil} // every process starts (StartsAll)
 				}
 				for _, initiators := range sets {

@@ -1,7 +1,9 @@
 package ring
 
 import (
+	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/electbench/electbench/nodes"
@@ -254,13 +256,201 @@ func TestFalseSuspicionElectsLower(t *testing.T) {
 	}
 }
 
-// TestHSIgnoresSuspicions: hs has no repair (doc.go); a suspicion changes
-// nothing it sends.
-func TestHSIgnoresSuspicions(t *testing.T) {
-	n := trio(t, "hs")
+// hsRun moves an hs PROBE or REPLY into run r: Message.A = r<<phaseBits |
+// phase (hs.go, doc.go).
+func hsRun(m nodes.Message, r int64) nodes.Message {
+	m.A = r<<phaseBits | m.A&phaseMask
+	return m
+}
+
+// fiveRing is the bidirectional ring 10 ⇄ 50 ⇄ 30 ⇄ 70 ⇄ 20 seen from
+// process 1 (id 50): predecessor 0, successor 2, then 3 (70) and 4 (20).
+// Start's probes are taken.
+func fiveRing(t *testing.T) *net {
+	n := newNet(t, "hs", ranks(10, 50, 30, 70, 20))
+	n.take()
+	return n
+}
+
+// TestHSRepairRoutesBothWays: "A process whose successor is suspected sends
+// to the next unsuspected process instead (the ring closes over the gap)"
+// (ALGORITHMS.md:99-101), on both sides of a bidirectional ring: the
+// predecessor side is found by walking forward round the ring (doc.go, rule
+// 1). Every change of either route starts a new run (rule 4), whose
+// phase-0 probes show where each side now goes.
+func TestHSRepairRoutesBothWays(t *testing.T) {
+	n := fiveRing(t)
+	n.suspect(me, 3) // 70, on neither side: recorded, routes unchanged
+	n.suspect(me, 99)
+	n.expect(me)
+	n.receive(me, pred, probe(60, 2, 1)) // still run 0: on to the successor
+	n.expect(me, send(succ, probe(60, 2, 2)))
+
+	// Successor side: 2 and the suspected 3 are skipped; run 1.
 	n.suspect(me, succ)
+	n.expect(me, send(4, hsRun(probe(50, 0, 1), 1)), send(pred, hsRun(probe(50, 0, 1), 1)))
+	n.suspect(me, succ) // twice: nothing
+	n.expect(me)
+	// Passing messages follow the new routes, across from where they came.
+	n.receive(me, pred, hsRun(probe(60, 2, 1), 1))
+	n.expect(me, send(4, hsRun(probe(60, 2, 2), 1)))
+	n.receive(me, 4, hsRun(reply(60, 2), 1))
+	n.expect(me, send(pred, hsRun(reply(60, 2), 1)))
+
+	// Predecessor side: the nearest unsuspected process before this one is
+	// 4, behind the suspected 0. Both sides are now 4, as with two
+	// processes; run 2.
+	n.suspect(me, pred)
+	n.expect(me, send(4, hsRun(probe(50, 0, 1), 2)), send(4, hsRun(probe(50, 0, 1), 2)))
+	n.receive(me, 4, hsRun(probe(60, 2, 1), 2))
+	n.expect(me, send(4, hsRun(probe(60, 2, 2), 2)))
+
+	// Every other process suspected: both routes are this process itself.
+	// Its probe comes straight back: leader of run 3 (ALGORITHMS.md:87).
+	n.suspect(me, 4)
+	self := hsRun(probe(50, 0, 1), 3)
+	n.expect(me, send(me, self), send(me, self))
+	n.receive(me, me, self)
+	n.expect(me, send(me, run(msg(kindElected, 50), 3)))
+	n.receive(me, me, self) // the other copy
+	n.receive(me, me, run(msg(kindElected, 50), 3))
+	n.expect(me)
+	n.expectDecided(me, 50)
+}
+
+// TestHSRepairStopsSuspected: a message carrying a suspected process is not
+// passed on and a new run starts — "stops forwarding that message and
+// starts a new run" (ALGORITHMS.md:101-102) for PROBE and REPLY, and for
+// ELECTED (doc.go, rule 5) — except a probe that this process swallows
+// anyway.
+func TestHSRepairStopsSuspected(t *testing.T) {
+	n := fiveRing(t)
+	n.suspect(me, 3) // 70
+	n.suspect(me, 4) // 20
+	n.expect(me)
+	both := func(r int64) []envelope {
+		m := hsRun(probe(50, 0, 1), r)
+		return []envelope{send(succ, m), send(pred, m)}
+	}
 	n.receive(me, pred, probe(70, 2, 1))
-	n.expect(me, send(succ, probe(70, 2, 2)))
+	n.expect(me, both(1)...)
+	n.receive(me, succ, hsRun(reply(70, 1), 1))
+	n.expect(me, both(2)...)
+	n.receive(me, pred, hsRun(probe(20, 1, 1), 2)) // 20 < 50: swallowed, as ever
+	n.expect(me)
+	n.receive(me, pred, run(msg(kindElected, 70), 2))
+	n.expect(me, both(3)...)
+	n.expectDecided(me)
+	// Unsuspected processes' messages go on as before.
+	n.receive(me, pred, hsRun(probe(60, 1, 1), 3))
+	n.expect(me, send(succ, hsRun(probe(60, 1, 2), 3)))
+	n.receive(me, pred, run(msg(kindElected, 60), 3))
+	n.expect(me, send(succ, run(msg(kindElected, 60), 3)))
+	n.expectDecided(me, 60)
+}
+
+// TestHSRepairRuns: doc.go, rule 3, for hs. A message of a newer run makes
+// this process start that run afresh — phase 0, no replies, not leader —
+// with its own phase-0 probes both ways, before the message is handled; a
+// message of an older run is dropped; run numbers no process makes are
+// dropped or saturate, and never panic.
+func TestHSRepairRuns(t *testing.T) {
+	n := trio(t, "hs")
+	n.receive(me, succ, reply(50, 0))
+	n.receive(me, pred, reply(50, 0))
+	n.expect(me, send(succ, probe(50, 1, 1)), send(pred, probe(50, 1, 1)))
+	n.receive(me, succ, reply(50, 1)) // one of phase 1's two replies
+	n.receive(me, pred, probe(50, 1, 3))
+	n.expect(me, send(succ, msg(kindElected, 50))) // leader of run 0
+	n.expectDecided(me, 50)
+
+	// Run 2 reaches it: own probes first, then the message as usual.
+	own := hsRun(probe(50, 0, 1), 2)
+	n.receive(me, pred, hsRun(probe(70, 1, 1), 2))
+	n.expect(me, send(succ, own), send(pred, own), send(succ, hsRun(probe(70, 1, 2), 2)))
+	n.receive(me, succ, hsRun(reply(50, 1), 2)) // phase is 0 again: ignored
+	n.receive(me, succ, hsRun(reply(50, 0), 2)) // replies count from 0 again: one of two
+	n.expect(me)
+	n.receive(me, pred, hsRun(reply(50, 0), 2))
+	n.expect(me, send(succ, hsRun(probe(50, 1, 1), 2)), send(pred, hsRun(probe(50, 1, 1), 2)))
+	n.receive(me, pred, hsRun(probe(50, 1, 3), 2)) // not leader of run 2 yet: it is now
+	n.expect(me, send(succ, run(msg(kindElected, 50), 2)))
+	n.expectDecided(me, 50, 50)
+
+	// Older runs are over.
+	n.receive(me, pred, probe(70, 0, 1))
+	n.receive(me, pred, hsRun(probe(70, 3, 1), 1))
+	n.receive(me, succ, hsRun(reply(30, 0), 1))
+	n.receive(me, pred, run(msg(kindElected, 70), 1))
+	// Negative run numbers, and an ELECTED run no hs process can number.
+	n.receive(me, pred, nodes.Message{Kind: kindProbe, Rank: nodes.RankOf(70), A: -1, B: 1})
+	n.receive(me, pred, nodes.Message{Kind: kindReply, Rank: nodes.RankOf(70), A: math.MinInt64})
+	n.receive(me, pred, run(msg(kindElected, 70), -3))
+	n.receive(me, pred, run(msg(kindElected, 70), maxRun+1))
+	n.expect(me)
+	n.expectDecided(me, 50, 50)
+
+	// An ELECTED of a newer run: the run has elected, so no probes; the
+	// leader is recorded and passed on.
+	n.receive(me, pred, run(msg(kindElected, 70), 5))
+	n.expect(me, send(succ, run(msg(kindElected, 70), 5)))
+	n.expectDecided(me, 50, 50, 70)
+
+	// The highest run a PROBE can carry, then a restart from it: the run
+	// number stays at maxRun rather than wrapping into the sign bit.
+	top := nodes.Message{Kind: kindProbe, Rank: nodes.RankOf(70), A: math.MaxInt64, B: 1}
+	n.receive(me, pred, top)
+	ownTop := hsRun(probe(50, 0, 1), maxRun)
+	top.B = 2
+	n.expect(me, send(succ, ownTop), send(pred, ownTop), send(succ, top))
+	n.suspect(me, succ)
+	n.expect(me, send(pred, ownTop), send(pred, ownTop))
+}
+
+// TestHSRepairFromSuspectedSender: doc.go, rule 7. A PROBE or REPLY finds
+// its way by the link it came over, so one that arrives from a process
+// this one has cut out of its routes cannot be passed on: it starts a new
+// run instead, unless it belongs to an older run.
+//
+// The end-to-end case: ring 20 ⇄ 10 ⇄ 80 ⇄ 30 ⇄ 40 ⇄ 90 ⇄ 50 ⇄ 60, where 80
+// (position 2) probes in phase 2 of run 1 toward its predecessor 10, which
+// passes the probe on to 20 (position 0) and crashes; 20 had not heard of
+// run 1, and its detector speaks before the probe arrives (a slow link), so
+// it too restarts into run 1 and the late probe belongs to its current run.
+// Passed across, away from the successor side it came from, the probe would
+// go to 20's new successor, 80 itself, which would take it for its own
+// probe come round and decide 80 while 90 is alive.
+func TestHSRepairFromSuspectedSender(t *testing.T) {
+	t.Run("unit", func(t *testing.T) {
+		n := fiveRing(t)
+		n.suspect(me, succ)
+		n.expect(me, send(3, hsRun(probe(50, 0, 1), 1)), send(pred, hsRun(probe(50, 0, 1), 1)))
+		n.receive(me, succ, probe(60, 2, 1)) // run 0, from the cut-out successor: dropped as old
+		n.expect(me)
+		n.receive(me, succ, hsRun(probe(60, 2, 1), 1)) // current run
+		n.expect(me, send(3, hsRun(probe(50, 0, 1), 2)), send(pred, hsRun(probe(50, 0, 1), 2)))
+		n.receive(me, succ, hsRun(reply(10, 0), 3)) // newer run: one restart above it
+		n.expect(me, send(3, hsRun(probe(50, 0, 1), 4)), send(pred, hsRun(probe(50, 0, 1), 4)))
+	})
+	t.Run("late probe", func(t *testing.T) {
+		const x, f = 0, 1
+		n := buildNet(t, "hs", ranks(20, 10, 80, 30, 40, 90, 50, 60))
+		n.crash(f)
+		n.boot()
+		for q := range n.size() {
+			if q != f {
+				n.suspect(q, f)
+			}
+		}
+		n.receive(x, f, hsRun(probe(80, 2, 2), 1))
+		n.run()
+		for p, ds := range n.decided {
+			if slices.Contains(ds, nodes.RankOf(80)) {
+				t.Fatalf("process %d decided 80 while 90 is alive (decisions %v)", p, n.decided)
+			}
+		}
+		n.checkElected(nodes.RankOf(90))
+	})
 }
 
 // TestRepairUnevenDetection: doc.go's argument needs only a detector that
@@ -283,7 +473,7 @@ func TestRepairUnevenDetection(t *testing.T) {
 			crashAt[r.IntN(size)] = 1 + r.IntN(3*size)
 		}
 		maxDelay := 1 + r.IntN(3*size)
-		for _, name := range repairedNames {
+		for _, name := range append(slices.Clone(repairedNames), "hs") {
 			n := newNet(t, name, rs)
 			for i := range size {
 				if i == 0 || r.IntN(2) == 0 {

@@ -56,7 +56,10 @@ func show(es []envelope) string {
 			s += fmt.Sprintf(" aux=%v", m.Aux)
 		}
 		if m.Kind == kindProbe || m.Kind == kindReply {
-			s += fmt.Sprintf(" k=%d d=%d", m.A, m.B)
+			if r := m.A >> phaseBits; r != 0 {
+				s += fmt.Sprintf(" run=%d", r)
+			}
+			s += fmt.Sprintf(" k=%d d=%d", m.A&phaseMask, m.B)
 		} else if m.A != 0 {
 			s += fmt.Sprintf(" run=%d", m.A)
 		}

@@ -7,7 +7,8 @@ import (
 )
 
 // successor is a process's outgoing link on a unidirectional ring: where it
-// sends, and the state ring repair needs (doc.go, "Ring repair").
+// sends, and the state ring repair needs (doc.go, "Ring repair"). hs uses it
+// for its successor side and keeps its predecessor route beside it.
 //
 // Fault-free runs never suspect anyone and every message carries run 0, so
 // that state lives behind a pointer that stays nil: the link costs two words
@@ -70,16 +71,20 @@ const (
 // its per-run state, since the flags of an abandoned run must not swallow
 // the new one. Every fault-free message carries run 0 and takes the first
 // return.
-func (s *successor) order(m nodes.Message) runOrder {
-	if m.A == 0 && s.rep == nil {
+func (s *successor) order(m nodes.Message) runOrder { return s.orderRun(m.A) }
+
+// orderRun is order for a run number already taken out of its message (hs
+// packs it into Message.A with the phase, hs.go).
+func (s *successor) orderRun(run int64) runOrder {
+	if run == 0 && s.rep == nil {
 		return sameRun
 	}
 	r := s.state()
 	switch {
-	case m.A < r.epoch:
+	case run < r.epoch:
 		return staleRun
-	case m.A > r.epoch:
-		r.epoch = m.A
+	case run > r.epoch:
+		r.epoch = run
 		return newerRun
 	}
 	return sameRun
@@ -94,10 +99,16 @@ func (s *successor) order(m nodes.Message) runOrder {
 // Run numbers, and restarting on a change of route or on an ELECTED of a
 // suspected leader, extend ALGORITHMS.md's "Ring repair": its two rules
 // alone do not deliver what it claims, "With a perfect detector this
-// restores liveness after crashes" (doc.go, rules 3-6, says why and how).
-func (s *successor) restart() int64 {
+// restores liveness after crashes" (doc.go, rules 3-7, says why and how).
+func (s *successor) restart() int64 { return s.restartUpTo(math.MaxInt64) }
+
+// restartUpTo is restart for an algorithm whose run numbers must stay at
+// most limit (hs packs them into Message.A beside the phase). At the limit,
+// reachable only through forged run numbers, the run is reopened rather
+// than wrapped round.
+func (s *successor) restartUpTo(limit int64) int64 {
 	r := s.state()
-	if r.epoch < math.MaxInt64 { // a forged run number cannot wrap round to 0
+	if r.epoch < limit {
 		r.epoch++
 	}
 	r.own = r.epoch
