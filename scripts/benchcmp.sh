@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Compare simulator benchmarks between builds on a noisy host: runs each test
+# binary RUNS times, alternating, and prints every build's msgs/cpu-s sorted
+# (read the median). Build the binaries first, e.g.
+#   GOMAXPROCS=1 go test -c -o /tmp/new.test ./nodes/sim
+#   (cd "$(mktemp -d)" && git -C "$OLDPWD" worktree add -f . main && GOMAXPROCS=1 go test -c -o /tmp/old.test ./nodes/sim)
+# usage: scripts/benchcmp.sh RUNS BENCH-REGEX BINARY...
+set -eu
+runs=$1 bench=$2
+shift 2
+out=$(mktemp)
+for _ in $(seq "$runs"); do
+	for b in "$@"; do
+		v=$(GOMAXPROCS=1 "$b" -test.run '^$' -test.bench "$bench" -test.benchtime 1x |
+			awk '/^Benchmark/ {for (i = 1; i <= NF; i++) if ($i == "msgs/cpu-s") print $(i-1)}' | head -1)
+		echo "$b $v" >>"$out"
+	done
+done
+for b in "$@"; do
+	echo "$b $(awk -v b="$b" '$1 == b {print $2}' "$out" | sort -n | tr '\n' ' ')"
+done
+rm -f "$out"
