@@ -8,7 +8,7 @@ import (
 
 // World is a running trial as a fault sees it at the instant it starts:
 // selectors and partition shapes resolve against it. The simulator's
-// sim.View implements it; so will the live harness.
+// trial.View implements it; so will the live harness.
 type World interface {
 	// N is the number of processes; positions are 0..N-1 in ring order.
 	N() int

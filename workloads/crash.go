@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/electbench/electbench/nodes"
-	"github.com/electbench/electbench/nodes/sim"
+	"github.com/electbench/electbench/nodes/trial"
 )
 
 // CrashSpec is one --crash SELECTOR[@WHEN].
@@ -24,7 +24,7 @@ import (
 type CrashSpec struct {
 	Selector string // highest, lowest, would-be-leader, leader, initiator, index, random
 	K        int    // for index:K and random(k)
-	When     sim.Trigger
+	When     trial.Trigger
 	At       string // for a virtual time, as typed (may be in units of T)
 	Msgs     int64  // for after-messages:K
 	text     string
@@ -36,7 +36,7 @@ func (c CrashSpec) String() string { return c.text }
 func ParseCrash(s string) (CrashSpec, error) {
 	s = strings.TrimSpace(s)
 	sel, when, hasWhen := strings.Cut(s, "@")
-	c := CrashSpec{text: s, When: sim.AtStart}
+	c := CrashSpec{text: s, When: trial.AtStart}
 	switch {
 	case sel == "highest" || sel == "lowest" || sel == "would-be-leader" || sel == "leader" || sel == "initiator":
 		c.Selector = sel
@@ -59,35 +59,35 @@ func ParseCrash(s string) (CrashSpec, error) {
 		switch {
 		case when == "start":
 		case when == "leader-elected":
-			c.When = sim.LeaderElected
+			c.When = trial.LeaderElected
 		case strings.HasPrefix(when, "after-messages:"):
 			k, err := strconv.ParseInt(strings.TrimPrefix(when, "after-messages:"), 10, 64)
 			if err != nil || k < 1 {
 				return CrashSpec{}, fmt.Errorf("--crash %q: after-messages:K needs K ≥ 1", s)
 			}
-			c.When, c.Msgs = sim.AfterMessages, k
+			c.When, c.Msgs = trial.AfterMessages, k
 		default:
 			if _, err := nodes.ParseDuration(when, time.Millisecond); err != nil {
 				return CrashSpec{}, fmt.Errorf("--crash %q: WHEN must be start, a time (5ms, 3T), after-messages:K or leader-elected", s)
 			}
-			c.When, c.At = sim.AtTime, when
+			c.When, c.At = trial.AtTime, when
 		}
 	}
-	if c.Selector == "leader" && c.When == sim.AtStart {
+	if c.Selector == "leader" && c.When == trial.AtStart {
 		return CrashSpec{}, fmt.Errorf("--crash %q: there is no leader before the run; use would-be-leader or highest, or a later WHEN", s)
 	}
 	return c, nil
 }
 
 // resolveCrashes turns the specs into the simulator's crashes for one trial.
-func resolveCrashes(specs []CrashSpec, ranks []nodes.Rank, initiators []int, seed uint64, t time.Duration) ([]sim.Crash, error) {
+func resolveCrashes(specs []CrashSpec, ranks []nodes.Rank, initiators []int, seed uint64, t time.Duration) ([]trial.Crash, error) {
 	n := len(ranks)
 	crashed := make([]bool, n)
-	var out []sim.Crash
+	var out []trial.Crash
 	src := rand.New(rand.NewPCG(seed, streamCrashes))
 	for _, c := range specs {
-		base := sim.Crash{When: c.When, K: c.Msgs}
-		if c.When == sim.AtTime {
+		base := trial.Crash{When: c.When, K: c.Msgs}
+		if c.When == trial.AtTime {
 			at, err := nodes.ParseDuration(c.At, t)
 			if err != nil || at < 0 {
 				return nil, fmt.Errorf("--crash %q: bad time %q", c, c.At)
@@ -103,7 +103,7 @@ func resolveCrashes(specs []CrashSpec, ranks []nodes.Rank, initiators []int, see
 		case "lowest":
 			positions = []int{extreme(ranks, nil, false)}
 		case "leader":
-			positions = []int{sim.CurrentLeader}
+			positions = []int{trial.CurrentLeader}
 		case "initiator":
 			if len(initiators) == 0 {
 				return nil, fmt.Errorf("--crash %q: no process initiates, so no initiator to crash", c)

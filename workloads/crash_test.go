@@ -7,20 +7,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/electbench/electbench/nodes"
 	_ "github.com/electbench/electbench/nodes/bully"
-	"github.com/electbench/electbench/nodes/sim"
+	"github.com/electbench/electbench/nodes/trial"
 	"github.com/electbench/electbench/reports"
 )
 
 func TestParseCrash(t *testing.T) {
 	for in, want := range map[string]CrashSpec{
-		"highest":                    {Selector: "highest", When: sim.AtStart},
-		"index:3@5ms":                {Selector: "index", K: 3, When: sim.AtTime, At: "5ms"},
-		"random(2)@3T":               {Selector: "random", K: 2, When: sim.AtTime, At: "3T"},
-		"leader@leader-elected":      {Selector: "leader", When: sim.LeaderElected},
-		"initiator@after-messages:4": {Selector: "initiator", When: sim.AfterMessages, Msgs: 4},
-		"would-be-leader@start":      {Selector: "would-be-leader", When: sim.AtStart},
+		"highest":                    {Selector: "highest", When: trial.AtStart},
+		"index:3@5ms":                {Selector: "index", K: 3, When: trial.AtTime, At: "5ms"},
+		"random(2)@3T":               {Selector: "random", K: 2, When: trial.AtTime, At: "3T"},
+		"leader@leader-elected":      {Selector: "leader", When: trial.LeaderElected},
+		"initiator@after-messages:4": {Selector: "initiator", When: trial.AfterMessages, Msgs: 4},
+		"would-be-leader@start":      {Selector: "would-be-leader", When: trial.AtStart},
 	} {
 		got, err := ParseCrash(in)
 		got.text = ""
@@ -111,7 +110,7 @@ func TestBullyShortT1ViolatesSafety(t *testing.T) {
 func TestFalseSuspicionsViolateSafety(t *testing.T) {
 	for _, algo := range []string{"bully", "ring"} {
 		s := spec(t, algo, "8", "random", "all", "1ms", 20)
-		det, err := sim.ParseDetector("inaccurate(300,0,2T,20T)", time.Millisecond)
+		det, err := trial.ParseDetector("inaccurate(300,0,2T,20T)", time.Millisecond)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,7 +131,7 @@ func TestFalseSuspicionsViolateSafety(t *testing.T) {
 func TestMissedCrashIsNotLive(t *testing.T) {
 	run := func(detector string) reports.Row {
 		s := withCrash(t, spec(t, "ring", "6", "ascending", "lowest", "1ms", 1), "index:2")
-		det, err := sim.ParseDetector(detector, time.Millisecond)
+		det, err := trial.ParseDetector(detector, time.Millisecond)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,7 +152,7 @@ func TestDeterministicAcrossDetectorsAndCrashes(t *testing.T) {
 	for _, det := range []string{"perfect(2T)", "heartbeat(1T,3T)", "inaccurate(100,0.2,2T,20T)"} {
 		for _, crash := range []string{"highest", "leader@leader-elected", "random(2)@3T", "initiator@after-messages:3"} {
 			s := withCrash(t, spec(t, "bully,bully/two-phase,multicast,ring,chang-roberts", "5,9", "random", "random(2)", "uniform(1ms,3ms)", 3), crash)
-			d, err := sim.ParseDetector(det, s.Latency.Mean())
+			d, err := trial.ParseDetector(det, s.Latency.Mean())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -166,33 +165,12 @@ func TestDeterministicAcrossDetectorsAndCrashes(t *testing.T) {
 	}
 }
 
-// Two-phase bully's invariant: any two processes in Normal agree on the
-// leader (ALGORITHMS.md, "bully with announce: two-phase").
-func TestCheckerNormalInvariant(t *testing.T) {
-	ranks := []nodes.Rank{nodes.RankOf(1), nodes.RankOf(2), nodes.RankOf(3)}
-	c := NewChecker(ranks)
-	c.Phase(0, 0, nodes.PhaseNormal)
-	c.Phase(0, 1, nodes.PhaseNormal)
-	c.Decided(1, 0, nodes.RankOf(3))
-	c.Decided(1, 1, nodes.RankOf(3))
-	if c.count != 0 {
-		t.Fatalf("agreeing Normal processes flagged: %v", c.list)
-	}
-	c.Phase(2, 2, "Election")
-	c.Decided(3, 2, nodes.RankOf(2)) // wrong leader, but not in Normal
-	n := c.count
-	c.Phase(3, 2, nodes.PhaseNormal)
-	if c.count != n+1 || c.list[len(c.list)-1].Kind != "normal-disagreement" {
-		t.Fatalf("two Normal processes with different leaders not flagged: %v", c.list)
-	}
-}
-
 // The reference figures assume perfect(10T): naming it explicitly must not
 // hide them, and another detector must.
 func TestTheoryWithExplicitDefaultDetector(t *testing.T) {
 	for det, want := range map[string]bool{"perfect(10T)": true, "perfect(10ms)": true, "perfect(3T)": false, "heartbeat(1T,3T)": false} {
 		s := withCrash(t, spec(t, "bully", "5", "random", "lowest", "1ms", 1), "highest")
-		d, err := sim.ParseDetector(det, time.Millisecond)
+		d, err := trial.ParseDetector(det, time.Millisecond)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/electbench/electbench/chaos/toxi"
-	"github.com/electbench/electbench/nodes/sim"
+	"github.com/electbench/electbench/nodes/trial"
 	"github.com/electbench/electbench/reports"
 )
 
@@ -141,8 +141,8 @@ func (t Trial) LiveBaseRow() reports.Row {
 
 // liveLatencyLabel is the latency column of a live row: the model, marked
 // when Toxiproxy's unseeded jitter is part of it.
-func liveLatencyLabel(l sim.Latency) string {
-	if n, ok := l.(sim.Normal); ok && n.SD >= time.Millisecond {
+func liveLatencyLabel(l trial.Latency) string {
+	if n, ok := l.(trial.Normal); ok && n.SD >= time.Millisecond {
 		return l.String() + "+toxiproxy-jitter(unseeded)"
 	}
 	return l.String()

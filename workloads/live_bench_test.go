@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/electbench/electbench/nodes"
-	"github.com/electbench/electbench/nodes/sim"
+	"github.com/electbench/electbench/nodes/trial"
 )
 
 // BenchmarkLive32 elects with every algorithm on a 32-node live cluster
@@ -49,7 +49,7 @@ func BenchmarkLive32(b *testing.B) {
 			}
 			defer r.Close()
 			s := &Spec{Scenario: "bench", Algos: []Algo{{Alg: a, Variant: a.Variants[0].Name}}, Nodes: []int{32}, Trials: 1,
-				Seed: 1, IDs: IDs{Mode: "random"}, Latency: sim.Constant(T), Deadline: 30 * time.Second}
+				Seed: 1, IDs: IDs{Mode: "random"}, Latency: trial.Constant(T), Deadline: 30 * time.Second}
 			s.Initiators, _ = ParseInitiators("lowest")
 			if a.Quorum != nil {
 				s.Deadline = 3 * time.Second

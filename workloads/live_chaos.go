@@ -11,7 +11,7 @@ import (
 	"github.com/electbench/electbench/chaos"
 	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/live"
-	"github.com/electbench/electbench/nodes/sim"
+	"github.com/electbench/electbench/nodes/trial"
 )
 
 // liveUnsupported says why the live runtime cannot apply a fault kind; a
@@ -92,7 +92,7 @@ func (w liveWorld) Rand() *rand.Rand {
 
 // record adds an entry to the trial's fault schedule (the faults column).
 func (lt *liveTrial) record(what string) {
-	lt.faultLog = append(lt.faultLog, sim.FaultEvent{At: lt.now(), What: what})
+	lt.faultLog = append(lt.faultLog, trial.FaultEvent{At: lt.now(), What: what})
 }
 
 // chaosAtStart crashes the processes a scenario crashes at start: before

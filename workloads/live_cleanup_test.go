@@ -22,7 +22,7 @@ import (
 
 	"github.com/electbench/electbench/chaos/toxi"
 	"github.com/electbench/electbench/nodes"
-	"github.com/electbench/electbench/nodes/sim"
+	"github.com/electbench/electbench/nodes/trial"
 	"github.com/electbench/electbench/reports"
 )
 
@@ -205,7 +205,7 @@ func harnessMain(url string) int {
 		return 2
 	}
 	s := &Spec{Scenario: "interrupt", Algos: []Algo{{Alg: alg, Variant: variant}}, Nodes: []int{5}, Trials: 1000,
-		Seed: 1, IDs: IDs{Mode: "random"}, Latency: sim.Constant(20 * time.Millisecond)}
+		Seed: 1, IDs: IDs{Mode: "random"}, Latency: trial.Constant(20 * time.Millisecond)}
 	s.Initiators, _ = ParseInitiators("lowest")
 	exe, err := os.Executable()
 	if err != nil {

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/check"
 	"github.com/electbench/electbench/nodes/live"
-	"github.com/electbench/electbench/nodes/sim"
-	"github.com/electbench/electbench/reports"
+	"github.com/electbench/electbench/nodes/trial"
 )
 
 // execute starts the run at t0 and drives it until it settles, its deadline
@@ -46,11 +46,11 @@ func (lt *liveTrial) execute(ctx context.Context) {
 	lt.chaosArm(ctx, false)
 	for i, c := range lt.crashes {
 		switch c.When {
-		case sim.AtTime:
+		case trial.AtTime:
 			lt.after(c.At, func() { lt.crash(lt.target(c.Pos), false) })
-		case sim.AfterMessages:
+		case trial.AfterMessages:
 			lt.afterMsgs = append(lt.afterMsgs, i)
-		case sim.LeaderElected:
+		case trial.LeaderElected:
 			lt.onElected = append(lt.onElected, i)
 		}
 	}
@@ -63,7 +63,7 @@ func (lt *liveTrial) execute(ctx context.Context) {
 	}
 	deadline := lt.s.Deadline
 	if deadline <= 0 {
-		deadline = sim.DefaultDeadline(n, lt.T)
+		deadline = trial.DefaultDeadline(n, lt.T)
 	}
 	stop := time.NewTimer(deadline)
 	defer stop.Stop()
@@ -149,7 +149,7 @@ func (lt *liveTrial) handle(rep nodeReport) {
 			lt.gone[p.pos], lt.alive[p.pos] = false, true
 			lt.recount()
 			// A fresh machine knows no leader: it must decide again.
-			lt.decisions[p.pos] = sim.Decision{}
+			lt.decisions[p.pos] = trial.Decision{}
 			lt.timeline = append(lt.timeline, tlEntry{at: lt.now(), seq: len(lt.timeline), kind: tlRestart, p: p.pos})
 			lt.send(p, live.Command{Type: "start", T0: lt.t0})
 		}
@@ -307,10 +307,10 @@ func (lt *liveTrial) checkMessageTriggers() {
 	lt.afterMsgs = kept
 }
 
-// target resolves sim.CurrentLeader: whom the latest decision named, or the
+// target resolves trial.CurrentLeader: whom the latest decision named, or the
 // highest live process if nobody has decided.
 func (lt *liveTrial) target(pos int) int {
-	if pos != sim.CurrentLeader {
+	if pos != trial.CurrentLeader {
 		return pos
 	}
 	if !lt.lastLeader.IsZero() {
@@ -341,12 +341,12 @@ func (lt *liveTrial) crash(p int, atStart bool) {
 // down SIGKILLs live position p's process and records the crash; the
 // detector is told separately.
 func (lt *liveTrial) down(p int) {
-	wasLeader := lt.target(sim.CurrentLeader) == p
+	wasLeader := lt.target(trial.CurrentLeader) == p
 	at := lt.now()
 	lt.kill(lt.procs[p])
 	lt.alive[p], lt.gone[p] = false, true
 	lt.recount()
-	lt.res.Crashes = append(lt.res.Crashes, sim.CrashRecord{Pos: p, At: at, WasLeader: wasLeader, FirstSuspicion: -1})
+	lt.res.Crashes = append(lt.res.Crashes, trial.CrashRecord{Pos: p, At: at, WasLeader: wasLeader, FirstSuspicion: -1})
 	lt.timeline = append(lt.timeline, tlEntry{at: at, seq: len(lt.timeline), kind: tlCrash, p: p})
 	if lt.started {
 		lt.faulty = true
@@ -599,14 +599,11 @@ func (lt *liveTrial) finish() {
 		return
 	}
 	end := lt.lastCore
-	row.Faults = faultSchedule(lt.faultLog)
 	// Feed the checker in time order (nodes report on their own pipes).
-	checker := NewChecker(lt.ranks)
-	if a.Alg.Quorum != nil {
-		// Only the checker's watch is wanted: the machines ran in the nodes.
-		if _, err := checker.WatchQuorum(a.Alg, nodes.Config{Variant: a.Variant, Params: a.Params, N: lt.n, T: lt.tAlg}); err != nil {
-			lt.fail("%v", err)
-		}
+	checker, err := NewChecker(&trial.Config{Algorithm: a.Alg, Variant: a.Variant, Params: a.Params, Ranks: lt.ranks}, lt.tAlg)
+	if err != nil {
+		lt.fail("%v", err)
+		checker = check.New(lt.ranks)
 	}
 	slices.SortFunc(lt.timeline, func(x, y tlEntry) int {
 		if c := cmp.Compare(x.at, y.at); c != 0 {
@@ -631,39 +628,36 @@ func (lt *liveTrial) finish() {
 		}
 	}
 	lt.res.Decisions = lt.decisions
-	v := checker.Finish(lt.decisions, lt.quiescent, end)
-	row.Correct, row.Live, row.Leader = v.Correct, v.Live, v.Leader
-	row.SafetyViolations = v.Violations
-	if len(v.Recorded) > 0 {
-		row.Violation = oneLine(v.Recorded[0].String())
-	}
 
-	// Counts: the machines' messages from the step lines, the runtime's
-	// pings from the nodes' own counts.
-	byKind := map[string]int64{}
+	// The record: the machines' messages from the step lines, the
+	// runtime's pings from the nodes' own counts.
+	rec := trial.NewRecord(lt.n, lt.T, lt.det)
+	rec.Decisions = lt.decisions
+	rec.FirstInitiation, rec.LastElection = lt.firstInit, lt.lastElection
+	rec.Crashes, rec.Faults, rec.Events = lt.res.Crashes, lt.faultLog, lt.steps
+	rec.Quiescent, rec.End = lt.quiescent, end
 	for k, c := range lt.res.Sent {
-		byKind[k] += c
-		if kind, ok := nodes.KindByName(k); ok && kind.IsElection() {
-			row.Messages += c
+		kind := mustKind(k)
+		rec.Sent[kind] += c
+		if kind.IsElection() {
+			rec.Messages += c
 		}
 	}
-	row.Bytes = lt.bytes
+	rec.Bytes = lt.bytes
 	for p := range lt.n {
 		sent := lt.maint[p]
 		if st := lt.res.Stats[p]; st != nil {
 			sent = st.Sent
 		}
 		for _, k := range maintKinds {
-			byKind[k.String()] += sent[k.String()]
-			row.Bytes += sent[k.String()] * int64(nodes.Message{Kind: k}.EncodedSize())
+			rec.Sent[k] += sent[k.String()]
+			rec.Bytes += sent[k.String()] * int64(nodes.Message{Kind: k}.EncodedSize())
 		}
 	}
-	row.MessagesByKind = reports.CountsFromMap(byKind)
-	for _, c := range lt.fired {
-		row.Timeouts += c
+	for k, c := range lt.fired {
+		rec.Fired[mustTimer(k)] += c
+		rec.Timeouts += c
 	}
-	row.TimeoutsByKind = reports.CountsFromMap(lt.fired)
-	row.Events = lt.steps
 	for k, s := range lt.res.Sent {
 		if lost := s - lt.res.Dropped[k] - lt.res.Received[k]; lost != 0 {
 			lt.res.Lost[k] = lost
@@ -676,52 +670,19 @@ func (lt *liveTrial) finish() {
 	}
 	lt.reconcile()
 
-	if lt.lastElection >= 0 && lt.firstInit >= 0 {
-		row.TurnaroundS, row.TurnaroundT = inUnits(lt.lastElection-lt.firstInit, lt.T)
-	}
-	if v.Leader != "" && lt.firstInit >= 0 {
-		row.DecidedS, row.DecidedT = inUnits(v.DecidedAt-lt.firstInit, lt.T)
-	}
+	o := outcome{rec: &rec, verdict: checker.Finish(lt.decisions, lt.quiescent, end),
+		ranks: lt.ranks, initiators: lt.initiators, faulty: lt.faulty}
 	for _, c := range lt.res.Crashes {
-		if !c.WasLeader {
-			continue
-		}
-		if c.FirstSuspicion >= 0 {
-			row.DetectS = reports.Some((c.FirstSuspicion - c.At).Seconds())
-		}
-		if v.Correct && v.DecidedAt >= c.At {
-			row.FailoverS, row.FailoverT = inUnits(v.DecidedAt-c.At, lt.T)
-		}
-		break
-	}
-	fillQuorum(row, &sim.Result{T: lt.T, FirstInitiation: lt.firstInit, Crashes: lt.res.Crashes}, v)
-	var faultFree nodes.Theory // the figure a messages expectation scales
-	if a.Alg.Theory != nil && a.Alg.HasDefaultParams(a.Params, lt.T) {
-		in := nodes.TheoryInput{Variant: a.Variant, N: lt.n, Ranks: lt.ranks, Initiators: lt.initiators, Params: a.Params}
-		faultFree = a.Alg.Theory(in)
-		for _, c := range lt.res.Crashes {
-			if c.At == 0 && !lt.faulty {
-				in.Crashed = append(in.Crashed, c.Pos)
-			} else {
-				in.Faulty = true
-			}
-		}
-		if lt.faulty || !lt.det.IsDefault(lt.T) {
-			in.Faulty = true
-		}
-		th := a.Alg.Theory(in)
-		if th.Messages > 0 {
-			row.TheoryMessages = reports.Some(th.Messages)
-		}
-		if th.Bound > 0 {
-			row.TheoryBound = reports.Some(th.Bound)
+		if c.At == 0 && !lt.faulty {
+			o.crashedAtStart = append(o.crashedAtStart, c.Pos)
+		} else {
+			o.faulty = true
 		}
 	}
 	if len(lt.errs) > 0 {
-		row.Error = oneLine("live: " + strings.Join(lt.errs, "; "))
-		row.Correct, row.Live = false, false
+		o.failure = oneLine("live: " + strings.Join(lt.errs, "; "))
 	}
-	row.Expect = checkTrial(lt.s.Expect, row, faultFree)
+	lt.t.fillRow(row, o)
 }
 
 // reconcile checks the counts: in a run without faults every message
@@ -767,6 +728,14 @@ func mustKind(name string) nodes.Kind {
 		panic("workloads: kind " + name + " is not registered")
 	}
 	return k
+}
+
+func mustTimer(name string) nodes.TimerID {
+	t, ok := nodes.TimerByName(name)
+	if !ok {
+		panic("workloads: timer " + name + " is not registered")
+	}
+	return t
 }
 
 func isMaint(kind string) bool { return kind == "PING" || kind == "PING_ACK" }

@@ -18,7 +18,7 @@ import (
 	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/live"
 	_ "github.com/electbench/electbench/nodes/quorum"
-	"github.com/electbench/electbench/nodes/sim"
+	"github.com/electbench/electbench/nodes/trial"
 )
 
 // TestMain lets the test binary be a live node, as the electbench binary
@@ -278,7 +278,7 @@ func TestLiveFaults(t *testing.T) {
 	t.Run("pause a node beyond the detector's timeout", func(t *testing.T) {
 		s := spec(t, "bully", "5", "random", "lowest", "5ms", 1)
 		var err error
-		if s.Detector, err = sim.ParseDetector("heartbeat(2T,8T)", s.Latency.Mean()); err != nil {
+		if s.Detector, err = trial.ParseDetector("heartbeat(2T,8T)", s.Latency.Mean()); err != nil {
 			t.Fatal(err)
 		}
 		tr := s.Plan()[0]

@@ -19,7 +19,7 @@ import (
 	"github.com/electbench/electbench/chaos/toxi"
 	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/live"
-	"github.com/electbench/electbench/nodes/sim"
+	"github.com/electbench/electbench/nodes/trial"
 	"github.com/electbench/electbench/pow"
 	"github.com/electbench/electbench/reports"
 )
@@ -42,13 +42,13 @@ type LiveResult struct {
 	// sender position: a refused node's stays zero.
 	DeliveredFrom []int64
 	// Decisions are every position's latest decision.
-	Decisions []sim.Decision
+	Decisions []trial.Decision
 	// Stats are the nodes' own final counts, by position; nil for a node
 	// that did not stop cleanly (crashed, refused).
 	Stats []*live.Stats
 	// Suspicions are the detector verdicts the machines were given.
 	Suspicions []LiveSuspicion
-	Crashes    []sim.CrashRecord
+	Crashes    []trial.CrashRecord
 	Info       LiveInfo
 }
 
@@ -126,8 +126,8 @@ type liveTrial struct {
 
 	ranks      []nodes.Rank
 	initiators []int
-	crashes    []sim.Crash
-	det        sim.Detector
+	crashes    []trial.Crash
+	det        trial.Detector
 	links      [][2]int
 	proxy      map[[2]int]string // link → proxy name
 	latency    map[[2]int]time.Duration
@@ -161,7 +161,7 @@ type liveTrial struct {
 	onElected                 []int         // crashes waiting for the first decision
 	lastLeader                nodes.Rank
 	timeline                  []tlEntry
-	decisions                 []sim.Decision
+	decisions                 []trial.Decision
 	fired                     map[string]int64
 	maint                     []map[string]int64 // per position: the latest maintenance counts sent
 	nodeSent                  []map[string]int64 // per position: messages sent, by kind, from its steps
@@ -178,7 +178,7 @@ type liveTrial struct {
 
 	// The scenario's faults (live_chaos.go).
 	lfaults         []*liveFault
-	faultLog        []sim.FaultEvent // the faults column
+	faultLog        []trial.FaultEvent // the faults column
 	faultRand       *rand.Rand
 	onElectionStart []func()
 	onDecided       []func()
@@ -281,7 +281,7 @@ func (lt *liveTrial) setup(ctx context.Context) error {
 	lt.crashes = crashes
 	lt.det = s.Detector
 	if lt.det.Kind == "" {
-		lt.det = sim.DefaultDetector(lt.T)
+		lt.det = trial.DefaultDetector(lt.T)
 	}
 	if lt.det.Kind == "heartbeat" {
 		lt.quiet = lt.det.Tau + 2*lt.det.P + 4*lt.T
@@ -326,7 +326,7 @@ func (lt *liveTrial) setup(ctx context.Context) error {
 	lt.sentLink, lt.recvLink, lt.lossy = make([]int64, n*n), make([]int64, n*n), make([]bool, n*n)
 	lt.armed = make([]int, n)
 	lt.expect = make([]int, n)
-	lt.decisions = make([]sim.Decision, n)
+	lt.decisions = make([]trial.Decision, n)
 	lt.maint = make([]map[string]int64, n)
 	lt.nodeSent = make([]map[string]int64, n)
 	lt.res.DeliveredFrom = make([]int64, n)
@@ -335,7 +335,7 @@ func (lt *liveTrial) setup(ctx context.Context) error {
 
 	// Crashes at the start: those processes never run.
 	for _, c := range lt.crashes {
-		if c.When == sim.AtStart {
+		if c.When == trial.AtStart {
 			lt.crash(c.Pos, true)
 		}
 	}
@@ -556,12 +556,12 @@ func (lt *liveTrial) parallel(ctx context.Context, links [][2]int, f func(contex
 // liveLinkLatency draws one link's latency from the model with our source:
 // constant T; normal: its mean, with its deviation as Toxiproxy's jitter;
 // otherwise one sample per link. Toxiproxy works in whole milliseconds.
-func liveLinkLatency(l sim.Latency, src *rand.Rand) (lat, jitter time.Duration) {
+func liveLinkLatency(l trial.Latency, src *rand.Rand) (lat, jitter time.Duration) {
 	round := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
 	switch m := l.(type) {
-	case sim.Constant:
+	case trial.Constant:
 		return round(m.Mean()), 0
-	case sim.Normal:
+	case trial.Normal:
 		return round(m.MeanD), round(m.SD)
 	}
 	return round(l.Sample(src)), 0

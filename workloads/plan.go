@@ -6,7 +6,7 @@ import (
 
 	"github.com/electbench/electbench/chaos"
 	"github.com/electbench/electbench/nodes"
-	"github.com/electbench/electbench/nodes/sim"
+	"github.com/electbench/electbench/nodes/trial"
 )
 
 // Algo is one algorithm to run, with its variant and parameters.
@@ -25,11 +25,11 @@ type Spec struct {
 	Initiators Initiators
 	Trials     int
 	Seed       uint64
-	Latency    sim.Latency
-	Deadline   time.Duration // 0: sim.DefaultDeadline
+	Latency    trial.Latency
+	Deadline   time.Duration // 0: trial.DefaultDeadline
 	Crashes    []CrashSpec
-	Detector   sim.Detector // zero: sim.DefaultDetector
-	RankBy     RankBy       // "" or "id": by identity; "epoch": by H(id ‖ nonce)
+	Detector   trial.Detector // zero: trial.DefaultDetector
+	RankBy     RankBy         // "" or "id": by identity; "epoch": by H(id ‖ nonce)
 	// Faults is a scenario's fault timeline, applied in every trial after
 	// Crashes; LinkLatency its per-link latency models (scenario.go).
 	Faults      []chaos.Fault

@@ -10,8 +10,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/sim"
+	"github.com/electbench/electbench/nodes/trial"
 	"github.com/electbench/electbench/reports"
 )
 
@@ -183,86 +183,47 @@ func RunTrial(t Trial, trace io.Writer) (row reports.Row) {
 		row.Error = oneLine(err.Error())
 		return row
 	}
-	checker := NewChecker(ranks)
-	alg := a.Alg
-	if alg.Quorum != nil {
-		if alg, err = checker.WatchQuorum(alg, nodes.Config{Variant: a.Variant, Params: a.Params, N: t.Nodes, T: s.Latency.Mean()}); err != nil {
-			row.Error = oneLine(err.Error())
-			return row
+	cfg := trial.Config{
+		Algorithm: a.Alg, Variant: a.Variant, Params: a.Params,
+		Ranks: ranks, Initiators: initiators, Latency: s.Latency,
+		Seed: t.Seed, Deadline: s.Deadline,
+		Crashes: crashes, Detector: s.Detector, Faults: s.simFaults(s.Latency.Mean()),
+	}
+	checker, err := NewChecker(&cfg, s.Latency.Mean())
+	if err != nil {
+		row.Error = oneLine(err.Error())
+		return row
+	}
+	var tr *trial.Trace
+	if trace != nil {
+		tr = trial.NewTrace(trace)
+		cfg.Events = trial.Tee(tr, checker)
+	} else {
+		cfg.Events = checker
+	}
+	res, err := sim.Run(cfg)
+	if err == nil && tr != nil {
+		if err = tr.Flush(); err != nil {
+			err = fmt.Errorf("writing trace: %w", err)
 		}
 	}
-	res, err := sim.Run(sim.Config{
-		Algorithm: alg, Variant: a.Variant, Params: a.Params,
-		Ranks: ranks, Initiators: initiators, Latency: s.Latency,
-		Seed: t.Seed, Deadline: s.Deadline, Trace: trace, Observer: checker,
-		Crashes: crashes, Detector: s.Detector, Faults: s.simFaults(s.Latency.Mean()),
-	})
 	if err != nil {
 		row.Error = oneLine(err.Error())
 		if res == nil {
 			return row
 		}
 	}
-	fillCounts(&row, res)
-	v := checker.Finish(res.Decisions, res.Quiescent, res.End)
-	row.Correct, row.Live, row.Leader = v.Correct, v.Live, v.Leader
-	row.SafetyViolations = v.Violations
-	if len(v.Recorded) > 0 {
-		row.Violation = oneLine(v.Recorded[0].String())
-	}
-	start := res.FirstInitiation
-	if res.LastElection >= 0 && start >= 0 {
-		row.TurnaroundS, row.TurnaroundT = inUnits(res.LastElection-start, res.T)
-	}
-	if v.Leader != "" && start >= 0 {
-		row.DecidedS, row.DecidedT = inUnits(v.DecidedAt-start, res.T)
-	}
-	fillFailover(&row, res, v)
-	fillQuorum(&row, res, v)
-	row.Faults = faultSchedule(res.Faults)
-	var faultFree nodes.Theory // the figure a scenario's messages expectation scales
-	if a.Alg.Theory != nil && a.Alg.HasDefaultParams(a.Params, res.T) {
-		in := nodes.TheoryInput{Variant: a.Variant, N: t.Nodes, Ranks: ranks, Initiators: initiators, Params: a.Params}
-		faultFree = a.Alg.Theory(in)
-		in.Faulty = len(s.Faults) > 0 || len(s.LinkLatency) > 0
-		for _, c := range crashes {
-			if c.When == sim.AtStart {
-				in.Crashed = append(in.Crashed, c.Pos)
-			} else {
-				in.Faulty = true
-			}
-		}
-		if !res.Detector.IsDefault(res.T) {
-			in.Faulty = true
-		}
-		th := a.Alg.Theory(in)
-		if th.Messages > 0 {
-			row.TheoryMessages = reports.Some(th.Messages)
-		}
-		if th.Bound > 0 {
-			row.TheoryBound = reports.Some(th.Bound)
+	o := outcome{rec: res, ranks: ranks, initiators: initiators, faulty: len(s.Faults) > 0 || len(s.LinkLatency) > 0}
+	for _, c := range crashes {
+		if c.When == trial.AtStart {
+			o.crashedAtStart = append(o.crashedAtStart, c.Pos)
+		} else {
+			o.faulty = true
 		}
 	}
-	row.Expect = checkTrial(s.Expect, &row, faultFree)
+	o.verdict = checker.Finish(res.Decisions, res.Quiescent, res.End)
+	t.fillRow(&row, o)
 	return row
-}
-
-// fillFailover measures the first crash of a leader: detection (crash →
-// first suspicion) and failover (crash → every live process knows the new
-// leader), when the run recovered a correct leader.
-func fillFailover(row *reports.Row, res *sim.Result, v Verdict) {
-	for _, c := range res.Crashes {
-		if !c.WasLeader {
-			continue
-		}
-		if c.FirstSuspicion >= 0 {
-			row.DetectS = reports.Some((c.FirstSuspicion - c.At).Seconds())
-		}
-		if v.Correct && v.DecidedAt >= c.At {
-			row.FailoverS, row.FailoverT = inUnits(v.DecidedAt-c.At, res.T)
-		}
-		return
-	}
 }
 
 func allPositions(n int) []int {
@@ -271,15 +232,6 @@ func allPositions(n int) []int {
 		out[i] = i
 	}
 	return out
-}
-
-func fillCounts(row *reports.Row, res *sim.Result) {
-	row.Messages = res.Messages
-	row.MessagesByKind = reports.CountsFromMap(res.MessagesByKind())
-	row.Bytes = res.Bytes
-	row.Timeouts = res.Timeouts
-	row.TimeoutsByKind = reports.CountsFromMap(res.TimeoutsByKind())
-	row.Events = res.Events
 }
 
 // inUnits returns d in seconds and in units of T. Under the reference model

@@ -5,11 +5,10 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/electbench/electbench/nodes"
 	_ "github.com/electbench/electbench/nodes/ring"
-	"github.com/electbench/electbench/nodes/sim"
+	"github.com/electbench/electbench/nodes/trial"
 	"github.com/electbench/electbench/reports"
 )
 
@@ -33,7 +32,7 @@ func spec(t *testing.T, algos, nodesSpec, ids, initiators, latency string, trial
 	if s.Initiators, err = ParseInitiators(initiators); err != nil {
 		t.Fatal(err)
 	}
-	if s.Latency, err = sim.ParseLatency(latency); err != nil {
+	if s.Latency, err = trial.ParseLatency(latency); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Validate(); err != nil {
@@ -150,52 +149,6 @@ func TestPanickingAlgorithmBecomesAnErrorRow(t *testing.T) {
 	row := RunTrial(s.Plan()[0], nil)
 	if !strings.Contains(row.Error, "panic: boom") || row.Correct || row.Live {
 		t.Fatalf("row = %+v", row)
-	}
-}
-
-func TestCheckerVerdicts(t *testing.T) {
-	ranks := []nodes.Rank{nodes.RankOf(2), nodes.RankOf(5), nodes.RankOf(3)}
-	dec := func(ids ...uint64) []sim.Decision {
-		var d []sim.Decision
-		for i, id := range ids {
-			if id == 0 {
-				d = append(d, sim.Decision{})
-				continue
-			}
-			d = append(d, sim.Decision{Leader: nodes.RankOf(id), At: time.Duration(i) * time.Millisecond, Count: 1})
-		}
-		return d
-	}
-	// All decided the highest: correct.
-	c := NewChecker(ranks)
-	v := c.Finish(dec(5, 5, 5), true, time.Second)
-	if !v.Correct || !v.Live || v.Violations != 0 || v.Leader != "5" || v.DecidedAt != 2*time.Millisecond {
-		t.Errorf("all agree: %+v", v)
-	}
-	// One process decides a lower leader: a safety violation, not correct.
-	c = NewChecker(ranks)
-	c.Decided(time.Millisecond, 0, nodes.RankOf(3))
-	v = c.Finish(dec(3, 5, 5), true, time.Second)
-	if v.Correct || v.Violations != 2 || v.Leader != "" || !strings.Contains(v.Recorded[0].String(), "decided 3 while 5") {
-		t.Errorf("wrong leader: %+v", v)
-	}
-	// Someone never decided: not live, not correct.
-	c = NewChecker(ranks)
-	v = c.Finish(dec(5, 0, 5), true, time.Second)
-	if v.Correct || v.Live || v.Violations != 0 {
-		t.Errorf("undecided: %+v", v)
-	}
-	// The highest crashed: the next one is the right leader.
-	c = NewChecker(ranks)
-	c.Crashed(0, 1)
-	v = c.Finish(dec(3, 0, 3), true, time.Second)
-	if !v.Correct || !v.Live {
-		t.Errorf("crashed highest: %+v", v)
-	}
-	// A run stopped at its deadline is not live even if everyone decided.
-	c = NewChecker(ranks)
-	if v = c.Finish(dec(5, 5, 5), false, time.Second); v.Live || !v.Correct {
-		t.Errorf("deadline: %+v", v)
 	}
 }
 

@@ -9,14 +9,14 @@ import (
 
 	"github.com/electbench/electbench/chaos"
 	"github.com/electbench/electbench/nodes"
-	"github.com/electbench/electbench/nodes/sim"
+	"github.com/electbench/electbench/nodes/trial"
 )
 
 // LinkLatency overrides the latency model of some links (a scenario's
 // network.links).
 type LinkLatency struct {
 	From, To chaos.Selector // zero: all
-	Latency  sim.Latency
+	Latency  trial.Latency
 }
 
 // FromScenario turns a parsed scenario into a validated spec. Every error
@@ -29,15 +29,15 @@ func FromScenario(sc *chaos.Scenario) (*Spec, error) {
 		}
 	}
 	spec := &Spec{Scenario: sc.Name, Trials: sc.Trials, Seed: sc.Seed, Expect: sc.Expect, Runtime: sc.Runtime}
-	lat, err := sim.ParseLatency(sc.Network.Latency)
+	lat, err := trial.ParseLatency(sc.Network.Latency)
 	if err != nil {
 		fail("network.latency", "%v", err)
-		lat = sim.Constant(1) // keep checking the rest with some T
+		lat = trial.Constant(1) // keep checking the rest with some T
 	}
 	spec.Latency = lat
 	T := lat.Mean()
 	for i, l := range sc.Network.Links {
-		m, err := sim.ParseLatency(l.Latency)
+		m, err := trial.ParseLatency(l.Latency)
 		if err != nil {
 			fail(fmt.Sprintf("network.links[%d].latency", i), "%v", err)
 			continue
@@ -82,7 +82,7 @@ func FromScenario(sc *chaos.Scenario) (*Spec, error) {
 	if spec.Initiators, err = ParseInitiators(sc.Initiators); err != nil {
 		fail("initiators", "%s", unflag(err))
 	}
-	if spec.Detector, err = sim.ParseDetector(sc.Detector, T); err != nil {
+	if spec.Detector, err = trial.ParseDetector(sc.Detector, T); err != nil {
 		fail("detector", "%v", err)
 	}
 	if spec.Detector.Kind == "perfect" {

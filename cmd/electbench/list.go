@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/electbench/electbench/nodes"
-	"github.com/electbench/electbench/nodes/sim"
+	"github.com/electbench/electbench/nodes/trial"
 )
 
 func init() { commands = append(commands, newListCmd) }
@@ -63,7 +63,7 @@ func listWorkloads(w io.Writer) error {
 		"--ids 5,1,4,2,3: explicit ids by ring position",
 		"--initiators all | max | successor-of-max | lowest | random(k) | 0,3: who initiates at time 0",
 	}
-	for _, l := range sim.LatencyModels() {
+	for _, l := range trial.LatencyModels() {
 		lines = append(lines, "--latency "+l)
 	}
 	for _, l := range lines {

@@ -15,7 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/electbench/electbench/nodes"
-	"github.com/electbench/electbench/nodes/sim"
+	"github.com/electbench/electbench/nodes/trial"
 	"github.com/electbench/electbench/pow"
 	"github.com/electbench/electbench/reports"
 	"github.com/electbench/electbench/workloads"
@@ -119,7 +119,7 @@ func (o runOptions) buildSpec() (*workloads.Spec, error) {
 	if o.runtime != "sim" && o.runtime != "live" {
 		return nil, badInputf("--runtime %q: want sim or live", o.runtime)
 	}
-	lat, err := sim.ParseLatency(o.latency)
+	lat, err := trial.ParseLatency(o.latency)
 	if err != nil {
 		return nil, badInputf("--latency: %w", err)
 	}
@@ -152,7 +152,7 @@ func (o runOptions) buildSpec() (*workloads.Spec, error) {
 		spec.Crashes = append(spec.Crashes, cs)
 	}
 	if o.detector != "" {
-		if spec.Detector, err = sim.ParseDetector(o.detector, lat.Mean()); err != nil {
+		if spec.Detector, err = trial.ParseDetector(o.detector, lat.Mean()); err != nil {
 			return nil, badInputf("--detector: %w", err)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/electbench/electbench/nodes"
 	_ "github.com/electbench/electbench/nodes/bully"
 	"github.com/electbench/electbench/nodes/sim"
+	"github.com/electbench/electbench/nodes/trial"
 )
 
 // The figures of ALGORITHMS.md on the simulator, with its own crash-at-start
@@ -46,9 +47,23 @@ type normalWatch struct {
 	violations int
 }
 
-func (w *normalWatch) Decided(_ time.Duration, p int, l nodes.Rank) { w.leader[p] = l; w.check() }
-func (w *normalWatch) Crashed(_ time.Duration, p int)               { delete(w.phase, p) }
-func (w *normalWatch) Phase(_ time.Duration, p int, ph string)      { w.phase[p] = ph; w.check() }
+func (w *normalWatch) Kinds() trial.Kinds {
+	return trial.KindsOf(trial.EvDecide, trial.EvCrash, trial.EvPhase)
+}
+
+func (w *normalWatch) Event(e *trial.Event) {
+	p := int(e.P)
+	switch e.Kind {
+	case trial.EvDecide:
+		w.leader[p] = e.Leader
+		w.check()
+	case trial.EvCrash:
+		delete(w.phase, p)
+	case trial.EvPhase:
+		w.phase[p] = e.Phase
+		w.check()
+	}
+}
 
 func (w *normalWatch) check() {
 	var seen nodes.Rank
@@ -67,7 +82,7 @@ func (w *normalWatch) check() {
 }
 
 type measured struct {
-	res        *sim.Result
+	res        *trial.Record
 	byKind     map[string]int64
 	turnaround float64
 	theory     nodes.Theory
@@ -83,21 +98,21 @@ func simTrial(t *testing.T, spec string, ids []uint64, initiator int, crash bool
 		t.Fatal(err)
 	}
 	top := slices.Index(ids, slices.Max(ids))
-	cfg := sim.Config{
+	cfg := trial.Config{
 		Algorithm:  alg,
 		Variant:    variant,
 		Ranks:      ranksOf(ids),
 		Initiators: []int{initiator},
-		Latency:    sim.Constant(T),
+		Latency:    trial.Constant(T),
 		Seed:       1,
 	}
 	in := nodes.TheoryInput{Variant: variant, N: len(ids), Ranks: cfg.Ranks, Initiators: cfg.Initiators}
 	if crash {
-		cfg.Crashes = []sim.Crash{{Pos: top, When: sim.AtStart}}
+		cfg.Crashes = []trial.Crash{{Pos: top, When: trial.AtStart}}
 		in.Crashed = []int{top}
 	}
 	w := &normalWatch{phase: map[int]string{}, leader: map[int]nodes.Rank{}}
-	cfg.Observer = w
+	cfg.Events = w
 	res, err := sim.Run(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -216,7 +231,7 @@ func BenchmarkBullyWorstCase(b *testing.B) {
 			for i := range ids {
 				ids[i] = uint64(i + 1)
 			}
-			cfg := sim.Config{Algorithm: alg, Variant: variant, Ranks: ranksOf(ids), Initiators: []int{0}, Latency: sim.Constant(T), Seed: 1}
+			cfg := trial.Config{Algorithm: alg, Variant: variant, Ranks: ranksOf(ids), Initiators: []int{0}, Latency: trial.Constant(T), Seed: 1}
 			var msgs int64
 			for b.Loop() {
 				res, err := sim.Run(cfg)
@@ -261,18 +276,18 @@ func TestSimJitterWithLongTimers(t *testing.T) {
 			if len(inits) == 0 {
 				inits = []int{(top + 1) % n}
 			}
-			cfg := sim.Config{
+			cfg := trial.Config{
 				Algorithm: alg, Variant: variant, Params: long[alg.Name],
 				Ranks: ranksOf(ids), Initiators: inits, Seed: seed,
-				Latency: sim.Uniform{Lo: T / 2, Hi: 3 * T / 2},
+				Latency: trial.Uniform{Lo: T / 2, Hi: 3 * T / 2},
 			}
 			want := nodes.RankOf(uint64(n))
 			if crash {
-				cfg.Crashes = []sim.Crash{{Pos: top, When: sim.AtStart}}
+				cfg.Crashes = []trial.Crash{{Pos: top, When: trial.AtStart}}
 				want = nodes.RankOf(uint64(n - 1))
 			}
 			w := &normalWatch{phase: map[int]string{}, leader: map[int]nodes.Rank{}}
-			cfg.Observer = w
+			cfg.Events = w
 			res, err := sim.Run(cfg)
 			if err != nil {
 				t.Fatal(err)

@@ -16,15 +16,16 @@ import (
 	"time"
 
 	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/trial"
 	"github.com/electbench/electbench/pow"
 )
 
 // The runtime's own kinds and timers, shared by name with the simulator's
 // heartbeat detector so counts agree across runtimes.
 var (
-	kindPing    = nodes.RegisterKind("PING", nodes.MaintenanceClass)
-	kindPingAck = nodes.RegisterKind("PING_ACK", nodes.MaintenanceClass)
-	timerSusp   = nodes.RegisterTimer("SUSPECT")
+	kindPing    = trial.KindPing
+	kindPingAck = trial.KindPingAck
+	timerSusp   = trial.TimerSuspect
 )
 
 // Options configure one node process.

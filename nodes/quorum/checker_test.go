@@ -8,14 +8,15 @@ import (
 	"time"
 
 	"github.com/electbench/electbench/nodes"
-	"github.com/electbench/electbench/nodes/sim"
+	"github.com/electbench/electbench/nodes/check"
+	"github.com/electbench/electbench/nodes/trial"
 	"github.com/electbench/electbench/workloads"
 )
 
 // The checker's quorum rules, fed messages by hand: each must catch what it
 // is there for, and say when and who.
 
-func watching(t *testing.T, spec string, n int) *workloads.Checker {
+func watching(t *testing.T, spec string, n int) *check.Checker {
 	t.Helper()
 	alg, _, err := nodes.Lookup(spec)
 	if err != nil {
@@ -25,8 +26,8 @@ func watching(t *testing.T, spec string, n int) *workloads.Checker {
 	for i := range ranks {
 		ranks[i] = nodes.RankOf(uint64(i + 1))
 	}
-	c := workloads.NewChecker(ranks)
-	if _, err := c.WatchQuorum(alg, nodes.Config{N: n, T: T}); err != nil {
+	c := check.New(ranks)
+	if err := c.WatchQuorum(alg, nodes.Config{N: n, T: T}); err != nil {
 		t.Fatal(err)
 	}
 	return c
@@ -40,8 +41,8 @@ func msg(kind string, term, b int64) nodes.Message {
 	return nodes.Message{Kind: k, A: term, B: b}
 }
 
-func verdict(c *workloads.Checker, n int) workloads.Verdict {
-	return c.Finish(make([]sim.Decision, n), false, time.Second)
+func verdict(c *check.Checker, n int) check.Verdict {
+	return c.Finish(make([]trial.Decision, n), false, time.Second)
 }
 
 func TestCheckerTwoLeadersInATerm(t *testing.T) {
@@ -163,7 +164,7 @@ func TestDeterministic(t *testing.T) {
 		var traces [2]bytes.Buffer
 		for i := range traces {
 			n, faults := randomFaults(7)
-			runWith(t, name, nil, n, jittered, 7, 800*T, false, nil, faults, sim.Detector{}, &traces[i])
+			runWith(t, name, nil, n, jittered, 7, 800*T, false, nil, faults, trial.Detector{}, &traces[i])
 		}
 		if !bytes.Equal(traces[0].Bytes(), traces[1].Bytes()) {
 			t.Errorf("%s: two runs of one seed differ", name)
@@ -184,13 +185,13 @@ func TestSimRestartsWithoutStableStorage(t *testing.T) {
 	for _, name := range quorumAlgorithms {
 		for seed := range uint64(300) {
 			r := rand.New(rand.NewPCG(seed, 9))
-			var faults []sim.Fault
+			var faults []trial.Fault
 			for range 6 {
 				p := r.IntN(5)
-				faults = append(faults, sim.Fault{Effect: sim.EffCrash, Name: "crash",
-					Start:   sim.When{Trigger: sim.AtTime, At: time.Duration(50+r.IntN(500)) * T},
+				faults = append(faults, trial.Fault{Effect: trial.EffCrash, Name: "crash",
+					Start:   trial.When{Trigger: trial.AtTime, At: time.Duration(50+r.IntN(500)) * T},
 					For:     time.Duration(1+r.IntN(20)) * T, // healing a crash restarts the process
-					Targets: func(sim.View) []int { return []int{p} }})
+					Targets: func(trial.View) []int { return []int{p} }})
 			}
 			tr := run(t, name, nil, 5, jittered, seed, 1000*T, false, nil, faults)
 			for _, v := range tr.v.Recorded {

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/electbench/electbench/nodes"
-	"github.com/electbench/electbench/nodes/sim"
+	"github.com/electbench/electbench/nodes/trial"
 )
 
 // failover is one leader crash and what followed, as Raft's Figure 16
@@ -29,15 +29,15 @@ type failover struct {
 // already on the wire, as the paper's script broadcast heartbeats just
 // before killing the leader to encourage split votes.
 func raftFailovers(t *testing.T, tmin, tmax string, trials int, deadline time.Duration) []failover {
-	return raftFailoversAt(t, sim.Uniform{Lo: 5 * time.Millisecond, Hi: 10 * time.Millisecond}, tmin, tmax, trials, deadline)
+	return raftFailoversAt(t, trial.Uniform{Lo: 5 * time.Millisecond, Hi: 10 * time.Millisecond}, tmin, tmax, trials, deadline)
 }
 
-func raftFailoversAt(t testing.TB, lat sim.Latency, tmin, tmax string, trials int, deadline time.Duration) []failover {
+func raftFailoversAt(t testing.TB, lat trial.Latency, tmin, tmax string, trials int, deadline time.Duration) []failover {
 	params := nodes.Params{"tmin": tmin, "tmax": tmax}
 	out := make([]failover, trials)
 	for i := range out {
 		tr := run(t, "raft", params, 5, lat, uint64(i)+1, deadline, true,
-			[]sim.Crash{{Pos: sim.CurrentLeader, When: sim.LeaderElected}}, nil)
+			[]trial.Crash{{Pos: trial.CurrentLeader, When: trial.LeaderElected}}, nil)
 		if tr.v.Violations > 0 {
 			t.Fatalf("seed %d: %v", i+1, tr.v.Recorded[0])
 		}
@@ -146,9 +146,9 @@ func TestRaftElectionFigure(t *testing.T) {
 // downtime, and the share of trials with a split vote.
 func BenchmarkRaftFigure(b *testing.B) {
 	for range b.N {
-		for _, lat := range []sim.Latency{
-			sim.Uniform{Lo: 5 * time.Millisecond, Hi: 10 * time.Millisecond},
-			sim.Uniform{Lo: 200 * time.Microsecond, Hi: 800 * time.Microsecond},
+		for _, lat := range []trial.Latency{
+			trial.Uniform{Lo: 5 * time.Millisecond, Hi: 10 * time.Millisecond},
+			trial.Uniform{Lo: 200 * time.Microsecond, Hi: 800 * time.Microsecond},
 		} {
 			for _, r := range [][2]string{{"150ms", "151ms"}, {"150ms", "155ms"}, {"150ms", "175ms"}, {"150ms", "200ms"}, {"150ms", "300ms"}, {"12ms", "24ms"}} {
 				d := summarize(raftFailoversAt(b, lat, r[0], r[1], 1000, 60*time.Second))

@@ -10,7 +10,7 @@ import (
 
 	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/live"
-	"github.com/electbench/electbench/nodes/sim"
+	"github.com/electbench/electbench/nodes/trial"
 	"github.com/electbench/electbench/workloads"
 )
 
@@ -57,7 +57,7 @@ func TestLiveLeaderKill(t *testing.T) {
 				t.Fatal(err)
 			}
 			s := &workloads.Spec{Scenario: "live-leader-kill", Algos: []workloads.Algo{{Alg: alg, Variant: variant}},
-				Nodes: []int{5}, IDs: ids, Initiators: inits, Trials: 1, Seed: 1, Latency: sim.Constant(5 * time.Millisecond),
+				Nodes: []int{5}, IDs: ids, Initiators: inits, Trials: 1, Seed: 1, Latency: trial.Constant(5 * time.Millisecond),
 				Deadline: 2500 * time.Millisecond, Crashes: []workloads.CrashSpec{crash}}
 			if err := s.Validate(); err != nil {
 				t.Fatal(err)

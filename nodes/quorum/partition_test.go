@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/electbench/electbench/nodes/sim"
-	"github.com/electbench/electbench/workloads"
+	"github.com/electbench/electbench/nodes/check"
+	"github.com/electbench/electbench/nodes/trial"
 )
 
 // Partitions, pauses and flapping links on the simulator (its fault
@@ -18,8 +18,8 @@ var quorumAlgorithms = []string{"raft", "chubby", "zookeeper"}
 
 // cut is a partition into the groups returned by groups, resolved when the
 // fault starts: a message between two groups is lost.
-func cut(name string, start sim.When, d time.Duration, groups func(v sim.View) [][]int) sim.Fault {
-	return sim.Fault{Effect: sim.EffCut, Name: name, Start: start, For: d, Links: func(v sim.View) sim.LinkSet {
+func cut(name string, start trial.When, d time.Duration, groups func(v trial.View) [][]int) trial.Fault {
+	return trial.Fault{Effect: trial.EffCut, Name: name, Start: start, For: d, Links: func(v trial.View) trial.LinkSet {
 		of := make([]int, v.N())
 		gs := groups(v)
 		for i, g := range gs {
@@ -27,11 +27,11 @@ func cut(name string, start sim.When, d time.Duration, groups func(v sim.View) [
 				of[p] = i + 1
 			}
 		}
-		return sim.LinkSet{Has: func(from, to int) bool { return of[from] != of[to] }, Text: fmt.Sprint(gs)}
+		return trial.LinkSet{Has: func(from, to int) bool { return of[from] != of[to] }, Text: fmt.Sprint(gs)}
 	}}
 }
 
-func halves(v sim.View) [][]int {
+func halves(v trial.View) [][]int {
 	var a, b []int
 	for p := range v.N() {
 		if p < v.N()/2 {
@@ -47,7 +47,7 @@ func halves(v sim.View) [][]int {
 // lowest-ranked process: a minority that holds the leader, while every
 // leader's watcher (zookeeper) stays with the majority. Processes in no
 // group (all of them, before anyone leads) are all on one side.
-func isolateLeader(v sim.View) [][]int {
+func isolateLeader(v trial.View) [][]int {
 	l, low := v.Leader(), 0
 	if l < 0 {
 		return nil // nobody leads yet: nothing to cut
@@ -73,25 +73,25 @@ func isolateLeader(v sim.View) [][]int {
 // majoritiesRing cuts every link between processes more than k apart on the
 // ring of positions, N = 4k+1: each process then reaches exactly a majority
 // (itself and k on each side), and no two reach the same one.
-func majoritiesRing(n int) sim.Fault {
+func majoritiesRing(n int) trial.Fault {
 	k := (n - 1) / 4
-	return sim.Fault{Effect: sim.EffCut, Name: "partition(majorities-ring)", Start: sim.When{Trigger: sim.AtStart},
-		Links: func(v sim.View) sim.LinkSet {
-			return sim.LinkSet{Has: func(from, to int) bool {
+	return trial.Fault{Effect: trial.EffCut, Name: "partition(majorities-ring)", Start: trial.When{Trigger: trial.AtStart},
+		Links: func(v trial.View) trial.LinkSet {
+			return trial.LinkSet{Has: func(from, to int) bool {
 				d := (from - to + n) % n
 				return min(d, n-d) > k
 			}, Text: fmt.Sprintf("ring(d≤%d)", k)}
 		}}
 }
 
-func atStart() sim.When { return sim.When{Trigger: sim.AtStart} }
-func afterElected(d time.Duration) sim.When {
-	return sim.When{Trigger: sim.LeaderElected, Delay: d}
+func atStart() trial.When { return trial.When{Trigger: trial.AtStart} }
+func afterElected(d time.Duration) trial.When {
+	return trial.When{Trigger: trial.LeaderElected, Delay: d}
 }
 
 // leaderAfter returns the leaders of the terms whose first ballot came at or
 // after at.
-func leadersAfter(v workloads.Verdict, at time.Duration) []int {
+func leadersAfter(v check.Verdict, at time.Duration) []int {
 	var out []int
 	for _, term := range v.Terms {
 		if term.Ballot >= at && term.Leader >= 0 {
@@ -108,7 +108,7 @@ func TestSimHalvesElectNobody(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%d", name, n), func(t *testing.T) {
 				for seed := range uint64(10) {
 					tr := run(t, name, nil, n, jittered, seed, 1000*T, false, nil,
-						[]sim.Fault{cut("partition(halves)", atStart(), 0, halves)})
+						[]trial.Fault{cut("partition(halves)", atStart(), 0, halves)})
 					if l := leadersAfter(tr.v, 0); len(l) > 0 || tr.v.Live || tr.v.Violations > 0 {
 						t.Fatalf("seed %d: leaders %v, live %v, violations %v", seed, l, tr.v.Live, tr.v.Recorded)
 					}
@@ -120,7 +120,7 @@ func TestSimHalvesElectNobody(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%d/after-election", name, n), func(t *testing.T) {
 				for seed := range uint64(10) {
 					tr := run(t, name, nil, n, jittered, seed, 1000*T, false, nil,
-						[]sim.Fault{cut("partition(halves)", afterElected(20*T), 0, halves)})
+						[]trial.Fault{cut("partition(halves)", afterElected(20*T), 0, halves)})
 					split := tr.res.Faults[0].At
 					if l := leadersAfter(tr.v, split); len(l) > 0 || tr.v.Violations > 0 {
 						t.Fatalf("seed %d: leaders %v elected after the split at %v, violations %v", seed, l, split, tr.v.Recorded)
@@ -139,7 +139,7 @@ func TestSimMajorityElects(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			for seed := range uint64(20) {
 				tr := run(t, name, nil, 5, jittered, seed, 1500*T, false, nil,
-					[]sim.Fault{cut("partition(leader+lowest)", afterElected(20*T), 500*T, isolateLeader)})
+					[]trial.Fault{cut("partition(leader+lowest)", afterElected(20*T), 500*T, isolateLeader)})
 				split := tr.res.Faults[0].At
 				if tr.v.Violations > 0 {
 					t.Fatalf("seed %d: %v", seed, tr.v.Recorded)
@@ -164,7 +164,7 @@ func TestSimMajoritiesRing(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%d", name, n), func(t *testing.T) {
 				led := 0
 				for seed := range uint64(50) {
-					tr := run(t, name, nil, n, jittered, seed, 1000*T, false, nil, []sim.Fault{majoritiesRing(n)})
+					tr := run(t, name, nil, n, jittered, seed, 1000*T, false, nil, []trial.Fault{majoritiesRing(n)})
 					if tr.v.Violations > 0 {
 						t.Fatalf("seed %d: %v", seed, tr.v.Recorded)
 					}
@@ -188,9 +188,9 @@ func TestSimPausedLeader(t *testing.T) {
 	for _, name := range quorumAlgorithms {
 		t.Run(name, func(t *testing.T) {
 			for seed := range uint64(20) {
-				pause := sim.Fault{Effect: sim.EffPause, Name: "pause(leader)", Start: afterElected(5 * T), For: 300 * T,
-					Targets: func(v sim.View) []int { return []int{v.Leader()} }}
-				tr := run(t, name, nil, 5, jittered, seed, 1200*T, false, nil, []sim.Fault{pause})
+				pause := trial.Fault{Effect: trial.EffPause, Name: "pause(leader)", Start: afterElected(5 * T), For: 300 * T,
+					Targets: func(v trial.View) []int { return []int{v.Leader()} }}
+				tr := run(t, name, nil, 5, jittered, seed, 1200*T, false, nil, []trial.Fault{pause})
 				if tr.v.Violations > 0 {
 					t.Fatalf("seed %d: %v", seed, tr.v.Recorded)
 				}
@@ -209,9 +209,9 @@ func TestSimPausedLeader(t *testing.T) {
 // Flapping links: whoever leads is cut off (with the lowest process) for
 // 30T every 80T, ten times. Safety throughout, and a leader at the end.
 func TestSimFlappingLinks(t *testing.T) {
-	var faults []sim.Fault
+	var faults []trial.Fault
 	for k := range 10 {
-		faults = append(faults, cut("flap(leader)", sim.When{Trigger: sim.AtTime, At: time.Duration(100+80*k) * T}, 30*T, isolateLeader))
+		faults = append(faults, cut("flap(leader)", trial.When{Trigger: trial.AtTime, At: time.Duration(100+80*k) * T}, 30*T, isolateLeader))
 	}
 	for _, name := range quorumAlgorithms {
 		t.Run(name, func(t *testing.T) {
@@ -275,23 +275,23 @@ func TestSimRandomSchedulesKeepSafety(t *testing.T) {
 
 // randomFaults draws a cluster size of 3..7 and three to eight faults from
 // seed, each starting within the first 600T and healing within 200T.
-func randomFaults(seed uint64) (int, []sim.Fault) {
+func randomFaults(seed uint64) (int, []trial.Fault) {
 	r := rand.New(rand.NewPCG(seed, 21))
 	n := 3 + r.IntN(5)
 	crashes := 0
-	var faults []sim.Fault
+	var faults []trial.Fault
 	for range 3 + r.IntN(6) {
-		start := sim.When{Trigger: sim.AtTime, At: time.Duration(r.IntN(600)) * T}
+		start := trial.When{Trigger: trial.AtTime, At: time.Duration(r.IntN(600)) * T}
 		d := time.Duration(20+r.IntN(180)) * T
 		p := r.IntN(n)
 		switch k := r.IntN(6); {
 		case k == 0 && crashes < (n-1)/2:
 			crashes++
-			faults = append(faults, sim.Fault{Effect: sim.EffCrash, Name: "crash", Start: start,
-				Targets: func(sim.View) []int { return []int{p} }})
+			faults = append(faults, trial.Fault{Effect: trial.EffCrash, Name: "crash", Start: start,
+				Targets: func(trial.View) []int { return []int{p} }})
 		case k <= 1:
-			faults = append(faults, sim.Fault{Effect: sim.EffPause, Name: "pause", Start: start, For: d,
-				Targets: func(sim.View) []int { return []int{p} }})
+			faults = append(faults, trial.Fault{Effect: trial.EffPause, Name: "pause", Start: start, For: d,
+				Targets: func(trial.View) []int { return []int{p} }})
 		case k == 2:
 			faults = append(faults, cut("partition(leader)", start, d, isolateLeader))
 		case k == 3:
@@ -300,7 +300,7 @@ func randomFaults(seed uint64) (int, []sim.Fault) {
 			for q := range of {
 				of[q] = r.IntN(groups)
 			}
-			faults = append(faults, cut("partition(random)", start, d, func(sim.View) [][]int {
+			faults = append(faults, cut("partition(random)", start, d, func(trial.View) [][]int {
 				gs := make([][]int, groups)
 				for q, g := range of {
 					gs[g] = append(gs[g], q)
@@ -308,8 +308,8 @@ func randomFaults(seed uint64) (int, []sim.Fault) {
 				return gs
 			}))
 		default:
-			faults = append(faults, sim.Fault{Effect: sim.EffSuspect, Name: "suspect", Start: start,
-				Targets: func(sim.View) []int { return []int{p} }})
+			faults = append(faults, trial.Fault{Effect: trial.EffSuspect, Name: "suspect", Start: start,
+				Targets: func(trial.View) []int { return []int{p} }})
 		}
 	}
 	return n, faults

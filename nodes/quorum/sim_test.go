@@ -12,32 +12,33 @@ import (
 
 	"github.com/electbench/electbench/nodes"
 	_ "github.com/electbench/electbench/nodes/bully"
+	"github.com/electbench/electbench/nodes/check"
 	_ "github.com/electbench/electbench/nodes/quorum"
 	"github.com/electbench/electbench/nodes/sim"
-	"github.com/electbench/electbench/workloads"
+	"github.com/electbench/electbench/nodes/trial"
 )
 
-// The quorum algorithms on the simulator, judged by the workloads checker
-// exactly as `electbench run` judges them (WatchQuorum, Finish).
+// The quorum algorithms on the simulator, judged by the checker exactly as
+// `electbench run` judges them (WatchQuorum, its events, Finish).
 
-// trial is one simulated run and the checker's verdict on it.
-type trial struct {
-	res *sim.Result
-	v   workloads.Verdict
+// simRun is one simulated run and the checker's verdict on it.
+type simRun struct {
+	res *trial.Record
+	v   check.Verdict
 }
 
 // run runs spec on ids 1..n in a random arrangement drawn from seed. Quorum
 // algorithms start all by themselves; when warm is set, process 0 is also
 // told to initiate at time 0, so that it wins a first election before any
 // election timeout expires.
-func run(t testing.TB, spec string, params nodes.Params, n int, lat sim.Latency, seed uint64, deadline time.Duration,
-	warm bool, crashes []sim.Crash, faults []sim.Fault) trial {
+func run(t testing.TB, spec string, params nodes.Params, n int, lat trial.Latency, seed uint64, deadline time.Duration,
+	warm bool, crashes []trial.Crash, faults []trial.Fault) simRun {
 	t.Helper()
-	return runWith(t, spec, params, n, lat, seed, deadline, warm, crashes, faults, sim.Detector{}, nil)
+	return runWith(t, spec, params, n, lat, seed, deadline, warm, crashes, faults, trial.Detector{}, nil)
 }
 
-func runWith(t testing.TB, spec string, params nodes.Params, n int, lat sim.Latency, seed uint64, deadline time.Duration,
-	warm bool, crashes []sim.Crash, faults []sim.Fault, det sim.Detector, trace io.Writer) trial {
+func runWith(t testing.TB, spec string, params nodes.Params, n int, lat trial.Latency, seed uint64, deadline time.Duration,
+	warm bool, crashes []trial.Crash, faults []trial.Fault, det trial.Detector, trace io.Writer) simRun {
 	t.Helper()
 	alg, variant, err := nodes.Lookup(spec)
 	if err != nil {
@@ -47,10 +48,9 @@ func runWith(t testing.TB, spec string, params nodes.Params, n int, lat sim.Late
 	for i, id := range rand.New(rand.NewPCG(seed, 5)).Perm(n) {
 		ranks[i] = nodes.RankOf(uint64(id + 1))
 	}
-	checker := workloads.NewChecker(ranks)
-	runAlg := alg
+	checker := check.New(ranks)
 	if alg.Quorum != nil {
-		if runAlg, err = checker.WatchQuorum(alg, nodes.Config{Variant: variant, Params: params, N: n, T: lat.Mean()}); err != nil {
+		if err := checker.WatchQuorum(alg, nodes.Config{Variant: variant, Params: params, N: n, T: lat.Mean()}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -58,17 +58,28 @@ func runWith(t testing.TB, spec string, params nodes.Params, n int, lat sim.Late
 	if !alg.StartsAll || warm {
 		initiators = []int{0}
 	}
-	res, err := sim.Run(sim.Config{Algorithm: runAlg, Variant: variant, Params: params, Ranks: ranks, Initiators: initiators,
-		Latency: lat, Seed: seed, Deadline: deadline, Observer: checker, Crashes: crashes, Faults: faults,
-		Detector: det, Trace: trace})
+	var events trial.Sink = checker
+	var tr *trial.Trace
+	if trace != nil {
+		tr = trial.NewTrace(trace)
+		events = trial.Tee(tr, checker)
+	}
+	res, err := sim.Run(trial.Config{Algorithm: alg, Variant: variant, Params: params, Ranks: ranks, Initiators: initiators,
+		Latency: lat, Seed: seed, Deadline: deadline, Events: events, Crashes: crashes, Faults: faults,
+		Detector: det})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return trial{res: res, v: checker.Finish(res.Decisions, res.Quiescent, res.End)}
+	if tr != nil {
+		if err := tr.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return simRun{res: res, v: checker.Finish(res.Decisions, res.Quiescent, res.End)}
 }
 
 // leaderCrash is when the first crash of a leader happened.
-func (tr trial) leaderCrash() (time.Duration, bool) {
+func (tr simRun) leaderCrash() (time.Duration, bool) {
 	for _, c := range tr.res.Crashes {
 		if c.WasLeader {
 			return c.At, true
@@ -109,7 +120,7 @@ func senders(t *testing.T, trace []byte, kind string, from time.Duration) []int 
 const T = 5 * time.Millisecond
 
 // jittered is the latency of most simulator tests: uniform in [0.5T, 1.5T].
-var jittered = sim.Uniform{Lo: T / 2, Hi: 3 * T / 2}
+var jittered = trial.Uniform{Lo: T / 2, Hi: 3 * T / 2}
 
 // ALGORITHMS.md:169: "Failure of the leader alerts one process, not
 // everyone." Nine processes; once the first leader is established it
@@ -118,10 +129,10 @@ var jittered = sim.Uniform{Lo: T / 2, Hi: 3 * T / 2}
 // bully, in the same run, has every survivor start an election (the herd).
 func TestZookeeperNoHerd(t *testing.T) {
 	const n = 9
-	crash := []sim.Crash{{Pos: sim.CurrentLeader, When: sim.AtTime, At: 100 * T}}
+	crash := []trial.Crash{{Pos: trial.CurrentLeader, When: trial.AtTime, At: 100 * T}}
 	for seed := range uint64(20) {
 		var trace bytes.Buffer
-		tr := runWith(t, "zookeeper", nil, n, jittered, seed, 400*T, false, crash, nil, sim.Detector{}, &trace)
+		tr := runWith(t, "zookeeper", nil, n, jittered, seed, 400*T, false, crash, nil, trial.Detector{}, &trace)
 		at, ok := tr.leaderCrash()
 		if !ok {
 			t.Fatalf("seed %d: the leader did not crash", seed)
@@ -136,7 +147,7 @@ func TestZookeeperNoHerd(t *testing.T) {
 			t.Errorf("seed %d: correct %v, violations %v", seed, tr.v.Correct, tr.v.Recorded)
 		}
 		trace.Reset()
-		bully := runWith(t, "bully", nil, n, jittered, seed, 400*T, false, crash, nil, sim.Detector{}, &trace)
+		bully := runWith(t, "bully", nil, n, jittered, seed, 400*T, false, crash, nil, trial.Detector{}, &trace)
 		at, _ = bully.leaderCrash()
 		// The survivors act: the highest announces at once, the others
 		// hold elections (one may already have heard the announcement).

@@ -10,6 +10,7 @@ import (
 	"github.com/electbench/electbench/nodes"
 	_ "github.com/electbench/electbench/nodes/ring"
 	"github.com/electbench/electbench/nodes/sim"
+	"github.com/electbench/electbench/nodes/trial"
 )
 
 // These tests run the algorithms in the real simulator and pin the figures
@@ -22,18 +23,18 @@ var sizes = []int{3, 4, 5, 17, 64, 257}
 
 // outcome is what one simulated trial measured.
 type outcome struct {
-	res        *sim.Result
+	res        *trial.Record
 	theory     nodes.Theory
 	turnaround float64 // in T; exact under constant latency
 }
 
-func simulate(t testing.TB, name string, rs []nodes.Rank, initiators []int, lat sim.Latency, seed uint64) outcome {
+func simulate(t testing.TB, name string, rs []nodes.Rank, initiators []int, lat trial.Latency, seed uint64) outcome {
 	t.Helper()
 	alg, _, err := nodes.Lookup(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := sim.Run(sim.Config{Algorithm: alg, Ranks: rs, Initiators: initiators, Latency: lat, Seed: seed})
+	res, err := sim.Run(trial.Config{Algorithm: alg, Ranks: rs, Initiators: initiators, Latency: lat, Seed: seed})
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -139,7 +140,7 @@ func TestSingleInitiatorFigures(t *testing.T) {
 					{"max", top, int64(2 * n)},
 				} {
 					what := fmt.Sprintf("%s N=%d %s, initiator %s", name, n, arr.label, c.label)
-					o := simulate(t, name, arr.rs, []int{c.initiator}, sim.Constant(T), 1)
+					o := simulate(t, name, arr.rs, []int{c.initiator}, trial.Constant(T), 1)
 					o.elected(t, what, arr.rs, true)
 					if o.res.Messages != c.want || o.turnaround != float64(c.want) {
 						t.Fatalf("%s: %d messages in %v T, want %d in %d T", what, o.res.Messages, o.turnaround, c.want, c.want)
@@ -172,7 +173,7 @@ func TestAllInitiateFigures(t *testing.T) {
 				{"random", shuffled(n, uint64(n)), 0},
 			} {
 				what := fmt.Sprintf("%s N=%d %s", name, n, c.label)
-				o := simulate(t, name, c.rs, all(n), sim.Constant(T), 1)
+				o := simulate(t, name, c.rs, all(n), trial.Constant(T), 1)
 				o.elected(t, what, c.rs, true)
 				if c.want != 0 && (o.res.Messages != c.want || o.theory.Messages != c.want) {
 					t.Fatalf("%s: %d messages, theory %d, want %d", what, o.res.Messages, o.theory.Messages, c.want)
@@ -196,8 +197,8 @@ func TestAllInitiateFigures(t *testing.T) {
 func TestRingSeveralInitiators(t *testing.T) {
 	for _, n := range sizes {
 		r := rand.New(rand.NewPCG(uint64(n), 2))
-		for trial := range 5 {
-			rs := shuffled(n, uint64(100*n+trial))
+		for k := range 5 {
+			rs := shuffled(n, uint64(100*n+k))
 			initiators := randomSubset(r, n)
 			top := maxPos(rs)
 			var want, longest int64
@@ -207,7 +208,7 @@ func TestRingSeveralInitiators(t *testing.T) {
 				longest = max(longest, run)
 			}
 			what := fmt.Sprintf("ring N=%d initiators %v", n, initiators)
-			o := simulate(t, "ring", rs, initiators, sim.Constant(T), 1)
+			o := simulate(t, "ring", rs, initiators, trial.Constant(T), 1)
 			o.elected(t, what, rs, false)
 			for p, d := range o.res.Decisions {
 				if int(d.Count) != len(initiators) {
@@ -231,15 +232,15 @@ func TestRingSeveralInitiators(t *testing.T) {
 func TestRingInitiatorSeveralInitiators(t *testing.T) {
 	for _, n := range sizes {
 		r := rand.New(rand.NewPCG(uint64(n), 3))
-		for trial := range 10 {
-			rs := shuffled(n, uint64(200*n+trial))
+		for k := range 10 {
+			rs := shuffled(n, uint64(200*n+k))
 			initiators := randomSubset(r, n)
-			if trial == 0 {
+			if k == 0 {
 				initiators = all(n)
 			}
 			for _, lat := range latencies {
 				what := fmt.Sprintf("ring-initiator N=%d initiators %v latency %v", n, initiators, lat)
-				o := simulate(t, "ring-initiator", rs, initiators, lat, uint64(trial))
+				o := simulate(t, "ring-initiator", rs, initiators, lat, uint64(k))
 				o.elected(t, what, rs, true)
 				if got := o.res.MessagesByKind()["ELECTED"]; got != int64(n) {
 					t.Fatalf("%s: %d ELECTED, want %d", what, got, n)
@@ -258,7 +259,7 @@ func TestHSWithinBound(t *testing.T) {
 			rs    []nodes.Rank
 		}{{"random", shuffled(n, uint64(n))}, {"ascending", ascending(n)}, {"descending", descending(n)}} {
 			what := fmt.Sprintf("hs N=%d %s", n, c.label)
-			o := simulate(t, "hs", c.rs, nil, sim.Constant(T), 1)
+			o := simulate(t, "hs", c.rs, nil, trial.Constant(T), 1)
 			o.elected(t, what, c.rs, true)
 			if o.theory.Bound == 0 || o.res.Messages > o.theory.Bound {
 				t.Fatalf("%s: %d messages, bound %d", what, o.res.Messages, o.theory.Bound)
@@ -270,11 +271,11 @@ func TestHSWithinBound(t *testing.T) {
 	}
 }
 
-var latencies = []sim.Latency{
-	sim.Constant(T),
-	sim.Uniform{Lo: T / 2, Hi: 3 * T / 2},
-	sim.Normal{MeanD: T, SD: T / 3},
-	sim.Exponential{MeanD: T},
+var latencies = []trial.Latency{
+	trial.Constant(T),
+	trial.Uniform{Lo: T / 2, Hi: 3 * T / 2},
+	trial.Normal{MeanD: T, SD: T / 3},
+	trial.Exponential{MeanD: T},
 }
 
 // randomSubset draws a non-empty set of positions, ascending.
@@ -343,8 +344,8 @@ func randomRanks(r *rand.Rand, n int) []nodes.Rank {
 func TestDeterministic(t *testing.T) {
 	rs := shuffled(64, 9)
 	for _, name := range []string{"ring", "chang-roberts", "ring-initiator", "lcr", "hs"} {
-		a := simulate(t, name, rs, []int{3, 20, 41}, sim.Exponential{MeanD: T}, 5)
-		b := simulate(t, name, rs, []int{3, 20, 41}, sim.Exponential{MeanD: T}, 5)
+		a := simulate(t, name, rs, []int{3, 20, 41}, trial.Exponential{MeanD: T}, 5)
+		b := simulate(t, name, rs, []int{3, 20, 41}, trial.Exponential{MeanD: T}, 5)
 		if a.res.Messages != b.res.Messages || a.res.LastElection != b.res.LastElection || !slices.Equal(a.res.Decisions, b.res.Decisions) {
 			t.Fatalf("%s: two runs with one seed differ", name)
 		}
@@ -363,7 +364,7 @@ func BenchmarkChangRobertsMillion(b *testing.B) {
 	}
 	var msgs int64
 	for b.Loop() {
-		res, err := sim.Run(sim.Config{Algorithm: alg, Ranks: rs, Initiators: all(n), Latency: sim.Constant(T), Seed: 1})
+		res, err := sim.Run(trial.Config{Algorithm: alg, Ranks: rs, Initiators: all(n), Latency: trial.Constant(T), Seed: 1})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -378,7 +379,7 @@ func TestMillionProcessRing(t *testing.T) {
 	const n = 1_000_000
 	rs := shuffled(n, 11)
 	initiator := (maxPos(rs) + 1) % n
-	o := simulate(t, "chang-roberts", rs, []int{initiator}, sim.Constant(T), 1)
+	o := simulate(t, "chang-roberts", rs, []int{initiator}, trial.Constant(T), 1)
 	o.elected(t, "chang-roberts N=1e6", rs, true)
 	if o.res.Messages != 3*n-1 || o.turnaround != 3*n-1 {
 		t.Fatalf("%d messages in %v T, want %d", o.res.Messages, o.turnaround, 3*n-1)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/sim"
+	"github.com/electbench/electbench/nodes/trial"
 )
 
 // Ring repair in the simulator, ALGORITHMS.md:98-107: "With a perfect
@@ -19,15 +20,15 @@ var repaired = []string{"ring", "chang-roberts", "ring-initiator", "lcr", "hs"}
 
 // crashTrial runs one trial with crashes and a detector, watching every
 // decision as it happens.
-func crashTrial(t *testing.T, name string, rs []nodes.Rank, initiators []int, lat sim.Latency, seed uint64, det sim.Detector, crashes ...sim.Crash) (*sim.Result, *watch) {
+func crashTrial(t *testing.T, name string, rs []nodes.Rank, initiators []int, lat trial.Latency, seed uint64, det trial.Detector, crashes ...trial.Crash) (*trial.Record, *watch) {
 	t.Helper()
 	alg, _, err := nodes.Lookup(name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	w := newWatch(rs)
-	res, err := sim.Run(sim.Config{Algorithm: alg, Ranks: rs, Initiators: initiators, Latency: lat, Seed: seed,
-		Crashes: crashes, Detector: det, Observer: w})
+	res, err := sim.Run(trial.Config{Algorithm: alg, Ranks: rs, Initiators: initiators, Latency: lat, Seed: seed,
+		Crashes: crashes, Detector: det, Events: w})
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -63,18 +64,22 @@ func (w *watch) highest() nodes.Rank {
 	return top
 }
 
-func (w *watch) Decided(at time.Duration, p int, leader nodes.Rank) {
-	if top := w.highest(); leader.Less(top) {
-		w.wrong = append(w.wrong, fmt.Sprintf("at %v process %d decided %v while %v is alive", at, p, leader, top))
+func (w *watch) Kinds() trial.Kinds { return trial.KindsOf(trial.EvDecide, trial.EvCrash) }
+
+func (w *watch) Event(e *trial.Event) {
+	switch e.Kind {
+	case trial.EvDecide:
+		if top := w.highest(); e.Leader.Less(top) {
+			w.wrong = append(w.wrong, fmt.Sprintf("at %v process %d decided %v while %v is alive", e.At, e.P, e.Leader, top))
+		}
+	case trial.EvCrash:
+		w.alive[e.P] = false
 	}
 }
 
-func (w *watch) Crashed(_ time.Duration, p int)   { w.alive[p] = false }
-func (w *watch) Phase(time.Duration, int, string) {}
-
 // repairedOK fails unless the run was safe, came to rest, and every live
 // process's latest decision is the highest live process.
-func repairedOK(t *testing.T, what string, res *sim.Result, w *watch) {
+func repairedOK(t *testing.T, what string, res *trial.Record, w *watch) {
 	t.Helper()
 	fail := func(format string, args ...any) {
 		t.Helper()
@@ -98,7 +103,7 @@ func repairedOK(t *testing.T, what string, res *sim.Result, w *watch) {
 // the range over which "after k messages" crashes are interesting.
 func faultFreeMessages(t *testing.T, name string, rs []nodes.Rank, initiators []int) int64 {
 	t.Helper()
-	return simulate(t, name, rs, initiators, sim.Constant(T), 1).res.Messages
+	return simulate(t, name, rs, initiators, trial.Constant(T), 1).res.Messages
 }
 
 // crashPoints are the values of k for "crash after k messages": every k
@@ -138,24 +143,24 @@ func TestRepairRestoresLiveness(t *testing.T) {
 				}
 				for _, initiators := range sets {
 					total := faultFreeMessages(t, name, rs, initiators)
-					crashes := []sim.Crash{
-						{Pos: top, When: sim.AtStart},
-						{Pos: sim.CurrentLeader, When: sim.LeaderElected},
+					crashes := []trial.Crash{
+						{Pos: top, When: trial.AtStart},
+						{Pos: trial.CurrentLeader, When: trial.LeaderElected},
 					}
 					for _, k := range crashPoints(n, total) {
-						crashes = append(crashes, sim.Crash{Pos: top, When: sim.AfterMessages, K: k})
+						crashes = append(crashes, trial.Crash{Pos: top, When: trial.AfterMessages, K: k})
 					}
 					for range 4 {
 						other := (top + 1 + r.IntN(n-1)) % n
 						crashes = append(crashes,
-							sim.Crash{Pos: other, When: sim.AfterMessages, K: 1 + r.Int64N(total)},
-							sim.Crash{Pos: other, When: sim.AtTime, At: time.Duration(r.Int64N(int64(3*n) * int64(T)))})
+							trial.Crash{Pos: other, When: trial.AfterMessages, K: 1 + r.Int64N(total)},
+							trial.Crash{Pos: other, When: trial.AtTime, At: time.Duration(r.Int64N(int64(3*n) * int64(T)))})
 					}
 					for _, d := range []time.Duration{T, 10 * T} {
-						det := sim.Detector{Kind: "perfect", D: d}
+						det := trial.Detector{Kind: "perfect", D: d}
 						for _, c := range crashes {
 							what := fmt.Sprintf("%s N=%d %s initiators %v D=%v crash %+v", name, n, arr.label, initiators, d, c)
-							res, w := crashTrial(t, name, rs, initiators, sim.Constant(T), 1, det, c)
+							res, w := crashTrial(t, name, rs, initiators, trial.Constant(T), 1, det, c)
 							repairedOK(t, what, res, w)
 						}
 					}
@@ -171,7 +176,7 @@ func TestRepairRestoresLiveness(t *testing.T) {
 // election in every state.
 func TestRepairUnderRandomLatency(t *testing.T) {
 	r := rand.New(rand.NewPCG(103, 1))
-	for trial := range 300 {
+	for k := range 300 {
 		n := 3 + r.IntN(20)
 		rs := randomRanks(r, n)
 		top := maxPos(rs)
@@ -180,12 +185,12 @@ func TestRepairUnderRandomLatency(t *testing.T) {
 		if r.IntN(2) == 0 {
 			pos = r.IntN(n)
 		}
-		crash := sim.Crash{Pos: pos, When: sim.AtTime, At: time.Duration(r.Int64N(int64(4*n) * int64(T)))}
-		det := sim.Detector{Kind: "perfect", D: time.Duration(1+r.IntN(10)) * T}
+		crash := trial.Crash{Pos: pos, When: trial.AtTime, At: time.Duration(r.Int64N(int64(4*n) * int64(T)))}
+		det := trial.Detector{Kind: "perfect", D: time.Duration(1+r.IntN(10)) * T}
 		for _, name := range repaired {
 			initiators := randomSubset(r, n)
-			what := fmt.Sprintf("trial %d: %s N=%d ranks %v initiators %v latency %v D=%v crash %+v", trial, name, n, rs, initiators, lat, det.D, crash)
-			res, w := crashTrial(t, name, rs, initiators, lat, uint64(trial), det, crash)
+			what := fmt.Sprintf("trial %d: %s N=%d ranks %v initiators %v latency %v D=%v crash %+v", k, name, n, rs, initiators, lat, det.D, crash)
+			res, w := crashTrial(t, name, rs, initiators, lat, uint64(k), det, crash)
 			repairedOK(t, what, res, w)
 		}
 	}
@@ -197,26 +202,26 @@ func TestRepairUnderRandomLatency(t *testing.T) {
 // latency model.
 func TestRepairSeveralCrashes(t *testing.T) {
 	r := rand.New(rand.NewPCG(103, 2))
-	for trial := range 300 {
+	for k := range 300 {
 		n := 3 + r.IntN(12)
 		rs := randomRanks(r, n)
 		lat := latencies[r.IntN(len(latencies))]
-		var crashes []sim.Crash
+		var crashes []trial.Crash
 		for range 1 + r.IntN(n-1) {
 			switch r.IntN(3) {
 			case 0:
-				crashes = append(crashes, sim.Crash{Pos: r.IntN(n), When: sim.AtTime, At: time.Duration(r.Int64N(int64(4*n) * int64(T)))})
+				crashes = append(crashes, trial.Crash{Pos: r.IntN(n), When: trial.AtTime, At: time.Duration(r.Int64N(int64(4*n) * int64(T)))})
 			case 1:
-				crashes = append(crashes, sim.Crash{Pos: r.IntN(n), When: sim.AfterMessages, K: 1 + r.Int64N(int64(3*n))})
+				crashes = append(crashes, trial.Crash{Pos: r.IntN(n), When: trial.AfterMessages, K: 1 + r.Int64N(int64(3*n))})
 			default:
-				crashes = append(crashes, sim.Crash{Pos: sim.CurrentLeader, When: sim.AfterMessages, K: 1 + r.Int64N(int64(6*n))})
+				crashes = append(crashes, trial.Crash{Pos: trial.CurrentLeader, When: trial.AfterMessages, K: 1 + r.Int64N(int64(6*n))})
 			}
 		}
-		det := sim.Detector{Kind: "perfect", D: time.Duration(1+r.IntN(40)) * T / 4}
+		det := trial.Detector{Kind: "perfect", D: time.Duration(1+r.IntN(40)) * T / 4}
 		for _, name := range repaired {
 			initiators := randomSubset(r, n)
-			what := fmt.Sprintf("trial %d: %s N=%d ranks %v initiators %v latency %v D=%v crashes %+v", trial, name, n, rs, initiators, lat, det.D, crashes)
-			res, w := crashTrial(t, name, rs, initiators, lat, uint64(trial), det, crashes...)
+			what := fmt.Sprintf("trial %d: %s N=%d ranks %v initiators %v latency %v D=%v crashes %+v", k, name, n, rs, initiators, lat, det.D, crashes)
+			res, w := crashTrial(t, name, rs, initiators, lat, uint64(k), det, crashes...)
 			repairedOK(t, what, res, w)
 		}
 	}

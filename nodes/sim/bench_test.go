@@ -10,6 +10,7 @@ import (
 	"github.com/electbench/electbench/nodes"
 	_ "github.com/electbench/electbench/nodes/ring"
 	"github.com/electbench/electbench/nodes/sim"
+	"github.com/electbench/electbench/nodes/trial"
 )
 
 // Performance targets (issue "The spine"): ≥ 10 M delivered messages/s on one
@@ -50,7 +51,7 @@ func all(n int) []int {
 	return out
 }
 
-func bench(b *testing.B, algo string, ranks []nodes.Rank, initiators []int, lat sim.Latency) {
+func bench(b *testing.B, algo string, ranks []nodes.Rank, initiators []int, lat trial.Latency) {
 	b.Helper()
 	a, v, err := nodes.Lookup(algo)
 	if err != nil {
@@ -63,7 +64,7 @@ func bench(b *testing.B, algo string, ranks []nodes.Rank, initiators []int, lat 
 	b.ResetTimer()
 	start, cpuStart := time.Now(), cpuTime()
 	for range b.N {
-		res, err := sim.Run(sim.Config{Algorithm: a, Variant: v, Ranks: ranks, Initiators: initiators, Latency: lat, Seed: 1})
+		res, err := sim.Run(trial.Config{Algorithm: a, Variant: v, Ranks: ranks, Initiators: initiators, Latency: lat, Seed: 1})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -84,7 +85,7 @@ func bench(b *testing.B, algo string, ranks []nodes.Rank, initiators []int, lat 
 
 func BenchmarkChangRobertsConstant(b *testing.B) {
 	n := 100_000
-	bench(b, "chang-roberts", ascending(n), []int{0}, sim.Constant(time.Millisecond)) // worst case: 3N−1
+	bench(b, "chang-roberts", ascending(n), []int{0}, trial.Constant(time.Millisecond)) // worst case: 3N−1
 }
 
 // Every process initiates on a descending ring: N(N+1)/2 + N messages, so
@@ -95,30 +96,30 @@ func BenchmarkChangRobertsAllDescending(b *testing.B) {
 	for i := range r {
 		r[i] = nodes.RankOf(uint64(n - i))
 	}
-	bench(b, "chang-roberts", r, all(n), sim.Constant(time.Millisecond))
+	bench(b, "chang-roberts", r, all(n), trial.Constant(time.Millisecond))
 }
 
 func BenchmarkChangRobertsSingleInitiator1M(b *testing.B) {
 	n := 1_000_000
-	bench(b, "chang-roberts", shuffled(n), []int{0}, sim.Constant(time.Millisecond))
+	bench(b, "chang-roberts", shuffled(n), []int{0}, trial.Constant(time.Millisecond))
 }
 
 func BenchmarkLCRAll1MUniform(b *testing.B) {
 	n := 1_000_000
-	bench(b, "lcr", shuffled(n), nil, sim.Uniform{Lo: time.Millisecond, Hi: 5 * time.Millisecond})
+	bench(b, "lcr", shuffled(n), nil, trial.Uniform{Lo: time.Millisecond, Hi: 5 * time.Millisecond})
 }
 
 func BenchmarkLCRAll1MConstant(b *testing.B) {
 	n := 1_000_000
-	bench(b, "lcr", shuffled(n), nil, sim.Constant(time.Millisecond))
+	bench(b, "lcr", shuffled(n), nil, trial.Constant(time.Millisecond))
 }
 
 func BenchmarkHSAll1MConstant(b *testing.B) {
 	n := 1_000_000
-	bench(b, "hs", shuffled(n), nil, sim.Constant(time.Millisecond))
+	bench(b, "hs", shuffled(n), nil, trial.Constant(time.Millisecond))
 }
 
 func BenchmarkHSAll1MUniform(b *testing.B) {
 	n := 1_000_000
-	bench(b, "hs", shuffled(n), nil, sim.Uniform{Lo: time.Millisecond, Hi: 5 * time.Millisecond})
+	bench(b, "hs", shuffled(n), nil, trial.Uniform{Lo: time.Millisecond, Hi: 5 * time.Millisecond})
 }

@@ -1,147 +1,18 @@
 package sim
 
 import (
-	"fmt"
-	"regexp"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/trial"
 )
-
-// Detector is the failure detector the runtime runs for every process. An
-// algorithm learns of failures only through Machine.Suspect (ALGORITHMS.md,
-// "Failure detectors"). Every suspicion is counted as a SUSPECT timeout.
-type Detector struct {
-	Kind string // perfect, heartbeat or inaccurate
-
-	// D is the delay from a crash to its suspicion (perfect, inaccurate).
-	D time.Duration
-	// P is the heartbeat period and Tau the silence after which a peer is
-	// suspected (heartbeat). Pings are PING and PING_ACK messages on the same
-	// links as the algorithm's, so latency and faults delay them too.
-	P, Tau time.Duration
-	// Lambda is the rate of false suspicions per process per second, and
-	// Window the time from the start during which they happen (inaccurate).
-	Lambda float64
-	Window time.Duration
-	// Mu is the probability that a given process never suspects a given
-	// crash (inaccurate): an incomplete detector.
-	Mu float64
-}
 
 // Kinds and timers the runtime itself uses.
 var (
-	kindPing    = nodes.RegisterKind("PING", nodes.MaintenanceClass)
-	kindPingAck = nodes.RegisterKind("PING_ACK", nodes.MaintenanceClass)
-	timerSusp   = nodes.RegisterTimer("SUSPECT")
+	kindPing    = trial.KindPing
+	kindPingAck = trial.KindPingAck
+	timerSusp   = trial.TimerSuspect
 )
-
-// DefaultDetector is perfect(10T): ALGORITHMS.md's perfect detector with the
-// delay the bully issue prescribes, long enough that a textbook election ends
-// before anyone but the initiators has noticed.
-func DefaultDetector(t time.Duration) Detector { return Detector{Kind: "perfect", D: 10 * t} }
-
-// IsDefault reports whether d behaves as DefaultDetector(t) — the detector
-// ALGORITHMS.md's reference figures assume — whatever fields it does not use
-// are set to (a parsed perfect(10T) carries an unused false-suspicion window).
-func (d Detector) IsDefault(t time.Duration) bool {
-	return d.Kind == "" || d.Kind == "perfect" && d.D == 10*t
-}
-
-func (d Detector) String() string {
-	switch d.Kind {
-	case "heartbeat":
-		return "heartbeat(" + d.P.String() + "," + d.Tau.String() + ")"
-	case "inaccurate":
-		return fmt.Sprintf("inaccurate(%g,%g,%v,%v)", d.Lambda, d.Mu, d.D, d.Window)
-	}
-	return "perfect(" + d.D.String() + ")"
-}
-
-var detectorRE = regexp.MustCompile(`^([a-z]+)\((.*)\)$`)
-
-// ParseDetector reads perfect(D), heartbeat(P,τ) or inaccurate(λ,μ[,D[,W]]);
-// durations as 5ms or in units of T (10T). λ is false suspicions per process
-// per second during the first W (default 50T); μ the probability of missing
-// a crash; D defaults to 10T.
-func ParseDetector(spec string, t time.Duration) (Detector, error) {
-	s := strings.TrimSpace(spec)
-	m := detectorRE.FindStringSubmatch(s)
-	if m == nil {
-		return Detector{}, fmt.Errorf("detector %q: want perfect(D), heartbeat(P,τ) or inaccurate(λ,μ[,D[,W]])", spec)
-	}
-	var args []string
-	if strings.TrimSpace(m[2]) != "" {
-		for _, a := range strings.Split(m[2], ",") {
-			args = append(args, strings.TrimSpace(a))
-		}
-	}
-	dur := func(i int, what string) (time.Duration, error) {
-		d, err := nodes.ParseDuration(args[i], t)
-		if err != nil {
-			return 0, fmt.Errorf("detector %q: %s: %w", spec, what, err)
-		}
-		if d <= 0 {
-			return 0, fmt.Errorf("detector %q: %s must be positive", spec, what)
-		}
-		return d, nil
-	}
-	num := func(i int, what string, lo, hi float64) (float64, error) {
-		v, err := strconv.ParseFloat(args[i], 64)
-		if err != nil || v < lo || v > hi {
-			return 0, fmt.Errorf("detector %q: %s must be a number in [%g, %g], got %q", spec, what, lo, hi, args[i])
-		}
-		return v, nil
-	}
-	d := Detector{Kind: m[1], D: 10 * t, Window: 50 * t}
-	var err error
-	switch m[1] {
-	case "perfect":
-		if len(args) > 1 {
-			return Detector{}, fmt.Errorf("detector %q: perfect takes one duration D", spec)
-		}
-		if len(args) == 1 {
-			if d.D, err = dur(0, "D"); err != nil {
-				return Detector{}, err
-			}
-		}
-	case "heartbeat":
-		if len(args) != 2 {
-			return Detector{}, fmt.Errorf("detector %q: heartbeat takes a period P and a timeout τ", spec)
-		}
-		if d.P, err = dur(0, "period P"); err != nil {
-			return Detector{}, err
-		}
-		if d.Tau, err = dur(1, "timeout τ"); err != nil {
-			return Detector{}, err
-		}
-	case "inaccurate":
-		if len(args) < 2 || len(args) > 4 {
-			return Detector{}, fmt.Errorf("detector %q: inaccurate takes λ, μ and optionally D and W", spec)
-		}
-		if d.Lambda, err = num(0, "λ (false suspicions per process per second)", 0, 1e9); err != nil {
-			return Detector{}, err
-		}
-		if d.Mu, err = num(1, "μ (probability of missing a crash)", 0, 1); err != nil {
-			return Detector{}, err
-		}
-		if len(args) > 2 {
-			if d.D, err = dur(2, "D"); err != nil {
-				return Detector{}, err
-			}
-		}
-		if len(args) > 3 {
-			if d.Window, err = dur(3, "W"); err != nil {
-				return Detector{}, err
-			}
-		}
-	default:
-		return Detector{}, fmt.Errorf("detector %q: unknown detector %q (known: heartbeat, inaccurate, perfect)", spec, m[1])
-	}
-	return d, nil
-}
 
 // heartbeats is the state of the heartbeat detector: per observer and peer,
 // when the peer last answered and whether it is suspected. N×N: heartbeat
@@ -235,15 +106,10 @@ func (s *sim) suspect(p, q int32) {
 	if !s.procs[p].alive {
 		return
 	}
-	s.res.Fired[timerSusp]++
-	s.res.Timeouts++
-	for i := range s.res.Crashes {
-		c := &s.res.Crashes[i]
-		if c.Pos == int(q) && c.FirstSuspicion < 0 {
-			c.FirstSuspicion = time.Duration(s.now)
-		}
+	s.res.Suspected(int(q), time.Duration(s.now))
+	if s.want.Has(trial.EvSuspect) {
+		s.ev.Event(&trial.Event{At: time.Duration(s.now), Kind: trial.EvSuspect, P: p, Q: q})
 	}
-	s.trace.suspect(s.now, int(p), int(q))
 	s.procs[p].m.Suspect(&s.procs[p], nodes.PeerID(q))
 	s.afterEvent(p)
 }

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -9,193 +8,25 @@ import (
 	"time"
 
 	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/trial"
 )
 
-// Effect is what a fault does to the simulated world. The scenario layer
-// (chaos) names faults the way Toxiproxy and process signals do; each maps
-// onto one of these message-level effects (docs/scenarios.md lists where the
-// message level makes a toxic a no-op or equal to loss).
-type Effect uint8
-
-const (
-	// Process effects act on the processes Fault.Targets resolves.
-	EffCrash   Effect = iota + 1 // crash-stop; healing restarts it
-	EffRestart                   // a crashed process restarts as a fresh machine with the same rank
-	EffPause                     // events to it are held until healed (resume); its timers fire late
-	EffSuspect                   // Fault.Observers' detectors falsely suspect the targets, once
-
-	// Link effects act on the directed links Fault.Links resolves, on the
-	// messages sent while they are active.
-	EffCut       // every message is lost, also those in flight when it arrives (partitions, blackhole, reset)
-	EffDelay     // extra latency Latency ± Jitter (uniform), FIFO kept
-	EffBandwidth // serialization at Rate bytes/s: a message waits for the link to carry earlier ones
-	EffSlicer    // the message is cut into slices of SliceSize ± SliceVariation bytes, SliceDelay apart
-	EffLoss      // each message lost with probability P
-	EffDuplicate // each message delivered twice with probability P
-	EffReorder   // with probability P a message is held back up to Latency and may be overtaken
-	EffDataLimit // the link carries Bytes bytes, then loses everything until healed
-	EffLinkModel // the link's latency is drawn from Model instead of the run's model
-	EffNone      // recorded in the schedule only (a toxic with no message-level equivalent)
-)
-
-var effectNames = [...]string{"", "crash", "restart", "pause", "suspect", "cut", "delay", "bandwidth",
-	"slicer", "loss", "duplicate", "reorder", "data-limit", "link-latency", "none"}
-
-func (e Effect) String() string {
-	if int(e) < len(effectNames) && e > 0 {
-		return effectNames[e]
-	}
-	return "Effect(" + strconv.Itoa(int(e)) + ")"
-}
-
-func (e Effect) onLinks() bool { return e >= EffCut && e <= EffNone }
-
-// delays reports whether the effect can change a message's latency, so
-// that delivery order may differ from send order.
-func (e Effect) delays() bool {
-	switch e {
-	case EffDelay, EffBandwidth, EffSlicer, EffDuplicate, EffReorder, EffLinkModel:
-		return true
-	}
-	return false
-}
-
-// ElectionStart as a trigger fires at the first initiation of the run: the
-// first process told to initiate, or time 0 for algorithms in which every
-// process starts an election.
-const ElectionStart Trigger = LeaderElected + 1
-
-// When says when a fault starts or heals: at the start (before any process
-// boots), at a virtual time, or at a trigger, plus Delay.
-type When struct {
-	Trigger Trigger
-	At      time.Duration // AtTime
-	K       int64         // AfterMessages: right after the K-th election message is sent
-	Delay   time.Duration // added to the instant the trigger fires
-}
-
-func (w When) validate() error {
-	switch {
-	case w.Trigger > ElectionStart:
-		return fmt.Errorf("unknown trigger %d", w.Trigger)
-	case w.Trigger == AtTime && w.At < 0:
-		return fmt.Errorf("negative time %v", w.At)
-	case w.Trigger == AfterMessages && w.K < 1:
-		return fmt.Errorf("after %d messages: need at least 1", w.K)
-	case w.Delay < 0:
-		return fmt.Errorf("negative delay %v", w.Delay)
-	}
-	return nil
-}
-
-// Fault is one fault of the trial's timeline. Its targets are resolved when
-// it starts, against the world as it is then: roles such as "the leader"
-// change during a run.
-type Fault struct {
-	Effect Effect
-	// Name is how the schedule and the trace call it: "crash",
-	// "partition(halves)", "latency".
-	Name  string
-	Start When
-	// End heals the fault at a time or a trigger; For > 0 heals it that
-	// long after it started, whichever comes first. With neither it lasts
-	// to the end of the run. Healing a crash restarts the process, a pause
-	// resumes it; restart and suspect act once and have nothing to heal.
-	End *When
-	For time.Duration
-
-	// Targets resolves the processes of a process effect (for EffSuspect:
-	// the processes suspected).
-	Targets func(v View) []int
-	// Observers resolves whose detectors suspect the targets (EffSuspect);
-	// nil means every other process.
-	Observers func(v View) []int
-	// Links resolves the directed links of a link effect.
-	Links func(v View) LinkSet
-	// Toxicity is the probability that a given link of Links is affected,
-	// drawn per link from the fault seed; 0 means 1 (every link).
-	Toxicity float64
-
-	Latency        time.Duration // EffDelay: added latency; EffReorder: the longest hold-back
-	Jitter         time.Duration // EffDelay: ± uniform around Latency
-	Rate           int64         // EffBandwidth: bytes per second
-	Bytes          int64         // EffDataLimit: bytes carried before the link closes
-	P              float64       // EffLoss, EffDuplicate, EffReorder: probability per message
-	SliceSize      int64         // EffSlicer: mean slice size in bytes
-	SliceVariation int64         // EffSlicer: ± uniform variation of a slice's size, bytes
-	SliceDelay     time.Duration // EffSlicer: between two slices
-	Model          Latency       // EffLinkModel
-	Undetected     bool          // EffCrash: no detector ever suspects it (an incomplete detector)
-
-	legacy bool // from Config.Crashes: traced as before ("crash" events only)
-}
-
-// LinkSet is a set of directed links, with a description for the schedule.
-type LinkSet struct {
-	Has  func(from, to int) bool
-	Text string
-}
-
-func (f *Fault) validate() error {
-	if err := f.Start.validate(); err != nil {
-		return fmt.Errorf("start: %w", err)
-	}
-	if f.End != nil {
-		if err := f.End.validate(); err != nil {
-			return fmt.Errorf("heal: %w", err)
-		}
-	}
-	switch {
-	case f.Effect < EffCrash || f.Effect > EffNone:
-		return fmt.Errorf("unknown effect %d", f.Effect)
-	case f.For < 0:
-		return fmt.Errorf("negative duration %v", f.For)
-	case f.Effect.onLinks() && f.Links == nil:
-		return errors.New("a link effect needs Links")
-	case !f.Effect.onLinks() && f.Targets == nil:
-		return errors.New("a process effect needs Targets")
-	case f.Toxicity < 0 || f.Toxicity > 1:
-		return fmt.Errorf("toxicity %g outside [0, 1]", f.Toxicity)
-	case f.P < 0 || f.P > 1:
-		return fmt.Errorf("probability %g outside [0, 1]", f.P)
-	case f.Effect == EffBandwidth && f.Rate <= 0:
-		return fmt.Errorf("bandwidth %d bytes/s: must be positive", f.Rate)
-	case f.Effect == EffDataLimit && f.Bytes < 0:
-		return fmt.Errorf("data limit %d bytes is negative", f.Bytes)
-	case f.Effect == EffSlicer && (f.SliceSize < 1 || f.SliceVariation < 0 || f.SliceVariation >= f.SliceSize || f.SliceDelay < 0):
-		return fmt.Errorf("slicer: need slice size ≥ 1, 0 ≤ variation < size, delay ≥ 0")
-	case f.Effect == EffLinkModel && f.Model == nil:
-		return errors.New("a link latency override needs a model")
-	case f.Latency < 0 || f.Jitter < 0:
-		return errors.New("negative latency or jitter")
-	}
-	return nil
-}
-
-// FaultEvent is one entry of the schedule a trial applied.
-type FaultEvent struct {
-	At   time.Duration
-	What string // "crash(3)", "partition(halves)[0,1|2,3]", "heal partition(halves)", "restart(3)"
-}
-
-func (e FaultEvent) String() string { return "t=" + e.At.String() + ":" + e.What }
-
-// View is the world as a fault sees it when it starts: the selectors of a
-// scenario resolve against it.
-type View struct{ s *sim }
+// view is the simulator's trial.View: the world as a fault sees it when
+// it starts.
+type view struct{ s *sim }
 
 // N is the number of processes.
-func (v View) N() int { return v.s.n }
+func (v view) N() int { return v.s.n }
 
 // Rank is the rank of position p.
-func (v View) Rank(p int) nodes.Rank { return v.s.ranks[p] }
+func (v view) Rank(p int) nodes.Rank { return v.s.ranks[p] }
 
 // Alive reports whether p has not crashed (or has restarted since).
-func (v View) Alive(p int) bool { return v.s.procs[p].alive }
+func (v view) Alive(p int) bool { return v.s.procs[p].alive }
 
 // Leader is the position of the leader named by the latest decision, or -1
 // if nobody has decided.
-func (v View) Leader() int {
+func (v view) Leader() int {
 	if v.s.lastDecided < 0 {
 		return -1
 	}
@@ -208,7 +39,7 @@ func (v View) Leader() int {
 
 // Initiators are the positions the workload told to initiate at time 0;
 // every position for algorithms in which everyone initiates.
-func (v View) Initiators() []int {
+func (v view) Initiators() []int {
 	if v.s.cfg.Algorithm.StartsAll {
 		return allPositions(v.s.n)
 	}
@@ -217,10 +48,10 @@ func (v View) Initiators() []int {
 
 // Rand is the fault stream: seeded by the trial's seed, apart from every
 // other source, so faults never change the draws of fault-free runs.
-func (v View) Rand() *rand.Rand { return v.s.faultRand() }
+func (v view) Rand() *rand.Rand { return v.s.faultRand() }
 
 // Now is the virtual time.
-func (v View) Now() time.Duration { return time.Duration(v.s.now) }
+func (v view) Now() time.Duration { return time.Duration(v.s.now) }
 
 func allPositions(n int) []int {
 	out := make([]int, n)
@@ -246,7 +77,7 @@ type faultState struct {
 
 // activeLink is a link effect in force.
 type activeLink struct {
-	f     *Fault
+	f     *trial.Fault
 	index int
 	has   func(from, to int) bool
 	busy  map[uint64]int64 // EffBandwidth: when each link is free again
@@ -276,22 +107,19 @@ func (s *sim) faultRand() *rand.Rand {
 // initFaults collects the legacy crashes and the faults into one timeline.
 func (s *sim) initFaults() error {
 	for _, c := range s.cfg.Crashes {
-		s.faults = append(s.faults, c.fault())
+		s.faults = append(s.faults, crashFault(c))
 	}
+	s.legacy = len(s.faults)
 	for i := range s.cfg.Faults {
 		f := s.cfg.Faults[i]
-		if err := f.validate(); err != nil {
-			return fmt.Errorf("sim: fault %d (%s): %w", i, f.Name, err)
-		}
 		if f.Name == "" {
 			f.Name = f.Effect.String()
 		}
-		f.legacy = false
 		s.faults = append(s.faults, f)
-		if f.Effect.delays() {
+		if f.Effect.Delays() {
 			s.fifoMode = false
 		}
-		if f.Effect == EffPause && s.paused == nil {
+		if f.Effect == trial.EffPause && s.paused == nil {
 			s.paused = make([]bool, s.n)
 			s.held = make([][]held, s.n)
 		}
@@ -304,7 +132,7 @@ func (s *sim) initFaults() error {
 // startFaults applies the faults that start before anyone boots.
 func (s *sim) startFaults() {
 	for i := range s.faults {
-		if f := &s.faults[i]; f.Start.Trigger == AtStart && f.Start.Delay == 0 {
+		if f := &s.faults[i]; f.Start.Trigger == trial.AtStart && f.Start.Delay == 0 {
 			s.activate(i, true)
 		}
 	}
@@ -315,7 +143,7 @@ func (s *sim) startFaults() {
 func (s *sim) armFaults() {
 	for i := range s.faults {
 		f := &s.faults[i]
-		if !(f.Start.Trigger == AtStart && f.Start.Delay == 0) {
+		if !(f.Start.Trigger == trial.AtStart && f.Start.Delay == 0) {
 			s.arm(f.Start, pend{i: i})
 		}
 		if f.End != nil {
@@ -324,17 +152,17 @@ func (s *sim) armFaults() {
 	}
 }
 
-func (s *sim) arm(w When, p pend) {
+func (s *sim) arm(w trial.When, p pend) {
 	switch w.Trigger {
-	case AtStart:
+	case trial.AtStart:
 		s.fireFault(int64(w.Delay), p)
-	case AtTime:
+	case trial.AtTime:
 		s.fireFault(int64(w.At)+int64(w.Delay), p)
-	case AfterMessages:
+	case trial.AfterMessages:
 		s.afterMsgs = append(s.afterMsgs, p)
-	case LeaderElected:
+	case trial.LeaderElected:
 		s.onElected = append(s.onElected, p)
-	case ElectionStart:
+	case trial.ElectionStart:
 		s.onStart = append(s.onStart, p)
 	}
 }
@@ -348,7 +176,7 @@ func (s *sim) fireFault(at int64, p pend) {
 	s.schedule(at, classControl, payload{kind: kind, gen: gen})
 }
 
-func (s *sim) when(p pend) When {
+func (s *sim) when(p pend) trial.When {
 	if p.end {
 		return *s.faults[p.i].End
 	}
@@ -394,9 +222,9 @@ func (s *sim) activate(i int, atStart bool) {
 	}
 	st.state = fsActive
 	f := &s.faults[i]
-	v := View{s}
+	v := view{s}
 	switch f.Effect {
-	case EffCrash:
+	case trial.EffCrash:
 		// Only the processes this fault crashes are its to restart.
 		for _, p := range s.validTargets(f.Targets(v)) {
 			if s.procs[p].alive {
@@ -407,7 +235,7 @@ func (s *sim) activate(i int, atStart bool) {
 			s.crash(int32(p), atStart, f.Undetected)
 		}
 		s.record(f, "", st.targets)
-	case EffRestart:
+	case trial.EffRestart:
 		st.targets = s.validTargets(f.Targets(v))
 		s.record(f, "", st.targets)
 		for _, p := range st.targets {
@@ -415,13 +243,13 @@ func (s *sim) activate(i int, atStart bool) {
 		}
 		st.state = fsDone
 		return
-	case EffPause:
+	case trial.EffPause:
 		st.targets = s.validTargets(f.Targets(v))
 		s.record(f, "", st.targets)
 		for _, p := range st.targets {
 			s.pause(int32(p))
 		}
-	case EffSuspect:
+	case trial.EffSuspect:
 		st.targets = s.validTargets(f.Targets(v))
 		var observers []int
 		if f.Observers != nil {
@@ -443,9 +271,9 @@ func (s *sim) activate(i int, atStart bool) {
 		ls := f.Links(v)
 		a := &activeLink{f: f, index: i, has: ls.Has}
 		switch f.Effect {
-		case EffBandwidth:
+		case trial.EffBandwidth:
 			a.busy = map[uint64]int64{}
-		case EffDataLimit:
+		case trial.EffDataLimit:
 			a.sent = map[uint64]int64{}
 		}
 		st.link = a
@@ -467,12 +295,12 @@ func (s *sim) heal(i int) {
 	st.state = fsDone
 	f := &s.faults[i]
 	switch f.Effect {
-	case EffCrash:
+	case trial.EffCrash:
 		s.recordEnd("restart", f, st.targets)
 		for _, p := range st.targets {
 			s.restart(int32(p))
 		}
-	case EffPause:
+	case trial.EffPause:
 		s.recordEnd("resume", f, st.targets)
 		for _, p := range st.targets {
 			s.resume(int32(p))
@@ -504,30 +332,45 @@ func (s *sim) validTargets(ps []int) []int {
 	return out
 }
 
-func (s *sim) record(f *Fault, links string, targets []int) {
+func (s *sim) record(f *trial.Fault, links string, targets []int) {
 	what := f.Name
-	if targets != nil || !f.Effect.onLinks() {
+	if targets != nil || !f.Effect.OnLinks() {
 		what += "(" + positions(targets) + ")"
 	} else if links != "" {
 		what += "[" + links + "]"
 	}
-	s.res.Faults = append(s.res.Faults, FaultEvent{At: time.Duration(s.now), What: what})
-	if !f.legacy && s.trace != nil {
-		s.trace.fault(s.now, what)
+	s.res.Faults = append(s.res.Faults, trial.FaultEvent{At: time.Duration(s.now), What: what})
+	if !s.isLegacy(f) {
+		s.emitFault(what)
 	}
 }
 
-func (s *sim) recordEnd(verb string, f *Fault, targets []int) {
+// isLegacy reports whether f comes from Config.Crashes: those are traced
+// as "crash" events only.
+func (s *sim) isLegacy(f *trial.Fault) bool {
+	for i := range s.legacy {
+		if &s.faults[i] == f {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *sim) emitFault(what string) {
+	if s.want.Has(trial.EvFault) {
+		s.ev.Event(&trial.Event{At: time.Duration(s.now), Kind: trial.EvFault, What: what})
+	}
+}
+
+func (s *sim) recordEnd(verb string, f *trial.Fault, targets []int) {
 	what := verb
 	if verb == "heal" {
 		what += " " + f.Name
 	} else {
 		what += "(" + positions(targets) + ")"
 	}
-	s.res.Faults = append(s.res.Faults, FaultEvent{At: time.Duration(s.now), What: what})
-	if s.trace != nil {
-		s.trace.fault(s.now, what)
-	}
+	s.res.Faults = append(s.res.Faults, trial.FaultEvent{At: time.Duration(s.now), What: what})
+	s.emitFault(what)
 }
 
 // positions lists positions as "3" or "1,4,7", eliding long lists.
@@ -567,8 +410,8 @@ func (s *sim) affects(a *activeLink, from, to int32) bool {
 func (s *sim) sendFaulty(from, to int32, m *nodes.Message, size int64) {
 	s.seq++
 	ord := order(classDeliver, s.seq)
-	if s.trace != nil {
-		s.trace.message(s.now, "send", ord, from, to, m)
+	if s.want.Has(trial.EvSend) {
+		s.emitMsg(trial.EvSend, ord, from, to, m)
 	}
 	s.route(from, to, m, ord, size)
 }
@@ -579,7 +422,7 @@ func (s *sim) sendFaulty(from, to int32, m *nodes.Message, size int64) {
 func (s *sim) route(from, to int32, m *nodes.Message, ord uint64, size int64) {
 	var extra int64
 	lost, dup, overtake := false, false, false
-	var model Latency
+	var model trial.Latency
 	for _, a := range s.links {
 		if !s.affects(a, from, to) {
 			continue
@@ -587,24 +430,24 @@ func (s *sim) route(from, to int32, m *nodes.Message, ord uint64, size int64) {
 		f := a.f
 		link := uint64(from)<<32 | uint64(uint32(to))
 		switch f.Effect {
-		case EffCut:
+		case trial.EffCut:
 			lost = true
-		case EffLoss:
+		case trial.EffLoss:
 			if s.faultRand().Float64() < f.P {
 				lost = true
 			}
-		case EffDelay:
+		case trial.EffDelay:
 			d := int64(f.Latency)
 			if f.Jitter > 0 {
 				d += s.faultRand().Int64N(2*int64(f.Jitter)+1) - int64(f.Jitter)
 			}
 			extra += max(d, 0)
-		case EffBandwidth:
+		case trial.EffBandwidth:
 			start := max(s.now, a.busy[link])
 			done := start + size*int64(time.Second)/f.Rate
 			a.busy[link] = done
 			extra += done - s.now
-		case EffSlicer:
+		case trial.EffSlicer:
 			slices := int64(0)
 			for left := size; left > 0; slices++ {
 				sz := f.SliceSize
@@ -614,21 +457,21 @@ func (s *sim) route(from, to int32, m *nodes.Message, ord uint64, size int64) {
 				left -= sz
 			}
 			extra += max(slices-1, 0) * int64(f.SliceDelay)
-		case EffDuplicate:
+		case trial.EffDuplicate:
 			if s.faultRand().Float64() < f.P {
 				dup = true
 			}
-		case EffReorder:
+		case trial.EffReorder:
 			if s.faultRand().Float64() < f.P {
 				overtake = true
 				extra += s.faultRand().Int64N(int64(f.Latency) + 1)
 			}
-		case EffDataLimit:
+		case trial.EffDataLimit:
 			a.sent[link] += size
 			if a.sent[link] > f.Bytes {
 				lost = true
 			}
-		case EffLinkModel:
+		case trial.EffLinkModel:
 			model = f.Model
 		}
 	}
@@ -664,8 +507,8 @@ func (s *sim) route(from, to int32, m *nodes.Message, ord uint64, size int64) {
 		s.seq++
 		dord := order(classDeliver, s.seq)
 		s.res.Duplicated++
-		if s.trace != nil {
-			s.trace.message(s.now, "dup", dord, from, to, m)
+		if s.want.Has(trial.EvDup) {
+			s.emitMsg(trial.EvDup, dord, from, to, m)
 		}
 		s.pushDelivery(s.fifoAt(from, to, at), dord, to, from, m)
 	}
@@ -679,8 +522,8 @@ func (s *sim) pushDelivery(at int64, ord uint64, to, from int32, m *nodes.Messag
 
 func (s *sim) lose(from, to int32, ord uint64, m *nodes.Message) {
 	s.res.Lost++
-	if s.trace != nil {
-		s.trace.message(s.now, "lose", ord, from, to, m)
+	if s.want.Has(trial.EvLose) {
+		s.emitMsg(trial.EvLose, ord, from, to, m)
 	}
 }
 
@@ -693,7 +536,7 @@ func (s *sim) intercept(to, from int32, ord uint64, m *nodes.Message) bool {
 		return true
 	}
 	for _, a := range s.links {
-		if a.f.Effect == EffCut && s.affects(a, from, to) {
+		if a.f.Effect == trial.EffCut && s.affects(a, from, to) {
 			s.lose(from, to, ord, m)
 			return true
 		}
@@ -711,7 +554,7 @@ func (s *sim) pause(p int32) {
 		return
 	}
 	s.paused[p] = true
-	s.trace.event(s.now, "pause", int(p))
+	s.emitProc(trial.EvPause, p)
 }
 
 // resume releases what a paused process missed, at this instant and in the
@@ -721,7 +564,7 @@ func (s *sim) resume(p int32) {
 		return
 	}
 	s.paused[p] = false
-	s.trace.event(s.now, "resume", int(p))
+	s.emitProc(trial.EvResume, p)
 	evs := s.held[p]
 	s.held[p] = nil
 	for _, h := range evs {
@@ -751,11 +594,8 @@ func (s *sim) restart(p int32) {
 		}
 	}
 	s.procs[p].m = s.newMachine()
-	s.res.Decisions[p] = Decision{}
-	s.trace.event(s.now, "restart", int(p))
-	if r, ok := s.cfg.Observer.(RestartObserver); ok {
-		r.Restarted(time.Duration(s.now), int(p))
-	}
+	s.res.Decisions[p] = trial.Decision{}
+	s.emitProc(trial.EvRestart, p)
 	if s.hb != nil {
 		s.incarnation[p]++
 		n := int32(s.n)
@@ -767,22 +607,4 @@ func (s *sim) restart(p int32) {
 	}
 	s.procs[p].m.Start(&s.procs[p])
 	s.afterEvent(p)
-}
-
-// RestartObserver is implemented by observers that follow restarts (the
-// checker: a restarted process is alive again and must learn the leader).
-type RestartObserver interface {
-	Restarted(at time.Duration, p int)
-}
-
-// fault traces a fault starting or healing: {"t":ns,"ev":"fault","what":"crash(3)"}.
-func (t *tracer) fault(at int64, what string) {
-	t.begin(at, "fault")
-	t.str("what", strings.Map(func(r rune) rune {
-		if r == '"' || r == '\\' || r < 0x20 {
-			return -1 // names never need escaping; drop what would
-		}
-		return r
-	}, what))
-	t.end()
 }

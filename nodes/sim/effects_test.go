@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/trial"
 )
 
 const ms = time.Millisecond
@@ -32,26 +33,28 @@ func stream(log *[]string, count int, gap time.Duration) *nodes.Algorithm {
 	})
 }
 
-func runFaults(t *testing.T, a *nodes.Algorithm, n int, lat Latency, seed uint64, faults ...Fault) *Result {
+func runFaults(t *testing.T, a *nodes.Algorithm, n int, lat trial.Latency, seed uint64, faults ...trial.Fault) *trial.Record {
 	t.Helper()
-	res, err := Run(Config{Algorithm: a, Ranks: ranks(n), Initiators: []int{0}, Latency: lat, Seed: seed, Faults: faults})
+	res, err := Run(trial.Config{Algorithm: a, Ranks: ranks(n), Initiators: []int{0}, Latency: lat, Seed: seed, Faults: faults})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return res
 }
 
-func every(v View) LinkSet { return LinkSet{Has: func(int, int) bool { return true }, Text: "all"} }
+func every(v trial.View) trial.LinkSet {
+	return trial.LinkSet{Has: func(int, int) bool { return true }, Text: "all"}
+}
 
-func link(from, to int) func(View) LinkSet {
-	return func(View) LinkSet {
-		return LinkSet{Has: func(f, t int) bool { return f == from && t == to }, Text: fmt.Sprintf("%d>%d", from, to)}
+func link(from, to int) func(trial.View) trial.LinkSet {
+	return func(trial.View) trial.LinkSet {
+		return trial.LinkSet{Has: func(f, t int) bool { return f == from && t == to }, Text: fmt.Sprintf("%d>%d", from, to)}
 	}
 }
 
-func procs(ps ...int) func(View) []int { return func(View) []int { return ps } }
+func procs(ps ...int) func(trial.View) []int { return func(trial.View) []int { return ps } }
 
-func schedule(res *Result) string {
+func schedule(res *trial.Record) string {
 	var out []string
 	for _, e := range res.Faults {
 		out = append(out, e.String())
@@ -63,8 +66,8 @@ func schedule(res *Result) string {
 // starts; it heals after For.
 func TestCutLosesSentAndInFlight(t *testing.T) {
 	var log []string
-	res := runFaults(t, stream(&log, 6, ms), 2, Constant(ms), 1,
-		Fault{Effect: EffCut, Name: "partition(halves)", Links: link(0, 1), Start: When{Trigger: AtTime, At: 2*ms + ms/2}, For: 2 * ms})
+	res := runFaults(t, stream(&log, 6, ms), 2, trial.Constant(ms), 1,
+		trial.Fault{Effect: trial.EffCut, Name: "partition(halves)", Links: link(0, 1), Start: trial.When{Trigger: trial.AtTime, At: 2*ms + ms/2}, For: 2 * ms})
 	// Sent at 0..5ms, due 1..6ms. The cut holds over [2.5ms, 4.5ms): the
 	// message sent at 2ms (in flight) and those sent at 3ms and 4ms are lost.
 	if strings.Join(log, " ") != "1@1ms 2@2ms 6@6ms" || res.Lost != 3 || res.Messages != 6 {
@@ -89,7 +92,7 @@ func TestOneWayCut(t *testing.T) {
 			}
 		}
 	})
-	res := runFaults(t, a, 2, Constant(ms), 1, Fault{Effect: EffCut, Links: link(1, 0)})
+	res := runFaults(t, a, 2, trial.Constant(ms), 1, trial.Fault{Effect: trial.EffCut, Links: link(1, 0)})
 	if strings.Join(log, " ") != "2<0" || res.Lost != 1 {
 		t.Fatalf("log %q lost %d", log, res.Lost)
 	}
@@ -99,8 +102,8 @@ func TestOneWayCut(t *testing.T) {
 // the link stays FIFO.
 func TestDelayAndJitterKeepFIFO(t *testing.T) {
 	var log []string
-	res := runFaults(t, stream(&log, 50, ms/10), 2, Constant(ms), 3,
-		Fault{Effect: EffDelay, Links: every, Latency: 4 * ms, Jitter: 2 * ms})
+	res := runFaults(t, stream(&log, 50, ms/10), 2, trial.Constant(ms), 3,
+		trial.Fault{Effect: trial.EffDelay, Links: every, Latency: 4 * ms, Jitter: 2 * ms})
 	if len(log) != 50 || res.Lost != 0 {
 		t.Fatalf("delivered %d", len(log))
 	}
@@ -125,7 +128,7 @@ func TestBandwidthSerializes(t *testing.T) {
 	var log []string
 	size := int64(nodes.Message{Kind: kPing, A: 1}.EncodedSize())
 	// Rate: one message per ms. Three sent at once arrive 1ms apart.
-	res := runFaults(t, stream(&log, 3, 0), 2, Constant(ms), 1, Fault{Effect: EffBandwidth, Links: every, Rate: size * 1000})
+	res := runFaults(t, stream(&log, 3, 0), 2, trial.Constant(ms), 1, trial.Fault{Effect: trial.EffBandwidth, Links: every, Rate: size * 1000})
 	if got := strings.Join(log, " "); got != "1@2ms 2@3ms 3@4ms" || res.Lost != 0 {
 		t.Fatalf("delivered %q", got)
 	}
@@ -136,7 +139,7 @@ func TestBandwidthSerializes(t *testing.T) {
 func TestSlicerDelaysBySlices(t *testing.T) {
 	var log []string
 	size := int64(nodes.Message{Kind: kPing, A: 1}.EncodedSize())
-	runFaults(t, stream(&log, 1, 0), 2, Constant(ms), 1, Fault{Effect: EffSlicer, Links: every, SliceSize: 1, SliceDelay: ms})
+	runFaults(t, stream(&log, 1, 0), 2, trial.Constant(ms), 1, trial.Fault{Effect: trial.EffSlicer, Links: every, SliceSize: 1, SliceDelay: ms})
 	if want := fmt.Sprintf("1@%v", ms+time.Duration(size-1)*ms); strings.Join(log, " ") != want {
 		t.Fatalf("delivered %q, want %q (%d bytes)", log, want, size)
 	}
@@ -145,9 +148,9 @@ func TestSlicerDelaysBySlices(t *testing.T) {
 // Loss with probability p: the same messages for the same seed, others for
 // another; p = 1 loses everything. The draws come from the fault stream.
 func TestLossIsSeeded(t *testing.T) {
-	lossy := func(seed uint64, p float64) ([]string, *Result) {
+	lossy := func(seed uint64, p float64) ([]string, *trial.Record) {
 		var log []string
-		res := runFaults(t, stream(&log, 200, ms/10), 2, Constant(ms), seed, Fault{Effect: EffLoss, Links: every, P: p})
+		res := runFaults(t, stream(&log, 200, ms/10), 2, trial.Constant(ms), seed, trial.Fault{Effect: trial.EffLoss, Links: every, P: p})
 		return log, res
 	}
 	a, ra := lossy(1, 0.5)
@@ -167,10 +170,10 @@ func TestLossIsSeeded(t *testing.T) {
 // A fault on one link does not change the latencies drawn for the others:
 // fault draws come from their own stream.
 func TestFaultDrawsLeaveNetworkStreamAlone(t *testing.T) {
-	run := func(faults ...Fault) []string {
+	run := func(faults ...trial.Fault) []string {
 		var log []string
-		res, err := Run(Config{Algorithm: stream(&log, 30, ms/10), Ranks: ranks(3), Initiators: []int{0},
-			Latency: Uniform{Lo: ms, Hi: 3 * ms}, Seed: 9, Faults: faults})
+		res, err := Run(trial.Config{Algorithm: stream(&log, 30, ms/10), Ranks: ranks(3), Initiators: []int{0},
+			Latency: trial.Uniform{Lo: ms, Hi: 3 * ms}, Seed: 9, Faults: faults})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -178,7 +181,7 @@ func TestFaultDrawsLeaveNetworkStreamAlone(t *testing.T) {
 		return log
 	}
 	clean := run()
-	withLoss := run(Fault{Effect: EffLoss, Links: link(2, 0), P: 0.5})
+	withLoss := run(trial.Fault{Effect: trial.EffLoss, Links: link(2, 0), P: 0.5})
 	if !slices.Equal(clean, withLoss) {
 		t.Fatalf("a fault on an idle link changed the deliveries:\n%q\n%q", clean, withLoss)
 	}
@@ -187,7 +190,7 @@ func TestFaultDrawsLeaveNetworkStreamAlone(t *testing.T) {
 // Duplication with p = 1 delivers every message twice, at the same time.
 func TestDuplicate(t *testing.T) {
 	var log []string
-	res := runFaults(t, stream(&log, 3, ms), 2, Constant(ms), 1, Fault{Effect: EffDuplicate, Links: every, P: 1})
+	res := runFaults(t, stream(&log, 3, ms), 2, trial.Constant(ms), 1, trial.Fault{Effect: trial.EffDuplicate, Links: every, P: 1})
 	if got := strings.Join(log, " "); got != "1@1ms 1@1ms 2@2ms 2@2ms 3@3ms 3@3ms" || res.Duplicated != 3 || res.Messages != 3 {
 		t.Fatalf("delivered %q, duplicated %d", got, res.Duplicated)
 	}
@@ -197,7 +200,7 @@ func TestDuplicate(t *testing.T) {
 // under constant latency some messages overtake others.
 func TestReorderLetsMessagesOvertake(t *testing.T) {
 	var log []string
-	runFaults(t, stream(&log, 100, ms/10), 2, Constant(ms), 4, Fault{Effect: EffReorder, Links: every, P: 0.3, Latency: 2 * ms})
+	runFaults(t, stream(&log, 100, ms/10), 2, trial.Constant(ms), 4, trial.Fault{Effect: trial.EffReorder, Links: every, P: 0.3, Latency: 2 * ms})
 	if len(log) != 100 {
 		t.Fatalf("delivered %d", len(log))
 	}
@@ -220,8 +223,8 @@ func TestReorderLetsMessagesOvertake(t *testing.T) {
 func TestDataLimit(t *testing.T) {
 	var log []string
 	size := int64(nodes.Message{Kind: kPing, A: 1}.EncodedSize())
-	res := runFaults(t, stream(&log, 6, ms), 2, Constant(ms), 1,
-		Fault{Effect: EffDataLimit, Links: every, Bytes: 2 * size, Start: When{Trigger: AtStart}, For: 4*ms + ms/2})
+	res := runFaults(t, stream(&log, 6, ms), 2, trial.Constant(ms), 1,
+		trial.Fault{Effect: trial.EffDataLimit, Links: every, Bytes: 2 * size, Start: trial.When{Trigger: trial.AtStart}, For: 4*ms + ms/2})
 	if got := strings.Join(log, " "); got != "1@1ms 2@2ms 6@6ms" || res.Lost != 3 {
 		t.Fatalf("delivered %q lost %d", got, res.Lost)
 	}
@@ -230,7 +233,7 @@ func TestDataLimit(t *testing.T) {
 // A per-link latency model replaces the run's on that link only.
 func TestLinkLatencyOverride(t *testing.T) {
 	var log []string
-	runFaults(t, stream(&log, 2, ms), 2, Constant(ms), 1, Fault{Effect: EffLinkModel, Links: link(0, 1), Model: Constant(5 * ms)})
+	runFaults(t, stream(&log, 2, ms), 2, trial.Constant(ms), 1, trial.Fault{Effect: trial.EffLinkModel, Links: link(0, 1), Model: trial.Constant(5 * ms)})
 	if got := strings.Join(log, " "); got != "1@5ms 2@6ms" {
 		t.Fatalf("delivered %q", got)
 	}
@@ -250,8 +253,8 @@ func TestToxicityPicksLinks(t *testing.T) {
 		}
 	})
 	lost := func(seed uint64) int64 {
-		res, err := Run(Config{Algorithm: a, Ranks: ranks(20), Latency: Constant(ms), Seed: seed,
-			Faults: []Fault{{Effect: EffCut, Links: every, Toxicity: 0.25}}})
+		res, err := Run(trial.Config{Algorithm: a, Ranks: ranks(20), Latency: trial.Constant(ms), Seed: seed,
+			Faults: []trial.Fault{{Effect: trial.EffCut, Links: every, Toxicity: 0.25}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -276,7 +279,7 @@ func TestPauseHoldsEventsUntilResume(t *testing.T) {
 			log = append(log, fmt.Sprintf("%v:%s@%v", env.Self(), ev, env.Now()))
 		}
 	})
-	res := runFaults(t, a, 2, Constant(ms), 1, Fault{Effect: EffPause, Targets: procs(1), Start: When{Trigger: AtTime, At: ms / 2}, For: 5 * ms})
+	res := runFaults(t, a, 2, trial.Constant(ms), 1, trial.Fault{Effect: trial.EffPause, Targets: procs(1), Start: trial.When{Trigger: trial.AtTime, At: ms / 2}, For: 5 * ms})
 	if got := strings.Join(log, " "); got != "2:recv@5.5ms 2:timeout:WAIT@5.5ms" {
 		t.Fatalf("log %q", got)
 	}
@@ -288,8 +291,8 @@ func TestPauseHoldsEventsUntilResume(t *testing.T) {
 // A paused process falls silent: the heartbeat detector suspects it
 // although it never crashed.
 func TestPausedProcessIsSuspectedByHeartbeats(t *testing.T) {
-	_, log := runLog(t, Config{Initiators: []int{0}, Detector: Detector{Kind: "heartbeat", P: ms, Tau: 3 * ms},
-		Faults: []Fault{{Effect: EffPause, Targets: procs(3), Start: When{Trigger: AtTime, At: 2 * ms}, For: 20 * ms}}})
+	_, log := runLog(t, trial.Config{Initiators: []int{0}, Detector: trial.Detector{Kind: "heartbeat", P: ms, Tau: 3 * ms},
+		Faults: []trial.Fault{{Effect: trial.EffPause, Targets: procs(3), Start: trial.When{Trigger: trial.AtTime, At: 2 * ms}, For: 20 * ms}}})
 	if strings.Count(log, ">4@") != 3 {
 		t.Fatalf("suspicions of the paused process: %q", log)
 	}
@@ -312,8 +315,8 @@ func TestCrashThenRestart(t *testing.T) {
 			log = append(log, "old timer fired")
 		}
 	})
-	res, err := Run(Config{Algorithm: a, Ranks: ranks(2), Latency: Constant(ms), Observer: &obs,
-		Faults: []Fault{{Effect: EffCrash, Name: "crash", Targets: procs(1), Start: When{Trigger: AtTime, At: ms}, For: ms}}})
+	res, err := Run(trial.Config{Algorithm: a, Ranks: ranks(2), Latency: trial.Constant(ms), Events: &obs,
+		Faults: []trial.Fault{{Effect: trial.EffCrash, Name: "crash", Targets: procs(1), Start: trial.When{Trigger: trial.AtTime, At: ms}, For: ms}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,12 +344,12 @@ func TestTriggersAndDynamicTargets(t *testing.T) {
 			env.Decide(nodes.RankOf(2))
 		}
 	})
-	leader := func(v View) []int { return []int{v.Leader()} }
-	res, err := Run(Config{Algorithm: a, Ranks: ranks(3), Initiators: []int{0}, Latency: Constant(ms),
-		Faults: []Fault{
-			{Effect: EffNone, Name: "mark-start", Links: every, Start: When{Trigger: ElectionStart, Delay: ms / 4}},
-			{Effect: EffNone, Name: "mark-msgs", Links: every, Start: When{Trigger: AfterMessages, K: 2}},
-			{Effect: EffCrash, Name: "crash", Targets: leader, Start: When{Trigger: LeaderElected, Delay: ms}},
+	leader := func(v trial.View) []int { return []int{v.Leader()} }
+	res, err := Run(trial.Config{Algorithm: a, Ranks: ranks(3), Initiators: []int{0}, Latency: trial.Constant(ms),
+		Faults: []trial.Fault{
+			{Effect: trial.EffNone, Name: "mark-start", Links: every, Start: trial.When{Trigger: trial.ElectionStart, Delay: ms / 4}},
+			{Effect: trial.EffNone, Name: "mark-msgs", Links: every, Start: trial.When{Trigger: trial.AfterMessages, K: 2}},
+			{Effect: trial.EffCrash, Name: "crash", Targets: leader, Start: trial.When{Trigger: trial.LeaderElected, Delay: ms}},
 		}})
 	if err != nil {
 		t.Fatal(err)
@@ -359,8 +362,8 @@ func TestTriggersAndDynamicTargets(t *testing.T) {
 
 // A false suspicion: the observers' detectors suspect a live process once.
 func TestSuspectEffect(t *testing.T) {
-	_, log := runLog(t, Config{Initiators: []int{0},
-		Faults: []Fault{{Effect: EffSuspect, Targets: procs(3), Observers: procs(0, 1), Start: When{Trigger: AtTime, At: 2 * ms}}}})
+	_, log := runLog(t, trial.Config{Initiators: []int{0},
+		Faults: []trial.Fault{{Effect: trial.EffSuspect, Targets: procs(3), Observers: procs(0, 1), Start: trial.When{Trigger: trial.AtTime, At: 2 * ms}}}})
 	if !strings.Contains(log, "1>4@2ms") || !strings.Contains(log, "2>4@2ms") || strings.Count(log, ">") != 2 {
 		t.Fatalf("log %q", log)
 	}
@@ -369,9 +372,9 @@ func TestSuspectEffect(t *testing.T) {
 // A heal at a trigger ends a fault; a heal before the start cancels it.
 func TestHealAtTriggerAndBeforeStart(t *testing.T) {
 	var log []string
-	res := runFaults(t, stream(&log, 4, ms), 2, Constant(ms), 1,
-		Fault{Effect: EffCut, Name: "a", Links: every, End: &When{Trigger: AfterMessages, K: 2}},
-		Fault{Effect: EffCut, Name: "b", Links: every, Start: When{Trigger: AtTime, At: 10 * ms}, End: &When{Trigger: AtTime, At: 5 * ms}})
+	res := runFaults(t, stream(&log, 4, ms), 2, trial.Constant(ms), 1,
+		trial.Fault{Effect: trial.EffCut, Name: "a", Links: every, End: &trial.When{Trigger: trial.AfterMessages, K: 2}},
+		trial.Fault{Effect: trial.EffCut, Name: "b", Links: every, Start: trial.When{Trigger: trial.AtTime, At: 10 * ms}, End: &trial.When{Trigger: trial.AtTime, At: 5 * ms}})
 	if got := schedule(res); got != "t=0s:a[all] t=1ms:heal a" {
 		t.Fatalf("schedule %q", got)
 	}
@@ -385,11 +388,15 @@ func TestHealAtTriggerAndBeforeStart(t *testing.T) {
 // A fault that changes nothing leaves the run exactly as without faults:
 // the fault machinery itself draws nothing and reorders nothing.
 func TestInertFaultChangesNothing(t *testing.T) {
-	for _, lat := range []Latency{Constant(ms), Uniform{Lo: ms, Hi: 4 * ms}} {
-		run := func(faults ...Fault) string {
+	for _, lat := range []trial.Latency{trial.Constant(ms), trial.Uniform{Lo: ms, Hi: 4 * ms}} {
+		run := func(faults ...trial.Fault) string {
 			var buf bytes.Buffer
-			res, err := Run(Config{Algorithm: gossip(), Ranks: ranks(12), Initiators: []int{0, 4, 7}, Latency: lat, Seed: 5, Faults: faults, Trace: &buf})
+			tr := trial.NewTrace(&buf)
+			res, err := Run(trial.Config{Algorithm: gossip(), Ranks: ranks(12), Initiators: []int{0, 4, 7}, Latency: lat, Seed: 5, Faults: faults, Events: tr})
 			if err != nil {
+				t.Fatal(err)
+			}
+			if err := tr.Flush(); err != nil {
 				t.Fatal(err)
 			}
 			var keep []string
@@ -400,25 +407,25 @@ func TestInertFaultChangesNothing(t *testing.T) {
 			}
 			return fmt.Sprint(res.Messages, res.End, res.Decisions, strings.Join(keep, "\n"))
 		}
-		if a, b := run(), run(Fault{Effect: EffNone, Links: every}); a != b {
+		if a, b := run(), run(trial.Fault{Effect: trial.EffNone, Links: every}); a != b {
 			t.Fatalf("%v: an inert fault changed the run", lat)
 		}
 	}
 }
 
 func TestFaultValidation(t *testing.T) {
-	for _, f := range []Fault{
-		{Effect: EffCut},
-		{Effect: EffCrash},
-		{Effect: EffLoss, Links: every, P: 2},
-		{Effect: EffBandwidth, Links: every},
-		{Effect: EffCut, Links: every, Toxicity: -1},
-		{Effect: EffCut, Links: every, Start: When{Trigger: AfterMessages}},
-		{Effect: EffSlicer, Links: every, SliceSize: 2, SliceVariation: 2},
-		{Effect: EffLinkModel, Links: every},
+	for _, f := range []trial.Fault{
+		{Effect: trial.EffCut},
+		{Effect: trial.EffCrash},
+		{Effect: trial.EffLoss, Links: every, P: 2},
+		{Effect: trial.EffBandwidth, Links: every},
+		{Effect: trial.EffCut, Links: every, Toxicity: -1},
+		{Effect: trial.EffCut, Links: every, Start: trial.When{Trigger: trial.AfterMessages}},
+		{Effect: trial.EffSlicer, Links: every, SliceSize: 2, SliceVariation: 2},
+		{Effect: trial.EffLinkModel, Links: every},
 		{Effect: 99, Links: every},
 	} {
-		if _, err := Run(Config{Algorithm: gossip(), Ranks: ranks(3), Latency: Constant(ms), Faults: []Fault{f}}); err == nil {
+		if _, err := Run(trial.Config{Algorithm: gossip(), Ranks: ranks(3), Latency: trial.Constant(ms), Faults: []trial.Fault{f}}); err == nil {
 			t.Errorf("fault %+v accepted", f)
 		}
 	}
@@ -426,9 +433,9 @@ func TestFaultValidation(t *testing.T) {
 
 // Healing a crash restarts only what that crash stopped.
 func TestHealRestartsOnlyItsOwnCrash(t *testing.T) {
-	res := runFaults(t, gossip(), 3, Constant(ms), 1,
-		Fault{Effect: EffCrash, Name: "crash", Targets: procs(1), Start: When{Trigger: AtTime, At: ms}},
-		Fault{Effect: EffCrash, Name: "crash", Targets: procs(1, 2), Start: When{Trigger: AtTime, At: 2 * ms}, For: ms})
+	res := runFaults(t, gossip(), 3, trial.Constant(ms), 1,
+		trial.Fault{Effect: trial.EffCrash, Name: "crash", Targets: procs(1), Start: trial.When{Trigger: trial.AtTime, At: ms}},
+		trial.Fault{Effect: trial.EffCrash, Name: "crash", Targets: procs(1, 2), Start: trial.When{Trigger: trial.AtTime, At: 2 * ms}, For: ms})
 	if got := schedule(res); got != "t=1ms:crash(1) t=2ms:crash(2) t=3ms:restart(2)" || res.Alive[1] || !res.Alive[2] {
 		t.Fatalf("schedule %q alive %v", got, res.Alive)
 	}

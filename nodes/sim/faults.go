@@ -1,70 +1,22 @@
 package sim
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/trial"
 )
 
-// Trigger says when a crash happens.
-type Trigger uint8
-
-const (
-	AtStart       Trigger = iota // before the run: the process never starts
-	AtTime                       // at a virtual time
-	AfterMessages                // right after the K-th election message is sent
-	LeaderElected                // at the first decision of the run
-)
-
-// Crash is one crash-stop fault: from its instant on the process receives
-// nothing, sends nothing and its timers never fire. Messages sent to it are
-// still counted as sent (and lost).
-type Crash struct {
-	Pos  int           // the position to crash; CurrentLeader for whoever is leader then
-	When Trigger       //
-	At   time.Duration // for AtTime
-	K    int64         // for AfterMessages
-}
-
-// CurrentLeader as a Crash position means the leader named by the latest
-// decision at the crash's instant (the highest process if nobody decided yet).
-const CurrentLeader = -1
-
-// CrashRecord is what happened to one crash.
-type CrashRecord struct {
-	Pos            int           // the process crashed
-	At             time.Duration // when
-	WasLeader      bool          // the latest decision named it, or it was the highest and nobody had decided
-	FirstSuspicion time.Duration // when a detector first suspected it; -1 if none did
-}
-
-func (c Crash) validate(n int) error {
-	if c.Pos != CurrentLeader && (c.Pos < 0 || c.Pos >= n) {
-		return fmt.Errorf("sim: crash of position %d out of range 0..%d", c.Pos, n-1)
-	}
-	if c.When == AtStart && c.Pos == CurrentLeader {
-		return fmt.Errorf("sim: there is no leader to crash at the start")
-	}
-	if c.When == AtTime && c.At < 0 {
-		return fmt.Errorf("sim: crash at negative time %v", c.At)
-	}
-	if c.When == AfterMessages && c.K < 1 {
-		return fmt.Errorf("sim: crash after %d messages: need at least 1", c.K)
-	}
-	return nil
-}
-
-// fault turns a crash into the first faults of the timeline: the same
-// engine applies crashes from the command line and from scenarios.
-func (c Crash) fault() Fault {
+// crashFault turns a crash into one of the first faults of the timeline:
+// the same engine applies crashes from the command line and from scenarios.
+func crashFault(c trial.Crash) trial.Fault {
 	pos := c.Pos
-	return Fault{
-		Effect: EffCrash, Name: "crash", legacy: true,
-		Start: When{Trigger: c.When, At: c.At, K: c.K},
-		Targets: func(v View) []int {
-			if pos == CurrentLeader {
-				return []int{v.s.currentLeader()}
+	return trial.Fault{
+		Effect: trial.EffCrash, Name: "crash",
+		Start: trial.When{Trigger: c.When, At: c.At, K: c.K},
+		Targets: func(v trial.View) []int {
+			if pos == trial.CurrentLeader {
+				return []int{v.(view).s.currentLeader()}
 			}
 			return []int{pos}
 		},
@@ -108,11 +60,8 @@ func (s *sim) crash(p int32, atStart, undetected bool) {
 	}
 	wasLeader := s.currentLeader() == int(p)
 	s.procs[p].alive = false
-	s.res.Crashes = append(s.res.Crashes, CrashRecord{Pos: int(p), At: time.Duration(s.now), WasLeader: wasLeader, FirstSuspicion: -1})
-	s.trace.event(s.now, "crash", int(p))
-	if s.cfg.Observer != nil {
-		s.cfg.Observer.Crashed(time.Duration(s.now), int(p))
-	}
+	s.res.Crashed(int(p), time.Duration(s.now), wasLeader)
+	s.emitProc(trial.EvCrash, p)
 	if !undetected {
 		s.detectCrash(p, atStart)
 	}

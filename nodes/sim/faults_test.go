@@ -6,18 +6,24 @@ import (
 	"time"
 
 	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/trial"
 )
 
-// recorder is an Observer that keeps what it is told.
+// recorder is a Sink of decisions and crashes that keeps what it is told.
 type recorder struct{ log []string }
 
-func (r *recorder) Decided(at time.Duration, p int, l nodes.Rank) {
-	r.log = append(r.log, "decide "+at.String())
+func (r *recorder) Kinds() trial.Kinds { return trial.KindsOf(trial.EvDecide, trial.EvCrash) }
+
+func (r *recorder) Event(e *trial.Event) {
+	switch e.Kind {
+	case trial.EvDecide:
+		r.log = append(r.log, "decide "+e.At.String())
+	case trial.EvCrash:
+		r.log = append(r.log, "crash "+e.At.String()+" "+nodes.RankOf(uint64(e.P)).String())
+	default:
+		r.log = append(r.log, "unwanted "+e.Kind.String())
+	}
 }
-func (r *recorder) Crashed(at time.Duration, p int) {
-	r.log = append(r.log, "crash "+at.String()+" "+nodes.RankOf(uint64(p)).String())
-}
-func (r *recorder) Phase(time.Duration, int, string) {}
 
 // suspecter records every delivery as "recv@id time" and every suspicion as
 // "observer>suspect@time"; told to initiate, it pings every other process.
@@ -48,12 +54,12 @@ func (p *suspectProbe) Suspect(env nodes.Env, q nodes.PeerID) {
 	*p.log = append(*p.log, env.Self().String()+">"+nodes.RankOf(uint64(q)+1).String()+"@"+env.Now().String())
 }
 
-func runLog(t *testing.T, cfg Config) (*Result, string) {
+func runLog(t *testing.T, cfg trial.Config) (*trial.Record, string) {
 	t.Helper()
 	var log []string
 	cfg.Algorithm = suspecter(&log)
 	if cfg.Latency == nil {
-		cfg.Latency = Constant(time.Millisecond)
+		cfg.Latency = trial.Constant(time.Millisecond)
 	}
 	if cfg.Ranks == nil {
 		cfg.Ranks = ranks(4)
@@ -69,7 +75,7 @@ func runLog(t *testing.T, cfg Config) (*Result, string) {
 // detectors suspect it, and every other process's detector follows the
 // chosen model — default perfect(D) with D = 10T".
 func TestCrashAtStartAndPerfectDetector(t *testing.T) {
-	res, log := runLog(t, Config{Initiators: []int{0}, Crashes: []Crash{{Pos: 3, When: AtStart}}})
+	res, log := runLog(t, trial.Config{Initiators: []int{0}, Crashes: []trial.Crash{{Pos: 3, When: trial.AtStart}}})
 	want := "1>4@0s recv@2 1ms recv@3 1ms 2>4@10ms 3>4@10ms"
 	if log != want {
 		t.Fatalf("log %q\nwant %q", log, want)
@@ -80,7 +86,7 @@ func TestCrashAtStartAndPerfectDetector(t *testing.T) {
 	if c := res.Crashes[0]; c.Pos != 3 || c.At != 0 || !c.WasLeader || c.FirstSuspicion != 0 {
 		t.Fatalf("crash record %+v", c)
 	}
-	_, log = runLog(t, Config{Initiators: []int{0}, Crashes: []Crash{{Pos: 3, When: AtStart}}, Detector: Detector{Kind: "perfect", D: 3 * time.Millisecond}})
+	_, log = runLog(t, trial.Config{Initiators: []int{0}, Crashes: []trial.Crash{{Pos: 3, When: trial.AtStart}}, Detector: trial.Detector{Kind: "perfect", D: 3 * time.Millisecond}})
 	if !strings.Contains(log, "2>4@3ms") {
 		t.Fatalf("perfect(3ms): %q", log)
 	}
@@ -88,13 +94,13 @@ func TestCrashAtStartAndPerfectDetector(t *testing.T) {
 
 func TestCrashTriggers(t *testing.T) {
 	// At a time: messages arriving after it are dropped.
-	res, _ := runLog(t, Config{Initiators: []int{0}, Crashes: []Crash{{Pos: 1, When: AtTime, At: time.Millisecond / 2}}})
+	res, _ := runLog(t, trial.Config{Initiators: []int{0}, Crashes: []trial.Crash{{Pos: 1, When: trial.AtTime, At: time.Millisecond / 2}}})
 	if res.Dropped != 1 || res.Crashes[0].At != time.Millisecond/2 || res.Crashes[0].WasLeader {
 		t.Fatalf("at time: %+v", res.Crashes)
 	}
 	// After K election messages: the crash follows the handler that sent the
 	// K-th message, at the same instant.
-	res, _ = runLog(t, Config{Initiators: []int{0}, Crashes: []Crash{{Pos: 2, When: AfterMessages, K: 2}}})
+	res, _ = runLog(t, trial.Config{Initiators: []int{0}, Crashes: []trial.Crash{{Pos: 2, When: trial.AfterMessages, K: 2}}})
 	if res.Crashes[0].At != 0 || res.Dropped != 1 {
 		t.Fatalf("after-messages: %+v dropped %d", res.Crashes, res.Dropped)
 	}
@@ -105,8 +111,8 @@ func TestCrashTriggers(t *testing.T) {
 			env.Decide(nodes.RankOf(2))
 		}
 	})
-	res, err := Run(Config{Algorithm: a, Ranks: ranks(3), Initiators: []int{0}, Latency: Constant(time.Millisecond),
-		Crashes: []Crash{{Pos: CurrentLeader, When: LeaderElected}}, Observer: &obs})
+	res, err := Run(trial.Config{Algorithm: a, Ranks: ranks(3), Initiators: []int{0}, Latency: trial.Constant(time.Millisecond),
+		Crashes: []trial.Crash{{Pos: trial.CurrentLeader, When: trial.LeaderElected}}, Events: &obs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,8 +125,8 @@ func TestCrashTriggers(t *testing.T) {
 }
 
 func TestCrashValidation(t *testing.T) {
-	for _, c := range []Crash{{Pos: 9}, {Pos: CurrentLeader, When: AtStart}, {Pos: 0, When: AfterMessages}, {Pos: 0, When: AtTime, At: -1}} {
-		if _, err := Run(Config{Algorithm: gossip(), Ranks: ranks(3), Latency: Constant(time.Millisecond), Crashes: []Crash{c}}); err == nil {
+	for _, c := range []trial.Crash{{Pos: 9}, {Pos: trial.CurrentLeader, When: trial.AtStart}, {Pos: 0, When: trial.AfterMessages}, {Pos: 0, When: trial.AtTime, At: -1}} {
+		if _, err := Run(trial.Config{Algorithm: gossip(), Ranks: ranks(3), Latency: trial.Constant(time.Millisecond), Crashes: []trial.Crash{c}}); err == nil {
 			t.Errorf("crash %+v accepted", c)
 		}
 	}
@@ -130,8 +136,8 @@ func TestCrashValidation(t *testing.T) {
 // longer than τ; live peers answering within τ never are; the run then
 // comes to rest although pings would go on for ever.
 func TestHeartbeatDetector(t *testing.T) {
-	d := Detector{Kind: "heartbeat", P: time.Millisecond, Tau: 3 * time.Millisecond}
-	res, log := runLog(t, Config{Initiators: []int{0}, Detector: d, Crashes: []Crash{{Pos: 3, When: AtTime, At: 5 * time.Millisecond}}})
+	d := trial.Detector{Kind: "heartbeat", P: time.Millisecond, Tau: 3 * time.Millisecond}
+	res, log := runLog(t, trial.Config{Initiators: []int{0}, Detector: d, Crashes: []trial.Crash{{Pos: 3, When: trial.AtTime, At: 5 * time.Millisecond}}})
 	if strings.Count(log, ">4@") != 3 || strings.Count(log, ">") != 3 {
 		t.Fatalf("suspicions: %q", log)
 	}
@@ -145,7 +151,7 @@ func TestHeartbeatDetector(t *testing.T) {
 	}
 	// A τ shorter than the round trip suspects live processes: the detector
 	// is only as good as its timeout.
-	_, log = runLog(t, Config{Initiators: []int{0}, Detector: Detector{Kind: "heartbeat", P: time.Millisecond, Tau: time.Millisecond / 2}})
+	_, log = runLog(t, trial.Config{Initiators: []int{0}, Detector: trial.Detector{Kind: "heartbeat", P: time.Millisecond, Tau: time.Millisecond / 2}})
 	if !strings.Contains(log, "1>2@") {
 		t.Fatalf("a too-short τ suspected nobody: %q", log)
 	}
@@ -153,13 +159,13 @@ func TestHeartbeatDetector(t *testing.T) {
 
 func TestInaccurateDetector(t *testing.T) {
 	// μ = 1: every crash is missed.
-	res, log := runLog(t, Config{Initiators: []int{0}, Crashes: []Crash{{Pos: 3}}, Detector: Detector{Kind: "inaccurate", Mu: 1, D: time.Millisecond}})
+	res, log := runLog(t, trial.Config{Initiators: []int{0}, Crashes: []trial.Crash{{Pos: 3}}, Detector: trial.Detector{Kind: "inaccurate", Mu: 1, D: time.Millisecond}})
 	if strings.Contains(log, ">") || res.Crashes[0].FirstSuspicion != -1 {
 		t.Fatalf("μ=1 still suspected: %q", log)
 	}
 	// λ > 0: live processes are falsely suspected, the same ones for the
 	// same seed.
-	cfg := Config{Ranks: ranks(6), Initiators: []int{0}, Seed: 3, Detector: Detector{Kind: "inaccurate", Lambda: 200, D: time.Millisecond, Window: 50 * time.Millisecond}}
+	cfg := trial.Config{Ranks: ranks(6), Initiators: []int{0}, Seed: 3, Detector: trial.Detector{Kind: "inaccurate", Lambda: 200, D: time.Millisecond, Window: 50 * time.Millisecond}}
 	_, a := runLog(t, cfg)
 	_, b := runLog(t, cfg)
 	if !strings.Contains(a, ">") || a != b {
@@ -176,7 +182,7 @@ func TestParseDetector(t *testing.T) {
 		"inaccurate(10,0.1)":         "inaccurate(10,0.1,10ms,50ms)",
 		"inaccurate(0.5, 0, 3T, 1s)": "inaccurate(0.5,0,3ms,1s)",
 	} {
-		d, err := ParseDetector(spec, T)
+		d, err := trial.ParseDetector(spec, T)
 		if err != nil || d.String() != want {
 			t.Errorf("ParseDetector(%q) = %v, %v; want %s", spec, d, err, want)
 		}
@@ -185,7 +191,7 @@ func TestParseDetector(t *testing.T) {
 		"oracle(1ms)": "unknown detector", "perfect": "want perfect", "perfect(0s)": "must be positive",
 		"heartbeat(1ms)": "period P and a timeout", "inaccurate(1,2)": "μ", "inaccurate(x,0)": "λ", "perfect(1ms,2ms)": "one duration",
 	} {
-		if _, err := ParseDetector(spec, T); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := trial.ParseDetector(spec, T); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("ParseDetector(%q) error %v; want %q", spec, err, want)
 		}
 	}

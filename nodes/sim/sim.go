@@ -1,116 +1,15 @@
 package sim
 
 import (
-	"bufio"
-	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"slices"
 	"time"
 	"unsafe"
 
 	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/trial"
 )
-
-// Config describes one trial.
-type Config struct {
-	Algorithm  *nodes.Algorithm
-	Variant    string       // "" for the algorithm's default
-	Params     nodes.Params // algorithm parameters, as typed by the user
-	Ranks      []nodes.Rank // one per process, by position (ring order: successor = next); distinct and non-zero
-	Initiators []int        // positions told to initiate at time 0, in this order
-	Latency    Latency      // link latency model; its mean is T
-	Seed       uint64       // seeds every random draw of the trial
-	Deadline   time.Duration
-	// Trace, when set, receives every event as one JSON object per line.
-	Trace io.Writer
-	// Observer, when set, is told of every decision as it happens.
-	Observer Observer
-	// Crashes are the crash-stop faults of the trial.
-	Crashes []Crash
-	// Faults is the trial's fault timeline (effects.go): network effects,
-	// crashes and restarts, pauses, false suspicions, each resolved when it
-	// starts. Crashes are applied as the first faults of the timeline.
-	Faults []Fault
-	// Detector is the failure detector; the zero value means
-	// DefaultDetector (perfect with D = 10T).
-	Detector Detector
-}
-
-// Observer watches a run as it happens (the checker).
-type Observer interface {
-	// Decided reports a decision.
-	Decided(at time.Duration, p int, leader nodes.Rank)
-	// Crashed reports a crash.
-	Crashed(at time.Duration, p int)
-	// Phase reports the phase of a nodes.Phased process after every event
-	// it handled.
-	Phase(at time.Duration, p int, phase string)
-}
-
-// DefaultDeadline is the virtual time after which a run that has not gone
-// quiet is stopped: generous for every algorithm of ALGORITHMS.md, whose
-// turnarounds are at most a few N·T.
-func DefaultDeadline(n int, t time.Duration) time.Duration {
-	return time.Duration(100*n+1000) * t
-}
-
-// Decision is a process's latest belief about the leader.
-type Decision struct {
-	Leader nodes.Rank
-	At     time.Duration // when the latest decision was made
-	Count  int32         // decisions made; 0 means never decided
-}
-
-// Result is what the runtime counted in one trial.
-type Result struct {
-	N         int
-	T         time.Duration // mean one-way latency
-	Sent      []int64       // messages sent, by nodes.Kind
-	SentBytes []int64       // encoded bytes sent, by nodes.Kind
-	Fired     []int64       // timer expirations, by nodes.TimerID
-	Messages  int64         // election-class messages sent
-	Bytes     int64         // encoded bytes of all messages sent
-	Timeouts  int64         // timer expirations
-	Decisions []Decision    // by position
-	// FirstInitiation is when the first process started or was told to
-	// initiate; LastElection when the last election message was delivered
-	// (negative if none was).
-	FirstInitiation, LastElection time.Duration
-	Events                        int64         // events processed
-	Quiescent                     bool          // the run came to rest before the deadline
-	End                           time.Duration // virtual time of the last event processed
-	Dropped                       int64         // messages lost because their receiver had crashed
-	Crashes                       []CrashRecord // every crash, in order
-	Alive                         []bool        // by position, at the end
-	Detector                      Detector      // the detector that ran
-	// Lost counts messages a fault lost (a cut link, loss, a data limit);
-	// Duplicated the extra copies a fault delivered.
-	Lost, Duplicated int64
-	// Faults is the schedule the trial applied: every start and heal, with
-	// its time and resolved targets.
-	Faults []FaultEvent
-}
-
-// MessagesByKind returns the non-zero message counts by kind name.
-func (r *Result) MessagesByKind() map[string]int64 { return byName(r.Sent, kindName) }
-
-// TimeoutsByKind returns the non-zero timer counts by timer name.
-func (r *Result) TimeoutsByKind() map[string]int64 { return byName(r.Fired, timerName) }
-
-func kindName(i int) string  { return nodes.Kind(i).String() }
-func timerName(i int) string { return nodes.TimerID(i).String() }
-
-func byName(counts []int64, name func(int) string) map[string]int64 {
-	m := map[string]int64{}
-	for i, n := range counts {
-		if n != 0 {
-			m[name(i)] += n
-		}
-	}
-	return m
-}
 
 // payload kinds of heap events.
 const (
@@ -138,7 +37,7 @@ type timerState struct {
 
 // sim is the state of one running trial.
 type sim struct {
-	cfg      Config
+	cfg      trial.Config
 	n        int
 	t        time.Duration
 	deadline int64
@@ -162,7 +61,7 @@ type sim struct {
 
 	byRank      map[nodes.Rank]int
 	lastDecided int32 // position of the latest decision; -1 before any
-	det         Detector
+	det         trial.Detector
 	detRand     *rand.Rand
 	hb          *heartbeats
 	afterMsgs   []pend // faults waiting for a message count
@@ -177,13 +76,15 @@ type sim struct {
 	quietEnough int64 // the quiet period that ends a run with heartbeats
 	fifoCore    int64 // of which in the FIFO queue
 
-	res   Result
-	trace *tracer
-	sink  uint8 // see warm
+	res  trial.Record
+	ev   trial.Sink  // Config.Events
+	want trial.Kinds // the kinds ev wants
+	sink uint8       // see warm
 
 	// Faults (effects.go), kept after the hot fields.
 	newMachine  func() nodes.Machine
-	faults      []Fault // Config.Crashes, then Config.Faults
+	faults      []trial.Fault // Config.Crashes, then Config.Faults
+	legacy      int           // the first legacy faults come from Config.Crashes: traced as "crash" events only
 	fstate      []faultState
 	links       []*activeLink // link effects in force, in activation order
 	onStart     []pend        // faults waiting for the first initiation
@@ -197,7 +98,7 @@ type sim struct {
 // on an invalid configuration or an algorithm that rejects its parameters;
 // an algorithm that misbehaves (sends to a process that does not exist, an
 // unregistered kind) is a bug and panics with a readable message.
-func Run(cfg Config) (*Result, error) {
+func Run(cfg trial.Config) (*trial.Record, error) {
 	s, err := newSim(cfg)
 	if err != nil {
 		return nil, err
@@ -207,57 +108,26 @@ func Run(cfg Config) (*Result, error) {
 	for i := range s.procs {
 		s.res.Alive[i] = s.procs[i].alive
 	}
-	if s.trace != nil {
-		if err := s.trace.flush(); err != nil {
-			return &s.res, fmt.Errorf("writing trace: %w", err)
-		}
-	}
 	return &s.res, nil
 }
 
-func newSim(cfg Config) (*sim, error) {
-	n := len(cfg.Ranks)
-	switch {
-	case cfg.Algorithm == nil:
-		return nil, errors.New("sim: no algorithm")
-	case cfg.Latency == nil:
-		return nil, errors.New("sim: no latency model")
-	case n < 2:
-		return nil, fmt.Errorf("sim: %d processes; an election needs at least 2", n)
-	case n > 1<<30:
-		return nil, fmt.Errorf("sim: %d processes is more than the simulator addresses", n)
-	}
-	for _, p := range cfg.Initiators {
-		if p < 0 || p >= n {
-			return nil, fmt.Errorf("sim: initiator position %d out of range 0..%d", p, n-1)
-		}
-	}
-	for i, r := range cfg.Ranks {
-		if r.IsZero() {
-			return nil, fmt.Errorf("sim: process %d has the zero rank", i)
-		}
-	}
-	for _, c := range cfg.Crashes {
-		if err := c.validate(n); err != nil {
+func newSim(cfg trial.Config) (*sim, error) {
+	if cfg.Algorithm != nil {
+		if err := cfg.Algorithm.CheckParams(cfg.Params); err != nil {
 			return nil, err
 		}
 	}
-	variant := cfg.Variant
-	if variant == "" {
-		variant = cfg.Algorithm.Variants[0].Name
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("sim: %w", err)
 	}
-	t := cfg.Latency.Mean()
-	if err := cfg.Algorithm.CheckParams(cfg.Params); err != nil {
-		return nil, err
-	}
+	n := len(cfg.Ranks)
+	variant := cfg.VariantName()
+	t := cfg.T()
 	newMachine, err := cfg.Algorithm.New(nodes.Config{Variant: variant, Params: cfg.Params, N: n, T: t})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", cfg.Algorithm.Name, err)
 	}
-	deadline := cfg.Deadline
-	if deadline <= 0 {
-		deadline = DefaultDeadline(n, t)
-	}
+	deadline := cfg.DeadlineOrDefault()
 	s := &sim{
 		cfg: cfg, n: n, t: t, deadline: int64(deadline),
 		ranks:    cfg.Ranks,
@@ -269,10 +139,7 @@ func newSim(cfg Config) (*sim, error) {
 		rands:    make([]*rand.Rand, n),
 		procs:    make([]proc, n),
 	}
-	s.det = cfg.Detector
-	if s.det.Kind == "" {
-		s.det = DefaultDetector(t)
-	}
+	s.det = cfg.DetectorOrDefault()
 	s.detRand = rand.New(rand.NewPCG(cfg.Seed, 0x646574656374)) // "detect"
 	for i := range s.procs {
 		s.procs[i] = proc{s: s, p: int32(i), m: newMachine(), rank: cfg.Ranks[i], alive: true}
@@ -283,15 +150,7 @@ func newSim(cfg Config) (*sim, error) {
 		s.incarnation = make([]uint32, n)
 		s.quietEnough = int64(s.det.Tau + 2*s.det.P + 4*t)
 	}
-	s.res = Result{
-		N: n, T: t,
-		Sent:         make([]int64, nodes.NumKinds()),
-		SentBytes:    make([]int64, nodes.NumKinds()),
-		Fired:        make([]int64, nodes.NumTimers()),
-		Decisions:    make([]Decision, n),
-		LastElection: -1, FirstInitiation: -1,
-		Detector: s.det,
-	}
+	s.res = trial.NewRecord(n, t, s.det)
 	s.newMachine = newMachine
 	if err := s.initFaults(); err != nil {
 		return nil, err
@@ -306,11 +165,10 @@ func newSim(cfg Config) (*sim, error) {
 		s.heap = &radix{warm: s.warm}
 	}
 	s.buildPeers()
-	if s.cfg.Observer != nil {
+	s.ev = cfg.Events
+	s.want = trial.KindsOfSink(s.ev)
+	if s.want.Has(trial.EvPhase) {
 		_, s.phased = s.procs[0].m.(nodes.Phased)
-	}
-	if cfg.Trace != nil {
-		s.trace = &tracer{w: bufio.NewWriterSize(cfg.Trace, 1<<16)}
 	}
 	return s, nil
 }
@@ -352,7 +210,7 @@ func (s *sim) run() {
 		if !s.procs[i].alive {
 			continue
 		}
-		s.trace.event(0, "start", i)
+		s.emitProc(trial.EvStart, int32(i))
 		s.procs[i].m.Start(&s.procs[i])
 		s.afterEvent(int32(i))
 	}
@@ -472,13 +330,10 @@ func (s *sim) initiate(p int32) {
 	if !s.procs[p].alive {
 		return
 	}
-	if s.res.FirstInitiation < 0 {
-		s.res.FirstInitiation = time.Duration(s.now)
-		if len(s.onStart) > 0 {
-			s.electionStarted()
-		}
+	if s.res.Initiated(time.Duration(s.now)) && len(s.onStart) > 0 {
+		s.electionStarted()
 	}
-	s.trace.event(s.now, "initiate", int(p))
+	s.emitProc(trial.EvInitiate, p)
 	s.procs[p].m.Initiate(&s.procs[p])
 	s.afterEvent(p)
 }
@@ -503,8 +358,21 @@ func (s *sim) settled() bool {
 // afterEvent lets the checker watch the phase of a nodes.Phased process.
 func (s *sim) afterEvent(p int32) {
 	if s.phased {
-		s.cfg.Observer.Phase(time.Duration(s.now), int(p), s.procs[p].m.(nodes.Phased).Phase())
+		s.ev.Event(&trial.Event{At: time.Duration(s.now), Kind: trial.EvPhase, P: p, Phase: s.procs[p].m.(nodes.Phased).Phase()})
 	}
+}
+
+// emitProc emits an event about process p, if anyone listens for its kind.
+func (s *sim) emitProc(k trial.EventKind, p int32) {
+	if s.want.Has(k) {
+		s.ev.Event(&trial.Event{At: time.Duration(s.now), Kind: k, P: p})
+	}
+}
+
+// emitMsg emits a message event; callers check s.want first, so that the
+// hot path costs one test when nobody listens.
+func (s *sim) emitMsg(k trial.EventKind, ord uint64, from, to int32, m *nodes.Message) {
+	s.ev.Event(&trial.Event{At: time.Duration(s.now), Kind: k, ID: ord & (1<<56 - 1), P: from, Q: to, Msg: *m})
 }
 
 func (s *sim) scheduleBackground(at int64, p payload) {
@@ -535,13 +403,13 @@ func (s *sim) deliver(to, from int32, ord uint64, m *nodes.Message) {
 	}
 	if !s.procs[to].alive {
 		s.res.Dropped++
-		if s.trace != nil {
-			s.trace.message(s.now, "drop", ord, from, to, m)
+		if s.want.Has(trial.EvDrop) {
+			s.emitMsg(trial.EvDrop, ord, from, to, m)
 		}
 		return
 	}
-	if s.trace != nil {
-		s.trace.message(s.now, "recv", ord, from, to, m)
+	if s.want.Has(trial.EvRecv) {
+		s.emitMsg(trial.EvRecv, ord, from, to, m)
 	}
 	switch m.Kind {
 	case kindPing:
@@ -553,9 +421,7 @@ func (s *sim) deliver(to, from int32, ord uint64, m *nodes.Message) {
 		}
 		return
 	}
-	if m.Kind.IsElection() {
-		s.res.LastElection = time.Duration(s.now)
-	}
+	s.res.Delivered(m.Kind, time.Duration(s.now))
 	pr := &s.procs[to]
 	pr.m.Receive(pr, nodes.PeerID(from), *m)
 	s.afterEvent(to)
@@ -571,14 +437,8 @@ func (s *sim) send(from int32, to nodes.PeerID, m *nodes.Message) {
 		panic(fmt.Sprintf("sim: %s sent an unregistered message kind %d", s.cfg.Algorithm.Name, m.Kind))
 	}
 	size := int64(m.EncodedSize())
-	s.res.Sent[m.Kind]++
-	s.res.SentBytes[m.Kind] += size
-	s.res.Bytes += size
-	if m.Kind.IsElection() {
-		s.res.Messages++
-		if len(s.afterMsgs) > 0 {
-			s.checkMessageTriggers()
-		}
+	if s.res.CountSend(m.Kind, size) && len(s.afterMsgs) > 0 {
+		s.checkMessageTriggers()
 	}
 	if s.faulty {
 		s.sendFaulty(from, int32(to), m, size)
@@ -589,8 +449,8 @@ func (s *sim) send(from int32, to nodes.PeerID, m *nodes.Message) {
 	}
 	s.seq++
 	ord := order(classDeliver, s.seq)
-	if s.trace != nil {
-		s.trace.message(s.now, "send", ord, from, int32(to), m)
+	if s.want.Has(trial.EvSend) {
+		s.emitMsg(trial.EvSend, ord, from, int32(to), m)
 	}
 	if s.fifoMode {
 		d := s.fifo.slot()
@@ -667,21 +527,19 @@ func (s *sim) fire(p int32, t nodes.TimerID, gen uint32) {
 	}
 	st.armed = false
 	s.timers[k] = st
-	s.res.Fired[t]++
-	s.res.Timeouts++
-	s.trace.timer(s.now, int(p), t)
+	s.res.CountFire(t)
+	if s.want.Has(trial.EvTimer) {
+		s.ev.Event(&trial.Event{At: time.Duration(s.now), Kind: trial.EvTimer, P: p, Timer: t})
+	}
 	s.procs[p].m.Timeout(&s.procs[p], t)
 	s.afterEvent(p)
 }
 
 func (s *sim) decide(p int32, leader nodes.Rank) {
-	d := &s.res.Decisions[p]
-	d.Leader, d.At = leader, time.Duration(s.now)
-	d.Count++
+	s.res.Decided(int(p), leader, time.Duration(s.now))
 	s.lastDecided = p
-	s.trace.decide(s.now, int(p), leader)
-	if s.cfg.Observer != nil {
-		s.cfg.Observer.Decided(time.Duration(s.now), int(p), leader)
+	if s.want.Has(trial.EvDecide) {
+		s.ev.Event(&trial.Event{At: time.Duration(s.now), Kind: trial.EvDecide, P: p, Leader: leader})
 	}
 	if len(s.onElected) > 0 {
 		s.leaderElected()

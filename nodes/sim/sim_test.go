@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/trial"
 )
 
 // probe is a test-only machine: it records what happens to it and does what
@@ -71,7 +72,7 @@ func TestDeliveryBeforeTimerAtSameInstant(t *testing.T) {
 			log = append(log, self.String()+" "+ev+" "+env.Now().String())
 		}
 	})
-	res, err := Run(Config{Algorithm: a, Ranks: ranks(2), Initiators: []int{0}, Latency: Constant(time.Millisecond)})
+	res, err := Run(trial.Config{Algorithm: a, Ranks: ranks(2), Initiators: []int{0}, Latency: trial.Constant(time.Millisecond)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,11 +99,11 @@ func TestLinksAreFIFOUnderRandomLatency(t *testing.T) {
 				got = append(got, m.A)
 			}
 		})
-		l, err := ParseLatency(lat)
+		l, err := trial.ParseLatency(lat)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Run(Config{Algorithm: a, Ranks: ranks(2), Initiators: []int{0}, Latency: l, Seed: 7}); err != nil {
+		if _, err := Run(trial.Config{Algorithm: a, Ranks: ranks(2), Initiators: []int{0}, Latency: l, Seed: 7}); err != nil {
 			t.Fatal(err)
 		}
 		if len(got) != 200 {
@@ -139,12 +140,16 @@ func gossip() *nodes.Algorithm {
 
 func traceHash(t *testing.T, seed uint64, lat string) [32]byte {
 	t.Helper()
-	l, err := ParseLatency(lat)
+	l, err := trial.ParseLatency(lat)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if _, err := Run(Config{Algorithm: gossip(), Ranks: ranks(16), Initiators: []int{0, 3, 5, 9}, Latency: l, Seed: seed, Trace: &buf}); err != nil {
+	tr := trial.NewTrace(&buf)
+	if _, err := Run(trial.Config{Algorithm: gossip(), Ranks: ranks(16), Initiators: []int{0, 3, 5, 9}, Latency: l, Seed: seed, Events: tr}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Flush(); err != nil {
 		t.Fatal(err)
 	}
 	if buf.Len() == 0 {
@@ -182,7 +187,7 @@ func TestTimerCancelAndRearm(t *testing.T) {
 			log = append(log, ev+" "+env.Now().String())
 		}
 	})
-	res, err := Run(Config{Algorithm: a, Ranks: ranks(2), Initiators: []int{0}, Latency: Constant(time.Millisecond)})
+	res, err := Run(trial.Config{Algorithm: a, Ranks: ranks(2), Initiators: []int{0}, Latency: trial.Constant(time.Millisecond)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +204,7 @@ func TestCountsAndBytes(t *testing.T) {
 			env.Send(0, nodes.Message{Kind: kPong, A: -3})
 		}
 	})
-	res, err := Run(Config{Algorithm: a, Ranks: ranks(2), Initiators: []int{0}, Latency: Constant(time.Millisecond)})
+	res, err := Run(trial.Config{Algorithm: a, Ranks: ranks(2), Initiators: []int{0}, Latency: trial.Constant(time.Millisecond)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +228,7 @@ func TestDeadlineStopsEndlessRun(t *testing.T) {
 			env.Send(1-from&1, nodes.Message{Kind: kPing})
 		}
 	})
-	res, err := Run(Config{Algorithm: a, Ranks: ranks(2), Initiators: []int{0}, Latency: Constant(time.Millisecond), Deadline: 50 * time.Millisecond})
+	res, err := Run(trial.Config{Algorithm: a, Ranks: ranks(2), Initiators: []int{0}, Latency: trial.Constant(time.Millisecond), Deadline: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,17 +239,17 @@ func TestDeadlineStopsEndlessRun(t *testing.T) {
 
 func TestConfigErrors(t *testing.T) {
 	a := gossip()
-	lat := Constant(time.Millisecond)
+	lat := trial.Constant(time.Millisecond)
 	for _, tc := range []struct {
-		cfg  Config
+		cfg  trial.Config
 		want string
 	}{
-		{Config{Ranks: ranks(3), Latency: lat}, "no algorithm"},
-		{Config{Algorithm: a, Ranks: ranks(3)}, "no latency"},
-		{Config{Algorithm: a, Ranks: ranks(1), Latency: lat}, "at least 2"},
-		{Config{Algorithm: a, Ranks: ranks(3), Latency: lat, Initiators: []int{3}}, "initiator position 3 out of range 0..2"},
-		{Config{Algorithm: a, Ranks: []nodes.Rank{{}, nodes.RankOf(1)}, Latency: lat}, "zero rank"},
-		{Config{Algorithm: a, Ranks: ranks(3), Latency: lat, Params: nodes.Params{"x": "1"}}, "takes no parameters"},
+		{trial.Config{Ranks: ranks(3), Latency: lat}, "no algorithm"},
+		{trial.Config{Algorithm: a, Ranks: ranks(3)}, "no latency"},
+		{trial.Config{Algorithm: a, Ranks: ranks(1), Latency: lat}, "at least 2"},
+		{trial.Config{Algorithm: a, Ranks: ranks(3), Latency: lat, Initiators: []int{3}}, "initiator position 3 out of range 0..2"},
+		{trial.Config{Algorithm: a, Ranks: []nodes.Rank{{}, nodes.RankOf(1)}, Latency: lat}, "zero rank"},
+		{trial.Config{Algorithm: a, Ranks: ranks(3), Latency: lat, Params: nodes.Params{"x": "1"}}, "takes no parameters"},
 	} {
 		_, err := Run(tc.cfg)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -258,7 +263,7 @@ func TestParseLatency(t *testing.T) {
 		"1ms": "constant(1ms)", "constant(2ms)": "constant(2ms)", "uniform(1ms, 5ms)": "uniform(1ms,5ms)",
 		"normal(5ms,1ms)": "normal(5ms,1ms)", "exponential(3ms)": "exponential(3ms)",
 	} {
-		l, err := ParseLatency(spec)
+		l, err := trial.ParseLatency(spec)
 		if err != nil || l.String() != want {
 			t.Errorf("ParseLatency(%q) = %v, %v; want %s", spec, l, err, want)
 		}
@@ -267,7 +272,7 @@ func TestParseLatency(t *testing.T) {
 		"": "not a duration", "fast": "not a duration", "uniform(5ms,1ms)": "a ≤ b", "gauss(1ms)": "unknown model",
 		"uniform(1ms)": "takes 2", "0s": "must be positive", "constant(-1ms)": "negative", "normal(1ms,x)": "argument 2",
 	} {
-		if _, err := ParseLatency(spec); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := trial.ParseLatency(spec); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("ParseLatency(%q) error %v, want it to mention %q", spec, err, want)
 		}
 	}

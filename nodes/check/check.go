@@ -1,11 +1,11 @@
-package workloads
+package check
 
 import (
 	"fmt"
 	"time"
 
 	"github.com/electbench/electbench/nodes"
-	"github.com/electbench/electbench/nodes/sim"
+	"github.com/electbench/electbench/nodes/trial"
 )
 
 // Violation is one breach of safety or liveness, with when and who.
@@ -24,7 +24,8 @@ func (v Violation) String() string {
 // ring could otherwise record one per process. The count stays exact.
 const maxRecorded = 16
 
-// Checker watches one trial (it is the simulator's Observer) and judges it.
+// Checker watches one trial through its events (it is a trial.Sink, fed by
+// either runtime) and judges it.
 //
 // Safety, as the run goes (ALGORITHMS.md; the bully issue):
 //   - wrong-leader: a process decides on a leader while a process of higher
@@ -51,8 +52,8 @@ type Checker struct {
 	quorum    *quorumWatch // set by WatchQuorum for a quorum algorithm (quorum.go)
 }
 
-// NewChecker prepares a checker for a run over ranks (by position).
-func NewChecker(ranks []nodes.Rank) *Checker {
+// New prepares a checker for a run over ranks (by position).
+func New(ranks []nodes.Rank) *Checker {
 	c := &Checker{ranks: ranks, alive: make([]bool, len(ranks)), dead: map[nodes.Rank]bool{},
 		belief: make([]nodes.Rank, len(ranks)), believers: map[nodes.Rank]int{}}
 	for i := range c.alive {
@@ -60,6 +61,34 @@ func NewChecker(ranks []nodes.Rank) *Checker {
 	}
 	c.recomputeHighest()
 	return c
+}
+
+// Kinds is what the checker listens to: decisions, crashes, restarts and
+// phases, and for a quorum algorithm every send and delivery.
+func (c *Checker) Kinds() trial.Kinds {
+	k := trial.KindsOf(trial.EvDecide, trial.EvCrash, trial.EvRestart, trial.EvPhase)
+	if c.quorum != nil {
+		k |= trial.KindsOf(trial.EvSend, trial.EvRecv)
+	}
+	return k
+}
+
+// Event feeds the checker one event of the trial, in time order.
+func (c *Checker) Event(e *trial.Event) {
+	switch e.Kind {
+	case trial.EvDecide:
+		c.Decided(e.At, int(e.P), e.Leader)
+	case trial.EvCrash:
+		c.Crashed(e.At, int(e.P))
+	case trial.EvRestart:
+		c.Restarted(e.At, int(e.P))
+	case trial.EvPhase:
+		c.Phase(e.At, int(e.P), e.Phase)
+	case trial.EvSend:
+		c.Sent(e.At, int(e.P), e.Msg)
+	case trial.EvRecv:
+		c.Delivered(e.At, int(e.Q), int(e.P), e.Msg)
+	}
 }
 
 func (c *Checker) recomputeHighest() {
@@ -198,7 +227,7 @@ type Verdict struct {
 // Finish judges the trial from each process's final decision. quiescent says
 // whether the run came to rest before its deadline. Processes that crashed
 // are the faulty ones.
-func (c *Checker) Finish(decisions []sim.Decision, quiescent bool, end time.Duration) Verdict {
+func (c *Checker) Finish(decisions []trial.Decision, quiescent bool, end time.Duration) Verdict {
 	if c.quorum != nil {
 		return c.finishQuorum(decisions, end) // never quiescent: judged at the deadline
 	}

@@ -1,4 +1,4 @@
-package workloads
+package check
 
 import (
 	"time"
@@ -6,8 +6,7 @@ import (
 	"github.com/electbench/electbench/nodes"
 )
 
-// Restarted is called by the runtime when a crashed process restarts
-// (sim.RestartObserver): it is alive again and knows no leader, so it is
+// Restarted is told when a crashed process restarts (trial.EvRestart): it is alive again and knows no leader, so it is
 // among the processes that must decide for the run to be correct, and its
 // rank counts again for "the highest live process".
 func (c *Checker) Restarted(at time.Duration, p int) {

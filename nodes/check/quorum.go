@@ -1,4 +1,4 @@
-package workloads
+package check
 
 import (
 	"fmt"
@@ -7,8 +7,7 @@ import (
 	"time"
 
 	"github.com/electbench/electbench/nodes"
-	"github.com/electbench/electbench/nodes/sim"
-	"github.com/electbench/electbench/reports"
+	"github.com/electbench/electbench/nodes/trial"
 )
 
 // Quorum algorithms (nodes.Algorithm.Quorum: chubby, zookeeper, raft) are
@@ -37,8 +36,8 @@ import (
 //     still open at the deadline counts as split).
 //
 // The checker reads all of this off the messages, not off the algorithm's
-// claims: WatchQuorum wraps each process's machine so that the checker sees
-// every message as it is sent and as it is delivered (read-only).
+// claims: after WatchQuorum it wants every send and delivery event of the
+// runtime (read-only).
 
 // Term is one term (or epoch) of a quorum algorithm, as seen on the wire.
 type Term struct {
@@ -53,8 +52,6 @@ type quorumWatch struct {
 	q        *nodes.Quorum
 	lease    time.Duration // 0: no lease
 	majority int
-	posOf    map[nodes.Rank]int
-	byPeer   map[nodes.PeerID]int // built from the first process's peer list
 	terms    map[int64]*Term
 	order    []int64
 	doubled  map[int64]bool     // terms already reported with two leaders
@@ -76,100 +73,33 @@ type overlap struct {
 
 func (s leaseSpan) String() string { return fmt.Sprintf("[%v, %v)", s.start, s.end) }
 
-// WatchQuorum prepares the checker for a quorum algorithm and returns the
-// algorithm to run in its place: a copy whose machines are wrapped so that
-// the checker sees every message sent and delivered. cfg is the run's
-// configuration (for the lease length). Call it before the run.
-func (c *Checker) WatchQuorum(a *nodes.Algorithm, cfg nodes.Config) (*nodes.Algorithm, error) {
+// WatchQuorum prepares the checker for a quorum algorithm, before the run:
+// it will then judge the trial by terms and majorities (above) and want the
+// message events (Kinds). cfg is the run's algorithm configuration (for the
+// lease length).
+func (c *Checker) WatchQuorum(a *nodes.Algorithm, cfg nodes.Config) error {
 	q := a.Quorum
 	if q == nil {
-		return nil, fmt.Errorf("%s is not a quorum algorithm", a.Name)
+		return fmt.Errorf("%s is not a quorum algorithm", a.Name)
 	}
 	w := &quorumWatch{
-		q: q, majority: len(c.ranks)/2 + 1, posOf: make(map[nodes.Rank]int, len(c.ranks)),
+		q: q, majority: len(c.ranks)/2 + 1,
 		terms: map[int64]*Term{}, doubled: map[int64]bool{}, grants: map[[3]int64]bool{}, granted: map[[2]int64]int{},
 		leases: map[int]*leaseSpan{}, reported: map[overlap]bool{},
 	}
 	if q.Lease != nil {
 		l, err := q.Lease(cfg)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", a.Name, err)
+			return fmt.Errorf("%s: %w", a.Name, err)
 		}
 		w.lease = l
 	}
-	for i, r := range c.ranks {
-		w.posOf[r] = i
-	}
 	c.quorum = w
-	wrapped := *a
-	inner := a.New
-	wrapped.New = func(cfg nodes.Config) (func() nodes.Machine, error) {
-		newMachine, err := inner(cfg)
-		if err != nil {
-			return nil, err
-		}
-		return func() nodes.Machine {
-			m := &watched{inner: newMachine(), env: watchedEnv{c: c, p: -1}}
-			if _, ok := m.inner.(nodes.Phased); ok {
-				return watchedPhased{m}
-			}
-			return m
-		}, nil
-	}
-	return &wrapped, nil
+	return nil
 }
 
-// watched passes every event through to the algorithm's machine, showing
-// the checker each message on the way.
-type watched struct {
-	inner nodes.Machine
-	env   watchedEnv
-}
-
-type watchedEnv struct {
-	nodes.Env
-	c *Checker
-	p int // this process's position; -1 until its first event
-}
-
-func (e *watchedEnv) Send(to nodes.PeerID, m nodes.Message) {
-	e.c.Sent(e.Now(), e.p, m)
-	e.Env.Send(to, m)
-}
-
-func (w *watched) bind(env nodes.Env) *watchedEnv {
-	w.env.Env = env
-	if w.env.p < 0 {
-		w.env.p = w.env.c.quorum.posOf[env.Self()]
-	}
-	return &w.env
-}
-
-func (w *watched) Start(env nodes.Env)    { w.inner.Start(w.bind(env)) }
-func (w *watched) Initiate(env nodes.Env) { w.inner.Initiate(w.bind(env)) }
-func (w *watched) Timeout(env nodes.Env, t nodes.TimerID) {
-	w.inner.Timeout(w.bind(env), t)
-}
-func (w *watched) Suspect(env nodes.Env, p nodes.PeerID) { w.inner.Suspect(w.bind(env), p) }
-func (w *watched) Receive(env nodes.Env, from nodes.PeerID, m nodes.Message) {
-	e := w.bind(env)
-	qw := e.c.quorum
-	if qw.byPeer == nil {
-		qw.byPeer = map[nodes.PeerID]int{}
-		for _, p := range env.Peers() {
-			qw.byPeer[p.ID] = qw.posOf[p.Rank]
-		}
-	}
-	e.c.Delivered(env.Now(), e.p, qw.byPeer[from], m)
-	w.inner.Receive(e, from, m)
-}
-
-type watchedPhased struct{ *watched }
-
-func (w watchedPhased) Phase() string { return w.inner.(nodes.Phased).Phase() }
-
-// Sent is told of every message process from sends (WatchQuorum arranges
-// it). It does nothing unless the checker watches a quorum algorithm.
+// Sent is told of every message process from sends. It does nothing
+// unless the checker watches a quorum algorithm.
 func (c *Checker) Sent(at time.Duration, from int, m nodes.Message) {
 	w := c.quorum
 	if w == nil {
@@ -274,7 +204,7 @@ func (c *Checker) updateKnown(at time.Duration) {
 }
 
 // finishQuorum is Finish for a quorum algorithm.
-func (c *Checker) finishQuorum(decisions []sim.Decision, end time.Duration) Verdict {
+func (c *Checker) finishQuorum(decisions []trial.Decision, end time.Duration) Verdict {
 	w := c.quorum
 	v := Verdict{Perpetual: true, KnownAt: w.knownAt}
 	allDecided, agree := true, true
@@ -321,36 +251,6 @@ func (v Verdict) SplitVotes() int64 {
 		}
 	}
 	return n
-}
-
-// fillQuorum sets the columns that mean something else for a quorum
-// algorithm (see the comment at the top of this file).
-func fillQuorum(row *reports.Row, res *sim.Result, v Verdict) {
-	if !v.Perpetual {
-		return
-	}
-	row.Terms = reports.Some(int64(len(v.Terms)))
-	row.SplitVotes = reports.Some(v.SplitVotes())
-	row.TurnaroundS, row.TurnaroundT = reports.Opt[float64]{}, reports.Opt[float64]{}
-	if len(v.KnownAt) > 0 && res.FirstInitiation >= 0 {
-		row.TurnaroundS, row.TurnaroundT = inUnits(v.KnownAt[0]-res.FirstInitiation, res.T)
-	}
-	for _, c := range res.Crashes {
-		if !c.WasLeader {
-			continue
-		}
-		row.DetectS, row.FailoverS, row.FailoverT = reports.Opt[float64]{}, reports.Opt[float64]{}, reports.Opt[float64]{}
-		if d, ok := v.Downtime(c.At); ok {
-			row.FailoverS, row.FailoverT = inUnits(d, res.T)
-		}
-		for _, t := range v.Terms {
-			if t.Ballot >= c.At {
-				row.DetectS = reports.Some((t.Ballot - c.At).Seconds())
-				break
-			}
-		}
-		return
-	}
 }
 
 // Downtime is, for a quorum algorithm, the time from at (a leader's crash)

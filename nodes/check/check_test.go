@@ -1,0 +1,77 @@
+package check
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/trial"
+)
+
+// Two-phase bully's invariant: any two processes in Normal agree on the
+// leader (ALGORITHMS.md, "bully with announce: two-phase").
+func TestCheckerNormalInvariant(t *testing.T) {
+	ranks := []nodes.Rank{nodes.RankOf(1), nodes.RankOf(2), nodes.RankOf(3)}
+	c := New(ranks)
+	c.Phase(0, 0, nodes.PhaseNormal)
+	c.Phase(0, 1, nodes.PhaseNormal)
+	c.Decided(1, 0, nodes.RankOf(3))
+	c.Decided(1, 1, nodes.RankOf(3))
+	if c.count != 0 {
+		t.Fatalf("agreeing Normal processes flagged: %v", c.list)
+	}
+	c.Phase(2, 2, "Election")
+	c.Decided(3, 2, nodes.RankOf(2)) // wrong leader, but not in Normal
+	n := c.count
+	c.Phase(3, 2, nodes.PhaseNormal)
+	if c.count != n+1 || c.list[len(c.list)-1].Kind != "normal-disagreement" {
+		t.Fatalf("two Normal processes with different leaders not flagged: %v", c.list)
+	}
+}
+
+func TestCheckerVerdicts(t *testing.T) {
+	ranks := []nodes.Rank{nodes.RankOf(2), nodes.RankOf(5), nodes.RankOf(3)}
+	dec := func(ids ...uint64) []trial.Decision {
+		var d []trial.Decision
+		for i, id := range ids {
+			if id == 0 {
+				d = append(d, trial.Decision{})
+				continue
+			}
+			d = append(d, trial.Decision{Leader: nodes.RankOf(id), At: time.Duration(i) * time.Millisecond, Count: 1})
+		}
+		return d
+	}
+	// All decided the highest: correct.
+	c := New(ranks)
+	v := c.Finish(dec(5, 5, 5), true, time.Second)
+	if !v.Correct || !v.Live || v.Violations != 0 || v.Leader != "5" || v.DecidedAt != 2*time.Millisecond {
+		t.Errorf("all agree: %+v", v)
+	}
+	// One process decides a lower leader: a safety violation, not correct.
+	c = New(ranks)
+	c.Decided(time.Millisecond, 0, nodes.RankOf(3))
+	v = c.Finish(dec(3, 5, 5), true, time.Second)
+	if v.Correct || v.Violations != 2 || v.Leader != "" || !strings.Contains(v.Recorded[0].String(), "decided 3 while 5") {
+		t.Errorf("wrong leader: %+v", v)
+	}
+	// Someone never decided: not live, not correct.
+	c = New(ranks)
+	v = c.Finish(dec(5, 0, 5), true, time.Second)
+	if v.Correct || v.Live || v.Violations != 0 {
+		t.Errorf("undecided: %+v", v)
+	}
+	// The highest crashed: the next one is the right leader.
+	c = New(ranks)
+	c.Crashed(0, 1)
+	v = c.Finish(dec(3, 0, 3), true, time.Second)
+	if !v.Correct || !v.Live {
+		t.Errorf("crashed highest: %+v", v)
+	}
+	// A run stopped at its deadline is not live even if everyone decided.
+	c = New(ranks)
+	if v = c.Finish(dec(5, 5, 5), false, time.Second); v.Live || !v.Correct {
+		t.Errorf("deadline: %+v", v)
+	}
+}

@@ -1,0 +1,119 @@
+package trial
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/electbench/electbench/nodes"
+)
+
+// Config describes one trial, whatever runs it: the simulator and the live
+// harness take the same value.
+type Config struct {
+	Algorithm  *nodes.Algorithm
+	Variant    string       // "" for the algorithm's default
+	Params     nodes.Params // algorithm parameters, as typed by the user
+	Ranks      []nodes.Rank // one per process, by position (ring order: successor = next); distinct and non-zero
+	Initiators []int        // positions told to initiate at time 0, in this order
+	Latency    Latency      // link latency model; its mean is T
+	Seed       uint64       // seeds every random draw of the trial
+	// Deadline is when a run that has not come to rest is stopped; 0 means
+	// DefaultDeadline.
+	Deadline time.Duration
+	// Crashes are the crash-stop faults of the trial, applied as the first
+	// faults of the timeline.
+	Crashes []Crash
+	// Faults is the trial's fault timeline: network effects, crashes and
+	// restarts, pauses, false suspicions, each resolved when it starts.
+	Faults []Fault
+	// Detector is the failure detector; the zero value means
+	// DefaultDetector (perfect with D = 10T).
+	Detector Detector
+	// Events, when set, receives the trial's events as they happen (the
+	// checker, a trace); only the kinds it wants (Selective) are built.
+	Events Sink
+}
+
+// DefaultConfig is the reference model (ALGORITHMS.md, "The reference
+// model"): constant latency T = 1ms, the default detector, no faults, seed
+// 1. Set the algorithm and the ranks before running it.
+func DefaultConfig() Config {
+	return Config{Latency: Constant(time.Millisecond), Seed: 1}
+}
+
+// DefaultDeadline is the time after which a run that has not gone quiet is
+// stopped: generous for every algorithm of ALGORITHMS.md, whose turnarounds
+// are at most a few N·T.
+func DefaultDeadline(n int, t time.Duration) time.Duration {
+	return time.Duration(100*n+1000) * t
+}
+
+// T is the mean one-way latency, the unit of turnaround_t.
+func (c *Config) T() time.Duration { return c.Latency.Mean() }
+
+// VariantName is the variant that runs: Variant, or the algorithm's default.
+func (c *Config) VariantName() string {
+	if c.Variant == "" {
+		return c.Algorithm.Variants[0].Name
+	}
+	return c.Variant
+}
+
+// DeadlineOrDefault is the deadline that applies.
+func (c *Config) DeadlineOrDefault() time.Duration {
+	if c.Deadline > 0 {
+		return c.Deadline
+	}
+	return DefaultDeadline(len(c.Ranks), c.T())
+}
+
+// DetectorOrDefault is the detector that runs.
+func (c *Config) DetectorOrDefault() Detector {
+	if c.Detector.Kind == "" {
+		return DefaultDetector(c.T())
+	}
+	return c.Detector
+}
+
+// MaxProcesses bounds a trial: positions are 32-bit everywhere.
+const MaxProcesses = 1 << 30
+
+// Validate reports the first thing wrong with the configuration, naming it.
+// It never panics.
+func (c *Config) Validate() error {
+	n := len(c.Ranks)
+	switch {
+	case c.Algorithm == nil:
+		return errors.New("no algorithm")
+	case c.Latency == nil:
+		return errors.New("no latency model")
+	case n < 2:
+		return fmt.Errorf("%d processes; an election needs at least 2", n)
+	case n > MaxProcesses:
+		return fmt.Errorf("%d processes is more than a trial addresses", n)
+	case c.Deadline < 0:
+		return fmt.Errorf("negative deadline %v", c.Deadline)
+	}
+	for _, p := range c.Initiators {
+		if p < 0 || p >= n {
+			return fmt.Errorf("initiator position %d out of range 0..%d", p, n-1)
+		}
+	}
+	for i, r := range c.Ranks {
+		if r.IsZero() {
+			return fmt.Errorf("process %d has the zero rank", i)
+		}
+	}
+	for _, cr := range c.Crashes {
+		if err := cr.Validate(n); err != nil {
+			return err
+		}
+	}
+	for i := range c.Faults {
+		if err := c.Faults[i].Validate(); err != nil {
+			return fmt.Errorf("fault %d (%s): %w", i, c.Faults[i].Name, err)
+		}
+	}
+	return c.Algorithm.CheckParams(c.Params)
+}

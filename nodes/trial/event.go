@@ -1,0 +1,148 @@
+package trial
+
+import (
+	"time"
+
+	"github.com/electbench/electbench/nodes"
+)
+
+// EventKind names one kind of event of the stream both runtimes emit. Its
+// String is the "ev" field of a trace line.
+type EventKind uint8
+
+const (
+	EvStart    EventKind = iota + 1 // P boots
+	EvInitiate                      // P is told to initiate
+	EvSend                          // P sends Msg to Q (every send, counted once)
+	EvRecv                          // Msg from P is handed to Q's machine
+	EvDrop                          // Msg from P reaches Q, which has crashed
+	EvDup                           // a fault sends an extra copy of Msg from P to Q
+	EvLose                          // a fault loses Msg from P to Q
+	EvTimer                         // P's timer Timer expires
+	EvSuspect                       // P's detector suspects Q
+	EvDecide                        // P decides Leader
+	EvPhase                         // P, a nodes.Phased machine, is in Phase after an event
+	EvCrash                         // P crashes
+	EvRestart                       // P restarts as a fresh machine with the same rank
+	EvPause                         // P is paused
+	EvResume                        // P resumes
+	EvFault                         // a fault starts or heals: What
+	numEventKinds
+)
+
+var eventNames = [...]string{"", "start", "initiate", "send", "recv", "drop", "dup", "lose", "timer",
+	"suspect", "decide", "phase", "crash", "restart", "pause", "resume", "fault"}
+
+func (k EventKind) String() string {
+	if k > 0 && k < numEventKinds {
+		return eventNames[k]
+	}
+	return "event?"
+}
+
+// EventKindByName is the kind whose String is name.
+func EventKindByName(name string) (EventKind, bool) {
+	for k := EventKind(1); k < numEventKinds; k++ {
+		if eventNames[k] == name {
+			return k, true
+		}
+	}
+	return 0, false
+}
+
+// IsMessage reports whether events of kind k carry a message from P to Q.
+func (k EventKind) IsMessage() bool { return k >= EvSend && k <= EvLose }
+
+// Event is one event of a trial. Processes are named by position. Message
+// events name the sender P and the receiver Q, and ID pairs a send with
+// its delivery; EvSuspect names the observer P and the suspected Q.
+type Event struct {
+	At     time.Duration
+	Kind   EventKind
+	P, Q   int32
+	ID     uint64
+	Msg    nodes.Message
+	Timer  nodes.TimerID
+	Leader nodes.Rank
+	Phase  string
+	What   string // EvFault: "crash(3)", "partition(halves)[0,1|2,3]", "heal latency"
+}
+
+// Kinds is a set of event kinds.
+type Kinds uint32
+
+// KindsOf is the set of the given kinds.
+func KindsOf(ks ...EventKind) Kinds {
+	var s Kinds
+	for _, k := range ks {
+		s |= 1 << k
+	}
+	return s
+}
+
+// AllKinds is every kind of event.
+const AllKinds Kinds = 1<<numEventKinds - 2
+
+// Has reports whether k is in the set.
+func (s Kinds) Has(k EventKind) bool { return s&(1<<k) != 0 }
+
+// Sink receives a trial's events in the order they happen. A runtime never
+// builds an event nobody listens to: the simulator's hot path pays nothing
+// for a nil sink.
+type Sink interface {
+	Event(e *Event)
+}
+
+// Selective is implemented by sinks that want only some kinds of event; a
+// runtime emits the others to nobody. A sink that does not implement it
+// gets every kind.
+type Selective interface {
+	Kinds() Kinds
+}
+
+// KindsOfSink is the set of kinds s wants; none for a nil sink.
+func KindsOfSink(s Sink) Kinds {
+	switch s := s.(type) {
+	case nil:
+		return 0
+	case Selective:
+		return s.Kinds()
+	}
+	return AllKinds
+}
+
+// Tee sends every event to each non-nil sink that wants its kind, in the
+// order given. It returns nil when no sink is given.
+func Tee(sinks ...Sink) Sink {
+	var t tee
+	for _, s := range sinks {
+		if s != nil {
+			t.sinks = append(t.sinks, s)
+			t.kinds = append(t.kinds, KindsOfSink(s))
+			t.all |= KindsOfSink(s)
+		}
+	}
+	switch len(t.sinks) {
+	case 0:
+		return nil
+	case 1:
+		return t.sinks[0]
+	}
+	return &t
+}
+
+type tee struct {
+	sinks []Sink
+	kinds []Kinds
+	all   Kinds
+}
+
+func (t *tee) Kinds() Kinds { return t.all }
+
+func (t *tee) Event(e *Event) {
+	for i, s := range t.sinks {
+		if t.kinds[i].Has(e.Kind) {
+			s.Event(e)
+		}
+	}
+}

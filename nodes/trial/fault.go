@@ -1,0 +1,205 @@
+package trial
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/electbench/electbench/nodes"
+)
+
+// Effect is what a fault does to the simulated world. The scenario layer
+// (chaos) names faults the way Toxiproxy and process signals do; each maps
+// onto one of these message-level effects (docs/scenarios.md lists where the
+// message level makes a toxic a no-op or equal to loss).
+type Effect uint8
+
+const (
+	// Process effects act on the processes Fault.Targets resolves.
+	EffCrash   Effect = iota + 1 // crash-stop; healing restarts it
+	EffRestart                   // a crashed process restarts as a fresh machine with the same rank
+	EffPause                     // events to it are held until healed (resume); its timers fire late
+	EffSuspect                   // Fault.Observers' detectors falsely suspect the targets, once
+
+	// Link effects act on the directed links Fault.Links resolves, on the
+	// messages sent while they are active.
+	EffCut       // every message is lost, also those in flight when it arrives (partitions, blackhole, reset)
+	EffDelay     // extra latency Latency ± Jitter (uniform), FIFO kept
+	EffBandwidth // serialization at Rate bytes/s: a message waits for the link to carry earlier ones
+	EffSlicer    // the message is cut into slices of SliceSize ± SliceVariation bytes, SliceDelay apart
+	EffLoss      // each message lost with probability P
+	EffDuplicate // each message delivered twice with probability P
+	EffReorder   // with probability P a message is held back up to Latency and may be overtaken
+	EffDataLimit // the link carries Bytes bytes, then loses everything until healed
+	EffLinkModel // the link's latency is drawn from Model instead of the run's model
+	EffNone      // recorded in the schedule only (a toxic with no message-level equivalent)
+)
+
+var effectNames = [...]string{"", "crash", "restart", "pause", "suspect", "cut", "delay", "bandwidth",
+	"slicer", "loss", "duplicate", "reorder", "data-limit", "link-latency", "none"}
+
+func (e Effect) String() string {
+	if int(e) < len(effectNames) && e > 0 {
+		return effectNames[e]
+	}
+	return "Effect(" + strconv.Itoa(int(e)) + ")"
+}
+
+// OnLinks reports whether the effect acts on links rather than processes.
+func (e Effect) OnLinks() bool { return e >= EffCut && e <= EffNone }
+
+// Delays reports whether the effect can change a message's latency, so
+// that delivery order may differ from send order.
+func (e Effect) Delays() bool {
+	switch e {
+	case EffDelay, EffBandwidth, EffSlicer, EffDuplicate, EffReorder, EffLinkModel:
+		return true
+	}
+	return false
+}
+
+// ElectionStart as a trigger fires at the first initiation of the run: the
+// first process told to initiate, or time 0 for algorithms in which every
+// process starts an election.
+const ElectionStart Trigger = LeaderElected + 1
+
+// When says when a fault starts or heals: at the start (before any process
+// boots), at a virtual time, or at a trigger, plus Delay.
+type When struct {
+	Trigger Trigger
+	At      time.Duration // AtTime
+	K       int64         // AfterMessages: right after the K-th election message is sent
+	Delay   time.Duration // added to the instant the trigger fires
+}
+
+// Validate checks the instant's fields.
+func (w When) Validate() error {
+	switch {
+	case w.Trigger > ElectionStart:
+		return fmt.Errorf("unknown trigger %d", w.Trigger)
+	case w.Trigger == AtTime && w.At < 0:
+		return fmt.Errorf("negative time %v", w.At)
+	case w.Trigger == AfterMessages && w.K < 1:
+		return fmt.Errorf("after %d messages: need at least 1", w.K)
+	case w.Delay < 0:
+		return fmt.Errorf("negative delay %v", w.Delay)
+	}
+	return nil
+}
+
+// Fault is one fault of the trial's timeline. Its targets are resolved when
+// it starts, against the world as it is then: roles such as "the leader"
+// change during a run.
+type Fault struct {
+	Effect Effect
+	// Name is how the schedule and the trace call it: "crash",
+	// "partition(halves)", "latency".
+	Name  string
+	Start When
+	// End heals the fault at a time or a trigger; For > 0 heals it that
+	// long after it started, whichever comes first. With neither it lasts
+	// to the end of the run. Healing a crash restarts the process, a pause
+	// resumes it; restart and suspect act once and have nothing to heal.
+	End *When
+	For time.Duration
+
+	// Targets resolves the processes of a process effect (for EffSuspect:
+	// the processes suspected).
+	Targets func(v View) []int
+	// Observers resolves whose detectors suspect the targets (EffSuspect);
+	// nil means every other process.
+	Observers func(v View) []int
+	// Links resolves the directed links of a link effect.
+	Links func(v View) LinkSet
+	// Toxicity is the probability that a given link of Links is affected,
+	// drawn per link from the fault seed; 0 means 1 (every link).
+	Toxicity float64
+
+	Latency        time.Duration // EffDelay: added latency; EffReorder: the longest hold-back
+	Jitter         time.Duration // EffDelay: ± uniform around Latency
+	Rate           int64         // EffBandwidth: bytes per second
+	Bytes          int64         // EffDataLimit: bytes carried before the link closes
+	P              float64       // EffLoss, EffDuplicate, EffReorder: probability per message
+	SliceSize      int64         // EffSlicer: mean slice size in bytes
+	SliceVariation int64         // EffSlicer: ± uniform variation of a slice's size, bytes
+	SliceDelay     time.Duration // EffSlicer: between two slices
+	Model          Latency       // EffLinkModel
+	Undetected     bool          // EffCrash: no detector ever suspects it (an incomplete detector)
+
+}
+
+// LinkSet is a set of directed links, with a description for the schedule.
+type LinkSet struct {
+	Has  func(from, to int) bool
+	Text string
+}
+
+// Validate checks the fault's own fields.
+func (f *Fault) Validate() error {
+	if err := f.Start.Validate(); err != nil {
+		return fmt.Errorf("start: %w", err)
+	}
+	if f.End != nil {
+		if err := f.End.Validate(); err != nil {
+			return fmt.Errorf("heal: %w", err)
+		}
+	}
+	switch {
+	case f.Effect < EffCrash || f.Effect > EffNone:
+		return fmt.Errorf("unknown effect %d", f.Effect)
+	case f.For < 0:
+		return fmt.Errorf("negative duration %v", f.For)
+	case f.Effect.OnLinks() && f.Links == nil:
+		return errors.New("a link effect needs Links")
+	case !f.Effect.OnLinks() && f.Targets == nil:
+		return errors.New("a process effect needs Targets")
+	case f.Toxicity < 0 || f.Toxicity > 1:
+		return fmt.Errorf("toxicity %g outside [0, 1]", f.Toxicity)
+	case f.P < 0 || f.P > 1:
+		return fmt.Errorf("probability %g outside [0, 1]", f.P)
+	case f.Effect == EffBandwidth && f.Rate <= 0:
+		return fmt.Errorf("bandwidth %d bytes/s: must be positive", f.Rate)
+	case f.Effect == EffDataLimit && f.Bytes < 0:
+		return fmt.Errorf("data limit %d bytes is negative", f.Bytes)
+	case f.Effect == EffSlicer && (f.SliceSize < 1 || f.SliceVariation < 0 || f.SliceVariation >= f.SliceSize || f.SliceDelay < 0):
+		return fmt.Errorf("slicer: need slice size ≥ 1, 0 ≤ variation < size, delay ≥ 0")
+	case f.Effect == EffLinkModel && f.Model == nil:
+		return errors.New("a link latency override needs a model")
+	case f.Latency < 0 || f.Jitter < 0:
+		return errors.New("negative latency or jitter")
+	}
+	return nil
+}
+
+// FaultEvent is one entry of the schedule a trial applied.
+type FaultEvent struct {
+	At   time.Duration
+	What string // "crash(3)", "partition(halves)[0,1|2,3]", "heal partition(halves)", "restart(3)"
+}
+
+func (e FaultEvent) String() string { return "t=" + e.At.String() + ":" + e.What }
+
+// View is the world as a fault sees it when it starts: the selectors of a
+// scenario resolve against it. Each runtime implements it over its own state.
+type View interface {
+	// N is the number of processes; positions are 0..N-1 in ring order.
+	N() int
+	// Rank is the rank of position p.
+	Rank(p int) nodes.Rank
+	// Alive reports whether p has not crashed (or has restarted since).
+	Alive(p int) bool
+	// Leader is the position of the leader named by the latest decision,
+	// or -1 if nobody has decided.
+	Leader() int
+	// Initiators are the positions the workload told to initiate at time
+	// 0; every position for algorithms in which everyone initiates.
+	Initiators() []int
+	// Rand is the fault stream: seeded by the trial's seed, apart from
+	// every other source, so faults never change the draws of fault-free
+	// runs.
+	Rand() *rand.Rand
+	// Now is the time since the run started.
+	Now() time.Duration
+}

@@ -1,0 +1,145 @@
+package trial
+
+import (
+	"time"
+
+	"github.com/electbench/electbench/nodes"
+)
+
+// Decision is a process's latest belief about the leader.
+type Decision struct {
+	Leader nodes.Rank
+	At     time.Duration // when the latest decision was made
+	Count  int32         // decisions made; 0 means never decided
+}
+
+// Record is what a runtime counted in one trial. Both runtimes fill it
+// through the same methods (CountSend, CountFire, Initiated, Delivered,
+// Decided, Crashed, Suspected), the simulator inline on its hot path, the
+// live harness from the events its nodes report (Event), so a count means
+// the same thing whichever runtime produced it.
+type Record struct {
+	N         int
+	T         time.Duration // mean one-way latency
+	Sent      []int64       // messages sent, by nodes.Kind
+	SentBytes []int64       // encoded bytes sent, by nodes.Kind
+	Fired     []int64       // timer expirations, by nodes.TimerID
+	Messages  int64         // election-class messages sent
+	Bytes     int64         // encoded bytes of all messages sent
+	Timeouts  int64         // timer expirations
+	Decisions []Decision    // by position
+	// FirstInitiation is when the first process started or was told to
+	// initiate; LastElection when the last election message was delivered
+	// (negative if none was).
+	FirstInitiation, LastElection time.Duration
+	Events                        int64         // events processed
+	Quiescent                     bool          // the run came to rest before the deadline
+	End                           time.Duration // time of the last event processed
+	Dropped                       int64         // messages lost because their receiver had crashed
+	Crashes                       []CrashRecord // every crash, in order
+	Alive                         []bool        // by position, at the end
+	Detector                      Detector      // the detector that ran
+	// Lost counts messages a fault lost (a cut link, loss, a data limit);
+	// Duplicated the extra copies a fault delivered.
+	Lost, Duplicated int64
+	// Faults is the schedule the trial applied: every start and heal, with
+	// its time and resolved targets.
+	Faults []FaultEvent
+}
+
+// NewRecord prepares the record of a trial of n processes whose mean
+// latency is t.
+func NewRecord(n int, t time.Duration, det Detector) Record {
+	return Record{
+		N: n, T: t,
+		Sent:         make([]int64, nodes.NumKinds()),
+		SentBytes:    make([]int64, nodes.NumKinds()),
+		Fired:        make([]int64, nodes.NumTimers()),
+		Decisions:    make([]Decision, n),
+		LastElection: -1, FirstInitiation: -1,
+		Detector: det,
+	}
+}
+
+// CountSend counts one message of kind k, size bytes encoded, and reports
+// whether it is an election message (the Messages column).
+func (r *Record) CountSend(k nodes.Kind, size int64) bool {
+	r.Sent[k]++
+	r.SentBytes[k] += size
+	r.Bytes += size
+	if k.IsElection() {
+		r.Messages++
+		return true
+	}
+	return false
+}
+
+// CountFire counts one expiration of timer t (a detector's suspicion
+// counts as the SUSPECT timer).
+func (r *Record) CountFire(t nodes.TimerID) {
+	r.Fired[t]++
+	r.Timeouts++
+}
+
+// Initiated notes an initiation at `at`: the first one starts turnaround.
+// It reports whether it was the first.
+func (r *Record) Initiated(at time.Duration) bool {
+	if r.FirstInitiation < 0 {
+		r.FirstInitiation = at
+		return true
+	}
+	return false
+}
+
+// Delivered notes a message of kind k handed to its machine at `at`: the
+// last election message delivered ends turnaround.
+func (r *Record) Delivered(k nodes.Kind, at time.Duration) {
+	if k.IsElection() {
+		r.LastElection = at
+	}
+}
+
+// Decided notes p's decision for leader at `at`.
+func (r *Record) Decided(p int, leader nodes.Rank, at time.Duration) {
+	d := &r.Decisions[p]
+	d.Leader, d.At = leader, at
+	d.Count++
+}
+
+// Crashed notes p's crash at `at`; wasLeader says whether the latest
+// decision named it (or it was the highest and nobody had decided).
+func (r *Record) Crashed(p int, at time.Duration, wasLeader bool) {
+	r.Crashes = append(r.Crashes, CrashRecord{Pos: p, At: at, WasLeader: wasLeader, FirstSuspicion: -1})
+}
+
+// Suspected notes that a detector suspected q at `at`, counted as one
+// SUSPECT timeout; the first suspicion of a crashed process is its
+// detection.
+func (r *Record) Suspected(q int, at time.Duration) {
+	r.CountFire(TimerSuspect)
+	for i := range r.Crashes {
+		c := &r.Crashes[i]
+		if c.Pos == q && c.FirstSuspicion < 0 {
+			c.FirstSuspicion = at
+		}
+	}
+}
+
+// MessagesByKind returns the non-zero message counts by kind name.
+func (r *Record) MessagesByKind() map[string]int64 { return byName(r.Sent, kindName) }
+
+// TimeoutsByKind returns the non-zero timer counts by timer name.
+func (r *Record) TimeoutsByKind() map[string]int64 { return byName(r.Fired, timerName) }
+
+func kindName(i int) string  { return nodes.Kind(i).String() }
+func timerName(i int) string { return nodes.TimerID(i).String() }
+
+func byName(counts []int64, name func(int) string) map[string]int64 {
+	m := map[string]int64{}
+	for i, n := range counts {
+		if n != 0 {
+			m[name(i)] += n
+		}
+	}
+	return m
+}

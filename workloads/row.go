@@ -1,0 +1,137 @@
+package workloads
+
+import (
+	"time"
+
+	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/check"
+	"github.com/electbench/electbench/nodes/trial"
+	"github.com/electbench/electbench/reports"
+)
+
+// NewChecker is the checker of a trial about to run with cfg: for a quorum
+// algorithm it watches terms and majorities, with the lease read in the
+// unit tAlg that the algorithm's parameters are written in (T, or on live
+// runs T plus the processing allowance).
+func NewChecker(cfg *trial.Config, tAlg time.Duration) (*check.Checker, error) {
+	c := check.New(cfg.Ranks)
+	if cfg.Algorithm.Quorum != nil {
+		if err := c.WatchQuorum(cfg.Algorithm, nodes.Config{Variant: cfg.VariantName(), Params: cfg.Params, N: len(cfg.Ranks), T: tAlg}); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// outcome is what a finished trial yields, whichever runtime ran it.
+type outcome struct {
+	rec        *trial.Record
+	verdict    check.Verdict
+	ranks      []nodes.Rank
+	initiators []int
+	// crashedAtStart are the processes down before the run began: the
+	// reference figures know that case (ALGORITHMS.md, the bully crash
+	// case). faulty says anything else disturbed the run (a fault, a later
+	// crash, a non-default detector): the figures are then bounds only.
+	crashedAtStart []int
+	faulty         bool
+	// failure, when set, is why the runtime could not judge the trial
+	// faithfully: the row is then neither correct nor live.
+	failure string
+}
+
+// fillRow is the one row builder: it fills every column a trial's record,
+// verdict and reference figures give, for both runtimes.
+func (t Trial) fillRow(row *reports.Row, o outcome) {
+	res, v, a := o.rec, o.verdict, t.Algo
+	row.Messages = res.Messages
+	row.MessagesByKind = reports.CountsFromMap(res.MessagesByKind())
+	row.Bytes = res.Bytes
+	row.Timeouts = res.Timeouts
+	row.TimeoutsByKind = reports.CountsFromMap(res.TimeoutsByKind())
+	row.Events = res.Events
+
+	row.Correct, row.Live, row.Leader = v.Correct, v.Live, v.Leader
+	row.SafetyViolations = v.Violations
+	if len(v.Recorded) > 0 {
+		row.Violation = oneLine(v.Recorded[0].String())
+	}
+	start := res.FirstInitiation
+	if res.LastElection >= 0 && start >= 0 {
+		row.TurnaroundS, row.TurnaroundT = inUnits(res.LastElection-start, res.T)
+	}
+	if v.Leader != "" && start >= 0 {
+		row.DecidedS, row.DecidedT = inUnits(v.DecidedAt-start, res.T)
+	}
+	fillFailover(row, res, v)
+	fillQuorum(row, res, v)
+	row.Faults = faultSchedule(res.Faults)
+
+	var faultFree nodes.Theory // the figure a scenario's messages expectation scales
+	if a.Alg.Theory != nil && a.Alg.HasDefaultParams(a.Params, res.T) {
+		in := nodes.TheoryInput{Variant: a.Variant, N: t.Nodes, Ranks: o.ranks, Initiators: o.initiators, Params: a.Params}
+		faultFree = a.Alg.Theory(in)
+		in.Crashed = o.crashedAtStart
+		in.Faulty = o.faulty || !res.Detector.IsDefault(res.T)
+		th := a.Alg.Theory(in)
+		if th.Messages > 0 {
+			row.TheoryMessages = reports.Some(th.Messages)
+		}
+		if th.Bound > 0 {
+			row.TheoryBound = reports.Some(th.Bound)
+		}
+	}
+	if o.failure != "" {
+		row.Error = o.failure
+		row.Correct, row.Live = false, false
+	}
+	row.Expect = checkTrial(t.Spec.Expect, row, faultFree)
+}
+
+// fillFailover measures the first crash of a leader: detection (crash →
+// first suspicion) and failover (crash → every live process knows the new
+// leader), when the run recovered a correct leader.
+func fillFailover(row *reports.Row, res *trial.Record, v check.Verdict) {
+	for _, c := range res.Crashes {
+		if !c.WasLeader {
+			continue
+		}
+		if c.FirstSuspicion >= 0 {
+			row.DetectS = reports.Some((c.FirstSuspicion - c.At).Seconds())
+		}
+		if v.Correct && v.DecidedAt >= c.At {
+			row.FailoverS, row.FailoverT = inUnits(v.DecidedAt-c.At, res.T)
+		}
+		return
+	}
+}
+
+// fillQuorum sets the columns that mean something else for a quorum
+// algorithm (see the comment at the top of this file).
+func fillQuorum(row *reports.Row, res *trial.Record, v check.Verdict) {
+	if !v.Perpetual {
+		return
+	}
+	row.Terms = reports.Some(int64(len(v.Terms)))
+	row.SplitVotes = reports.Some(v.SplitVotes())
+	row.TurnaroundS, row.TurnaroundT = reports.Opt[float64]{}, reports.Opt[float64]{}
+	if len(v.KnownAt) > 0 && res.FirstInitiation >= 0 {
+		row.TurnaroundS, row.TurnaroundT = inUnits(v.KnownAt[0]-res.FirstInitiation, res.T)
+	}
+	for _, c := range res.Crashes {
+		if !c.WasLeader {
+			continue
+		}
+		row.DetectS, row.FailoverS, row.FailoverT = reports.Opt[float64]{}, reports.Opt[float64]{}, reports.Opt[float64]{}
+		if d, ok := v.Downtime(c.At); ok {
+			row.FailoverS, row.FailoverT = inUnits(d, res.T)
+		}
+		for _, t := range v.Terms {
+			if t.Ballot >= c.At {
+				row.DetectS = reports.Some((t.Ballot - c.At).Seconds())
+				break
+			}
+		}
+		return
+	}
+}
