@@ -5,6 +5,7 @@ package workloads
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -27,12 +28,30 @@ import (
 // instead (TestLiveInterruptedHarness).
 func TestMain(m *testing.M) {
 	if os.Getenv("ELECTBENCH_LIVE_NODE") == "1" {
-		os.Exit(live.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+		os.Exit(nodeMain(os.Args[1:]))
 	}
 	if url := os.Getenv("ELECTBENCH_LIVE_HARNESS"); url != "" {
 		os.Exit(harnessMain(url))
 	}
 	os.Exit(m.Run())
+}
+
+// nodeMain is `electbench node` for this test binary: it parses the flags
+// the harness passes (--identity-dir, --bits, --forge) and runs the node.
+func nodeMain(args []string) int {
+	fs := flag.NewFlagSet("node", flag.ContinueOnError)
+	c := live.NodeConfig{Bits: live.DefaultBits}
+	fs.StringVar(&c.IdentityDir, "identity-dir", c.IdentityDir, "")
+	fs.IntVar(&c.Bits, "bits", c.Bits, "")
+	fs.StringVar(&c.Forge, "forge", c.Forge, "")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if err := live.NodeMain(context.Background(), c, os.Stdin, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "node:", err)
+		return 1
+	}
+	return 0
 }
 
 // syncBuffer collects the nodes' diagnostics for a failing test's log.

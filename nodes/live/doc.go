@@ -32,5 +32,5 @@
 // delay (microseconds on an idle host).
 //
 // The harness side (spawning processes, Toxiproxy, faults, judging the run)
-// is in package workloads; `electbench node` runs Main.
+// is in package workloads; `electbench node` runs NodeMain.
 package live

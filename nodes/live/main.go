@@ -2,49 +2,41 @@ package live
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
-	"slices"
 )
 
-// Main is a node process (`electbench node`): it parses args, loads or mints
-// its identity, and runs until the harness stops it or goes away. It returns
-// the process's exit code. Diagnostics go to stderr; stdout is the control
-// channel and carries nothing else.
-func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("electbench node", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	dir := fs.String("identity-dir", "", "directory of the node's identity: loaded if present, else minted and kept there")
-	bits := fs.Int("bits", DefaultBits, "static puzzle bits of a minted identity")
-	forge := fs.String("forge", "", "present a dishonest identity (testing refusal): one of forged-id, unsolved, weak, stolen")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "electbench node: unexpected arguments %q\n", fs.Args())
-		return 2
-	}
-	if *forge != "" && !slices.Contains(ForgeModes, *forge) {
-		fmt.Fprintf(stderr, "electbench node: --forge %q: want one of %v\n", *forge, ForgeModes)
-		return 2
-	}
-	ctx := context.Background()
-	p := IdentityParams(*bits)
-	o := Options{Log: stderr}
+// NodeConfig is what a node process is told on its command line
+// (`electbench node --identity-dir DIR --bits B [--forge MODE]`).
+type NodeConfig struct {
+	// IdentityDir holds the node's identity: loaded if present, else minted
+	// and kept there ("" mints one and keeps nothing).
+	IdentityDir string
+	// Bits is the static puzzle difficulty of a minted identity.
+	Bits int
+	// Forge, one of ForgeModes, presents a dishonest identity (testing
+	// refusal); "" is an honest node.
+	Forge string
+}
+
+// NodeMain is a node process (`electbench node`): it loads, mints or forges
+// its identity and runs until the harness stops it or goes away. stdout is
+// the control channel and carries nothing else; diagnostics go to log. It
+// returns nil after the harness's stop, and otherwise an error saying what
+// failed.
+func NodeMain(ctx context.Context, c NodeConfig, stdin io.Reader, stdout, log io.Writer) error {
+	p := IdentityParams(c.Bits)
+	o := Options{Log: log}
 	var err error
-	if *forge != "" {
-		o.Identity, o.Show, err = Forge(ctx, *forge, p)
-	} else {
-		o.Identity, err = LoadOrMint(ctx, *dir, p)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "electbench node: identity: %v\n", err)
-		return 1
+	if c.Forge != "" {
+		if o.Identity, o.Show, err = Forge(ctx, c.Forge, p); err != nil {
+			return fmt.Errorf("forging a %s identity: %w", c.Forge, err)
+		}
+	} else if o.Identity, err = LoadOrMint(ctx, c.IdentityDir, p); err != nil {
+		return fmt.Errorf("loading or minting the identity: %w", err)
 	}
 	if err := Run(ctx, o, stdin, stdout); err != nil {
-		fmt.Fprintf(stderr, "electbench node %s: %v\n", o.Identity.ID, err)
-		return 1
+		return fmt.Errorf("node %s: %w", o.Identity.ID, err)
 	}
-	return 0
+	return nil
 }

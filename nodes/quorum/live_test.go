@@ -3,6 +3,8 @@ package quorum_test
 import (
 	"bytes"
 	"context"
+	"flag"
+	"fmt"
 	"os"
 	"sync"
 	"testing"
@@ -19,9 +21,27 @@ import (
 // node`, and the quorum algorithms are registered in it.
 func TestMain(m *testing.M) {
 	if os.Getenv("ELECTBENCH_LIVE_NODE") == "1" {
-		os.Exit(live.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+		os.Exit(nodeMain(os.Args[1:]))
 	}
 	os.Exit(m.Run())
+}
+
+// nodeMain is `electbench node` for this test binary: it parses the flags
+// the harness passes (--identity-dir, --bits, --forge) and runs the node.
+func nodeMain(args []string) int {
+	fs := flag.NewFlagSet("node", flag.ContinueOnError)
+	c := live.NodeConfig{Bits: live.DefaultBits}
+	fs.StringVar(&c.IdentityDir, "identity-dir", c.IdentityDir, "")
+	fs.IntVar(&c.Bits, "bits", c.Bits, "")
+	fs.StringVar(&c.Forge, "forge", c.Forge, "")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if err := live.NodeMain(context.Background(), c, os.Stdin, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "node:", err)
+		return 1
+	}
+	return 0
 }
 
 // The issue: each quorum algorithm runs on live processes at N = 5, its
