@@ -1,0 +1,127 @@
+package trial
+
+import "time"
+
+// Injector is how a fault timeline (chaos.Timeline) acts on a running
+// trial. Each runtime implements it over its own world: the simulator with
+// events in its queue, the live harness with signals, its control channel
+// and Toxiproxy. Every method acts now, at the runtime's current time, and
+// is called only from the trial's own goroutine.
+//
+// Link effects beyond cutting are optional, each its own small interface
+// (Delayer, Throttler, Slicer, Limiter, Loser, Duplicator, Reorderer,
+// Relatencer) detected by type assertion, as Toxiproxy's toxics are: a
+// runtime that cannot shape links a way says so by not implementing it, and
+// the timeline refuses such a fault before the run.
+type Injector interface {
+	View
+	// At runs f at time at (not before now) as a control event of the
+	// runtime: after the handler running now has returned, before the
+	// timers due at the same instant.
+	At(at time.Duration, f func())
+	// Crash stops p (crash-stop). atStart: before anyone boots, so exactly
+	// the initiators suspect it at time 0. undetected: no detector's
+	// schedule ever suspects it.
+	Crash(p int, atStart, undetected bool)
+	// Restart runs p again as a fresh machine with the same rank, if it is
+	// down.
+	Restart(p int)
+	// Pause holds everything p would handle until Resume(p).
+	Pause(p int)
+	Resume(p int)
+	// Suspect makes observer's failure detector suspect q, once.
+	Suspect(observer, q int)
+	// Cut loses every message on the links of l, also those in flight,
+	// until Heal(l.ID).
+	Cut(l LinkEffect)
+	// Heal ends link effect id.
+	Heal(id int)
+	// Note records a fault starting or healing in the trial's schedule (the
+	// faults column) and, when traced, emits it as an EvFault event.
+	Note(what string, traced bool)
+}
+
+// LinkEffect names the links a link fault acts on.
+type LinkEffect struct {
+	ID    int // the fault's index in the timeline: Heal names it, and it seeds the toxicity coin
+	Links LinkSet
+	// Toxicity is the probability that a given link of Links is affected,
+	// drawn once per link from the trial's seed, the ID and the link; 0
+	// means 1 (every link).
+	Toxicity float64
+}
+
+// Delayer adds latency ± uniform jitter to every message on the links.
+type Delayer interface {
+	Delay(l LinkEffect, latency, jitter time.Duration)
+}
+
+// Throttler limits the links to rate bytes per second.
+type Throttler interface {
+	Throttle(l LinkEffect, rate int64)
+}
+
+// Slicer cuts messages into slices of size ± variation bytes, delay apart.
+type Slicer interface {
+	Slice(l LinkEffect, size, variation int64, delay time.Duration)
+}
+
+// Limiter lets the links carry bytes bytes, then loses everything.
+type Limiter interface {
+	Limit(l LinkEffect, bytes int64)
+}
+
+// Loser loses each message with probability p.
+type Loser interface {
+	Lose(l LinkEffect, p float64)
+}
+
+// Duplicator delivers each message twice with probability p.
+type Duplicator interface {
+	Duplicate(l LinkEffect, p float64)
+}
+
+// Reorderer holds back each message with probability p, up to hold, so
+// that later ones may overtake it.
+type Reorderer interface {
+	Reorder(l LinkEffect, p float64, hold time.Duration)
+}
+
+// Relatencer draws the links' latency from model instead of the run's.
+type Relatencer interface {
+	Relatency(l LinkEffect, model Latency)
+}
+
+// Timeline is a trial's fault schedule, run by the runtime: it says when
+// each fault starts and heals and resolves its targets, and acts through
+// the runtime's Injector. chaos.Timeline is the one implementation.
+//
+// The runtime calls Begin before any process boots, Arm once the
+// workload's initiations are scheduled, and feeds it, as they happen, the
+// events its triggers wait for (Kinds: the first initiation, the first
+// decision, election messages sent) through Event. Events a timeline does
+// not want now are not built.
+type Timeline interface {
+	Sink
+	Selective
+	// Needs says what the runtime must prepare before the run.
+	Needs() Needs
+	// Begin applies the faults that start before anyone boots.
+	Begin(inj Injector)
+	// Arm schedules every other start and heal, or waits for its trigger.
+	// startsAll says every process initiates as it boots: the election
+	// starts at time 0.
+	Arm(startsAll bool)
+}
+
+// Needs is what a timeline's faults require of the runtime.
+type Needs struct {
+	// Links: some fault shapes or cuts links, so every message looks at
+	// the link effects in force.
+	Links bool
+	// Reorder: some fault can change a message's latency, so delivery
+	// order may differ from send order.
+	Reorder bool
+	// Pause: some fault pauses processes.
+	Pause bool
+}
