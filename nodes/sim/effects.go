@@ -3,10 +3,9 @@ package sim
 import (
 	"fmt"
 	"math/rand/v2"
-	"strconv"
-	"strings"
 	"time"
 
+	"github.com/electbench/electbench/chaos"
 	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/trial"
 )
@@ -61,33 +60,24 @@ func allPositions(n int) []int {
 	return out
 }
 
-// fault states
-const (
-	fsPending uint8 = iota
-	fsActive
-	fsDone
-)
-
-// faultState is the runtime state of one fault.
-type faultState struct {
-	state   uint8
-	targets []int       // resolved process targets
-	link    *activeLink // for link effects, while active
-}
-
-// activeLink is a link effect in force.
+// activeLink is a link effect in force: the fault's effect and its
+// parameters (trial.Fault's fields of the same names).
 type activeLink struct {
-	f     *trial.Fault
-	index int
-	has   func(from, to int) bool
-	busy  map[uint64]int64 // EffBandwidth: when each link is free again
-	sent  map[uint64]int64 // EffDataLimit: bytes each link carried
-}
-
-// pend is a fault start (or heal) waiting for a trigger.
-type pend struct {
-	i   int
-	end bool
+	eff            trial.Effect
+	index          int // the fault's index in the timeline
+	has            func(from, to int) bool
+	toxicity       float64
+	latency        time.Duration
+	jitter         time.Duration
+	rate           int64
+	bytes          int64
+	p              float64
+	sliceSize      int64
+	sliceVariation int64
+	sliceDelay     time.Duration
+	model          trial.Latency
+	busy           map[uint64]int64 // EffBandwidth: when each link is free again
+	sent           map[uint64]int64 // EffDataLimit: bytes each link carried
 }
 
 // held is an event withheld from a paused process until it resumes.
@@ -104,290 +94,103 @@ func (s *sim) faultRand() *rand.Rand {
 	return s.fr
 }
 
-// initFaults collects the legacy crashes and the faults into one timeline.
+// initFaults prepares the fault timeline: what it needs of the run, and
+// whether this runtime can apply every fault.
 func (s *sim) initFaults() error {
-	for _, c := range s.cfg.Crashes {
-		s.faults = append(s.faults, crashFault(c))
+	tl, err := chaos.NewTimeline(s.cfg.Crashes, s.cfg.Faults)
+	if err != nil {
+		return fmt.Errorf("sim: %w", err)
 	}
-	s.legacy = len(s.faults)
-	for i := range s.cfg.Faults {
-		f := s.cfg.Faults[i]
-		if f.Name == "" {
-			f.Name = f.Effect.String()
-		}
-		s.faults = append(s.faults, f)
-		if f.Effect.Delays() {
-			s.fifoMode = false
-		}
-		if f.Effect == trial.EffPause && s.paused == nil {
-			s.paused = make([]bool, s.n)
-			s.held = make([][]held, s.n)
-		}
+	if tl == nil {
+		return nil
 	}
-	s.fstate = make([]faultState, len(s.faults))
-	s.faulty = len(s.cfg.Faults) > 0
+	if err := tl.Check(view{s}); err != nil {
+		return fmt.Errorf("sim: %w", err)
+	}
+	s.tl = tl
+	need := tl.Needs()
+	if need.Reorder {
+		s.fifoMode = false
+	}
+	if need.Pause {
+		s.paused = make([]bool, s.n)
+		s.held = make([][]held, s.n)
+	}
+	s.faulty = need.Links
 	return nil
 }
 
-// startFaults applies the faults that start before anyone boots.
-func (s *sim) startFaults() {
-	for i := range s.faults {
-		if f := &s.faults[i]; f.Start.Trigger == trial.AtStart && f.Start.Delay == 0 {
-			s.activate(i, true)
-		}
-	}
+// The simulator is the timeline's trial.Injector (view): faults act on it
+// as events at their instants.
+
+// At runs f at time at as a control event.
+func (v view) At(at time.Duration, f func()) {
+	s := v.s
+	s.actions = append(s.actions, f)
+	s.schedule(int64(at), classControl, payload{kind: evFault, gen: uint32(len(s.actions) - 1)})
 }
 
-// armFaults schedules every other start and heal, or queues it on its
-// trigger. Called once the run's initiations are scheduled.
-func (s *sim) armFaults() {
-	for i := range s.faults {
-		f := &s.faults[i]
-		if !(f.Start.Trigger == trial.AtStart && f.Start.Delay == 0) {
-			s.arm(f.Start, pend{i: i})
-		}
-		if f.End != nil {
-			s.arm(*f.End, pend{i: i, end: true})
-		}
-	}
+func (v view) Crash(p int, atStart, undetected bool) { v.s.crash(int32(p), atStart, undetected) }
+func (v view) Restart(p int)                         { v.s.restart(int32(p)) }
+func (v view) Pause(p int)                           { v.s.pause(int32(p)) }
+func (v view) Resume(p int)                          { v.s.resume(int32(p)) }
+
+// Suspect makes observer's detector suspect q, as a control event now.
+func (v view) Suspect(observer, q int) {
+	v.s.schedule(v.s.now, classControl, payload{kind: evSuspect, to: int32(observer), from: int32(q)})
 }
 
-func (s *sim) arm(w trial.When, p pend) {
-	switch w.Trigger {
-	case trial.AtStart:
-		s.fireFault(int64(w.Delay), p)
-	case trial.AtTime:
-		s.fireFault(int64(w.At)+int64(w.Delay), p)
-	case trial.AfterMessages:
-		s.afterMsgs = append(s.afterMsgs, p)
-	case trial.LeaderElected:
-		s.onElected = append(s.onElected, p)
-	case trial.ElectionStart:
-		s.onStart = append(s.onStart, p)
-	}
-}
-
-func (s *sim) fireFault(at int64, p pend) {
-	gen := uint32(p.i)
-	kind := evFault
-	if p.end {
-		kind = evFaultEnd
-	}
-	s.schedule(at, classControl, payload{kind: kind, gen: gen})
-}
-
-func (s *sim) when(p pend) trial.When {
-	if p.end {
-		return *s.faults[p.i].End
-	}
-	return s.faults[p.i].Start
-}
-
-// checkMessageTriggers fires faults armed for "after K messages".
-func (s *sim) checkMessageTriggers() {
-	kept := s.afterMsgs[:0]
-	for _, p := range s.afterMsgs {
-		if w := s.when(p); s.res.Messages >= w.K {
-			// A control event at this instant (plus delay), after the
-			// sending handler returns: a handler is atomic.
-			s.fireFault(s.now+int64(w.Delay), p)
-		} else {
-			kept = append(kept, p)
-		}
-	}
-	s.afterMsgs = kept
-}
-
-// leaderElected fires the faults waiting for the first decision.
-func (s *sim) leaderElected() {
-	for _, p := range s.onElected {
-		s.fireFault(s.now+int64(s.when(p).Delay), p)
-	}
-	s.onElected = nil
-}
-
-// electionStarted fires the faults waiting for the first initiation.
-func (s *sim) electionStarted() {
-	for _, p := range s.onStart {
-		s.fireFault(s.now+int64(s.when(p).Delay), p)
-	}
-	s.onStart = nil
-}
-
-// activate starts fault i now.
-func (s *sim) activate(i int, atStart bool) {
-	st := &s.fstate[i]
-	if st.state != fsPending {
-		return // healed before it started, or started already
-	}
-	st.state = fsActive
-	f := &s.faults[i]
-	v := view{s}
-	switch f.Effect {
-	case trial.EffCrash:
-		// Only the processes this fault crashes are its to restart.
-		for _, p := range s.validTargets(f.Targets(v)) {
-			if s.procs[p].alive {
-				st.targets = append(st.targets, p)
-			}
-		}
-		for _, p := range st.targets {
-			s.crash(int32(p), atStart, f.Undetected)
-		}
-		s.record(f, "", st.targets)
-	case trial.EffRestart:
-		st.targets = s.validTargets(f.Targets(v))
-		s.record(f, "", st.targets)
-		for _, p := range st.targets {
-			s.restart(int32(p))
-		}
-		st.state = fsDone
-		return
-	case trial.EffPause:
-		st.targets = s.validTargets(f.Targets(v))
-		s.record(f, "", st.targets)
-		for _, p := range st.targets {
-			s.pause(int32(p))
-		}
-	case trial.EffSuspect:
-		st.targets = s.validTargets(f.Targets(v))
-		var observers []int
-		if f.Observers != nil {
-			observers = s.validTargets(f.Observers(v))
-		} else {
-			observers = allPositions(s.n)
-		}
-		s.record(f, "", st.targets)
-		for _, o := range observers {
-			for _, q := range st.targets {
-				if o != q {
-					s.schedule(s.now, classControl, payload{kind: evSuspect, to: int32(o), from: int32(q)})
-				}
-			}
-		}
-		st.state = fsDone
-		return
-	default:
-		ls := f.Links(v)
-		a := &activeLink{f: f, index: i, has: ls.Has}
-		switch f.Effect {
-		case trial.EffBandwidth:
-			a.busy = map[uint64]int64{}
-		case trial.EffDataLimit:
-			a.sent = map[uint64]int64{}
-		}
-		st.link = a
-		s.links = append(s.links, a)
-		s.record(f, ls.Text, nil)
-	}
-	if f.For > 0 {
-		s.fireFault(s.now+int64(f.For), pend{i: i, end: true})
-	}
-}
-
-// heal ends fault i now; a fault healed before it started never starts.
-func (s *sim) heal(i int) {
-	st := &s.fstate[i]
-	if st.state != fsActive {
-		st.state = fsDone
-		return
-	}
-	st.state = fsDone
-	f := &s.faults[i]
-	switch f.Effect {
-	case trial.EffCrash:
-		s.recordEnd("restart", f, st.targets)
-		for _, p := range st.targets {
-			s.restart(int32(p))
-		}
-	case trial.EffPause:
-		s.recordEnd("resume", f, st.targets)
-		for _, p := range st.targets {
-			s.resume(int32(p))
-		}
-	default:
-		if st.link != nil {
-			for k, a := range s.links {
-				if a == st.link {
-					s.links = append(s.links[:k], s.links[k+1:]...)
-					break
-				}
-			}
-			st.link = nil
-		}
-		s.recordEnd("heal", f, nil)
-	}
-}
-
-// validTargets drops out-of-range positions and duplicates, keeping order.
-func (s *sim) validTargets(ps []int) []int {
-	out := ps[:0:0]
-	seen := map[int]bool{}
-	for _, p := range ps {
-		if p >= 0 && p < s.n && !seen[p] {
-			seen[p] = true
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-func (s *sim) record(f *trial.Fault, links string, targets []int) {
-	what := f.Name
-	if targets != nil || !f.Effect.OnLinks() {
-		what += "(" + positions(targets) + ")"
-	} else if links != "" {
-		what += "[" + links + "]"
-	}
+// Note records a start or heal in the schedule, and traces it.
+func (v view) Note(what string, traced bool) {
+	s := v.s
 	s.res.Faults = append(s.res.Faults, trial.FaultEvent{At: time.Duration(s.now), What: what})
-	if !s.isLegacy(f) {
-		s.emitFault(what)
-	}
-}
-
-// isLegacy reports whether f comes from Config.Crashes: those are traced
-// as "crash" events only.
-func (s *sim) isLegacy(f *trial.Fault) bool {
-	for i := range s.legacy {
-		if &s.faults[i] == f {
-			return true
-		}
-	}
-	return false
-}
-
-func (s *sim) emitFault(what string) {
-	if s.want.Has(trial.EvFault) {
+	if traced && s.want.Has(trial.EvFault) {
 		s.ev.Event(&trial.Event{At: time.Duration(s.now), Kind: trial.EvFault, What: what})
 	}
 }
 
-func (s *sim) recordEnd(verb string, f *trial.Fault, targets []int) {
-	what := verb
-	if verb == "heal" {
-		what += " " + f.Name
-	} else {
-		what += "(" + positions(targets) + ")"
-	}
-	s.res.Faults = append(s.res.Faults, trial.FaultEvent{At: time.Duration(s.now), What: what})
-	s.emitFault(what)
+// link puts a link effect in force.
+func (v view) link(l trial.LinkEffect, a activeLink) *activeLink {
+	a.index, a.has, a.toxicity = l.ID, l.Links.Has, l.Toxicity
+	v.s.links = append(v.s.links, &a)
+	return &a
 }
 
-// positions lists positions as "3" or "1,4,7", eliding long lists.
-func positions(ps []int) string {
-	const most = 8
-	var b strings.Builder
-	for i, p := range ps {
-		if i == most {
-			fmt.Fprintf(&b, ",+%d", len(ps)-most)
-			break
+// Heal ends link effect id.
+func (v view) Heal(id int) {
+	s := v.s
+	for k, a := range s.links {
+		if a.index == id {
+			s.links = append(s.links[:k], s.links[k+1:]...)
+			return
 		}
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(strconv.Itoa(p))
 	}
-	return b.String()
+}
+
+func (v view) Cut(l trial.LinkEffect) { v.link(l, activeLink{eff: trial.EffCut}) }
+func (v view) Delay(l trial.LinkEffect, latency, jitter time.Duration) {
+	v.link(l, activeLink{eff: trial.EffDelay, latency: latency, jitter: jitter})
+}
+func (v view) Throttle(l trial.LinkEffect, rate int64) {
+	v.link(l, activeLink{eff: trial.EffBandwidth, rate: rate, busy: map[uint64]int64{}})
+}
+func (v view) Slice(l trial.LinkEffect, size, variation int64, delay time.Duration) {
+	v.link(l, activeLink{eff: trial.EffSlicer, sliceSize: size, sliceVariation: variation, sliceDelay: delay})
+}
+func (v view) Limit(l trial.LinkEffect, bytes int64) {
+	v.link(l, activeLink{eff: trial.EffDataLimit, bytes: bytes, sent: map[uint64]int64{}})
+}
+func (v view) Lose(l trial.LinkEffect, p float64) {
+	v.link(l, activeLink{eff: trial.EffLoss, p: p})
+}
+func (v view) Duplicate(l trial.LinkEffect, p float64) {
+	v.link(l, activeLink{eff: trial.EffDuplicate, p: p})
+}
+func (v view) Reorder(l trial.LinkEffect, p float64, hold time.Duration) {
+	v.link(l, activeLink{eff: trial.EffReorder, p: p, latency: hold})
+}
+func (v view) Relatency(l trial.LinkEffect, model trial.Latency) {
+	v.link(l, activeLink{eff: trial.EffLinkModel, model: model})
 }
 
 // affects reports whether active link effect a applies to the link from→to:
@@ -396,7 +199,7 @@ func (s *sim) affects(a *activeLink, from, to int32) bool {
 	if !a.has(int(from), int(to)) {
 		return false
 	}
-	tox := a.f.Toxicity
+	tox := a.toxicity
 	if tox <= 0 || tox >= 1 {
 		return true
 	}
@@ -427,52 +230,51 @@ func (s *sim) route(from, to int32, m *nodes.Message, ord uint64, size int64) {
 		if !s.affects(a, from, to) {
 			continue
 		}
-		f := a.f
 		link := uint64(from)<<32 | uint64(uint32(to))
-		switch f.Effect {
+		switch a.eff {
 		case trial.EffCut:
 			lost = true
 		case trial.EffLoss:
-			if s.faultRand().Float64() < f.P {
+			if s.faultRand().Float64() < a.p {
 				lost = true
 			}
 		case trial.EffDelay:
-			d := int64(f.Latency)
-			if f.Jitter > 0 {
-				d += s.faultRand().Int64N(2*int64(f.Jitter)+1) - int64(f.Jitter)
+			d := int64(a.latency)
+			if a.jitter > 0 {
+				d += s.faultRand().Int64N(2*int64(a.jitter)+1) - int64(a.jitter)
 			}
 			extra += max(d, 0)
 		case trial.EffBandwidth:
 			start := max(s.now, a.busy[link])
-			done := start + size*int64(time.Second)/f.Rate
+			done := start + size*int64(time.Second)/a.rate
 			a.busy[link] = done
 			extra += done - s.now
 		case trial.EffSlicer:
 			slices := int64(0)
 			for left := size; left > 0; slices++ {
-				sz := f.SliceSize
-				if f.SliceVariation > 0 {
-					sz += s.faultRand().Int64N(2*f.SliceVariation+1) - f.SliceVariation
+				sz := a.sliceSize
+				if a.sliceVariation > 0 {
+					sz += s.faultRand().Int64N(2*a.sliceVariation+1) - a.sliceVariation
 				}
 				left -= sz
 			}
-			extra += max(slices-1, 0) * int64(f.SliceDelay)
+			extra += max(slices-1, 0) * int64(a.sliceDelay)
 		case trial.EffDuplicate:
-			if s.faultRand().Float64() < f.P {
+			if s.faultRand().Float64() < a.p {
 				dup = true
 			}
 		case trial.EffReorder:
-			if s.faultRand().Float64() < f.P {
+			if s.faultRand().Float64() < a.p {
 				overtake = true
-				extra += s.faultRand().Int64N(int64(f.Latency) + 1)
+				extra += s.faultRand().Int64N(int64(a.latency) + 1)
 			}
 		case trial.EffDataLimit:
 			a.sent[link] += size
-			if a.sent[link] > f.Bytes {
+			if a.sent[link] > a.bytes {
 				lost = true
 			}
 		case trial.EffLinkModel:
-			model = f.Model
+			model = a.model
 		}
 	}
 	if lost {
@@ -536,7 +338,7 @@ func (s *sim) intercept(to, from int32, ord uint64, m *nodes.Message) bool {
 		return true
 	}
 	for _, a := range s.links {
-		if a.f.Effect == trial.EffCut && s.affects(a, from, to) {
+		if a.eff == trial.EffCut && s.affects(a, from, to) {
 			s.lose(from, to, ord, m)
 			return true
 		}

@@ -7,22 +7,6 @@ import (
 	"github.com/electbench/electbench/nodes/trial"
 )
 
-// crashFault turns a crash into one of the first faults of the timeline:
-// the same engine applies crashes from the command line and from scenarios.
-func crashFault(c trial.Crash) trial.Fault {
-	pos := c.Pos
-	return trial.Fault{
-		Effect: trial.EffCrash, Name: "crash",
-		Start: trial.When{Trigger: c.When, At: c.At, K: c.K},
-		Targets: func(v trial.View) []int {
-			if pos == trial.CurrentLeader {
-				return []int{v.(view).s.currentLeader()}
-			}
-			return []int{pos}
-		},
-	}
-}
-
 // currentLeader is the process named by the latest decision, or the highest
 // alive process when nobody has decided.
 func (s *sim) currentLeader() int {

@@ -7,6 +7,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/electbench/electbench/chaos"
 	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/trial"
 )
@@ -18,8 +19,7 @@ const (
 	evInitiate
 	evSuspect   // to suspects from
 	evHeartbeat // detector tick of process to (gen: its incarnation)
-	evFault     // fault number gen starts
-	evFaultEnd  // fault number gen heals
+	evFault     // the fault timeline's action number gen
 )
 
 type payload struct {
@@ -64,9 +64,7 @@ type sim struct {
 	det         trial.Detector
 	detRand     *rand.Rand
 	hb          *heartbeats
-	afterMsgs   []pend // faults waiting for a message count
-	onElected   []pend // faults waiting for the first decision
-	phased      bool   // machines implement nodes.Phased
+	phased      bool // machines implement nodes.Phased
 
 	// Background events (heartbeat ticks and pings) do not keep a run
 	// alive: it comes to rest when no other event is pending and nothing
@@ -83,15 +81,14 @@ type sim struct {
 
 	// Faults (effects.go), kept after the hot fields.
 	newMachine  func() nodes.Machine
-	faults      []trial.Fault // Config.Crashes, then Config.Faults
-	legacy      int           // the first legacy faults come from Config.Crashes: traced as "crash" events only
-	fstate      []faultState
-	links       []*activeLink // link effects in force, in activation order
-	onStart     []pend        // faults waiting for the first initiation
-	paused      []bool        // by position; nil without pause faults
-	held        [][]held      // events withheld from paused processes
-	incarnation []uint32      // by position: restarts, for heartbeat ticks
-	fr          *rand.Rand    // the fault stream
+	tl          *chaos.Timeline // Config.Crashes and Config.Faults; nil without any
+	tlSends     bool            // the timeline counts election messages
+	actions     []func()        // the timeline's scheduled actions, by evFault gen
+	links       []*activeLink   // link effects in force, in activation order
+	paused      []bool          // by position; nil without pause faults
+	held        [][]held        // events withheld from paused processes
+	incarnation []uint32        // by position: restarts, for heartbeat ticks
+	fr          *rand.Rand      // the fault stream
 }
 
 // Run executes one trial and returns what the runtime counted. It fails only
@@ -201,7 +198,9 @@ func (s *sim) buildPeers() {
 func (s *sim) run() {
 	// Faults at the start happen before anyone boots: a crashed process
 	// never starts, and exactly the initiators suspect it at time 0.
-	s.startFaults()
+	if s.tl != nil {
+		s.tl.Begin(view{s})
+	}
 	// Boot every live process, then the workload's initiations, all at time 0.
 	if s.cfg.Algorithm.StartsAll {
 		s.res.FirstInitiation = 0
@@ -217,9 +216,9 @@ func (s *sim) run() {
 	for _, p := range s.cfg.Initiators {
 		s.schedule(0, classControl, payload{kind: evInitiate, to: int32(p)})
 	}
-	s.armFaults()
-	if s.cfg.Algorithm.StartsAll && len(s.onStart) > 0 {
-		s.electionStarted()
+	if s.tl != nil {
+		s.tl.Arm(s.cfg.Algorithm.StartsAll)
+		s.tlSends = s.tl.WantsSends()
 	}
 	s.scheduleFalseSuspicions()
 	if s.hb != nil {
@@ -288,10 +287,7 @@ func (s *sim) run() {
 			s.suspect(p.to, p.from)
 		case evFault:
 			s.popped()
-			s.activate(int(p.gen), false)
-		case evFaultEnd:
-			s.popped()
-			s.heal(int(p.gen))
+			s.actions[p.gen]()
 		case evHeartbeat:
 			s.heartbeat(p.to, p.gen)
 		}
@@ -330,8 +326,8 @@ func (s *sim) initiate(p int32) {
 	if !s.procs[p].alive {
 		return
 	}
-	if s.res.Initiated(time.Duration(s.now)) && len(s.onStart) > 0 {
-		s.electionStarted()
+	if s.res.Initiated(time.Duration(s.now)) && s.tl != nil {
+		s.tl.Initiated()
 	}
 	s.emitProc(trial.EvInitiate, p)
 	s.procs[p].m.Initiate(&s.procs[p])
@@ -437,8 +433,8 @@ func (s *sim) send(from int32, to nodes.PeerID, m *nodes.Message) {
 		panic(fmt.Sprintf("sim: %s sent an unregistered message kind %d", s.cfg.Algorithm.Name, m.Kind))
 	}
 	size := int64(m.EncodedSize())
-	if s.res.CountSend(m.Kind, size) && len(s.afterMsgs) > 0 {
-		s.checkMessageTriggers()
+	if s.res.CountSend(m.Kind, size) && s.tlSends {
+		s.tl.Sent(s.res.Messages)
 	}
 	if s.faulty {
 		s.sendFaulty(from, int32(to), m, size)
@@ -541,8 +537,8 @@ func (s *sim) decide(p int32, leader nodes.Rank) {
 	if s.want.Has(trial.EvDecide) {
 		s.ev.Event(&trial.Event{At: time.Duration(s.now), Kind: trial.EvDecide, P: p, Leader: leader})
 	}
-	if len(s.onElected) > 0 {
-		s.leaderElected()
+	if s.tl != nil {
+		s.tl.Decided()
 	}
 }
 

@@ -2,7 +2,7 @@ package trial
 
 import "time"
 
-// Injector is how a fault timeline (chaos.Timeline) acts on a running
+// Injector is how the fault timeline (chaos.Timeline) acts on a running
 // trial. Each runtime implements it over its own world: the simulator with
 // events in its queue, the live harness with signals, its control channel
 // and Toxiproxy. Every method acts now, at the runtime's current time, and
@@ -90,38 +90,4 @@ type Reorderer interface {
 // Relatencer draws the links' latency from model instead of the run's.
 type Relatencer interface {
 	Relatency(l LinkEffect, model Latency)
-}
-
-// Timeline is a trial's fault schedule, run by the runtime: it says when
-// each fault starts and heals and resolves its targets, and acts through
-// the runtime's Injector. chaos.Timeline is the one implementation.
-//
-// The runtime calls Begin before any process boots, Arm once the
-// workload's initiations are scheduled, and feeds it, as they happen, the
-// events its triggers wait for (Kinds: the first initiation, the first
-// decision, election messages sent) through Event. Events a timeline does
-// not want now are not built.
-type Timeline interface {
-	Sink
-	Selective
-	// Needs says what the runtime must prepare before the run.
-	Needs() Needs
-	// Begin applies the faults that start before anyone boots.
-	Begin(inj Injector)
-	// Arm schedules every other start and heal, or waits for its trigger.
-	// startsAll says every process initiates as it boots: the election
-	// starts at time 0.
-	Arm(startsAll bool)
-}
-
-// Needs is what a timeline's faults require of the runtime.
-type Needs struct {
-	// Links: some fault shapes or cuts links, so every message looks at
-	// the link effects in force.
-	Links bool
-	// Reorder: some fault can change a message's latency, so delivery
-	// order may differ from send order.
-	Reorder bool
-	// Pause: some fault pauses processes.
-	Pause bool
 }

@@ -1,0 +1,421 @@
+package chaos
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/electbench/electbench/nodes/trial"
+)
+
+// Timeline is the one fault engine: it runs a trial's fault timeline on
+// either runtime. It decides when each fault starts and heals (at the
+// start, at a time, or at a trigger: election-start, leader-elected,
+// after-messages), resolves its targets against the world as it is then,
+// records the schedule, and acts only through the runtime's
+// trial.Injector. The runtime owns the clock and the per-message shaping of
+// links; the timeline owns everything else.
+//
+// A runtime calls Begin before any process boots, Arm once the workload's
+// initiations are scheduled, and then, as they happen, Initiated (every
+// initiation), Decided (every decision) and, when WantsSends, Sent (every
+// message sent, with the run's count of election messages so far).
+type Timeline struct {
+	faults []trial.Fault // the crashes, then the faults
+	legacy int           // faults[:legacy] come from the crashes: scheduled, not traced
+	state  []faultState
+	inj    trial.Injector
+
+	afterMsgs []pend // waiting for a message count
+	onElected []pend // waiting for the first decision
+	onStart   []pend // waiting for the first initiation
+	sends     bool   // some start or heal waits for a message count
+}
+
+type faultState struct {
+	state   uint8
+	targets []int // resolved process targets
+}
+
+// fault states
+const (
+	fsPending uint8 = iota
+	fsActive
+	fsDone
+)
+
+// pend is a fault start (or heal) waiting for a trigger.
+type pend struct {
+	i   int
+	end bool
+}
+
+// NewTimeline validates a trial's crashes and faults and prepares their
+// timeline: the crashes (the --crash flag's) first, as crash faults, then
+// the faults. It returns nil when there is nothing to run.
+func NewTimeline(crashes []trial.Crash, faults []trial.Fault) (*Timeline, error) {
+	if len(crashes) == 0 && len(faults) == 0 {
+		return nil, nil
+	}
+	t := &Timeline{}
+	for _, c := range crashes {
+		t.faults = append(t.faults, crashFault(c))
+	}
+	t.legacy = len(t.faults)
+	for i := range faults {
+		f := faults[i]
+		if err := f.Validate(); err != nil {
+			return nil, fmt.Errorf("fault %d (%s): %w", i, f.Name, err)
+		}
+		if f.Name == "" {
+			f.Name = f.Effect.String()
+		}
+		t.faults = append(t.faults, f)
+	}
+	for i := range t.faults {
+		f := &t.faults[i]
+		t.sends = t.sends || f.Start.Trigger == trial.AfterMessages || f.End != nil && f.End.Trigger == trial.AfterMessages
+	}
+	t.state = make([]faultState, len(t.faults))
+	return t, nil
+}
+
+// crashFault is a crash as a crash fault: the same engine applies crashes
+// from the command line and from scenarios.
+func crashFault(c trial.Crash) trial.Fault {
+	pos := c.Pos
+	return trial.Fault{
+		Effect: trial.EffCrash, Name: "crash",
+		Start: trial.When{Trigger: c.When, At: c.At, K: c.K},
+		Targets: func(v trial.View) []int {
+			if pos == trial.CurrentLeader {
+				return []int{currentLeader(v)}
+			}
+			return []int{pos}
+		},
+	}
+}
+
+// currentLeader is the process named by the latest decision, or the highest
+// live process when nobody has decided.
+func currentLeader(v trial.View) int {
+	if p := v.Leader(); p >= 0 {
+		return p
+	}
+	best := -1
+	for p := range v.N() {
+		if v.Alive(p) && (best < 0 || v.Rank(best).Less(v.Rank(p))) {
+			best = p
+		}
+	}
+	return max(best, 0)
+}
+
+// Needs is what the timeline's faults require of the runtime.
+type Needs struct {
+	// Links: some fault (not a --crash crash) is in the timeline, so every
+	// message looks at the link effects in force.
+	Links bool
+	// Reorder: some fault can change a message's latency, so delivery
+	// order may differ from send order.
+	Reorder bool
+	// Pause: some fault pauses processes.
+	Pause bool
+}
+
+// Needs says what the runtime must prepare before the run.
+func (t *Timeline) Needs() Needs {
+	var n Needs
+	if t == nil {
+		return n
+	}
+	n.Links = len(t.faults) > t.legacy
+	for _, f := range t.faults[t.legacy:] {
+		n.Reorder = n.Reorder || f.Effect.Delays()
+		n.Pause = n.Pause || f.Effect == trial.EffPause
+	}
+	return n
+}
+
+// WantsSends reports whether the timeline needs Sent for every message.
+func (t *Timeline) WantsSends() bool { return t != nil && t.sends }
+
+// Begin applies the faults that start before anyone boots.
+func (t *Timeline) Begin(inj trial.Injector) {
+	t.inj = inj
+	for i := range t.faults {
+		if f := &t.faults[i]; f.Start.Trigger == trial.AtStart && f.Start.Delay == 0 {
+			t.activate(i, true)
+		}
+	}
+}
+
+// Arm schedules every other start and heal, or queues it on its trigger.
+// startsAll says every process initiated as it booted: the election
+// started at time 0.
+func (t *Timeline) Arm(startsAll bool) {
+	for i := range t.faults {
+		f := &t.faults[i]
+		if !(f.Start.Trigger == trial.AtStart && f.Start.Delay == 0) {
+			t.arm(f.Start, pend{i: i})
+		}
+		if f.End != nil {
+			t.arm(*f.End, pend{i: i, end: true})
+		}
+	}
+	if startsAll {
+		t.fireAll(&t.onStart)
+	}
+}
+
+// Initiated is told of every initiation; the first starts the election.
+func (t *Timeline) Initiated() { t.fireAll(&t.onStart) }
+
+// Decided is told of every decision; the first elects a leader.
+func (t *Timeline) Decided() { t.fireAll(&t.onElected) }
+
+// Sent is told, after an election message is sent, how many the run has
+// sent so far: faults waiting for that many fire after the sending handler
+// returns (a handler is atomic).
+func (t *Timeline) Sent(messages int64) {
+	if len(t.afterMsgs) == 0 {
+		return
+	}
+	kept := t.afterMsgs[:0]
+	for _, p := range t.afterMsgs {
+		if w := t.when(p); messages >= w.K {
+			t.fire(t.inj.Now()+w.Delay, p)
+		} else {
+			kept = append(kept, p)
+		}
+	}
+	t.afterMsgs = kept
+}
+
+func (t *Timeline) fireAll(ps *[]pend) {
+	if len(*ps) == 0 {
+		return
+	}
+	for _, p := range *ps {
+		t.fire(t.inj.Now()+t.when(p).Delay, p)
+	}
+	*ps = nil
+}
+
+func (t *Timeline) arm(w trial.When, p pend) {
+	switch w.Trigger {
+	case trial.AtStart:
+		t.fire(w.Delay, p)
+	case trial.AtTime:
+		t.fire(w.At+w.Delay, p)
+	case trial.AfterMessages:
+		t.afterMsgs = append(t.afterMsgs, p)
+	case trial.LeaderElected:
+		t.onElected = append(t.onElected, p)
+	case trial.ElectionStart:
+		t.onStart = append(t.onStart, p)
+	}
+}
+
+func (t *Timeline) fire(at time.Duration, p pend) {
+	if p.end {
+		t.inj.At(at, func() { t.heal(p.i) })
+	} else {
+		t.inj.At(at, func() { t.activate(p.i, false) })
+	}
+}
+
+func (t *Timeline) when(p pend) trial.When {
+	if p.end {
+		return *t.faults[p.i].End
+	}
+	return t.faults[p.i].Start
+}
+
+// activate starts fault i now.
+func (t *Timeline) activate(i int, atStart bool) {
+	st := &t.state[i]
+	if st.state != fsPending {
+		return // healed before it started, or started already
+	}
+	st.state = fsActive
+	f := &t.faults[i]
+	inj := t.inj
+	switch f.Effect {
+	case trial.EffCrash:
+		// Only the processes this fault crashes are its to restart.
+		for _, p := range t.validTargets(f.Targets(inj)) {
+			if inj.Alive(p) {
+				st.targets = append(st.targets, p)
+			}
+		}
+		for _, p := range st.targets {
+			inj.Crash(p, atStart, f.Undetected)
+		}
+		t.note(i, "", st.targets)
+	case trial.EffRestart:
+		st.targets = t.validTargets(f.Targets(inj))
+		t.note(i, "", st.targets)
+		for _, p := range st.targets {
+			inj.Restart(p)
+		}
+		st.state = fsDone
+		return
+	case trial.EffPause:
+		st.targets = t.validTargets(f.Targets(inj))
+		t.note(i, "", st.targets)
+		for _, p := range st.targets {
+			inj.Pause(p)
+		}
+	case trial.EffSuspect:
+		st.targets = t.validTargets(f.Targets(inj))
+		var observers []int
+		if f.Observers != nil {
+			observers = t.validTargets(f.Observers(inj))
+		} else {
+			observers = allOf(inj.N())
+		}
+		t.note(i, "", st.targets)
+		for _, o := range observers {
+			for _, q := range st.targets {
+				if o != q {
+					inj.Suspect(o, q)
+				}
+			}
+		}
+		st.state = fsDone
+		return
+	default:
+		ls := f.Links(inj)
+		shape(inj, f, trial.LinkEffect{ID: i, Links: ls, Toxicity: f.Toxicity})
+		t.note(i, ls.Text, nil)
+	}
+	if f.For > 0 {
+		t.fire(inj.Now()+f.For, pend{i: i, end: true})
+	}
+}
+
+// shape puts a link effect in force through the runtime's link-shaping
+// interfaces. A fault whose interface the runtime lacks was refused before
+// the run (Check).
+func shape(inj trial.Injector, f *trial.Fault, l trial.LinkEffect) {
+	switch f.Effect {
+	case trial.EffCut:
+		inj.Cut(l)
+	case trial.EffDelay:
+		inj.(trial.Delayer).Delay(l, f.Latency, f.Jitter)
+	case trial.EffBandwidth:
+		inj.(trial.Throttler).Throttle(l, f.Rate)
+	case trial.EffSlicer:
+		inj.(trial.Slicer).Slice(l, f.SliceSize, f.SliceVariation, f.SliceDelay)
+	case trial.EffLoss:
+		inj.(trial.Loser).Lose(l, f.P)
+	case trial.EffDuplicate:
+		inj.(trial.Duplicator).Duplicate(l, f.P)
+	case trial.EffReorder:
+		inj.(trial.Reorderer).Reorder(l, f.P, f.Latency)
+	case trial.EffDataLimit:
+		inj.(trial.Limiter).Limit(l, f.Bytes)
+	case trial.EffLinkModel:
+		inj.(trial.Relatencer).Relatency(l, f.Model)
+	}
+}
+
+// Check reports the first fault the runtime behind inj cannot apply: a
+// link effect whose shaping interface it does not implement.
+func (t *Timeline) Check(inj trial.Injector) error {
+	if t == nil {
+		return nil
+	}
+	for i := range t.faults {
+		f := &t.faults[i]
+		ok := true
+		switch f.Effect {
+		case trial.EffDelay:
+			_, ok = inj.(trial.Delayer)
+		case trial.EffBandwidth:
+			_, ok = inj.(trial.Throttler)
+		case trial.EffSlicer:
+			_, ok = inj.(trial.Slicer)
+		case trial.EffLoss:
+			_, ok = inj.(trial.Loser)
+		case trial.EffDuplicate:
+			_, ok = inj.(trial.Duplicator)
+		case trial.EffReorder:
+			_, ok = inj.(trial.Reorderer)
+		case trial.EffDataLimit:
+			_, ok = inj.(trial.Limiter)
+		case trial.EffLinkModel:
+			_, ok = inj.(trial.Relatencer)
+		}
+		if !ok {
+			return fmt.Errorf("fault %d (%s): this runtime cannot apply %s to links", i, f.Name, f.Effect)
+		}
+	}
+	return nil
+}
+
+// heal ends fault i now; a fault healed before it started never starts.
+func (t *Timeline) heal(i int) {
+	st := &t.state[i]
+	if st.state != fsActive {
+		st.state = fsDone
+		return
+	}
+	st.state = fsDone
+	f := &t.faults[i]
+	switch f.Effect {
+	case trial.EffCrash:
+		t.noteEnd("restart", i, st.targets)
+		for _, p := range st.targets {
+			t.inj.Restart(p)
+		}
+	case trial.EffPause:
+		t.noteEnd("resume", i, st.targets)
+		for _, p := range st.targets {
+			t.inj.Resume(p)
+		}
+	default:
+		if f.Effect != trial.EffNone {
+			t.inj.Heal(i)
+		}
+		t.noteEnd("heal", i, nil)
+	}
+}
+
+// validTargets drops out-of-range positions and duplicates, keeping order.
+func (t *Timeline) validTargets(ps []int) []int {
+	out := ps[:0:0]
+	seen := map[int]bool{}
+	n := t.inj.N()
+	for _, p := range ps {
+		if p >= 0 && p < n && !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// note records fault i starting: "crash(3)", "partition(halves)[0,1|2,3]".
+// The --crash flag's crashes are scheduled but not traced as faults.
+func (t *Timeline) note(i int, links string, targets []int) {
+	f := &t.faults[i]
+	what := f.Name
+	if targets != nil || !f.Effect.OnLinks() {
+		what += "(" + positions(targets) + ")"
+	} else if links != "" {
+		what += "[" + links + "]"
+	}
+	t.inj.Note(what, i >= t.legacy)
+}
+
+// noteEnd records fault i healing: "restart(3)", "resume(1)", "heal latency".
+func (t *Timeline) noteEnd(verb string, i int, targets []int) {
+	what := verb
+	if verb == "heal" {
+		what += " " + t.faults[i].Name
+	} else {
+		what += "(" + positions(targets) + ")"
+	}
+	t.inj.Note(what, true)
+}
