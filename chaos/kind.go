@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/electbench/electbench/nodes/trial"
 	yaml "go.yaml.in/yaml/v4"
 )
 
@@ -49,6 +51,11 @@ type Kind struct {
 	// the node's link layer.
 	Live   string
 	Params []field[Fault] // kind-specific parameters
+	// Effect is its behaviour: the timeline fault it compiles to for mean
+	// latency T (trial.Fault's effect and parameters; Compile fills in
+	// the name, triggers and selectors). The timeline applies it through
+	// the runtime's trial.Injector.
+	Effect func(f *Fault, tf *trial.Fault, T time.Duration)
 }
 
 // ParamDocs documents the kind's own parameters.
@@ -63,7 +70,7 @@ var kinds = map[string]*Kind{}
 // Register adds a fault kind; it panics on a duplicate or incomplete entry
 // (registration happens in init, so a mistake is a bug).
 func Register(k Kind) {
-	if k.Name == "" || k.Class == 0 || k.Summary == "" || k.Sim == "" || k.Live == "" {
+	if k.Name == "" || k.Class == 0 || k.Summary == "" || k.Sim == "" || k.Live == "" || k.Effect == nil {
 		panic("chaos: incomplete fault kind " + k.Name)
 	}
 	if kinds[k.Name] != nil {

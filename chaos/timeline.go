@@ -317,6 +317,12 @@ func shape(inj trial.Injector, f *trial.Fault, l trial.LinkEffect) {
 		inj.(trial.Limiter).Limit(l, f.Bytes)
 	case trial.EffLinkModel:
 		inj.(trial.Relatencer).Relatency(l, f.Model)
+	case trial.EffBlackhole:
+		inj.(trial.Blackholer).Blackhole(l, f.Timeout)
+	case trial.EffReset:
+		inj.(trial.Resetter).Reset(l, f.Timeout)
+	case trial.EffSlowClose:
+		inj.(trial.SlowCloser).SlowClose(l, f.CloseDelay)
 	}
 }
 
@@ -346,6 +352,12 @@ func (t *Timeline) Check(inj trial.Injector) error {
 			_, ok = inj.(trial.Limiter)
 		case trial.EffLinkModel:
 			_, ok = inj.(trial.Relatencer)
+		case trial.EffBlackhole:
+			_, ok = inj.(trial.Blackholer)
+		case trial.EffReset:
+			_, ok = inj.(trial.Resetter)
+		case trial.EffSlowClose:
+			_, ok = inj.(trial.SlowCloser)
 		}
 		if !ok {
 			return fmt.Errorf("fault %d (%s): this runtime cannot apply %s to links", i, f.Name, f.Effect)

@@ -187,7 +187,7 @@ func RunTrial(t Trial, trace io.Writer) (row reports.Row) {
 		Algorithm: a.Alg, Variant: a.Variant, Params: a.Params,
 		Ranks: ranks, Initiators: initiators, Latency: s.Latency,
 		Seed: t.Seed, Deadline: s.Deadline,
-		Crashes: crashes, Detector: s.Detector, Faults: s.simFaults(s.Latency.Mean()),
+		Crashes: crashes, Detector: s.Detector, Faults: s.timelineFaults(s.Latency.Mean()),
 	}
 	checker, err := NewChecker(&cfg, s.Latency.Mean())
 	if err != nil {

@@ -255,15 +255,6 @@ faults:
 	}
 }
 
-// Every registered fault kind has its effect in the simulator.
-func TestEveryKindRunsOnSim(t *testing.T) {
-	for _, k := range chaos.Kinds() {
-		if simEffects[k.Name] == nil {
-			t.Errorf("fault kind %s has no simulator effect", k.Name)
-		}
-	}
-}
-
 // A scenario of every kind runs, and its trace records the faults.
 func TestEveryKindInATrial(t *testing.T) {
 	var b strings.Builder

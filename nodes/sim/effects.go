@@ -189,6 +189,29 @@ func (v view) Duplicate(l trial.LinkEffect, p float64) {
 func (v view) Reorder(l trial.LinkEffect, p float64, hold time.Duration) {
 	v.link(l, activeLink{eff: trial.EffReorder, p: p, latency: hold})
 }
+// Blackhole stops all data: at the message level, a cut. Closing the
+// connection after a timeout changes nothing there.
+func (v view) Blackhole(l trial.LinkEffect, _ time.Duration) { v.Cut(l) }
+
+// Reset cuts the links timeout after the fault starts: a reset connection
+// loses its buffers (the live link layer reconnects, and the reset repeats
+// while the toxic holds).
+func (v view) Reset(l trial.LinkEffect, timeout time.Duration) {
+	if timeout <= 0 {
+		v.Cut(l)
+		return
+	}
+	s := v.s
+	a := &activeLink{eff: trial.EffNone, index: l.ID, has: l.Links.Has, toxicity: l.Toxicity}
+	s.links = append(s.links, a) // inert until the reset: Heal before it removes it
+	v.At(time.Duration(s.now)+timeout, func() { a.eff = trial.EffCut })
+}
+
+// SlowClose has no effect: simulated links never close.
+func (v view) SlowClose(l trial.LinkEffect, _ time.Duration) {
+	v.link(l, activeLink{eff: trial.EffNone})
+}
+
 func (v view) Relatency(l trial.LinkEffect, model trial.Latency) {
 	v.link(l, activeLink{eff: trial.EffLinkModel, model: model})
 }

@@ -34,11 +34,14 @@ const (
 	EffReorder   // with probability P a message is held back up to Latency and may be overtaken
 	EffDataLimit // the link carries Bytes bytes, then loses everything until healed
 	EffLinkModel // the link's latency is drawn from Model instead of the run's model
-	EffNone      // recorded in the schedule only (a toxic with no message-level equivalent)
+	EffNone      // recorded in the schedule only
+	EffBlackhole // all data on the link stops (Toxiproxy's timeout toxic; closed after Timeout if set)
+	EffReset     // connections are reset (TCP RST) Timeout after the fault starts
+	EffSlowClose // closing a connection is delayed by CloseDelay
 )
 
 var effectNames = [...]string{"", "crash", "restart", "pause", "suspect", "cut", "delay", "bandwidth",
-	"slicer", "loss", "duplicate", "reorder", "data-limit", "link-latency", "none"}
+	"slicer", "loss", "duplicate", "reorder", "data-limit", "link-latency", "none", "blackhole", "reset", "slow-close"}
 
 func (e Effect) String() string {
 	if int(e) < len(effectNames) && e > 0 {
@@ -48,7 +51,7 @@ func (e Effect) String() string {
 }
 
 // OnLinks reports whether the effect acts on links rather than processes.
-func (e Effect) OnLinks() bool { return e >= EffCut && e <= EffNone }
+func (e Effect) OnLinks() bool { return e >= EffCut && e <= EffSlowClose }
 
 // Delays reports whether the effect can change a message's latency, so
 // that delivery order may differ from send order.
@@ -127,6 +130,8 @@ type Fault struct {
 	SliceDelay     time.Duration // EffSlicer: between two slices
 	Model          Latency       // EffLinkModel
 	Undetected     bool          // EffCrash: no detector ever suspects it (an incomplete detector)
+	Timeout        time.Duration // EffBlackhole: when the connection is closed (0: never); EffReset: when the reset happens
+	CloseDelay     time.Duration // EffSlowClose: how long a close is delayed
 
 }
 
@@ -147,7 +152,7 @@ func (f *Fault) Validate() error {
 		}
 	}
 	switch {
-	case f.Effect < EffCrash || f.Effect > EffNone:
+	case f.Effect < EffCrash || f.Effect > EffSlowClose:
 		return fmt.Errorf("unknown effect %d", f.Effect)
 	case f.For < 0:
 		return fmt.Errorf("negative duration %v", f.For)
@@ -169,6 +174,8 @@ func (f *Fault) Validate() error {
 		return errors.New("a link latency override needs a model")
 	case f.Latency < 0 || f.Jitter < 0:
 		return errors.New("negative latency or jitter")
+	case f.Timeout < 0 || f.CloseDelay < 0:
+		return errors.New("negative timeout or close delay")
 	}
 	return nil
 }

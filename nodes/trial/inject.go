@@ -10,7 +10,7 @@ import "time"
 //
 // Link effects beyond cutting are optional, each its own small interface
 // (Delayer, Throttler, Slicer, Limiter, Loser, Duplicator, Reorderer,
-// Relatencer) detected by type assertion, as Toxiproxy's toxics are: a
+// Blackholer, Resetter, SlowCloser, Relatencer) detected by type assertion, as Toxiproxy's toxics are: a
 // runtime that cannot shape links a way says so by not implementing it, and
 // the timeline refuses such a fault before the run.
 type Injector interface {
@@ -85,6 +85,23 @@ type Duplicator interface {
 // that later ones may overtake it.
 type Reorderer interface {
 	Reorder(l LinkEffect, p float64, hold time.Duration)
+}
+
+// Blackholer stops all data on the links; after timeout (if not zero) the
+// connections are closed.
+type Blackholer interface {
+	Blackhole(l LinkEffect, timeout time.Duration)
+}
+
+// Resetter resets the links' connections timeout after the effect starts,
+// and again while it holds.
+type Resetter interface {
+	Reset(l LinkEffect, timeout time.Duration)
+}
+
+// SlowCloser delays the closing of the links' connections by delay.
+type SlowCloser interface {
+	SlowClose(l LinkEffect, delay time.Duration)
 }
 
 // Relatencer draws the links' latency from model instead of the run's.

@@ -1,0 +1,64 @@
+package chaos
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/electbench/electbench/nodes/trial"
+)
+
+// Every registered kind compiles, with its required parameters, to a valid
+// timeline fault that acts on what its class says (processes or links) and
+// keeps its triggers and its duration.
+func TestEveryKindCompiles(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("name: kinds\nalgorithms: [bully]\nnodes: 6\nfaults:\n")
+	for _, k := range Kinds() {
+		line := "  - {kind: " + k.Name + ", at: 2T"
+		switch k.Class {
+		case ProcessFault, DetectorFault:
+			line += ", target: 1"
+		case PartitionFault:
+			line += ", shape: halves"
+		}
+		for _, p := range k.ParamDocs() {
+			if p.Required {
+				switch p.Type {
+				case "duration":
+					line += ", " + p.Name + ": 1T"
+				case "probability":
+					line += ", " + p.Name + ": 0.5"
+				default:
+					line += ", " + p.Name + ": 100"
+				}
+			}
+		}
+		if k.Heals != "" {
+			line += ", for: 5T"
+		}
+		b.WriteString(line + "}\n")
+	}
+	scs, err := Parse("kinds.yaml", []byte(b.String()))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, b.String())
+	}
+	const T = time.Millisecond
+	for i := range scs[0].Faults {
+		f := &scs[0].Faults[i]
+		tf := f.Compile(T)
+		if err := tf.Validate(); err != nil {
+			t.Errorf("%s compiles to an invalid fault: %v", f.Kind, err)
+		}
+		class := f.KindInfo().Class
+		if onLinks := class == LinkFault || class == PartitionFault; tf.Effect.OnLinks() != onLinks {
+			t.Errorf("%s (%s) compiles to effect %s", f.Kind, class, tf.Effect)
+		}
+		if tf.Start != (trial.When{Trigger: trial.AtTime, At: 2 * T}) {
+			t.Errorf("%s starts %+v, want at 2ms", f.Kind, tf.Start)
+		}
+		if heals := f.KindInfo().Heals != ""; heals != (tf.For == 5*T) {
+			t.Errorf("%s: lasts %v", f.Kind, tf.For)
+		}
+	}
+}
