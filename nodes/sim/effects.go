@@ -189,6 +189,7 @@ func (v view) Duplicate(l trial.LinkEffect, p float64) {
 func (v view) Reorder(l trial.LinkEffect, p float64, hold time.Duration) {
 	v.link(l, activeLink{eff: trial.EffReorder, p: p, latency: hold})
 }
+
 // Blackhole stops all data: at the message level, a cut. Closing the
 // connection after a timeout changes nothing there.
 func (v view) Blackhole(l trial.LinkEffect, _ time.Duration) { v.Cut(l) }
