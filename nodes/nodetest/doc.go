@@ -20,7 +20,7 @@
 //	n.Start()
 //	n.Initiate(0)
 //	n.ExpectSent(nodetest.Envelope{From: 0, To: 1, Msg: election}, ...)
-//	n.ExpectArmed(0, timerT1, 2*n.T())
+//	n.ExpectArmed(0, timerT1, 2*nodetest.DefaultT)
 //
 // — or runs the network (Step, RunUntil, Run, Stabilize) under faults
 // (Crash, Restart, Pause, Resume, Cut, Block, Heal, Drop, and At to
@@ -43,5 +43,7 @@
 //
 //	go test ./nodes/ring -run Golden -rewrite
 //
-// Review a rewritten transcript before committing it.
+// The flag goes after the packages (go test does not know it takes no
+// value), and only packages whose tests import nodetest accept it. Review
+// a rewritten transcript before committing it.
 package nodetest

@@ -296,15 +296,19 @@ func (n *Net) Heal() {
 // Drop loses every message in flight (not those held for a paused process)
 // for which match holds, and returns how many there were.
 func (n *Net) Drop(match func(Envelope) bool) int {
-	dropped := 0
+	var hit []*event
 	for i, e := range n.queue {
 		if e.class == classDelivery && !e.dropped && match(Envelope{e.from, e.to, e.m}) {
-			n.queue[i].dropped = true
-			n.record(Event{Kind: EvDrop, P: e.from, Q: e.to, Msg: e.m, Note: "dropped"})
-			dropped++
+			hit = append(hit, &n.queue[i])
 		}
 	}
-	return dropped
+	// The heap's order is not the send order the transcript follows.
+	slices.SortFunc(hit, func(a, b *event) int { return a.seq - b.seq })
+	for _, e := range hit {
+		e.dropped = true
+		n.record(Event{Kind: EvDrop, P: e.from, Q: e.to, Msg: e.m, Note: "dropped"})
+	}
+	return len(hit)
 }
 
 // At runs f at time d, before the deliveries of that instant.
@@ -490,9 +494,6 @@ func (n *Net) Crashed(p int) bool { return n.procs[p].crashed }
 
 // Now is the network's clock.
 func (n *Net) Now() time.Duration { return n.now }
-
-// T is the one-way latency, the unit of the transcript's times.
-func (n *Net) T() time.Duration { return n.unit }
 
 // Decided is every decision p has made, in order. Do not modify it.
 func (n *Net) Decided(p int) []nodes.Rank { return n.procs[p].decided }

@@ -129,9 +129,19 @@ func TestOrderingRule(t *testing.T) {
 			}
 		},
 	}, 1, 2, 3)
+	var observed []nodetest.Event
+	n.Observe(func(e nodetest.Event) {
+		observed = append(observed, e)
+		if e.Kind == nodetest.EvRecv && e.Q == 1 && n.Machine(1).(*machine).handled != 1 {
+			t.Errorf("%v observed after process 1 handled it", e)
+		}
+	})
 	n.Start()
 	n.At(2*T, func() { n.Suspect(2, 0) })
 	n.Stabilize(10 * T)
+	if !slices.Equal(observed, n.Events()) {
+		t.Fatalf("observed %v, want every event: %v", observed, n.Events())
+	}
 	expectLines(t, n,
 		"t=0T start p=0",
 		"t=0T send 0->1 NODETEST_PING(r=1)",
@@ -381,8 +391,29 @@ func TestDropAndStep(t *testing.T) {
 	e.Send(1, ping(1))
 	e.Send(1, nodes.Message{Kind: kindBeat})
 	e.Send(0, ping(2))
+	delay := 8 * T // decreasing delays: the heap's order differs from the send order
+	n.SetLatency(func(*rand.Rand) time.Duration { delay -= T; return delay })
+	for i := range 6 {
+		e.Send(0, ping(uint64(10+i)))
+	}
+	n.SetLatency(nil)
+	if got := n.Drop(func(e nodetest.Envelope) bool { return e.Msg.Rank.ID[3] >= 10 }); got != 6 {
+		t.Fatalf("dropped %d, want 6", got)
+	}
 	if got := n.Drop(func(e nodetest.Envelope) bool { return e.To == 1 && e.Msg.Kind == kindPing }); got != 1 {
 		t.Fatalf("dropped %d, want 1", got)
+	}
+	var drops []string
+	for _, e := range n.Events() {
+		if e.Kind == nodetest.EvDrop {
+			drops = append(drops, e.String())
+		}
+	}
+	want := []string{"drop 0->0 NODETEST_PING(r=10) dropped", "drop 0->0 NODETEST_PING(r=11) dropped", "drop 0->0 NODETEST_PING(r=12) dropped",
+		"drop 0->0 NODETEST_PING(r=13) dropped", "drop 0->0 NODETEST_PING(r=14) dropped", "drop 0->0 NODETEST_PING(r=15) dropped",
+		"drop 0->1 NODETEST_PING(r=1) dropped"}
+	if !slices.Equal(drops, want) {
+		t.Fatalf("drops %q, want %q: in send order", drops, want)
 	}
 	if !n.Step() || n.Now() != T {
 		t.Fatal("no step at T")
@@ -394,11 +425,12 @@ func TestDropAndStep(t *testing.T) {
 	if n.Step() {
 		t.Fatal("a step after everything was delivered")
 	}
-	if got := n.SentByKind(); !maps.Equal(got, map[string]int{"NODETEST_PING": 2, "NODETEST_BEAT": 1}) {
+	if got := n.SentByKind(); !maps.Equal(got, map[string]int{"NODETEST_PING": 8, "NODETEST_BEAT": 1}) {
 		t.Fatalf("sent %v", got)
 	}
-	n.ExpectSent(nodetest.Envelope{From: 0, To: 1, Msg: ping(1)}, nodetest.Envelope{From: 0, To: 1, Msg: nodes.Message{Kind: kindBeat}},
-		nodetest.Envelope{From: 0, To: 0, Msg: ping(2)})
+	if got := len(n.Take()); got != 9 {
+		t.Fatalf("took %d messages, want 9", got)
+	}
 	n.ExpectSent() // Take forgets what it returned
 	// A beat is maintenance, not election traffic: the turnaround ends with
 	// the last election message.
