@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/nodetest"
 )
 
 // The figures of ALGORITHMS.md, measured on the fake network (the reference
@@ -19,7 +20,7 @@ var sizes = []int{3, 5, 8, 16, 33}
 
 // run is one measured trial.
 type run struct {
-	n          *net
+	n          *nodetest.Net
 	sent       map[string]int
 	total      int
 	turnaround float64 // in T
@@ -31,20 +32,20 @@ type run struct {
 func trial(t *testing.T, spec string, params nodes.Params, ids []uint64, initiator int, crashHighest bool) run {
 	t.Helper()
 	n := newNet(t, spec, params, ids...)
-	top := n.pos(slices.Max(ids))
+	top := slices.Index(ids, slices.Max(ids))
 	if crashHighest {
-		n.crash(top)
+		n.Crash(top)
 	}
-	n.at(0, func() {
+	n.At(0, func() {
 		if crashHighest {
-			n.suspect(initiator, top)
+			n.Suspect(initiator, top)
 		}
-		n.initiate(initiator)
+		n.Initiate(initiator)
 	})
-	n.run(200 * T)
-	r := run{n: n, sent: n.sent, total: n.total, turnaround: -1}
-	if n.lastElection >= 0 {
-		r.turnaround = float64(n.lastElection) / float64(T)
+	n.Stabilize(200 * T)
+	r := run{n: n, sent: n.SentByKind(), total: n.Messages(), turnaround: -1}
+	if n.LastElection() >= 0 {
+		r.turnaround = float64(n.LastElection()) / float64(T)
 	}
 	return r
 }
@@ -55,21 +56,21 @@ func (r run) correct(t *testing.T) {
 	t.Helper()
 	n := r.n
 	var want nodes.Rank
-	for i, rk := range n.ranks {
-		if !n.crashed[i] && want.Less(rk) {
-			want = rk
+	for i := range n.Size() {
+		if !n.Crashed(i) && want.Less(n.Rank(i)) {
+			want = n.Rank(i)
 		}
 	}
-	for i, d := range n.decided {
-		if n.crashed[i] {
+	for i := range n.Size() {
+		if n.Crashed(i) {
 			continue
 		}
-		if len(d) == 0 || d[len(d)-1] != want {
-			t.Fatalf("process %d (id %v) decided %v, want %v last", i, n.ranks[i], d, want)
+		if d := n.Decided(i); len(d) == 0 || d[len(d)-1] != want {
+			t.Fatalf("process %d (id %v) decided %v, want %v last", i, n.Rank(i), d, want)
 		}
 	}
-	if n.violations > 0 {
-		t.Fatalf("%d times two processes in Normal disagreed", n.violations)
+	if v := n.PhaseViolations(); v > 0 {
+		t.Fatalf("%d times two processes in Normal disagreed", v)
 	}
 }
 
@@ -95,8 +96,8 @@ func TestTextbookCrash(t *testing.T) {
 			r := trial(t, "bully", nil, ids, lowest, true)
 			r.correct(t)
 			r.expect(t, map[string]int{"ELECTION": n * (n - 1) / 2, "OK": (n - 1) * (n - 2) / 2, "COORDINATOR": n - 2}, 4)
-			if !maps.Equal(r.n.fired, map[string]int{"T1": 1}) { // only the second-highest's T1
-				t.Errorf("timers fired %v, want T1 once", r.n.fired)
+			if !maps.Equal(r.n.Fired(), map[string]int{"T1": 1}) { // only the second-highest's T1
+				t.Errorf("timers fired %v, want T1 once", r.n.Fired())
 			}
 			r2 := trial(t, "bully/two-phase", nil, ids, lowest, true)
 			r2.correct(t)
@@ -127,8 +128,8 @@ func TestNoCrashLowestInitiator(t *testing.T) {
 			r := trial(t, "bully", nil, ids, lowest, false)
 			r.correct(t)
 			r.expect(t, map[string]int{"ELECTION": n * (n - 1) / 2, "OK": n * (n - 1) / 2, "COORDINATOR": (n - 1) * (n - 1)}, 3)
-			if len(r.n.fired) != 0 {
-				t.Errorf("timers fired %v, want none", r.n.fired)
+			if len(r.n.Fired()) != 0 {
+				t.Errorf("timers fired %v, want none", r.n.Fired())
 			}
 			r2 := trial(t, "bully/two-phase", nil, ids, lowest, false)
 			r2.correct(t)
@@ -214,11 +215,11 @@ func TestTheoryDeclines(t *testing.T) {
 func TestShortT1LetsLowerWin(t *testing.T) {
 	r := trial(t, "bully", nodes.Params{"t1": "1T"}, ascending(5), 0, false)
 	r.correct(t)
-	if got := r.n.decided[0]; len(got) == 0 || got[0] != nodes.RankOf(1) {
+	if got := r.n.Decided(0); len(got) == 0 || got[0] != nodes.RankOf(1) {
 		t.Fatalf("lowest decided %v, want itself first", got)
 	}
 	r = trial(t, "bully", nodes.Params{"t1": "1.5T"}, ascending(5), 0, true)
-	if got := r.n.decided[0]; len(got) == 0 || got[0] != nodes.RankOf(1) {
+	if got := r.n.Decided(0); len(got) == 0 || got[0] != nodes.RankOf(1) {
 		t.Fatalf("lowest decided %v, want itself first", got)
 	}
 }
@@ -252,19 +253,19 @@ func TestRandomRunsElectHighestLive(t *testing.T) {
 			t.Run(fmt.Sprintf("seed=%d/%s", seed, spec), func(t *testing.T) {
 				n := newNet(t, spec, nil, ids...)
 				if crash {
-					n.crash(top)
+					n.Crash(top)
 					for p := range size {
 						if slices.Contains(inits, p) {
-							n.at(0, func() { n.suspect(p, top) })
+							n.At(0, func() { n.Suspect(p, top) })
 						} else if p != top {
-							n.at(delays[p], func() { n.suspect(p, top) })
+							n.At(delays[p], func() { n.Suspect(p, top) })
 						}
 					}
 				}
 				for _, p := range inits {
-					n.at(0, func() { n.initiate(p) })
+					n.At(0, func() { n.Initiate(p) })
 				}
-				n.run(500 * T)
+				n.Stabilize(500 * T)
 				run{n: n}.correct(t)
 			})
 		}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/nodetest"
 )
 
 // Each test below hands one process one event and checks exactly what it
@@ -20,21 +21,21 @@ func candidate(j uint64) nodes.Message {
 func agree() nodes.Message    { return nodes.Message{Kind: kindAgree} }
 func disagree() nodes.Message { return nodes.Message{Kind: kindDisagree} }
 
-func send(from, to int, m nodes.Message) envelope { return envelope{from: from, to: to, m: m} }
+func send(from, to int, m nodes.Message) envelope { return envelope{From: from, To: to, Msg: m} }
 
 // Five processes, ids 10..50 at positions 0..4; the one under test is
 // position 2 (id 30), with two processes below and two above.
 const me = 2
 
-func five(t *testing.T, spec string) *net { return newNet(t, spec, nil, 10, 20, 30, 40, 50) }
+func five(t *testing.T, spec string) *nodetest.Net { return newNet(t, spec, nil, 10, 20, 30, 40, 50) }
 
 func TestStartIsSilent(t *testing.T) {
 	for _, spec := range []string{"bully", "bully/two-phase", "multicast", "multicast/no-agree"} {
 		t.Run(spec, func(t *testing.T) {
 			n := five(t, spec)
-			n.expect()
+			n.ExpectSent()
 			for p := range 5 {
-				n.expectDecided(p) // nobody decides before the protocol says so
+				n.ExpectDecided(p) // nobody decides before the protocol says so
 			}
 		})
 	}
@@ -43,60 +44,60 @@ func TestStartIsSilent(t *testing.T) {
 // ALGORITHMS.md:113-127 (bully, classic).
 func TestBullyRules(t *testing.T) {
 	n := five(t, "bully")
-	n.initiate(me) // lines 115-118: ask every higher process, arm T1
-	n.expect(send(me, 3, election()), send(me, 4, election()))
-	n.expectArmed(me, timerT1, 2*T)
-	n.initiate(me) // line 122: unless one is already running
-	n.expect()
-	n.receive(me, 0, election()) // line 122: reply OK; already running
-	n.expect(send(me, 0, ok()))
-	n.receive(me, 3, ok()) // line 120: cancel T1, arm T2
-	n.expect()
-	n.expectArmed(me, timerT1, -1)
-	n.expectArmed(me, timerT2, 5*T)
-	n.receive(me, 4, ok()) // a second OK changes nothing
-	n.expectArmed(me, timerT2, 5*T)
-	n.expire(me, timerT2) // lines 120-121: no COORDINATOR → a new election
-	n.expect(send(me, 3, election()), send(me, 4, election()))
-	n.expectArmed(me, timerT1, 2*T)
-	n.expire(me, timerT1) // lines 119-120: no OK → leader, COORDINATOR to every lower
-	n.expect(send(me, 0, coord(30)), send(me, 1, coord(30)))
-	n.expectDecided(me, 30)
-	n.receive(me, 4, coord(50)) // line 123: record l
-	n.expectDecided(me, 30, 50)
-	n.receive(me, 4, ok()) // a late OK after the election ended is ignored
-	n.expect()
-	n.expectArmed(me, timerT2, -1)
+	n.Initiate(me) // lines 115-118: ask every higher process, arm T1
+	n.ExpectSent(send(me, 3, election()), send(me, 4, election()))
+	n.ExpectArmed(me, timerT1, 2*T)
+	n.Initiate(me) // line 122: unless one is already running
+	n.ExpectSent()
+	n.Receive(me, 0, election()) // line 122: reply OK; already running
+	n.ExpectSent(send(me, 0, ok()))
+	n.Receive(me, 3, ok()) // line 120: cancel T1, arm T2
+	n.ExpectSent()
+	n.ExpectArmed(me, timerT1, nodetest.NotArmed)
+	n.ExpectArmed(me, timerT2, 5*T)
+	n.Receive(me, 4, ok()) // a second OK changes nothing
+	n.ExpectArmed(me, timerT2, 5*T)
+	n.Fire(me, timerT2) // lines 120-121: no COORDINATOR → a new election
+	n.ExpectSent(send(me, 3, election()), send(me, 4, election()))
+	n.ExpectArmed(me, timerT1, 2*T)
+	n.Fire(me, timerT1) // lines 119-120: no OK → leader, COORDINATOR to every lower
+	n.ExpectSent(send(me, 0, coord(30)), send(me, 1, coord(30)))
+	n.ExpectDecided(me, 30)
+	n.Receive(me, 4, coord(50)) // line 123: record l
+	n.ExpectDecided(me, 30, 50)
+	n.Receive(me, 4, ok()) // a late OK after the election ended is ignored
+	n.ExpectSent()
+	n.ExpectArmed(me, timerT2, nodetest.NotArmed)
 }
 
 func TestBullyCoordinatorEndsElection(t *testing.T) {
 	n := five(t, "bully")
-	n.initiate(me)
-	n.take()
-	n.receive(me, 3, coord(40)) // line 123: record l; cancel T1/T2
-	n.expectArmed(me, timerT1, -1)
-	n.expectDecided(me, 40)
-	n.receive(me, 0, election()) // no election runs now: answer and start one
-	n.expect(send(me, 0, ok()), send(me, 3, election()), send(me, 4, election()))
+	n.Initiate(me)
+	n.Take()
+	n.Receive(me, 3, coord(40)) // line 123: record l; cancel T1/T2
+	n.ExpectArmed(me, timerT1, nodetest.NotArmed)
+	n.ExpectDecided(me, 40)
+	n.Receive(me, 0, election()) // no election runs now: answer and start one
+	n.ExpectSent(send(me, 0, ok()), send(me, 3, election()), send(me, 4, election()))
 }
 
 func TestBullyIdleProcessJoins(t *testing.T) {
 	n := five(t, "bully")
-	n.receive(me, 1, election()) // line 122: reply OK; start an election
-	n.expect(send(me, 1, ok()), send(me, 3, election()), send(me, 4, election()))
-	n.expectArmed(me, timerT1, 2*T)
+	n.Receive(me, 1, election()) // line 122: reply OK; start an election
+	n.ExpectSent(send(me, 1, ok()), send(me, 3, election()), send(me, 4, election()))
+	n.ExpectArmed(me, timerT1, 2*T)
 }
 
 func TestBullyHighestAnnouncesOnEveryElection(t *testing.T) {
 	n := five(t, "bully")
 	top := 4
 	for range 2 { // line 122, as written: each ELECTION starts an election it wins at once
-		n.receive(top, 1, election())
-		n.expect(send(top, 1, ok()), send(top, 0, coord(50)), send(top, 1, coord(50)),
+		n.Receive(top, 1, election())
+		n.ExpectSent(send(top, 1, ok()), send(top, 0, coord(50)), send(top, 1, coord(50)),
 			send(top, 2, coord(50)), send(top, 3, coord(50)))
 	}
-	n.expectDecided(top, 50, 50)
-	n.expectArmed(top, timerT1, -1)
+	n.ExpectDecided(top, 50, 50)
+	n.ExpectArmed(top, timerT1, nodetest.NotArmed)
 }
 
 // The workload and the detector asking at one instant make one election
@@ -104,14 +105,14 @@ func TestBullyHighestAnnouncesOnEveryElection(t *testing.T) {
 // is told to initiate); a later request is a new one.
 func TestBullyInitiateAtTheInstantOfASuspicion(t *testing.T) {
 	n := five(t, "bully")
-	n.suspect(3, 4) // the coordinator: 40 has nobody alive above and wins at once
-	n.expect(send(3, 0, coord(40)), send(3, 1, coord(40)), send(3, 2, coord(40)))
-	n.initiate(3)
-	n.expect()
-	n.now = T
-	n.initiate(3)
-	n.expect(send(3, 0, coord(40)), send(3, 1, coord(40)), send(3, 2, coord(40)))
-	n.expectDecided(3, 40, 40)
+	n.Suspect(3, 4) // the coordinator: 40 has nobody alive above and wins at once
+	n.ExpectSent(send(3, 0, coord(40)), send(3, 1, coord(40)), send(3, 2, coord(40)))
+	n.Initiate(3)
+	n.ExpectSent()
+	n.Jump(T)
+	n.Initiate(3)
+	n.ExpectSent(send(3, 0, coord(40)), send(3, 1, coord(40)), send(3, 2, coord(40)))
+	n.ExpectDecided(3, 40, 40)
 }
 
 // ALGORITHMS.md:114 (start on suspicion) and 115-116 (suspected higher
@@ -119,245 +120,245 @@ func TestBullyInitiateAtTheInstantOfASuspicion(t *testing.T) {
 func TestBullySuspicions(t *testing.T) {
 	t.Run("another process is no reason", func(t *testing.T) {
 		n := five(t, "bully")
-		n.suspect(me, 3)
-		n.suspect(me, 0)
-		n.expect()
+		n.Suspect(me, 3)
+		n.Suspect(me, 0)
+		n.ExpectSent()
 	})
 	t.Run("the coordinator starts an election", func(t *testing.T) {
 		n := five(t, "bully")
-		n.suspect(me, 4)
-		n.expect(send(me, 3, election()), send(me, 4, election()))
-		n.suspect(me, 4) // repeated: nothing new
-		n.expect()
+		n.Suspect(me, 4)
+		n.ExpectSent(send(me, 3, election()), send(me, 4, election()))
+		n.Suspect(me, 4) // repeated: nothing new
+		n.ExpectSent()
 	})
 	t.Run("every higher suspected: win at once", func(t *testing.T) {
 		n := five(t, "bully")
-		n.suspect(me, 3)
-		n.suspect(me, 4)
-		n.expect(send(me, 0, coord(30)), send(me, 1, coord(30)))
-		n.expectDecided(me, 30)
-		n.expectArmed(me, timerT1, -1)
+		n.Suspect(me, 3)
+		n.Suspect(me, 4)
+		n.ExpectSent(send(me, 0, coord(30)), send(me, 1, coord(30)))
+		n.ExpectDecided(me, 30)
+		n.ExpectArmed(me, timerT1, nodetest.NotArmed)
 	})
 	t.Run("suspecting during an election waits for T1", func(t *testing.T) {
 		n := five(t, "bully")
-		n.initiate(me)
-		n.take()
-		n.suspect(me, 3)
-		n.suspect(me, 4)
-		n.expect()
-		n.expectArmed(me, timerT1, 2*T)
+		n.Initiate(me)
+		n.Take()
+		n.Suspect(me, 3)
+		n.Suspect(me, 4)
+		n.ExpectSent()
+		n.ExpectArmed(me, timerT1, 2*T)
 	})
 	t.Run("self and strangers are ignored", func(t *testing.T) {
 		n := five(t, "bully")
-		n.suspect(me, me)
-		n.suspect(me, 99)
-		n.expect()
-		n.receive(me, 1, election())
-		n.expect(send(me, 1, ok()), send(me, 3, election()), send(me, 4, election()))
+		n.Suspect(me, me)
+		n.Suspect(me, 99)
+		n.ExpectSent()
+		n.Receive(me, 1, election())
+		n.ExpectSent(send(me, 1, ok()), send(me, 3, election()), send(me, 4, election()))
 	})
 	t.Run("the new coordinator is the one watched", func(t *testing.T) {
 		n := five(t, "bully")
-		n.receive(me, 3, coord(40))
-		n.suspect(me, 4) // 50 is not the coordinator any more
-		n.expect()
-		n.suspect(me, 3) // and with both above suspected, this process wins at once
-		n.expect(send(me, 0, coord(30)), send(me, 1, coord(30)))
+		n.Receive(me, 3, coord(40))
+		n.Suspect(me, 4) // 50 is not the coordinator any more
+		n.ExpectSent()
+		n.Suspect(me, 3) // and with both above suspected, this process wins at once
+		n.ExpectSent(send(me, 0, coord(30)), send(me, 1, coord(30)))
 	})
 }
 
 // ALGORITHMS.md:133-139 (two-phase), the winner's side.
 func TestTwoPhaseWinner(t *testing.T) {
-	phase := func(n *net, p int) string { return n.procs[p].(nodes.Phased).Phase() }
+	phase := func(n *nodetest.Net, p int) string { return n.Machine(p).(nodes.Phased).Phase() }
 	t.Run("halts, collects ACKs, announces", func(t *testing.T) {
 		n := five(t, "bully/two-phase")
 		if got := phase(n, me); got != nodes.PhaseNormal {
 			t.Fatalf("phase at start %q, want Normal", got)
 		}
-		n.initiate(me)
-		n.take()
+		n.Initiate(me)
+		n.Take()
 		if got := phase(n, me); got != "Election" {
 			t.Fatalf("phase electing %q, want Election", got)
 		}
-		n.expire(me, timerT1) // the winner first sends HALT to every lower process
-		n.expect(send(me, 0, halt(30)), send(me, 1, halt(30)))
-		n.expectArmed(me, timerAckWait, 2*T)
-		n.expectDecided(me)
+		n.Fire(me, timerT1) // the winner first sends HALT to every lower process
+		n.ExpectSent(send(me, 0, halt(30)), send(me, 1, halt(30)))
+		n.ExpectArmed(me, timerAckWait, 2*T)
+		n.ExpectDecided(me)
 		if got := phase(n, me); got != "Election" {
 			t.Fatalf("phase halting %q, want Election", got)
 		}
-		n.receive(me, 1, ack(20))
-		n.receive(me, 1, ack(20)) // a duplicate counts once
-		n.receive(me, 3, ack(40)) // not a lower process
-		n.receive(me, 0, ack(20)) // lies about its sender
-		n.expect()
-		n.receive(me, 0, election()) // answered, but the winner is still in its election
-		n.expect(send(me, 0, ok()))
-		n.receive(me, 0, ack(10)) // every live lower process has answered
-		n.expect(send(me, 0, coord(30)), send(me, 1, coord(30)))
-		n.expectDecided(me, 30)
-		n.expectArmed(me, timerAckWait, -1)
+		n.Receive(me, 1, ack(20))
+		n.Receive(me, 1, ack(20)) // a duplicate counts once
+		n.Receive(me, 3, ack(40)) // not a lower process
+		n.Receive(me, 0, ack(20)) // lies about its sender
+		n.ExpectSent()
+		n.Receive(me, 0, election()) // answered, but the winner is still in its election
+		n.ExpectSent(send(me, 0, ok()))
+		n.Receive(me, 0, ack(10)) // every live lower process has answered
+		n.ExpectSent(send(me, 0, coord(30)), send(me, 1, coord(30)))
+		n.ExpectDecided(me, 30)
+		n.ExpectArmed(me, timerAckWait, nodetest.NotArmed)
 		if got := phase(n, me); got != nodes.PhaseNormal {
 			t.Fatalf("phase after announcing %q, want Normal", got)
 		}
 	})
 	t.Run("ack-wait expires", func(t *testing.T) {
 		n := five(t, "bully/two-phase")
-		n.initiate(me)
-		n.expire(me, timerT1)
-		n.receive(me, 0, ack(10))
-		n.take()
-		n.expire(me, timerAckWait) // "(or a timeout passes)"
-		n.expect(send(me, 0, coord(30)), send(me, 1, coord(30)))
-		n.expectDecided(me, 30)
+		n.Initiate(me)
+		n.Fire(me, timerT1)
+		n.Receive(me, 0, ack(10))
+		n.Take()
+		n.Fire(me, timerAckWait) // "(or a timeout passes)"
+		n.ExpectSent(send(me, 0, coord(30)), send(me, 1, coord(30)))
+		n.ExpectDecided(me, 30)
 	})
 	t.Run("suspected lower processes are not waited for", func(t *testing.T) {
 		n := five(t, "bully/two-phase")
-		n.suspect(me, 0) // before: HALT is sent but no ACK expected
-		n.initiate(me)
-		n.expire(me, timerT1)
-		n.expect(send(me, 3, election()), send(me, 4, election()), send(me, 0, halt(30)), send(me, 1, halt(30)))
-		n.receive(me, 0, ack(10)) // an ACK from a suspected process is not counted
-		n.expect()
-		n.suspect(me, 1) // during: the last one awaited is gone
-		n.expect(send(me, 0, coord(30)), send(me, 1, coord(30)))
-		n.expectDecided(me, 30)
+		n.Suspect(me, 0) // before: HALT is sent but no ACK expected
+		n.Initiate(me)
+		n.Fire(me, timerT1)
+		n.ExpectSent(send(me, 3, election()), send(me, 4, election()), send(me, 0, halt(30)), send(me, 1, halt(30)))
+		n.Receive(me, 0, ack(10)) // an ACK from a suspected process is not counted
+		n.ExpectSent()
+		n.Suspect(me, 1) // during: the last one awaited is gone
+		n.ExpectSent(send(me, 0, coord(30)), send(me, 1, coord(30)))
+		n.ExpectDecided(me, 30)
 	})
 	t.Run("no live lower process: announce at once", func(t *testing.T) {
 		n := five(t, "bully/two-phase")
-		n.suspect(me, 0)
-		n.suspect(me, 1)
-		n.suspect(me, 3)
-		n.suspect(me, 4) // the coordinator: elect, and win at once
-		n.expect(send(me, 0, halt(30)), send(me, 1, halt(30)), send(me, 0, coord(30)), send(me, 1, coord(30)))
-		n.expectArmed(me, timerAckWait, -1)
+		n.Suspect(me, 0)
+		n.Suspect(me, 1)
+		n.Suspect(me, 3)
+		n.Suspect(me, 4) // the coordinator: elect, and win at once
+		n.ExpectSent(send(me, 0, halt(30)), send(me, 1, halt(30)), send(me, 0, coord(30)), send(me, 1, coord(30)))
+		n.ExpectArmed(me, timerAckWait, nodetest.NotArmed)
 	})
 	t.Run("the lowest announces to nobody", func(t *testing.T) {
 		n := newNet(t, "bully/two-phase", nil, 10, 20)
-		n.suspect(0, 1)
-		n.expect()
-		n.expectDecided(0, 10)
+		n.Suspect(0, 1)
+		n.ExpectSent()
+		n.ExpectDecided(0, 10)
 	})
 }
 
 // ALGORITHMS.md:134-137 (two-phase), the halted side.
 func TestTwoPhaseHalted(t *testing.T) {
-	phase := func(n *net) string { return n.procs[me].(nodes.Phased).Phase() }
+	phase := func(n *nodetest.Net) string { return n.Machine(me).(nodes.Phased).Phase() }
 	n := five(t, "bully/two-phase")
-	n.initiate(me)
-	n.receive(me, 3, ok())
-	n.take()
-	n.receive(me, 4, halt(50)) // "each moves to Waiting and answers ACK"
-	n.expect(send(me, 4, ack(30)))
+	n.Initiate(me)
+	n.Receive(me, 3, ok())
+	n.Take()
+	n.Receive(me, 4, halt(50)) // "each moves to Waiting and answers ACK"
+	n.ExpectSent(send(me, 4, ack(30)))
 	if got := phase(n); got != "Waiting" {
 		t.Fatalf("phase %q, want Waiting", got)
 	}
-	n.expectArmed(me, timerT2, 5*T) // T2 guards the wait
-	n.receive(me, 1, election())    // still in the election: answer only
-	n.expect(send(me, 1, ok()))
-	n.receive(me, 3, halt(40)) // a later winner halts it again
-	n.expect(send(me, 3, ack(30)))
-	n.receive(me, 4, coord(50)) // not from the process that halted it: ignored
-	n.expectDecided(me)
+	n.ExpectArmed(me, timerT2, 5*T) // T2 guards the wait
+	n.Receive(me, 1, election())    // still in the election: answer only
+	n.ExpectSent(send(me, 1, ok()))
+	n.Receive(me, 3, halt(40)) // a later winner halts it again
+	n.ExpectSent(send(me, 3, ack(30)))
+	n.Receive(me, 4, coord(50)) // not from the process that halted it: ignored
+	n.ExpectDecided(me)
 	if got := phase(n); got != "Waiting" {
 		t.Fatalf("phase %q, want Waiting", got)
 	}
-	n.receive(me, 3, coord(40)) // "... sends COORDINATOR and all return to Normal"
-	n.expectDecided(me, 40)
+	n.Receive(me, 3, coord(40)) // "... sends COORDINATOR and all return to Normal"
+	n.ExpectDecided(me, 40)
 	if got := phase(n); got != nodes.PhaseNormal {
 		t.Fatalf("phase %q, want Normal", got)
 	}
-	n.expectArmed(me, timerT2, -1)
-	n.receive(me, 3, coord(40)) // in Normal nobody halted it: ignored
-	n.expectDecided(me, 40)
+	n.ExpectArmed(me, timerT2, nodetest.NotArmed)
+	n.Receive(me, 3, coord(40)) // in Normal nobody halted it: ignored
+	n.ExpectDecided(me, 40)
 }
 
 func TestTwoPhaseHaltedWinnerYields(t *testing.T) {
 	n := five(t, "bully/two-phase")
-	n.initiate(me)
-	n.expire(me, timerT1)
-	n.take()
-	n.receive(me, 4, halt(50))
-	n.expect(send(me, 4, ack(30)))
-	n.expectArmed(me, timerAckWait, -1)
-	n.receive(me, 0, ack(10)) // its own round is over
-	n.expect()
-	n.expectDecided(me)
+	n.Initiate(me)
+	n.Fire(me, timerT1)
+	n.Take()
+	n.Receive(me, 4, halt(50))
+	n.ExpectSent(send(me, 4, ack(30)))
+	n.ExpectArmed(me, timerAckWait, nodetest.NotArmed)
+	n.Receive(me, 0, ack(10)) // its own round is over
+	n.ExpectSent()
+	n.ExpectDecided(me)
 }
 
 func TestTwoPhaseWaitingTimesOut(t *testing.T) {
 	n := five(t, "bully/two-phase")
-	n.receive(me, 4, halt(50))
-	n.take()
-	n.expire(me, timerT2) // the winner fell silent: a new election
-	n.expect(send(me, 3, election()), send(me, 4, election()))
+	n.Receive(me, 4, halt(50))
+	n.Take()
+	n.Fire(me, timerT2) // the winner fell silent: a new election
+	n.ExpectSent(send(me, 3, election()), send(me, 4, election()))
 }
 
 // ALGORITHMS.md:141-148 (multicast).
 func TestMulticastRules(t *testing.T) {
 	t.Run("candidate", func(t *testing.T) {
 		n := five(t, "multicast")
-		n.initiate(me) // line 142: ELECTION(self) to every process, arm a timer
-		n.expect(send(me, 0, candidate(30)), send(me, 1, candidate(30)), send(me, 3, candidate(30)), send(me, 4, candidate(30)))
-		n.expectArmed(me, timerElection, 2*T)
-		n.initiate(me)
-		n.expect()
-		n.receive(me, 0, agree())
-		n.receive(me, 1, agree())
-		n.receive(me, 3, disagree()) // line 145: give up
-		n.expectArmed(me, timerElection, -1)
-		n.receive(me, 4, agree()) // after giving up, AGREE counts for nothing
-		n.expect()
-		n.expectDecided(me)
-		n.receive(me, 0, candidate(10)) // still in the election: disagree only
-		n.expect(send(me, 0, disagree()))
-		n.receive(me, 4, coord(50)) // line 146 ... COORDINATOR: decide
-		n.expectDecided(me, 50)
+		n.Initiate(me) // line 142: ELECTION(self) to every process, arm a timer
+		n.ExpectSent(send(me, 0, candidate(30)), send(me, 1, candidate(30)), send(me, 3, candidate(30)), send(me, 4, candidate(30)))
+		n.ExpectArmed(me, timerElection, 2*T)
+		n.Initiate(me)
+		n.ExpectSent()
+		n.Receive(me, 0, agree())
+		n.Receive(me, 1, agree())
+		n.Receive(me, 3, disagree()) // line 145: give up
+		n.ExpectArmed(me, timerElection, nodetest.NotArmed)
+		n.Receive(me, 4, agree()) // after giving up, AGREE counts for nothing
+		n.ExpectSent()
+		n.ExpectDecided(me)
+		n.Receive(me, 0, candidate(10)) // still in the election: disagree only
+		n.ExpectSent(send(me, 0, disagree()))
+		n.Receive(me, 4, coord(50)) // line 146 ... COORDINATOR: decide
+		n.ExpectDecided(me, 50)
 	})
 	t.Run("AGREE from all", func(t *testing.T) {
 		n := five(t, "multicast")
-		n.initiate(me)
-		n.take()
+		n.Initiate(me)
+		n.Take()
 		for _, p := range []int{0, 1, 3, 4} {
-			n.expect()
-			n.receive(me, p, agree())
+			n.ExpectSent()
+			n.Receive(me, p, agree())
 		}
-		n.expect(send(me, 0, coord(30)), send(me, 1, coord(30)), send(me, 3, coord(30)), send(me, 4, coord(30)))
-		n.expectDecided(me, 30)
-		n.expectArmed(me, timerElection, -1)
+		n.ExpectSent(send(me, 0, coord(30)), send(me, 1, coord(30)), send(me, 3, coord(30)), send(me, 4, coord(30)))
+		n.ExpectDecided(me, 30)
+		n.ExpectArmed(me, timerElection, nodetest.NotArmed)
 	})
 	t.Run("timer without DISAGREE", func(t *testing.T) {
 		n := five(t, "multicast")
-		n.initiate(me)
-		n.take()
-		n.expire(me, timerElection)
-		n.expect(send(me, 0, coord(30)), send(me, 1, coord(30)), send(me, 3, coord(30)), send(me, 4, coord(30)))
-		n.expectDecided(me, 30)
+		n.Initiate(me)
+		n.Take()
+		n.Fire(me, timerElection)
+		n.ExpectSent(send(me, 0, coord(30)), send(me, 1, coord(30)), send(me, 3, coord(30)), send(me, 4, coord(30)))
+		n.ExpectDecided(me, 30)
 	})
 	t.Run("answers", func(t *testing.T) {
 		n := five(t, "multicast")
-		n.receive(me, 4, candidate(50)) // line 143: j > self → AGREE
-		n.expect(send(me, 4, agree()))
-		n.receive(me, 0, candidate(10)) // lines 143-144: j < self → DISAGREE, start
-		n.expect(send(me, 0, disagree()), send(me, 0, candidate(30)), send(me, 1, candidate(30)), send(me, 3, candidate(30)), send(me, 4, candidate(30)))
-		n.receive(me, 1, candidate(20)) // unless one runs
-		n.expect(send(me, 1, disagree()))
+		n.Receive(me, 4, candidate(50)) // line 143: j > self → AGREE
+		n.ExpectSent(send(me, 4, agree()))
+		n.Receive(me, 0, candidate(10)) // lines 143-144: j < self → DISAGREE, start
+		n.ExpectSent(send(me, 0, disagree()), send(me, 0, candidate(30)), send(me, 1, candidate(30)), send(me, 3, candidate(30)), send(me, 4, candidate(30)))
+		n.Receive(me, 1, candidate(20)) // unless one runs
+		n.ExpectSent(send(me, 1, disagree()))
 	})
 	t.Run("no-agree", func(t *testing.T) {
 		n := five(t, "multicast/no-agree")
-		n.receive(me, 4, candidate(50)) // line 147: no AGREE messages
-		n.expect()
-		n.receive(me, 0, candidate(10))
-		n.expect(send(me, 0, disagree()), send(me, 0, candidate(30)), send(me, 1, candidate(30)), send(me, 3, candidate(30)), send(me, 4, candidate(30)))
-		n.expire(me, timerElection) // elected when the timer expires without a DISAGREE
-		n.take()
-		n.expectDecided(me, 30)
+		n.Receive(me, 4, candidate(50)) // line 147: no AGREE messages
+		n.ExpectSent()
+		n.Receive(me, 0, candidate(10))
+		n.ExpectSent(send(me, 0, disagree()), send(me, 0, candidate(30)), send(me, 1, candidate(30)), send(me, 3, candidate(30)), send(me, 4, candidate(30)))
+		n.Fire(me, timerElection) // elected when the timer expires without a DISAGREE
+		n.Take()
+		n.ExpectDecided(me, 30)
 	})
 	t.Run("suspecting the coordinator", func(t *testing.T) {
 		n := five(t, "multicast")
-		n.suspect(me, 3)
-		n.expect()
-		n.suspect(me, 4)
-		n.expect(send(me, 0, candidate(30)), send(me, 1, candidate(30)), send(me, 3, candidate(30)), send(me, 4, candidate(30)))
+		n.Suspect(me, 3)
+		n.ExpectSent()
+		n.Suspect(me, 4)
+		n.ExpectSent(send(me, 0, candidate(30)), send(me, 1, candidate(30)), send(me, 3, candidate(30)), send(me, 4, candidate(30)))
 	})
 }
 
@@ -430,7 +431,7 @@ func TestRegistration(t *testing.T) {
 	// Only two-phase has phases the checker verifies.
 	for spec, want := range map[string]bool{"bully": false, "bully/two-phase": true, "multicast": false} {
 		n := newNet(t, spec, nil, 1, 2)
-		if _, ok := n.procs[0].(nodes.Phased); ok != want {
+		if _, ok := n.Machine(0).(nodes.Phased); ok != want {
 			t.Errorf("%s implements nodes.Phased: %v, want %v", spec, ok, want)
 		}
 	}

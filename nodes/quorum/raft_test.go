@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/nodetest"
 )
 
 // Each test hands one process one event and checks exactly what it sent,
@@ -34,7 +35,7 @@ func heartbeatAck(term int64, f uint64) nodes.Message {
 	return nodes.Message{Kind: kindHeartbeatAck, Rank: rank(f), A: term}
 }
 
-func send(from, to int, m nodes.Message) envelope { return envelope{from: from, to: to, m: m} }
+func send(from, to int, m nodes.Message) envelope { return envelope{From: from, To: to, Msg: m} }
 
 // toAll is what process p sends when it sends m to everyone else.
 func toAll(p, n int, m nodes.Message) []envelope {
@@ -59,11 +60,11 @@ func five(t *testing.T, spec string, params nodes.Params) *net {
 // (default 150–300 ms scaled to the network)" — 20T..40T.
 func TestRaftStartsAsFollower(t *testing.T) {
 	n := five(t, "raft", nil)
-	n.expect()
+	n.ExpectSent()
 	for p := range 5 {
-		n.expectDecided(p)
-		n.expectArmedWithin(p, timerElection, 20*T, 40*T)
-		n.expectArmed(p, timerHeartbeat, -1)
+		n.ExpectDecided(p)
+		n.ExpectArmedWithin(p, timerElection, 20*T, 40*T)
+		n.ExpectArmed(p, timerHeartbeat, nodetest.NotArmed)
 	}
 }
 
@@ -74,15 +75,15 @@ func TestRaftTimeoutsAreUniform(t *testing.T) {
 	seen := map[time.Duration]int{}
 	least, most := hi, lo
 	for range 5000 {
-		n.expire(me, timerElection)
-		at := n.armed(me, timerElection)
+		n.Fire(me, timerElection)
+		at, _ := n.Armed(me, timerElection)
 		if at < lo || at > hi {
 			t.Fatalf("election timeout %v outside [%v, %v]", at, lo, hi)
 		}
 		seen[at/time.Millisecond]++
 		least, most = min(least, at), max(most, at)
 	}
-	n.take()
+	n.Take()
 	if least > lo+50*time.Microsecond || most < hi-50*time.Microsecond {
 		t.Fatalf("timeouts spanned [%v, %v] of [%v, %v]", least, most, lo, hi)
 	}
@@ -98,40 +99,40 @@ func TestRaftTimeoutsAreUniform(t *testing.T) {
 // "majority wins"; "leaders send heartbeats every Tmin/3".
 func TestRaftCampaignAndWin(t *testing.T) {
 	n := five(t, "raft", nil)
-	n.expire(me, timerElection)
-	n.expect(toAll(me, 5, requestVote(1, 30))...)
-	n.expectArmedWithin(me, timerElection, 20*T, 40*T)
-	n.receive(me, 0, raftVote(1, 10, true))
-	n.receive(me, 0, raftVote(1, 10, true)) // a duplicate counts once
-	n.receive(me, 1, raftVote(1, 20, false))
-	n.receive(me, 4, raftVote(0, 50, true)) // a vote of another term does not count
-	n.expect()
-	n.expectDecided(me)
-	n.receive(me, 3, raftVote(1, 40, true)) // itself, 10 and 40: three of five
-	n.expect(toAll(me, 5, heartbeat(1, 30))...)
-	n.expectDecided(me, 30)
-	n.expectArmed(me, timerElection, -1)
-	n.expectArmed(me, timerHeartbeat, 20*T/3)
-	n.receive(me, 4, raftVote(1, 50, true)) // late votes change nothing
-	n.expect()
-	n.now = 20 * T / 3
-	n.expire(me, timerHeartbeat)
-	n.expect(toAll(me, 5, heartbeat(1, 30))...)
-	n.expectArmed(me, timerHeartbeat, 2*(20*T/3))
-	n.expectDecided(me, 30) // the same leader is not decided again
+	n.Fire(me, timerElection)
+	n.ExpectSent(toAll(me, 5, requestVote(1, 30))...)
+	n.ExpectArmedWithin(me, timerElection, 20*T, 40*T)
+	n.Receive(me, 0, raftVote(1, 10, true))
+	n.Receive(me, 0, raftVote(1, 10, true)) // a duplicate counts once
+	n.Receive(me, 1, raftVote(1, 20, false))
+	n.Receive(me, 4, raftVote(0, 50, true)) // a vote of another term does not count
+	n.ExpectSent()
+	n.ExpectDecided(me)
+	n.Receive(me, 3, raftVote(1, 40, true)) // itself, 10 and 40: three of five
+	n.ExpectSent(toAll(me, 5, heartbeat(1, 30))...)
+	n.ExpectDecided(me, 30)
+	n.ExpectArmed(me, timerElection, nodetest.NotArmed)
+	n.ExpectArmed(me, timerHeartbeat, 20*T/3)
+	n.Receive(me, 4, raftVote(1, 50, true)) // late votes change nothing
+	n.ExpectSent()
+	n.Jump(20 * T / 3)
+	n.Fire(me, timerHeartbeat)
+	n.ExpectSent(toAll(me, 5, heartbeat(1, 30))...)
+	n.ExpectArmed(me, timerHeartbeat, 2*(20*T/3))
+	n.ExpectDecided(me, 30) // the same leader is not decided again
 }
 
 // A candidate that loses waits for its timer and stands again in a new term.
 func TestRaftLostCampaignStandsAgain(t *testing.T) {
 	n := five(t, "raft", nil)
-	n.expire(me, timerElection)
-	n.take()
+	n.Fire(me, timerElection)
+	n.Take()
 	for _, p := range []int{0, 1, 3} {
-		n.receive(me, p, raftVote(1, uint64(10*(p+1)), false))
+		n.Receive(me, p, raftVote(1, uint64(10*(p+1)), false))
 	}
-	n.expect()
-	n.expire(me, timerElection)
-	n.expect(toAll(me, 5, requestVote(2, 30))...)
+	n.ExpectSent()
+	n.Fire(me, timerElection)
+	n.ExpectSent(toAll(me, 5, requestVote(2, 30))...)
 }
 
 // ALGORITHMS.md:174-176: "one vote per term ... a vote is granted to any
@@ -139,19 +140,19 @@ func TestRaftLostCampaignStandsAgain(t *testing.T) {
 // resets the election timer.
 func TestRaftVoting(t *testing.T) {
 	n := five(t, "raft", nil)
-	n.now = 5 * T
-	n.receive(me, 0, requestVote(1, 10))
-	n.expect(send(me, 0, raftVote(1, 30, true)))
-	n.expectArmedWithin(me, timerElection, 25*T, 45*T)
-	n.receive(me, 1, requestVote(1, 20)) // one vote per term
-	n.expect(send(me, 1, raftVote(1, 30, false)))
-	n.receive(me, 0, requestVote(1, 10)) // the same candidate again: the same vote
-	n.expect(send(me, 0, raftVote(1, 30, true)))
-	n.receive(me, 1, requestVote(3, 20)) // a higher term: a new vote
-	n.expect(send(me, 1, raftVote(3, 30, true)))
-	n.receive(me, 0, requestVote(2, 10)) // a stale term: refused, with the current term
-	n.expect(send(me, 0, raftVote(3, 30, false)))
-	n.expectDecided(me) // voting teaches nobody the leader
+	n.Jump(5 * T)
+	n.Receive(me, 0, requestVote(1, 10))
+	n.ExpectSent(send(me, 0, raftVote(1, 30, true)))
+	n.ExpectArmedWithin(me, timerElection, 25*T, 45*T)
+	n.Receive(me, 1, requestVote(1, 20)) // one vote per term
+	n.ExpectSent(send(me, 1, raftVote(1, 30, false)))
+	n.Receive(me, 0, requestVote(1, 10)) // the same candidate again: the same vote
+	n.ExpectSent(send(me, 0, raftVote(1, 30, true)))
+	n.Receive(me, 1, requestVote(3, 20)) // a higher term: a new vote
+	n.ExpectSent(send(me, 1, raftVote(3, 30, true)))
+	n.Receive(me, 0, requestVote(2, 10)) // a stale term: refused, with the current term
+	n.ExpectSent(send(me, 0, raftVote(3, 30, false)))
+	n.ExpectDecided(me) // voting teaches nobody the leader
 }
 
 // Figure 2, followers: a heartbeat from the leader of the current term
@@ -159,34 +160,34 @@ func TestRaftVoting(t *testing.T) {
 // heartbeat is answered with the newer term.
 func TestRaftHeartbeats(t *testing.T) {
 	n := five(t, "raft", nil)
-	n.receive(me, 4, heartbeat(2, 50))
-	n.expect(send(me, 4, heartbeatAck(2, 30)))
-	n.expectDecided(me, 50)
-	n.now = 10 * T
-	n.receive(me, 4, heartbeat(2, 50))
-	n.expect(send(me, 4, heartbeatAck(2, 30)))
-	n.expectDecided(me, 50)
-	n.expectArmedWithin(me, timerElection, 30*T, 50*T)
-	before := n.armed(me, timerElection)
-	n.receive(me, 3, heartbeat(1, 40)) // a deposed leader
-	n.expect(send(me, 3, heartbeatAck(2, 30)))
-	n.expectDecided(me, 50)
-	n.expectArmed(me, timerElection, before) // and no reset
+	n.Receive(me, 4, heartbeat(2, 50))
+	n.ExpectSent(send(me, 4, heartbeatAck(2, 30)))
+	n.ExpectDecided(me, 50)
+	n.Jump(10 * T)
+	n.Receive(me, 4, heartbeat(2, 50))
+	n.ExpectSent(send(me, 4, heartbeatAck(2, 30)))
+	n.ExpectDecided(me, 50)
+	n.ExpectArmedWithin(me, timerElection, 30*T, 50*T)
+	before, _ := n.Armed(me, timerElection)
+	n.Receive(me, 3, heartbeat(1, 40)) // a deposed leader
+	n.ExpectSent(send(me, 3, heartbeatAck(2, 30)))
+	n.ExpectDecided(me, 50)
+	n.ExpectArmed(me, timerElection, before) // and no reset
 }
 
 // Figure 2, candidates: "if AppendEntries RPC received from new leader:
 // convert to follower".
 func TestRaftCandidateYieldsToLeaderOfItsTerm(t *testing.T) {
 	n := five(t, "raft", nil)
-	n.expire(me, timerElection)
-	n.take()
-	n.receive(me, 3, heartbeat(1, 40))
-	n.expect(send(me, 3, heartbeatAck(1, 30)))
-	n.expectDecided(me, 40)
-	n.receive(me, 0, raftVote(1, 10, true))
-	n.receive(me, 1, raftVote(1, 20, true)) // would have been a majority
-	n.expect()
-	n.expectDecided(me, 40)
+	n.Fire(me, timerElection)
+	n.Take()
+	n.Receive(me, 3, heartbeat(1, 40))
+	n.ExpectSent(send(me, 3, heartbeatAck(1, 30)))
+	n.ExpectDecided(me, 40)
+	n.Receive(me, 0, raftVote(1, 10, true))
+	n.Receive(me, 1, raftVote(1, 20, true)) // would have been a majority
+	n.ExpectSent()
+	n.ExpectDecided(me, 40)
 }
 
 // Figure 2, all servers: "if RPC request or response contains term T >
@@ -199,17 +200,17 @@ func TestRaftLeaderStepsDownOnHigherTerm(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			n := five(t, "raft", nil)
-			n.expire(me, timerElection)
-			n.receive(me, 0, raftVote(1, 10, true))
-			n.receive(me, 1, raftVote(1, 20, true))
-			n.take()
-			n.receive(me, 3, m)
-			n.take()
-			n.expectArmed(me, timerHeartbeat, -1)
-			n.expectArmedWithin(me, timerElection, 20*T, 40*T)
-			n.receive(me, 0, requestVote(2, 10)) // term 2 is this process's now
+			n.Fire(me, timerElection)
+			n.Receive(me, 0, raftVote(1, 10, true))
+			n.Receive(me, 1, raftVote(1, 20, true))
+			n.Take()
+			n.Receive(me, 3, m)
+			n.Take()
+			n.ExpectArmed(me, timerHeartbeat, nodetest.NotArmed)
+			n.ExpectArmedWithin(me, timerElection, 20*T, 40*T)
+			n.Receive(me, 0, requestVote(2, 10)) // term 2 is this process's now
 			want := m.Kind != kindRequestVote    // unless it already voted in it
-			n.expect(send(me, 0, raftVote(2, 30, want)))
+			n.ExpectSent(send(me, 0, raftVote(2, 30, want)))
 		})
 	}
 }
@@ -218,26 +219,26 @@ func TestRaftLeaderStepsDownOnHigherTerm(t *testing.T) {
 // term is read; so are ranks of strangers.
 func TestRaftDropsLies(t *testing.T) {
 	n := five(t, "raft", nil)
-	n.receive(me, 0, requestVote(5, 20)) // 20 is at position 1
-	n.receive(me, 0, requestVote(5, 99))
-	n.receive(me, 4, heartbeat(5, 30)) // this process's own rank
-	n.expect()
-	n.expectDecided(me)
-	n.receive(me, 0, requestVote(1, 10)) // term 1 is still open
-	n.expect(send(me, 0, raftVote(1, 30, true)))
+	n.Receive(me, 0, requestVote(5, 20)) // 20 is at position 1
+	n.Receive(me, 0, requestVote(5, 99))
+	n.Receive(me, 4, heartbeat(5, 30)) // this process's own rank
+	n.ExpectSent()
+	n.ExpectDecided(me)
+	n.Receive(me, 0, requestVote(1, 10)) // term 1 is still open
+	n.ExpectSent(send(me, 0, raftVote(1, 30, true)))
 }
 
 func TestRaftInitiateAndSuspect(t *testing.T) {
 	n := five(t, "raft", nil)
-	n.suspect(me, 4) // the election timeout is raft's detector
-	n.expect()
-	n.initiate(me)
-	n.expect(toAll(me, 5, requestVote(1, 30))...)
-	n.receive(me, 0, raftVote(1, 10, true))
-	n.receive(me, 1, raftVote(1, 20, true))
-	n.take()
-	n.initiate(me) // a leader does not stand again
-	n.expect()
+	n.Suspect(me, 4) // the election timeout is raft's detector
+	n.ExpectSent()
+	n.Initiate(me)
+	n.ExpectSent(toAll(me, 5, requestVote(1, 30))...)
+	n.Receive(me, 0, raftVote(1, 10, true))
+	n.Receive(me, 1, raftVote(1, 20, true))
+	n.Take()
+	n.Initiate(me) // a leader does not stand again
+	n.ExpectSent()
 }
 
 // Two leaders in one term cannot happen while votes survive crashes; after
@@ -245,15 +246,15 @@ func TestRaftInitiateAndSuspect(t *testing.T) {
 // yields to it rather than carry on.
 func TestRaftLeaderYieldsToAnotherOfItsTerm(t *testing.T) {
 	n := five(t, "raft", nil)
-	n.expire(me, timerElection)
-	n.receive(me, 0, raftVote(1, 10, true))
-	n.receive(me, 1, raftVote(1, 20, true))
-	n.take()
-	n.receive(me, 4, heartbeat(1, 50))
-	n.expect(send(me, 4, heartbeatAck(1, 30)))
-	n.expectDecided(me, 30, 50)
-	n.expectArmed(me, timerHeartbeat, -1)
-	n.expectArmedWithin(me, timerElection, 20*T, 40*T)
+	n.Fire(me, timerElection)
+	n.Receive(me, 0, raftVote(1, 10, true))
+	n.Receive(me, 1, raftVote(1, 20, true))
+	n.Take()
+	n.Receive(me, 4, heartbeat(1, 50))
+	n.ExpectSent(send(me, 4, heartbeatAck(1, 30)))
+	n.ExpectDecided(me, 30, 50)
+	n.ExpectArmed(me, timerHeartbeat, nodetest.NotArmed)
+	n.ExpectArmedWithin(me, timerElection, 20*T, 40*T)
 }
 
 func TestRaftParams(t *testing.T) {
@@ -290,10 +291,10 @@ func TestRaftParams(t *testing.T) {
 		{nodes.Params{"heartbeat": "25ms"}, 25 * time.Millisecond},
 	} {
 		n := five(t, "raft", tc.params)
-		n.expire(me, timerElection)
-		n.receive(me, 0, raftVote(1, 10, true))
-		n.receive(me, 1, raftVote(1, 20, true))
-		if got := n.armed(me, timerHeartbeat); got != tc.want {
+		n.Fire(me, timerElection)
+		n.Receive(me, 0, raftVote(1, 10, true))
+		n.Receive(me, 1, raftVote(1, 20, true))
+		if got, _ := n.Armed(me, timerHeartbeat); got != tc.want {
 			t.Errorf("%v: heartbeat every %v, want %v", tc.params, got, tc.want)
 		}
 	}

@@ -17,10 +17,13 @@ var algorithms = []string{"raft", "chubby", "zookeeper"}
 
 // agreed checks that every live process believes the same leader, alive,
 // and returns it.
-func (n *net) agreed() (uint64, error) {
+func (n *net) agreed() (uint64, error) { return n.agreedAmong(-1) }
+
+// agreedAmong is agreed, ignoring process skip.
+func (n *net) agreedAmong(skip int) (uint64, error) {
 	var l uint64
-	for p := range n.procs {
-		if n.crashed[p] {
+	for p := range n.Size() {
+		if n.Crashed(p) || p == skip {
 			continue
 		}
 		b := n.belief(p)
@@ -33,8 +36,10 @@ func (n *net) agreed() (uint64, error) {
 			return 0, fmt.Errorf("processes believe %d and %d", l, b)
 		}
 	}
-	if i := slices.Index(n.ranks, rank(l)); n.crashed[i] {
-		return 0, fmt.Errorf("everyone believes %d, which crashed", l)
+	for p := range n.Size() {
+		if n.Rank(p) == rank(l) && (n.Crashed(p) || p == skip) {
+			return 0, fmt.Errorf("everyone believes %d, which crashed", l)
+		}
 	}
 	return l, nil
 }
@@ -46,7 +51,7 @@ func TestElectsWithoutFaults(t *testing.T) {
 		for _, size := range []int{2, 3, 5, 8} {
 			t.Run(fmt.Sprintf("%s/%d", name, size), func(t *testing.T) {
 				n := newNet(t, name, nil, ascending(size)...)
-				n.run(300 * T)
+				n.RunUntil(300 * T)
 				if _, err := n.agreed(); err != nil {
 					t.Fatal(err)
 				}
@@ -65,14 +70,14 @@ func TestLeaderCrashReelects(t *testing.T) {
 	for _, name := range algorithms {
 		t.Run(name, func(t *testing.T) {
 			n := newNet(t, name, nil, ascending(5)...)
-			n.latency = jitter
-			n.run(150 * T)
+			n.SetLatency(jitter)
+			n.RunUntil(150 * T)
 			old, err := n.agreed()
 			if err != nil {
 				t.Fatal(err)
 			}
-			n.crash(int(old) - 1)
-			n.run(600 * T)
+			n.Crash(int(old) - 1)
+			n.RunUntil(600 * T)
 			l, err := n.agreed()
 			if err != nil {
 				t.Fatal(err)
@@ -94,26 +99,26 @@ func TestHalvesElectNobody(t *testing.T) {
 			lo, hi := positions(0, size/2), positions(size/2, size)
 			t.Run(fmt.Sprintf("%s/%d/from-start", name, size), func(t *testing.T) {
 				n := build(t, name, nil, ascending(size)...)
-				n.cut(lo, hi)
-				n.startAll()
-				n.run(1000 * T)
+				n.Cut(lo, hi)
+				n.Start()
+				n.RunUntil(1000 * T)
 				if len(n.leaderOf) != 0 {
 					t.Fatalf("leaders %v under halves", n.leaderOf)
 				}
-				for p := range n.procs {
-					n.expectDecided(p)
+				for p := range n.Size() {
+					n.ExpectDecided(p)
 				}
 				n.safe()
 			})
 			t.Run(fmt.Sprintf("%s/%d/after-election", name, size), func(t *testing.T) {
 				n := newNet(t, name, nil, ascending(size)...)
-				n.run(150 * T)
+				n.RunUntil(150 * T)
 				if _, err := n.agreed(); err != nil {
 					t.Fatal(err)
 				}
 				first := maps.Clone(n.leaderOf)
-				n.cut(lo, hi)
-				n.run(1000 * T)
+				n.Cut(lo, hi)
+				n.RunUntil(1000 * T)
 				if len(n.leaderOf) != 1 {
 					t.Fatalf("terms with leaders %v after the cut, want only the first (%v)", n.leaderOf, first)
 				}
@@ -130,8 +135,8 @@ func TestMajoritySideElects(t *testing.T) {
 	for _, name := range algorithms {
 		t.Run(name, func(t *testing.T) {
 			n := newNet(t, name, nil, ascending(5)...)
-			n.latency = jitter
-			n.run(150 * T)
+			n.SetLatency(jitter)
+			n.RunUntil(150 * T)
 			old, err := n.agreed()
 			if err != nil {
 				t.Fatal(err)
@@ -158,15 +163,15 @@ func TestMajoritySideElects(t *testing.T) {
 					t.Fatalf("zookeeper elected position %d, not the highest (4)", lp)
 				}
 			}
-			n.cut(minority, majority)
-			n.run(800 * T)
+			n.Cut(minority, majority)
+			n.RunUntil(800 * T)
 			for _, p := range majority {
 				if b := n.belief(p); b == old || b == 0 {
 					t.Fatalf("process %d in the majority believes %d", p, b)
 				}
 			}
-			n.heal()
-			n.run(2000 * T)
+			n.Heal()
+			n.RunUntil(2000 * T)
 			if _, err := n.agreed(); err != nil && name != "zookeeper" {
 				t.Fatal(err)
 			}
@@ -182,18 +187,17 @@ func TestMajoritiesRing(t *testing.T) {
 	for _, name := range algorithms {
 		t.Run(name, func(t *testing.T) {
 			for seed := range uint64(20) {
-				n := build(t, name, nil, ascending(5)...)
-				n.netRand = rand.New(rand.NewPCG(seed, 3))
-				n.latency = jitter
+				n := buildSeeded(t, name, nil, seed, ascending(5)...)
+				n.SetLatency(jitter)
 				for p := range 5 {
 					for q := range 5 {
 						if d := (p - q + 5) % 5; d == 2 || d == 3 {
-							n.blocked[[2]int{p, q}] = true
+							n.Block(p, q)
 						}
 					}
 				}
-				n.startAll()
-				n.run(3000 * T)
+				n.Start()
+				n.RunUntil(3000 * T)
 				n.safe()
 			}
 		})
@@ -205,40 +209,32 @@ func TestMajoritiesRing(t *testing.T) {
 // no LEASE, no RENEW, and no two leases ever overlap.
 func TestChubbyPausedMaster(t *testing.T) {
 	n := newNet(t, "chubby", nil, ascending(5)...)
-	n.latency = jitter
-	n.run(100 * T)
+	n.SetLatency(jitter)
+	n.RunUntil(100 * T)
 	old, err := n.agreed()
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := int(old) - 1
-	n.pause(m)
-	n.run(400 * T)
+	n.Pause(m)
+	n.RunUntil(400 * T)
 	l, err := n.agreedAmong(m)
 	if err != nil || l == old {
 		t.Fatalf("while the master slept: leader %d, %v", l, err)
 	}
-	n.take()
-	n.resume(m)
-	n.run(401 * T) // whatever it missed is handed over at 400T
-	for _, e := range n.take() {
-		if e.from == m && (e.m.Kind == kindLease || e.m.Kind == kindRenew) {
-			t.Fatalf("the woken master sent %s", e.m.Kind)
+	n.Take()
+	n.Resume(m)
+	n.RunUntil(401 * T) // whatever it missed is handed over at 400T
+	for _, e := range n.Take() {
+		if e.From == m && (e.Msg.Kind == kindLease || e.Msg.Kind == kindRenew) {
+			t.Fatalf("the woken master sent %s", e.Msg.Kind)
 		}
 	}
-	n.run(1000 * T)
+	n.RunUntil(1000 * T)
 	if got, err := n.agreed(); err != nil || got != l {
 		t.Fatalf("after waking: %d, %v; want everyone on %d", got, err, l)
 	}
 	n.safe()
-}
-
-// agreedAmong is agreed, ignoring process skip.
-func (n *net) agreedAmong(skip int) (uint64, error) {
-	was := n.crashed[skip]
-	n.crashed[skip] = true
-	defer func() { n.crashed[skip] = was }()
-	return n.agreed()
 }
 
 // The property: under seeded random schedules of crashes, pauses,
@@ -265,11 +261,11 @@ func TestRandomSchedulesKeepSafety(t *testing.T) {
 					elected++
 				}
 				// Liveness once failures stop: heal, wake everyone, wait.
-				n.heal()
-				for p := range n.procs {
-					n.resume(p)
+				n.Heal()
+				for p := range n.Size() {
+					n.Resume(p)
 				}
-				n.run(3500 * T)
+				n.RunUntil(3500 * T)
 				if _, err := n.agreed(); err != nil {
 					stuck++
 					t.Errorf("seed %d: once the faults stopped: %v", seed, err)
@@ -290,14 +286,9 @@ func TestRandomSchedulesKeepSafety(t *testing.T) {
 func randomSchedule(t *testing.T, name string, seed uint64) *net {
 	r := rand.New(rand.NewPCG(seed, 11))
 	size := 3 + r.IntN(5)
-	n := build(t, name, nil, ascending(size)...)
-	n.quiet = true
-	n.netRand = rand.New(rand.NewPCG(seed, 12))
-	n.latency = jitter
-	for i := range n.envs {
-		n.envs[i].rand = rand.New(rand.NewPCG(seed, uint64(100+i)))
-	}
-	n.startAll()
+	n := buildSeeded(t, name, nil, seed, ascending(size)...)
+	n.SetLatency(jitter)
+	n.Start()
 	crashes := 0
 	for at := time.Duration(0); ; {
 		at += time.Duration(20+r.IntN(100)) * T
@@ -308,23 +299,23 @@ func randomSchedule(t *testing.T, name string, seed uint64) *net {
 		switch k := r.IntN(10); {
 		case k == 0 && crashes < (size-1)/2:
 			crashes++
-			n.at(at, func() { n.crash(p) })
+			n.At(at, func() { n.Crash(p) })
 		case k <= 2:
-			n.at(at, func() { n.pause(p) })
+			n.At(at, func() { n.Pause(p) })
 		case k <= 4:
-			n.at(at, func() { n.resume(p) })
+			n.At(at, func() { n.Resume(p) })
 		case k <= 7:
 			groups := make([][]int, 1+r.IntN(3))
 			for q := range size {
 				g := r.IntN(len(groups))
 				groups[g] = append(groups[g], q)
 			}
-			n.at(at, func() { n.heal(); n.cut(groups...) })
+			n.At(at, func() { n.Heal(); n.Cut(groups...) })
 		default:
-			n.at(at, n.heal)
+			n.At(at, n.Heal)
 		}
 	}
-	n.run(1500 * T)
+	n.RunUntil(1500 * T)
 	return n
 }
 

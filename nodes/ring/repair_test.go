@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/electbench/electbench/nodes"
 )
@@ -30,22 +31,22 @@ func run(m nodes.Message, a int64) nodes.Message {
 func TestRepairRoutesAroundSuspects(t *testing.T) {
 	for _, name := range []string{"ring", "chang-roberts"} {
 		n := newNet(t, name, ranks(10, 20, 30, 40, 50))
-		n.initiate(0)
+		n.Initiate(0)
 		n.expect(0, send(1, msg(kindElection, 10)))
-		n.suspect(0, 3) // not the successor: recorded, route unchanged
+		n.Suspect(0, 3) // not the successor: recorded, route unchanged
 		n.expect(0)
-		n.receive(0, 4, msg(kindElection, 60))
+		n.Receive(0, 4, msg(kindElection, 60))
 		n.expect(0, send(1, msg(kindElection, 60)))
-		n.suspect(0, 1)
+		n.Suspect(0, 1)
 		n.expect(0, send(2, run(msg(kindElection, 10), 1)))
-		n.suspect(0, 2) // skips 2 and the already suspected 3
+		n.Suspect(0, 2) // skips 2 and the already suspected 3
 		n.expect(0, send(4, run(msg(kindElection, 10), 2)))
-		n.suspect(0, 2) // twice: no change
-		n.suspect(0, 99)
+		n.Suspect(0, 2) // twice: no change
+		n.Suspect(0, 99)
 		n.expect(0)
-		n.receive(0, 4, run(msg(kindElection, 60), 2))
+		n.Receive(0, 4, run(msg(kindElection, 60), 2))
 		n.expect(0, send(4, run(msg(kindElection, 60), 2)))
-		n.suspect(0, 4) // everyone else suspected: the ring closes on itself
+		n.Suspect(0, 4) // everyone else suspected: the ring closes on itself
 		n.expect(0, send(0, run(msg(kindElection, 10), 3)))
 	}
 }
@@ -71,12 +72,12 @@ func TestRepairAfterCrashAtStart(t *testing.T) {
 				}
 			}
 			n := buildNet(t, name, rs)
-			n.crash(top)
-			n.boot()
-			n.suspect(n.pred(top), top)
+			n.Crash(top)
+			n.Start()
+			n.Suspect(n.pred(top), top)
 			for i := range rs {
 				if i != top {
-					n.initiate(i)
+					n.Initiate(i)
 				}
 			}
 			n.run()
@@ -97,17 +98,17 @@ func TestRepairWhenCarriedProcessCrashes(t *testing.T) {
 	ids := []uint64{1, 2, 3, 4, 5, 6} // ascending: the predecessor of 6 is 5
 	top := size - 1
 	n := newNet(t, "ring", ranks(ids...))
-	n.initiate(top)
-	n.at(2, func() { n.crash(top); n.suspect(n.pred(top), top) })
+	n.Initiate(top)
+	n.At(2*T, func() { n.Crash(top); n.Suspect(n.pred(top), top) })
 	n.run()
 	n.checkElected(nodes.RankOf(5))
 	if _, once := n.leaders(); !once {
-		t.Fatalf("decisions %v: want exactly one per live process", n.decided)
+		t.Fatalf("decisions %v: want exactly one per live process", n.decisions())
 	}
 	// ELECTION(6) went 5 hops and stopped; the new run: 5 ELECTION(5) and 5
 	// ELECTED(5) round the five live processes.
-	if n.total != 15 {
-		t.Fatalf("%d messages, want 15", n.total)
+	if n.Messages() != 15 {
+		t.Fatalf("%d messages, want 15", n.Messages())
 	}
 }
 
@@ -116,7 +117,7 @@ func TestRepairWhenCarriedProcessCrashes(t *testing.T) {
 // ELECTION and ELECTED below carries an initiator (aux), elsewhere none.
 func fourRing(t *testing.T, name string) (n *net, m func(k nodes.Kind, r, aux uint64, run int64) nodes.Message) {
 	n = newNet(t, name, ranks(10, 50, 30, 70))
-	n.take() // lcr sends at start
+	n.Take() // lcr sends at start
 	return n, func(k nodes.Kind, r, aux uint64, a int64) nodes.Message {
 		msg := nodes.Message{Kind: k, Rank: nodes.RankOf(r), A: a}
 		if name == "ring-initiator" {
@@ -134,33 +135,33 @@ func fourRing(t *testing.T, name string) (n *net, m func(k nodes.Kind, r, aux ui
 func TestRepairRestartsRuns(t *testing.T) {
 	for _, name := range repairedNames {
 		n, m := fourRing(t, name)
-		n.suspect(me, 3) // 70, not the successor: recorded, route unchanged
+		n.Suspect(me, 3) // 70, not the successor: recorded, route unchanged
 		n.expect(me)
 		// Rule 2 (lines 101-102): ELECTION(70) is not forwarded; a new run,
 		// numbered 1, carries this process (and, in ring-initiator, has it
 		// as initiator).
-		n.receive(me, pred, m(kindElection, 70, 70, 0))
+		n.Receive(me, pred, m(kindElection, 70, 70, 0))
 		n.expect(me, send(succ, m(kindElection, 50, 50, 1)))
-		n.initiate(me) // rule 6: this process already started run 1
+		n.Initiate(me) // rule 6: this process already started run 1
 		n.expect(me)
 		// Rule 3: run 0 is over; its messages are dropped.
-		n.receive(me, pred, m(kindElection, 70, 70, 0))
-		n.receive(me, pred, m(kindElected, 70, 70, 0))
+		n.Receive(me, pred, m(kindElection, 70, 70, 0))
+		n.Receive(me, pred, m(kindElected, 70, 70, 0))
 		n.expect(me)
 		// Rule 5: the announced leader is suspected: no decision, and a new
 		// run above the highest seen.
-		n.receive(me, pred, m(kindElected, 70, 70, 1))
+		n.Receive(me, pred, m(kindElected, 70, 70, 1))
 		n.expect(me, send(succ, m(kindElection, 50, 50, 2)))
-		n.expectDecided(me)
+		n.ExpectDecided(me)
 		// Its own run's ELECTION back: leader, in run 2; once its ELECTED
 		// has come round, Initiate starts runs again.
-		n.receive(me, pred, m(kindElection, 50, 50, 2))
+		n.Receive(me, pred, m(kindElection, 50, 50, 2))
 		n.expect(me, send(succ, m(kindElected, 50, 50, 2)))
-		n.receive(me, pred, m(kindElected, 50, 50, 2))
+		n.Receive(me, pred, m(kindElected, 50, 50, 2))
 		n.expect(me)
-		n.expectDecided(me, 50)
+		n.ExpectDecided(me, 50)
 		if name != "lcr" { // lcr initiates only in Start
-			n.initiate(me)
+			n.Initiate(me)
 			n.expect(me, send(succ, m(kindElection, 50, 50, 2)))
 		}
 	}
@@ -174,9 +175,9 @@ var repairedNames = []string{"ring", "chang-roberts", "ring-initiator", "lcr"}
 func TestRepairRouteChangeRestarts(t *testing.T) {
 	for _, name := range repairedNames {
 		n, m := fourRing(t, name)
-		n.suspect(me, succ)
+		n.Suspect(me, succ)
 		n.expect(me, send(3, m(kindElection, 50, 50, 1)))
-		n.suspect(me, succ) // already suspected: nothing
+		n.Suspect(me, succ) // already suspected: nothing
 		n.expect(me)
 	}
 }
@@ -187,55 +188,55 @@ func TestRepairRouteChangeRestarts(t *testing.T) {
 func TestRepairNewerRunIsFresh(t *testing.T) {
 	t.Run("ring", func(t *testing.T) {
 		n, m := fourRing(t, "ring")
-		n.receive(me, pred, m(kindElection, 20, 0, 1))
+		n.Receive(me, pred, m(kindElection, 20, 0, 1))
 		n.expect(me, send(succ, m(kindElection, 50, 0, 1)))
-		n.receive(me, pred, m(kindElection, 20, 0, 1)) // no flag: again
+		n.Receive(me, pred, m(kindElection, 20, 0, 1)) // no flag: again
 		n.expect(me, send(succ, m(kindElection, 50, 0, 1)))
-		n.receive(me, pred, m(kindElection, 70, 0, 1))
+		n.Receive(me, pred, m(kindElection, 70, 0, 1))
 		n.expect(me, send(succ, m(kindElection, 70, 0, 1)))
 	})
 	t.Run("chang-roberts", func(t *testing.T) {
 		n, m := fourRing(t, "chang-roberts")
-		n.initiate(me) // participating in run 0
+		n.Initiate(me) // participating in run 0
 		n.expect(me, send(succ, m(kindElection, 50, 0, 0)))
-		n.receive(me, pred, m(kindElection, 20, 0, 1)) // run 1: not participating yet
+		n.Receive(me, pred, m(kindElection, 20, 0, 1)) // run 1: not participating yet
 		n.expect(me, send(succ, m(kindElection, 50, 0, 1)))
-		n.receive(me, pred, m(kindElection, 40, 0, 1)) // now it is: swallowed
+		n.Receive(me, pred, m(kindElection, 40, 0, 1)) // now it is: swallowed
 		n.expect(me)
-		n.receive(me, pred, m(kindElection, 20, 0, 0)) // run 0: dropped
+		n.Receive(me, pred, m(kindElection, 20, 0, 0)) // run 0: dropped
 		n.expect(me)
 	})
 	t.Run("ring-initiator", func(t *testing.T) {
 		n, m := fourRing(t, "ring-initiator")
-		n.receive(me, pred, m(kindElection, 20, 60, 0)) // initiator 60, participating
+		n.Receive(me, pred, m(kindElection, 20, 60, 0)) // initiator 60, participating
 		n.expect(me, send(succ, m(kindElection, 50, 60, 0)))
 		// Run 1 outranks every initiator of run 0, even a lower one.
-		n.receive(me, pred, m(kindElection, 20, 10, 1))
+		n.Receive(me, pred, m(kindElection, 20, 10, 1))
 		n.expect(me, send(succ, m(kindElection, 50, 10, 1)))
-		n.receive(me, pred, m(kindElection, 30, 10, 1)) // same run and initiator: swallowed
-		n.receive(me, pred, m(kindElection, 70, 5, 1))  // a lower initiator of run 1: discarded
-		n.receive(me, pred, m(kindElection, 70, 60, 0)) // run 0: dropped
+		n.Receive(me, pred, m(kindElection, 30, 10, 1)) // same run and initiator: swallowed
+		n.Receive(me, pred, m(kindElection, 70, 5, 1))  // a lower initiator of run 1: discarded
+		n.Receive(me, pred, m(kindElection, 70, 60, 0)) // run 0: dropped
 		n.expect(me)
-		n.receive(me, pred, m(kindElection, 70, 20, 1)) // a higher initiator of run 1
+		n.Receive(me, pred, m(kindElection, 70, 20, 1)) // a higher initiator of run 1
 		n.expect(me, send(succ, m(kindElection, 70, 20, 1)))
 	})
 	t.Run("lcr", func(t *testing.T) {
 		n, m := fourRing(t, "lcr")
-		n.receive(me, pred, m(kindElection, 20, 0, 0)) // run 0: swallowed as ever
+		n.Receive(me, pred, m(kindElection, 20, 0, 0)) // run 0: swallowed as ever
 		n.expect(me)
 		// Run 1 is a fresh start: the first smaller id is replaced by this
 		// process's own, once.
-		n.receive(me, pred, m(kindElection, 20, 0, 1))
+		n.Receive(me, pred, m(kindElection, 20, 0, 1))
 		n.expect(me, send(succ, m(kindElection, 50, 0, 1)))
-		n.receive(me, pred, m(kindElection, 40, 0, 1))
+		n.Receive(me, pred, m(kindElection, 40, 0, 1))
 		n.expect(me)
-		n.receive(me, pred, m(kindElection, 70, 0, 1))
+		n.Receive(me, pred, m(kindElection, 70, 0, 1))
 		n.expect(me, send(succ, m(kindElection, 70, 0, 1)))
 		// Run 2 reaches it with a higher id first: forwarding it counts as
 		// taking part, so a smaller id is swallowed after.
-		n.receive(me, pred, m(kindElection, 70, 0, 2))
+		n.Receive(me, pred, m(kindElection, 70, 0, 2))
 		n.expect(me, send(succ, m(kindElection, 70, 0, 2)))
-		n.receive(me, pred, m(kindElection, 20, 0, 2))
+		n.Receive(me, pred, m(kindElection, 20, 0, 2))
 		n.expect(me)
 	})
 }
@@ -246,13 +247,13 @@ func TestRepairNewerRunIsFresh(t *testing.T) {
 func TestFalseSuspicionElectsLower(t *testing.T) {
 	for _, name := range []string{"ring", "chang-roberts", "ring-initiator"} {
 		n := newNet(t, name, ranks(10, 80, 30, 20))
-		n.suspect(0, 1) // 10 wrongly suspects its successor 80
-		n.initiate(2)
+		n.Suspect(0, 1) // 10 wrongly suspects its successor 80
+		n.Initiate(2)
 		n.run()
-		n.expectDecided(0, 30)
-		n.expectDecided(1) // 80 hears nothing
-		n.expectDecided(2, 30)
-		n.expectDecided(3, 30)
+		n.ExpectDecided(0, 30)
+		n.ExpectDecided(1) // 80 hears nothing
+		n.ExpectDecided(2, 30)
+		n.ExpectDecided(3, 30)
 	}
 }
 
@@ -268,7 +269,7 @@ func hsRun(m nodes.Message, r int64) nodes.Message {
 // Start's probes are taken.
 func fiveRing(t *testing.T) *net {
 	n := newNet(t, "hs", ranks(10, 50, 30, 70, 20))
-	n.take()
+	n.Take()
 	return n
 }
 
@@ -280,42 +281,42 @@ func fiveRing(t *testing.T) *net {
 // phase-0 probes show where each side now goes.
 func TestHSRepairRoutesBothWays(t *testing.T) {
 	n := fiveRing(t)
-	n.suspect(me, 3) // 70, on neither side: recorded, routes unchanged
-	n.suspect(me, 99)
+	n.Suspect(me, 3) // 70, on neither side: recorded, routes unchanged
+	n.Suspect(me, 99)
 	n.expect(me)
-	n.receive(me, pred, probe(60, 2, 1)) // still run 0: on to the successor
+	n.Receive(me, pred, probe(60, 2, 1)) // still run 0: on to the successor
 	n.expect(me, send(succ, probe(60, 2, 2)))
 
 	// Successor side: 2 and the suspected 3 are skipped; run 1.
-	n.suspect(me, succ)
+	n.Suspect(me, succ)
 	n.expect(me, send(4, hsRun(probe(50, 0, 1), 1)), send(pred, hsRun(probe(50, 0, 1), 1)))
-	n.suspect(me, succ) // twice: nothing
+	n.Suspect(me, succ) // twice: nothing
 	n.expect(me)
 	// Passing messages follow the new routes, across from where they came.
-	n.receive(me, pred, hsRun(probe(60, 2, 1), 1))
+	n.Receive(me, pred, hsRun(probe(60, 2, 1), 1))
 	n.expect(me, send(4, hsRun(probe(60, 2, 2), 1)))
-	n.receive(me, 4, hsRun(reply(60, 2), 1))
+	n.Receive(me, 4, hsRun(reply(60, 2), 1))
 	n.expect(me, send(pred, hsRun(reply(60, 2), 1)))
 
 	// Predecessor side: the nearest unsuspected process before this one is
 	// 4, behind the suspected 0. Both sides are now 4, as with two
 	// processes; run 2.
-	n.suspect(me, pred)
+	n.Suspect(me, pred)
 	n.expect(me, send(4, hsRun(probe(50, 0, 1), 2)), send(4, hsRun(probe(50, 0, 1), 2)))
-	n.receive(me, 4, hsRun(probe(60, 2, 1), 2))
+	n.Receive(me, 4, hsRun(probe(60, 2, 1), 2))
 	n.expect(me, send(4, hsRun(probe(60, 2, 2), 2)))
 
 	// Every other process suspected: both routes are this process itself.
 	// Its probe comes straight back: leader of run 3 (ALGORITHMS.md:87).
-	n.suspect(me, 4)
+	n.Suspect(me, 4)
 	self := hsRun(probe(50, 0, 1), 3)
 	n.expect(me, send(me, self), send(me, self))
-	n.receive(me, me, self)
+	n.Receive(me, me, self)
 	n.expect(me, send(me, run(msg(kindElected, 50), 3)))
-	n.receive(me, me, self) // the other copy
-	n.receive(me, me, run(msg(kindElected, 50), 3))
+	n.Receive(me, me, self) // the other copy
+	n.Receive(me, me, run(msg(kindElected, 50), 3))
 	n.expect(me)
-	n.expectDecided(me, 50)
+	n.ExpectDecided(me, 50)
 }
 
 // TestHSRepairStopsSuspected: a message carrying a suspected process is not
@@ -325,28 +326,28 @@ func TestHSRepairRoutesBothWays(t *testing.T) {
 // anyway.
 func TestHSRepairStopsSuspected(t *testing.T) {
 	n := fiveRing(t)
-	n.suspect(me, 3) // 70
-	n.suspect(me, 4) // 20
+	n.Suspect(me, 3) // 70
+	n.Suspect(me, 4) // 20
 	n.expect(me)
 	both := func(r int64) []envelope {
 		m := hsRun(probe(50, 0, 1), r)
 		return []envelope{send(succ, m), send(pred, m)}
 	}
-	n.receive(me, pred, probe(70, 2, 1))
+	n.Receive(me, pred, probe(70, 2, 1))
 	n.expect(me, both(1)...)
-	n.receive(me, succ, hsRun(reply(70, 1), 1))
+	n.Receive(me, succ, hsRun(reply(70, 1), 1))
 	n.expect(me, both(2)...)
-	n.receive(me, pred, hsRun(probe(20, 1, 1), 2)) // 20 < 50: swallowed, as ever
+	n.Receive(me, pred, hsRun(probe(20, 1, 1), 2)) // 20 < 50: swallowed, as ever
 	n.expect(me)
-	n.receive(me, pred, run(msg(kindElected, 70), 2))
+	n.Receive(me, pred, run(msg(kindElected, 70), 2))
 	n.expect(me, both(3)...)
-	n.expectDecided(me)
+	n.ExpectDecided(me)
 	// Unsuspected processes' messages go on as before.
-	n.receive(me, pred, hsRun(probe(60, 1, 1), 3))
+	n.Receive(me, pred, hsRun(probe(60, 1, 1), 3))
 	n.expect(me, send(succ, hsRun(probe(60, 1, 2), 3)))
-	n.receive(me, pred, run(msg(kindElected, 60), 3))
+	n.Receive(me, pred, run(msg(kindElected, 60), 3))
 	n.expect(me, send(succ, run(msg(kindElected, 60), 3)))
-	n.expectDecided(me, 60)
+	n.ExpectDecided(me, 60)
 }
 
 // TestHSRepairRuns: doc.go, rule 3, for hs. A message of a newer run makes
@@ -356,54 +357,54 @@ func TestHSRepairStopsSuspected(t *testing.T) {
 // dropped or saturate, and never panic.
 func TestHSRepairRuns(t *testing.T) {
 	n := trio(t, "hs")
-	n.receive(me, succ, reply(50, 0))
-	n.receive(me, pred, reply(50, 0))
+	n.Receive(me, succ, reply(50, 0))
+	n.Receive(me, pred, reply(50, 0))
 	n.expect(me, send(succ, probe(50, 1, 1)), send(pred, probe(50, 1, 1)))
-	n.receive(me, succ, reply(50, 1)) // one of phase 1's two replies
-	n.receive(me, pred, probe(50, 1, 3))
+	n.Receive(me, succ, reply(50, 1)) // one of phase 1's two replies
+	n.Receive(me, pred, probe(50, 1, 3))
 	n.expect(me, send(succ, msg(kindElected, 50))) // leader of run 0
-	n.expectDecided(me, 50)
+	n.ExpectDecided(me, 50)
 
 	// Run 2 reaches it: own probes first, then the message as usual.
 	own := hsRun(probe(50, 0, 1), 2)
-	n.receive(me, pred, hsRun(probe(70, 1, 1), 2))
+	n.Receive(me, pred, hsRun(probe(70, 1, 1), 2))
 	n.expect(me, send(succ, own), send(pred, own), send(succ, hsRun(probe(70, 1, 2), 2)))
-	n.receive(me, succ, hsRun(reply(50, 1), 2)) // phase is 0 again: ignored
-	n.receive(me, succ, hsRun(reply(50, 0), 2)) // replies count from 0 again: one of two
+	n.Receive(me, succ, hsRun(reply(50, 1), 2)) // phase is 0 again: ignored
+	n.Receive(me, succ, hsRun(reply(50, 0), 2)) // replies count from 0 again: one of two
 	n.expect(me)
-	n.receive(me, pred, hsRun(reply(50, 0), 2))
+	n.Receive(me, pred, hsRun(reply(50, 0), 2))
 	n.expect(me, send(succ, hsRun(probe(50, 1, 1), 2)), send(pred, hsRun(probe(50, 1, 1), 2)))
-	n.receive(me, pred, hsRun(probe(50, 1, 3), 2)) // not leader of run 2 yet: it is now
+	n.Receive(me, pred, hsRun(probe(50, 1, 3), 2)) // not leader of run 2 yet: it is now
 	n.expect(me, send(succ, run(msg(kindElected, 50), 2)))
-	n.expectDecided(me, 50, 50)
+	n.ExpectDecided(me, 50, 50)
 
 	// Older runs are over.
-	n.receive(me, pred, probe(70, 0, 1))
-	n.receive(me, pred, hsRun(probe(70, 3, 1), 1))
-	n.receive(me, succ, hsRun(reply(30, 0), 1))
-	n.receive(me, pred, run(msg(kindElected, 70), 1))
+	n.Receive(me, pred, probe(70, 0, 1))
+	n.Receive(me, pred, hsRun(probe(70, 3, 1), 1))
+	n.Receive(me, succ, hsRun(reply(30, 0), 1))
+	n.Receive(me, pred, run(msg(kindElected, 70), 1))
 	// Negative run numbers, and an ELECTED run no hs process can number.
-	n.receive(me, pred, nodes.Message{Kind: kindProbe, Rank: nodes.RankOf(70), A: -1, B: 1})
-	n.receive(me, pred, nodes.Message{Kind: kindReply, Rank: nodes.RankOf(70), A: math.MinInt64})
-	n.receive(me, pred, run(msg(kindElected, 70), -3))
-	n.receive(me, pred, run(msg(kindElected, 70), maxRun+1))
+	n.Receive(me, pred, nodes.Message{Kind: kindProbe, Rank: nodes.RankOf(70), A: -1, B: 1})
+	n.Receive(me, pred, nodes.Message{Kind: kindReply, Rank: nodes.RankOf(70), A: math.MinInt64})
+	n.Receive(me, pred, run(msg(kindElected, 70), -3))
+	n.Receive(me, pred, run(msg(kindElected, 70), maxRun+1))
 	n.expect(me)
-	n.expectDecided(me, 50, 50)
+	n.ExpectDecided(me, 50, 50)
 
 	// An ELECTED of a newer run: the run has elected, so no probes; the
 	// leader is recorded and passed on.
-	n.receive(me, pred, run(msg(kindElected, 70), 5))
+	n.Receive(me, pred, run(msg(kindElected, 70), 5))
 	n.expect(me, send(succ, run(msg(kindElected, 70), 5)))
-	n.expectDecided(me, 50, 50, 70)
+	n.ExpectDecided(me, 50, 50, 70)
 
 	// The highest run a PROBE can carry, then a restart from it: the run
 	// number stays at maxRun rather than wrapping into the sign bit.
 	top := nodes.Message{Kind: kindProbe, Rank: nodes.RankOf(70), A: math.MaxInt64, B: 1}
-	n.receive(me, pred, top)
+	n.Receive(me, pred, top)
 	ownTop := hsRun(probe(50, 0, 1), maxRun)
 	top.B = 2
 	n.expect(me, send(succ, ownTop), send(pred, ownTop), send(succ, top))
-	n.suspect(me, succ)
+	n.Suspect(me, succ)
 	n.expect(me, send(pred, ownTop), send(pred, ownTop))
 }
 
@@ -423,30 +424,30 @@ func TestHSRepairRuns(t *testing.T) {
 func TestHSRepairFromSuspectedSender(t *testing.T) {
 	t.Run("unit", func(t *testing.T) {
 		n := fiveRing(t)
-		n.suspect(me, succ)
+		n.Suspect(me, succ)
 		n.expect(me, send(3, hsRun(probe(50, 0, 1), 1)), send(pred, hsRun(probe(50, 0, 1), 1)))
-		n.receive(me, succ, probe(60, 2, 1)) // run 0, from the cut-out successor: dropped as old
+		n.Receive(me, succ, probe(60, 2, 1)) // run 0, from the cut-out successor: dropped as old
 		n.expect(me)
-		n.receive(me, succ, hsRun(probe(60, 2, 1), 1)) // current run
+		n.Receive(me, succ, hsRun(probe(60, 2, 1), 1)) // current run
 		n.expect(me, send(3, hsRun(probe(50, 0, 1), 2)), send(pred, hsRun(probe(50, 0, 1), 2)))
-		n.receive(me, succ, hsRun(reply(10, 0), 3)) // newer run: one restart above it
+		n.Receive(me, succ, hsRun(reply(10, 0), 3)) // newer run: one restart above it
 		n.expect(me, send(3, hsRun(probe(50, 0, 1), 4)), send(pred, hsRun(probe(50, 0, 1), 4)))
 	})
 	t.Run("late probe", func(t *testing.T) {
 		const x, f = 0, 1
 		n := buildNet(t, "hs", ranks(20, 10, 80, 30, 40, 90, 50, 60))
-		n.crash(f)
-		n.boot()
-		for q := range n.size() {
+		n.Crash(f)
+		n.Start()
+		for q := range n.Size() {
 			if q != f {
-				n.suspect(q, f)
+				n.Suspect(q, f)
 			}
 		}
-		n.receive(x, f, hsRun(probe(80, 2, 2), 1))
+		n.Receive(x, f, hsRun(probe(80, 2, 2), 1))
 		n.run()
-		for p, ds := range n.decided {
+		for p, ds := range n.decisions() {
 			if slices.Contains(ds, nodes.RankOf(80)) {
-				t.Fatalf("process %d decided 80 while 90 is alive (decisions %v)", p, n.decided)
+				t.Fatalf("process %d decided 80 while 90 is alive (decisions %v)", p, n.decisions())
 			}
 		}
 		n.checkElected(nodes.RankOf(90))
@@ -468,7 +469,7 @@ func TestRepairUnevenDetection(t *testing.T) {
 		}
 		r.Shuffle(size, func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
 		rs := ranks(ids...)
-		crashAt := map[int]int{} // position → round of its crash
+		crashAt := map[int]int{} // position → its crash, in T
 		for range 1 + r.IntN(size-1) {
 			crashAt[r.IntN(size)] = 1 + r.IntN(3*size)
 		}
@@ -477,7 +478,7 @@ func TestRepairUnevenDetection(t *testing.T) {
 			n := newNet(t, name, rs)
 			for i := range size {
 				if i == 0 || r.IntN(2) == 0 {
-					n.initiate(i)
+					n.Initiate(i)
 				}
 			}
 			var live []nodes.Rank
@@ -487,11 +488,11 @@ func TestRepairUnevenDetection(t *testing.T) {
 					live = append(live, rs[c])
 					continue
 				}
-				n.at(at, func() { n.crash(c) })
+				n.At(time.Duration(at)*T, func() { n.Crash(c) })
 				for q := range size {
-					n.at(at+r.IntN(maxDelay), func() {
-						if q != c && !n.crashed[q] {
-							n.suspect(q, c)
+					n.At(time.Duration(at+r.IntN(maxDelay))*T, func() {
+						if q != c && !n.Crashed(q) {
+							n.Suspect(q, c)
 						}
 					})
 				}

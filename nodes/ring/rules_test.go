@@ -26,18 +26,19 @@ func reply(j uint64, k int64) nodes.Message {
 	return nodes.Message{Kind: kindReply, Rank: nodes.RankOf(j), A: k}
 }
 
-func send(to int, m nodes.Message) envelope { return envelope{to: to, m: m} }
+func send(to int, m nodes.Message) envelope { return envelope{To: to, Msg: m} }
 
 // expect checks what process p sent since the last take (destinations and
 // messages, in order).
 func (n *net) expect(p int, want ...envelope) {
 	n.t.Helper()
-	got := n.take()
+	n.pure()
+	got := n.Take()
 	for i := range got {
-		if got[i].from != p {
-			n.t.Fatalf("message %d came from process %d, want %d", i, got[i].from, p)
+		if got[i].From != p {
+			n.t.Fatalf("message %d came from process %d, want %d", i, got[i].From, p)
 		}
-		got[i].from = 0
+		got[i].From = 0
 	}
 	if !slices.Equal(got, want) {
 		n.t.Fatalf("process %d sent %s, want %s", p, show(got), show(want))
@@ -50,7 +51,7 @@ func show(es []envelope) string {
 		if i > 0 {
 			s += " "
 		}
-		m := e.m
+		m := e.Msg
 		s += fmt.Sprintf("%s(%v", m.Kind, m.Rank)
 		if !m.Aux.IsZero() {
 			s += fmt.Sprintf(" aux=%v", m.Aux)
@@ -63,21 +64,9 @@ func show(es []envelope) string {
 		} else if m.A != 0 {
 			s += fmt.Sprintf(" run=%d", m.A)
 		}
-		s += fmt.Sprintf(")→%d", e.to)
+		s += fmt.Sprintf(")→%d", e.To)
 	}
 	return s + "]"
-}
-
-func (n *net) expectDecided(p int, want ...uint64) {
-	n.t.Helper()
-	var got []uint64
-	for _, r := range n.decided[p] {
-		v, _ := r.ID.Small()
-		got = append(got, v)
-	}
-	if !slices.Equal(got, want) {
-		n.t.Fatalf("process %d decided %v, want %v", p, got, want)
-	}
 }
 
 // The process under test is position 1 (id 50) of a ring 10 → 50 → 30.
@@ -85,76 +74,76 @@ const me, pred, succ = 1, 0, 2
 
 func trio(t *testing.T, name string) *net {
 	n := newNet(t, name, ranks(10, 50, 30))
-	n.take() // lcr and hs send at start; the rule tests look at what follows
+	n.Take() // lcr and hs send at start; the rule tests look at what follows
 	return n
 }
 
 // ALGORITHMS.md:44-48 (ring).
 func TestRingRules(t *testing.T) {
 	n := trio(t, "ring")
-	n.initiate(me) // line 44: Initiate: send ELECTION(self)
+	n.Initiate(me) // line 44: Initiate: send ELECTION(self)
 	n.expect(me, send(succ, msg(kindElection, 50)))
-	n.receive(me, pred, msg(kindElection, 70)) // line 45: r > self → forward
+	n.Receive(me, pred, msg(kindElection, 70)) // line 45: r > self → forward
 	n.expect(me, send(succ, msg(kindElection, 70)))
-	n.receive(me, pred, msg(kindElection, 20)) // lines 45-46: r < self → ELECTION(self)
+	n.Receive(me, pred, msg(kindElection, 20)) // lines 45-46: r < self → ELECTION(self)
 	n.expect(me, send(succ, msg(kindElection, 50)))
-	n.receive(me, pred, msg(kindElection, 20)) // line 46: always — no participation flag
+	n.Receive(me, pred, msg(kindElection, 20)) // line 46: always — no participation flag
 	n.expect(me, send(succ, msg(kindElection, 50)))
-	n.expectDecided(me)
-	n.receive(me, pred, msg(kindElection, 50)) // lines 46-47: r = self → leader, ELECTED(self)
+	n.ExpectDecided(me)
+	n.Receive(me, pred, msg(kindElection, 50)) // lines 46-47: r = self → leader, ELECTED(self)
 	n.expect(me, send(succ, msg(kindElected, 50)))
-	n.expectDecided(me, 50)
-	n.receive(me, pred, msg(kindElected, 50)) // line 48: l = self → stop
+	n.ExpectDecided(me, 50)
+	n.Receive(me, pred, msg(kindElected, 50)) // line 48: l = self → stop
 	n.expect(me)
-	n.expectDecided(me, 50)
-	n.receive(me, pred, msg(kindElected, 70)) // line 48: record l, forward
+	n.ExpectDecided(me, 50)
+	n.Receive(me, pred, msg(kindElected, 70)) // line 48: record l, forward
 	n.expect(me, send(succ, msg(kindElected, 70)))
-	n.expectDecided(me, 50, 70)
+	n.ExpectDecided(me, 50, 70)
 }
 
 // ALGORITHMS.md:56-61 (chang-roberts).
 func TestChangRobertsRules(t *testing.T) {
 	t.Run("initiator swallows lower", func(t *testing.T) {
 		n := trio(t, "chang-roberts")
-		n.initiate(me) // line 57: participating ← true; send ELECTION(self)
+		n.Initiate(me) // line 57: participating ← true; send ELECTION(self)
 		n.expect(me, send(succ, msg(kindElection, 50)))
-		n.receive(me, pred, msg(kindElection, 20)) // line 59: participating → swallow
+		n.Receive(me, pred, msg(kindElection, 20)) // line 59: participating → swallow
 		n.expect(me)
 	})
 	t.Run("first lower is replaced, second swallowed", func(t *testing.T) {
 		n := trio(t, "chang-roberts")
-		n.receive(me, pred, msg(kindElection, 20)) // lines 58-59: not participating → ELECTION(self)
+		n.Receive(me, pred, msg(kindElection, 20)) // lines 58-59: not participating → ELECTION(self)
 		n.expect(me, send(succ, msg(kindElection, 50)))
-		n.receive(me, pred, msg(kindElection, 40)) // line 59: now participating → swallow
+		n.Receive(me, pred, msg(kindElection, 40)) // line 59: now participating → swallow
 		n.expect(me)
 	})
 	t.Run("forwarding sets the flag", func(t *testing.T) {
 		n := trio(t, "chang-roberts")
-		n.receive(me, pred, msg(kindElection, 70)) // line 58: r > self → participating, forward
+		n.Receive(me, pred, msg(kindElection, 70)) // line 58: r > self → participating, forward
 		n.expect(me, send(succ, msg(kindElection, 70)))
-		n.receive(me, pred, msg(kindElection, 20))
+		n.Receive(me, pred, msg(kindElection, 20))
 		n.expect(me)
 	})
 	t.Run("ELECTED clears the flag", func(t *testing.T) {
 		n := trio(t, "chang-roberts")
-		n.initiate(me)
-		n.take()
-		n.receive(me, pred, msg(kindElected, 70)) // line 61: participating ← false; record; forward
+		n.Initiate(me)
+		n.Take()
+		n.Receive(me, pred, msg(kindElected, 70)) // line 61: participating ← false; record; forward
 		n.expect(me, send(succ, msg(kindElected, 70)))
-		n.expectDecided(me, 70)
-		n.receive(me, pred, msg(kindElection, 20)) // so a lower ELECTION is replaced again
+		n.ExpectDecided(me, 70)
+		n.Receive(me, pred, msg(kindElection, 20)) // so a lower ELECTION is replaced again
 		n.expect(me, send(succ, msg(kindElection, 50)))
 	})
 	t.Run("leader", func(t *testing.T) {
 		n := trio(t, "chang-roberts")
-		n.initiate(me)
-		n.take()
-		n.receive(me, pred, msg(kindElection, 50)) // line 60: r = self → ELECTED(self)
+		n.Initiate(me)
+		n.Take()
+		n.Receive(me, pred, msg(kindElection, 50)) // line 60: r = self → ELECTED(self)
 		n.expect(me, send(succ, msg(kindElected, 50)))
-		n.expectDecided(me, 50)
-		n.receive(me, pred, msg(kindElected, 50)) // line 61: forward unless l = self
+		n.ExpectDecided(me, 50)
+		n.Receive(me, pred, msg(kindElected, 50)) // line 61: forward unless l = self
 		n.expect(me)
-		n.expectDecided(me, 50)
+		n.ExpectDecided(me, 50)
 	})
 }
 
@@ -163,70 +152,70 @@ func TestChangRobertsRules(t *testing.T) {
 func TestRingInitiatorRules(t *testing.T) {
 	t.Run("messages carry the initiator", func(t *testing.T) {
 		n := trio(t, "ring-initiator")
-		n.initiate(me) // line 67
+		n.Initiate(me) // line 67
 		n.expect(me, send(succ, withAux(msg(kindElection, 50), 50)))
-		n.receive(me, pred, withAux(msg(kindElection, 70), 50)) // equal initiator: chang-roberts rules
+		n.Receive(me, pred, withAux(msg(kindElection, 70), 50)) // equal initiator: chang-roberts rules
 		n.expect(me, send(succ, withAux(msg(kindElection, 70), 50)))
-		n.receive(me, pred, withAux(msg(kindElection, 20), 50)) // participating: swallow
+		n.Receive(me, pred, withAux(msg(kindElection, 20), 50)) // participating: swallow
 		n.expect(me)
-		n.receive(me, pred, withAux(msg(kindElected, 70), 50))
+		n.Receive(me, pred, withAux(msg(kindElected, 70), 50))
 		n.expect(me, send(succ, withAux(msg(kindElected, 70), 50)))
-		n.expectDecided(me, 70)
+		n.ExpectDecided(me, 70)
 	})
 	t.Run("lower initiator discarded", func(t *testing.T) {
 		n := trio(t, "ring-initiator")
-		n.receive(me, pred, withAux(msg(kindElection, 20), 40)) // initiator 40 remembered
+		n.Receive(me, pred, withAux(msg(kindElection, 20), 40)) // initiator 40 remembered
 		n.expect(me, send(succ, withAux(msg(kindElection, 50), 40)))
-		n.receive(me, pred, withAux(msg(kindElection, 70), 30)) // lines 69-70: lower initiator → discarded
+		n.Receive(me, pred, withAux(msg(kindElection, 70), 30)) // lines 69-70: lower initiator → discarded
 		n.expect(me)
-		n.receive(me, pred, withAux(msg(kindElected, 70), 30)) // line 69: either kind
+		n.Receive(me, pred, withAux(msg(kindElected, 70), 30)) // line 69: either kind
 		n.expect(me)
-		n.expectDecided(me)
+		n.ExpectDecided(me)
 	})
 	t.Run("own initiation counts as seen", func(t *testing.T) {
 		n := trio(t, "ring-initiator")
-		n.initiate(me)
-		n.take()
-		n.receive(me, pred, withAux(msg(kindElection, 70), 40)) // 40 < self as initiator
+		n.Initiate(me)
+		n.Take()
+		n.Receive(me, pred, withAux(msg(kindElection, 70), 40)) // 40 < self as initiator
 		n.expect(me)
 	})
 	t.Run("higher initiator starts a new run here", func(t *testing.T) {
 		n := trio(t, "ring-initiator")
-		n.receive(me, pred, withAux(msg(kindElection, 20), 40)) // joins 40's run: participating
+		n.Receive(me, pred, withAux(msg(kindElection, 20), 40)) // joins 40's run: participating
 		n.expect(me, send(succ, withAux(msg(kindElection, 50), 40)))
 		// lines 70-71: initiator 60 replaces 40 and the message is processed
 		// by the chang-roberts rules — as a new run, so the flag of 40's run
 		// does not swallow it.
-		n.receive(me, pred, withAux(msg(kindElection, 20), 60))
+		n.Receive(me, pred, withAux(msg(kindElection, 20), 60))
 		n.expect(me, send(succ, withAux(msg(kindElection, 50), 60)))
-		n.receive(me, pred, withAux(msg(kindElection, 30), 60)) // same run: now swallowed
+		n.Receive(me, pred, withAux(msg(kindElection, 30), 60)) // same run: now swallowed
 		n.expect(me)
-		n.receive(me, pred, withAux(msg(kindElection, 20), 40)) // 40 is lower now
+		n.Receive(me, pred, withAux(msg(kindElection, 20), 40)) // 40 is lower now
 		n.expect(me)
 	})
 	t.Run("higher ELECTED is recorded", func(t *testing.T) {
 		n := trio(t, "ring-initiator")
-		n.initiate(me)
-		n.take()
-		n.receive(me, pred, withAux(msg(kindElected, 70), 60))
+		n.Initiate(me)
+		n.Take()
+		n.Receive(me, pred, withAux(msg(kindElected, 70), 60))
 		n.expect(me, send(succ, withAux(msg(kindElected, 70), 60)))
-		n.expectDecided(me, 70)
+		n.ExpectDecided(me, 70)
 	})
 	t.Run("no initiation under a higher run", func(t *testing.T) {
 		n := trio(t, "ring-initiator")
-		n.receive(me, pred, withAux(msg(kindElection, 70), 60))
-		n.take()
-		n.initiate(me) // its run would be discarded downstream: not started
+		n.Receive(me, pred, withAux(msg(kindElection, 70), 60))
+		n.Take()
+		n.Initiate(me) // its run would be discarded downstream: not started
 		n.expect(me)
 	})
 	t.Run("leader", func(t *testing.T) {
 		n := trio(t, "ring-initiator")
-		n.initiate(me)
-		n.take()
-		n.receive(me, pred, withAux(msg(kindElection, 50), 50))
+		n.Initiate(me)
+		n.Take()
+		n.Receive(me, pred, withAux(msg(kindElection, 50), 50))
 		n.expect(me, send(succ, withAux(msg(kindElected, 50), 50)))
-		n.expectDecided(me, 50)
-		n.receive(me, pred, withAux(msg(kindElected, 50), 50))
+		n.ExpectDecided(me, 50)
+		n.Receive(me, pred, withAux(msg(kindElected, 50), 50))
 		n.expect(me)
 	})
 }
@@ -235,25 +224,25 @@ func TestRingInitiatorRules(t *testing.T) {
 func TestLCRRules(t *testing.T) {
 	n := newNet(t, "lcr", ranks(10, 50, 30))
 	// line 76: every process sends its own id at start.
-	got := n.take()
-	want := []envelope{{0, 1, msg(kindElection, 10)}, {1, 2, msg(kindElection, 50)}, {2, 0, msg(kindElection, 30)}}
+	got := n.Take()
+	want := []envelope{{From: 0, To: 1, Msg: msg(kindElection, 10)}, {From: 1, To: 2, Msg: msg(kindElection, 50)}, {From: 2, To: 0, Msg: msg(kindElection, 30)}}
 	if !slices.Equal(got, want) {
 		t.Fatalf("start sent %s, want %s", show(got), show(want))
 	}
-	n.initiate(me) // StartsAll: Initiate adds nothing
+	n.Initiate(me) // StartsAll: Initiate adds nothing
 	n.expect(me)
-	n.receive(me, pred, msg(kindElection, 70)) // line 77: j > self → forward
+	n.Receive(me, pred, msg(kindElection, 70)) // line 77: j > self → forward
 	n.expect(me, send(succ, msg(kindElection, 70)))
-	n.receive(me, pred, msg(kindElection, 20)) // line 77: j < self → swallow
+	n.Receive(me, pred, msg(kindElection, 20)) // line 77: j < self → swallow
 	n.expect(me)
-	n.receive(me, pred, msg(kindElection, 50)) // lines 77-78: j = self → leader, ELECTED(self)
+	n.Receive(me, pred, msg(kindElection, 50)) // lines 77-78: j = self → leader, ELECTED(self)
 	n.expect(me, send(succ, msg(kindElected, 50)))
-	n.expectDecided(me, 50)
-	n.receive(me, pred, msg(kindElected, 50))
+	n.ExpectDecided(me, 50)
+	n.Receive(me, pred, msg(kindElected, 50))
 	n.expect(me)
-	n.receive(me, pred, msg(kindElected, 70))
+	n.Receive(me, pred, msg(kindElected, 70))
 	n.expect(me, send(succ, msg(kindElected, 70)))
-	n.expectDecided(me, 50, 70)
+	n.ExpectDecided(me, 50, 70)
 }
 
 // ALGORITHMS.md:86-92 (hs). Process 1 (id 50) has successor 2 and
@@ -261,62 +250,62 @@ func TestLCRRules(t *testing.T) {
 func TestHSRules(t *testing.T) {
 	t.Run("start", func(t *testing.T) {
 		n := newNet(t, "hs", ranks(10, 50, 30))
-		got := n.take()
+		got := n.Take()
 		// line 86: PROBE(self, 0, 1) to both neighbours, successor first.
-		if len(got) != 6 || got[2] != (envelope{1, 2, probe(50, 0, 1)}) || got[3] != (envelope{1, 0, probe(50, 0, 1)}) {
+		if len(got) != 6 || got[2] != (envelope{From: 1, To: 2, Msg: probe(50, 0, 1)}) || got[3] != (envelope{From: 1, To: 0, Msg: probe(50, 0, 1)}) {
 			t.Fatalf("start sent %s", show(got))
 		}
-		n.initiate(me)
+		n.Initiate(me)
 		n.expect(me)
 	})
 	t.Run("probes pass on, turn back, or die", func(t *testing.T) {
 		n := trio(t, "hs")
-		n.receive(me, pred, probe(70, 2, 1)) // line 88: j > self, d < 2^k → on, d+1
+		n.Receive(me, pred, probe(70, 2, 1)) // line 88: j > self, d < 2^k → on, d+1
 		n.expect(me, send(succ, probe(70, 2, 2)))
-		n.receive(me, succ, probe(70, 2, 3)) // from the other side: on the other way
+		n.Receive(me, succ, probe(70, 2, 3)) // from the other side: on the other way
 		n.expect(me, send(pred, probe(70, 2, 4)))
-		n.receive(me, succ, probe(70, 2, 4)) // lines 88-89: d ≥ 2^k → REPLY back
+		n.Receive(me, succ, probe(70, 2, 4)) // lines 88-89: d ≥ 2^k → REPLY back
 		n.expect(me, send(succ, reply(70, 2)))
-		n.receive(me, pred, probe(70, 0, 1)) // phase 0 reaches one hop
+		n.Receive(me, pred, probe(70, 0, 1)) // phase 0 reaches one hop
 		n.expect(me, send(pred, reply(70, 0)))
-		n.receive(me, pred, probe(20, 3, 1)) // line 89: j < self → swallow
+		n.Receive(me, pred, probe(20, 3, 1)) // line 89: j < self → swallow
 		n.expect(me)
 	})
 	t.Run("replies pass on toward j", func(t *testing.T) {
 		n := trio(t, "hs")
-		n.receive(me, succ, reply(70, 1)) // line 90: j ≠ self → pass on
+		n.Receive(me, succ, reply(70, 1)) // line 90: j ≠ self → pass on
 		n.expect(me, send(pred, reply(70, 1)))
-		n.receive(me, pred, reply(70, 1))
+		n.Receive(me, pred, reply(70, 1))
 		n.expect(me, send(succ, reply(70, 1)))
 	})
 	t.Run("phase advances after both replies", func(t *testing.T) {
 		n := trio(t, "hs")
-		n.receive(me, succ, reply(50, 0)) // line 90: one side only: wait
+		n.Receive(me, succ, reply(50, 0)) // line 90: one side only: wait
 		n.expect(me)
-		n.receive(me, pred, reply(50, 0)) // lines 90-91: both → PROBE(self, k+1, 1) both ways
+		n.Receive(me, pred, reply(50, 0)) // lines 90-91: both → PROBE(self, k+1, 1) both ways
 		n.expect(me, send(succ, probe(50, 1, 1)), send(pred, probe(50, 1, 1)))
-		n.receive(me, pred, reply(50, 0)) // a stale phase: ignored
+		n.Receive(me, pred, reply(50, 0)) // a stale phase: ignored
 		n.expect(me)
-		n.receive(me, pred, reply(50, 1))
-		n.receive(me, succ, reply(50, 1))
+		n.Receive(me, pred, reply(50, 1))
+		n.Receive(me, succ, reply(50, 1))
 		n.expect(me, send(succ, probe(50, 2, 1)), send(pred, probe(50, 2, 1)))
 	})
 	t.Run("own probe back: leader once", func(t *testing.T) {
 		n := trio(t, "hs")
-		n.receive(me, pred, probe(50, 2, 3))           // line 87: j = self → leader
+		n.Receive(me, pred, probe(50, 2, 3))           // line 87: j = self → leader
 		n.expect(me, send(succ, msg(kindElected, 50))) // line 92
-		n.expectDecided(me, 50)
-		n.receive(me, succ, probe(50, 2, 3)) // line 87: the later copy is ignored
+		n.ExpectDecided(me, 50)
+		n.Receive(me, succ, probe(50, 2, 3)) // line 87: the later copy is ignored
 		n.expect(me)
-		n.receive(me, pred, msg(kindElected, 50))
+		n.Receive(me, pred, msg(kindElected, 50))
 		n.expect(me)
-		n.expectDecided(me, 50)
+		n.ExpectDecided(me, 50)
 	})
 	t.Run("ELECTED goes to the successor", func(t *testing.T) {
 		n := trio(t, "hs")
-		n.receive(me, pred, msg(kindElected, 70))
+		n.Receive(me, pred, msg(kindElected, 70))
 		n.expect(me, send(succ, msg(kindElected, 70)))
-		n.expectDecided(me, 70)
+		n.ExpectDecided(me, 70)
 	})
 }
 
@@ -326,9 +315,9 @@ var kindOther = nodes.RegisterKind("RING_TEST_OTHER", nodes.ElectionClass)
 func TestUnknownKindIgnored(t *testing.T) {
 	for _, name := range []string{"ring", "chang-roberts", "ring-initiator", "lcr", "hs"} {
 		n := trio(t, name)
-		n.receive(me, pred, msg(kindOther, 70))
+		n.Receive(me, pred, msg(kindOther, 70))
 		n.expect(me)
-		n.expectDecided(me)
+		n.ExpectDecided(me)
 	}
 }
 

@@ -87,7 +87,7 @@ func checkRun(t *testing.T, name string, ids []uint64, initiators []int) {
 	rs := ranks(ids...)
 	n := newNet(t, name, rs)
 	for _, p := range initiators {
-		n.initiate(p)
+		n.Initiate(p)
 	}
 	n.run()
 	top := highest(rs)
@@ -100,37 +100,37 @@ func checkRun(t *testing.T, name string, ids []uint64, initiators []int) {
 	if name == "ring" {
 		runs = len(initiators)
 	}
-	for p, ds := range n.decided {
+	for p, ds := range n.decisions() {
 		if len(ds) != runs {
 			t.Fatalf("%s ids %v initiators %v: process %d decided %d times, want %d", name, ids, initiators, p, len(ds), runs)
 		}
 	}
-	if got, want := n.sent[kindElected], runs*len(ids); got != want {
+	if got, want := n.SentByKind()[kindElected.String()], runs*len(ids); got != want {
 		t.Fatalf("%s ids %v initiators %v: %d ELECTED, want %d", name, ids, initiators, got, want)
 	}
 
 	// Without a suspicion no run is ever restarted: every message carries
 	// run 0, which costs no byte on the wire (doc.go, "Ring repair").
-	if n.rerun != 0 {
-		t.Fatalf("%s ids %v initiators %v: %d messages of restarted runs in a fault-free run", name, ids, initiators, n.rerun)
+	if n.rerun() != 0 {
+		t.Fatalf("%s ids %v initiators %v: %d messages of restarted runs in a fault-free run", name, ids, initiators, n.rerun())
 	}
 
 	in := nodes.TheoryInput{N: len(ids), Ranks: rs, Initiators: initiators}
-	th := n.alg.Theory(in)
-	if th.Messages != 0 && th.Messages != int64(n.total) {
-		t.Fatalf("%s ids %v initiators %v: %d messages, theory %d", name, ids, initiators, n.total, th.Messages)
+	th := n.Algorithm().Theory(in)
+	if th.Messages != 0 && th.Messages != int64(n.Messages()) {
+		t.Fatalf("%s ids %v initiators %v: %d messages, theory %d", name, ids, initiators, n.Messages(), th.Messages)
 	}
-	if th.Turnaround != 0 && th.Turnaround != float64(n.last) {
-		t.Fatalf("%s ids %v initiators %v: turnaround %d T, theory %v", name, ids, initiators, n.last, th.Turnaround)
+	if th.Turnaround != 0 && th.Turnaround != float64(n.turnaround()) {
+		t.Fatalf("%s ids %v initiators %v: turnaround %d T, theory %v", name, ids, initiators, n.turnaround(), th.Turnaround)
 	}
-	if th.Bound != 0 && int64(n.total) > th.Bound {
-		t.Fatalf("%s ids %v: %d messages, above the bound %d", name, ids, n.total, th.Bound)
+	if th.Bound != 0 && int64(n.Messages()) > th.Bound {
+		t.Fatalf("%s ids %v: %d messages, above the bound %d", name, ids, n.Messages(), th.Bound)
 	}
 	// lcr, and chang-roberts when all initiate at once, count exactly what
 	// the slow reference counts, in every arrangement.
 	if name == "lcr" || (name == "chang-roberts" && len(initiators) == len(ids)) {
-		if want := lcrReference(ids); n.total != want {
-			t.Fatalf("%s ids %v: %d messages, reference %d", name, ids, n.total, want)
+		if want := lcrReference(ids); n.Messages() != want {
+			t.Fatalf("%s ids %v: %d messages, reference %d", name, ids, n.Messages(), want)
 		}
 	}
 }
@@ -168,11 +168,11 @@ func TestTheoryFiguresOnSmallRings(t *testing.T) {
 		for _, c := range cases {
 			n := newNet(t, c.name, ranks(c.ids...))
 			for _, p := range c.initiators {
-				n.initiate(p)
+				n.Initiate(p)
 			}
 			n.run()
-			if n.total != c.messages || n.last != c.turnaround {
-				t.Errorf("%s N=%d ids %v: %d messages in %d T, want %d in %d T", c.name, size, c.ids, n.total, n.last, c.messages, c.turnaround)
+			if n.Messages() != c.messages || n.turnaround() != c.turnaround {
+				t.Errorf("%s N=%d ids %v: %d messages in %d T, want %d in %d T", c.name, size, c.ids, n.Messages(), n.turnaround(), c.messages, c.turnaround)
 			}
 		}
 	}
