@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/trial"
 	"github.com/electbench/electbench/pow"
 )
 
@@ -102,7 +103,7 @@ func (r RankBy) apply(ranks []nodes.Rank, seed uint64) []nodes.Rank {
 	if r != RankByEpoch {
 		return ranks
 	}
-	nonce := mix(seed ^ streamEpoch)
+	nonce := trial.Mix(seed ^ streamEpoch)
 	for i := range ranks {
 		ranks[i] = nodes.Rank{Attr: ranks[i].Attr, ID: pow.EpochRank(ranks[i].ID, nonce)}
 	}

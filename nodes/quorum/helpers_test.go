@@ -17,7 +17,7 @@ type envelope = nodetest.Envelope
 
 // net is nodetest's network, every process on the complete topology, with
 // this package's own, deliberately simple, safety monitor — an independent
-// second reading of the rules the checker in workloads applies: at most one
+// second reading of the rules nodes/check applies: at most one
 // process sends the Leader kind per term, it had grants from a majority
 // delivered first, and no two lease claims overlap.
 type net struct {

@@ -64,9 +64,7 @@ func allPositions(n int) []int {
 // parameters (trial.Fault's fields of the same names).
 type activeLink struct {
 	eff            trial.Effect
-	index          int // the fault's index in the timeline
-	has            func(from, to int) bool
-	toxicity       float64
+	l              trial.LinkEffect
 	latency        time.Duration
 	jitter         time.Duration
 	rate           int64
@@ -151,7 +149,7 @@ func (v view) Note(what string, traced bool) {
 
 // link puts a link effect in force.
 func (v view) link(l trial.LinkEffect, a activeLink) *activeLink {
-	a.index, a.has, a.toxicity = l.ID, l.Links.Has, l.Toxicity
+	a.l = l
 	v.s.links = append(v.s.links, &a)
 	return &a
 }
@@ -160,7 +158,7 @@ func (v view) link(l trial.LinkEffect, a activeLink) *activeLink {
 func (v view) Heal(id int) {
 	s := v.s
 	for k, a := range s.links {
-		if a.index == id {
+		if a.l.ID == id {
 			s.links = append(s.links[:k], s.links[k+1:]...)
 			return
 		}
@@ -203,7 +201,7 @@ func (v view) Reset(l trial.LinkEffect, timeout time.Duration) {
 		return
 	}
 	s := v.s
-	a := &activeLink{eff: trial.EffNone, index: l.ID, has: l.Links.Has, toxicity: l.Toxicity}
+	a := &activeLink{eff: trial.EffNone, l: l}
 	s.links = append(s.links, a) // inert until the reset: Heal before it removes it
 	v.At(time.Duration(s.now)+timeout, func() { a.eff = trial.EffCut })
 }
@@ -217,20 +215,10 @@ func (v view) Relatency(l trial.LinkEffect, model trial.Latency) {
 	v.link(l, activeLink{eff: trial.EffLinkModel, model: model})
 }
 
-// affects reports whether active link effect a applies to the link from→to:
-// in its set, and chosen by its toxicity.
+// affects reports whether active link effect a applies to the link
+// from→to: in its set, and chosen by its toxicity.
 func (s *sim) affects(a *activeLink, from, to int32) bool {
-	if !a.has(int(from), int(to)) {
-		return false
-	}
-	tox := a.toxicity
-	if tox <= 0 || tox >= 1 {
-		return true
-	}
-	// A per-link coin from the trial seed, the fault and the link: the same
-	// links are affected whatever the order of sends.
-	h := mix(s.cfg.Seed ^ mix(uint64(a.index)<<40^uint64(from)<<20^uint64(to)))
-	return float64(h>>11)/(1<<53) < tox
+	return a.l.Affects(s.cfg.Seed, int(from), int(to))
 }
 
 // sendFaulty is send's tail in a run with faults.

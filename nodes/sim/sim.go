@@ -546,17 +546,9 @@ func (s *sim) rand(p int32) *rand.Rand {
 	if r := s.rands[p]; r != nil {
 		return r
 	}
-	r := rand.New(rand.NewPCG(s.cfg.Seed, mix(uint64(p)+1)))
+	r := rand.New(rand.NewPCG(s.cfg.Seed, trial.Mix(uint64(p)+1)))
 	s.rands[p] = r
 	return r
-}
-
-// mix is splitmix64's finaliser: distinct inputs give unrelated streams.
-func mix(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
-	x = (x ^ x>>27) * 0x94d049bb133111eb
-	return x ^ x>>31
 }
 
 // proc is one simulated process: its machine, the nodes.Env the machine

@@ -51,6 +51,21 @@ type LinkEffect struct {
 	Toxicity float64
 }
 
+// Affects reports whether the effect applies to the link from → to of a
+// trial seeded with seed: the link is in Links and chosen by Toxicity. The
+// coin is a function of the seed, the ID and the link alone, so both
+// runtimes affect the same links whatever the order of sends.
+func (l LinkEffect) Affects(seed uint64, from, to int) bool {
+	if !l.Links.Has(from, to) {
+		return false
+	}
+	if l.Toxicity <= 0 || l.Toxicity >= 1 {
+		return true
+	}
+	h := Mix(seed ^ Mix(uint64(l.ID)<<40^uint64(from)<<20^uint64(to)))
+	return float64(h>>11)/(1<<53) < l.Toxicity
+}
+
 // Delayer adds latency ± uniform jitter to every message on the links.
 type Delayer interface {
 	Delay(l LinkEffect, latency, jitter time.Duration)
