@@ -366,7 +366,10 @@ func (s *sim) emitProc(k trial.EventKind, p int32) {
 }
 
 // emitMsg emits a message event; callers check s.want first, so that the
-// hot path costs one test when nobody listens.
+// hot path costs one test when nobody listens. Kept out of line: building
+// an event inlined into send would bloat the hot path nobody listens to.
+//
+//go:noinline
 func (s *sim) emitMsg(k trial.EventKind, ord uint64, from, to int32, m *nodes.Message) {
 	s.ev.Event(&trial.Event{At: time.Duration(s.now), Kind: k, ID: ord & (1<<56 - 1), P: from, Q: to, Msg: *m})
 }
