@@ -84,9 +84,9 @@ func (r run) expect(t *testing.T, want map[string]int, turnaround float64) {
 	}
 }
 
-// ALGORITHMS.md:126-130: the highest crashed, only the lowest has detected
+// ALGORITHMS.md, "bully": the highest crashed, only the lowest has detected
 // it: ELECTION N(N−1)/2, OK (N−1)(N−2)/2, COORDINATOR N−2, turnaround 4T;
-// only the second-highest: N−2 messages, 1T. ALGORITHMS.md:138-139: two-phase
+// only the second-highest: N−2 messages, 1T. ALGORITHMS.md, "bully with announce: two-phase": two-phase
 // costs one HALT per process below the winner and one ACK per live one more.
 func TestTextbookCrash(t *testing.T) {
 	for _, n := range sizes {
@@ -119,7 +119,7 @@ func TestTextbookCrash(t *testing.T) {
 
 // Without a crash, the lowest initiator's run: every ELECTION is answered, and
 // the highest, idle after announcing, announces again on each of the N−1
-// ELECTIONs that reach it (ALGORITHMS.md:122, as written).
+// ELECTIONs that reach it (ALGORITHMS.md, "bully", as written).
 func TestNoCrashLowestInitiator(t *testing.T) {
 	for _, n := range sizes {
 		t.Run(fmt.Sprintf("N=%d", n), func(t *testing.T) {
@@ -209,7 +209,7 @@ func TestTheoryDeclines(t *testing.T) {
 	}
 }
 
-// ALGORITHMS.md:124-125: "a T1 below 2T lets a lower process win while a
+// ALGORITHMS.md, "bully": "a T1 below 2T lets a lower process win while a
 // higher one is alive, and the checker must catch it". The runs end agreeing
 // on the highest, so only the decision history shows the violation.
 func TestShortT1LetsLowerWin(t *testing.T) {

@@ -41,17 +41,17 @@ func TestStartIsSilent(t *testing.T) {
 	}
 }
 
-// ALGORITHMS.md:113-127 (bully, classic).
+// ALGORITHMS.md, "bully" (classic).
 func TestBullyRules(t *testing.T) {
 	n := five(t, "bully")
 	n.Initiate(me) // lines 115-118: ask every higher process, arm T1
 	n.ExpectSent(send(me, 3, election()), send(me, 4, election()))
 	n.ExpectArmed(me, timerT1, 2*T)
-	n.Initiate(me) // line 122: unless one is already running
+	n.Initiate(me) // unless one is already running
 	n.ExpectSent()
-	n.Receive(me, 0, election()) // line 122: reply OK; already running
+	n.Receive(me, 0, election()) // reply OK; already running
 	n.ExpectSent(send(me, 0, ok()))
-	n.Receive(me, 3, ok()) // line 120: cancel T1, arm T2
+	n.Receive(me, 3, ok()) // cancel T1, arm T2
 	n.ExpectSent()
 	n.ExpectArmed(me, timerT1, nodetest.NotArmed)
 	n.ExpectArmed(me, timerT2, 5*T)
@@ -63,7 +63,7 @@ func TestBullyRules(t *testing.T) {
 	n.Fire(me, timerT1) // lines 119-120: no OK → leader, COORDINATOR to every lower
 	n.ExpectSent(send(me, 0, coord(30)), send(me, 1, coord(30)))
 	n.ExpectDecided(me, 30)
-	n.Receive(me, 4, coord(50)) // line 123: record l
+	n.Receive(me, 4, coord(50)) // record l
 	n.ExpectDecided(me, 30, 50)
 	n.Receive(me, 4, ok()) // a late OK after the election ended is ignored
 	n.ExpectSent()
@@ -74,7 +74,7 @@ func TestBullyCoordinatorEndsElection(t *testing.T) {
 	n := five(t, "bully")
 	n.Initiate(me)
 	n.Take()
-	n.Receive(me, 3, coord(40)) // line 123: record l; cancel T1/T2
+	n.Receive(me, 3, coord(40)) // record l; cancel T1/T2
 	n.ExpectArmed(me, timerT1, nodetest.NotArmed)
 	n.ExpectDecided(me, 40)
 	n.Receive(me, 0, election()) // no election runs now: answer and start one
@@ -83,7 +83,7 @@ func TestBullyCoordinatorEndsElection(t *testing.T) {
 
 func TestBullyIdleProcessJoins(t *testing.T) {
 	n := five(t, "bully")
-	n.Receive(me, 1, election()) // line 122: reply OK; start an election
+	n.Receive(me, 1, election()) // reply OK; start an election
 	n.ExpectSent(send(me, 1, ok()), send(me, 3, election()), send(me, 4, election()))
 	n.ExpectArmed(me, timerT1, 2*T)
 }
@@ -91,7 +91,7 @@ func TestBullyIdleProcessJoins(t *testing.T) {
 func TestBullyHighestAnnouncesOnEveryElection(t *testing.T) {
 	n := five(t, "bully")
 	top := 4
-	for range 2 { // line 122, as written: each ELECTION starts an election it wins at once
+	for range 2 { // as written: each ELECTION starts an election it wins at once
 		n.Receive(top, 1, election())
 		n.ExpectSent(send(top, 1, ok()), send(top, 0, coord(50)), send(top, 1, coord(50)),
 			send(top, 2, coord(50)), send(top, 3, coord(50)))
@@ -115,7 +115,7 @@ func TestBullyInitiateAtTheInstantOfASuspicion(t *testing.T) {
 	n.ExpectDecided(3, 40, 40)
 }
 
-// ALGORITHMS.md:114 (start on suspicion) and 115-116 (suspected higher
+// ALGORITHMS.md, "bully" (start on suspicion; suspected higher
 // processes are still asked, but do not count as alive).
 func TestBullySuspicions(t *testing.T) {
 	t.Run("another process is no reason", func(t *testing.T) {
@@ -166,7 +166,7 @@ func TestBullySuspicions(t *testing.T) {
 	})
 }
 
-// ALGORITHMS.md:133-139 (two-phase), the winner's side.
+// ALGORITHMS.md, "bully with announce: two-phase", the winner's side.
 func TestTwoPhaseWinner(t *testing.T) {
 	phase := func(n *nodetest.Net, p int) string { return n.Machine(p).(nodes.Phased).Phase() }
 	t.Run("halts, collects ACKs, announces", func(t *testing.T) {
@@ -240,7 +240,7 @@ func TestTwoPhaseWinner(t *testing.T) {
 	})
 }
 
-// ALGORITHMS.md:134-137 (two-phase), the halted side.
+// ALGORITHMS.md, "bully with announce: two-phase", the halted side.
 func TestTwoPhaseHalted(t *testing.T) {
 	phase := func(n *nodetest.Net) string { return n.Machine(me).(nodes.Phased).Phase() }
 	n := five(t, "bully/two-phase")
@@ -293,25 +293,25 @@ func TestTwoPhaseWaitingTimesOut(t *testing.T) {
 	n.ExpectSent(send(me, 3, election()), send(me, 4, election()))
 }
 
-// ALGORITHMS.md:141-148 (multicast).
+// ALGORITHMS.md, "multicast" (multicast).
 func TestMulticastRules(t *testing.T) {
 	t.Run("candidate", func(t *testing.T) {
 		n := five(t, "multicast")
-		n.Initiate(me) // line 142: ELECTION(self) to every process, arm a timer
+		n.Initiate(me) // ELECTION(self) to every process, arm a timer
 		n.ExpectSent(send(me, 0, candidate(30)), send(me, 1, candidate(30)), send(me, 3, candidate(30)), send(me, 4, candidate(30)))
 		n.ExpectArmed(me, timerElection, 2*T)
 		n.Initiate(me)
 		n.ExpectSent()
 		n.Receive(me, 0, agree())
 		n.Receive(me, 1, agree())
-		n.Receive(me, 3, disagree()) // line 145: give up
+		n.Receive(me, 3, disagree()) // give up
 		n.ExpectArmed(me, timerElection, nodetest.NotArmed)
 		n.Receive(me, 4, agree()) // after giving up, AGREE counts for nothing
 		n.ExpectSent()
 		n.ExpectDecided(me)
 		n.Receive(me, 0, candidate(10)) // still in the election: disagree only
 		n.ExpectSent(send(me, 0, disagree()))
-		n.Receive(me, 4, coord(50)) // line 146 ... COORDINATOR: decide
+		n.Receive(me, 4, coord(50)) // COORDINATOR: decide
 		n.ExpectDecided(me, 50)
 	})
 	t.Run("AGREE from all", func(t *testing.T) {
@@ -336,7 +336,7 @@ func TestMulticastRules(t *testing.T) {
 	})
 	t.Run("answers", func(t *testing.T) {
 		n := five(t, "multicast")
-		n.Receive(me, 4, candidate(50)) // line 143: j > self → AGREE
+		n.Receive(me, 4, candidate(50)) // j > self → AGREE
 		n.ExpectSent(send(me, 4, agree()))
 		n.Receive(me, 0, candidate(10)) // lines 143-144: j < self → DISAGREE, start
 		n.ExpectSent(send(me, 0, disagree()), send(me, 0, candidate(30)), send(me, 1, candidate(30)), send(me, 3, candidate(30)), send(me, 4, candidate(30)))
@@ -345,7 +345,7 @@ func TestMulticastRules(t *testing.T) {
 	})
 	t.Run("no-agree", func(t *testing.T) {
 		n := five(t, "multicast/no-agree")
-		n.Receive(me, 4, candidate(50)) // line 147: no AGREE messages
+		n.Receive(me, 4, candidate(50)) // no AGREE messages
 		n.ExpectSent()
 		n.Receive(me, 0, candidate(10))
 		n.ExpectSent(send(me, 0, disagree()), send(me, 0, candidate(30)), send(me, 1, candidate(30)), send(me, 3, candidate(30)), send(me, 4, candidate(30)))

@@ -160,7 +160,7 @@ func (m measured) expect(t *testing.T, want map[string]int64, turnaround float64
 	}
 }
 
-// ALGORITHMS.md:126-130 and 138-139 (see TestTextbookCrash for the fake
+// ALGORITHMS.md, "bully" and "bully with announce: two-phase" (see TestTextbookCrash for the fake
 // network's version).
 func TestSimTextbookCrash(t *testing.T) {
 	for _, n := range sizes {

@@ -31,7 +31,7 @@ func renewAck(epoch int64, replica uint64) nodes.Message {
 
 // Defaults: lease L = 40T, renew-margin 10T, candidacy wait 5T..25T.
 
-// ALGORITHMS.md:156-157: "a replica starts a candidacy after a randomized
+// ALGORITHMS.md, "chubby": "a replica starts a candidacy after a randomized
 // wait once it sees no valid lease" — at the start nobody has seen one.
 func TestChubbyStartsWaiting(t *testing.T) {
 	n := five(t, "chubby", nil)
@@ -42,7 +42,7 @@ func TestChubbyStartsWaiting(t *testing.T) {
 	}
 }
 
-// ALGORITHMS.md:153-155: a candidate that wins a majority becomes master for
+// ALGORITHMS.md, "chubby": a candidate that wins a majority becomes master for
 // a lease of length L; the master renews by winning a majority again before
 // expiry (lines 155-156).
 func TestChubbyCandidacyLeaseAndRenewal(t *testing.T) {
@@ -99,7 +99,7 @@ func TestChubbyLeaseLapses(t *testing.T) {
 	n.ExpectSent()
 }
 
-// ALGORITHMS.md:153: "each replica votes for at most one candidate per
+// ALGORITHMS.md, "chubby": "each replica votes for at most one candidate per
 // epoch"; lines 154-155: "a replica that voted promises no vote to anyone
 // else until that lease has expired" — L + margin from its vote.
 func TestChubbyVotingAndPromise(t *testing.T) {

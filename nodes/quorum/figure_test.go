@@ -112,7 +112,7 @@ func (d distribution) String() string {
 		ms(d.p50), ms(d.p90), ms(d.p99), ms(d.max), 100*d.within300, 100*d.withSplit, d.meanSplits, d.unrecovered)
 }
 
-// ALGORITHMS.md:171-178 and Ongaro & Ousterhout 2014, §9.3 and Figure 16:
+// ALGORITHMS.md, "raft" and Ongaro & Ousterhout 2014, §9.3 and Figure 16:
 // "a small amount of randomization in the election timeout is enough to
 // avoid split votes"; with 150–300 ms timeouts and 5–10 ms one-way latency
 // most elections complete within about 300 ms of the crash being detected

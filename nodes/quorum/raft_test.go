@@ -56,7 +56,7 @@ func five(t *testing.T, spec string, params nodes.Params) *net {
 	return newNet(t, spec, params, 10, 20, 30, 40, 50)
 }
 
-// ALGORITHMS.md:172-174: "election timeout drawn uniformly from [Tmin, Tmax]
+// ALGORITHMS.md, "raft": "election timeout drawn uniformly from [Tmin, Tmax]
 // (default 150–300 ms scaled to the network)" — 20T..40T.
 func TestRaftStartsAsFollower(t *testing.T) {
 	n := five(t, "raft", nil)
@@ -95,7 +95,7 @@ func TestRaftTimeoutsAreUniform(t *testing.T) {
 }
 
 // Figure 2, candidates: "increment currentTerm, vote for self, reset election
-// timer, send RequestVote RPCs to all other servers"; ALGORITHMS.md:174
+// timer, send RequestVote RPCs to all other servers"; ALGORITHMS.md, "raft"
 // "majority wins"; "leaders send heartbeats every Tmin/3".
 func TestRaftCampaignAndWin(t *testing.T) {
 	n := five(t, "raft", nil)
@@ -135,7 +135,7 @@ func TestRaftLostCampaignStandsAgain(t *testing.T) {
 	n.ExpectSent(toAll(me, 5, requestVote(2, 30))...)
 }
 
-// ALGORITHMS.md:174-176: "one vote per term ... a vote is granted to any
+// ALGORITHMS.md, "raft": "one vote per term ... a vote is granted to any
 // candidate whose term is at least the voter's"; Figure 2: granting a vote
 // resets the election timer.
 func TestRaftVoting(t *testing.T) {

@@ -122,7 +122,7 @@ const T = 5 * time.Millisecond
 // jittered is the latency of most simulator tests: uniform in [0.5T, 1.5T].
 var jittered = trial.Uniform{Lo: T / 2, Hi: 3 * T / 2}
 
-// ALGORITHMS.md:169: "Failure of the leader alerts one process, not
+// ALGORITHMS.md, "zookeeper": "Failure of the leader alerts one process, not
 // everyone." Nine processes; once the first leader is established it
 // crashes. Even with the harness's perfect detector telling every process
 // (10T later), exactly one monitor fires and exactly one process proposes;

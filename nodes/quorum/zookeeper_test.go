@@ -30,7 +30,7 @@ func following(k nodes.Kind, epoch int64, l uint64) nodes.Message {
 
 // Defaults: watch-period 4T, watch-timeout 10T, propose-wait 5T.
 
-// ALGORITHMS.md:162-163: "the highest is leader. Each process monitors only
+// ALGORITHMS.md, "zookeeper": "the highest is leader. Each process monitors only
 // its next-higher process" — the highest, with none above, the lowest.
 func TestZookeeperStart(t *testing.T) {
 	n := five(t, "zookeeper", nil)
@@ -44,7 +44,7 @@ func TestZookeeperStart(t *testing.T) {
 	n.ExpectArmedWithin(4, timerPropose, 5*T, 10*T)
 }
 
-// ALGORITHMS.md:166-168 on the wire: NEW_LEADER to all, ACK, COMMIT on a
+// ALGORITHMS.md, "zookeeper" on the wire: NEW_LEADER to all, ACK, COMMIT on a
 // majority of ACKs, the leader recorded on COMMIT.
 func TestZookeeperFirstElection(t *testing.T) {
 	n := five(t, "zookeeper", nil)
@@ -77,7 +77,7 @@ func TestZookeeperCommitOnMajority(t *testing.T) {
 	n.ExpectSent()
 }
 
-// ALGORITHMS.md:166-167: "each process ACKs at most one leader per epoch".
+// ALGORITHMS.md, "zookeeper": "each process ACKs at most one leader per epoch".
 func TestZookeeperOneAckPerEpoch(t *testing.T) {
 	n := five(t, "zookeeper", nil)
 	n.Take()
@@ -136,7 +136,7 @@ func TestZookeeperPingsCarryCommits(t *testing.T) {
 	n.ExpectSent(send(me, 3, following(kindWatch, 4, 20)))
 }
 
-// ALGORITHMS.md:164-165: "if it was not the leader, the monitor moves to the
+// ALGORITHMS.md, "zookeeper": "if it was not the leader, the monitor moves to the
 // next-higher live process and waits a timeout"; "if that process was the
 // leader and fails, it proposes itself".
 func TestZookeeperMonitorFires(t *testing.T) {

@@ -120,7 +120,7 @@ func all(n int) []int {
 	return p
 }
 
-// ALGORITHMS.md:49-51 (ring), 62 (chang-roberts), 72-73 (ring-initiator):
+// ALGORITHMS.md, "ring", "chang-roberts" and "ring-initiator":
 // one initiator, the successor of the would-be leader: 3N−1 messages and
 // 3N−1 T; the would-be leader itself: 2N and 2N T.
 func TestSingleInitiatorFigures(t *testing.T) {
@@ -154,7 +154,7 @@ func TestSingleInitiatorFigures(t *testing.T) {
 	}
 }
 
-// ALGORITHMS.md:79-82 (lcr), and chang-roberts with every process initiating
+// ALGORITHMS.md, "lcr", and chang-roberts with every process initiating
 // at once, which then swallows exactly what lcr swallows (lines 62-64):
 // ascending 3N−1, descending N(N+1)/2 + N, turnaround 2N T, ELECTED once.
 func TestAllInitiateFigures(t *testing.T) {
@@ -190,7 +190,7 @@ func TestAllInitiateFigures(t *testing.T) {
 	}
 }
 
-// ALGORITHMS.md:52-53: in `ring` every run completes, so with several
+// ALGORITHMS.md, "ring": in `ring` every run completes, so with several
 // initiators the leader's ELECTION and ELECTED go round once per run; each
 // run costs 2N + d (d: hops from its initiator to the leader) and the last
 // ends at (2N + max d) T.
@@ -226,7 +226,7 @@ func TestRingSeveralInitiators(t *testing.T) {
 	}
 }
 
-// ALGORITHMS.md:72: only the highest initiator's run completes, so with
+// ALGORITHMS.md, "ring-initiator": only the highest initiator's run completes, so with
 // several initiators every process decides the highest process exactly once,
 // under every latency model.
 func TestRingInitiatorSeveralInitiators(t *testing.T) {
@@ -250,7 +250,7 @@ func TestRingInitiatorSeveralInitiators(t *testing.T) {
 	}
 }
 
-// ALGORITHMS.md:93-94: hs elects the highest within 8N(⌈log₂N⌉+2) + 5N
+// ALGORITHMS.md, "hs": hs elects the highest within 8N(⌈log₂N⌉+2) + 5N
 // messages, ELECTED included, for every size from 3 to 300.
 func TestHSWithinBound(t *testing.T) {
 	for n := 3; n <= 300; n++ {
@@ -297,7 +297,7 @@ func randomSubset(r *rand.Rand, n int) []int {
 // TestElectsTheHighestUnderAnyConditions is the property: any arrangement
 // (ranks with and without an election attribute), any non-empty initiator
 // set, any latency model → every process decides, all on the highest rank,
-// exactly once except in `ring` (one decision per run, ALGORITHMS.md:52-53);
+// exactly once except in `ring` (one decision per run, ALGORITHMS.md, "ring");
 // and every message count Theory gives holds whatever the latency, since
 // none of them depends on timing.
 func TestElectsTheHighestUnderAnyConditions(t *testing.T) {
@@ -374,7 +374,7 @@ func BenchmarkChangRobertsMillion(b *testing.B) {
 }
 
 // TestMillionProcessRing: the figures hold at the scale the simulator is
-// built for (ALGORITHMS.md:49-50, 62: 3N−1 messages and T).
+// built for (ALGORITHMS.md, "ring" and "chang-roberts": 3N−1 messages and T).
 func TestMillionProcessRing(t *testing.T) {
 	const n = 1_000_000
 	rs := shuffled(n, 11)

@@ -11,8 +11,8 @@ import (
 	"github.com/electbench/electbench/nodes/trial"
 )
 
-// Ring repair in the simulator, ALGORITHMS.md:98-107: "With a perfect
-// detector this restores liveness after crashes" (line 103), as extended in
+// Ring repair in the simulator, ALGORITHMS.md, "Ring repair": "With a perfect
+// detector this restores liveness after crashes", as extended in
 // doc.go's "Ring repair" (run numbers and a new run on every change of
 // route).
 

@@ -10,7 +10,7 @@ import (
 	"github.com/electbench/electbench/nodes"
 )
 
-// Ring repair, ALGORITHMS.md:98-107.
+// ALGORITHMS.md, "Ring repair".
 
 // run sets the run number of a ring message (doc.go, "Ring repair").
 func run(m nodes.Message, a int64) nodes.Message {
@@ -53,7 +53,7 @@ func TestRepairRoutesAroundSuspects(t *testing.T) {
 
 // TestRepairAfterCrashAtStart: the highest process is down before the
 // election and its predecessor suspects it; every live process elects the
-// highest live one (line 103: "With a perfect detector this restores
+// highest live one ("Ring repair": "With a perfect detector this restores
 // liveness after crashes").
 //
 // In lcr the crashed process's predecessor has already sent its id in
@@ -275,7 +275,7 @@ func fiveRing(t *testing.T) *net {
 
 // TestHSRepairRoutesBothWays: "A process whose successor is suspected sends
 // to the next unsuspected process instead (the ring closes over the gap)"
-// (ALGORITHMS.md:99-101), on both sides of a bidirectional ring: the
+// (ALGORITHMS.md, "Ring repair"), on both sides of a bidirectional ring: the
 // predecessor side is found by walking forward round the ring (doc.go, rule
 // 1). Every change of either route starts a new run (rule 4), whose
 // phase-0 probes show where each side now goes.
@@ -307,7 +307,7 @@ func TestHSRepairRoutesBothWays(t *testing.T) {
 	n.expect(me, send(4, hsRun(probe(60, 2, 2), 2)))
 
 	// Every other process suspected: both routes are this process itself.
-	// Its probe comes straight back: leader of run 3 (ALGORITHMS.md:87).
+	// Its probe comes straight back: leader of run 3 (ALGORITHMS.md, "hs").
 	n.Suspect(me, 4)
 	self := hsRun(probe(50, 0, 1), 3)
 	n.expect(me, send(me, self), send(me, self))
@@ -321,7 +321,7 @@ func TestHSRepairRoutesBothWays(t *testing.T) {
 
 // TestHSRepairStopsSuspected: a message carrying a suspected process is not
 // passed on and a new run starts — "stops forwarding that message and
-// starts a new run" (ALGORITHMS.md:101-102) for PROBE and REPLY, and for
+// starts a new run" (ALGORITHMS.md, "Ring repair") for PROBE and REPLY, and for
 // ELECTED (doc.go, rule 5) — except a probe that this process swallows
 // anyway.
 func TestHSRepairStopsSuspected(t *testing.T) {

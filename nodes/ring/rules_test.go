@@ -78,48 +78,48 @@ func trio(t *testing.T, name string) *net {
 	return n
 }
 
-// ALGORITHMS.md:44-48 (ring).
+// ALGORITHMS.md, "ring".
 func TestRingRules(t *testing.T) {
 	n := trio(t, "ring")
-	n.Initiate(me) // line 44: Initiate: send ELECTION(self)
+	n.Initiate(me) // "ring": Initiate: send ELECTION(self)
 	n.expect(me, send(succ, msg(kindElection, 50)))
-	n.Receive(me, pred, msg(kindElection, 70)) // line 45: r > self → forward
+	n.Receive(me, pred, msg(kindElection, 70)) // "ring": r > self → forward
 	n.expect(me, send(succ, msg(kindElection, 70)))
 	n.Receive(me, pred, msg(kindElection, 20)) // lines 45-46: r < self → ELECTION(self)
 	n.expect(me, send(succ, msg(kindElection, 50)))
-	n.Receive(me, pred, msg(kindElection, 20)) // line 46: always — no participation flag
+	n.Receive(me, pred, msg(kindElection, 20)) // "ring": always — no participation flag
 	n.expect(me, send(succ, msg(kindElection, 50)))
 	n.ExpectDecided(me)
 	n.Receive(me, pred, msg(kindElection, 50)) // lines 46-47: r = self → leader, ELECTED(self)
 	n.expect(me, send(succ, msg(kindElected, 50)))
 	n.ExpectDecided(me, 50)
-	n.Receive(me, pred, msg(kindElected, 50)) // line 48: l = self → stop
+	n.Receive(me, pred, msg(kindElected, 50)) // "ring": l = self → stop
 	n.expect(me)
 	n.ExpectDecided(me, 50)
-	n.Receive(me, pred, msg(kindElected, 70)) // line 48: record l, forward
+	n.Receive(me, pred, msg(kindElected, 70)) // "ring": record l, forward
 	n.expect(me, send(succ, msg(kindElected, 70)))
 	n.ExpectDecided(me, 50, 70)
 }
 
-// ALGORITHMS.md:56-61 (chang-roberts).
+// ALGORITHMS.md, "chang-roberts" (chang-roberts).
 func TestChangRobertsRules(t *testing.T) {
 	t.Run("initiator swallows lower", func(t *testing.T) {
 		n := trio(t, "chang-roberts")
-		n.Initiate(me) // line 57: participating ← true; send ELECTION(self)
+		n.Initiate(me) // participating ← true; send ELECTION(self)
 		n.expect(me, send(succ, msg(kindElection, 50)))
-		n.Receive(me, pred, msg(kindElection, 20)) // line 59: participating → swallow
+		n.Receive(me, pred, msg(kindElection, 20)) // participating → swallow
 		n.expect(me)
 	})
 	t.Run("first lower is replaced, second swallowed", func(t *testing.T) {
 		n := trio(t, "chang-roberts")
 		n.Receive(me, pred, msg(kindElection, 20)) // lines 58-59: not participating → ELECTION(self)
 		n.expect(me, send(succ, msg(kindElection, 50)))
-		n.Receive(me, pred, msg(kindElection, 40)) // line 59: now participating → swallow
+		n.Receive(me, pred, msg(kindElection, 40)) // now participating → swallow
 		n.expect(me)
 	})
 	t.Run("forwarding sets the flag", func(t *testing.T) {
 		n := trio(t, "chang-roberts")
-		n.Receive(me, pred, msg(kindElection, 70)) // line 58: r > self → participating, forward
+		n.Receive(me, pred, msg(kindElection, 70)) // r > self → participating, forward
 		n.expect(me, send(succ, msg(kindElection, 70)))
 		n.Receive(me, pred, msg(kindElection, 20))
 		n.expect(me)
@@ -128,7 +128,7 @@ func TestChangRobertsRules(t *testing.T) {
 		n := trio(t, "chang-roberts")
 		n.Initiate(me)
 		n.Take()
-		n.Receive(me, pred, msg(kindElected, 70)) // line 61: participating ← false; record; forward
+		n.Receive(me, pred, msg(kindElected, 70)) // participating ← false; record; forward
 		n.expect(me, send(succ, msg(kindElected, 70)))
 		n.ExpectDecided(me, 70)
 		n.Receive(me, pred, msg(kindElection, 20)) // so a lower ELECTION is replaced again
@@ -138,21 +138,21 @@ func TestChangRobertsRules(t *testing.T) {
 		n := trio(t, "chang-roberts")
 		n.Initiate(me)
 		n.Take()
-		n.Receive(me, pred, msg(kindElection, 50)) // line 60: r = self → ELECTED(self)
+		n.Receive(me, pred, msg(kindElection, 50)) // r = self → ELECTED(self)
 		n.expect(me, send(succ, msg(kindElected, 50)))
 		n.ExpectDecided(me, 50)
-		n.Receive(me, pred, msg(kindElected, 50)) // line 61: forward unless l = self
+		n.Receive(me, pred, msg(kindElected, 50)) // forward unless l = self
 		n.expect(me)
 		n.ExpectDecided(me, 50)
 	})
 }
 
-// ALGORITHMS.md:67-71 (ring-initiator), with the participation reset the
+// ALGORITHMS.md, "ring-initiator" (ring-initiator), with the participation reset the
 // lead specified for a higher initiator's run.
 func TestRingInitiatorRules(t *testing.T) {
 	t.Run("messages carry the initiator", func(t *testing.T) {
 		n := trio(t, "ring-initiator")
-		n.Initiate(me) // line 67
+		n.Initiate(me)
 		n.expect(me, send(succ, withAux(msg(kindElection, 50), 50)))
 		n.Receive(me, pred, withAux(msg(kindElection, 70), 50)) // equal initiator: chang-roberts rules
 		n.expect(me, send(succ, withAux(msg(kindElection, 70), 50)))
@@ -168,7 +168,7 @@ func TestRingInitiatorRules(t *testing.T) {
 		n.expect(me, send(succ, withAux(msg(kindElection, 50), 40)))
 		n.Receive(me, pred, withAux(msg(kindElection, 70), 30)) // lines 69-70: lower initiator → discarded
 		n.expect(me)
-		n.Receive(me, pred, withAux(msg(kindElected, 70), 30)) // line 69: either kind
+		n.Receive(me, pred, withAux(msg(kindElected, 70), 30)) // either kind
 		n.expect(me)
 		n.ExpectDecided(me)
 	})
@@ -220,10 +220,10 @@ func TestRingInitiatorRules(t *testing.T) {
 	})
 }
 
-// ALGORITHMS.md:76-78 (lcr).
+// ALGORITHMS.md, "lcr" (lcr).
 func TestLCRRules(t *testing.T) {
 	n := newNet(t, "lcr", ranks(10, 50, 30))
-	// line 76: every process sends its own id at start.
+	// every process sends its own id at start.
 	got := n.Take()
 	want := []envelope{{From: 0, To: 1, Msg: msg(kindElection, 10)}, {From: 1, To: 2, Msg: msg(kindElection, 50)}, {From: 2, To: 0, Msg: msg(kindElection, 30)}}
 	if !slices.Equal(got, want) {
@@ -231,9 +231,9 @@ func TestLCRRules(t *testing.T) {
 	}
 	n.Initiate(me) // StartsAll: Initiate adds nothing
 	n.expect(me)
-	n.Receive(me, pred, msg(kindElection, 70)) // line 77: j > self → forward
+	n.Receive(me, pred, msg(kindElection, 70)) // j > self → forward
 	n.expect(me, send(succ, msg(kindElection, 70)))
-	n.Receive(me, pred, msg(kindElection, 20)) // line 77: j < self → swallow
+	n.Receive(me, pred, msg(kindElection, 20)) // j < self → swallow
 	n.expect(me)
 	n.Receive(me, pred, msg(kindElection, 50)) // lines 77-78: j = self → leader, ELECTED(self)
 	n.expect(me, send(succ, msg(kindElected, 50)))
@@ -245,13 +245,13 @@ func TestLCRRules(t *testing.T) {
 	n.ExpectDecided(me, 50, 70)
 }
 
-// ALGORITHMS.md:86-92 (hs). Process 1 (id 50) has successor 2 and
+// ALGORITHMS.md, "hs" (hs). Process 1 (id 50) has successor 2 and
 // predecessor 0.
 func TestHSRules(t *testing.T) {
 	t.Run("start", func(t *testing.T) {
 		n := newNet(t, "hs", ranks(10, 50, 30))
 		got := n.Take()
-		// line 86: PROBE(self, 0, 1) to both neighbours, successor first.
+		// PROBE(self, 0, 1) to both neighbours, successor first.
 		if len(got) != 6 || got[2] != (envelope{From: 1, To: 2, Msg: probe(50, 0, 1)}) || got[3] != (envelope{From: 1, To: 0, Msg: probe(50, 0, 1)}) {
 			t.Fatalf("start sent %s", show(got))
 		}
@@ -260,7 +260,7 @@ func TestHSRules(t *testing.T) {
 	})
 	t.Run("probes pass on, turn back, or die", func(t *testing.T) {
 		n := trio(t, "hs")
-		n.Receive(me, pred, probe(70, 2, 1)) // line 88: j > self, d < 2^k → on, d+1
+		n.Receive(me, pred, probe(70, 2, 1)) // j > self, d < 2^k → on, d+1
 		n.expect(me, send(succ, probe(70, 2, 2)))
 		n.Receive(me, succ, probe(70, 2, 3)) // from the other side: on the other way
 		n.expect(me, send(pred, probe(70, 2, 4)))
@@ -268,19 +268,19 @@ func TestHSRules(t *testing.T) {
 		n.expect(me, send(succ, reply(70, 2)))
 		n.Receive(me, pred, probe(70, 0, 1)) // phase 0 reaches one hop
 		n.expect(me, send(pred, reply(70, 0)))
-		n.Receive(me, pred, probe(20, 3, 1)) // line 89: j < self → swallow
+		n.Receive(me, pred, probe(20, 3, 1)) // j < self → swallow
 		n.expect(me)
 	})
 	t.Run("replies pass on toward j", func(t *testing.T) {
 		n := trio(t, "hs")
-		n.Receive(me, succ, reply(70, 1)) // line 90: j ≠ self → pass on
+		n.Receive(me, succ, reply(70, 1)) // j ≠ self → pass on
 		n.expect(me, send(pred, reply(70, 1)))
 		n.Receive(me, pred, reply(70, 1))
 		n.expect(me, send(succ, reply(70, 1)))
 	})
 	t.Run("phase advances after both replies", func(t *testing.T) {
 		n := trio(t, "hs")
-		n.Receive(me, succ, reply(50, 0)) // line 90: one side only: wait
+		n.Receive(me, succ, reply(50, 0)) // one side only: wait
 		n.expect(me)
 		n.Receive(me, pred, reply(50, 0)) // lines 90-91: both → PROBE(self, k+1, 1) both ways
 		n.expect(me, send(succ, probe(50, 1, 1)), send(pred, probe(50, 1, 1)))
@@ -292,10 +292,10 @@ func TestHSRules(t *testing.T) {
 	})
 	t.Run("own probe back: leader once", func(t *testing.T) {
 		n := trio(t, "hs")
-		n.Receive(me, pred, probe(50, 2, 3))           // line 87: j = self → leader
-		n.expect(me, send(succ, msg(kindElected, 50))) // line 92
+		n.Receive(me, pred, probe(50, 2, 3))           // j = self → leader
+		n.expect(me, send(succ, msg(kindElected, 50)))
 		n.ExpectDecided(me, 50)
-		n.Receive(me, succ, probe(50, 2, 3)) // line 87: the later copy is ignored
+		n.Receive(me, succ, probe(50, 2, 3)) // the later copy is ignored
 		n.expect(me)
 		n.Receive(me, pred, msg(kindElected, 50))
 		n.expect(me)

@@ -44,7 +44,7 @@ func subsets(n int) [][]int {
 
 // lcrReference counts lcr's messages the slow, obvious way: each id travels
 // until the first higher id swallows it (the highest goes all the way
-// round), then ELECTED goes round once (ALGORITHMS.md:76-78).
+// round), then ELECTED goes round once (ALGORITHMS.md, "lcr").
 func lcrReference(ids []uint64) int {
 	n, total := len(ids), len(ids)
 	for i, id := range ids {
@@ -94,8 +94,8 @@ func checkRun(t *testing.T, name string, ids []uint64, initiators []int) {
 	n.checkElected(top)
 
 	// How often each process decides: once per run in `ring`, whose runs
-	// all complete (ALGORITHMS.md:52-53); once otherwise (line 64 for
-	// chang-roberts, line 72 for ring-initiator).
+	// all complete (ALGORITHMS.md, "ring"); once otherwise ("chang-roberts",
+	// "ring-initiator").
 	runs := 1
 	if name == "ring" {
 		runs = len(initiators)
@@ -152,14 +152,14 @@ func TestTheoryFiguresOnSmallRings(t *testing.T) {
 			messages   int
 			turnaround int
 		}{
-			// ALGORITHMS.md:49-51: successor of the leader initiates: 3N−1
+			// ALGORITHMS.md, "ring": successor of the leader initiates: 3N−1
 			// messages and T; the leader initiates: 2N.
 			{"ring", asc, []int{0}, 3*size - 1, 3*size - 1},
 			{"ring", asc, []int{last}, 2 * size, 2 * size},
-			// line 62: chang-roberts, one initiator: the same figures.
+			// "chang-roberts":, one initiator: the same figures.
 			{"chang-roberts", asc, []int{0}, 3*size - 1, 3*size - 1},
 			{"chang-roberts", desc, []int{0}, 2 * size, 2 * size},
-			// line 72-73: ring-initiator with one initiator equals chang-roberts.
+			// "ring-initiator": with one initiator equals chang-roberts.
 			{"ring-initiator", asc, []int{0}, 3*size - 1, 3*size - 1},
 			// lines 79-82: lcr.
 			{"lcr", asc, nil, 3*size - 1, 2 * size},

@@ -20,7 +20,7 @@ func TestTheoryTable(t *testing.T) {
 		in   nodes.TheoryInput
 		want nodes.Theory
 	}{
-		// ALGORITHMS.md:49-51: successor of the leader 3N−1, leader 2N.
+		// ALGORITHMS.md, "ring": successor of the leader 3N−1, leader 2N.
 		{"ring", nodes.TheoryInput{N: 5, Ranks: asc5, Initiators: []int{0}}, nodes.Theory{Messages: 14, Turnaround: 14}},
 		{"ring", nodes.TheoryInput{N: 5, Ranks: asc5, Initiators: []int{4}}, nodes.Theory{Messages: 10, Turnaround: 10}},
 		// lines 52-53: every run counts: (10+4) + (10+2) + (10+0), the last ends at 14 T.
@@ -33,7 +33,7 @@ func TestTheoryTable(t *testing.T) {
 		{"ring", nodes.TheoryInput{N: 5, Ranks: asc5, Initiators: []int{0}, Crashed: []int{4}}, nodes.Theory{}},
 		{"ring", nodes.TheoryInput{N: 6, Ranks: asc5, Initiators: []int{0}}, nodes.Theory{}},
 		{"ring", nodes.TheoryInput{N: 1, Ranks: ranks(1), Initiators: []int{0}}, nodes.Theory{}},
-		// line 62: chang-roberts with one initiator as ring; all at once as lcr.
+		// "chang-roberts": with one initiator as ring; all at once as lcr.
 		{"chang-roberts", nodes.TheoryInput{N: 5, Ranks: mixed5, Initiators: []int{4}}, nodes.Theory{Messages: 14, Turnaround: 14}},
 		{"chang-roberts", nodes.TheoryInput{N: 5, Ranks: asc5, Initiators: allOf5}, nodes.Theory{Messages: 14, Turnaround: 10}},
 		{"chang-roberts", nodes.TheoryInput{N: 5, Ranks: desc5, Initiators: allOf5}, nodes.Theory{Messages: 20, Turnaround: 10}},
@@ -50,7 +50,7 @@ func TestTheoryTable(t *testing.T) {
 		{"lcr", nodes.TheoryInput{N: 5, Ranks: mixed5}, nodes.Theory{Turnaround: 10}},
 		{"lcr", nodes.TheoryInput{N: 2, Ranks: ranks(1, 2)}, nodes.Theory{Messages: 5, Turnaround: 4}},
 		{"lcr", nodes.TheoryInput{N: 5, Ranks: asc5, Faulty: true}, nodes.Theory{}},
-		// line 93: 8N(⌈log₂N⌉+2) + 5N.
+		// "hs": 8N(⌈log₂N⌉+2) + 5N.
 		{"hs", nodes.TheoryInput{N: 3, Ranks: ranks(1, 2, 3)}, nodes.Theory{Bound: 8*3*(2+2) + 15}},
 		{"hs", nodes.TheoryInput{N: 4, Ranks: ranks(1, 2, 3, 4)}, nodes.Theory{Bound: 8*4*(2+2) + 20}},
 		{"hs", nodes.TheoryInput{N: 5, Ranks: mixed5}, nodes.Theory{Bound: 8*5*(3+2) + 25}},
