@@ -292,7 +292,7 @@ func TestHSRules(t *testing.T) {
 	})
 	t.Run("own probe back: leader once", func(t *testing.T) {
 		n := trio(t, "hs")
-		n.Receive(me, pred, probe(50, 2, 3))           // j = self → leader
+		n.Receive(me, pred, probe(50, 2, 3)) // j = self → leader
 		n.expect(me, send(succ, msg(kindElected, 50)))
 		n.ExpectDecided(me, 50)
 		n.Receive(me, succ, probe(50, 2, 3)) // the later copy is ignored
