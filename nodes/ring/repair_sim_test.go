@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/check"
 	"github.com/electbench/electbench/nodes/sim"
 	"github.com/electbench/electbench/nodes/trial"
 )
@@ -18,84 +19,32 @@ import (
 
 var repaired = []string{"ring", "chang-roberts", "ring-initiator", "lcr", "hs"}
 
-// crashTrial runs one trial with crashes and a detector, watching every
-// decision as it happens.
-func crashTrial(t *testing.T, name string, rs []nodes.Rank, initiators []int, lat trial.Latency, seed uint64, det trial.Detector, crashes ...trial.Crash) (*trial.Record, *watch) {
+// crashTrial runs one trial with crashes and a detector, judged as it
+// happens by the checker (nodes/check).
+func crashTrial(t *testing.T, name string, rs []nodes.Rank, initiators []int, lat trial.Latency, seed uint64, det trial.Detector, crashes ...trial.Crash) (*trial.Record, check.Verdict) {
 	t.Helper()
 	alg, _, err := nodes.Lookup(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := newWatch(rs)
+	c := check.New(rs)
 	res, err := sim.Run(trial.Config{Algorithm: alg, Ranks: rs, Initiators: initiators, Latency: lat, Seed: seed,
-		Crashes: crashes, Detector: det, Events: w})
+		Crashes: crashes, Detector: det, Events: c})
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	return res, w
+	return res, c.Finish(res.Decisions, res.Quiescent, res.End)
 }
 
-// watch is the correctness check of ALGORITHMS.md ("The reference model"),
-// kept here rather than borrowed from workloads so that this package's tests
-// depend only on the simulator. Safety as the run goes: no process decides a
-// leader while a process of higher rank is alive.
-type watch struct {
-	ranks []nodes.Rank
-	alive []bool
-	wrong []string
-}
-
-func newWatch(rs []nodes.Rank) *watch {
-	w := &watch{ranks: rs, alive: make([]bool, len(rs))}
-	for i := range w.alive {
-		w.alive[i] = true
-	}
-	return w
-}
-
-// highest is the highest live rank.
-func (w *watch) highest() nodes.Rank {
-	var top nodes.Rank
-	for i, r := range w.ranks {
-		if w.alive[i] && top.Less(r) {
-			top = r
-		}
-	}
-	return top
-}
-
-func (w *watch) Kinds() trial.Kinds { return trial.KindsOf(trial.EvDecide, trial.EvCrash) }
-
-func (w *watch) Event(e *trial.Event) {
-	switch e.Kind {
-	case trial.EvDecide:
-		if top := w.highest(); e.Leader.Less(top) {
-			w.wrong = append(w.wrong, fmt.Sprintf("at %v process %d decided %v while %v is alive", e.At, e.P, e.Leader, top))
-		}
-	case trial.EvCrash:
-		w.alive[e.P] = false
-	}
-}
-
-// repairedOK fails unless the run was safe, came to rest, and every live
-// process's latest decision is the highest live process.
-func repairedOK(t *testing.T, what string, res *trial.Record, w *watch) {
+// repairedOK fails unless the run was safe (no process decided a leader
+// while a higher one was alive, live processes never believed different
+// live leaders), came to rest, and every live process's latest decision is
+// the highest live process (ALGORITHMS.md, "The reference model").
+func repairedOK(t *testing.T, what string, res *trial.Record, v check.Verdict) {
 	t.Helper()
-	fail := func(format string, args ...any) {
-		t.Helper()
-		t.Fatalf("%s: %s; crashes %+v, %d messages", what, fmt.Sprintf(format, args...), res.Crashes, res.Messages)
-	}
-	if len(w.wrong) > 0 {
-		fail("unsafe: %v", w.wrong)
-	}
-	if !res.Quiescent {
-		fail("still busy at the deadline")
-	}
-	top := w.highest()
-	for p, d := range res.Decisions {
-		if res.Alive[p] && (d.Count == 0 || d.Leader != top) {
-			fail("live process %d decided %v (%d decisions), want %v", p, d.Leader, d.Count, top)
-		}
+	if v.Violations > 0 || !v.Correct || !v.Live {
+		t.Fatalf("%s: violations %d, correct %v, live %v: %v; crashes %+v, %d messages",
+			what, v.Violations, v.Correct, v.Live, v.Recorded, res.Crashes, res.Messages)
 	}
 }
 
@@ -160,8 +109,8 @@ func TestRepairRestoresLiveness(t *testing.T) {
 						det := trial.Detector{Kind: "perfect", D: d}
 						for _, c := range crashes {
 							what := fmt.Sprintf("%s N=%d %s initiators %v D=%v crash %+v", name, n, arr.label, initiators, d, c)
-							res, w := crashTrial(t, name, rs, initiators, trial.Constant(T), 1, det, c)
-							repairedOK(t, what, res, w)
+							res, v := crashTrial(t, name, rs, initiators, trial.Constant(T), 1, det, c)
+							repairedOK(t, what, res, v)
 						}
 					}
 				}
@@ -190,8 +139,8 @@ func TestRepairUnderRandomLatency(t *testing.T) {
 		for _, name := range repaired {
 			initiators := randomSubset(r, n)
 			what := fmt.Sprintf("trial %d: %s N=%d ranks %v initiators %v latency %v D=%v crash %+v", k, name, n, rs, initiators, lat, det.D, crash)
-			res, w := crashTrial(t, name, rs, initiators, lat, uint64(k), det, crash)
-			repairedOK(t, what, res, w)
+			res, v := crashTrial(t, name, rs, initiators, lat, uint64(k), det, crash)
+			repairedOK(t, what, res, v)
 		}
 	}
 }
@@ -221,8 +170,8 @@ func TestRepairSeveralCrashes(t *testing.T) {
 		for _, name := range repaired {
 			initiators := randomSubset(r, n)
 			what := fmt.Sprintf("trial %d: %s N=%d ranks %v initiators %v latency %v D=%v crashes %+v", k, name, n, rs, initiators, lat, det.D, crashes)
-			res, w := crashTrial(t, name, rs, initiators, lat, uint64(k), det, crashes...)
-			repairedOK(t, what, res, w)
+			res, v := crashTrial(t, name, rs, initiators, lat, uint64(k), det, crashes...)
+			repairedOK(t, what, res, v)
 		}
 	}
 }
