@@ -286,7 +286,7 @@ func (t *Timeline) activate(i int, atStart bool) {
 		return
 	default:
 		ls := f.Links(inj)
-		shape(inj, f, trial.LinkEffect{ID: i, Links: ls, Toxicity: f.Toxicity})
+		shapers[f.Effect](inj, f, trial.LinkEffect{ID: i, Links: ls, Toxicity: f.Toxicity}, true)
 		t.note(i, ls.Text, nil)
 	}
 	if f.For > 0 {
@@ -294,35 +294,40 @@ func (t *Timeline) activate(i int, atStart bool) {
 	}
 }
 
-// shape puts a link effect in force through the runtime's link-shaping
-// interfaces. A fault whose interface the runtime lacks was refused before
-// the run (Check).
-func shape(inj trial.Injector, f *trial.Fault, l trial.LinkEffect) {
-	switch f.Effect {
-	case trial.EffCut:
-		inj.Cut(l)
-	case trial.EffDelay:
-		inj.(trial.Delayer).Delay(l, f.Latency, f.Jitter)
-	case trial.EffBandwidth:
-		inj.(trial.Throttler).Throttle(l, f.Rate)
-	case trial.EffSlicer:
-		inj.(trial.Slicer).Slice(l, f.SliceSize, f.SliceVariation, f.SliceDelay)
-	case trial.EffLoss:
-		inj.(trial.Loser).Lose(l, f.P)
-	case trial.EffDuplicate:
-		inj.(trial.Duplicator).Duplicate(l, f.P)
-	case trial.EffReorder:
-		inj.(trial.Reorderer).Reorder(l, f.P, f.Latency)
-	case trial.EffDataLimit:
-		inj.(trial.Limiter).Limit(l, f.Bytes)
-	case trial.EffLinkModel:
-		inj.(trial.Relatencer).Relatency(l, f.Model)
-	case trial.EffBlackhole:
-		inj.(trial.Blackholer).Blackhole(l, f.Timeout)
-	case trial.EffReset:
-		inj.(trial.Resetter).Reset(l, f.Timeout)
-	case trial.EffSlowClose:
-		inj.(trial.SlowCloser).SlowClose(l, f.CloseDelay)
+// shapers put each link effect in force through the runtime's link-shaping
+// interface for it; with apply false they only report whether the runtime
+// has that interface. Cuts are every runtime's (trial.Injector.Cut).
+var shapers = map[trial.Effect]func(inj trial.Injector, f *trial.Fault, l trial.LinkEffect, apply bool) bool{
+	trial.EffCut: func(inj trial.Injector, _ *trial.Fault, l trial.LinkEffect, apply bool) bool {
+		if apply {
+			inj.Cut(l)
+		}
+		return true
+	},
+	trial.EffNone:      func(trial.Injector, *trial.Fault, trial.LinkEffect, bool) bool { return true },
+	trial.EffDelay:     shaper(func(x trial.Delayer, f *trial.Fault, l trial.LinkEffect) { x.Delay(l, f.Latency, f.Jitter) }),
+	trial.EffBandwidth: shaper(func(x trial.Throttler, f *trial.Fault, l trial.LinkEffect) { x.Throttle(l, f.Rate) }),
+	trial.EffSlicer: shaper(func(x trial.Slicer, f *trial.Fault, l trial.LinkEffect) {
+		x.Slice(l, f.SliceSize, f.SliceVariation, f.SliceDelay)
+	}),
+	trial.EffLoss:      shaper(func(x trial.Loser, f *trial.Fault, l trial.LinkEffect) { x.Lose(l, f.P) }),
+	trial.EffDuplicate: shaper(func(x trial.Duplicator, f *trial.Fault, l trial.LinkEffect) { x.Duplicate(l, f.P) }),
+	trial.EffReorder:   shaper(func(x trial.Reorderer, f *trial.Fault, l trial.LinkEffect) { x.Reorder(l, f.P, f.Latency) }),
+	trial.EffDataLimit: shaper(func(x trial.Limiter, f *trial.Fault, l trial.LinkEffect) { x.Limit(l, f.Bytes) }),
+	trial.EffLinkModel: shaper(func(x trial.Relatencer, f *trial.Fault, l trial.LinkEffect) { x.Relatency(l, f.Model) }),
+	trial.EffBlackhole: shaper(func(x trial.Blackholer, f *trial.Fault, l trial.LinkEffect) { x.Blackhole(l, f.Timeout) }),
+	trial.EffReset:     shaper(func(x trial.Resetter, f *trial.Fault, l trial.LinkEffect) { x.Reset(l, f.Timeout) }),
+	trial.EffSlowClose: shaper(func(x trial.SlowCloser, f *trial.Fault, l trial.LinkEffect) { x.SlowClose(l, f.CloseDelay) }),
+}
+
+// shaper adapts a call on one optional interface I to a shapers entry.
+func shaper[I any](call func(x I, f *trial.Fault, l trial.LinkEffect)) func(trial.Injector, *trial.Fault, trial.LinkEffect, bool) bool {
+	return func(inj trial.Injector, f *trial.Fault, l trial.LinkEffect, apply bool) bool {
+		x, ok := inj.(I)
+		if ok && apply {
+			call(x, f, l)
+		}
+		return ok
 	}
 }
 
@@ -334,32 +339,7 @@ func (t *Timeline) Check(inj trial.Injector) error {
 	}
 	for i := range t.faults {
 		f := &t.faults[i]
-		ok := true
-		switch f.Effect {
-		case trial.EffDelay:
-			_, ok = inj.(trial.Delayer)
-		case trial.EffBandwidth:
-			_, ok = inj.(trial.Throttler)
-		case trial.EffSlicer:
-			_, ok = inj.(trial.Slicer)
-		case trial.EffLoss:
-			_, ok = inj.(trial.Loser)
-		case trial.EffDuplicate:
-			_, ok = inj.(trial.Duplicator)
-		case trial.EffReorder:
-			_, ok = inj.(trial.Reorderer)
-		case trial.EffDataLimit:
-			_, ok = inj.(trial.Limiter)
-		case trial.EffLinkModel:
-			_, ok = inj.(trial.Relatencer)
-		case trial.EffBlackhole:
-			_, ok = inj.(trial.Blackholer)
-		case trial.EffReset:
-			_, ok = inj.(trial.Resetter)
-		case trial.EffSlowClose:
-			_, ok = inj.(trial.SlowCloser)
-		}
-		if !ok {
+		if f.Effect.OnLinks() && !shapers[f.Effect](inj, f, trial.LinkEffect{}, false) {
 			return fmt.Errorf("fault %d (%s): this runtime cannot apply %s to links", i, f.Name, f.Effect)
 		}
 	}
@@ -387,9 +367,7 @@ func (t *Timeline) heal(i int) {
 			t.inj.Resume(p)
 		}
 	default:
-		if f.Effect != trial.EffNone {
-			t.inj.Heal(i)
-		}
+		t.inj.Heal(i)
 		t.noteEnd("heal", i, nil)
 	}
 }

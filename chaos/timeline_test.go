@@ -195,3 +195,13 @@ func TestTimelineCheck(t *testing.T) {
 		t.Fatal("no faults: no timeline")
 	}
 }
+
+// Every link effect has its shaper: a new effect without one would panic
+// when its fault starts.
+func TestEveryLinkEffectHasAShaper(t *testing.T) {
+	for e := trial.EffCrash; e.String() != "Effect("+fmt.Sprint(int(e))+")"; e++ {
+		if e.OnLinks() && shapers[e] == nil {
+			t.Errorf("link effect %s has no shaper", e)
+		}
+	}
+}
