@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/electbench/electbench/nodes/trial"
 )
 
 // Fault is one entry of a scenario's fault timeline.
@@ -89,14 +91,14 @@ func (f *Fault) LinkSet(w World) Links {
 	}
 	if !f.Target.IsZero() {
 		in := mark(n, f.Target.Resolve(w))
-		text := f.Direction + ":" + positions(f.Target.Resolve(w))
+		text := f.Direction + ":" + trial.Positions(f.Target.Resolve(w))
 		switch f.Direction {
 		case "out":
 			return Links{Has: func(a, b int) bool { return in[a] }, Text: text}
 		case "in":
 			return Links{Has: func(a, b int) bool { return in[b] }, Text: text}
 		}
-		return Links{Has: func(a, b int) bool { return in[a] || in[b] }, Text: "both:" + positions(f.Target.Resolve(w))}
+		return Links{Has: func(a, b int) bool { return in[a] || in[b] }, Text: "both:" + trial.Positions(f.Target.Resolve(w))}
 	}
 	return oneWay(w, f.From, f.To)
 }
@@ -115,7 +117,7 @@ func oneWay(w World, from, to Selector) Links {
 	a, b := mark(n, src), mark(n, dst)
 	text := "all"
 	if !from.IsZero() || !to.IsZero() {
-		text = positions(src) + ">" + positions(dst)
+		text = trial.Positions(src) + ">" + trial.Positions(dst)
 	}
 	return Links{Has: func(x, y int) bool { return a[x] && b[y] }, Text: text}
 }
@@ -157,7 +159,7 @@ func (f *Fault) partition(w World) Links {
 		slices.Sort(left)
 		slices.Sort(right)
 		return Links{Has: func(x, y int) bool { return side[x]+side[y] == 3 },
-			Text: positions(left) + "|" + strconv.Itoa(b) + "|" + positions(right)}
+			Text: trial.Positions(left) + "|" + strconv.Itoa(b) + "|" + trial.Positions(right)}
 	}
 	group := make([]int, n)
 	switch f.Shape.Name {
@@ -216,7 +218,7 @@ func groupsText(group []int) string {
 	}
 	parts := make([]string, len(order))
 	for i, g := range order {
-		parts[i] = positions(members[g])
+		parts[i] = trial.Positions(members[g])
 	}
 	return strings.Join(parts, "|")
 }
@@ -235,23 +237,6 @@ func mark(n int, ps []int) []bool {
 		m[p] = true
 	}
 	return m
-}
-
-// positions lists positions as "1,4,7", eliding long lists.
-func positions(ps []int) string {
-	const most = 8
-	var b strings.Builder
-	for i, p := range ps {
-		if i == most {
-			fmt.Fprintf(&b, ",+%d", len(ps)-most)
-			break
-		}
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(strconv.Itoa(p))
-	}
-	return b.String()
 }
 
 // Shape is a partition's shape:

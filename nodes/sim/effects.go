@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/electbench/electbench/chaos"
+	"github.com/electbench/electbench/chaos/timeline"
 	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/trial"
 )
@@ -95,7 +95,7 @@ func (s *sim) faultRand() *rand.Rand {
 // initFaults prepares the fault timeline: what it needs of the run, and
 // whether this runtime can apply every fault.
 func (s *sim) initFaults() error {
-	tl, err := chaos.NewTimeline(s.cfg.Crashes, s.cfg.Faults)
+	tl, err := timeline.New(s.cfg.Crashes, s.cfg.Faults)
 	if err != nil {
 		return fmt.Errorf("sim: %w", err)
 	}

@@ -7,7 +7,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/electbench/electbench/chaos"
+	"github.com/electbench/electbench/chaos/timeline"
 	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/trial"
 )
@@ -81,14 +81,14 @@ type sim struct {
 
 	// Faults (effects.go), kept after the hot fields.
 	newMachine  func() nodes.Machine
-	tl          *chaos.Timeline // Config.Crashes and Config.Faults; nil without any
-	tlSends     bool            // the timeline counts election messages
-	actions     []func()        // the timeline's scheduled actions, by evFault gen
-	links       []*activeLink   // link effects in force, in activation order
-	paused      []bool          // by position; nil without pause faults
-	held        [][]held        // events withheld from paused processes
-	incarnation []uint32        // by position: restarts, for heartbeat ticks
-	fr          *rand.Rand      // the fault stream
+	tl          *timeline.Timeline // Config.Crashes and Config.Faults; nil without any
+	tlSends     bool               // the timeline counts election messages
+	actions     []func()           // the timeline's scheduled actions, by evFault gen
+	links       []*activeLink      // link effects in force, in activation order
+	paused      []bool             // by position; nil without pause faults
+	held        [][]held           // events withheld from paused processes
+	incarnation []uint32           // by position: restarts, for heartbeat ticks
+	fr          *rand.Rand         // the fault stream
 }
 
 // Run executes one trial and returns what the runtime counted. It fails only

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/electbench/electbench/nodes"
@@ -209,4 +210,21 @@ type View interface {
 	Rand() *rand.Rand
 	// Now is the time since the run started.
 	Now() time.Duration
+}
+
+// Positions lists positions as "1,4,7", eliding long lists.
+func Positions(ps []int) string {
+	const most = 8
+	var b strings.Builder
+	for i, p := range ps {
+		if i == most {
+			fmt.Fprintf(&b, ",+%d", len(ps)-most)
+			break
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(p))
+	}
+	return b.String()
 }

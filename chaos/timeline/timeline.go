@@ -1,4 +1,7 @@
-package chaos
+// Package timeline is the one fault engine: it runs a trial's fault
+// timeline (trial.Crash and trial.Fault, as chaos compiles scenario faults)
+// on either runtime, through the runtime's trial.Injector.
+package timeline
 
 import (
 	"fmt"
@@ -49,10 +52,10 @@ type pend struct {
 	end bool
 }
 
-// NewTimeline validates a trial's crashes and faults and prepares their
+// New validates a trial's crashes and faults and prepares their
 // timeline: the crashes (the --crash flag's) first, as crash faults, then
 // the faults. It returns nil when there is nothing to run.
-func NewTimeline(crashes []trial.Crash, faults []trial.Fault) (*Timeline, error) {
+func New(crashes []trial.Crash, faults []trial.Fault) (*Timeline, error) {
 	if len(crashes) == 0 && len(faults) == 0 {
 		return nil, nil
 	}
@@ -272,7 +275,10 @@ func (t *Timeline) activate(i int, atStart bool) {
 		if f.Observers != nil {
 			observers = t.validTargets(f.Observers(inj))
 		} else {
-			observers = allOf(inj.N())
+			observers = make([]int, inj.N())
+			for p := range observers {
+				observers[p] = p
+			}
 		}
 		t.note(i, "", st.targets)
 		for _, o := range observers {
@@ -392,7 +398,7 @@ func (t *Timeline) note(i int, links string, targets []int) {
 	f := &t.faults[i]
 	what := f.Name
 	if targets != nil || !f.Effect.OnLinks() {
-		what += "(" + positions(targets) + ")"
+		what += "(" + trial.Positions(targets) + ")"
 	} else if links != "" {
 		what += "[" + links + "]"
 	}
@@ -405,7 +411,7 @@ func (t *Timeline) noteEnd(verb string, i int, targets []int) {
 	if verb == "heal" {
 		what += " " + t.faults[i].Name
 	} else {
-		what += "(" + positions(targets) + ")"
+		what += "(" + trial.Positions(targets) + ")"
 	}
 	t.inj.Note(what, true)
 }

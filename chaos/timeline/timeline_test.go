@@ -1,4 +1,4 @@
-package chaos
+package timeline
 
 import (
 	"fmt"
@@ -98,7 +98,7 @@ var every = func(trial.View) trial.LinkSet {
 
 func TestTimelineTriggers(t *testing.T) {
 	end := trial.When{Trigger: trial.LeaderElected, Delay: ms}
-	tl, err := NewTimeline(
+	tl, err := New(
 		[]trial.Crash{{Pos: 2, When: trial.AtStart}},
 		[]trial.Fault{
 			{Effect: trial.EffPause, Name: "pause", Targets: procs(1), Start: trial.When{Trigger: trial.ElectionStart, Delay: 2 * ms}, For: 3 * ms},
@@ -149,7 +149,7 @@ func TestTimelineTriggers(t *testing.T) {
 // resolves when it fires.
 func TestTimelineHealBeforeStartAndLeaderCrash(t *testing.T) {
 	early := trial.When{Trigger: trial.AtTime, At: ms}
-	tl, err := NewTimeline(
+	tl, err := New(
 		[]trial.Crash{{Pos: trial.CurrentLeader, When: trial.LeaderElected}},
 		[]trial.Fault{{Effect: trial.EffCut, Links: every, Start: trial.When{Trigger: trial.AtTime, At: 2 * ms}, End: &early}})
 	if err != nil {
@@ -171,7 +171,7 @@ func TestTimelineHealBeforeStartAndLeaderCrash(t *testing.T) {
 // A runtime that lacks a link-shaping interface is refused before the run,
 // naming the fault.
 func TestTimelineCheck(t *testing.T) {
-	tl, err := NewTimeline(nil, []trial.Fault{{Effect: trial.EffDelay, Name: "latency", Links: every, Latency: ms}})
+	tl, err := New(nil, []trial.Fault{{Effect: trial.EffDelay, Name: "latency", Links: every, Latency: ms}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,10 +188,10 @@ func TestTimelineCheck(t *testing.T) {
 	if got := strings.Join(w.log, "\n"); got != "0s delay #0 1ms±0s\n0s note latency[all] traced=true" {
 		t.Fatalf("log %q", got)
 	}
-	if _, err := NewTimeline(nil, []trial.Fault{{Effect: trial.EffLoss, P: 2, Links: every}}); err == nil {
+	if _, err := New(nil, []trial.Fault{{Effect: trial.EffLoss, P: 2, Links: every}}); err == nil {
 		t.Fatal("an invalid fault was accepted")
 	}
-	if tl, err := NewTimeline(nil, nil); tl != nil || err != nil || tl.Needs() != (Needs{}) || tl.WantsSends() {
+	if tl, err := New(nil, nil); tl != nil || err != nil || tl.Needs() != (Needs{}) || tl.WantsSends() {
 		t.Fatal("no faults: no timeline")
 	}
 }
