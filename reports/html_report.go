@@ -613,7 +613,11 @@ func writeFailing(p *page, f *failing, opt HTMLOptions) {
 }
 
 func diagramID(t *TraceTrial) string {
-	return fmt.Sprintf("seq-%s-%d-%d-%d", strings.ReplaceAll(t.Algorithm, " ", "_"), t.Nodes, t.Trial, t.Seed)
+	id := fmt.Sprintf("seq-%s-%d-%d-%d", strings.ReplaceAll(t.Algorithm, " ", "_"), t.Nodes, t.Trial, t.Seed)
+	if t.Runtime != "" {
+		id += "-" + t.Runtime // the same trial may be drawn simulated and live
+	}
+	return id
 }
 
 func writeDiagrams(p *page, trials []*TraceTrial, rows []Row, opt HTMLOptions) {
@@ -631,7 +635,11 @@ func writeDiagrams(p *page, trials []*TraceTrial, rows []Row, opt HTMLOptions) {
 		}
 		r := byKey[t.key()]
 		id := diagramID(t)
-		fmt.Fprintf(p, "<h3 id=\"%s\">%s/%s n=%d — trial %d, seed %d</h3>\n", id, esc(t.Algorithm), esc(t.Variant), t.Nodes, t.Trial, t.Seed)
+		live := ""
+		if t.Runtime != "" {
+			live = " (" + esc(t.Runtime) + ")"
+		}
+		fmt.Fprintf(p, "<h3 id=\"%s\">%s/%s n=%d — trial %d, seed %d%s</h3>\n", id, esc(t.Algorithm), esc(t.Variant), t.Nodes, t.Trial, t.Seed, live)
 		if t.Truncated {
 			fmt.Fprintf(p, "<p class=\"note\">%d events: too many for a diagram (at most %d).</p>\n", t.Total, DiagramMaxEvents)
 			continue

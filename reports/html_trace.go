@@ -23,7 +23,8 @@ func (e *TraceError) Unwrap() error { return e.Err }
 
 // TraceHeader is the line that precedes each trial's events in a trace file
 // written by `electbench run --trace`:
-// {"trial":N,"algorithm":...,"variant":...,"nodes":N,"seed":S}.
+// {"trial":N,"algorithm":...,"variant":...,"nodes":N,"seed":S,"scenario":...},
+// with "runtime":"live" for a trial that ran live.
 type TraceHeader struct {
 	Trial     int    `json:"trial"`
 	Algorithm string `json:"algorithm"`
@@ -31,6 +32,7 @@ type TraceHeader struct {
 	Nodes     int    `json:"nodes"`
 	Seed      uint64 `json:"seed"`
 	Scenario  string `json:"scenario"`
+	Runtime   string `json:"runtime"` // "" means sim
 }
 
 // TraceEvent is one line of a trial's trace (nodes/sim's tracer): T in
@@ -66,19 +68,20 @@ type TraceTrial struct {
 
 // traceKey matches a trace header to a results row. The scenario is part of
 // it: scenarios of one file share seeds, so without it a multi-scenario
-// report could attach one scenario's trace to another's row.
+// report could attach one scenario's trace to another's row; so is the
+// runtime: a run may hold the same trial simulated and live.
 type traceKey struct {
-	scenario, algorithm, variant string
-	nodes, trial                 int
-	seed                         uint64
+	runtime, scenario, algorithm, variant string
+	nodes, trial                          int
+	seed                                  uint64
 }
 
 func (h TraceHeader) key() traceKey {
-	return traceKey{h.Scenario, h.Algorithm, h.Variant, h.Nodes, h.Trial, h.Seed}
+	return traceKey{cmpOr(h.Runtime, "sim"), h.Scenario, h.Algorithm, h.Variant, h.Nodes, h.Trial, h.Seed}
 }
 
 func rowTraceKey(r *Row) traceKey {
-	return traceKey{r.Scenario, r.Algorithm, r.Variant, r.Nodes, r.Trial, r.Seed}
+	return traceKey{cmpOr(r.Runtime, "sim"), r.Scenario, r.Algorithm, r.Variant, r.Nodes, r.Trial, r.Seed}
 }
 
 // traceWant says what to keep of one trial: up to max events from its

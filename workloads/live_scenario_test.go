@@ -45,15 +45,14 @@ func liveScenario(t *testing.T, file, name, algo, nodes, latency, runtime string
 
 // runBoth runs a narrowed scenario on the simulator and live, and returns
 // both rows.
-func runBoth(t *testing.T, r *LiveRunner, file, name, algo, nodes, latency string) (simRow, liveRow reports.Row) {
+func runBoth(t *testing.T, rt Runtime, file, name, algo, nodes, latency string) (simRow, liveRow reports.Row) {
 	t.Helper()
 	simRow = RunTrial(liveScenario(t, file, name, algo, nodes, latency, "sim").Plan()[0], nil)
 	spec := liveScenario(t, file, name, algo, nodes, latency, "live")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	start := time.Now()
-	res := r.Run(ctx, spec.Plan()[0])
-	liveRow = res.Row
+	liveRow = RunLiveTrial(ctx, rt, spec.Plan()[0], nil)
 	if liveRow.Error != "" {
 		t.Fatalf("%s live: %s", name, liveRow.Error)
 	}
@@ -67,7 +66,7 @@ func runBoth(t *testing.T, r *LiveRunner, file, name, algo, nodes, latency strin
 // harness fires their triggers from the nodes' events, resolves their
 // selectors when each fault starts, and records the schedule.
 func TestLiveExampleScenarios(t *testing.T) {
-	r := runner(t, liveOptions(t))
+	r := liveRuntime(t)
 	t.Run("halves-partition", func(t *testing.T) {
 		// Bully under halves from the start: each half elects its own
 		// highest, two leaders, flagged.
@@ -168,7 +167,7 @@ faults:
 // Link faults become Toxiproxy toxics on the affected proxies, added when
 // their trigger fires and removed when healed; the delay shows in the run.
 func TestLiveScenarioToxics(t *testing.T) {
-	r := runner(t, liveOptions(t))
+	r := liveRuntime(t)
 	src := `name: toxics
 algorithms: [chang-roberts]
 nodes: 4
@@ -201,7 +200,7 @@ faults:
 			rows = append(rows, RunTrial(tr, nil))
 			continue
 		}
-		rows = append(rows, runLive(t, r, tr).Row)
+		rows = append(rows, runLive(t, r, tr))
 	}
 	s, l := rows[0], rows[1]
 	t.Logf("sim %q turnaround %v; live %q turnaround %v", s.Faults, s.TurnaroundT, l.Faults, l.TurnaroundT)

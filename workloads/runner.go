@@ -10,8 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/electbench/electbench/nodes/sim"
-	"github.com/electbench/electbench/nodes/trial"
 	"github.com/electbench/electbench/reports"
 )
 
@@ -107,7 +105,7 @@ func Run(ctx context.Context, trials []Trial, opt Options, emit func(reports.Row
 				continue
 			}
 			if opt.Trace != nil {
-				if err := writeTrace(opt.Trace, trials[r.index], r.trace); err != nil {
+				if err := writeTrace(opt.Trace, trials[r.index], "", r.trace); err != nil {
 					emitErr = err
 					break
 				}
@@ -132,9 +130,15 @@ func Run(ctx context.Context, trials []Trial, opt Options, emit func(reports.Row
 	return nil
 }
 
-func writeTrace(w io.Writer, t Trial, trace []byte) error {
-	if _, err := fmt.Fprintf(w, "{\"trial\":%d,\"algorithm\":%q,\"variant\":%q,\"nodes\":%d,\"seed\":%d,\"scenario\":%q}\n",
-		t.Trial, t.Algo.Alg.Name, t.Algo.Variant, t.Nodes, t.Seed, t.Spec.Scenario); err != nil {
+// writeTrace writes one trial's trace, after its header line; the header
+// of a live trial says so (runtime), a simulated one's does not.
+func writeTrace(w io.Writer, t Trial, runtime string, trace []byte) error {
+	var rt string
+	if runtime != "" {
+		rt = fmt.Sprintf(",\"runtime\":%q", runtime)
+	}
+	if _, err := fmt.Fprintf(w, "{\"trial\":%d,\"algorithm\":%q,\"variant\":%q,\"nodes\":%d,\"seed\":%d,\"scenario\":%q%s}\n",
+		t.Trial, t.Algo.Alg.Name, t.Algo.Variant, t.Nodes, t.Seed, t.Spec.Scenario, rt); err != nil {
 		return fmt.Errorf("writing trace: %w", err)
 	}
 	if _, err := w.Write(trace); err != nil {
@@ -160,70 +164,8 @@ func (t Trial) BaseRow() reports.Row {
 
 // RunTrial runs one trial on the simulator and returns its row. It never
 // panics: an algorithm that panics yields a row whose error column says so.
-func RunTrial(t Trial, trace io.Writer) (row reports.Row) {
-	s := t.Spec
-	a := t.Algo
-	row = t.BaseRow()
-	defer func() {
-		if r := recover(); r != nil {
-			row.Error = oneLine(fmt.Sprintf("panic: %v", r))
-			row.Correct, row.Live = false, false
-		}
-	}()
-	ranks := s.RankBy.apply(s.IDs.Ranks(t.Nodes, t.Seed), t.Seed)
-	var initiators, crashTargets []int
-	if a.Alg.StartsAll {
-		crashTargets = allPositions(t.Nodes)
-	} else {
-		initiators = s.Initiators.Positions(ranks, t.Seed)
-		crashTargets = initiators
-	}
-	crashes, err := resolveCrashes(s.Crashes, ranks, crashTargets, t.Seed, s.Latency.Mean())
-	if err != nil {
-		row.Error = oneLine(err.Error())
-		return row
-	}
-	cfg := trial.Config{
-		Algorithm: a.Alg, Variant: a.Variant, Params: a.Params,
-		Ranks: ranks, Initiators: initiators, Latency: s.Latency,
-		Seed: t.Seed, Deadline: s.Deadline,
-		Crashes: crashes, Detector: s.Detector, Faults: s.timelineFaults(s.Latency.Mean()),
-	}
-	checker, err := NewChecker(&cfg, s.Latency.Mean())
-	if err != nil {
-		row.Error = oneLine(err.Error())
-		return row
-	}
-	var tr *trial.Trace
-	if trace != nil {
-		tr = trial.NewTrace(trace)
-		cfg.Events = trial.Tee(tr, checker)
-	} else {
-		cfg.Events = checker
-	}
-	res, err := sim.Run(cfg)
-	if err == nil && tr != nil {
-		if err = tr.Flush(); err != nil {
-			err = fmt.Errorf("writing trace: %w", err)
-		}
-	}
-	if err != nil {
-		row.Error = oneLine(err.Error())
-		if res == nil {
-			return row
-		}
-	}
-	o := outcome{rec: res, ranks: ranks, initiators: initiators, faulty: len(s.Faults) > 0 || len(s.LinkLatency) > 0}
-	for _, c := range crashes {
-		if c.When == trial.AtStart {
-			o.crashedAtStart = append(o.crashedAtStart, c.Pos)
-		} else {
-			o.faulty = true
-		}
-	}
-	o.verdict = checker.Finish(res.Decisions, res.Quiescent, res.End)
-	t.fillRow(&row, o)
-	return row
+func RunTrial(t Trial, trace io.Writer) reports.Row {
+	return t.run(context.Background(), Sim, false, trace)
 }
 
 func allPositions(n int) []int {

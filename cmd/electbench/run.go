@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/live/harness"
 	"github.com/electbench/electbench/nodes/trial"
 	"github.com/electbench/electbench/pow"
 	"github.com/electbench/electbench/reports"
@@ -165,9 +166,6 @@ func (o runOptions) buildSpec() (*workloads.Spec, error) {
 	if o.runtime == "live" {
 		if err := spec.ValidateLive(); err != nil {
 			return nil, badInput(err)
-		}
-		if o.trace != "" {
-			return nil, badInputf("--trace: live runs write no event trace (their nodes' diagnostics go to DIR/live.log)")
 		}
 	}
 	return spec, nil
@@ -329,7 +327,7 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 	defer stop()
 	start := time.Now()
 	written := 0
-	liveOpts := workloads.LiveOptions{Toxiproxy: o.toxiproxy}
+	liveOpts := workloads.Options{Trace: opts.Trace}
 	if done != nil {
 		liveOpts.Skip = func(t workloads.Trial) bool { return done[t.LiveBaseRow().Key()] }
 	}
@@ -340,8 +338,8 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 		return w.Write(r)
 	}
 	runErr := workloads.Run(ctx, trials, opts, emit)
-	if runErr == nil && len(liveTrials) > 0 {
-		runErr = runLive(ctx, o.out, liveTrials, liveOpts, emit)
+	if runErr == nil && countToRun(liveTrials, liveOpts.Skip) > 0 {
+		runErr = runLive(ctx, o.out, o.toxiproxy, liveTrials, liveOpts, emit)
 	}
 	prog.Close()
 	if err := w.Close(); err != nil && runErr == nil {
@@ -378,16 +376,20 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 	return reportFailures(cmd.ErrOrStderr(), workloads.CheckRun(append(slices.Clone(specs), liveSpecs...), rows), len(rows))
 }
 
-// runLive runs trials on live node processes, their diagnostics logged to
-// DIR/live.log.
-func runLive(ctx context.Context, dir string, trials []workloads.Trial, opt workloads.LiveOptions, emit func(reports.Row) error) error {
+// runLive runs trials on live node processes through the Toxiproxy at url
+// (embedded when ""), their diagnostics logged to DIR/live.log.
+func runLive(ctx context.Context, dir, url string, trials []workloads.Trial, opt workloads.Options, emit func(reports.Row) error) error {
 	log, err := os.OpenFile(filepath.Join(dir, "live.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}
 	defer log.Close()
-	opt.Log = log
-	return workloads.RunLive(ctx, trials, opt, emit)
+	h, err := harness.New(ctx, harness.Options{Toxiproxy: url, Log: log})
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	return workloads.RunLive(ctx, trials, &harness.Recorder{R: h}, opt, emit)
 }
 
 // trialKey identifies a trial across runs, for --resume.

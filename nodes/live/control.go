@@ -2,8 +2,12 @@ package live
 
 import (
 	"encoding/json"
+	"fmt"
+	"slices"
 	"strconv"
 	"time"
+
+	"github.com/electbench/electbench/nodes"
 )
 
 // The control channel: one JSON object per line, harness → node on the
@@ -21,7 +25,8 @@ import (
 //
 // Node → harness:
 //
-//	{"type":"hello","addr":..,"identity":..,"pid":..}  listening, with the identity it will show
+//	{"type":"hello","addr":..,"identity":..,"pid":..,"kinds":[..],"timers":[..]}
+//	                                                    listening, with the identity it will show and its registry
 //	{"type":"linked","up":K,"refused":R}                every outgoing link is up or was refused
 //	{"type":"refused","peer":P,"side":..,"reason":..}  a handshake refused an identity (P = -1 if unknown);
 //	                                                    "by_peer":true when the peer refused this node
@@ -30,14 +35,28 @@ import (
 //	{"type":"stats","stats":{...}}                     final counts, the answer to stop
 //	{"type":"error","error":..}                        the node cannot go on
 //
-// A step's "ev" is start, initiate, recv (with kind and from), timer (with
-// timer), or suspect (with peer). "sent" lists every message the machine
-// sent while handling it — {"to":P,"k":KIND,"b":BYTES}, with "d":true when
-// it could not be written because no link to P was up (counted as dropped),
-// and the message's A and B as "a" and "v" when they are not zero —
-// "armed" is the number of its timers left armed, "decide" the leaders it
-// decided, in order, and "phase" its phase for nodes.Phased machines. Times
-// are nanoseconds since t0.
+// Kinds and timers are numbers. A step names message kinds and timers by
+// their nodes.Kind and nodes.TimerID, not by name: the harness and the node
+// are the same binary (`electbench node` re-executed), so their registries
+// agree, and the harness counts by number with no lookup. It checks that
+// they agree: hello lists the node's registry, the names of kinds 1, 2, ...
+// ("kinds") and of timers 1, 2, ... ("timers"), and a node whose registry
+// differs from the harness's is refused before it runs (CheckRegistry), so
+// another binary is an error, never a miscount.
+//
+// A step is one trial event (trial.EventKind names): its "ev" is start,
+// initiate, recv (with "kind" and "from"), timer (with "timer"), or suspect
+// (with "peer"). "sent" lists every message the machine sent while handling
+// it — {"to":P,"k":KIND,"b":BYTES}, with "d":true when it could not be
+// written because no link to P was up (counted as dropped), the message's A
+// and B as "a" and "v" when they are not zero, and, when the configuration
+// asks for a trace, its Rank and Aux as "r" and "x" (nodes.Rank.String) when
+// they are not zero — "armed" is the number of its timers left armed,
+// "decide" the leaders it decided, in order — "da", when some decision
+// came before a message of the step, says after how many of them each came
+// (none: after them all) — and "phase" its phase for nodes.Phased
+// machines. A received message's A and B are on the step as "a" and "v".
+// Times are nanoseconds since t0.
 
 // Command is one line from the harness.
 type Command struct {
@@ -67,6 +86,9 @@ type Config struct {
 	SelfLatency time.Duration `json:"self_latency"`
 	Detector    Detector      `json:"detector"`
 	MinBits     int           `json:"min_bits"` // the least puzzle difficulty a peer's identity must have
+	// Trace asks for every sent message's Rank and Aux on the step lines:
+	// the harness writes a trace of the run.
+	Trace bool `json:"trace,omitempty"`
 }
 
 // Link is one outgoing link.
@@ -88,9 +110,11 @@ type Detector struct {
 type Report struct {
 	Type string `json:"type"`
 	// hello
-	Addr     string `json:"addr,omitempty"`
-	Identity string `json:"identity,omitempty"`
-	PID      int    `json:"pid,omitempty"`
+	Addr     string   `json:"addr,omitempty"`
+	Identity string   `json:"identity,omitempty"`
+	PID      int      `json:"pid,omitempty"`
+	Kinds    []string `json:"kinds,omitempty"`  // the registry's message kinds, from 1 (KindNames)
+	Timers   []string `json:"timers,omitempty"` // and its timers, from 1 (TimerNames)
 	// linked
 	Up      int `json:"up,omitempty"`
 	Refused int `json:"refused,omitempty"`
@@ -100,17 +124,18 @@ type Report struct {
 	ByPeer bool   `json:"by_peer,omitempty"` // refused: the peer refused this node's identity (else this node refused the peer's)
 	Reason string `json:"reason,omitempty"`
 	// step
-	T      int64    `json:"t,omitempty"`
-	Ev     string   `json:"ev,omitempty"`
-	Kind   string   `json:"kind,omitempty"`
-	From   int      `json:"from,omitempty"`
-	A      int64    `json:"a,omitempty"` // recv: the message's A and B (terms, votes)
-	B      int64    `json:"v,omitempty"`
-	Timer  string   `json:"timer,omitempty"`
-	Sent   []Sent   `json:"sent,omitempty"`
-	Armed  int      `json:"armed,omitempty"`
-	Decide []string `json:"decide,omitempty"`
-	Phase  string   `json:"phase,omitempty"`
+	T           int64         `json:"t,omitempty"`
+	Ev          string        `json:"ev,omitempty"`   // a trial.EventKind name: start, initiate, recv, timer, suspect
+	Kind        nodes.Kind    `json:"kind,omitempty"` // recv
+	From        int           `json:"from,omitempty"`
+	A           int64         `json:"a,omitempty"` // recv: the message's A and B (terms, votes)
+	B           int64         `json:"v,omitempty"`
+	Timer       nodes.TimerID `json:"timer,omitempty"`
+	Sent        []Sent        `json:"sent,omitempty"`
+	Armed       int           `json:"armed,omitempty"`
+	Decide      []string      `json:"decide,omitempty"`
+	DecideAfter []int         `json:"da,omitempty"` // how many of Sent came before each decision; nil: all
+	Phase       string        `json:"phase,omitempty"`
 	// maint, stats
 	Stats *Stats `json:"stats,omitempty"`
 	// error
@@ -119,12 +144,14 @@ type Report struct {
 
 // Sent is one message a step sent.
 type Sent struct {
-	To      int    `json:"to"`
-	Kind    string `json:"k"`
-	Bytes   int    `json:"b"`
-	A       int64  `json:"a,omitempty"` // the message's A and B: quorum algorithms' terms and votes
-	B       int64  `json:"v,omitempty"`
-	Dropped bool   `json:"d,omitempty"`
+	To      int        `json:"to"`
+	Kind    nodes.Kind `json:"k"`
+	Bytes   int        `json:"b"`
+	A       int64      `json:"a,omitempty"` // the message's A and B: quorum algorithms' terms and votes
+	B       int64      `json:"v,omitempty"`
+	Rank    string     `json:"r,omitempty"` // the message's Rank and Aux, on a traced run (Config.Trace)
+	Aux     string     `json:"x,omitempty"`
+	Dropped bool       `json:"d,omitempty"`
 }
 
 // Stats are a node's counts since it started.
@@ -142,7 +169,7 @@ type Stats struct {
 }
 
 // appendStep writes a step line by hand: it is the runtime's hot path, and
-// every value in it is a number or a registered name that needs no escaping.
+// every value in it is a number or a name that needs no escaping.
 func appendStep(b []byte, t time.Duration, s *step) []byte {
 	b = append(b, `{"type":"step","t":`...)
 	b = strconv.AppendInt(b, int64(t), 10)
@@ -151,15 +178,14 @@ func appendStep(b []byte, t time.Duration, s *step) []byte {
 	b = append(b, '"')
 	switch s.ev {
 	case "recv":
-		b = append(b, `,"kind":"`...)
-		b = append(b, s.kind...)
-		b = append(b, `","from":`...)
+		b = append(b, `,"kind":`...)
+		b = strconv.AppendUint(b, uint64(s.kind), 10)
+		b = append(b, `,"from":`...)
 		b = strconv.AppendInt(b, int64(s.peer), 10)
 		b = appendAB(b, s.a, s.b)
 	case "timer":
-		b = append(b, `,"timer":"`...)
-		b = append(b, s.kind...)
-		b = append(b, '"')
+		b = append(b, `,"timer":`...)
+		b = strconv.AppendUint(b, uint64(s.timer), 10)
 	case "suspect":
 		b = append(b, `,"peer":`...)
 		b = strconv.AppendInt(b, int64(s.peer), 10)
@@ -172,11 +198,19 @@ func appendStep(b []byte, t time.Duration, s *step) []byte {
 			}
 			b = append(b, `{"to":`...)
 			b = strconv.AppendInt(b, int64(m.To), 10)
-			b = append(b, `,"k":"`...)
-			b = append(b, m.Kind...)
-			b = append(b, `","b":`...)
+			b = append(b, `,"k":`...)
+			b = strconv.AppendUint(b, uint64(m.Kind), 10)
+			b = append(b, `,"b":`...)
 			b = strconv.AppendInt(b, int64(m.Bytes), 10)
 			b = appendAB(b, m.A, m.B)
+			if m.Rank != "" {
+				b = append(b, `,"r":`...)
+				b = strconv.AppendQuote(b, m.Rank) // digits, hex and '/': quoting is JSON's
+			}
+			if m.Aux != "" {
+				b = append(b, `,"x":`...)
+				b = strconv.AppendQuote(b, m.Aux)
+			}
 			if m.Dropped {
 				b = append(b, `,"d":true`...)
 			}
@@ -197,6 +231,16 @@ func appendStep(b []byte, t time.Duration, s *step) []byte {
 			b = strconv.AppendQuote(b, d) // digits, hex and '/': quoting is JSON's
 		}
 		b = append(b, ']')
+		if slices.ContainsFunc(s.decideAfter, func(k int) bool { return k < len(s.sent) }) {
+			b = append(b, `,"da":[`...)
+			for i, k := range s.decideAfter {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = strconv.AppendInt(b, int64(k), 10)
+			}
+			b = append(b, ']')
+		}
 	}
 	if s.phase != "" {
 		q, _ := json.Marshal(s.phase)
@@ -221,11 +265,69 @@ func appendAB(b []byte, x, y int64) []byte {
 // step is the event the machine is handling and what it did.
 type step struct {
 	ev     string
-	kind   string // message kind (recv) or timer name (timer)
-	peer   int    // sender (recv) or suspect (suspect)
-	a, b   int64  // the received message's A and B
+	kind   nodes.Kind    // recv: the message's kind
+	timer  nodes.TimerID // timer
+	peer   int           // sender (recv) or suspect (suspect)
+	a, b   int64         // the received message's A and B
 	sent   []Sent
 	decide []string
-	armed  int
-	phase  string
+	// decideAfter is, for each decision, how many messages the step had
+	// sent before it: the order the simulator's events keep.
+	decideAfter []int
+	armed       int
+	phase       string
+}
+
+// KindNames is this binary's registry of message kinds as hello reports
+// it: the name of nodes.Kind 1, 2, ...
+func KindNames() []string {
+	out := make([]string, nodes.NumKinds()-1)
+	for i := range out {
+		out[i] = nodes.Kind(i + 1).String()
+	}
+	return out
+}
+
+// TimerNames is this binary's registry of timers: the name of
+// nodes.TimerID 1, 2, ...
+func TimerNames() []string {
+	out := make([]string, nodes.NumTimers()-1)
+	for i := range out {
+		out[i] = nodes.TimerID(i + 1).String()
+	}
+	return out
+}
+
+// CheckRegistry reports whether a node's registry, as its hello listed it,
+// numbers every kind and timer as this binary does, so that the numbers on
+// its step lines mean the same here. A node of another binary (another
+// build, or one with other algorithms linked in) is refused with the first
+// difference.
+func CheckRegistry(kinds, timers []string) error {
+	for _, c := range []struct {
+		what         string
+		theirs, ours []string
+	}{{"message kind", kinds, KindNames()}, {"timer", timers, TimerNames()}} {
+		for i := range max(len(c.theirs), len(c.ours)) {
+			var a, b string
+			if i < len(c.theirs) {
+				a = c.theirs[i]
+			}
+			if i < len(c.ours) {
+				b = c.ours[i]
+			}
+			if a != b {
+				return fmt.Errorf("its %s %d is %s, this harness's is %s: the node must be this very binary (%d %ss there, %d here)",
+					c.what, i+1, orNone(a), orNone(b), len(c.theirs), c.what, len(c.ours))
+			}
+		}
+	}
+	return nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "not registered"
+	}
+	return strconv.Quote(s)
 }

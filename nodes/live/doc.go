@@ -18,9 +18,11 @@
 //     as in the simulator. Timers are real, the random source is seeded like
 //     the simulator's, and every frame sent and received is counted by kind;
 //   - the control channel (control.go): configure, start, initiate, suspect
-//     and stop from the harness; hello, linked, refused, one step line per
-//     event the machine handled (with everything it sent, the timers left
-//     armed and any decision), maintenance counts and final stats back.
+//     and stop from the harness; hello (with the node's registry of kinds
+//     and timers), linked, refused, one step line per event the machine
+//     handled (with everything it sent, the timers left armed and any
+//     decision, kinds and timers by number), maintenance counts and final
+//     stats back.
 //
 // Times. The harness reads the host's monotonic clock (CLOCK_MONOTONIC on
 // Linux, which every process on the host shares) when it starts a run and
@@ -31,6 +33,8 @@
 // delivered it — so it lags the packet's arrival by the node's own dispatch
 // delay (microseconds on an idle host).
 //
-// The harness side (spawning processes, Toxiproxy, faults, judging the run)
-// is in package workloads; `electbench node` runs NodeMain.
+// The harness side (spawning processes, Toxiproxy, faults, turning the
+// nodes' step lines into trial events and a trial.Record) is package
+// nodes/live/harness; `electbench node` runs NodeMain, and tests that
+// re-execute themselves as nodes use nodes/live/livetest.
 package live

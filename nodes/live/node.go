@@ -179,7 +179,8 @@ func Run(ctx context.Context, o Options, in io.Reader, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("live: encoding the identity: %w", err)
 	}
-	n.report(Report{Type: "hello", Addr: n.ln.Addr().String(), Identity: string(file), PID: os.Getpid()})
+	n.report(Report{Type: "hello", Addr: n.ln.Addr().String(), Identity: string(file), PID: os.Getpid(),
+		Kinds: KindNames(), Timers: TimerNames()})
 	if err := n.out.Flush(); err != nil {
 		return fmt.Errorf("live: control channel: %w", err)
 	}
@@ -335,7 +336,7 @@ func (n *node) command(c Command) (bool, error) {
 		if !n.started {
 			return false, errors.New("live: initiate before start")
 		}
-		n.stepBegin("initiate", "", 0)
+		n.stepBegin("initiate", 0)
 		n.machine.Initiate(n)
 		n.stepEnd()
 	case "suspect":
@@ -438,7 +439,7 @@ func (n *node) checkLinked() {
 func (n *node) begin(t0 int64) {
 	n.start = time.Now().Add(-time.Duration(n.mono() - t0))
 	n.started = true
-	n.stepBegin("start", "", 0)
+	n.stepBegin("start", 0)
 	n.machine.Start(n)
 	n.stepEnd()
 	if d := n.cfg.Detector; d.Kind == "heartbeat" && d.P > 0 {
@@ -455,10 +456,11 @@ func (n *node) begin(t0 int64) {
 
 // --- the machine's events ---------------------------------------------------
 
-func (n *node) stepBegin(ev, kind string, peer int) {
-	n.cur.ev, n.cur.kind, n.cur.peer, n.cur.a, n.cur.b = ev, kind, peer, 0, 0
+func (n *node) stepBegin(ev string, peer int) {
+	n.cur.ev, n.cur.kind, n.cur.timer, n.cur.peer, n.cur.a, n.cur.b = ev, 0, 0, peer, 0, 0
 	n.cur.sent = n.cur.sent[:0]
 	n.cur.decide = n.cur.decide[:0]
+	n.cur.decideAfter = n.cur.decideAfter[:0]
 }
 
 func (n *node) stepEnd() {
@@ -486,8 +488,8 @@ func (n *node) deliver(e event) {
 		}
 		return
 	}
-	n.stepBegin("recv", k.String(), e.from)
-	n.cur.a, n.cur.b = e.msg.A, e.msg.B
+	n.stepBegin("recv", e.from)
+	n.cur.kind, n.cur.a, n.cur.b = k, e.msg.A, e.msg.B
 	n.machine.Receive(n, nodes.PeerID(e.from), e.msg)
 	n.stepEnd()
 }
@@ -500,14 +502,15 @@ func (n *node) fire(t nodes.TimerID, gen uint64) {
 	tm.armed = false
 	n.armed--
 	n.fired[t]++
-	n.stepBegin("timer", t.String(), 0)
+	n.stepBegin("timer", 0)
+	n.cur.timer = t
 	n.machine.Timeout(n, t)
 	n.stepEnd()
 }
 
 func (n *node) suspect(p int) {
 	n.fired[timerSusp]++
-	n.stepBegin("suspect", "", p)
+	n.stepBegin("suspect", p)
 	n.machine.Suspect(n, nodes.PeerID(p))
 	n.stepEnd()
 }
@@ -575,8 +578,21 @@ func (n *node) send(to int, m nodes.Message, step bool) {
 		n.dropped[m.Kind]++
 	}
 	if step {
-		n.cur.sent = append(n.cur.sent, Sent{To: to, Kind: m.Kind.String(), Bytes: size, A: m.A, B: m.B, Dropped: dropped})
+		s := Sent{To: to, Kind: m.Kind, Bytes: size, A: m.A, B: m.B, Dropped: dropped}
+		if n.cfg.Trace {
+			s.Rank, s.Aux = rankText(m.Rank), rankText(m.Aux)
+		}
+		n.cur.sent = append(n.cur.sent, s)
 	}
+}
+
+// rankText is a message's rank on a traced step line: nothing for the zero
+// rank, as the trace omits it.
+func rankText(r nodes.Rank) string {
+	if r.IsZero() {
+		return ""
+	}
+	return r.String()
 }
 
 // deliverLater is a message to oneself: it takes the configured latency.
@@ -588,11 +604,14 @@ func (n *node) deliverLater(m nodes.Message, size int) {
 
 // --- nodes.Env ---------------------------------------------------------------
 
-func (n *node) Self() nodes.Rank                      { return n.ranks[n.self] }
-func (n *node) Peers() []nodes.Peer                   { return n.peers }
-func (n *node) Now() time.Duration                    { return time.Since(n.start) }
-func (n *node) Rand() *rand.Rand                      { return n.rnd }
-func (n *node) Decide(l nodes.Rank)                   { n.cur.decide = append(n.cur.decide, l.String()) }
+func (n *node) Self() nodes.Rank    { return n.ranks[n.self] }
+func (n *node) Peers() []nodes.Peer { return n.peers }
+func (n *node) Now() time.Duration  { return time.Since(n.start) }
+func (n *node) Rand() *rand.Rand    { return n.rnd }
+func (n *node) Decide(l nodes.Rank) {
+	n.cur.decide = append(n.cur.decide, l.String())
+	n.cur.decideAfter = append(n.cur.decideAfter, len(n.cur.sent))
+}
 func (n *node) Send(to nodes.PeerID, m nodes.Message) { n.send(int(to), m, true) }
 
 func (n *node) After(p nodes.PeerID) (nodes.Peer, bool) {

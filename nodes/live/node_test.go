@@ -4,8 +4,12 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -147,8 +151,8 @@ func startNode(t *testing.T, net *memNet, addr string) *testNode {
 		}
 		close(n.reports)
 	}()
-	if r := n.next("hello"); r.Addr != addr {
-		t.Fatalf("hello from %q, want %q", r.Addr, addr)
+	if r := n.next("hello"); r.Addr != addr || CheckRegistry(r.Kinds, r.Timers) != nil || len(r.Kinds) != nodes.NumKinds()-1 {
+		t.Fatalf("hello %+v from %q: want %q and this binary's registry", r, r.Addr, addr)
 	}
 	return n
 }
@@ -212,12 +216,12 @@ func TestNodeTimers(t *testing.T) {
 			t.Fatalf("start step %+v", r)
 		}
 		time.Sleep(30 * time.Millisecond)
-		if r := n.next("step"); r.Ev != "timer" || r.Timer != "LIVE_TEST_A" || r.T != int64(10*time.Millisecond) || r.Armed != 1 ||
+		if r := n.next("step"); r.Ev != "timer" || r.Timer != timerA || r.T != int64(10*time.Millisecond) || r.Armed != 1 ||
 			len(r.Decide) != 1 || r.Decide[0] != n.key.Rank().String() {
 			t.Fatalf("timer A step %+v", r)
 		}
 		// B was armed for 20 ms, then re-armed at 10 ms for 15 ms more.
-		if r := n.next("step"); r.Ev != "timer" || r.Timer != "LIVE_TEST_B" || r.T != int64(25*time.Millisecond) || r.Armed != 0 {
+		if r := n.next("step"); r.Ev != "timer" || r.Timer != timerB || r.T != int64(25*time.Millisecond) || r.Armed != 0 {
 			t.Fatalf("timer B step %+v", r)
 		}
 		st := n.stop()
@@ -241,11 +245,11 @@ func TestNodeCancelTimer(t *testing.T) {
 			t.Fatalf("initiate step %+v", r)
 		}
 		time.Sleep(time.Second)
-		if r := n.next("step"); r.Timer != "LIVE_TEST_A" {
+		if r := n.next("step"); r.Timer != timerA {
 			t.Fatalf("step %+v", r)
 		}
 		// A re-armed B at 10 ms: it fires at 25 ms, once.
-		if r := n.next("step"); r.Timer != "LIVE_TEST_B" || r.T != int64(25*time.Millisecond) {
+		if r := n.next("step"); r.Timer != timerB || r.T != int64(25*time.Millisecond) {
 			t.Fatalf("step %+v", r)
 		}
 		if st := n.stop(); st.Fired["LIVE_TEST_B"] != 1 {
@@ -267,6 +271,7 @@ func TestNodesHeartbeat(t *testing.T) {
 		ca, cb := configFor("live-test-echo", 0, keys), configFor("live-test-echo", 1, keys)
 		ca.Links, cb.Links = []Link{{To: 1, Addr: "b"}}, []Link{{To: 0, Addr: "a"}}
 		ca.Detector, cb.Detector = det, det
+		ca.Trace = true // a's step lines carry its messages' ranks
 		a.cmd(Command{Type: "configure", Config: ca})
 		b.cmd(Command{Type: "configure", Config: cb})
 		for _, n := range []*testNode{a, b} {
@@ -283,10 +288,11 @@ func TestNodesHeartbeat(t *testing.T) {
 		b.next("maint")
 		a.cmd(Command{Type: "initiate"})
 		size := nodes.Message{Kind: testElection, Rank: a.key.Rank()}.EncodedSize()
-		if r := a.next("step"); r.Ev != "initiate" || len(r.Sent) != 1 || r.Sent[0].To != 1 || r.Sent[0].Bytes != size || r.Sent[0].Dropped {
+		if r := a.next("step"); r.Ev != "initiate" || len(r.Sent) != 1 || r.Sent[0].To != 1 || r.Sent[0].Bytes != size || r.Sent[0].Dropped ||
+			r.Sent[0].Kind != testElection || r.Sent[0].Rank != a.key.Rank().String() || r.Sent[0].Aux != "" {
 			t.Fatalf("initiate step %+v", r)
 		}
-		if r := b.next("step"); r.Ev != "recv" || r.From != 0 || r.Kind != "LIVE_TEST_ELECTION" || len(r.Decide) != 1 || r.Decide[0] != a.key.Rank().String() {
+		if r := b.next("step"); r.Ev != "recv" || r.From != 0 || r.Kind != testElection || len(r.Decide) != 1 || r.Decide[0] != a.key.Rank().String() {
 			t.Fatalf("recv step %+v", r)
 		}
 		time.Sleep(55 * time.Millisecond)
@@ -319,4 +325,29 @@ func TestNodesHeartbeat(t *testing.T) {
 			t.Fatalf("frames of a: sent %v, received %v", stA.FramesSent, stA.FramesRecv)
 		}
 	})
+}
+
+// A node whose registry numbers kinds or timers otherwise than the
+// harness's is refused, naming the first difference: its step lines would
+// otherwise be miscounted.
+func TestCheckRegistry(t *testing.T) {
+	kinds, timers := KindNames(), TimerNames()
+	if err := CheckRegistry(kinds, timers); err != nil {
+		t.Fatal(err)
+	}
+	swapped := slices.Clone(kinds)
+	swapped[0], swapped[1] = swapped[1], swapped[0]
+	for _, tc := range []struct {
+		kinds, timers []string
+		want          string
+	}{
+		{swapped, timers, "message kind 1 is " + strconv.Quote(kinds[1])},
+		{kinds[:len(kinds)-1], timers, fmt.Sprintf("message kind %d is not registered", len(kinds))},
+		{kinds, append(slices.Clone(timers), "OTHER"), fmt.Sprintf("timer %d is \"OTHER\", this harness's is not registered", len(timers)+1)},
+	} {
+		err := CheckRegistry(tc.kinds, tc.timers)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "this very binary") {
+			t.Errorf("%v; want %q", err, tc.want)
+		}
+	}
 }

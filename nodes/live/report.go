@@ -2,8 +2,9 @@ package live
 
 import (
 	"encoding/json"
-	"errors"
 	"strconv"
+
+	"github.com/electbench/electbench/nodes"
 )
 
 // ParseReport decodes one control line from a node. Step lines, one per
@@ -21,8 +22,6 @@ func ParseReport(line []byte) (Report, error) {
 	err := json.Unmarshal(line, &r)
 	return r, err
 }
-
-var errSlow = errors.New("not on the fast path")
 
 // reportParser is a cursor over a line; every method returns false to send
 // the line to encoding/json.
@@ -93,6 +92,19 @@ func (p *reportParser) intField(dst *int) bool {
 	return true
 }
 
+// uint16 reads a JSON integer into a nodes.Kind or nodes.TimerID as
+// encoding/json would: no sign (not even "-0"), at most 65535.
+func (p *reportParser) uint16() (uint16, bool) {
+	if p.peek() == '-' {
+		return 0, false
+	}
+	v, ok := p.int()
+	if !ok || v > 1<<16-1 {
+		return 0, false
+	}
+	return uint16(v), true
+}
+
 func (p *reportParser) bool() (bool, bool) {
 	switch {
 	case len(p.b)-p.i >= 4 && string(p.b[p.i:p.i+4]) == "true":
@@ -157,9 +169,13 @@ func (p *reportParser) object(r *Report) bool {
 		case "ev":
 			r.Ev, ok = p.str()
 		case "kind":
-			r.Kind, ok = p.str()
+			var k uint16
+			k, ok = p.uint16()
+			r.Kind = nodes.Kind(k)
 		case "timer":
-			r.Timer, ok = p.str()
+			var t uint16
+			t, ok = p.uint16()
+			r.Timer = nodes.TimerID(t)
 		case "phase":
 			r.Phase, ok = p.str()
 		case "t":
@@ -197,6 +213,17 @@ func (p *reportParser) object(r *Report) bool {
 			if ok && r.Decide == nil {
 				r.Decide = []string{}
 			}
+		case "da":
+			r.DecideAfter = r.DecideAfter[:0]
+			ok = p.elements(func() bool {
+				var k int
+				ok := p.intField(&k)
+				r.DecideAfter = append(r.DecideAfter, k)
+				return ok
+			})
+			if ok && r.DecideAfter == nil {
+				r.DecideAfter = []int{}
+			}
 		}
 		return ok
 	})
@@ -209,7 +236,13 @@ func (p *reportParser) sent(s *Sent) bool {
 		case "to":
 			ok = p.intField(&s.To)
 		case "k":
-			s.Kind, ok = p.str()
+			var k uint16
+			k, ok = p.uint16()
+			s.Kind = nodes.Kind(k)
+		case "r":
+			s.Rank, ok = p.str()
+		case "x":
+			s.Aux, ok = p.str()
 		case "b":
 			ok = p.intField(&s.Bytes)
 		case "a":

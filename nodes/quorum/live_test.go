@@ -1,69 +1,37 @@
 package quorum_test
 
 import (
-	"bytes"
 	"context"
-	"flag"
-	"fmt"
 	"os"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/electbench/electbench/nodes"
-	"github.com/electbench/electbench/nodes/live"
+	"github.com/electbench/electbench/nodes/live/harness"
+	"github.com/electbench/electbench/nodes/live/livetest"
 	"github.com/electbench/electbench/nodes/trial"
 	"github.com/electbench/electbench/workloads"
 )
 
-// TestMain lets this test binary be a live node: the harness re-executes it
-// with ELECTBENCH_LIVE_NODE=1, as it re-executes electbench as `electbench
+// TestMain lets this test binary be a live node (livetest.Main): the
+// harness re-executes it, as it re-executes electbench as `electbench
 // node`, and the quorum algorithms are registered in it.
 func TestMain(m *testing.M) {
-	if os.Getenv("ELECTBENCH_LIVE_NODE") == "1" {
-		os.Exit(nodeMain(os.Args[1:]))
-	}
+	livetest.Main()
 	os.Exit(m.Run())
-}
-
-// nodeMain is `electbench node` for this test binary: it parses the flags
-// the harness passes (--identity-dir, --bits, --forge) and runs the node.
-func nodeMain(args []string) int {
-	fs := flag.NewFlagSet("node", flag.ContinueOnError)
-	c := live.NodeConfig{Bits: live.DefaultBits}
-	fs.StringVar(&c.IdentityDir, "identity-dir", c.IdentityDir, "")
-	fs.IntVar(&c.Bits, "bits", c.Bits, "")
-	fs.StringVar(&c.Forge, "forge", c.Forge, "")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if err := live.NodeMain(context.Background(), c, os.Stdin, os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "node:", err)
-		return 1
-	}
-	return 0
 }
 
 // The issue: each quorum algorithm runs on live processes at N = 5, its
 // leader is SIGKILLed once elected, and the survivors elect the next leader,
 // known by a majority, with one leader per term throughout.
 func TestLiveLeaderKill(t *testing.T) {
-	exe, err := os.Executable()
+	node, env := livetest.Command(t)
+	h, err := harness.New(context.Background(), harness.Options{Node: node, Env: env, Log: livetest.Log(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var log syncBuffer // the nodes' diagnostics, shown if the test fails
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("node diagnostics:\n%s", log.String())
-		}
-	})
-	r, err := workloads.NewLiveRunner(context.Background(), workloads.LiveOptions{
-		Node: []string{exe}, Env: []string{"ELECTBENCH_LIVE_NODE=1"}, Log: &log})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	defer h.Close()
+	r := &harness.Recorder{R: h}
 	crash, err := workloads.ParseCrash("leader@leader-elected")
 	if err != nil {
 		t.Fatal(err)
@@ -87,8 +55,8 @@ func TestLiveLeaderKill(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			res := r.Run(ctx, s.Plan()[0])
-			row := res.Row
+			row := workloads.RunLiveTrial(ctx, r, s.Plan()[0], nil)
+			res := r.Last
 			if row.Error != "" {
 				t.Fatal(row.Error)
 			}
@@ -104,21 +72,4 @@ func TestLiveLeaderKill(t *testing.T) {
 				name, dead, row.Leader, 1000*row.FailoverS.V, 1000*row.DetectS.V, row.Terms.V, row.SplitVotes.V, row.MessagesByKind)
 		})
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -146,3 +146,25 @@ func (t *tee) Event(e *Event) {
 		}
 	}
 }
+
+// Setup is what a runtime settled about a trial once it was set up, where
+// that may differ from its Config.
+type Setup struct {
+	// Ranks are the ranks the processes run with, by position. Live nodes
+	// mint their own identities, handed out to positions in the order of
+	// Config.Ranks, which then only orders them.
+	Ranks []nodes.Rank
+	// Unit is the T that algorithm parameters ("T1 = 2T") are read in:
+	// Config.T() on the simulator; live, T plus the harness's allowance
+	// for processing.
+	Unit time.Duration
+}
+
+// SetupSink is implemented by sinks that must know the trial's Setup
+// before its first event, such as a checker, which needs the ranks that
+// run. The live harness calls Setup once its cluster is up; the simulator
+// runs Config as it is and does not.
+type SetupSink interface {
+	Sink
+	Setup(s Setup)
+}

@@ -15,9 +15,9 @@ type Decision struct {
 
 // Record is what a runtime counted in one trial. Both runtimes fill it
 // through the same methods (CountSend, CountFire, Initiated, Delivered,
-// Decided, Crashed, Suspected), the simulator inline on its hot path, the
-// live harness from the events its nodes report (Event), so a count means
-// the same thing whichever runtime produced it.
+// Decided, Crashed, Suspected, ...), the simulator inline on its hot path,
+// the live harness from the events its nodes report (Event), in time
+// order, so a count means the same thing whichever runtime produced it.
 type Record struct {
 	N         int
 	T         time.Duration // mean one-way latency
@@ -74,6 +74,25 @@ func (r *Record) CountSend(k nodes.Kind, size int64) bool {
 	return false
 }
 
+// CountSends counts n messages of kind k, each size bytes encoded, that
+// the runtime did not see one by one: the live nodes' heartbeat pings,
+// which they count themselves. They are never election messages.
+func (r *Record) CountSends(k nodes.Kind, n, size int64) {
+	r.Sent[k] += n
+	r.SentBytes[k] += n * size
+	r.Bytes += n * size
+	if k.IsElection() {
+		r.Messages += n
+	}
+}
+
+// CountDrop counts a message that found its receiver crashed (live: that
+// found no link up to it, and was never written).
+func (r *Record) CountDrop() { r.Dropped++ }
+
+// CountLost counts n messages a fault lost.
+func (r *Record) CountLost(n int64) { r.Lost += n }
+
 // CountFire counts one expiration of timer t (a detector's suspicion
 // counts as the SUSPECT timer).
 func (r *Record) CountFire(t nodes.TimerID) {
@@ -104,6 +123,15 @@ func (r *Record) Decided(p int, leader nodes.Rank, at time.Duration) {
 	d := &r.Decisions[p]
 	d.Leader, d.At = leader, at
 	d.Count++
+}
+
+// Restarted notes that p runs again as a fresh machine: it knows no leader.
+func (r *Record) Restarted(p int) { r.Decisions[p] = Decision{} }
+
+// NoteFault adds a fault's start or heal to the schedule (the faults
+// column).
+func (r *Record) NoteFault(at time.Duration, what string) {
+	r.Faults = append(r.Faults, FaultEvent{At: at, What: what})
 }
 
 // Crashed notes p's crash at `at`; wasLeader says whether the latest

@@ -1,6 +1,6 @@
 //go:build unix
 
-package workloads
+package harness_test
 
 import (
 	"bufio"
@@ -13,7 +13,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"runtime"
+	goruntime "runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -22,44 +22,41 @@ import (
 
 	"github.com/electbench/electbench/chaos/toxi"
 	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/live/harness"
+	"github.com/electbench/electbench/nodes/live/livetest"
 	"github.com/electbench/electbench/nodes/trial"
-	"github.com/electbench/electbench/reports"
 )
 
 // Nothing outlives a run (DESIGN.md, "Runtimes"): after 19 trials and a
 // 20th cancelled in the middle, no node process, proxy, listening port or
 // runtime goroutine of any of them remains.
-func TestLiveReleasesEverything(t *testing.T) {
-	opt := liveOptions(t)
+func TestReleasesEverything(t *testing.T) {
+	opt := options(t)
 	srv, err := toxi.StartEmbedded()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer srv.Close()
 	opt.Toxiproxy = srv.URL()
-	var infos []LiveInfo
-	opt.Observe = func(i LiveInfo) { infos = append(infos, i) }
-	s := spec(t, "chang-roberts", "4", "random", "lowest", "1ms", 19)
-	rows := 0
-	err = RunLive(context.Background(), s.Plan(), opt, func(r reports.Row) error {
-		rows++
-		if !r.Correct || r.Error != "" {
-			return fmt.Errorf("trial %d: %+v", r.Trial, r)
+	var infos []harness.Info
+	opt.Observe = func(i harness.Info) { infos = append(infos, i) }
+	r := runtime(t, opt)
+	for seed := range uint64(19) {
+		ranks := random(4, seed)
+		cfg := config(t, "chang-roberts", ranks, []int{lowest(ranks)}, time.Millisecond)
+		cfg.Seed = seed
+		if _, v, _ := run(t, r, cfg); !v.Correct {
+			t.Fatalf("trial %d: %+v", seed, v)
 		}
-		return nil
-	})
-	if err != nil || rows != 19 {
-		t.Fatalf("%d rows: %v", rows, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	opt.Observe = func(i LiveInfo) {
+	opt.Observe = func(i harness.Info) {
 		infos = append(infos, i)
 		cancel() // interrupt the trial once its cluster is up
 	}
-	err = RunLive(ctx, spec(t, "bully", "5", "random", "lowest", "1ms", 1).Plan(), opt, func(r reports.Row) error {
-		return fmt.Errorf("an interrupted trial emitted %+v", r)
-	})
-	if !errors.Is(err, context.Canceled) {
+	ranks := random(5, 1)
+	res, err := runtime(t, opt).Run(ctx, config(t, "bully", ranks, []int{lowest(ranks)}, time.Millisecond))
+	if res == nil || err == nil || !strings.Contains(err.Error(), "interrupted: context canceled") {
 		t.Fatalf("interrupted run: %v", err)
 	}
 	if len(infos) != 20 {
@@ -74,8 +71,9 @@ func TestLiveReleasesEverything(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		buf := make([]byte, 1<<20)
-		stacks := string(buf[:runtime.Stack(buf, true)])
-		if !strings.Contains(stacks, "workloads.(*liveTrial)") && !strings.Contains(stacks, "chaos/toxi.(*Client)") {
+		stacks := string(buf[:goruntime.Stack(buf, true)])
+		if !strings.Contains(stacks, "harness.(*liveTrial)") && !strings.Contains(stacks, "harness.(*procs)") &&
+			!strings.Contains(stacks, "chaos/toxi.(*Client)") {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -86,7 +84,7 @@ func TestLiveReleasesEverything(t *testing.T) {
 }
 
 // checkReleased checks that no process, proxy or port of the trials is left.
-func checkReleased(t *testing.T, c *toxi.Client, infos []LiveInfo) {
+func checkReleased(t *testing.T, c *toxi.Client, infos []harness.Info) {
 	t.Helper()
 	for _, info := range infos {
 		for _, pid := range info.PIDs {
@@ -120,7 +118,7 @@ func checkReleased(t *testing.T, c *toxi.Client, infos []LiveInfo) {
 
 // A harness interrupted with SIGINT (Ctrl-C) stops its trial and releases
 // its nodes and proxies before it exits.
-func TestLiveInterruptedHarness(t *testing.T) {
+func TestInterruptedHarness(t *testing.T) {
 	srv, err := toxi.StartEmbedded()
 	if err != nil {
 		t.Fatal(err)
@@ -133,7 +131,7 @@ func TestLiveInterruptedHarness(t *testing.T) {
 	mark := fmt.Sprintf("ELECTBENCH_TEST_MARK=%x", rand.Uint64())
 	cmd := exec.Command(exe)
 	cmd.Env = append(os.Environ(), "ELECTBENCH_LIVE_HARNESS="+srv.URL(), mark)
-	var stderr syncBuffer
+	var stderr livetest.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -193,7 +191,7 @@ func markedProcesses(mark string) []string {
 	return out
 }
 
-// harnessMain is a harness process for TestLiveInterruptedHarness: it runs
+// harnessMain is a harness process for TestInterruptedHarness: it runs
 // live trials through the Toxiproxy at url until interrupted, saying
 // "running PREFIX" as each trial's cluster comes up, and exits 130 on SIGINT.
 func harnessMain(url string) int {
@@ -204,22 +202,29 @@ func harnessMain(url string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	s := &Spec{Scenario: "interrupt", Algos: []Algo{{Alg: alg, Variant: variant}}, Nodes: []int{5}, Trials: 1000,
-		Seed: 1, IDs: IDs{Mode: "random"}, Latency: trial.Constant(20 * time.Millisecond)}
-	s.Initiators, _ = ParseInitiators("lowest")
 	exe, err := os.Executable()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	opt := LiveOptions{Toxiproxy: url, Node: []string{exe}, Env: []string{"ELECTBENCH_LIVE_NODE=1"}, Log: os.Stderr,
-		Observe: func(i LiveInfo) { fmt.Println("running " + i.Prefix) }}
-	err = RunLive(ctx, s.Plan(), opt, func(reports.Row) error { return nil })
-	if errors.Is(err, context.Canceled) {
-		return 130
+	r, err := harness.New(ctx, harness.Options{Toxiproxy: url, Node: []string{exe}, Env: []string{livetest.EnvNode + "=1"}, Log: os.Stderr,
+		Observe: func(i harness.Info) { fmt.Println("running " + i.Prefix) }})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "harness:", err)
+		return 1
 	}
-	fmt.Fprintln(os.Stderr, "harness:", err)
-	return 1
+	defer r.Close()
+	for seed := uint64(1); ; seed++ {
+		ranks := random(5, seed)
+		cfg := trial.Config{Algorithm: alg, Variant: variant, Ranks: ranks, Initiators: []int{lowest(ranks)},
+			Latency: trial.Constant(20 * time.Millisecond), Seed: seed}
+		if _, err := r.Run(ctx, cfg); ctx.Err() != nil {
+			return 130
+		} else if err != nil {
+			fmt.Fprintln(os.Stderr, "harness:", err)
+			return 1
+		}
+	}
 }
 
 // ourListeningPorts returns the TCP ports this process listens on, from

@@ -1,6 +1,6 @@
 //go:build unix
 
-package workloads
+package harness_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/electbench/electbench/chaos/toxi"
+	"github.com/electbench/electbench/nodes/live/harness"
 )
 
 // The version of toxiproxy-server the external test builds: the one go.mod
@@ -99,32 +100,32 @@ func cpu(pid int) time.Duration {
 	return time.Duration(utime+stime) * 10 * time.Millisecond // USER_HZ = 100
 }
 
-// The same as TestLiveChangRobertsMatchesSim against a real, external
+// The same as TestChangRobertsMatchesSim against a real, external
 // toxiproxy-server, driven through the same client; and a partition by
 // disabled proxies, which must be released afterwards like everything else.
 // It logs the harness's CPU time against the server's (the harness must
 // stay small beside Toxiproxy's).
-func TestLiveExternalToxiproxy(t *testing.T) {
-	opt := liveOptions(t)
+func TestExternalToxiproxy(t *testing.T) {
+	opt := options(t)
 	url, srv := externalToxiproxy(t)
 	opt.Toxiproxy = url
-	var infos []LiveInfo
-	opt.Observe = func(i LiveInfo) { infos = append(infos, i) }
-	r := runner(t, opt)
+	var infos []harness.Info
+	opt.Observe = func(i harness.Info) { infos = append(infos, i) }
+	r := runtime(t, opt)
 	var self0 syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &self0)
 	srv0 := cpu(srv.Pid)
 	checkChangRoberts(t, r)
 	var self1 syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &self1)
-	harness := time.Duration(self1.Utime.Nano()+self1.Stime.Nano()-self0.Utime.Nano()-self0.Stime.Nano()) * time.Nanosecond
-	t.Logf("CPU over the chang-roberts trials: harness (this test process) %v, toxiproxy-server %v", harness, cpu(srv.Pid)-srv0)
+	used := time.Duration(self1.Utime.Nano() + self1.Stime.Nano() - self0.Utime.Nano() - self0.Stime.Nano())
+	t.Logf("CPU over the chang-roberts trials: harness (this test process) %v, toxiproxy-server %v", used, cpu(srv.Pid)-srv0)
 
 	popt := opt
-	popt.Faults = []LiveFault{{Kind: "partition", Groups: Halves(6), At: 0}}
-	res := runLive(t, runner(t, popt), spec(t, "bully", "6", "random", "all", "5ms", 1).Plan()[0])
-	if res.Row.SafetyViolations == 0 {
-		t.Errorf("halves partition: two leaders not flagged: %+v", res.Row)
+	popt.Faults = []harness.Fault{{Kind: "partition", Groups: harness.Halves(6), At: 0}}
+	_, v, _ := run(t, runtime(t, popt), config(t, "bully", random(6, 1), everyone(6), 5*time.Millisecond))
+	if v.Violations == 0 {
+		t.Errorf("halves partition: two leaders not flagged: %+v", v)
 	}
 	checkReleased(t, toxi.NewClient(url), infos)
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package workloads
+package harness_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/electbench/electbench/nodes"
-	"github.com/electbench/electbench/nodes/trial"
+	"github.com/electbench/electbench/nodes/live/harness"
 )
 
 // BenchmarkLive32 elects with every algorithm on a 32-node live cluster
@@ -26,35 +26,29 @@ import (
 // and the elections cascade. At T = 50 ms they end as in the simulator.
 // The quorum algorithms are judged after 3 s.
 func BenchmarkLive32(b *testing.B) {
-	node, env := nodeCommand(b)
 	url, srv := externalToxiproxy(b)
-	log := &syncBuffer{}
-	defer func() {
-		if b.Failed() {
-			b.Logf("node diagnostics:\n%s", log.String())
-		}
-	}()
+	base := options(b)
+	base.Toxiproxy = url
 	for _, a := range nodes.Algorithms() {
 		b.Run(a.Name, func(b *testing.B) {
-			opt := LiveOptions{Toxiproxy: url, Node: node, Env: env, Log: log}
+			opt := base
 			T := 10 * time.Millisecond
 			if a.Family == "bully" {
 				T = 50 * time.Millisecond
 				// And their timers (2T) must outlast that spread too.
 				opt.Allowance = 100 * time.Millisecond
 			}
-			r, err := NewLiveRunner(context.Background(), opt)
+			r, err := harness.New(context.Background(), opt)
 			if err != nil {
 				b.Fatal(err)
 			}
 			defer r.Close()
-			s := &Spec{Scenario: "bench", Algos: []Algo{{Alg: a, Variant: a.Variants[0].Name}}, Nodes: []int{32}, Trials: 1,
-				Seed: 1, IDs: IDs{Mode: "random"}, Latency: trial.Constant(T), Deadline: 30 * time.Second}
-			s.Initiators, _ = ParseInitiators("lowest")
+			ranks := random(32, 1)
+			cfg := config(b, a.Name, ranks, []int{lowest(ranks)}, T)
+			cfg.Deadline = 30 * time.Second
 			if a.Quorum != nil {
-				s.Deadline = 3 * time.Second
+				cfg.Deadline = 3 * time.Second
 			}
-			tr := s.Plan()[0]
 			var self0, self1, kids0, kids1 syscall.Rusage
 			syscall.Getrusage(syscall.RUSAGE_SELF, &self0)
 			syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids0)
@@ -62,11 +56,11 @@ func BenchmarkLive32(b *testing.B) {
 			var msgs int64
 			b.ResetTimer()
 			for range b.N {
-				res := r.Run(context.Background(), tr)
-				if row := res.Row; !row.Correct || !row.Live || row.Error != "" {
-					b.Fatalf("%s at N=32: %+v", a.Name, row)
+				res, v, _ := run(b, r, cfg)
+				if !v.Correct || !v.Live {
+					b.Fatalf("%s at N=32: %+v", a.Name, v)
 				}
-				msgs += res.Row.Messages
+				msgs += res.Messages
 			}
 			b.StopTimer()
 			syscall.Getrusage(syscall.RUSAGE_SELF, &self1)

@@ -1,6 +1,6 @@
 //go:build unix
 
-package workloads
+package harness
 
 import "syscall"
 

@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package workloads
+package harness
 
 import "syscall"
 

@@ -1,0 +1,232 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/electbench/electbench/chaos"
+	"github.com/electbench/electbench/chaos/toxi"
+	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/live"
+	"github.com/electbench/electbench/nodes/trial"
+)
+
+// MaxNodes bounds a live cluster: every node is a process and every
+// directed link a proxy.
+const MaxNodes = 128
+
+// Options say how live trials run: where Toxiproxy is, how to start a node
+// process, and what the harness adds to every trial.
+type Options struct {
+	// Toxiproxy is the URL of an existing toxiproxy-server; "" embeds one in
+	// this process, on loopback. Either way it is driven through its HTTP
+	// API, every call with a deadline.
+	Toxiproxy string
+	// Node is the command that runs one node process, before the node's own
+	// flags; nil means this executable with the argument "node" (the
+	// electbench binary re-executed as `electbench node`). It must be the
+	// harness's own binary: a node whose registry of kinds and timers
+	// differs is refused (live.CheckRegistry).
+	Node []string
+	// Env is added to the environment of every node process.
+	Env []string
+	// Bits is the puzzle difficulty of node identities, minted by each node
+	// at its start and required of every peer; 0 means live.DefaultBits.
+	Bits int
+	// Allowance is added to the link latency in the unit T that algorithm
+	// parameters are written in ("T1 = 2T"): a live message takes T plus
+	// the processing of two runtimes and a proxy, and a timer of exactly a
+	// round trip would fire ahead of its answer. 0 means max(5ms, T/2):
+	// generous, because a loaded host delays processes by milliseconds.
+	// Records still use the configured latency as T.
+	Allowance time.Duration
+	// Faults are injected into every trial, beside the trial's crashes and
+	// scenario faults.
+	Faults []Fault
+	// Forge makes node k (in spawn order, 0..N-1) present a dishonest
+	// identity, one of live.ForgeModes: its peers must refuse it.
+	Forge map[int]string
+	// Log receives the nodes' diagnostics and the harness's notes.
+	Log io.Writer
+	// SetupTimeout bounds starting, identifying and linking a cluster; 0
+	// means 30 s plus 1 s per node.
+	SetupTimeout time.Duration
+	// Observe, when set, is told what a trial acquired once its cluster is
+	// up: tests check that all of it is released.
+	Observe func(Info)
+}
+
+// Info is what one live trial acquired.
+type Info struct {
+	Toxiproxy  string   // the API endpoint
+	Prefix     string   // every proxy of the trial is named with it
+	Proxies    []string // proxy names
+	ProxyAddrs []string // their listen addresses
+	PIDs       []int    // node processes (each leads its own process group)
+	NodeAddrs  []string // the nodes' listen addresses
+	Dir        string   // the trial's temporary directory (identities)
+}
+
+// Result is one live trial: the neutral record, and what only the live
+// runtime sees.
+type Result struct {
+	trial.Record
+	Ranks []nodes.Rank // by position: the identities the nodes minted
+	// Refused lists the positions whose identity a peer refused; they take
+	// no part (as if crashed at the start).
+	Refused []int
+	// Refusals counts handshake refusals, as every node counted them.
+	Refusals int64
+	// Sent, Received and Dropped are message counts by kind from the step
+	// lines of every node (the runtime's PING and PING_ACK excluded);
+	// Dropped were sent with no link up and never written. Lost is what
+	// was written but never delivered: sent − dropped − received.
+	Sent, Received, Dropped, Lost Counts
+	// DeliveredFrom counts the messages delivered to any machine, by
+	// sender position: a refused node's stays zero.
+	DeliveredFrom []int64
+	// Stats are the nodes' own final counts, by position; nil for a node
+	// that did not stop cleanly (crashed, refused).
+	Stats []*live.Stats
+	// Suspicions are the detector verdicts the machines were given.
+	Suspicions []Suspicion
+	Info       Info
+}
+
+// Suspicion is one verdict: By suspected Of at At.
+type Suspicion struct {
+	At     time.Duration
+	By, Of int
+}
+
+// Counts are message counts by nodes.Kind.
+type Counts []int64
+
+func newCounts() Counts { return make(Counts, nodes.NumKinds()) }
+
+// Total is the sum of the counts.
+func (c Counts) Total() int64 {
+	var t int64
+	for _, v := range c {
+		t += v
+	}
+	return t
+}
+
+// String lists the non-zero counts as KIND=n;KIND=n, by kind name.
+func (c Counts) String() string {
+	var parts []string
+	for k, v := range c {
+		if v != 0 {
+			parts = append(parts, fmt.Sprintf("%s=%d", nodes.Kind(k), v))
+		}
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, ";")
+}
+
+// Runtime runs live trials, one at a time, against one Toxiproxy.
+type Runtime struct {
+	opt    Options
+	client *toxi.Client
+	server *toxi.Server // nil with an external Toxiproxy
+	trials int
+}
+
+// New starts the embedded Toxiproxy, or checks that the external one
+// answers.
+func New(ctx context.Context, opt Options) (*Runtime, error) {
+	r := &Runtime{opt: opt}
+	if len(r.opt.Node) == 0 {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("live: finding this executable to run nodes: %w", err)
+		}
+		r.opt.Node = []string{exe, "node"}
+	}
+	url := opt.Toxiproxy
+	if url == "" {
+		s, err := toxi.StartEmbedded()
+		if err != nil {
+			return nil, err
+		}
+		r.server, url = s, s.URL()
+	}
+	r.client = toxi.NewClient(url)
+	if _, err := r.client.Version(ctx); err != nil {
+		r.Close()
+		return nil, fmt.Errorf("--toxiproxy: %w", err)
+	}
+	return r, nil
+}
+
+// Close stops the embedded Toxiproxy, if any.
+func (r *Runtime) Close() error {
+	if r.server != nil {
+		return r.server.Close()
+	}
+	return nil
+}
+
+// Run runs one trial of cfg on node processes and returns what it counted.
+// Until the fault timeline runs live, cfg.Faults must be empty: a
+// scenario's faults are passed as scenario, as its file wrote them, and
+// applied by the harness (faults.go), with Options.Faults.
+//
+// Run never panics and always releases what it acquired. A nil Result
+// with an error means the trial could not run; a Result with an error
+// means it ran but cannot be judged faithfully (a node failed, counts do
+// not reconcile, ctx ended): its record is what was seen. Events go to
+// cfg.Events once the trial is over, in time order; a trial.SetupSink
+// learns the ranks the nodes minted before the first.
+func (r *Runtime) Run(ctx context.Context, cfg trial.Config, scenario ...chaos.Fault) (*Result, error) {
+	if err := check(&cfg); err != nil {
+		return nil, fmt.Errorf("live: %w", err)
+	}
+	r.trials++
+	return newLiveTrial(r, cfg, scenario, r.trials).run(ctx)
+}
+
+// check refuses what the harness cannot run.
+func check(cfg *trial.Config) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	switch n := len(cfg.Ranks); {
+	case n > MaxNodes:
+		return fmt.Errorf("%d processes: a live cluster is at most %d", n, MaxNodes)
+	case cfg.T() < time.Millisecond:
+		return fmt.Errorf("latency %s: live links delay in whole milliseconds (Toxiproxy's latency toxic), so T must be at least 1ms", cfg.Latency)
+	case len(cfg.Faults) > 0:
+		return errors.New("the fault timeline (Config.Faults) does not run live yet: pass a scenario's faults to Run")
+	case cfg.DetectorOrDefault().Kind == "inaccurate":
+		return errors.New("the inaccurate detector is simulator-only; live runs take perfect(D) or heartbeat(P,τ)")
+	}
+	return nil
+}
+
+// Recorder runs trials on R for callers that want the neutral record
+// only: it has the method set of workloads.Runtime, so workloads runs live
+// trials without importing the harness (nor, with it, Toxiproxy and
+// process control). Last is the latest trial's full Result, for tests that
+// check the live-only facts beside a row.
+type Recorder struct {
+	R    *Runtime
+	Last *Result
+}
+
+// Run runs one trial on R.
+func (r *Recorder) Run(ctx context.Context, cfg trial.Config, scenario []chaos.Fault) (*trial.Record, error) {
+	res, err := r.R.Run(ctx, cfg, scenario...)
+	r.Last = res
+	if res == nil {
+		return nil, err
+	}
+	return &res.Record, err
+}

@@ -1,0 +1,27 @@
+// Package harness is the live runtime's driver: it runs a trial
+// (trial.Config) on real node processes — the electbench binary
+// re-executed as `electbench node` (nodes/live) — linked through Toxiproxy,
+// and returns the same trial.Record the simulator does, with the same
+// events emitted to Config.Events (the checker, a trace).
+//
+// One Runtime serves many trials through one Toxiproxy, embedded or
+// external (cluster.go). A trial (run.go) spawns a process per position
+// and has each mint its identity (procs.go), hands the identities out to
+// positions in the order of Config.Ranks, gives every directed link the
+// topology uses a proxy with its latency (links.go), starts the run on the
+// host's shared monotonic clock and drives it — commands out, step lines
+// in — until it settles, its deadline passes or its context ends; faults
+// (faults.go) act through signals, the control channel and Toxiproxy.
+// Whatever happens, every process, proxy and file it acquired is released
+// before Run returns.
+//
+// The nodes report each event their machine handled as a step line whose
+// kinds and timers are numbers of the shared registry (nodes/live's
+// control.go); the harness decodes them into trial events as they come,
+// and at the end sorts them by time, counts them into the record through
+// its methods and emits them (record.go), so a live count means what a
+// simulated one does.
+//
+// The harness imports no algorithm and not workloads: workloads runs live
+// trials through its Runtime interface, which Recorder implements.
+package harness

@@ -1,0 +1,135 @@
+//go:build unix
+
+package harness_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/check"
+	"github.com/electbench/electbench/nodes/live/harness"
+	"github.com/electbench/electbench/nodes/trial"
+)
+
+// Faults produce what the simulator predicts.
+func TestFaults(t *testing.T) {
+	opt := options(t)
+	r := runtime(t, opt)
+	const T = 5 * time.Millisecond
+
+	t.Run("kill the would-be leader mid-election", func(t *testing.T) {
+		ranks := random(5, 1)
+		cfg := config(t, "bully", ranks, []int{lowest(ranks)}, T)
+		cfg.Crashes = []trial.Crash{{Pos: highest(ranks), When: trial.AfterMessages, K: 2}}
+		res, v, _ := run(t, r, cfg)
+		if len(res.Crashes) != 1 || !res.Crashes[0].WasLeader {
+			t.Fatalf("crashes %+v", res.Crashes)
+		}
+		c := res.Crashes[0]
+		if c.Pos != highest(res.Ranks) || c.FirstSuspicion < c.At {
+			t.Errorf("crash %+v: not the would-be leader, or never suspected", c)
+		}
+		// The simulator: a new leader, the highest survivor, and every
+		// survivor knows it.
+		_, want, _ := simulate(t, cfg)
+		if !want.Correct || !v.Correct || !v.Live || v.Violations != 0 ||
+			leaderPos(t, res.Ranks, v.Leader) != leaderPos(t, cfg.Ranks, want.Leader) || v.DecidedAt < c.At {
+			t.Errorf("live %+v; simulator %+v", v, want)
+		}
+	})
+
+	t.Run("pause a node beyond the detector's timeout", func(t *testing.T) {
+		ranks := random(5, 1)
+		cfg := config(t, "bully", ranks, []int{lowest(ranks)}, T)
+		cfg.Detector = trial.Detector{Kind: "heartbeat", P: 2 * T, Tau: 8 * T}
+		top := highest(ranks)
+		popt := opt
+		popt.Faults = []harness.Fault{{Kind: "pause", Procs: []int{top}, At: 40 * T, For: 40 * T}}
+		res, v, _ := run(t, runtime(t, popt), cfg)
+		// A false suspicion: the paused leader is suspected though it
+		// never crashed, and the others elect the next one while it lives
+		// (the simulator's heartbeat detector does the same to a process
+		// that falls silent for longer than τ).
+		suspected := slices.ContainsFunc(res.Suspicions, func(s harness.Suspicion) bool { return s.Of == top && s.By != top })
+		if !suspected || len(res.Crashes) != 0 {
+			t.Fatalf("suspicions %+v, crashes %+v", res.Suspicions, res.Crashes)
+		}
+		if v.Violations == 0 || !slices.ContainsFunc(v.Recorded, func(x check.Violation) bool { return x.Kind == "wrong-leader" }) {
+			t.Errorf("no violation flagged: %+v", v)
+		}
+		if k := res.MessagesByKind(); k["PING"] == 0 || k["PING_ACK"] == 0 {
+			t.Errorf("heartbeats not counted: %v", k)
+		}
+		if want := fmt.Sprintf("pause(%d);resume(%d)", top, top); schedule(res.Faults) != want {
+			t.Errorf("schedule %q, want %q", schedule(res.Faults), want)
+		}
+	})
+
+	for _, silent := range []bool{true, false} {
+		t.Run(fmt.Sprintf("halves partition under bully (silent %v)", silent), func(t *testing.T) {
+			ranks := random(6, 1)
+			popt := opt
+			popt.Faults = []harness.Fault{{Kind: "partition", Groups: harness.Halves(6), Silent: silent}}
+			res, v, _ := run(t, runtime(t, popt), config(t, "bully", ranks, everyone(6), T))
+			// Each half elects its own highest: two leaders, flagged.
+			for _, half := range harness.Halves(6) {
+				var top nodes.Rank
+				for _, p := range half {
+					if top.Less(res.Ranks[p]) {
+						top = res.Ranks[p]
+					}
+				}
+				for _, p := range half {
+					if d := res.Decisions[p]; d.Count == 0 || d.Leader != top {
+						t.Errorf("position %d decided %+v, want its half's highest %s", p, d, top)
+					}
+				}
+			}
+			if v.Violations == 0 || v.Correct {
+				t.Errorf("two leaders not flagged: %+v", v)
+			}
+			if got := schedule(res.Faults); got != "partition[0,1,2|3,4,5]" {
+				t.Errorf("schedule %q", got)
+			}
+		})
+	}
+
+	t.Run("restart keeps the identity", func(t *testing.T) {
+		ropt := opt
+		ropt.Faults = []harness.Fault{{Kind: "restart", Procs: []int{0}, At: 20 * T, For: 10 * T}}
+		var info harness.Info
+		ropt.Observe = func(i harness.Info) { info = i }
+		res, v, _ := run(t, runtime(t, ropt), config(t, "bully", ascending(4), []int{0}, T))
+		if len(res.Crashes) != 1 || res.Crashes[0].Pos != 0 {
+			t.Fatalf("crashes %+v", res.Crashes)
+		}
+		// The restarted node answered stop with its stats: it was linked
+		// and started again under the same identity (a new one would have
+		// been refused as "not in this run").
+		if res.Stats[0] == nil || res.Stats[0].Steps == 0 || res.Refusals != 0 {
+			t.Fatalf("restarted node: stats %+v, refusals %d", res.Stats[0], res.Refusals)
+		}
+		if len(info.PIDs) != 4 || schedule(res.Faults) != "crash(0);restart(0)" {
+			t.Fatalf("info %+v, schedule %q", info, schedule(res.Faults))
+		}
+		// Back, it is a fresh machine that knows no leader, as in the
+		// simulator: the checker counts it among those that must decide,
+		// and bully's Start does not teach it one.
+		if res.Decisions[0].Count != 0 || !slices.ContainsFunc(v.Recorded, func(x check.Violation) bool { return x.Kind == "undecided" }) {
+			t.Errorf("restarted: decision %+v, verdict %+v", res.Decisions[0], v)
+		}
+	})
+}
+
+// schedule is a fault schedule without its times.
+func schedule(evs []trial.FaultEvent) string {
+	var out []string
+	for _, e := range evs {
+		out = append(out, e.What)
+	}
+	return strings.Join(out, ";")
+}

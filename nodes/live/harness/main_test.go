@@ -1,0 +1,210 @@
+//go:build unix
+
+package harness_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/electbench/electbench/chaos"
+	"github.com/electbench/electbench/nodes"
+	_ "github.com/electbench/electbench/nodes/bully"
+	"github.com/electbench/electbench/nodes/check"
+	"github.com/electbench/electbench/nodes/live/harness"
+	"github.com/electbench/electbench/nodes/live/livetest"
+	_ "github.com/electbench/electbench/nodes/quorum"
+	_ "github.com/electbench/electbench/nodes/ring"
+	"github.com/electbench/electbench/nodes/sim"
+	"github.com/electbench/electbench/nodes/trial"
+)
+
+// TestMain lets the test binary be a live node, as the electbench binary
+// re-executes itself as `electbench node` (livetest.Main), with every
+// algorithm registered. With ELECTBENCH_LIVE_HARNESS set it is a harness
+// instead (TestInterruptedHarness); with ELECTBENCH_TEST_EXTRA_KIND set, a
+// node of another build (TestRegistryMismatch).
+func TestMain(m *testing.M) {
+	if os.Getenv(extraKind) != "" {
+		nodes.RegisterKind("ANOTHER_BUILD", nodes.ElectionClass)
+	}
+	livetest.Main()
+	if url := os.Getenv("ELECTBENCH_LIVE_HARNESS"); url != "" {
+		os.Exit(harnessMain(url))
+	}
+	os.Exit(m.Run())
+}
+
+const extraKind = "ELECTBENCH_TEST_EXTRA_KIND"
+
+// options runs this test binary as the nodes, their diagnostics shown if
+// the test fails.
+func options(t testing.TB) harness.Options {
+	t.Helper()
+	node, env := livetest.Command(t)
+	return harness.Options{Node: node, Env: env, Log: livetest.Log(t)}
+}
+
+// runtime starts a runtime for the test, closed at its end.
+func runtime(t testing.TB, opt harness.Options) *harness.Runtime {
+	t.Helper()
+	r, err := harness.New(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// random is a seeded arrangement of the ranks 1..n; ascending is 1..n.
+func random(n int, seed uint64) []nodes.Rank {
+	out := make([]nodes.Rank, n)
+	for i, p := range rand.New(rand.NewPCG(seed, 7)).Perm(n) {
+		out[i] = nodes.RankOf(uint64(p + 1))
+	}
+	return out
+}
+
+func ascending(n int) []nodes.Rank {
+	out := make([]nodes.Rank, n)
+	for i := range out {
+		out[i] = nodes.RankOf(uint64(i + 1))
+	}
+	return out
+}
+
+// highest and lowest are the positions of the highest and lowest ranks;
+// successor is the position after p on the ring.
+func highest(ranks []nodes.Rank) int {
+	return slices.Index(ranks, slices.MaxFunc(ranks, nodes.Rank.Compare))
+}
+
+func lowest(ranks []nodes.Rank) int {
+	return slices.Index(ranks, slices.MinFunc(ranks, nodes.Rank.Compare))
+}
+
+func successor(ranks []nodes.Rank, p int) int { return (p + 1) % len(ranks) }
+
+// everyone is every position of n.
+func everyone(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// config is a fault-free trial of algo over ranks, initiators told to
+// initiate (unless the algorithm starts everywhere), with constant latency
+// T.
+func config(t testing.TB, algo string, ranks []nodes.Rank, initiators []int, T time.Duration) trial.Config {
+	t.Helper()
+	alg, variant, err := nodes.Lookup(algo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := trial.Config{Algorithm: alg, Variant: variant, Params: nodes.Params{}, Ranks: ranks, Latency: trial.Constant(T), Seed: 1}
+	if !alg.StartsAll {
+		cfg.Initiators = initiators
+	}
+	return cfg
+}
+
+// judge checks a trial from its events, as workloads does: for the ranks
+// the nodes minted, once the harness knows them (Setup). With record set
+// it keeps every event too.
+type judge struct {
+	cfg     trial.Config
+	checker *check.Checker
+	record  bool
+	events  []trial.Event
+}
+
+func newJudge(t testing.TB, cfg *trial.Config, unit time.Duration) *judge {
+	t.Helper()
+	j := &judge{cfg: *cfg}
+	if err := j.build(unit); err != nil {
+		t.Fatal(err)
+	}
+	return j
+}
+
+func (j *judge) build(unit time.Duration) error {
+	j.checker = check.New(j.cfg.Ranks)
+	if a := j.cfg.Algorithm; a.Quorum != nil {
+		return j.checker.WatchQuorum(a, nodes.Config{Variant: j.cfg.VariantName(), Params: j.cfg.Params, N: len(j.cfg.Ranks), T: unit})
+	}
+	return nil
+}
+
+func (j *judge) Setup(s trial.Setup) {
+	j.cfg.Ranks = s.Ranks
+	if err := j.build(s.Unit); err != nil {
+		panic(err)
+	}
+}
+
+func (j *judge) Kinds() trial.Kinds {
+	if j.record {
+		return trial.AllKinds
+	}
+	return j.checker.Kinds()
+}
+
+func (j *judge) Event(e *trial.Event) {
+	if j.record {
+		j.events = append(j.events, *e)
+	}
+	if j.checker.Kinds().Has(e.Kind) {
+		j.checker.Event(e)
+	}
+}
+
+func (j *judge) verdict(rec *trial.Record) check.Verdict {
+	return j.checker.Finish(rec.Decisions, rec.Quiescent, rec.End)
+}
+
+// run runs cfg live, judged, and fails the test if the trial could not be
+// judged faithfully.
+func run(t testing.TB, r *harness.Runtime, cfg trial.Config, scenario ...chaos.Fault) (*harness.Result, check.Verdict, *judge) {
+	t.Helper()
+	j := newJudge(t, &cfg, cfg.T())
+	cfg.Events = j
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := r.Run(ctx, cfg, scenario...)
+	if err != nil {
+		t.Fatalf("%s n=%d: %v", cfg.Algorithm.Name, len(cfg.Ranks), err)
+	}
+	return res, j.verdict(&res.Record), j
+}
+
+// simulate runs cfg on the simulator, judged.
+func simulate(t testing.TB, cfg trial.Config) (*trial.Record, check.Verdict, *judge) {
+	t.Helper()
+	j := newJudge(t, &cfg, cfg.T())
+	cfg.Events = j
+	rec, err := sim.Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec, j.verdict(rec), j
+}
+
+// leaderPos is the position of the process a verdict names as leader.
+func leaderPos(t testing.TB, ranks []nodes.Rank, leader string) int {
+	t.Helper()
+	r, err := nodes.ParseRank(leader)
+	if err != nil {
+		t.Fatalf("leader %q: %v", leader, err)
+	}
+	return slices.Index(ranks, r)
+}
+
+// turnaround is a record's turnaround in units of its T.
+func turnaround(rec *trial.Record) float64 {
+	return float64(rec.LastElection-rec.FirstInitiation) / float64(rec.T)
+}

@@ -1,0 +1,252 @@
+package harness
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/electbench/electbench/nodes/live"
+	"github.com/electbench/electbench/pow"
+)
+
+// proc is one node process (one incarnation of a position).
+type proc struct {
+	idx     int // spawn index
+	pos     int // ring position; -1 until assigned
+	inc     int // incarnation of the position: restarts add one
+	dir     string
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	pid     int
+	addr    string
+	ident   *pow.Identity
+	linked  bool
+	killed  bool // by the harness: its exit is expected
+	exited  chan struct{}
+	stopped bool // answered stop with stats
+	tail    *tailWriter
+}
+
+// nodeReport is one control line of a node, or the end of its output.
+type nodeReport struct {
+	p   *proc
+	r   live.Report
+	eof bool
+}
+
+// procs are a trial's node processes and their pipes.
+type procs struct {
+	byPos   []*proc // current incarnation by position (after assignment)
+	all     []*proc // every process ever started
+	reports chan nodeReport
+	done    chan struct{} // closed at teardown: unblocks readers and pending actions
+	wg      sync.WaitGroup
+}
+
+func newProcs() procs {
+	return procs{reports: make(chan nodeReport, 256), done: make(chan struct{})}
+}
+
+// spawn starts a node process for spawn index idx keeping its identity in
+// dir.
+func (lt *liveTrial) spawn(idx int, dir, forge string) (*proc, error) {
+	opt := lt.r.opt
+	args := append(slices.Clone(opt.Node[1:]), "--identity-dir", dir, "--bits", strconv.Itoa(lt.bits()))
+	if forge != "" {
+		args = append(args, "--forge", forge)
+	}
+	cmd := exec.Command(opt.Node[0], args...)
+	cmd.Env = append(os.Environ(), opt.Env...)
+	cmd.SysProcAttr = nodeSysProcAttr()
+	p := &proc{idx: idx, pos: -1, dir: dir, cmd: cmd, exited: make(chan struct{}), tail: &tailWriter{log: opt.Log, prefix: fmt.Sprintf("node %d: ", idx)}}
+	cmd.Stderr = p.tail
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting node process %q: %w", opt.Node[0], err)
+	}
+	p.stdin, p.pid = stdin, cmd.Process.Pid
+	lt.procs.all = append(lt.procs.all, p)
+	lt.procs.wg.Add(1)
+	go lt.procs.readReports(p, stdout)
+	return p, nil
+}
+
+func (lt *liveTrial) bits() int {
+	if lt.r.opt.Bits > 0 {
+		return lt.r.opt.Bits
+	}
+	return live.DefaultBits
+}
+
+// readReports forwards a node's control lines to the trial, then reaps it.
+func (ps *procs) readReports(p *proc, stdout io.Reader) {
+	defer ps.wg.Done()
+	defer close(p.exited)
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		r, err := live.ParseReport(sc.Bytes())
+		if err != nil {
+			r = live.Report{Type: "error", Error: fmt.Sprintf("unreadable control line %q: %v", sc.Text(), err)}
+		}
+		select {
+		case ps.reports <- nodeReport{p: p, r: r}:
+		case <-ps.done:
+		}
+	}
+	io.Copy(io.Discard, stdout)
+	p.cmd.Wait()
+	select {
+	case ps.reports <- nodeReport{p: p, eof: true}:
+	case <-ps.done:
+	}
+}
+
+// next waits for the next report.
+func (ps *procs) next(ctx context.Context) (nodeReport, error) {
+	select {
+	case r := <-ps.reports:
+		return r, nil
+	case <-ctx.Done():
+		return nodeReport{}, ctx.Err()
+	}
+}
+
+// send writes one command to a node; a node that has gone cannot read it.
+func (lt *liveTrial) send(p *proc, c live.Command) {
+	b, err := json.Marshal(c)
+	if err != nil {
+		panic(err)
+	}
+	if _, err := p.stdin.Write(append(b, '\n')); err != nil && !p.killed {
+		lt.logf("node %d: command %s: %v", p.pos, c.Type, err)
+	}
+	switch c.Type {
+	case "start", "initiate", "suspect":
+		lt.busy(p.pos, func() { lt.expect[p.pos]++ }) // the node answers with a step
+	}
+}
+
+// kill is a crash: SIGKILL to the process's group.
+func (lt *liveTrial) kill(p *proc) {
+	if p.killed {
+		return
+	}
+	p.killed = true
+	killGroup(p.pid)
+}
+
+// respawn starts position p again with its identity, and reports whether
+// it could; rewire and the "linked" report finish the job.
+func (lt *liveTrial) respawn(p int) bool {
+	old := lt.procs.byPos[p]
+	np, err := lt.spawn(old.idx, old.dir, "")
+	if err != nil {
+		lt.fail("restarting node %d: %v", p, err)
+		delete(lt.restarting, p)
+		return false
+	}
+	np.pos, np.inc, np.ident = p, old.inc+1, old.ident
+	lt.procs.byPos[p] = np
+	return true
+}
+
+// stopWait bounds how long stopped nodes have to report their stats.
+const stopWait = 5 * time.Second
+
+// stopAll ends every process: those that run are asked to stop (and
+// report their stats, within a bound), then every one is killed and its
+// pipes closed, and the readers are waited for.
+func (lt *liveTrial) stopAll() {
+	running := 0
+	for pos, p := range lt.procs.byPos {
+		if p != nil && !p.killed && lt.alive != nil && lt.alive[pos] {
+			if lt.paused[pos] {
+				resumeGroup(p.pid)
+			}
+			lt.send(p, live.Command{Type: "stop"})
+			running++
+		}
+	}
+	wait := time.NewTimer(stopWait)
+	for running > 0 {
+		select {
+		case rep := <-lt.procs.reports:
+			lt.handle(rep)
+			if rep.eof && !rep.p.killed {
+				running--
+			}
+		case <-wait.C:
+			running = 0
+		}
+	}
+	wait.Stop()
+	for _, p := range lt.procs.all {
+		lt.kill(p)
+		p.stdin.Close()
+	}
+	for _, t := range lt.timers {
+		t.Stop()
+	}
+	close(lt.procs.done)
+	lt.procs.wg.Wait()
+}
+
+// tailWriter copies a node's diagnostics to the log, prefixed, and keeps the
+// last few lines for error messages.
+type tailWriter struct {
+	mu     sync.Mutex
+	log    io.Writer
+	prefix string
+	buf    []byte
+	lines  []string
+}
+
+func (w *tailWriter) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, b...)
+	for {
+		i := strings.IndexByte(string(w.buf), '\n')
+		if i < 0 {
+			break
+		}
+		line := string(w.buf[:i])
+		w.buf = w.buf[i+1:]
+		if w.log != nil {
+			fmt.Fprintln(w.log, w.prefix+line)
+		}
+		w.lines = append(w.lines, line)
+		if len(w.lines) > 5 {
+			w.lines = w.lines[1:]
+		}
+	}
+	return len(b), nil
+}
+
+// String is the last lines written, or what is pending.
+func (w *tailWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	s := strings.Join(append(slices.Clone(w.lines), string(w.buf)), " | ")
+	if strings.TrimSpace(strings.Trim(s, "| ")) == "" {
+		return "(no diagnostics)"
+	}
+	return s
+}

@@ -1,0 +1,394 @@
+package harness
+
+import (
+	"cmp"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/live"
+	"github.com/electbench/electbench/nodes/trial"
+)
+
+// The nodes report on pipes of their own, so their events reach the
+// harness out of time order: each is logged as it comes (decode), and at
+// the end the log is sorted by time, counted into the record through its
+// methods and emitted to the trial's sink (finish), as the simulator
+// counts and emits as it goes.
+
+// logged is one event of the trial: a trial.Event, with what counting it
+// needs beside it.
+type logged struct {
+	trial.Event
+	size      int64 // EvSend: encoded bytes
+	wasLeader bool  // EvCrash: the latest decision named it
+}
+
+// eventLog is a trial's events as they arrived.
+type eventLog struct {
+	n      int
+	events []logged
+	steps  int64 // step lines: events the machines handled
+	// trace: the sink listens to messages, so the nodes report their
+	// ranks too (live.Config.Trace).
+	trace bool
+	// Pairing deliveries with sends, by link (from*n+to): links are FIFO,
+	// so a delivery is of the oldest message queued on its link with its
+	// kind, A and B, and those queued ahead of it were lost.
+	nextID uint64
+	flight []inflight
+	// For reconciliation: every message each position's step lines listed,
+	// and its latest counts of the runtime's own kinds (maint).
+	nodeSent []Counts
+	maint    []map[string]int64
+}
+
+// inflight are the sends of one link not yet paired with a delivery, and
+// the deliveries that arrived before their send's step line.
+type inflight struct{ sends, early []int }
+
+func newEventLog(n int, want trial.Kinds) eventLog {
+	return eventLog{n: n, trace: want.Has(trial.EvSend) || want.Has(trial.EvRecv), flight: make([]inflight, n*n),
+		nodeSent: make([]Counts, n), maint: make([]map[string]int64, n)}
+}
+
+func (l *eventLog) add(e logged) int {
+	l.events = append(l.events, e)
+	return len(l.events) - 1
+}
+
+// proc logs a harness-side event of process p: a restart, a pause, a
+// resume.
+func (l *eventLog) proc(at time.Duration, k trial.EventKind, p int) {
+	l.add(logged{Event: trial.Event{At: at, Kind: k, P: int32(p)}})
+}
+
+// crash logs p's crash.
+func (l *eventLog) crash(at time.Duration, p int, wasLeader bool) {
+	l.add(logged{Event: trial.Event{At: at, Kind: trial.EvCrash, P: int32(p)}, wasLeader: wasLeader})
+}
+
+// fault logs an entry of the fault schedule.
+func (l *eventLog) fault(at time.Duration, what string) {
+	l.add(logged{Event: trial.Event{At: at, Kind: trial.EvFault, What: what}})
+}
+
+// countNodeSent counts what a step line of position p lists as sent,
+// whenever it comes: the node's own count must agree (reconcile).
+func (l *eventLog) countNodeSent(p int, r *live.Report) {
+	if len(r.Sent) == 0 {
+		return
+	}
+	if l.nodeSent[p] == nil {
+		l.nodeSent[p] = newCounts()
+	}
+	for i := range r.Sent {
+		if k := r.Sent[i].Kind; k.Valid() {
+			l.nodeSent[p][k]++
+		}
+	}
+}
+
+// decode logs the events of one step line of p, the current process of its
+// position, and returns the leaders it decided. Kinds and timers are the
+// numbers of the shared registry (hello checked it), used as they are;
+// anything out of range fails the trial and is skipped.
+func (lt *liveTrial) decode(p *proc, at time.Duration, r *live.Report) []nodes.Rank {
+	l, res, n, pos := &lt.log, &lt.res, lt.n, int32(p.pos)
+	l.steps++
+	ev := trial.Event{At: at, P: pos}
+	switch r.Ev {
+	case "start":
+		// A restarted process's start is logged as its restart (handle).
+		if p.inc == 0 {
+			ev.Kind = trial.EvStart
+			l.add(logged{Event: ev})
+		}
+	case "initiate":
+		ev.Kind = trial.EvInitiate
+		l.add(logged{Event: ev})
+	case "recv":
+		if !r.Kind.Valid() || int(r.Kind) >= len(res.Received) || r.From < 0 || r.From >= n {
+			lt.fail("node %d received a message of kind %d from %d", pos, r.Kind, r.From)
+			break
+		}
+		res.Received[r.Kind]++
+		ev.Kind, ev.P, ev.Q = trial.EvRecv, int32(r.From), pos
+		ev.Msg = nodes.Message{Kind: r.Kind, A: r.A, B: r.B}
+		l.delivered(l.add(logged{Event: ev}))
+	case "timer":
+		if int(r.Timer) <= 0 || int(r.Timer) >= nodes.NumTimers() {
+			lt.fail("node %d: timer %d fired, which is not registered", pos, r.Timer)
+			break
+		}
+		ev.Kind, ev.Timer = trial.EvTimer, r.Timer
+		l.add(logged{Event: ev})
+	case "suspect":
+		if r.Peer < 0 || r.Peer >= n {
+			lt.fail("node %d suspected %d", pos, r.Peer)
+			break
+		}
+		ev.Kind, ev.Q = trial.EvSuspect, int32(r.Peer)
+		l.add(logged{Event: ev})
+	default:
+		lt.fail("node %d: unknown step %q", pos, r.Ev)
+	}
+	// The step's decisions, in order, and how many of its messages came
+	// before each: the events keep the machine's order.
+	var leaders []nodes.Rank
+	var after []int
+	for i, d := range r.Decide {
+		leader, err := nodes.ParseRank(d)
+		if err != nil {
+			lt.fail("node %d decided %q: %v", pos, d, err)
+			continue
+		}
+		k := len(r.Sent)
+		if i < len(r.DecideAfter) {
+			k = r.DecideAfter[i]
+		}
+		leaders, after = append(leaders, leader), append(after, k)
+	}
+	d := 0
+	decide := func(sent int) {
+		for ; d < len(leaders) && after[d] <= sent; d++ {
+			l.add(logged{Event: trial.Event{At: at, Kind: trial.EvDecide, P: pos, Leader: leaders[d]}})
+		}
+	}
+	for i := range r.Sent {
+		decide(i)
+		m := &r.Sent[i]
+		if !m.Kind.Valid() || int(m.Kind) >= len(res.Sent) || m.To < 0 || m.To >= n {
+			lt.fail("node %d sent a message of kind %d to %d", pos, m.Kind, m.To)
+			continue
+		}
+		res.Sent[m.Kind]++
+		l.nextID++
+		e := logged{Event: trial.Event{At: at, Kind: trial.EvSend, P: pos, Q: int32(m.To), ID: l.nextID,
+			Msg: nodes.Message{Kind: m.Kind, A: m.A, B: m.B}}, size: int64(m.Bytes)}
+		if m.Rank != "" || m.Aux != "" {
+			var err1, err2 error
+			e.Msg.Rank, err1 = parseRank(m.Rank)
+			e.Msg.Aux, err2 = parseRank(m.Aux)
+			if err := errors.Join(err1, err2); err != nil {
+				lt.fail("node %d sent %s with %v", pos, m.Kind, err)
+			}
+		}
+		i := l.add(e)
+		if m.Dropped {
+			res.Dropped[m.Kind]++
+			e.Kind, e.size = trial.EvDrop, 0
+			l.add(e)
+			continue
+		}
+		l.sent(i)
+	}
+	decide(len(r.Sent))
+	if r.Phase != "" {
+		l.add(logged{Event: trial.Event{At: at, Kind: trial.EvPhase, P: pos, Phase: r.Phase}})
+	}
+	return leaders
+}
+
+func parseRank(s string) (nodes.Rank, error) {
+	if s == "" {
+		return nodes.Rank{}, nil
+	}
+	return nodes.ParseRank(s)
+}
+
+// sent queues send i on its link, unless a delivery came first.
+func (l *eventLog) sent(i int) {
+	e := &l.events[i]
+	f := &l.flight[int(e.P)*l.n+int(e.Q)]
+	if len(f.early) > 0 {
+		if j := f.early[0]; sameMessage(&l.events[j].Msg, &e.Msg) {
+			l.pair(i, j)
+			f.early = f.early[1:]
+		}
+		// Otherwise a later message was delivered before this one's step
+		// line came: on a FIFO link, this one was lost.
+		return
+	}
+	f.sends = append(f.sends, i)
+}
+
+// delivered pairs delivery j with the oldest matching send queued on its
+// link; those ahead of it were lost. With none, its send's line is still
+// to come, and every send queued was lost.
+func (l *eventLog) delivered(j int) {
+	e := &l.events[j]
+	f := &l.flight[int(e.P)*l.n+int(e.Q)]
+	for k, i := range f.sends {
+		if sameMessage(&l.events[i].Msg, &e.Msg) {
+			l.pair(i, j)
+			f.sends = f.sends[k+1:]
+			return
+		}
+	}
+	f.sends = f.sends[:0]
+	f.early = append(f.early, j)
+}
+
+// sameMessage compares what a delivery's step line says of a message.
+func sameMessage(a, b *nodes.Message) bool { return a.Kind == b.Kind && a.A == b.A && a.B == b.B }
+
+// pair makes delivery j the delivery of send i: its ID, and the ranks
+// only the send's line carries.
+func (l *eventLog) pair(i, j int) {
+	s, d := &l.events[i], &l.events[j]
+	d.ID, d.Msg = s.ID, s.Msg
+}
+
+// renumber numbers the messages in the order they were sent, as the
+// simulator does (they were numbered as their lines arrived); a delivery
+// whose send was never reported gets a number of its own.
+func (l *eventLog) renumber() {
+	ids := make([]uint64, l.nextID+1)
+	var next uint64
+	for i := range l.events {
+		if e := &l.events[i]; e.Kind == trial.EvSend {
+			next++
+			ids[e.ID] = next
+		}
+	}
+	for i := range l.events {
+		e := &l.events[i]
+		switch {
+		case e.Kind == trial.EvSend || !e.Kind.IsMessage():
+		case e.ID != 0:
+			e.ID = ids[e.ID]
+		default:
+			next++
+			e.ID = next
+		}
+	}
+}
+
+// maintKinds are the runtime's own kinds (the heartbeat detector's), which
+// step lines do not carry: the nodes count them.
+var maintKinds = []nodes.Kind{trial.KindPing, trial.KindPingAck}
+
+// finish turns what the run reported into the result: the log sorted by
+// time, counted into the record and emitted to the trial's sink, the
+// runtime's pings from the nodes' own counts, and the checks that the
+// counts reconcile.
+func (lt *liveTrial) finish() (*Result, error) {
+	if lt.ranks == nil || !lt.started {
+		err := lt.failure()
+		if err == nil {
+			err = errors.New("live: the trial did not start")
+		}
+		return nil, err
+	}
+	res, l := &lt.res, &lt.log
+	rec := trial.NewRecord(lt.n, lt.T, lt.det)
+	slices.SortStableFunc(l.events, func(a, b logged) int { return cmp.Compare(a.At, b.At) })
+	l.renumber()
+	sink := lt.cfg.Events
+	want := trial.KindsOfSink(sink)
+	startsAll := lt.cfg.Algorithm.StartsAll
+	for i := range l.events {
+		e := &l.events[i]
+		switch e.Kind {
+		case trial.EvStart:
+			if startsAll {
+				rec.Initiated(e.At)
+			}
+		case trial.EvInitiate:
+			rec.Initiated(e.At)
+		case trial.EvSend:
+			rec.CountSend(e.Msg.Kind, e.size)
+		case trial.EvRecv:
+			rec.Delivered(e.Msg.Kind, e.At)
+		case trial.EvDrop:
+			rec.CountDrop()
+		case trial.EvTimer:
+			rec.CountFire(e.Timer)
+		case trial.EvSuspect:
+			rec.Suspected(int(e.Q), e.At)
+			res.Suspicions = append(res.Suspicions, Suspicion{At: e.At, By: int(e.P), Of: int(e.Q)})
+		case trial.EvDecide:
+			rec.Decided(int(e.P), e.Leader, e.At)
+		case trial.EvCrash:
+			rec.Crashed(int(e.P), e.At, e.wasLeader)
+		case trial.EvRestart:
+			rec.Restarted(int(e.P))
+		case trial.EvFault:
+			rec.NoteFault(e.At, e.What)
+		}
+		if want.Has(e.Kind) {
+			sink.Event(&e.Event)
+		}
+	}
+	for p := range lt.n {
+		sent := l.maint[p]
+		if st := res.Stats[p]; st != nil {
+			sent = st.Sent
+		}
+		for _, k := range maintKinds {
+			rec.CountSends(k, sent[k.String()], int64(nodes.Message{Kind: k}.EncodedSize()))
+		}
+	}
+	res.Lost = newCounts()
+	for k, s := range res.Sent {
+		if lost := s - res.Dropped[k] - res.Received[k]; lost != 0 {
+			res.Lost[k] = lost
+			rec.CountLost(max(lost, 0))
+		}
+	}
+	rec.Events, rec.Quiescent, rec.End = l.steps, lt.quiescent, lt.lastCore
+	rec.Alive = slices.Clone(lt.alive)
+	res.Record = rec
+	for _, st := range res.Stats {
+		if st != nil {
+			res.Refusals += st.Refused
+		}
+	}
+	lt.reconcile()
+	return res, lt.failure()
+}
+
+// reconcile checks the counts: in a run without faults every message
+// written is delivered, and each node's own count of what it sent agrees
+// with its step lines.
+func (lt *liveTrial) reconcile() {
+	res := &lt.res
+	if !lt.faulty && len(res.Crashes) == 0 {
+		for k, d := range res.Dropped {
+			if d != 0 {
+				lt.fail("%d %s messages dropped: no link was up", d, nodes.Kind(k))
+			}
+		}
+		if !lt.quiescent && lt.cfg.Algorithm.Quorum == nil && lt.atDeadline != "" {
+			lt.fail("not settled by the deadline: %s", lt.atDeadline)
+		}
+		if lt.quiescent {
+			for k, lost := range res.Lost {
+				if lost != 0 {
+					lt.fail("%d %s messages written but never delivered (sent %d, dropped %d, received %d)",
+						lost, nodes.Kind(k), res.Sent[k], res.Dropped[k], res.Received[k])
+				}
+			}
+		}
+	}
+	for p, st := range res.Stats {
+		if st == nil || lt.procs.byPos[p].inc > 0 {
+			continue
+		}
+		steps := lt.log.nodeSent[p]
+		for k := nodes.Kind(1); int(k) < nodes.NumKinds(); k++ {
+			if slices.Contains(maintKinds, k) {
+				continue
+			}
+			var got int64
+			if steps != nil {
+				got = steps[k]
+			}
+			if c := st.Sent[k.String()]; got != c {
+				lt.fail("node %d counted %d %s sent, its step lines %d", p, c, k, got)
+			}
+		}
+	}
+}

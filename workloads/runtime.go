@@ -1,0 +1,190 @@
+package workloads
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/electbench/electbench/chaos"
+	"github.com/electbench/electbench/nodes/check"
+	"github.com/electbench/electbench/nodes/sim"
+	"github.com/electbench/electbench/nodes/trial"
+	"github.com/electbench/electbench/reports"
+)
+
+// Runtime runs one trial and returns what it counted. A nil record with an
+// error means the trial could not run; a record with an error, that it ran
+// but cannot be judged faithfully (its row is then neither correct nor
+// live). Events go to cfg.Events; a runtime that settles the ranks itself
+// (live nodes mint theirs) tells a trial.SetupSink before the first.
+//
+// scenario are the trial's scenario faults as the file wrote them: the
+// live harness applies them itself until the fault timeline runs there;
+// the simulator takes them resolved, in cfg.Faults, and ignores scenario.
+type Runtime interface {
+	Run(ctx context.Context, cfg trial.Config, scenario []chaos.Fault) (*trial.Record, error)
+}
+
+// Sim is the simulator (nodes/sim) as a Runtime.
+var Sim Runtime = simRuntime{}
+
+type simRuntime struct{}
+
+func (simRuntime) Run(_ context.Context, cfg trial.Config, _ []chaos.Fault) (*trial.Record, error) {
+	return sim.Run(cfg)
+}
+
+// judge is what a trial's events go to: its checker and, when asked for,
+// its trace.
+type judge struct {
+	cfg     trial.Config
+	checker *check.Checker
+	trace   *trial.Trace
+	sink    trial.Sink // trace and checker
+	err     error      // building the checker for the ranks that ran (Setup)
+}
+
+func newJudge(cfg *trial.Config, unit time.Duration, trace io.Writer) (*judge, error) {
+	c, err := NewChecker(cfg, unit)
+	if err != nil {
+		return nil, err
+	}
+	j := &judge{cfg: *cfg, checker: c}
+	if trace != nil {
+		j.trace = trial.NewTrace(trace)
+	}
+	j.tee()
+	return j, nil
+}
+
+func (j *judge) tee() {
+	j.sink = j.checker
+	if j.trace != nil {
+		j.sink = trial.Tee(j.trace, j.checker)
+	}
+}
+
+// Event, Kinds and Setup make the judge a trial.SetupSink: a live trial's
+// checker is built again for the ranks its nodes minted.
+func (j *judge) Event(e *trial.Event) { j.sink.Event(e) }
+func (j *judge) Kinds() trial.Kinds   { return trial.KindsOfSink(j.sink) }
+func (j *judge) Setup(s trial.Setup) {
+	j.cfg.Ranks = s.Ranks
+	c, err := NewChecker(&j.cfg, s.Unit)
+	if err != nil {
+		j.err, c = err, check.New(s.Ranks)
+	}
+	j.checker = c
+	j.tee()
+}
+
+// run runs trial t on rt and returns its row; live says rt is the live
+// harness. It never panics: an algorithm that panics yields a row whose
+// error column says so.
+func (t Trial) run(ctx context.Context, rt Runtime, live bool, trace io.Writer) (row reports.Row) {
+	s, a := t.Spec, t.Algo
+	row = t.BaseRow()
+	if live {
+		row = t.LiveBaseRow()
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			row.Error = oneLine(fmt.Sprintf("panic: %v", r))
+			row.Correct, row.Live = false, false
+		}
+	}()
+	T := s.Latency.Mean()
+	// Live nodes mint their own identities and take the places of these
+	// ranks in their order, so relative ranks are the arrangement's.
+	ranks := s.RankBy.apply(s.IDs.Ranks(t.Nodes, t.Seed), t.Seed)
+	var initiators, crashTargets []int
+	if a.Alg.StartsAll {
+		crashTargets = allPositions(t.Nodes)
+	} else {
+		initiators = s.Initiators.Positions(ranks, t.Seed)
+		crashTargets = initiators
+	}
+	crashes, err := resolveCrashes(s.Crashes, ranks, crashTargets, t.Seed, T)
+	if err != nil {
+		row.Error = oneLine(err.Error())
+		return row
+	}
+	cfg := trial.Config{
+		Algorithm: a.Alg, Variant: a.Variant, Params: a.Params,
+		Ranks: ranks, Initiators: initiators, Latency: s.Latency,
+		Seed: t.Seed, Deadline: s.Deadline,
+		Crashes: crashes, Detector: s.Detector,
+	}
+	var scenario []chaos.Fault
+	if live {
+		scenario = s.Faults
+	} else {
+		cfg.Faults = s.timelineFaults(T)
+	}
+	j, err := newJudge(&cfg, T, trace)
+	if err != nil {
+		row.Error = oneLine(err.Error())
+		return row
+	}
+	cfg.Events = j.sink
+	if live {
+		cfg.Events = j
+	}
+	rec, err := rt.Run(ctx, cfg, scenario)
+	if rec == nil {
+		if err == nil {
+			err = fmt.Errorf("%s runtime returned no record", row.Runtime)
+		}
+		row.Error = oneLine(err.Error())
+		return row
+	}
+	var failure []string
+	if err != nil {
+		failure = append(failure, err.Error())
+	}
+	if j.err != nil {
+		failure = append(failure, "live: "+j.err.Error())
+	}
+	if j.trace != nil {
+		if err := j.trace.Flush(); err != nil {
+			row.Error = oneLine(fmt.Sprintf("writing trace: %v", err))
+		}
+	}
+	o := outcome{rec: rec, ranks: j.cfg.Ranks, initiators: initiators, failure: oneLine(strings.Join(failure, "; "))}
+	if live {
+		o.crashedAtStart, o.faulty = liveStart(s, rec)
+	} else {
+		o.faulty = len(s.Faults) > 0 || len(s.LinkLatency) > 0
+		for _, c := range crashes {
+			if c.When == trial.AtStart {
+				o.crashedAtStart = append(o.crashedAtStart, c.Pos)
+			} else {
+				o.faulty = true
+			}
+		}
+	}
+	o.verdict = j.checker.Finish(rec.Decisions, rec.Quiescent, rec.End)
+	t.fillRow(&row, o)
+	return row
+}
+
+// liveStart says which processes a live run had down before it began
+// (crashed at the start, or refused by their peers) and whether anything
+// else disturbed it: a scenario fault, a fault of the harness's, a crash
+// once it ran. A disturbed run's crashes all count as faults.
+func liveStart(s *Spec, rec *trial.Record) (crashedAtStart []int, faulty bool) {
+	faulty = len(s.Faults) > 0 || len(rec.Faults) > 0
+	for _, c := range rec.Crashes {
+		faulty = faulty || c.At > 0
+	}
+	if !faulty {
+		for _, c := range rec.Crashes {
+			crashedAtStart = append(crashedAtStart, c.Pos)
+		}
+	}
+	return crashedAtStart, faulty
+}
+
+var _ trial.SetupSink = (*judge)(nil)
