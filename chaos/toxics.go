@@ -1,6 +1,10 @@
 package chaos
 
-import "time"
+import (
+	"time"
+
+	"github.com/electbench/electbench/nodes/trial"
+)
 
 // Toxic is a Toxiproxy toxic as the live runtime adds it to the proxy of
 // every affected link: in the live design each directed link a→b is one
@@ -15,32 +19,34 @@ type Toxic struct {
 }
 
 // Toxic returns the Toxiproxy toxic a link fault maps onto, with durations
-// resolved for the mean latency T. ok is false for the faults a live run
+// resolved for the mean latency T. It reads the fault's compiled effect
+// (Compile), not its kind, so a new kind built from an existing effect
+// runs live with no change here. ok is false for the faults a live run
 // applies otherwise: process faults (signals), suspicions (the control
-// channel), partitions (disabled proxies), and loss, duplication and
-// reordering (the node's link layer, drawing from the trial seed).
+// channel), partitions (disabled proxies), and the effects Toxiproxy has no
+// toxic for (loss, duplication, reordering, per-link latency models).
 func (f *Fault) Toxic(T time.Duration) (Toxic, bool) {
-	ms := func(d Duration) int64 { return d.Of(T).Milliseconds() }
-	t := Toxic{Stream: "upstream", Toxicity: float32(f.Toxicity)}
+	tf := f.Compile(T)
+	t := Toxic{Stream: "upstream", Toxicity: float32(tf.Toxicity)}
 	if t.Toxicity == 0 {
 		t.Toxicity = 1
 	}
-	switch f.Kind {
-	case "latency":
-		t.Type, t.Attributes = "latency", map[string]int64{"latency": ms(f.Latency), "jitter": ms(f.Jitter)}
-	case "bandwidth":
-		t.Type, t.Attributes = "bandwidth", map[string]int64{"rate": f.Rate}
-	case "slow-close":
-		t.Type, t.Attributes = "slow_close", map[string]int64{"delay": ms(f.Delay)}
-	case "blackhole":
-		t.Type, t.Attributes = "timeout", map[string]int64{"timeout": ms(f.Timeout)}
-	case "reset":
-		t.Type, t.Attributes = "reset_peer", map[string]int64{"timeout": ms(f.Timeout)}
-	case "slicer":
-		t.Type, t.Attributes = "slicer", map[string]int64{"average_size": f.AverageSize, "size_variation": f.SizeVariation,
-			"delay": f.Delay.Of(T).Microseconds()}
-	case "limit-data":
-		t.Type, t.Attributes = "limit_data", map[string]int64{"bytes": f.Bytes}
+	switch tf.Effect {
+	case trial.EffDelay:
+		t.Type, t.Attributes = "latency", map[string]int64{"latency": tf.Latency.Milliseconds(), "jitter": tf.Jitter.Milliseconds()}
+	case trial.EffBandwidth:
+		t.Type, t.Attributes = "bandwidth", map[string]int64{"rate": tf.Rate / 1000} // KB/s
+	case trial.EffSlowClose:
+		t.Type, t.Attributes = "slow_close", map[string]int64{"delay": tf.CloseDelay.Milliseconds()}
+	case trial.EffBlackhole:
+		t.Type, t.Attributes = "timeout", map[string]int64{"timeout": tf.Timeout.Milliseconds()}
+	case trial.EffReset:
+		t.Type, t.Attributes = "reset_peer", map[string]int64{"timeout": tf.Timeout.Milliseconds()}
+	case trial.EffSlicer:
+		t.Type, t.Attributes = "slicer", map[string]int64{"average_size": tf.SliceSize, "size_variation": tf.SliceVariation,
+			"delay": tf.SliceDelay.Microseconds()}
+	case trial.EffDataLimit:
+		t.Type, t.Attributes = "limit_data", map[string]int64{"bytes": tf.Bytes}
 	default:
 		return Toxic{}, false
 	}

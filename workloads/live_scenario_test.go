@@ -213,3 +213,47 @@ faults:
 		t.Errorf("live: correct %v live %v turnaround %v T, the simulator's %v T", l.Correct, l.Live, l.TurnaroundT, s.TurnaroundT)
 	}
 }
+
+// A kind built from an existing effect runs on both runtimes with nothing
+// but its own file (chaos/kind_jitter_burst.go): on the live cluster it is
+// a Toxiproxy latency toxic of jitter/2 ± jitter/2, and every hop of the
+// ring's 3N−1 waits for it.
+func TestLiveJitterBurst(t *testing.T) {
+	r := liveRuntime(t)
+	src := `name: burst
+algorithms: [chang-roberts]
+nodes: 4
+ids: ascending
+trials: 1
+runtime: RUNTIME
+network:
+  latency: 5ms
+faults:
+  - {kind: jitter-burst, jitter: 8T, at: start, for: 200T}
+`
+	var rows []reports.Row
+	for _, rt := range []string{"sim", "live"} {
+		specs, err := ParseScenarios("burst.yaml", []byte(strings.Replace(src, "RUNTIME", rt, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := specs[0].Plan()[0]
+		if rt == "sim" {
+			rows = append(rows, RunTrial(tr, nil))
+		} else {
+			rows = append(rows, runLive(t, r, tr))
+		}
+	}
+	s, l := rows[0], rows[1]
+	t.Logf("sim %q turnaround %v T; live %q turnaround %v T", s.Faults, s.TurnaroundT, l.Faults, l.TurnaroundT)
+	for _, row := range rows {
+		if !strings.Contains(row.Faults, "t=0s:jitter-burst[all]") || !row.Correct || !row.Live || row.Messages != 11 {
+			t.Errorf("%s: faults %q, correct %v, live %v, %d messages (3N−1 = 11)", row.Runtime, row.Faults, row.Correct, row.Live, row.Messages)
+		}
+		// 11 hops of T plus a uniform [0, 8T] each: 55 T on average; the
+		// fault-free run takes 11 T.
+		if !row.TurnaroundT.Set || row.TurnaroundT.V < 20 {
+			t.Errorf("%s: turnaround %v T: the burst did not delay the ring", row.Runtime, row.TurnaroundT)
+		}
+	}
+}
