@@ -108,7 +108,7 @@ func (s *sim) suspect(p, q int32) {
 	}
 	s.res.Suspected(int(q), time.Duration(s.now))
 	if s.want.Has(trial.EvSuspect) {
-		s.ev.Event(&trial.Event{At: time.Duration(s.now), Kind: trial.EvSuspect, P: p, Q: q})
+		s.emit(trial.Event{At: time.Duration(s.now), Kind: trial.EvSuspect, P: p, Q: q})
 	}
 	s.procs[p].m.Suspect(&s.procs[p], nodes.PeerID(q))
 	s.afterEvent(p)

@@ -74,10 +74,11 @@ type sim struct {
 	quietEnough int64 // the quiet period that ends a run with heartbeats
 	fifoCore    int64 // of which in the FIFO queue
 
-	res  trial.Record
-	ev   trial.Sink  // Config.Events
-	want trial.Kinds // the kinds ev wants
-	sink uint8       // see warm
+	res   trial.Record
+	ev    trial.Sink  // Config.Events
+	want  trial.Kinds // the kinds ev wants
+	evbuf trial.Event // the event being emitted (emit)
+	sink  uint8       // see warm
 
 	// Faults (effects.go), kept after the hot fields.
 	newMachine  func() nodes.Machine
@@ -354,24 +355,32 @@ func (s *sim) settled() bool {
 // afterEvent lets the checker watch the phase of a nodes.Phased process.
 func (s *sim) afterEvent(p int32) {
 	if s.phased {
-		s.ev.Event(&trial.Event{At: time.Duration(s.now), Kind: trial.EvPhase, P: p, Phase: s.procs[p].m.(nodes.Phased).Phase()})
+		s.emit(trial.Event{At: time.Duration(s.now), Kind: trial.EvPhase, P: p, Phase: s.procs[p].m.(nodes.Phased).Phase()})
 	}
+}
+
+// emit hands e to the events sink through a buffer the simulator reuses,
+// so that an event costs no allocation (sinks must not keep the pointer:
+// trial.Sink). Kept out of line: building an event inlined into the hot
+// path would bloat it for the runs nobody listens to.
+//
+//go:noinline
+func (s *sim) emit(e trial.Event) {
+	s.evbuf = e
+	s.ev.Event(&s.evbuf)
 }
 
 // emitProc emits an event about process p, if anyone listens for its kind.
 func (s *sim) emitProc(k trial.EventKind, p int32) {
 	if s.want.Has(k) {
-		s.ev.Event(&trial.Event{At: time.Duration(s.now), Kind: k, P: p})
+		s.emit(trial.Event{At: time.Duration(s.now), Kind: k, P: p})
 	}
 }
 
 // emitMsg emits a message event; callers check s.want first, so that the
-// hot path costs one test when nobody listens. Kept out of line: building
-// an event inlined into send would bloat the hot path nobody listens to.
-//
-//go:noinline
+// hot path costs one test when nobody listens.
 func (s *sim) emitMsg(k trial.EventKind, ord uint64, from, to int32, m *nodes.Message) {
-	s.ev.Event(&trial.Event{At: time.Duration(s.now), Kind: k, ID: ord & (1<<56 - 1), P: from, Q: to, Msg: *m})
+	s.emit(trial.Event{At: time.Duration(s.now), Kind: k, ID: ord & (1<<56 - 1), P: from, Q: to, Msg: *m})
 }
 
 func (s *sim) scheduleBackground(at int64, p payload) {
@@ -528,7 +537,7 @@ func (s *sim) fire(p int32, t nodes.TimerID, gen uint32) {
 	s.timers[k] = st
 	s.res.CountFire(t)
 	if s.want.Has(trial.EvTimer) {
-		s.ev.Event(&trial.Event{At: time.Duration(s.now), Kind: trial.EvTimer, P: p, Timer: t})
+		s.emit(trial.Event{At: time.Duration(s.now), Kind: trial.EvTimer, P: p, Timer: t})
 	}
 	s.procs[p].m.Timeout(&s.procs[p], t)
 	s.afterEvent(p)
@@ -538,7 +547,7 @@ func (s *sim) decide(p int32, leader nodes.Rank) {
 	s.res.Decided(int(p), leader, time.Duration(s.now))
 	s.lastDecided = p
 	if s.want.Has(trial.EvDecide) {
-		s.ev.Event(&trial.Event{At: time.Duration(s.now), Kind: trial.EvDecide, P: p, Leader: leader})
+		s.emit(trial.Event{At: time.Duration(s.now), Kind: trial.EvDecide, P: p, Leader: leader})
 	}
 	if s.tl != nil {
 		s.tl.Decided()

@@ -88,7 +88,8 @@ func (s Kinds) Has(k EventKind) bool { return s&(1<<k) != 0 }
 
 // Sink receives a trial's events in the order they happen. A runtime never
 // builds an event nobody listens to: the simulator's hot path pays nothing
-// for a nil sink.
+// for a nil sink. The event is valid only during the call (the simulator
+// reuses one): a sink that keeps it keeps a copy.
 type Sink interface {
 	Event(e *Event)
 }
