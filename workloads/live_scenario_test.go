@@ -189,20 +189,7 @@ faults:
     rate: 1000
     for: 20T
 `
-	var rows []reports.Row
-	for _, rt := range []string{"sim", "live"} {
-		specs, err := ParseScenarios("toxics.yaml", []byte(strings.Replace(src, "RUNTIME", rt, 1)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr := specs[0].Plan()[0]
-		if rt == "sim" {
-			rows = append(rows, RunTrial(tr, nil))
-			continue
-		}
-		rows = append(rows, runLive(t, r, tr))
-	}
-	s, l := rows[0], rows[1]
+	s, l := simAndLive(t, r, "toxics.yaml", src)
 	t.Logf("sim %q turnaround %v; live %q turnaround %v", s.Faults, s.TurnaroundT, l.Faults, l.TurnaroundT)
 	for _, want := range []string{":latency[all]", ":bandwidth[out:1]", ":heal latency", ":heal bandwidth"} {
 		if !strings.Contains(l.Faults, want) {
@@ -231,9 +218,27 @@ network:
 faults:
   - {kind: jitter-burst, jitter: 8T, at: start, for: 200T}
 `
+	s, l := simAndLive(t, r, "burst.yaml", src)
+	t.Logf("sim %q turnaround %v T; live %q turnaround %v T", s.Faults, s.TurnaroundT, l.Faults, l.TurnaroundT)
+	for _, row := range []reports.Row{s, l} {
+		if !strings.Contains(row.Faults, "t=0s:jitter-burst[all]") || !row.Correct || !row.Live || row.Messages != 11 {
+			t.Errorf("%s: faults %q, correct %v, live %v, %d messages (3N−1 = 11)", row.Runtime, row.Faults, row.Correct, row.Live, row.Messages)
+		}
+		// 11 hops of T plus a uniform [0, 8T] each: 55 T on average; the
+		// fault-free run takes 11 T.
+		if !row.TurnaroundT.Set || row.TurnaroundT.V < 20 {
+			t.Errorf("%s: turnaround %v T: the burst did not delay the ring", row.Runtime, row.TurnaroundT)
+		}
+	}
+}
+
+// simAndLive runs the first trial of a scenario file, whose runtime is
+// written RUNTIME, on the simulator and on the live cluster.
+func simAndLive(t *testing.T, r Runtime, file, src string) (sim, live reports.Row) {
+	t.Helper()
 	var rows []reports.Row
 	for _, rt := range []string{"sim", "live"} {
-		specs, err := ParseScenarios("burst.yaml", []byte(strings.Replace(src, "RUNTIME", rt, 1)))
+		specs, err := ParseScenarios(file, []byte(strings.Replace(src, "RUNTIME", rt, 1)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -244,16 +249,5 @@ faults:
 			rows = append(rows, runLive(t, r, tr))
 		}
 	}
-	s, l := rows[0], rows[1]
-	t.Logf("sim %q turnaround %v T; live %q turnaround %v T", s.Faults, s.TurnaroundT, l.Faults, l.TurnaroundT)
-	for _, row := range rows {
-		if !strings.Contains(row.Faults, "t=0s:jitter-burst[all]") || !row.Correct || !row.Live || row.Messages != 11 {
-			t.Errorf("%s: faults %q, correct %v, live %v, %d messages (3N−1 = 11)", row.Runtime, row.Faults, row.Correct, row.Live, row.Messages)
-		}
-		// 11 hops of T plus a uniform [0, 8T] each: 55 T on average; the
-		// fault-free run takes 11 T.
-		if !row.TurnaroundT.Set || row.TurnaroundT.V < 20 {
-			t.Errorf("%s: turnaround %v T: the burst did not delay the ring", row.Runtime, row.TurnaroundT)
-		}
-	}
+	return rows[0], rows[1]
 }
