@@ -67,9 +67,11 @@ func (j *judge) tee() {
 }
 
 // Event, Kinds and Setup make the judge a trial.SetupSink: a live trial's
-// checker is built again for the ranks its nodes minted.
+// checker is built again for the ranks its nodes minted. Only a trace
+// reads a message's ranks.
 func (j *judge) Event(e *trial.Event) { j.sink.Event(e) }
 func (j *judge) Kinds() trial.Kinds   { return trial.KindsOfSink(j.sink) }
+func (j *judge) ReadsRanks() bool     { return j.trace != nil }
 func (j *judge) Setup(s trial.Setup) {
 	j.cfg.Ranks = s.Ranks
 	c, err := NewChecker(&j.cfg, s.Unit)

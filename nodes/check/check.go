@@ -73,6 +73,10 @@ func (c *Checker) Kinds() trial.Kinds {
 	return k
 }
 
+// ReadsRanks says the checker reads a message's kind and counters only
+// (trial.RankReader).
+func (c *Checker) ReadsRanks() bool { return false }
+
 // Event feeds the checker one event of the trial, in time order.
 func (c *Checker) Event(e *trial.Event) {
 	switch e.Kind {

@@ -1,6 +1,7 @@
 package live
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 
@@ -63,6 +64,33 @@ func (p *reportParser) str() (string, bool) {
 		p.i++
 	}
 	return "", false
+}
+
+// The values of "type" and "ev", read without allocating.
+var (
+	reportTypes = []string{"step", "maint", "hello", "linked", "refused", "stats", "error"}
+	stepEvents  = []string{"recv", "timer", "start", "initiate", "suspect"}
+)
+
+// word reads a string, returning the one of known it equals rather than a
+// copy: every line has a type, and every step an event.
+func (p *reportParser) word(known []string) (string, bool) {
+	start := p.i
+	if !p.eat('"') {
+		return "", false
+	}
+	end := bytes.IndexByte(p.b[p.i:], '"')
+	if end >= 0 {
+		w := p.b[p.i : p.i+end]
+		for _, k := range known {
+			if string(w) == k {
+				p.i += end + 1
+				return k, true
+			}
+		}
+	}
+	p.i = start
+	return p.str()
 }
 
 // int reads a JSON integer that fits an int64.
@@ -165,9 +193,9 @@ func (p *reportParser) object(r *Report) bool {
 		var ok bool
 		switch key {
 		case "type":
-			r.Type, ok = p.str()
+			r.Type, ok = p.word(reportTypes)
 		case "ev":
-			r.Ev, ok = p.str()
+			r.Ev, ok = p.word(stepEvents)
 		case "kind":
 			var k uint16
 			k, ok = p.uint16()

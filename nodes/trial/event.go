@@ -101,6 +101,22 @@ type Selective interface {
 	Kinds() Kinds
 }
 
+// RankReader is implemented by sinks that say whether they read a
+// message's ranks (Msg.Rank, Msg.Aux) or only its kind and counters. A
+// runtime that pays to learn the ranks (live nodes must report them) fills
+// them only for a sink that reads them or does not say.
+type RankReader interface {
+	ReadsRanks() bool
+}
+
+// ReadsRanks reports whether s may read the ranks of the messages it gets.
+func ReadsRanks(s Sink) bool {
+	if r, ok := s.(RankReader); ok {
+		return r.ReadsRanks()
+	}
+	return s != nil
+}
+
 // KindsOfSink is the set of kinds s wants; none for a nil sink.
 func KindsOfSink(s Sink) Kinds {
 	switch s := s.(type) {

@@ -186,15 +186,15 @@ func (r *Runtime) Close() error {
 // cfg.Events once the trial is over, in time order; a trial.SetupSink
 // learns the ranks the nodes minted before the first.
 func (r *Runtime) Run(ctx context.Context, cfg trial.Config, scenario ...chaos.Fault) (*Result, error) {
-	if err := check(&cfg); err != nil {
+	if err := unsupported(&cfg); err != nil {
 		return nil, fmt.Errorf("live: %w", err)
 	}
 	r.trials++
 	return newLiveTrial(r, cfg, scenario, r.trials).run(ctx)
 }
 
-// check refuses what the harness cannot run.
-func check(cfg *trial.Config) error {
+// unsupported says what of cfg the harness cannot run, if anything.
+func unsupported(cfg *trial.Config) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}

@@ -154,6 +154,9 @@ func (j *judge) Kinds() trial.Kinds {
 	return j.checker.Kinds()
 }
 
+// ReadsRanks: only a judge that keeps the events reads the messages' ranks.
+func (j *judge) ReadsRanks() bool { return j.record }
+
 func (j *judge) Event(e *trial.Event) {
 	if j.record {
 		j.events = append(j.events, *e)

@@ -17,21 +17,37 @@ import (
 // methods and emitted to the trial's sink (finish), as the simulator
 // counts and emits as it goes.
 
-// logged is one event of the trial: a trial.Event, with what counting it
-// needs beside it.
-type logged struct {
-	trial.Event
-	size      int64 // EvSend: encoded bytes
-	wasLeader bool  // EvCrash: the latest decision named it
+// entry is one event of the trial, compact: what its trial.Event needs,
+// with the ranks and texts few events have kept aside, so that logging and
+// sorting a long run move little and leave the collector nothing to scan.
+// The trial.Event is built only for a sink that wants its kind (event).
+type entry struct {
+	at time.Duration
+	id uint64
+	a  int64 // the message's A and B
+	b  int64
+	p  int32
+	q  int32
+	// extra indexes the event's ranks or text: a message's Rank in ranks
+	// (its Aux follows; -1: none reported), a decision's leader in ranks,
+	// a phase's or a fault's text in texts.
+	extra     int32
+	size      int32 // EvSend: encoded bytes
+	kind      trial.EventKind
+	wasLeader bool // EvCrash: the latest decision named it
+	msg       nodes.Kind
+	timer     nodes.TimerID
 }
 
 // eventLog is a trial's events as they arrived.
 type eventLog struct {
 	n      int
-	events []logged
+	events []entry
+	ranks  []nodes.Rank
+	texts  []string
 	steps  int64 // step lines: events the machines handled
-	// trace: the sink listens to messages, so the nodes report their
-	// ranks too (live.Config.Trace).
+	// trace: the sink reads messages, ranks and all, so the nodes report
+	// the ranks too (live.Config.Trace).
 	trace bool
 	// Pairing deliveries with sends, by link (from*n+to): links are FIFO,
 	// so a delivery is of the oldest message queued on its link with its
@@ -48,30 +64,63 @@ type eventLog struct {
 // the deliveries that arrived before their send's step line.
 type inflight struct{ sends, early []int }
 
-func newEventLog(n int, want trial.Kinds) eventLog {
-	return eventLog{n: n, trace: want.Has(trial.EvSend) || want.Has(trial.EvRecv), flight: make([]inflight, n*n),
-		nodeSent: make([]Counts, n), maint: make([]map[string]int64, n)}
+func newEventLog(n int, sink trial.Sink) eventLog {
+	want := trial.KindsOfSink(sink)
+	return eventLog{n: n, trace: (want.Has(trial.EvSend) || want.Has(trial.EvRecv)) && trial.ReadsRanks(sink),
+		flight: make([]inflight, n*n), nodeSent: make([]Counts, n), maint: make([]map[string]int64, n)}
 }
 
-func (l *eventLog) add(e logged) int {
+func (l *eventLog) add(e entry) int {
 	l.events = append(l.events, e)
 	return len(l.events) - 1
+}
+
+// rank keeps r aside and returns its index.
+func (l *eventLog) rank(r ...nodes.Rank) int32 {
+	l.ranks = append(l.ranks, r...)
+	return int32(len(l.ranks) - len(r))
+}
+
+// text keeps s aside and returns its index.
+func (l *eventLog) text(s string) int32 {
+	l.texts = append(l.texts, s)
+	return int32(len(l.texts) - 1)
 }
 
 // proc logs a harness-side event of process p: a restart, a pause, a
 // resume.
 func (l *eventLog) proc(at time.Duration, k trial.EventKind, p int) {
-	l.add(logged{Event: trial.Event{At: at, Kind: k, P: int32(p)}})
+	l.add(entry{at: at, kind: k, p: int32(p)})
 }
 
 // crash logs p's crash.
 func (l *eventLog) crash(at time.Duration, p int, wasLeader bool) {
-	l.add(logged{Event: trial.Event{At: at, Kind: trial.EvCrash, P: int32(p)}, wasLeader: wasLeader})
+	l.add(entry{at: at, kind: trial.EvCrash, p: int32(p), wasLeader: wasLeader})
 }
 
 // fault logs an entry of the fault schedule.
 func (l *eventLog) fault(at time.Duration, what string) {
-	l.add(logged{Event: trial.Event{At: at, Kind: trial.EvFault, What: what}})
+	l.add(entry{at: at, kind: trial.EvFault, extra: l.text(what)})
+}
+
+// event builds e's trial.Event.
+func (l *eventLog) event(e *entry, ev *trial.Event) {
+	*ev = trial.Event{At: e.at, Kind: e.kind, P: e.p, Q: e.q, ID: e.id, Timer: e.timer}
+	switch {
+	case e.kind.IsMessage():
+		ev.Msg = nodes.Message{Kind: e.msg, A: e.a, B: e.b}
+		if e.extra >= 0 {
+			ev.Msg.Rank, ev.Msg.Aux = l.ranks[e.extra], l.ranks[e.extra+1]
+		}
+	case e.kind == trial.EvDecide:
+		ev.Leader = l.ranks[e.extra]
+	case e.kind == trial.EvPhase, e.kind == trial.EvFault:
+		if e.kind == trial.EvPhase {
+			ev.Phase = l.texts[e.extra]
+		} else {
+			ev.What = l.texts[e.extra]
+		}
+	}
 }
 
 // countNodeSent counts what a step line of position p lists as sent,
@@ -97,40 +146,39 @@ func (l *eventLog) countNodeSent(p int, r *live.Report) {
 func (lt *liveTrial) decode(p *proc, at time.Duration, r *live.Report) []nodes.Rank {
 	l, res, n, pos := &lt.log, &lt.res, lt.n, int32(p.pos)
 	l.steps++
-	ev := trial.Event{At: at, P: pos}
+	ev := entry{at: at, p: pos, extra: -1}
 	switch r.Ev {
 	case "start":
 		// A restarted process's start is logged as its restart (handle).
 		if p.inc == 0 {
-			ev.Kind = trial.EvStart
-			l.add(logged{Event: ev})
+			ev.kind = trial.EvStart
+			l.add(ev)
 		}
 	case "initiate":
-		ev.Kind = trial.EvInitiate
-		l.add(logged{Event: ev})
+		ev.kind = trial.EvInitiate
+		l.add(ev)
 	case "recv":
 		if !r.Kind.Valid() || int(r.Kind) >= len(res.Received) || r.From < 0 || r.From >= n {
 			lt.fail("node %d received a message of kind %d from %d", pos, r.Kind, r.From)
 			break
 		}
 		res.Received[r.Kind]++
-		ev.Kind, ev.P, ev.Q = trial.EvRecv, int32(r.From), pos
-		ev.Msg = nodes.Message{Kind: r.Kind, A: r.A, B: r.B}
-		l.delivered(l.add(logged{Event: ev}))
+		ev.kind, ev.p, ev.q, ev.msg, ev.a, ev.b = trial.EvRecv, int32(r.From), pos, r.Kind, r.A, r.B
+		l.delivered(l.add(ev))
 	case "timer":
 		if int(r.Timer) <= 0 || int(r.Timer) >= nodes.NumTimers() {
 			lt.fail("node %d: timer %d fired, which is not registered", pos, r.Timer)
 			break
 		}
-		ev.Kind, ev.Timer = trial.EvTimer, r.Timer
-		l.add(logged{Event: ev})
+		ev.kind, ev.timer = trial.EvTimer, r.Timer
+		l.add(ev)
 	case "suspect":
 		if r.Peer < 0 || r.Peer >= n {
 			lt.fail("node %d suspected %d", pos, r.Peer)
 			break
 		}
-		ev.Kind, ev.Q = trial.EvSuspect, int32(r.Peer)
-		l.add(logged{Event: ev})
+		ev.kind, ev.q = trial.EvSuspect, int32(r.Peer)
+		l.add(ev)
 	default:
 		lt.fail("node %d: unknown step %q", pos, r.Ev)
 	}
@@ -153,7 +201,7 @@ func (lt *liveTrial) decode(p *proc, at time.Duration, r *live.Report) []nodes.R
 	d := 0
 	decide := func(sent int) {
 		for ; d < len(leaders) && after[d] <= sent; d++ {
-			l.add(logged{Event: trial.Event{At: at, Kind: trial.EvDecide, P: pos, Leader: leaders[d]}})
+			l.add(entry{at: at, kind: trial.EvDecide, p: pos, extra: l.rank(leaders[d])})
 		}
 	}
 	for i := range r.Sent {
@@ -165,20 +213,20 @@ func (lt *liveTrial) decode(p *proc, at time.Duration, r *live.Report) []nodes.R
 		}
 		res.Sent[m.Kind]++
 		l.nextID++
-		e := logged{Event: trial.Event{At: at, Kind: trial.EvSend, P: pos, Q: int32(m.To), ID: l.nextID,
-			Msg: nodes.Message{Kind: m.Kind, A: m.A, B: m.B}}, size: int64(m.Bytes)}
+		e := entry{at: at, kind: trial.EvSend, p: pos, q: int32(m.To), id: l.nextID, msg: m.Kind, a: m.A, b: m.B,
+			size: int32(m.Bytes), extra: -1}
 		if m.Rank != "" || m.Aux != "" {
-			var err1, err2 error
-			e.Msg.Rank, err1 = parseRank(m.Rank)
-			e.Msg.Aux, err2 = parseRank(m.Aux)
+			rk, err1 := parseRank(m.Rank)
+			aux, err2 := parseRank(m.Aux)
 			if err := errors.Join(err1, err2); err != nil {
 				lt.fail("node %d sent %s with %v", pos, m.Kind, err)
 			}
+			e.extra = l.rank(rk, aux)
 		}
 		i := l.add(e)
 		if m.Dropped {
 			res.Dropped[m.Kind]++
-			e.Kind, e.size = trial.EvDrop, 0
+			e.kind, e.size = trial.EvDrop, 0
 			l.add(e)
 			continue
 		}
@@ -186,7 +234,7 @@ func (lt *liveTrial) decode(p *proc, at time.Duration, r *live.Report) []nodes.R
 	}
 	decide(len(r.Sent))
 	if r.Phase != "" {
-		l.add(logged{Event: trial.Event{At: at, Kind: trial.EvPhase, P: pos, Phase: r.Phase}})
+		l.add(entry{at: at, kind: trial.EvPhase, p: pos, extra: l.text(r.Phase)})
 	}
 	return leaders
 }
@@ -201,9 +249,9 @@ func parseRank(s string) (nodes.Rank, error) {
 // sent queues send i on its link, unless a delivery came first.
 func (l *eventLog) sent(i int) {
 	e := &l.events[i]
-	f := &l.flight[int(e.P)*l.n+int(e.Q)]
+	f := &l.flight[int(e.p)*l.n+int(e.q)]
 	if len(f.early) > 0 {
-		if j := f.early[0]; sameMessage(&l.events[j].Msg, &e.Msg) {
+		if j := f.early[0]; sameMessage(&l.events[j], e) {
 			l.pair(i, j)
 			f.early = f.early[1:]
 		}
@@ -219,9 +267,9 @@ func (l *eventLog) sent(i int) {
 // to come, and every send queued was lost.
 func (l *eventLog) delivered(j int) {
 	e := &l.events[j]
-	f := &l.flight[int(e.P)*l.n+int(e.Q)]
+	f := &l.flight[int(e.p)*l.n+int(e.q)]
 	for k, i := range f.sends {
-		if sameMessage(&l.events[i].Msg, &e.Msg) {
+		if sameMessage(&l.events[i], e) {
 			l.pair(i, j)
 			f.sends = f.sends[k+1:]
 			return
@@ -232,13 +280,13 @@ func (l *eventLog) delivered(j int) {
 }
 
 // sameMessage compares what a delivery's step line says of a message.
-func sameMessage(a, b *nodes.Message) bool { return a.Kind == b.Kind && a.A == b.A && a.B == b.B }
+func sameMessage(a, b *entry) bool { return a.msg == b.msg && a.a == b.a && a.b == b.b }
 
 // pair makes delivery j the delivery of send i: its ID, and the ranks
 // only the send's line carries.
 func (l *eventLog) pair(i, j int) {
 	s, d := &l.events[i], &l.events[j]
-	d.ID, d.Msg = s.ID, s.Msg
+	d.id, d.extra = s.id, s.extra
 }
 
 // renumber numbers the messages in the order they were sent, as the
@@ -248,20 +296,20 @@ func (l *eventLog) renumber() {
 	ids := make([]uint64, l.nextID+1)
 	var next uint64
 	for i := range l.events {
-		if e := &l.events[i]; e.Kind == trial.EvSend {
+		if e := &l.events[i]; e.kind == trial.EvSend {
 			next++
-			ids[e.ID] = next
+			ids[e.id] = next
 		}
 	}
 	for i := range l.events {
 		e := &l.events[i]
 		switch {
-		case e.Kind == trial.EvSend || !e.Kind.IsMessage():
-		case e.ID != 0:
-			e.ID = ids[e.ID]
+		case e.kind == trial.EvSend || !e.kind.IsMessage():
+		case e.id != 0:
+			e.id = ids[e.id]
 		default:
 			next++
-			e.ID = next
+			e.id = next
 		}
 	}
 }
@@ -284,42 +332,44 @@ func (lt *liveTrial) finish() (*Result, error) {
 	}
 	res, l := &lt.res, &lt.log
 	rec := trial.NewRecord(lt.n, lt.T, lt.det)
-	slices.SortStableFunc(l.events, func(a, b logged) int { return cmp.Compare(a.At, b.At) })
+	slices.SortStableFunc(l.events, func(a, b entry) int { return cmp.Compare(a.at, b.at) })
 	l.renumber()
 	sink := lt.cfg.Events
 	want := trial.KindsOfSink(sink)
 	startsAll := lt.cfg.Algorithm.StartsAll
+	var ev trial.Event
 	for i := range l.events {
 		e := &l.events[i]
-		switch e.Kind {
+		switch e.kind {
 		case trial.EvStart:
 			if startsAll {
-				rec.Initiated(e.At)
+				rec.Initiated(e.at)
 			}
 		case trial.EvInitiate:
-			rec.Initiated(e.At)
+			rec.Initiated(e.at)
 		case trial.EvSend:
-			rec.CountSend(e.Msg.Kind, e.size)
+			rec.CountSend(e.msg, int64(e.size))
 		case trial.EvRecv:
-			rec.Delivered(e.Msg.Kind, e.At)
+			rec.Delivered(e.msg, e.at)
 		case trial.EvDrop:
 			rec.CountDrop()
 		case trial.EvTimer:
-			rec.CountFire(e.Timer)
+			rec.CountFire(e.timer)
 		case trial.EvSuspect:
-			rec.Suspected(int(e.Q), e.At)
-			res.Suspicions = append(res.Suspicions, Suspicion{At: e.At, By: int(e.P), Of: int(e.Q)})
+			rec.Suspected(int(e.q), e.at)
+			res.Suspicions = append(res.Suspicions, Suspicion{At: e.at, By: int(e.p), Of: int(e.q)})
 		case trial.EvDecide:
-			rec.Decided(int(e.P), e.Leader, e.At)
+			rec.Decided(int(e.p), l.ranks[e.extra], e.at)
 		case trial.EvCrash:
-			rec.Crashed(int(e.P), e.At, e.wasLeader)
+			rec.Crashed(int(e.p), e.at, e.wasLeader)
 		case trial.EvRestart:
-			rec.Restarted(int(e.P))
+			rec.Restarted(int(e.p))
 		case trial.EvFault:
-			rec.NoteFault(e.At, e.What)
+			rec.NoteFault(e.at, l.texts[e.extra])
 		}
-		if want.Has(e.Kind) {
-			sink.Event(&e.Event)
+		if want.Has(e.kind) {
+			l.event(e, &ev)
+			sink.Event(&ev)
 		}
 	}
 	for p := range lt.n {
@@ -347,7 +397,8 @@ func (lt *liveTrial) finish() (*Result, error) {
 		}
 	}
 	lt.reconcile()
-	return res, lt.failure()
+	out := *res // the trial's state can go; its result stays
+	return &out, lt.failure()
 }
 
 // reconcile checks the counts: in a run without faults every message

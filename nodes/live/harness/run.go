@@ -197,7 +197,7 @@ func (lt *liveTrial) setup(ctx context.Context) error {
 	if s, ok := lt.cfg.Events.(trial.SetupSink); ok {
 		s.Setup(trial.Setup{Ranks: lt.ranks, Unit: lt.tAlg})
 	}
-	lt.log = newEventLog(n, trial.KindsOfSink(lt.cfg.Events))
+	lt.log = newEventLog(n, lt.cfg.Events)
 	lt.res.Sent, lt.res.Received, lt.res.Dropped = newCounts(), newCounts(), newCounts()
 	lt.res.DeliveredFrom = make([]int64, n)
 	lt.res.Stats = make([]*live.Stats, n)
@@ -289,8 +289,8 @@ func (lt *liveTrial) configure(p *proc) {
 		Algorithm: lt.cfg.Algorithm.Name, Variant: lt.cfg.VariantName(), Params: lt.cfg.Params,
 		T: lt.tAlg, Seed: lt.cfg.Seed, Self: p.pos, SelfLatency: lt.T,
 		MinBits: lt.bits(), Links: lt.links.outgoing(p.pos),
-		// Step lines carry the messages' ranks only when someone listens
-		// to the messages (a trace, a quorum checker).
+		// Step lines carry the messages' ranks only when the sink reads
+		// them (a trace does; a quorum checker reads kinds and counters).
 		Trace: lt.log.trace,
 	}
 	for _, r := range lt.ranks {
