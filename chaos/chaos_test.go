@@ -32,6 +32,7 @@ func (w *world) Alive(p int) bool      { return !w.dead[p] }
 func (w *world) Leader() int           { return w.leader }
 func (w *world) Initiators() []int     { return w.initiators }
 func (w *world) Rand() *rand.Rand      { return w.r }
+func (w *world) Now() time.Duration    { return 0 }
 
 func TestSelectors(t *testing.T) {
 	w := newWorld(3, 9, 4, 1, 7) // highest at 1, lowest at 3

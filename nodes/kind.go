@@ -100,12 +100,6 @@ func RegisterTimer(name string) TimerID {
 	return t
 }
 
-// TimerByName finds a registered timer.
-func TimerByName(name string) (TimerID, bool) {
-	t, ok := timerByNm[name]
-	return t, ok
-}
-
 // NumTimers is one more than the largest registered timer.
 func NumTimers() int { return len(timers) }
 

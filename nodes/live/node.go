@@ -392,7 +392,7 @@ func (n *node) configure(cfg Config) error {
 	n.machine = newMachine()
 	n.phased, _ = n.machine.(nodes.Phased)
 	n.peers = topologyPeers(n.topo, n.ranks, n.self)
-	n.rnd = rand.New(rand.NewPCG(cfg.Seed, mix(uint64(n.self)+1)))
+	n.rnd = rand.New(rand.NewPCG(cfg.Seed, trial.Mix(uint64(n.self)+1)))
 	n.hs.Policy = pow.DefaultPolicy()
 	n.hs.Policy.MinBits = cfg.MinBits
 	n.links = make([]*link, num)
@@ -888,12 +888,4 @@ func topologyPeers(topo nodes.Topology, ranks []nodes.Rank, self int) []nodes.Pe
 	}
 	slices.SortFunc(out, func(a, b nodes.Peer) int { return a.Rank.Compare(b.Rank) })
 	return out
-}
-
-// mix is splitmix64's finaliser, as the simulator seeds per-process sources.
-func mix(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
-	x = (x ^ x>>27) * 0x94d049bb133111eb
-	return x ^ x>>31
 }

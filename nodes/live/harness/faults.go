@@ -116,6 +116,7 @@ func (w liveWorld) Initiators() []int {
 	}
 	return w.lt.cfg.Initiators
 }
+func (w liveWorld) Now() time.Duration { return w.lt.now() }
 func (w liveWorld) Rand() *rand.Rand {
 	if w.lt.faults.rand == nil {
 		w.lt.faults.rand = rand.New(rand.NewPCG(w.lt.cfg.Seed, streamFaults))
