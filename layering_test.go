@@ -87,10 +87,11 @@ func TestLayering(t *testing.T) {
 	for _, r := range runtimes {
 		never[r] = append([]string{"workloads"}, algorithms...)
 	}
-	// The simulator runs the fault engine (chaos/timeline) and never reads
-	// scenario files. The live harness still applies scenario faults itself
-	// (nodes/live/harness/faults.go) until it is the engine's Injector too.
-	never["nodes/sim"] = append(never["nodes/sim"], "chaos")
+	// Both runtimes run the one fault engine (chaos/timeline) as its
+	// Injector and never read scenario files.
+	for _, r := range runtimes {
+		never[r] = append(never[r], "chaos")
+	}
 	for p, banned := range never {
 		deps := append(local(pkgs[p].Deps), pkgs[p].Deps...)
 		for _, b := range banned {

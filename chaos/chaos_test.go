@@ -2,7 +2,6 @@ package chaos
 
 import (
 	"flag"
-	"fmt"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -388,48 +387,6 @@ func TestReferenceIsCurrent(t *testing.T) {
 	for _, k := range Kinds() {
 		if !strings.Contains(got, "#### `"+k.Name+"`") {
 			t.Errorf("the reference does not document %s", k.Name)
-		}
-	}
-}
-
-// Link faults map onto Toxiproxy toxics in Toxiproxy's units; the others
-// are applied by signals, the control channel or the link layer.
-func TestToxics(t *testing.T) {
-	const T = 2 * time.Millisecond
-	src := `name: t
-algorithms: [ring]
-faults:
-  - {kind: latency, latency: 3T, jitter: 1ms, toxicity: 0.25}
-  - {kind: bandwidth, rate: 64}
-  - {kind: slicer, average-size: 8, size-variation: 2, delay: 1T}
-  - {kind: reset, timeout: 5T}
-  - {kind: loss, probability: 0.1}
-  - {kind: pause, target: 1}
-`
-	scs, err := Parse("t.yaml", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []string{
-		"latency upstream 0.25 map[jitter:1 latency:6]",
-		"bandwidth upstream 1 map[rate:64]",
-		"slicer upstream 1 map[average_size:8 delay:2000 size_variation:2]",
-		"reset_peer upstream 1 map[timeout:10]",
-		"none", "none",
-	}
-	for i, f := range scs[0].Faults {
-		got := "none"
-		if x, ok := f.Toxic(T); ok {
-			got = fmt.Sprint(x.Type, " ", x.Stream, " ", x.Toxicity, " ", x.Attributes)
-		}
-		if got != want[i] {
-			t.Errorf("%s: %s, want %s", f.Kind, got, want[i])
-		}
-	}
-	for _, k := range Kinds() {
-		f := Fault{Kind: k.Name}
-		if _, ok := f.Toxic(T); ok != (k.Class == LinkFault && k.Name != "loss" && k.Name != "duplicate" && k.Name != "reorder") {
-			t.Errorf("%s: toxic %v", k.Name, ok)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/electbench/electbench/chaos"
 	"github.com/electbench/electbench/nodes/live/harness"
 	"github.com/electbench/electbench/nodes/live/livetest"
 	_ "github.com/electbench/electbench/nodes/quorum"
@@ -119,9 +120,20 @@ func TestRunLiveInterrupted(t *testing.T) {
 // trial that could not run says why too.
 func TestLiveFailureRows(t *testing.T) {
 	tr := spec(t, "chang-roberts", "4", "random", "lowest", "1ms", 1).Plan()[0]
-	rt := liveRuntime(t, func(o *harness.Options) { o.Faults = []harness.Fault{{Kind: "sideways"}} })
+	// A process crashed at the start never linked, so restarting it fails
+	// (scenario files refuse this fault for runtime live; a spec built in
+	// Go can still ask for it).
+	zero, err := chaos.ParseSelector("0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	soon, _ := chaos.ParseDuration("2ms")
+	s := *tr.Spec
+	s.Faults = []chaos.Fault{{Kind: "crash", Target: zero, For: soon}}
+	tr.Spec = &s
+	rt := liveRuntime(t)
 	row := RunLiveTrial(context.Background(), rt, tr, nil)
-	if row.Correct || row.Live || row.Error != `live: unknown live fault "sideways"` || row.Messages == 0 || rt.Last == nil {
+	if row.Correct || row.Live || row.Error != `live: cannot restart node 0: it was down from the start and has no links` || row.Messages == 0 || rt.Last == nil {
 		t.Errorf("ran: row %+v", row)
 	}
 	rt = liveRuntime(t, func(o *harness.Options) { o.Node = []string{"/nonexistent/electbench"} })

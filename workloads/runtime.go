@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/electbench/electbench/chaos"
 	"github.com/electbench/electbench/nodes/check"
 	"github.com/electbench/electbench/nodes/sim"
 	"github.com/electbench/electbench/nodes/trial"
@@ -18,13 +17,11 @@ import (
 // error means the trial could not run; a record with an error, that it ran
 // but cannot be judged faithfully (its row is then neither correct nor
 // live). Events go to cfg.Events; a runtime that settles the ranks itself
-// (live nodes mint theirs) tells a trial.SetupSink before the first.
-//
-// scenario are the trial's scenario faults as the file wrote them: the
-// live harness applies them itself until the fault timeline runs there;
-// the simulator takes them resolved, in cfg.Faults, and ignores scenario.
+// (live nodes mint theirs) tells a trial.SetupSink before the first. Both
+// runtimes run the trial's crashes and faults (cfg.Crashes, cfg.Faults) on
+// the one fault engine, chaos/timeline.
 type Runtime interface {
-	Run(ctx context.Context, cfg trial.Config, scenario []chaos.Fault) (*trial.Record, error)
+	Run(ctx context.Context, cfg trial.Config) (*trial.Record, error)
 }
 
 // Sim is the simulator (nodes/sim) as a Runtime.
@@ -32,7 +29,7 @@ var Sim Runtime = simRuntime{}
 
 type simRuntime struct{}
 
-func (simRuntime) Run(_ context.Context, cfg trial.Config, _ []chaos.Fault) (*trial.Record, error) {
+func (simRuntime) Run(_ context.Context, cfg trial.Config) (*trial.Record, error) {
 	return sim.Run(cfg)
 }
 
@@ -117,13 +114,7 @@ func (t Trial) run(ctx context.Context, rt Runtime, live bool, trace io.Writer) 
 		Algorithm: a.Alg, Variant: a.Variant, Params: a.Params,
 		Ranks: ranks, Initiators: initiators, Latency: s.Latency,
 		Seed: t.Seed, Deadline: s.Deadline,
-		Crashes: crashes, Detector: s.Detector,
-	}
-	var scenario []chaos.Fault
-	if live {
-		scenario = s.Faults
-	} else {
-		cfg.Faults = s.timelineFaults(T)
+		Crashes: crashes, Detector: s.Detector, Faults: s.timelineFaults(T),
 	}
 	j, err := newJudge(&cfg, T, trace)
 	if err != nil {
@@ -134,7 +125,7 @@ func (t Trial) run(ctx context.Context, rt Runtime, live bool, trace io.Writer) 
 	if live {
 		cfg.Events = j
 	}
-	rec, err := rt.Run(ctx, cfg, scenario)
+	rec, err := rt.Run(ctx, cfg)
 	if rec == nil {
 		if err == nil {
 			err = fmt.Errorf("%s runtime returned no record", row.Runtime)
@@ -174,10 +165,10 @@ func (t Trial) run(ctx context.Context, rt Runtime, live bool, trace io.Writer) 
 
 // liveStart says which processes a live run had down before it began
 // (crashed at the start, or refused by their peers) and whether anything
-// else disturbed it: a scenario fault, a fault of the harness's, a crash
-// once it ran. A disturbed run's crashes all count as faults.
+// else disturbed it: a scenario fault, a crash once it ran. A disturbed
+// run's crashes all count as faults.
 func liveStart(s *Spec, rec *trial.Record) (crashedAtStart []int, faulty bool) {
-	faulty = len(s.Faults) > 0 || len(rec.Faults) > 0
+	faulty = len(s.Faults) > 0
 	for _, c := range rec.Crashes {
 		faulty = faulty || c.At > 0
 	}

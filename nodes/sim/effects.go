@@ -87,7 +87,7 @@ type held struct {
 
 func (s *sim) faultRand() *rand.Rand {
 	if s.fr == nil {
-		s.fr = rand.New(rand.NewPCG(s.cfg.Seed, 0x6661756c7473)) // "faults"
+		s.fr = trial.FaultRand(s.cfg.Seed)
 	}
 	return s.fr
 }

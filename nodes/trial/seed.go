@@ -1,5 +1,7 @@
 package trial
 
+import "math/rand/v2"
+
 // Mix is splitmix64's finaliser: distinct inputs give unrelated values. The
 // runtimes and the workload derive every stream of a trial's randomness
 // from its seed with it.
@@ -8,4 +10,12 @@ func Mix(x uint64) uint64 {
 	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
 	x = (x ^ x>>27) * 0x94d049bb133111eb
 	return x ^ x>>31
+}
+
+// FaultRand is a trial's fault stream (trial.View.Rand): seeded by the
+// trial's seed apart from every other source, so that faults never change
+// the draws of a fault-free run, and the same in every runtime, so that a
+// selector such as random(2) picks the same processes in both.
+func FaultRand(seed uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, 0x6661756c7473)) // "faults"
 }

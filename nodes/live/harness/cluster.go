@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/electbench/electbench/chaos"
 	"github.com/electbench/electbench/chaos/toxi"
 	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/live"
@@ -46,9 +45,6 @@ type Options struct {
 	// generous, because a loaded host delays processes by milliseconds.
 	// Records still use the configured latency as T.
 	Allowance time.Duration
-	// Faults are injected into every trial, beside the trial's crashes and
-	// scenario faults.
-	Faults []Fault
 	// Forge makes node k (in spawn order, 0..N-1) present a dishonest
 	// identity, one of live.ForgeModes: its peers must refuse it.
 	Forge map[int]string
@@ -175,9 +171,9 @@ func (r *Runtime) Close() error {
 }
 
 // Run runs one trial of cfg on node processes and returns what it counted.
-// Until the fault timeline runs live, cfg.Faults must be empty: a
-// scenario's faults are passed as scenario, as its file wrote them, and
-// applied by the harness (faults.go), with Options.Faults.
+// Its crashes and faults run on the one fault engine (chaos/timeline), as
+// in the simulator, acting through signals, the control channel and
+// Toxiproxy (faults.go).
 //
 // Run never panics and always releases what it acquired. A nil Result
 // with an error means the trial could not run; a Result with an error
@@ -185,12 +181,16 @@ func (r *Runtime) Close() error {
 // not reconcile, ctx ended): its record is what was seen. Events go to
 // cfg.Events once the trial is over, in time order; a trial.SetupSink
 // learns the ranks the nodes minted before the first.
-func (r *Runtime) Run(ctx context.Context, cfg trial.Config, scenario ...chaos.Fault) (*Result, error) {
+func (r *Runtime) Run(ctx context.Context, cfg trial.Config) (*Result, error) {
 	if err := unsupported(&cfg); err != nil {
 		return nil, fmt.Errorf("live: %w", err)
 	}
+	fs, err := newFaults(&cfg)
+	if err != nil {
+		return nil, fmt.Errorf("live: %w", err)
+	}
 	r.trials++
-	return newLiveTrial(r, cfg, scenario, r.trials).run(ctx)
+	return newLiveTrial(r, cfg, fs, r.trials).run(ctx)
 }
 
 // unsupported says what of cfg the harness cannot run, if anything.
@@ -203,8 +203,6 @@ func unsupported(cfg *trial.Config) error {
 		return fmt.Errorf("%d processes: a live cluster is at most %d", n, MaxNodes)
 	case cfg.T() < time.Millisecond:
 		return fmt.Errorf("latency %s: live links delay in whole milliseconds (Toxiproxy's latency toxic), so T must be at least 1ms", cfg.Latency)
-	case len(cfg.Faults) > 0:
-		return errors.New("the fault timeline (Config.Faults) does not run live yet: pass a scenario's faults to Run")
 	case cfg.DetectorOrDefault().Kind == "inaccurate":
 		return errors.New("the inaccurate detector is simulator-only; live runs take perfect(D) or heartbeat(P,τ)")
 	}
@@ -222,8 +220,8 @@ type Recorder struct {
 }
 
 // Run runs one trial on R.
-func (r *Recorder) Run(ctx context.Context, cfg trial.Config, scenario []chaos.Fault) (*trial.Record, error) {
-	res, err := r.R.Run(ctx, cfg, scenario...)
+func (r *Recorder) Run(ctx context.Context, cfg trial.Config) (*trial.Record, error) {
+	res, err := r.R.Run(ctx, cfg)
 	r.Last = res
 	if res == nil {
 		return nil, err

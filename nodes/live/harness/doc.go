@@ -10,8 +10,10 @@
 // positions in the order of Config.Ranks, gives every directed link the
 // topology uses a proxy with its latency (links.go), starts the run on the
 // host's shared monotonic clock and drives it — commands out, step lines
-// in — until it settles, its deadline passes or its context ends; faults
-// (faults.go) act through signals, the control channel and Toxiproxy.
+// in — until it settles, its deadline passes or its context ends. The
+// trial's crashes and faults run on the one fault engine, chaos/timeline,
+// as in the simulator: the harness is its trial.Injector (faults.go),
+// acting through signals, the control channel and Toxiproxy.
 // Whatever happens, every process, proxy and file it acquired is released
 // before Run returns.
 //

@@ -16,6 +16,7 @@ import (
 
 	"github.com/electbench/electbench/chaos/toxi"
 	"github.com/electbench/electbench/nodes/live/harness"
+	"github.com/electbench/electbench/nodes/trial"
 )
 
 // The version of toxiproxy-server the external test builds: the one go.mod
@@ -121,9 +122,9 @@ func TestExternalToxiproxy(t *testing.T) {
 	used := time.Duration(self1.Utime.Nano() + self1.Stime.Nano() - self0.Utime.Nano() - self0.Stime.Nano())
 	t.Logf("CPU over the chang-roberts trials: harness (this test process) %v, toxiproxy-server %v", used, cpu(srv.Pid)-srv0)
 
-	popt := opt
-	popt.Faults = []harness.Fault{{Kind: "partition", Groups: harness.Halves(6), At: 0}}
-	_, v, _ := run(t, runtime(t, popt), config(t, "bully", random(6, 1), everyone(6), 5*time.Millisecond))
+	cfg := config(t, "bully", random(6, 1), everyone(6), 5*time.Millisecond)
+	cfg.Faults = []trial.Fault{partition(halves(6), false)}
+	_, v, _ := run(t, runtime(t, opt), cfg)
 	if v.Violations == 0 {
 		t.Errorf("halves partition: two leaders not flagged: %+v", v)
 	}

@@ -5,578 +5,343 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
-	"github.com/electbench/electbench/chaos"
+	"github.com/electbench/electbench/chaos/timeline"
 	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/live"
 	"github.com/electbench/electbench/nodes/trial"
 )
 
-// This file is every fault a live trial injects: the trial's crashes
-// (trial.Config.Crashes), a scenario's faults (chaos.Fault, as its file
-// wrote them) and the Go API's (Fault), with the primitives they act
-// through — SIGKILL, SIGSTOP and SIGCONT, respawning, the perfect
-// detector's suspect commands, Toxiproxy's proxies and toxics. Kept
-// together so that it can give way to a trial.Injector driven by the fault
-// timeline.
+// This file is how a live trial's faults act: the one fault engine
+// (chaos/timeline) decides when each of the trial's crashes
+// (trial.Config.Crashes) and faults (trial.Config.Faults) starts and heals
+// and whom it hits, as in the simulator, and acts through injector, the
+// harness's trial.Injector: SIGKILL, SIGSTOP and SIGCONT, respawning, the
+// perfect detector's suspect commands, disabled proxies for cuts, and
+// Toxiproxy's toxics for the link effects it has one for.
 
-// Fault is one fault the Go API injects into a live run at a time after
-// its start (the harness's clock). Position lists name processes by ring
-// position.
-type Fault struct {
-	// Kind is pause (SIGSTOP, then SIGCONT after For), restart (SIGKILL,
-	// then a new process with the same identity after For), partition (the
-	// links between Groups are cut, healed after For) or latency (Links get
-	// Latency ± Jitter, restored after For).
-	Kind    string
-	Procs   []int    // pause, restart
-	Groups  [][]int  // partition: each group talks only among itself
-	Silent  bool     // partition by a timeout toxic (silent drops) rather than disabled proxies (failed connections)
-	Links   [][2]int // latency: directed links (from, to)
-	Latency time.Duration
-	Jitter  time.Duration // Toxiproxy's own, unseeded
-	At      time.Duration // since the run's start
-	For     time.Duration // how long; 0 means until the end of the run
-}
-
-// Halves splits positions 0..n-1 into the first and the second half: the
-// halves partition.
-func Halves(n int) [][]int {
-	a, b := make([]int, 0, n/2), make([]int, 0, n-n/2)
-	for i := range n {
-		if i < n/2 {
-			a = append(a, i)
-		} else {
-			b = append(b, i)
-		}
-	}
-	return [][]int{a, b}
-}
-
-// streamFaults seeds the fault stream of a live trial (random(k), toxicity).
-const streamFaults = 0xfa17
-
-// lossyKinds are the link toxics that lose messages written to the link.
-var lossyKinds = map[string]bool{"blackhole": true, "reset": true, "limit-data": true}
-
-// faults are a trial's faults waiting for their triggers.
+// faults are a trial's fault timeline and what the injector keeps.
 type faults struct {
-	scenario        []*liveFault
-	rand            *rand.Rand
-	onElectionStart []func()
-	onDecided       []func()
-	onMessages      []msgWait
-	afterMsgs       []int // crashes (cfg.Crashes) waiting for a message count
-	onElected       []int // crashes waiting for the first decision
+	tl   *timeline.Timeline
+	rand *rand.Rand
+	// early are the actions scheduled before the run's clock started
+	// (heals of faults in force from the start): scheduled at its start.
+	early []timed
+	// due are the actions due now: run once the handler running now has
+	// returned.
+	due []func()
+	// effects are the link effects in force (or waiting for the links to
+	// exist, at the start), by the fault's ID.
+	effects map[int]*linkEffect
+	// deferred are link effects begun before the links existed: applied
+	// once they do, before the run starts.
+	deferred []*linkEffect
 }
 
-// liveFault is one scenario fault in one live trial.
-type liveFault struct {
-	f       *chaos.Fault
-	idx     int
-	state   uint8 // lfPending, lfActive, lfDone
-	targets []int
-	links   []link
+type timed struct {
+	at time.Duration
+	f  func()
 }
 
-const (
-	lfPending uint8 = iota
-	lfActive
-	lfDone
+// linkEffect is one link fault in force on the links it affects: a cut
+// (disabled proxies) or a toxic on each link's proxy.
+type linkEffect struct {
+	l     trial.LinkEffect
+	what  string
+	links []link
+	cut   bool
+	toxic toxic
+}
+
+// toxic is a Toxiproxy toxic as the harness adds it to the proxy of a
+// link a→b, which a dials: upstream, on every connection.
+type toxic struct {
+	name  string
+	typ   string           // Toxiproxy's type: latency, bandwidth, slicer, limit_data, timeout, reset_peer, slow_close
+	attrs map[string]int64 // in Toxiproxy's units: ms, KB/s, µs, bytes
+}
+
+// newFaults prepares the trial's fault timeline, refusing a fault the
+// live runtime cannot apply before anything starts.
+func newFaults(cfg *trial.Config) (faults, error) {
+	tl, err := timeline.New(cfg.Crashes, cfg.Faults)
+	if err != nil {
+		return faults{}, err
+	}
+	if err := tl.Check(injector{}); err != nil {
+		return faults{}, err
+	}
+	return faults{tl: tl, effects: map[int]*linkEffect{}}, nil
+}
+
+// injector is the live trial as the fault timeline sees and acts on it:
+// its trial.View and trial.Injector, and the link-shaping interfaces
+// Toxiproxy has a toxic for. Loss, duplication, reordering and per-link
+// latency models have none, so the timeline refuses them before a live
+// run (TCP links never lose or reorder a message).
+type injector struct{ lt *liveTrial }
+
+var (
+	_ trial.Injector   = injector{}
+	_ trial.Delayer    = injector{}
+	_ trial.Throttler  = injector{}
+	_ trial.Slicer     = injector{}
+	_ trial.Limiter    = injector{}
+	_ trial.Blackholer = injector{}
+	_ trial.Resetter   = injector{}
+	_ trial.SlowCloser = injector{}
 )
 
-type msgWait struct {
-	k int64
-	f func()
-}
+func (in injector) N() int                { return in.lt.n }
+func (in injector) Rank(p int) nodes.Rank { return in.lt.ranks[p] }
+func (in injector) Alive(p int) bool      { return in.lt.alive[p] }
+func (in injector) Now() time.Duration    { return in.lt.now() }
 
-// liveWorld is the live trial as chaos selectors see it (chaos.World).
-type liveWorld struct{ lt *liveTrial }
-
-var _ chaos.World = liveWorld{}
-
-func (w liveWorld) N() int                { return w.lt.n }
-func (w liveWorld) Rank(p int) nodes.Rank { return w.lt.ranks[p] }
-func (w liveWorld) Alive(p int) bool      { return w.lt.alive[p] }
-func (w liveWorld) Leader() int {
-	if w.lt.lastLeader.IsZero() {
+// Leader is the position the latest decision named, or -1.
+func (in injector) Leader() int {
+	if in.lt.lastLeader.IsZero() {
 		return -1
 	}
-	return slices.Index(w.lt.ranks, w.lt.lastLeader)
-}
-func (w liveWorld) Initiators() []int {
-	if w.lt.cfg.Algorithm.StartsAll {
-		all := make([]int, w.lt.n)
-		for i := range all {
-			all[i] = i
-		}
-		return all
-	}
-	return w.lt.cfg.Initiators
-}
-func (w liveWorld) Now() time.Duration { return w.lt.now() }
-func (w liveWorld) Rand() *rand.Rand {
-	if w.lt.faults.rand == nil {
-		w.lt.faults.rand = rand.New(rand.NewPCG(w.lt.cfg.Seed, streamFaults))
-	}
-	return w.lt.faults.rand
+	return slices.Index(in.lt.ranks, in.lt.lastLeader)
 }
 
-// record adds an entry to the trial's fault schedule (the faults column).
-func (lt *liveTrial) record(what string) { lt.log.fault(lt.now(), what) }
-
-// --- arming --------------------------------------------------------------------
-
-// crashAtStart crashes the processes the trial or its scenario crashes at
-// start: before the links are made, so they never run.
-func (lt *liveTrial) crashAtStart() {
-	for _, c := range lt.cfg.Crashes {
-		if c.When == trial.AtStart {
-			lt.crash(c.Pos, true)
-		}
+// Initiators are the positions told to initiate; everyone for algorithms
+// in which everyone starts.
+func (in injector) Initiators() []int {
+	if in.lt.cfg.Algorithm.StartsAll {
+		return everyPosition(in.lt.n)
 	}
-	for i := range lt.scenario {
-		lt.faults.scenario = append(lt.faults.scenario, &liveFault{f: &lt.scenario[i], idx: i})
+	return in.lt.cfg.Initiators
+}
+
+// Rand is the trial's fault stream, the simulator's.
+func (in injector) Rand() *rand.Rand {
+	fs := &in.lt.faults
+	if fs.rand == nil {
+		fs.rand = trial.FaultRand(in.lt.cfg.Seed)
 	}
-	for _, lf := range lt.faults.scenario {
-		if lf.f.Start.Kind == chaos.AtStart && lf.f.Kind == "crash" {
-			lf.state = lfActive
-			lf.targets = lf.f.Targets(liveWorld{lt})
-			for _, p := range lf.targets {
-				lt.crash(p, true)
-			}
-			lt.record(lf.f.Label() + "(" + positionList(lf.targets) + ")")
-		}
+	return fs.rand
+}
+
+// At runs f at time at on the trial's goroutine: at once after the
+// handler running now if at has come, else when it comes. Before the
+// run's clock starts (faults in force from the start), it waits for it.
+func (in injector) At(at time.Duration, f func()) {
+	lt := in.lt
+	switch {
+	case !lt.started:
+		lt.faults.early = append(lt.faults.early, timed{at, f})
+	case at <= lt.now():
+		lt.pending++
+		lt.faults.due = append(lt.faults.due, f)
+	default:
+		lt.after(at, f)
 	}
 }
 
-// armFaults applies the faults at start (atStart: once the links exist,
-// before the run starts), or arms every other trigger (once it has
-// started).
-func (lt *liveTrial) armFaults(ctx context.Context, atStart bool) {
-	goFaults := lt.r.opt.Faults
-	if atStart {
-		for i := range goFaults {
-			if goFaults[i].At <= 0 {
-				lt.inject(ctx, &goFaults[i])
-			}
-		}
-	}
-	for _, lf := range lt.faults.scenario {
-		lt.faulty = true
-		if lf.state != lfPending || (lf.f.Start.Kind == chaos.AtStart) != atStart {
-			continue
-		}
-		lt.when(lf.f.Start, func() { lt.activate(ctx, lf) })
-	}
-	if atStart {
+// Crash SIGKILLs p. The perfect detector tells the others, unless the
+// fault is undetected: at once for the initiators of a crash at the
+// start, D after it otherwise.
+func (in injector) Crash(p int, _, undetected bool) { in.lt.crash(p, undetected) }
+
+// Restart respawns p with its identity, if it is down.
+func (in injector) Restart(p int) {
+	lt := in.lt
+	if lt.alive[p] || lt.restarting[p] || lt.refused[p] {
 		return
 	}
-	for i, c := range lt.cfg.Crashes {
-		switch c.When {
-		case trial.AtTime:
-			lt.after(c.At, func() { lt.crash(lt.target(c.Pos), false) })
-		case trial.AfterMessages:
-			lt.faults.afterMsgs = append(lt.faults.afterMsgs, i)
-		case trial.LeaderElected:
-			lt.faults.onElected = append(lt.faults.onElected, i)
-		}
-	}
-	for i := range goFaults {
-		f := &goFaults[i]
-		if f.At > 0 {
-			lt.after(f.At, func() { lt.inject(ctx, f) })
-		}
-		lt.faulty = true
-	}
-}
-
-// when runs f once trigger t fires (plus its delay). Times count as
-// pending harness actions; events (election start, the first decision, a
-// message count) do not, as they may never come.
-func (lt *liveTrial) when(t chaos.Trigger, f func()) {
-	delayed := func() {
-		if d := t.Delay.Of(lt.T); d > 0 {
-			lt.after(lt.now()+d, f)
-		} else {
-			f()
-		}
-	}
-	fs := &lt.faults
-	switch t.Kind {
-	case chaos.AtStart:
-		f()
-	case chaos.AtTime:
-		lt.after(t.At.Of(lt.T), f)
-	case chaos.ElectionStart:
-		if lt.firstInit >= 0 {
-			delayed()
-		} else {
-			fs.onElectionStart = append(fs.onElectionStart, delayed)
-		}
-	case chaos.LeaderElected:
-		if !lt.lastLeader.IsZero() {
-			delayed()
-		} else {
-			fs.onDecided = append(fs.onDecided, delayed)
-		}
-	case chaos.AfterMessages:
-		if lt.elected >= t.K {
-			delayed()
-		} else {
-			fs.onMessages = append(fs.onMessages, msgWait{k: t.K, f: delayed})
-		}
-	}
-}
-
-// --- triggers, fired from the nodes' steps -------------------------------------
-
-// electionStarted fires what waits for the first initiation.
-func (lt *liveTrial) electionStarted() {
-	fs := lt.faults.onElectionStart
-	lt.faults.onElectionStart = nil
-	for _, f := range fs {
-		f()
-	}
-}
-
-// electionMessage fires what waits for the election message just counted.
-func (lt *liveTrial) electionMessage() {
-	fs := &lt.faults
-	if len(fs.afterMsgs) > 0 {
-		kept := fs.afterMsgs[:0]
-		for _, i := range fs.afterMsgs {
-			if c := lt.cfg.Crashes[i]; lt.elected >= c.K {
-				lt.crash(lt.target(c.Pos), false)
-			} else {
-				kept = append(kept, i)
-			}
-		}
-		fs.afterMsgs = kept
-	}
-	if len(fs.onMessages) > 0 {
-		var fire []func()
-		kept := fs.onMessages[:0]
-		for _, w := range fs.onMessages {
-			if lt.elected >= w.k {
-				fire = append(fire, w.f)
-			} else {
-				kept = append(kept, w)
-			}
-		}
-		fs.onMessages = kept
-		for _, f := range fire {
-			f()
-		}
-	}
-}
-
-// decided fires what waits for a decision.
-func (lt *liveTrial) decided() {
-	fs := &lt.faults
-	if len(fs.onElected) > 0 {
-		for _, i := range fs.onElected {
-			lt.crash(lt.target(lt.cfg.Crashes[i].Pos), false)
-		}
-		fs.onElected = nil
-	}
-	if len(fs.onDecided) > 0 {
-		f := fs.onDecided
-		fs.onDecided = nil
-		for _, f := range f {
-			f()
-		}
-	}
-}
-
-// --- scenario faults -----------------------------------------------------------
-
-// activate starts a fault: its selectors resolve now, against the run as
-// the harness sees it.
-func (lt *liveTrial) activate(ctx context.Context, lf *liveFault) {
-	if lf.state != lfPending || lt.stopping {
+	if !slices.ContainsFunc(lt.links.list, func(l link) bool { return l[0] == p }) {
+		lt.fail("cannot restart node %d: it was down from the start and has no links", p)
 		return
 	}
-	lf.state = lfActive
-	f, w := lf.f, liveWorld{lt}
-	switch f.KindInfo().Class {
-	case chaos.ProcessFault, chaos.DetectorFault:
-		lf.targets = f.Targets(w)
-	}
-	switch f.Kind {
-	case "crash":
-		var hit []int
-		for _, p := range lf.targets {
-			if lt.alive[p] {
-				lt.down(p)
-				if !f.Undetected {
-					lt.detect(p, false)
-				}
-				hit = append(hit, p)
-			}
-		}
-		lf.targets = hit
-		lt.record("crash(" + positionList(hit) + ")")
-	case "restart":
-		lt.record("restart(" + positionList(lt.restart(lf.targets)) + ")")
-		lf.state = lfDone
-		return
-	case "pause":
-		var hit []int
-		for _, p := range lf.targets {
-			if lt.alive[p] && !lt.paused[p] && lt.pause(p, f.For.IsZero() && f.Heal == nil) {
-				hit = append(hit, p)
-			}
-		}
-		lf.targets = hit
-		lt.recount()
-		lt.record("pause(" + positionList(hit) + ")")
-	case "suspect":
-		for _, q := range f.ObserverSet(w) {
-			for _, c := range lf.targets {
-				if q != c && lt.alive[q] {
-					lt.send(lt.procs.byPos[q], live.Command{Type: "suspect", Peer: c})
-				}
-			}
-		}
-		lt.record("suspect(" + positionList(lf.targets) + ")")
-		lf.state = lfDone
-		return
-	default: // partitions and link toxics
-		ls := f.LinkSet(w)
-		for _, l := range lt.links.list {
-			if !ls.Has(l[0], l[1]) {
-				continue
-			}
-			if f.Toxicity > 0 && f.Toxicity < 1 && w.Rand().Float64() >= f.Toxicity {
-				continue
-			}
-			lf.links = append(lf.links, l)
-		}
-		if f.Kind == "partition" || lossyKinds[f.Kind] {
-			lt.lossy(lf.links)
-		}
-		if f.Kind == "partition" {
-			var toCut []link
-			for _, l := range lf.links {
-				if lt.links.cuts[l]++; lt.links.cuts[l] == 1 {
-					toCut = append(toCut, l)
-				}
-			}
-			lt.toxic(ctx, f.Label(), toCut, func(ctx context.Context, l link) error {
-				return lt.r.client.SetEnabled(ctx, lt.links.proxy[l], false)
-			})
-		} else {
-			tx, _ := f.Toxic(lt.T)
-			name := toxicName(lf)
-			lt.toxic(ctx, f.Label(), lf.links, func(ctx context.Context, l link) error {
-				return lt.r.client.AddToxic(ctx, lt.links.proxy[l], name, tx.Type, tx.Attributes)
-			})
-		}
-		lt.record(f.Label() + "[" + ls.Text + "]")
-	}
-	if f.KindInfo().Heals == "" {
-		lf.state = lfDone
+	lt.restarting[p] = true
+	lt.respawn(p)
+}
+
+// Pause stops p's process (SIGSTOP). While paused it counts as gone for
+// settling, as the simulator holds its events: a run with nothing else
+// pending is over.
+func (in injector) Pause(p int) {
+	lt := in.lt
+	if !lt.alive[p] || lt.paused[p] {
 		return
 	}
-	if d := f.For.Of(lt.T); d > 0 {
-		lt.after(lt.now()+d, func() { lt.end(ctx, lf) })
+	if err := pauseGroup(lt.procs.byPos[p].pid); err != nil {
+		lt.fail("pausing node %d: %v", p, err)
+		return
 	}
-	if f.Heal != nil {
-		lt.when(*f.Heal, func() { lt.end(ctx, lf) })
+	lt.paused[p], lt.gone[p] = true, true
+	lt.recount()
+	lt.log.proc(lt.now(), trial.EvPause, p)
+}
+
+// Resume continues a paused process (SIGCONT).
+func (in injector) Resume(p int) {
+	lt := in.lt
+	if !lt.paused[p] {
+		return
+	}
+	resumeGroup(lt.procs.byPos[p].pid)
+	lt.paused[p] = false
+	lt.gone[p] = !lt.alive[p] || lt.restarting[p]
+	lt.recount()
+	lt.log.proc(lt.now(), trial.EvResume, p)
+}
+
+// Suspect makes observer's detector suspect q through the control channel.
+func (in injector) Suspect(observer, q int) {
+	lt := in.lt
+	if lt.alive[observer] {
+		lt.send(lt.procs.byPos[observer], live.Command{Type: "suspect", Peer: q})
 	}
 }
 
-func toxicName(lf *liveFault) string {
-	return "chaos-" + strconv.Itoa(lf.idx) + "-" + lf.f.Kind
+// Note records a start or heal in the schedule; traced says it is a
+// scenario's fault, which the trace shows (a --crash crash is not).
+func (in injector) Note(what string, traced bool) { in.lt.log.fault(in.lt.now(), what, traced) }
+
+// Cut disables the proxies of the links, so that every connection fails
+// and nothing is carried until Heal.
+func (in injector) Cut(l trial.LinkEffect) { in.lt.begin(l, &linkEffect{what: "cut", cut: true}) }
+
+func (in injector) Delay(l trial.LinkEffect, latency, jitter time.Duration) {
+	in.toxic(l, "latency", map[string]int64{"latency": latency.Milliseconds(), "jitter": jitter.Milliseconds()})
 }
 
-// end heals an active fault: restart, resume, reconnect, remove the toxic.
-func (lt *liveTrial) end(ctx context.Context, lf *liveFault) {
-	if lf.state != lfActive || lt.stopping {
+func (in injector) Throttle(l trial.LinkEffect, rate int64) {
+	in.toxic(l, "bandwidth", map[string]int64{"rate": rate / 1000}) // KB/s
+}
+
+func (in injector) Slice(l trial.LinkEffect, size, variation int64, delay time.Duration) {
+	in.toxic(l, "slicer", map[string]int64{"average_size": size, "size_variation": variation, "delay": delay.Microseconds()})
+}
+
+func (in injector) Limit(l trial.LinkEffect, bytes int64) {
+	in.toxic(l, "limit_data", map[string]int64{"bytes": bytes})
+}
+
+func (in injector) Blackhole(l trial.LinkEffect, timeout time.Duration) {
+	in.toxic(l, "timeout", map[string]int64{"timeout": timeout.Milliseconds()})
+}
+
+func (in injector) Reset(l trial.LinkEffect, timeout time.Duration) {
+	in.toxic(l, "reset_peer", map[string]int64{"timeout": timeout.Milliseconds()})
+}
+
+func (in injector) SlowClose(l trial.LinkEffect, delay time.Duration) {
+	in.toxic(l, "slow_close", map[string]int64{"delay": delay.Milliseconds()})
+}
+
+// toxic puts a toxic of Toxiproxy's type typ on the affected links.
+func (in injector) toxic(l trial.LinkEffect, typ string, attrs map[string]int64) {
+	in.lt.begin(l, &linkEffect{what: typ, toxic: toxic{name: "chaos-" + strconv.Itoa(l.ID) + "-" + typ, typ: typ, attrs: attrs}})
+}
+
+// lossyToxics lose what is written to a link while they hold.
+var lossyToxics = map[string]bool{"timeout": true, "reset_peer": true, "limit_data": true}
+
+// begin puts link effect e in force; before the links exist (a fault
+// from the start) it waits for them.
+func (lt *liveTrial) begin(l trial.LinkEffect, e *linkEffect) {
+	e.l = l
+	lt.faults.effects[l.ID] = e
+	if lt.links.list == nil {
+		lt.faults.deferred = append(lt.faults.deferred, e)
 		return
 	}
-	lf.state = lfDone
-	f := lf.f
-	switch f.Kind {
-	case "crash":
-		lt.record("restart(" + positionList(lt.restart(lf.targets)) + ")")
-	case "pause":
-		var hit []int
-		for _, p := range lf.targets {
-			if lt.paused[p] && lt.alive[p] {
-				lt.resume(p)
-				hit = append(hit, p)
+	lt.apply(lt.ctx, e)
+}
+
+// applyDeferred puts the effects begun before the links existed in force.
+func (lt *liveTrial) applyDeferred(ctx context.Context) {
+	for _, e := range lt.faults.deferred {
+		lt.apply(ctx, e)
+	}
+	lt.faults.deferred = nil
+}
+
+// apply makes Toxiproxy carry out e on the links of the trial it
+// affects, chosen by its toxicity exactly as the simulator chooses them.
+func (lt *liveTrial) apply(ctx context.Context, e *linkEffect) {
+	for _, k := range lt.links.list {
+		if e.l.Affects(lt.cfg.Seed, k[0], k[1]) {
+			e.links = append(e.links, k)
+		}
+	}
+	if e.cut || lossyToxics[e.toxic.typ] {
+		lt.lossy(e.links)
+	}
+	if e.cut {
+		var toCut []link
+		for _, k := range e.links {
+			if lt.links.cuts[k]++; lt.links.cuts[k] == 1 {
+				toCut = append(toCut, k)
 			}
 		}
-		lt.record("resume(" + positionList(hit) + ")")
-	case "partition":
+		lt.toxic(ctx, e.what, toCut, func(ctx context.Context, k link) error {
+			return lt.r.client.SetEnabled(ctx, lt.links.proxy[k], false)
+		})
+		return
+	}
+	t := e.toxic
+	lt.toxic(ctx, t.typ, e.links, func(ctx context.Context, k link) error {
+		return lt.r.client.AddToxic(ctx, lt.links.proxy[k], t.name, t.typ, t.attrs)
+	})
+}
+
+// Heal ends link effect id: the proxies are enabled again (once no other
+// cut holds them) or the toxic is removed.
+func (in injector) Heal(id int) {
+	lt := in.lt
+	e := lt.faults.effects[id]
+	if e == nil {
+		return
+	}
+	delete(lt.faults.effects, id)
+	if e.cut {
 		var heal []link
-		for _, l := range lf.links {
-			if lt.links.cuts[l]--; lt.links.cuts[l] == 0 {
-				heal = append(heal, l)
+		for _, k := range e.links {
+			if lt.links.cuts[k]--; lt.links.cuts[k] == 0 {
+				heal = append(heal, k)
 			}
 		}
-		lt.toxic(ctx, "heal "+f.Label(), heal, func(ctx context.Context, l link) error {
-			return lt.r.client.SetEnabled(ctx, lt.links.proxy[l], true)
+		lt.toxic(lt.ctx, "heal "+e.what, heal, func(ctx context.Context, k link) error {
+			return lt.r.client.SetEnabled(ctx, lt.links.proxy[k], true)
 		})
-		lt.record("heal " + f.Label())
-	default:
-		name := toxicName(lf)
-		lt.toxic(ctx, "heal "+f.Label(), lf.links, func(ctx context.Context, l link) error {
-			return lt.r.client.RemoveToxic(ctx, lt.links.proxy[l], name)
-		})
-		lt.record("heal " + f.Label())
+		return
 	}
+	t := e.toxic
+	lt.toxic(lt.ctx, "heal "+t.typ, e.links, func(ctx context.Context, k link) error {
+		return lt.r.client.RemoveToxic(ctx, lt.links.proxy[k], t.name)
+	})
 }
 
-// restart respawns the crashed processes among ps with their identities
-// and returns them; a process crashed at the start has no links and stays
-// down.
-func (lt *liveTrial) restart(ps []int) []int {
-	var out []int
-	for _, p := range ps {
-		if lt.alive[p] || lt.restarting[p] || lt.refused[p] {
-			continue
-		}
-		if !slices.ContainsFunc(lt.links.list, func(l link) bool { return l[0] == p }) {
-			lt.fail("cannot restart node %d: it was down from the start and has no links", p)
-			continue
-		}
-		lt.restarting[p] = true
-		lt.respawn(p)
-		out = append(out, p)
-	}
-	return out
-}
-
-// positionList writes positions as "1,4,7".
-func positionList(ps []int) string {
-	s := make([]string, len(ps))
-	for i, p := range ps {
-		s[i] = strconv.Itoa(p)
-	}
-	return strings.Join(s, ",")
-}
-
-// --- the Go API's faults -------------------------------------------------------
-
-// inject applies one Go API fault and schedules its end; both go in the
-// schedule.
-func (lt *liveTrial) inject(ctx context.Context, f *Fault) {
-	lt.faulty = true
-	switch f.Kind {
-	case "pause":
-		var hit []int
-		for _, p := range f.Procs {
-			if p >= 0 && p < lt.n && lt.alive[p] && lt.pause(p, f.For <= 0) {
-				hit = append(hit, p)
-			}
-		}
-		lt.recount()
-		lt.record("pause(" + positionList(hit) + ")")
-		if f.For > 0 {
-			lt.after(f.At+f.For, func() {
-				var back []int
-				for _, p := range hit {
-					if lt.paused[p] {
-						lt.resume(p)
-						back = append(back, p)
-					}
-				}
-				lt.record("resume(" + positionList(back) + ")")
-			})
-		}
-	case "restart":
-		var hit []int
-		for _, p := range f.Procs {
-			if p < 0 || p >= lt.n || !lt.alive[p] {
-				continue
-			}
-			lt.crash(p, false)
-			lt.restarting[p] = true
-			lt.after(f.At+f.For, func() {
-				if lt.respawn(p) {
-					lt.record("restart(" + strconv.Itoa(p) + ")")
-				}
-			})
-			hit = append(hit, p)
-		}
-		lt.record("crash(" + positionList(hit) + ")")
-	case "partition":
-		group := make([]int, lt.n)
-		for i := range group {
-			group[i] = -1
-		}
-		var text []string
-		for g, ps := range f.Groups {
-			for _, p := range ps {
-				if p >= 0 && p < lt.n {
-					group[p] = g
-				}
-			}
-			text = append(text, positionList(ps))
-		}
-		var cut []link
-		for _, l := range lt.links.list {
-			if group[l[0]] != group[l[1]] {
-				cut = append(cut, l)
-			}
-		}
-		lt.lossy(cut)
-		lt.toxic(ctx, "partition", cut, func(ctx context.Context, l link) error {
-			if f.Silent {
-				return lt.r.client.Cut(ctx, lt.links.proxy[l])
-			}
-			return lt.r.client.SetEnabled(ctx, lt.links.proxy[l], false)
-		})
-		lt.record("partition[" + strings.Join(text, "|") + "]")
-		if f.For > 0 {
-			lt.after(f.At+f.For, func() {
-				lt.toxic(ctx, "heal", cut, func(ctx context.Context, l link) error {
-					if f.Silent {
-						return lt.r.client.Heal(ctx, lt.links.proxy[l])
-					}
-					return lt.r.client.SetEnabled(ctx, lt.links.proxy[l], true)
-				})
-				lt.record("heal partition")
-			})
-		}
-	case "latency":
-		var links []link
-		for _, l := range f.Links {
-			if _, ok := lt.links.proxy[l]; ok {
-				links = append(links, l)
-			}
-		}
-		lt.toxic(ctx, "latency", links, func(ctx context.Context, l link) error {
-			return lt.r.client.SetLatency(ctx, lt.links.proxy[l], f.Latency, f.Jitter)
-		})
-		lt.record("latency(" + f.Latency.String() + ")")
-		if f.For > 0 {
-			lt.after(f.At+f.For, func() {
-				lt.toxic(ctx, "restore latency", links, func(ctx context.Context, l link) error {
-					return lt.r.client.SetLatency(ctx, lt.links.proxy[l], lt.links.latency[l], lt.links.jitter[l])
-				})
-				lt.record("heal latency")
-			})
-		}
-	default:
-		lt.fail("unknown live fault %q", f.Kind)
+// runDue runs the actions due now, in order, and any they make due.
+func (lt *liveTrial) runDue() {
+	for len(lt.faults.due) > 0 {
+		f := lt.faults.due[0]
+		lt.faults.due = lt.faults.due[1:]
+		lt.pending--
+		f()
 	}
 }
 
 // --- primitives ----------------------------------------------------------------
 
-// crash SIGKILLs position p's process and lets the detector notice.
-func (lt *liveTrial) crash(p int, atStart bool) {
+// crash SIGKILLs position p's process. Unless undetected, the perfect
+// detector tells the others: at the start, the initiators at once (when
+// the run starts), else D after the crash.
+func (lt *liveTrial) crash(p int, undetected bool) {
 	if !lt.alive[p] {
 		return
 	}
 	lt.down(p)
-	if !atStart {
+	switch {
+	case undetected:
+	case !lt.started:
+		lt.downAtStart = append(lt.downAtStart, p)
+	default:
 		lt.detect(p, false)
 	}
 }
@@ -591,8 +356,6 @@ func (lt *liveTrial) down(p int) {
 	lt.log.crash(lt.now(), p, wasLeader)
 	if lt.started {
 		lt.faulty = true
-	} else {
-		lt.downAtStart = append(lt.downAtStart, p)
 	}
 }
 
@@ -631,32 +394,18 @@ func (lt *liveTrial) detect(c int, atStart bool) {
 	}
 }
 
-// pause stops p's process (SIGSTOP); forever says it will not be resumed
-// before the run ends. Callers recount.
-func (lt *liveTrial) pause(p int, forever bool) bool {
-	if err := pauseGroup(lt.procs.byPos[p].pid); err != nil {
-		lt.fail("pausing node %d: %v", p, err)
-		return false
-	}
-	lt.paused[p] = true
-	if forever {
-		lt.gone[p] = true
-	}
-	lt.log.proc(lt.now(), trial.EvPause, p)
-	return true
-}
-
-// resume continues a paused process (SIGCONT).
-func (lt *liveTrial) resume(p int) {
-	resumeGroup(lt.procs.byPos[p].pid)
-	lt.paused[p] = false
-	lt.log.proc(lt.now(), trial.EvResume, p)
-}
-
 // lossy marks links that may lose the messages written to them.
 func (lt *liveTrial) lossy(ls []link) {
 	for _, l := range ls {
 		lt.links.lossy[l[0]*lt.n+l[1]] = true
 	}
 	lt.recount()
+}
+
+func everyPosition(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
 }

@@ -47,9 +47,9 @@ func TestFaults(t *testing.T) {
 		cfg := config(t, "bully", ranks, []int{lowest(ranks)}, T)
 		cfg.Detector = trial.Detector{Kind: "heartbeat", P: 2 * T, Tau: 8 * T}
 		top := highest(ranks)
-		popt := opt
-		popt.Faults = []harness.Fault{{Kind: "pause", Procs: []int{top}, At: 40 * T, For: 40 * T}}
-		res, v, _ := run(t, runtime(t, popt), cfg)
+		cfg.Faults = []trial.Fault{{Effect: trial.EffPause, Name: "pause", Targets: procs(top),
+			Start: trial.When{Trigger: trial.AtTime, At: 40 * T}, For: 40 * T}}
+		res, v, _ := run(t, r, cfg)
 		// A false suspicion: the paused leader is suspected though it
 		// never crashed, and the others elect the next one while it lives
 		// (the simulator's heartbeat detector does the same to a process
@@ -72,11 +72,11 @@ func TestFaults(t *testing.T) {
 	for _, silent := range []bool{true, false} {
 		t.Run(fmt.Sprintf("halves partition under bully (silent %v)", silent), func(t *testing.T) {
 			ranks := random(6, 1)
-			popt := opt
-			popt.Faults = []harness.Fault{{Kind: "partition", Groups: harness.Halves(6), Silent: silent}}
-			res, v, _ := run(t, runtime(t, popt), config(t, "bully", ranks, everyone(6), T))
+			cfg := config(t, "bully", ranks, everyone(6), T)
+			cfg.Faults = []trial.Fault{partition(halves(6), silent)}
+			res, v, _ := run(t, r, cfg)
 			// Each half elects its own highest: two leaders, flagged.
-			for _, half := range harness.Halves(6) {
+			for _, half := range halves(6) {
 				var top nodes.Rank
 				for _, p := range half {
 					if top.Less(res.Ranks[p]) {
@@ -100,10 +100,12 @@ func TestFaults(t *testing.T) {
 
 	t.Run("restart keeps the identity", func(t *testing.T) {
 		ropt := opt
-		ropt.Faults = []harness.Fault{{Kind: "restart", Procs: []int{0}, At: 20 * T, For: 10 * T}}
 		var info harness.Info
 		ropt.Observe = func(i harness.Info) { info = i }
-		res, v, _ := run(t, runtime(t, ropt), config(t, "bully", ascending(4), []int{0}, T))
+		cfg := config(t, "bully", ascending(4), []int{0}, T)
+		cfg.Faults = []trial.Fault{{Effect: trial.EffCrash, Name: "crash", Targets: procs(0),
+			Start: trial.When{Trigger: trial.AtTime, At: 20 * T}, For: 10 * T}}
+		res, v, _ := run(t, runtime(t, ropt), cfg)
 		if len(res.Crashes) != 1 || res.Crashes[0].Pos != 0 {
 			t.Fatalf("crashes %+v", res.Crashes)
 		}
@@ -123,6 +125,37 @@ func TestFaults(t *testing.T) {
 			t.Errorf("restarted: decision %+v, verdict %+v", res.Decisions[0], v)
 		}
 	})
+}
+
+// procs names positions as a fault's targets.
+func procs(ps ...int) func(trial.View) []int {
+	return func(trial.View) []int { return ps }
+}
+
+// halves splits positions 0..n-1 into the first and the second half.
+func halves(n int) [][]int {
+	return [][]int{everyone(n)[:n/2], everyone(n)[n/2:]}
+}
+
+// partition cuts the links between groups from the start: its proxies are
+// disabled, so connections fail (silent: a blackhole, Toxiproxy's timeout
+// toxic, so that data vanishes).
+func partition(groups [][]int, silent bool) trial.Fault {
+	group := map[int]int{}
+	var text []string
+	for g, ps := range groups {
+		for _, p := range ps {
+			group[p] = g
+		}
+		text = append(text, trial.Positions(ps))
+	}
+	eff := trial.EffCut
+	if silent {
+		eff = trial.EffBlackhole
+	}
+	return trial.Fault{Effect: eff, Name: "partition", Links: func(trial.View) trial.LinkSet {
+		return trial.LinkSet{Has: func(a, b int) bool { return group[a] != group[b] }, Text: strings.Join(text, "|")}
+	}}
 }
 
 // schedule is a fault schedule without its times.

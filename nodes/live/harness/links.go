@@ -45,7 +45,7 @@ func newLinks(n int) links {
 // complete topologies).
 func (lt *liveTrial) makeLinks(ctx context.Context) error {
 	n, topo, ls := lt.n, lt.cfg.Algorithm.Topology, &lt.links
-	ringOnly := topo.IsRing() && len(lt.cfg.Crashes) == 0 && len(lt.r.opt.Faults) == 0 && len(lt.scenario) == 0 &&
+	ringOnly := topo.IsRing() && len(lt.cfg.Crashes) == 0 && len(lt.cfg.Faults) == 0 &&
 		len(lt.r.opt.Forge) == 0 && lt.det.Kind != "heartbeat"
 	var specs []toxi.Link
 	for i := range n {

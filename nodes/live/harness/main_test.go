@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/electbench/electbench/chaos"
 	"github.com/electbench/electbench/nodes"
 	_ "github.com/electbench/electbench/nodes/bully"
 	"github.com/electbench/electbench/nodes/check"
@@ -172,13 +171,13 @@ func (j *judge) verdict(rec *trial.Record) check.Verdict {
 
 // run runs cfg live, judged, and fails the test if the trial could not be
 // judged faithfully.
-func run(t testing.TB, r *harness.Runtime, cfg trial.Config, scenario ...chaos.Fault) (*harness.Result, check.Verdict, *judge) {
+func run(t testing.TB, r *harness.Runtime, cfg trial.Config) (*harness.Result, check.Verdict, *judge) {
 	t.Helper()
 	j := newJudge(t, &cfg, cfg.T())
 	cfg.Events = j
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	res, err := r.Run(ctx, cfg, scenario...)
+	res, err := r.Run(ctx, cfg)
 	if err != nil {
 		t.Fatalf("%s n=%d: %v", cfg.Algorithm.Name, len(cfg.Ranks), err)
 	}

@@ -35,6 +35,7 @@ type entry struct {
 	size      int32 // EvSend: encoded bytes
 	kind      trial.EventKind
 	wasLeader bool // EvCrash: the latest decision named it
+	untraced  bool // EvFault: in the schedule, not in the trace (a --crash crash)
 	msg       nodes.Kind
 	timer     nodes.TimerID
 }
@@ -98,9 +99,10 @@ func (l *eventLog) crash(at time.Duration, p int, wasLeader bool) {
 	l.add(entry{at: at, kind: trial.EvCrash, p: int32(p), wasLeader: wasLeader})
 }
 
-// fault logs an entry of the fault schedule.
-func (l *eventLog) fault(at time.Duration, what string) {
-	l.add(entry{at: at, kind: trial.EvFault, extra: l.text(what)})
+// fault logs an entry of the fault schedule; traced says the trace shows
+// it too.
+func (l *eventLog) fault(at time.Duration, what string, traced bool) {
+	l.add(entry{at: at, kind: trial.EvFault, extra: l.text(what), untraced: !traced})
 }
 
 // event builds e's trial.Event.
@@ -367,7 +369,7 @@ func (lt *liveTrial) finish() (*Result, error) {
 		case trial.EvFault:
 			rec.NoteFault(e.at, l.texts[e.extra])
 		}
-		if want.Has(e.kind) {
+		if want.Has(e.kind) && !e.untraced {
 			l.event(e, &ev)
 			sink.Event(&ev)
 		}

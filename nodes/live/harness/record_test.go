@@ -112,7 +112,7 @@ func BenchmarkStepLines(b *testing.B) {
 // running is a trial as setup leaves it, with no processes behind it.
 func running(r *Runtime, cfg trial.Config, ranks []nodes.Rank) *liveTrial {
 	n := len(ranks)
-	lt := newLiveTrial(r, cfg, nil, 1)
+	lt := newLiveTrial(r, cfg, faults{}, 1)
 	all := make([]*proc, n)
 	for i := range all {
 		all[i] = &proc{pos: i, idx: i}

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/electbench/electbench/chaos"
 	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/live"
 	"github.com/electbench/electbench/nodes/trial"
@@ -24,18 +23,18 @@ import (
 // them: the processes (procs.go), the links (links.go), the faults
 // (faults.go) and the events (record.go).
 type liveTrial struct {
-	r        *Runtime
-	cfg      trial.Config
-	scenario []chaos.Fault
-	n        int
-	T        time.Duration // configured one-way latency: the record's unit
-	tAlg     time.Duration // the unit the algorithms' parameters are read in: T plus the allowance
-	det      trial.Detector
-	prefix   string
-	dir      string
-	ranks    []nodes.Rank // the minted identities' ranks, by position
-	res      Result
-	errs     []string
+	r      *Runtime
+	ctx    context.Context // the run's: Toxiproxy calls of faults made while it runs
+	cfg    trial.Config
+	n      int
+	T      time.Duration // configured one-way latency: the record's unit
+	tAlg   time.Duration // the unit the algorithms' parameters are read in: T plus the allowance
+	det    trial.Detector
+	prefix string
+	dir    string
+	ranks  []nodes.Rank // the minted identities' ranks, by position
+	res    Result
+	errs   []string
 
 	procs  procs
 	links  links
@@ -77,16 +76,17 @@ type liveTrial struct {
 	stopping       bool   // teardown began: the run's counts are final
 }
 
-func newLiveTrial(r *Runtime, cfg trial.Config, scenario []chaos.Fault, serial int) *liveTrial {
+func newLiveTrial(r *Runtime, cfg trial.Config, fs faults, serial int) *liveTrial {
 	n := len(cfg.Ranks)
 	lt := &liveTrial{
-		r: r, cfg: cfg, scenario: scenario, n: n, T: cfg.T(), det: cfg.DetectorOrDefault(),
+		r: r, ctx: context.Background(), cfg: cfg, faults: fs, n: n, T: cfg.T(), det: cfg.DetectorOrDefault(),
 		prefix:     fmt.Sprintf("eb%d-%d-%x-", os.Getpid(), serial, rand.Uint32()),
 		procs:      newProcs(),
 		links:      newLinks(n),
 		actions:    make(chan func(), 64),
 		restarting: map[int]bool{},
 		firstInit:  -1,
+		faulty:     fs.tl.Needs().Links,
 	}
 	allow := r.opt.Allowance
 	if allow <= 0 {
@@ -129,6 +129,7 @@ func (lt *liveTrial) now() time.Duration {
 // run executes the trial and always releases its processes, proxies and
 // files.
 func (lt *liveTrial) run(ctx context.Context) (res *Result, err error) {
+	lt.ctx = ctx
 	defer func() {
 		if p := recover(); p != nil {
 			lt.fail("panic: %v", p)
@@ -203,8 +204,11 @@ func (lt *liveTrial) setup(ctx context.Context) error {
 	lt.res.Stats = make([]*live.Stats, n)
 	lt.recount()
 
-	// Crashes at the start: those processes never run.
-	lt.crashAtStart()
+	// Faults from the start, before anyone boots: the processes crashed
+	// then never run (they get no links); link faults wait for the links.
+	if lt.faults.tl != nil {
+		lt.faults.tl.Begin(injector{lt})
+	}
 	if err := lt.makeLinks(ctx); err != nil {
 		return err
 	}
@@ -227,7 +231,7 @@ func (lt *liveTrial) setup(ctx context.Context) error {
 	for p := range n {
 		if lt.refused[p] && lt.alive[p] {
 			lt.res.Refused = append(lt.res.Refused, p)
-			lt.crash(p, true)
+			lt.crash(p, false)
 		}
 	}
 	for _, p := range lt.procs.all {
@@ -316,8 +320,8 @@ func (lt *liveTrial) allLinked() bool {
 // execute starts the run at t0 and drives it until it settles, its deadline
 // passes or ctx ends.
 func (lt *liveTrial) execute(ctx context.Context) {
-	// Faults at time 0 are in place before anyone starts.
-	lt.armFaults(ctx, true)
+	// Link faults from the start are in place before anyone starts.
+	lt.applyDeferred(ctx)
 	lt.t0, lt.start = live.Mono(), time.Now()
 	lt.started = true
 	for p := range lt.n {
@@ -336,12 +340,19 @@ func (lt *liveTrial) execute(ctx context.Context) {
 			lt.send(lt.procs.byPos[p], live.Command{Type: "initiate"})
 		}
 	}
-	lt.armFaults(ctx, false)
+	for _, e := range lt.faults.early {
+		lt.after(e.at, e.f)
+	}
+	lt.faults.early = nil
+	if lt.faults.tl != nil {
+		lt.faults.tl.Arm(lt.cfg.Algorithm.StartsAll)
+	}
 	stop := time.NewTimer(lt.cfg.DeadlineOrDefault())
 	defer stop.Stop()
 	recheck := time.NewTimer(time.Hour)
 	defer recheck.Stop()
 	for {
+		lt.runDue()
 		if lt.settled() {
 			lt.quiescent = true
 			return
@@ -495,8 +506,9 @@ func (lt *liveTrial) step(p *proc, r *live.Report) {
 			lt.res.DeliveredFrom[r.From]++
 		}
 	}
-	if !initiated && lt.firstInit >= 0 {
-		lt.electionStarted()
+	tl := lt.faults.tl
+	if !initiated && lt.firstInit >= 0 && tl != nil {
+		tl.Initiated()
 	}
 	for i := range r.Sent {
 		m := &r.Sent[i]
@@ -506,12 +518,16 @@ func (lt *liveTrial) step(p *proc, r *live.Report) {
 		}
 		if m.Kind.IsElection() {
 			lt.elected++
-			lt.electionMessage()
+			if tl.WantsSends() {
+				tl.Sent(lt.elected)
+			}
 		}
 	}
 	for _, leader := range leaders {
 		lt.lastLeader = leader
-		lt.decided()
+		if tl != nil {
+			tl.Decided()
+		}
 	}
 }
 

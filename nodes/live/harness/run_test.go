@@ -183,8 +183,8 @@ func TestRunRefuses(t *testing.T) {
 		{func(c *trial.Config) { c.Latency = trial.Constant(500 * time.Microsecond) }, "at least 1ms"},
 		{func(c *trial.Config) { c.Detector = trial.Detector{Kind: "inaccurate", Lambda: 1} }, "simulator-only"},
 		{func(c *trial.Config) {
-			c.Faults = []trial.Fault{{Effect: trial.EffSuspect, Targets: func(trial.View) []int { return nil }}}
-		}, "does not run live yet"},
+			c.Faults = []trial.Fault{{Effect: trial.EffLoss, P: 0.5, Links: func(trial.View) trial.LinkSet { return trial.LinkSet{} }}}
+		}, "cannot apply loss to links"},
 		{func(c *trial.Config) { c.Ranks = random(harness.MaxNodes+1, 1) }, "at most 128"},
 		{func(c *trial.Config) { c.Ranks = nil }, "at least 2"},
 	} {

@@ -1,0 +1,116 @@
+package harness
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/electbench/electbench/chaos"
+	"github.com/electbench/electbench/chaos/toxi"
+	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/trial"
+)
+
+// Link faults map onto Toxiproxy toxics in Toxiproxy's units (or disabled
+// proxies, for cuts), put on exactly the links the simulator would affect.
+// Here the trial has no links yet (a fault from the start), so the effects
+// wait for them and can be read without a Toxiproxy.
+func TestToxics(t *testing.T) {
+	const T = 2 * time.Millisecond
+	src := `name: t
+algorithms: [ring]
+faults:
+  - {kind: latency, latency: 3T, jitter: 1ms, toxicity: 0.25}
+  - {kind: bandwidth, rate: 64}
+  - {kind: slicer, average-size: 8, size-variation: 2, delay: 1T}
+  - {kind: reset, timeout: 5T}
+  - {kind: blackhole, timeout: 2T}
+  - {kind: slow-close, delay: 1T}
+  - {kind: limit-data, bytes: 100}
+  - {kind: partition, shape: halves}
+`
+	scs, err := chaos.Parse("t.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"chaos-0-latency latency map[jitter:1 latency:6]",
+		"chaos-1-bandwidth bandwidth map[rate:64]",
+		"chaos-2-slicer slicer map[average_size:8 delay:2000 size_variation:2]",
+		"chaos-3-reset_peer reset_peer map[timeout:10]",
+		"chaos-4-timeout timeout map[timeout:4]",
+		"chaos-5-slow_close slow_close map[delay:2]",
+		"chaos-6-limit_data limit_data map[bytes:100]",
+		"cut",
+	}
+	const n = 4
+	ranks := make([]nodes.Rank, n)
+	for i := range ranks {
+		ranks[i] = nodes.RankOf(uint64(i + 1))
+	}
+	alg, variant, err := nodes.Lookup("ring")
+	if err != nil {
+		t.Fatal(err) // main_test.go registers every algorithm
+	}
+	cfg := trial.Config{Algorithm: alg, Variant: variant, Ranks: ranks, Latency: trial.Constant(T), Seed: 3}
+	for _, f := range scs[0].Faults {
+		cfg.Faults = append(cfg.Faults, f.Compile(T))
+	}
+	fs, err := newFaults(&cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lt := running(&Runtime{client: toxi.NewClient("http://127.0.0.1:1")}, cfg, ranks)
+	lt.started, lt.faults = false, fs
+	fs.tl.Begin(injector{lt})
+	if len(lt.faults.deferred) != len(want) {
+		t.Fatalf("%d effects wait for the links, want %d", len(lt.faults.deferred), len(want))
+	}
+	for i, w := range want {
+		e := lt.faults.effects[i]
+		got := "cut"
+		if !e.cut {
+			got = fmt.Sprint(e.toxic.name, " ", e.toxic.typ, " ", e.toxic.attrs)
+		}
+		if got != w {
+			t.Errorf("%s: %s, want %s", scs[0].Faults[i].Kind, got, w)
+		}
+	}
+	// The links a toxicity of 0.25 picks are the simulator's: those for
+	// which trial.LinkEffect.Affects says so.
+	lt.links.list = []link{{0, 1}, {1, 2}, {2, 3}, {3, 0}, {1, 0}, {2, 1}, {3, 2}, {0, 3}}
+	e := lt.faults.effects[0]
+	for _, k := range lt.links.list {
+		if e.l.Affects(cfg.Seed, k[0], k[1]) {
+			e.links = append(e.links, k) // what apply resolves
+		}
+	}
+	if len(e.links) == 0 || len(e.links) == len(lt.links.list) {
+		t.Errorf("toxicity 0.25 over 8 links affects %v: seed 3 should pick some, not all", e.links)
+	}
+}
+
+// Every link fault kind runs live except those TCP cannot do; the fault
+// timeline refuses those before the run, naming the fault.
+func TestLiveLinkKinds(t *testing.T) {
+	const T = 2 * time.Millisecond
+	tcpCannot := []string{"loss", "duplicate", "reorder"}
+	for _, k := range chaos.Kinds() {
+		if k.Class != chaos.LinkFault {
+			continue
+		}
+		f := chaos.Fault{Kind: k.Name}
+		tf := f.Compile(T)
+		// Parameters a scenario file requires, so that only the effect
+		// decides.
+		tf.Rate, tf.SliceSize = max(tf.Rate, 1), max(tf.SliceSize, 1)
+		if tf.Model == nil {
+			tf.Model = trial.Constant(T)
+		}
+		_, err := newFaults(&trial.Config{Faults: []trial.Fault{tf}})
+		if refused := slices.Contains(tcpCannot, k.Name); (err != nil) != refused {
+			t.Errorf("%s: %v (refused: %v)", k.Name, err, refused)
+		}
+	}
+}
