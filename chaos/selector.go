@@ -143,6 +143,19 @@ func call(s, name string) (string, bool) {
 
 func (s Selector) String() string { return s.text }
 
+// Names reports whether the selector names role (leader, initiator, ...)
+// at its top level or inside successor(x).
+func (s Selector) Names(role string) bool {
+	for _, it := range s.items {
+		for x := &it; x != nil; x = x.of {
+			if x.role == role {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // IsZero reports whether no selector was given.
 func (s Selector) IsZero() bool { return len(s.items) == 0 }
 

@@ -8,11 +8,15 @@ import (
 	"github.com/electbench/electbench/nodes/trial"
 )
 
-// timelineFaults is a spec's fault timeline: the per-link latency
-// overrides, active from the start, then the scenario's faults, compiled by
-// their kinds (chaos.Fault.Compile) for the mean latency T.
+// timelineFaults is a spec's fault timeline: the --crash flag's crashes,
+// then the per-link latency overrides, active from the start, then the
+// scenario's faults, compiled by their kinds (chaos.Fault.Compile) for the
+// mean latency T.
 func (s *Spec) timelineFaults(T time.Duration) []trial.Fault {
 	var out []trial.Fault
+	for _, c := range s.Crashes {
+		out = append(out, c.compile(T))
+	}
 	for _, l := range s.LinkLatency {
 		out = append(out, chaos.LinkModel(l.From, l.To, l.Latency))
 	}

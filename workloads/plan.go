@@ -79,12 +79,13 @@ func (s *Spec) Validate() error {
 		for _, a := range s.Algos {
 			ranks := IDs{Mode: "ascending"}.Ranks(n, 0) // any distinct ranks do here
 			var initiators []int
-			if a.Alg.StartsAll {
-				initiators = []int{0}
-			} else if s.Initiators.Check(n) == nil {
+			switch {
+			case a.Alg.StartsAll:
+				initiators = allPositions(n)
+			case s.Initiators.Check(n) == nil:
 				initiators = s.Initiators.Positions(ranks, TrialSeed(s.Seed, 0))
 			}
-			if _, err := resolveCrashes(s.Crashes, ranks, initiators, 0, s.Latency.Mean()); err != nil {
+			if err := checkCrashes(s.Crashes, ranks, initiators); err != nil {
 				return err
 			}
 		}

@@ -98,23 +98,15 @@ func (t Trial) run(ctx context.Context, rt Runtime, live bool, trace io.Writer) 
 	// Live nodes mint their own identities and take the places of these
 	// ranks in their order, so relative ranks are the arrangement's.
 	ranks := s.RankBy.apply(s.IDs.Ranks(t.Nodes, t.Seed), t.Seed)
-	var initiators, crashTargets []int
-	if a.Alg.StartsAll {
-		crashTargets = allPositions(t.Nodes)
-	} else {
+	var initiators []int
+	if !a.Alg.StartsAll {
 		initiators = s.Initiators.Positions(ranks, t.Seed)
-		crashTargets = initiators
-	}
-	crashes, err := resolveCrashes(s.Crashes, ranks, crashTargets, t.Seed, T)
-	if err != nil {
-		row.Error = oneLine(err.Error())
-		return row
 	}
 	cfg := trial.Config{
 		Algorithm: a.Alg, Variant: a.Variant, Params: a.Params,
 		Ranks: ranks, Initiators: initiators, Latency: s.Latency,
 		Seed: t.Seed, Deadline: s.Deadline,
-		Crashes: crashes, Detector: s.Detector, Faults: s.timelineFaults(T),
+		Detector: s.Detector, Faults: s.timelineFaults(T),
 	}
 	j, err := newJudge(&cfg, T, trace)
 	if err != nil {
@@ -146,29 +138,21 @@ func (t Trial) run(ctx context.Context, rt Runtime, live bool, trace io.Writer) 
 		}
 	}
 	o := outcome{rec: rec, ranks: j.cfg.Ranks, initiators: initiators, failure: oneLine(strings.Join(failure, "; "))}
-	if live {
-		o.crashedAtStart, o.faulty = liveStart(s, rec)
-	} else {
-		o.faulty = len(s.Faults) > 0 || len(s.LinkLatency) > 0
-		for _, c := range crashes {
-			if c.When == trial.AtStart {
-				o.crashedAtStart = append(o.crashedAtStart, c.Pos)
-			} else {
-				o.faulty = true
-			}
-		}
-	}
+	o.crashedAtStart, o.faulty = s.disturbance(rec)
 	o.verdict = j.checker.Finish(rec.Decisions, rec.Quiescent, rec.End)
 	t.fillRow(&row, o)
 	return row
 }
 
-// liveStart says which processes a live run had down before it began
-// (crashed at the start, or refused by their peers) and whether anything
-// else disturbed it: a scenario fault, a crash once it ran. A disturbed
-// run's crashes all count as faults.
-func liveStart(s *Spec, rec *trial.Record) (crashedAtStart []int, faulty bool) {
-	faulty = len(s.Faults) > 0
+// disturbance says which processes a run had down before it began
+// (crashed at the start; live, also refused by their peers) and whether
+// anything else disturbed it: a scenario fault or link latency model, a
+// crash once it ran. A disturbed run's crashes all count as faults.
+func (s *Spec) disturbance(rec *trial.Record) (crashedAtStart []int, faulty bool) {
+	faulty = len(s.Faults) > 0 || len(s.LinkLatency) > 0
+	for _, c := range s.Crashes {
+		faulty = faulty || !c.atStart()
+	}
 	for _, c := range rec.Crashes {
 		faulty = faulty || c.At > 0
 	}

@@ -12,6 +12,5 @@ func TrialSeed(s uint64, i int) uint64 { return trial.Mix(s ^ trial.Mix(uint64(i
 const (
 	streamIDs        = 0x1d5
 	streamInitiators = 0x1417
-	streamCrashes    = 0xc4a5
 	streamEpoch      = 0xe90c
 )

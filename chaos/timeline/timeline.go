@@ -24,7 +24,6 @@ import (
 // message sent, with the run's count of election messages so far).
 type Timeline struct {
 	faults []trial.Fault // the crashes, then the faults
-	legacy int           // faults[:legacy] come from the crashes: scheduled, not traced
 	state  []faultState
 	inj    trial.Injector
 
@@ -63,7 +62,6 @@ func New(crashes []trial.Crash, faults []trial.Fault) (*Timeline, error) {
 	for _, c := range crashes {
 		t.faults = append(t.faults, crashFault(c))
 	}
-	t.legacy = len(t.faults)
 	for i := range faults {
 		f := faults[i]
 		if err := f.Validate(); err != nil {
@@ -87,7 +85,7 @@ func New(crashes []trial.Crash, faults []trial.Fault) (*Timeline, error) {
 func crashFault(c trial.Crash) trial.Fault {
 	pos := c.Pos
 	return trial.Fault{
-		Effect: trial.EffCrash, Name: "crash",
+		Effect: trial.EffCrash, Name: "crash", Quiet: true,
 		Start: trial.When{Trigger: c.When, At: c.At, K: c.K},
 		Targets: func(v trial.View) []int {
 			if pos == trial.CurrentLeader {
@@ -131,8 +129,11 @@ func (t *Timeline) Needs() Needs {
 	if t == nil {
 		return n
 	}
-	n.Links = len(t.faults) > t.legacy
-	for _, f := range t.faults[t.legacy:] {
+	for _, f := range t.faults {
+		if f.Quiet {
+			continue
+		}
+		n.Links = true
 		n.Reorder = n.Reorder || f.Effect.Delays()
 		n.Pause = n.Pause || f.Effect == trial.EffPause
 	}
@@ -402,7 +403,7 @@ func (t *Timeline) note(i int, links string, targets []int) {
 	} else if links != "" {
 		what += "[" + links + "]"
 	}
-	t.inj.Note(what, i >= t.legacy)
+	t.inj.Note(what, !f.Quiet)
 }
 
 // noteEnd records fault i healing: "restart(3)", "resume(1)", "heal latency".

@@ -131,8 +131,12 @@ type Fault struct {
 	SliceDelay     time.Duration // EffSlicer: between two slices
 	Model          Latency       // EffLinkModel
 	Undetected     bool          // EffCrash: no detector ever suspects it (an incomplete detector)
-	Timeout        time.Duration // EffBlackhole: when the connection is closed (0: never); EffReset: when the reset happens
-	CloseDelay     time.Duration // EffSlowClose: how long a close is delayed
+	// Quiet marks a crash of the --crash flag's (or of Config.Crashes): it
+	// is in the schedule (the faults column) but not traced as a fault,
+	// and it does not make the run's links look at link effects.
+	Quiet      bool
+	Timeout    time.Duration // EffBlackhole: when the connection is closed (0: never); EffReset: when the reset happens
+	CloseDelay time.Duration // EffSlowClose: how long a close is delayed
 
 }
 
@@ -161,6 +165,8 @@ func (f *Fault) Validate() error {
 		return errors.New("a link effect needs Links")
 	case !f.Effect.OnLinks() && f.Targets == nil:
 		return errors.New("a process effect needs Targets")
+	case f.Quiet && f.Effect != EffCrash:
+		return fmt.Errorf("a quiet fault is a crash, not %s", f.Effect)
 	case f.Toxicity < 0 || f.Toxicity > 1:
 		return fmt.Errorf("toxicity %g outside [0, 1]", f.Toxicity)
 	case f.P < 0 || f.P > 1:
