@@ -28,8 +28,16 @@ func newCompareCmd() *cobra.Command {
 		Use:   "compare BASE NEW | compare --base-history DIR [--last K] NEW",
 		Short: "Compare two runs; exit 1 on a significant regression",
 		Long: `Compare two sets of results (results.csv files, or directories holding one)
-group by group — algorithm, variant, runtime, scenario, nodes — on messages,
-turnaround_t and decided_t. A change is significant when a two-sided
+group by group — algorithm, variant, runtime, scenario, nodes — on verdicts
+and on costs.
+
+Verdicts: the shares of safe (no safety violation), live and correct trials,
+tested with a two-sided Fisher exact test. Any safety violation in NEW in a
+group whose BASE had none is a regression whatever the sample size; a share
+that drops significantly at --alpha is a regression.
+
+Costs: the medians of messages, turnaround_t, decided_t and, where leaders
+crash, detect_t and failover_t. A change is significant when a two-sided
 Mann–Whitney U test rejects equality at --alpha and the median moved by more
 than --threshold. A significant increase is a regression; a decrease an
 improvement. Groups with too few trials for the test to ever be significant
