@@ -372,9 +372,16 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 	if err := reports.WriteTable(out, sum); err != nil {
 		return err
 	}
+	if err := reports.WriteFailingTrials(out, rows, failingTrialsShown); err != nil {
+		return err
+	}
 	fmt.Fprintf(out, "\n%d trials (%d run now) in %v; results in %s\n", len(rows), written, time.Since(start).Round(time.Millisecond), o.out)
 	return reportFailures(cmd.ErrOrStderr(), workloads.CheckRun(append(slices.Clone(specs), liveSpecs...), rows), len(rows))
 }
+
+// failingTrialsShown caps the unsafe or not live trials listed under the
+// table; results.csv and report.html have every one.
+const failingTrialsShown = 10
 
 // runLive runs trials on live node processes through the Toxiproxy at url
 // (embedded when ""), their diagnostics logged to DIR/live.log.
