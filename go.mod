@@ -17,6 +17,8 @@ require (
 	gonum.org/v1/plot v0.17.0
 )
 
+require gonum.org/v1/gonum v0.16.0
+
 require (
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect
 	codeberg.org/go-latex/latex v0.2.0 // indirect

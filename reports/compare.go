@@ -45,15 +45,46 @@ const (
 	OnlyInNew    Verdict = "only in new"   // the group or metric is missing from BASE
 )
 
-// compareMetrics are the compared figures. For each, larger is worse.
+// compareMetrics are the compared figures, tested on their medians. For
+// each, larger is worse. Optional ones (failover) are left out of a group
+// where neither side has a value, as in runs that crash no leader.
 var compareMetrics = []struct {
-	name  string
-	value func(r *Row) Opt[float64]
+	name     string
+	value    func(r *Row) Opt[float64]
+	optional bool
 }{
-	{"messages", func(r *Row) Opt[float64] { return Some(float64(r.Messages)) }},
-	{"turnaround_t", func(r *Row) Opt[float64] { return r.TurnaroundT }},
-	{"decided_t", func(r *Row) Opt[float64] { return r.DecidedT }},
+	{"messages", func(r *Row) Opt[float64] { return Some(float64(r.Messages)) }, false},
+	{"turnaround_t", func(r *Row) Opt[float64] { return r.TurnaroundT }, false},
+	{"decided_t", func(r *Row) Opt[float64] { return r.DecidedT }, false},
+	{"detect_t", detectT, true},
+	{"failover_t", func(r *Row) Opt[float64] { return r.FailoverT }, true},
 }
+
+// detectT is detect_s in units of T (t_s); unset when either is.
+func detectT(r *Row) Opt[float64] {
+	if !r.DetectS.Set || !(r.TS > 0) {
+		return Opt[float64]{}
+	}
+	return Some(r.DetectS.V / r.TS)
+}
+
+// shareMetrics are the verdicts compared as shares of a group's trials
+// (every trial, errors included, as summary.csv's shares); for each, a
+// smaller share is worse.
+var shareMetrics = []struct {
+	name string
+	has  func(r *Row) bool
+}{
+	{"safety", func(r *Row) bool { return r.SafetyViolations == 0 }}, // trials without a safety violation
+	{"live", func(r *Row) bool { return r.Live }},
+	{"correct", func(r *Row) bool { return r.Correct }},
+}
+
+// Metric kinds of a Change.
+const (
+	KindShare  = "share"  // a share of trials, tested with Fisher's exact test
+	KindMedian = "median" // a metric's median, tested with Mann–Whitney
+)
 
 // Change compares one metric of one group between a base and a new run.
 type Change struct {
@@ -63,6 +94,7 @@ type Change struct {
 	Scenario  string `json:"scenario"`
 	Nodes     int    `json:"nodes"`
 	Metric    string `json:"metric"`
+	Kind      string `json:"kind"` // KindShare or KindMedian
 
 	BaseN      int          `json:"base_n"`
 	NewN       int          `json:"new_n"`
@@ -71,11 +103,18 @@ type Change struct {
 	// Delta is the relative change of the median, (new−base)/|base|; ±Inf
 	// when the base median is 0 and the new one is not. Unset when either
 	// side has no values.
-	Delta   Opt[float64] `json:"-"`
-	P       Opt[float64] `json:"-"` // two-sided p-value; unset when no test ran
-	Exact   bool         `json:"exact"`
-	Verdict Verdict      `json:"verdict"`
-	Reason  string       `json:"reason"`
+	Delta Opt[float64] `json:"-"`
+	// BaseCount and NewCount are, for a share, the trials of each side
+	// with the property (safe, live, correct); BaseShare and NewShare the
+	// same over BaseN and NewN. For a share, Delta is NewShare−BaseShare.
+	BaseCount int          `json:"base_count"`
+	NewCount  int          `json:"new_count"`
+	BaseShare Opt[float64] `json:"-"`
+	NewShare  Opt[float64] `json:"-"`
+	P         Opt[float64] `json:"-"` // two-sided p-value; unset when no test ran
+	Exact     bool         `json:"exact"`
+	Verdict   Verdict      `json:"verdict"`
+	Reason    string       `json:"reason"`
 }
 
 // Name is the group and metric as the text report prints it:
@@ -89,6 +128,7 @@ type Comparison struct {
 	Alpha      float64
 	Threshold  float64
 	MinSamples int // per side, for any verdict (MinSamples(Alpha))
+	Groups     int // groups on either side
 	BaseRows   int
 	NewRows    int
 	Changes    []Change // every group and metric, base's group order first
@@ -108,19 +148,26 @@ func (c Comparison) with(v Verdict) []Change {
 }
 
 // Compare compares the trials of base and new group by group (algorithm,
-// variant, runtime, scenario, nodes) and metric (messages, turnaround_t,
-// decided_t), over the trials without an error whose value is set and
-// finite.
+// variant, runtime, scenario, nodes): first the shares of safe, live and
+// correct trials, then the medians of messages, turnaround_t, decided_t,
+// detect_t and failover_t over the trials without an error whose value is
+// set and finite.
 //
-// For each metric it tests the two samples with a two-sided Mann–Whitney U
-// test (mannWhitney: exact for small samples, normal approximation with tie
-// correction beyond) and reports the relative change of the median. The
-// verdict is Regression when the test is significant at Alpha and the median
-// grew by more than Threshold, Improvement when it shrank by more than
-// Threshold, and NoChange otherwise — always NoChange for two identical
-// samples. When no arrangement of the sizes at hand could reach
-// significance (2/C(n1+n2, n1) > Alpha) the verdict is CannotDecide, with
-// the samples per side needed in Reason.
+// Shares are tested with a two-sided Fisher exact test (fisherExact). A
+// group whose BASE trials never violated safety and whose NEW trials did is
+// a Regression whatever the sample size or p-value: one violation is a bug,
+// not noise. Otherwise a share that fell significantly at Alpha is a
+// Regression, one that rose an Improvement.
+//
+// Medians are tested with a two-sided Mann–Whitney U test (mannWhitney:
+// exact for small samples, normal approximation with tie correction beyond)
+// and report the relative change of the median. The verdict is Regression
+// when the test is significant at Alpha and the median grew by more than
+// Threshold, Improvement when it shrank by more than Threshold, and NoChange
+// otherwise — always NoChange for two identical samples. When no
+// arrangement of the sizes at hand could reach significance (2/C(n1+n2, n1)
+// > Alpha) the verdict is CannotDecide, with the samples per side needed in
+// Reason.
 func Compare(base, new []Row, opt CompareOptions) Comparison {
 	opt = opt.withDefaults()
 	c := Comparison{Alpha: opt.Alpha, Threshold: opt.Threshold, MinSamples: MinSamples(opt.Alpha),
@@ -128,18 +175,82 @@ func Compare(base, new []Row, opt CompareOptions) Comparison {
 	var keys []groupKey
 	baseBy := groupRows(base, &keys)
 	newBy := groupRows(new, &keys)
+	c.Groups = len(keys)
 	for _, k := range keys {
+		group := Change{Algorithm: k.algorithm, Variant: k.variant, Runtime: k.runtime,
+			Scenario: k.scenario, Nodes: k.nodes}
+		for _, m := range shareMetrics {
+			ch := group
+			ch.Metric, ch.Kind = m.name, KindShare
+			judgeShare(&ch, count(baseBy[k], m.has), len(baseBy[k]), count(newBy[k], m.has), len(newBy[k]), opt)
+			c.Changes = append(c.Changes, ch)
+		}
 		for _, m := range compareMetrics {
-			ch := Change{Algorithm: k.algorithm, Variant: k.variant, Runtime: k.runtime,
-				Scenario: k.scenario, Nodes: k.nodes, Metric: m.name}
 			b := metricValues(baseBy[k], m.value)
 			n := metricValues(newBy[k], m.value)
+			if m.optional && len(b) == 0 && len(n) == 0 {
+				continue
+			}
+			ch := group
+			ch.Metric, ch.Kind = m.name, KindMedian
 			judge(&ch, b, n, opt, c.MinSamples)
 			c.Changes = append(c.Changes, ch)
 		}
 	}
 	return c
 }
+
+func count(rows []*Row, has func(*Row) bool) int {
+	k := 0
+	for _, r := range rows {
+		if has(r) {
+			k++
+		}
+	}
+	return k
+}
+
+// judgeShare decides a share metric: k of n trials in each side.
+func judgeShare(ch *Change, bk, bn, nk, nn int, opt CompareOptions) {
+	ch.BaseN, ch.NewN, ch.BaseCount, ch.NewCount = bn, nn, bk, nk
+	if bn > 0 {
+		ch.BaseShare = Some(float64(bk) / float64(bn))
+	}
+	if nn > 0 {
+		ch.NewShare = Some(float64(nk) / float64(nn))
+	}
+	switch {
+	case bn == 0 && nn == 0:
+		ch.Verdict, ch.Reason = NoChange, "no trials on either side"
+		return
+	case nn == 0:
+		ch.Verdict, ch.Reason = OnlyInBase, "no trials in NEW"
+		return
+	case bn == 0:
+		ch.Verdict, ch.Reason = OnlyInNew, "no trials in BASE"
+		return
+	}
+	ch.Delta = Some(ch.NewShare.V - ch.BaseShare.V)
+	p := fisherExact(bk, bn, nk, nn)
+	ch.P, ch.Exact = Some(p), true
+	switch {
+	case ch.Metric == "safety" && bk == bn && nk < nn:
+		ch.Verdict = Regression
+		ch.Reason = fmt.Sprintf("%d of %d NEW trials violate safety, none of %d BASE trials did: a new safety violation is a regression whatever the sample size",
+			nn-nk, nn, bn)
+	case ch.Delta.V == 0:
+		ch.Verdict, ch.Reason = NoChange, "same share"
+	case p >= opt.Alpha:
+		ch.Verdict, ch.Reason = NoChange, fmt.Sprintf("not significant (p=%s ≥ %s)", fmtP(p), fmtP(opt.Alpha))
+	case ch.Delta.V < 0:
+		ch.Verdict, ch.Reason = Regression, fmt.Sprintf("share %s points (p=%s)", fmtPoints(ch.Delta.V), fmtP(p))
+	default:
+		ch.Verdict, ch.Reason = Improvement, fmt.Sprintf("share %s points (p=%s)", fmtPoints(ch.Delta.V), fmtP(p))
+	}
+}
+
+// fmtPoints formats a difference of shares in percentage points.
+func fmtPoints(d float64) string { return fmt.Sprintf("%+.1f", 100*d) }
 
 // groupRows indexes rows by group, appending unseen groups to keys in order.
 func groupRows(rows []Row, keys *[]groupKey) map[groupKey][]*Row {
@@ -277,12 +388,13 @@ func WriteCompareText(out io.Writer, c Comparison) error {
 		if ch.Verdict == NoChange {
 			continue
 		}
-		fmt.Fprintf(&b, "%-13s  %s: median %s → %s (%s), %d vs %d trials",
-			strings.ToUpper(string(ch.Verdict)), ch.Name(),
-			optText(ch.BaseMedian), optText(ch.NewMedian), deltaText(ch.Delta), ch.BaseN, ch.NewN)
+		fmt.Fprintf(&b, "%-13s  %s: %s", strings.ToUpper(string(ch.Verdict)), ch.Name(), ch.Figures())
 		if ch.P.Set {
 			method := "normal approximation"
-			if ch.Exact {
+			switch {
+			case ch.Kind == KindShare:
+				method = "Fisher exact"
+			case ch.Exact:
 				method = "exact"
 			}
 			fmt.Fprintf(&b, ", p=%s (%s)", fmtP(ch.P.V), method)
@@ -290,10 +402,13 @@ func WriteCompareText(out io.Writer, c Comparison) error {
 		if ch.Verdict == CannotDecide {
 			fmt.Fprintf(&b, ": need at least %d samples per side", c.MinSamples)
 		}
+		if ch.Kind == KindShare && ch.Verdict == Regression && ch.Metric == "safety" && ch.BaseCount == ch.BaseN {
+			b.WriteString(": new safety violations")
+		}
 		b.WriteByte('\n')
 	}
-	fmt.Fprintf(&b, "compared %d groups × %d metrics (%d base rows, %d new rows; Mann–Whitney two-sided, α=%s, threshold ±%s): ",
-		len(c.Changes)/len(compareMetrics), len(compareMetrics), c.BaseRows, c.NewRows,
+	fmt.Fprintf(&b, "compared %d groups, %d tests (%d base rows, %d new rows; shares of safe, live, correct trials: Fisher exact; medians: Mann–Whitney; two-sided, α=%s, threshold ±%s on medians): ",
+		c.Groups, len(c.Changes), c.BaseRows, c.NewRows,
 		strconv.FormatFloat(c.Alpha, 'f', -1, 64), strings.TrimPrefix(fmtPercent(c.Threshold), "+"))
 	var parts []string
 	for _, v := range []Verdict{Regression, Improvement, CannotDecide, OnlyInBase, OnlyInNew} {
@@ -308,6 +423,31 @@ func WriteCompareText(out io.Writer, c Comparison) error {
 	}
 	_, err := out.Write(b.Bytes())
 	return err
+}
+
+// Figures states both sides and the change: "median 44 → 88 (+100.0%), 5
+// vs 5 trials" for a median, "20/20 → 0/20 trials (-100.0 points)" for a
+// share.
+func (c *Change) Figures() string {
+	if c.Kind == KindShare {
+		return fmt.Sprintf("%s → %s trials (%s points)", shareText(c.BaseCount, c.BaseN), shareText(c.NewCount, c.NewN), pointsText(c.Delta))
+	}
+	return fmt.Sprintf("median %s → %s (%s), %d vs %d trials",
+		optText(c.BaseMedian), optText(c.NewMedian), deltaText(c.Delta), c.BaseN, c.NewN)
+}
+
+func shareText(k, n int) string {
+	if n == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%d/%d", k, n)
+}
+
+func pointsText(o Opt[float64]) string {
+	if !o.Set {
+		return "-"
+	}
+	return fmtPoints(o.V)
 }
 
 func optText(o Opt[float64]) string {
@@ -328,6 +468,8 @@ type jsonChange struct {
 	Change
 	BaseMedian jsonNumber      `json:"base_median"`
 	NewMedian  jsonNumber      `json:"new_median"`
+	BaseShare  jsonNumber      `json:"base_share"`
+	NewShare   jsonNumber      `json:"new_share"`
 	Delta      json.RawMessage `json:"delta"` // a number, "+inf", "-inf" or null
 	P          jsonNumber      `json:"p"`
 }
@@ -337,6 +479,7 @@ type jsonComparison struct {
 	Alpha      float64      `json:"alpha"`
 	Threshold  float64      `json:"threshold"`
 	MinSamples int          `json:"min_samples"`
+	Groups     int          `json:"groups"`
 	BaseRows   int          `json:"base_rows"`
 	NewRows    int          `json:"new_rows"`
 	Regression bool         `json:"regression"`
@@ -344,7 +487,10 @@ type jsonComparison struct {
 }
 
 // CompareMethod says how Compare decides; the JSON output records it.
-const CompareMethod = "two-sided Mann-Whitney U test on trials without error; exact permutation distribution " +
+const CompareMethod = "shares of safe (no safety violation), live and correct trials, over every trial: two-sided Fisher exact test " +
+	"(gonum combin.LogGeneralizedBinomial for the hypergeometric probabilities); regression = a safety violation in NEW where BASE had none, " +
+	"whatever the sample size, or a significant drop of a share; " +
+	"medians of messages, turnaround_t, decided_t, detect_t, failover_t on trials without error: two-sided Mann-Whitney U test; exact permutation distribution " +
 	"(conditional on ties) for n1+n2 <= 50, else normal approximation with tie and continuity correction; " +
 	"change = relative change of the median; regression = significant and change > threshold"
 
@@ -352,11 +498,12 @@ const CompareMethod = "two-sided Mann-Whitney U test on trials without error; ex
 // document; regression is true when any change is a Regression.
 func WriteCompareJSON(out io.Writer, c Comparison) error {
 	doc := jsonComparison{Method: CompareMethod, Alpha: c.Alpha, Threshold: c.Threshold,
-		MinSamples: c.MinSamples, BaseRows: c.BaseRows, NewRows: c.NewRows,
+		MinSamples: c.MinSamples, Groups: c.Groups, BaseRows: c.BaseRows, NewRows: c.NewRows,
 		Regression: len(c.Regressions()) > 0, Changes: make([]jsonChange, len(c.Changes))}
 	for i, ch := range c.Changes {
 		jc := jsonChange{Change: ch, BaseMedian: jsonNumber(ch.BaseMedian),
-			NewMedian: jsonNumber(ch.NewMedian), P: jsonNumber(ch.P)}
+			NewMedian: jsonNumber(ch.NewMedian), BaseShare: jsonNumber(ch.BaseShare),
+			NewShare: jsonNumber(ch.NewShare), P: jsonNumber(ch.P)}
 		switch {
 		case !ch.Delta.Set:
 			jc.Delta = json.RawMessage("null")

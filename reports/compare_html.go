@@ -14,7 +14,7 @@ import (
 // regressions first. base and new name the two sides.
 func WriteCompareHTML(out io.Writer, c Comparison, base, new string) error {
 	p := newPage("electbench compare")
-	fmt.Fprintf(p, "<p class=\"meta\">Base: <code>%s</code> (%d rows) · New: <code>%s</code> (%d rows) · two-sided Mann–Whitney U, α=%s · threshold ±%s on the median · a verdict needs at least %d trials per side</p>\n",
+	fmt.Fprintf(p, "<p class=\"meta\">Base: <code>%s</code> (%d rows) · New: <code>%s</code> (%d rows) · shares of safe, live and correct trials: two-sided Fisher exact · medians: two-sided Mann–Whitney U · α=%s · threshold ±%s on the median · a median verdict needs at least %d trials per side · a safety violation new in NEW is always a regression</p>\n",
 		esc(base), c.BaseRows, esc(new), c.NewRows, fixedText(c.Alpha, 4),
 		strings.TrimPrefix(fmtPercent(c.Threshold), "+"), c.MinSamples)
 	counts := map[Verdict]int{}
@@ -27,12 +27,16 @@ func WriteCompareHTML(out io.Writer, c Comparison, base, new string) error {
 	}
 	p.WriteString("</p>\n")
 	if counts[Regression] > 0 {
-		p.WriteString("<p class=\"bad\"><b>Significant regression: compare exits 1.</b></p>\n")
+		p.WriteString("<p class=\"bad\"><b>Significant regression: compare exits 1.</b></p>\n<ul class=\"bad\">\n")
+		for _, ch := range c.Regressions() {
+			fmt.Fprintf(p, "<li>%s: %s (%s)</li>\n", esc(ch.Name()), esc(ch.Figures()), esc(ch.Reason))
+		}
+		p.WriteString("</ul>\n")
 	} else {
 		p.WriteString("<p class=\"good\">No significant regression.</p>\n")
 	}
 	head := []string{"verdict", "algorithm", "variant", "runtime", "scenario", "nodes", "metric", "base n", "new n",
-		"base median", "new median", "change", "", "p", "reason"}
+		"base", "new", "change", "", "p", "reason"}
 	order := []Verdict{Regression, Improvement, CannotDecide, OnlyInBase, OnlyInNew, NoChange}
 	var rows [][]cell
 	for _, v := range order {
@@ -43,12 +47,17 @@ func WriteCompareHTML(out io.Writer, c Comparison, base, new string) error {
 			vc := textCell(string(ch.Verdict))
 			vc.classes = verdictClass(ch.Verdict)
 			change := cell{text: deltaText(ch.Delta), num: true}
+			baseC, newC := optCell(ch.BaseMedian, 3), optCell(ch.NewMedian, 3)
+			if ch.Kind == KindShare {
+				change.text = pointsText(ch.Delta) + " pts"
+				baseC, newC = shareCell(ch.BaseCount, ch.BaseN, ch.BaseShare), shareCell(ch.NewCount, ch.NewN, ch.NewShare)
+			}
 			if ch.Delta.Set && !math.IsInf(ch.Delta.V, 0) {
 				change.v, change.hasV = ch.Delta.V, true
 			}
 			rows = append(rows, []cell{vc, textCell(ch.Algorithm), textCell(ch.Variant), textCell(ch.Runtime),
 				textCell(ch.Scenario), intCell(ch.Nodes), textCell(ch.Metric), intCell(ch.BaseN), intCell(ch.NewN),
-				optCell(ch.BaseMedian, 3), optCell(ch.NewMedian, 3), change, rawCell(changeBar(ch.Delta)),
+				baseC, newC, change, rawCell(changeBar(ch.Delta)),
 				optCell(ch.P, 4), textCell(ch.Reason)})
 		}
 	}
@@ -63,6 +72,15 @@ func WriteCompareHTMLFile(path string, c Comparison, base, new string) error {
 	return writeFileAtomic(filepath.Dir(path), path, func(out io.Writer) error {
 		return WriteCompareHTML(out, c, base, new)
 	})
+}
+
+// shareCell shows k/n trials, sorted by the share.
+func shareCell(k, n int, share Opt[float64]) cell {
+	c := cell{text: shareText(k, n), num: true}
+	if share.Set {
+		c.v, c.hasV = share.V, true
+	}
+	return c
 }
 
 func verdictClass(v Verdict) string {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -225,8 +226,7 @@ func TestCompare(t *testing.T) {
 		// The median 4% up, the samples apart: significant, but within 5%.
 		base := trialsOf("lcr", 8, 1000, 1005, 1010, 1015, 1020)
 		up := trialsOf("lcr", 8, 1040, 1045, 1050, 1055, 1060)
-		c := Compare(base, up, CompareOptions{Threshold: -1})
-		ch := c.Changes[0]
+		ch := changeOf(t, Compare(base, up, CompareOptions{Threshold: -1}), "messages")
 		if ch.Verdict != NoChange || !ch.P.Set || ch.P.V >= 0.05 {
 			t.Errorf("4%% up with threshold 5%%: %s (%s)", ch.Verdict, ch.Reason)
 		}
@@ -235,14 +235,13 @@ func TestCompare(t *testing.T) {
 		}
 	})
 	t.Run("too few", func(t *testing.T) {
-		c := Compare(trialsOf("lcr", 8, 44, 45, 46), trialsOf("lcr", 8, 88, 90, 92), CompareOptions{Threshold: -1})
-		ch := c.Changes[0]
+		ch := changeOf(t, Compare(trialsOf("lcr", 8, 44, 45, 46), trialsOf("lcr", 8, 88, 90, 92), CompareOptions{Threshold: -1}), "messages")
 		if ch.Verdict != CannotDecide || !strings.Contains(ch.Reason, "need at least 4 samples per side") {
 			t.Errorf("3 vs 3: %s (%s)", ch.Verdict, ch.Reason)
 		}
 		// Three identical values on each side are no change all the same.
-		c = Compare(trialsOf("lcr", 8, 44, 44, 44), trialsOf("lcr", 8, 44, 44, 44), CompareOptions{})
-		if ch := c.Changes[0]; ch.Verdict != NoChange {
+		c := Compare(trialsOf("lcr", 8, 44, 44, 44), trialsOf("lcr", 8, 44, 44, 44), CompareOptions{})
+		if ch := changeOf(t, c, "messages"); ch.Verdict != NoChange {
 			t.Errorf("identical 3 vs 3: %s", ch.Verdict)
 		}
 	})
@@ -258,6 +257,101 @@ func TestCompare(t *testing.T) {
 		bad[4].Error = "crashed"
 		if v := verdicts(Compare(trialsOf("lcr", 8, 44, 44, 44, 44), bad, CompareOptions{})); v["lcr/8/messages"] != NoChange {
 			t.Errorf("a failed trial's figure was compared: %v", v["lcr/8/messages"])
+		}
+	})
+}
+
+// changeOf is the first change of the given metric.
+func changeOf(t *testing.T, c Comparison, metric string) Change {
+	t.Helper()
+	for _, ch := range c.Changes {
+		if ch.Metric == metric {
+			return ch
+		}
+	}
+	t.Fatalf("no %s in the comparison", metric)
+	return Change{}
+}
+
+// TestCompareVerdicts pins the rules on shares (safe, live, correct
+// trials) and failover medians.
+func TestCompareVerdicts(t *testing.T) {
+	base := trialsOf("bully", 8, 105, 105, 105, 105, 105, 105, 105, 105, 105, 105)
+	t.Run("one new safety violation", func(t *testing.T) {
+		// One violating trial of ten is far from significant (p=1), yet
+		// BASE had none: a regression whatever the sample size.
+		newer := trialsOf("bully", 8, 105, 105, 105, 105, 105, 105, 105, 105, 105, 105)
+		newer[3].SafetyViolations = 2
+		ch := changeOf(t, Compare(base, newer, CompareOptions{}), "safety")
+		if ch.Verdict != Regression || ch.BaseCount != 10 || ch.NewCount != 9 || !ch.P.Set || ch.P.V != 1 {
+			t.Errorf("%+v", ch)
+		}
+		if !strings.Contains(ch.Reason, "1 of 10 NEW trials violate safety") {
+			t.Errorf("reason %q", ch.Reason)
+		}
+		// The same with a single trial on each side.
+		ch = changeOf(t, Compare(base[:1], newer[3:4], CompareOptions{}), "safety")
+		if ch.Verdict != Regression {
+			t.Errorf("1 vs 1 trial: %s", ch.Verdict)
+		}
+	})
+	t.Run("violations on both sides", func(t *testing.T) {
+		// BASE already violated: only a significant rise counts.
+		b := slices.Clone(base)
+		b[0].SafetyViolations = 1
+		newer := slices.Clone(base)
+		newer[0].SafetyViolations, newer[1].SafetyViolations = 1, 1
+		if ch := changeOf(t, Compare(b, newer, CompareOptions{}), "safety"); ch.Verdict != NoChange {
+			t.Errorf("1 → 2 of 10 violating: %s (%s)", ch.Verdict, ch.Reason)
+		}
+		for i := range newer {
+			newer[i].SafetyViolations = 1
+		}
+		if ch := changeOf(t, Compare(b, newer, CompareOptions{}), "safety"); ch.Verdict != Regression {
+			t.Errorf("1 → 10 of 10 violating: %s (%s)", ch.Verdict, ch.Reason)
+		}
+		if ch := changeOf(t, Compare(newer, b, CompareOptions{}), "safety"); ch.Verdict != Improvement {
+			t.Errorf("10 → 1 of 10 violating: %s (%s)", ch.Verdict, ch.Reason)
+		}
+	})
+	t.Run("liveness", func(t *testing.T) {
+		newer := slices.Clone(base)
+		newer[0].Live = false
+		if ch := changeOf(t, Compare(base, newer, CompareOptions{}), "live"); ch.Verdict != NoChange {
+			t.Errorf("10 → 9 of 10 live is not significant: %s", ch.Verdict)
+		}
+		for i := range 6 {
+			newer[i].Live = false
+		}
+		ch := changeOf(t, Compare(base, newer, CompareOptions{}), "live")
+		if ch.Verdict != Regression || math.Abs(ch.P.V-fisherExact(10, 10, 4, 10)) > 1e-15 || ch.Delta.V != -0.6 {
+			t.Errorf("10 → 4 of 10 live: %+v", ch)
+		}
+		if ch := changeOf(t, Compare(base, newer, CompareOptions{}), "correct"); ch.Verdict != NoChange {
+			t.Errorf("correct unchanged: %s", ch.Verdict)
+		}
+	})
+	t.Run("failover", func(t *testing.T) {
+		withFailover := func(rows []Row, ft ...float64) []Row {
+			rows = slices.Clone(rows)
+			for i := range rows {
+				rows[i].FailoverT = Some(ft[i%len(ft)])
+				rows[i].DetectS, rows[i].TS = Some(0.01), 0.001
+			}
+			return rows
+		}
+		c := Compare(withFailover(base, 20, 21, 22), withFailover(base, 40, 41, 42), CompareOptions{})
+		if ch := changeOf(t, c, "failover_t"); ch.Verdict != Regression {
+			t.Errorf("failover doubled: %s (%s)", ch.Verdict, ch.Reason)
+		}
+		if ch := changeOf(t, c, "detect_t"); ch.Verdict != NoChange || ch.BaseMedian.V != 10 {
+			t.Errorf("detect_t unchanged at 10T: %+v", ch)
+		}
+		// Without crashes there is no failover to compare.
+		for _, ch := range Compare(base, base, CompareOptions{}).Changes {
+			if ch.Metric == "failover_t" || ch.Metric == "detect_t" {
+				t.Errorf("failover compared in runs without one: %+v", ch)
+			}
 		}
 	})
 }

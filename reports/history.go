@@ -39,12 +39,46 @@ type Manifest struct {
 	Machine     Machine   `json:"machine"`     // what ran it
 	Fingerprint string    `json:"fingerprint"` // short hash of Machine: runs on different machines differ here
 	Seed        uint64    `json:"seed"`
+	Seeds       []uint64  `json:"seeds,omitempty"`           // each scenario's (spec's) seed, in plan order
+	PlanHash    string    `json:"plan_hash,omitempty"`       // short hash of Plan: runs of the same trials (up to the seeds) share it
+	Plan        []string  `json:"plan,omitempty"`            // the plan's canonical description (workloads.Canonical), one field a line
+	RunID       string    `json:"run_id,omitempty"`          // unique per run; a resumed run keeps its own
 	Scenario    string    `json:"scenario"`                  // the scenarios the rows came from, comma-separated
 	Scenarios   []string  `json:"scenario_hashes,omitempty"` // each scenario file or built-in as name=sha256 of its text
 	Flags       []string  `json:"flags"`                     // the flags that shape the results, as name=value, sorted
 	FlagHash    string    `json:"flag_hash"`                 // short hash of the scenarios and Flags: runs of the same configuration share it
 	Time        time.Time `json:"time"`                      // when the run started, UTC
 	Rows        int       `json:"rows"`
+}
+
+// WriteManifest writes m as dir/manifest.json, atomically: a results
+// directory carries the manifest of the run that wrote it, which --resume
+// checks and compare --base-history uses to recognise NEW in the history.
+func WriteManifest(dir string, m Manifest) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(dir, filepath.Join(dir, HistoryManifest), func(out io.Writer) error {
+		_, err := out.Write(append(b, '\n'))
+		return err
+	})
+}
+
+// ReadManifest reads dir/manifest.json; ok is false when there is none.
+func ReadManifest(dir string) (m Manifest, ok bool, err error) {
+	path := filepath.Join(dir, HistoryManifest)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Manifest{}, false, nil
+	}
+	if err != nil {
+		return Manifest{}, false, fmt.Errorf("manifest: %w", err)
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return Manifest{}, false, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, true, nil
 }
 
 // Machine describes the computer a run used.
@@ -170,6 +204,42 @@ func PooledRows(runs []HistoryRun, k int) ([]Row, error) {
 		rows = append(rows, rs...)
 	}
 	return rows, nil
+}
+
+// BaseRuns chooses the base of `compare --base-history`: the last k runs
+// (all when k ≤ 0) other than NEW itself. newPath is NEW as given — a
+// results file or a directory holding one. A stored run is NEW when it is
+// the same directory, or when its manifest's run id is the one in the
+// manifest beside NEW's results (a run stored with run --out DIR --history
+// H has the same id in DIR and in H). skipped lists the runs left out as
+// NEW.
+func BaseRuns(runs []HistoryRun, newPath string, k int) (base, skipped []HistoryRun, err error) {
+	newDir := newPath
+	if fi, err := os.Stat(newPath); err == nil && !fi.IsDir() {
+		newDir = filepath.Dir(newPath)
+	}
+	newMan, _, err := ReadManifest(newDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	newInfo, statErr := os.Stat(newDir)
+	for _, r := range runs {
+		same := newMan.RunID != "" && r.Manifest.RunID == newMan.RunID
+		if statErr == nil {
+			if fi, err := os.Stat(r.Dir); err == nil && os.SameFile(fi, newInfo) {
+				same = true
+			}
+		}
+		if same {
+			skipped = append(skipped, r)
+		} else {
+			base = append(base, r)
+		}
+	}
+	if k > 0 && len(base) > k {
+		base = base[len(base)-k:]
+	}
+	return base, skipped, nil
 }
 
 // historyIndexRuns bounds the runs the trend page reads: the most recent.

@@ -116,3 +116,47 @@ func TestCompareHTML(t *testing.T) {
 	}
 	golden(t, "compare.html.golden", a.Bytes())
 }
+
+// BaseRuns never pools NEW: recognised as a stored run's directory or
+// results file, or by the run id of the manifest beside NEW's results.
+func TestBaseRunsExcludesNew(t *testing.T) {
+	hist := makeHistory(t)
+	runs, err := ReadHistory(hist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := func(rs []HistoryRun) string {
+		var s []string
+		for _, r := range rs {
+			s = append(s, r.Name[:6])
+		}
+		return strings.Join(s, ",")
+	}
+	elsewhere := t.TempDir()
+	writeResults(t, filepath.Join(elsewhere, ResultsCSV), trialsOf("lcr", 8, 44))
+	for _, tc := range []struct {
+		name, new string
+		k         int
+		base      string
+		skipped   string
+	}{
+		{"stored dir", runs[2].Dir, 2, "000001,000002", "000003"},
+		{"stored file", runs[2].Results(), 2, "000001,000002", "000003"},
+		{"middle run", runs[1].Dir, 2, "000001,000003", "000002"},
+		{"unrelated", elsewhere, 2, "000002,000003", ""},
+		{"all", runs[2].Dir, 0, "000001,000002", "000003"},
+	} {
+		base, skipped, err := BaseRuns(runs, tc.new, tc.k)
+		if err != nil || names(base) != tc.base || names(skipped) != tc.skipped {
+			t.Errorf("%s: base %s, skipped %s, %v; want %s and %s", tc.name, names(base), names(skipped), err, tc.base, tc.skipped)
+		}
+	}
+	// A results directory elsewhere carrying run 3's manifest is run 3.
+	if err := WriteManifest(elsewhere, Manifest{RunID: "r3"}); err != nil {
+		t.Fatal(err)
+	}
+	runs[2].Manifest.RunID = "r3"
+	if base, skipped, _ := BaseRuns(runs, elsewhere, 2); names(base) != "000001,000002" || names(skipped) != "000003" {
+		t.Errorf("by run id: base %s, skipped %s", names(base), names(skipped))
+	}
+}

@@ -329,8 +329,8 @@ func ciText(s Stat) cell {
 func writeSummaryTable(p *page, groups []*reportGroup) {
 	p.WriteString("<h2 id=\"summary\">Summary</h2>\n<p class=\"note\">One line per algorithm, variant, runtime, scenario and size. Click a heading to sort.</p>\n")
 	head := []string{"algorithm", "variant", "runtime", "scenario", "nodes", "trials", "errors", "correct %", "live %",
-		"safety violations", "messages median", "messages median 95% CI", "messages mean", "theory_messages",
-		"theory_bound", "turnaround_t median", "decided_t median", "timeouts mean"}
+		"safety violations", "unsafe trials", "messages median", "messages median 95% CI", "messages mean", "theory_messages",
+		"theory_bound", "turnaround_t median", "decided_t median", "failover_t median", "timeouts mean"}
 	var rows [][]cell
 	for _, g := range groups {
 		to := describe(groupTimeouts(g))
@@ -338,9 +338,9 @@ func writeSummaryTable(p *page, groups []*reportGroup) {
 			rawCell(`<a href="#` + g.anchor + `">` + esc(g.Algorithm) + `</a>`), textCell(g.Variant),
 			textCell(g.Runtime), textCell(g.Scenario), intCell(g.Nodes), intCell(g.Trials), intCell(g.Errors),
 			floatCell(100*g.CorrectShare, 1), floatCell(100*g.LiveShare, 1), intCell(g.SafetyViolations),
-			optCell(g.Messages.Median, 1), ciText(g.Messages), optCell(g.Messages.Mean, 1),
+			intCell(g.UnsafeTrials), optCell(g.Messages.Median, 1), ciText(g.Messages), optCell(g.Messages.Mean, 1),
 			optInt(g.TheoryMessages), optInt(groupTheoryBound(g)),
-			optCell(g.TurnaroundT.Median, 2), optCell(g.DecidedT.Median, 2), optCell(to.Mean, 2),
+			optCell(g.TurnaroundT.Median, 2), optCell(g.DecidedT.Median, 2), optCell(g.FailoverT.Median, 2), optCell(to.Mean, 2),
 		})
 	}
 	p.tableID("summary-table", "sortable", head, rows)

@@ -37,12 +37,17 @@ type Group struct {
 	CorrectShare     float64    // share of all Trials that were correct
 	LiveShare        float64    // share of all Trials that were live
 	SafetyViolations int        // total over the group
+	UnsafeTrials     int        // trials with at least one safety violation
 	TheoryMessages   Opt[int64] // set when every row gives the same figure
 
 	Messages    Stat
 	TurnaroundT Stat
 	TurnaroundS Stat
 	DecidedT    Stat
+	// FailoverT describes failover_t where leaders crash (N is 0 where
+	// none did). Not written to summary.csv or summary.json, whose columns
+	// are fixed; the terminal table and the report show it.
+	FailoverT Stat
 }
 
 // Stat describes one metric over the trials of a group that report it: rows
@@ -125,6 +130,9 @@ func summarizeGroup(g *Group, rows []*Row) {
 			live++
 		}
 		g.SafetyViolations += r.SafetyViolations
+		if r.SafetyViolations > 0 {
+			g.UnsafeTrials++
+		}
 		if i == 0 {
 			g.TheoryMessages = r.TheoryMessages
 		} else if r.TheoryMessages != g.TheoryMessages {
@@ -149,6 +157,7 @@ func summarizeGroup(g *Group, rows []*Row) {
 		}
 		*m.stat(g) = describe(xs)
 	}
+	g.FailoverT = describe(metricValues(rows, func(r *Row) Opt[float64] { return r.FailoverT }))
 }
 
 // describe computes a Stat of xs with montanaflynn/stats and tCritical975.

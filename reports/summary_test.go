@@ -305,10 +305,54 @@ func TestWriteTableOneRuntime(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "" +
-		"algorithm  variant  nodes  trials  messages_mean  theory_messages  turnaround_t_mean  correct%  live%\n" +
-		"lcr        -            8       6           44.3               44              11.29     100.0  100.0\n" +
-		"lcr        -           16       1          152.0              152              23.00     100.0  100.0\n"
+		"algorithm  variant  nodes  trials  messages_median  theory_messages  turnaround_t_median  correct%  live%  unsafe_trials\n" +
+		"lcr        -            8       6             44.0               44                11.12     100.0  100.0              0\n" +
+		"lcr        -           16       1            152.0              152                23.00     100.0  100.0              0\n"
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+// The table counts the trials with a safety violation (not the
+// violations), shows the failover median when leaders crashed, and the
+// failing trials follow it with their seeds, capped.
+func TestWriteTableVerdicts(t *testing.T) {
+	var rows []Row
+	for i := range 5 {
+		r := Row{Algorithm: "bully", Variant: "classic", Runtime: "sim", Scenario: "adhoc", Nodes: 8, Trial: i,
+			Seed: uint64(100 + i), Messages: 105, TurnaroundT: Some(3.0), Correct: true, Live: true}
+		if i < 3 {
+			r.SafetyViolations, r.Violation = 8, "wrong-leader at 1.5ms"
+		}
+		if i == 4 {
+			r.Live = false
+		}
+		r.FailoverT = Some(float64(10 + i))
+		rows = append(rows, r)
+	}
+	var b bytes.Buffer
+	if err := WriteTable(&b, Summarize(rows)); err != nil {
+		t.Fatal(err)
+	}
+	want := "" +
+		"algorithm  variant  nodes  trials  messages_median  theory_messages  turnaround_t_median  correct%  live%  unsafe_trials  failover_t_median\n" +
+		"bully      classic      8       5            105.0                -                 3.00     100.0   80.0              3              12.00\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+	b.Reset()
+	if err := WriteFailingTrials(&b, rows, 2); err != nil {
+		t.Fatal(err)
+	}
+	want = "\nunsafe or not live trials:\n" +
+		"  bully/classic sim adhoc N=8 trial 0 (seed 100): 8 safety violation(s): wrong-leader at 1.5ms\n" +
+		"  bully/classic sim adhoc N=8 trial 1 (seed 101): 8 safety violation(s): wrong-leader at 1.5ms\n" +
+		"  ... and 2 more (the violation column of results.csv lists every trial)\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+	b.Reset()
+	if err := WriteFailingTrials(&b, rows[3:4], 2); err != nil || b.Len() != 0 {
+		t.Errorf("a safe, live trial is listed: %q %v", b.String(), err)
 	}
 }

@@ -9,16 +9,21 @@ import (
 )
 
 // WriteTable writes groups as an aligned plain-text table, one line per
-// group: algorithm, variant, nodes, trials, mean messages, the theoretical
-// figure, mean turnaround in T, and the percentages of correct and live
-// trials, under the names summary.csv uses for the same figures.
-// Runtime and scenario columns are added when the groups span more than one
-// of either, so no two lines look alike. Missing figures print as "-".
+// group: algorithm, variant, nodes, trials, median messages, the
+// theoretical figure, median turnaround in T, the percentages of correct and
+// live trials, the trials with a safety violation, and, when any leader
+// crashed, the median failover in T — medians, as summary.csv, the report
+// and compare use them, under the names summary.csv uses for the same
+// figures. Runtime and scenario columns are added when the groups span more
+// than one of either, so no two lines look alike. Missing figures print as
+// "-".
 func WriteTable(out io.Writer, groups []Group) error {
 	runtimes, scenarios := map[string]bool{}, map[string]bool{}
+	failover := false
 	for _, g := range groups {
 		runtimes[g.Runtime] = true
 		scenarios[g.Scenario] = true
+		failover = failover || g.FailoverT.N > 0
 	}
 	type col struct {
 		title string
@@ -38,12 +43,16 @@ func WriteTable(out io.Writer, groups []Group) error {
 	cols = append(cols,
 		col{"nodes", true, func(g *Group) string { return strconv.Itoa(g.Nodes) }},
 		col{"trials", true, func(g *Group) string { return strconv.Itoa(g.Trials) }},
-		col{"messages_mean", true, func(g *Group) string { return fixed(g.Messages.Mean, 1) }},
+		col{"messages_median", true, func(g *Group) string { return fixed(g.Messages.Median, 1) }},
 		col{"theory_messages", true, func(g *Group) string { return dash(g.TheoryMessages.String()) }},
-		col{"turnaround_t_mean", true, func(g *Group) string { return fixed(g.TurnaroundT.Mean, 2) }},
+		col{"turnaround_t_median", true, func(g *Group) string { return fixed(g.TurnaroundT.Median, 2) }},
 		col{"correct%", true, func(g *Group) string { return percent(g.CorrectShare) }},
 		col{"live%", true, func(g *Group) string { return percent(g.LiveShare) }},
+		col{"unsafe_trials", true, func(g *Group) string { return strconv.Itoa(g.UnsafeTrials) }},
 	)
+	if failover {
+		cols = append(cols, col{"failover_t_median", true, func(g *Group) string { return fixed(g.FailoverT.Median, 2) }})
+	}
 
 	cells := make([][]string, len(groups)+1)
 	widths := make([]int, len(cols))
@@ -94,3 +103,47 @@ func fixed(o Opt[float64], decimals int) string {
 }
 
 func percent(share float64) string { return fmt.Sprintf("%.1f", 100*share) }
+
+// WriteFailingTrials lists, under the table, the trials that violated
+// safety or were not live, with their seeds and the first violation, at
+// most limit of them, then how many more. It writes nothing when every
+// trial was safe and live.
+func WriteFailingTrials(out io.Writer, rows []Row, limit int) error {
+	var b strings.Builder
+	shown, total := 0, 0
+	for i := range rows {
+		r := &rows[i]
+		var what []string
+		if r.SafetyViolations > 0 {
+			what = append(what, fmt.Sprintf("%d safety violation(s)", r.SafetyViolations))
+		}
+		if !r.Live {
+			what = append(what, "not live")
+		}
+		if len(what) == 0 {
+			continue
+		}
+		total++
+		if shown == limit {
+			continue
+		}
+		shown++
+		if total == 1 {
+			b.WriteString("\nunsafe or not live trials:\n")
+		}
+		fmt.Fprintf(&b, "  %s/%s %s %s N=%d trial %d (seed %d): %s", r.Algorithm, r.Variant, r.Runtime, r.Scenario,
+			r.Nodes, r.Trial, r.Seed, strings.Join(what, ", "))
+		switch {
+		case r.Violation != "":
+			b.WriteString(": " + r.Violation)
+		case r.Error != "":
+			b.WriteString(": " + r.Error)
+		}
+		b.WriteByte('\n')
+	}
+	if total > shown {
+		fmt.Fprintf(&b, "  ... and %d more (the violation column of results.csv lists every trial)\n", total-shown)
+	}
+	_, err := io.WriteString(out, b.String())
+	return err
+}

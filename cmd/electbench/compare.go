@@ -28,8 +28,16 @@ func newCompareCmd() *cobra.Command {
 		Use:   "compare BASE NEW | compare --base-history DIR [--last K] NEW",
 		Short: "Compare two runs; exit 1 on a significant regression",
 		Long: `Compare two sets of results (results.csv files, or directories holding one)
-group by group — algorithm, variant, runtime, scenario, nodes — on messages,
-turnaround_t and decided_t. A change is significant when a two-sided
+group by group — algorithm, variant, runtime, scenario, nodes — on verdicts
+and on costs.
+
+Verdicts: the shares of safe (no safety violation), live and correct trials,
+tested with a two-sided Fisher exact test. Any safety violation in NEW in a
+group whose BASE had none is a regression whatever the sample size; a share
+that drops significantly at --alpha is a regression.
+
+Costs: the medians of messages, turnaround_t, decided_t and, where leaders
+crash, detect_t and failover_t. A change is significant when a two-sided
 Mann–Whitney U test rejects equality at --alpha and the median moved by more
 than --threshold. A significant increase is a regression; a decrease an
 improvement. Groups with too few trials for the test to ever be significant
@@ -37,7 +45,10 @@ are reported as "cannot decide" with the trials needed; identical samples are
 no change.
 
 With --base-history the base is the last K runs stored by run --history,
-pooled.
+pooled, never NEW itself: a stored run is NEW when it is NEW's directory or
+carries the run id of the manifest beside NEW's results (run --out DIR
+--history H stores the same run in both). The runs pooled are named on
+stderr.
 
 The text report lists only what changed or could not be decided; --format
 json writes every comparison; -o FILE also writes an HTML page.
@@ -101,10 +112,26 @@ func runCompare(cmd *cobra.Command, args []string, o compareOptions) error {
 		if len(runs) == 0 {
 			return badInputf("--base-history %s: no stored runs", o.baseHistory)
 		}
-		if base, err = reports.PooledRows(runs, o.last); err != nil {
+		pooled, skipped, err := reports.BaseRuns(runs, args[0], o.last)
+		if err != nil {
+			return badInput(err)
+		}
+		if len(pooled) == 0 {
+			return badInputf("--base-history %s: no stored run other than NEW (%s)", o.baseHistory, args[0])
+		}
+		if base, err = reports.PooledRows(pooled, 0); err != nil {
 			return err
 		}
-		baseName = fmt.Sprintf("%s (last %d of %d runs)", o.baseHistory, min(o.last, len(runs)), len(runs))
+		names := make([]string, len(pooled))
+		for i, r := range pooled {
+			names[i] = r.Name
+		}
+		note := ""
+		if len(skipped) > 0 {
+			note = fmt.Sprintf(" (left out %s: it is NEW)", skipped[0].Name)
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "base: %d run(s) of %s pooled: %s%s\n", len(pooled), o.baseHistory, strings.Join(names, ", "), note)
+		baseName = fmt.Sprintf("%s (%s)", o.baseHistory, strings.Join(names, ", "))
 	} else {
 		if baseName, base, err = readResults(args[0]); err != nil {
 			return err

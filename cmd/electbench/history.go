@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,6 +19,7 @@ import (
 
 	"github.com/electbench/electbench/chaos"
 	"github.com/electbench/electbench/reports"
+	"github.com/electbench/electbench/workloads"
 )
 
 // runReportOptions are the flags of `electbench run` that concern what a
@@ -35,8 +38,9 @@ func (r *runReportOptions) bind(f *pflag.FlagSet) {
 var unshapingFlags = []string{"out", "format", "parallel", "resume", "trace", "history", "seed"}
 
 // finish writes what follows the summary: report.html when the formats ask
-// for it (with the trace, when the run kept one), and the history entry.
-func (r *runReportOptions) finish(cmd *cobra.Command, o runOptions, args, formats []string, rows []reports.Row) error {
+// for it (with the trace, when the run kept one), the results directory's
+// manifest with its row count, and the history entry.
+func (r *runReportOptions) finish(cmd *cobra.Command, o runOptions, m reports.Manifest, formats []string, rows []reports.Row) error {
 	results := filepath.Join(o.out, reports.ResultsCSV)
 	if slices.Contains(formats, "html") {
 		opt := reports.HTMLOptions{Source: results, Generator: "electbench " + versionString(), Faults: reports.FaultWindows}
@@ -52,10 +56,13 @@ func (r *runReportOptions) finish(cmd *cobra.Command, o runOptions, args, format
 			return fmt.Errorf("report: %w", err)
 		}
 	}
+	m.Rows = len(rows)
+	if err := reports.WriteManifest(o.out, m); err != nil {
+		return err
+	}
 	if r.history == "" {
 		return nil
 	}
-	m := newManifest(cmd, o.seed, rows, args)
 	run, err := reports.AddToHistory(r.history, m, results)
 	if err != nil {
 		return err
@@ -67,18 +74,23 @@ func (r *runReportOptions) finish(cmd *cobra.Command, o runOptions, args, format
 	return nil
 }
 
-// newManifest describes this run for the history: build, machine, and the
-// flags that shape the results.
-func newManifest(cmd *cobra.Command, seed uint64, rows []reports.Row, scenarioArgs []string) reports.Manifest {
-	m := reports.Manifest{Version: versionString(), Seed: seed, Rows: len(rows),
-		Time: time.Now().UTC().Truncate(time.Second), Machine: machine()}
+// newManifest describes this run for its results directory and the
+// history: build, machine, the plan (its canonical form and hash, and each
+// scenario's seed), the scenario texts and the flags that shape the
+// results.
+func newManifest(cmd *cobra.Command, seed uint64, specs []*workloads.Spec, scenarioArgs []string) reports.Manifest {
+	m := reports.Manifest{Version: versionString(), Seed: seed,
+		Time: time.Now().UTC().Truncate(time.Second), Machine: machine(), RunID: newRunID()}
 	var names []string
-	for _, r := range rows {
-		if !slices.Contains(names, r.Scenario) {
-			names = append(names, r.Scenario)
+	for _, s := range specs {
+		if !slices.Contains(names, s.Scenario) {
+			names = append(names, s.Scenario)
 		}
+		m.Seeds = append(m.Seeds, s.Seed)
 	}
 	m.Scenario = strings.Join(names, ",")
+	m.Plan = strings.Split(strings.TrimSuffix(workloads.Canonical(specs), "\n"), "\n")
+	m.PlanHash = workloads.PlanHash(specs)
 	// A scenario is identified by its text: editing a file changes the
 	// configuration even when its name stays.
 	if len(scenarioArgs) == 0 && !slices.Contains(names, "adhoc") {
@@ -116,6 +128,73 @@ func newManifest(cmd *cobra.Command, seed uint64, rows []reports.Row, scenarioAr
 	mc := m.Machine
 	m.Fingerprint = shortHash(fmt.Sprintf("%s/%s/%d/%s/%s", mc.OS, mc.Arch, mc.CPUs, mc.CPU, mc.GoVersion))
 	return m
+}
+
+// newRunID names one run uniquely: its start time and random bits.
+func newRunID() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go ≥ 1.24)
+	return time.Now().UTC().Format("20060102T150405.000000000Z") + "-" + hex.EncodeToString(b[:])
+}
+
+// checkResume refuses to resume into a directory written by another plan
+// or seed, naming what differs, before anything is written. A directory
+// without a manifest (written before manifests existed) is checked row by
+// row: every row must be one of the plan's trials.
+func checkResume(dir string, m *reports.Manifest, plan []reports.Key) error {
+	old, ok, err := reports.ReadManifest(dir)
+	if err != nil {
+		return badInputf("--resume: %w", err)
+	}
+	if ok {
+		if old.PlanHash != m.PlanHash {
+			what := ""
+			for i := range max(len(old.Plan), len(m.Plan)) {
+				a, b := lineAt(old.Plan, i), lineAt(m.Plan, i)
+				if a != b {
+					what = fmt.Sprintf(": %q there, %q here", a, b)
+					break
+				}
+			}
+			return badInputf("--resume %s: the directory holds another experiment; the plan differs (hash %s there, %s here)%s", dir, old.PlanHash, m.PlanHash, what)
+		}
+		if !slices.Equal(old.Seeds, m.Seeds) {
+			return badInputf("--resume %s: the directory holds another experiment; the seed differs: %v there, %v here", dir, seedsText(old.Seeds), seedsText(m.Seeds))
+		}
+		// The resumed run is the same run: it keeps its identity.
+		m.RunID, m.Time = old.RunID, old.Time
+		return nil
+	}
+	rows, err := reports.ReadFile(filepath.Join(dir, reports.ResultsCSV))
+	if err != nil {
+		return nil // nothing to pool: NewWriter says what is wrong, if anything
+	}
+	want := make(map[reports.Key]bool, len(plan))
+	for _, k := range plan {
+		want[k] = true
+	}
+	for _, r := range rows {
+		if !want[r.Key()] {
+			return badInputf("--resume %s: the directory holds another experiment: its row %s/%s %s N=%d trial %d (seed %d) is not a trial of this plan",
+				dir, r.Algorithm, r.Variant, r.Scenario, r.Nodes, r.Trial, r.Seed)
+		}
+	}
+	return nil
+}
+
+func lineAt(lines []string, i int) string {
+	if i < len(lines) {
+		return lines[i]
+	}
+	return "(nothing)"
+}
+
+func seedsText(seeds []uint64) string {
+	s := make([]string, len(seeds))
+	for i, v := range seeds {
+		s[i] = strconv.FormatUint(v, 10)
+	}
+	return strings.Join(s, ",")
 }
 
 func machine() reports.Machine {

@@ -290,6 +290,24 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 		}
 	}
 
+	var liveTrials []workloads.Trial
+	for _, spec := range liveSpecs {
+		liveTrials = append(liveTrials, spec.Plan()...)
+	}
+	manifest := newManifest(cmd, o.seed, append(slices.Clone(specs), liveSpecs...), args)
+	if o.resume {
+		keys := make([]reports.Key, 0, len(trials)+len(liveTrials))
+		for _, t := range trials {
+			keys = append(keys, trialKey(t))
+		}
+		for _, t := range liveTrials {
+			keys = append(keys, t.LiveBaseRow().Key())
+		}
+		if err := checkResume(o.out, &manifest, keys); err != nil {
+			return err
+		}
+	}
+
 	// The writer keeps the rows of an earlier run when resuming (dropping a
 	// last line cut short by a crash); those trials are not run again.
 	w, err := reports.NewWriter(o.out, formats, reports.WriterOptions{Append: o.resume})
@@ -306,9 +324,9 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 			done[r.Key()] = true
 		}
 	}
-	var liveTrials []workloads.Trial
-	for _, spec := range liveSpecs {
-		liveTrials = append(liveTrials, spec.Plan()...)
+	if err := reports.WriteManifest(o.out, manifest); err != nil {
+		w.Close()
+		return err
 	}
 	var traceFile *os.File
 	opts := workloads.Options{Parallel: o.parallel}
@@ -365,16 +383,23 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 	if err := reports.WriteSummaryFiles(o.out, formats, sum); err != nil {
 		return err
 	}
-	if err := o.report.finish(cmd, o, args, formats, rows); err != nil {
+	if err := o.report.finish(cmd, o, manifest, formats, rows); err != nil {
 		return err
 	}
 	out := cmd.OutOrStdout()
 	if err := reports.WriteTable(out, sum); err != nil {
 		return err
 	}
+	if err := reports.WriteFailingTrials(out, rows, failingTrialsShown); err != nil {
+		return err
+	}
 	fmt.Fprintf(out, "\n%d trials (%d run now) in %v; results in %s\n", len(rows), written, time.Since(start).Round(time.Millisecond), o.out)
 	return reportFailures(cmd.ErrOrStderr(), workloads.CheckRun(append(slices.Clone(specs), liveSpecs...), rows), len(rows))
 }
+
+// failingTrialsShown caps the unsafe or not live trials listed under the
+// table; results.csv and report.html have every one.
+const failingTrialsShown = 10
 
 // runLive runs trials on live node processes through the Toxiproxy at url
 // (embedded when ""), their diagnostics logged to DIR/live.log.

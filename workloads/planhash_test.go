@@ -1,0 +1,59 @@
+package workloads
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/electbench/electbench/chaos"
+	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/trial"
+)
+
+func TestPlanHashBuiltins(t *testing.T) {
+	seen := map[string]string{}
+	for _, name := range chaos.BuiltinNames() {
+		text, _ := chaos.Builtin(name)
+		a, err := ParseScenarios(name, text)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		b, _ := ParseScenarios(name, text)
+		ca := Canonical(a)
+		// Two parses of one text: the same description, no pointer in it.
+		if ca != Canonical(b) || strings.Contains(ca, "0x") {
+			t.Errorf("%s: canonical form not stable:\n%s\n%s", name, ca, Canonical(b))
+		}
+		h := PlanHash(a)
+		if other, dup := seen[h]; dup {
+			t.Errorf("%s and %s share plan hash %s", name, other, h)
+		}
+		seen[h] = name
+	}
+}
+
+func TestPlanHashAdhoc(t *testing.T) {
+	spec := func(nodesFlag string, params nodes.Params, seed uint64) []*Spec {
+		alg, v, err := nodes.Lookup("bully")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ns, err := ParseNodes(nodesFlag)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids, _ := ParseIDs("random")
+		in, _ := ParseInitiators("lowest")
+		return []*Spec{{Scenario: "adhoc", Algos: []Algo{{Alg: alg, Variant: v, Params: params}}, Nodes: ns,
+			IDs: ids, Initiators: in, Trials: 3, Seed: seed, Latency: trial.Constant(1e6)}}
+	}
+	base := PlanHash(spec("4..16", nodes.Params{"t1": "2T", "t2": "5T"}, 1))
+	if h := PlanHash(spec("4,8,16", nodes.Params{"t2": "5T", "t1": "2T"}, 7)); h != base {
+		t.Errorf("the same trials written otherwise, or another seed, changed the hash: %s vs %s", h, base)
+	}
+	if h := PlanHash(spec("4..16", nodes.Params{"t1": "1.5T", "t2": "5T"}, 1)); h == base {
+		t.Error("another parameter kept the hash")
+	}
+	if h := PlanHash(spec("4..32", nodes.Params{"t1": "2T", "t2": "5T"}, 1)); h == base {
+		t.Error("another size kept the hash")
+	}
+}
