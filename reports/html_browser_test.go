@@ -3,7 +3,9 @@ package reports
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"html"
 	"image/png"
 	"os"
 	"os/exec"
@@ -180,5 +182,97 @@ func TestComparisonAndHistoryInBrowser(t *testing.T) {
 		if got := strings.Count(dom, `<svg class="chart"`); got < tc.charts || !strings.Contains(dom, `class="sortable"`) {
 			t.Errorf("%s: %d charts, want %d, and a sortable table", tc.path, got, tc.charts)
 		}
+	}
+}
+
+// layoutProbe is appended to a report before it is opened: once the page
+// has loaded it writes into body[data-probe] what the tests check of the
+// rendered layout — where the verdict and the key table start, how many
+// maintenance arrows and excerpt lines are visible, how many are visible
+// after the "show" switch, and which failover charts exist.
+const layoutProbe = `<script>window.addEventListener("load",function(){
+function top(id){var e=document.getElementById(id);return e?Math.round(e.getBoundingClientRect().top):-1;}
+function visible(sel){var n=0;document.querySelectorAll(sel).forEach(function(e){if(e.getClientRects().length>0)n++;});return n;}
+var r={verdict:top("verdict"),key:top("key-table"),maint:visible(".maint"),violating:visible("b.violating"),
+cdf:document.querySelectorAll('#failover svg.chart').length};
+var c=document.querySelector("input.show-maint");if(c){c.checked=true;c.dispatchEvent(new Event("change"));}
+r.maintShown=visible(".maint");
+document.body.setAttribute("data-probe",JSON.stringify(r));});</script>`
+
+// probeReport renders rows (with a trace, if given) into a page with the
+// layout probe, opens it in headless Chromium at 1280×900 and returns
+// what the probe saw.
+func probeReport(t *testing.T, rows []Row, trace []byte) map[string]int {
+	t.Helper()
+	chromium := findChromium(t)
+	opt := HTMLOptions{Faults: FaultWindows}
+	if trace != nil {
+		opt.Trace, opt.TraceName = bytes.NewReader(trace), "trace.jsonl"
+	}
+	var b bytes.Buffer
+	if err := WriteHTML(&b, rows, opt); err != nil {
+		t.Fatal(err)
+	}
+	page := strings.Replace(b.String(), "</body>", layoutProbe+"</body>", 1)
+	path := filepath.Join(t.TempDir(), ReportHTML)
+	if err := os.WriteFile(path, []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom, stderr := runBrowser(t, chromium, "file://"+path, "--dump-dom", "--window-size=1280,900", "--virtual-time-budget=5000")
+	if m := consoleError.FindString(stderr); m != "" {
+		t.Errorf("browser console: %s", m)
+	}
+	m := regexp.MustCompile(`data-probe="([^"]*)"`).FindStringSubmatch(dom)
+	if m == nil {
+		t.Fatal("the layout probe did not run")
+	}
+	var got map[string]int
+	if err := json.Unmarshal([]byte(html.UnescapeString(m[1])), &got); err != nil {
+		t.Fatalf("probe %q: %v", m[1], err)
+	}
+	return got
+}
+
+// The reader's first screenful holds the verdict and the key numbers.
+func TestReportFirstScreenful(t *testing.T) {
+	rows, trace := readTestRun(t)
+	got := probeReport(t, rows, trace)
+	if got["verdict"] < 0 || got["verdict"] > 900 || got["key"] < 0 || got["key"] > 900 {
+		t.Errorf("verdict at %dpx, key table at %dpx: not both in the first 900px", got["verdict"], got["key"])
+	}
+}
+
+// A trial that broke safety under heartbeats (bully with T1 = 1.5T and the
+// heartbeat detector: testdata/violation) shows the violating decision
+// marked, and no heartbeat — neither in the excerpt nor as an arrow of the
+// diagram — until the reader asks for them.
+func TestReportViolationInBrowser(t *testing.T) {
+	rows, err := ReadFile("testdata/violation/results.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	trace, err := os.ReadFile("testdata/violation/trace.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := probeReport(t, rows, trace)
+	t.Logf("probe: %v", got)
+	if got["violating"] < 1 {
+		t.Errorf("no violating decision marked: %v", got)
+	}
+	if got["maint"] != 0 || got["maintShown"] == 0 {
+		t.Errorf("maintenance visible before the switch: %d, after: %d (want 0, then some)", got["maint"], got["maintShown"])
+	}
+}
+
+// Leaders crashed (raft and zookeeper, testdata/failover): the failover
+// section draws the CDFs.
+func TestReportFailoverInBrowser(t *testing.T) {
+	rows, err := ReadFile("testdata/failover/results.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := probeReport(t, rows, nil); got["cdf"] != 2 {
+		t.Errorf("%d failover charts, want the failover and the detection CDF", got["cdf"])
 	}
 }

@@ -27,6 +27,11 @@ svg.lamport{font-family:system-ui,"Liberation Sans",Arial,sans-serif;max-width:1
 pre{background:#f7f7f7;border:1px solid #e4e4e4;padding:6px 8px;overflow-x:auto;font-size:12px}
 .trial{border:1px solid #e4c0c0;border-radius:4px;padding:6px 10px;margin:8px 0}.trial h3{margin:2px 0 4px}
 .note{color:#555;font-style:italic}#js-errors{color:#b00020;white-space:pre-wrap}
+.verdict{border-radius:4px;padding:8px 12px;margin:6px 0 10px;font-size:15px}.verdict.ok{background:#eef8f0;border:1px solid #9fd3aa;color:#1b5e2b}
+.verdict.fail{background:#fff1f0;border:1px solid #e4a0a0}.verdict ul{margin:0;padding-left:20px}.verdict li{margin:2px 0}
+ul.legend{list-style:none;padding:0;margin:2px 0 10px;display:flex;flex-wrap:wrap;gap:4px 16px;font-size:13px}ul.legend li{display:flex;align-items:center;gap:5px}
+.maint{display:none}body.show-maint .maint{display:inline}b.violating{background:#ffe1de}
+details{margin:10px 0}details>summary{cursor:pointer;font-weight:600;margin:6px 0}ul.singles{font-size:13px;color:#333}
 `
 
 // pageScript makes tables with class "sortable" sort by a clicked column
@@ -49,6 +54,10 @@ th.addEventListener("click",function(){sortBy(th);});th.addEventListener("keydow
 var m=/^#sort=([\w-]+)\.(\d+)\.(asc|desc)$/.exec(location.hash);
 if(m){var t=document.getElementById(m[1]);var th=t&&t.tHead?t.tHead.rows[0].cells[+m[2]]:null;
 if(th){if(m[3]==="desc")th.setAttribute("aria-sort","ascending");sortBy(th);}}
+document.querySelectorAll("input.show-maint").forEach(function(c){c.addEventListener("change",function(){
+document.body.classList.toggle("show-maint",c.checked);document.querySelectorAll("input.show-maint").forEach(function(o){o.checked=c.checked;});});});
+function openTarget(){var e=document.getElementById(decodeURIComponent(location.hash.slice(1)));for(;e;e=e.parentElement){if(e.tagName==="DETAILS")e.open=true;}}
+window.addEventListener("hashchange",openTarget);openTarget();
 var pending=window.__pageErrors||[];pending.forEach(function(m){window.__reportError(m);});
 document.body.setAttribute("data-ready","1");
 })();

@@ -5,11 +5,10 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-
-	"gonum.org/v1/plot/plotter"
 )
 
 // ReportHTML is the name of the report a run writes under its directory.
@@ -31,6 +30,22 @@ type HTMLOptions struct {
 	// its group's charts and of its diagram; FaultWindows reads them from
 	// the faults column. Nil shades nothing.
 	Faults func(r *Row) []FaultWindow
+
+	// Expectations are the run's failed expectations over trials
+	// (workloads.CheckRun's, such as a turnaround percentile), as lines
+	// naming scenario, algorithm and size; the headline lists them beside
+	// the per-trial ones of the expect column.
+	Expectations []string
+
+	// Maintenance says which message kinds are maintenance (heartbeats,
+	// pings, lease renewals): excerpts and diagrams hide them until the
+	// reader shows them. Nil means the failure detector's PING and
+	// PING_ACK only.
+	Maintenance func(kind string) bool
+
+	// Replay, when set, is the command that replays a trial, shown with
+	// each failing trial.
+	Replay func(r *Row) string
 
 	// MaxFailing bounds the failing trials listed in detail (0: 200).
 	MaxFailing int
@@ -70,13 +85,15 @@ type failing struct {
 }
 
 // WriteHTML writes the report of rows as one self-contained HTML page (see
-// html_page.go): a summary table; median messages against N per algorithm
-// on log scales with ALGORITHMS.md's curves and the rows' theory_messages
-// and theory_bound; the distributions of turnaround and decided time and of
-// timeouts; the verdicts per group with every failing trial's seed,
-// violation and, given a trace, the events around it; and message-sequence
-// diagrams of small trials from the trace. The same rows and trace give the
-// same bytes.
+// html_page.go), answering its readers' questions in order: the verdict of
+// the run (expectations, safety, liveness, errors) and the key numbers per
+// configuration; which algorithm to choose (messages and turnaround
+// against N for all, the distributions side by side at the largest N, each
+// algorithm's own charts with ALGORITHMS.md's closed forms folded below);
+// failover where leaders crashed (CDFs in milliseconds); why a trial broke
+// (its seed, violation and, given a trace, the events around it); timers
+// and faults; and message-sequence diagrams of small trials from the
+// trace. The same rows and trace give the same bytes.
 func WriteHTML(out io.Writer, rows []Row, opt HTMLOptions) error {
 	if opt.Title == "" {
 		opt.Title = "electbench report"
@@ -101,7 +118,11 @@ func WriteHTML(out io.Writer, rows []Row, opt HTMLOptions) error {
 
 	p := newPage(opt.Title)
 	writeMeta(p, rows, groups, opt)
-	p.WriteString(`<nav><a href="#summary">Summary</a><a href="#messages">Messages</a><a href="#times">Turnaround and decided</a><a href="#timeouts">Timeouts</a><a href="#verdicts">Verdicts</a>`)
+	p.WriteString(`<nav><a href="#verdict">Verdict</a><a href="#summary">Key numbers</a><a href="#choose">Choosing an algorithm</a>`)
+	if slices.ContainsFunc(groups, func(g *reportGroup) bool { return g.FailoverT.N > 0 }) {
+		p.WriteString(`<a href="#failover">Failover</a>`)
+	}
+	p.WriteString(`<a href="#verdicts">Failing trials</a><a href="#timeouts">Timeouts and faults</a>`)
 	if opt.Trace != nil {
 		p.WriteString(`<a href="#diagrams">Message sequences</a>`)
 	}
@@ -111,17 +132,19 @@ func WriteHTML(out io.Writer, rows []Row, opt HTMLOptions) error {
 		_, err := io.WriteString(out, p.finish())
 		return err
 	}
-	writeSummaryTable(p, groups)
-	if err := writeMessageCharts(p, allSeries); err != nil {
+	writeHeadline(p, rows, groups, fails, opt)
+	writeKeyTable(p, allSeries)
+	if err := writeChoose(p, allSeries, opt.Faults); err != nil {
 		return err
 	}
-	if err := writeTimeCharts(p, allSeries, opt.Faults); err != nil {
-		return err
-	}
-	if err := writeTimeouts(p, allSeries); err != nil {
+	if err := writeFailover(p, groups); err != nil {
 		return err
 	}
 	writeVerdicts(p, groups, fails, opt)
+	if err := writeTimeouts(p, allSeries, opt.Faults); err != nil {
+		return err
+	}
+	writeSummaryTable(p, groups)
 	if opt.Trace != nil {
 		writeDiagrams(p, diagrams, rows, opt)
 	}
@@ -134,6 +157,14 @@ func WriteHTML(out io.Writer, rows []Row, opt HTMLOptions) error {
 	p.WriteString("</p>\n")
 	_, err := io.WriteString(out, p.finish())
 	return err
+}
+
+// maint is opt.Maintenance or its default.
+func (opt HTMLOptions) maint() func(string) bool {
+	if opt.Maintenance != nil {
+		return opt.Maintenance
+	}
+	return func(k string) bool { return k == "PING" || k == "PING_ACK" }
 }
 
 func cmpOr(a, b string) string {
@@ -231,7 +262,7 @@ func attachTrace(opt HTMLOptions, rows []Row, fails []*failing) ([]*TraceTrial, 
 	seenConfig := map[string]bool{}
 	drawn := map[traceKey]bool{}
 	trials, err := readTrace(opt.Trace, func(h TraceHeader) (traceWant, bool) {
-		w := traceWant{around: -1}
+		w := traceWant{around: -1, maint: opt.maint()}
 		f := byKey[h.key()]
 		if f != nil {
 			w.around = math.MaxInt64
@@ -327,7 +358,7 @@ func ciText(s Stat) cell {
 }
 
 func writeSummaryTable(p *page, groups []*reportGroup) {
-	p.WriteString("<h2 id=\"summary\">Summary</h2>\n<p class=\"note\">One line per algorithm, variant, runtime, scenario and size. Click a heading to sort.</p>\n")
+	p.WriteString("<details id=\"all-figures\"><summary>Every figure per configuration (the summary)</summary>\n<p class=\"note\">One line per algorithm, variant, runtime, scenario and size. Click a heading to sort.</p>\n")
 	head := []string{"algorithm", "variant", "runtime", "scenario", "nodes", "trials", "errors", "correct %", "live %",
 		"safety violations", "unsafe trials", "messages median", "messages median 95% CI", "messages mean", "theory_messages",
 		"theory_bound", "turnaround_t median", "decided_t median", "failover_t median", "timeouts mean"}
@@ -344,28 +375,13 @@ func writeSummaryTable(p *page, groups []*reportGroup) {
 		})
 	}
 	p.tableID("summary-table", "sortable", head, rows)
+	p.WriteString("</details>\n")
 }
 
 func writeMessageCharts(p *page, all []*series) error {
-	p.WriteString("<h2 id=\"messages\">Messages against N</h2>\n<p class=\"note\">Median messages per size on log scales; bars span the smallest and largest trial. " +
-		"Dashed lines: ALGORITHMS.md's closed forms; rings: the theory_messages and theory_bound the rows report for their configuration.</p>\n<div class=\"charts\">\n")
-	var ov []overviewSeries
-	for _, s := range all {
-		o := overviewSeries{label: s.label}
-		for _, g := range s.groups {
-			if g.Messages.Median.Set {
-				o.pts = append(o.pts, plotter.XY{X: float64(g.Nodes), Y: g.Messages.Median.V})
-			}
-		}
-		ov = append(ov, o)
-	}
-	if len(all) > 1 {
-		svg, err := overviewChart(ov)
-		if err != nil {
-			return err
-		}
-		figure(p, svg)
-	}
+	p.WriteString("<h3 id=\"messages\">Messages against N</h3>\n<p class=\"note\">Median messages per size on log scales; bars span the smallest and largest trial. " +
+		"Dashed lines: ALGORITHMS.md's closed forms, drawn only where the rows' configuration is the one they describe; rings: the theory_messages and theory_bound the rows report.</p>\n<div class=\"charts\">\n")
+	var singles []string
 	for _, s := range all {
 		var pts []messagePoint
 		for _, g := range s.groups {
@@ -374,6 +390,13 @@ func writeMessageCharts(p *page, all []*series) error {
 			}
 			pts = append(pts, messagePoint{n: g.Nodes, median: g.Messages.Median.V, min: g.Messages.Min.V,
 				max: g.Messages.Max.V, theory: g.TheoryMessages, bound: groupTheoryBound(g)})
+		}
+		if len(pts) < 2 {
+			for _, pt := range pts {
+				singles = append(singles, fmt.Sprintf("%s at N = %d: median %s messages (min %s, max %s)",
+					s.label, pt.n, fixedText(pt.median, 1), fixedText(pt.min, 0), fixedText(pt.max, 0)))
+			}
+			continue
 		}
 		svg, err := messagesChart(s.algorithm, pts)
 		if err != nil {
@@ -385,7 +408,21 @@ func writeMessageCharts(p *page, all []*series) error {
 		figure(p, svg)
 	}
 	p.WriteString("</div>\n")
+	writeSingles(p, singles)
 	return nil
+}
+
+// writeSingles lists the figures of series with one size: a chart of one
+// point says less than the number.
+func writeSingles(p *page, singles []string) {
+	if len(singles) == 0 {
+		return
+	}
+	p.WriteString("<ul class=\"singles\">\n")
+	for _, x := range singles {
+		p.WriteString("<li>" + esc(x) + "</li>\n")
+	}
+	p.WriteString("</ul>\n")
 }
 
 func figure(p *page, svg string) {
@@ -415,7 +452,8 @@ func seriesFaults(s *series, faults func(*Row) []FaultWindow) []FaultWindow {
 }
 
 func writeTimeCharts(p *page, all []*series, faults func(*Row) []FaultWindow) error {
-	p.WriteString("<h2 id=\"times\">Turnaround and decided</h2>\n<p class=\"note\">Distribution per size, in units of the mean latency T: box from the first to the third quartile, line at the median, whiskers to 1.5 IQR, outliers as points. Shaded bands: fault windows.</p>\n<div class=\"charts\">\n")
+	p.WriteString("<h3 id=\"times\">Turnaround and decided</h3>\n<p class=\"note\">Distribution per size, in units of the mean latency T: box from the first to the third quartile, line at the median, whiskers to 1.5 IQR, outliers as points. Shaded bands: fault windows.</p>\n<div class=\"charts\">\n")
+	var singles []string
 	for _, s := range all {
 		fw := seriesFaults(s, faults)
 		for _, m := range []struct {
@@ -426,8 +464,19 @@ func writeTimeCharts(p *page, all []*series, faults func(*Row) []FaultWindow) er
 			{"decided_t", func(r *Row) Opt[float64] { return r.DecidedT }},
 		} {
 			var samples []boxSample
+			values := 0
 			for _, g := range s.groups {
-				samples = append(samples, boxSample{n: g.Nodes, values: metricValues(g.rows, m.val)})
+				vs := metricValues(g.rows, m.val)
+				values += len(vs)
+				samples = append(samples, boxSample{n: g.Nodes, values: vs})
+			}
+			if values < 2 {
+				for _, b := range samples {
+					for _, v := range b.values {
+						singles = append(singles, fmt.Sprintf("%s at N = %d: %s %s T", s.label, b.n, m.name, fixedText(v, 2)))
+					}
+				}
+				continue
 			}
 			svg, err := boxChart(s.label+": "+m.name, m.name+" (T)", samples, true, fw)
 			if err != nil {
@@ -437,14 +486,21 @@ func writeTimeCharts(p *page, all []*series, faults func(*Row) []FaultWindow) er
 		}
 	}
 	p.WriteString("</div>\n")
+	writeSingles(p, singles)
 	return nil
 }
 
-func writeTimeouts(p *page, all []*series) error {
-	p.WriteString("<h2 id=\"timeouts\">Timeouts</h2>\n")
-	any := false
-	var rows [][]cell
+// writeTimeouts answers "what fired, and what was broken when?": per
+// series, the timers and suspicions of a trial at its largest size by
+// kind; the distributions per size folded below (series with one value
+// say it); then each faulty series' fault schedule on a time axis, from
+// its first trial, beside its turnaround.
+func writeTimeouts(p *page, all []*series, faults func(*Row) []FaultWindow) error {
+	p.WriteString("<h2 id=\"timeouts\">Timeouts and faults</h2>\n")
+	var rows, detail [][]cell
+	var fired []*series
 	for _, s := range all {
+		any := false
 		for _, g := range s.groups {
 			kinds := map[string]int64{}
 			var total int64
@@ -459,41 +515,107 @@ func writeTimeouts(p *page, all []*series) error {
 			}
 			any = true
 			to := describe(groupTimeouts(g))
-			rows = append(rows, []cell{textCell(s.label), intCell(g.Nodes), intCell(g.Trials),
+			detail = append(detail, []cell{textCell(s.label), intCell(g.Nodes), intCell(g.Trials),
 				optCell(to.Median, 1), optCell(to.Mean, 2), optCell(to.Max, 0),
 				textCell(CountsFromMap(kinds).String())})
 		}
-	}
-	if !any {
-		p.WriteString("<p class=\"note\">No timer fired and no process was suspected in any trial.</p>\n")
-		return nil
-	}
-	p.WriteString("<div class=\"charts\">\n")
-	for _, s := range all {
-		var samples []boxSample
-		fired := false
-		for _, g := range s.groups {
-			xs := groupTimeouts(g)
-			samples = append(samples, boxSample{n: g.Nodes, values: xs})
-			fired = fired || slices.ContainsFunc(xs, func(v float64) bool { return v > 0 })
-		}
-		if !fired {
+		if !any {
 			continue
 		}
-		svg, err := boxChart(s.label+": timeouts", "timeouts per trial", samples, false, nil)
-		if err != nil {
-			return err
+		fired = append(fired, s)
+		top := s.groups[len(s.groups)-1]
+		kinds := map[string]int64{}
+		for _, r := range top.rows {
+			for _, kc := range r.TimeoutsByKind {
+				kinds[kc.Kind] += kc.N
+			}
 		}
-		figure(p, svg)
+		var per []string
+		for _, kc := range CountsFromMap(kinds) {
+			per = append(per, kc.Kind+" "+fixedText(float64(kc.N)/float64(max(top.Trials, 1)), 1))
+		}
+		to := describe(groupTimeouts(top))
+		rows = append(rows, []cell{textCell(s.label), intCell(top.Nodes), optCell(to.Median, 1), textCell(strings.Join(per, ", "))})
 	}
-	p.WriteString("</div>\n")
-	p.table("sortable", []string{"series", "nodes", "trials", "median", "mean", "max", "by kind (total)"}, rows)
+	if len(fired) == 0 {
+		p.WriteString("<p class=\"note\">No timer fired and no process was suspected in any trial.</p>\n")
+	} else {
+		p.WriteString("<p class=\"note\">Timer expirations and detector suspicions per trial, at each series' largest size: the median, and the mean per trial of each kind.</p>\n")
+		p.table("sortable", []string{"series", "at N", "timeouts median", "per trial, by kind (mean)"}, rows)
+		p.WriteString("<details id=\"timeouts-detail\"><summary>Timeouts per size, for every series</summary>\n<div class=\"charts\">\n")
+		var singles []string
+		for _, s := range fired {
+			var samples []boxSample
+			values := 0
+			for _, g := range s.groups {
+				xs := groupTimeouts(g)
+				values += len(xs)
+				samples = append(samples, boxSample{n: g.Nodes, values: xs})
+			}
+			if values < 2 {
+				for _, b := range samples {
+					for _, v := range b.values {
+						singles = append(singles, fmt.Sprintf("%s at N = %d: %s timeouts", s.label, b.n, fixedText(v, 0)))
+					}
+				}
+				continue
+			}
+			svg, err := boxChart(s.label+": timeouts", "timeouts per trial", samples, false, nil)
+			if err != nil {
+				return err
+			}
+			figure(p, svg)
+		}
+		p.WriteString("</div>\n")
+		writeSingles(p, singles)
+		p.table("sortable", []string{"series", "nodes", "trials", "median", "mean", "max", "by kind (total)"}, detail)
+		p.WriteString("</details>\n")
+	}
+	if faults == nil {
+		return nil
+	}
+	p.WriteString("<h3 id=\"faults\">Fault schedules</h3>\n")
+	drawn := 0
+	for _, s := range all {
+		var first *Row
+		for _, g := range s.groups {
+			for _, r := range g.rows {
+				if len(faults(r)) > 0 {
+					first = r
+					break
+				}
+			}
+			if first != nil {
+				break
+			}
+		}
+		if first == nil {
+			continue
+		}
+		end := 0.0
+		if first.TurnaroundT.Set {
+			end = first.TurnaroundT.V
+		}
+		open := ""
+		if drawn == 0 {
+			open = " open"
+		}
+		fmt.Fprintf(p, "<details%s><summary>%s — N = %d, trial %d (seed %d): <code>%s</code></summary>\n%s</details>\n", open,
+			esc(s.label), first.Nodes, first.Trial, first.Seed, esc(shorten(first.Faults, 160)), faultTimeline(faults(first), end))
+		drawn++
+	}
+	if drawn == 0 {
+		p.WriteString("<p class=\"note\">No trial applied a fault.</p>\n")
+	}
 	return nil
 }
 
 func writeVerdicts(p *page, groups []*reportGroup, fails []*failing, opt HTMLOptions) {
-	p.WriteString("<h2 id=\"verdicts\">Verdicts</h2>\n<p class=\"note\">Correct: every non-faulty process decided the same leader, the non-faulty process of highest rank. Live: the election terminated. Failing trials are listed below with their seed and violation.</p>\n")
-	p.WriteString("<table class=\"sortable\">\n<thead><tr><th>algorithm</th><th>variant</th><th>runtime</th><th>scenario</th><th>nodes</th><th>trials</th><th>correct</th><th>live</th><th>safety violations</th><th>errors</th><th>failing trials</th></tr></thead>\n<tbody>\n")
+	p.WriteString("<h2 id=\"verdicts\">Failing trials</h2>\n<p class=\"note\">Correct: every non-faulty process decided the same leader, the non-faulty process of highest rank. Live: the election terminated. Each failing trial is listed with its seed, its violation and, given a trace, the events that led to it.</p>\n")
+	if len(fails) == 0 {
+		p.WriteString("<p class=\"good\">No trial failed: every one was correct and live, with no safety violation and no error.</p>\n")
+	}
+	p.WriteString("<details id=\"group-verdicts\"><summary>Verdicts per configuration</summary>\n<table class=\"sortable\">\n<thead><tr><th>algorithm</th><th>variant</th><th>runtime</th><th>scenario</th><th>nodes</th><th>trials</th><th>correct</th><th>live</th><th>safety violations</th><th>errors</th><th>failing trials</th></tr></thead>\n<tbody>\n")
 	firstFail := map[*reportGroup]*failing{}
 	nFail := map[*reportGroup]int{}
 	for _, f := range fails {
@@ -517,12 +639,11 @@ func writeVerdicts(p *page, groups []*reportGroup, fails []*failing, opt HTMLOpt
 			badCount(g.SafetyViolations), badCount(g.Errors), links,
 		}), "<tr", `<tr id="`+g.anchor+`"`, 1))
 	}
-	p.WriteString("</tbody>\n</table>\n")
+	p.WriteString("</tbody>\n</table>\n</details>\n")
 	if len(fails) == 0 {
-		p.WriteString("<p class=\"good\">Every trial was correct and live, with no safety violation and no error.</p>\n")
 		return
 	}
-	fmt.Fprintf(p, "<h3>Failing trials (%d)</h3>\n", len(fails))
+	fmt.Fprintf(p, "<h3>%d failing trial%s</h3>\n", len(fails), plural(len(fails)))
 	for i, f := range fails {
 		if i >= opt.MaxFailing {
 			fmt.Fprintf(p, "<p class=\"note\">… and %d more failing trials, not listed: see the results file.</p>\n", len(fails)-i)
@@ -585,31 +706,87 @@ func writeFailing(p *page, f *failing, opt HTMLOptions) {
 			p.WriteString("<p>Fault: " + esc(faultTitle(fw)) + "</p>\n")
 		}
 	}
+	if opt.Replay != nil {
+		if cmd := opt.Replay(r); cmd != "" {
+			p.WriteString("<p>Replay: <code class=\"replay\">" + esc(cmd) + "</code></p>\n")
+		}
+	}
 	switch {
 	case f.trace != nil && len(f.trace.Excerpt) > 0:
-		tNs := r.TS * 1e9
-		what := "the trial's last events"
-		if at, ok := violationTime(r.Violation); ok {
-			what = "events around the violation at " + formatTraceTime(at, tNs)[2:]
-		}
-		fmt.Fprintf(p, "<p>Trace, %s (%d events in the trial):</p>\n<pre>", esc(what), f.trace.Total)
-		at, hasAt := violationTime(r.Violation)
-		for i, ev := range f.trace.Excerpt {
-			p.WriteString(esc(describeEvent(ev, tNs)) + "\n")
-			next := i+1 < len(f.trace.Excerpt)
-			if hasAt && ev.T <= at && (!next || f.trace.Excerpt[i+1].T > at) {
-				p.WriteString("<b class=\"bad\">── " + esc(r.Violation) + "</b>\n")
-				hasAt = false
-			}
-		}
-		p.WriteString("</pre>\n")
-		if len(f.trace.Events) > 0 && !f.trace.Truncated {
-			fmt.Fprintf(p, "<p><a href=\"#%s\">Message-sequence diagram</a></p>\n", diagramID(f.trace))
-		}
+		writeExcerpt(p, f, opt)
 	case opt.Trace != nil:
 		p.WriteString("<p class=\"note\">The trace file has no events for this trial.</p>\n")
 	}
 	p.WriteString("</div>\n")
+}
+
+// violatorAt names the process a violation blames ("... process 3 ..."),
+// or -1.
+var violatorAt = regexp.MustCompile(`\bprocess (\d+)\b`)
+
+// writeExcerpt writes the events that led to a failing trial's violation:
+// maintenance messages folded (shown on demand), the violating event
+// marked, then the message-sequence diagram of the same window.
+func writeExcerpt(p *page, f *failing, opt HTMLOptions) {
+	r, ex := f.row, f.trace.Excerpt
+	tNs := r.TS * 1e9
+	maint := opt.maint()
+	at, hasAt := violationTime(r.Violation)
+	what := "the trial's last events"
+	if hasAt {
+		what = "the events that led to the violation at " + formatTraceTime(at, tNs)[2:]
+	}
+	culprit := -1
+	if m := violatorAt.FindStringSubmatch(r.Violation); m != nil {
+		culprit, _ = strconv.Atoi(m[1])
+	}
+	hidden := map[string]int{}
+	for i := range ex {
+		if isMaint(&ex[i], maint) {
+			hidden[ex[i].Kind]++
+		}
+	}
+	fmt.Fprintf(p, "<p>Trace, %s (%d events in the trial)", esc(what), f.trace.Total)
+	if len(hidden) > 0 {
+		var parts []string
+		for k, n := range hidden {
+			parts = append(parts, k+" "+strconv.Itoa(n))
+		}
+		slices.Sort(parts)
+		fmt.Fprintf(p, "; maintenance messages folded: %s (<label><input type=\"checkbox\" class=\"show-maint\"> show</label>)", esc(strings.Join(parts, ", ")))
+	}
+	p.WriteString(":</p>\n<pre class=\"excerpt\">")
+	marked := false
+	for i, ev := range ex {
+		line := esc(describeEvent(ev, tNs))
+		switch {
+		case isMaint(&ex[i], maint):
+			p.WriteString("<span class=\"maint\">" + line + "\n</span>")
+			continue
+		case hasAt && ev.T == at && ev.Ev == "decide" && (culprit < 0 || ev.P == culprit):
+			p.WriteString("<b class=\"bad violating\">" + line + "   ◀ the violation</b>\n")
+			marked = true
+		default:
+			p.WriteString(line + "\n")
+		}
+		next := i+1 < len(ex)
+		if hasAt && !marked && ev.T <= at && (!next || ex[i+1].T > at) {
+			p.WriteString("<b class=\"bad\">── " + esc(r.Violation) + "</b>\n")
+			marked = true
+		}
+	}
+	p.WriteString("</pre>\n")
+	var fw []FaultWindow
+	if opt.Faults != nil {
+		fw = opt.Faults(r)
+	}
+	window := &TraceTrial{TraceHeader: f.trace.TraceHeader, Events: ex, Window: true}
+	p.WriteString("<details open><summary>Message sequence of these events</summary>\n")
+	p.WriteString(lamportDiagram(diagramID(f.trace)+"-x", window, tNs, fw, maint))
+	p.WriteString("</details>\n")
+	if len(f.trace.Events) > 0 && !f.trace.Truncated {
+		fmt.Fprintf(p, "<p><a href=\"#%s\">The whole trial's message-sequence diagram</a></p>\n", diagramID(f.trace))
+	}
 }
 
 func diagramID(t *TraceTrial) string {
@@ -639,9 +816,17 @@ func writeDiagrams(p *page, trials []*TraceTrial, rows []Row, opt HTMLOptions) {
 		if t.Runtime != "" {
 			live = " (" + esc(t.Runtime) + ")"
 		}
-		fmt.Fprintf(p, "<h3 id=\"%s\">%s/%s n=%d — trial %d, seed %d%s</h3>\n", id, esc(t.Algorithm), esc(t.Variant), t.Nodes, t.Trial, t.Seed, live)
+		// The first diagram is open; the others fold, one line each.
+		if drawn > 0 {
+			fmt.Fprintf(p, "<details id=\"%s\"><summary>%s/%s n=%d — trial %d, seed %d%s</summary>\n", id, esc(t.Algorithm), esc(t.Variant), t.Nodes, t.Trial, t.Seed, live)
+		} else {
+			fmt.Fprintf(p, "<h3 id=\"%s\">%s/%s n=%d — trial %d, seed %d%s</h3>\n", id, esc(t.Algorithm), esc(t.Variant), t.Nodes, t.Trial, t.Seed, live)
+		}
 		if t.Truncated {
 			fmt.Fprintf(p, "<p class=\"note\">%d events: too many for a diagram (at most %d).</p>\n", t.Total, DiagramMaxEvents)
+			if drawn > 0 {
+				p.WriteString("</details>\n")
+			}
 			continue
 		}
 		var tNs float64
@@ -653,7 +838,10 @@ func writeDiagrams(p *page, trials []*TraceTrial, rows []Row, opt HTMLOptions) {
 			}
 			fmt.Fprintf(p, "<p class=\"meta\">%d messages, leader %s, %s</p>\n", r.Messages, esc(cmpOr(r.Leader, "none")), verdictWords(r))
 		}
-		p.WriteString(lamportDiagram(id, t, tNs, fw))
+		p.WriteString(lamportDiagram(id, t, tNs, fw, opt.maint()))
+		if drawn > 0 {
+			p.WriteString("</details>\n")
+		}
 		drawn++
 	}
 	if drawn == 0 {

@@ -80,13 +80,24 @@ func TestReportHTMLContent(t *testing.T) {
 	rows, _ := readTestRun(t)
 	page := string(renderTestReport(t, testFaults))
 	for _, want := range []string{
-		`<h2 id="summary">`, `<h2 id="messages">`, `<h2 id="times">`, `<h2 id="timeouts">`,
-		`<h2 id="verdicts">`, `<h2 id="diagrams">`, `class="sortable"`,
-		"3N-1 (worst: successor of max initiates)", "N(N+1)/2+N (descending ids)", "8N(⌈log₂N⌉+2)+5N (bound)",
+		`<section id="verdict">`, `<div class="verdict fail">`, `<section id="summary">`, `<table id="key-table"`,
+		`<section id="choose">`, `<h3 id="messages">`, `<h3 id="times">`, `<h2 id="timeouts">`,
+		`<h2 id="verdicts">`, `<h2 id="diagrams">`, `class="sortable"`, `<ul class="legend">`,
 		`<svg class="lamport"`, `<rect class="fault"`, "fault windows",
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("report lacks %q", want)
+		}
+	}
+	// The verdict comes first, the key numbers next.
+	if v, k, c := strings.Index(page, `<section id="verdict">`), strings.Index(page, `<section id="summary">`), strings.Index(page, `<section id="choose">`); !(v < k && k < c) {
+		t.Errorf("sections out of order: verdict at %d, key numbers at %d, charts at %d", v, k, c)
+	}
+	// A crash at the start under an inaccurate detector is no configuration
+	// ALGORITHMS.md has a figure for: no closed form is drawn.
+	for _, curve := range []string{"3N-1 (worst: successor of max initiates)", "N(N+1)/2+N (descending ids)", "8N(⌈log₂N⌉+2)+5N (bound)"} {
+		if strings.Contains(page, curve) {
+			t.Errorf("the closed form %q is drawn under a faulty run", curve)
 		}
 	}
 	// Every failing trial is listed with its seed and violation, linked
@@ -112,8 +123,71 @@ func TestReportHTMLContent(t *testing.T) {
 	if got := strings.Count(page, `<div class="trial" id="trial-`); got != failing {
 		t.Errorf("%d failing trials listed, want %d", got, failing)
 	}
-	if !strings.Contains(page, "Trace, events around the violation at") || !strings.Contains(page, `<b class="bad">── undecided at`) {
+	if !strings.Contains(page, "Trace, the events that led to the violation at") || !strings.Contains(page, `<b class="bad">── undecided at`) {
 		t.Error("no trace excerpt marking a violation")
+	}
+}
+
+// Closed forms are drawn under the configurations they describe: ring's
+// envelopes and lcr's under fault-free runs with reference figures, bully's
+// crash-case formula only where the rows report exactly it.
+func TestReportTheoryCurvesApply(t *testing.T) {
+	rows := syntheticRows(2000)
+	var b bytes.Buffer
+	if err := WriteHTML(&b, rows, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, curve := range []string{"3N-1 (worst: successor of max initiates)", "N(N+1)/2+N (descending ids)"} {
+		if !strings.Contains(page, curve) {
+			t.Errorf("fault-free rings: %q not drawn", curve)
+		}
+	}
+	// The synthetic bully rows report 3N-1, not the crash case's figure.
+	if strings.Contains(page, "(lowest detects)") {
+		t.Error("bully's crash-case formula drawn under runs without that crash")
+	}
+	for i := range rows {
+		if rows[i].Algorithm == "bully" {
+			n := int64(rows[i].Nodes)
+			rows[i].TheoryMessages = Some(n*(n-1)/2 + (n-1)*(n-2)/2 + n - 2)
+		}
+	}
+	b.Reset()
+	if err := WriteHTML(&b, rows, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "(lowest detects)") {
+		t.Error("bully's crash-case formula not drawn where the rows report it")
+	}
+}
+
+// The headline: all well in one line; otherwise the failed expectations
+// (per trial and over trials) and, per algorithm, what broke.
+func TestReportHeadline(t *testing.T) {
+	rows := syntheticRows(1000)
+	for i := range rows {
+		rows[i].Correct, rows[i].Live, rows[i].Violation, rows[i].Leader = true, true, "", "x"
+	}
+	var b bytes.Buffer
+	if err := WriteHTML(&b, rows, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `<p class="verdict ok">All 1000 trials were correct and live`) {
+		t.Error("a clean run's verdict is not one line saying so")
+	}
+	rows[3].SafetyViolations, rows[3].Correct = 2, false
+	rows[3].Expect = "fail: safety violations 2 > 0"
+	b.Reset()
+	if err := WriteHTML(&b, rows, HTMLOptions{Expectations: []string{"halves: bully N=8 over 20 trials: p99 turnaround 9ms ≥ 5ms"}}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{`<div class="verdict fail">`, "<b>2 expectations failed</b> (per scenario, algorithm and size)", "p99 turnaround 9ms",
+		"adhoc: ring N=4: safety violations 2 &gt; 0 — failed in 1 trial; first, trial 3 (seed", "<b>ring (sim)</b>: 1 of ", "trials broke safety (2 violations)"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("headline lacks %q", want)
+		}
 	}
 }
 
@@ -187,3 +261,30 @@ func syntheticRows(n int) []Row {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// No chart stands for a single point: with one trial per configuration
+// (as the default run's live part has) every figure is stated as a
+// number, and no chart is drawn.
+func TestReportNoSinglePointCharts(t *testing.T) {
+	all, err := ReadFile("testdata/failover/results.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []Row
+	for _, r := range all {
+		if r.Trial == 0 {
+			rows = append(rows, r)
+		}
+	}
+	var b bytes.Buffer
+	if err := WriteHTML(&b, rows, HTMLOptions{Faults: FaultWindows}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	if n := strings.Count(page, `<svg class="chart"`); n != 0 {
+		t.Errorf("%d charts drawn for one trial per configuration", n)
+	}
+	if !strings.Contains(page, "One trial each: the values, not distributions.") || !strings.Contains(page, "One trial per configuration") {
+		t.Error("the single values are not stated")
+	}
+}

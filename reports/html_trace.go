@@ -64,6 +64,10 @@ type TraceTrial struct {
 	Total     int          // events the trial has in the file
 	Truncated bool         // Events holds only part of them
 	Excerpt   []TraceEvent // the events around the instant asked for
+	// Window marks Events as a window of the trial, not its start: a
+	// diagram's time axis starts at the first of them, and a send whose
+	// delivery is not among them is not drawn as lost.
+	Window bool
 }
 
 // traceKey matches a trace header to a results row. The scenario is part of
@@ -87,17 +91,89 @@ func rowTraceKey(r *Row) traceKey {
 // traceWant says what to keep of one trial: up to max events from its
 // start (a diagram), and, when around ≥ 0, the excerpt of events nearest
 // that virtual time (nanoseconds; math.MaxInt64 for the trial's end).
+// maint, when set, says which message kinds are maintenance (heartbeats,
+// pings): the excerpt counts only the others, and keeps the maintenance
+// events between them (up to a bound) for a reader who asks to see them.
 type traceWant struct {
 	max    int
 	around int64
+	maint  func(kind string) bool
 }
 
-// excerptBefore and excerptAfter are how many events a violation's excerpt
-// shows before and after its instant.
+// excerptBefore and excerptAfter are how many events other than
+// maintenance messages a violation's excerpt shows before and after its
+// instant; excerptAt bounds those at the instant itself (the violating
+// event is among them), excerptMaint the maintenance events kept in all.
 const (
 	excerptBefore = 16
 	excerptAfter  = 8
+	excerptAt     = 64
+	excerptMaint  = 400
 )
+
+// isMaint reports whether ev is a maintenance message under maint.
+func isMaint(ev *TraceEvent, maint func(string) bool) bool {
+	switch ev.Ev {
+	case "send", "recv", "drop", "dup", "lose":
+		return maint != nil && ev.Kind != "" && maint(ev.Kind)
+	}
+	return false
+}
+
+// excerpt collects the events around an instant, one at a time in trace
+// order.
+type excerpt struct {
+	at     int64
+	maint  func(string) bool
+	events []TraceEvent
+	before int // events before the instant that are not maintenance
+	atN    int // events at the instant that are not maintenance
+	after  int // events after it that are not maintenance
+	nMaint int
+}
+
+func (x *excerpt) add(ev TraceEvent) {
+	m := isMaint(&ev, x.maint)
+	switch {
+	case ev.T < x.at:
+		x.events = append(x.events, ev)
+		if m {
+			x.nMaint++
+		} else {
+			x.before++
+		}
+		// Drop from the front until excerptBefore remain, and the
+		// maintenance events beyond the bound.
+		for x.before > excerptBefore || x.nMaint > excerptMaint {
+			if isMaint(&x.events[0], x.maint) {
+				x.nMaint--
+			} else {
+				x.before--
+			}
+			x.events = x.events[1:]
+		}
+	case ev.T == x.at:
+		if m {
+			if x.nMaint < excerptMaint {
+				x.events = append(x.events, ev)
+				x.nMaint++
+			}
+		} else if x.atN < excerptAt {
+			x.events = append(x.events, ev)
+			x.atN++
+		}
+	case x.after < excerptAfter:
+		if m {
+			if x.nMaint < excerptMaint {
+				x.events = append(x.events, ev)
+				x.nMaint++
+			}
+			return
+		}
+		x.events = append(x.events, ev)
+		x.after++
+	}
+}
 
 // readTrace reads a trace file in one pass and keeps, for each trial that
 // want selects (ok true), the events it asks for. Lines of trials not
@@ -109,14 +185,13 @@ func readTrace(r io.Reader, want func(TraceHeader) (traceWant, bool)) ([]*TraceT
 	var out []*TraceTrial
 	var cur *TraceTrial
 	var w traceWant
-	var window []TraceEvent // excerpt: the last excerptBefore events, then excerptAfter more
-	after := -1             // events still to take after the instant; -1 before it
+	var ex *excerpt
 	finish := func() {
 		if cur == nil {
 			return
 		}
-		if w.around >= 0 {
-			cur.Excerpt = window
+		if ex != nil {
+			cur.Excerpt = ex.events
 		}
 		out = append(out, cur)
 		cur = nil
@@ -137,7 +212,10 @@ func readTrace(r io.Reader, want func(TraceHeader) (traceWant, bool)) ([]*TraceT
 			var ok bool
 			if w, ok = want(h); ok {
 				cur = &TraceTrial{TraceHeader: h}
-				window, after = nil, -1
+				ex = nil
+				if w.around >= 0 {
+					ex = &excerpt{at: w.around, maint: w.maint}
+				}
 			}
 			continue
 		}
@@ -154,20 +232,8 @@ func readTrace(r io.Reader, want func(TraceHeader) (traceWant, bool)) ([]*TraceT
 		} else if w.max > 0 {
 			cur.Truncated = true
 		}
-		if w.around >= 0 {
-			switch {
-			case after < 0 && ev.T <= w.around:
-				window = append(window, ev)
-				if len(window) > excerptBefore {
-					window = window[1:]
-				}
-			case after < 0:
-				after = excerptAfter - 1
-				window = append(window, ev)
-			case after > 0:
-				after--
-				window = append(window, ev)
-			}
+		if ex != nil {
+			ex.add(ev)
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -200,7 +266,7 @@ func describeEvent(ev TraceEvent, tNs float64) string {
 	b.WriteString(formatTraceTime(ev.T, tNs))
 	b.WriteString("  ")
 	switch ev.Ev {
-	case "send", "recv", "drop":
+	case "send", "recv", "drop", "dup", "lose":
 		arrow := "→"
 		if ev.Ev != "send" {
 			arrow = "⇒"

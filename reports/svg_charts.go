@@ -196,10 +196,30 @@ func (r rangeBars) YError(i int) (float64, float64) {
 	return r.xys[i].Y - r.lo[i], r.hi[i] - r.xys[i].Y
 }
 
-// curve is a closed form of ALGORITHMS.md drawn as a line over N.
+// curve is a closed form of ALGORITHMS.md drawn as a line over N. An
+// exact curve is one configuration's figure (bully's crash case): it is
+// drawn only when some size's rows report exactly it as theory_messages.
+// Other curves bound or bracket the algorithm's runs (rings' best and
+// worst arrangements): drawn when the rows' configuration has a reference
+// figure at all (default parameters, no fault beyond a textbook crash).
 type curve struct {
 	label string
 	f     func(n float64) float64
+	exact bool
+}
+
+// applies reports whether curve c describes the configuration of pts: an
+// exact curve is every reported theory_messages (and some size reports
+// one); another curve needs some size with a reference figure.
+func (c curve) applies(pts []messagePoint) bool {
+	some := false
+	for _, pt := range pts {
+		if c.exact && pt.theory.Set && math.Abs(c.f(float64(pt.n))-float64(pt.theory.V)) >= 0.5 {
+			return false
+		}
+		some = some || pt.theory.Set || !c.exact && pt.bound.Set
+	}
+	return some
 }
 
 // theoryCurves are ALGORITHMS.md's message counts by algorithm, drawn over
@@ -209,22 +229,22 @@ var theoryCurves = map[string][]curve{
 	"chang-roberts":  ringCurves,
 	"ring-initiator": ringCurves,
 	"lcr": {
-		{"N(N+1)/2+N (descending ids)", func(n float64) float64 { return n*(n+1)/2 + n }},
-		{"3N-1 (ascending ids)", func(n float64) float64 { return 3*n - 1 }},
+		{"N(N+1)/2+N (descending ids)", func(n float64) float64 { return n*(n+1)/2 + n }, false},
+		{"3N-1 (ascending ids)", func(n float64) float64 { return 3*n - 1 }, false},
 	},
 	"hs": {
-		{"8N(⌈log₂N⌉+2)+5N (bound)", func(n float64) float64 { return 8*n*(math.Ceil(math.Log2(n))+2) + 5*n }},
+		{"8N(⌈log₂N⌉+2)+5N (bound)", func(n float64) float64 { return 8*n*(math.Ceil(math.Log2(n))+2) + 5*n }, false},
 	},
 	"bully": {
 		{"N(N-1)/2+(N-1)(N-2)/2+N-2 (lowest detects)", func(n float64) float64 {
 			return n*(n-1)/2 + (n-1)*(n-2)/2 + n - 2
-		}},
+		}, true},
 	},
 }
 
 var ringCurves = []curve{
-	{"3N-1 (worst: successor of max initiates)", func(n float64) float64 { return 3*n - 1 }},
-	{"2N (best: max initiates)", func(n float64) float64 { return 2 * n }},
+	{"3N-1 (worst: successor of max initiates)", func(n float64) float64 { return 3*n - 1 }, false},
+	{"2N (best: max initiates)", func(n float64) float64 { return 2 * n }, false},
 }
 
 // curveNs are integer sizes spread evenly on a log scale over [lo, hi],
@@ -292,7 +312,12 @@ func messagesChart(algorithm string, pts []messagePoint) (string, error) {
 	if !xb.ok() {
 		return "", nil
 	}
-	curves := theoryCurves[algorithm]
+	var curves []curve
+	for _, c := range theoryCurves[algorithm] {
+		if c.applies(pts) {
+			curves = append(curves, c)
+		}
+	}
 	ns := curveNs(int(xb.lo), int(xb.hi))
 	for ci, c := range curves {
 		var line xys
@@ -347,45 +372,11 @@ func messagesChart(algorithm string, pts []messagePoint) (string, error) {
 	return renderChart(p, algorithm+": messages against N, log scales")
 }
 
-// overviewSeries is one algorithm's median messages by N.
+// overviewSeries is one series' points: a figure by N (byNChart), or by
+// run (the history's trend charts).
 type overviewSeries struct {
 	label string
 	pts   xys
-}
-
-// overviewChart draws every algorithm's median messages against N.
-func overviewChart(series []overviewSeries) (string, error) {
-	p := newChart("median messages vs N, all algorithms", "N (nodes)", "messages")
-	xb, yb := newBounds(), newBounds()
-	for i, s := range series {
-		var pts xys
-		for _, pt := range s.pts {
-			if pt.X > 0 && pt.Y > 0 {
-				pts = append(pts, pt)
-				xb.add(pt.X)
-				yb.add(pt.Y)
-			}
-		}
-		if len(pts) == 0 {
-			continue
-		}
-		line, points, err := plotter.NewLinePoints(pts)
-		if err != nil {
-			return "", err
-		}
-		line.Color, points.Color = paletteColor(i), paletteColor(i)
-		points.Shape = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{},
-			draw.PyramidGlyph{}, draw.RingGlyph{}, draw.BoxGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}}[i%8]
-		points.Radius = vg.Points(2.5)
-		p.Add(line, points)
-		p.Legend.Add(s.label, line, points)
-	}
-	if !xb.ok() {
-		return "", nil
-	}
-	setLog(&p.X, xb.lo, xb.hi)
-	setLog(&p.Y, yb.lo, yb.hi)
-	return renderChart(p, "median messages against N for every algorithm, log scales")
 }
 
 // boxSample is the values of one size on a distribution chart.

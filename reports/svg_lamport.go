@@ -40,12 +40,24 @@ const (
 // orange ticks. Fault
 // windows (in T, which needs tNs, T in nanoseconds) shade the time they
 // cover. id prefixes the element ids so several diagrams share a page.
-func lamportDiagram(id string, tr *TraceTrial, tNs float64, faults []FaultWindow) string {
+func lamportDiagram(id string, tr *TraceTrial, tNs float64, faults []FaultWindow, maint func(string) bool) string {
 	nodes := tr.Nodes
 	for _, ev := range tr.Events {
 		nodes = max(nodes, ev.P+1, ev.From+1, ev.To+1)
 	}
-	var maxT int64 = 1
+	var minT int64
+	if tr.Window && len(tr.Events) > 0 {
+		minT = tr.Events[0].T
+	}
+	// cls marks maintenance messages (heartbeats, pings): hidden until the
+	// reader asks for them (the page's "show maintenance" switch).
+	cls := func(kind string) string {
+		if maint != nil && maint(kind) {
+			return ` class="maint"`
+		}
+		return ""
+	}
+	var maxT int64 = minT + 1
 	instants := map[int64]bool{}
 	kinds := []string{}
 	sends := map[int64]*TraceEvent{}
@@ -74,7 +86,7 @@ func lamportDiagram(id string, tr *TraceTrial, tNs float64, faults []FaultWindow
 	width := lamportLeft + float64(nodes)*lamportLane + 20
 	height := lamportTop + h + lamportBottom
 	x := func(p int) float64 { return lamportLeft + (float64(p)+0.5)*lamportLane }
-	y := func(t int64) float64 { return lamportTop + float64(t)/float64(maxT)*h }
+	y := func(t int64) float64 { return lamportTop + float64(t-minT)/float64(maxT-minT)*h }
 
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg class="lamport" xmlns="http://www.w3.org/2000/svg" width="%s" height="%s" viewBox="0 0 %s %s" role="img" aria-label="message sequence diagram of %s trial %d">`+"\n",
@@ -88,15 +100,15 @@ func lamportDiagram(id string, tr *TraceTrial, tNs float64, faults []FaultWindow
 	// Legend: one swatch per kind.
 	lx := lamportLeft
 	for _, k := range kinds {
-		fmt.Fprintf(&b, `<rect x="%s" y="8" width="14" height="4" fill="%s"/><text x="%s" y="14" font-size="11">%s</text>`+"\n",
-			num(lx), color[k], num(lx+18), html.EscapeString(k))
+		fmt.Fprintf(&b, `<g%s><rect x="%s" y="8" width="14" height="4" fill="%s"/><text x="%s" y="14" font-size="11">%s</text></g>`+"\n",
+			cls(k), num(lx), color[k], num(lx+18), html.EscapeString(k))
 		lx += 26 + 7*float64(len(k))
 	}
 
 	// Fault windows behind everything else.
 	if tNs > 0 {
 		for _, f := range faults {
-			y0 := y(int64(f.From * tNs))
+			y0 := y(max(int64(f.From*tNs), minT))
 			y1 := y(int64(math.Min(f.Until*tNs, float64(maxT))))
 			if f.From*tNs > float64(maxT) || y1 <= y0 {
 				continue
@@ -111,10 +123,11 @@ func lamportDiagram(id string, tr *TraceTrial, tNs float64, faults []FaultWindow
 	if tNs > 0 {
 		unit, scale = "T", tNs
 	}
-	span := float64(maxT) / scale
+	span := float64(maxT-minT) / scale
 	step := niceStep(span / 12)
-	for i := 0; float64(i)*step <= span*(1+1e-9); i++ {
-		v := float64(i) * step
+	first := math.Ceil(float64(minT)/scale/step) * step
+	for i := 0; first+float64(i)*step <= float64(maxT)/scale*(1+1e-9); i++ {
+		v := first + float64(i)*step
 		yy := y(int64(math.Round(v * scale)))
 		label := strconv.FormatFloat(v, 'f', -1, 64) + unit
 		if unit == "" {
@@ -149,7 +162,11 @@ func lamportDiagram(id string, tr *TraceTrial, tNs float64, faults []FaultWindow
 				sendT = s.T
 			}
 			x2, y2 := x(ev.To), y(ev.T)
-			fmt.Fprintf(&b, `<g class="dropped"><line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="1.3" stroke-dasharray="4 3"/><path d="M%s,%sl8,8m0,-8l-8,8" stroke="#c00" stroke-width="1.5"/><title>#%d %s p%d→p%d, sent %s, dropped at the crashed receiver %s</title></g>`+"\n",
+			dropped := "dropped"
+			if cls(ev.Kind) != "" {
+				dropped += " maint"
+			}
+			fmt.Fprintf(&b, `<g class="`+dropped+`"><line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="1.3" stroke-dasharray="4 3"/><path d="M%s,%sl8,8m0,-8l-8,8" stroke="#c00" stroke-width="1.5"/><title>#%d %s p%d→p%d, sent %s, dropped at the crashed receiver %s</title></g>`+"\n",
 				num(x(ev.From)), num(y(sendT)), num(x2), num(y2), color[ev.Kind], num(x2-4), num(y2-4),
 				ev.ID, html.EscapeString(messageLabel(*ev)), ev.From, ev.To,
 				formatTraceTime(sendT, tNs)[2:], formatTraceTime(ev.T, tNs)[2:])
@@ -160,12 +177,12 @@ func lamportDiagram(id string, tr *TraceTrial, tNs float64, faults []FaultWindow
 				sendT = s.T
 			}
 			ki := slices.Index(kinds, ev.Kind)
-			fmt.Fprintf(&b, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="1.3" marker-end="url(#%s-k%d)"><title>#%d %s p%d→p%d, sent %s, delivered %s</title></line>`+"\n",
-				num(x(ev.From)), num(y(sendT)), num(x(ev.To)), num(y(ev.T)), color[ev.Kind], id, ki,
+			fmt.Fprintf(&b, `<line%s x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="1.3" marker-end="url(#%s-k%d)"><title>#%d %s p%d→p%d, sent %s, delivered %s</title></line>`+"\n",
+				cls(ev.Kind), num(x(ev.From)), num(y(sendT)), num(x(ev.To)), num(y(ev.T)), color[ev.Kind], id, ki,
 				ev.ID, html.EscapeString(messageLabel(*ev)), ev.From, ev.To,
 				formatTraceTime(sendT, tNs)[2:], formatTraceTime(ev.T, tNs)[2:])
 		case "send":
-			if delivered[ev.ID] || tr.Truncated {
+			if delivered[ev.ID] || tr.Truncated || tr.Window {
 				continue
 			}
 			x1, y1 := x(ev.From), y(ev.T)
@@ -202,6 +219,9 @@ func lamportDiagram(id string, tr *TraceTrial, tNs float64, faults []FaultWindow
 }
 
 func faultTitle(f FaultWindow) string {
+	if math.IsInf(f.Until, 1) {
+		return fmt.Sprintf("%s from %sT to the end", f.Label, strconv.FormatFloat(f.From, 'f', -1, 64))
+	}
 	return fmt.Sprintf("%s from %sT to %sT", f.Label, strconv.FormatFloat(f.From, 'f', -1, 64),
 		strconv.FormatFloat(f.Until, 'f', -1, 64))
 }

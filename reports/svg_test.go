@@ -27,10 +27,10 @@ func testCharts(t *testing.T) map[string]string {
 	if out["messages"], err = messagesChart("chang-roberts", ringPoints()); err != nil {
 		t.Fatal(err)
 	}
-	if out["overview"], err = overviewChart([]overviewSeries{
+	if out["overview"], err = byNChart("median messages vs N", "messages", []overviewSeries{
 		{"ring", xys{{X: 4, Y: 11}, {X: 8, Y: 23}, {X: 16, Y: 47}}},
 		{"lcr", xys{{X: 4, Y: 14}, {X: 8, Y: 44}, {X: 16, Y: 152}}},
-	}); err != nil {
+	}, true); err != nil {
 		t.Fatal(err)
 	}
 	var samples []boxSample
@@ -48,6 +48,16 @@ func testCharts(t *testing.T) map[string]string {
 	if out["timeouts"], err = boxChart("bully: timeouts", "timeouts per trial", samples, false, nil); err != nil {
 		t.Fatal(err)
 	}
+	if out["sidebyside"], err = sideBySideChart("messages at N = 16", "messages per trial",
+		[]namedSample{{"ring", samples[0].values}, {"lcr", samples[1].values}, {"hs", samples[2].values}}, true); err != nil {
+		t.Fatal(err)
+	}
+	if out["cdf"], err = cdfChart("failover", "milliseconds after the crash",
+		[]cdfSeries{{"raft", []float64{160, 150, 290, 180, 170, 310, 150}}, {"etcd-raft", []float64{210, 220, 230}}}); err != nil {
+		t.Fatal(err)
+	}
+	out["faults"] = faultTimeline([]FaultWindow{{From: 2, Until: 12, Label: "partition(halves)[0,1|2,3]"},
+		{From: 5, Until: math.Inf(1), Label: "crash(3)"}}, 9.5)
 	return out
 }
 
@@ -56,11 +66,11 @@ func testCharts(t *testing.T) map[string]string {
 // committing).
 func TestChartsGolden(t *testing.T) {
 	a, b := testCharts(t), testCharts(t)
-	for _, name := range []string{"messages", "overview", "box", "timeouts"} {
+	for _, name := range []string{"messages", "overview", "box", "timeouts", "sidebyside", "cdf", "faults"} {
 		if a[name] != b[name] {
 			t.Errorf("%s chart differs between two renderings", name)
 		}
-		if !strings.HasPrefix(a[name], `<svg class="chart"`) {
+		if !strings.HasPrefix(a[name], `<svg class="chart"`) && !strings.HasPrefix(a[name], `<svg class="faults"`) {
 			t.Errorf("%s chart starts %.40q", name, a[name])
 		}
 		checkXML(t, name, a[name])
@@ -106,7 +116,7 @@ func TestChartsDegenerate(t *testing.T) {
 	if _, err := boxChart("x", "y", []boxSample{{n: 4, values: []float64{0, 0}}}, false, nil); err != nil {
 		t.Error(err)
 	}
-	if svg, err := overviewChart([]overviewSeries{{"a", xys{plotter.XY{X: 4, Y: 0}}}}); err != nil || svg != "" {
+	if svg, err := byNChart("t", "y", []overviewSeries{{"a", xys{plotter.XY{X: 4, Y: 0}}}}, true); err != nil || svg != "" {
 		t.Errorf("no positive point: %q, %v", svg, err)
 	}
 }
@@ -162,8 +172,8 @@ func TestLamportGolden(t *testing.T) {
 		t.Fatalf("%v, %d trials", err, len(trials))
 	}
 	faults := []FaultWindow{{From: 1.5, Until: 3.5, Label: "partition"}}
-	a := lamportDiagram("d1", trials[0], 1e6, faults)
-	if b := lamportDiagram("d1", trials[0], 1e6, faults); a != b {
+	a := lamportDiagram("d1", trials[0], 1e6, faults, nil)
+	if b := lamportDiagram("d1", trials[0], 1e6, faults, nil); a != b {
 		t.Fatal("two renderings differ")
 	}
 	checkXML(t, "lamport", a)
@@ -202,9 +212,44 @@ func TestReadTrace(t *testing.T) {
 	if d := trials[0]; len(d.Events) != 10 || !d.Truncated || d.Total != 40 || d.Excerpt != nil {
 		t.Errorf("diagram trial: %d events, truncated %v, total %d", len(d.Events), d.Truncated, d.Total)
 	}
+	// excerptBefore events before the instant, the one at it, excerptAfter after.
 	ex := trials[1].Excerpt
-	if len(ex) != excerptBefore+excerptAfter || ex[excerptBefore-1].T != 20*1000000 || ex[excerptBefore].T != 21*1000000 {
+	if len(ex) != excerptBefore+1+excerptAfter || ex[excerptBefore].T != 20*1000000 || ex[excerptBefore+1].T != 21*1000000 {
 		t.Errorf("excerpt of %d events from %v", len(ex), ex[0].T)
+	}
+
+	// Maintenance messages do not count: the excerpt still holds
+	// excerptBefore other events before the instant, with the pings between
+	// them kept for a reader who shows them; every event at the instant is
+	// kept, however many pings come before it.
+	trace.Reset()
+	trace.WriteString(`{"trial":0,"algorithm":"bully","variant":"classic","nodes":4,"seed":1}` + "\n")
+	for i := range 40 {
+		trace.WriteString(`{"t":` + itoa(i*1000000) + `,"ev":"timer","p":0,"timer":"T1"}` + "\n")
+		for range 5 {
+			trace.WriteString(`{"t":` + itoa(i*1000000) + `,"ev":"send","from":1,"to":2,"kind":"PING"}` + "\n")
+		}
+	}
+	trace.WriteString(`{"t":40000000,"ev":"decide","p":3,"leader":"9"}` + "\n")
+	trials, err = readTrace(strings.NewReader(trace.String()), func(h TraceHeader) (traceWant, bool) {
+		return traceWant{around: 40 * 1000000, maint: func(k string) bool { return k == "PING" }}, true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex = trials[0].Excerpt
+	others, pings := 0, 0
+	for _, ev := range ex {
+		if ev.Kind == "PING" {
+			pings++
+		} else {
+			others++
+		}
+	}
+	// The pings after each kept timer, and those after the last timer the
+	// window let go.
+	if others != excerptBefore+1 || pings != 5*excerptBefore+5 || ex[len(ex)-1].Ev != "decide" {
+		t.Errorf("excerpt: %d events besides %d pings, last %+v", others, pings, ex[len(ex)-1])
 	}
 	if _, err := readTrace(strings.NewReader("{\"trial\":0,\"algorithm\":\"x\",\"nodes\":2,\"seed\":1}\n{not json\n"),
 		func(TraceHeader) (traceWant, bool) { return traceWant{max: 5, around: -1}, true }); err == nil || !strings.Contains(err.Error(), "line 2") {

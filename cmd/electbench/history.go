@@ -38,12 +38,18 @@ func (r *runReportOptions) bind(f *pflag.FlagSet) {
 var unshapingFlags = []string{"out", "format", "parallel", "resume", "trace", "history", "seed"}
 
 // finish writes what follows the summary: report.html when the formats ask
-// for it (with the trace, when the run kept one), the results directory's
+// for it (with the trace, when the run kept one, and the expectations that
+// failed over trials), the results directory's
 // manifest with its row count, and the history entry.
-func (r *runReportOptions) finish(cmd *cobra.Command, o runOptions, m reports.Manifest, formats []string, rows []reports.Row) error {
+func (r *runReportOptions) finish(cmd *cobra.Command, o runOptions, m reports.Manifest, formats []string, rows []reports.Row, fails []workloads.Failure) error {
 	results := filepath.Join(o.out, reports.ResultsCSV)
 	if slices.Contains(formats, "html") {
-		opt := reports.HTMLOptions{Source: results, Generator: "electbench " + versionString(), Faults: reports.FaultWindows}
+		opt := htmlOptions(results, &m)
+		for _, f := range fails {
+			if f.Trial < 0 { // over trials; the per-trial ones are in the expect column
+				opt.Expectations = append(opt.Expectations, f.String())
+			}
+		}
 		if o.trace != "" {
 			f, err := os.Open(o.trace)
 			if err != nil {

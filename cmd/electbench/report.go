@@ -79,7 +79,11 @@ func runReport(cmd *cobra.Command, arg string, o reportOptions) error {
 	if err != nil {
 		return err
 	}
-	opt := reports.HTMLOptions{Source: path, Generator: "electbench " + versionString(), Faults: reports.FaultWindows}
+	var m *reports.Manifest
+	if mf, ok, err := reports.ReadManifest(filepath.Dir(path)); err == nil && ok {
+		m = &mf
+	}
+	opt := htmlOptions(path, m)
 	if o.trace != "" {
 		f, err := os.Open(o.trace)
 		if err != nil {

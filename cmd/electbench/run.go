@@ -346,6 +346,16 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 	start := time.Now()
 	written := 0
 	liveOpts := workloads.Options{Trace: opts.Trace}
+	// Small live clusters record their events by default (a few thousand
+	// lines), so that the report draws their message sequences.
+	liveTrace, err := openLiveTrace(o, formats, liveTrials)
+	if err != nil {
+		return err
+	}
+	if liveTrace != nil {
+		defer liveTrace.Close()
+		liveOpts.Trace = liveTrace
+	}
 	if done != nil {
 		liveOpts.Skip = func(t workloads.Trial) bool { return done[t.LiveBaseRow().Key()] }
 	}
@@ -368,6 +378,12 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 			runErr = fmt.Errorf("--trace: %w", err)
 		}
 	}
+	if liveTrace != nil {
+		if err := liveTrace.Close(); err != nil && runErr == nil {
+			runErr = fmt.Errorf("%s: %w", liveTrace.Name(), err)
+		}
+		o.trace = liveTrace.Name() // what the report reads
+	}
 	if errors.Is(runErr, context.Canceled) {
 		fmt.Fprintf(cmd.ErrOrStderr(), "interrupted: %d trials written to %s; rerun with --resume to finish\n", written, o.out)
 		return &exitError{code: 130, err: errors.New("interrupted")}
@@ -383,7 +399,8 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 	if err := reports.WriteSummaryFiles(o.out, formats, sum); err != nil {
 		return err
 	}
-	if err := o.report.finish(cmd, o, manifest, formats, rows); err != nil {
+	fails := workloads.CheckRun(append(slices.Clone(specs), liveSpecs...), rows)
+	if err := o.report.finish(cmd, o, manifest, formats, rows, fails); err != nil {
 		return err
 	}
 	out := cmd.OutOrStdout()
@@ -394,7 +411,26 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 		return err
 	}
 	fmt.Fprintf(out, "\n%d trials (%d run now) in %v; results in %s\n", len(rows), written, time.Since(start).Round(time.Millisecond), o.out)
-	return reportFailures(cmd.ErrOrStderr(), workloads.CheckRun(append(slices.Clone(specs), liveSpecs...), rows), len(rows))
+	return reportFailures(cmd.ErrOrStderr(), fails, len(rows))
+}
+
+// LiveTraceFile is where a run without --trace keeps the events of its
+// small live trials (at most reports.DiagramMaxNodes processes each).
+const LiveTraceFile = "live-trace.jsonl"
+
+// openLiveTrace opens DIR/live-trace.jsonl when the run writes a report,
+// has live trials, all of them small enough for a diagram, and no --trace
+// (which records them already); appended to on --resume.
+func openLiveTrace(o runOptions, formats []string, live []workloads.Trial) (*os.File, error) {
+	if o.trace != "" || !slices.Contains(formats, "html") || len(live) == 0 ||
+		slices.ContainsFunc(live, func(t workloads.Trial) bool { return t.Nodes > reports.DiagramMaxNodes }) {
+		return nil, nil
+	}
+	flags := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
+	if o.resume {
+		flags = os.O_CREATE | os.O_WRONLY | os.O_APPEND
+	}
+	return os.OpenFile(filepath.Join(o.out, LiveTraceFile), flags, 0o644)
 }
 
 // failingTrialsShown caps the unsafe or not live trials listed under the

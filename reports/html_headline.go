@@ -1,0 +1,279 @@
+package reports
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The report opens with what its reader came for: the verdict of the run
+// (writeHeadline), then the key numbers per configuration (writeKeyTable).
+// Charts, failover, failing trials and diagrams follow.
+
+// algoVerdict is the verdict of one algorithm (and variant) on one runtime
+// over all its sizes and scenarios.
+type algoVerdict struct {
+	label                         string
+	trials, unsafe, notLive, errs int
+	violations                    int
+	firstFail                     *failing
+}
+
+// writeHeadline writes the verdict of the run: the expectations that
+// failed (per trial from the expect column, over trials from
+// HTMLOptions.Expectations), the safety violations and liveness losses by
+// algorithm, the errors; one line when all is well.
+func writeHeadline(p *page, rows []Row, groups []*reportGroup, fails []*failing, opt HTMLOptions) {
+	var order []string
+	by := map[string]*algoVerdict{}
+	for _, g := range groups {
+		label := algoLabel(g.Algorithm, g.Variant) + " (" + g.Runtime + ")"
+		v := by[label]
+		if v == nil {
+			v = &algoVerdict{label: label}
+			by[label] = v
+			order = append(order, label)
+		}
+		for _, r := range g.rows {
+			v.trials++
+			if r.SafetyViolations > 0 {
+				v.unsafe++
+				v.violations += r.SafetyViolations
+			}
+			if r.Error != "" {
+				v.errs++
+			} else if !r.Live {
+				v.notLive++
+			}
+		}
+	}
+	for _, f := range fails {
+		label := algoLabel(f.row.Algorithm, f.row.Variant) + " (" + f.row.Runtime + ")"
+		if v := by[label]; v != nil && v.firstFail == nil {
+			v.firstFail = f
+		}
+	}
+
+	// Expectations: per trial (the expect column) and over trials.
+	expected, expectFails, expectFirst := 0, map[string]int{}, map[string]string{}
+	var expectOrder []string
+	for i := range rows {
+		r := &rows[i]
+		if r.Expect == "" {
+			continue
+		}
+		expected++
+		if what, ok := strings.CutPrefix(r.Expect, "fail: "); ok {
+			// One line per scenario, algorithm, size and expectation
+			// ("safety always"), with the first trial's details.
+			name, _, _ := strings.Cut(what, ":")
+			key := r.Scenario + ": " + algoLabel(r.Algorithm, r.Variant) + " N=" + strconv.Itoa(r.Nodes) + ": " + name
+			if expectFails[key] == 0 {
+				expectOrder = append(expectOrder, key)
+				expectFirst[key] = fmt.Sprintf("trial %d (seed %d): %s", r.Trial, r.Seed, what)
+			}
+			expectFails[key]++
+		}
+	}
+
+	bad := len(expectOrder) > 0 || len(opt.Expectations) > 0 || len(fails) > 0
+	p.WriteString("<section id=\"verdict\">\n<h2>Verdict</h2>\n")
+	if !bad {
+		msg := fmt.Sprintf("All %d trials were correct and live, with no safety violation and no error.", len(rows))
+		if expected > 0 {
+			msg += fmt.Sprintf(" Every expectation held (%d trials checked).", expected)
+		}
+		p.WriteString("<p class=\"verdict ok\">" + esc(msg) + "</p>\n</section>\n")
+		return
+	}
+	p.WriteString("<div class=\"verdict fail\">\n<ul>\n")
+	if n := len(expectOrder) + len(opt.Expectations); n > 0 {
+		fmt.Fprintf(p, "<li><b>%d expectation%s failed</b> (per scenario, algorithm and size)", n, plural(n))
+		p.WriteString("<ul>\n")
+		const most = 12
+		shown := 0
+		for _, e := range opt.Expectations {
+			if shown < most {
+				p.WriteString("<li>" + esc(e) + "</li>\n")
+			}
+			shown++
+		}
+		for _, k := range expectOrder {
+			if shown < most {
+				fmt.Fprintf(p, "<li>%s — failed in %d trial%s; first, %s</li>\n", esc(k), expectFails[k], plural(expectFails[k]), esc(expectFirst[k]))
+			}
+			shown++
+		}
+		if shown > most {
+			fmt.Fprintf(p, "<li>… and %d more</li>\n", shown-most)
+		}
+		p.WriteString("</ul></li>\n")
+	}
+	for _, label := range order {
+		v := by[label]
+		var what []string
+		if v.unsafe > 0 {
+			what = append(what, fmt.Sprintf("%d of %d trials broke safety (%d violations)", v.unsafe, v.trials, v.violations))
+		}
+		if v.notLive > 0 {
+			what = append(what, fmt.Sprintf("%d of %d trials elected nobody all agreed on (not live)", v.notLive, v.trials))
+		}
+		if v.errs > 0 {
+			what = append(what, fmt.Sprintf("%d of %d trials ended in an error", v.errs, v.trials))
+		}
+		if len(what) == 0 {
+			continue
+		}
+		link := ""
+		if v.firstFail != nil {
+			link = ` — <a href="#` + v.firstFail.anchor + `">first failing trial</a>`
+		}
+		p.WriteString("<li><b>" + esc(label) + "</b>: " + esc(strings.Join(what, "; ")) + link + "</li>\n")
+	}
+	clean := 0
+	for _, label := range order {
+		if v := by[label]; v.unsafe == 0 && v.notLive == 0 && v.errs == 0 {
+			clean++
+		}
+	}
+	if clean > 0 {
+		fmt.Fprintf(p, "<li class=\"good\">%d of %d algorithm/runtime pairs: every trial correct and live</li>\n", clean, len(order))
+	}
+	p.WriteString("</ul>\n</div>\n</section>\n")
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func algoLabel(algorithm, variant string) string {
+	if variant == "" || variant == "default" {
+		return algorithm
+	}
+	return algorithm + "/" + variant
+}
+
+// medianCell is a median with its 95% interval, "-" when unset.
+func medianCell(s Stat, decimals int) cell {
+	if !s.Median.Set {
+		return cell{text: "-", num: true}
+	}
+	text := fixedText(s.Median.V, decimals)
+	title := fmt.Sprintf("%d trials", s.N)
+	if s.MedianLow.Set {
+		text += " [" + fixedText(s.MedianLow.V, decimals) + ", " + fixedText(s.MedianHigh.V, decimals) + "]"
+	} else {
+		title += "; fewer than 6: no 95% interval"
+	}
+	return cell{text: text, num: true, v: s.Median.V, hasV: true, title: title}
+}
+
+// writeKeyTable writes the key numbers: one row per series (algorithm,
+// variant, runtime and scenario) with its verdict counts over all sizes and
+// its medians [95% interval] at the largest size it ran; then the medians
+// of messages and turnaround at every size, one column per N. The table of
+// every figure per configuration comes last in the page, folded.
+func writeKeyTable(p *page, all []*series) {
+	failover := slices.ContainsFunc(all, func(s *series) bool {
+		return slices.ContainsFunc(s.groups, func(g *reportGroup) bool { return g.FailoverT.N > 0 })
+	})
+	p.WriteString("<section id=\"summary\">\n<h2>Key numbers</h2>\n<p class=\"note\">One line per algorithm, runtime and scenario: " +
+		"its trials over every size, then its figures at the largest size it ran as median [95% interval of the median]. " +
+		"Messages are election messages per trial; times are in units of T, the mean one-way latency. Click a heading to sort.</p>\n")
+	head := []string{"algorithm", "runtime", "scenario", "sizes", "trials", "unsafe trials", "live %", "errors",
+		"at N", "messages", "turnaround (T)", "decided (T)"}
+	if failover {
+		head = append(head, "failover (T)")
+	}
+	var rows [][]cell
+	sizes := map[int]bool{}
+	for _, s := range all {
+		trials, unsafe, errs, live := 0, 0, 0, 0.0
+		var ns []string
+		for _, g := range s.groups {
+			trials += g.Trials
+			unsafe += g.UnsafeTrials
+			errs += g.Errors
+			live += g.LiveShare * float64(g.Trials)
+			ns = append(ns, strconv.Itoa(g.Nodes))
+			sizes[g.Nodes] = true
+		}
+		top := s.groups[len(s.groups)-1]
+		first := s.groups[0]
+		row := []cell{
+			rawCell(`<a href="#` + first.anchor + `">` + esc(algoLabel(first.Algorithm, first.Variant)) + `</a>`),
+			textCell(first.Runtime), textCell(first.Scenario), textCell(compactList(ns)), intCell(trials),
+			badCount(unsafe), percentCell(live / float64(max(trials, 1))), badCount(errs),
+			intCell(top.Nodes), medianCell(top.Messages, 1), medianCell(top.TurnaroundT, 2), medianCell(top.DecidedT, 2),
+		}
+		if failover {
+			row = append(row, medianCell(top.FailoverT, 2))
+		}
+		rows = append(rows, row)
+	}
+	p.tableID("key-table", "sortable", head, rows)
+	if len(sizes) > 1 && len(sizes) <= 12 {
+		var ns []int
+		for n := range sizes {
+			ns = append(ns, n)
+		}
+		slices.Sort(ns)
+		for _, m := range []struct {
+			id, title string
+			stat      func(g *reportGroup) Stat
+			decimals  int
+		}{
+			{"messages-by-n", "Median messages by N", func(g *reportGroup) Stat { return g.Messages }, 1},
+			{"turnaround-by-n", "Median turnaround (T) by N", func(g *reportGroup) Stat { return g.TurnaroundT }, 2},
+		} {
+			head := []string{"series"}
+			for _, n := range ns {
+				head = append(head, "N="+strconv.Itoa(n))
+			}
+			var rows [][]cell
+			for _, s := range all {
+				row := []cell{textCell(s.label)}
+				for _, n := range ns {
+					c := cell{text: "", num: true}
+					for _, g := range s.groups {
+						if g.Nodes == n {
+							c = medianCell(m.stat(g), m.decimals)
+							if c.hasV {
+								c.text = fixedText(c.v, m.decimals) // the interval is in the title
+								if st := m.stat(g); st.MedianLow.Set {
+									c.title += "; 95% interval [" + fixedText(st.MedianLow.V, m.decimals) + ", " + fixedText(st.MedianHigh.V, m.decimals) + "]"
+								}
+							}
+						}
+					}
+					row = append(row, c)
+				}
+				rows = append(rows, row)
+			}
+			p.WriteString("<h3>" + esc(m.title) + "</h3>\n")
+			p.tableID(m.id, "sortable", head, rows)
+		}
+	}
+	p.WriteString("</section>\n")
+}
+
+// compactList writes sizes as "4…256 (7)" when there are many.
+func compactList(ns []string) string {
+	if len(ns) <= 4 {
+		return strings.Join(ns, ", ")
+	}
+	return ns[0] + "…" + ns[len(ns)-1] + " (" + strconv.Itoa(len(ns)) + ")"
+}
+
+// percentCell is a share as a percentage, marked bad below 100.
+func percentCell(share float64) cell {
+	c := floatCell(100*share, 1)
+	if share < 1 {
+		c.classes = "bad"
+	}
+	return c
+}
