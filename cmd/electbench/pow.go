@@ -159,7 +159,7 @@ kept unless --force. Progress is shown on a terminal; Ctrl-C stops.`,
 	}
 	o.bind(cmd, true)
 	f := cmd.Flags()
-	f.StringVarP(&o.out, "out", "o", o.out, "identity file to write (required)")
+	bindOutput(f, &o.out, "identity file to write (required)")
 	f.StringVar(&o.key, "key", o.key, "private key file to write (default: the identity file's name + .key)")
 	f.BoolVar(&o.force, "force", o.force, "replace existing files")
 	f.IntVar(&o.workers, "workers", o.workers, "goroutines minting (default: one per core)")
@@ -300,6 +300,13 @@ func runPowVerify(cmd *cobra.Command, o powVerifyOptions, files []string) error 
 	return nil
 }
 
+// The --format vocabularies of pow bench and pow grind: text for people,
+// and one machine format each.
+var (
+	powBenchFormats = []string{"text", "json"}
+	powGrindFormats = []string{"text", "csv"}
+)
+
 // --- bench ---
 
 type powBenchOptions struct {
@@ -313,7 +320,7 @@ type powBenchOptions struct {
 
 func newPowBenchCmd() *cobra.Command {
 	a := pow.DefaultArgon2()
-	o := powBenchOptions{duration: 500 * time.Millisecond, format: "table",
+	o := powBenchOptions{duration: 500 * time.Millisecond, format: "text",
 		argonTime: a.Time, argonMemory: a.MemoryKiB, argonThreads: a.Threads}
 	cmd := &cobra.Command{
 		Use:   "bench [flags]",
@@ -327,7 +334,7 @@ generations per second.`,
 	f := cmd.Flags()
 	f.DurationVar(&o.duration, "duration", o.duration, "time per measurement")
 	f.IntVar(&o.workers, "workers", o.workers, "goroutines for the all-cores figures (default: one per core)")
-	f.StringVar(&o.format, "format", o.format, "output: table or json")
+	bindFormat(cmd, &o.format, o.format, powBenchFormats, "output")
 	f.Uint32Var(&o.argonTime, "argon2-time", o.argonTime, "argon2id: passes over memory")
 	f.Uint32Var(&o.argonMemory, "argon2-memory", o.argonMemory, "argon2id: memory per hash, KiB")
 	f.Uint8Var(&o.argonThreads, "argon2-threads", o.argonThreads, "argon2id: lanes per hash")
@@ -335,8 +342,8 @@ generations per second.`,
 }
 
 func runPowBench(cmd *cobra.Command, o powBenchOptions) error {
-	if o.format != "table" && o.format != "json" {
-		return badInputf("--format %q: want table or json", o.format)
+	if err := checkFormat(o.format, powBenchFormats); err != nil {
+		return err
 	}
 	if o.duration <= 0 {
 		return badInputf("--duration %s: must be positive", o.duration)
@@ -392,7 +399,7 @@ type powGrindOptions struct {
 
 func newPowGrindCmd() *cobra.Command {
 	o := powGrindOptions{powParamFlags: defaultPowParamFlags(6), honest: []int{4, 16, 64},
-		budgets: []time.Duration{10 * time.Millisecond, 50 * time.Millisecond}, trials: 200, seed: 1, format: "table"}
+		budgets: []time.Duration{10 * time.Millisecond, 50 * time.Millisecond}, trials: 200, seed: 1, format: "text"}
 	cmd := &cobra.Command{
 		Use:   "grind [flags]",
 		Short: "Study what grinding ids buys an adversary",
@@ -420,7 +427,7 @@ first (or given with --key-rate, which makes the study exactly repeatable).`,
 	f.Uint64Var(&o.seed, "seed", o.seed, "seed of every trial's keys and epoch nonce")
 	f.Float64Var(&o.keyRate, "key-rate", o.keyRate, "key pairs one core tries per CPU-second (default: measured)")
 	f.IntVar(&o.workers, "workers", o.workers, "goroutines running trials (default: one per core); results do not depend on it")
-	f.StringVar(&o.format, "format", o.format, "output: table or csv")
+	bindFormat(cmd, &o.format, o.format, powGrindFormats, "output")
 	f.StringVar(&o.csv, "csv", o.csv, "also write the CSV to this file")
 	return cmd
 }
@@ -431,8 +438,8 @@ func runPowGrind(cmd *cobra.Command, o powGrindOptions) error {
 		return err
 	}
 	switch {
-	case o.format != "table" && o.format != "csv":
-		return badInputf("--format %q: want table or csv", o.format)
+	case checkFormat(o.format, powGrindFormats) != nil:
+		return checkFormat(o.format, powGrindFormats)
 	case len(o.honest) == 0:
 		return badInputf("--honest: give at least one number of honest identities")
 	case len(o.budgets) == 0:

@@ -64,9 +64,10 @@ line, column and field).`,
 		},
 	})
 	cmd.AddCommand(&cobra.Command{
-		Use:   "show NAME",
-		Short: "Print a built-in scenario file (default, or one of `scenario list`)",
-		Args:  cobra.ExactArgs(1),
+		Use:               "show NAME",
+		Short:             "Print a built-in scenario file (default, or one of `scenario list`)",
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeBuiltins,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			b, ok := chaos.Builtin(args[0])
 			if !ok {
