@@ -164,6 +164,7 @@ func scenarioSpecs(cmd *cobra.Command, args []string, o runOptions) ([]*workload
 	})
 	if len(args) == 0 {
 		if len(set) > 0 {
+			fmt.Fprintf(cmd.ErrOrStderr(), "ad-hoc run from %s: not the default scenario (no live cluster, no faults, no expectations; electbench scenario show default)\n", strings.Join(set, ", "))
 			return nil, nil
 		}
 		args = []string{"default"}
