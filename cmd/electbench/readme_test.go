@@ -72,3 +72,47 @@ func TestReadmeExamples(t *testing.T) {
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){"exits": cmdExits},
 	})
 }
+
+// TestNightlyWorkflow runs the electbench steps of docs/nightly.yml, in
+// order, for two nights: the first has no history to compare with (the
+// workflow skips compare), the second compares tonight with the first
+// night, leaving tonight's own stored copy out, and must pass; the history
+// page's links must resolve. (compare.txtar pins the regressions.)
+func TestNightlyWorkflow(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "nightly.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var steps []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if cmd, ok := strings.CutPrefix(strings.TrimSpace(l), "run: electbench "); ok {
+			steps = append(steps, "electbench "+cmd)
+		}
+	}
+	if len(steps) != 3 || !strings.Contains(steps[0], " run ") || !strings.Contains(steps[1], " compare ") {
+		t.Fatalf("docs/nightly.yml: want the run, compare and report steps, found %q", steps)
+	}
+	var script strings.Builder
+	night := func(compare bool) {
+		script.WriteString("rm tonight\n")
+		fmt.Fprintf(&script, "exec bash run.sh\n")
+		if compare {
+			script.WriteString("exec bash compare.sh\nstdout 'no significant change'\nstderr '^base: [0-9] run\\(s\\) of history pooled: 000001-.*\\(left out 00000[0-9]-.*: it is NEW\\)$'\nexists history/compare.html\n")
+		}
+		script.WriteString("exec bash report.sh\nexists history/report.html history/index.html\n")
+	}
+	night(false)
+	night(true)
+	// history/index.html links every run's results by a relative path that exists.
+	script.WriteString("exec bash links.sh\n")
+	fmt.Fprintf(&script, "-- run.sh --\n%s\n-- compare.sh --\n%s\n-- report.sh --\n%s\n", steps[0], steps[1], steps[2])
+	script.WriteString("-- links.sh --\nset -e\ncd history\nn=0\nfor l in $(grep -o 'href=\"[^\"#]*\"' index.html | sed 's/href=\"//; s/\"$//'); do test -e \"$l\"; n=$((n+1)); done\ntest $n -ge 2\n")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "nightly.txtar"), []byte(script.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{
+		Dir:  dir,
+		Cmds: map[string]func(*testscript.TestScript, bool, []string){"exits": cmdExits},
+	})
+}
