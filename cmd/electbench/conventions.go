@@ -129,6 +129,38 @@ func unknownCommand(cmd *cobra.Command, name string) error {
 	return badInput(errors.New(msg))
 }
 
+// newHelpCmd is cobra's help command, except that an unknown topic is an
+// unknown command (exit 2, with a suggestion) rather than the root's help.
+func newHelpCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		ValidArgsFunction: func(c *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+			cmd, _, err := c.Root().Find(args)
+			if err != nil {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			var out []string
+			for _, s := range cmd.Commands() {
+				if s.IsAvailableCommand() && strings.HasPrefix(s.Name(), toComplete) {
+					out = append(out, s.Name())
+				}
+			}
+			return out, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			cmd, rest, err := c.Root().Find(args)
+			if err != nil {
+				return badInput(err)
+			}
+			if len(rest) > 0 {
+				return unknownCommand(cmd, rest[0])
+			}
+			return cmd.Help()
+		},
+	}
+}
+
 var (
 	invalidArgRE = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\w, )?--([\w-]+)" flag: `)
 	unknownRE    = regexp.MustCompile(`^unknown (?:shorthand )?flag: (.+)$`)

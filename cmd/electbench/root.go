@@ -76,6 +76,7 @@ node processes behind Toxiproxy, and then breaks the network under them.`,
 	for _, c := range commands {
 		root.AddCommand(c())
 	}
+	root.SetHelpCommand(newHelpCmd())
 	root.InitDefaultCompletionCmd()
 	requireSubcommand(root)
 	return root
