@@ -286,28 +286,38 @@ func writeHistoryPage(out io.Writer, runs []HistoryRun, sums [][]Group) error {
 		if i > 0 && m.FlagHash != runs[i-1].Manifest.FlagHash {
 			fh.classes = "warn"
 		}
-		correct := 0.0
-		trials := 0
+		correct, live := 0.0, 0.0
+		trials, unsafe := 0, 0
 		for _, g := range sums[i] {
 			correct += g.CorrectShare * float64(g.Trials)
+			live += g.LiveShare * float64(g.Trials)
 			trials += g.Trials
+			unsafe += g.UnsafeTrials
 		}
-		share := textCell("-")
+		share, liveShare := textCell("-"), textCell("-")
 		if trials > 0 {
 			share = floatCell(100*correct/float64(trials), 1)
 			if correct < float64(trials) {
 				share.classes = "bad"
 			}
+			liveShare = floatCell(100*live/float64(trials), 1)
+			if live < float64(trials) {
+				liveShare.classes = "bad"
+			}
+		}
+		unsafeCell := intCell(unsafe)
+		if unsafe > 0 {
+			unsafeCell.classes = "bad"
 		}
 		rows = append(rows, []cell{
 			rawCell(`<a href="` + esc(r.Name) + `/` + ResultsCSV + `">` + esc(r.Name) + `</a>`),
 			textCell(m.Time.UTC().Format(time.RFC3339)), textCell(m.Version), textCell(shortCommit(m.Commit)),
 			fp, textCell(fmt.Sprintf("%s/%s, %d CPUs, %s", m.Machine.OS, m.Machine.Arch, m.Machine.CPUs, m.Machine.CPU)),
-			textCell(strconv.FormatUint(m.Seed, 10)), fh, intCell(m.Rows), share,
+			textCell(strconv.FormatUint(m.Seed, 10)), fh, intCell(m.Rows), share, liveShare, unsafeCell,
 		})
 	}
 	p.tableID("runs-table", "sortable", []string{"run", "time (UTC)", "version", "commit", "machine", "machine details",
-		"seed", "flag hash", "rows", "correct %"}, rows)
+		"seed", "flag hash", "rows", "correct %", "live %", "unsafe trials"}, rows)
 
 	// Trend charts: per series, one line per size over the runs.
 	p.WriteString("<h2 id=\"trends\">Trends</h2>\n<p class=\"note\">Median per run, one line per size N, log scale.</p>\n<div class=\"charts\">\n")

@@ -435,3 +435,10 @@ func (r *Row) appendJSON(b []byte) []byte {
 	}
 	return append(b, '}')
 }
+
+// WriteFileAtomic writes path through fill: the file appears complete, or
+// not at all (a temporary file beside it, renamed). The command line writes
+// every -o FILE through it.
+func WriteFileAtomic(path string, fill func(io.Writer) error) error {
+	return writeFileAtomic(filepath.Dir(path), path, fill)
+}

@@ -1,6 +1,8 @@
 package workloads
 
 import (
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -55,5 +57,19 @@ func TestPlanHashAdhoc(t *testing.T) {
 	}
 	if h := PlanHash(spec("4..32", nodes.Params{"t1": "2T", "t2": "5T"}, 1)); h == base {
 		t.Error("another size kept the hash")
+	}
+}
+
+// Every field of Spec shapes the trials, so Canonical must describe it: a
+// field added to Spec fails here until Canonical (and this list) has it.
+func TestCanonicalCoversSpec(t *testing.T) {
+	covered := []string{"Scenario", "Algos", "Nodes", "IDs", "Initiators", "Trials", "Latency", "Deadline",
+		"Crashes", "Detector", "RankBy", "Faults", "LinkLatency", "Expect", "Runtime",
+		"Seed"} // Seed: recorded apart (manifest seeds), deliberately not hashed
+	typ := reflect.TypeOf(Spec{})
+	for i := range typ.NumField() {
+		if name := typ.Field(i).Name; !slices.Contains(covered, name) {
+			t.Errorf("Spec.%s is not in Canonical: add it there, then here", name)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -17,13 +18,13 @@ type compareOptions struct {
 	threshold   string
 	alpha       float64
 	format      string
-	html        string
+	output      string
 	baseHistory string
 	last        int
 }
 
 func newCompareCmd() *cobra.Command {
-	o := compareOptions{threshold: "5%", alpha: 0.05, format: "text", last: 5}
+	o := compareOptions{threshold: "5%", alpha: 0.05, last: 5}
 	cmd := &cobra.Command{
 		Use:   "compare BASE NEW | compare --base-history DIR [--last K] NEW",
 		Short: "Compare two runs; exit 1 on a significant regression",
@@ -51,7 +52,10 @@ carries the run id of the manifest beside NEW's results (run --out DIR
 stderr.
 
 The text report lists only what changed or could not be decided; --format
-json writes every comparison; -o FILE also writes an HTML page.
+json writes every comparison, --format html a self-contained page. The
+document goes to standard output, or to -o FILE (its format then follows
+the file's extension, .json or .html, unless --format says otherwise; the
+text verdicts still go to standard output).
 
 Exit codes: 0 no significant regression, 1 a significant regression,
 2 bad usage or input.`,
@@ -72,8 +76,8 @@ Exit codes: 0 no significant regression, 1 a significant regression,
 	f := cmd.Flags()
 	f.StringVar(&o.threshold, "threshold", o.threshold, "least change of the median that counts, in percent (5 or 5%)")
 	f.Float64Var(&o.alpha, "alpha", o.alpha, "significance level of the two-sided test")
-	f.StringVar(&o.format, "format", o.format, "output: text or json")
-	f.StringVarP(&o.html, "out", "o", "", "also write the comparison as an HTML page to this file")
+	bindFormat(cmd, &o.format, "", documentFormats, "output (default: from -o FILE's extension, else text)")
+	bindOutput(f, &o.output, "write the comparison to this file (in --format) instead of standard output")
 	f.StringVar(&o.baseHistory, "base-history", "", "history directory (run --history) whose last runs are the base")
 	f.IntVar(&o.last, "last", o.last, "with --base-history: how many of the latest runs to pool")
 	return cmd
@@ -96,8 +100,9 @@ func runCompare(cmd *cobra.Command, args []string, o compareOptions) error {
 	if !(o.alpha > 0 && o.alpha < 1) {
 		return badInputf("--alpha %v: want a level between 0 and 1", o.alpha)
 	}
-	if o.format != "text" && o.format != "json" {
-		return badInputf("--format %q: want text or json", o.format)
+	format, err := documentFormat(o.format, o.output)
+	if err != nil {
+		return err
 	}
 	var base []reports.Row
 	var baseName string
@@ -143,18 +148,16 @@ func runCompare(cmd *cobra.Command, args []string, o compareOptions) error {
 	}
 	c := reports.Compare(base, newer, reports.CompareOptions{Alpha: o.alpha, Threshold: threshold})
 	out := cmd.OutOrStdout()
-	if o.format == "json" {
-		err = reports.WriteCompareJSON(out, c)
+	if o.output == "" || o.output == "-" {
+		err = writeComparison(out, format, c, baseName, newName)
 	} else {
-		err = reports.WriteCompareText(out, c)
+		err = reports.WriteFileAtomic(o.output, func(w io.Writer) error { return writeComparison(w, format, c, baseName, newName) })
+		if err == nil && format != "text" {
+			err = reports.WriteCompareText(out, c)
+		}
 	}
 	if err != nil {
 		return err
-	}
-	if o.html != "" {
-		if err := reports.WriteCompareHTMLFile(o.html, c, baseName, newName); err != nil {
-			return err
-		}
 	}
 	if regs := c.Regressions(); len(regs) > 0 {
 		names := make([]string, len(regs))
@@ -164,4 +167,14 @@ func runCompare(cmd *cobra.Command, args []string, o compareOptions) error {
 		return failed(fmt.Errorf("%d significant regression(s): %s", len(regs), strings.Join(names, "; ")))
 	}
 	return nil
+}
+
+func writeComparison(w io.Writer, format string, c reports.Comparison, baseName, newName string) error {
+	switch format {
+	case "json":
+		return reports.WriteCompareJSON(w, c)
+	case "html":
+		return reports.WriteCompareHTML(w, c, baseName, newName)
+	}
+	return reports.WriteCompareText(w, c)
 }

@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -19,6 +20,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/electbench/electbench/pow"
+	"github.com/electbench/electbench/reports"
 )
 
 func init() { commands = append(commands, newPowCmd) }
@@ -159,7 +161,7 @@ kept unless --force. Progress is shown on a terminal; Ctrl-C stops.`,
 	}
 	o.bind(cmd, true)
 	f := cmd.Flags()
-	f.StringVarP(&o.out, "out", "o", o.out, "identity file to write (required)")
+	bindOutput(f, &o.out, "identity file to write (required)")
 	f.StringVar(&o.key, "key", o.key, "private key file to write (default: the identity file's name + .key)")
 	f.BoolVar(&o.force, "force", o.force, "replace existing files")
 	f.IntVar(&o.workers, "workers", o.workers, "goroutines minting (default: one per core)")
@@ -300,6 +302,13 @@ func runPowVerify(cmd *cobra.Command, o powVerifyOptions, files []string) error 
 	return nil
 }
 
+// The --format vocabularies of pow bench and pow grind: text for people,
+// and one machine format each.
+var (
+	powBenchFormats = []string{"text", "json"}
+	powGrindFormats = []string{"text", "csv"}
+)
+
 // --- bench ---
 
 type powBenchOptions struct {
@@ -313,7 +322,7 @@ type powBenchOptions struct {
 
 func newPowBenchCmd() *cobra.Command {
 	a := pow.DefaultArgon2()
-	o := powBenchOptions{duration: 500 * time.Millisecond, format: "table",
+	o := powBenchOptions{duration: 500 * time.Millisecond, format: "text",
 		argonTime: a.Time, argonMemory: a.MemoryKiB, argonThreads: a.Threads}
 	cmd := &cobra.Command{
 		Use:   "bench [flags]",
@@ -327,7 +336,7 @@ generations per second.`,
 	f := cmd.Flags()
 	f.DurationVar(&o.duration, "duration", o.duration, "time per measurement")
 	f.IntVar(&o.workers, "workers", o.workers, "goroutines for the all-cores figures (default: one per core)")
-	f.StringVar(&o.format, "format", o.format, "output: table or json")
+	bindFormat(cmd, &o.format, o.format, powBenchFormats, "output")
 	f.Uint32Var(&o.argonTime, "argon2-time", o.argonTime, "argon2id: passes over memory")
 	f.Uint32Var(&o.argonMemory, "argon2-memory", o.argonMemory, "argon2id: memory per hash, KiB")
 	f.Uint8Var(&o.argonThreads, "argon2-threads", o.argonThreads, "argon2id: lanes per hash")
@@ -335,8 +344,8 @@ generations per second.`,
 }
 
 func runPowBench(cmd *cobra.Command, o powBenchOptions) error {
-	if o.format != "table" && o.format != "json" {
-		return badInputf("--format %q: want table or json", o.format)
+	if err := checkFormat(o.format, powBenchFormats); err != nil {
+		return err
 	}
 	if o.duration <= 0 {
 		return badInputf("--duration %s: must be positive", o.duration)
@@ -387,12 +396,12 @@ type powGrindOptions struct {
 	keyRate float64
 	workers int
 	format  string
-	csv     string
+	output  string
 }
 
 func newPowGrindCmd() *cobra.Command {
 	o := powGrindOptions{powParamFlags: defaultPowParamFlags(6), honest: []int{4, 16, 64},
-		budgets: []time.Duration{10 * time.Millisecond, 50 * time.Millisecond}, trials: 200, seed: 1, format: "table"}
+		budgets: []time.Duration{10 * time.Millisecond, 50 * time.Millisecond}, trials: 200, seed: 1}
 	cmd := &cobra.Command{
 		Use:   "grind [flags]",
 		Short: "Study what grinding ids buys an adversary",
@@ -420,8 +429,8 @@ first (or given with --key-rate, which makes the study exactly repeatable).`,
 	f.Uint64Var(&o.seed, "seed", o.seed, "seed of every trial's keys and epoch nonce")
 	f.Float64Var(&o.keyRate, "key-rate", o.keyRate, "key pairs one core tries per CPU-second (default: measured)")
 	f.IntVar(&o.workers, "workers", o.workers, "goroutines running trials (default: one per core); results do not depend on it")
-	f.StringVar(&o.format, "format", o.format, "output: table or csv")
-	f.StringVar(&o.csv, "csv", o.csv, "also write the CSV to this file")
+	bindFormat(cmd, &o.format, o.format, powGrindFormats, "output (default: from -o FILE's extension, else text)")
+	bindOutput(f, &o.output, "write the results (in --format; .csv means csv) to this file; the table still goes to standard output")
 	return cmd
 }
 
@@ -430,9 +439,16 @@ func runPowGrind(cmd *cobra.Command, o powGrindOptions) error {
 	if err != nil {
 		return err
 	}
+	format := o.format
+	if format == "" {
+		format = "text"
+		if strings.EqualFold(filepath.Ext(o.output), ".csv") {
+			format = "csv"
+		}
+	}
 	switch {
-	case o.format != "table" && o.format != "csv":
-		return badInputf("--format %q: want table or csv", o.format)
+	case checkFormat(format, powGrindFormats) != nil:
+		return checkFormat(format, powGrindFormats)
 	case len(o.honest) == 0:
 		return badInputf("--honest: give at least one number of honest identities")
 	case len(o.budgets) == 0:
@@ -474,24 +490,25 @@ func runPowGrind(cmd *cobra.Command, o powGrindOptions) error {
 		}
 		return err
 	}
-	if o.csv != "" {
-		f, err := os.Create(o.csv)
+	if o.output != "" && o.output != "-" {
+		err := reports.WriteFileAtomic(o.output, func(w io.Writer) error { return writeGrind(w, format, p, o.trials, &res) })
 		if err != nil {
-			return badInputf("--csv: %w", err)
+			return fmt.Errorf("--output %s: %w", o.output, err)
 		}
-		err = res.WriteCSV(f)
-		if cerr := f.Close(); err == nil {
-			err = cerr
+		if format == "text" {
+			return nil
 		}
-		if err != nil {
-			return fmt.Errorf("--csv %s: %w", o.csv, err)
-		}
+		format = "text" // the file has the CSV; people read the table
 	}
-	w := cmd.OutOrStdout()
-	if o.format == "csv" {
+	return writeGrind(cmd.OutOrStdout(), format, p, o.trials, &res)
+}
+
+// writeGrind writes pow grind's results as a table (text) or CSV.
+func writeGrind(w io.Writer, format string, p pow.Params, trials int, res *pow.GrindResult) error {
+	if format == "csv" {
 		return res.WriteCSV(w)
 	}
-	fmt.Fprintf(w, "grind: %s, %s key pairs per CPU-second, %d trials per row\n", p, powSI(res.KeyRate), o.trials)
+	fmt.Fprintf(w, "grind: %s, %s key pairs per CPU-second, %d trials per row\n", p, powSI(res.KeyRate), trials)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "N\tBUDGET\tATTEMPTS\tm\tBY ID\tm/(N+m)\tz\tBY EPOCH\t1/(N+1)\tz\tALL m BY EPOCH\tz")
 	for _, r := range res.Rows {

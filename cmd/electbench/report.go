@@ -39,7 +39,7 @@ Exit codes: 0 ok, 2 bad usage or input.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runReport(cmd, args[0], o) },
 	}
-	cmd.Flags().StringVarP(&o.out, "out", "o", "", "report file (default: report.html beside the results; - for stdout)")
+	bindOutput(cmd.Flags(), &o.out, "report file (default: report.html beside the results; - for stdout)")
 	cmd.Flags().StringVar(&o.trace, "trace", "", "trace file of the same run (run --trace), for violation excerpts and diagrams")
 	return cmd
 }

@@ -69,10 +69,15 @@ them (messages, timeouts, turnaround) in a deterministic simulator and in real
 node processes behind Toxiproxy, and then breaks the network under them.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       versionString(),
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
+	root.SetVersionTemplate("electbench {{.Version}}\n")
+	root.SetFlagErrorFunc(flagError)
 	for _, c := range commands {
 		root.AddCommand(c())
 	}
+	root.SetHelpCommand(newHelpCmd())
+	root.InitDefaultCompletionCmd()
+	requireSubcommand(root)
 	return root
 }

@@ -87,13 +87,14 @@ t1=2T.
 
 Exit codes: 0 ok, 1 an expectation failed, 2 bad usage or input,
 130 interrupted (finished trials are kept: rerun with --resume).`,
-		Args: cobra.ArbitraryArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return runRun(cmd, o, args) },
+		Args:              cobra.ArbitraryArgs,
+		ValidArgsFunction: completeScenarios,
+		RunE:              func(cmd *cobra.Command, args []string) error { return runRun(cmd, o, args) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.algos, "algo", o.algos, "algorithms, comma-separated, as name or name/variant; all for every one")
 	f.StringVar(&o.variant, "variant", o.variant, "variant of the chosen algorithms (default: each one's first)")
-	f.StringVar(&o.params, "param", o.params, "algorithm parameters key=value[,key=value]")
+	f.StringVar(&o.params, "param", o.params, "algorithm parameters [ALGORITHM.]key=value[,...]: key=value for every chosen algorithm,\nraft.tmin=150ms for one (electbench list algorithms shows each one's)")
 	f.StringVar(&o.nodes, "nodes", o.nodes, "cluster sizes: N, A..B (doubling) or a list 3,5,8")
 	f.IntVar(&o.trials, "trials", o.trials, "trials per algorithm and size")
 	f.Uint64Var(&o.seed, "seed", o.seed, "seed of the run; trial i uses a seed derived from it and i")
@@ -104,7 +105,7 @@ Exit codes: 0 ok, 1 an expectation failed, 2 bad usage or input,
 	f.StringVar(&o.initiators, "initiators", o.initiators, "who initiates: all, max, successor-of-max, lowest, random(k) or positions")
 	f.StringVar(&o.latency, "latency", o.latency, "link latency: 1ms, uniform(1ms,5ms), normal(5ms,1ms), exponential(2ms)")
 	f.StringVar(&o.out, "out", o.out, "output directory")
-	f.StringVar(&o.formats, "format", o.formats, "output formats, comma-separated: csv, json, html (report.html)")
+	f.StringVar(&o.formats, "format", o.formats, "files written under --out, comma-separated: csv, json (results and summary), html (report.html)")
 	f.IntVar(&o.parallel, "parallel", o.parallel, "trials run at once (default: one per core); results do not depend on it")
 	f.BoolVar(&o.resume, "resume", o.resume, "keep the rows already in DIR/results.csv and run only the missing trials")
 	f.StringVar(&o.deadline, "deadline", o.deadline, "virtual time after which an unfinished trial counts as not live (e.g. 500ms or 2000T)")
@@ -112,6 +113,14 @@ Exit codes: 0 ok, 1 an expectation failed, 2 bad usage or input,
 	f.StringArrayVar(&o.crashes, "crash", nil, "crash SELECTOR[@WHEN] (repeatable), a scenario's crash fault: highest, lowest, leader,\nwould-be-leader, initiator, K, random(k), successor(x), unions a,b @ start, a time (5ms, 3T),\nelection-start, leader-elected, after-messages(K), each +DELAY")
 	f.StringVar(&o.detector, "detector", "", "failure detector: perfect(D), heartbeat(P,τ), inaccurate(λ,μ[,D[,W]]) (default perfect(10T))")
 	o.report.bind(f)
+	_ = cmd.RegisterFlagCompletionFunc("algo", func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		return completeList(algoWords(), toComplete)
+	})
+	_ = cmd.RegisterFlagCompletionFunc("runtime", completeWords("sim", "live"))
+	_ = cmd.RegisterFlagCompletionFunc("detector", completeDetector)
+	_ = cmd.RegisterFlagCompletionFunc("format", func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		return completeList(resultsFormats, toComplete)
+	})
 	return cmd
 }
 
@@ -171,8 +180,12 @@ func (o runOptions) buildSpec() (*workloads.Spec, error) {
 	return spec, nil
 }
 
+// parseAlgos reads --algo, --variant and --param. A parameter written
+// key=value applies to every chosen algorithm, and each must know it;
+// algo.key=value (raft.tmin=150ms) applies to that algorithm only, which
+// must be among --algo. An unknown parameter is always an error.
 func parseAlgos(list, variant, params string) ([]workloads.Algo, error) {
-	p, err := parseParams(params)
+	ps, err := parseParams(params)
 	if err != nil {
 		return nil, err
 	}
@@ -192,38 +205,83 @@ func parseAlgos(list, variant, params string) ([]workloads.Algo, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--algo: %w", err)
 		}
-		// With "all", parameters apply to the algorithms that declare them.
-		ap := p
-		if list == "all" {
-			ap = nodes.Params{}
-			for k, val := range p {
-				if slices.ContainsFunc(alg.Params, func(q nodes.Param) bool { return q.Name == k }) {
-					ap[k] = val
+		out = append(out, workloads.Algo{Alg: alg, Variant: v, Params: nodes.Params{}})
+	}
+	// Scoped parameters name an algorithm that runs.
+	for _, p := range ps {
+		if p.scope == "" {
+			continue
+		}
+		if _, _, err := nodes.Lookup(p.scope); err != nil || strings.Contains(p.scope, "/") {
+			return nil, fmt.Errorf("--param %s.%s: %q is not an algorithm name (electbench list algorithms)", p.scope, p.key, p.scope)
+		}
+		if !slices.ContainsFunc(out, func(a workloads.Algo) bool { return a.Alg.Name == p.scope }) {
+			return nil, fmt.Errorf("--param %s.%s: %s is not among --algo %s", p.scope, p.key, p.scope, list)
+		}
+	}
+	for i := range out {
+		a := &out[i]
+		for _, p := range ps {
+			if p.scope != "" && p.scope != a.Alg.Name {
+				continue
+			}
+			if !slices.ContainsFunc(a.Alg.Params, func(q nodes.Param) bool { return q.Name == p.key }) {
+				err := a.Alg.CheckParams(nodes.Params{p.key: p.value})
+				if p.scope == "" && len(out) > 1 {
+					scope := "ALGORITHM"
+					for _, b := range out {
+						if slices.ContainsFunc(b.Alg.Params, func(q nodes.Param) bool { return q.Name == p.key }) {
+							scope = b.Alg.Name
+							break
+						}
+					}
+					return nil, fmt.Errorf("--param %s=%s: %w; to set it for one algorithm only, write %s.%s=%s", p.key, p.value, err, scope, p.key, p.value)
 				}
+				return nil, fmt.Errorf("--param %s: %w", p, err)
+			}
+			// A scoped value overrides an unscoped one for its algorithm.
+			if _, set := a.Params[p.key]; !set || p.scope != "" {
+				a.Params[p.key] = p.value
 			}
 		}
-		out = append(out, workloads.Algo{Alg: alg, Variant: v, Params: ap})
 	}
 	return out, nil
 }
 
-func parseParams(s string) (nodes.Params, error) {
-	p := nodes.Params{}
+// param is one --param entry: [scope.]key=value.
+type param struct{ scope, key, value string }
+
+func (p param) String() string {
+	if p.scope == "" {
+		return p.key + "=" + p.value
+	}
+	return p.scope + "." + p.key + "=" + p.value
+}
+
+func parseParams(s string) ([]param, error) {
+	var out []param
 	if strings.TrimSpace(s) == "" {
-		return p, nil
+		return nil, nil
 	}
 	for _, kv := range strings.Split(s, ",") {
 		k, v, ok := strings.Cut(kv, "=")
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		if !ok || k == "" || v == "" {
-			return nil, fmt.Errorf("--param %q: want key=value[,key=value]", s)
+			return nil, fmt.Errorf("--param %q: want [ALGORITHM.]key=value[,...]", s)
 		}
-		if _, dup := p[k]; dup {
+		p := param{key: k, value: v}
+		if scope, key, ok := strings.Cut(k, "."); ok {
+			if scope == "" || key == "" {
+				return nil, fmt.Errorf("--param %q: want [ALGORITHM.]key=value[,...]", kv)
+			}
+			p.scope, p.key = scope, key
+		}
+		if slices.ContainsFunc(out, func(q param) bool { return q.scope == p.scope && q.key == p.key }) {
 			return nil, fmt.Errorf("--param: %s set twice", k)
 		}
-		p[k] = v
+		out = append(out, p)
 	}
-	return p, nil
+	return out, nil
 }
 
 func parseFormats(s string) ([]string, error) {
@@ -236,7 +294,7 @@ func parseFormats(s string) ([]string, error) {
 				out = append(out, f)
 			}
 		default:
-			return nil, fmt.Errorf("--format %q: known formats are csv and json (results), html (report)", f)
+			return nil, fmt.Errorf("--format %q: want %s, comma-separated (csv and json: results and summary; html: report.html)", f, orList(resultsFormats))
 		}
 	}
 	return out, nil

@@ -64,9 +64,10 @@ line, column and field).`,
 		},
 	})
 	cmd.AddCommand(&cobra.Command{
-		Use:   "show NAME",
-		Short: "Print a built-in scenario file (default, or one of `scenario list`)",
-		Args:  cobra.ExactArgs(1),
+		Use:               "show NAME",
+		Short:             "Print a built-in scenario file (default, or one of `scenario list`)",
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeBuiltins,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			b, ok := chaos.Builtin(args[0])
 			if !ok {
@@ -163,6 +164,7 @@ func scenarioSpecs(cmd *cobra.Command, args []string, o runOptions) ([]*workload
 	})
 	if len(args) == 0 {
 		if len(set) > 0 {
+			fmt.Fprintf(cmd.ErrOrStderr(), "ad-hoc run from %s: not the default scenario (no live cluster, no faults, no expectations; electbench scenario show default)\n", strings.Join(set, ", "))
 			return nil, nil
 		}
 		args = []string{"default"}
