@@ -14,26 +14,27 @@ import (
 // regressions first. base and new name the two sides.
 func WriteCompareHTML(out io.Writer, c Comparison, base, new string) error {
 	p := newPage("electbench compare")
-	fmt.Fprintf(p, "<p class=\"meta\">Base: <code>%s</code> (%d rows) · New: <code>%s</code> (%d rows) · shares of safe, live and correct trials: two-sided Fisher exact · medians: two-sided Mann–Whitney U · α=%s · threshold ±%s on the median · a median verdict needs at least %d trials per side · a safety violation new in NEW is always a regression</p>\n",
-		esc(base), c.BaseRows, esc(new), c.NewRows, fixedText(c.Alpha, 4),
-		strings.TrimPrefix(fmtPercent(c.Threshold), "+"), c.MinSamples)
+	p.para("meta", txt("Base: "), code(base), txtf(" (%d rows) · New: ", c.BaseRows), code(new),
+		txtf(" (%d rows) · shares of safe, live and correct trials: two-sided Fisher exact · medians: two-sided Mann–Whitney U · α=%s · threshold ±%s on the median · a median verdict needs at least %d trials per side · a safety violation new in NEW is always a regression",
+			c.NewRows, fixedText(c.Alpha, 4), strings.TrimPrefix(fmtPercent(c.Threshold), "+"), c.MinSamples))
 	counts := map[Verdict]int{}
 	for _, ch := range c.Changes {
 		counts[ch.Verdict]++
 	}
-	p.WriteString("<p>")
+	var tally []run
 	for _, v := range []Verdict{Regression, Improvement, NoChange, CannotDecide, OnlyInBase, OnlyInNew} {
-		fmt.Fprintf(p, "<span class=\"%s\">%d %s</span> · ", verdictClass(v), counts[v], esc(string(v)))
+		tally = append(tally, span(verdictClass(v), fmt.Sprintf("%d %s", counts[v], v)), txt(" · "))
 	}
-	p.WriteString("</p>\n")
+	p.para("", tally...)
 	if counts[Regression] > 0 {
-		p.WriteString("<p class=\"bad\"><b>Significant regression: compare exits 1.</b></p>\n<ul class=\"bad\">\n")
+		p.para("bad", bold("Significant regression: compare exits 1."))
+		var items [][]run
 		for _, ch := range c.Regressions() {
-			fmt.Fprintf(p, "<li>%s: %s (%s)</li>\n", esc(ch.Name()), esc(ch.Figures()), esc(ch.Reason))
+			items = append(items, []run{txtf("%s: %s (%s)", ch.Name(), ch.Figures(), ch.Reason)})
 		}
-		p.WriteString("</ul>\n")
+		p.list("bad", items)
 	} else {
-		p.WriteString("<p class=\"good\">No significant regression.</p>\n")
+		p.para("good", txt("No significant regression."))
 	}
 	head := []string{"verdict", "algorithm", "variant", "runtime", "scenario", "nodes", "metric", "base n", "new n",
 		"base", "new", "change", "", "p", "reason"}
@@ -57,14 +58,13 @@ func WriteCompareHTML(out io.Writer, c Comparison, base, new string) error {
 			}
 			rows = append(rows, []cell{vc, textCell(ch.Algorithm), textCell(ch.Variant), textCell(ch.Runtime),
 				textCell(ch.Scenario), intCell(ch.Nodes), textCell(ch.Metric), intCell(ch.BaseN), intCell(ch.NewN),
-				baseC, newC, change, rawCell(changeBar(ch.Delta)),
+				baseC, newC, change, {svg: changeBar(ch.Delta)},
 				optCell(ch.P, 4), textCell(ch.Reason)})
 		}
 	}
 	p.tableID("changes", "sortable", head, rows)
-	p.WriteString("<p class=\"note\">" + esc(CompareMethod) + ".</p>\n")
-	_, err := io.WriteString(out, p.finish())
-	return err
+	p.note(CompareMethod + ".")
+	return p.write(out)
 }
 
 // WriteCompareHTMLFile writes WriteCompareHTML's page to path atomically.

@@ -273,9 +273,10 @@ func WriteHistoryIndex(history string) error {
 
 func writeHistoryPage(out io.Writer, runs []HistoryRun, sums [][]Group) error {
 	p := newPage("electbench history")
-	fmt.Fprintf(p, "<p class=\"meta\">%d runs · <a href=\"#runs\">Runs</a> · <a href=\"#trends\">Trends</a> · <a href=\"#medians\">Medians by run</a></p>\n", len(runs))
+	p.para("meta", txtf("%d runs · ", len(runs)), link("#runs", "Runs"), txt(" · "), link("#trends", "Trends"), txt(" · "), link("#medians", "Medians by run"))
 
-	p.WriteString("<h2 id=\"runs\">Runs</h2>\n<p class=\"note\">Highlighted: a machine or configuration other than the run before's; trends across it compare unlike runs.</p>\n")
+	p.h2("runs", txt("Runs"))
+	p.note("Highlighted: a machine or configuration other than the run before's; trends across it compare unlike runs.")
 	var rows [][]cell
 	for i, r := range runs {
 		m := r.Manifest
@@ -310,7 +311,7 @@ func writeHistoryPage(out io.Writer, runs []HistoryRun, sums [][]Group) error {
 			unsafeCell.classes = "bad"
 		}
 		rows = append(rows, []cell{
-			rawCell(`<a href="` + esc(r.Name) + `/` + ResultsCSV + `">` + esc(r.Name) + `</a>`),
+			linkCell(r.Name+"/"+ResultsCSV, r.Name),
 			textCell(m.Time.UTC().Format(time.RFC3339)), textCell(m.Version), textCell(shortCommit(m.Commit)),
 			fp, textCell(fmt.Sprintf("%s/%s, %d CPUs, %s", m.Machine.OS, m.Machine.Arch, m.Machine.CPUs, m.Machine.CPU)),
 			textCell(strconv.FormatUint(m.Seed, 10)), fh, intCell(m.Rows), share, liveShare, unsafeCell,
@@ -320,7 +321,9 @@ func writeHistoryPage(out io.Writer, runs []HistoryRun, sums [][]Group) error {
 		"seed", "flag hash", "rows", "correct %", "live %", "unsafe trials"}, rows)
 
 	// Trend charts: per series, one line per size over the runs.
-	p.WriteString("<h2 id=\"trends\">Trends</h2>\n<p class=\"note\">Median per run, one line per size N, log scale.</p>\n<div class=\"charts\">\n")
+	p.h2("trends", txt("Trends"))
+	p.note("Median per run, one line per size N, log scale.")
+	var figures []string
 	type seriesKey struct{ a, v, r, s string }
 	var keys []seriesKey
 	sizes := map[seriesKey][]int{}
@@ -362,15 +365,19 @@ func writeHistoryPage(out io.Writer, runs []HistoryRun, sums [][]Group) error {
 			if err != nil {
 				return err
 			}
-			figure(p, svg)
+			figures = append(figures, svg)
 		}
 	}
-	p.WriteString("</div>\n")
+	p.charts(func() {
+		for _, svg := range figures {
+			p.figure(svg)
+		}
+	})
 
 	// The medians as numbers, for the last runs.
 	const lastRuns = 10
 	from := max(0, len(runs)-lastRuns)
-	p.WriteString("<h2 id=\"medians\">Medians by run</h2>\n")
+	p.h2("medians", txt("Medians by run"))
 	head := []string{"algorithm", "variant", "runtime", "scenario", "nodes", "metric"}
 	for _, r := range runs[from:] {
 		head = append(head, strings.SplitN(r.Name, "-", 2)[0])
@@ -409,8 +416,7 @@ func writeHistoryPage(out io.Writer, runs []HistoryRun, sums [][]Group) error {
 		}
 	}
 	p.tableID("medians-table", "sortable", head, mrows)
-	_, err := io.WriteString(out, p.finish())
-	return err
+	return p.write(out)
 }
 
 func shortCommit(c string) string {

@@ -14,7 +14,6 @@ import (
 // the distributions side by side at the largest size run, and the
 // per-series charts folded below.
 func writeChoose(p *page, all []*series, faults func(*Row) []FaultWindow) error {
-	p.WriteString("<section id=\"choose\">\n<h2>Choosing an algorithm</h2>\n")
 	labels := make([]string, len(all))
 	var msgs, turn []overviewSeries
 	for i, s := range all {
@@ -30,8 +29,7 @@ func writeChoose(p *page, all []*series, faults func(*Row) []FaultWindow) error 
 		}
 		msgs, turn = append(msgs, m), append(turn, t)
 	}
-	drawn := 0
-	p.WriteString("<div class=\"charts\">\n")
+	var figures []string
 	for _, c := range []struct {
 		title, y string
 		series   []overviewSeries
@@ -45,26 +43,31 @@ func writeChoose(p *page, all []*series, faults func(*Row) []FaultWindow) error 
 			return err
 		}
 		if svg != "" {
-			figure(p, svg)
-			drawn++
+			figures = append(figures, svg)
 		}
 	}
-	p.WriteString("</div>\n")
-	if drawn > 0 {
-		p.WriteString(seriesLegend(labels))
-	}
-	if err := writeSideBySide(p, all); err != nil {
-		return err
-	}
-	p.WriteString("<details id=\"per-series\"><summary>Each algorithm on its own: messages against N with ALGORITHMS.md's closed forms, turnaround and decided time per size</summary>\n")
-	if err := writeMessageCharts(p, all); err != nil {
-		return err
-	}
-	if err := writeTimeCharts(p, all, faults); err != nil {
-		return err
-	}
-	p.WriteString("</details>\n</section>\n")
-	return nil
+	var err error
+	p.section("choose", func() {
+		p.h2("", txt("Choosing an algorithm"))
+		p.charts(func() {
+			for _, svg := range figures {
+				p.figure(svg)
+			}
+		})
+		if len(figures) > 0 {
+			p.legend(labels)
+		}
+		if err = writeSideBySide(p, all); err != nil {
+			return
+		}
+		p.details("per-series", false, []run{txt("Each algorithm on its own: messages against N with ALGORITHMS.md's closed forms, turnaround and decided time per size")}, func() {
+			if err = writeMessageCharts(p, all); err != nil {
+				return
+			}
+			err = writeTimeCharts(p, all, faults)
+		})
+	})
+	return err
 }
 
 // writeSideBySide draws, at the largest N any series ran, each series'
@@ -90,18 +93,18 @@ func writeSideBySide(p *page, all []*series) error {
 	if len(msgs) < 2 {
 		return nil
 	}
-	fmt.Fprintf(p, "<h3>Side by side at N = %d</h3>\n", maxN)
+	p.h3("", txtf("Side by side at N = %d", maxN))
 	single := !slices.ContainsFunc(msgs, func(s namedSample) bool { return len(s.values) > 1 })
 	if single {
 		var rows [][]cell
 		for i := range msgs {
 			rows = append(rows, []cell{textCell(msgs[i].name), valuesCell(msgs[i].values, 0), valuesCell(turn[i].values, 2)})
 		}
-		p.WriteString("<p class=\"note\">One trial each: the values, not distributions.</p>\n")
+		p.note("One trial each: the values, not distributions.")
 		p.table("sortable", []string{"series", "messages", "turnaround (T)"}, rows)
 		return nil
 	}
-	p.WriteString("<div class=\"charts\">\n")
+	var figures []string
 	for _, c := range []struct {
 		title, x string
 		samples  []namedSample
@@ -114,9 +117,13 @@ func writeSideBySide(p *page, all []*series) error {
 		if err != nil {
 			return err
 		}
-		figure(p, svg)
+		figures = append(figures, svg)
 	}
-	p.WriteString("</div>\n")
+	p.charts(func() {
+		for _, svg := range figures {
+			p.figure(svg)
+		}
+	})
 	return nil
 }
 
@@ -187,11 +194,7 @@ func writeFailover(p *page, groups []*reportGroup) error {
 		rows = append(rows, []cell{textCell(label), intCell(len(fv)), medianCell(d, 1), medianCell(f, 1),
 			optCell(f.P95, 1), optCell(f.Max, 1), medianCell(g.FailoverT, 2), optCell(terms.Mean, 2), optCell(splits.Mean, 2)})
 	}
-	p.WriteString("<section id=\"failover\">\n<h2>Failover</h2>\n<p class=\"note\">Trials whose leader crashed. " +
-		"Failover: from the leader's crash until every live process (quorum algorithms: a majority) knows the new leader. " +
-		"Detection: from the crash until the first suspicion (quorum algorithms: the first ballot). " +
-		"Cumulative share of trials against milliseconds, as in the Raft paper's Figure 16.</p>\n<div class=\"charts\">\n")
-	drawn := 0
+	var figures []string
 	for _, c := range []struct {
 		title  string
 		series []cdfSeries
@@ -201,19 +204,28 @@ func writeFailover(p *page, groups []*reportGroup) error {
 			return err
 		}
 		if svg != "" {
-			figure(p, svg)
-			drawn++
+			figures = append(figures, svg)
 		}
 	}
-	p.WriteString("</div>\n")
-	if drawn > 0 {
-		p.WriteString(seriesLegend(labels))
-	} else {
-		p.WriteString("<p class=\"note\">One trial per configuration: its figures are in the table, not a distribution.</p>\n")
-	}
-	p.table("sortable", []string{"configuration", "trials", "detection ms", "failover ms", "failover p95 ms", "failover max ms",
-		"failover (T)", "terms mean", "split votes mean"}, rows)
-	p.WriteString("</section>\n")
+	p.section("failover", func() {
+		p.h2("", txt("Failover"))
+		p.note("Trials whose leader crashed. " +
+			"Failover: from the leader's crash until every live process (quorum algorithms: a majority) knows the new leader. " +
+			"Detection: from the crash until the first suspicion (quorum algorithms: the first ballot). " +
+			"Cumulative share of trials against milliseconds, as in the Raft paper's Figure 16.")
+		p.charts(func() {
+			for _, svg := range figures {
+				p.figure(svg)
+			}
+		})
+		if len(figures) > 0 {
+			p.legend(labels)
+		} else {
+			p.note("One trial per configuration: its figures are in the table, not a distribution.")
+		}
+		p.table("sortable", []string{"configuration", "trials", "detection ms", "failover ms", "failover p95 ms", "failover max ms",
+			"failover (T)", "terms mean", "split votes mean"}, rows)
+	})
 	return nil
 }
 

@@ -78,69 +78,62 @@ func writeHeadline(p *page, rows []Row, groups []*reportGroup, fails []*failing,
 	}
 
 	bad := len(expectOrder) > 0 || len(opt.Expectations) > 0 || len(fails) > 0
-	p.WriteString("<section id=\"verdict\">\n<h2>Verdict</h2>\n")
-	if !bad {
-		msg := fmt.Sprintf("All %d trials were correct and live, with no safety violation and no error.", len(rows))
-		if expected > 0 {
-			msg += fmt.Sprintf(" Every expectation held (%d trials checked).", expected)
-		}
-		p.WriteString("<p class=\"verdict ok\">" + esc(msg) + "</p>\n</section>\n")
-		return
-	}
-	p.WriteString("<div class=\"verdict fail\">\n<ul>\n")
-	if n := len(expectOrder) + len(opt.Expectations); n > 0 {
-		fmt.Fprintf(p, "<li><b>%d expectation%s failed</b> (per scenario, algorithm and size)", n, plural(n))
-		p.WriteString("<ul>\n")
-		const most = 12
-		shown := 0
-		for _, e := range opt.Expectations {
-			if shown < most {
-				p.WriteString("<li>" + esc(e) + "</li>\n")
+	p.section("verdict", func() {
+		p.h2("", txt("Verdict"))
+		if !bad {
+			msg := fmt.Sprintf("All %d trials were correct and live, with no safety violation and no error.", len(rows))
+			if expected > 0 {
+				msg += fmt.Sprintf(" Every expectation held (%d trials checked).", expected)
 			}
-			shown++
+			p.para("verdict ok", txt(msg))
+			return
 		}
-		for _, k := range expectOrder {
-			if shown < most {
-				fmt.Fprintf(p, "<li>%s — failed in %d trial%s; first, %s</li>\n", esc(k), expectFails[k], plural(expectFails[k]), esc(expectFirst[k]))
+		p.box("", "verdict fail", func() {
+			if n := len(expectOrder) + len(opt.Expectations); n > 0 {
+				p.para("", boldf("%d expectation%s failed", n, plural(n)), txt(" (per scenario, algorithm and size):"))
+				const most = 12
+				var items [][]run
+				for _, e := range opt.Expectations {
+					items = append(items, []run{txt(e)})
+				}
+				for _, k := range expectOrder {
+					items = append(items, []run{txtf("%s — failed in %d trial%s; first, %s", k, expectFails[k], plural(expectFails[k]), expectFirst[k])})
+				}
+				if len(items) > most {
+					items = append(items[:most], []run{txtf("… and %d more", len(items)-most)})
+				}
+				p.list("", items)
 			}
-			shown++
-		}
-		if shown > most {
-			fmt.Fprintf(p, "<li>… and %d more</li>\n", shown-most)
-		}
-		p.WriteString("</ul></li>\n")
-	}
-	for _, label := range order {
-		v := by[label]
-		var what []string
-		if v.unsafe > 0 {
-			what = append(what, fmt.Sprintf("%d of %d trials broke safety (%d violations)", v.unsafe, v.trials, v.violations))
-		}
-		if v.notLive > 0 {
-			what = append(what, fmt.Sprintf("%d of %d trials elected nobody all agreed on (not live)", v.notLive, v.trials))
-		}
-		if v.errs > 0 {
-			what = append(what, fmt.Sprintf("%d of %d trials ended in an error", v.errs, v.trials))
-		}
-		if len(what) == 0 {
-			continue
-		}
-		link := ""
-		if v.firstFail != nil {
-			link = ` — <a href="#` + v.firstFail.anchor + `">first failing trial</a>`
-		}
-		p.WriteString("<li><b>" + esc(label) + "</b>: " + esc(strings.Join(what, "; ")) + link + "</li>\n")
-	}
-	clean := 0
-	for _, label := range order {
-		if v := by[label]; v.unsafe == 0 && v.notLive == 0 && v.errs == 0 {
-			clean++
-		}
-	}
-	if clean > 0 {
-		fmt.Fprintf(p, "<li class=\"good\">%d of %d algorithm/runtime pairs: every trial correct and live</li>\n", clean, len(order))
-	}
-	p.WriteString("</ul>\n</div>\n</section>\n")
+			var items [][]run
+			clean := 0
+			for _, label := range order {
+				v := by[label]
+				var what []string
+				if v.unsafe > 0 {
+					what = append(what, fmt.Sprintf("%d of %d trials broke safety (%d violations)", v.unsafe, v.trials, v.violations))
+				}
+				if v.notLive > 0 {
+					what = append(what, fmt.Sprintf("%d of %d trials elected nobody all agreed on (not live)", v.notLive, v.trials))
+				}
+				if v.errs > 0 {
+					what = append(what, fmt.Sprintf("%d of %d trials ended in an error", v.errs, v.trials))
+				}
+				if len(what) == 0 {
+					clean++
+					continue
+				}
+				item := []run{bold(label), txt(": " + strings.Join(what, "; "))}
+				if v.firstFail != nil {
+					item = append(item, txt(" — "), link("#"+v.firstFail.anchor, "first failing trial"))
+				}
+				items = append(items, item)
+			}
+			p.list("", items)
+			if clean > 0 {
+				p.para("good", txtf("%d of %d algorithm/runtime pairs: every trial correct and live", clean, len(order)))
+			}
+		})
+	})
 }
 
 func plural(n int) string {
@@ -181,9 +174,14 @@ func writeKeyTable(p *page, all []*series) {
 	failover := slices.ContainsFunc(all, func(s *series) bool {
 		return slices.ContainsFunc(s.groups, func(g *reportGroup) bool { return g.FailoverT.N > 0 })
 	})
-	p.WriteString("<section id=\"summary\">\n<h2>Key numbers</h2>\n<p class=\"note\">One line per algorithm, runtime and scenario: " +
+	p.section("summary", func() { writeKeyTables(p, all, failover) })
+}
+
+func writeKeyTables(p *page, all []*series, failover bool) {
+	p.h2("", txt("Key numbers"))
+	p.note("One line per algorithm, runtime and scenario: " +
 		"its trials over every size, then its figures at the largest size it ran as median [95% interval of the median]. " +
-		"Messages are election messages per trial; times are in units of T, the mean one-way latency. Click a heading to sort.</p>\n")
+		"Messages are election messages per trial; times are in units of T, the mean one-way latency. Click a heading to sort.")
 	head := []string{"algorithm", "runtime", "scenario", "sizes", "trials", "unsafe trials", "live %", "errors",
 		"at N", "messages", "turnaround (T)", "decided (T)"}
 	if failover {
@@ -205,7 +203,7 @@ func writeKeyTable(p *page, all []*series) {
 		top := s.groups[len(s.groups)-1]
 		first := s.groups[0]
 		row := []cell{
-			rawCell(`<a href="#` + first.anchor + `">` + esc(algoLabel(first.Algorithm, first.Variant)) + `</a>`),
+			linkCell("#"+first.anchor, algoLabel(first.Algorithm, first.Variant)),
 			textCell(first.Runtime), textCell(first.Scenario), textCell(compactList(ns)), intCell(trials),
 			badCount(unsafe), percentCell(live / float64(max(trials, 1))), badCount(errs),
 			intCell(top.Nodes), medianCell(top.Messages, 1), medianCell(top.TurnaroundT, 2), medianCell(top.DecidedT, 2),
@@ -254,11 +252,10 @@ func writeKeyTable(p *page, all []*series) {
 				}
 				rows = append(rows, row)
 			}
-			p.WriteString("<h3>" + esc(m.title) + "</h3>\n")
+			p.h3("", txt(m.title))
 			p.tableID(m.id, "sortable", head, rows)
 		}
 	}
-	p.WriteString("</section>\n")
 }
 
 // compactList writes sizes as "4…256 (7)" when there are many.

@@ -1,7 +1,10 @@
 package reports
 
 import (
+	"fmt"
 	"html"
+	"html/template"
+	"io"
 	"strconv"
 	"strings"
 )
@@ -73,33 +76,235 @@ window.onerror=function(m,s,l,c){window.__reportError("error: "+m+" (line "+l+":
 (function(){var ce=console.error;console.error=function(){window.__reportError("console.error: "+Array.prototype.join.call(arguments," "));return ce.apply(console,arguments);};})();
 `
 
-// page accumulates one HTML document.
-type page struct{ strings.Builder }
+// page is one HTML document under construction: a tree of components —
+// sections and headings, paragraphs of text runs (plain, code, bold,
+// links), lists, sortable tables, chart figures and their legends, folds,
+// preformatted lines and trusted SVG drawn by this package — that
+// pageTemplate renders with html/template, which escapes every text and
+// attribute. The report, the comparison and the history pages are built
+// from the same components.
+type page struct {
+	Title string
+	Root  node
+	stack []*node
+}
+
+// node is one component of a page; Kind says which, and which fields it
+// uses.
+type node struct {
+	Kind     string // section, h2, h3, p, ul, table, charts, figure, legend, details, pre, svg, nav
+	ID       string
+	Class    string
+	Open     bool    // details
+	Runs     []run   // h2, h3, p, the summary of details, nav links
+	Items    [][]run // ul
+	Legend   []legendItem
+	Table    *tableView
+	SVG      template.HTML // figure, svg: drawn by this package, escaped as it was drawn
+	Lines    []preLine
+	Children []*node
+}
+
+// run is a piece of inline text: plain, code, bold, in a class, a link, or
+// a checkbox (Check names its class) with the text as its label.
+type run struct {
+	Text, Href, Class, Check string
+	Code, Bold               bool
+}
+
+// preLine is one line of preformatted text: Class hides or marks it, Bold
+// emphasises it.
+type preLine struct {
+	Text, Class string
+	Bold        bool
+}
+
+type legendItem struct {
+	Label  string
+	Swatch template.HTML
+}
+
+// Text-run constructors.
+func txt(s string) run                 { return run{Text: s} }
+func code(s string) run                { return run{Text: s, Code: true} }
+func bold(s string) run                { return run{Text: s, Bold: true} }
+func link(href, s string) run          { return run{Text: s, Href: href} }
+func span(class, s string) run         { return run{Text: s, Class: class} }
+func txtf(f string, args ...any) run   { return run{Text: fmt.Sprintf(f, args...)} }
+func boldf(f string, args ...any) run  { return run{Text: fmt.Sprintf(f, args...), Bold: true} }
+func checkbox(class, label string) run { return run{Text: label, Check: class} }
 
 func newPage(title string) *page {
-	p := &page{}
-	p.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
-	p.WriteString("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
-	p.WriteString("<title>" + esc(title) + "</title>\n<script>" + errorHook + "</script>\n")
-	p.WriteString("<style>" + pageStyle + "</style>\n</head>\n<body>\n")
-	p.WriteString("<div id=\"js-errors\" hidden></div>\n")
-	p.WriteString("<h1>" + esc(title) + "</h1>\n")
+	p := &page{Title: title}
+	p.stack = []*node{&p.Root}
 	return p
 }
 
-func (p *page) finish() string {
-	p.WriteString("<script>" + pageScript + "</script>\n</body>\n</html>\n")
-	return p.String()
+// add appends n to the component being built.
+func (p *page) add(n *node) *node {
+	top := p.stack[len(p.stack)-1]
+	top.Children = append(top.Children, n)
+	return n
 }
 
-// esc escapes text for HTML content and attributes.
+// within builds the children of n with body.
+func (p *page) within(n *node, body func()) {
+	p.add(n)
+	p.stack = append(p.stack, n)
+	defer func() { p.stack = p.stack[:len(p.stack)-1] }()
+	body()
+}
+
+func (p *page) section(id string, body func()) { p.within(&node{Kind: "section", ID: id}, body) }
+func (p *page) h2(id string, runs ...run)      { p.add(&node{Kind: "h2", ID: id, Runs: runs}) }
+func (p *page) h3(id string, runs ...run)      { p.add(&node{Kind: "h3", ID: id, Runs: runs}) }
+func (p *page) para(class string, runs ...run) { p.add(&node{Kind: "p", Class: class, Runs: runs}) }
+func (p *page) note(s string)                  { p.para("note", txt(s)) }
+func (p *page) list(class string, items [][]run) {
+	if len(items) > 0 {
+		p.add(&node{Kind: "ul", Class: class, Items: items})
+	}
+}
+func (p *page) nav(links ...run)   { p.add(&node{Kind: "nav", Runs: links}) }
+func (p *page) charts(body func()) { p.within(&node{Kind: "charts"}, body) }
+func (p *page) pre(class string, lines []preLine) {
+	p.add(&node{Kind: "pre", Class: class, Lines: lines})
+}
+func (p *page) box(id, class string, body func()) {
+	p.within(&node{Kind: "div", ID: id, Class: class}, body)
+}
+
+// details is a fold: summary always shown, body when opened.
+func (p *page) details(id string, open bool, summary []run, body func()) {
+	p.within(&node{Kind: "details", ID: id, Open: open, Runs: summary}, body)
+}
+
+// figure places a chart; "" (a chart not drawn) places nothing.
+func (p *page) figure(svg string) {
+	if svg != "" {
+		p.add(&node{Kind: "figure", SVG: template.HTML(svg)}) // #nosec: drawn by this package, text escaped when drawn
+	}
+}
+
+// svg places a drawing of this package inline (diagrams, timelines).
+func (p *page) svg(svg string) {
+	if svg != "" {
+		p.add(&node{Kind: "svg", SVG: template.HTML(svg)})
+	}
+}
+
+// legend places the legend of a chart whose series i is drawn in
+// paletteColor(i) with glyphs[i%8].
+func (p *page) legend(labels []string) {
+	items := make([]legendItem, len(labels))
+	for i, l := range labels {
+		items[i] = legendItem{Label: l, Swatch: template.HTML(legendSwatch(i))}
+	}
+	p.add(&node{Kind: "legend", Legend: items})
+}
+
+// write renders the page to out.
+func (p *page) write(out io.Writer) error {
+	s, err := p.finish()
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(out, s)
+	return err
+}
+
+// finish renders the page.
+func (p *page) finish() (string, error) {
+	var b strings.Builder
+	err := pageTemplate.Execute(&b, struct {
+		Title        string
+		Root         *node
+		Style        template.CSS
+		Script, Hook template.JS
+	}{p.Title, &p.Root, template.CSS(pageStyle), template.JS(pageScript), template.JS(errorHook)})
+	return b.String(), err
+}
+
+// pageTemplate is every page's document: its head with the style sheet and
+// the error hook, the title, the components, the script.
+var pageTemplate = template.Must(template.Must(template.New("page").Parse(pageComponents)).Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}</title>
+<script>{{.Hook}}</script>
+<style>{{.Style}}</style>
+</head>
+<body>
+<div id="js-errors" hidden></div>
+<h1>{{.Title}}</h1>
+{{range .Root.Children}}{{template "node" .}}{{end}}<script>{{.Script}}</script>
+</body>
+</html>
+`))
+
+// pageComponents are the templates of the components a page is made of.
+const pageComponents = `{{define "runs"}}{{range .}}{{if .Check}}<label><input type="checkbox" class="{{.Check}}"> {{.Text}}</label>{{else if .Href}}<a href="{{.Href}}">{{.Text}}</a>{{else if .Code}}<code>{{.Text}}</code>{{else if .Bold}}<b{{with .Class}} class="{{.}}"{{end}}>{{.Text}}</b>{{else if .Class}}<span class="{{.Class}}">{{.Text}}</span>{{else}}{{.Text}}{{end}}{{end}}{{end}}
+{{define "node"}}{{if eq .Kind "section"}}<section{{with .ID}} id="{{.}}"{{end}}>
+{{range .Children}}{{template "node" .}}{{end}}</section>
+{{else if eq .Kind "div"}}<div{{with .Class}} class="{{.}}"{{end}}{{with .ID}} id="{{.}}"{{end}}>
+{{range .Children}}{{template "node" .}}{{end}}</div>
+{{else if eq .Kind "h2"}}<h2{{with .ID}} id="{{.}}"{{end}}>{{template "runs" .Runs}}</h2>
+{{else if eq .Kind "h3"}}<h3{{with .ID}} id="{{.}}"{{end}}>{{template "runs" .Runs}}</h3>
+{{else if eq .Kind "p"}}<p{{with .Class}} class="{{.}}"{{end}}>{{template "runs" .Runs}}</p>
+{{else if eq .Kind "nav"}}<nav>{{template "runs" .Runs}}</nav>
+{{else if eq .Kind "ul"}}<ul{{with .Class}} class="{{.}}"{{end}}>
+{{range .Items}}<li>{{template "runs" .}}</li>
+{{end}}</ul>
+{{else if eq .Kind "charts"}}<div class="charts">
+{{range .Children}}{{template "node" .}}{{end}}</div>
+{{else if eq .Kind "figure"}}<figure>
+{{.SVG}}</figure>
+{{else if eq .Kind "svg"}}{{.SVG}}{{else if eq .Kind "legend"}}<ul class="legend">{{range .Legend}}<li>{{.Swatch}}{{.Label}}</li>{{end}}</ul>
+{{else if eq .Kind "details"}}<details{{with .ID}} id="{{.}}"{{end}}{{if .Open}} open{{end}}><summary>{{template "runs" .Runs}}</summary>
+{{range .Children}}{{template "node" .}}{{end}}</details>
+{{else if eq .Kind "pre"}}<pre{{with .Class}} class="{{.}}"{{end}}>{{range .Lines}}{{if .Bold}}<b class="{{.Class}}">{{.Text}}</b>
+{{else if .Class}}<span class="{{.Class}}">{{.Text}}
+</span>{{else}}{{.Text}}
+{{end}}{{end}}</pre>
+{{else if eq .Kind "table"}}{{template "table" .Table}}{{end}}{{end}}
+{{define "table"}}<table{{with .ID}} id="{{.}}"{{end}} class="{{.Class}}">
+<thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>
+{{range .Rows}}<tr{{with .ID}} id="{{.}}"{{end}}{{with .Class}} class="{{.}}"{{end}}>{{range .Cells}}<td{{with .Class}} class="{{.}}"{{end}}{{if .HasV}} data-v="{{.V}}"{{end}}{{with .Title}} title="{{.}}"{{end}}>{{if .Href}}<a href="{{.Href}}">{{.Text}}</a>{{else if .HTML}}{{.HTML}}{{else}}{{.Text}}{{end}}</td>{{end}}</tr>
+{{end}}</tbody>
+</table>
+{{end}}`
+
+// tableView is a table as the template renders it.
+type tableView struct {
+	ID, Class string
+	Head      []string
+	Rows      []rowView
+}
+
+type rowView struct {
+	ID, Class string
+	Cells     []cellView
+}
+
+type cellView struct {
+	Text, Href, Class, Title, V string
+	HasV                        bool
+	HTML                        template.HTML
+}
+
+// esc escapes text for HTML content and attributes, where an SVG of this
+// package is drawn.
 func esc(s string) string { return html.EscapeString(s) }
 
-// table writes a table: head cells, then body rows of cells. A cell is
-// plain text, or numeric with a sort value.
+// table is a table's cell: plain text, a link (href), or a small drawing
+// of this package (svg); numeric cells are right-aligned and sort by v.
 type cell struct {
-	text    string // escaped when written, unless raw
-	raw     bool   // text is HTML
+	text    string
+	href    string
+	svg     string // drawn by this package
 	num     bool   // right-aligned, sorted by v
 	v       float64
 	hasV    bool
@@ -109,7 +314,7 @@ type cell struct {
 
 func textCell(s string) cell { return cell{text: s} }
 
-func rawCell(s string) cell { return cell{text: s, raw: true} }
+func linkCell(href, s string) cell { return cell{text: s, href: href} }
 
 func intCell(n int) cell { return cell{text: strconv.Itoa(n), num: true, v: float64(n), hasV: true} }
 
@@ -134,51 +339,39 @@ func fixedText(v float64, decimals int) string {
 
 func (p *page) table(class string, head []string, rows [][]cell) { p.tableID("", class, head, rows) }
 
-// tableID writes a table with an id (for #sort= links and anchors).
+// tableID places a table with an id (for #sort= links and anchors).
 func (p *page) tableID(id, class string, head []string, rows [][]cell) {
-	p.WriteString("<table")
-	if id != "" {
-		p.WriteString(" id=\"" + id + "\"")
+	rs := make([]tableRow, len(rows))
+	for i, r := range rows {
+		rs[i] = tableRow{cells: r}
 	}
-	p.WriteString(" class=\"" + class + "\">\n<thead><tr>")
-	for _, h := range head {
-		p.WriteString("<th>" + esc(h) + "</th>")
-	}
-	p.WriteString("</tr></thead>\n<tbody>\n")
-	for _, r := range rows {
-		p.tableRow("", r)
-	}
-	p.WriteString("</tbody>\n</table>\n")
+	p.tableRows(id, class, head, rs)
 }
 
-func (p *page) tableRow(class string, r []cell) {
-	if class != "" {
-		p.WriteString("<tr class=\"" + class + "\">")
-	} else {
-		p.WriteString("<tr>")
+// tableRow is a row with its own id and class.
+type tableRow struct {
+	id, class string
+	cells     []cell
+}
+
+func (p *page) tableRows(id, class string, head []string, rows []tableRow) {
+	t := &tableView{ID: id, Class: class, Head: head}
+	for _, r := range rows {
+		rv := rowView{ID: r.id, Class: r.class}
+		for _, c := range r.cells {
+			cv := cellView{Text: c.text, Href: c.href, Title: c.title, Class: c.classes}
+			if c.num {
+				cv.Class = strings.TrimSpace("n " + c.classes)
+			}
+			if c.hasV {
+				cv.V, cv.HasV = strconv.FormatFloat(c.v, 'g', -1, 64), true
+			}
+			if c.svg != "" {
+				cv.HTML = template.HTML(c.svg) // drawn by this package
+			}
+			rv.Cells = append(rv.Cells, cv)
+		}
+		t.Rows = append(t.Rows, rv)
 	}
-	for _, c := range r {
-		p.WriteString("<td")
-		classes := c.classes
-		if c.num {
-			classes = strings.TrimSpace("n " + classes)
-		}
-		if classes != "" {
-			p.WriteString(" class=\"" + classes + "\"")
-		}
-		if c.hasV {
-			p.WriteString(" data-v=\"" + strconv.FormatFloat(c.v, 'g', -1, 64) + "\"")
-		}
-		if c.title != "" {
-			p.WriteString(" title=\"" + esc(c.title) + "\"")
-		}
-		p.WriteString(">")
-		if c.raw {
-			p.WriteString(c.text)
-		} else {
-			p.WriteString(esc(c.text))
-		}
-		p.WriteString("</td>")
-	}
-	p.WriteString("</tr>\n")
+	p.add(&node{Kind: "table", Table: t})
 }

@@ -118,19 +118,18 @@ func WriteHTML(out io.Writer, rows []Row, opt HTMLOptions) error {
 
 	p := newPage(opt.Title)
 	writeMeta(p, rows, groups, opt)
-	p.WriteString(`<nav><a href="#verdict">Verdict</a><a href="#summary">Key numbers</a><a href="#choose">Choosing an algorithm</a>`)
+	nav := []run{link("#verdict", "Verdict"), link("#summary", "Key numbers"), link("#choose", "Choosing an algorithm")}
 	if slices.ContainsFunc(groups, func(g *reportGroup) bool { return g.FailoverT.N > 0 }) {
-		p.WriteString(`<a href="#failover">Failover</a>`)
+		nav = append(nav, link("#failover", "Failover"))
 	}
-	p.WriteString(`<a href="#verdicts">Failing trials</a><a href="#timeouts">Timeouts and faults</a>`)
+	nav = append(nav, link("#verdicts", "Failing trials"), link("#timeouts", "Timeouts and faults"))
 	if opt.Trace != nil {
-		p.WriteString(`<a href="#diagrams">Message sequences</a>`)
+		nav = append(nav, link("#diagrams", "Message sequences"))
 	}
-	p.WriteString("</nav>\n")
+	p.nav(nav...)
 	if len(rows) == 0 {
-		p.WriteString("<p class=\"note\">No trials in these results.</p>\n")
-		_, err := io.WriteString(out, p.finish())
-		return err
+		p.note("No trials in these results.")
+		return p.write(out)
 	}
 	writeHeadline(p, rows, groups, fails, opt)
 	writeKeyTable(p, allSeries)
@@ -148,15 +147,15 @@ func WriteHTML(out io.Writer, rows []Row, opt HTMLOptions) error {
 	if opt.Trace != nil {
 		writeDiagrams(p, diagrams, rows, opt)
 	}
-	p.WriteString("<h2 id=\"method\">Method</h2>\n<p class=\"note\">Statistics over trials without an error whose figure is set. " +
+	p.h2("method", txt("Method"))
+	method := "Statistics over trials without an error whose figure is set. " +
 		"Median 95% interval: distribution-free, the order statistics at the binomial(n, ½) ranks (none below 6 trials). " +
-		esc(Method) + ". Charts: gonum.org/v1/plot, SVG.")
+		Method + ". Charts: gonum.org/v1/plot, SVG."
 	if opt.Generator != "" {
-		p.WriteString(" Written by " + esc(opt.Generator) + ".")
+		method += " Written by " + opt.Generator + "."
 	}
-	p.WriteString("</p>\n")
-	_, err := io.WriteString(out, p.finish())
-	return err
+	p.note(method)
+	return p.write(out)
 }
 
 // maint is opt.Maintenance or its default.
@@ -306,17 +305,16 @@ func writeMeta(p *page, rows []Row, groups []*reportGroup, opt HTMLOptions) {
 			}
 		}
 	}
-	p.WriteString("<p class=\"meta\">")
+	var meta []run
 	if opt.Source != "" {
-		p.WriteString("Results: <code>" + esc(opt.Source) + "</code> · ")
+		meta = append(meta, txt("Results: "), code(opt.Source), txt(" · "))
 	}
-	fmt.Fprintf(p, "%d trials in %d groups · algorithms: %s · runtime: %s · scenario: %s",
-		len(rows), len(groups), esc(strings.Join(algs, ", ")), esc(strings.Join(runtimes, ", ")),
-		esc(strings.Join(scenarios, ", ")))
+	meta = append(meta, txtf("%d trials in %d groups · algorithms: %s · runtime: %s · scenario: %s",
+		len(rows), len(groups), strings.Join(algs, ", "), strings.Join(runtimes, ", "), strings.Join(scenarios, ", ")))
 	if opt.Trace != nil {
-		p.WriteString(" · trace: <code>" + esc(cmpOr(opt.TraceName, "given")) + "</code>")
+		meta = append(meta, txt(" · trace: "), code(cmpOr(opt.TraceName, "given")))
 	}
-	p.WriteString("</p>\n")
+	p.para("meta", meta...)
 }
 
 // groupTheoryBound is the rows' theory_bound when they all agree.
@@ -358,7 +356,6 @@ func ciText(s Stat) cell {
 }
 
 func writeSummaryTable(p *page, groups []*reportGroup) {
-	p.WriteString("<details id=\"all-figures\"><summary>Every figure per configuration (the summary)</summary>\n<p class=\"note\">One line per algorithm, variant, runtime, scenario and size. Click a heading to sort.</p>\n")
 	head := []string{"algorithm", "variant", "runtime", "scenario", "nodes", "trials", "errors", "correct %", "live %",
 		"safety violations", "unsafe trials", "messages median", "messages median 95% CI", "messages mean", "theory_messages",
 		"theory_bound", "turnaround_t median", "decided_t median", "failover_t median", "timeouts mean"}
@@ -366,7 +363,7 @@ func writeSummaryTable(p *page, groups []*reportGroup) {
 	for _, g := range groups {
 		to := describe(groupTimeouts(g))
 		rows = append(rows, []cell{
-			rawCell(`<a href="#` + g.anchor + `">` + esc(g.Algorithm) + `</a>`), textCell(g.Variant),
+			linkCell("#"+g.anchor, g.Algorithm), textCell(g.Variant),
 			textCell(g.Runtime), textCell(g.Scenario), intCell(g.Nodes), intCell(g.Trials), intCell(g.Errors),
 			floatCell(100*g.CorrectShare, 1), floatCell(100*g.LiveShare, 1), intCell(g.SafetyViolations),
 			intCell(g.UnsafeTrials), optCell(g.Messages.Median, 1), ciText(g.Messages), optCell(g.Messages.Mean, 1),
@@ -374,14 +371,17 @@ func writeSummaryTable(p *page, groups []*reportGroup) {
 			optCell(g.TurnaroundT.Median, 2), optCell(g.DecidedT.Median, 2), optCell(g.FailoverT.Median, 2), optCell(to.Mean, 2),
 		})
 	}
-	p.tableID("summary-table", "sortable", head, rows)
-	p.WriteString("</details>\n")
+	p.details("all-figures", false, []run{txt("Every figure per configuration (the summary)")}, func() {
+		p.note("One line per algorithm, variant, runtime, scenario and size. Click a heading to sort.")
+		p.tableID("summary-table", "sortable", head, rows)
+	})
 }
 
 func writeMessageCharts(p *page, all []*series) error {
-	p.WriteString("<h3 id=\"messages\">Messages against N</h3>\n<p class=\"note\">Median messages per size on log scales; bars span the smallest and largest trial. " +
-		"Dashed lines: ALGORITHMS.md's closed forms, drawn only where the rows' configuration is the one they describe; rings: the theory_messages and theory_bound the rows report.</p>\n<div class=\"charts\">\n")
-	var singles []string
+	p.h3("messages", txt("Messages against N"))
+	p.note("Median messages per size on log scales; bars span the smallest and largest trial. " +
+		"Dashed lines: ALGORITHMS.md's closed forms, drawn only where the rows' configuration is the one they describe; rings: the theory_messages and theory_bound the rows report.")
+	var singles, figures []string
 	for _, s := range all {
 		var pts []messagePoint
 		for _, g := range s.groups {
@@ -405,9 +405,13 @@ func writeMessageCharts(p *page, all []*series) error {
 		if s.label != s.algorithm {
 			svg = strings.Replace(svg, ">"+esc(s.algorithm)+": messages vs N<", ">"+esc(s.label)+": messages vs N<", 1)
 		}
-		figure(p, svg)
+		figures = append(figures, svg)
 	}
-	p.WriteString("</div>\n")
+	p.charts(func() {
+		for _, svg := range figures {
+			p.figure(svg)
+		}
+	})
 	writeSingles(p, singles)
 	return nil
 }
@@ -415,21 +419,11 @@ func writeMessageCharts(p *page, all []*series) error {
 // writeSingles lists the figures of series with one size: a chart of one
 // point says less than the number.
 func writeSingles(p *page, singles []string) {
-	if len(singles) == 0 {
-		return
-	}
-	p.WriteString("<ul class=\"singles\">\n")
+	var items [][]run
 	for _, x := range singles {
-		p.WriteString("<li>" + esc(x) + "</li>\n")
+		items = append(items, []run{txt(x)})
 	}
-	p.WriteString("</ul>\n")
-}
-
-func figure(p *page, svg string) {
-	if svg == "" {
-		return
-	}
-	p.WriteString("<figure>\n" + svg + "</figure>\n")
+	p.list("singles", items)
 }
 
 // seriesFaults is the union of the fault windows of a series' rows, in
@@ -452,8 +446,9 @@ func seriesFaults(s *series, faults func(*Row) []FaultWindow) []FaultWindow {
 }
 
 func writeTimeCharts(p *page, all []*series, faults func(*Row) []FaultWindow) error {
-	p.WriteString("<h3 id=\"times\">Turnaround and decided</h3>\n<p class=\"note\">Distribution per size, in units of the mean latency T: box from the first to the third quartile, line at the median, whiskers to 1.5 IQR, outliers as points. Shaded bands: fault windows.</p>\n<div class=\"charts\">\n")
-	var singles []string
+	p.h3("times", txt("Turnaround and decided"))
+	p.note("Distribution per size, in units of the mean latency T: box from the first to the third quartile, line at the median, whiskers to 1.5 IQR, outliers as points. Shaded bands: fault windows.")
+	var singles, figures []string
 	for _, s := range all {
 		fw := seriesFaults(s, faults)
 		for _, m := range []struct {
@@ -482,10 +477,14 @@ func writeTimeCharts(p *page, all []*series, faults func(*Row) []FaultWindow) er
 			if err != nil {
 				return err
 			}
-			figure(p, svg)
+			figures = append(figures, svg)
 		}
 	}
-	p.WriteString("</div>\n")
+	p.charts(func() {
+		for _, svg := range figures {
+			p.figure(svg)
+		}
+	})
 	writeSingles(p, singles)
 	return nil
 }
@@ -496,7 +495,7 @@ func writeTimeCharts(p *page, all []*series, faults func(*Row) []FaultWindow) er
 // say it); then each faulty series' fault schedule on a time axis, from
 // its first trial, beside its turnaround.
 func writeTimeouts(p *page, all []*series, faults func(*Row) []FaultWindow) error {
-	p.WriteString("<h2 id=\"timeouts\">Timeouts and faults</h2>\n")
+	p.h2("timeouts", txt("Timeouts and faults"))
 	var rows, detail [][]cell
 	var fired []*series
 	for _, s := range all {
@@ -538,12 +537,11 @@ func writeTimeouts(p *page, all []*series, faults func(*Row) []FaultWindow) erro
 		rows = append(rows, []cell{textCell(s.label), intCell(top.Nodes), optCell(to.Median, 1), textCell(strings.Join(per, ", "))})
 	}
 	if len(fired) == 0 {
-		p.WriteString("<p class=\"note\">No timer fired and no process was suspected in any trial.</p>\n")
+		p.note("No timer fired and no process was suspected in any trial.")
 	} else {
-		p.WriteString("<p class=\"note\">Timer expirations and detector suspicions per trial, at each series' largest size: the median, and the mean per trial of each kind.</p>\n")
+		p.note("Timer expirations and detector suspicions per trial, at each series' largest size: the median, and the mean per trial of each kind.")
 		p.table("sortable", []string{"series", "at N", "timeouts median", "per trial, by kind (mean)"}, rows)
-		p.WriteString("<details id=\"timeouts-detail\"><summary>Timeouts per size, for every series</summary>\n<div class=\"charts\">\n")
-		var singles []string
+		var singles, figures []string
 		for _, s := range fired {
 			var samples []boxSample
 			values := 0
@@ -564,17 +562,22 @@ func writeTimeouts(p *page, all []*series, faults func(*Row) []FaultWindow) erro
 			if err != nil {
 				return err
 			}
-			figure(p, svg)
+			figures = append(figures, svg)
 		}
-		p.WriteString("</div>\n")
-		writeSingles(p, singles)
-		p.table("sortable", []string{"series", "nodes", "trials", "median", "mean", "max", "by kind (total)"}, detail)
-		p.WriteString("</details>\n")
+		p.details("timeouts-detail", false, []run{txt("Timeouts per size, for every series")}, func() {
+			p.charts(func() {
+				for _, svg := range figures {
+					p.figure(svg)
+				}
+			})
+			writeSingles(p, singles)
+			p.table("sortable", []string{"series", "nodes", "trials", "median", "mean", "max", "by kind (total)"}, detail)
+		})
 	}
 	if faults == nil {
 		return nil
 	}
-	p.WriteString("<h3 id=\"faults\">Fault schedules</h3>\n")
+	p.h3("faults", txt("Fault schedules"))
 	drawn := 0
 	for _, s := range all {
 		var first *Row
@@ -596,26 +599,22 @@ func writeTimeouts(p *page, all []*series, faults func(*Row) []FaultWindow) erro
 		if first.TurnaroundT.Set {
 			end = first.TurnaroundT.V
 		}
-		open := ""
-		if drawn == 0 {
-			open = " open"
-		}
-		fmt.Fprintf(p, "<details%s><summary>%s — N = %d, trial %d (seed %d): <code>%s</code></summary>\n%s</details>\n", open,
-			esc(s.label), first.Nodes, first.Trial, first.Seed, esc(shorten(first.Faults, 160)), faultTimeline(faults(first), end))
+		p.details("", drawn == 0, []run{txtf("%s — N = %d, trial %d (seed %d): ", s.label, first.Nodes, first.Trial, first.Seed),
+			code(shorten(first.Faults, 160))}, func() { p.svg(faultTimeline(faults(first), end)) })
 		drawn++
 	}
 	if drawn == 0 {
-		p.WriteString("<p class=\"note\">No trial applied a fault.</p>\n")
+		p.note("No trial applied a fault.")
 	}
 	return nil
 }
 
 func writeVerdicts(p *page, groups []*reportGroup, fails []*failing, opt HTMLOptions) {
-	p.WriteString("<h2 id=\"verdicts\">Failing trials</h2>\n<p class=\"note\">Correct: every non-faulty process decided the same leader, the non-faulty process of highest rank. Live: the election terminated. Each failing trial is listed with its seed, its violation and, given a trace, the events that led to it.</p>\n")
+	p.h2("verdicts", txt("Failing trials"))
+	p.note("Correct: every non-faulty process decided the same leader, the non-faulty process of highest rank. Live: the election terminated. Each failing trial is listed with its seed, its violation and, given a trace, the events that led to it.")
 	if len(fails) == 0 {
-		p.WriteString("<p class=\"good\">No trial failed: every one was correct and live, with no safety violation and no error.</p>\n")
+		p.para("good", txt("No trial failed: every one was correct and live, with no safety violation and no error."))
 	}
-	p.WriteString("<details id=\"group-verdicts\"><summary>Verdicts per configuration</summary>\n<table class=\"sortable\">\n<thead><tr><th>algorithm</th><th>variant</th><th>runtime</th><th>scenario</th><th>nodes</th><th>trials</th><th>correct</th><th>live</th><th>safety violations</th><th>errors</th><th>failing trials</th></tr></thead>\n<tbody>\n")
 	firstFail := map[*reportGroup]*failing{}
 	nFail := map[*reportGroup]int{}
 	for _, f := range fails {
@@ -624,6 +623,7 @@ func writeVerdicts(p *page, groups []*reportGroup, fails []*failing, opt HTMLOpt
 		}
 		nFail[f.group]++
 	}
+	var rows []tableRow
 	for _, g := range groups {
 		correct := int(math.Round(g.CorrectShare * float64(g.Trials)))
 		live := int(math.Round(g.LiveShare * float64(g.Trials)))
@@ -631,32 +631,39 @@ func writeVerdicts(p *page, groups []*reportGroup, fails []*failing, opt HTMLOpt
 		links := cell{text: "0", num: true, v: 0, hasV: true}
 		if n := nFail[g]; n > 0 {
 			class = "bad"
-			links = cell{text: `<a href="#` + firstFail[g].anchor + `">` + strconv.Itoa(n) + `</a>`, raw: true, num: true, v: float64(n), hasV: true}
+			links = cell{text: strconv.Itoa(n), href: "#" + firstFail[g].anchor, num: true, v: float64(n), hasV: true}
 		}
-		p.WriteString(strings.Replace(rowHTML(class, []cell{
+		rows = append(rows, tableRow{id: g.anchor, class: class, cells: []cell{
 			textCell(g.Algorithm), textCell(g.Variant), textCell(g.Runtime), textCell(g.Scenario),
 			intCell(g.Nodes), intCell(g.Trials), verdictCell(correct, g.Trials), verdictCell(live, g.Trials),
 			badCount(g.SafetyViolations), badCount(g.Errors), links,
-		}), "<tr", `<tr id="`+g.anchor+`"`, 1))
+		}})
 	}
-	p.WriteString("</tbody>\n</table>\n</details>\n")
+	p.details("group-verdicts", false, []run{txt("Verdicts per configuration")}, func() {
+		p.tableRows("", "sortable", []string{"algorithm", "variant", "runtime", "scenario", "nodes", "trials", "correct", "live",
+			"safety violations", "errors", "failing trials"}, rows)
+	})
 	if len(fails) == 0 {
 		return
 	}
-	fmt.Fprintf(p, "<h3>%d failing trial%s</h3>\n", len(fails), plural(len(fails)))
+	p.h3("", txtf("%d failing trial%s", len(fails), plural(len(fails))))
+	const open = 3 // the first failing trials are shown; the others fold
 	for i, f := range fails {
 		if i >= opt.MaxFailing {
-			fmt.Fprintf(p, "<p class=\"note\">… and %d more failing trials, not listed: see the results file.</p>\n", len(fails)-i)
+			p.note(fmt.Sprintf("… and %d more failing trials, not listed: see the results file.", len(fails)-i))
 			break
 		}
-		writeFailing(p, f, opt)
+		if i < open {
+			writeFailing(p, f, opt)
+			continue
+		}
+		p.details("", false, []run{txt(failingTitle(f.row))}, func() { writeFailing(p, f, opt) })
 	}
 }
 
-func rowHTML(class string, cells []cell) string {
-	var q page
-	q.tableRow(class, cells)
-	return q.String()
+// failingTitle names a failing trial: configuration, trial, seed.
+func failingTitle(r *Row) string {
+	return fmt.Sprintf("%s/%s %s %s n=%d — trial %d, seed %d", r.Algorithm, r.Variant, r.Runtime, r.Scenario, r.Nodes, r.Trial, r.Seed)
 }
 
 func verdictCell(ok, of int) cell {
@@ -690,34 +697,34 @@ func writeFailing(p *page, f *failing, opt HTMLOptions) {
 	if r.SafetyViolations > 0 {
 		what = append(what, fmt.Sprintf("%d safety violation(s)", r.SafetyViolations))
 	}
-	fmt.Fprintf(p, "<div class=\"trial\" id=\"%s\">\n<h3>%s/%s %s %s n=%d — trial %d, seed %d</h3>\n",
-		f.anchor, esc(r.Algorithm), esc(r.Variant), esc(r.Runtime), esc(r.Scenario), r.Nodes, r.Trial, r.Seed)
-	fmt.Fprintf(p, "<p><span class=\"bad\">%s</span> · arrangement %s · initiators %s · latency %s · leader %s · %d messages · <a href=\"#%s\">group</a></p>\n",
-		esc(strings.Join(what, ", ")), esc(r.Arrangement), esc(r.Initiators), esc(r.Latency),
-		esc(cmpOr(r.Leader, "none agreed")), r.Messages, f.group.anchor)
-	if r.Violation != "" {
-		p.WriteString("<p>Violation: <code>" + esc(r.Violation) + "</code></p>\n")
-	}
-	if r.Error != "" {
-		p.WriteString("<p>Error: <code>" + esc(r.Error) + "</code></p>\n")
-	}
-	if opt.Faults != nil {
-		for _, fw := range opt.Faults(r) {
-			p.WriteString("<p>Fault: " + esc(faultTitle(fw)) + "</p>\n")
+	p.box(f.anchor, "trial", func() {
+		p.h3("", txt(failingTitle(r)))
+		p.para("", span("bad", strings.Join(what, ", ")),
+			txtf(" · arrangement %s · initiators %s · latency %s · leader %s · %d messages · ", r.Arrangement, r.Initiators, r.Latency,
+				cmpOr(r.Leader, "none agreed"), r.Messages), link("#"+f.group.anchor, "group"))
+		if r.Violation != "" {
+			p.para("", txt("Violation: "), code(r.Violation))
 		}
-	}
-	if opt.Replay != nil {
-		if cmd := opt.Replay(r); cmd != "" {
-			p.WriteString("<p>Replay: <code class=\"replay\">" + esc(cmd) + "</code></p>\n")
+		if r.Error != "" {
+			p.para("", txt("Error: "), code(r.Error))
 		}
-	}
-	switch {
-	case f.trace != nil && len(f.trace.Excerpt) > 0:
-		writeExcerpt(p, f, opt)
-	case opt.Trace != nil:
-		p.WriteString("<p class=\"note\">The trace file has no events for this trial.</p>\n")
-	}
-	p.WriteString("</div>\n")
+		if opt.Faults != nil {
+			for _, fw := range opt.Faults(r) {
+				p.para("", txt("Fault: "+faultTitle(fw)))
+			}
+		}
+		if opt.Replay != nil {
+			if cmd := opt.Replay(r); cmd != "" {
+				p.para("replay", txt("Replay: "), code(cmd))
+			}
+		}
+		switch {
+		case f.trace != nil && len(f.trace.Excerpt) > 0:
+			writeExcerpt(p, f, opt)
+		case opt.Trace != nil:
+			p.note("The trace file has no events for this trial.")
+		}
+	})
 }
 
 // violatorAt names the process a violation blames ("... process 3 ..."),
@@ -746,46 +753,47 @@ func writeExcerpt(p *page, f *failing, opt HTMLOptions) {
 			hidden[ex[i].Kind]++
 		}
 	}
-	fmt.Fprintf(p, "<p>Trace, %s (%d events in the trial)", esc(what), f.trace.Total)
+	intro := []run{txtf("Trace, %s (%d events in the trial)", what, f.trace.Total)}
 	if len(hidden) > 0 {
 		var parts []string
 		for k, n := range hidden {
 			parts = append(parts, k+" "+strconv.Itoa(n))
 		}
 		slices.Sort(parts)
-		fmt.Fprintf(p, "; maintenance messages folded: %s (<label><input type=\"checkbox\" class=\"show-maint\"> show</label>)", esc(strings.Join(parts, ", ")))
+		intro = append(intro, txt("; maintenance messages folded: "+strings.Join(parts, ", ")+" ("), checkbox("show-maint", "show"), txt(")"))
 	}
-	p.WriteString(":</p>\n<pre class=\"excerpt\">")
+	p.para("", append(intro, txt(":"))...)
+	var lines []preLine
 	marked := false
 	for i, ev := range ex {
-		line := esc(describeEvent(ev, tNs))
+		line := describeEvent(ev, tNs)
 		switch {
 		case isMaint(&ex[i], maint):
-			p.WriteString("<span class=\"maint\">" + line + "\n</span>")
+			lines = append(lines, preLine{Text: line, Class: "maint"})
 			continue
 		case hasAt && ev.T == at && ev.Ev == "decide" && (culprit < 0 || ev.P == culprit):
-			p.WriteString("<b class=\"bad violating\">" + line + "   ◀ the violation</b>\n")
+			lines = append(lines, preLine{Text: line + "   ◀ the violation", Class: "bad violating", Bold: true})
 			marked = true
 		default:
-			p.WriteString(line + "\n")
+			lines = append(lines, preLine{Text: line})
 		}
 		next := i+1 < len(ex)
 		if hasAt && !marked && ev.T <= at && (!next || ex[i+1].T > at) {
-			p.WriteString("<b class=\"bad\">── " + esc(r.Violation) + "</b>\n")
+			lines = append(lines, preLine{Text: "── " + r.Violation, Class: "bad", Bold: true})
 			marked = true
 		}
 	}
-	p.WriteString("</pre>\n")
+	p.pre("excerpt", lines)
 	var fw []FaultWindow
 	if opt.Faults != nil {
 		fw = opt.Faults(r)
 	}
 	window := &TraceTrial{TraceHeader: f.trace.TraceHeader, Events: ex, Window: true}
-	p.WriteString("<details open><summary>Message sequence of these events</summary>\n")
-	p.WriteString(lamportDiagram(diagramID(f.trace)+"-x", window, tNs, fw, maint))
-	p.WriteString("</details>\n")
+	p.details("", true, []run{txt("Message sequence of these events")}, func() {
+		p.svg(lamportDiagram(diagramID(f.trace)+"-x", window, tNs, fw, maint))
+	})
 	if len(f.trace.Events) > 0 && !f.trace.Truncated {
-		fmt.Fprintf(p, "<p><a href=\"#%s\">The whole trial's message-sequence diagram</a></p>\n", diagramID(f.trace))
+		p.para("", link("#"+diagramID(f.trace), "The whole trial's message-sequence diagram"))
 	}
 }
 
@@ -798,9 +806,9 @@ func diagramID(t *TraceTrial) string {
 }
 
 func writeDiagrams(p *page, trials []*TraceTrial, rows []Row, opt HTMLOptions) {
-	p.WriteString("<h2 id=\"diagrams\">Message sequences</h2>\n")
-	fmt.Fprintf(p, "<p class=\"note\">Trials of at most %d nodes and %d events from the trace: one lane per process (ring or rank position), time downwards, an arrow per message from its send to its delivery. Triangles: initiations; dots: decisions; squares: timers. Hover for details.</p>\n",
-		DiagramMaxNodes, DiagramMaxEvents)
+	p.h2("diagrams", txt("Message sequences"))
+	p.note(fmt.Sprintf("Trials of at most %d nodes and %d events from the trace: one lane per process (ring or rank position), time downwards, an arrow per message from its send to its delivery. Triangles: initiations; dots: decisions; squares: timers. Heartbeats and pings are hidden until shown. Hover for details.",
+		DiagramMaxNodes, DiagramMaxEvents))
 	byKey := map[traceKey]*Row{}
 	for i := range rows {
 		byKey[rowTraceKey(&rows[i])] = &rows[i]
@@ -812,40 +820,42 @@ func writeDiagrams(p *page, trials []*TraceTrial, rows []Row, opt HTMLOptions) {
 		}
 		r := byKey[t.key()]
 		id := diagramID(t)
-		live := ""
+		title := fmt.Sprintf("%s/%s n=%d — trial %d, seed %d", t.Algorithm, t.Variant, t.Nodes, t.Trial, t.Seed)
 		if t.Runtime != "" {
-			live = " (" + esc(t.Runtime) + ")"
+			title += " (" + t.Runtime + ")"
+		}
+		body := func() {
+			if t.Truncated {
+				p.note(fmt.Sprintf("%d events: too many for a diagram (at most %d).", t.Total, DiagramMaxEvents))
+				return
+			}
+			var tNs float64
+			var fw []FaultWindow
+			if r != nil {
+				tNs = r.TS * 1e9
+				if opt.Faults != nil {
+					fw = opt.Faults(r)
+				}
+				p.para("meta", txtf("%d messages, leader %s, %s", r.Messages, cmpOr(r.Leader, "none"), verdictWords(r)))
+			}
+			p.svg(lamportDiagram(id, t, tNs, fw, opt.maint()))
 		}
 		// The first diagram is open; the others fold, one line each.
-		if drawn > 0 {
-			fmt.Fprintf(p, "<details id=\"%s\"><summary>%s/%s n=%d — trial %d, seed %d%s</summary>\n", id, esc(t.Algorithm), esc(t.Variant), t.Nodes, t.Trial, t.Seed, live)
+		if drawn == 0 {
+			p.h3(id, txt(title))
+			body()
 		} else {
-			fmt.Fprintf(p, "<h3 id=\"%s\">%s/%s n=%d — trial %d, seed %d%s</h3>\n", id, esc(t.Algorithm), esc(t.Variant), t.Nodes, t.Trial, t.Seed, live)
+			p.details(id, false, []run{txt(title)}, body)
 		}
-		if t.Truncated {
-			fmt.Fprintf(p, "<p class=\"note\">%d events: too many for a diagram (at most %d).</p>\n", t.Total, DiagramMaxEvents)
-			if drawn > 0 {
-				p.WriteString("</details>\n")
-			}
-			continue
+		if !t.Truncated {
+			drawn++
 		}
-		var tNs float64
-		var fw []FaultWindow
-		if r != nil {
-			tNs = r.TS * 1e9
-			if opt.Faults != nil {
-				fw = opt.Faults(r)
-			}
-			fmt.Fprintf(p, "<p class=\"meta\">%d messages, leader %s, %s</p>\n", r.Messages, esc(cmpOr(r.Leader, "none")), verdictWords(r))
-		}
-		p.WriteString(lamportDiagram(id, t, tNs, fw, opt.maint()))
-		if drawn > 0 {
-			p.WriteString("</details>\n")
-		}
-		drawn++
 	}
 	if drawn == 0 {
-		p.WriteString("<p class=\"note\">No trial in the trace is small enough to draw.</p>\n")
+		p.note("No trial in the trace is small enough to draw.")
+	}
+	if drawn > 0 {
+		p.para("", checkbox("show-maint", "show heartbeats and pings in the diagrams"))
 	}
 }
 

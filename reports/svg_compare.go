@@ -66,18 +66,12 @@ func byNChart(title, yLabel string, series []overviewSeries, logY bool) (string,
 	return renderChart(p, title)
 }
 
-// seriesLegend is the HTML legend of a chart whose series i is drawn in
-// paletteColor(i) with glyphs[i%8].
-func seriesLegend(labels []string) string {
-	var b strings.Builder
-	b.WriteString("<ul class=\"legend\">")
-	for i, l := range labels {
-		c := palette[i%len(palette)]
-		fmt.Fprintf(&b, `<li><svg width="22" height="12" aria-hidden="true"><line x1="0" y1="6" x2="22" y2="6" stroke="#%02x%02x%02x" stroke-width="1.5"/>%s</svg>%s</li>`,
-			c.R, c.G, c.B, glyphSVG(i, c), esc(l))
-	}
-	b.WriteString("</ul>\n")
-	return b.String()
+// legendSwatch is the line and glyph of series i of a chart (paletteColor(i),
+// glyphs[i%8]), for its legend beside the chart (page.legend).
+func legendSwatch(i int) string {
+	c := palette[i%len(palette)]
+	return fmt.Sprintf(`<svg width="22" height="12" aria-hidden="true"><line x1="0" y1="6" x2="22" y2="6" stroke="#%02x%02x%02x" stroke-width="1.5"/>%s</svg>`,
+		c.R, c.G, c.B, glyphSVG(i, c))
 }
 
 // glyphSVG draws glyphs[i%8] in c at (11, 6), as the chart does.

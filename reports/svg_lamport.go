@@ -129,7 +129,7 @@ func lamportDiagram(id string, tr *TraceTrial, tNs float64, faults []FaultWindow
 	for i := 0; first+float64(i)*step <= float64(maxT)/scale*(1+1e-9); i++ {
 		v := first + float64(i)*step
 		yy := y(int64(math.Round(v * scale)))
-		label := strconv.FormatFloat(v, 'f', -1, 64) + unit
+		label := fixedText(v, max(0, int(-math.Floor(math.Log10(step)))+1)) + unit
 		if unit == "" {
 			label = formatTraceTime(int64(v), 0)[2:]
 		}
