@@ -49,6 +49,14 @@ type Manifest struct {
 	FlagHash    string    `json:"flag_hash"`                 // short hash of the scenarios and Flags: runs of the same configuration share it
 	Time        time.Time `json:"time"`                      // when the run started, UTC
 	Rows        int       `json:"rows"`
+
+	// A shard's results directory (run --shard K/M) says which part of the
+	// plan it holds: Shard "K/M", the plan's trials in all (PlanTrials) and
+	// its own by plan index (ShardTrials, as workloads.IndexRanges writes
+	// them). electbench merge checks them and puts the parts together.
+	Shard       string `json:"shard,omitempty"`
+	PlanTrials  int    `json:"plan_trials,omitempty"`
+	ShardTrials string `json:"shard_trials,omitempty"`
 }
 
 // WriteManifest writes m as dir/manifest.json, atomically: a results

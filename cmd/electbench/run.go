@@ -46,6 +46,8 @@ type runOptions struct {
 	detector   string
 	rank       string
 	toxiproxy  string           // live runs: an existing toxiproxy-server; "" embeds one
+	shard      string           // K/M: run only part K of M of the plan (shard.go)
+	shards     int              // M, with K from $ELECTBENCH_SHARD or $JOB_COMPLETION_INDEX
 	report     runReportOptions // report.html and --history (history.go)
 }
 
@@ -112,6 +114,8 @@ Exit codes: 0 ok, 1 an expectation failed, 2 bad usage or input,
 	f.StringVar(&o.trace, "trace", o.trace, "write every event of every trial as JSON lines to this file")
 	f.StringArrayVar(&o.crashes, "crash", nil, "crash SELECTOR[@WHEN] (repeatable), a scenario's crash fault: highest, lowest, leader,\nwould-be-leader, initiator, K, random(k), successor(x), unions a,b @ start, a time (5ms, 3T),\nelection-start, leader-elected, after-messages(K), each +DELAY")
 	f.StringVar(&o.detector, "detector", "", "failure detector: perfect(D), heartbeat(P,τ), inaccurate(λ,μ[,D[,W]]) (default perfect(10T))")
+	f.StringVar(&o.shard, "shard", "", "run only part K/M of the plan (for sweeps across machines; electbench merge puts the parts together)")
+	f.IntVar(&o.shards, "shards", 0, "the plan's parts M, with K from $ELECTBENCH_SHARD (1..M) or $JOB_COMPLETION_INDEX (0..M-1, a Kubernetes Indexed Job's)")
 	o.report.bind(f)
 	_ = cmd.RegisterFlagCompletionFunc("algo", func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 		return completeList(algoWords(), toComplete)
@@ -350,9 +354,16 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 
 	var liveTrials []workloads.Trial
 	for _, spec := range liveSpecs {
-		liveTrials = append(liveTrials, spec.Plan()...)
+		for _, t := range spec.Plan() {
+			t.Index = len(liveTrials) // its place among the live trials (shard.go)
+			liveTrials = append(liveTrials, t)
+		}
 	}
 	manifest := newManifest(cmd, o.seed, append(slices.Clone(specs), liveSpecs...), args)
+	shard, inShard, err := o.shardOf(trials, liveTrials, &manifest)
+	if err != nil {
+		return err
+	}
 	if o.resume {
 		keys := make([]reports.Key, 0, len(trials)+len(liveTrials))
 		for _, t := range trials {
@@ -363,6 +374,9 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 		}
 		if err := checkResume(o.out, &manifest, keys); err != nil {
 			return err
+		}
+		if old, ok, _ := reports.ReadManifest(o.out); ok && old.Shard != manifest.Shard {
+			return badInputf("--resume %s: the directory holds shard %q of this plan, not %q", o.out, old.Shard, manifest.Shard)
 		}
 	}
 
@@ -395,9 +409,7 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 		defer traceFile.Close()
 		opts.Trace = traceFile
 	}
-	if done != nil {
-		opts.Skip = func(t workloads.Trial) bool { return done[trialKey(t)] }
-	}
+	opts.Skip = func(t workloads.Trial) bool { return done[trialKey(t)] || !inShard(t, false) }
 
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -414,9 +426,7 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 		defer liveTrace.Close()
 		liveOpts.Trace = liveTrace
 	}
-	if done != nil {
-		liveOpts.Skip = func(t workloads.Trial) bool { return done[t.LiveBaseRow().Key()] }
-	}
+	liveOpts.Skip = func(t workloads.Trial) bool { return done[t.LiveBaseRow().Key()] || !inShard(t, true) }
 	prog := newProgress(cmd.ErrOrStderr(), countToRun(trials, opts.Skip)+countToRun(liveTrials, liveOpts.Skip))
 	emit := func(r reports.Row) error {
 		written++
@@ -452,6 +462,18 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 	rows, err := reports.ReadFile(filepath.Join(o.out, reports.ResultsCSV))
 	if err != nil {
 		return err
+	}
+	if shard != nil {
+		// A part of a plan: its rows and its manifest; the summary, the
+		// report, the history and the expectations over trials come from
+		// the whole, after electbench merge.
+		manifest.Rows = len(rows)
+		if err := reports.WriteManifest(o.out, manifest); err != nil {
+			return err
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "shard %s: %d of the plan's %d trials (%d run now) in %v; results in %s (electbench merge puts the shards together)\n",
+			shard, len(rows), manifest.PlanTrials, written, time.Since(start).Round(time.Millisecond), o.out)
+		return nil
 	}
 	sum := reports.Summarize(rows)
 	if err := reports.WriteSummaryFiles(o.out, formats, sum); err != nil {

@@ -1,0 +1,147 @@
+package workloads
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Shard names part K of M (1 ≤ K ≤ M) of a plan, for sweeps that run on
+// several machines: `electbench run ... --shard K/M` runs exactly the
+// trials that AssignShards gives part K, and `electbench merge` puts the
+// parts back together in plan order.
+type Shard struct{ K, M int }
+
+func (s Shard) String() string { return strconv.Itoa(s.K) + "/" + strconv.Itoa(s.M) }
+
+// MaxShards bounds M.
+const MaxShards = 10000
+
+// ParseShard reads K/M.
+func ParseShard(s string) (Shard, error) {
+	k, m, ok := strings.Cut(strings.TrimSpace(s), "/")
+	K, err1 := strconv.Atoi(k)
+	M, err2 := strconv.Atoi(m)
+	if !ok || err1 != nil || err2 != nil {
+		return Shard{}, fmt.Errorf("shard %q: want K/M, such as 2/8", s)
+	}
+	if M < 1 || M > MaxShards || K < 1 || K > M {
+		return Shard{}, fmt.Errorf("shard %q: want 1 ≤ K ≤ M ≤ %d", s, MaxShards)
+	}
+	return Shard{K, M}, nil
+}
+
+// Cost estimates the work of a trial, in units of simulated events, for
+// balancing shards: a simulated trial of an algorithm on a ring costs about
+// N·(1+log₂N) events (its messages go round the ring a logarithmic number
+// of times for the worst of them), on a complete graph N² (every process
+// talks to every other), four times that for quorum algorithms, whose runs
+// last to their deadline with heartbeats; a live trial, whose processes and
+// proxies cost seconds of wall time, 10⁶ + 10⁴·N. Only the ratios matter.
+func (t Trial) Cost(live bool) float64 {
+	n := float64(t.Nodes)
+	if live {
+		return 1e6 + 1e4*n
+	}
+	a := t.Algo.Alg
+	switch {
+	case a.Quorum != nil:
+		return 4 * n * n
+	case a.Topology.IsRing():
+		return n * (1 + math.Log2(n))
+	}
+	return n * n
+}
+
+// AssignShards assigns each trial of a plan (given by its estimated costs,
+// in plan order) to one of m shards, 1..m, balancing the estimated cost:
+// trials in decreasing cost (ties in plan order) each go to the shard with
+// the least cost so far (ties to the lowest shard), the classic
+// longest-processing-time rule. The assignment depends only on the costs
+// and m, so every shard of a run computes the same one.
+func AssignShards(costs []float64, m int) []int {
+	order := make([]int, len(costs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		switch {
+		case costs[a] > costs[b]:
+			return -1
+		case costs[a] < costs[b]:
+			return 1
+		}
+		return 0
+	})
+	load := make([]float64, m)
+	out := make([]int, len(costs))
+	for _, i := range order {
+		best := 0
+		for s := 1; s < m; s++ {
+			if load[s] < load[best] {
+				best = s
+			}
+		}
+		load[best] += costs[i]
+		out[i] = best + 1
+	}
+	return out
+}
+
+// IndexRanges writes plan indices (ascending) compactly: "0-4,9,12-20".
+func IndexRanges(idx []int) string {
+	var b strings.Builder
+	for i := 0; i < len(idx); {
+		j := i
+		for j+1 < len(idx) && idx[j+1] == idx[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(idx[i]))
+		if j > i {
+			b.WriteString("-" + strconv.Itoa(idx[j]))
+		}
+		i = j + 1
+	}
+	return b.String()
+}
+
+// ParseIndexRanges reads IndexRanges' form back, refusing anything out of
+// 0..total-1, out of order or repeated.
+func ParseIndexRanges(s string, total int) ([]int, error) {
+	var out []int
+	if s == "" {
+		return nil, nil
+	}
+	for _, part := range strings.Split(s, ",") {
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.Atoi(lo)
+		if err != nil {
+			return nil, fmt.Errorf("trial indices %q: %q is not a number", shortText(s), lo)
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(hi); err != nil || b < a {
+				return nil, fmt.Errorf("trial indices %q: bad range %q", shortText(s), part)
+			}
+		}
+		if a < 0 || b >= total || len(out) > 0 && a <= out[len(out)-1] {
+			return nil, fmt.Errorf("trial indices %q: %q is out of order or outside 0..%d", shortText(s), part, total-1)
+		}
+		for i := a; i <= b; i++ {
+			out = append(out, i)
+		}
+	}
+	return out, nil
+}
+
+func shortText(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
+}
