@@ -45,10 +45,19 @@ type Quorum struct {
 	Ballot Kind // a candidate asks for votes in term A: REQUEST_VOTE
 	Grant  Kind // a vote for the receiver in term A when B != 0: VOTE
 	Leader Kind // sent only by the leader of term A, from the instant it won: HEARTBEAT
+	// LeaderAlso lists further kinds sent only by the leader of term A, for
+	// an algorithm whose leader speaks first in more than one kind
+	// (etcd-raft's leader opens its term with MsgApp, then MsgHeartbeat).
+	LeaderAlso []Kind
 	// Lease, when set, gives the master lease of a configuration: a Leader
 	// message sent at time t claims mastership over [t, t+lease] in the
 	// harness clock, and no two processes' claims may overlap.
 	Lease func(cfg Config) (time.Duration, error)
+}
+
+// IsLeader reports whether k is a kind only the leader of a term sends.
+func (q *Quorum) IsLeader(k Kind) bool {
+	return k == q.Leader || slices.Contains(q.LeaderAlso, k)
 }
 
 // Variant is a named variation of an algorithm.
