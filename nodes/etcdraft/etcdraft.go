@@ -155,13 +155,14 @@ type machine struct {
 	storage *raft.MemoryStorage
 	rn      *raft.RawNode
 
-	lead      uint64           // the leader etcd last named; 0 before any
-	believed  uint64           // the leader last decided; 0 before any
-	state     raft.StateType   // after the last event
-	proposals uint64           // entries proposed so far
-	out       []raftpb.Message // Ready's messages, sent once etcd is left
-	dirty     bool             // the hard state or the log changed in this event
-	stable    []byte           // scratch for the stable encoding
+	bootstrapped uint64           // the bootstrap's last index when this process bootstrapped; 0 after a restart
+	lead         uint64           // the leader etcd last named; 0 before any
+	believed     uint64           // the leader last decided; 0 before any
+	state        raft.StateType   // after the last event
+	proposals    uint64           // entries proposed so far
+	out          []raftpb.Message // Ready's messages, sent once etcd is left
+	dirty        bool             // the hard state or the log changed in this event
+	stable       []byte           // scratch for the stable encoding
 }
 
 func (m *machine) Start(env nodes.Env) {
@@ -203,6 +204,7 @@ func (m *machine) Start(env nodes.Env) {
 				ps[j].ID = uint64(j) + 1
 			}
 			err = rn.Bootstrap(ps)
+			m.bootstrapped = uint64(len(ps))
 		}
 		if err != nil {
 			panic(fmt.Sprintf("etcd-raft: starting process %v: %v", env.Self(), err))
@@ -297,7 +299,13 @@ func (m *machine) ready() {
 			m.dirty = true
 		}
 		for _, e := range rd.CommittedEntries {
-			if e.Type == raftpb.EntryConfChange {
+			// Bootstrap has applied the bootstrap's configuration changes
+			// already ("these nodes will be added to raft twice",
+			// bootstrap.go): applying them again changes nothing and costs
+			// O(N²) per process, most of a small trial's time. A restarted
+			// process, whose storage has the entries but no configuration,
+			// must apply them.
+			if e.Type == raftpb.EntryConfChange && e.Index > m.bootstrapped {
 				var cc raftpb.ConfChange
 				if err := cc.Unmarshal(e.Data); err != nil {
 					panic(fmt.Sprintf("etcd-raft: process %d: committed entry %d: %v", m.id, e.Index, err))
