@@ -109,3 +109,27 @@ func TestLeaderCrashReelects(t *testing.T) {
 		}
 	}
 }
+
+// With a trickle of proposals (propose-every) the log grows and its
+// up-to-dateness decides who may win: MsgApp carries the entries, the
+// leader's crash is still followed by a new leader, and no term has two.
+func TestProposalsTrickle(t *testing.T) {
+	apps, _ := nodes.KindByName("MsgApp")
+	quiet := map[uint64]int64{}
+	for _, every := range []string{"0", "3T"} {
+		for seed := range uint64(10) {
+			_, v, res := simulate(t, "etcd-raft", nodes.Params{"propose-every": every}, 5, seed, 600*T, []trial.Fault{crashLeader(20 * T)})
+			if v.Violations > 0 {
+				t.Fatalf("propose-every %s, seed %d: %v", every, seed, v.Recorded)
+			}
+			if _, ok := v.Downtime(res.Crashes[0].At); !ok || !v.Live {
+				t.Fatalf("propose-every %s, seed %d: no new leader after the crash", every, seed)
+			}
+			if every == "0" {
+				quiet[seed] = res.SentBytes[apps]
+			} else if res.SentBytes[apps] <= 2*quiet[seed] {
+				t.Fatalf("seed %d: MsgApp carried %d bytes with proposals, %d without", seed, res.SentBytes[apps], quiet[seed])
+			}
+		}
+	}
+}
