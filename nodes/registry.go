@@ -26,6 +26,12 @@ type Algorithm struct {
 	// Theory gives the reference figures of ALGORITHMS.md for a
 	// configuration, where a closed form exists. May be nil.
 	Theory func(in TheoryInput) Theory
+	// AllUpTo, when set, limits the algorithm's place in "all" (a
+	// scenario's `algorithms: all`, `--algo all`, the default sweep) to
+	// clusters of at most this many processes; named, it runs at any size.
+	// For an algorithm whose cost grows much faster than the others'
+	// (etcd-raft: each process's membership costs O(N²) to build).
+	AllUpTo int
 	// Quorum, when set, marks a majority-vote algorithm that runs until the
 	// deadline (heartbeats, lease renewals) and says how to read its
 	// elections off the wire. Nil for algorithms that terminate.

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	_ "github.com/electbench/electbench/nodes/etcdraft"
 	"github.com/electbench/electbench/nodes/live/harness"
 	"github.com/electbench/electbench/nodes/live/livetest"
 	_ "github.com/electbench/electbench/nodes/quorum"

@@ -192,9 +192,11 @@ func parseAlgos(list, variant, params string) ([]workloads.Algo, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--algo: %w", err)
 		}
-		// With "all", parameters apply to the algorithms that declare them.
-		ap := p
-		if list == "all" {
+		// With "all", parameters apply to the algorithms that declare them,
+		// and each algorithm runs on the sizes it allows there (AllUpTo).
+		ap, upTo := p, 0
+		if strings.TrimSpace(list) == "all" {
+			upTo = alg.AllUpTo
 			ap = nodes.Params{}
 			for k, val := range p {
 				if slices.ContainsFunc(alg.Params, func(q nodes.Param) bool { return q.Name == k }) {
@@ -202,7 +204,7 @@ func parseAlgos(list, variant, params string) ([]workloads.Algo, error) {
 				}
 			}
 		}
-		out = append(out, workloads.Algo{Alg: alg, Variant: v, Params: ap})
+		out = append(out, workloads.Algo{Alg: alg, Variant: v, Params: ap, UpTo: upTo})
 	}
 	return out, nil
 }

@@ -3,10 +3,11 @@
 // so that the Raft inside etcd, and so inside Kubernetes control planes, is
 // measured with the same instrument as the textbook algorithms.
 //
-// Each process is a RawNode on a MemoryStorage, bootstrapped (RawNode.
-// Bootstrap, as etcd's StartNode) with every process as a voter; raft ids are
-// 1..N in ascending rank order. A timer (parameter tick, default 2T) calls
-// Tick; a received message is Step; after every event the Ready loop runs
+// Each process is a RawNode on a MemoryStorage that starts from a snapshot
+// naming every process a voter (index and term 1; see Start for why not
+// RawNode.Bootstrap); raft ids are 1..N in ascending rank order. A timer
+// (parameter tick, default 2T) calls Tick; a received message is Step;
+// after every event the Ready loop runs
 // with synchronous writes — the hard state and entries go to the storage
 // and, where the runtime keeps state across a restart (nodes.StableStore),
 // there too, before any message leaves; then Advance. Leadership is read

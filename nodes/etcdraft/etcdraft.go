@@ -47,9 +47,15 @@ func init() {
 		Summary:   "etcd's Raft (go.etcd.io/raft/v3 v3.6.0, unchanged): RawNode on MemoryStorage, ticks, pre-vote and check-quorum",
 		Topology:  nodes.Complete,
 		StartsAll: true,
-		Variants:  variants,
-		Params:    params,
-		New:       newMachine,
+		// Building the membership costs each process O(N²) inside etcd
+		// (confchange.Restore adds the voters one by one), so a trial
+		// O(N³): N = 128 takes seconds, 256 close to a minute. etcd runs
+		// clusters of a handful of voters; "all" (the default sweep) stops
+		// at 64, and etcd-raft named runs at any size.
+		AllUpTo:  64,
+		Variants: variants,
+		Params:   params,
+		New:      newMachine,
 		Quorum: &nodes.Quorum{
 			Ballot: kinds[raftpb.MsgVote],
 			Grant:  kinds[raftpb.MsgVoteResp],
@@ -145,6 +151,10 @@ func intParam(cfg nodes.Config, name, def string) (int, error) {
 // that a message always fits nodes.MaxBodySize.
 const maxSizePerMsg = 1024
 
+// bootIndex is the index and term of the snapshot every process starts
+// from; the log proper begins after it.
+const bootIndex = 1
+
 // machine is one process: etcd's RawNode on a MemoryStorage, with this
 // process and its peers as raft ids 1..N in ascending rank order
 // (Env.Peers), so every process numbers the group alike.
@@ -155,14 +165,13 @@ type machine struct {
 	storage *raft.MemoryStorage
 	rn      *raft.RawNode
 
-	bootstrapped uint64           // the bootstrap's last index when this process bootstrapped; 0 after a restart
-	lead         uint64           // the leader etcd last named; 0 before any
-	believed     uint64           // the leader last decided; 0 before any
-	state        raft.StateType   // after the last event
-	proposals    uint64           // entries proposed so far
-	out          []raftpb.Message // Ready's messages, sent once etcd is left
-	dirty        bool             // the hard state or the log changed in this event
-	stable       []byte           // scratch for the stable encoding
+	lead      uint64           // the leader etcd last named; 0 before any
+	believed  uint64           // the leader last decided; 0 before any
+	state     raft.StateType   // after the last event
+	proposals uint64           // entries proposed so far
+	out       []raftpb.Message // Ready's messages, sent once etcd is left
+	dirty     bool             // the hard state or the log changed in this event
+	stable    []byte           // scratch for the stable encoding
 }
 
 func (m *machine) Start(env nodes.Env) {
@@ -173,16 +182,32 @@ func (m *machine) Start(env nodes.Env) {
 	}
 	m.id = uint64(i) + 1
 	m.storage = raft.NewMemoryStorage()
-	fresh := true
+	// Every process starts from the same snapshot: index and term
+	// bootIndex, every process a voter. It is the membership RawNode.
+	// Bootstrap would build, but it leaves no configuration entries in the
+	// log, so a restarted process recovers its membership from the same
+	// snapshot, then its hard state and log, with nothing to re-apply
+	// (CockroachDB starts its raft groups from an initial state this way).
+	voters := make([]uint64, len(m.peers))
+	for j := range voters {
+		voters[j] = uint64(j) + 1
+	}
+	if err := m.storage.ApplySnapshot(raftpb.Snapshot{Metadata: raftpb.SnapshotMetadata{
+		Index: bootIndex, Term: bootIndex, ConfState: raftpb.ConfState{Voters: voters}}}); err != nil {
+		panic(fmt.Sprintf("etcd-raft: process %v: the initial snapshot: %v", env.Self(), err))
+	}
 	if st, ok := env.(nodes.StableStore); ok {
 		if b := st.LoadStable(); b != nil {
 			hs, ents, err := decodeStable(b)
+			if err == nil {
+				err = m.storage.SetHardState(hs)
+			}
+			if err == nil {
+				err = m.storage.Append(ents)
+			}
 			if err != nil {
 				panic(fmt.Sprintf("etcd-raft: process %v cannot recover: %v", env.Self(), err))
 			}
-			m.storage.SetHardState(hs)
-			m.storage.Append(ents)
-			fresh = false
 		}
 	}
 	c := &raft.Config{
@@ -198,14 +223,6 @@ func (m *machine) Start(env nodes.Env) {
 	}
 	m.step(env, func() {
 		rn, err := raft.NewRawNode(c)
-		if err == nil && fresh {
-			ps := make([]raft.Peer, len(m.peers))
-			for j := range ps {
-				ps[j].ID = uint64(j) + 1
-			}
-			err = rn.Bootstrap(ps)
-			m.bootstrapped = uint64(len(ps))
-		}
 		if err != nil {
 			panic(fmt.Sprintf("etcd-raft: starting process %v: %v", env.Self(), err))
 		}
@@ -235,10 +252,11 @@ func (m *machine) Receive(env nodes.Env, from nodes.PeerID, msg nodes.Message) {
 	if err := pm.Unmarshal([]byte(msg.Body)); err != nil {
 		return // not etcd's message
 	}
-	// A message that lies about its sender, its receiver or its kind is
-	// dropped, as are types local to a process (etcd's Step refuses them).
+	// A message that lies about its sender, its receiver, its kind or its
+	// term is dropped, as are types local to a process (etcd's Step
+	// refuses them).
 	if pm.From < 1 || pm.From > uint64(len(m.peers)) || m.peers[pm.From-1].ID != from || pm.To != m.id ||
-		int(pm.Type) >= len(kinds) || kinds[pm.Type] != msg.Kind || !msg.Kind.Valid() {
+		int(pm.Type) >= len(kinds) || kinds[pm.Type] != msg.Kind || !msg.Kind.Valid() || msg.A != int64(pm.Term) {
 		return
 	}
 	m.step(env, func() { m.rn.Step(pm) }) // an error means etcd dropped it (a stale or unknown peer's)
@@ -282,9 +300,10 @@ func (m *machine) inEtcd(env nodes.Env, f func()) {
 func (m *machine) tickRN() { m.rn.Tick() }
 
 // ready is etcd's Ready loop with synchronous storage writes: persist the
-// hard state and the entries to the MemoryStorage, apply committed
-// configuration changes (the bootstrap's, on a fresh start or a restart),
-// keep the messages for sending, Advance. Called with etcd's lock held.
+// hard state and the entries to the MemoryStorage, keep the messages for
+// sending, Advance. Committed entries need no applying: the membership never
+// changes and the proposals' data means nothing. Called with etcd's lock
+// held.
 func (m *machine) ready() {
 	for m.rn.HasReady() {
 		rd := m.rn.Ready()
@@ -297,21 +316,6 @@ func (m *machine) ready() {
 				panic(fmt.Sprintf("etcd-raft: process %d appending to its log: %v", m.id, err))
 			}
 			m.dirty = true
-		}
-		for _, e := range rd.CommittedEntries {
-			// Bootstrap has applied the bootstrap's configuration changes
-			// already ("these nodes will be added to raft twice",
-			// bootstrap.go): applying them again changes nothing and costs
-			// O(N²) per process, most of a small trial's time. A restarted
-			// process, whose storage has the entries but no configuration,
-			// must apply them.
-			if e.Type == raftpb.EntryConfChange && e.Index > m.bootstrapped {
-				var cc raftpb.ConfChange
-				if err := cc.Unmarshal(e.Data); err != nil {
-					panic(fmt.Sprintf("etcd-raft: process %d: committed entry %d: %v", m.id, e.Index, err))
-				}
-				m.rn.ApplyConfChange(cc)
-			}
 		}
 		m.out = append(m.out, rd.Messages...)
 		m.rn.Advance(rd)

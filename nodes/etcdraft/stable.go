@@ -9,7 +9,8 @@ import (
 )
 
 // What a process keeps across a restart (nodes.StableStore), as etcd keeps
-// it in its WAL: the hard state (term, vote, commit) and the log.
+// it in its WAL: the hard state (term, vote, commit) and the log after the
+// initial snapshot (bootIndex), which every process starts from anyway.
 //
 //	1 byte   stableVersion
 //	uvarint  n, then n bytes: raftpb.HardState (protobuf)
@@ -18,7 +19,7 @@ import (
 // The decoder bounds every length and count by the bytes left, so what it
 // allocates is at most a constant times its input's size, and it rejects
 // trailing bytes and a log that could not have been written (not starting
-// at index 1, a gap, a commit beyond its end).
+// right after the initial snapshot, a gap, a commit beyond its end).
 const stableVersion = 1
 
 // errStable is wrapped by every decoding error.
@@ -95,10 +96,10 @@ func decodeStable(b []byte) (raftpb.HardState, []raftpb.Entry, error) {
 	if off != len(b) {
 		return hs, nil, fmt.Errorf("%w: %d trailing bytes", errStable, len(b)-off)
 	}
-	last := uint64(0)
+	last := uint64(bootIndex)
 	if len(ents) > 0 {
-		if ents[0].Index != 1 {
-			return hs, nil, fmt.Errorf("%w: the log starts at index %d, not 1", errStable, ents[0].Index)
+		if ents[0].Index != bootIndex+1 {
+			return hs, nil, fmt.Errorf("%w: the log starts at index %d, not %d", errStable, ents[0].Index, bootIndex+1)
 		}
 		last = ents[len(ents)-1].Index
 	}

@@ -13,7 +13,7 @@ import (
 
 func TestStableRoundTrip(t *testing.T) {
 	hs := raftpb.HardState{Term: 7, Vote: 3, Commit: 2}
-	ents := []raftpb.Entry{{Term: 1, Index: 1}, {Term: 5, Index: 2, Data: []byte("x")}, {Term: 7, Index: 3}}
+	ents := []raftpb.Entry{{Term: 2, Index: 2}, {Term: 5, Index: 3, Data: []byte("x")}, {Term: 7, Index: 4}}
 	b := encodeStable(nil, hs, ents)
 	gotHS, gotEnts, err := decodeStable(b)
 	if err != nil {
@@ -30,16 +30,17 @@ func TestStableRoundTrip(t *testing.T) {
 }
 
 func TestStableRejects(t *testing.T) {
-	good := encodeStable(nil, raftpb.HardState{Term: 2, Commit: 1}, []raftpb.Entry{{Term: 1, Index: 1}})
+	good := encodeStable(nil, raftpb.HardState{Term: 2, Commit: 2}, []raftpb.Entry{{Term: 2, Index: 2}})
 	for name, b := range map[string][]byte{
-		"empty":               nil,
-		"other version":       append([]byte{9}, good[1:]...),
-		"truncated":           good[:len(good)-1],
-		"trailing bytes":      append(append([]byte{}, good...), 0),
-		"commit past the log": encodeStable(nil, raftpb.HardState{Term: 2, Commit: 5}, []raftpb.Entry{{Term: 1, Index: 1}}),
-		"log not from 1":      encodeStable(nil, raftpb.HardState{Term: 2}, []raftpb.Entry{{Term: 1, Index: 2}}),
-		"gap in the log":      encodeStable(nil, raftpb.HardState{Term: 2}, []raftpb.Entry{{Term: 1, Index: 1}, {Term: 1, Index: 3}}),
-		"huge count":          {stableVersion, 0, 0xff, 0xff, 0xff, 0xff, 0x0f},
+		"empty":                      nil,
+		"other version":              append([]byte{9}, good[1:]...),
+		"truncated":                  good[:len(good)-1],
+		"trailing bytes":             append(append([]byte{}, good...), 0),
+		"commit past the log":        encodeStable(nil, raftpb.HardState{Term: 2, Commit: 5}, []raftpb.Entry{{Term: 2, Index: 2}}),
+		"commit past the snapshot":   encodeStable(nil, raftpb.HardState{Term: 2, Commit: 2}, nil),
+		"log not after the snapshot": encodeStable(nil, raftpb.HardState{Term: 2}, []raftpb.Entry{{Term: 1, Index: 1}}),
+		"gap in the log":             encodeStable(nil, raftpb.HardState{Term: 2}, []raftpb.Entry{{Term: 2, Index: 2}, {Term: 2, Index: 4}}),
+		"huge count":                 {stableVersion, 0, 0xff, 0xff, 0xff, 0xff, 0x0f},
 	} {
 		if _, _, err := decodeStable(b); !errors.Is(err, errStable) {
 			t.Errorf("%s: got %v, want an errStable", name, err)
@@ -49,7 +50,7 @@ func TestStableRejects(t *testing.T) {
 
 func FuzzDecodeStable(f *testing.F) {
 	f.Add(encodeStable(nil, raftpb.HardState{Term: 7, Vote: 3, Commit: 2},
-		[]raftpb.Entry{{Term: 1, Index: 1}, {Term: 5, Index: 2, Data: []byte("x")}}))
+		[]raftpb.Entry{{Term: 2, Index: 2}, {Term: 5, Index: 3, Data: []byte("x")}}))
 	f.Add([]byte{stableVersion, 0, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		hs, ents, err := decodeStable(b)
@@ -96,9 +97,9 @@ func (e *env) SaveStable(b []byte)                   { e.stable = append(e.stabl
 
 func vote(t *testing.T, from, to, term uint64) nodes.Message {
 	t.Helper()
-	// The candidate's log is as long as everyone's after the bootstrap:
-	// N configuration entries of term 1.
-	pm := raftpb.Message{Type: raftpb.MsgVote, From: from, To: to, Term: term, LogTerm: 1, Index: 3}
+	// The candidate's log is everyone's at the start: the initial
+	// snapshot, index and term bootIndex.
+	pm := raftpb.Message{Type: raftpb.MsgVote, From: from, To: to, Term: term, LogTerm: bootIndex, Index: bootIndex}
 	b, err := pm.Marshal()
 	if err != nil {
 		t.Fatal(err)
@@ -155,7 +156,17 @@ func TestLyingSenderDropped(t *testing.T) {
 	sent := len(e.sent)
 	m.Receive(e, 2, vote(t, 2, 1, 5)) // says it is 2, came from 3's link
 	m.Receive(e, 1, nodes.Message{Kind: kinds[raftpb.MsgVote], Body: "not protobuf \xff"})
+	lie := vote(t, 2, 1, 5)
+	lie.A = 4 // the envelope's term is not the message's
+	m.Receive(e, 1, lie)
+	lie = vote(t, 2, 1, 5)
+	lie.Kind = kinds[raftpb.MsgPreVote] // nor its kind
+	m.Receive(e, 1, lie)
 	if len(e.sent) != sent {
 		t.Fatalf("answered %v", e.sent[sent:])
+	}
+	m.Receive(e, 1, vote(t, 2, 1, 5)) // the same message, honest, is answered
+	if len(e.sent) != sent+1 {
+		t.Fatalf("sent %v to an honest candidate", e.sent[sent:])
 	}
 }
