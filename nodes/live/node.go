@@ -629,7 +629,12 @@ func (n *node) Decide(l nodes.Rank) {
 	n.cur.decide = append(n.cur.decide, l.String())
 	n.cur.decideAfter = append(n.cur.decideAfter, len(n.cur.sent))
 }
-func (n *node) Send(to nodes.PeerID, m nodes.Message) { n.send(int(to), m, true) }
+func (n *node) Send(to nodes.PeerID, m nodes.Message) {
+	if n.fatal != nil {
+		return // the state this message depends on was not kept: it must not leave, and the node stops
+	}
+	n.send(int(to), m, true)
+}
 
 // LoadStable and SaveStable are nodes.StableStore. With a StateDir the
 // bytes are in StableFile, replaced whole by a rename so that a SIGKILL at
