@@ -16,9 +16,11 @@ import (
 // Without a change to etcd's code, the only way to make those draws come from
 // the trial's seed is the package variable crypto/rand.Reader, which
 // crypto/rand.Int reads as passed: in Go 1.26 Int reads its argument with
-// io.ReadFull and does not route it through crypto/internal/rand.CustomReader,
-// unlike the key generators, which since Go 1.24–1.26 ignore a caller's
-// reader unless GODEBUG=cryptocustomrand=1. So:
+// io.ReadFull and does not route it through crypto/internal/rand.CustomReader
+// (as crypto/ecdh's GenerateKey does, which ignores a caller's reader unless
+// GODEBUG=cryptocustomrand=1). crypto/rand.Read reads the variable too once
+// it is not the default, as do pow.Mint (its workers' seeds) and
+// ed25519.GenerateKey given crypto/rand.Reader. So:
 //
 //  1. At package initialisation, before main starts any goroutine, this
 //     package replaces crypto/rand.Reader once and for all with dispatch,
