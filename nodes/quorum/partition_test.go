@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -322,4 +323,48 @@ func randomFaults(seed uint64) (int, []trial.Fault) {
 		}
 	}
 	return n, faults
+}
+
+// etcd-raft keeps its hard state and log across a restart (nodes.
+// StableStore), so its property holds with restarts too: the same 1,000
+// schedules, plus one to three crashes that heal by restarting the process
+// 1T..60T later, at any instant (mid-election included).
+func TestSimRandomSchedulesWithRestartsKeepSafety(t *testing.T) {
+	trials := 1000
+	if testing.Short() {
+		trials = 100
+	}
+	for _, name := range []string{"etcd-raft", "etcd-raft/plain"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			live, restarts := 0, 0
+			for seed := range uint64(trials) {
+				n, faults := randomFaults(seed)
+				r := rand.New(rand.NewPCG(seed, 33))
+				for range 1 + r.IntN(3) {
+					p := r.IntN(n)
+					faults = append(faults, trial.Fault{Effect: trial.EffCrash, Name: "crash",
+						Start:   trial.When{Trigger: trial.AtTime, At: time.Duration(r.IntN(700)) * T},
+						For:     time.Duration(1+r.IntN(60)) * T,
+						Targets: func(trial.View) []int { return []int{p} }})
+				}
+				tr := run(t, name, nil, n, jittered, seed, 1000*T, false, nil, faults)
+				if tr.v.Violations > 0 {
+					t.Fatalf("seed %d: %v", seed, tr.v.Recorded)
+				}
+				for _, f := range tr.res.Faults {
+					if strings.HasPrefix(f.What, "restart") {
+						restarts++
+					}
+				}
+				if tr.v.Live {
+					live++
+				}
+			}
+			t.Logf("%s: %d schedules safe, %d live at the deadline, %d restarts", name, trials, live, restarts)
+			if restarts < trials {
+				t.Fatalf("only %d restarts in %d schedules: the property is vacuous", restarts, trials)
+			}
+		})
+	}
 }
