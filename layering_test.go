@@ -51,7 +51,7 @@ func local(paths []string) []string {
 }
 
 var (
-	algorithms = []string{"nodes/ring", "nodes/bully", "nodes/quorum", "nodes/quorum/tally"}
+	algorithms = []string{"nodes/ring", "nodes/bully", "nodes/quorum", "nodes/quorum/tally", "nodes/etcdraft"}
 	runtimes   = []string{"nodes/sim", "nodes/live", "nodes/live/harness"}
 )
 

@@ -43,7 +43,7 @@ func init() {
 				}
 			}},
 		{name: "algorithms", typ: "`all`, or a list", required: true,
-			doc: "the algorithms to run: each `name`, `name/variant`, or a mapping with `name`, `variant` and `params` (parameter values as on the command line: `t1: 1.5T`)",
+			doc: "the algorithms to run: each `name`, `name/variant`, or a mapping with `name`, `variant` and `params` (parameter values as on the command line: `t1: 1.5T`); `all` is every registered algorithm, each on the sizes it allows there (etcd-raft on at most 64 processes)",
 			dec: decodeAlgorithms},
 		{name: "nodes", typ: "sizes", def: DefaultNodes, auto: true,
 			doc: "cluster sizes: `N`, `A..B` (doubling from A to B) or a list `[3, 5, 8]`",

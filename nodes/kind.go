@@ -34,11 +34,13 @@ var (
 	kindByName = map[string]Kind{}
 	timers     = []string{"INVALID"}
 	timerByNm  = map[string]TimerID{}
-	nameRE     = regexp.MustCompile(`^[A-Z][A-Z0-9_]{0,31}$`)
+	nameRE     = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,31}$`)
 )
 
 // RegisterKind returns the kind called name, registering it on first use.
-// Names are upper-case identifiers of at most 32 characters. Registering one
+// Names are identifiers of at most 32 characters starting with a letter:
+// upper-case by convention (ELECTION), in another library's own spelling where
+// an algorithm wraps one (etcd-raft's MsgVote). Registering one
 // name with two different classes is a programming error and panics. Call it
 // only from package initialisation.
 func RegisterKind(name string, class Class) Kind {

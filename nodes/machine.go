@@ -101,3 +101,19 @@ type Phased interface {
 
 // PhaseNormal is the phase in which a process's decided leader is final.
 const PhaseNormal = "Normal"
+
+// StableStore is implemented by a runtime's Env that keeps a few bytes per
+// process across that process's crash and restart, as a real server keeps
+// its write-ahead log (etcd-raft's hard state and log). Algorithms that
+// need it find it by type assertion; one that does not sees every restart
+// as a fresh machine. The simulator keeps the bytes in memory; a live node
+// keeps them in a file in its own directory. SaveStable returns once the
+// bytes are kept, so a machine that saves before it sends (etcd's rule:
+// persist, then send) never has its messages outlive its state.
+type StableStore interface {
+	// LoadStable returns what SaveStable last stored for this process in
+	// this trial, or nil if nothing was.
+	LoadStable() []byte
+	// SaveStable replaces the stored bytes; it does not keep b.
+	SaveStable(b []byte)
+}

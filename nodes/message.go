@@ -16,6 +16,12 @@ type Message struct {
 	Rank Rank  // the rank the message is about: ELECTION(r), COORDINATOR(l), PROBE(j,…)
 	Aux  Rank  // a second rank, e.g. the run's initiator in ring-initiator
 	A, B int64 // small integers: phase and hop count, term or epoch, a vote flag
+	// Body is an opaque payload of at most MaxBodySize bytes, for an
+	// algorithm whose messages are another library's own encoding
+	// (etcd-raft carries raftpb.Message's protobuf bytes). A string, so a
+	// Message stays comparable and a queued one cannot be changed under the
+	// runtime.
+	Body string
 }
 
 // The body encoding below is the canonical form of a message: the live
@@ -23,11 +29,12 @@ type Message struct {
 // EncodedSize bytes per message, so byte counts agree between the runtimes.
 //
 //	uvarint len(kind name), kind name
-//	1 byte  field mask: bit0 Rank.Attr, bit1 Rank.ID, bit2 Aux.Attr, bit3 Aux.ID, bit4 A, bit5 B
+//	1 byte  field mask: bit0 Rank.Attr, bit1 Rank.ID, bit2 Aux.Attr, bit3 Aux.ID, bit4 A, bit5 B, bit6 Body
 //	per present field, in bit order:
 //	  Attr: uvarint
 //	  ID:   1 byte n (1..32), then the n significant big-endian bytes (no leading zero)
 //	  A, B: zig-zag varint
+//	  Body: uvarint n (1..MaxBodySize), then n bytes
 //
 // Only non-zero fields are present, so the encoding of a message is unique.
 const (
@@ -37,11 +44,16 @@ const (
 	maskAuxID
 	maskA
 	maskB
+	maskBody
 	maskAll = 1<<iota - 1
 )
 
-// MaxEncodedSize bounds the body of any message.
-const MaxEncodedSize = 1 + 32 + 1 + 2*(binary.MaxVarintLen64+1+32) + 2*binary.MaxVarintLen64
+// MaxBodySize bounds Message.Body. It leaves room for the rest of a message
+// inside the live runtime's largest frame.
+const MaxBodySize = 3072
+
+// MaxEncodedSize bounds the encoding of any message.
+const MaxEncodedSize = 1 + 32 + 1 + 2*(binary.MaxVarintLen64+1+32) + 2*binary.MaxVarintLen64 + 2 + MaxBodySize
 
 // EncodedSize returns len(m.AppendBinary(nil)) without encoding.
 // The simulator calls it for every message it sends, so it reads the kind's
@@ -60,6 +72,9 @@ func (m Message) EncodedSize() int {
 	}
 	if m.B != 0 {
 		n += uvarintLen(zigzag(m.B))
+	}
+	if len(m.Body) != 0 {
+		n += uvarintLen(uint64(len(m.Body))) + len(m.Body)
 	}
 	return n
 }
@@ -97,11 +112,14 @@ func (m Message) AppendBinary(b []byte) ([]byte, error) {
 	if !m.Kind.Valid() {
 		return b, fmt.Errorf("encode message: unregistered kind %d", uint16(m.Kind))
 	}
+	if len(m.Body) > MaxBodySize {
+		return b, fmt.Errorf("encode message: %s body of %d bytes exceeds %d", m.Kind, len(m.Body), MaxBodySize)
+	}
 	name := m.Kind.String()
 	b = binary.AppendUvarint(b, uint64(len(name)))
 	b = append(b, name...)
 	var mask byte
-	for i, present := range []bool{m.Rank.Attr != 0, m.Rank.ID != ID{}, m.Aux.Attr != 0, m.Aux.ID != ID{}, m.A != 0, m.B != 0} {
+	for i, present := range []bool{m.Rank.Attr != 0, m.Rank.ID != ID{}, m.Aux.Attr != 0, m.Aux.ID != ID{}, m.A != 0, m.B != 0, m.Body != ""} {
 		if present {
 			mask |= 1 << i
 		}
@@ -114,6 +132,10 @@ func (m Message) AppendBinary(b []byte) ([]byte, error) {
 	}
 	if m.B != 0 {
 		b = binary.AppendUvarint(b, zigzag(m.B))
+	}
+	if m.Body != "" {
+		b = binary.AppendUvarint(b, uint64(len(m.Body)))
+		b = append(b, m.Body...)
 	}
 	return b, nil
 }
@@ -162,6 +184,7 @@ func DecodeMessage(b []byte) (Message, error) {
 	m.Aux.ID = d.id(mask&maskAuxID != 0, "aux id")
 	m.A = d.int(mask&maskA != 0, "field A")
 	m.B = d.int(mask&maskB != 0, "field B")
+	m.Body = d.body(mask&maskBody != 0)
 	if d.err == nil && len(d.b) != 0 {
 		d.fail("%d trailing bytes", len(d.b))
 	}
@@ -262,4 +285,15 @@ func (d *decoder) int(present bool, what string) int64 {
 		d.fail("%s present but zero", what)
 	}
 	return v
+}
+
+func (d *decoder) body(present bool) string {
+	if !present {
+		return ""
+	}
+	n := d.uvarint("body length")
+	if d.err == nil && (n == 0 || n > MaxBodySize) {
+		d.fail("body length %d out of range 1..%d", n, MaxBodySize)
+	}
+	return string(d.bytes(int(n), "body"))
 }

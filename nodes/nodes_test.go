@@ -61,6 +61,8 @@ func TestMessageRoundTrip(t *testing.T) {
 		{Kind: testKind, Rank: RankOf(5)},
 		{Kind: testKind, Rank: Rank{Attr: 1 << 40, ID: ID{1, 2, 3, 4}}, Aux: RankOf(300), A: -7, B: 1 << 50},
 		{Kind: testBeat, A: 1, B: -1},
+		{Kind: testKind, A: 3, Body: "\x08\x05\x10\x02"},
+		{Kind: testBeat, Body: strings.Repeat("b", MaxBodySize)},
 	} {
 		b, err := m.AppendBinary(nil)
 		if err != nil {
@@ -77,6 +79,9 @@ func TestMessageRoundTrip(t *testing.T) {
 	if _, err := (Message{}).AppendBinary(nil); err == nil {
 		t.Error("encoded an unregistered kind")
 	}
+	if _, err := (Message{Kind: testKind, Body: strings.Repeat("b", MaxBodySize+1)}).AppendBinary(nil); err == nil {
+		t.Error("encoded a body over MaxBodySize")
+	}
 }
 
 func TestDecodeRejects(t *testing.T) {
@@ -90,7 +95,10 @@ func TestDecodeRejects(t *testing.T) {
 		"unknown kind":   {append([]byte{4}, "NOPE\x00"...), "unknown kind"},
 		"truncated":      {good[:len(good)-1], "bad varint"},
 		"trailing":       {append(append([]byte{}, good...), 0), "trailing"},
-		"unknown bits":   {append(append([]byte{13}, "TEST_ELECTION"...), 0x40), "unknown field bits"},
+		"unknown bits":   {append(append([]byte{13}, "TEST_ELECTION"...), 0x80), "unknown field bits"},
+		"empty body":     {append(append([]byte{13}, "TEST_ELECTION"...), 0x40, 0), "body length 0"},
+		"huge body":      {append(append([]byte{13}, "TEST_ELECTION"...), 0x40, 0x81, 0x20), "body length 4097"},
+		"short body":     {append(append([]byte{13}, "TEST_ELECTION"...), 0x40, 3, 1), "want 3 bytes"},
 		"zero id length": {append(append([]byte{13}, "TEST_ELECTION"...), 0x02, 0), "out of range"},
 		"leading zero":   {append(append([]byte{13}, "TEST_ELECTION"...), 0x02, 2, 0, 1), "leading zero"},
 		"zero int":       {append(append([]byte{13}, "TEST_ELECTION"...), 0x10, 0), "present but zero"},
@@ -106,7 +114,7 @@ func TestDecodeRejects(t *testing.T) {
 // FuzzDecodeMessage: the decoder never panics, and whatever it accepts is
 // canonical — it re-encodes to the same bytes.
 func FuzzDecodeMessage(f *testing.F) {
-	for _, m := range []Message{{Kind: testKind, Rank: RankOf(5)}, {Kind: testBeat, Aux: Rank{Attr: 2, ID: ID{9, 0, 0, 1}}, B: -4}} {
+	for _, m := range []Message{{Kind: testKind, Rank: RankOf(5)}, {Kind: testBeat, Aux: Rank{Attr: 2, ID: ID{9, 0, 0, 1}}, B: -4}, {Kind: testKind, A: 2, Body: "\x08\x05"}} {
 		b, _ := m.AppendBinary(nil)
 		f.Add(b)
 	}
@@ -132,11 +140,15 @@ func TestKindsAndTimers(t *testing.T) {
 	if k, ok := KindByName("TEST_PING"); !ok || k != testBeat || k.String() != "TEST_PING" {
 		t.Error("KindByName")
 	}
+	if k := RegisterKind("TestMsgVote", ElectionClass); k.String() != "TestMsgVote" || !k.IsElection() {
+		t.Error("a kind in another library's spelling (etcd's MsgVote)")
+	}
 	if testTimer.String() != "TEST_T1" || RegisterTimer("TEST_T1") != testTimer {
 		t.Error("timers")
 	}
 	for _, bad := range []func(){
-		func() { RegisterKind("lower", ElectionClass) },
+		func() { RegisterKind("1ST", ElectionClass) },
+		func() { RegisterKind("Msg-Vote", ElectionClass) },
 		func() { RegisterKind("TEST_ELECTION", MaintenanceClass) },
 		func() { RegisterTimer("") },
 	} {

@@ -26,6 +26,12 @@ type Algorithm struct {
 	// Theory gives the reference figures of ALGORITHMS.md for a
 	// configuration, where a closed form exists. May be nil.
 	Theory func(in TheoryInput) Theory
+	// AllUpTo, when set, limits the algorithm's place in "all" (a
+	// scenario's `algorithms: all`, `--algo all`, the default sweep) to
+	// clusters of at most this many processes; named, it runs at any size.
+	// For an algorithm whose cost grows much faster than the others'
+	// (etcd-raft: each process's membership costs O(N²) to build).
+	AllUpTo int
 	// Quorum, when set, marks a majority-vote algorithm that runs until the
 	// deadline (heartbeats, lease renewals) and says how to read its
 	// elections off the wire. Nil for algorithms that terminate.
@@ -45,10 +51,19 @@ type Quorum struct {
 	Ballot Kind // a candidate asks for votes in term A: REQUEST_VOTE
 	Grant  Kind // a vote for the receiver in term A when B != 0: VOTE
 	Leader Kind // sent only by the leader of term A, from the instant it won: HEARTBEAT
+	// LeaderAlso lists further kinds sent only by the leader of term A, for
+	// an algorithm whose leader speaks first in more than one kind
+	// (etcd-raft's leader opens its term with MsgApp, then MsgHeartbeat).
+	LeaderAlso []Kind
 	// Lease, when set, gives the master lease of a configuration: a Leader
 	// message sent at time t claims mastership over [t, t+lease] in the
 	// harness clock, and no two processes' claims may overlap.
 	Lease func(cfg Config) (time.Duration, error)
+}
+
+// IsLeader reports whether k is a kind only the leader of a term sends.
+func (q *Quorum) IsLeader(k Kind) bool {
+	return k == q.Leader || slices.Contains(q.LeaderAlso, k)
 }
 
 // Variant is a named variation of an algorithm.

@@ -52,6 +52,11 @@ type Row struct {
 	// Expect is the verdict on the scenario's per-trial expectations: empty
 	// when there are none, "pass", or "fail: " and what failed.
 	Expect string
+	// TermLeaders says, for a quorum algorithm, which process won which
+	// term: "TERM=POSITION" entries in the order the terms began, joined by
+	// ';', with "-" for a term nobody won ("1=3;2=-;3=0"). Positions are
+	// those of the faults column.
+	TermLeaders string
 }
 
 // Columns lists the CSV header in order. The first 24 are DESIGN.md's stable
@@ -63,7 +68,7 @@ var Columns = []string{
 	"safety_violations", "live", "theory_messages", "error",
 	"detect_s", "failover_s", "failover_t", "terms", "split_votes",
 	"theory_bound", "latency", "t_s", "events", "violation",
-	"faults", "expect",
+	"faults", "expect", "term_leaders",
 }
 
 // Opt is an optional number: an empty cell when not Set.

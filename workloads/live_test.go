@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/electbench/electbench/chaos"
+	_ "github.com/electbench/electbench/nodes/etcdraft"
 	"github.com/electbench/electbench/nodes/live/harness"
 	"github.com/electbench/electbench/nodes/live/livetest"
 	_ "github.com/electbench/electbench/nodes/quorum"

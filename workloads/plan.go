@@ -14,6 +14,10 @@ type Algo struct {
 	Alg     *nodes.Algorithm
 	Variant string
 	Params  nodes.Params
+	// UpTo, when set, is the largest cluster this algorithm runs on: its
+	// Algorithm.AllUpTo when "all" chose it. Larger sizes are left out of
+	// the plan for it alone.
+	UpTo int
 }
 
 // Spec is one experiment: every algorithm at every size, Trials times each.
@@ -115,6 +119,9 @@ func (s *Spec) Plan() []Trial {
 	var out []Trial
 	for _, a := range s.Algos {
 		for _, n := range s.Nodes {
+			if a.UpTo > 0 && n > a.UpTo {
+				continue
+			}
 			for t := range s.Trials {
 				out = append(out, Trial{Index: len(out), Spec: s, Algo: a, Nodes: n, Trial: t, Seed: TrialSeed(s.Seed, t)})
 			}

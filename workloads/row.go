@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/electbench/electbench/nodes"
@@ -114,6 +115,20 @@ func fillQuorum(row *reports.Row, res *trial.Record, v check.Verdict) {
 	}
 	row.Terms = reports.Some(int64(len(v.Terms)))
 	row.SplitVotes = reports.Some(v.SplitVotes())
+	var leaders []byte
+	for i, t := range v.Terms {
+		if i > 0 {
+			leaders = append(leaders, ';')
+		}
+		leaders = strconv.AppendInt(leaders, t.Term, 10)
+		leaders = append(leaders, '=')
+		if t.Leader < 0 {
+			leaders = append(leaders, '-')
+		} else {
+			leaders = strconv.AppendInt(leaders, int64(t.Leader), 10)
+		}
+	}
+	row.TermLeaders = string(leaders)
 	row.TurnaroundS, row.TurnaroundT = reports.Opt[float64]{}, reports.Opt[float64]{}
 	if len(v.KnownAt) > 0 && res.FirstInitiation >= 0 {
 		row.TurnaroundS, row.TurnaroundT = inUnits(v.KnownAt[0]-res.FirstInitiation, res.T)

@@ -46,7 +46,7 @@ func FromScenario(sc *chaos.Scenario) (*Spec, error) {
 	}
 	if sc.AllAlgos {
 		for _, a := range nodes.Algorithms() {
-			spec.Algos = append(spec.Algos, Algo{Alg: a, Variant: a.Variants[0].Name, Params: nodes.Params{}})
+			spec.Algos = append(spec.Algos, Algo{Alg: a, Variant: a.Variants[0].Name, Params: nodes.Params{}, UpTo: a.AllUpTo})
 		}
 	}
 	for i, a := range sc.Algorithms {

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 
 	"github.com/electbench/electbench/chaos"
 	"github.com/electbench/electbench/nodes"
 	_ "github.com/electbench/electbench/nodes/bully"
+	_ "github.com/electbench/electbench/nodes/etcdraft"
 	_ "github.com/electbench/electbench/nodes/quorum"
 	_ "github.com/electbench/electbench/nodes/ring"
 	"github.com/electbench/electbench/reports"
@@ -360,3 +362,33 @@ func TestExpectations(t *testing.T) {
 }
 
 func nodesTheory(messages int64) nodes.Theory { return nodes.Theory{Messages: messages} }
+
+// "all" runs each algorithm on the sizes it allows there (AllUpTo:
+// etcd-raft up to 64); named, an algorithm runs at every size asked.
+func TestAllRespectsAllUpTo(t *testing.T) {
+	for _, tc := range []struct {
+		algorithms string
+		want       map[int]bool // etcd-raft's sizes in the plan
+	}{
+		{"all", map[int]bool{4: true, 64: true}},
+		{"[etcd-raft, raft]", map[int]bool{4: true, 64: true, 128: true}},
+	} {
+		src := "name: t\nalgorithms: " + tc.algorithms + "\nnodes: [4, 64, 128]\ntrials: 1\n"
+		specs, err := ParseScenariosOn("t.yaml", []byte(src), "sim")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, raft := map[int]bool{}, map[int]bool{}
+		for _, tr := range specs[0].Plan() {
+			switch tr.Algo.Alg.Name {
+			case "etcd-raft":
+				got[tr.Nodes] = true
+			case "raft":
+				raft[tr.Nodes] = true
+			}
+		}
+		if !maps.Equal(got, tc.want) || len(raft) != 3 {
+			t.Errorf("algorithms %s: etcd-raft on %v, raft on %v", tc.algorithms, got, raft)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package main
 // The algorithm families register themselves when imported.
 import (
 	_ "github.com/electbench/electbench/nodes/bully"
+	_ "github.com/electbench/electbench/nodes/etcdraft"
 	_ "github.com/electbench/electbench/nodes/quorum"
 	_ "github.com/electbench/electbench/nodes/ring"
 )

@@ -209,7 +209,13 @@ func parseAlgos(list, variant, params string) ([]workloads.Algo, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--algo: %w", err)
 		}
-		out = append(out, workloads.Algo{Alg: alg, Variant: v, Params: nodes.Params{}})
+		// With "all", each algorithm runs on the sizes it allows there
+		// (AllUpTo); named, on every size.
+		upTo := 0
+		if strings.TrimSpace(list) == "all" {
+			upTo = alg.AllUpTo
+		}
+		out = append(out, workloads.Algo{Alg: alg, Variant: v, Params: nodes.Params{}, UpTo: upTo})
 	}
 	// Scoped parameters name an algorithm that runs.
 	for _, p := range ps {

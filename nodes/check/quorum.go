@@ -105,13 +105,13 @@ func (c *Checker) Sent(at time.Duration, from int, m nodes.Message) {
 	if w == nil {
 		return
 	}
-	switch m.Kind {
-	case w.q.Ballot:
+	switch {
+	case m.Kind == w.q.Ballot:
 		if w.terms[m.A] == nil {
 			w.terms[m.A] = &Term{Term: m.A, Ballot: at, Leader: -1}
 			w.order = append(w.order, m.A)
 		}
-	case w.q.Leader:
+	case w.q.IsLeader(m.Kind):
 		c.actsAsLeader(at, from, m.A)
 	}
 }

@@ -153,3 +153,24 @@ func FuzzFrameReader(f *testing.F) {
 		}
 	})
 }
+
+// The largest message, a full body included (etcd-raft's protobuf bytes),
+// fits a frame and crosses it intact.
+func TestLargestMessageFits(t *testing.T) {
+	if 2+nodes.MaxEncodedSize > MaxFrame {
+		t.Fatalf("a message of %d bytes does not fit a frame of %d", nodes.MaxEncodedSize, MaxFrame)
+	}
+	m := nodes.Message{Kind: kindPing, A: -1 << 62, B: 1 << 62, Body: strings.Repeat("\xff", nodes.MaxBodySize)}
+	b, size, err := AppendMessage(nil, m)
+	if err != nil || size != m.EncodedSize() {
+		t.Fatalf("size %d, want %d: %v", size, m.EncodedSize(), err)
+	}
+	f, err := NewFrameReader(bytes.NewReader(b)).Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := f.Message()
+	if err != nil || back != m {
+		t.Fatalf("the message came back as %v (%v)", back.Kind, err)
+	}
+}

@@ -26,7 +26,7 @@ type NodeConfig struct {
 // failed.
 func NodeMain(ctx context.Context, c NodeConfig, stdin io.Reader, stdout, log io.Writer) error {
 	p := IdentityParams(c.Bits)
-	o := Options{Log: log}
+	o := Options{Log: log, StateDir: c.IdentityDir}
 	var err error
 	if c.Forge != "" {
 		if o.Identity, o.Show, err = Forge(ctx, c.Forge, p); err != nil {

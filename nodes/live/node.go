@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"net"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -46,7 +48,16 @@ type Options struct {
 	Log io.Writer
 	// HandshakeTimeout bounds each handshake; 0 means 10 s.
 	HandshakeTimeout time.Duration
+	// StateDir keeps the machine's stable state (nodes.StableStore: etcd-
+	// raft's hard state and log) in StableFile across a crash and restart of
+	// the process; "" keeps it in memory, where a restart loses it. The
+	// harness gives each node of a trial its own fresh directory, the one
+	// its identity is kept in, so nothing carries over from trial to trial.
+	StateDir string
 }
+
+// StableFile is the name of the stable state's file in Options.StateDir.
+const StableFile = "stable.state"
 
 // event kinds funnelled into the node's goroutine.
 type evKind uint8
@@ -139,6 +150,9 @@ type node struct {
 	cur  step
 	wbuf []byte
 	line []byte
+
+	stable []byte // the stable state, without a StateDir
+	fatal  error  // the node cannot go on (its stable state could not be kept)
 }
 
 // Run runs one node: it listens, says hello on out, then obeys the commands
@@ -253,6 +267,9 @@ func (n *node) loop(ctx context.Context) error {
 			return ctx.Err()
 		}
 		stop, err := n.handle(e)
+		if err == nil && n.fatal != nil {
+			err = n.fatal
+		}
 		if stop || err != nil {
 			if ferr := n.out.Flush(); err == nil && ferr != nil && !stop {
 				err = ferr
@@ -612,7 +629,65 @@ func (n *node) Decide(l nodes.Rank) {
 	n.cur.decide = append(n.cur.decide, l.String())
 	n.cur.decideAfter = append(n.cur.decideAfter, len(n.cur.sent))
 }
-func (n *node) Send(to nodes.PeerID, m nodes.Message) { n.send(int(to), m, true) }
+func (n *node) Send(to nodes.PeerID, m nodes.Message) {
+	if n.fatal != nil {
+		return // the state this message depends on was not kept: it must not leave, and the node stops
+	}
+	n.send(int(to), m, true)
+}
+
+// LoadStable and SaveStable are nodes.StableStore. With a StateDir the
+// bytes are in StableFile, replaced whole by a rename so that a SIGKILL at
+// any instant leaves the old state or the new, never a mixture; they are
+// written before SaveStable returns, and so before the machine's next send.
+// (No fsync: the faults are process crashes, which the page cache survives,
+// not power losses.) A failure to keep them stops the node, since a process
+// that forgot its vote could elect a second leader in a term.
+func (n *node) LoadStable() []byte {
+	if n.o.StateDir == "" {
+		return n.stable
+	}
+	b, err := os.ReadFile(filepath.Join(n.o.StateDir, StableFile))
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			n.fatal = fmt.Errorf("live: reading the stable state: %w", err)
+		}
+		return nil
+	}
+	return b
+}
+
+func (n *node) SaveStable(b []byte) {
+	if n.o.StateDir == "" {
+		n.stable = append(n.stable[:0], b...)
+		return
+	}
+	if n.fatal == nil {
+		if err := writeReplace(filepath.Join(n.o.StateDir, StableFile), b); err != nil {
+			n.fatal = fmt.Errorf("live: keeping the stable state: %w", err)
+		}
+	}
+}
+
+// writeReplace replaces path's contents with b through a temporary file
+// and a rename.
+func writeReplace(path string, b []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".stable-*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
 
 func (n *node) After(p nodes.PeerID) (nodes.Peer, bool) {
 	if !n.topo.IsRing() || p < 0 || int(p) >= n.n {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -349,5 +351,37 @@ func TestCheckRegistry(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "this very binary") {
 			t.Errorf("%v; want %q", err, tc.want)
 		}
+	}
+}
+
+// A node's stable state (nodes.StableStore) survives the process: a second
+// node on the same directory, as a restart respawns it, loads what the
+// first saved; a fresh directory has none; without a directory it is kept
+// in memory only; and a directory it cannot write stops the node.
+func TestNodeStableState(t *testing.T) {
+	dir := t.TempDir()
+	var _ nodes.StableStore = (*node)(nil)
+	first := &node{o: Options{StateDir: dir}}
+	if b := first.LoadStable(); b != nil || first.fatal != nil {
+		t.Fatalf("a fresh directory has state %x (%v)", b, first.fatal)
+	}
+	first.SaveStable([]byte("term 3, vote 2"))
+	first.SaveStable([]byte("term 4, vote 1"))
+	again := &node{o: Options{StateDir: dir}}
+	if b := again.LoadStable(); string(b) != "term 4, vote 1" || again.fatal != nil {
+		t.Fatalf("after a restart: %q (%v)", b, again.fatal)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 || ents[0].Name() != StableFile {
+		t.Fatalf("the directory holds %v, want only %s", ents, StableFile)
+	}
+	mem := &node{}
+	mem.SaveStable([]byte("x"))
+	if string(mem.LoadStable()) != "x" {
+		t.Fatal("without a directory the state is not kept in memory")
+	}
+	bad := &node{o: Options{StateDir: filepath.Join(dir, "missing")}}
+	bad.SaveStable([]byte("x"))
+	if bad.fatal == nil || !strings.Contains(bad.fatal.Error(), "keeping the stable state") {
+		t.Fatalf("an unwritable directory: %v", bad.fatal)
 	}
 }

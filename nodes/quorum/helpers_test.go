@@ -103,7 +103,7 @@ func (n *net) observe(e nodetest.Event) {
 
 func (n *net) observeSend(now time.Duration, from int, m nodes.Message) {
 	q := n.Algorithm().Quorum
-	if m.Kind == q.Leader {
+	if q.IsLeader(m.Kind) {
 		if l, ok := n.leaderOf[m.A]; !ok {
 			n.leaderOf[m.A] = from
 			if votes := len(n.granted[[2]int64{int64(from), m.A}]) + 1; votes < tally.Majority(n.Size()) {

@@ -3,6 +3,8 @@ package quorum_test
 import (
 	"context"
 	"os"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -68,8 +70,20 @@ func TestLiveLeaderKill(t *testing.T) {
 				t.Fatalf("after killing %s: live %v, correct %v, leader %s, violations %d (%s)",
 					dead, row.Live, row.Correct, row.Leader, row.SafetyViolations, row.Violation)
 			}
-			t.Logf("%s: killed %s; leader %s after %.0f ms (detected after %.0f ms); terms %d, split votes %d; %s",
-				name, dead, row.Leader, 1000*row.FailoverS.V, 1000*row.DetectS.V, row.Terms.V, row.SplitVotes.V, row.MessagesByKind)
+			// The results say which node won which term: the dead leader
+			// won the first term that had a winner, another node a later one.
+			var winners []string
+			for _, e := range strings.Split(row.TermLeaders, ";") {
+				if _, w, _ := strings.Cut(e, "="); w != "-" {
+					winners = append(winners, w)
+				}
+			}
+			killed := strconv.Itoa(res.Crashes[0].Pos)
+			if len(winners) < 2 || winners[0] != killed || winners[len(winners)-1] == killed {
+				t.Fatalf("term leaders %q: want %s's term, then another node's", row.TermLeaders, killed)
+			}
+			t.Logf("%s: killed %s (node %s); leader %s after %.0f ms (detected after %.0f ms); terms %d (term=node: %s), split votes %d; %s",
+				name, dead, killed, row.Leader, 1000*row.FailoverS.V, 1000*row.DetectS.V, row.Terms.V, row.TermLeaders, row.SplitVotes.V, row.MessagesByKind)
 		})
 	}
 }

@@ -7,13 +7,15 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	_ "github.com/electbench/electbench/nodes/etcdraft" // etcd's Raft, judged beside the textbook ones
 )
 
 // Whole runs on the fake network: elections, crashes, partitions and pauses,
 // judged by the network's own safety monitor. The simulator's versions (with
 // the workloads checker) are in sim_test.go.
 
-var algorithms = []string{"raft", "chubby", "zookeeper"}
+var algorithms = []string{"raft", "chubby", "zookeeper", "etcd-raft"}
 
 // agreed checks that every live process believes the same leader, alive,
 // and returns it.

@@ -13,6 +13,7 @@ import (
 	"github.com/electbench/electbench/nodes"
 	_ "github.com/electbench/electbench/nodes/bully"
 	"github.com/electbench/electbench/nodes/check"
+	_ "github.com/electbench/electbench/nodes/etcdraft"
 	_ "github.com/electbench/electbench/nodes/quorum"
 	"github.com/electbench/electbench/nodes/sim"
 	"github.com/electbench/electbench/nodes/trial"

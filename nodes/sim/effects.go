@@ -392,7 +392,8 @@ func (s *sim) resume(p int32) {
 }
 
 // restart brings a crashed process back as a fresh machine with the same
-// rank: it knows no leader, its old timers are void, and it boots again.
+// rank: it knows no leader, its old timers are void, and it boots again,
+// with only what it saved through nodes.StableStore.
 // Messages that arrived while it was down were lost; those still in flight
 // reach the new machine.
 func (s *sim) restart(p int32) {

@@ -90,6 +90,7 @@ type sim struct {
 	held        [][]held           // events withheld from paused processes
 	incarnation []uint32           // by position: restarts, for heartbeat ticks
 	fr          *rand.Rand         // the fault stream
+	stable      [][]byte           // by position: nodes.StableStore's bytes; nil until a machine saves
 }
 
 // Run executes one trial and returns what the runtime counted. It fails only
@@ -577,6 +578,22 @@ type proc struct {
 }
 
 func (e *proc) Self() nodes.Rank { return e.rank }
+
+// LoadStable and SaveStable are nodes.StableStore: the bytes outlive the
+// machine (restart makes a fresh one) but not the trial.
+func (e *proc) LoadStable() []byte {
+	if e.s.stable == nil {
+		return nil
+	}
+	return e.s.stable[e.p]
+}
+
+func (e *proc) SaveStable(b []byte) {
+	if e.s.stable == nil {
+		e.s.stable = make([][]byte, e.s.n)
+	}
+	e.s.stable[e.p] = append(e.s.stable[e.p][:0], b...)
+}
 
 func (e *proc) Peers() []nodes.Peer {
 	switch e.s.topo {
