@@ -15,7 +15,8 @@ import (
 // The handshake on a new link, dialer D to acceptor A:
 //
 //	D → A  HELLO(cD, identity D)
-//	A      verifies D's identity under its policy and finds D in the roster
+//	A      checks D's puzzle is the cluster's and D is in the roster, then
+//	       verifies D's identity (the only costly step, bounded by a Gate)
 //	A → D  HELLO(cA, identity A), PROOF(A signs transcript("accept", cD, A, D))
 //	D      verifies A's identity, that it is the peer D meant to reach, and
 //	       A's signature over D's own fresh challenge
@@ -27,6 +28,12 @@ import (
 // identity file is useless without its private key (the signature covers a
 // challenge the thief has never seen), a forged one fails pow's checks, and
 // one below the policy's difficulty is refused before any hashing.
+//
+// Blame: an acceptor learns who a dialer is only from its PROOF, so a
+// refusal before one verified is anonymous (RefusedError.Peer says what was
+// claimed, never who was there): a stranger claiming a peer's id cannot get
+// that peer excluded. A dialer reached the address the harness gave for the
+// peer it wanted, so what it refuses is that link's.
 
 // transcript is what a side signs: a domain separator, its role, the peer's
 // fresh challenge, and both ids, so a signature cannot be replayed in another
@@ -62,9 +69,12 @@ func (e *RefusedError) Unwrap() error { return e.Err }
 
 // Handshaker runs both sides of the handshake for one node.
 type Handshaker struct {
-	Key     *pow.Key      // this node's identity and private key: signs challenges
-	Show    *pow.Identity // the identity shown to peers; nil means Key's own (tests forge here)
-	Policy  pow.Policy    // what a peer's identity must satisfy
+	Key    *pow.Key      // this node's identity and private key: signs challenges
+	Show   *pow.Identity // the identity shown to peers; nil means Key's own (tests forge here)
+	Policy pow.Policy    // what a peer's identity must satisfy (pow.PolicyFor the cluster's puzzle)
+	// Gate bounds the costly verifications; nil verifies with no bound
+	// (tests of the handshake alone).
+	Gate    *Gate
 	Timeout time.Duration // the whole handshake's deadline; 0 means 10 s
 	// Count, when set, is told of every frame written (sent) or read on a
 	// connection this handshaker opened, the handshake's and later ones.
@@ -122,7 +132,9 @@ func (h *Handshaker) hello() (frame, challenge []byte, err error) {
 	return frame, challenge, err
 }
 
-// readHello decodes a peer's HELLO and verifies the identity in it.
+// readHello decodes a peer's HELLO and checks what costs no hashing: the
+// identity's puzzle is the cluster's (Policy.Admit). The caller checks the
+// id is one it expects, then verifies it (h.verify).
 func (h *Handshaker) readHello(fr *FrameReader) (challenge []byte, id *pow.Identity, err error) {
 	f, err := fr.Next()
 	if err != nil {
@@ -139,10 +151,19 @@ func (h *Handshaker) readHello(fr *FrameReader) (challenge []byte, id *pow.Ident
 	if err != nil {
 		return nil, nil, &RefusedError{Reason: "identity: " + err.Error(), Err: err}
 	}
-	if err := h.Policy.Verify(id); err != nil {
+	if err := h.Policy.Admit(id); err != nil {
 		return nil, nil, &RefusedError{Peer: id.ID, Reason: "identity " + id.ID.String() + ": " + err.Error(), Err: err}
 	}
 	return challenge, id, nil
+}
+
+// verify pays for the identity's proof of work, through the gate.
+func (h *Handshaker) verify(id *pow.Identity) error {
+	err := h.Gate.Verify(id)
+	if err != nil {
+		return &RefusedError{Peer: id.ID, Reason: "identity " + id.ID.String() + ": " + err.Error(), Err: err}
+	}
+	return nil
 }
 
 // readProof reads a peer's PROOF and checks it signs want.
@@ -198,6 +219,9 @@ func (h *Handshaker) Dial(c net.Conn, want nodes.ID) (*FrameReader, error) {
 	if peer.ID != want {
 		return nil, h.refuse(c, &RefusedError{Peer: peer.ID, Reason: "identity " + peer.ID.String() + " is not the peer this link leads to (" + want.String() + ")"})
 	}
+	if err := h.verify(peer); err != nil {
+		return nil, h.refuse(c, err)
+	}
 	self := h.shown().ID
 	if err := readProof(fr, peer, transcript("accept", mine, peer.ID, self)); err != nil {
 		return nil, h.refuse(c, err)
@@ -221,9 +245,10 @@ func (h *Handshaker) Dial(c net.Conn, want nodes.ID) (*FrameReader, error) {
 	return fr, nil
 }
 
-// Accept runs the acceptor's side on c. known maps a verified identity to
-// the peer it is in this run; an identity it does not know is refused. It
-// returns the peer and the reader to go on with.
+// Accept runs the acceptor's side on c. known maps a claimed id to the
+// peer it is in this run; an id it does not know is refused before any
+// hashing. It returns the peer and the reader to go on with; on an error
+// the peer is -1 — the dialer proved no identity, so nobody is to blame.
 func (h *Handshaker) Accept(c net.Conn, known func(nodes.ID) (int, bool)) (int, *FrameReader, error) {
 	h.deadline(c)
 	defer c.SetDeadline(time.Time{})
@@ -236,24 +261,27 @@ func (h *Handshaker) Accept(c net.Conn, known func(nodes.ID) (int, bool)) (int, 
 	if !ok {
 		return -1, nil, h.refuse(c, &RefusedError{Peer: peer.ID, Reason: "identity " + peer.ID.String() + " is not in this run"})
 	}
+	if err := h.verify(peer); err != nil {
+		return -1, nil, h.refuse(c, err)
+	}
 	hello, mine, err := h.hello()
 	if err != nil {
-		return p, nil, err
+		return -1, nil, err
 	}
 	self := h.shown().ID
 	proof, err := AppendFrame(hello, FrameProof, h.Key.Sign(transcript("accept", theirs, self, peer.ID)))
 	if err != nil {
-		return p, nil, err
+		return -1, nil, err
 	}
 	if err := h.write(c, proof, FrameHello, FrameProof); err != nil {
-		return p, nil, err
+		return -1, nil, err
 	}
 	if err := readProof(fr, peer, transcript("dial", mine, peer.ID, self)); err != nil {
-		return p, nil, h.refuse(c, err)
+		return -1, nil, h.refuse(c, err)
 	}
 	welcome, _ := AppendFrame(nil, FrameWelcome, nil)
 	if err := h.write(c, welcome, FrameWelcome); err != nil {
-		return p, nil, err
+		return -1, nil, err
 	}
 	return p, fr, nil
 }

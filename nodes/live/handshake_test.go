@@ -24,9 +24,7 @@ func mint(t *testing.T) *pow.Key {
 }
 
 func handshaker(k *pow.Key, show *pow.Identity) *Handshaker {
-	pol := pow.DefaultPolicy()
-	pol.MinBits = testBits
-	return &Handshaker{Key: k, Show: show, Policy: pol, Timeout: 5 * time.Second}
+	return &Handshaker{Key: k, Show: show, Policy: pow.PolicyFor(IdentityParams(testBits)), Timeout: 5 * time.Second}
 }
 
 type outcome struct {

@@ -131,11 +131,19 @@ func fakeMono() int64 { return time.Now().UnixNano() } // synctest's clock
 
 func startNode(t *testing.T, net *memNet, addr string) *testNode {
 	t.Helper()
-	key := mint(t)
+	n := runNode(t, Options{Identity: mint(t), Listener: net.listen(addr), Dial: net.dial, Mono: fakeMono})
+	if r := n.next("hello"); r.Addr != addr || CheckRegistry(r.Kinds, r.Timers) != nil || len(r.Kinds) != nodes.NumKinds()-1 {
+		t.Fatalf("hello %+v from %q: want %q and this binary's registry", r, r.Addr, addr)
+	}
+	return n
+}
+
+// runNode runs a node with options o; its hello is the first report.
+func runNode(t *testing.T, o Options) *testNode {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	n := &testNode{t: t, key: key, in: inW, reports: make(chan Report, 1024), done: make(chan error, 1)}
-	o := Options{Identity: key, Listener: net.listen(addr), Dial: net.dial, Mono: fakeMono}
+	n := &testNode{t: t, key: o.Identity, in: inW, reports: make(chan Report, 1024), done: make(chan error, 1)}
 	go func() {
 		n.done <- Run(context.Background(), o, inR, outW)
 		outW.Close()
@@ -151,9 +159,6 @@ func startNode(t *testing.T, net *memNet, addr string) *testNode {
 		}
 		close(n.reports)
 	}()
-	if r := n.next("hello"); r.Addr != addr || CheckRegistry(r.Kinds, r.Timers) != nil || len(r.Kinds) != nodes.NumKinds()-1 {
-		t.Fatalf("hello %+v from %q: want %q and this binary's registry", r, r.Addr, addr)
-	}
 	return n
 }
 
