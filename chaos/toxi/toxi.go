@@ -88,11 +88,41 @@ func (s *Server) Close() error {
 // DefaultTimeout bounds each API call.
 const DefaultTimeout = 10 * time.Second
 
+// ErrUnreachable is wrapped by the error of every call to a server that
+// did not answer: a refused connection, or no answer within the call's
+// deadline (a stopped or dead server). The server is then taken for down
+// and every later call fails at once with it, until Check finds it up:
+// a dead server costs one timeout, not one per call.
+var ErrUnreachable = errors.New("toxiproxy server unreachable")
+
 // Client drives one Toxiproxy server.
 type Client struct {
 	c       *toxiclient.Client
 	url     string
 	Timeout time.Duration // per call; 0 means DefaultTimeout
+
+	mu   sync.Mutex
+	down error // why the server was last found unreachable; nil while it answers
+}
+
+// Down returns why the server was found unreachable, or nil.
+func (c *Client) Down() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.down
+}
+
+// Check asks the server for its version within d and returns nil if it
+// answers, clearing an earlier Down; otherwise an error wrapping
+// ErrUnreachable.
+func (c *Client) Check(ctx context.Context, d time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	err := c.try(ctx, "health check", func() error { _, err := c.c.Version(); return err })
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.down = err
+	return err
 }
 
 // NewClient returns a client of the server at url ("http://127.0.0.1:8474"
@@ -106,23 +136,49 @@ func NewClient(url string) *Client {
 // URL is the server's endpoint as given.
 func (c *Client) URL() string { return c.url }
 
-// call runs f with the client's deadline.
+// call runs f with the client's deadline, at once failing if the server
+// was found down.
 func (c *Client) call(ctx context.Context, what string, f func() error) error {
+	if down := c.Down(); down != nil {
+		return fmt.Errorf("toxiproxy %s at %s: %w", what, c.url, down)
+	}
 	d := c.Timeout
 	if d <= 0 {
 		d = DefaultTimeout
 	}
-	ctx, cancel := context.WithTimeout(ctx, d)
+	cctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
+	err := c.try(cctx, what, f)
+	if errors.Is(err, ErrUnreachable) && ctx.Err() == nil {
+		c.mu.Lock()
+		if c.down == nil {
+			c.down = err
+		}
+		c.mu.Unlock()
+	}
+	return err
+}
+
+// try runs f until ctx ends. An error that is not the server's answer
+// (an API error) wraps ErrUnreachable, unless ctx was cancelled by the
+// caller.
+func (c *Client) try(ctx context.Context, what string, f func() error) error {
 	done := make(chan error, 1)
 	go func() { done <- f() }()
 	select {
 	case err := <-done:
-		if err != nil {
+		var ae *toxiclient.ApiError
+		switch {
+		case err == nil:
+			return nil
+		case errors.As(err, &ae):
 			return fmt.Errorf("toxiproxy %s at %s: %w", what, c.url, err)
 		}
-		return nil
+		return fmt.Errorf("toxiproxy %s at %s: %w: %w", what, c.url, ErrUnreachable, err)
 	case <-ctx.Done():
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return fmt.Errorf("toxiproxy %s at %s: %w: no answer: %w", what, c.url, ErrUnreachable, ctx.Err())
+		}
 		return fmt.Errorf("toxiproxy %s at %s: %w", what, c.url, ctx.Err())
 	}
 }
@@ -174,19 +230,49 @@ func (c *Client) Create(ctx context.Context, links []Link) (map[string]string, e
 	return out, nil
 }
 
-// Delete removes proxies by name, closing their listeners and connections.
-// A proxy that does not exist is not an error. It tries every name and
-// returns the first error.
+// DeleteWorkers is how many deletions Delete runs at once.
+const DeleteWorkers = 8
+
+// Delete removes proxies by name, closing their listeners and connections,
+// DeleteWorkers at a time. A proxy that does not exist is not an error. It
+// returns the first error; once the server is down or ctx ends the names
+// left are not tried.
 func (c *Client) Delete(ctx context.Context, names ...string) error {
-	var first error
-	for _, name := range names {
-		err := c.call(ctx, "delete "+name, func() error {
-			p := c.c.NewProxy()
-			p.Name = name
-			return p.Delete()
+	var (
+		mu    sync.Mutex
+		first error
+		wg    sync.WaitGroup
+	)
+	ch := make(chan string)
+	for range min(DeleteWorkers, len(names)) {
+		wg.Go(func() {
+			for name := range ch {
+				err := c.call(ctx, "delete "+name, func() error {
+					p := c.c.NewProxy()
+					p.Name = name
+					return p.Delete()
+				})
+				if err != nil && !notFound(err) {
+					mu.Lock()
+					if first == nil {
+						first = err
+					}
+					mu.Unlock()
+				}
+			}
 		})
-		if err != nil && !notFound(err) && first == nil {
-			first = err
+	}
+	for _, name := range names {
+		if ctx.Err() != nil || c.Down() != nil {
+			break
+		}
+		ch <- name
+	}
+	close(ch)
+	wg.Wait()
+	if first == nil {
+		if first = ctx.Err(); first == nil && c.Down() != nil {
+			first = fmt.Errorf("toxiproxy delete at %s: %w", c.url, c.Down())
 		}
 	}
 	return first
