@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 	"sync"
@@ -116,12 +117,23 @@ func (c *Client) Down() error {
 // answers, clearing an earlier Down; otherwise an error wrapping
 // ErrUnreachable.
 func (c *Client) Check(ctx context.Context, d time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, d)
+	return c.health(ctx, d, func() error { _, err := c.c.Version(); return err })
+}
+
+// health runs f, a version request, within d, whatever Down says, and
+// records whether the server answered (a cancelled ctx records nothing).
+func (c *Client) health(ctx context.Context, d time.Duration, f func() error) error {
+	cctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	err := c.try(ctx, "health check", func() error { _, err := c.c.Version(); return err })
+	err := c.try(cctx, "version", f)
+	if ctx.Err() != nil {
+		return err
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.down = err
+	if err == nil || errors.Is(err, ErrUnreachable) {
+		c.down = err
+	}
 	return err
 }
 
@@ -171,7 +183,7 @@ func (c *Client) try(ctx context.Context, what string, f func() error) error {
 		switch {
 		case err == nil:
 			return nil
-		case errors.As(err, &ae):
+		case errors.As(err, &ae), badURL(err):
 			return fmt.Errorf("toxiproxy %s at %s: %w", what, c.url, err)
 		}
 		return fmt.Errorf("toxiproxy %s at %s: %w: %w", what, c.url, ErrUnreachable, err)
@@ -183,10 +195,15 @@ func (c *Client) try(ctx context.Context, what string, f func() error) error {
 	}
 }
 
-// Version asks the server for its version: a liveness check.
+// Version asks the server for its version: a liveness check, which, like
+// Check, is asked even of a server found down and records the answer.
 func (c *Client) Version(ctx context.Context) (string, error) {
 	var v []byte
-	err := c.call(ctx, "version", func() (err error) {
+	d := c.Timeout
+	if d <= 0 {
+		d = DefaultTimeout
+	}
+	err := c.health(ctx, d, func() (err error) {
 		v, err = c.c.Version()
 		return err
 	})
@@ -201,7 +218,7 @@ type Link struct {
 
 // Create creates a proxy per link, each listening on 127.0.0.1 on a port of
 // the kernel's choosing, in one call, and returns their listen addresses by
-// name. On failure it removes whatever it created.
+// name. On failure it removes whatever it created, if the server answers.
 func (c *Client) Create(ctx context.Context, links []Link) (map[string]string, error) {
 	cfg := make([]toxiclient.Proxy, len(links))
 	for i, l := range links {
@@ -220,11 +237,16 @@ func (c *Client) Create(ctx context.Context, links []Link) (map[string]string, e
 		err = fmt.Errorf("toxiproxy populate at %s: %d of %d proxies created", c.url, len(out), len(links))
 	}
 	if err != nil {
-		names := make([]string, len(links))
-		for i, l := range links {
-			names[i] = l.Name
+		// The server answered: remove what it made. One that did not
+		// (or a cancelled call) may still make them all: the caller
+		// removes its proxies by name once the server answers again.
+		if !errors.Is(err, ErrUnreachable) && ctx.Err() == nil {
+			names := make([]string, len(links))
+			for i, l := range links {
+				names[i] = l.Name
+			}
+			c.Delete(ctx, names...)
 		}
-		c.Delete(context.WithoutCancel(ctx), names...)
 		return nil, err
 	}
 	return out, nil
@@ -276,6 +298,13 @@ func (c *Client) Delete(ctx context.Context, names ...string) error {
 		}
 	}
 	return first
+}
+
+// badURL reports an error about the server's URL itself: the caller's
+// mistake, not a server that is down.
+func badURL(err error) bool {
+	var ue *url.Error
+	return errors.As(err, &ue) && ue.Op == "parse"
 }
 
 func notFound(err error) bool {

@@ -86,6 +86,8 @@ runtime: live run after the simulated ones. Durations in --param and
 t1=2T.
 
 Exit codes: 0 ok, 1 an expectation failed, 2 bad usage or input,
+3 an infrastructure or internal failure (Toxiproxy, a process spawn, the
+host; the failed trial is not recorded and --resume runs it again),
 130 interrupted (finished trials are kept: rerun with --resume).`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return runRun(cmd, o, args) },
@@ -352,7 +354,11 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 	}
 	if errors.Is(runErr, context.Canceled) {
 		fmt.Fprintf(cmd.ErrOrStderr(), "interrupted: %d trials written to %s; rerun with --resume to finish\n", written, o.out)
-		return &exitError{code: 130, err: errors.New("interrupted")}
+		return &exitError{code: exitInterrupted, err: errors.New("interrupted")}
+	}
+	if errors.Is(runErr, trial.ErrInfrastructure) {
+		fmt.Fprintf(cmd.ErrOrStderr(), "stopped: %d trials written to %s; once the failure below is fixed, rerun with --resume to run the rest\n", written, o.out)
+		return &exitError{code: exitInfra, err: runErr}
 	}
 	if runErr != nil {
 		return runErr

@@ -179,18 +179,27 @@ func (lt *liveTrial) rewire(p *proc) {
 	lt.configure(p)
 }
 
-// removeProxies deletes every proxy of the trial, with a context of its
-// own: the run's may be cancelled (Ctrl-C), and the proxies must go all
-// the same.
+// removeTimeout bounds the removal of a trial's proxies, all of them.
+const removeTimeout = 15 * time.Second
+
+// removeProxies deletes every proxy of the trial, in parallel, with a
+// context of its own: the run's may be cancelled (Ctrl-C), and the proxies
+// must go all the same. A server found down is not waited for (toxi's
+// Delete fails at once): what it keeps, named with the run's prefix, the
+// next run against it removes (RemoveLeftovers).
 func (lt *liveTrial) removeProxies() {
 	if len(lt.links.list) == 0 {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), removeTimeout)
 	defer cancel()
-	lt.toxic(ctx, "removing proxies", lt.links.list, func(ctx context.Context, l link) error {
-		return lt.r.client.Delete(ctx, lt.links.proxy[l])
-	})
+	names := make([]string, 0, len(lt.links.list))
+	for _, l := range lt.links.list {
+		names = append(names, lt.links.proxy[l])
+	}
+	if err := lt.r.client.Delete(ctx, names...); err != nil {
+		lt.fail("removing proxies: %v", err)
+	}
 }
 
 // linkBusy reports whether link k (from*n+to) holds messages that will

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -50,6 +51,9 @@ type procs struct {
 	reports chan nodeReport
 	done    chan struct{} // closed at teardown: unblocks readers and pending actions
 	wg      sync.WaitGroup
+	// spawnErr is the first failure to start a process: the host's, not
+	// the algorithm's (Runtime.Run reports it as infrastructure).
+	spawnErr error
 }
 
 func newProcs() procs {
@@ -60,6 +64,11 @@ func newProcs() procs {
 // dir.
 func (lt *liveTrial) spawn(idx int, dir, forge string) (*proc, error) {
 	opt := lt.r.opt
+	// The trial's directory names its owner, so that a later run removes
+	// it if this harness is killed before it can (RemoveDeadDirs).
+	if err := claimDir(filepath.Dir(dir)); err != nil {
+		return nil, lt.procs.spawnFailed(err)
+	}
 	args := append(slices.Clone(opt.Node[1:]), "--identity-dir", dir, "--bits", strconv.Itoa(lt.bits()))
 	if forge != "" {
 		args = append(args, "--forge", forge)
@@ -71,20 +80,29 @@ func (lt *liveTrial) spawn(idx int, dir, forge string) (*proc, error) {
 	cmd.Stderr = p.tail
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return nil, err
+		return nil, lt.procs.spawnFailed(fmt.Errorf("node process %d's stdin: %w", idx, err))
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, err
+		stdin.Close()
+		return nil, lt.procs.spawnFailed(fmt.Errorf("node process %d's stdout: %w", idx, err))
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting node process %q: %w", opt.Node[0], err)
+		return nil, lt.procs.spawnFailed(fmt.Errorf("starting node process %q: %w", opt.Node[0], err))
 	}
 	p.stdin, p.pid = stdin, cmd.Process.Pid
 	lt.procs.all = append(lt.procs.all, p)
 	lt.procs.wg.Add(1)
 	go lt.procs.readReports(p, stdout)
 	return p, nil
+}
+
+// spawnFailed notes err as the trial's first spawn failure and returns it.
+func (ps *procs) spawnFailed(err error) error {
+	if ps.spawnErr == nil {
+		ps.spawnErr = err
+	}
+	return err
 }
 
 func (lt *liveTrial) bits() int {
