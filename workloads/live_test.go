@@ -7,14 +7,18 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/electbench/electbench/chaos"
 	"github.com/electbench/electbench/nodes/live/harness"
 	"github.com/electbench/electbench/nodes/live/livetest"
 	_ "github.com/electbench/electbench/nodes/quorum"
+	"github.com/electbench/electbench/nodes/trial"
 	"github.com/electbench/electbench/reports"
 )
 
@@ -126,8 +130,48 @@ func TestLiveFailureRows(t *testing.T) {
 	}
 	rt = liveRuntime(t, func(o *harness.Options) { o.Node = []string{"/nonexistent/electbench"} })
 	row = RunLiveTrial(context.Background(), rt, tr, nil)
-	if row.Correct || row.Live || !strings.HasPrefix(row.Error, "live: starting node process") || row.Runtime != "live" || rt.Last != nil {
+	if row.Correct || row.Live || !strings.HasPrefix(row.Error, "infrastructure failure: starting node process") || row.Runtime != "live" || rt.Last != nil {
 		t.Errorf("could not run: row %+v", row)
+	}
+}
+
+// failOnce is a runtime whose call number fail is the infrastructure's
+// failure (a stand-in for a Toxiproxy stopped in the middle of a run).
+type failOnce struct {
+	rt    Runtime
+	calls int
+	fail  int
+}
+
+func (f *failOnce) Run(ctx context.Context, cfg trial.Config, sc []chaos.Fault) (*trial.Record, error) {
+	f.calls++
+	if f.calls == f.fail {
+		return nil, fmt.Errorf("live: %w: toxiproxy stopped", trial.ErrInfrastructure)
+	}
+	return f.rt.Run(ctx, cfg, sc)
+}
+
+// A trial that failed for the infrastructure is no result: the run stops
+// there with an error naming it, emits no row for it, and a resumed run
+// (skipping the rows written) runs exactly that trial and the ones after.
+func TestRunLiveStopsAtInfrastructureFailure(t *testing.T) {
+	plan := spec(t, "bully", "4", "random", "lowest", "1ms", 3).Plan()
+	rt := liveRuntime(t)
+	var rows []reports.Row
+	emit := func(r reports.Row) error { rows = append(rows, r); return nil }
+	err := RunLive(context.Background(), plan, &failOnce{rt: rt, fail: 2}, Options{}, emit)
+	if !errors.Is(err, trial.ErrInfrastructure) || !strings.Contains(err.Error(), "bully trial 1 on 4 nodes") {
+		t.Fatalf("run: %v; want the infrastructure error of trial 1", err)
+	}
+	if len(rows) != 1 || rows[0].Trial != 0 || rows[0].Error != "" {
+		t.Fatalf("rows before the failure: %+v", rows)
+	}
+	done := map[reports.Key]bool{rows[0].Key(): true}
+	var resumed []int
+	err = RunLive(context.Background(), plan, rt, Options{Skip: func(tr Trial) bool { return done[tr.LiveBaseRow().Key()] }},
+		func(r reports.Row) error { resumed = append(resumed, r.Trial); return nil })
+	if err != nil || !slices.Equal(resumed, []int{1, 2}) {
+		t.Fatalf("resumed run: trials %v, %v; want 1 and 2", resumed, err)
 	}
 }
 

@@ -325,7 +325,7 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 		opts.Skip = func(t workloads.Trial) bool { return done[trialKey(t)] }
 	}
 
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	start := time.Now()
 	written := 0
