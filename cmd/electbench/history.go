@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/electbench/electbench/chaos"
+	"github.com/electbench/electbench/internal/boundedio"
 	"github.com/electbench/electbench/reports"
 )
 
@@ -85,7 +86,7 @@ func newManifest(cmd *cobra.Command, seed uint64, rows []reports.Row, scenarioAr
 		scenarioArgs = []string{"default"} // the bare run
 	}
 	for _, a := range scenarioArgs {
-		text, err := os.ReadFile(a)
+		text, err := boundedio.ReadFile(a, chaos.MaxFileSize, "scenario file")
 		if err != nil {
 			var ok bool
 			if text, ok = chaos.Builtin(a); !ok {
