@@ -1,7 +1,6 @@
 package workloads
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -113,7 +112,6 @@ func RunLiveTrial(ctx context.Context, rt Runtime, t Trial, trace io.Writer) rep
 // it is not emitted, and a resumed run runs it again), and returns why.
 // opt.Parallel is ignored.
 func RunLive(ctx context.Context, trials []Trial, rt Runtime, opt Options, emit func(reports.Row) error) error {
-	var buf bytes.Buffer
 	watch := &infraWatch{rt: rt}
 	rt = watch
 	for _, t := range trials {
@@ -123,21 +121,14 @@ func RunLive(ctx context.Context, trials []Trial, rt Runtime, opt Options, emit 
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		var trace io.Writer
-		if opt.Trace != nil {
-			buf.Reset()
-			trace = &buf
-		}
-		watch.err = nil
-		row := t.run(ctx, rt, true, trace)
-		if err := ctx.Err(); err != nil {
-			return err // an interrupted trial's row is not a result
-		}
-		if watch.err != nil {
-			return fmt.Errorf("%s trial %d on %d nodes: %w", row.Algorithm, row.Trial, row.Nodes, watch.err)
+		row, sp, err := runLiveSpooled(ctx, watch, t, opt.Trace != nil)
+		if err != nil {
+			return err
 		}
 		if opt.Trace != nil {
-			if err := writeTrace(opt.Trace, t, "live", buf.Bytes()); err != nil {
+			err := writeTrace(opt.Trace, t, "live", sp)
+			sp.discard()
+			if err != nil {
 				return err
 			}
 		}
@@ -161,4 +152,30 @@ func (w *infraWatch) Run(ctx context.Context, cfg trial.Config, scenario []chaos
 		w.err = err
 	}
 	return rec, err
+}
+
+// runLiveSpooled runs one live trial, its trace (when asked for) spooled
+// to disk; it returns why the trial is no result, if it is none, with the
+// spool already discarded.
+func runLiveSpooled(ctx context.Context, watch *infraWatch, t Trial, trace bool) (reports.Row, *spool, error) {
+	var sp *spool
+	var w io.Writer
+	if trace {
+		var err error
+		if sp, err = newSpool(); err != nil {
+			return reports.Row{}, nil, err
+		}
+		w = sp
+	}
+	watch.err = nil
+	row := t.run(ctx, watch, true, w)
+	if err := ctx.Err(); err != nil {
+		sp.discard()
+		return row, nil, err // an interrupted trial's row is not a result
+	}
+	if watch.err != nil {
+		sp.discard()
+		return row, nil, fmt.Errorf("%s trial %d on %d nodes: %w", row.Algorithm, row.Trial, row.Nodes, watch.err)
+	}
+	return row, sp, nil
 }
