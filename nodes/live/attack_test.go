@@ -218,7 +218,7 @@ func TestNodeAcceptsAgainAfterEMFILE(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if _, err := peer.Dial(c, keys[0].ID); err != nil {
+	if _, _, err := peer.Dial(c, keys[0].ID); err != nil {
 		t.Fatalf("a peer's handshake after 5 failed Accepts: %v", err)
 	}
 	if fl.fails.Load() >= 0 {
@@ -242,10 +242,7 @@ func TestNodeCutsAPreStartFlood(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if _, err := peer.Dial(c, keys[0].ID); err != nil {
-		t.Fatal(err)
-	}
-	msg, _, err := AppendMessage(nil, nodes.Message{Kind: testElection, Rank: keys[1].Rank()})
+	_, sess, err := peer.Dial(c, keys[0].ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,6 +250,10 @@ func TestNodeCutsAPreStartFlood(t *testing.T) {
 	defer cancel()
 	wrote := 0
 	for ctx.Err() == nil {
+		msg, _, err := sess.AppendMessage(nil, nodes.Message{Kind: testElection, Rank: keys[1].Rank()})
+		if err != nil {
+			t.Fatal(err)
+		}
 		c.SetWriteDeadline(time.Now().Add(time.Second))
 		if _, err := c.Write(msg); err != nil {
 			break // the node closed the link

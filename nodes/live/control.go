@@ -183,7 +183,10 @@ type Stats struct {
 	// ProtocolErrors counts links closed for breaking the protocol (a
 	// malformed frame, a flood before start).
 	ProtocolErrors int64 `json:"protocol_errors,omitempty"`
-	Steps          int64 `json:"steps,omitempty"`
+	// Rejected counts frames whose authentication failed (injected,
+	// altered, replayed, reordered): each closed its link.
+	Rejected int64 `json:"rejected,omitempty"`
+	Steps    int64 `json:"steps,omitempty"`
 }
 
 // appendStep writes a step line by hand: it is the runtime's hot path, and

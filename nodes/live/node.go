@@ -88,6 +88,7 @@ type event struct {
 	gen   uint64
 	cmd   Command
 	conn  net.Conn
+	sess  *Session // evLinkUp: seals what the link sends
 	err   error
 	side  string
 }
@@ -103,6 +104,7 @@ type link struct {
 	to      int
 	addr    string
 	conn    net.Conn // nil while down
+	sess    *Session // conn's: seals every frame written to it
 	final   bool     // up once, or refused: counts towards "linked"
 	refused bool
 	down    error // why the link last went down
@@ -150,6 +152,7 @@ type node struct {
 	framesSent, framesRecv [numFrameKinds]atomic.Int64
 	refusals               atomic.Int64
 	anonymous, protocol    int64         // the node's goroutine's
+	rejected               int64         // frames whose tag did not verify (counted in protocol too)
 	shed                   atomic.Int64  // connections closed unread (acceptLoop)
 	running                atomic.Bool   // started: serve stops counting early messages
 	pending                chan struct{} // a slot per connection in its handshake
@@ -311,7 +314,7 @@ func (n *node) handle(e event) (stop bool, err error) {
 		if l.conn != nil && l.conn != e.conn {
 			l.conn.Close()
 		}
-		l.conn = e.conn
+		l.conn, l.sess = e.conn, e.sess
 		l.final = true
 		n.checkLinked()
 	case evLinkDown:
@@ -322,6 +325,9 @@ func (n *node) handle(e event) (stop bool, err error) {
 		}
 	case evProtocol:
 		n.protocol++
+		if errors.Is(e.err, ErrTag) {
+			n.rejected++
+		}
 		n.logf("link from peer %d closed: %v", e.from, e.err)
 		n.report(Report{Type: "protocol", Peer: e.from, Reason: e.err.Error()})
 	case evRefused:
@@ -590,12 +596,7 @@ func (n *node) send(to int, m nodes.Message, step bool) {
 	if !m.Kind.Valid() || int(m.Kind) >= len(n.sent) {
 		panic(fmt.Sprintf("live: %s sent an unregistered message kind %d", n.alg.Name, m.Kind))
 	}
-	var size int
-	var err error
-	n.wbuf, size, err = AppendMessage(n.wbuf[:0], m)
-	if err != nil {
-		panic(fmt.Sprintf("live: %s: %v", n.alg.Name, err))
-	}
+	size := m.EncodedSize()
 	n.sent[m.Kind]++
 	n.bytes += int64(size)
 	dropped := false
@@ -608,6 +609,10 @@ func (n *node) send(to int, m nodes.Message, step bool) {
 		}
 		dropped = true
 	default:
+		var err error
+		if n.wbuf, _, err = l.sess.AppendMessage(n.wbuf[:0], m); err != nil {
+			panic(fmt.Sprintf("live: %s: %v", n.alg.Name, err))
+		}
 		l.conn.SetWriteDeadline(time.Now().Add(2 * time.Second))
 		if _, err := l.conn.Write(n.wbuf); err != nil {
 			n.logf("writing to peer %d: %v", to, err)
@@ -615,7 +620,7 @@ func (n *node) send(to int, m nodes.Message, step bool) {
 			l.conn = nil
 			dropped = true
 		} else {
-			n.framesSent[FrameMsg].Add(1)
+			n.framesSent[FrameSealed].Add(1)
 		}
 	}
 	if dropped {
@@ -724,7 +729,7 @@ func (n *node) stats() Stats {
 		FramesSent: map[string]int64{}, FramesRecv: map[string]int64{},
 		Sent: byName(n.sent, kindName), Recv: byName(n.recv, kindName), Dropped: byName(n.dropped, kindName),
 		Bytes: n.bytes, BytesRecv: n.bytesRecv, Fired: byName(n.fired, timerName),
-		Refused: n.refusals.Load(), Anonymous: n.anonymous, Shed: n.shed.Load(), ProtocolErrors: n.protocol, Steps: n.steps,
+		Refused: n.refusals.Load(), Anonymous: n.anonymous, Shed: n.shed.Load(), ProtocolErrors: n.protocol, Rejected: n.rejected, Steps: n.steps,
 	}
 	for k := FrameKind(1); k < numFrameKinds; k++ {
 		if v := n.framesSent[k].Load(); v != 0 {
@@ -809,11 +814,11 @@ func (n *node) dialOnce(ctx context.Context, to int, addr string, want nodes.ID)
 		<-cctx.Done()
 		c.Close()
 	}()
-	fr, err := n.hs.Dial(c, want)
+	fr, sess, err := n.hs.Dial(c, want)
 	if err != nil {
 		return false, err
 	}
-	if !n.post(event{kind: evLinkUp, from: to, conn: c}) {
+	if !n.post(event{kind: evLinkUp, from: to, conn: c, sess: sess}) {
 		return true, nil
 	}
 	// Nothing more comes this way on a healthy link: reading only notices
@@ -889,7 +894,7 @@ func (n *node) serve(c net.Conn) {
 		delete(n.in, c)
 		n.inMu.Unlock()
 	}()
-	from, fr, err := n.hs.Accept(c, func(id nodes.ID) (int, bool) {
+	from, fr, sess, err := n.hs.Accept(c, func(id nodes.ID) (int, bool) {
 		p, ok := n.byID[id]
 		return p, ok && p != n.self
 	})
@@ -911,7 +916,7 @@ func (n *node) serve(c net.Conn) {
 			}
 			return
 		}
-		m, err := f.Message()
+		m, err := sess.Open(f)
 		if err != nil {
 			n.post(event{kind: evProtocol, from: from, err: err})
 			return

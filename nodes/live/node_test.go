@@ -326,7 +326,7 @@ func TestNodesHeartbeat(t *testing.T) {
 		// a dialed b and accepted b's dial: a HELLO and a PROOF each way
 		// on both links, a WELCOME each way on one.
 		if stA.FramesSent["HELLO"] != 2 || stA.FramesSent["PROOF"] != 2 || stA.FramesSent["WELCOME"] != 1 || stA.FramesRecv["WELCOME"] != 1 ||
-			stA.FramesSent["MSG"] != stA.Sent["LIVE_TEST_ELECTION"]+stA.Sent["PING"]+stA.Sent["PING_ACK"]-stA.Dropped["PING"]-stA.Dropped["PING_ACK"] {
+			stA.FramesSent["SEALED"] != stA.Sent["LIVE_TEST_ELECTION"]+stA.Sent["PING"]+stA.Sent["PING_ACK"]-stA.Dropped["PING"]-stA.Dropped["PING_ACK"] {
 			t.Fatalf("frames of a: sent %v, received %v", stA.FramesSent, stA.FramesRecv)
 		}
 	})
