@@ -216,10 +216,77 @@ type Link struct {
 	Upstream string // the address the proxy forwards to
 }
 
+// CreateBatch is how many proxies one populate call creates, and
+// CreateWorkers how many such calls run at once: a complete graph of 128
+// nodes has 16,256 links, and one call for them all outlived any fixed
+// per-call timeout. Each batch has the client's per-call timeout.
+const (
+	CreateBatch   = 256
+	CreateWorkers = 4
+)
+
 // Create creates a proxy per link, each listening on 127.0.0.1 on a port of
-// the kernel's choosing, in one call, and returns their listen addresses by
-// name. On failure it removes whatever it created, if the server answers.
+// the kernel's choosing, in parallel batches (CreateBatch, CreateWorkers),
+// and returns their listen addresses by name. On failure it removes
+// whatever it created, if the server answers.
 func (c *Client) Create(ctx context.Context, links []Link) (map[string]string, error) {
+	out := make(map[string]string, len(links))
+	var (
+		mu    sync.Mutex
+		first error
+		wg    sync.WaitGroup
+	)
+	batches := make(chan []Link)
+	for range min(CreateWorkers, (len(links)+CreateBatch-1)/CreateBatch) {
+		wg.Go(func() {
+			for batch := range batches {
+				made, err := c.populate(ctx, batch)
+				mu.Lock()
+				for name, addr := range made {
+					out[name] = addr
+				}
+				if err != nil && first == nil {
+					first = err
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	for start := 0; start < len(links); start += CreateBatch {
+		mu.Lock()
+		failed := first != nil
+		mu.Unlock()
+		if failed || ctx.Err() != nil {
+			break
+		}
+		batches <- links[start:min(start+CreateBatch, len(links))]
+	}
+	close(batches)
+	wg.Wait()
+	if first == nil && ctx.Err() != nil {
+		first = fmt.Errorf("toxiproxy populate at %s: %w", c.url, ctx.Err())
+	}
+	if first == nil && len(out) != len(links) {
+		first = fmt.Errorf("toxiproxy populate at %s: %d of %d proxies created", c.url, len(out), len(links))
+	}
+	if first != nil {
+		// The server answered: remove what it made. One that did not
+		// (or a cancelled call) may still make them all: the caller
+		// removes its proxies by name once the server answers again.
+		if !errors.Is(first, ErrUnreachable) && ctx.Err() == nil {
+			names := make([]string, len(links))
+			for i, l := range links {
+				names[i] = l.Name
+			}
+			c.Delete(ctx, names...)
+		}
+		return nil, first
+	}
+	return out, nil
+}
+
+// populate creates one batch of proxies in one call.
+func (c *Client) populate(ctx context.Context, links []Link) (map[string]string, error) {
 	cfg := make([]toxiclient.Proxy, len(links))
 	for i, l := range links {
 		cfg[i] = toxiclient.Proxy{Name: l.Name, Listen: "127.0.0.1:0", Upstream: l.Upstream, Enabled: true}
@@ -233,23 +300,7 @@ func (c *Client) Create(ctx context.Context, links []Link) (map[string]string, e
 	for _, p := range made {
 		out[p.Name] = p.Listen
 	}
-	if err == nil && len(out) != len(links) {
-		err = fmt.Errorf("toxiproxy populate at %s: %d of %d proxies created", c.url, len(out), len(links))
-	}
-	if err != nil {
-		// The server answered: remove what it made. One that did not
-		// (or a cancelled call) may still make them all: the caller
-		// removes its proxies by name once the server answers again.
-		if !errors.Is(err, ErrUnreachable) && ctx.Err() == nil {
-			names := make([]string, len(links))
-			for i, l := range links {
-				names[i] = l.Name
-			}
-			c.Delete(ctx, names...)
-		}
-		return nil, err
-	}
-	return out, nil
+	return out, err
 }
 
 // DeleteWorkers is how many deletions Delete runs at once.

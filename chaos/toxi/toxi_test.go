@@ -250,3 +250,41 @@ func TestEmbeddedCloseReleasesProxies(t *testing.T) {
 		t.Fatal("a proxy outlived its server")
 	}
 }
+
+// Many proxies are created in parallel batches, each call with its own
+// deadline, and all of them answer for their names.
+func TestCreateInBatches(t *testing.T) {
+	s, err := StartEmbedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c := NewClient(s.URL())
+	up := server(t, "a")
+	links := make([]Link, 2*CreateBatch+10)
+	names := make([]string, len(links))
+	for i := range links {
+		names[i] = fmt.Sprintf("b-%d", i)
+		links[i] = Link{Name: names[i], Upstream: up}
+	}
+	addrs, err := c.Create(context.Background(), links)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, n := range names {
+		if addrs[n] == "" || seen[addrs[n]] {
+			t.Fatalf("proxy %s: address %q (missing or shared)", n, addrs[n])
+		}
+		seen[addrs[n]] = true
+	}
+	if got, err := c.Names(context.Background(), "b-"); err != nil || len(got) != len(links) {
+		t.Fatalf("server lists %d proxies (%v), want %d", len(got), err, len(links))
+	}
+	if err := c.Delete(context.Background(), names...); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := c.Names(context.Background(), "b-"); len(got) != 0 {
+		t.Fatalf("%d proxies left after Delete", len(got))
+	}
+}

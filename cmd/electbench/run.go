@@ -385,6 +385,15 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 // runLive runs trials on live node processes through the Toxiproxy at url
 // (embedded when ""), their diagnostics logged to DIR/live.log.
 func runLive(ctx context.Context, dir, url string, trials []workloads.Trial, opt workloads.Options, emit func(reports.Row) error) error {
+	// What the clusters need of this host is known before anything
+	// starts: a cluster it cannot hold is refused now, saying why.
+	for _, t := range trials {
+		s := t.Spec
+		all := len(s.Faults) > 0 || len(s.Crashes) > 0 || s.Detector.Kind == "heartbeat"
+		if err := harness.CheckHost(t.Nodes, t.Algo.Alg.Topology, all, url == ""); err != nil {
+			return badInputf("--nodes %d (%s): %w", t.Nodes, t.Algo.Alg.Name, err)
+		}
+	}
 	log, err := os.OpenFile(filepath.Join(dir, "live.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err

@@ -222,6 +222,11 @@ func (r *Runtime) Run(ctx context.Context, cfg trial.Config, scenario ...chaos.F
 	if err := unsupported(&cfg); err != nil {
 		return nil, fmt.Errorf("live: %w", err)
 	}
+	all := !ringOnly(cfg.Algorithm.Topology, len(cfg.Crashes), len(r.opt.Faults)+len(scenario),
+		cfg.DetectorOrDefault().Kind == "heartbeat", len(r.opt.Forge) > 0)
+	if err := CheckHost(len(cfg.Ranks), cfg.Algorithm.Topology, all, r.server != nil); err != nil {
+		return nil, fmt.Errorf("live: %w", err)
+	}
 	// A server found down by an earlier trial is checked once more, so
 	// that a trial does not start on a dead one.
 	if r.client.Down() != nil {

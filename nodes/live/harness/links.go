@@ -45,8 +45,7 @@ func newLinks(n int) links {
 // complete topologies).
 func (lt *liveTrial) makeLinks(ctx context.Context) error {
 	n, topo, ls := lt.n, lt.cfg.Algorithm.Topology, &lt.links
-	ringOnly := topo.IsRing() && len(lt.cfg.Crashes) == 0 && len(lt.r.opt.Faults) == 0 && len(lt.scenario) == 0 &&
-		len(lt.r.opt.Forge) == 0 && lt.det.Kind != "heartbeat"
+	ringOnly := ringOnly(topo, len(lt.cfg.Crashes), len(lt.r.opt.Faults)+len(lt.scenario), lt.det.Kind == "heartbeat", len(lt.r.opt.Forge) > 0)
 	var specs []toxi.Link
 	for i := range n {
 		for j := range n {
