@@ -60,6 +60,7 @@ var columns = []column{
 	stringCol("violation", func(r *Row) *string { return &r.Violation }),
 	stringCol("faults", func(r *Row) *string { return &r.Faults }),
 	stringCol("expect", func(r *Row) *string { return &r.Expect }),
+	optIntCol("anonymous_refused", func(r *Row) *Opt[int64] { return &r.AnonymousRefused }),
 }
 
 // FormatFloat is how every float in a results file is written: the shortest

@@ -6,8 +6,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"slices"
 	"strings"
@@ -15,10 +17,13 @@ import (
 	"time"
 
 	"github.com/electbench/electbench/chaos"
+	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/live"
 	"github.com/electbench/electbench/nodes/live/harness"
 	"github.com/electbench/electbench/nodes/live/livetest"
 	_ "github.com/electbench/electbench/nodes/quorum"
 	"github.com/electbench/electbench/nodes/trial"
+	"github.com/electbench/electbench/pow"
 	"github.com/electbench/electbench/reports"
 )
 
@@ -198,5 +203,61 @@ func TestValidateLive(t *testing.T) {
 	}
 	if got := (Trial{Spec: spec(t, "ring", "4", "random", "lowest", "normal(5ms,1ms)", 1), Algo: s.Algos[0], Nodes: 4}).LiveBaseRow(); got.Runtime != "live" || !strings.Contains(got.Latency, "unseeded") {
 		t.Errorf("live row %+v", got)
+	}
+}
+
+// strangerHello connects to addr as a dialer claiming id with a random key
+// and the cluster's puzzle, and waits for the node to refuse it.
+func strangerHello(t *testing.T, addr string, id nodes.ID) {
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	defer c.Close()
+	show := &pow.Identity{Params: live.IdentityParams(live.DefaultBits), ID: id}
+	rand.Read(show.PublicKey[:])
+	file, err := pow.Encode(show)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	payload := make([]byte, live.ChallengeLen+live.EphemeralLen)
+	rand.Read(payload)
+	b, err := live.AppendFrame(nil, live.FrameHello, append(payload, file...))
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	c.Write(b)
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if f, err := live.NewFrameReader(c).Next(); err != nil || f.Kind != live.FrameRefuse {
+		t.Errorf("the stranger's HELLO: %v, %v; want REFUSE", f.Kind, err)
+	}
+}
+
+// Anonymous refusals, end to end: while a trial runs, a connection to
+// every node claims an id without its key. No node is excluded, the row is
+// correct and live, and it counts the four anonymous refused connections.
+// (A claim of a roster id is refused the same way: live's
+// TestNodeBlamesNobodyForAnUnprovenClaim.)
+func TestLiveRowCountsAnonymousRefusals(t *testing.T) {
+	s := spec(t, "chang-roberts", "4", "random", "successor-of-max", "5ms", 1)
+	rt := liveRuntime(t, func(o *harness.Options) {
+		o.Observe = func(i harness.Info) {
+			for _, addr := range i.NodeAddrs {
+				strangerHello(t, addr, nodes.ID{1, 2, 3, 4})
+			}
+		}
+	})
+	row := runLive(t, rt, s.Plan()[0])
+	if !row.Correct || !row.Live || row.Messages != 11 {
+		t.Errorf("row %+v: the strangers changed the run", row)
+	}
+	if !row.AnonymousRefused.Set || row.AnonymousRefused.V != 4 {
+		t.Errorf("anonymous_refused %+v, want 4", row.AnonymousRefused)
+	}
+	if len(rt.Last.Refused) != 0 {
+		t.Errorf("positions %v excluded for connections they never made", rt.Last.Refused)
 	}
 }

@@ -169,6 +169,9 @@ func (t Trial) run(ctx context.Context, rt Runtime, live bool, trace io.Writer) 
 	}
 	o.verdict = j.checker.Finish(rec.Decisions, rec.Quiescent, rec.End)
 	t.fillRow(&row, o)
+	if live {
+		row.AnonymousRefused = reports.Some(rec.AnonymousRefused)
+	}
 	return row
 }
 
