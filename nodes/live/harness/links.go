@@ -178,8 +178,12 @@ func (lt *liveTrial) rewire(p *proc) {
 	lt.configure(p)
 }
 
-// removeTimeout bounds the removal of a trial's proxies, all of them.
-const removeTimeout = 15 * time.Second
+// removeTimeout bounds the removal of a trial's proxies, all of them;
+// removeHealthTimeout the health check before it.
+const (
+	removeTimeout       = 15 * time.Second
+	removeHealthTimeout = time.Second
+)
 
 // removeProxies deletes every proxy of the trial, in parallel, with a
 // context of its own: the run's may be cancelled (Ctrl-C), and the proxies
@@ -192,6 +196,13 @@ func (lt *liveTrial) removeProxies() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), removeTimeout)
 	defer cancel()
+	// A health check first: a server that stopped answering costs one
+	// short wait here, not a call's timeout, so an interrupted run ends
+	// at once; what it keeps is removed once it answers (leftovers).
+	if err := lt.r.client.Check(ctx, removeHealthTimeout); err != nil {
+		lt.fail("removing proxies: %v", err)
+		return
+	}
 	names := make([]string, 0, len(lt.links.list))
 	for _, l := range lt.links.list {
 		names = append(names, lt.links.proxy[l])
