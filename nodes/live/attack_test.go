@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -293,3 +294,64 @@ func (s *syncBuffer) String() string {
 }
 
 func (s *syncBuffer) contains(sub string) bool { return strings.Contains(s.String(), sub) }
+
+// A flood of idle connections (each holding a handshake open, saying
+// nothing) takes at most MaxPending slots: the next is closed unread and
+// counted, and once the idle ones time out the node accepts a peer again.
+func TestNodeShedsIdleConnections(t *testing.T) {
+	const pending = 3
+	n, keys, addr := cluster3(t, Options{MaxPending: pending, HandshakeTimeout: 300 * time.Millisecond})
+	var idle []net.Conn
+	defer func() {
+		for _, c := range idle {
+			c.Close()
+		}
+	}()
+	for range pending {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		idle = append(idle, c)
+	}
+	// The slots are taken in the accept loop's order: wait until the
+	// node has taken all three before the one that must be shed.
+	var shed net.Conn
+	for range 100 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+		_, err = c.Read(make([]byte, 1))
+		if err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+			shed = c // closed by the node, unread
+			break
+		}
+		c.Close()
+	}
+	if shed == nil {
+		t.Fatal("no connection was shed with every handshake slot taken")
+	}
+	shed.Close()
+	// The idle connections time out (the node closes them); a peer then
+	// gets through.
+	for _, c := range idle {
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		if _, err := c.Read(make([]byte, 1)); errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatal("an idle connection outlived the handshake timeout")
+		}
+	}
+	peer := &Handshaker{Key: keys[1], Policy: pow.PolicyFor(IdentityParams(testBits)), Timeout: 10 * time.Second}
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, _, err := peer.Dial(c, keys[0].ID); err != nil {
+		t.Fatalf("a peer after the idle connections timed out: %v", err)
+	}
+	if st := n.stop(); st.Shed < 1 {
+		t.Errorf("stats %+v: no connection counted as shed", st)
+	}
+}
