@@ -119,6 +119,9 @@ func (s *Session) Open(f Frame) (nodes.Message, error) {
 	if f.Kind != FrameSealed {
 		return nodes.Message{}, fmt.Errorf("%w: an unauthenticated %s frame after the handshake", ErrTag, f.Kind)
 	}
+	if lo, hi := payloadBounds(FrameSealed); len(f.Payload) < lo || len(f.Payload) > hi {
+		return nodes.Message{}, fmt.Errorf("%w: SEALED payload of %d bytes, want %d..%d", ErrFrame, len(f.Payload), lo, hi)
+	}
 	body := f.Payload[:len(f.Payload)-TagLen]
 	var hdr [headerLen + 2]byte
 	binary.BigEndian.PutUint16(hdr[:], uint16(2+len(f.Payload)))

@@ -219,3 +219,20 @@ func BenchmarkSession(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/hop")
 }
+
+// FuzzSessionOpen: opening never panics, and no payload but the one the
+// sender sealed opens — a forger without the key gets nothing through.
+func FuzzSessionOpen(f *testing.F) {
+	send := &Session{aead: testAEAD(f)}
+	genuine, _, _ := send.AppendMessage(nil, nodes.Message{Kind: testElection, A: 5})
+	f.Add(genuine[headerLen+2:])
+	f.Add(make([]byte, TagLen))
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, payload []byte) {
+		recv := &Session{aead: testAEAD(t)}
+		m, err := recv.Open(Frame{Kind: FrameSealed, Payload: payload})
+		if err == nil && !bytes.Equal(payload, genuine[headerLen+2:]) {
+			t.Fatalf("a payload the sender never sealed opened: %x → %+v", payload, m)
+		}
+	})
+}
