@@ -250,7 +250,7 @@ func (r *Runtime) Run(ctx context.Context, cfg trial.Config, scenario ...chaos.F
 			err = fmt.Errorf("%w: %w; %v", trial.ErrInfrastructure, cause, err)
 		}
 	}
-	if err != nil && (r.client.Down() != nil || ctx.Err() != nil) {
+	if r.client.Down() != nil || (err != nil && ctx.Err() != nil) {
 		// Its proxies may not all be gone: a down server kept them, or
 		// one that was slow to answer made them after the harness gave
 		// up on it.

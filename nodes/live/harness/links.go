@@ -199,8 +199,9 @@ func (lt *liveTrial) removeProxies() {
 	// A health check first: a server that stopped answering costs one
 	// short wait here, not a call's timeout, so an interrupted run ends
 	// at once; what it keeps is removed once it answers (leftovers).
+	// The trial's own result stands: its proxies are no part of it.
 	if err := lt.r.client.Check(ctx, removeHealthTimeout); err != nil {
-		lt.fail("removing proxies: %v", err)
+		lt.logf("removing proxies of %s later: %v", lt.prefix, err)
 		return
 	}
 	names := make([]string, 0, len(lt.links.list))

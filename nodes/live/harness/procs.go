@@ -54,6 +54,9 @@ type procs struct {
 	// spawnErr is the first failure to start a process: the host's, not
 	// the algorithm's (Runtime.Run reports it as infrastructure).
 	spawnErr error
+	// health, once set (spawn), says whether the infrastructure the nodes
+	// need still answers; next asks it when the nodes fall silent.
+	health func(context.Context) error
 }
 
 func newProcs() procs {
@@ -68,6 +71,9 @@ func (lt *liveTrial) spawn(idx int, dir, forge string) (*proc, error) {
 	// it if this harness is killed before it can (RemoveDeadDirs).
 	if err := claimDir(filepath.Dir(dir)); err != nil {
 		return nil, lt.procs.spawnFailed(err)
+	}
+	if lt.procs.health == nil {
+		lt.procs.health = func(ctx context.Context) error { return lt.r.client.Check(ctx, healthTimeout) }
 	}
 	args := append(slices.Clone(opt.Node[1:]), "--identity-dir", dir, "--bits", strconv.Itoa(lt.bits()))
 	if forge != "" {
@@ -136,13 +142,31 @@ func (ps *procs) readReports(p *proc, stdout io.Reader) {
 	}
 }
 
-// next waits for the next report.
+// idleCheck is how long next waits for a report before it asks whether
+// the infrastructure still answers.
+const idleCheck = 3 * time.Second
+
+// next waits for the next report. When none comes for idleCheck it checks
+// health: nodes that cannot link through a stopped Toxiproxy would
+// otherwise be waited for until the whole setup timeout.
 func (ps *procs) next(ctx context.Context) (nodeReport, error) {
-	select {
-	case r := <-ps.reports:
-		return r, nil
-	case <-ctx.Done():
-		return nodeReport{}, ctx.Err()
+	var idle <-chan time.Time
+	if ps.health != nil {
+		t := time.NewTicker(idleCheck)
+		defer t.Stop()
+		idle = t.C
+	}
+	for {
+		select {
+		case r := <-ps.reports:
+			return r, nil
+		case <-ctx.Done():
+			return nodeReport{}, ctx.Err()
+		case <-idle:
+			if err := ps.health(ctx); err != nil {
+				return nodeReport{}, err
+			}
+		}
 	}
 }
 
