@@ -17,6 +17,26 @@ type Policy struct {
 	MinDynBits   int    // least dynamic difficulty c accepted
 	MaxHashes    uint64 // most base-hash evaluations one verification may cost
 	MaxArgon2KiB uint64 // most Argon2id memory one verification may fill: KiB × passes, summed over its evaluations
+	// Puzzle, when set, is the one puzzle a cluster's identities use: an
+	// identity of another hash, iteration count or Argon2 cost is refused
+	// before any hashing, whatever the caps above would allow.
+	Puzzle *Params
+}
+
+// PolicyFor is the policy of a cluster whose identities all solve p: exactly
+// p's hash, iterations and Argon2 costs, at least its difficulties, and no
+// more verification work than such an identity needs. A peer can then make
+// a verifier spend no more than the cluster's own identities cost.
+func PolicyFor(p Params) Policy {
+	p = p.normal()
+	w := p.VerifyWork()
+	if p.DynBits == 0 {
+		// An identity may solve a dynamic puzzle the cluster does not ask
+		// for; it costs a third more to verify, no more.
+		w = Params{Hash: p.Hash, Iterations: p.Iterations, DynBits: 1, Argon2: p.Argon2}.VerifyWork()
+	}
+	return Policy{Hashes: []Hash{p.Hash}, MinBits: p.Bits, MinDynBits: p.DynBits,
+		MaxHashes: w.Hashes, MaxArgon2KiB: w.Argon2KiB, Puzzle: &p}
 }
 
 // DefaultPolicy accepts every hash at any difficulty and caps one
@@ -51,8 +71,24 @@ func (p Params) VerifyWork() Work {
 // This is the entry point for identities from the network. Refusals wrap
 // ErrPolicy.
 func (pol Policy) Verify(id *Identity) error {
+	if err := pol.Admit(id); err != nil {
+		return err
+	}
+	return id.Verify()
+}
+
+// Admit is Verify's half that costs no hashing: id's parameters are in
+// range and the policy accepts them and the work verifying them takes. A
+// verifier facing untrusted peers calls it first, checks what else is cheap
+// (is the id one it expects?), and only then pays for Identity.Verify.
+func (pol Policy) Admit(id *Identity) error {
 	if err := id.Params.Validate(); err != nil {
 		return err
+	}
+	if q := pol.Puzzle; q != nil {
+		if id.Hash != q.Hash || id.Iterations != q.Iterations || id.normal().Argon2 != q.normal().Argon2 {
+			return fmt.Errorf("%w: puzzle %s is not this cluster's %s", ErrPolicy, id.Params, *q)
+		}
 	}
 	if pol.Hashes != nil && !slices.Contains(pol.Hashes, id.Hash) {
 		return fmt.Errorf("%w: hash %s not accepted (accepted: %v)", ErrPolicy, id.Hash, pol.Hashes)
@@ -72,7 +108,7 @@ func (pol Policy) Verify(id *Identity) error {
 		return fmt.Errorf("%w: verifying would fill %d KiB·passes of Argon2id memory, more than the %d allowed",
 			ErrPolicy, w.Argon2KiB, pol.MaxArgon2KiB)
 	}
-	return id.Verify()
+	return nil
 }
 
 // VerifyFile reads the identity file at path and verifies it under pol.

@@ -61,3 +61,37 @@ func TestVerifyWork(t *testing.T) {
 		t.Errorf("default argon2id with a dynamic puzzle needs %d KiB, over the default cap", w.Argon2KiB)
 	}
 }
+
+// A cluster's policy refuses, before any hashing, an identity of another
+// puzzle: the Argon2id identity a dishonest peer shows a SHA-256 cluster
+// would cost 512 MiB to verify under DefaultPolicy.
+func TestPolicyFor(t *testing.T) {
+	run := Params{Hash: SHA256, Iterations: 1, Bits: 4}
+	pol := PolicyFor(run)
+	k := mintForTest(t, run)
+	if err := pol.Verify(&k.Identity); err != nil {
+		t.Fatalf("the cluster's own identity: %v", err)
+	}
+	heavy := Identity{Params: Params{Hash: Argon2id, Iterations: 1, Bits: 1,
+		Argon2: Argon2Params{Time: 1, MemoryKiB: 256 << 10, Threads: 1}}}
+	if err := DefaultPolicy().Admit(&heavy); err != nil {
+		t.Fatalf("the default policy admits the 512 MiB identity (the attack's premise): %v", err)
+	}
+	for name, id := range map[string]Identity{
+		"argon2id":        heavy,
+		"more iterations": {Params: Params{Hash: SHA256, Iterations: 2, Bits: 4}},
+		"other hash":      {Params: Params{Hash: SHA3_256, Iterations: 1, Bits: 4}},
+		"fewer bits":      {Params: Params{Hash: SHA256, Iterations: 1, Bits: 3}},
+	} {
+		if err := pol.Admit(&id); !errors.Is(err, ErrPolicy) {
+			t.Errorf("%s: Admit = %v, want ErrPolicy", name, err)
+		}
+	}
+	// Another Argon2 cost is another puzzle, even a cheaper one.
+	a := Params{Hash: Argon2id, Iterations: 1, Bits: 1, Argon2: Argon2Params{Time: 1, MemoryKiB: 64, Threads: 1}}
+	cheaper := Identity{Params: a}
+	cheaper.Argon2.MemoryKiB = 32
+	if err := PolicyFor(a).Admit(&cheaper); !errors.Is(err, ErrPolicy) {
+		t.Errorf("other argon2 cost: Admit = %v, want ErrPolicy", err)
+	}
+}

@@ -61,6 +61,7 @@ var columns = []column{
 	stringCol("faults", func(r *Row) *string { return &r.Faults }),
 	stringCol("expect", func(r *Row) *string { return &r.Expect }),
 	stringCol("term_leaders", func(r *Row) *string { return &r.TermLeaders }),
+	optIntCol("anonymous_refused", func(r *Row) *Opt[int64] { return &r.AnonymousRefused }),
 }
 
 // FormatFloat is how every float in a results file is written: the shortest

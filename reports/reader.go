@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/electbench/electbench/internal/boundedio"
 )
 
 // Key identifies a trial: two rows with the same Key ran the same
@@ -73,7 +75,7 @@ func (e *ParseError) Unwrap() error { return e.Err }
 // fixes, which must be present. Any bad cell is an error naming its line and
 // column.
 func ReadCSV(r io.Reader) ([]Row, error) {
-	cr := newCSVReader(r)
+	cr := newCSVReader(boundedio.Lines(r, MaxLine))
 	header, err := cr.Read()
 	if err == io.EOF {
 		return nil, &ParseError{Line: 1, Err: errors.New("empty input: no header")}
@@ -101,6 +103,10 @@ func ReadCSV(r io.Reader) ([]Row, error) {
 		rows = append(rows, row)
 	}
 }
+
+// MaxLine bounds a line of a results file: a row is a few hundred bytes,
+// and its longest cells (faults, violation) some kilobytes.
+const MaxLine = 16 << 20
 
 // ReadFile reads the results file at path with ReadCSV; errors name the file.
 func ReadFile(path string) ([]Row, error) {

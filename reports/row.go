@@ -57,6 +57,12 @@ type Row struct {
 	// ';', with "-" for a term nobody won ("1=3;2=-;3=0"). Positions are
 	// those of the faults column.
 	TermLeaders string
+
+	// AnonymousRefused (live runs) counts connections the nodes refused
+	// that proved no identity: a stranger, or someone claiming a node's id
+	// without its key. They are blamed on no node; a node is excluded
+	// only for what it proved.
+	AnonymousRefused Opt[int64]
 }
 
 // Columns lists the CSV header in order. The first 24 are DESIGN.md's stable
@@ -68,7 +74,7 @@ var Columns = []string{
 	"safety_violations", "live", "theory_messages", "error",
 	"detect_s", "failover_s", "failover_t", "terms", "split_votes",
 	"theory_bound", "latency", "t_s", "events", "violation",
-	"faults", "expect", "term_leaders",
+	"faults", "expect", "term_leaders", "anonymous_refused",
 }
 
 // Opt is an optional number: an empty cell when not Set.

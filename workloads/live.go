@@ -1,8 +1,8 @@
 package workloads
 
 import (
-	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -105,11 +105,15 @@ func RunLiveTrial(ctx context.Context, rt Runtime, t Trial, trace io.Writer) rep
 // RunLive runs trials on rt, the live harness, one at a time (a trial
 // already uses a process per node), and emits each row as it ends;
 // opt.Trace, when set, receives each trial's trace first, as Run writes
-// them. It stops at the first emit error or when ctx ends (after the
-// harness has released the running trial's processes and proxies), and
-// returns why. opt.Parallel is ignored.
+// them. It stops at the first emit error, when ctx ends (after the
+// harness has released the running trial's processes and proxies) or at
+// the first trial that failed for the infrastructure (an error wrapping
+// trial.ErrInfrastructure, naming the trial: that trial is no result, so
+// it is not emitted, and a resumed run runs it again), and returns why.
+// opt.Parallel is ignored.
 func RunLive(ctx context.Context, trials []Trial, rt Runtime, opt Options, emit func(reports.Row) error) error {
-	var buf bytes.Buffer
+	watch := &infraWatch{rt: rt}
+	rt = watch
 	for _, t := range trials {
 		if opt.Skip != nil && opt.Skip(t) {
 			continue
@@ -117,17 +121,14 @@ func RunLive(ctx context.Context, trials []Trial, rt Runtime, opt Options, emit 
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		var trace io.Writer
-		if opt.Trace != nil {
-			buf.Reset()
-			trace = &buf
-		}
-		row := t.run(ctx, rt, true, trace)
-		if err := ctx.Err(); err != nil {
-			return err // an interrupted trial's row is not a result
+		row, sp, err := runLiveSpooled(ctx, watch, t, opt.Trace != nil)
+		if err != nil {
+			return err
 		}
 		if opt.Trace != nil {
-			if err := writeTrace(opt.Trace, t, "live", buf.Bytes()); err != nil {
+			err := writeTrace(opt.Trace, t, "live", sp)
+			sp.discard()
+			if err != nil {
 				return err
 			}
 		}
@@ -136,4 +137,45 @@ func RunLive(ctx context.Context, trials []Trial, rt Runtime, opt Options, emit 
 		}
 	}
 	return nil
+}
+
+// infraWatch passes trials to rt and keeps the last error that was the
+// infrastructure's.
+type infraWatch struct {
+	rt  Runtime
+	err error
+}
+
+func (w *infraWatch) Run(ctx context.Context, cfg trial.Config) (*trial.Record, error) {
+	rec, err := w.rt.Run(ctx, cfg)
+	if errors.Is(err, trial.ErrInfrastructure) {
+		w.err = err
+	}
+	return rec, err
+}
+
+// runLiveSpooled runs one live trial, its trace (when asked for) spooled
+// to disk; it returns why the trial is no result, if it is none, with the
+// spool already discarded.
+func runLiveSpooled(ctx context.Context, watch *infraWatch, t Trial, trace bool) (reports.Row, *spool, error) {
+	var sp *spool
+	var w io.Writer
+	if trace {
+		var err error
+		if sp, err = newSpool(); err != nil {
+			return reports.Row{}, nil, err
+		}
+		w = sp
+	}
+	watch.err = nil
+	row := t.run(ctx, watch, true, w)
+	if err := ctx.Err(); err != nil {
+		sp.discard()
+		return row, nil, err // an interrupted trial's row is not a result
+	}
+	if watch.err != nil {
+		sp.discard()
+		return row, nil, fmt.Errorf("%s trial %d on %d nodes: %w", row.Algorithm, row.Trial, row.Nodes, watch.err)
+	}
+	return row, sp, nil
 }

@@ -6,17 +6,25 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/rand"
 	"errors"
+	"fmt"
+	"net"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/electbench/electbench/chaos"
+	"github.com/electbench/electbench/nodes"
 	_ "github.com/electbench/electbench/nodes/etcdraft"
+	"github.com/electbench/electbench/nodes/live"
 	"github.com/electbench/electbench/nodes/live/harness"
 	"github.com/electbench/electbench/nodes/live/livetest"
 	_ "github.com/electbench/electbench/nodes/quorum"
+	"github.com/electbench/electbench/nodes/trial"
+	"github.com/electbench/electbench/pow"
 	"github.com/electbench/electbench/reports"
 )
 
@@ -139,8 +147,48 @@ func TestLiveFailureRows(t *testing.T) {
 	}
 	rt = liveRuntime(t, func(o *harness.Options) { o.Node = []string{"/nonexistent/electbench"} })
 	row = RunLiveTrial(context.Background(), rt, tr, nil)
-	if row.Correct || row.Live || !strings.HasPrefix(row.Error, "live: starting node process") || row.Runtime != "live" || rt.Last != nil {
+	if row.Correct || row.Live || !strings.HasPrefix(row.Error, "infrastructure failure: starting node process") || row.Runtime != "live" || rt.Last != nil {
 		t.Errorf("could not run: row %+v", row)
+	}
+}
+
+// failOnce is a runtime whose call number fail is the infrastructure's
+// failure (a stand-in for a Toxiproxy stopped in the middle of a run).
+type failOnce struct {
+	rt    Runtime
+	calls int
+	fail  int
+}
+
+func (f *failOnce) Run(ctx context.Context, cfg trial.Config) (*trial.Record, error) {
+	f.calls++
+	if f.calls == f.fail {
+		return nil, fmt.Errorf("live: %w: toxiproxy stopped", trial.ErrInfrastructure)
+	}
+	return f.rt.Run(ctx, cfg)
+}
+
+// A trial that failed for the infrastructure is no result: the run stops
+// there with an error naming it, emits no row for it, and a resumed run
+// (skipping the rows written) runs exactly that trial and the ones after.
+func TestRunLiveStopsAtInfrastructureFailure(t *testing.T) {
+	plan := spec(t, "bully", "4", "random", "lowest", "1ms", 3).Plan()
+	rt := liveRuntime(t)
+	var rows []reports.Row
+	emit := func(r reports.Row) error { rows = append(rows, r); return nil }
+	err := RunLive(context.Background(), plan, &failOnce{rt: rt, fail: 2}, Options{}, emit)
+	if !errors.Is(err, trial.ErrInfrastructure) || !strings.Contains(err.Error(), "bully trial 1 on 4 nodes") {
+		t.Fatalf("run: %v; want the infrastructure error of trial 1", err)
+	}
+	if len(rows) != 1 || rows[0].Trial != 0 || rows[0].Error != "" {
+		t.Fatalf("rows before the failure: %+v", rows)
+	}
+	done := map[reports.Key]bool{rows[0].Key(): true}
+	var resumed []int
+	err = RunLive(context.Background(), plan, rt, Options{Skip: func(tr Trial) bool { return done[tr.LiveBaseRow().Key()] }},
+		func(r reports.Row) error { resumed = append(resumed, r.Trial); return nil })
+	if err != nil || !slices.Equal(resumed, []int{1, 2}) {
+		t.Fatalf("resumed run: trials %v, %v; want 1 and 2", resumed, err)
 	}
 }
 
@@ -167,5 +215,61 @@ func TestValidateLive(t *testing.T) {
 	}
 	if got := (Trial{Spec: spec(t, "ring", "4", "random", "lowest", "normal(5ms,1ms)", 1), Algo: s.Algos[0], Nodes: 4}).LiveBaseRow(); got.Runtime != "live" || !strings.Contains(got.Latency, "unseeded") {
 		t.Errorf("live row %+v", got)
+	}
+}
+
+// strangerHello connects to addr as a dialer claiming id with a random key
+// and the cluster's puzzle, and waits for the node to refuse it.
+func strangerHello(t *testing.T, addr string, id nodes.ID) {
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	defer c.Close()
+	show := &pow.Identity{Params: live.IdentityParams(live.DefaultBits), ID: id}
+	rand.Read(show.PublicKey[:])
+	file, err := pow.Encode(show)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	payload := make([]byte, live.ChallengeLen+live.EphemeralLen)
+	rand.Read(payload)
+	b, err := live.AppendFrame(nil, live.FrameHello, append(payload, file...))
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	c.Write(b)
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if f, err := live.NewFrameReader(c).Next(); err != nil || f.Kind != live.FrameRefuse {
+		t.Errorf("the stranger's HELLO: %v, %v; want REFUSE", f.Kind, err)
+	}
+}
+
+// Anonymous refusals, end to end: while a trial runs, a connection to
+// every node claims an id without its key. No node is excluded, the row is
+// correct and live, and it counts the four anonymous refused connections.
+// (A claim of a roster id is refused the same way: live's
+// TestNodeBlamesNobodyForAnUnprovenClaim.)
+func TestLiveRowCountsAnonymousRefusals(t *testing.T) {
+	s := spec(t, "chang-roberts", "4", "random", "successor-of-max", "5ms", 1)
+	rt := liveRuntime(t, func(o *harness.Options) {
+		o.Observe = func(i harness.Info) {
+			for _, addr := range i.NodeAddrs {
+				strangerHello(t, addr, nodes.ID{1, 2, 3, 4})
+			}
+		}
+	})
+	row := runLive(t, rt, s.Plan()[0])
+	if !row.Correct || !row.Live || row.Messages != 11 {
+		t.Errorf("row %+v: the strangers changed the run", row)
+	}
+	if !row.AnonymousRefused.Set || row.AnonymousRefused.V != 4 {
+		t.Errorf("anonymous_refused %+v, want 4", row.AnonymousRefused)
+	}
+	if len(rt.Last.Refused) != 0 {
+		t.Errorf("positions %v excluded for connections they never made", rt.Last.Refused)
 	}
 }

@@ -1,7 +1,6 @@
 package workloads
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -44,7 +43,8 @@ func Run(ctx context.Context, trials []Trial, opt Options, emit func(reports.Row
 	type result struct {
 		index int
 		row   *reports.Row // nil: skipped
-		trace []byte
+		trace *spool       // with opt.Trace: the trial's trace, on disk
+		err   error        // the trace could not be spooled
 	}
 	jobs := make(chan int)
 	results := make(chan result, p)
@@ -59,9 +59,13 @@ func Run(ctx context.Context, trials []Trial, opt Options, emit func(reports.Row
 					results <- result{index: i, row: &row}
 					continue
 				}
-				var buf bytes.Buffer
-				row := RunTrial(trials[i], &buf)
-				results <- result{index: i, row: &row, trace: buf.Bytes()}
+				sp, err := newSpool()
+				if err != nil {
+					results <- result{index: i, err: err}
+					continue
+				}
+				row := RunTrial(trials[i], sp)
+				results <- result{index: i, row: &row, trace: sp}
 			}
 		}()
 	}
@@ -101,11 +105,17 @@ func Run(ctx context.Context, trials []Trial, opt Options, emit func(reports.Row
 			}
 			delete(pending, next)
 			next++
+			if r.err != nil {
+				emitErr = r.err
+				break
+			}
 			if r.row == nil {
 				continue
 			}
 			if opt.Trace != nil {
-				if err := writeTrace(opt.Trace, trials[r.index], "", r.trace); err != nil {
+				err := writeTrace(opt.Trace, trials[r.index], "", r.trace)
+				r.trace.discard()
+				if err != nil {
 					emitErr = err
 					break
 				}
@@ -117,6 +127,9 @@ func Run(ctx context.Context, trials []Trial, opt Options, emit func(reports.Row
 		if emitErr != nil {
 			cancel()
 		}
+	}
+	for _, r := range pending { // left by an emit error: not written
+		r.trace.discard()
 	}
 	if emitErr != nil {
 		return emitErr
@@ -132,7 +145,7 @@ func Run(ctx context.Context, trials []Trial, opt Options, emit func(reports.Row
 
 // writeTrace writes one trial's trace, after its header line; the header
 // of a live trial says so (runtime), a simulated one's does not.
-func writeTrace(w io.Writer, t Trial, runtime string, trace []byte) error {
+func writeTrace(w io.Writer, t Trial, runtime string, trace *spool) error {
 	var rt string
 	if runtime != "" {
 		rt = fmt.Sprintf(",\"runtime\":%q", runtime)
@@ -141,10 +154,7 @@ func writeTrace(w io.Writer, t Trial, runtime string, trace []byte) error {
 		t.Trial, t.Algo.Alg.Name, t.Algo.Variant, t.Nodes, t.Seed, t.Spec.Scenario, rt); err != nil {
 		return fmt.Errorf("writing trace: %w", err)
 	}
-	if _, err := w.Write(trace); err != nil {
-		return fmt.Errorf("writing trace: %w", err)
-	}
-	return nil
+	return trace.copyTo(w)
 }
 
 // BaseRow is the trial's row before it runs: the columns that identify it

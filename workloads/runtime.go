@@ -141,6 +141,9 @@ func (t Trial) run(ctx context.Context, rt Runtime, live bool, trace io.Writer) 
 	o.crashedAtStart, o.faulty = s.disturbance(rec)
 	o.verdict = j.checker.Finish(rec.Decisions, rec.Quiescent, rec.End)
 	t.fillRow(&row, o)
+	if live {
+		row.AnonymousRefused = reports.Some(rec.AnonymousRefused)
+	}
 	return row
 }
 

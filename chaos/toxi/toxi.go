@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 	"sync"
@@ -88,11 +89,52 @@ func (s *Server) Close() error {
 // DefaultTimeout bounds each API call.
 const DefaultTimeout = 10 * time.Second
 
+// ErrUnreachable is wrapped by the error of every call to a server that
+// did not answer: a refused connection, or no answer within the call's
+// deadline (a stopped or dead server). The server is then taken for down
+// and every later call fails at once with it, until Check finds it up:
+// a dead server costs one timeout, not one per call.
+var ErrUnreachable = errors.New("toxiproxy server unreachable")
+
 // Client drives one Toxiproxy server.
 type Client struct {
 	c       *toxiclient.Client
 	url     string
 	Timeout time.Duration // per call; 0 means DefaultTimeout
+
+	mu   sync.Mutex
+	down error // why the server was last found unreachable; nil while it answers
+}
+
+// Down returns why the server was found unreachable, or nil.
+func (c *Client) Down() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.down
+}
+
+// Check asks the server for its version within d and returns nil if it
+// answers, clearing an earlier Down; otherwise an error wrapping
+// ErrUnreachable.
+func (c *Client) Check(ctx context.Context, d time.Duration) error {
+	return c.health(ctx, d, func() error { _, err := c.c.Version(); return err })
+}
+
+// health runs f, a version request, within d, whatever Down says, and
+// records whether the server answered (a cancelled ctx records nothing).
+func (c *Client) health(ctx context.Context, d time.Duration, f func() error) error {
+	cctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	err := c.try(cctx, "version", f)
+	if ctx.Err() != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err == nil || errors.Is(err, ErrUnreachable) {
+		c.down = err
+	}
+	return err
 }
 
 // NewClient returns a client of the server at url ("http://127.0.0.1:8474"
@@ -106,31 +148,62 @@ func NewClient(url string) *Client {
 // URL is the server's endpoint as given.
 func (c *Client) URL() string { return c.url }
 
-// call runs f with the client's deadline.
+// call runs f with the client's deadline, at once failing if the server
+// was found down.
 func (c *Client) call(ctx context.Context, what string, f func() error) error {
+	if down := c.Down(); down != nil {
+		return fmt.Errorf("toxiproxy %s at %s: %w", what, c.url, down)
+	}
 	d := c.Timeout
 	if d <= 0 {
 		d = DefaultTimeout
 	}
-	ctx, cancel := context.WithTimeout(ctx, d)
+	cctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
+	err := c.try(cctx, what, f)
+	if errors.Is(err, ErrUnreachable) && ctx.Err() == nil {
+		c.mu.Lock()
+		if c.down == nil {
+			c.down = err
+		}
+		c.mu.Unlock()
+	}
+	return err
+}
+
+// try runs f until ctx ends. An error that is not the server's answer
+// (an API error) wraps ErrUnreachable, unless ctx was cancelled by the
+// caller.
+func (c *Client) try(ctx context.Context, what string, f func() error) error {
 	done := make(chan error, 1)
 	go func() { done <- f() }()
 	select {
 	case err := <-done:
-		if err != nil {
+		var ae *toxiclient.ApiError
+		switch {
+		case err == nil:
+			return nil
+		case errors.As(err, &ae), badURL(err):
 			return fmt.Errorf("toxiproxy %s at %s: %w", what, c.url, err)
 		}
-		return nil
+		return fmt.Errorf("toxiproxy %s at %s: %w: %w", what, c.url, ErrUnreachable, err)
 	case <-ctx.Done():
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return fmt.Errorf("toxiproxy %s at %s: %w: no answer: %w", what, c.url, ErrUnreachable, ctx.Err())
+		}
 		return fmt.Errorf("toxiproxy %s at %s: %w", what, c.url, ctx.Err())
 	}
 }
 
-// Version asks the server for its version: a liveness check.
+// Version asks the server for its version: a liveness check, which, like
+// Check, is asked even of a server found down and records the answer.
 func (c *Client) Version(ctx context.Context) (string, error) {
 	var v []byte
-	err := c.call(ctx, "version", func() (err error) {
+	d := c.Timeout
+	if d <= 0 {
+		d = DefaultTimeout
+	}
+	err := c.health(ctx, d, func() (err error) {
 		v, err = c.c.Version()
 		return err
 	})
@@ -143,10 +216,77 @@ type Link struct {
 	Upstream string // the address the proxy forwards to
 }
 
+// CreateBatch is how many proxies one populate call creates, and
+// CreateWorkers how many such calls run at once: a complete graph of 128
+// nodes has 16,256 links, and one call for them all outlived any fixed
+// per-call timeout. Each batch has the client's per-call timeout.
+const (
+	CreateBatch   = 256
+	CreateWorkers = 4
+)
+
 // Create creates a proxy per link, each listening on 127.0.0.1 on a port of
-// the kernel's choosing, in one call, and returns their listen addresses by
-// name. On failure it removes whatever it created.
+// the kernel's choosing, in parallel batches (CreateBatch, CreateWorkers),
+// and returns their listen addresses by name. On failure it removes
+// whatever it created, if the server answers.
 func (c *Client) Create(ctx context.Context, links []Link) (map[string]string, error) {
+	out := make(map[string]string, len(links))
+	var (
+		mu    sync.Mutex
+		first error
+		wg    sync.WaitGroup
+	)
+	batches := make(chan []Link)
+	for range min(CreateWorkers, (len(links)+CreateBatch-1)/CreateBatch) {
+		wg.Go(func() {
+			for batch := range batches {
+				made, err := c.populate(ctx, batch)
+				mu.Lock()
+				for name, addr := range made {
+					out[name] = addr
+				}
+				if err != nil && first == nil {
+					first = err
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	for start := 0; start < len(links); start += CreateBatch {
+		mu.Lock()
+		failed := first != nil
+		mu.Unlock()
+		if failed || ctx.Err() != nil {
+			break
+		}
+		batches <- links[start:min(start+CreateBatch, len(links))]
+	}
+	close(batches)
+	wg.Wait()
+	if first == nil && ctx.Err() != nil {
+		first = fmt.Errorf("toxiproxy populate at %s: %w", c.url, ctx.Err())
+	}
+	if first == nil && len(out) != len(links) {
+		first = fmt.Errorf("toxiproxy populate at %s: %d of %d proxies created", c.url, len(out), len(links))
+	}
+	if first != nil {
+		// The server answered: remove what it made. One that did not
+		// (or a cancelled call) may still make them all: the caller
+		// removes its proxies by name once the server answers again.
+		if !errors.Is(first, ErrUnreachable) && ctx.Err() == nil {
+			names := make([]string, len(links))
+			for i, l := range links {
+				names[i] = l.Name
+			}
+			c.Delete(ctx, names...)
+		}
+		return nil, first
+	}
+	return out, nil
+}
+
+// populate creates one batch of proxies in one call.
+func (c *Client) populate(ctx context.Context, links []Link) (map[string]string, error) {
 	cfg := make([]toxiclient.Proxy, len(links))
 	for i, l := range links {
 		cfg[i] = toxiclient.Proxy{Name: l.Name, Listen: "127.0.0.1:0", Upstream: l.Upstream, Enabled: true}
@@ -160,36 +300,62 @@ func (c *Client) Create(ctx context.Context, links []Link) (map[string]string, e
 	for _, p := range made {
 		out[p.Name] = p.Listen
 	}
-	if err == nil && len(out) != len(links) {
-		err = fmt.Errorf("toxiproxy populate at %s: %d of %d proxies created", c.url, len(out), len(links))
-	}
-	if err != nil {
-		names := make([]string, len(links))
-		for i, l := range links {
-			names[i] = l.Name
-		}
-		c.Delete(context.WithoutCancel(ctx), names...)
-		return nil, err
-	}
-	return out, nil
+	return out, err
 }
 
-// Delete removes proxies by name, closing their listeners and connections.
-// A proxy that does not exist is not an error. It tries every name and
-// returns the first error.
+// DeleteWorkers is how many deletions Delete runs at once.
+const DeleteWorkers = 8
+
+// Delete removes proxies by name, closing their listeners and connections,
+// DeleteWorkers at a time. A proxy that does not exist is not an error. It
+// returns the first error; once the server is down or ctx ends the names
+// left are not tried.
 func (c *Client) Delete(ctx context.Context, names ...string) error {
-	var first error
-	for _, name := range names {
-		err := c.call(ctx, "delete "+name, func() error {
-			p := c.c.NewProxy()
-			p.Name = name
-			return p.Delete()
+	var (
+		mu    sync.Mutex
+		first error
+		wg    sync.WaitGroup
+	)
+	ch := make(chan string)
+	for range min(DeleteWorkers, len(names)) {
+		wg.Go(func() {
+			for name := range ch {
+				err := c.call(ctx, "delete "+name, func() error {
+					p := c.c.NewProxy()
+					p.Name = name
+					return p.Delete()
+				})
+				if err != nil && !notFound(err) {
+					mu.Lock()
+					if first == nil {
+						first = err
+					}
+					mu.Unlock()
+				}
+			}
 		})
-		if err != nil && !notFound(err) && first == nil {
-			first = err
+	}
+	for _, name := range names {
+		if ctx.Err() != nil || c.Down() != nil {
+			break
+		}
+		ch <- name
+	}
+	close(ch)
+	wg.Wait()
+	if first == nil {
+		if first = ctx.Err(); first == nil && c.Down() != nil {
+			first = fmt.Errorf("toxiproxy delete at %s: %w", c.url, c.Down())
 		}
 	}
 	return first
+}
+
+// badURL reports an error about the server's URL itself: the caller's
+// mistake, not a server that is down.
+func badURL(err error) bool {
+	var ue *url.Error
+	return errors.As(err, &ue) && ue.Op == "parse"
 }
 
 func notFound(err error) bool {

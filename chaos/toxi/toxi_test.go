@@ -3,11 +3,13 @@ package toxi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -173,8 +175,60 @@ func TestCallDeadline(t *testing.T) {
 	c := NewClient(srv.URL)
 	c.Timeout = 50 * time.Millisecond
 	_, err := c.Version(context.Background())
-	if !errors.Is(err, context.DeadlineExceeded) {
+	if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, ErrUnreachable) {
 		t.Fatalf("a stuck server: %v", err)
+	}
+}
+
+// A server found unreachable costs one deadline: later calls fail at once,
+// a deletion of many proxies included, until a health check finds it up.
+func TestDownServerFailsFast(t *testing.T) {
+	var stuck atomic.Bool
+	stuck.Store(true)
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if stuck.Load() {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+			return
+		}
+		if r.URL.Path == "/version" {
+			w.Write([]byte("test"))
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer srv.Close()
+	defer close(release)
+	c := NewClient(srv.URL)
+	c.Timeout = 200 * time.Millisecond
+	if _, err := c.Version(context.Background()); !errors.Is(err, ErrUnreachable) {
+		t.Fatalf("a stuck server: %v", err)
+	}
+	names := make([]string, 100)
+	for i := range names {
+		names[i] = fmt.Sprintf("p%d", i)
+	}
+	// 100 deletions at 200 ms each would take 20 s; a down server takes none.
+	ctx, cancel := context.WithTimeout(context.Background(), c.Timeout)
+	defer cancel()
+	if err := c.Delete(ctx, names...); !errors.Is(err, ErrUnreachable) {
+		t.Fatalf("deleting on a down server: %v", err)
+	}
+	if ctx.Err() != nil {
+		t.Fatal("deleting on a down server waited for the server")
+	}
+	if err := c.Check(context.Background(), c.Timeout); !errors.Is(err, ErrUnreachable) || c.Down() == nil {
+		t.Fatalf("health check of a stuck server: %v", err)
+	}
+	stuck.Store(false)
+	if err := c.Check(context.Background(), c.Timeout); err != nil || c.Down() != nil {
+		t.Fatalf("health check of a server back up: %v (down: %v)", err, c.Down())
+	}
+	if err := c.Delete(context.Background(), names...); err != nil {
+		t.Fatalf("deleting once the server is back: %v", err)
 	}
 }
 
@@ -194,5 +248,43 @@ func TestEmbeddedCloseReleasesProxies(t *testing.T) {
 	}
 	if _, _, err := hello(addrs["x"]); err == nil {
 		t.Fatal("a proxy outlived its server")
+	}
+}
+
+// Many proxies are created in parallel batches, each call with its own
+// deadline, and all of them answer for their names.
+func TestCreateInBatches(t *testing.T) {
+	s, err := StartEmbedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c := NewClient(s.URL())
+	up := server(t, "a")
+	links := make([]Link, 2*CreateBatch+10)
+	names := make([]string, len(links))
+	for i := range links {
+		names[i] = fmt.Sprintf("b-%d", i)
+		links[i] = Link{Name: names[i], Upstream: up}
+	}
+	addrs, err := c.Create(context.Background(), links)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, n := range names {
+		if addrs[n] == "" || seen[addrs[n]] {
+			t.Fatalf("proxy %s: address %q (missing or shared)", n, addrs[n])
+		}
+		seen[addrs[n]] = true
+	}
+	if got, err := c.Names(context.Background(), "b-"); err != nil || len(got) != len(links) {
+		t.Fatalf("server lists %d proxies (%v), want %d", len(got), err, len(links))
+	}
+	if err := c.Delete(context.Background(), names...); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := c.Names(context.Background(), "b-"); len(got) != 0 {
+		t.Fatalf("%d proxies left after Delete", len(got))
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/electbench/electbench/chaos"
+	"github.com/electbench/electbench/internal/boundedio"
 	"github.com/electbench/electbench/reports"
 	"github.com/electbench/electbench/workloads"
 )
@@ -103,7 +104,7 @@ func newManifest(cmd *cobra.Command, seed uint64, specs []*workloads.Spec, scena
 		scenarioArgs = []string{"default"} // the bare run
 	}
 	for _, a := range scenarioArgs {
-		text, err := os.ReadFile(a)
+		text, err := boundedio.ReadFile(a, chaos.MaxFileSize, "scenario file")
 		if err != nil {
 			var ok bool
 			if text, ok = chaos.Builtin(a); !ok {

@@ -103,7 +103,7 @@ func (o *powParamFlags) params() (pow.Params, error) {
 
 // powInterrupts returns a context cancelled by Ctrl-C or SIGTERM.
 func powInterrupts(cmd *cobra.Command) (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	return signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 }
 
 // powInterrupted maps a cancelled context to exit code 130.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/electbench/electbench/internal/boundedio"
 	"github.com/electbench/electbench/reports"
 )
 
@@ -68,7 +69,7 @@ func readResults(arg string) (string, []reports.Row, error) {
 	}
 	rows, err := reports.ReadFile(path)
 	var pe *reports.ParseError
-	if errors.As(err, &pe) || errors.Is(err, fs.ErrNotExist) {
+	if errors.As(err, &pe) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, boundedio.ErrTooLarge) {
 		return "", nil, badInput(err)
 	}
 	return path, rows, err

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
+
+	"github.com/electbench/electbench/nodes/trial"
 
 	"github.com/spf13/cobra"
 )
@@ -14,6 +17,11 @@ const (
 	exitOK       = 0
 	exitFailed   = 1 // an expectation or a comparison failed
 	exitBadInput = 2 // bad usage or input
+	// exitInfra: the infrastructure failed (Toxiproxy, a process spawn, the
+	// host) or electbench itself did (a panic); finished trials are kept
+	// and --resume runs the rest.
+	exitInfra       = 3
+	exitInterrupted = 130
 )
 
 // exitError carries an exit code with the error to print.
@@ -42,7 +50,15 @@ var commands []func() *cobra.Command
 // printed here, once.
 func Main() int { return run(os.Args[1:], os.Stdout, os.Stderr) }
 
-func run(args []string, stdout, stderr io.Writer) int {
+func run(args []string, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		// An internal failure is never mistaken for bad input (which a
+		// panic's default exit status, 2, would be).
+		if p := recover(); p != nil {
+			fmt.Fprintf(stderr, "electbench: internal error: %v\n%s", p, debug.Stack())
+			code = exitInfra
+		}
+	}()
 	root := newRootCmd()
 	root.SetArgs(args)
 	root.SetOut(stdout)
@@ -55,6 +71,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code
+	}
+	if errors.Is(err, trial.ErrInfrastructure) {
+		return exitInfra
 	}
 	// cobra's own errors are flag and argument mistakes.
 	return exitBadInput

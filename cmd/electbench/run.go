@@ -88,6 +88,8 @@ runtime: live run after the simulated ones. Durations in --param and
 t1=2T.
 
 Exit codes: 0 ok, 1 an expectation failed, 2 bad usage or input,
+3 an infrastructure or internal failure (Toxiproxy, a process spawn, the
+host; the failed trial is not recorded and --resume runs it again),
 130 interrupted (finished trials are kept: rerun with --resume).`,
 		Args:              cobra.ArbitraryArgs,
 		ValidArgsFunction: completeScenarios,
@@ -417,7 +419,7 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 	}
 	opts.Skip = func(t workloads.Trial) bool { return done[trialKey(t)] || !inShard(t, false) }
 
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	start := time.Now()
 	written := 0
@@ -460,7 +462,11 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 	}
 	if errors.Is(runErr, context.Canceled) {
 		fmt.Fprintf(cmd.ErrOrStderr(), "interrupted: %d trials written to %s; rerun with --resume to finish\n", written, o.out)
-		return &exitError{code: 130, err: errors.New("interrupted")}
+		return &exitError{code: exitInterrupted, err: errors.New("interrupted")}
+	}
+	if errors.Is(runErr, trial.ErrInfrastructure) {
+		fmt.Fprintf(cmd.ErrOrStderr(), "stopped: %d trials written to %s; once the failure below is fixed, rerun with --resume to run the rest\n", written, o.out)
+		return &exitError{code: exitInfra, err: runErr}
 	}
 	if runErr != nil {
 		return runErr
@@ -526,6 +532,15 @@ const failingTrialsShown = 10
 // runLive runs trials on live node processes through the Toxiproxy at url
 // (embedded when ""), their diagnostics logged to DIR/live.log.
 func runLive(ctx context.Context, dir, url string, trials []workloads.Trial, opt workloads.Options, emit func(reports.Row) error) error {
+	// What the clusters need of this host is known before anything
+	// starts: a cluster it cannot hold is refused now, saying why.
+	for _, t := range trials {
+		s := t.Spec
+		all := len(s.Faults) > 0 || len(s.Crashes) > 0 || s.Detector.Kind == "heartbeat"
+		if err := harness.CheckHost(t.Nodes, t.Algo.Alg.Topology, all, url == ""); err != nil {
+			return badInputf("--nodes %d (%s): %w", t.Nodes, t.Algo.Alg.Name, err)
+		}
+	}
 	log, err := os.OpenFile(filepath.Join(dir, "live.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err

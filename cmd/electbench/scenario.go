@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/electbench/electbench/chaos"
+	"github.com/electbench/electbench/internal/boundedio"
 	"github.com/electbench/electbench/workloads"
 )
 
@@ -95,7 +95,7 @@ line, column and field).`,
 // readScenario reads a scenario file, or a built-in scenario of that name
 // when no such file exists.
 func readScenario(arg string) ([]byte, error) {
-	b, err := os.ReadFile(arg)
+	b, err := boundedio.ReadFile(arg, chaos.MaxFileSize, "scenario file")
 	if err == nil {
 		return b, nil
 	}

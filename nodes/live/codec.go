@@ -18,22 +18,25 @@ import (
 //	1 byte   version (Version)
 //	1 byte   kind (FrameKind)
 //	L−2      payload, whose size each kind bounds:
-//	  HELLO    32-byte challenge, then the identity file (pow.Encode), ≤ pow.MaxFileSize
+//	  HELLO    32-byte challenge, 32-byte X25519 ephemeral key, then the
+//	           identity file (pow.Encode), ≤ pow.MaxFileSize
 //	  PROOF    64-byte Ed25519 signature
 //	  WELCOME  empty
 //	  REFUSE   reason, UTF-8, ≤ MaxReason bytes
 //	  MSG      nodes.Message's canonical body, 1..nodes.MaxEncodedSize bytes
+//	  SEALED   a MSG body, then its TagLen-byte tag (session.go): the only
+//	           frame a link carries after its handshake
 //
 // A reader checks L before it reads the payload, into a buffer of MaxFrame
 // bytes allocated once per connection, so no input makes it allocate more.
 const (
-	Version      = 1
+	Version      = 2 // 2: HELLO carries an ephemeral key; messages travel SEALED
 	ChallengeLen = 32
 	SignatureLen = 64
 	MaxReason    = 256
 	headerLen    = 2
 	// MaxFrame bounds L: the largest payload (HELLO) plus version and kind.
-	MaxFrame = 2 + ChallengeLen + pow.MaxFileSize
+	MaxFrame = 2 + ChallengeLen + EphemeralLen + pow.MaxFileSize
 )
 
 // FrameKind is the type of a frame.
@@ -45,10 +48,11 @@ const (
 	FrameWelcome                      // handshake: the acceptor admits the dialer
 	FrameRefuse                       // handshake: the identity was refused, with why
 	FrameMsg                          // one algorithm message
+	FrameSealed                       // one algorithm message, authenticated
 	numFrameKinds
 )
 
-var frameNames = [...]string{"INVALID", "HELLO", "PROOF", "WELCOME", "REFUSE", "MSG"}
+var frameNames = [...]string{"INVALID", "HELLO", "PROOF", "WELCOME", "REFUSE", "MSG", "SEALED"}
 
 func (k FrameKind) String() string {
 	if k < numFrameKinds {
@@ -67,7 +71,7 @@ var ErrFrame = errors.New("malformed frame")
 func payloadBounds(k FrameKind) (lo, hi int) {
 	switch k {
 	case FrameHello:
-		return ChallengeLen + 1, ChallengeLen + pow.MaxFileSize
+		return ChallengeLen + EphemeralLen + 1, ChallengeLen + EphemeralLen + pow.MaxFileSize
 	case FrameProof:
 		return SignatureLen, SignatureLen
 	case FrameWelcome:
@@ -76,6 +80,8 @@ func payloadBounds(k FrameKind) (lo, hi int) {
 		return 0, MaxReason
 	case FrameMsg:
 		return 1, nodes.MaxEncodedSize
+	case FrameSealed:
+		return 1 + TagLen, nodes.MaxEncodedSize + TagLen
 	}
 	return 0, -1
 }

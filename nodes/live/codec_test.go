@@ -69,14 +69,15 @@ func TestFrameReaderRejects(t *testing.T) {
 	}{
 		"length below two":       {frame(1, Version, byte(FrameMsg), nil), "length 1 out of range"},
 		"length above MaxFrame":  {binary.BigEndian.AppendUint16(nil, MaxFrame+1), "out of range"},
-		"unknown version":        {frame(2+SignatureLen, 2, byte(FrameProof), sig), "version 2"},
+		"unknown version":        {frame(2+SignatureLen, 1, byte(FrameProof), sig), "version 1, this build speaks 2"},
 		"unknown kind":           {frame(2, Version, 99, nil), "unknown kind 99"},
 		"kind zero":              {frame(2, Version, 0, nil), "unknown kind 0"},
 		"short proof":            {frame(2+10, Version, byte(FrameProof), sig[:10]), "PROOF payload of 10 bytes"},
 		"welcome with payload":   {frame(3, Version, byte(FrameWelcome), []byte{1}), "WELCOME payload of 1 bytes"},
 		"empty message":          {frame(2, Version, byte(FrameMsg), nil), "MSG payload of 0 bytes"},
 		"oversized message":      {frame(2+nodes.MaxEncodedSize+1, Version, byte(FrameMsg), make([]byte, nodes.MaxEncodedSize+1)), "MSG payload"},
-		"hello without identity": {frame(2+ChallengeLen, Version, byte(FrameHello), make([]byte, ChallengeLen)), "HELLO payload"},
+		"hello without identity": {frame(2+ChallengeLen+EphemeralLen, Version, byte(FrameHello), make([]byte, ChallengeLen+EphemeralLen)), "HELLO payload"},
+		"sealed without a tag":   {frame(2+TagLen, Version, byte(FrameSealed), make([]byte, TagLen)), "SEALED payload"},
 		"refuse not UTF-8":       {frame(4, Version, byte(FrameRefuse), []byte{0xff, 0xfe}), "not UTF-8"},
 	} {
 		_, err := NewFrameReader(bytes.NewReader(tc.in)).Next()
@@ -124,7 +125,9 @@ func FuzzFrameReader(f *testing.F) {
 	f.Add(m)
 	f.Add(append(append(p, w...), m...))
 	f.Add(r)
-	f.Add(frame(2+ChallengeLen+4, Version, byte(FrameHello), make([]byte, ChallengeLen+4)))
+	f.Add(frame(2+ChallengeLen+EphemeralLen+4, Version, byte(FrameHello), make([]byte, ChallengeLen+EphemeralLen+4)))
+	sealed, _, _ := (&Session{aead: testAEAD(f)}).AppendMessage(nil, nodes.Message{Kind: testElection, A: 3})
+	f.Add(sealed)
 	f.Fuzz(func(t *testing.T, in []byte) {
 		fr := NewFrameReader(bytes.NewReader(in))
 		var again []byte

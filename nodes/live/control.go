@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/pow"
 )
 
 // The control channel: one JSON object per line, harness → node on the
@@ -28,8 +29,10 @@ import (
 //	{"type":"hello","addr":..,"identity":..,"pid":..,"kinds":[..],"timers":[..]}
 //	                                                    listening, with the identity it will show and its registry
 //	{"type":"linked","up":K,"refused":R}                every outgoing link is up or was refused
-//	{"type":"refused","peer":P,"side":..,"reason":..}  a handshake refused an identity (P = -1 if unknown);
+//	{"type":"refused","peer":P,"side":..,"reason":..}  a handshake refused an identity (P = -1 when the
+//	                                                    connection proved none: an anonymous refusal);
 //	                                                    "by_peer":true when the peer refused this node
+//	{"type":"protocol","peer":P,"reason":..}           a peer's link was closed for breaking the protocol
 //	{"type":"step","t":NS,"ev":..,...}                 one event the machine handled, with its effects
 //	{"type":"maint","stats":{...}}                     cumulative counts, every heartbeat period
 //	{"type":"stats","stats":{...}}                     final counts, the answer to stop
@@ -86,6 +89,11 @@ type Config struct {
 	SelfLatency time.Duration `json:"self_latency"`
 	Detector    Detector      `json:"detector"`
 	MinBits     int           `json:"min_bits"` // the least puzzle difficulty a peer's identity must have
+	// Puzzle is the cluster's puzzle: a peer's identity of any other hash,
+	// iteration count or Argon2 cost, or of fewer bits, is refused before
+	// any hashing (pow.PolicyFor). Nil means this node's own identity's
+	// puzzle at MinBits: every node of a run mints with the same one.
+	Puzzle *pow.Params `json:"puzzle,omitempty"`
 	// Trace asks for every sent message's Rank and Aux on the step lines:
 	// the harness writes a trace of the run.
 	Trace bool `json:"trace,omitempty"`
@@ -165,7 +173,20 @@ type Stats struct {
 	BytesRecv  int64            `json:"bytes_recv,omitempty"`
 	Fired      map[string]int64 `json:"fired,omitempty"` // timer expirations and suspicions, by name
 	Refused    int64            `json:"refused,omitempty"`
-	Steps      int64            `json:"steps,omitempty"`
+	// Anonymous counts the refused connections that proved no identity
+	// (a stranger, or someone claiming a peer's id without its key): they
+	// are not blamed on any position.
+	Anonymous int64 `json:"anonymous,omitempty"`
+	// Shed counts connections closed unread because too many were in
+	// their handshakes already.
+	Shed int64 `json:"shed,omitempty"`
+	// ProtocolErrors counts links closed for breaking the protocol (a
+	// malformed frame, a flood before start).
+	ProtocolErrors int64 `json:"protocol_errors,omitempty"`
+	// Rejected counts frames whose authentication failed (injected,
+	// altered, replayed, reordered): each closed its link.
+	Rejected int64 `json:"rejected,omitempty"`
+	Steps    int64 `json:"steps,omitempty"`
 }
 
 // appendStep writes a step line by hand: it is the runtime's hot path, and

@@ -14,32 +14,43 @@ import (
 
 // The handshake on a new link, dialer D to acceptor A:
 //
-//	D → A  HELLO(cD, identity D)
-//	A      verifies D's identity under its policy and finds D in the roster
-//	A → D  HELLO(cA, identity A), PROOF(A signs transcript("accept", cD, A, D))
+//	D → A  HELLO(cD, eD, identity D)
+//	A      checks D's puzzle is the cluster's and D is in the roster, then
+//	       verifies D's identity (the only costly step, bounded by a Gate)
+//	A → D  HELLO(cA, eA, identity A), PROOF(A signs transcript("accept", cD, A, D, eA, eD))
 //	D      verifies A's identity, that it is the peer D meant to reach, and
 //	       A's signature over D's own fresh challenge
-//	D → A  PROOF(D signs transcript("dial", cA, D, A))
+//	D → A  PROOF(D signs transcript("dial", cA, D, A, eD, eA))
 //	A      verifies D's signature
 //	A → D  WELCOME
+//	D → A  SEALED(message) ...   under a key from X25519(eD, eA) (session.go)
 //
 // Either side that refuses sends REFUSE(reason) and closes. A copied
 // identity file is useless without its private key (the signature covers a
 // challenge the thief has never seen), a forged one fails pow's checks, and
 // one below the policy's difficulty is refused before any hashing.
+//
+// Blame: an acceptor learns who a dialer is only from its PROOF, so a
+// refusal before one verified is anonymous (RefusedError.Peer says what was
+// claimed, never who was there): a stranger claiming a peer's id cannot get
+// that peer excluded. A dialer reached the address the harness gave for the
+// peer it wanted, so what it refuses is that link's.
 
 // transcript is what a side signs: a domain separator, its role, the peer's
-// fresh challenge, and both ids, so a signature cannot be replayed in another
-// role, on another link or for another peer.
-func transcript(role string, challenge []byte, signer, verifier nodes.ID) []byte {
-	b := make([]byte, 0, 64+len(challenge))
-	b = append(b, "electbench/live/v1 handshake\x00"...)
+// fresh challenge, both ids and both ephemeral keys (the signer's first), so
+// a signature cannot be replayed in another role, on another link or for
+// another peer, and the session key is the two signers' alone.
+func transcript(role string, challenge []byte, signer, verifier nodes.ID, signerEph, verifierEph []byte) []byte {
+	b := make([]byte, 0, 160+len(challenge))
+	b = append(b, "electbench/live/v2 handshake\x00"...)
 	b = append(b, role...)
 	b = append(b, 0)
 	b = append(b, challenge...)
 	s, v := signer.Bytes(), verifier.Bytes()
 	b = append(b, s[:]...)
-	return append(b, v[:]...)
+	b = append(b, v[:]...)
+	b = append(b, signerEph...)
+	return append(b, verifierEph...)
 }
 
 // RefusedError is a handshake that failed on an identity: ours was refused
@@ -62,9 +73,12 @@ func (e *RefusedError) Unwrap() error { return e.Err }
 
 // Handshaker runs both sides of the handshake for one node.
 type Handshaker struct {
-	Key     *pow.Key      // this node's identity and private key: signs challenges
-	Show    *pow.Identity // the identity shown to peers; nil means Key's own (tests forge here)
-	Policy  pow.Policy    // what a peer's identity must satisfy
+	Key    *pow.Key      // this node's identity and private key: signs challenges
+	Show   *pow.Identity // the identity shown to peers; nil means Key's own (tests forge here)
+	Policy pow.Policy    // what a peer's identity must satisfy (pow.PolicyFor the cluster's puzzle)
+	// Gate bounds the costly verifications; nil verifies with no bound
+	// (tests of the handshake alone).
+	Gate    *Gate
 	Timeout time.Duration // the whole handshake's deadline; 0 means 10 s
 	// Count, when set, is told of every frame written (sent) or read on a
 	// connection this handshaker opened, the handshake's and later ones.
@@ -108,41 +122,57 @@ func (h *Handshaker) deadline(c net.Conn) {
 	c.SetDeadline(time.Now().Add(d))
 }
 
-// hello builds our HELLO frame with a fresh challenge.
-func (h *Handshaker) hello() (frame, challenge []byte, err error) {
+// hello builds our HELLO frame with a fresh challenge and ephemeral key.
+func (h *Handshaker) hello() (frame, challenge []byte, eph *ephemeral, err error) {
 	challenge = make([]byte, ChallengeLen)
 	if _, err := rand.Read(challenge); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
+	}
+	if eph, err = newEphemeral(); err != nil {
+		return nil, nil, nil, err
 	}
 	file, err := pow.Encode(h.shown())
 	if err != nil {
-		return nil, nil, fmt.Errorf("encoding our identity: %w", err)
+		return nil, nil, nil, fmt.Errorf("encoding our identity: %w", err)
 	}
-	frame, err = AppendFrame(nil, FrameHello, append(challenge, file...))
-	return frame, challenge, err
+	payload := append(append(append([]byte(nil), challenge...), eph.pub...), file...)
+	frame, err = AppendFrame(nil, FrameHello, payload)
+	return frame, challenge, eph, err
 }
 
-// readHello decodes a peer's HELLO and verifies the identity in it.
-func (h *Handshaker) readHello(fr *FrameReader) (challenge []byte, id *pow.Identity, err error) {
+// readHello decodes a peer's HELLO and checks what costs no hashing: the
+// identity's puzzle is the cluster's (Policy.Admit). The caller checks the
+// id is one it expects, then verifies it (h.verify).
+func (h *Handshaker) readHello(fr *FrameReader) (challenge, eph []byte, id *pow.Identity, err error) {
 	f, err := fr.Next()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if f.Kind == FrameRefuse {
-		return nil, nil, &RefusedError{Remote: true, Reason: string(f.Payload)}
+		return nil, nil, nil, &RefusedError{Remote: true, Reason: string(f.Payload)}
 	}
 	if f.Kind != FrameHello {
-		return nil, nil, fmt.Errorf("%w: %s frame where HELLO was expected", ErrFrame, f.Kind)
+		return nil, nil, nil, fmt.Errorf("%w: %s frame where HELLO was expected", ErrFrame, f.Kind)
 	}
 	challenge = append([]byte(nil), f.Payload[:ChallengeLen]...)
-	id, err = pow.Decode(f.Payload[ChallengeLen:])
+	eph = append([]byte(nil), f.Payload[ChallengeLen:ChallengeLen+EphemeralLen]...)
+	id, err = pow.Decode(f.Payload[ChallengeLen+EphemeralLen:])
 	if err != nil {
-		return nil, nil, &RefusedError{Reason: "identity: " + err.Error(), Err: err}
+		return nil, nil, nil, &RefusedError{Reason: "identity: " + err.Error(), Err: err}
 	}
-	if err := h.Policy.Verify(id); err != nil {
-		return nil, nil, &RefusedError{Peer: id.ID, Reason: "identity " + id.ID.String() + ": " + err.Error(), Err: err}
+	if err := h.Policy.Admit(id); err != nil {
+		return nil, nil, nil, &RefusedError{Peer: id.ID, Reason: "identity " + id.ID.String() + ": " + err.Error(), Err: err}
 	}
-	return challenge, id, nil
+	return challenge, eph, id, nil
+}
+
+// verify pays for the identity's proof of work, through the gate.
+func (h *Handshaker) verify(id *pow.Identity) error {
+	err := h.Gate.Verify(id)
+	if err != nil {
+		return &RefusedError{Peer: id.ID, Reason: "identity " + id.ID.String() + ": " + err.Error(), Err: err}
+	}
+	return nil
 }
 
 // readProof reads a peer's PROOF and checks it signs want.
@@ -179,83 +209,105 @@ func (h *Handshaker) refuse(c net.Conn, err error) error {
 }
 
 // Dial runs the dialer's side on c, which should reach the peer whose id is
-// want. It returns the reader to go on with (it may hold buffered bytes).
-func (h *Handshaker) Dial(c net.Conn, want nodes.ID) (*FrameReader, error) {
+// want. It returns the reader to go on with (it may hold buffered bytes)
+// and the session that seals what this side sends.
+func (h *Handshaker) Dial(c net.Conn, want nodes.ID) (*FrameReader, *Session, error) {
 	h.deadline(c)
 	defer c.SetDeadline(time.Time{})
 	fr := h.reader(c)
-	hello, mine, err := h.hello()
+	hello, mine, myEph, err := h.hello()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := h.write(c, hello, FrameHello); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	theirs, peer, err := h.readHello(fr)
+	theirs, theirEph, peer, err := h.readHello(fr)
 	if err != nil {
-		return nil, h.refuse(c, err)
+		return nil, nil, h.refuse(c, err)
 	}
 	if peer.ID != want {
-		return nil, h.refuse(c, &RefusedError{Peer: peer.ID, Reason: "identity " + peer.ID.String() + " is not the peer this link leads to (" + want.String() + ")"})
+		return nil, nil, h.refuse(c, &RefusedError{Peer: peer.ID, Reason: "identity " + peer.ID.String() + " is not the peer this link leads to (" + want.String() + ")"})
+	}
+	if err := h.verify(peer); err != nil {
+		return nil, nil, h.refuse(c, err)
 	}
 	self := h.shown().ID
-	if err := readProof(fr, peer, transcript("accept", mine, peer.ID, self)); err != nil {
-		return nil, h.refuse(c, err)
+	if err := readProof(fr, peer, transcript("accept", mine, peer.ID, self, theirEph, myEph.pub)); err != nil {
+		return nil, nil, h.refuse(c, err)
 	}
-	proof, err := AppendFrame(nil, FrameProof, h.Key.Sign(transcript("dial", theirs, self, peer.ID)))
+	send, _, err := sessionKeys(myEph, theirEph, mine, theirs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	proof, err := AppendFrame(nil, FrameProof, h.Key.Sign(transcript("dial", theirs, self, peer.ID, myEph.pub, theirEph)))
+	if err != nil {
+		return nil, nil, err
 	}
 	if err := h.write(c, proof, FrameProof); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	f, err := fr.Next()
 	switch {
 	case err != nil:
-		return nil, err
+		return nil, nil, err
 	case f.Kind == FrameRefuse:
-		return nil, &RefusedError{Remote: true, Peer: peer.ID, Reason: string(f.Payload)}
+		return nil, nil, &RefusedError{Remote: true, Peer: peer.ID, Reason: string(f.Payload)}
 	case f.Kind != FrameWelcome:
-		return nil, fmt.Errorf("%w: %s frame where WELCOME was expected", ErrFrame, f.Kind)
+		return nil, nil, fmt.Errorf("%w: %s frame where WELCOME was expected", ErrFrame, f.Kind)
 	}
-	return fr, nil
+	sess, err := newSession(send)
+	return fr, sess, err
 }
 
-// Accept runs the acceptor's side on c. known maps a verified identity to
-// the peer it is in this run; an identity it does not know is refused. It
-// returns the peer and the reader to go on with.
-func (h *Handshaker) Accept(c net.Conn, known func(nodes.ID) (int, bool)) (int, *FrameReader, error) {
+// Accept runs the acceptor's side on c. known maps a claimed id to the
+// peer it is in this run; an id it does not know is refused before any
+// hashing. It returns the peer, the reader to go on with, and the session
+// that opens what the dialer sends; on an error the peer is -1 — the
+// dialer proved no identity, so nobody is to blame.
+func (h *Handshaker) Accept(c net.Conn, known func(nodes.ID) (int, bool)) (int, *FrameReader, *Session, error) {
 	h.deadline(c)
 	defer c.SetDeadline(time.Time{})
 	fr := h.reader(c)
-	theirs, peer, err := h.readHello(fr)
+	theirs, theirEph, peer, err := h.readHello(fr)
 	if err != nil {
-		return -1, nil, h.refuse(c, err)
+		return -1, nil, nil, h.refuse(c, err)
 	}
 	p, ok := known(peer.ID)
 	if !ok {
-		return -1, nil, h.refuse(c, &RefusedError{Peer: peer.ID, Reason: "identity " + peer.ID.String() + " is not in this run"})
+		return -1, nil, nil, h.refuse(c, &RefusedError{Peer: peer.ID, Reason: "identity " + peer.ID.String() + " is not in this run"})
 	}
-	hello, mine, err := h.hello()
+	if err := h.verify(peer); err != nil {
+		return -1, nil, nil, h.refuse(c, err)
+	}
+	hello, mine, myEph, err := h.hello()
 	if err != nil {
-		return p, nil, err
+		return -1, nil, nil, err
+	}
+	recv, _, err := sessionKeys(myEph, theirEph, theirs, mine)
+	if err != nil {
+		return -1, nil, nil, h.refuse(c, &RefusedError{Peer: peer.ID, Reason: err.Error(), Err: err})
 	}
 	self := h.shown().ID
-	proof, err := AppendFrame(hello, FrameProof, h.Key.Sign(transcript("accept", theirs, self, peer.ID)))
+	proof, err := AppendFrame(hello, FrameProof, h.Key.Sign(transcript("accept", theirs, self, peer.ID, myEph.pub, theirEph)))
 	if err != nil {
-		return p, nil, err
+		return -1, nil, nil, err
 	}
 	if err := h.write(c, proof, FrameHello, FrameProof); err != nil {
-		return p, nil, err
+		return -1, nil, nil, err
 	}
-	if err := readProof(fr, peer, transcript("dial", mine, peer.ID, self)); err != nil {
-		return p, nil, h.refuse(c, err)
+	if err := readProof(fr, peer, transcript("dial", mine, peer.ID, self, theirEph, myEph.pub)); err != nil {
+		return -1, nil, nil, h.refuse(c, err)
 	}
 	welcome, _ := AppendFrame(nil, FrameWelcome, nil)
 	if err := h.write(c, welcome, FrameWelcome); err != nil {
-		return p, nil, err
+		return -1, nil, nil, err
 	}
-	return p, fr, nil
+	sess, err := newSession(recv)
+	if err != nil {
+		return -1, nil, nil, err
+	}
+	return p, fr, sess, nil
 }
 
 // isRefusal reports whether err is a refusal rather than a network failure.

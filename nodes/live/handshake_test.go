@@ -24,9 +24,7 @@ func mint(t *testing.T) *pow.Key {
 }
 
 func handshaker(k *pow.Key, show *pow.Identity) *Handshaker {
-	pol := pow.DefaultPolicy()
-	pol.MinBits = testBits
-	return &Handshaker{Key: k, Show: show, Policy: pol, Timeout: 5 * time.Second}
+	return &Handshaker{Key: k, Show: show, Policy: pow.PolicyFor(IdentityParams(testBits)), Timeout: 5 * time.Second}
 }
 
 type outcome struct {
@@ -42,11 +40,11 @@ func shake(dialer, acceptor *Handshaker, want nodes.ID, roster map[nodes.ID]int)
 	defer b.Close()
 	done := make(chan outcome, 1)
 	go func() {
-		p, _, err := acceptor.Accept(b, func(id nodes.ID) (int, bool) { p, ok := roster[id]; return p, ok })
+		p, _, _, err := acceptor.Accept(b, func(id nodes.ID) (int, bool) { p, ok := roster[id]; return p, ok })
 		b.Close()
 		done <- outcome{p, err}
 	}()
-	_, dialErr = dialer.Dial(a, want)
+	_, _, dialErr = dialer.Dial(a, want)
 	a.Close()
 	return dialErr, <-done
 }
@@ -120,21 +118,26 @@ func TestHandshakeRefusesStrangersAndWrongPeers(t *testing.T) {
 	}
 }
 
-// A signature is bound to its role, challenge and both ids: what one side
-// signs in one handshake verifies nowhere else.
+// A signature is bound to its role, challenge, both ids and both ephemeral
+// keys: what one side signs in one handshake verifies nowhere else, and a
+// relay cannot swap in an ephemeral key of its own.
 func TestTranscriptSeparation(t *testing.T) {
 	k, peer := mint(t), mint(t)
 	c := make([]byte, ChallengeLen)
-	sig := k.Sign(transcript("dial", c, k.ID, peer.ID))
-	if k.VerifySignature(transcript("dial", c, k.ID, peer.ID), sig) != nil {
+	e1, e2 := make([]byte, EphemeralLen), make([]byte, EphemeralLen)
+	e2[0] = 1
+	sig := k.Sign(transcript("dial", c, k.ID, peer.ID, e1, e2))
+	if k.VerifySignature(transcript("dial", c, k.ID, peer.ID, e1, e2), sig) != nil {
 		t.Fatal("a signature does not verify over its own transcript")
 	}
 	c2 := make([]byte, ChallengeLen)
 	c2[0] = 1
 	for name, msg := range map[string][]byte{
-		"other role":      transcript("accept", c, k.ID, peer.ID),
-		"other challenge": transcript("dial", c2, k.ID, peer.ID),
-		"other peer":      transcript("dial", c, k.ID, k.ID),
+		"other role":          transcript("accept", c, k.ID, peer.ID, e1, e2),
+		"other challenge":     transcript("dial", c2, k.ID, peer.ID, e1, e2),
+		"other peer":          transcript("dial", c, k.ID, k.ID, e1, e2),
+		"other ephemeral key": transcript("dial", c, k.ID, peer.ID, e1, e1),
+		"keys swapped":        transcript("dial", c, k.ID, peer.ID, e2, e1),
 	} {
 		if k.VerifySignature(msg, sig) == nil {
 			t.Errorf("%s: a signature verified where it must not", name)

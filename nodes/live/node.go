@@ -54,10 +54,27 @@ type Options struct {
 	// harness gives each node of a trial its own fresh directory, the one
 	// its identity is kept in, so nothing carries over from trial to trial.
 	StateDir string
+	// MaxPending bounds the accepted connections still in their handshake;
+	// more are closed unread. 0 means DefaultMaxPending.
+	MaxPending int
+	// MaxEarly bounds the messages one peer may send before start (they
+	// wait for it in memory); one more closes its link as a protocol
+	// error. 0 means DefaultMaxEarly.
+	MaxEarly int
 }
 
 // StableFile is the name of the stable state's file in Options.StateDir.
 const StableFile = "stable.state"
+
+// Defaults of Options' bounds. A run has at most 127 peers, each with one
+// link in: DefaultMaxPending leaves room for every peer to redial at once.
+// Before start a peer has no reason to send anything but a message of its
+// own early start; DefaultMaxEarly is far beyond what any algorithm's first
+// step sends (at most one message per peer and kind).
+const (
+	DefaultMaxPending = 256
+	DefaultMaxEarly   = 1024
+)
 
 // event kinds funnelled into the node's goroutine.
 type evKind uint8
@@ -70,6 +87,7 @@ const (
 	evLinkUp                 // an outgoing link completed its handshake
 	evLinkDown               // an outgoing link broke
 	evRefused                // a handshake refused an identity
+	evProtocol               // a link was closed for breaking the protocol
 )
 
 type event struct {
@@ -81,6 +99,7 @@ type event struct {
 	gen   uint64
 	cmd   Command
 	conn  net.Conn
+	sess  *Session // evLinkUp: seals what the link sends
 	err   error
 	side  string
 }
@@ -96,6 +115,7 @@ type link struct {
 	to      int
 	addr    string
 	conn    net.Conn // nil while down
+	sess    *Session // conn's: seals every frame written to it
 	final   bool     // up once, or refused: counts towards "linked"
 	refused bool
 	down    error // why the link last went down
@@ -142,8 +162,13 @@ type node struct {
 
 	framesSent, framesRecv [numFrameKinds]atomic.Int64
 	refusals               atomic.Int64
-	sent, recv, dropped    []int64 // by nodes.Kind
-	fired                  []int64 // by nodes.TimerID
+	anonymous, protocol    int64         // the node's goroutine's
+	rejected               int64         // frames whose tag did not verify (counted in protocol too)
+	shed                   atomic.Int64  // connections closed unread (acceptLoop)
+	running                atomic.Bool   // started: serve stops counting early messages
+	pending                chan struct{} // a slot per connection in its handshake
+	sent, recv, dropped    []int64       // by nodes.Kind
+	fired                  []int64       // by nodes.TimerID
 	bytes, bytesRecv       int64
 	steps                  int64
 
@@ -179,7 +204,14 @@ func Run(ctx context.Context, o Options, in io.Reader, out io.Writer) error {
 	if n.mono == nil {
 		n.mono = Mono
 	}
-	n.hs = &Handshaker{Key: o.Identity, Show: o.Show, Timeout: o.HandshakeTimeout, Count: n.countFrame}
+	n.hs = &Handshaker{Key: o.Identity, Show: o.Show, Timeout: o.HandshakeTimeout, Count: n.countFrame, Gate: NewGate()}
+	if n.o.MaxPending <= 0 {
+		n.o.MaxPending = DefaultMaxPending
+	}
+	if n.o.MaxEarly <= 0 {
+		n.o.MaxEarly = DefaultMaxEarly
+	}
+	n.pending = make(chan struct{}, n.o.MaxPending)
 	n.ln = o.Listener
 	if n.ln == nil {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -299,7 +331,7 @@ func (n *node) handle(e event) (stop bool, err error) {
 		if l.conn != nil && l.conn != e.conn {
 			l.conn.Close()
 		}
-		l.conn = e.conn
+		l.conn, l.sess = e.conn, e.sess
 		l.final = true
 		n.checkLinked()
 	case evLinkDown:
@@ -308,10 +340,20 @@ func (n *node) handle(e event) (stop bool, err error) {
 		if l := n.links[e.from]; l.conn == e.conn {
 			l.conn, l.down = nil, e.err
 		}
+	case evProtocol:
+		n.protocol++
+		if errors.Is(e.err, ErrTag) {
+			n.rejected++
+		}
+		n.logf("link from peer %d closed: %v", e.from, e.err)
+		n.report(Report{Type: "protocol", Peer: e.from, Reason: e.err.Error()})
 	case evRefused:
 		n.refusals.Add(1)
 		reason := e.err.Error()
 		re, _ := isRefusal(e.err)
+		if e.from < 0 {
+			n.anonymous++
+		}
 		n.logf("handshake with peer %d (%s side): %s", e.from, e.side, reason)
 		n.report(Report{Type: "refused", Peer: e.from, Side: e.side, ByPeer: re != nil && re.Remote, Reason: reason})
 		if e.side == "dial" {
@@ -410,8 +452,15 @@ func (n *node) configure(cfg Config) error {
 	n.phased, _ = n.machine.(nodes.Phased)
 	n.peers = topologyPeers(n.topo, n.ranks, n.self)
 	n.rnd = rand.New(rand.NewPCG(cfg.Seed, trial.Mix(uint64(n.self)+1)))
-	n.hs.Policy = pow.DefaultPolicy()
-	n.hs.Policy.MinBits = cfg.MinBits
+	puzzle := n.o.Identity.Params
+	puzzle.Bits, puzzle.DynBits = cfg.MinBits, 0
+	if cfg.Puzzle != nil {
+		if err := cfg.Puzzle.Validate(); err != nil {
+			return fmt.Errorf("live: the cluster's puzzle: %w", err)
+		}
+		puzzle = *cfg.Puzzle
+	}
+	n.hs.Policy = pow.PolicyFor(puzzle)
 	n.links = make([]*link, num)
 	for _, l := range cfg.Links {
 		if l.To < 0 || l.To >= num || l.To == n.self || n.links[l.To] != nil {
@@ -456,6 +505,7 @@ func (n *node) checkLinked() {
 func (n *node) begin(t0 int64) {
 	n.start = time.Now().Add(-time.Duration(n.mono() - t0))
 	n.started = true
+	n.running.Store(true)
 	n.stepBegin("start", 0)
 	n.machine.Start(n)
 	n.stepEnd()
@@ -563,12 +613,7 @@ func (n *node) send(to int, m nodes.Message, step bool) {
 	if !m.Kind.Valid() || int(m.Kind) >= len(n.sent) {
 		panic(fmt.Sprintf("live: %s sent an unregistered message kind %d", n.alg.Name, m.Kind))
 	}
-	var size int
-	var err error
-	n.wbuf, size, err = AppendMessage(n.wbuf[:0], m)
-	if err != nil {
-		panic(fmt.Sprintf("live: %s: %v", n.alg.Name, err))
-	}
+	size := m.EncodedSize()
 	n.sent[m.Kind]++
 	n.bytes += int64(size)
 	dropped := false
@@ -581,6 +626,10 @@ func (n *node) send(to int, m nodes.Message, step bool) {
 		}
 		dropped = true
 	default:
+		var err error
+		if n.wbuf, _, err = l.sess.AppendMessage(n.wbuf[:0], m); err != nil {
+			panic(fmt.Sprintf("live: %s: %v", n.alg.Name, err))
+		}
 		l.conn.SetWriteDeadline(time.Now().Add(2 * time.Second))
 		if _, err := l.conn.Write(n.wbuf); err != nil {
 			n.logf("writing to peer %d: %v", to, err)
@@ -588,7 +637,7 @@ func (n *node) send(to int, m nodes.Message, step bool) {
 			l.conn = nil
 			dropped = true
 		} else {
-			n.framesSent[FrameMsg].Add(1)
+			n.framesSent[FrameSealed].Add(1)
 		}
 	}
 	if dropped {
@@ -755,7 +804,7 @@ func (n *node) stats() Stats {
 		FramesSent: map[string]int64{}, FramesRecv: map[string]int64{},
 		Sent: byName(n.sent, kindName), Recv: byName(n.recv, kindName), Dropped: byName(n.dropped, kindName),
 		Bytes: n.bytes, BytesRecv: n.bytesRecv, Fired: byName(n.fired, timerName),
-		Refused: n.refusals.Load(), Steps: n.steps,
+		Refused: n.refusals.Load(), Anonymous: n.anonymous, Shed: n.shed.Load(), ProtocolErrors: n.protocol, Rejected: n.rejected, Steps: n.steps,
 	}
 	for k := FrameKind(1); k < numFrameKinds; k++ {
 		if v := n.framesSent[k].Load(); v != 0 {
@@ -840,11 +889,11 @@ func (n *node) dialOnce(ctx context.Context, to int, addr string, want nodes.ID)
 		<-cctx.Done()
 		c.Close()
 	}()
-	fr, err := n.hs.Dial(c, want)
+	fr, sess, err := n.hs.Dial(c, want)
 	if err != nil {
 		return false, err
 	}
-	if !n.post(event{kind: evLinkUp, from: to, conn: c}) {
+	if !n.post(event{kind: evLinkUp, from: to, conn: c, sess: sess}) {
 		return true, nil
 	}
 	// Nothing more comes this way on a healthy link: reading only notices
@@ -858,12 +907,43 @@ func (n *node) dialOnce(ctx context.Context, to int, addr string, want nodes.ID)
 	return true, nil
 }
 
+// acceptLoop accepts peers' connections until shutdown. A failed Accept
+// (out of file descriptors after a flood, a connection aborted before it
+// was taken) is transient: it is logged and retried after a back-off, so
+// the node never stops accepting while it runs. A connection beyond
+// MaxPending handshakes is closed unread.
 func (n *node) acceptLoop() {
 	defer n.wg.Done()
+	var backoff time.Duration
 	for {
 		c, err := n.ln.Accept()
 		if err != nil {
-			return // closed at shutdown
+			select {
+			case <-n.done:
+				return
+			default:
+			}
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+			n.logf("accepting a connection: %v (retrying in %v)", err, backoff)
+			select {
+			case <-n.done:
+				return
+			case <-time.After(backoff):
+			}
+			continue
+		}
+		backoff = 0
+		select {
+		case n.pending <- struct{}{}:
+		default:
+			if k := n.shed.Add(1); k&(k-1) == 0 { // log the 1st, 2nd, 4th, 8th, ...
+				n.logf("%d connections in their handshake already: closing a new one unread (%d so far)", n.o.MaxPending, k)
+			}
+			c.Close()
+			continue
 		}
 		n.inMu.Lock()
 		select {
@@ -889,19 +969,20 @@ func (n *node) serve(c net.Conn) {
 		delete(n.in, c)
 		n.inMu.Unlock()
 	}()
-	from, fr, err := n.hs.Accept(c, func(id nodes.ID) (int, bool) {
+	from, fr, sess, err := n.hs.Accept(c, func(id nodes.ID) (int, bool) {
 		p, ok := n.byID[id]
 		return p, ok && p != n.self
 	})
+	<-n.pending
 	if err != nil {
-		if re, ok := isRefusal(err); ok {
-			if p, known := n.byID[re.Peer]; known && from < 0 {
-				from = p // the claimed identity is in the run; it did not prove it
-			}
+		// from is -1: the connection proved no identity, so its refusal
+		// is anonymous whatever id it claimed.
+		if _, ok := isRefusal(err); ok {
 			n.post(event{kind: evRefused, from: from, side: "accept", err: err})
 		}
 		return
 	}
+	early := 0
 	for {
 		f, err := fr.Next()
 		if err != nil {
@@ -910,10 +991,18 @@ func (n *node) serve(c net.Conn) {
 			}
 			return
 		}
-		m, err := f.Message()
+		m, err := sess.Open(f)
 		if err != nil {
-			n.logf("link from peer %d: %v", from, err)
+			n.post(event{kind: evProtocol, from: from, err: err})
 			return
+		}
+		if !n.running.Load() {
+			// Held in memory until start: a peer may not grow that
+			// without bound.
+			if early++; early > n.o.MaxEarly {
+				n.post(event{kind: evProtocol, from: from, err: fmt.Errorf("more than %d messages before start", n.o.MaxEarly)})
+				return
+			}
 		}
 		if !n.post(event{kind: evMsg, from: from, msg: m, size: len(f.Payload)}) {
 			return

@@ -133,11 +133,19 @@ func fakeMono() int64 { return time.Now().UnixNano() } // synctest's clock
 
 func startNode(t *testing.T, net *memNet, addr string) *testNode {
 	t.Helper()
-	key := mint(t)
+	n := runNode(t, Options{Identity: mint(t), Listener: net.listen(addr), Dial: net.dial, Mono: fakeMono})
+	if r := n.next("hello"); r.Addr != addr || CheckRegistry(r.Kinds, r.Timers) != nil || len(r.Kinds) != nodes.NumKinds()-1 {
+		t.Fatalf("hello %+v from %q: want %q and this binary's registry", r, r.Addr, addr)
+	}
+	return n
+}
+
+// runNode runs a node with options o; its hello is the first report.
+func runNode(t *testing.T, o Options) *testNode {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	n := &testNode{t: t, key: key, in: inW, reports: make(chan Report, 1024), done: make(chan error, 1)}
-	o := Options{Identity: key, Listener: net.listen(addr), Dial: net.dial, Mono: fakeMono}
+	n := &testNode{t: t, key: o.Identity, in: inW, reports: make(chan Report, 1024), done: make(chan error, 1)}
 	go func() {
 		n.done <- Run(context.Background(), o, inR, outW)
 		outW.Close()
@@ -153,9 +161,6 @@ func startNode(t *testing.T, net *memNet, addr string) *testNode {
 		}
 		close(n.reports)
 	}()
-	if r := n.next("hello"); r.Addr != addr || CheckRegistry(r.Kinds, r.Timers) != nil || len(r.Kinds) != nodes.NumKinds()-1 {
-		t.Fatalf("hello %+v from %q: want %q and this binary's registry", r, r.Addr, addr)
-	}
 	return n
 }
 
@@ -323,7 +328,7 @@ func TestNodesHeartbeat(t *testing.T) {
 		// a dialed b and accepted b's dial: a HELLO and a PROOF each way
 		// on both links, a WELCOME each way on one.
 		if stA.FramesSent["HELLO"] != 2 || stA.FramesSent["PROOF"] != 2 || stA.FramesSent["WELCOME"] != 1 || stA.FramesRecv["WELCOME"] != 1 ||
-			stA.FramesSent["MSG"] != stA.Sent["LIVE_TEST_ELECTION"]+stA.Sent["PING"]+stA.Sent["PING_ACK"]-stA.Dropped["PING"]-stA.Dropped["PING_ACK"] {
+			stA.FramesSent["SEALED"] != stA.Sent["LIVE_TEST_ELECTION"]+stA.Sent["PING"]+stA.Sent["PING_ACK"]-stA.Dropped["PING"]-stA.Dropped["PING_ACK"] {
 			t.Fatalf("frames of a: sent %v, received %v", stA.FramesSent, stA.FramesRecv)
 		}
 	})

@@ -45,6 +45,9 @@ type Record struct {
 	// Faults is the schedule the trial applied: every start and heal, with
 	// its time and resolved targets.
 	Faults []FaultEvent
+	// AnonymousRefused (live) counts connections refused that proved no
+	// identity, which are blamed on no process.
+	AnonymousRefused int64
 }
 
 // NewRecord prepares the record of a trial of n processes whose mean

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -172,6 +173,77 @@ func TestInterruptedHarness(t *testing.T) {
 	}
 }
 
+// A harness killed with SIGKILL cannot clean up: its nodes die with it
+// (within a second: the kernel's parent-death signal), and the next run
+// against the same Toxiproxy removes its proxies and its temporary
+// directory, having found its process gone.
+func TestKilledHarness(t *testing.T) {
+	srv, err := toxi.StartEmbedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mark := fmt.Sprintf("ELECTBENCH_TEST_MARK=%x", rand.Uint64())
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), "ELECTBENCH_LIVE_HARNESS="+srv.URL(), mark)
+	var stderr livetest.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	sc := bufio.NewScanner(out)
+	var prefix, dir string
+	for sc.Scan() {
+		if d, ok := strings.CutPrefix(sc.Text(), "dir "); ok {
+			dir = d
+		}
+		if p, ok := strings.CutPrefix(sc.Text(), "running "); ok {
+			prefix = p
+			break
+		}
+	}
+	if prefix == "" || dir == "" {
+		t.Fatalf("the harness never ran a trial: %s", stderr.String())
+	}
+	if len(markedProcesses(mark)) == 0 {
+		t.Fatal("no node process carries the mark: the check below would prove nothing")
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	killed := time.Now()
+	for len(markedProcesses(mark)) > 0 && time.Since(killed) < time.Second {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if left := markedProcesses(mark); len(left) != 0 {
+		t.Errorf("processes of the killed run remain after a second: %v", left)
+	}
+	c := toxi.NewClient(srv.URL())
+	if names, _ := c.Names(context.Background(), prefix); len(names) == 0 {
+		t.Fatal("the killed run left no proxy: the check below would prove nothing")
+	}
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatalf("the killed run left no directory (%v): the check below would prove nothing", err)
+	}
+	opt := options(t)
+	opt.Toxiproxy = srv.URL()
+	runtime(t, opt)
+	if names, err := c.Names(context.Background(), prefix); err != nil || len(names) != 0 {
+		t.Errorf("proxies of the killed run survive the next: %v (%v)", names, err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the killed run's directory survives the next: %v", err)
+	}
+}
+
 // markedProcesses lists the processes whose environment holds mark.
 func markedProcesses(mark string) []string {
 	var out []string
@@ -208,7 +280,7 @@ func harnessMain(url string) int {
 		return 2
 	}
 	r, err := harness.New(ctx, harness.Options{Toxiproxy: url, Node: []string{exe}, Env: []string{livetest.EnvNode + "=1"}, Log: os.Stderr,
-		Observe: func(i harness.Info) { fmt.Println("running " + i.Prefix) }})
+		Observe: func(i harness.Info) { fmt.Println("dir " + i.Dir); fmt.Println("running " + i.Prefix) }})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "harness:", err)
 		return 1

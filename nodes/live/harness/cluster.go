@@ -133,6 +133,9 @@ type Runtime struct {
 	client *toxi.Client
 	server *toxi.Server // nil with an external Toxiproxy
 	trials int
+	// leftovers are the proxy prefixes of trials whose proxies a down
+	// server kept: removed once it answers again (removeLeftovers).
+	leftovers []string
 }
 
 // New starts the embedded Toxiproxy, or checks that the external one
@@ -150,20 +153,50 @@ func New(ctx context.Context, opt Options) (*Runtime, error) {
 	if url == "" {
 		s, err := toxi.StartEmbedded()
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%w: %w", trial.ErrInfrastructure, err)
 		}
 		r.server, url = s, s.URL()
 	}
 	r.client = toxi.NewClient(url)
 	if _, err := r.client.Version(ctx); err != nil {
 		r.Close()
+		if errors.Is(err, toxi.ErrUnreachable) {
+			return nil, fmt.Errorf("--toxiproxy: %w: %w", trial.ErrInfrastructure, err)
+		}
 		return nil, fmt.Errorf("--toxiproxy: %w", err)
 	}
+	r.removeDead(ctx)
 	return r, nil
 }
 
-// Close stops the embedded Toxiproxy, if any.
+// removeDead removes what earlier runs, killed before they could clean
+// up, left: their temporary directories and, on an external server, their
+// proxies. What cannot be removed is logged, not fatal: it is not this
+// run's.
+func (r *Runtime) removeDead(ctx context.Context) {
+	url := r.opt.Toxiproxy
+	ctx, cancel := context.WithTimeout(ctx, removeTimeout)
+	defer cancel()
+	c, err := Clean(ctx, url)
+	if r.opt.Log == nil {
+		return
+	}
+	if n := len(c.Dirs) + len(c.Proxies); n > 0 {
+		fmt.Fprintf(r.opt.Log, "live: removed what dead runs left: %d temporary directories, %d proxies\n", len(c.Dirs), len(c.Proxies))
+	}
+	if err != nil {
+		fmt.Fprintf(r.opt.Log, "live: removing what dead runs left: %v\n", err)
+	}
+}
+
+// Close removes what a down server kept of this runtime's trials, if it
+// answers now, and stops the embedded Toxiproxy, if any.
 func (r *Runtime) Close() error {
+	// A server found down is not waited for: an interrupted run must end
+	// promptly. The next run against it removes what it kept.
+	if len(r.leftovers) > 0 && r.client.Down() == nil && r.client.Check(context.Background(), closeHealthTimeout) == nil {
+		r.removeLeftovers(context.Background())
+	}
 	if r.server != nil {
 		return r.server.Close()
 	}
@@ -189,9 +222,49 @@ func (r *Runtime) Run(ctx context.Context, cfg trial.Config) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("live: %w", err)
 	}
+	all := !ringOnly(cfg.Algorithm.Topology, len(cfg.Crashes), len(cfg.Faults),
+		cfg.DetectorOrDefault().Kind == "heartbeat", len(r.opt.Forge) > 0)
+	if err := CheckHost(len(cfg.Ranks), cfg.Algorithm.Topology, all, r.server != nil); err != nil {
+		return nil, fmt.Errorf("live: %w", err)
+	}
+	// A server found down by an earlier trial is checked once more, so
+	// that a trial does not start on a dead one.
+	if r.client.Down() != nil {
+		if err := r.client.Check(ctx, healthTimeout); err != nil {
+			return nil, fmt.Errorf("live: %w: %w", trial.ErrInfrastructure, err)
+		}
+	}
+	r.removeLeftovers(ctx)
 	r.trials++
-	return newLiveTrial(r, cfg, fs, r.trials).run(ctx)
+	lt := newLiveTrial(r, cfg, fs, r.trials)
+	res, err := lt.run(ctx)
+	if err != nil && ctx.Err() == nil {
+		// The trial's failure is the infrastructure's when Toxiproxy
+		// stopped answering or a process could not be started: whatever
+		// else went wrong followed from that.
+		cause := r.client.Down()
+		if cause == nil {
+			cause = lt.procs.spawnErr
+		}
+		if cause != nil {
+			err = fmt.Errorf("%w: %w; %v", trial.ErrInfrastructure, cause, err)
+		}
+	}
+	if r.client.Down() != nil || (err != nil && ctx.Err() != nil) {
+		// Its proxies may not all be gone: a down server kept them, or
+		// one that was slow to answer made them after the harness gave
+		// up on it.
+		r.leftovers = append(r.leftovers, lt.prefix)
+	}
+	return res, err
 }
+
+// healthTimeout bounds a health check of Toxiproxy; closeHealthTimeout,
+// the one of Close, which an interrupted run waits for.
+const (
+	healthTimeout      = 2 * time.Second
+	closeHealthTimeout = 500 * time.Millisecond
+)
 
 // unsupported says what of cfg the harness cannot run, if anything.
 func unsupported(cfg *trial.Config) error {

@@ -45,8 +45,7 @@ func newLinks(n int) links {
 // complete topologies).
 func (lt *liveTrial) makeLinks(ctx context.Context) error {
 	n, topo, ls := lt.n, lt.cfg.Algorithm.Topology, &lt.links
-	ringOnly := topo.IsRing() && len(lt.cfg.Crashes) == 0 && len(lt.cfg.Faults) == 0 &&
-		len(lt.r.opt.Forge) == 0 && lt.det.Kind != "heartbeat"
+	ringOnly := ringOnly(topo, len(lt.cfg.Crashes), len(lt.cfg.Faults), lt.det.Kind == "heartbeat", len(lt.r.opt.Forge) > 0)
 	var specs []toxi.Link
 	for i := range n {
 		for j := range n {
@@ -179,18 +178,39 @@ func (lt *liveTrial) rewire(p *proc) {
 	lt.configure(p)
 }
 
-// removeProxies deletes every proxy of the trial, with a context of its
-// own: the run's may be cancelled (Ctrl-C), and the proxies must go all
-// the same.
+// removeTimeout bounds the removal of a trial's proxies, all of them;
+// removeHealthTimeout the health check before it.
+const (
+	removeTimeout       = 15 * time.Second
+	removeHealthTimeout = time.Second
+)
+
+// removeProxies deletes every proxy of the trial, in parallel, with a
+// context of its own: the run's may be cancelled (Ctrl-C), and the proxies
+// must go all the same. A server found down is not waited for (toxi's
+// Delete fails at once): what it keeps, named with the run's prefix, the
+// next run against it removes (RemoveLeftovers).
 func (lt *liveTrial) removeProxies() {
 	if len(lt.links.list) == 0 {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), removeTimeout)
 	defer cancel()
-	lt.toxic(ctx, "removing proxies", lt.links.list, func(ctx context.Context, l link) error {
-		return lt.r.client.Delete(ctx, lt.links.proxy[l])
-	})
+	// A health check first: a server that stopped answering costs one
+	// short wait here, not a call's timeout, so an interrupted run ends
+	// at once; what it keeps is removed once it answers (leftovers).
+	// The trial's own result stands: its proxies are no part of it.
+	if err := lt.r.client.Check(ctx, removeHealthTimeout); err != nil {
+		lt.logf("removing proxies of %s later: %v", lt.prefix, err)
+		return
+	}
+	names := make([]string, 0, len(lt.links.list))
+	for _, l := range lt.links.list {
+		names = append(names, lt.links.proxy[l])
+	}
+	if err := lt.r.client.Delete(ctx, names...); err != nil {
+		lt.fail("removing proxies: %v", err)
+	}
 }
 
 // linkBusy reports whether link k (from*n+to) holds messages that will

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,6 +30,10 @@ type proc struct {
 	pid     int
 	addr    string
 	ident   *pow.Identity
+	// unproven is why the identity the node reported fails the cluster's
+	// puzzle (the harness checks what it can check itself); such a node
+	// takes no part, as one its peers refused.
+	unproven error
 	linked  bool
 	killed  bool // by the harness: its exit is expected
 	exited  chan struct{}
@@ -50,6 +55,12 @@ type procs struct {
 	reports chan nodeReport
 	done    chan struct{} // closed at teardown: unblocks readers and pending actions
 	wg      sync.WaitGroup
+	// spawnErr is the first failure to start a process: the host's, not
+	// the algorithm's (Runtime.Run reports it as infrastructure).
+	spawnErr error
+	// health, once set (spawn), says whether the infrastructure the nodes
+	// need still answers; next asks it when the nodes fall silent.
+	health func(context.Context) error
 }
 
 func newProcs() procs {
@@ -60,6 +71,14 @@ func newProcs() procs {
 // dir.
 func (lt *liveTrial) spawn(idx int, dir, forge string) (*proc, error) {
 	opt := lt.r.opt
+	// The trial's directory names its owner, so that a later run removes
+	// it if this harness is killed before it can (RemoveDeadDirs).
+	if err := claimDir(filepath.Dir(dir)); err != nil {
+		return nil, lt.procs.spawnFailed(err)
+	}
+	if lt.procs.health == nil {
+		lt.procs.health = func(ctx context.Context) error { return lt.r.client.Check(ctx, healthTimeout) }
+	}
 	args := append(slices.Clone(opt.Node[1:]), "--identity-dir", dir, "--bits", strconv.Itoa(lt.bits()))
 	if forge != "" {
 		args = append(args, "--forge", forge)
@@ -71,20 +90,29 @@ func (lt *liveTrial) spawn(idx int, dir, forge string) (*proc, error) {
 	cmd.Stderr = p.tail
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return nil, err
+		return nil, lt.procs.spawnFailed(fmt.Errorf("node process %d's stdin: %w", idx, err))
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, err
+		stdin.Close()
+		return nil, lt.procs.spawnFailed(fmt.Errorf("node process %d's stdout: %w", idx, err))
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting node process %q: %w", opt.Node[0], err)
+		return nil, lt.procs.spawnFailed(fmt.Errorf("starting node process %q: %w", opt.Node[0], err))
 	}
 	p.stdin, p.pid = stdin, cmd.Process.Pid
 	lt.procs.all = append(lt.procs.all, p)
 	lt.procs.wg.Add(1)
 	go lt.procs.readReports(p, stdout)
 	return p, nil
+}
+
+// spawnFailed notes err as the trial's first spawn failure and returns it.
+func (ps *procs) spawnFailed(err error) error {
+	if ps.spawnErr == nil {
+		ps.spawnErr = err
+	}
+	return err
 }
 
 func (lt *liveTrial) bits() int {
@@ -118,13 +146,31 @@ func (ps *procs) readReports(p *proc, stdout io.Reader) {
 	}
 }
 
-// next waits for the next report.
+// idleCheck is how long next waits for a report before it asks whether
+// the infrastructure still answers.
+const idleCheck = 3 * time.Second
+
+// next waits for the next report. When none comes for idleCheck it checks
+// health: nodes that cannot link through a stopped Toxiproxy would
+// otherwise be waited for until the whole setup timeout.
 func (ps *procs) next(ctx context.Context) (nodeReport, error) {
-	select {
-	case r := <-ps.reports:
-		return r, nil
-	case <-ctx.Done():
-		return nodeReport{}, ctx.Err()
+	var idle <-chan time.Time
+	if ps.health != nil {
+		t := time.NewTicker(idleCheck)
+		defer t.Stop()
+		idle = t.C
+	}
+	for {
+		select {
+		case r := <-ps.reports:
+			return r, nil
+		case <-ctx.Done():
+			return nodeReport{}, ctx.Err()
+		case <-idle:
+			if err := ps.health(ctx); err != nil {
+				return nodeReport{}, err
+			}
+		}
 	}
 }
 

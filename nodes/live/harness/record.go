@@ -396,6 +396,7 @@ func (lt *liveTrial) finish() (*Result, error) {
 	for _, st := range res.Stats {
 		if st != nil {
 			res.Refusals += st.Refused
+			res.Record.AnonymousRefused += st.Anonymous
 		}
 	}
 	lt.reconcile()

@@ -193,6 +193,9 @@ func (lt *liveTrial) setup(ctx context.Context) error {
 	for i := range lt.alive {
 		lt.alive[i] = true
 	}
+	for pos, p := range lt.procs.byPos {
+		lt.refused[pos] = p.unproven != nil
+	}
 	lt.armed = make([]int, n)
 	lt.expect = make([]int, n)
 	if s, ok := lt.cfg.Events.(trial.SetupSink); ok {
@@ -255,8 +258,20 @@ func (lt *liveTrial) hello(p *proc, r *live.Report) error {
 		return fmt.Errorf("node %d: its identity does not decode: %w", p.idx, err)
 	}
 	p.ident, p.addr = id, r.Addr
+	// The harness checks every reported identity itself (proof of work
+	// and key/id binding) under the cluster's puzzle rather than take the
+	// node's word for it; the handshake proves possession of the key.
+	p.unproven = nil
+	if err := pow.PolicyFor(lt.puzzle()).Verify(id); err != nil {
+		p.unproven = err
+		lt.logf("node %d: its identity fails the cluster's puzzle: %v", p.idx, err)
+	}
 	return nil
 }
+
+// puzzle is the cluster's puzzle, the one every node mints with and
+// requires of its peers.
+func (lt *liveTrial) puzzle() pow.Params { return live.IdentityParams(lt.bits()) }
 
 // assign hands identities out to positions by rank order: the minted
 // identities take the places of cfg.Ranks, so relative ranks are the
@@ -292,7 +307,7 @@ func (lt *liveTrial) configure(p *proc) {
 	cfg := &live.Config{
 		Algorithm: lt.cfg.Algorithm.Name, Variant: lt.cfg.VariantName(), Params: lt.cfg.Params,
 		T: lt.tAlg, Seed: lt.cfg.Seed, Self: p.pos, SelfLatency: lt.T,
-		MinBits: lt.bits(), Links: lt.links.outgoing(p.pos),
+		MinBits: lt.bits(), Puzzle: new(lt.puzzle()), Links: lt.links.outgoing(p.pos),
 		// Step lines carry the messages' ranks only when the sink reads
 		// them (a trace does; a quorum checker reads kinds and counters).
 		Trace: lt.log.trace,
@@ -613,6 +628,11 @@ func (lt *liveTrial) unsettled() string {
 	for p := range n {
 		if !lt.gone[p] && (lt.armed[p] > 0 || lt.expect[p] > 0) {
 			what = append(what, fmt.Sprintf("process %d: %d timers armed, %d commands unanswered", p, lt.armed[p], lt.expect[p]))
+		}
+	}
+	for p := range n {
+		if lt.paused[p] && lt.alive[p] {
+			what = append(what, fmt.Sprintf("process %d paused", p))
 		}
 	}
 	if lt.pending > 0 {

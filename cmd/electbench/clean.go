@@ -1,0 +1,48 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/electbench/electbench/nodes/live/harness"
+)
+
+func init() { commands = append(commands, newCleanCmd) }
+
+type cleanOptions struct {
+	toxiproxy string
+}
+
+func newCleanCmd() *cobra.Command {
+	o := &cleanOptions{}
+	cmd := &cobra.Command{
+		Use:   "clean",
+		Short: "Remove what killed live runs left behind",
+		Long: `Remove what live runs killed before they could clean up (SIGKILL, a crash
+of the host) left behind: their temporary directories (identities and keys)
+and, with --toxiproxy, their proxies on that server. A run is taken for dead
+only once its process is gone; every live run does this itself when it starts.
+
+Exit codes: 0 ok, 3 something could not be removed.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runClean(cmd, o) },
+	}
+	cmd.Flags().StringVar(&o.toxiproxy, "toxiproxy", "", "also remove dead runs' proxies on the toxiproxy-server at this URL")
+	return cmd
+}
+
+func runClean(cmd *cobra.Command, o *cleanOptions) error {
+	c, err := harness.Clean(cmd.Context(), o.toxiproxy)
+	out := cmd.OutOrStdout()
+	for _, d := range c.Dirs {
+		fmt.Fprintln(out, "removed", d)
+	}
+	for _, p := range c.Proxies {
+		fmt.Fprintln(out, "removed proxy", p)
+	}
+	if err != nil {
+		return &exitError{code: exitInfra, err: err}
+	}
+	return nil
+}

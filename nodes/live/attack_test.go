@@ -1,0 +1,357 @@
+package live
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/pow"
+)
+
+// Attacks on one node by a party on its network, each reproduced from
+// issue 22 and pinned: the node stays bounded and blames nobody it cannot
+// prove guilty.
+
+// cluster3 runs node 0 of a three-node run on loopback TCP, configured with
+// no outgoing links, and returns it with the other two positions' keys.
+func cluster3(t *testing.T, o Options) (*testNode, []*pow.Key, string) {
+	t.Helper()
+	o.Identity = mint(t)
+	n := runNode(t, o)
+	hello := n.next("hello")
+	keys := []*pow.Key{o.Identity, mint(t), mint(t)}
+	n.cmd(Command{Type: "configure", Config: configFor("live-test-echo", 0, keys)})
+	if r := n.next("linked"); r.Up != 0 {
+		t.Fatalf("linked %+v", r)
+	}
+	t.Cleanup(func() {
+		n.in.Close() // a node not stopped ends at the end of its commands
+		for range n.reports {
+		}
+	})
+	return n, keys, hello.Addr
+}
+
+// sendHello connects to addr and sends a HELLO showing id; it returns the
+// connection and what came back first (nil if the node closed without a
+// frame).
+func sendHello(t *testing.T, addr string, id *pow.Identity) (*Frame, error) {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	file, err := pow.Encode(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	challenge := make([]byte, ChallengeLen)
+	rand.Read(challenge)
+	b, err := AppendFrame(nil, FrameHello, append(challenge, file...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	f, err := NewFrameReader(c).Next()
+	if err != nil {
+		return nil, err
+	}
+	return &f, nil
+}
+
+// claim is an identity claiming id with a random key and the given puzzle:
+// what anyone can write without knowing id's key.
+func claim(id nodes.ID, p pow.Params) *pow.Identity {
+	show := &pow.Identity{Params: p, ID: id}
+	rand.Read(show.PublicKey[:])
+	return show
+}
+
+// The issue's Argon2id HELLO: an identity whose verification would fill
+// 512 MiB·pass (two evaluations of 256 MiB), which pow.DefaultPolicy
+// accepts. A node of a SHA-256 cluster refuses it before any hashing, even
+// when it claims a peer's id: the node allocates less than 16 MiB while
+// refusing it, and the refusal is anonymous.
+func TestNodeRefusesArgon2HelloBeforeHashing(t *testing.T) {
+	n, keys, addr := cluster3(t, Options{})
+	heavy := pow.Params{Hash: pow.Argon2id, Iterations: 1, Bits: testBits,
+		Argon2: pow.Argon2Params{Time: 1, MemoryKiB: 256 << 10, Threads: 1}}
+	show := claim(keys[1].ID, heavy)
+	if err := pow.DefaultPolicy().Admit(show); err != nil {
+		t.Fatalf("the attack's premise: the default policy refuses it (%v)", err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f, err := sendHello(t, addr, show)
+	if err != nil || f.Kind != FrameRefuse {
+		t.Fatalf("answer to the Argon2id HELLO: %+v, %v; want REFUSE", f, err)
+	}
+	r := n.next("refused")
+	runtime.ReadMemStats(&after)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 16<<20 {
+		t.Errorf("refusing the Argon2id HELLO allocated %d MiB; the bound is 16 MiB", grew>>20)
+	}
+	if r.Peer != -1 || r.Side != "accept" {
+		t.Errorf("refusal %+v: want an anonymous one (peer -1)", r)
+	}
+	if st := n.stop(); st.Anonymous != 1 || st.Refused != 1 {
+		t.Errorf("stats %+v: want one anonymous refusal", st)
+	}
+}
+
+// The issue's false blame: a connection claiming position 2's id with a
+// random key (and the cluster's puzzle, so it gets as far as verification)
+// is refused anonymously; position 2 is not named.
+func TestNodeBlamesNobodyForAnUnprovenClaim(t *testing.T) {
+	n, keys, addr := cluster3(t, Options{})
+	f, err := sendHello(t, addr, claim(keys[2].ID, IdentityParams(testBits)))
+	if err != nil || f.Kind != FrameRefuse {
+		t.Fatalf("answer to the claim: %+v, %v; want REFUSE", f, err)
+	}
+	if r := n.next("refused"); r.Peer != -1 {
+		t.Errorf("refusal %+v names position %d; the connection proved no key", r, r.Peer)
+	}
+	// An id outside the roster is refused the same way.
+	f, err = sendHello(t, addr, claim(nodes.ID{1, 2, 3, 4}, IdentityParams(testBits)))
+	if err != nil || f.Kind != FrameRefuse {
+		t.Fatalf("answer to a stranger: %+v, %v; want REFUSE", f, err)
+	}
+	if r := n.next("refused"); r.Peer != -1 {
+		t.Errorf("refusal %+v of a stranger names a position", r)
+	}
+	if st := n.stop(); st.Anonymous != 2 {
+		t.Errorf("stats %+v: want two anonymous refusals", st)
+	}
+}
+
+// A claimed id that keeps failing verification stops costing work: after
+// GateFailures failures it is refused unverified, and at most
+// GateConcurrency verifications ever run at once.
+func TestGateBoundsVerification(t *testing.T) {
+	g := NewGate()
+	var running, most atomic.Int32
+	release := make(chan struct{})
+	g.verify = func(id *pow.Identity) error {
+		r := running.Add(1)
+		for {
+			m := most.Load()
+			if r <= m || most.CompareAndSwap(m, r) {
+				break
+			}
+		}
+		<-release
+		running.Add(-1)
+		return pow.ErrKeyMismatch
+	}
+	id := claim(nodes.ID{9}, IdentityParams(testBits))
+	var wg sync.WaitGroup
+	for range 3 * GateFailures {
+		wg.Go(func() { g.Verify(id) })
+	}
+	stop := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case release <- struct{}{}:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	wg.Wait()
+	close(stop)
+	if m := most.Load(); m > GateConcurrency {
+		t.Errorf("%d verifications ran at once; the bound is %d", m, GateConcurrency)
+	}
+	err := g.Verify(id)
+	var ge gateError
+	if !errors.As(err, &ge) {
+		t.Fatalf("after %d failures: %v; want a refusal without verifying", g.failures(id.ID), err)
+	}
+	if f := g.failures(id.ID); f > GateFailures+GateConcurrency-1 {
+		t.Errorf("%d verifications of one claimed id; the bound is %d (+%d in flight)", f, GateFailures, GateConcurrency-1)
+	}
+}
+
+// flakyListener fails Accept with EMFILE, as a listener does once a flood of
+// idle connections has used up the process's file descriptors.
+type flakyListener struct {
+	net.Listener
+	fails atomic.Int32
+}
+
+func (l *flakyListener) Accept() (net.Conn, error) {
+	if l.fails.Add(-1) >= 0 {
+		return nil, fmt.Errorf("accept tcp: %w", syscall.EMFILE)
+	}
+	return l.Listener.Accept()
+}
+
+// The issue's EMFILE flood: Accept failing does not end the accept loop;
+// the node logs it and accepts again once descriptors are free.
+func TestNodeAcceptsAgainAfterEMFILE(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fl := &flakyListener{Listener: ln}
+	fl.fails.Store(5)
+	log := &syncBuffer{}
+	n, keys, addr := cluster3(t, Options{Listener: fl, Log: log})
+	peer := &Handshaker{Key: keys[1], Policy: pow.PolicyFor(IdentityParams(testBits)), Timeout: 10 * time.Second}
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, _, err := peer.Dial(c, keys[0].ID); err != nil {
+		t.Fatalf("a peer's handshake after 5 failed Accepts: %v", err)
+	}
+	if fl.fails.Load() >= 0 {
+		t.Fatal("the listener never failed")
+	}
+	n.stop()
+	if !log.contains("too many open files") {
+		t.Errorf("the failed Accepts were not logged: %q", log.String())
+	}
+}
+
+// The issue's pre-start flood: an authenticated peer sending more than
+// MaxEarly messages before start has its link closed as a protocol error,
+// reported, and the node holds at most MaxEarly of its messages.
+func TestNodeCutsAPreStartFlood(t *testing.T) {
+	const maxEarly = 64
+	n, keys, addr := cluster3(t, Options{MaxEarly: maxEarly})
+	peer := &Handshaker{Key: keys[1], Policy: pow.PolicyFor(IdentityParams(testBits)), Timeout: 10 * time.Second}
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_, sess, err := peer.Dial(c, keys[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	wrote := 0
+	for ctx.Err() == nil {
+		msg, _, err := sess.AppendMessage(nil, nodes.Message{Kind: testElection, Rank: keys[1].Rank()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetWriteDeadline(time.Now().Add(time.Second))
+		if _, err := c.Write(msg); err != nil {
+			break // the node closed the link
+		}
+		wrote++
+	}
+	r := n.next("protocol")
+	if r.Peer != 1 {
+		t.Errorf("protocol report %+v: want peer 1", r)
+	}
+	if wrote <= maxEarly {
+		t.Errorf("the link was closed after %d messages, within the %d allowed", wrote, maxEarly)
+	}
+	st := n.stop()
+	if st.ProtocolErrors != 1 {
+		t.Errorf("stats %+v: want one protocol error", st)
+	}
+}
+
+// syncBuffer is a log a node writes from several goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  []byte
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.b = append(s.b, p...)
+	return len(p), nil
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return string(s.b)
+}
+
+func (s *syncBuffer) contains(sub string) bool { return strings.Contains(s.String(), sub) }
+
+// A flood of idle connections (each holding a handshake open, saying
+// nothing) takes at most MaxPending slots: the next is closed unread and
+// counted, and once the idle ones time out the node accepts a peer again.
+func TestNodeShedsIdleConnections(t *testing.T) {
+	const pending = 3
+	n, keys, addr := cluster3(t, Options{MaxPending: pending, HandshakeTimeout: 300 * time.Millisecond})
+	var idle []net.Conn
+	defer func() {
+		for _, c := range idle {
+			c.Close()
+		}
+	}()
+	for range pending {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		idle = append(idle, c)
+	}
+	// The slots are taken in the accept loop's order: wait until the
+	// node has taken all three before the one that must be shed.
+	var shed net.Conn
+	for range 100 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+		_, err = c.Read(make([]byte, 1))
+		if err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+			shed = c // closed by the node, unread
+			break
+		}
+		c.Close()
+	}
+	if shed == nil {
+		t.Fatal("no connection was shed with every handshake slot taken")
+	}
+	shed.Close()
+	// The idle connections time out (the node closes them); a peer then
+	// gets through.
+	for _, c := range idle {
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		if _, err := c.Read(make([]byte, 1)); errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatal("an idle connection outlived the handshake timeout")
+		}
+	}
+	peer := &Handshaker{Key: keys[1], Policy: pow.PolicyFor(IdentityParams(testBits)), Timeout: 10 * time.Second}
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, _, err := peer.Dial(c, keys[0].ID); err != nil {
+		t.Fatalf("a peer after the idle connections timed out: %v", err)
+	}
+	if st := n.stop(); st.Shed < 1 {
+		t.Errorf("stats %+v: no connection counted as shed", st)
+	}
+}

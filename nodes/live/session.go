@@ -1,0 +1,135 @@
+package live
+
+import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/ecdh"
+	"crypto/hkdf"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/electbench/electbench/nodes"
+)
+
+// Frames after the handshake are authenticated. Each side's HELLO carries
+// an ephemeral X25519 key beside its challenge, and each side's PROOF signs
+// both ephemeral keys with its identity (transcript), so the Diffie-Hellman
+// secret is known to the two proven identities only — a relay in between
+// (a Toxiproxy, or an attacker on the path) sees it pass and cannot learn
+// it. HKDF-SHA256 derives one key per direction from it, bound to both
+// challenges. Every message then travels in a SEALED frame: the MSG body
+// followed by a 16-byte AES-256-GCM tag over the frame's header and body
+// (GMAC: the body stays readable; nothing here is secret), with the frame's
+// sequence number on the link as the nonce. A frame injected, altered,
+// reordered, replayed or reflected fails its tag: the receiver counts it
+// (Stats.Rejected) and closes the link, which the sender redials.
+
+// TagLen is the size of a SEALED frame's tag; EphemeralLen of an X25519
+// public key.
+const (
+	TagLen       = 16
+	EphemeralLen = 32
+)
+
+// ErrTag is wrapped by the error of a frame whose tag does not verify.
+var ErrTag = errors.New("frame authentication failed")
+
+// ephemeral is one side's X25519 key pair for one handshake.
+type ephemeral struct {
+	priv *ecdh.PrivateKey
+	pub  []byte
+}
+
+func newEphemeral() (*ephemeral, error) {
+	k, err := ecdh.X25519().GenerateKey(rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	return &ephemeral{priv: k, pub: k.PublicKey().Bytes()}, nil
+}
+
+// sessionKeys derives the keys of both directions from our ephemeral key
+// and the peer's, and the dialer's and acceptor's challenges.
+func sessionKeys(mine *ephemeral, theirs, dialChallenge, acceptChallenge []byte) (dialToAccept, acceptToDial []byte, err error) {
+	pub, err := ecdh.X25519().NewPublicKey(theirs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: the peer's ephemeral key: %w", ErrFrame, err)
+	}
+	secret, err := mine.priv.ECDH(pub)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: the peer's ephemeral key: %w", ErrFrame, err)
+	}
+	salt := append(append([]byte(nil), dialChallenge...), acceptChallenge...)
+	keys, err := hkdf.Key(sha256.New, secret, salt, "electbench/live/v2 session keys", 64)
+	if err != nil {
+		return nil, nil, err
+	}
+	return keys[:32], keys[32:], nil
+}
+
+// Session authenticates one direction of a link's frames: a sender seals,
+// the receiver opens, each counting frames from zero.
+type Session struct {
+	aead cipher.AEAD
+	seq  uint64
+	aad  []byte // Open's scratch
+}
+
+func newSession(key []byte) (*Session, error) {
+	block, err := aes.NewCipher(key)
+	if err != nil {
+		return nil, err
+	}
+	aead, err := cipher.NewGCM(block)
+	if err != nil {
+		return nil, err
+	}
+	return &Session{aead: aead}, nil
+}
+
+func (s *Session) nonce() []byte {
+	var n [12]byte
+	binary.BigEndian.PutUint64(n[4:], s.seq)
+	return n[:]
+}
+
+// AppendMessage appends a SEALED frame carrying m to b and returns m's
+// body size (m.EncodedSize()).
+func (s *Session) AppendMessage(b []byte, m nodes.Message) ([]byte, int, error) {
+	start := len(b)
+	b, size, err := AppendMessage(b, m)
+	if err != nil {
+		return b, 0, err
+	}
+	frame := b[start:]
+	binary.BigEndian.PutUint16(frame, uint16(2+size+TagLen))
+	frame[3] = byte(FrameSealed)
+	b = s.aead.Seal(b, s.nonce(), nil, frame)
+	s.seq++
+	return b, size, nil
+}
+
+// Open checks a SEALED frame read with Next, as the next frame of the
+// link, and decodes its message. A frame of another kind, or whose tag
+// does not verify, wraps ErrTag.
+func (s *Session) Open(f Frame) (nodes.Message, error) {
+	if f.Kind != FrameSealed {
+		return nodes.Message{}, fmt.Errorf("%w: an unauthenticated %s frame after the handshake", ErrTag, f.Kind)
+	}
+	if lo, hi := payloadBounds(FrameSealed); len(f.Payload) < lo || len(f.Payload) > hi {
+		return nodes.Message{}, fmt.Errorf("%w: SEALED payload of %d bytes, want %d..%d", ErrFrame, len(f.Payload), lo, hi)
+	}
+	body := f.Payload[:len(f.Payload)-TagLen]
+	var hdr [headerLen + 2]byte
+	binary.BigEndian.PutUint16(hdr[:], uint16(2+len(f.Payload)))
+	hdr[2], hdr[3] = Version, byte(FrameSealed)
+	s.aad = append(append(s.aad[:0], hdr[:]...), body...)
+	if _, err := s.aead.Open(nil, s.nonce(), f.Payload[len(body):], s.aad); err != nil {
+		return nodes.Message{}, fmt.Errorf("%w: frame %d of the link", ErrTag, s.seq)
+	}
+	s.seq++
+	return nodes.DecodeMessage(body)
+}
