@@ -101,3 +101,17 @@ type Phased interface {
 
 // PhaseNormal is the phase in which a process's decided leader is final.
 const PhaseNormal = "Normal"
+
+// Fallible is implemented by machines that can fail for reasons outside
+// their algorithm's rules: a program in another language (nodes/external)
+// that writes garbage, exits or never ends its step. The runtime asks Err
+// after every event the machine handles; the first error ends the trial,
+// which is recorded with that error (its row's error column).
+type Fallible interface {
+	Err() error
+}
+
+// Machines that hold resources, such as an external program's process,
+// also implement io.Closer: the runtime calls Close exactly once when it is
+// done with the machine (the trial ended, failed, or a restart replaced
+// it), whether or not the machine ever started.

@@ -20,6 +20,9 @@ type Algorithm struct {
 	StartsAll bool
 	Variants  []Variant // selectable variants; the first is the default
 	Params    []Param   // settable parameters with their defaults
+	// OpenParams means the algorithm takes any parameter, as typed: an
+	// external program's (nodes/external), which interprets them itself.
+	OpenParams bool
 	// New validates cfg once per run and returns a constructor for one
 	// process's machine. Errors name the parameter or variant at fault.
 	New func(cfg Config) (func() Machine, error)
@@ -198,7 +201,12 @@ func Lookup(spec string) (*Algorithm, string, error) {
 }
 
 // CheckParams reports the first parameter in p that a does not declare.
-func (a *Algorithm) CheckParams(p Params) error { return CheckParams(a.Name, p, a.Params) }
+func (a *Algorithm) CheckParams(p Params) error {
+	if a.OpenParams {
+		return nil
+	}
+	return CheckParams(a.Name, p, a.Params)
+}
 
 // CheckParams reports the first parameter in p (in name order) that is not
 // among declared, naming the algorithm and the parameters it knows.

@@ -47,6 +47,7 @@ type runOptions struct {
 	rank       string
 	toxiproxy  string           // live runs: an existing toxiproxy-server; "" embeds one
 	report     runReportOptions // report.html and --history (history.go)
+	external   externalOptions  // --node-cmd and its companions (external.go)
 }
 
 // Defaults of a bare `electbench run`: a quick simulated sweep of every
@@ -112,6 +113,7 @@ Exit codes: 0 ok, 1 an expectation failed, 2 bad usage or input,
 	f.StringArrayVar(&o.crashes, "crash", nil, "crash SELECTOR[@WHEN] (repeatable), a scenario's crash fault: highest, lowest, leader,\nwould-be-leader, initiator, K, random(k), successor(x), unions a,b @ start, a time (5ms, 3T),\nelection-start, leader-elected, after-messages(K), each +DELAY")
 	f.StringVar(&o.detector, "detector", "", "failure detector: perfect(D), heartbeat(P,τ), inaccurate(λ,μ[,D[,W]]) (default perfect(10T))")
 	o.report.bind(f)
+	o.external.bind(f)
 	return cmd
 }
 
@@ -243,6 +245,9 @@ func parseFormats(s string) ([]string, error) {
 }
 
 func runRun(cmd *cobra.Command, o runOptions, args []string) error {
+	if err := registerExternal(cmd, &o); err != nil {
+		return err
+	}
 	specs, err := scenarioSpecs(cmd, args, o)
 	if err != nil {
 		return err

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/electbench/electbench/nodes/external"
+)
+
+// externalOptions are the flags that add an algorithm written in any
+// language (docs/NODE-PROTOCOL.md) to `electbench run`.
+type externalOptions struct {
+	command  string
+	topology string
+	name     string
+	theory   string
+	timeout  time.Duration
+}
+
+func (o *externalOptions) bind(f *pflag.FlagSet) {
+	f.StringVar(&o.command, "node-cmd", "", "an algorithm in any language: the program run once per node (docs/NODE-PROTOCOL.md)")
+	f.StringVar(&o.topology, "topology", "", "with --node-cmd: ring, bidirectional-ring or complete")
+	f.StringVar(&o.name, "name", "", "with --node-cmd: the algorithm's name in rows (default: the program's base name)")
+	f.StringVar(&o.theory, "node-theory", "", "with --node-cmd: a built-in algorithm whose reference figures fill theory_messages")
+	f.DurationVar(&o.timeout, "node-timeout", external.DefaultStepTimeout, "with --node-cmd: wall time a node may take to end a step")
+}
+
+// spec builds the external algorithm's spec from the flags; ok is false
+// when --node-cmd is not set (and no other of these flags may be).
+func (o *externalOptions) spec(cmd *cobra.Command) (s external.Spec, ok bool, err error) {
+	if o.command == "" {
+		for _, f := range []string{"topology", "name", "node-theory", "node-timeout"} {
+			if cmd.Flags().Changed(f) {
+				return s, false, badInputf("--%s needs --node-cmd", f)
+			}
+		}
+		return s, false, nil
+	}
+	argv, err := external.ParseCommand(o.command)
+	if err != nil {
+		return s, false, badInputf("--node-cmd: %w", err)
+	}
+	if o.topology == "" {
+		return s, false, badInputf("--node-cmd needs --topology: ring, bidirectional-ring or complete")
+	}
+	topo, err := external.ParseTopology(o.topology)
+	if err != nil {
+		return s, false, badInputf("--topology: %w", err)
+	}
+	if o.timeout <= 0 {
+		return s, false, badInputf("--node-timeout %v: must be positive", o.timeout)
+	}
+	return external.Spec{Name: o.name, Command: argv, Topology: topo, Theory: o.theory, StepTimeout: o.timeout}, true, nil
+}
+
+// registerExternal registers the --node-cmd algorithm, if any, and makes
+// it the run's algorithm when --algo is not given.
+func registerExternal(cmd *cobra.Command, o *runOptions) error {
+	s, ok, err := o.external.spec(cmd)
+	if err != nil || !ok {
+		return err
+	}
+	name, err := external.Register(s)
+	if err != nil {
+		return badInput(err)
+	}
+	if !cmd.Flags().Changed("algo") {
+		o.algos = name
+	}
+	return nil
+}
