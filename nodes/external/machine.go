@@ -477,4 +477,3 @@ func marshalLine(src, dest string, body any) ([]byte, error) {
 		Body any    `json:"body"`
 	}{src, dest, body})
 }
-
