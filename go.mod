@@ -17,7 +17,7 @@ require (
 	gonum.org/v1/plot v0.17.0
 )
 
-require github.com/google/shlex v0.0.0-20191202100458-e7afc7fbc510 // indirect
+require github.com/google/shlex v0.0.0-20191202100458-e7afc7fbc510
 
 require (
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect
