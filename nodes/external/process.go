@@ -124,6 +124,9 @@ func (p *process) readLine() ([]byte, error) {
 				return trimEOL(b), nil
 			}
 			p.line = append(p.line, b...)
+			if len(p.line) > MaxLine+1 {
+				return p.line[:200], errLong
+			}
 			return trimEOL(p.line), nil
 		}
 		if err == bufio.ErrBufferFull {

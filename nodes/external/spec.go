@@ -95,6 +95,7 @@ func (s Spec) Algorithm() (nodes.Algorithm, error) {
 		Summary:    fmt.Sprintf("external program %s (%s)", strings.Join(s.Command, " "), s.Topology),
 		Topology:   s.Topology,
 		OpenParams: true,
+		Variants:   []nodes.Variant{{Name: "default", Summary: "as the program implements it"}},
 		New:        s.newMachines,
 	}
 	if s.Theory != "" {
