@@ -249,3 +249,32 @@ func (a *Algorithm) HasDefaultParams(p Params, T time.Duration) bool {
 	}
 	return true
 }
+
+// ExternalDef describes an algorithm written in any language
+// (docs/NODE-PROTOCOL.md) as a scenario file defines it.
+type ExternalDef struct {
+	Name        string
+	Command     []string // the node program and its arguments
+	Dir         string   // where relative paths in Command are resolved
+	Topology    string   // ring, bidirectional-ring or complete
+	Theory      string   // a built-in algorithm whose figures apply; "" for none
+	Maintenance []string // message types that are not election messages
+}
+
+// externalDefiner turns a definition into a registered algorithm; set by
+// nodes/external, which runs programs, so that packages that may not run
+// processes (workloads) can still define one from a scenario.
+var externalDefiner func(ExternalDef) (*Algorithm, error)
+
+// SetExternalDefiner installs what DefineExternal calls; nodes/external
+// does so in its init function.
+func SetExternalDefiner(f func(ExternalDef) (*Algorithm, error)) { externalDefiner = f }
+
+// DefineExternal registers the algorithm d describes (or finds it, if the
+// same definition was registered before) and returns it.
+func DefineExternal(d ExternalDef) (*Algorithm, error) {
+	if externalDefiner == nil {
+		return nil, fmt.Errorf("algorithm %s: this program cannot run external node programs (nodes/external is not linked in)", d.Name)
+	}
+	return externalDefiner(d)
+}

@@ -37,3 +37,19 @@ func Register(spec Spec) (string, error) {
 	registered[spec.Name] = spec
 	return spec.Name, nil
 }
+
+func init() { nodes.SetExternalDefiner(define) }
+
+// define registers a scenario's definition (nodes.DefineExternal).
+func define(d nodes.ExternalDef) (*nodes.Algorithm, error) {
+	topo, err := ParseTopology(d.Topology)
+	if err != nil {
+		return nil, err
+	}
+	name, err := Register(Spec{Name: d.Name, Command: d.Command, Dir: d.Dir, Topology: topo, Theory: d.Theory, Maintenance: d.Maintenance})
+	if err != nil {
+		return nil, err
+	}
+	a, _, err := nodes.Lookup(name)
+	return a, err
+}
