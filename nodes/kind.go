@@ -48,6 +48,7 @@ var (
 	kindByName = map[string]Kind{} // built-in kinds; written only by init
 	timers     [1 << 16]string
 	numTimers  atomic.Int32
+	extTimer   [1 << 16]bool          // timers registered by ExternalTimer
 	timerByNm  = map[string]TimerID{} // built-in timers; written only by init
 	nameRE     = regexp.MustCompile(`^[A-Z][A-Z0-9_]{0,31}$`)
 
@@ -211,9 +212,13 @@ func ExternalTimer(name string) (TimerID, error) {
 	if err != nil {
 		return 0, err
 	}
+	extTimer[t] = true
 	extTimers[name] = t
 	return t, nil
 }
+
+// IsExternal reports whether t was registered by ExternalTimer.
+func (t TimerID) IsExternal() bool { return int32(t) <= numTimers.Load() && extTimer[t] }
 
 // NumTimers is one more than the largest registered timer; like NumKinds,
 // it grows when external timers are registered.

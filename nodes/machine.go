@@ -115,3 +115,25 @@ type Fallible interface {
 // also implement io.Closer: the runtime calls Close exactly once when it is
 // done with the machine (the trial ended, failed, or a restart replaced
 // it), whether or not the machine ever started.
+
+// BodyCarrier is implemented by machines whose messages carry bodies the
+// machine holds rather than the Message value: an external program's
+// (nodes/external), whose kinds are external (Kind.IsExternal). A live
+// node puts a sent message's body on the wire and hands a received body
+// back to its machine before Receive.
+type BodyCarrier interface {
+	// Body returns the body of m, a message this machine sent.
+	Body(m Message) ([]byte, bool)
+	// Adopt returns the message of kind k with the body received, as this
+	// machine's Receive reads it.
+	Adopt(k Kind, body []byte) Message
+}
+
+// Preparer is implemented by machines that need time to get ready before
+// a run starts: an external program boots and answers its init. A live
+// node calls Prepare when it is configured, before the run's clock starts,
+// so that a program's start-up is not counted as election time; Start
+// prepares a machine that was not.
+type Preparer interface {
+	Prepare(env Env)
+}

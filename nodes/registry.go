@@ -23,6 +23,9 @@ type Algorithm struct {
 	// OpenParams means the algorithm takes any parameter, as typed: an
 	// external program's (nodes/external), which interprets them itself.
 	OpenParams bool
+	// External, for a program in any language, is its definition: a live
+	// node process defines the algorithm again from it (DefineExternal).
+	External *ExternalDef
 	// New validates cfg once per run and returns a constructor for one
 	// process's machine. Errors name the parameter or variant at fault.
 	New func(cfg Config) (func() Machine, error)
@@ -259,6 +262,8 @@ type ExternalDef struct {
 	Topology    string   // ring, bidirectional-ring or complete
 	Theory      string   // a built-in algorithm whose figures apply; "" for none
 	Maintenance []string // message types that are not election messages
+	// StepTimeout bounds each step in wall time; 0 for the default.
+	StepTimeout time.Duration
 }
 
 // externalDefiner turns a definition into a registered algorithm; set by

@@ -111,12 +111,21 @@ func (n *node) Close() error {
 	return nil
 }
 
-func (n *node) Start(env nodes.Env) {
-	if n.err != nil {
+// Prepare runs the init step (nodes.Preparer): a live node calls it before
+// the run's clock starts, so that the program's start-up is not election
+// time.
+func (n *node) Prepare(env nodes.Env) {
+	if n.err != nil || n.inited {
 		return
 	}
 	if err := n.init(env); err != nil {
 		n.fail(err)
+	}
+}
+
+func (n *node) Start(env nodes.Env) {
+	n.Prepare(env)
+	if n.err != nil {
 		return
 	}
 	n.run(env, "start", []byte(`{"src":"eb","dest":"`+n.name+`","body":{"type":"start"}}`))
@@ -476,4 +485,16 @@ func marshalLine(src, dest string, body any) ([]byte, error) {
 		Dest string `json:"dest"`
 		Body any    `json:"body"`
 	}{src, dest, body})
+}
+
+// Body returns the body of a message a node of this trial sent
+// (nodes.BodyCarrier): a live node puts it on the wire.
+func (n *node) Body(m nodes.Message) ([]byte, bool) { return n.ts.body(m) }
+
+// Adopt keeps a body received from the wire and returns the message that
+// refers to it (nodes.BodyCarrier).
+func (n *node) Adopt(k nodes.Kind, body []byte) nodes.Message {
+	ts := n.ts
+	ts.bodies = append(ts.bodies, body)
+	return nodes.Message{Kind: k, A: int64(len(ts.bodies)), B: int64(len(body))}
 }

@@ -46,7 +46,7 @@ func define(d nodes.ExternalDef) (*nodes.Algorithm, error) {
 	if err != nil {
 		return nil, err
 	}
-	name, err := Register(Spec{Name: d.Name, Command: d.Command, Dir: d.Dir, Topology: topo, Theory: d.Theory, Maintenance: d.Maintenance})
+	name, err := Register(Spec{Name: d.Name, Command: d.Command, Dir: d.Dir, Topology: topo, Theory: d.Theory, Maintenance: d.Maintenance, StepTimeout: d.StepTimeout})
 	if err != nil {
 		return nil, err
 	}

@@ -97,6 +97,10 @@ func (s Spec) Algorithm() (nodes.Algorithm, error) {
 		OpenParams: true,
 		Variants:   []nodes.Variant{{Name: "default", Summary: "as the program implements it"}},
 		New:        s.newMachines,
+		External: &nodes.ExternalDef{
+			Name: s.Name, Command: s.Command, Dir: s.Dir, Topology: s.Topology.String(),
+			Theory: s.Theory, Maintenance: s.Maintenance, StepTimeout: s.StepTimeout,
+		},
 	}
 	if s.Theory != "" {
 		b, _, err := nodes.Lookup(s.Theory)
