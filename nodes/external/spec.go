@@ -110,7 +110,14 @@ func (s Spec) Algorithm() (nodes.Algorithm, error) {
 		if b.Topology != s.Topology {
 			return nodes.Algorithm{}, fmt.Errorf("external algorithm %s: theory %s is for a %s topology, not %s", s.Name, b.Name, b.Topology, s.Topology)
 		}
-		a.Theory = b.Theory
+		if b.Theory != nil {
+			// The figures of the built-in's default variant.
+			variant := b.Variants[0].Name
+			a.Theory = func(in nodes.TheoryInput) nodes.Theory {
+				in.Variant = variant
+				return b.Theory(in)
+			}
+		}
 		a.StartsAll = b.StartsAll
 	}
 	return a, nil
