@@ -1,12 +1,16 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/external"
+	"github.com/electbench/electbench/reports"
 )
 
 // externalOptions are the flags that add an algorithm written in any
@@ -70,4 +74,29 @@ func registerExternal(cmd *cobra.Command, o *runOptions) error {
 		o.algos = name
 	}
 	return nil
+}
+
+// reportNodeErrors lists the trials of programs in any language that
+// failed (a node misbehaved: NODE-PROTOCOL.md, "Mistakes"), and makes the
+// run exit 1 when there is one; every row was written before.
+func reportNodeErrors(w io.Writer, rows []reports.Row) error {
+	var bad []reports.Row
+	for _, r := range rows {
+		if a, _, err := nodes.Lookup(r.Algorithm); err == nil && a.External != nil && r.Error != "" {
+			bad = append(bad, r)
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "\nnode programs failed in %d trial(s):\n", len(bad))
+	const most = 20
+	for i, r := range bad {
+		if i == most {
+			fmt.Fprintf(w, "  ... and %d more (the error column of results.csv lists every trial)\n", len(bad)-most)
+			break
+		}
+		fmt.Fprintf(w, "  %s N=%d trial %d (seed %d, %s): %s\n", r.Algorithm, r.Nodes, r.Trial, r.Seed, r.Runtime, r.Error)
+	}
+	return failed(fmt.Errorf("%d trial(s) of node programs failed", len(bad)))
 }

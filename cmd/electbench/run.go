@@ -378,7 +378,10 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 		return err
 	}
 	fmt.Fprintf(out, "\n%d trials (%d run now) in %v; results in %s\n", len(rows), written, time.Since(start).Round(time.Millisecond), o.out)
-	return reportFailures(cmd.ErrOrStderr(), workloads.CheckRun(append(slices.Clone(specs), liveSpecs...), rows), len(rows))
+	if err := reportFailures(cmd.ErrOrStderr(), workloads.CheckRun(append(slices.Clone(specs), liveSpecs...), rows), len(rows)); err != nil {
+		return err
+	}
+	return reportNodeErrors(cmd.ErrOrStderr(), rows)
 }
 
 // runLive runs trials on live node processes through the Toxiproxy at url
