@@ -90,7 +90,9 @@ func runNodeCheck(cmd *cobra.Command, o nodeCheckOptions, command string) error 
 // would get; extra adds fields no version of the protocol defines.
 func initLine(topo nodes.Topology, n int, extra bool) []byte {
 	name := func(i int) string { return fmt.Sprintf("n%d", i) }
-	peer := func(i int) map[string]any { return map[string]any{"node": name(i), "rank": i + 1, "id": fmt.Sprint(i + 1)} }
+	peer := func(i int) map[string]any {
+		return map[string]any{"node": name(i), "rank": i + 1, "id": fmt.Sprint(i + 1)}
+	}
 	var peers []map[string]any
 	var ring []string
 	switch topo {
