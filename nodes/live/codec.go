@@ -158,7 +158,7 @@ func (f Frame) Body() (nodes.Kind, []byte, error) {
 	}
 	p := f.Payload
 	l, n := binary.Uvarint(p)
-	if n <= 0 || l == 0 || l > 64 || uint64(len(p)-n) < l+1 {
+	if n <= 0 || n != len(binary.AppendUvarint(nil, l)) || l == 0 || l > 64 || uint64(len(p)-n) < l+1 {
 		return 0, nil, fmt.Errorf("%w: BODY type length", ErrFrame)
 	}
 	name, rest := p[n:n+int(l)], p[n+int(l):]
