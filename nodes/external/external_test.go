@@ -1,7 +1,9 @@
 package external_test
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -198,5 +200,64 @@ func TestNothingOutlivesATrial(t *testing.T) {
 		if c := children(t); len(c) != 0 {
 			t.Fatalf("%s: children left after the trial: %v", mode, c)
 		}
+	}
+}
+
+// BenchmarkSimChangRobertsGo runs the Go example node (examples/nodes/cr-go)
+// in the simulator, one initiator, the worst case (3N-1 messages): events
+// per second of a whole trial, the programs' start and stop included.
+func BenchmarkSimChangRobertsGo(b *testing.B) {
+	bin := filepath.Join(b.TempDir(), "cr-go")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../examples/nodes/cr-go").CombinedOutput(); err != nil {
+		b.Skipf("building the Go example: %v\n%s", err, out)
+	}
+	a, err := external.Spec{Name: "cr-go", Command: []string{bin}, Topology: nodes.RingUni}.Algorithm()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range []int{64, 1024} {
+		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
+			var events int64
+			for b.Loop() {
+				cfg := trial.DefaultConfig()
+				cfg.Algorithm, cfg.Ranks, cfg.Initiators = &a, ascending(n), []int{0}
+				rec, err := sim.Run(cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if rec.Messages != int64(3*n-1) {
+					b.Fatalf("%d messages, want %d", rec.Messages, 3*n-1)
+				}
+				events += rec.Events + int64(n) // the heap's events and every node's start
+			}
+			b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+		})
+	}
+}
+
+// BenchmarkTrialStartStop is the fixed cost of a trial of N programs: the
+// Go no-op node spawned, initialised, started and stopped N times, with no
+// election. Subtracted from BenchmarkSimChangRobertsGo, it leaves the
+// election's own events.
+func BenchmarkTrialStartStop(b *testing.B) {
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	a, err := external.Spec{Name: "noop", Command: []string{exe, "node-mode", "noop"}, Topology: nodes.RingUni}.Algorithm()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range []int{64, 1024} {
+		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				cfg := trial.DefaultConfig()
+				cfg.Algorithm, cfg.Ranks = &a, ascending(n)
+				if _, err := sim.Run(cfg); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*n), "µs/program")
+		})
 	}
 }

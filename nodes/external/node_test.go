@@ -42,6 +42,9 @@ func testNode(mode string) int {
 		emit("eb", map[string]any{"type": "done"})
 		out.Flush()
 	}
+	if mode == "noop" {
+		return noopNode(in, out)
+	}
 	for in.Scan() {
 		var l line
 		if err := json.Unmarshal(in.Bytes(), &l); err != nil {
@@ -125,6 +128,28 @@ func testNode(mode string) int {
 			}
 		}
 		done()
+	}
+	return 0
+}
+
+// noopNode answers init and ends every other step at once, decoding
+// nothing it does not need: the cheapest program that speaks the protocol,
+// against which the adapter's own cost is measured.
+func noopNode(in *bufio.Scanner, out *bufio.Writer) int {
+	var self string
+	for in.Scan() {
+		b := in.Bytes()
+		if self == "" {
+			var l line
+			if err := json.Unmarshal(b, &l); err != nil {
+				return 2
+			}
+			self = l.Body["node_id"].(string)
+			out.WriteString(`{"src":"` + self + `","dest":"eb","body":{"type":"init_ok"}}` + "\n")
+		} else {
+			out.WriteString(`{"src":"` + self + `","dest":"eb","body":{"type":"done"}}` + "\n")
+		}
+		out.Flush()
 	}
 	return 0
 }
