@@ -261,3 +261,23 @@ func BenchmarkTrialStartStop(b *testing.B) {
 		})
 	}
 }
+
+// A type listed as maintenance (by the scenario or init_ok) is counted by
+// name but is not an election message (NODE-PROTOCOL.md, init_ok).
+func TestMaintenanceTypes(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := external.Spec{Name: "go-maint", Command: []string{exe, "node-mode", "timers"}, Topology: nodes.RingUni, Maintenance: []string{"PING"}}.Algorithm()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := run(t, &a, 3, []int{0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Messages != 0 || rec.MessagesByKind()["PING"] != 1 || rec.LastElection >= 0 {
+		t.Fatalf("messages %d, kinds %v, last election %v: want PING=1 outside messages", rec.Messages, rec.MessagesByKind(), rec.LastElection)
+	}
+}
