@@ -151,7 +151,7 @@ func startNode(t *testing.T, net *memNet, addr string) *testNode {
 		}
 		close(n.reports)
 	}()
-	if r := n.next("hello"); r.Addr != addr || CheckRegistry(r.Kinds, r.Timers) != nil || len(r.Kinds) != nodes.NumKinds()-1 {
+	if r := n.next("hello"); r.Addr != addr || CheckRegistry(r.Kinds, r.Timers) != nil || len(r.Kinds) != len(KindNames()) {
 		t.Fatalf("hello %+v from %q: want %q and this binary's registry", r, r.Addr, addr)
 	}
 	return n
