@@ -102,6 +102,13 @@ type Phased interface {
 // PhaseNormal is the phase in which a process's decided leader is final.
 const PhaseNormal = "Normal"
 
+// Noter is implemented by environments that keep notes in the trace: a
+// machine may note what it does (an external program's log lines) with
+// env.(Noter).Note. The simulator keeps them; elsewhere they are dropped.
+type Noter interface {
+	Note(text string)
+}
+
 // Fallible is implemented by machines that can fail for reasons outside
 // their algorithm's rules: a program in another language (nodes/external)
 // that writes garbage, exits or never ends its step. The runtime asks Err

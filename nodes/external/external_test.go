@@ -1,6 +1,7 @@
 package external_test
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -110,9 +111,18 @@ func equal(a, b map[string]int64) bool {
 // (NODE-PROTOCOL.md, "Output lines"); timers are counted by name.
 func TestBytesAndTimers(t *testing.T) {
 	a := algorithm(t, "timers", 0)
-	rec, err := run(t, a, 3, []int{0})
+	var trace bytes.Buffer
+	tr := trial.NewTrace(&trace)
+	cfg := trial.DefaultConfig()
+	cfg.Algorithm, cfg.Ranks, cfg.Initiators, cfg.Events = a, ascending(3), []int{0}, tr
+	rec, err := sim.Run(cfg)
 	if err != nil {
 		t.Fatal(err)
+	}
+	tr.Flush()
+	// A log line is a note in the trace, at its step's instant.
+	if want := `{"t":2500000,"ev":"note","p":0,"text":"timer t-1"}`; !strings.Contains(trace.String(), want) {
+		t.Errorf("trace lacks %s:\n%s", want, trace.String())
 	}
 	if got := rec.MessagesByKind(); len(got) != 1 || got["PING"] != 1 {
 		t.Fatalf("kinds %v, want PING=1", got)

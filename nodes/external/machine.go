@@ -446,6 +446,9 @@ func (n *node) apply(env nodes.Env, o *output) error {
 		}
 		env.Decide(p.Rank)
 	case opLog:
+		if nt, ok := env.(nodes.Noter); ok {
+			nt.Note(o.text)
+		}
 	case opInitOK:
 		return errors.New("init_ok outside the init step")
 	}

@@ -633,6 +633,13 @@ func (e *proc) CancelTimer(t nodes.TimerID)               { e.s.cancelTimer(e.p,
 func (e *proc) Decide(leader nodes.Rank)                  { e.s.decide(e.p, leader) }
 func (e *proc) Rand() *rand.Rand                          { return e.s.rand(e.p) }
 
+// Note keeps a machine's note in the trace (nodes.Noter).
+func (e *proc) Note(text string) {
+	if e.s.want.Has(trial.EvNote) {
+		e.s.emit(trial.Event{At: time.Duration(e.s.now), Kind: trial.EvNote, P: e.p, What: text})
+	}
+}
+
 // sortPeers orders peers by ascending rank.
 func sortPeers(p []nodes.Peer) {
 	slices.SortFunc(p, func(a, b nodes.Peer) int { return a.Rank.Compare(b.Rank) })
