@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -60,20 +62,61 @@ func (o *externalOptions) spec(cmd *cobra.Command) (s external.Spec, ok bool, er
 }
 
 // registerExternal registers the --node-cmd algorithm, if any, and makes
-// it the run's algorithm when --algo is not given.
-func registerExternal(cmd *cobra.Command, o *runOptions) error {
+// it the run's algorithm when --algo is not given. Node programs' standard
+// error (theirs and scenario files' programs') goes to DIR/nodes.log, kept
+// with the run, created when the first line comes; the returned function
+// closes it.
+func registerExternal(cmd *cobra.Command, o *runOptions) (func(), error) {
+	log := &lazyFile{path: filepath.Join(o.out, "nodes.log")}
+	external.SetLog(log)
+	done := func() {
+		external.SetLog(nil)
+		log.close()
+	}
 	s, ok, err := o.external.spec(cmd)
-	if err != nil || !ok {
-		return err
+	if err != nil {
+		done()
+		return nil, err
+	}
+	if !ok {
+		return done, nil
 	}
 	name, err := external.Register(s)
 	if err != nil {
-		return badInput(err)
+		done()
+		return nil, badInput(err)
 	}
 	if !cmd.Flags().Changed("algo") {
 		o.algos = name
 	}
-	return nil
+	return done, nil
+}
+
+// lazyFile is a log file opened for appending on its first write, so that
+// runs without node programs leave none. The external package serialises
+// its writes.
+type lazyFile struct {
+	path string
+	f    *os.File
+	err  error
+}
+
+func (l *lazyFile) Write(b []byte) (int, error) {
+	if l.f == nil && l.err == nil {
+		if l.err = os.MkdirAll(filepath.Dir(l.path), 0o755); l.err == nil {
+			l.f, l.err = os.OpenFile(l.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		}
+	}
+	if l.err != nil {
+		return 0, l.err
+	}
+	return l.f.Write(b)
+}
+
+func (l *lazyFile) close() {
+	if l.f != nil {
+		l.f.Close()
+	}
 }
 
 // reportNodeErrors lists the trials of programs in any language that

@@ -245,9 +245,11 @@ func parseFormats(s string) ([]string, error) {
 }
 
 func runRun(cmd *cobra.Command, o runOptions, args []string) error {
-	if err := registerExternal(cmd, &o); err != nil {
+	closeNodeLog, err := registerExternal(cmd, &o)
+	if err != nil {
 		return err
 	}
+	defer closeNodeLog()
 	specs, err := scenarioSpecs(cmd, args, o)
 	if err != nil {
 		return err

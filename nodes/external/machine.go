@@ -292,6 +292,7 @@ func (n *node) init(env nodes.Env) error {
 	}
 	n.self = env.Self()
 	n.name = "n" + strconv.Itoa(int(selfID))
+	n.proc.stderr.name(n.ts.spec.Name + " " + n.name + ": ")
 	n.event = "init"
 	n.byName = make(map[string]nodes.Peer, len(all))
 	n.names = make(map[nodes.PeerID]string, len(all))

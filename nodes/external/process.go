@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -69,6 +70,7 @@ func spawn(argv []string, dir string, timeout time.Duration) (*process, error) {
 		outR.Close()
 		return nil, fmt.Errorf("start %s: %w", strings.Join(argv, " "), err)
 	}
+	p.stderr.name(fmt.Sprintf("%s pid %d: ", filepath.Base(argv[0]), cmd.Process.Pid))
 	go func() {
 		p.waitErr = cmd.Wait()
 		close(p.exited)
@@ -215,10 +217,31 @@ func (p *process) kill() {
 	}
 }
 
-// tail keeps the last bytes a program wrote on its standard error.
+// The run's log of node programs' standard error (SetLog): every line,
+// prefixed with the algorithm and the node.
+var (
+	logMu  sync.Mutex
+	logOut io.Writer
+)
+
+// SetLog sends every line node programs write on their standard error to
+// w, prefixed with the algorithm and the node's name ("cr-py n3: ..."); nil
+// keeps only each program's tail, for error messages. The command line
+// points it at DIR/nodes.log; a live node process, at its own standard
+// error, which the harness keeps in DIR/live.log.
+func SetLog(w io.Writer) {
+	logMu.Lock()
+	defer logMu.Unlock()
+	logOut = w
+}
+
+// tail keeps the last bytes a program wrote on its standard error, and
+// copies its lines to the run's log (SetLog).
 type tail struct {
-	mu  sync.Mutex
-	buf []byte
+	mu      sync.Mutex
+	buf     []byte
+	prefix  string // "alg node: ", or "alg pid N: " before init
+	pending []byte // a line not yet ended
 }
 
 const tailSize = 4 << 10
@@ -230,7 +253,32 @@ func (t *tail) Write(b []byte) (int, error) {
 	if len(t.buf) > tailSize {
 		t.buf = append(t.buf[:0], t.buf[len(t.buf)-tailSize:]...)
 	}
+	logMu.Lock()
+	defer logMu.Unlock()
+	if logOut == nil {
+		return len(b), nil
+	}
+	t.pending = append(t.pending, b...)
+	for {
+		i := bytes.IndexByte(t.pending, '\n')
+		if i < 0 {
+			break
+		}
+		logOut.Write(append([]byte(t.prefix), t.pending[:i+1]...))
+		t.pending = t.pending[i+1:]
+	}
+	if len(t.pending) > tailSize { // a line that never ends: log it in pieces
+		logOut.Write(append(append([]byte(t.prefix), t.pending...), '\n'))
+		t.pending = t.pending[:0]
+	}
 	return len(b), nil
+}
+
+// name sets the prefix of the program's lines in the run's log.
+func (t *tail) name(prefix string) {
+	t.mu.Lock()
+	t.prefix = prefix
+	t.mu.Unlock()
 }
 
 // last returns the last n non-empty lines, joined by " | " and cut to
