@@ -28,6 +28,9 @@ type trialState struct {
 	procs    []*process
 	machines int // machines made
 	closed   int // machines closed
+	// seeds are the init seeds given, by node: a restarted node gets the
+	// same init (NODE-PROTOCOL.md, "Crashes, restarts").
+	seeds map[nodes.PeerID]uint64
 }
 
 // newMachines is the algorithm's constructor: one call per trial (per node
@@ -35,6 +38,20 @@ type trialState struct {
 func (s Spec) newMachines(cfg nodes.Config) (func() nodes.Machine, error) {
 	ts := &trialState{spec: s, cfg: cfg}
 	return func() nodes.Machine { return ts.newNode() }, nil
+}
+
+// seed is node p's init seed: drawn from its own random source the first
+// time, the same for its restarts.
+func (ts *trialState) seed(env nodes.Env, p nodes.PeerID) uint64 {
+	if s, ok := ts.seeds[p]; ok {
+		return s
+	}
+	if ts.seeds == nil {
+		ts.seeds = map[nodes.PeerID]uint64{}
+	}
+	s := env.Rand().Uint64() >> 11 // below 2^53: exact in every JSON reader
+	ts.seeds[p] = s
+	return s
 }
 
 // body returns the body of message m, sent by a node of this trial.
@@ -313,7 +330,7 @@ func (n *node) init(env nodes.Env) error {
 		Type: "init", MsgID: 1, NodeID: n.name, NodeIDs: make([]string, nn),
 		Rank: ranks[selfID], ID: n.self.ID.String(), Topology: topo.String(),
 		Peers: []initPeer{}, TMs: float64(n.ts.cfg.T) / float64(time.Millisecond),
-		Params: n.ts.cfg.Params, Seed: env.Rand().Uint64() >> 11,
+		Params: n.ts.cfg.Params, Seed: n.ts.seed(env, selfID),
 	}
 	if b.Params == nil {
 		b.Params = map[string]string{}
