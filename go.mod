@@ -18,6 +18,8 @@ require (
 	gonum.org/v1/plot v0.17.0
 )
 
+require github.com/google/shlex v0.0.0-20191202100458-e7afc7fbc510
+
 require (
 	github.com/rhysd/actionlint v1.7.7
 	gonum.org/v1/gonum v0.16.0

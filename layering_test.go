@@ -57,7 +57,7 @@ var (
 
 func TestLayering(t *testing.T) {
 	pkgs := listPackages(t)
-	for _, must := range append(append([]string{"nodes", "nodes/trial", "nodes/check", "chaos", "workloads", "reports"}, algorithms...), runtimes...) {
+	for _, must := range append(append([]string{"nodes", "nodes/trial", "nodes/check", "nodes/external", "chaos", "workloads", "reports"}, algorithms...), runtimes...) {
 		if _, ok := pkgs[must]; !ok {
 			t.Fatalf("package %s is missing: update the rules with the layout", must)
 		}
@@ -67,6 +67,9 @@ func TestLayering(t *testing.T) {
 		"nodes/trial":    {"nodes"},
 		"nodes/check":    {"nodes", "nodes/trial"},
 		"chaos/timeline": {"nodes", "nodes/trial"},
+		// Programs in any language behind the Machine contract: it runs
+		// processes (os/exec), but it is no runtime.
+		"nodes/external": {"nodes"},
 	}
 	for _, a := range algorithms {
 		only[a] = []string{"nodes", "nodes/quorum/tally"} // the family's own helpers

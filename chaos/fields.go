@@ -43,7 +43,7 @@ func init() {
 				}
 			}},
 		{name: "algorithms", typ: "`all`, or a list", required: true,
-			doc: "the algorithms to run: each `name`, `name/variant`, or a mapping with `name`, `variant` and `params` (parameter values as on the command line: `t1: 1.5T`); `all` is every registered algorithm, each on the sizes it allows there (etcd-raft on at most 64 processes)",
+			doc: "the algorithms to run: each `name`, `name/variant`, or a mapping with `name`, `variant` and `params` (parameter values as on the command line: `t1: 1.5T`); `all` is every registered algorithm, each on the sizes it allows there (etcd-raft on at most 64 processes); a mapping with `command` and `topology` defines an algorithm in any language (NODE-PROTOCOL.md)",
 			dec: decodeAlgorithms},
 		{name: "nodes", typ: "sizes", def: DefaultNodes, auto: true,
 			doc: "cluster sizes: `N`, `A..B` (doubling from A to B) or a list `[3, 5, 8]`",
@@ -244,6 +244,14 @@ func decodeAlgorithms(d *decoder, n *yaml.Node, path string, s *Scenario) {
 		if a.Name == "" {
 			return
 		}
+		if a.Command == nil && (a.Topology != "" || a.Theory != "" || a.Maintenance != nil) {
+			d.errorf(c, p, "topology, theory and maintenance describe a program: they need command")
+			return
+		}
+		if a.Command != nil && a.Topology == "" {
+			d.errorf(c, join(p, "topology"), "a program needs its topology: ring, bidirectional-ring or complete")
+			return
+		}
 		s.Algorithms = append(s.Algorithms, a)
 	})
 }
@@ -284,6 +292,52 @@ var algorithmFields = []field[Algorithm]{
 				}
 			}
 		}},
+	{name: "command", typ: "a list of words", def: "none", doc: "a program in any language run once per node (NODE-PROTOCOL.md), as `[python3, cr.py]`; relative paths are from the scenario file's directory",
+		dec: func(d *decoder, n *yaml.Node, path string, a *Algorithm) {
+			if a.Command = textList(d, n, path); a.Command != nil && len(a.Command) == 0 {
+				d.errorf(n, path, "an empty command")
+			}
+		}},
+	{name: "topology", typ: "text", def: "none", doc: "with command: `ring`, `bidirectional-ring` or `complete`",
+		dec: func(d *decoder, n *yaml.Node, path string, a *Algorithm) {
+			if v, ok := d.text(n, path); ok {
+				switch v {
+				case "ring", "bidirectional-ring", "complete":
+					a.Topology = v
+				default:
+					d.errorf(n, path, "want ring, bidirectional-ring or complete, got %q", v)
+				}
+			}
+		}},
+	{name: "theory", typ: "text", def: "none", doc: "with command: a built-in algorithm whose reference figures fill theory_messages",
+		dec: func(d *decoder, n *yaml.Node, path string, a *Algorithm) {
+			if v, ok := d.text(n, path); ok {
+				a.Theory = v
+			}
+		}},
+	{name: "maintenance", typ: "a list of words", def: "none", doc: "with command: message types that are not election messages (besides those the nodes declare in init_ok)",
+		dec: func(d *decoder, n *yaml.Node, path string, a *Algorithm) {
+			a.Maintenance = textList(d, n, path)
+		}},
+}
+
+// textList reads a list of words; nil after an error.
+func textList(d *decoder, n *yaml.Node, path string) []string {
+	if n.Kind != yaml.SequenceNode {
+		d.errorf(n, path, "want a list such as [python3, cr.py], got %s", describe(n))
+		return nil
+	}
+	out := []string{}
+	ok := true
+	d.list(n, path, func(c *yaml.Node, p string) {
+		v, good := d.text(c, p)
+		ok = ok && good
+		out = append(out, v)
+	})
+	if !ok {
+		return nil
+	}
+	return out
 }
 
 // decodeFault reads one timeline item: a fault, or a heal.

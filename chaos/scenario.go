@@ -38,10 +38,18 @@ type Scenario struct {
 }
 
 // Algorithm is one algorithm of a scenario, with its variant and parameters.
+// An entry with a Command is an algorithm in any language
+// (docs/NODE-PROTOCOL.md), defined by the scenario under Name.
 type Algorithm struct {
 	Name    string
 	Variant string // "" for the default
 	Params  map[string]string
+	// Command is the node program and its arguments; nil for a
+	// registered algorithm.
+	Command     []string
+	Topology    string   // ring, bidirectional-ring or complete (with Command)
+	Theory      string   // a built-in algorithm whose figures apply (with Command)
+	Maintenance []string // message types that are not election messages (with Command)
 }
 
 // Network is the scenario's network model.

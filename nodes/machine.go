@@ -117,3 +117,46 @@ type StableStore interface {
 	// SaveStable replaces the stored bytes; it does not keep b.
 	SaveStable(b []byte)
 }
+
+// Noter is implemented by environments that keep notes in the trace: a
+// machine may note what it does (an external program's log lines) with
+// env.(Noter).Note. The simulator keeps them; elsewhere they are dropped.
+type Noter interface {
+	Note(text string)
+}
+
+// Fallible is implemented by machines that can fail for reasons outside
+// their algorithm's rules: a program in another language (nodes/external)
+// that writes garbage, exits or never ends its step. The runtime asks Err
+// after every event the machine handles; the first error ends the trial,
+// which is recorded with that error (its row's error column).
+type Fallible interface {
+	Err() error
+}
+
+// Machines that hold resources, such as an external program's process,
+// also implement io.Closer: the runtime calls Close exactly once when it is
+// done with the machine (the trial ended, failed, or a restart replaced
+// it), whether or not the machine ever started.
+
+// BodyCarrier is implemented by machines whose messages carry bodies the
+// machine holds rather than the Message value: an external program's
+// (nodes/external), whose kinds are external (Kind.IsExternal). A live
+// node puts a sent message's body on the wire and hands a received body
+// back to its machine before Receive.
+type BodyCarrier interface {
+	// Body returns the body of m, a message this machine sent.
+	Body(m Message) ([]byte, bool)
+	// Adopt returns the message of kind k with the body received, as this
+	// machine's Receive reads it.
+	Adopt(k Kind, body []byte) Message
+}
+
+// Preparer is implemented by machines that need time to get ready before
+// a run starts: an external program boots and answers its init. A live
+// node calls Prepare when it is configured, before the run's clock starts,
+// so that a program's start-up is not counted as election time; Start
+// prepares a machine that was not.
+type Preparer interface {
+	Prepare(env Env)
+}

@@ -55,13 +55,16 @@ const MaxBodySize = 3072
 // MaxEncodedSize bounds the encoding of any message.
 const MaxEncodedSize = 1 + 32 + 1 + 2*(binary.MaxVarintLen64+1+32) + 2*binary.MaxVarintLen64 + 2 + MaxBodySize
 
-// EncodedSize returns len(m.AppendBinary(nil)) without encoding.
+// EncodedSize returns len(m.AppendBinary(nil)) without encoding; for an
+// external kind (ExternalKind) it is the size of the body, Message.B.
 // The simulator calls it for every message it sends, so it reads the kind's
 // precomputed header size and takes a fast path for small identities.
 func (m Message) EncodedSize() int {
 	var n int
-	if int(m.Kind) < len(kinds) {
-		n = kinds[m.Kind].hdr
+	if info := &kinds[m.Kind]; info.hdr != 0 || m.Kind == 0 {
+		n = info.hdr
+	} else if info.external {
+		return int(m.B)
 	} else {
 		name := m.Kind.String()
 		n = uvarintLen(uint64(len(name))) + len(name) + 1
@@ -111,6 +114,9 @@ func unzigzag(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }
 func (m Message) AppendBinary(b []byte) ([]byte, error) {
 	if !m.Kind.Valid() {
 		return b, fmt.Errorf("encode message: unregistered kind %d", uint16(m.Kind))
+	}
+	if m.Kind.IsExternal() {
+		return b, fmt.Errorf("encode message: kind %s is an external program's, whose body its algorithm holds", m.Kind)
 	}
 	if len(m.Body) > MaxBodySize {
 		return b, fmt.Errorf("encode message: %s body of %d bytes exceeds %d", m.Kind, len(m.Body), MaxBodySize)

@@ -20,6 +20,12 @@ type Algorithm struct {
 	StartsAll bool
 	Variants  []Variant // selectable variants; the first is the default
 	Params    []Param   // settable parameters with their defaults
+	// OpenParams means the algorithm takes any parameter, as typed: an
+	// external program's (nodes/external), which interprets them itself.
+	OpenParams bool
+	// External, for a program in any language, is its definition: a live
+	// node process defines the algorithm again from it (DefineExternal).
+	External *ExternalDef
 	// New validates cfg once per run and returns a constructor for one
 	// process's machine. Errors name the parameter or variant at fault.
 	New func(cfg Config) (func() Machine, error)
@@ -213,7 +219,12 @@ func Lookup(spec string) (*Algorithm, string, error) {
 }
 
 // CheckParams reports the first parameter in p that a does not declare.
-func (a *Algorithm) CheckParams(p Params) error { return CheckParams(a.Name, p, a.Params) }
+func (a *Algorithm) CheckParams(p Params) error {
+	if a.OpenParams {
+		return nil
+	}
+	return CheckParams(a.Name, p, a.Params)
+}
 
 // CheckParams reports the first parameter in p (in name order) that is not
 // among declared, naming the algorithm and the parameters it knows.
@@ -255,4 +266,35 @@ func (a *Algorithm) HasDefaultParams(p Params, T time.Duration) bool {
 		}
 	}
 	return true
+}
+
+// ExternalDef describes an algorithm written in any language
+// (docs/NODE-PROTOCOL.md) as a scenario file defines it.
+type ExternalDef struct {
+	Name        string
+	Command     []string // the node program and its arguments
+	Dir         string   // where relative paths in Command are resolved
+	Topology    string   // ring, bidirectional-ring or complete
+	Theory      string   // a built-in algorithm whose figures apply; "" for none
+	Maintenance []string // message types that are not election messages
+	// StepTimeout bounds each step in wall time; 0 for the default.
+	StepTimeout time.Duration
+}
+
+// externalDefiner turns a definition into a registered algorithm; set by
+// nodes/external, which runs programs, so that packages that may not run
+// processes (workloads) can still define one from a scenario.
+var externalDefiner func(ExternalDef) (*Algorithm, error)
+
+// SetExternalDefiner installs what DefineExternal calls; nodes/external
+// does so in its init function.
+func SetExternalDefiner(f func(ExternalDef) (*Algorithm, error)) { externalDefiner = f }
+
+// DefineExternal registers the algorithm d describes (or finds it, if the
+// same definition was registered before) and returns it.
+func DefineExternal(d ExternalDef) (*Algorithm, error) {
+	if externalDefiner == nil {
+		return nil, fmt.Errorf("algorithm %s: this program cannot run external node programs (nodes/external is not linked in)", d.Name)
+	}
+	return externalDefiner(d)
 }

@@ -55,6 +55,7 @@ type TraceEvent struct {
 	B      int64  `json:"b"`
 	Timer  string `json:"timer"`
 	Leader string `json:"leader"`
+	Text   string `json:"text"` // note: an external program's log line
 }
 
 // TraceTrial is the kept part of one trial's trace.
@@ -279,6 +280,8 @@ func describeEvent(ev TraceEvent, tNs float64) string {
 		fmt.Fprintf(&b, "decide p%d leader=%s", ev.P, ev.Leader)
 	case "suspect":
 		fmt.Fprintf(&b, "suspect p%d suspects p%d", ev.P, ev.Q)
+	case "note":
+		fmt.Fprintf(&b, "note p%d %s", ev.P, ev.Text)
 	default:
 		fmt.Fprintf(&b, "%s p%d", ev.Ev, ev.P)
 	}

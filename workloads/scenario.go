@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -55,7 +56,7 @@ func FromScenario(sc *chaos.Scenario) (*Spec, error) {
 		if a.Variant != "" {
 			name += "/" + a.Variant
 		}
-		alg, variant, err := nodes.Lookup(name)
+		alg, variant, err := lookupOrDefine(sc, a, name)
 		if err != nil {
 			fail(path, "%v", err)
 			continue
@@ -169,6 +170,26 @@ func unflag(err error) string {
 		s = strings.ReplaceAll(s, f+" ", "")
 	}
 	return s
+}
+
+// lookupOrDefine finds a scenario's algorithm by name, or defines it when
+// the entry gives a program (docs/NODE-PROTOCOL.md), whose relative paths
+// are resolved from the scenario file's directory.
+func lookupOrDefine(sc *chaos.Scenario, a chaos.Algorithm, name string) (*nodes.Algorithm, string, error) {
+	if a.Command == nil {
+		return nodes.Lookup(name)
+	}
+	if a.Variant != "" {
+		return nil, "", fmt.Errorf("program %s has no variants", a.Name)
+	}
+	alg, err := nodes.DefineExternal(nodes.ExternalDef{
+		Name: a.Name, Command: a.Command, Dir: filepath.Dir(sc.File),
+		Topology: a.Topology, Theory: a.Theory, Maintenance: a.Maintenance,
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	return alg, alg.Variants[0].Name, nil
 }
 
 // ParseScenarios parses a scenario file and builds a spec per scenario.

@@ -2,9 +2,12 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
+	"sync"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -21,7 +24,40 @@ func TestScripts(t *testing.T) {
 		Dir:           "testdata/script",
 		UpdateScripts: os.Getenv("UPDATE_SCRIPTS") == "1",
 		Cmds:          map[string]func(*testscript.TestScript, bool, []string){"exits": cmdExits},
+		Setup:         setupExamples,
 	})
+}
+
+var crGo struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// setupExamples points scripts at the example node programs of
+// examples/nodes ($EXAMPLES), with the Go one built once ($CRGO).
+func setupExamples(env *testscript.Env) error {
+	dir, err := filepath.Abs("../../examples/nodes")
+	if err != nil {
+		return err
+	}
+	crGo.once.Do(func() {
+		bin, err := os.MkdirTemp("", "electbench-cr-go")
+		if err != nil {
+			crGo.err = err
+			return
+		}
+		crGo.path = filepath.Join(bin, "cr-go")
+		if out, err := exec.Command("go", "build", "-o", crGo.path, "../../examples/nodes/cr-go").CombinedOutput(); err != nil {
+			crGo.err = fmt.Errorf("building examples/nodes/cr-go: %v\n%s", err, out)
+		}
+	})
+	if crGo.err != nil {
+		return crGo.err
+	}
+	env.Setenv("EXAMPLES", dir)
+	env.Setenv("CRGO", crGo.path)
+	return nil
 }
 
 // cmdExits runs a program and checks its exact exit code: exits 2 electbench run --nodes 1

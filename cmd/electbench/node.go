@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/electbench/electbench/nodes/external"
 	"github.com/electbench/electbench/nodes/live"
 	"github.com/electbench/electbench/pow"
 )
@@ -66,6 +67,9 @@ func (o nodeOptions) config(args []string) (live.NodeConfig, error) {
 // runNode runs the node until the harness stops it; a node that fails
 // exits 1.
 func runNode(cmd *cobra.Command, c live.NodeConfig) error {
+	// An external program's standard error joins this node's, which the
+	// harness keeps in live.log.
+	external.SetLog(cmd.ErrOrStderr())
 	if err := live.NodeMain(cmd.Context(), c, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr()); err != nil {
 		return failed(err)
 	}

@@ -49,6 +49,7 @@ type runOptions struct {
 	shard      string           // K/M: run only part K of M of the plan (shard.go)
 	shards     int              // M, with K from $ELECTBENCH_SHARD or $JOB_COMPLETION_INDEX
 	report     runReportOptions // report.html and --history (history.go)
+	external   externalOptions  // --node-cmd and its companions (external.go)
 }
 
 // Defaults of a bare `electbench run`: a quick simulated sweep of every
@@ -127,6 +128,7 @@ host; the failed trial is not recorded and --resume runs it again),
 	_ = cmd.RegisterFlagCompletionFunc("format", func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 		return completeList(resultsFormats, toComplete)
 	})
+	o.external.bind(f)
 	return cmd
 }
 
@@ -313,6 +315,11 @@ func parseFormats(s string) ([]string, error) {
 }
 
 func runRun(cmd *cobra.Command, o runOptions, args []string) error {
+	closeNodeLog, err := registerExternal(cmd, &o)
+	if err != nil {
+		return err
+	}
+	defer closeNodeLog()
 	specs, err := scenarioSpecs(cmd, args, o)
 	if err != nil {
 		return err
@@ -503,7 +510,10 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 		return err
 	}
 	fmt.Fprintf(out, "\n%d trials (%d run now) in %v; results in %s\n", len(rows), written, time.Since(start).Round(time.Millisecond), o.out)
-	return reportFailures(cmd.ErrOrStderr(), fails, len(rows))
+	if err := reportFailures(cmd.ErrOrStderr(), fails, len(rows)); err != nil {
+		return err
+	}
+	return reportNodeErrors(cmd.ErrOrStderr(), rows)
 }
 
 // LiveTraceFile is where a run without --trace keeps the events of its

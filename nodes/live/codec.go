@@ -26,6 +26,12 @@ import (
 //	  MSG      nodes.Message's canonical body, 1..nodes.MaxEncodedSize bytes
 //	  SEALED   a MSG body, then its TagLen-byte tag (session.go): the only
 //	           frame a link carries after its handshake
+//	  BODY     an external program's message (nodes/external): uvarint
+//	           len(type), its type (nodes.ExternalKind's names), 1 byte
+//	           class (0 election, 1 maintenance), then the body as the
+//	           program wrote it, ≥ 2 bytes; at most MaxFrame−2 in all
+//	  SEALED-BODY  a BODY payload, then its TagLen-byte tag: an external
+//	           program's message on a link after its handshake
 //
 // A reader checks L before it reads the payload, into a buffer of MaxFrame
 // bytes allocated once per connection, so no input makes it allocate more.
@@ -49,10 +55,12 @@ const (
 	FrameRefuse                       // handshake: the identity was refused, with why
 	FrameMsg                          // one algorithm message
 	FrameSealed                       // one algorithm message, authenticated
+	FrameBody                         // one message of an external program, with its body
+	FrameSealedBody                   // one message of an external program, authenticated
 	numFrameKinds
 )
 
-var frameNames = [...]string{"INVALID", "HELLO", "PROOF", "WELCOME", "REFUSE", "MSG", "SEALED"}
+var frameNames = [...]string{"INVALID", "HELLO", "PROOF", "WELCOME", "REFUSE", "MSG", "SEALED", "BODY", "SEALED-BODY"}
 
 func (k FrameKind) String() string {
 	if k < numFrameKinds {
@@ -82,6 +90,10 @@ func payloadBounds(k FrameKind) (lo, hi int) {
 		return 1, nodes.MaxEncodedSize
 	case FrameSealed:
 		return 1 + TagLen, nodes.MaxEncodedSize + TagLen
+	case FrameBody:
+		return 4, MaxFrame - 2 - TagLen
+	case FrameSealedBody:
+		return 4 + TagLen, MaxFrame - 2
 	}
 	return 0, -1
 }
@@ -123,6 +135,65 @@ func AppendMessage(b []byte, m nodes.Message) ([]byte, int, error) {
 	size := len(b) - start - headerLen - 2
 	binary.BigEndian.PutUint16(b[start:], uint16(2+size))
 	return b, size, nil
+}
+
+// AppendBody appends a BODY frame carrying a message of the external kind
+// k whose body is body, and returns the body's size (what the message is
+// charged, as in the simulator).
+func AppendBody(b []byte, k nodes.Kind, body []byte) ([]byte, int, error) {
+	if !k.IsExternal() {
+		return b, 0, fmt.Errorf("encode body: kind %s is not an external program's", k)
+	}
+	name := k.String()
+	class := byte(0)
+	if !k.IsElection() {
+		class = 1
+	}
+	p := make([]byte, 0, 2+len(name)+len(body))
+	p = binary.AppendUvarint(p, uint64(len(name)))
+	p = append(p, name...)
+	p = append(p, class)
+	p = append(p, body...)
+	// Room for the tag a link's session adds (Session.AppendBody).
+	if len(p) > MaxFrame-2-TagLen {
+		return b, 0, fmt.Errorf("a %s message of %d bytes is larger than a live frame carries (%d bytes in all)", name, len(body), MaxFrame-2-TagLen)
+	}
+	b, err := AppendFrame(b, FrameBody, p)
+	return b, len(body), err
+}
+
+// Body decodes a BODY frame: the message's external kind, registered on
+// first sight, and its body (aliasing the frame's payload).
+func (f Frame) Body() (nodes.Kind, []byte, error) {
+	if f.Kind != FrameBody {
+		return 0, nil, fmt.Errorf("%w: %s frame where BODY was expected", ErrFrame, f.Kind)
+	}
+	p := f.Payload
+	if len(p) > MaxFrame-2-TagLen {
+		return 0, nil, fmt.Errorf("%w: BODY of %d bytes, more than %d", ErrFrame, len(p), MaxFrame-2-TagLen)
+	}
+	l, n := binary.Uvarint(p)
+	if n <= 0 || n != len(binary.AppendUvarint(nil, l)) || l == 0 || l > 64 || uint64(len(p)-n) < l+1 {
+		return 0, nil, fmt.Errorf("%w: BODY type length", ErrFrame)
+	}
+	name, rest := p[n:n+int(l)], p[n+int(l):]
+	class := nodes.ElectionClass
+	switch rest[0] {
+	case 0:
+	case 1:
+		class = nodes.MaintenanceClass
+	default:
+		return 0, nil, fmt.Errorf("%w: BODY class %d", ErrFrame, rest[0])
+	}
+	body := rest[1:]
+	if len(body) < 2 || body[0] != '{' {
+		return 0, nil, fmt.Errorf("%w: BODY is not a JSON object", ErrFrame)
+	}
+	k, err := nodes.ExternalKind(string(name), class)
+	if err != nil {
+		return 0, nil, fmt.Errorf("%w: %v", ErrFrame, err)
+	}
+	return k, body, nil
 }
 
 // Frame is one decoded frame. Its payload aliases the reader's buffer and is

@@ -97,6 +97,9 @@ type Config struct {
 	// Trace asks for every sent message's Rank and Aux on the step lines:
 	// the harness writes a trace of the run.
 	Trace bool `json:"trace,omitempty"`
+	// External defines the algorithm when it is a program in any language
+	// (nodes/external): the node process registers it before use.
+	External *nodes.ExternalDef `json:"external,omitempty"`
 }
 
 // Link is one outgoing link.
@@ -132,9 +135,15 @@ type Report struct {
 	ByPeer bool   `json:"by_peer,omitempty"` // refused: the peer refused this node's identity (else this node refused the peer's)
 	Reason string `json:"reason,omitempty"`
 	// step
-	T           int64         `json:"t,omitempty"`
-	Ev          string        `json:"ev,omitempty"`   // a trial.EventKind name: start, initiate, recv, timer, suspect
-	Kind        nodes.Kind    `json:"kind,omitempty"` // recv
+	T    int64      `json:"t,omitempty"`
+	Ev   string     `json:"ev,omitempty"`   // a trial.EventKind name: start, initiate, recv, timer, suspect
+	Kind nodes.Kind `json:"kind,omitempty"` // recv
+	// KindName and TimerName name an external program's kind (recv) or
+	// timer (timer): those are numbered in each process's registry as
+	// they are first seen, so the harness goes by name (ResolveExternal).
+	KindName    string        `json:"kn,omitempty"`
+	KindMaint   bool          `json:"km,omitempty"` // KindName's kind is maintenance traffic
+	TimerName   string        `json:"tn,omitempty"`
 	From        int           `json:"from,omitempty"`
 	A           int64         `json:"a,omitempty"` // recv: the message's A and B (terms, votes)
 	B           int64         `json:"v,omitempty"`
@@ -160,6 +169,9 @@ type Sent struct {
 	Rank    string     `json:"r,omitempty"` // the message's Rank and Aux, on a traced run (Config.Trace)
 	Aux     string     `json:"x,omitempty"`
 	Dropped bool       `json:"d,omitempty"`
+	// KindName and KindMaint name an external kind (Report.KindName).
+	KindName  string `json:"kn,omitempty"`
+	KindMaint bool   `json:"km,omitempty"`
 }
 
 // Stats are a node's counts since it started.
@@ -191,6 +203,21 @@ type Stats struct {
 
 // appendStep writes a step line by hand: it is the runtime's hot path, and
 // every value in it is a number or a name that needs no escaping.
+// appendExternalKind names an external program's kind on a step line
+// (Report.KindName): each process numbers those kinds its own way.
+func appendExternalKind(b []byte, k nodes.Kind) []byte {
+	if !k.IsExternal() {
+		return b
+	}
+	b = append(b, `,"kn":"`...) // names of A-Z a-z 0-9 _ -: nothing to escape
+	b = append(b, k.String()...)
+	b = append(b, '"')
+	if !k.IsElection() {
+		b = append(b, `,"km":true`...)
+	}
+	return b
+}
+
 func appendStep(b []byte, t time.Duration, s *step) []byte {
 	b = append(b, `{"type":"step","t":`...)
 	b = strconv.AppendInt(b, int64(t), 10)
@@ -201,12 +228,18 @@ func appendStep(b []byte, t time.Duration, s *step) []byte {
 	case "recv":
 		b = append(b, `,"kind":`...)
 		b = strconv.AppendUint(b, uint64(s.kind), 10)
+		b = appendExternalKind(b, s.kind)
 		b = append(b, `,"from":`...)
 		b = strconv.AppendInt(b, int64(s.peer), 10)
 		b = appendAB(b, s.a, s.b)
 	case "timer":
 		b = append(b, `,"timer":`...)
 		b = strconv.AppendUint(b, uint64(s.timer), 10)
+		if s.timer.IsExternal() {
+			b = append(b, `,"tn":"`...) // names of A-Z a-z 0-9 _ -: nothing to escape
+			b = append(b, s.timer.String()...)
+			b = append(b, '"')
+		}
 	case "suspect":
 		b = append(b, `,"peer":`...)
 		b = strconv.AppendInt(b, int64(s.peer), 10)
@@ -221,6 +254,7 @@ func appendStep(b []byte, t time.Duration, s *step) []byte {
 			b = strconv.AppendInt(b, int64(m.To), 10)
 			b = append(b, `,"k":`...)
 			b = strconv.AppendUint(b, uint64(m.Kind), 10)
+			b = appendExternalKind(b, m.Kind)
 			b = append(b, `,"b":`...)
 			b = strconv.AppendInt(b, int64(m.Bytes), 10)
 			b = appendAB(b, m.A, m.B)
@@ -300,23 +334,61 @@ type step struct {
 }
 
 // KindNames is this binary's registry of message kinds as hello reports
-// it: the name of nodes.Kind 1, 2, ...
+// it: the name of nodes.Kind 1, 2, ... External programs' kinds, which
+// each process numbers as it first sees them, are left out: step lines
+// name them (Report.KindName).
 func KindNames() []string {
-	out := make([]string, nodes.NumKinds()-1)
-	for i := range out {
-		out[i] = nodes.Kind(i + 1).String()
+	var out []string
+	for k := nodes.Kind(1); int(k) < nodes.NumKinds(); k++ {
+		if !k.IsExternal() {
+			out = append(out, k.String())
+		}
 	}
 	return out
 }
 
 // TimerNames is this binary's registry of timers: the name of
-// nodes.TimerID 1, 2, ...
+// nodes.TimerID 1, 2, ..., external programs' timers left out.
 func TimerNames() []string {
-	out := make([]string, nodes.NumTimers()-1)
-	for i := range out {
-		out[i] = nodes.TimerID(i + 1).String()
+	var out []string
+	for t := nodes.TimerID(1); int(t) < nodes.NumTimers(); t++ {
+		if !t.IsExternal() {
+			out = append(out, t.String())
+		}
 	}
 	return out
+}
+
+// ResolveExternal renumbers the external kinds and timers a step line
+// names (appendStep writes their names) in this process's registry, registering them on
+// first sight.
+func ResolveExternal(r *Report) error {
+	kind := func(name string, maint bool) (nodes.Kind, error) {
+		class := nodes.ElectionClass
+		if maint {
+			class = nodes.MaintenanceClass
+		}
+		return nodes.ExternalKind(name, class)
+	}
+	var err error
+	if r.KindName != "" {
+		if r.Kind, err = kind(r.KindName, r.KindMaint); err != nil {
+			return err
+		}
+	}
+	if r.TimerName != "" {
+		if r.Timer, err = nodes.ExternalTimer(r.TimerName); err != nil {
+			return err
+		}
+	}
+	for i := range r.Sent {
+		if s := &r.Sent[i]; s.KindName != "" {
+			if s.Kind, err = kind(s.KindName, s.KindMaint); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // CheckRegistry reports whether a node's registry, as its hello listed it,

@@ -94,6 +94,7 @@ type event struct {
 	kind  evKind
 	from  int
 	msg   nodes.Message
+	body  []byte // an external program's message body (FrameBody)
 	size  int
 	timer nodes.TimerID
 	gen   uint64
@@ -137,6 +138,8 @@ type node struct {
 	alg     *nodes.Algorithm
 	machine nodes.Machine
 	phased  nodes.Phased
+	carrier nodes.BodyCarrier // an external program's machine (nodes/external)
+	failed  bool              // the machine failed (nodes.Fallible) and was reported
 	n, self int
 	ranks   []nodes.Rank
 	byID    map[nodes.ID]int
@@ -417,6 +420,13 @@ func (n *node) command(c Command) (bool, error) {
 }
 
 func (n *node) configure(cfg Config) error {
+	if cfg.External != nil {
+		// A program in any language: this process defines it as the
+		// harness did (its kinds are named on the wire and step lines).
+		if _, err := nodes.DefineExternal(*cfg.External); err != nil {
+			return err
+		}
+	}
 	alg, variant, err := nodes.Lookup(cfg.Algorithm + "/" + cfg.Variant)
 	if cfg.Variant == "" {
 		alg, variant, err = nodes.Lookup(cfg.Algorithm)
@@ -450,6 +460,7 @@ func (n *node) configure(cfg Config) error {
 	n.cfg, n.alg, n.n, n.self, n.topo = cfg, alg, num, cfg.Self, alg.Topology
 	n.machine = newMachine()
 	n.phased, _ = n.machine.(nodes.Phased)
+	n.carrier, _ = n.machine.(nodes.BodyCarrier)
 	n.peers = topologyPeers(n.topo, n.ranks, n.self)
 	n.rnd = rand.New(rand.NewPCG(cfg.Seed, trial.Mix(uint64(n.self)+1)))
 	puzzle := n.o.Identity.Params
@@ -461,6 +472,14 @@ func (n *node) configure(cfg Config) error {
 		puzzle = *cfg.Puzzle
 	}
 	n.hs.Policy = pow.PolicyFor(puzzle)
+	if pr, ok := n.machine.(nodes.Preparer); ok {
+		// An external program boots and answers its init now, before the
+		// run's clock starts.
+		pr.Prepare(n)
+		if f, ok := n.machine.(nodes.Fallible); ok && f.Err() != nil {
+			return f.Err()
+		}
+	}
 	n.links = make([]*link, num)
 	for _, l := range cfg.Links {
 		if l.To < 0 || l.To >= num || l.To == n.self || n.links[l.To] != nil {
@@ -539,10 +558,25 @@ func (n *node) stepEnd() {
 	}
 	n.line = appendStep(n.line[:0], n.Now(), &n.cur)
 	n.out.Write(n.line)
+	if f, ok := n.machine.(nodes.Fallible); ok && !n.failed {
+		if err := f.Err(); err != nil {
+			// An external program misbehaved: the harness fails the trial.
+			n.failed = true
+			n.report(Report{Type: "error", Error: err.Error()})
+		}
+	}
 }
 
 func (n *node) deliver(e event) {
 	k := e.msg.Kind
+	if e.body != nil {
+		if n.carrier == nil {
+			n.logf("peer %d sent an external program's %s to a node that runs none", e.from, k)
+			return
+		}
+		e.msg = n.carrier.Adopt(k, e.body)
+	}
+	n.grow()
 	n.recv[k]++
 	n.bytesRecv += int64(e.size)
 	switch k {
@@ -568,6 +602,7 @@ func (n *node) fire(t nodes.TimerID, gen uint64) {
 	}
 	tm.armed = false
 	n.armed--
+	n.grow()
 	n.fired[t]++
 	n.stepBegin("timer", 0)
 	n.cur.timer = t
@@ -610,16 +645,27 @@ func (n *node) send(to int, m nodes.Message, step bool) {
 	if to < 0 || to >= n.n {
 		panic(fmt.Sprintf("live: %s sent %s to peer %d, which does not exist", n.alg.Name, m.Kind, to))
 	}
-	if !m.Kind.Valid() || int(m.Kind) >= len(n.sent) {
+	if !m.Kind.Valid() {
 		panic(fmt.Sprintf("live: %s sent an unregistered message kind %d", n.alg.Name, m.Kind))
 	}
+	n.grow()
 	size := m.EncodedSize()
+	var body []byte
+	if m.Kind.IsExternal() {
+		// An external program's message: its body, as the program wrote
+		// it, travels in a SEALED-BODY frame.
+		var ok bool
+		if body, ok = n.carrier.Body(m); !ok {
+			panic(fmt.Sprintf("live: %s sent a %s whose body it does not hold", n.alg.Name, m.Kind))
+		}
+		size = len(body)
+	}
 	n.sent[m.Kind]++
 	n.bytes += int64(size)
 	dropped := false
 	switch l := n.links[to]; {
 	case to == n.self:
-		n.deliverLater(m, size)
+		n.deliverLater(m, size, body)
 	case l == nil || l.conn == nil:
 		if l != nil && l.final && !l.refused {
 			n.logf("link to peer %d is down (%v): %s dropped", to, l.down, m.Kind)
@@ -627,7 +673,14 @@ func (n *node) send(to int, m nodes.Message, step bool) {
 		dropped = true
 	default:
 		var err error
-		if n.wbuf, _, err = l.sess.AppendMessage(n.wbuf[:0], m); err != nil {
+		if body != nil {
+			if n.wbuf, _, err = l.sess.AppendBody(n.wbuf[:0], m.Kind, body); err != nil {
+				// Too large for a frame: the program's mistake, reported.
+				n.report(Report{Type: "error", Error: err.Error()})
+				dropped = true
+				break
+			}
+		} else if n.wbuf, _, err = l.sess.AppendMessage(n.wbuf[:0], m); err != nil {
 			panic(fmt.Sprintf("live: %s: %v", n.alg.Name, err))
 		}
 		l.conn.SetWriteDeadline(time.Now().Add(2 * time.Second))
@@ -636,6 +689,8 @@ func (n *node) send(to int, m nodes.Message, step bool) {
 			l.conn.Close() // the dialer sees it and redials
 			l.conn = nil
 			dropped = true
+		} else if body != nil {
+			n.framesSent[FrameSealedBody].Add(1)
 		} else {
 			n.framesSent[FrameSealed].Add(1)
 		}
@@ -662,10 +717,24 @@ func rankText(r nodes.Rank) string {
 }
 
 // deliverLater is a message to oneself: it takes the configured latency.
-func (n *node) deliverLater(m nodes.Message, size int) {
+func (n *node) deliverLater(m nodes.Message, size int, body []byte) {
 	time.AfterFunc(n.cfg.SelfLatency, func() {
-		n.post(event{kind: evMsg, from: n.self, msg: m, size: size})
+		n.post(event{kind: evMsg, from: n.self, msg: m, size: size, body: body})
 	})
+}
+
+// grow makes room in the counters for kinds and timers registered since:
+// an external program's are registered as it first uses them.
+func (n *node) grow() {
+	if k := nodes.NumKinds(); k > len(n.sent) {
+		more := k - len(n.sent)
+		n.sent = append(n.sent, make([]int64, more)...)
+		n.recv = append(n.recv, make([]int64, more)...)
+		n.dropped = append(n.dropped, make([]int64, more)...)
+	}
+	if t := nodes.NumTimers(); t > len(n.fired) {
+		n.fired = append(n.fired, make([]int64, t-len(n.fired))...)
+	}
 }
 
 // --- nodes.Env ---------------------------------------------------------------
@@ -747,7 +816,7 @@ func (n *node) After(p nodes.PeerID) (nodes.Peer, bool) {
 }
 
 func (n *node) SetTimer(d time.Duration, t nodes.TimerID) {
-	if int(t) <= 0 || int(t) >= len(n.fired) {
+	if int(t) <= 0 || int(t) >= nodes.NumTimers() {
 		panic(fmt.Sprintf("live: %s armed an unregistered timer %d", n.alg.Name, t))
 	}
 	tm := n.timers[t]
@@ -991,6 +1060,25 @@ func (n *node) serve(c net.Conn) {
 			}
 			return
 		}
+		if f.Kind == FrameSealedBody {
+			k, body, err := sess.OpenBody(f)
+			if err != nil {
+				n.post(event{kind: evProtocol, from: from, err: err})
+				return
+			}
+			if !n.running.Load() {
+				if early++; early > n.o.MaxEarly {
+					n.post(event{kind: evProtocol, from: from, err: fmt.Errorf("more than %d messages before start", n.o.MaxEarly)})
+					return
+				}
+			}
+			// The body aliases the reader's buffer: keep a copy.
+			body = append([]byte(nil), body...)
+			if !n.post(event{kind: evMsg, from: from, msg: nodes.Message{Kind: k, B: int64(len(body))}, size: len(body), body: body}) {
+				return
+			}
+			continue
+		}
 		m, err := sess.Open(f)
 		if err != nil {
 			n.post(event{kind: evProtocol, from: from, err: err})
@@ -1031,6 +1119,9 @@ func (n *node) shutdown() {
 	}
 	if n.hbTicker != nil {
 		n.hbTicker.Stop()
+	}
+	if c, ok := n.machine.(io.Closer); ok {
+		c.Close() // an external program: stopped and reaped
 	}
 	n.out.Flush()
 	n.wg.Wait()

@@ -134,7 +134,7 @@ func fakeMono() int64 { return time.Now().UnixNano() } // synctest's clock
 func startNode(t *testing.T, net *memNet, addr string) *testNode {
 	t.Helper()
 	n := runNode(t, Options{Identity: mint(t), Listener: net.listen(addr), Dial: net.dial, Mono: fakeMono})
-	if r := n.next("hello"); r.Addr != addr || CheckRegistry(r.Kinds, r.Timers) != nil || len(r.Kinds) != nodes.NumKinds()-1 {
+	if r := n.next("hello"); r.Addr != addr || CheckRegistry(r.Kinds, r.Timers) != nil || len(r.Kinds) != len(KindNames()) {
 		t.Fatalf("hello %+v from %q: want %q and this binary's registry", r, r.Addr, addr)
 	}
 	return n

@@ -206,6 +206,12 @@ func (p *reportParser) object(r *Report) bool {
 			r.Timer = nodes.TimerID(t)
 		case "phase":
 			r.Phase, ok = p.str()
+		case "kn":
+			r.KindName, ok = p.str()
+		case "km":
+			r.KindMaint, ok = p.bool()
+		case "tn":
+			r.TimerName, ok = p.str()
 		case "t":
 			r.T, ok = p.int()
 		case "a":
@@ -279,6 +285,10 @@ func (p *reportParser) sent(s *Sent) bool {
 			s.B, ok = p.int()
 		case "d":
 			s.Dropped, ok = p.bool()
+		case "kn":
+			s.KindName, ok = p.str()
+		case "km":
+			s.KindMaint, ok = p.bool()
 		}
 		return ok
 	})

@@ -104,32 +104,70 @@ func (s *Session) AppendMessage(b []byte, m nodes.Message) ([]byte, int, error) 
 	if err != nil {
 		return b, 0, err
 	}
+	return s.seal(b, start, FrameSealed), size, nil
+}
+
+// AppendBody appends a SEALED-BODY frame carrying an external program's
+// message (AppendBody's BODY frame, authenticated) to b and returns the
+// body's size.
+func (s *Session) AppendBody(b []byte, k nodes.Kind, body []byte) ([]byte, int, error) {
+	start := len(b)
+	b, size, err := AppendBody(b, k, body)
+	if err != nil {
+		return b, 0, err
+	}
+	return s.seal(b, start, FrameSealedBody), size, nil
+}
+
+// seal turns the frame at b[start:] into its sealed kind: the length
+// counts the tag, the kind byte is sealed's, and the tag over header and
+// payload follows.
+func (s *Session) seal(b []byte, start int, sealed FrameKind) []byte {
 	frame := b[start:]
-	binary.BigEndian.PutUint16(frame, uint16(2+size+TagLen))
-	frame[3] = byte(FrameSealed)
+	binary.BigEndian.PutUint16(frame, uint16(len(frame)-2+TagLen))
+	frame[3] = byte(sealed)
 	b = s.aead.Seal(b, s.nonce(), nil, frame)
 	s.seq++
-	return b, size, nil
+	return b
 }
 
 // Open checks a SEALED frame read with Next, as the next frame of the
 // link, and decodes its message. A frame of another kind, or whose tag
 // does not verify, wraps ErrTag.
 func (s *Session) Open(f Frame) (nodes.Message, error) {
-	if f.Kind != FrameSealed {
-		return nodes.Message{}, fmt.Errorf("%w: an unauthenticated %s frame after the handshake", ErrTag, f.Kind)
+	body, err := s.open(f, FrameSealed)
+	if err != nil {
+		return nodes.Message{}, err
 	}
-	if lo, hi := payloadBounds(FrameSealed); len(f.Payload) < lo || len(f.Payload) > hi {
-		return nodes.Message{}, fmt.Errorf("%w: SEALED payload of %d bytes, want %d..%d", ErrFrame, len(f.Payload), lo, hi)
+	return nodes.DecodeMessage(body)
+}
+
+// OpenBody checks a SEALED-BODY frame as the next frame of the link and
+// decodes its external message (Frame.Body); the body aliases f's payload.
+func (s *Session) OpenBody(f Frame) (nodes.Kind, []byte, error) {
+	p, err := s.open(f, FrameSealedBody)
+	if err != nil {
+		return 0, nil, err
+	}
+	return Frame{Kind: FrameBody, Payload: p}.Body()
+}
+
+// open verifies a sealed frame of kind want and returns its plaintext.
+func (s *Session) open(f Frame, want FrameKind) ([]byte, error) {
+	if f.Kind != want {
+		return nil, fmt.Errorf("%w: an unauthenticated %s frame after the handshake", ErrTag, f.Kind)
+	}
+	if lo, hi := payloadBounds(want); len(f.Payload) < lo || len(f.Payload) > hi {
+		return nil, fmt.Errorf("%w: %s payload of %d bytes, want %d..%d", ErrFrame, want, len(f.Payload), lo, hi)
 	}
 	body := f.Payload[:len(f.Payload)-TagLen]
 	var hdr [headerLen + 2]byte
 	binary.BigEndian.PutUint16(hdr[:], uint16(2+len(f.Payload)))
-	hdr[2], hdr[3] = Version, byte(FrameSealed)
+	hdr[2], hdr[3] = Version, byte(want)
 	s.aad = append(append(s.aad[:0], hdr[:]...), body...)
 	if _, err := s.aead.Open(nil, s.nonce(), f.Payload[len(body):], s.aad); err != nil {
-		return nodes.Message{}, fmt.Errorf("%w: frame %d of the link", ErrTag, s.seq)
+		return nil, fmt.Errorf("%w: frame %d of the link", ErrTag, s.seq)
 	}
 	s.seq++
-	return nodes.DecodeMessage(body)
+	return body, nil
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"time"
 
@@ -407,6 +408,9 @@ func (s *sim) restart(p int32) {
 			st.armed = false
 			s.timers[k] = st
 		}
+	}
+	if s.closing {
+		s.procs[p].m.(io.Closer).Close()
 	}
 	s.procs[p].m = s.newMachine()
 	s.res.Decisions[p] = trial.Decision{}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -64,7 +65,10 @@ type sim struct {
 	det         trial.Detector
 	detRand     *rand.Rand
 	hb          *heartbeats
-	phased      bool // machines implement nodes.Phased
+	phased      bool  // machines implement nodes.Phased
+	fallible    bool  // machines implement nodes.Fallible
+	closing     bool  // machines implement io.Closer
+	err         error // the first machine failure (nodes.Fallible): the trial ends
 
 	// Background events (heartbeat ticks and pings) do not keep a run
 	// alive: it comes to rest when no other event is pending and nothing
@@ -93,21 +97,37 @@ type sim struct {
 	stable      [][]byte           // by position: nodes.StableStore's bytes; nil until a machine saves
 }
 
-// Run executes one trial and returns what the runtime counted. It fails only
-// on an invalid configuration or an algorithm that rejects its parameters;
-// an algorithm that misbehaves (sends to a process that does not exist, an
-// unregistered kind) is a bug and panics with a readable message.
+// Run executes one trial and returns what the runtime counted. It fails
+// without a record only on an invalid configuration or an algorithm that
+// rejects its parameters. A machine that fails (nodes.Fallible: an external
+// program that misbehaves) ends the trial: the record so far is returned
+// with its error. A built-in algorithm that misbehaves (sends to a process
+// that does not exist, an unregistered kind) is a bug and panics with a
+// readable message. Machines that hold resources (io.Closer) are closed
+// before Run returns, even when it panics.
 func Run(cfg trial.Config) (*trial.Record, error) {
 	s, err := newSim(cfg)
 	if err != nil {
 		return nil, err
 	}
+	defer s.closeMachines()
 	s.run()
 	s.res.Alive = make([]bool, s.n)
 	for i := range s.procs {
 		s.res.Alive[i] = s.procs[i].alive
 	}
-	return &s.res, nil
+	return &s.res, s.err
+}
+
+// closeMachines closes every machine still in place (io.Closer); restart
+// closes the one it replaces.
+func (s *sim) closeMachines() {
+	if !s.closing {
+		return
+	}
+	for i := range s.procs {
+		s.procs[i].m.(io.Closer).Close()
+	}
 }
 
 func newSim(cfg trial.Config) (*sim, error) {
@@ -149,9 +169,12 @@ func newSim(cfg trial.Config) (*sim, error) {
 		s.incarnation = make([]uint32, n)
 		s.quietEnough = int64(s.det.Tau + 2*s.det.P + 4*t)
 	}
+	_, s.fallible = s.procs[0].m.(nodes.Fallible)
+	_, s.closing = s.procs[0].m.(io.Closer)
 	s.res = trial.NewRecord(n, t, s.det)
 	s.newMachine = newMachine
 	if err := s.initFaults(); err != nil {
+		s.closeMachines()
 		return nil, err
 	}
 	// With constant latency, deliveries wait in the FIFO queue and only
@@ -214,6 +237,9 @@ func (s *sim) run() {
 		s.emitProc(trial.EvStart, int32(i))
 		s.procs[i].m.Start(&s.procs[i])
 		s.afterEvent(int32(i))
+		if s.err != nil {
+			return
+		}
 	}
 	for _, p := range s.cfg.Initiators {
 		s.schedule(0, classControl, payload{kind: evInitiate, to: int32(p)})
@@ -228,7 +254,7 @@ func (s *sim) run() {
 			s.scheduleBackground(0, payload{kind: evHeartbeat, to: p})
 		}
 	}
-	for {
+	for s.err == nil {
 		var at int64
 		fromFifo := false
 		switch {
@@ -353,10 +379,14 @@ func (s *sim) settled() bool {
 	return true
 }
 
-// afterEvent lets the checker watch the phase of a nodes.Phased process.
+// afterEvent lets the checker watch the phase of a nodes.Phased process,
+// and notes the failure of a nodes.Fallible one, which ends the trial.
 func (s *sim) afterEvent(p int32) {
 	if s.phased {
 		s.emit(trial.Event{At: time.Duration(s.now), Kind: trial.EvPhase, P: p, Phase: s.procs[p].m.(nodes.Phased).Phase()})
+	}
+	if s.fallible && s.err == nil {
+		s.err = s.procs[p].m.(nodes.Fallible).Err()
 	}
 }
 
@@ -442,7 +472,7 @@ func (s *sim) send(from int32, to nodes.PeerID, m *nodes.Message) {
 	if to < 0 || int(to) >= s.n {
 		panic(fmt.Sprintf("sim: %s process %d sent %s to peer %d, which does not exist", s.cfg.Algorithm.Name, from, m.Kind, to))
 	}
-	if !m.Kind.Valid() || int(m.Kind) >= len(s.res.Sent) {
+	if !m.Kind.Valid() {
 		panic(fmt.Sprintf("sim: %s sent an unregistered message kind %d", s.cfg.Algorithm.Name, m.Kind))
 	}
 	size := int64(m.EncodedSize())
@@ -507,7 +537,7 @@ func (s *sim) fifoAt(from, to int32, at int64) int64 {
 func timerKey(p int32, t nodes.TimerID) uint64 { return uint64(p)<<16 | uint64(t) }
 
 func (s *sim) setTimer(p int32, d time.Duration, t nodes.TimerID) {
-	if int(t) <= 0 || int(t) >= len(s.res.Fired) {
+	if int(t) <= 0 || int(t) >= nodes.NumTimers() {
 		panic(fmt.Sprintf("sim: %s armed an unregistered timer %d", s.cfg.Algorithm.Name, t))
 	}
 	k := timerKey(p, t)
@@ -619,6 +649,13 @@ func (e *proc) SetTimer(d time.Duration, t nodes.TimerID) { e.s.setTimer(e.p, d,
 func (e *proc) CancelTimer(t nodes.TimerID)               { e.s.cancelTimer(e.p, t) }
 func (e *proc) Decide(leader nodes.Rank)                  { e.s.decide(e.p, leader) }
 func (e *proc) Rand() *rand.Rand                          { return e.s.rand(e.p) }
+
+// Note keeps a machine's note in the trace (nodes.Noter).
+func (e *proc) Note(text string) {
+	if e.s.want.Has(trial.EvNote) {
+		e.s.emit(trial.Event{At: time.Duration(e.s.now), Kind: trial.EvNote, P: e.p, What: text})
+	}
+}
 
 // sortPeers orders peers by ascending rank.
 func sortPeers(p []nodes.Peer) {

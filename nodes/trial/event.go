@@ -27,11 +27,12 @@ const (
 	EvPause                         // P is paused
 	EvResume                        // P resumes
 	EvFault                         // a fault starts or heals: What
+	EvNote                          // P notes What (an external program's log line)
 	numEventKinds
 )
 
 var eventNames = [...]string{"", "start", "initiate", "send", "recv", "drop", "dup", "lose", "timer",
-	"suspect", "decide", "phase", "crash", "restart", "pause", "resume", "fault"}
+	"suspect", "decide", "phase", "crash", "restart", "pause", "resume", "fault", "note"}
 
 func (k EventKind) String() string {
 	if k > 0 && k < numEventKinds {
@@ -65,7 +66,7 @@ type Event struct {
 	Timer  nodes.TimerID
 	Leader nodes.Rank
 	Phase  string
-	What   string // EvFault: "crash(3)", "partition(halves)[0,1|2,3]", "heal latency"
+	What   string // EvFault: "crash(3)", "partition(halves)[0,1|2,3]", "heal latency"; EvNote: the text
 }
 
 // Kinds is a set of event kinds.

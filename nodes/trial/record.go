@@ -67,6 +67,9 @@ func NewRecord(n int, t time.Duration, det Detector) Record {
 // CountSend counts one message of kind k, size bytes encoded, and reports
 // whether it is an election message (the Messages column).
 func (r *Record) CountSend(k nodes.Kind, size int64) bool {
+	if int(k) >= len(r.Sent) {
+		r.growKinds()
+	}
 	r.Sent[k]++
 	r.SentBytes[k] += size
 	r.Bytes += size
@@ -81,12 +84,24 @@ func (r *Record) CountSend(k nodes.Kind, size int64) bool {
 // the runtime did not see one by one: the live nodes' heartbeat pings,
 // which they count themselves. They are never election messages.
 func (r *Record) CountSends(k nodes.Kind, n, size int64) {
+	if int(k) >= len(r.Sent) {
+		r.growKinds()
+	}
 	r.Sent[k] += n
 	r.SentBytes[k] += n * size
 	r.Bytes += n * size
 	if k.IsElection() {
 		r.Messages += n
 	}
+}
+
+// growKinds makes room for the kinds registered since the record was made:
+// the kinds of external programs (nodes.ExternalKind) are registered as
+// the programs first send them.
+func (r *Record) growKinds() {
+	more := nodes.NumKinds() - len(r.Sent)
+	r.Sent = append(r.Sent, make([]int64, more)...)
+	r.SentBytes = append(r.SentBytes, make([]int64, more)...)
 }
 
 // CountDrop counts a message that found its receiver crashed (live: that
@@ -99,6 +114,9 @@ func (r *Record) CountLost(n int64) { r.Lost += n }
 // CountFire counts one expiration of timer t (a detector's suspicion
 // counts as the SUSPECT timer).
 func (r *Record) CountFire(t nodes.TimerID) {
+	if int(t) >= len(r.Fired) {
+		r.Fired = append(r.Fired, make([]int64, nodes.NumTimers()-len(r.Fired))...)
+	}
 	r.Fired[t]++
 	r.Timeouts++
 }

@@ -2,6 +2,7 @@ package trial
 
 import (
 	"bufio"
+	"encoding/json"
 	"io"
 	"strconv"
 	"strings"
@@ -75,6 +76,11 @@ func (t *Trace) Event(e *Event) {
 	case e.Kind == EvPhase:
 		t.num("p", int64(e.P))
 		t.str("phase", e.Phase)
+	case e.Kind == EvNote:
+		t.num("p", int64(e.P))
+		text, _ := json.Marshal(e.What) // any text: JSON escapes it
+		t.buf = append(t.buf, `,"text":`...)
+		t.buf = append(t.buf, text...)
 	default:
 		t.num("p", int64(e.P))
 	}

@@ -106,6 +106,14 @@ type Counts []int64
 
 func newCounts() Counts { return make(Counts, nodes.NumKinds()) }
 
+// grow makes room for the kinds registered since c was made: an external
+// program's, registered as its nodes first name them.
+func (c *Counts) grow() {
+	if k := nodes.NumKinds(); k > len(*c) {
+		*c = append(*c, make([]int64, k-len(*c))...)
+	}
+}
+
 // Total is the sum of the counts.
 func (c Counts) Total() int64 {
 	var t int64

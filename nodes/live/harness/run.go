@@ -308,6 +308,7 @@ func (lt *liveTrial) configure(p *proc) {
 		Algorithm: lt.cfg.Algorithm.Name, Variant: lt.cfg.VariantName(), Params: lt.cfg.Params,
 		T: lt.tAlg, Seed: lt.cfg.Seed, Self: p.pos, SelfLatency: lt.T,
 		MinBits: lt.bits(), Puzzle: new(lt.puzzle()), Links: lt.links.outgoing(p.pos),
+		External: lt.cfg.Algorithm.External,
 		// Step lines carry the messages' ranks only when the sink reads
 		// them (a trace does; a quorum checker reads kinds and counters).
 		Trace: lt.log.trace,
@@ -457,7 +458,12 @@ func (lt *liveTrial) handle(rep nodeReport) {
 			lt.refused[r.Peer] = true
 		}
 	case "step":
+		if err := live.ResolveExternal(r); err != nil {
+			lt.fail("node %d: %v", p.pos, err)
+			return
+		}
 		if current {
+			lt.growCounts()
 			lt.step(p, r)
 		}
 	case "maint":

@@ -1,0 +1,303 @@
+package external
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// MaxLine bounds a line a node writes (NODE-PROTOCOL.md, "Mistakes").
+const MaxLine = 1 << 20
+
+// stopGrace is how long a node has to exit once its standard input is
+// closed before it is killed (NODE-PROTOCOL.md, "the end of a run").
+const stopGrace = time.Second
+
+// process is one running node program: its standard input and output as
+// pipes the adapter reads with a deadline (the step timeout), its standard
+// error kept as a tail for error messages.
+type process struct {
+	cmd     *exec.Cmd
+	in      *os.File // the write end of the program's standard input
+	w       *bufio.Writer
+	out     *os.File // the read end of its standard output
+	r       *bufio.Reader
+	line    []byte // the line being read, when longer than r's buffer
+	stderr  *tail
+	timeout time.Duration
+	exited  chan struct{} // closed once Wait has returned
+	waitErr error         // Wait's result, once exited is closed
+	stopped sync.Once
+}
+
+// spawn starts argv with its standard input and output as pipes. The child
+// dies with the harness (Pdeathsig on Linux, procattr_*.go) and runs in a
+// process group of its own, so that stopping it reaches what it started
+// and a Ctrl-C at the terminal reaches only the harness, which stops it.
+func spawn(argv []string, dir string, timeout time.Duration) (*process, error) {
+	if len(argv) == 0 {
+		return nil, errors.New("empty command")
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.SysProcAttr = procAttr()
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("pipe: %w", err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, fmt.Errorf("pipe: %w", err)
+	}
+	p := &process{cmd: cmd, in: inW, out: outR, stderr: &tail{}, timeout: timeout, exited: make(chan struct{})}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, p.stderr
+	err = cmd.Start()
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, fmt.Errorf("start %s: %w", strings.Join(argv, " "), err)
+	}
+	p.stderr.name(fmt.Sprintf("%s pid %d: ", filepath.Base(argv[0]), cmd.Process.Pid))
+	go func() {
+		p.waitErr = cmd.Wait()
+		close(p.exited)
+	}()
+	p.w = bufio.NewWriterSize(inW, 16<<10)
+	p.r = bufio.NewReaderSize(outR, 16<<10)
+	return p, nil
+}
+
+// errTimeout is a step that did not end within the step timeout.
+var errTimeout = errors.New("step timeout")
+
+// errLong is a line longer than MaxLine.
+var errLong = errors.New("line too long")
+
+// send writes one input line (without its newline) and flushes it.
+func (p *process) send(line []byte) error {
+	p.in.SetWriteDeadline(time.Now().Add(p.timeout))
+	p.w.Write(line)
+	p.w.WriteByte('\n')
+	if err := p.w.Flush(); err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return errTimeout
+		}
+		return err
+	}
+	return nil
+}
+
+// startStep arms the step timeout for the lines that follow.
+func (p *process) startStep() { p.out.SetReadDeadline(time.Now().Add(p.timeout)) }
+
+// initTimeouts is how many step timeouts the init step may take: it
+// includes the program's start-up (an interpreter's boot), which on a
+// loaded machine starting a trial's programs side by side takes seconds.
+const initTimeouts = 3
+
+// startInit arms the init step's timeout.
+func (p *process) startInit() {
+	p.out.SetReadDeadline(time.Now().Add(initTimeouts * p.timeout))
+}
+
+// readLine returns the next output line without its newline; the slice is
+// valid until the next call. io.EOF means the program closed its output
+// (it exited); errTimeout, that the step timeout passed; errLong, a line
+// longer than MaxLine (its first bytes are returned).
+func (p *process) readLine() ([]byte, error) {
+	p.line = p.line[:0]
+	for {
+		b, err := p.r.ReadSlice('\n')
+		if err == nil {
+			if len(p.line) == 0 {
+				return trimEOL(b), nil
+			}
+			p.line = append(p.line, b...)
+			if len(p.line) > MaxLine+1 {
+				return p.line[:200], errLong
+			}
+			return trimEOL(p.line), nil
+		}
+		if err == bufio.ErrBufferFull {
+			p.line = append(p.line, b...)
+			if len(p.line) > MaxLine {
+				return p.line[:200], errLong
+			}
+			continue
+		}
+		p.line = append(p.line, b...)
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return p.line, errTimeout
+		}
+		if len(p.line) > 0 && err == io.EOF {
+			// A last line without its newline: the program exited
+			// mid-line.
+			return p.line, io.ErrUnexpectedEOF
+		}
+		return p.line, err
+	}
+}
+
+func trimEOL(b []byte) []byte {
+	b = b[:len(b)-1]
+	if n := len(b); n > 0 && b[n-1] == '\r' {
+		b = b[:n-1]
+	}
+	return b
+}
+
+// exitStatus waits a little for a program whose output ended to exit, and
+// describes how it did, with the tail of its standard error.
+func (p *process) exitStatus() string {
+	select {
+	case <-p.exited:
+	case <-time.After(stopGrace):
+		p.kill()
+	}
+	<-p.exited
+	var st string
+	var ee *exec.ExitError
+	switch {
+	case p.waitErr == nil:
+		st = "exited with status 0"
+	case errors.As(p.waitErr, &ee):
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			st = "was killed by signal " + ws.Signal().String()
+		} else {
+			st = fmt.Sprintf("exited with status %d", ee.ExitCode())
+		}
+	default:
+		st = "ended: " + p.waitErr.Error()
+	}
+	if t := p.stderr.last(3); t != "" {
+		st += "; stderr: " + t
+	} else {
+		st += "; stderr empty"
+	}
+	return st
+}
+
+// closeInput closes the program's standard input, which asks it to exit.
+func (p *process) closeInput() { p.stopped.Do(func() { p.in.Close() }) }
+
+// stop ends the program: its standard input is closed, and it is killed
+// (with its process group) if it has not exited by the deadline. It
+// returns once the program is reaped. Safe to call more than once.
+func (p *process) stop(deadline time.Time) {
+	p.closeInput()
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case <-p.exited:
+	case <-t.C:
+		p.kill()
+	}
+	<-p.exited
+	p.out.Close()
+}
+
+// kill sends SIGKILL to the program's process group.
+func (p *process) kill() {
+	if p.cmd.Process != nil {
+		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		p.cmd.Process.Kill()
+	}
+}
+
+// The run's log of node programs' standard error (SetLog): every line,
+// prefixed with the algorithm and the node.
+var (
+	logMu  sync.Mutex
+	logOut io.Writer
+)
+
+// SetLog sends every line node programs write on their standard error to
+// w, prefixed with the algorithm and the node's name ("cr-py n3: ..."); nil
+// keeps only each program's tail, for error messages. The command line
+// points it at DIR/nodes.log; a live node process, at its own standard
+// error, which the harness keeps in DIR/live.log.
+func SetLog(w io.Writer) {
+	logMu.Lock()
+	defer logMu.Unlock()
+	logOut = w
+}
+
+// tail keeps the last bytes a program wrote on its standard error, and
+// copies its lines to the run's log (SetLog).
+type tail struct {
+	mu      sync.Mutex
+	buf     []byte
+	prefix  string // "alg node: ", or "alg pid N: " before init
+	pending []byte // a line not yet ended
+}
+
+const tailSize = 4 << 10
+
+func (t *tail) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, b...)
+	if len(t.buf) > tailSize {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-tailSize:]...)
+	}
+	logMu.Lock()
+	defer logMu.Unlock()
+	if logOut == nil {
+		return len(b), nil
+	}
+	t.pending = append(t.pending, b...)
+	for {
+		i := bytes.IndexByte(t.pending, '\n')
+		if i < 0 {
+			break
+		}
+		logOut.Write(append([]byte(t.prefix), t.pending[:i+1]...))
+		t.pending = t.pending[i+1:]
+	}
+	if len(t.pending) > tailSize { // a line that never ends: log it in pieces
+		logOut.Write(append(append([]byte(t.prefix), t.pending...), '\n'))
+		t.pending = t.pending[:0]
+	}
+	return len(b), nil
+}
+
+// name sets the prefix of the program's lines in the run's log.
+func (t *tail) name(prefix string) {
+	t.mu.Lock()
+	t.prefix = prefix
+	t.mu.Unlock()
+}
+
+// last returns the last n non-empty lines, joined by " | " and cut to
+// 300 bytes.
+func (t *tail) last(n int) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	lines := bytes.Split(bytes.TrimSpace(t.buf), []byte("\n"))
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	s := string(bytes.Join(lines, []byte(" | ")))
+	return cut(s, 300)
+}
+
+// cut shortens s to at most n bytes, marking the cut.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
