@@ -152,16 +152,38 @@ func TestKindsAndTimers(t *testing.T) {
 }
 
 func TestParseDuration(t *testing.T) {
-	T := 2 * time.Millisecond
-	for in, want := range map[string]time.Duration{"2T": 4 * time.Millisecond, "T": T, "0.5T": time.Millisecond, "5ms": 5 * time.Millisecond, " 1s ": time.Second} {
-		if got, err := ParseDuration(in, T); err != nil || got != want {
+	T, D := 2*time.Millisecond, 5*time.Millisecond
+	for in, want := range map[string]time.Duration{
+		"2T": 4 * time.Millisecond, "T": T, "0.5T": time.Millisecond, "5ms": 5 * time.Millisecond, " 1s ": time.Second,
+		"2D": 10 * time.Millisecond, "D": D, "0.2D": time.Millisecond,
+	} {
+		if got, err := ParseDuration(in, T, D); err != nil || got != want {
 			t.Errorf("ParseDuration(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
-	for _, bad := range []string{"", "xT", "NaNT", "2", "fast", "1e20T"} {
-		if _, err := ParseDuration(bad, T); err == nil {
+	for _, bad := range []string{"", "xT", "NaNT", "2", "fast", "1e20T", "xD", "1e20D", "2TD"} {
+		if _, err := ParseDuration(bad, T, D); err == nil {
 			t.Errorf("ParseDuration(%q) accepted", bad)
 		}
+	}
+	// Where no latency model gives a bound, D is refused, never guessed.
+	if _, err := ParseDuration("2D", T, 0); err == nil || !strings.Contains(err.Error(), "delay bound D is not known") {
+		t.Errorf("ParseDuration(2D) without a bound: %v", err)
+	}
+}
+
+// A Config without D reads "2D" as 2T: the reference model's D = T.
+func TestConfigDurationD(t *testing.T) {
+	c := Config{T: time.Millisecond, Params: Params{"a": "2D"}}
+	if d, err := c.Duration("a", "1T"); err != nil || d != 2*time.Millisecond {
+		t.Errorf("D unset: %v, %v; want 2ms", d, err)
+	}
+	c.D = 5 * time.Millisecond
+	if d, err := c.Duration("a", "1T"); err != nil || d != 10*time.Millisecond {
+		t.Errorf("D = 5ms: %v, %v; want 10ms", d, err)
+	}
+	if d, err := c.Duration("b", "3D"); err != nil || d != 15*time.Millisecond {
+		t.Errorf("default 3D: %v, %v; want 15ms", d, err)
 	}
 }
 
@@ -190,13 +212,17 @@ func TestLookup(t *testing.T) {
 func TestHasDefaultParams(t *testing.T) {
 	a := &Algorithm{Params: []Param{{Name: "t1", Default: "2T"}, {Name: "mode", Default: "fast"}}}
 	T := time.Millisecond
-	for p, want := range map[string]bool{"": true, "t1=2T": true, "t1=2.0T": true, "t1=2ms": true, "t1=3T": false, "mode=fast": true, "mode=slow": false} {
+	for p, want := range map[string]bool{"": true, "t1=2T": true, "t1=2.0T": true, "t1=2ms": true, "t1=3T": false, "mode=fast": true, "mode=slow": false, "t1=2D": true} {
 		params := Params{}
 		if k, v, ok := strings.Cut(p, "="); ok {
 			params[k] = v
 		}
-		if got := a.HasDefaultParams(params, T); got != want {
+		if got := a.HasDefaultParams(params, T, T); got != want {
 			t.Errorf("HasDefaultParams(%q) = %v, want %v", p, got, want)
 		}
+	}
+	// Under a latency whose bound exceeds its mean, 2D is not 2T.
+	if a.HasDefaultParams(Params{"t1": "2D"}, T, 5*T) {
+		t.Error("HasDefaultParams(t1=2D) with D = 5T: want false")
 	}
 }

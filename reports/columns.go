@@ -60,6 +60,7 @@ var columns = []column{
 	stringCol("violation", func(r *Row) *string { return &r.Violation }),
 	stringCol("faults", func(r *Row) *string { return &r.Faults }),
 	stringCol("expect", func(r *Row) *string { return &r.Expect }),
+	floatCol("d_s", func(r *Row) *float64 { return &r.DS }),
 }
 
 // FormatFloat is how every float in a results file is written: the shortest

@@ -52,6 +52,10 @@ type Row struct {
 	// Expect is the verdict on the scenario's per-trial expectations: empty
 	// when there are none, "pass", or "fail: " and what failed.
 	Expect string
+	// DS is D, the latency model's delay bound that timeouts written as
+	// "2D" are multiples of, in seconds: the largest delay, or the p99.9 of
+	// a model without one (normal, exponential).
+	DS float64
 }
 
 // Columns lists the CSV header in order. The first 24 are DESIGN.md's stable
@@ -63,7 +67,7 @@ var Columns = []string{
 	"safety_violations", "live", "theory_messages", "error",
 	"detect_s", "failover_s", "failover_t", "terms", "split_votes",
 	"theory_bound", "latency", "t_s", "events", "violation",
-	"faults", "expect",
+	"faults", "expect", "d_s",
 }
 
 // Opt is an optional number: an empty cell when not Set.

@@ -67,7 +67,7 @@ func ParseCrash(s string) (CrashSpec, error) {
 			}
 			c.When, c.Msgs = trial.AfterMessages, k
 		default:
-			if _, err := nodes.ParseDuration(when, time.Millisecond); err != nil {
+			if _, err := nodes.ParseDuration(when, time.Millisecond, 0); err != nil {
 				return CrashSpec{}, fmt.Errorf("--crash %q: WHEN must be start, a time (5ms, 3T), after-messages:K or leader-elected", s)
 			}
 			c.When, c.At = trial.AtTime, when
@@ -88,7 +88,7 @@ func resolveCrashes(specs []CrashSpec, ranks []nodes.Rank, initiators []int, see
 	for _, c := range specs {
 		base := trial.Crash{When: c.When, K: c.Msgs}
 		if c.When == trial.AtTime {
-			at, err := nodes.ParseDuration(c.At, t)
+			at, err := nodes.ParseDuration(c.At, t, 0)
 			if err != nil || at < 0 {
 				return nil, fmt.Errorf("--crash %q: bad time %q", c, c.At)
 			}

@@ -102,7 +102,7 @@ func (s *Spec) Validate() error {
 			return err
 		}
 		// Let the algorithm validate its parameters once, at the first size.
-		if _, err := a.Alg.New(nodes.Config{Variant: a.Variant, Params: a.Params, N: s.Nodes[0], T: s.Latency.Mean()}); err != nil {
+		if _, err := a.Alg.New(nodes.Config{Variant: a.Variant, Params: a.Params, N: s.Nodes[0], T: s.Latency.Mean(), D: s.Latency.Bound()}); err != nil {
 			return fmt.Errorf("%s: %w", a.Alg.Name, err)
 		}
 	}

@@ -83,7 +83,9 @@ algorithm over N = 4..256, then a small live cluster (node processes through
 embedded Toxiproxy) under one crash and one partition. Scenarios with
 runtime: live run after the simulated ones. Durations in --param and
 --deadline may be written in units of the mean one-way latency T, as in
-t1=2T.
+t1=2T, or of the latency's delay bound D, as in t1=2D (D is the largest
+delay: t for constant(t), b for uniform(a,b), the p99.9 for normal and
+exponential; the bully family's timeouts default to multiples of D).
 
 Exit codes: 0 ok, 1 an expectation failed, 2 bad usage or input,
 130 interrupted (finished trials are kept: rerun with --resume).`,
@@ -141,7 +143,7 @@ func (o runOptions) buildSpec() (*workloads.Spec, error) {
 		return nil, badInput(err)
 	}
 	if o.deadline != "" {
-		if spec.Deadline, err = nodes.ParseDuration(o.deadline, lat.Mean()); err != nil || spec.Deadline <= 0 {
+		if spec.Deadline, err = nodes.ParseDuration(o.deadline, lat.Mean(), lat.Bound()); err != nil || spec.Deadline <= 0 {
 			return nil, badInputf("--deadline %q: want a positive duration such as 500ms or 2000T", o.deadline)
 		}
 	}
@@ -153,7 +155,7 @@ func (o runOptions) buildSpec() (*workloads.Spec, error) {
 		spec.Crashes = append(spec.Crashes, cs)
 	}
 	if o.detector != "" {
-		if spec.Detector, err = trial.ParseDetector(o.detector, lat.Mean()); err != nil {
+		if spec.Detector, err = trial.ParseDetector(o.detector, lat); err != nil {
 			return nil, badInputf("--detector: %w", err)
 		}
 	}

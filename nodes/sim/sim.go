@@ -121,7 +121,7 @@ func newSim(cfg trial.Config) (*sim, error) {
 	n := len(cfg.Ranks)
 	variant := cfg.VariantName()
 	t := cfg.T()
-	newMachine, err := cfg.Algorithm.New(nodes.Config{Variant: variant, Params: cfg.Params, N: n, T: t})
+	newMachine, err := cfg.Algorithm.New(nodes.Config{Variant: variant, Params: cfg.Params, N: n, T: t, D: cfg.Latency.Bound()})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", cfg.Algorithm.Name, err)
 	}

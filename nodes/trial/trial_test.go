@@ -2,6 +2,7 @@ package trial
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -193,5 +194,40 @@ func TestAffectsIsAFunctionOfSeedFaultAndLink(t *testing.T) {
 	}
 	if hit < 300 || hit > 500 { // 1600 links × 0.25 = 400
 		t.Fatalf("%d of 1600 links affected at toxicity 0.25", hit)
+	}
+}
+
+// The delay bound D of every model (issue 21): constant t and uniform's b
+// exactly; normal and exponential their p99.9, which about one sample in a
+// thousand exceeds.
+func TestLatencyBound(t *testing.T) {
+	ms := time.Millisecond
+	for spec, want := range map[string]time.Duration{
+		"3ms":              3 * ms,
+		"uniform(1ms,5ms)": 5 * ms,
+		"normal(5ms,1ms)":  5*ms + 3090232*time.Nanosecond,
+		"exponential(2ms)": 13815511 * time.Nanosecond, // 2ms·ln 1000
+	} {
+		l, err := ParseLatency(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := l.Bound(); got != want {
+			t.Errorf("%s: D = %v, want %v", spec, got, want)
+		}
+		if l.Bound() < l.Mean() {
+			t.Errorf("%s: D = %v below the mean %v", spec, l.Bound(), l.Mean())
+		}
+		r := rand.New(rand.NewPCG(1, 2))
+		over := 0
+		const draws = 200000
+		for range draws {
+			if l.Sample(r) > l.Bound() {
+				over++
+			}
+		}
+		if frac := float64(over) / draws; frac > 0.0015 {
+			t.Errorf("%s: %.4f of samples exceed D, want at most about 1-%v", spec, frac, BoundQuantile)
+		}
 	}
 }
