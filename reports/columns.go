@@ -61,6 +61,7 @@ var columns = []column{
 	stringCol("faults", func(r *Row) *string { return &r.Faults }),
 	stringCol("expect", func(r *Row) *string { return &r.Expect }),
 	floatCol("d_s", func(r *Row) *float64 { return &r.DS }),
+	stringCol("budget", func(r *Row) *string { return &r.Budget }),
 }
 
 // FormatFloat is how every float in a results file is written: the shortest

@@ -282,6 +282,9 @@ func writeMeta(p *page, rows []Row, groups []*reportGroup, opt HTMLOptions) {
 	fmt.Fprintf(p, "%d trials in %d groups · algorithms: %s · runtime: %s · scenario: %s",
 		len(rows), len(groups), esc(strings.Join(algs, ", ")), esc(strings.Join(runtimes, ", ")),
 		esc(strings.Join(scenarios, ", ")))
+	if n := BudgetHits(rows); n > 0 {
+		fmt.Fprintf(p, " · <strong>%d stopped by a budget</strong> (--max-events, --max-inflight: not live; the error column says where)", n)
+	}
 	if opt.Trace != nil {
 		p.WriteString(" · trace: <code>" + esc(cmpOr(opt.TraceName, "given")) + "</code>")
 	}

@@ -56,6 +56,10 @@ type Row struct {
 	// "2D" are multiples of, in seconds: the largest delay, or the p99.9 of
 	// a model without one (normal, exponential).
 	DS float64
+	// Budget names the budget the trial exhausted, "events" or "inflight"
+	// (the flags --max-events and --max-inflight), when it was stopped for
+	// it; the error column says where. Empty otherwise.
+	Budget string
 }
 
 // Columns lists the CSV header in order. The first 24 are DESIGN.md's stable
@@ -67,7 +71,19 @@ var Columns = []string{
 	"safety_violations", "live", "theory_messages", "error",
 	"detect_s", "failover_s", "failover_t", "terms", "split_votes",
 	"theory_bound", "latency", "t_s", "events", "violation",
-	"faults", "expect", "d_s",
+	"faults", "expect", "d_s", "budget",
+}
+
+// BudgetHits counts the rows whose trial was stopped because it exhausted a
+// budget (the budget column).
+func BudgetHits(rows []Row) int {
+	n := 0
+	for i := range rows {
+		if rows[i].Budget != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // Opt is an optional number: an empty cell when not Set.

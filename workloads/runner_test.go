@@ -167,3 +167,38 @@ func TestRunRefusesLiveTrials(t *testing.T) {
 		t.Fatalf("Run on a sim spec: err %v, %d rows", err, emitted)
 	}
 }
+
+// Issue 21: a trial that exceeds --max-events is recorded as not live with
+// the reason (error and budget columns) and the figures it reached, and the
+// run goes on: the cheap algorithm's trials after it run in full. The
+// runaway is bully under jitter with the textbook rule (settle=0, T1 = 2T),
+// whose cascade grows as N⁴.
+func TestBudgetStopsTrialRunGoesOn(t *testing.T) {
+	s := spec(t, "bully,chang-roberts", "32", "random", "lowest", "uniform(1ms,5ms)", 2)
+	s.Algos[0].Params = nodes.Params{"t1": "2T", "settle": "0"}
+	s.Budget = trial.Budget{MaxEvents: 20000}
+	var rows []reports.Row
+	if err := Run(context.Background(), s.Plan(), Options{Parallel: 2}, func(r reports.Row) error {
+		rows = append(rows, r)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 4 {
+		t.Fatalf("%d rows, want 4", len(rows))
+	}
+	for _, r := range rows[:2] {
+		if r.Live || r.Correct || r.Budget != trial.BudgetEvents || r.Events != 20000 || r.Messages < 20000 ||
+			!strings.HasPrefix(r.Error, "budget: stopped at ") || !strings.Contains(r.Error, "--max-events") {
+			t.Errorf("bully trial %d: live %v correct %v budget %q events %d messages %d error %q", r.Trial, r.Live, r.Correct, r.Budget, r.Events, r.Messages, r.Error)
+		}
+	}
+	for _, r := range rows[2:] {
+		if !r.Live || !r.Correct || r.Budget != "" || r.Error != "" || !r.TheoryMessages.Set || r.Messages != r.TheoryMessages.V {
+			t.Errorf("chang-roberts trial %d after the stopped ones: live %v correct %v budget %q messages %d error %q", r.Trial, r.Live, r.Correct, r.Budget, r.Messages, r.Error)
+		}
+	}
+	if got := reports.BudgetHits(rows); got != 2 {
+		t.Errorf("BudgetHits = %d, want 2", got)
+	}
+}

@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -117,7 +118,7 @@ func (t Trial) run(ctx context.Context, rt Runtime, live bool, trace io.Writer) 
 		Algorithm: a.Alg, Variant: a.Variant, Params: a.Params,
 		Ranks: ranks, Initiators: initiators, Latency: s.Latency,
 		Seed: t.Seed, Deadline: s.Deadline,
-		Crashes: crashes, Detector: s.Detector,
+		Crashes: crashes, Detector: s.Detector, Budget: s.Budget,
 	}
 	var scenario []chaos.Fault
 	if live {
@@ -145,6 +146,9 @@ func (t Trial) run(ctx context.Context, rt Runtime, live bool, trace io.Writer) 
 	var failure []string
 	if err != nil {
 		failure = append(failure, err.Error())
+		if be, ok := errors.AsType[*trial.BudgetError](err); ok {
+			row.Budget = be.What
+		}
 	}
 	if j.err != nil {
 		failure = append(failure, "live: "+j.err.Error())

@@ -46,6 +46,7 @@ type runOptions struct {
 	detector   string
 	rank       string
 	toxiproxy  string           // live runs: an existing toxiproxy-server; "" embeds one
+	budget     trial.Budget     // --max-events, --max-inflight; zero: scaled to N
 	report     runReportOptions // report.html and --history (history.go)
 }
 
@@ -113,6 +114,8 @@ Exit codes: 0 ok, 1 an expectation failed, 2 bad usage or input,
 	f.StringVar(&o.trace, "trace", o.trace, "write every event of every trial as JSON lines to this file")
 	f.StringArrayVar(&o.crashes, "crash", nil, "crash SELECTOR[@WHEN] (repeatable): highest, lowest, leader, would-be-leader,\ninitiator, index:K, random(k) @ start, a time (5ms, 3T), after-messages:K, leader-elected")
 	f.StringVar(&o.detector, "detector", "", "failure detector: perfect(D), heartbeat(P,τ), inaccurate(λ,μ[,D[,W]]) (default perfect(10T))")
+	f.Int64Var(&o.budget.MaxEvents, "max-events", 0, "events one simulated trial may process before it is stopped and recorded as not live\n(default 64·N² + 2²⁰, plus 4N per T of the deadline for quorum algorithms)")
+	f.Int64Var(&o.budget.MaxInFlight, "max-inflight", 0, "events one simulated trial may hold pending (messages in flight, armed timers; about\n128 bytes each) before it is stopped and recorded as not live (default max(4N, 2²²))")
 	o.report.bind(f)
 	return cmd
 }
@@ -162,6 +165,7 @@ func (o runOptions) buildSpec() (*workloads.Spec, error) {
 	if o.parallel < 0 {
 		return nil, badInputf("--parallel %d: must be at least 1 (or 0 for one per core)", o.parallel)
 	}
+	spec.Budget = o.budget
 	if err := spec.Validate(); err != nil {
 		return nil, badInput(err)
 	}
@@ -375,6 +379,9 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 		return err
 	}
 	fmt.Fprintf(out, "\n%d trials (%d run now) in %v; results in %s\n", len(rows), written, time.Since(start).Round(time.Millisecond), o.out)
+	if n := reports.BudgetHits(rows); n > 0 {
+		fmt.Fprintf(out, "%d trials exhausted a budget and were stopped (not live; see the error and budget columns; raise --max-events or --max-inflight)\n", n)
+	}
 	return reportFailures(cmd.ErrOrStderr(), workloads.CheckRun(append(slices.Clone(specs), liveSpecs...), rows), len(rows))
 }
 

@@ -46,15 +46,19 @@ type sim struct {
 	peers    []nodes.Peer // shared backing store for Env.Peers
 	topo     nodes.Topology
 
-	now      int64
-	seq      uint64
-	fifoMode bool
-	faulty   bool // Config.Faults is not empty: only then do sends and deliveries look at link effects
-	fifo     fifo
-	heap     queue // a radix heap when fifoMode is off, a 4-ary heap beside the FIFO otherwise
-	slab     slab
-	linkLast map[uint64]int64 // per directed link: latest delivery time (FIFO links)
-	timers   map[uint64]timerState
+	now int64
+	seq uint64
+	// The trial's budget (trial.Budget): the loop compares the event count
+	// and the pending count with them before every event.
+	maxEvents, maxPending int64
+	overBudget            *trial.BudgetError
+	fifoMode              bool
+	faulty                bool // Config.Faults is not empty: only then do sends and deliveries look at link effects
+	fifo                  fifo
+	heap                  queue // a radix heap when fifoMode is off, a 4-ary heap beside the FIFO otherwise
+	slab                  slab
+	linkLast              map[uint64]int64 // per directed link: latest delivery time (FIFO links)
+	timers                map[uint64]timerState
 
 	net   *rand.Rand
 	rands []*rand.Rand
@@ -106,6 +110,9 @@ func Run(cfg trial.Config) (*trial.Record, error) {
 	for i := range s.procs {
 		s.res.Alive[i] = s.procs[i].alive
 	}
+	if s.overBudget != nil {
+		return &s.res, s.overBudget
+	}
 	return &s.res, nil
 }
 
@@ -126,8 +133,10 @@ func newSim(cfg trial.Config) (*sim, error) {
 		return nil, fmt.Errorf("%s: %w", cfg.Algorithm.Name, err)
 	}
 	deadline := cfg.DeadlineOrDefault()
+	budget := cfg.BudgetOrDefault()
 	s := &sim{
 		cfg: cfg, n: n, t: t, deadline: int64(deadline),
+		maxEvents: budget.MaxEvents, maxPending: budget.MaxInFlight,
 		ranks:    cfg.Ranks,
 		topo:     cfg.Algorithm.Topology,
 		fifoMode: cfg.Latency.Constant(),
@@ -246,6 +255,10 @@ func (s *sim) run() {
 		if at > s.deadline {
 			return
 		}
+		if s.res.Events >= s.maxEvents || s.core > s.maxPending {
+			s.stopOverBudget()
+			return
+		}
 		s.now = at
 		if fromFifo {
 			d := s.fifo.pop()
@@ -294,6 +307,16 @@ func (s *sim) run() {
 		}
 		s.slab.release(e.slot)
 	}
+}
+
+// stopOverBudget ends a trial that has used up its budget, before the next
+// event: its record stays as counted so far.
+func (s *sim) stopOverBudget() {
+	e := &trial.BudgetError{What: trial.BudgetEvents, Limit: s.maxEvents, At: time.Duration(s.now), Events: s.res.Events, Pending: s.core}
+	if s.res.Events < s.maxEvents {
+		e.What, e.Limit = trial.BudgetInFlight, s.maxPending
+	}
+	s.overBudget = e
 }
 
 // warm loads the payload, the process and the machine of events about to
