@@ -10,16 +10,25 @@ import (
 // algorithm and every count.
 type Kind uint16
 
-// Class separates election messages from maintenance traffic. Turnaround ends
-// with the last election message delivered; heartbeats and failure-detector
-// pings are counted by kind but are not election messages (ALGORITHMS.md, "The
-// reference model").
+// Class separates election messages from maintenance traffic, and election
+// timers from maintenance ticks. Turnaround ends with the last election
+// message delivered; heartbeats and failure-detector pings are counted by kind
+// but are not election messages (ALGORITHMS.md, "The reference model").
+// Likewise a timer of the election (T1, T2, an election timeout, a lease
+// expiry, a detector's suspicion) counts in `timeouts`; a maintenance tick (a
+// heartbeat tick, a watch tick) only in `timeouts_by_kind`, so that a run's
+// timeouts stay in the order of its election activity.
 type Class uint8
 
 const (
-	ElectionClass    Class = iota // part of the election: counted in `messages`
-	MaintenanceClass              // heartbeats, pings: counted by kind only
+	ElectionClass    Class = iota // part of the election: counted in `messages`, `timeouts`
+	MaintenanceClass              // heartbeats, pings, periodic ticks: counted by kind only
 )
+
+type timerInfo struct {
+	name  string
+	class Class
+}
 
 type kindInfo struct {
 	name  string
@@ -32,7 +41,7 @@ type kindInfo struct {
 var (
 	kinds      = []kindInfo{{name: "INVALID"}}
 	kindByName = map[string]Kind{}
-	timers     = []string{"INVALID"}
+	timers     = []timerInfo{{name: "INVALID"}}
 	timerByNm  = map[string]TimerID{}
 	nameRE     = regexp.MustCompile(`^[A-Z][A-Z0-9_]{0,31}$`)
 )
@@ -82,22 +91,34 @@ func (k Kind) Valid() bool { return k > 0 && int(k) < len(kinds) }
 func (k Kind) IsElection() bool { return k.Valid() && kinds[k].class == ElectionClass }
 
 // TimerID names a timer: T1, T2, ELECTION_TIMEOUT, ... Like kinds, timers are
-// registered globally by name and counted by name when they fire.
+// registered globally by name, with a class, and counted by name when they
+// fire.
 type TimerID uint16
 
-// RegisterTimer returns the timer called name, registering it on first use.
+// RegisterTimer returns the timer called name, registering it on first use
+// with its class: ElectionClass for a timer of the election (counted in
+// `timeouts`), MaintenanceClass for a periodic tick (counted by kind only).
+// Registering one name with two classes is a programming error and panics.
 // Call it only from package initialisation.
-func RegisterTimer(name string) TimerID {
+func RegisterTimer(name string, class Class) TimerID {
 	if !nameRE.MatchString(name) {
 		panic(fmt.Sprintf("nodes: invalid timer name %q", name))
 	}
 	if t, ok := timerByNm[name]; ok {
+		if timers[t].class != class {
+			panic(fmt.Sprintf("nodes: timer %s registered with two classes", name))
+		}
 		return t
 	}
 	t := TimerID(len(timers))
-	timers = append(timers, name)
+	timers = append(timers, timerInfo{name: name, class: class})
 	timerByNm[name] = t
 	return t
+}
+
+// IsElection reports whether expirations of timer t count in `timeouts`.
+func (t TimerID) IsElection() bool {
+	return t > 0 && int(t) < len(timers) && timers[t].class == ElectionClass
 }
 
 // NumTimers is one more than the largest registered timer.
@@ -108,5 +129,5 @@ func (t TimerID) String() string {
 	if int(t) >= len(timers) {
 		return fmt.Sprintf("Timer(%d)", uint16(t))
 	}
-	return timers[t]
+	return timers[t].name
 }

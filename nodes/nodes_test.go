@@ -10,7 +10,7 @@ import (
 var (
 	testKind  = RegisterKind("TEST_ELECTION", ElectionClass)
 	testBeat  = RegisterKind("TEST_PING", MaintenanceClass)
-	testTimer = RegisterTimer("TEST_T1")
+	testTimer = RegisterTimer("TEST_T1", ElectionClass)
 )
 
 // ALGORITHMS.md: "Processes are compared by their rank (attr, id): first the
@@ -132,13 +132,18 @@ func TestKindsAndTimers(t *testing.T) {
 	if k, ok := KindByName("TEST_PING"); !ok || k != testBeat || k.String() != "TEST_PING" {
 		t.Error("KindByName")
 	}
-	if testTimer.String() != "TEST_T1" || RegisterTimer("TEST_T1") != testTimer {
+	if testTimer.String() != "TEST_T1" || RegisterTimer("TEST_T1", ElectionClass) != testTimer {
 		t.Error("timers")
+	}
+	tick := RegisterTimer("TEST_TICK", MaintenanceClass)
+	if !testTimer.IsElection() || tick.IsElection() || TimerID(0).IsElection() || TimerID(NumTimers()).IsElection() {
+		t.Error("timer classes are wrong")
 	}
 	for _, bad := range []func(){
 		func() { RegisterKind("lower", ElectionClass) },
 		func() { RegisterKind("TEST_ELECTION", MaintenanceClass) },
-		func() { RegisterTimer("") },
+		func() { RegisterTimer("", ElectionClass) },
+		func() { RegisterTimer("TEST_T1", MaintenanceClass) },
 	} {
 		func() {
 			defer func() {

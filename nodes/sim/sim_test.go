@@ -23,8 +23,8 @@ var (
 	kPing  = nodes.RegisterKind("TEST_PING", nodes.ElectionClass)
 	kPong  = nodes.RegisterKind("TEST_PONG", nodes.ElectionClass)
 	kBeat  = nodes.RegisterKind("TEST_BEAT", nodes.MaintenanceClass)
-	tWait  = nodes.RegisterTimer("WAIT")
-	tOther = nodes.RegisterTimer("OTHER")
+	tWait  = nodes.RegisterTimer("WAIT", nodes.ElectionClass)
+	tOther = nodes.RegisterTimer("OTHER", nodes.ElectionClass)
 )
 
 func (p *probe) Start(env nodes.Env)    { p.script(p, env, "start", -1, nodes.Message{}) }

@@ -36,7 +36,7 @@ type Detector struct {
 var (
 	KindPing     = nodes.RegisterKind("PING", nodes.MaintenanceClass)
 	KindPingAck  = nodes.RegisterKind("PING_ACK", nodes.MaintenanceClass)
-	TimerSuspect = nodes.RegisterTimer("SUSPECT")
+	TimerSuspect = nodes.RegisterTimer("SUSPECT", nodes.ElectionClass) // a suspicion is the election's: counted in `timeouts`
 )
 
 // DefaultDetector is perfect(10T): ALGORITHMS.md's perfect detector with the

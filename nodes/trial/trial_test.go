@@ -12,7 +12,8 @@ import (
 
 var (
 	kElection = nodes.RegisterKind("TRIAL_TEST_ELECTION", nodes.ElectionClass)
-	tTest     = nodes.RegisterTimer("TRIAL_TEST_T")
+	tTest     = nodes.RegisterTimer("TRIAL_TEST_T", nodes.ElectionClass)
+	tTick     = nodes.RegisterTimer("TRIAL_TEST_TICK", nodes.MaintenanceClass)
 )
 
 func TestRecordCounts(t *testing.T) {
@@ -36,10 +37,12 @@ func TestRecordCounts(t *testing.T) {
 	r.Suspected(2, 9*time.Millisecond)
 	r.Suspected(2, 10*time.Millisecond)
 	r.CountFire(tTest)
+	r.CountFire(tTick) // a maintenance tick: by kind only (issue 21)
+	r.CountFire(tTick)
 	if r.LastElection != 6*time.Millisecond || r.Crashes[0].FirstSuspicion != 9*time.Millisecond {
 		t.Fatalf("turnaround end %v, detection %v", r.LastElection, r.Crashes[0].FirstSuspicion)
 	}
-	if got := r.TimeoutsByKind(); r.Timeouts != 4 || got["SUSPECT"] != 3 || got["TRIAL_TEST_T"] != 1 {
+	if got := r.TimeoutsByKind(); r.Timeouts != 4 || got["SUSPECT"] != 3 || got["TRIAL_TEST_T"] != 1 || got["TRIAL_TEST_TICK"] != 2 {
 		t.Fatalf("timeouts %d %v", r.Timeouts, got)
 	}
 	r.Decided(0, nodes.RankOf(9), time.Second)
