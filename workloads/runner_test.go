@@ -202,3 +202,31 @@ func TestBudgetStopsTrialRunGoesOn(t *testing.T) {
 		t.Errorf("BudgetHits = %d, want 2", got)
 	}
 }
+
+// Issue 21's first sweep at a smaller N: every algorithm under
+// uniform(1ms,5ms), seed 9. It comes to an end without any budget, every
+// trial is live, bully costs O(N²) rather than the textbook rule's Θ(N⁴),
+// and --parallel 1 and 2 give byte-identical rows.
+func TestJitterSweepBoundedAndDeterministic(t *testing.T) {
+	s := spec(t, strings.Join(nodes.Names(), ","), "4..32", "random", "lowest", "uniform(1ms,5ms)", 3)
+	s.Seed = 9
+	one := runCSV(t, s, 1)
+	if two := runCSV(t, s, 2); !bytes.Equal(one, two) {
+		t.Fatal("--parallel 2 changed the rows")
+	}
+	rows, err := reports.ReadCSV(bytes.NewReader(one))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != len(nodes.Names())*4*3 {
+		t.Fatalf("%d rows", len(rows))
+	}
+	for _, r := range rows {
+		if !r.Live || r.Error != "" || r.Budget != "" || r.DS != 0.005 {
+			t.Errorf("%s N=%d trial %d: live %v, error %q, budget %q, d_s %v", r.Algorithm, r.Nodes, r.Trial, r.Live, r.Error, r.Budget, r.DS)
+		}
+		if n := int64(r.Nodes); r.Algorithm == "bully" && r.Messages > 3*n*n {
+			t.Errorf("bully N=%d trial %d: %d messages, want O(N²) (≤ 3N² = %d)", n, r.Trial, r.Messages, 3*n*n)
+		}
+	}
+}
