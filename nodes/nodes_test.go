@@ -231,3 +231,28 @@ func TestHasDefaultParams(t *testing.T) {
 		t.Error("HasDefaultParams(t1=2D) with D = 5T: want false")
 	}
 }
+
+// ParseDuration never panics, and a multiple of D reads as the same
+// multiple of T would with T = D.
+func FuzzParseDuration(f *testing.F) {
+	for _, s := range []string{"2D", "0.5T", "5ms", "D", "-1D", "1e9D", "NaND", "2TD", " 3D "} {
+		f.Add(s, int64(time.Millisecond), int64(5*time.Millisecond))
+	}
+	f.Fuzz(func(t *testing.T, s string, T, D int64) {
+		got, err := ParseDuration(s, time.Duration(T), time.Duration(D))
+		num, isD := strings.CutSuffix(strings.TrimSpace(s), "D")
+		if !isD {
+			return
+		}
+		if D <= 0 {
+			if err == nil {
+				t.Fatalf("ParseDuration(%q) with no bound D = %v, want an error", s, got)
+			}
+			return
+		}
+		want, werr := ParseDuration(num+"T", time.Duration(D), 0)
+		if (err == nil) != (werr == nil) || got != want {
+			t.Fatalf("ParseDuration(%q, D=%d) = %v, %v; as T: %v, %v", s, D, got, err, want, werr)
+		}
+	})
+}
