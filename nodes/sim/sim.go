@@ -46,19 +46,20 @@ type sim struct {
 	peers    []nodes.Peer // shared backing store for Env.Peers
 	topo     nodes.Topology
 
-	now int64
-	seq uint64
+	now      int64
+	seq      uint64
+	fifoMode bool
+	faulty   bool // Config.Faults is not empty: only then do sends and deliveries look at link effects
+	fifo     fifo
+	heap     queue // a radix heap when fifoMode is off, a 4-ary heap beside the FIFO otherwise
+	slab     slab
+	linkLast map[uint64]int64 // per directed link: latest delivery time (FIFO links)
+	timers   map[uint64]timerState
+
 	// The trial's budget (trial.Budget): the loop compares the event count
 	// and the pending count with them before every event.
 	maxEvents, maxPending int64
 	overBudget            *trial.BudgetError
-	fifoMode              bool
-	faulty                bool // Config.Faults is not empty: only then do sends and deliveries look at link effects
-	fifo                  fifo
-	heap                  queue // a radix heap when fifoMode is off, a 4-ary heap beside the FIFO otherwise
-	slab                  slab
-	linkLast              map[uint64]int64 // per directed link: latest delivery time (FIFO links)
-	timers                map[uint64]timerState
 
 	net   *rand.Rand
 	rands []*rand.Rand
