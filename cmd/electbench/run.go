@@ -115,7 +115,7 @@ Exit codes: 0 ok, 1 an expectation failed, 2 bad usage or input,
 	f.StringArrayVar(&o.crashes, "crash", nil, "crash SELECTOR[@WHEN] (repeatable): highest, lowest, leader, would-be-leader,\ninitiator, index:K, random(k) @ start, a time (5ms, 3T), after-messages:K, leader-elected")
 	f.StringVar(&o.detector, "detector", "", "failure detector: perfect(D), heartbeat(P,τ), inaccurate(λ,μ[,D[,W]]) (default perfect(10T))")
 	f.Int64Var(&o.budget.MaxEvents, "max-events", 0, "events one simulated trial may process before it is stopped and recorded as not live\n(default 64·N² + 2²⁰, plus 4N per T of the deadline for quorum algorithms)")
-	f.Int64Var(&o.budget.MaxInFlight, "max-inflight", 0, "events one simulated trial may hold pending (messages in flight, armed timers; about\n128 bytes each) before it is stopped and recorded as not live (default max(4N, 2²²))")
+	f.Int64Var(&o.budget.MaxInFlight, "max-inflight", 0, "events one simulated trial may hold pending (messages in flight, armed timers; about\n256 bytes each) before it is stopped and recorded as not live (default max(4N, 2²⁰))")
 	o.report.bind(f)
 	return cmd
 }

@@ -25,13 +25,16 @@ type Budget struct {
 }
 
 // BytesPerPending is about what one pending event costs the simulator: its
-// queue entry, its payload slot (the message) and the allocator's slack.
-const BytesPerPending = 128
+// queue entry, its payload slot (the message) and the slack of the growing
+// queues. Measured with 4 Mi pending messages between two processes: 197 B
+// of heap in use each under uniform latency (the radix heap), 256 B under
+// constant latency (the FIFO queue, which grows by doubling).
+const BytesPerPending = 256
 
 // Floors of the default budget: small clusters get room whatever N.
 const (
 	minEvents   = 1 << 20
-	minInFlight = 1 << 22 // 4 Mi pending events: about 512 MiB (BytesPerPending)
+	minInFlight = 1 << 20 // 1 Mi pending events: about 256 MiB of heap (BytesPerPending)
 )
 
 // DefaultBudget is the budget of a trial of n processes of alg running until
@@ -48,10 +51,12 @@ const (
 //   - algorithms that never come to rest (Algorithm.Quorum: heartbeats,
 //     watches, lease renewals) also get 4N events per T of the deadline:
 //     zookeeper's watches, its heaviest maintenance, cost 3N events per 4T.
-//   - in flight: 4N or 4 Mi, whichever is more. Rings start with at most 2N
+//   - in flight: 4N or 1 Mi, whichever is more. Rings start with at most 2N
 //     messages in flight (hs probes both ways); bully's second ELECTION wave
-//     puts N²/2 in flight at once, within the floor up to N ≈ 2900. Beyond
-//     that, set it explicitly: the floor keeps a runaway trial near 512 MiB.
+//     puts N²/2 in flight at once, within the floor up to N ≈ 1450. Beyond
+//     that, set it explicitly: the floor keeps a runaway trial of up to
+//     256 Ki processes near 256 MiB of heap, so that two at once (--parallel
+//     2) stay well under 2 GiB.
 func DefaultBudget(alg *nodes.Algorithm, n int, deadline, t time.Duration) Budget {
 	nn := int64(n)
 	b := Budget{MaxEvents: 64*nn*nn + minEvents, MaxInFlight: max(4*nn, minInFlight)}
