@@ -180,11 +180,11 @@ func scenarioSpecs(cmd *cobra.Command, args []string, o runOptions) ([]*workload
 	if err != nil {
 		return nil, err
 	}
-	if o.budget.MaxEvents < 0 || o.budget.MaxInFlight < 0 {
-		return nil, badInputf("--max-events %d, --max-inflight %d: a budget must be positive (or 0 for the default)", o.budget.MaxEvents, o.budget.MaxInFlight)
-	}
 	for _, s := range specs {
 		s.Budget = o.budget
+		if err := s.Validate(); err != nil {
+			return nil, badInput(err) // the flags' budget: the files were checked when loaded
+		}
 		if cmd.Flags().Changed("seed") {
 			s.Seed = o.seed
 		}
