@@ -13,7 +13,7 @@ type Duration struct{ Text string }
 
 // ParseDuration checks s and keeps it for Of.
 func ParseDuration(s string) (Duration, error) {
-	d, err := nodes.ParseDuration(s, time.Millisecond)
+	d, err := nodes.ParseDuration(s, time.Millisecond, 0)
 	if err != nil {
 		return Duration{}, err
 	}
@@ -35,7 +35,7 @@ func (d Duration) Of(T time.Duration) time.Duration {
 	if d.Text == "" {
 		return 0
 	}
-	v, err := nodes.ParseDuration(d.Text, T)
+	v, err := nodes.ParseDuration(d.Text, T, 0)
 	if err != nil {
 		return 0 // checked by ParseDuration
 	}

@@ -269,7 +269,7 @@ var algorithmFields = []field[Algorithm]{
 				a.Variant = v
 			}
 		}},
-	{name: "params", typ: "mapping", def: "none", doc: "its parameters, each `name: value` (durations as `5ms` or `2T`)",
+	{name: "params", typ: "mapping", def: "none", doc: "its parameters, each `name: value` (durations as `5ms`, `2T` or `2D`)",
 		dec: func(d *decoder, n *yaml.Node, path string, a *Algorithm) {
 			if n.Kind != yaml.MappingNode {
 				d.errorf(n, path, "want a mapping of parameters, got %s", describe(n))

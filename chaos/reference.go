@@ -52,7 +52,10 @@ func Reference() string {
 	p("Each item of `links`:\n\n")
 	table(&b, LinkFields())
 	p("The unit T of every duration written as `2T` is the mean of `network.latency`;\n")
-	p("per-link models and faults do not change it.\n\n")
+	p("per-link models and faults do not change it. Algorithm parameters (and the\n")
+	p("`detector`'s durations) may also be written in units of D, the delay bound of\n")
+	p("`network.latency` (ALGORITHMS.md, \"The reference model\"), as in `t1: 2D`;\n")
+	p("the timeline's durations may not (`2D` there is refused).\n\n")
 
 	p("## Durations\n\n")
 	p("A duration is a Go duration (`5ms`, `1.5s`, `250us`) or a multiple of T (`3T`,\n")

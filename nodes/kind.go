@@ -12,16 +12,25 @@ import (
 // algorithm and every count.
 type Kind uint16
 
-// Class separates election messages from maintenance traffic. Turnaround ends
-// with the last election message delivered; heartbeats and failure-detector
-// pings are counted by kind but are not election messages (ALGORITHMS.md, "The
-// reference model").
+// Class separates election messages from maintenance traffic, and election
+// timers from maintenance ticks. Turnaround ends with the last election
+// message delivered; heartbeats and failure-detector pings are counted by kind
+// but are not election messages (ALGORITHMS.md, "The reference model").
+// Likewise a timer of the election (T1, T2, an election timeout, a lease
+// expiry, a detector's suspicion) counts in `timeouts`; a maintenance tick (a
+// heartbeat tick, a watch tick) only in `timeouts_by_kind`, so that a run's
+// timeouts stay in the order of its election activity.
 type Class uint8
 
 const (
-	ElectionClass    Class = iota // part of the election: counted in `messages`
-	MaintenanceClass              // heartbeats, pings: counted by kind only
+	ElectionClass    Class = iota // part of the election: counted in `messages`, `timeouts`
+	MaintenanceClass              // heartbeats, pings, periodic ticks: counted by kind only
 )
+
+type timerInfo struct {
+	name  string
+	class Class
+}
 
 type kindInfo struct {
 	name  string
@@ -46,7 +55,7 @@ var (
 	kinds      [1 << 16]kindInfo
 	numKinds   atomic.Int32
 	kindByName = map[string]Kind{} // built-in kinds; written only by init
-	timers     [1 << 16]string
+	timers     [1 << 16]timerInfo
 	numTimers  atomic.Int32
 	extTimer   [1 << 16]bool          // timers registered by ExternalTimer
 	timerByNm  = map[string]TimerID{} // built-in timers; written only by init
@@ -167,19 +176,26 @@ func (k Kind) IsElection() bool { return k.Valid() && kinds[k].class == Election
 func (k Kind) IsExternal() bool { return k.Valid() && kinds[k].external }
 
 // TimerID names a timer: T1, T2, ELECTION_TIMEOUT, ... Like kinds, timers are
-// registered globally by name and counted by name when they fire.
+// registered globally by name, with a class, and counted by name when they
+// fire.
 type TimerID uint16
 
-// RegisterTimer returns the timer called name, registering it on first use.
+// RegisterTimer returns the timer called name, registering it on first use
+// with its class: ElectionClass for a timer of the election (counted in
+// `timeouts`), MaintenanceClass for a periodic tick (counted by kind only).
+// Registering one name with two classes is a programming error and panics.
 // Call it only from package initialisation.
-func RegisterTimer(name string) TimerID {
+func RegisterTimer(name string, class Class) TimerID {
 	if !nameRE.MatchString(name) {
 		panic(fmt.Sprintf("nodes: invalid timer name %q", name))
 	}
 	if t, ok := timerByNm[name]; ok {
+		if timers[t].class != class {
+			panic(fmt.Sprintf("nodes: timer %s registered with two classes", name))
+		}
 		return t
 	}
-	t, err := addTimer(name)
+	t, err := addTimer(name, class)
 	if err != nil {
 		panic("nodes: " + err.Error())
 	}
@@ -187,12 +203,12 @@ func RegisterTimer(name string) TimerID {
 	return t
 }
 
-func addTimer(name string) (TimerID, error) {
+func addTimer(name string, class Class) (TimerID, error) {
 	n := numTimers.Load() + 1
 	if int(n) >= len(timers) {
 		return 0, fmt.Errorf("timer %q: %w", name, errTableFull)
 	}
-	timers[n] = name
+	timers[n] = timerInfo{name: name, class: class}
 	numTimers.Store(n)
 	return TimerID(n), nil
 }
@@ -200,7 +216,9 @@ func addTimer(name string) (TimerID, error) {
 // ExternalTimer returns the timer a program in another language calls name,
 // registering it on first use; it is safe to call while trials run. Like
 // external kinds, external timers are a namespace of their own, counted by
-// name with any built-in timer of the same name.
+// name with any built-in timer of the same name. Their expirations count
+// in `timeouts`: the protocol has no way to say a timer is a maintenance
+// tick.
 func ExternalTimer(name string) (TimerID, error) {
 	if !externalRE.MatchString(name) {
 		return 0, fmt.Errorf("timer name %q is not 1 to 64 characters of A-Z a-z 0-9 _ -", cut(name))
@@ -210,7 +228,7 @@ func ExternalTimer(name string) (TimerID, error) {
 	if t, ok := extTimers[name]; ok {
 		return t, nil
 	}
-	t, err := addTimer(name)
+	t, err := addTimer(name, ElectionClass)
 	if err != nil {
 		return 0, err
 	}
@@ -226,6 +244,11 @@ func (t TimerID) IsExternal() bool { return int32(t) <= numTimers.Load() && extT
 // it grows when external timers are registered.
 func NumTimers() int { return int(numTimers.Load()) + 1 }
 
+// IsElection reports whether expirations of timer t count in `timeouts`.
+func (t TimerID) IsElection() bool {
+	return t > 0 && int32(t) <= numTimers.Load() && timers[t].class == ElectionClass
+}
+
 // String returns the timer's registered name.
 func (t TimerID) String() string {
 	if t == 0 {
@@ -234,5 +257,5 @@ func (t TimerID) String() string {
 	if int32(t) > numTimers.Load() {
 		return fmt.Sprintf("Timer(%d)", uint16(t))
 	}
-	return timers[t]
+	return timers[t].name
 }

@@ -10,7 +10,7 @@ import (
 var (
 	testKind  = RegisterKind("TEST_ELECTION", ElectionClass)
 	testBeat  = RegisterKind("TEST_PING", MaintenanceClass)
-	testTimer = RegisterTimer("TEST_T1")
+	testTimer = RegisterTimer("TEST_T1", ElectionClass)
 )
 
 // ALGORITHMS.md: "Processes are compared by their rank (attr, id): first the
@@ -143,14 +143,19 @@ func TestKindsAndTimers(t *testing.T) {
 	if k := RegisterKind("TestMsgVote", ElectionClass); k.String() != "TestMsgVote" || !k.IsElection() {
 		t.Error("a kind in another library's spelling (etcd's MsgVote)")
 	}
-	if testTimer.String() != "TEST_T1" || RegisterTimer("TEST_T1") != testTimer {
+	if testTimer.String() != "TEST_T1" || RegisterTimer("TEST_T1", ElectionClass) != testTimer {
 		t.Error("timers")
+	}
+	tick := RegisterTimer("TEST_TICK", MaintenanceClass)
+	if !testTimer.IsElection() || tick.IsElection() || TimerID(0).IsElection() || TimerID(NumTimers()).IsElection() {
+		t.Error("timer classes are wrong")
 	}
 	for _, bad := range []func(){
 		func() { RegisterKind("1ST", ElectionClass) },
 		func() { RegisterKind("Msg-Vote", ElectionClass) },
 		func() { RegisterKind("TEST_ELECTION", MaintenanceClass) },
-		func() { RegisterTimer("") },
+		func() { RegisterTimer("", ElectionClass) },
+		func() { RegisterTimer("TEST_T1", MaintenanceClass) },
 	} {
 		func() {
 			defer func() {
@@ -164,16 +169,38 @@ func TestKindsAndTimers(t *testing.T) {
 }
 
 func TestParseDuration(t *testing.T) {
-	T := 2 * time.Millisecond
-	for in, want := range map[string]time.Duration{"2T": 4 * time.Millisecond, "T": T, "0.5T": time.Millisecond, "5ms": 5 * time.Millisecond, " 1s ": time.Second} {
-		if got, err := ParseDuration(in, T); err != nil || got != want {
+	T, D := 2*time.Millisecond, 5*time.Millisecond
+	for in, want := range map[string]time.Duration{
+		"2T": 4 * time.Millisecond, "T": T, "0.5T": time.Millisecond, "5ms": 5 * time.Millisecond, " 1s ": time.Second,
+		"2D": 10 * time.Millisecond, "D": D, "0.2D": time.Millisecond,
+	} {
+		if got, err := ParseDuration(in, T, D); err != nil || got != want {
 			t.Errorf("ParseDuration(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
-	for _, bad := range []string{"", "xT", "NaNT", "2", "fast", "1e20T"} {
-		if _, err := ParseDuration(bad, T); err == nil {
+	for _, bad := range []string{"", "xT", "NaNT", "2", "fast", "1e20T", "xD", "1e20D", "2TD"} {
+		if _, err := ParseDuration(bad, T, D); err == nil {
 			t.Errorf("ParseDuration(%q) accepted", bad)
 		}
+	}
+	// Where no latency model gives a bound, D is refused, never guessed.
+	if _, err := ParseDuration("2D", T, 0); err == nil || !strings.Contains(err.Error(), "delay bound D is not known") {
+		t.Errorf("ParseDuration(2D) without a bound: %v", err)
+	}
+}
+
+// A Config without D reads "2D" as 2T: the reference model's D = T.
+func TestConfigDurationD(t *testing.T) {
+	c := Config{T: time.Millisecond, Params: Params{"a": "2D"}}
+	if d, err := c.Duration("a", "1T"); err != nil || d != 2*time.Millisecond {
+		t.Errorf("D unset: %v, %v; want 2ms", d, err)
+	}
+	c.D = 5 * time.Millisecond
+	if d, err := c.Duration("a", "1T"); err != nil || d != 10*time.Millisecond {
+		t.Errorf("D = 5ms: %v, %v; want 10ms", d, err)
+	}
+	if d, err := c.Duration("b", "3D"); err != nil || d != 15*time.Millisecond {
+		t.Errorf("default 3D: %v, %v; want 15ms", d, err)
 	}
 }
 
@@ -202,13 +229,42 @@ func TestLookup(t *testing.T) {
 func TestHasDefaultParams(t *testing.T) {
 	a := &Algorithm{Params: []Param{{Name: "t1", Default: "2T"}, {Name: "mode", Default: "fast"}}}
 	T := time.Millisecond
-	for p, want := range map[string]bool{"": true, "t1=2T": true, "t1=2.0T": true, "t1=2ms": true, "t1=3T": false, "mode=fast": true, "mode=slow": false} {
+	for p, want := range map[string]bool{"": true, "t1=2T": true, "t1=2.0T": true, "t1=2ms": true, "t1=3T": false, "mode=fast": true, "mode=slow": false, "t1=2D": true} {
 		params := Params{}
 		if k, v, ok := strings.Cut(p, "="); ok {
 			params[k] = v
 		}
-		if got := a.HasDefaultParams(params, T); got != want {
+		if got := a.HasDefaultParams(params, T, T); got != want {
 			t.Errorf("HasDefaultParams(%q) = %v, want %v", p, got, want)
 		}
 	}
+	// Under a latency whose bound exceeds its mean, 2D is not 2T.
+	if a.HasDefaultParams(Params{"t1": "2D"}, T, 5*T) {
+		t.Error("HasDefaultParams(t1=2D) with D = 5T: want false")
+	}
+}
+
+// ParseDuration never panics, and a multiple of D reads as the same
+// multiple of T would with T = D.
+func FuzzParseDuration(f *testing.F) {
+	for _, s := range []string{"2D", "0.5T", "5ms", "D", "-1D", "1e9D", "NaND", "2TD", " 3D "} {
+		f.Add(s, int64(time.Millisecond), int64(5*time.Millisecond))
+	}
+	f.Fuzz(func(t *testing.T, s string, T, D int64) {
+		got, err := ParseDuration(s, time.Duration(T), time.Duration(D))
+		num, isD := strings.CutSuffix(strings.TrimSpace(s), "D")
+		if !isD {
+			return
+		}
+		if D <= 0 {
+			if err == nil {
+				t.Fatalf("ParseDuration(%q) with no bound D = %v, want an error", s, got)
+			}
+			return
+		}
+		want, werr := ParseDuration(num+"T", time.Duration(D), 0)
+		if (err == nil) != (werr == nil) || got != want {
+			t.Fatalf("ParseDuration(%q, D=%d) = %v, %v; as T: %v, %v", s, D, got, err, want, werr)
+		}
+	})
 }

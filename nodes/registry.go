@@ -79,8 +79,8 @@ type Variant struct {
 }
 
 // Param documents one settable parameter. Defaults are written as on the
-// command line: durations as "5ms" or "2T" (multiples of the mean one-way
-// latency T).
+// command line: durations as "5ms", "2T" (multiples of the mean one-way
+// latency T) or "2D" (multiples of the latency model's delay bound D).
 type Param struct {
 	Name    string
 	Default string
@@ -93,41 +93,67 @@ type Config struct {
 	Params  Params        // user-set parameters; the algorithm applies defaults
 	N       int           // number of processes
 	T       time.Duration // mean one-way latency, the unit of "2T"
+	// D is the latency model's delay bound, the unit of "2D": the largest
+	// one-way delay (trial.Latency.Bound). Zero means D = T, as under the
+	// reference model's constant latency.
+	D time.Duration
+}
+
+// Bound is D, the unit of "2D": Config.D, or T when D is unset.
+func (c Config) Bound() time.Duration {
+	if c.D > 0 {
+		return c.D
+	}
+	return c.T
 }
 
 // Params holds user-set parameters by name, as typed.
 type Params map[string]string
 
 // Duration reads parameter name as a duration, accepting multiples of T
-// ("2T", "0.5T") as well as Go durations ("5ms"); def is used when unset.
+// ("2T", "0.5T") and of D ("2D") as well as Go durations ("5ms"); def is
+// used when unset.
 func (c Config) Duration(name, def string) (time.Duration, error) {
 	s, ok := c.Params[name]
 	if !ok {
 		s = def
 	}
-	d, err := ParseDuration(s, c.T)
+	d, err := ParseDuration(s, c.T, c.Bound())
 	if err != nil {
 		return 0, fmt.Errorf("parameter %s: %w", name, err)
 	}
 	return d, nil
 }
 
-// ParseDuration reads "5ms", "1.5s" or a multiple of T such as "2T" or "0.5T".
-func ParseDuration(s string, T time.Duration) (time.Duration, error) {
+// ParseDuration reads "5ms", "1.5s", a multiple of the mean latency T such
+// as "2T" or "0.5T", or a multiple of the delay bound D such as "2D". D is
+// zero where no latency model gives one (a scenario's timeline): "2D" is
+// then refused rather than read as something else.
+func ParseDuration(s string, T, D time.Duration) (time.Duration, error) {
 	s = strings.TrimSpace(s)
-	if num, ok := strings.CutSuffix(s, "T"); ok {
+	for _, u := range [...]struct {
+		suffix string
+		unit   time.Duration
+	}{{"T", T}, {"D", D}} {
+		num, ok := strings.CutSuffix(s, u.suffix)
+		if !ok {
+			continue
+		}
+		if u.unit <= 0 {
+			return 0, fmt.Errorf("%q: the delay bound D is not known here; write a duration (5ms) or a multiple of T (2T)", s)
+		}
 		if num == "" {
-			return T, nil
+			return u.unit, nil
 		}
 		f, err := strconv.ParseFloat(num, 64)
 		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || math.Abs(f) > 1e9 {
-			return 0, fmt.Errorf("%q is not a multiple of T such as 2T", s)
+			return 0, fmt.Errorf("%q is not a multiple of %s such as 2%s", s, u.suffix, u.suffix)
 		}
-		return time.Duration(f * float64(T)), nil
+		return time.Duration(f * float64(u.unit)), nil
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil {
-		return 0, fmt.Errorf("%q is not a duration (5ms) or a multiple of T (2T)", s)
+		return 0, fmt.Errorf("%q is not a duration (5ms) or a multiple of T or D (2T, 2D)", s)
 	}
 	return d, nil
 }
@@ -252,15 +278,16 @@ func CheckParams(name string, p Params, declared []Param) error {
 }
 
 // HasDefaultParams reports whether every parameter in p equals its declared
-// default, comparing durations by value ("2T" and "2.0T" are the same).
-func (a *Algorithm) HasDefaultParams(p Params, T time.Duration) bool {
+// default, comparing durations by value ("2T" and "2.0T" are the same, and
+// so are "2T" and "2D" under constant latency, where D = T).
+func (a *Algorithm) HasDefaultParams(p Params, T, D time.Duration) bool {
 	for _, q := range a.Params {
 		v, ok := p[q.Name]
 		if !ok || v == q.Default {
 			continue
 		}
-		dv, err1 := ParseDuration(v, T)
-		dd, err2 := ParseDuration(q.Default, T)
+		dv, err1 := ParseDuration(v, T, D)
+		dd, err2 := ParseDuration(q.Default, T, D)
 		if err1 != nil || err2 != nil || dv != dd {
 			return false
 		}

@@ -62,6 +62,8 @@ var columns = []column{
 	stringCol("expect", func(r *Row) *string { return &r.Expect }),
 	stringCol("term_leaders", func(r *Row) *string { return &r.TermLeaders }),
 	optIntCol("anonymous_refused", func(r *Row) *Opt[int64] { return &r.AnonymousRefused }),
+	floatCol("d_s", func(r *Row) *float64 { return &r.DS }),
+	stringCol("budget", func(r *Row) *string { return &r.Budget }),
 }
 
 // FormatFloat is how every float in a results file is written: the shortest

@@ -311,6 +311,9 @@ func writeMeta(p *page, rows []Row, groups []*reportGroup, opt HTMLOptions) {
 	}
 	meta = append(meta, txtf("%d trials in %d groups · algorithms: %s · runtime: %s · scenario: %s",
 		len(rows), len(groups), strings.Join(algs, ", "), strings.Join(runtimes, ", "), strings.Join(scenarios, ", ")))
+	if n := BudgetHits(rows); n > 0 {
+		meta = append(meta, txt(" · "), boldf("%d stopped by a budget", n), txt(" (--max-events, --max-inflight: not live; the error column says where)"))
+	}
 	if opt.Trace != nil {
 		meta = append(meta, txt(" · trace: "), code(cmpOr(opt.TraceName, "given")))
 	}

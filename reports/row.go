@@ -63,6 +63,15 @@ type Row struct {
 	// without its key. They are blamed on no node; a node is excluded
 	// only for what it proved.
 	AnonymousRefused Opt[int64]
+
+	// DS is D, the latency model's delay bound that timeouts written as
+	// "2D" are multiples of, in seconds: the largest delay, or the p99.9 of
+	// a model without one (normal, exponential).
+	DS float64
+	// Budget names the budget the trial exhausted, "events" or "inflight"
+	// (the flags --max-events and --max-inflight), when it was stopped for
+	// it; the error column says where. Empty otherwise.
+	Budget string
 }
 
 // Columns lists the CSV header in order. The first 24 are DESIGN.md's stable
@@ -74,7 +83,19 @@ var Columns = []string{
 	"safety_violations", "live", "theory_messages", "error",
 	"detect_s", "failover_s", "failover_t", "terms", "split_votes",
 	"theory_bound", "latency", "t_s", "events", "violation",
-	"faults", "expect", "term_leaders", "anonymous_refused",
+	"faults", "expect", "term_leaders", "anonymous_refused", "d_s", "budget",
+}
+
+// BudgetHits counts the rows whose trial was stopped because it exhausted a
+// budget (the budget column).
+func BudgetHits(rows []Row) int {
+	n := 0
+	for i := range rows {
+		if rows[i].Budget != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // Opt is an optional number: an empty cell when not Set.

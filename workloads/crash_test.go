@@ -115,7 +115,7 @@ func TestBullyShortT1ViolatesSafety(t *testing.T) {
 func TestFalseSuspicionsViolateSafety(t *testing.T) {
 	for _, algo := range []string{"bully", "ring"} {
 		s := spec(t, algo, "8", "random", "all", "1ms", 20)
-		det, err := trial.ParseDetector("inaccurate(300,0,2T,20T)", time.Millisecond)
+		det, err := trial.ParseDetector("inaccurate(300,0,2T,20T)", trial.Constant(time.Millisecond))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,7 +136,7 @@ func TestFalseSuspicionsViolateSafety(t *testing.T) {
 func TestMissedCrashIsNotLive(t *testing.T) {
 	run := func(detector string) reports.Row {
 		s := withCrash(t, spec(t, "ring", "6", "ascending", "lowest", "1ms", 1), "index:2")
-		det, err := trial.ParseDetector(detector, time.Millisecond)
+		det, err := trial.ParseDetector(detector, trial.Constant(time.Millisecond))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,7 +157,7 @@ func TestDeterministicAcrossDetectorsAndCrashes(t *testing.T) {
 	for _, det := range []string{"perfect(2T)", "heartbeat(1T,3T)", "inaccurate(100,0.2,2T,20T)"} {
 		for _, crash := range []string{"highest", "leader@leader-elected", "random(2)@3T", "initiator@after-messages:3"} {
 			s := withCrash(t, spec(t, "bully,bully/two-phase,multicast,ring,chang-roberts", "5,9", "random", "random(2)", "uniform(1ms,3ms)", 3), crash)
-			d, err := trial.ParseDetector(det, s.Latency.Mean())
+			d, err := trial.ParseDetector(det, s.Latency)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -175,7 +175,7 @@ func TestDeterministicAcrossDetectorsAndCrashes(t *testing.T) {
 func TestTheoryWithExplicitDefaultDetector(t *testing.T) {
 	for det, want := range map[string]bool{"perfect(10T)": true, "perfect(10ms)": true, "perfect(3T)": false, "heartbeat(1T,3T)": false} {
 		s := withCrash(t, spec(t, "bully", "5", "random", "lowest", "1ms", 1), "highest")
-		d, err := trial.ParseDetector(det, time.Millisecond)
+		d, err := trial.ParseDetector(det, trial.Constant(time.Millisecond))
 		if err != nil {
 			t.Fatal(err)
 		}

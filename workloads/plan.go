@@ -44,6 +44,10 @@ type Spec struct {
 	// Runtime is "live" for a scenario that runs on node processes through
 	// Toxiproxy (runtime: live); anything else runs on the simulator.
 	Runtime string
+	// Budget bounds every trial's events and events in flight (zero fields:
+	// trial.DefaultBudget, scaled to each trial's N). The simulator
+	// enforces it; a trial that exhausts it is recorded as not live.
+	Budget trial.Budget
 }
 
 // Trial is one run of one algorithm on one cluster.
@@ -73,6 +77,12 @@ func (s *Spec) Validate() error {
 	}
 	if s.Deadline < 0 {
 		return fmt.Errorf("--deadline %v is negative", s.Deadline)
+	}
+	if s.Budget.MaxEvents < 0 {
+		return fmt.Errorf("--max-events %d is negative", s.Budget.MaxEvents)
+	}
+	if s.Budget.MaxInFlight < 0 {
+		return fmt.Errorf("--max-inflight %d is negative", s.Budget.MaxInFlight)
 	}
 	for _, n := range s.Nodes {
 		if err := s.IDs.Check(n); err != nil {
@@ -107,7 +117,7 @@ func (s *Spec) Validate() error {
 			return err
 		}
 		// Let the algorithm validate its parameters once, at the first size.
-		if _, err := a.Alg.New(nodes.Config{Variant: a.Variant, Params: a.Params, N: s.Nodes[0], T: s.Latency.Mean()}); err != nil {
+		if _, err := a.Alg.New(nodes.Config{Variant: a.Variant, Params: a.Params, N: s.Nodes[0], T: s.Latency.Mean(), D: s.Latency.Bound()}); err != nil {
 			return fmt.Errorf("%s: %w", a.Alg.Name, err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/electbench/electbench/chaos"
+	"github.com/electbench/electbench/nodes/trial"
 )
 
 // Canonical describes what the specs compute, one line per field, in a form
@@ -43,6 +44,10 @@ func Canonical(specs []*Spec) string {
 		}
 		if s.Detector.Kind != "" {
 			fmt.Fprintf(&b, "detector %s\n", s.Detector)
+		}
+		if s.Budget != (trial.Budget{}) {
+			// A budget decides which trials stop, so it shapes the rows.
+			fmt.Fprintf(&b, "budget events=%d inflight=%d\n", s.Budget.MaxEvents, s.Budget.MaxInFlight)
 		}
 		for _, l := range s.LinkLatency {
 			fmt.Fprintf(&b, "link %s -> %s: %s\n", l.From, l.To, l.Latency)

@@ -13,11 +13,11 @@ import (
 // NewChecker is the checker of a trial about to run with cfg: for a quorum
 // algorithm it watches terms and majorities, with the lease read in the
 // unit tAlg that the algorithm's parameters are written in (T, or on live
-// runs T plus the processing allowance).
+// runs T plus the processing allowance; D takes the same allowance).
 func NewChecker(cfg *trial.Config, tAlg time.Duration) (*check.Checker, error) {
 	c := check.New(cfg.Ranks)
 	if cfg.Algorithm.Quorum != nil {
-		if err := c.WatchQuorum(cfg.Algorithm, nodes.Config{Variant: cfg.VariantName(), Params: cfg.Params, N: len(cfg.Ranks), T: tAlg}); err != nil {
+		if err := c.WatchQuorum(cfg.Algorithm, nodes.Config{Variant: cfg.VariantName(), Params: cfg.Params, N: len(cfg.Ranks), T: tAlg, D: cfg.Latency.Bound() + tAlg - cfg.T()}); err != nil {
 			return nil, err
 		}
 	}
@@ -69,7 +69,7 @@ func (t Trial) fillRow(row *reports.Row, o outcome) {
 	row.Faults = faultSchedule(res.Faults)
 
 	var faultFree nodes.Theory // the figure a scenario's messages expectation scales
-	if a.Alg.Theory != nil && a.Alg.HasDefaultParams(a.Params, res.T) {
+	if a.Alg.Theory != nil && a.Alg.HasDefaultParams(a.Params, res.T, t.Spec.Latency.Bound()) {
 		in := nodes.TheoryInput{Variant: a.Variant, N: t.Nodes, Ranks: o.ranks, Initiators: o.initiators, Params: a.Params}
 		faultFree = a.Alg.Theory(in)
 		in.Crashed = o.crashedAtStart

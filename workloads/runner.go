@@ -164,7 +164,7 @@ func (t Trial) BaseRow() reports.Row {
 	row := reports.Row{
 		Algorithm: t.Algo.Alg.Name, Variant: t.Algo.Variant, Runtime: "sim", Scenario: s.Scenario,
 		Nodes: t.Nodes, Arrangement: s.IDs.String() + s.RankBy.suffix(), Initiators: s.Initiators.String(),
-		Trial: t.Trial, Seed: t.Seed, Latency: s.Latency.String(), TS: s.Latency.Mean().Seconds(),
+		Trial: t.Trial, Seed: t.Seed, Latency: s.Latency.String(), TS: s.Latency.Mean().Seconds(), DS: s.Latency.Bound().Seconds(),
 	}
 	if t.Algo.Alg.StartsAll {
 		row.Initiators = "all"

@@ -167,3 +167,66 @@ func TestRunRefusesLiveTrials(t *testing.T) {
 		t.Fatalf("Run on a sim spec: err %v, %d rows", err, emitted)
 	}
 }
+
+// Issue 21: a trial that exceeds --max-events is recorded as not live with
+// the reason (error and budget columns) and the figures it reached, and the
+// run goes on: the cheap algorithm's trials after it run in full. The
+// runaway is bully under jitter with the textbook rule (settle=0, T1 = 2T),
+// whose cascade grows as N⁴.
+func TestBudgetStopsTrialRunGoesOn(t *testing.T) {
+	s := spec(t, "bully,chang-roberts", "32", "random", "lowest", "uniform(1ms,5ms)", 2)
+	s.Algos[0].Params = nodes.Params{"t1": "2T", "settle": "0"}
+	s.Budget = trial.Budget{MaxEvents: 20000}
+	var rows []reports.Row
+	if err := Run(context.Background(), s.Plan(), Options{Parallel: 2}, func(r reports.Row) error {
+		rows = append(rows, r)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 4 {
+		t.Fatalf("%d rows, want 4", len(rows))
+	}
+	for _, r := range rows[:2] {
+		if r.Live || r.Correct || r.Budget != trial.BudgetEvents || r.Events != 20000 || r.Messages < 20000 ||
+			!strings.HasPrefix(r.Error, "budget: stopped at ") || !strings.Contains(r.Error, "--max-events") {
+			t.Errorf("bully trial %d: live %v correct %v budget %q events %d messages %d error %q", r.Trial, r.Live, r.Correct, r.Budget, r.Events, r.Messages, r.Error)
+		}
+	}
+	for _, r := range rows[2:] {
+		if !r.Live || !r.Correct || r.Budget != "" || r.Error != "" || !r.TheoryMessages.Set || r.Messages != r.TheoryMessages.V {
+			t.Errorf("chang-roberts trial %d after the stopped ones: live %v correct %v budget %q messages %d error %q", r.Trial, r.Live, r.Correct, r.Budget, r.Messages, r.Error)
+		}
+	}
+	if got := reports.BudgetHits(rows); got != 2 {
+		t.Errorf("BudgetHits = %d, want 2", got)
+	}
+}
+
+// Issue 21's first sweep at a smaller N: every algorithm under
+// uniform(1ms,5ms), seed 9. It comes to an end without any budget, every
+// trial is live, bully costs O(N²) rather than the textbook rule's Θ(N⁴),
+// and --parallel 1 and 2 give byte-identical rows.
+func TestJitterSweepBoundedAndDeterministic(t *testing.T) {
+	s := spec(t, strings.Join(nodes.Names(), ","), "4..32", "random", "lowest", "uniform(1ms,5ms)", 3)
+	s.Seed = 9
+	one := runCSV(t, s, 1)
+	if two := runCSV(t, s, 2); !bytes.Equal(one, two) {
+		t.Fatal("--parallel 2 changed the rows")
+	}
+	rows, err := reports.ReadCSV(bytes.NewReader(one))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != len(nodes.Names())*4*3 {
+		t.Fatalf("%d rows", len(rows))
+	}
+	for _, r := range rows {
+		if !r.Live || r.Error != "" || r.Budget != "" || r.DS != 0.005 {
+			t.Errorf("%s N=%d trial %d: live %v, error %q, budget %q, d_s %v", r.Algorithm, r.Nodes, r.Trial, r.Live, r.Error, r.Budget, r.DS)
+		}
+		if n := int64(r.Nodes); r.Algorithm == "bully" && r.Messages > 3*n*n {
+			t.Errorf("bully N=%d trial %d: %d messages, want O(N²) (≤ 3N² = %d)", n, r.Trial, r.Messages, 3*n*n)
+		}
+	}
+}

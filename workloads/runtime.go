@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -106,7 +107,7 @@ func (t Trial) run(ctx context.Context, rt Runtime, live bool, trace io.Writer) 
 		Algorithm: a.Alg, Variant: a.Variant, Params: a.Params,
 		Ranks: ranks, Initiators: initiators, Latency: s.Latency,
 		Seed: t.Seed, Deadline: s.Deadline,
-		Detector: s.Detector, Faults: s.timelineFaults(T),
+		Detector: s.Detector, Budget: s.Budget, Faults: s.timelineFaults(T),
 	}
 	j, err := newJudge(&cfg, T, trace)
 	if err != nil {
@@ -128,6 +129,9 @@ func (t Trial) run(ctx context.Context, rt Runtime, live bool, trace io.Writer) 
 	var failure []string
 	if err != nil {
 		failure = append(failure, err.Error())
+		if be, ok := errors.AsType[*trial.BudgetError](err); ok {
+			row.Budget = be.What
+		}
 	}
 	if j.err != nil {
 		failure = append(failure, "live: "+j.err.Error())

@@ -83,7 +83,7 @@ func FromScenario(sc *chaos.Scenario) (*Spec, error) {
 	if spec.Initiators, err = ParseInitiators(sc.Initiators); err != nil {
 		fail("initiators", "%s", unflag(err))
 	}
-	if spec.Detector, err = trial.ParseDetector(sc.Detector, T); err != nil {
+	if spec.Detector, err = trial.ParseDetector(sc.Detector, lat); err != nil {
 		fail("detector", "%v", err)
 	}
 	if spec.Detector.Kind == "perfect" {
@@ -99,7 +99,7 @@ func FromScenario(sc *chaos.Scenario) (*Spec, error) {
 	}
 	for _, a := range spec.Algos {
 		// Let each algorithm check its parameters once.
-		if _, err := a.Alg.New(nodes.Config{Variant: a.Variant, Params: a.Params, N: 8, T: T}); err != nil {
+		if _, err := a.Alg.New(nodes.Config{Variant: a.Variant, Params: a.Params, N: 8, T: T, D: lat.Bound()}); err != nil {
 			fail("algorithms", "%s: %v", a.Alg.Name, err)
 		}
 	}

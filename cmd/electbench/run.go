@@ -48,6 +48,7 @@ type runOptions struct {
 	toxiproxy  string           // live runs: an existing toxiproxy-server; "" embeds one
 	shard      string           // K/M: run only part K of M of the plan (shard.go)
 	shards     int              // M, with K from $ELECTBENCH_SHARD or $JOB_COMPLETION_INDEX
+	budget     trial.Budget     // --max-events, --max-inflight; zero: scaled to N
 	report     runReportOptions // report.html and --history (history.go)
 	external   externalOptions  // --node-cmd and its companions (external.go)
 }
@@ -86,7 +87,9 @@ algorithm over N = 4..256, then a small live cluster (node processes through
 embedded Toxiproxy) under one crash and one partition. Scenarios with
 runtime: live run after the simulated ones. Durations in --param and
 --deadline may be written in units of the mean one-way latency T, as in
-t1=2T.
+t1=2T, or of the latency's delay bound D, as in t1=2D (D is the largest
+delay: t for constant(t), b for uniform(a,b), the p99.9 for normal and
+exponential; the bully family's timeouts default to multiples of D).
 
 Exit codes: 0 ok, 1 an expectation failed, 2 bad usage or input,
 3 an infrastructure or internal failure (Toxiproxy, a process spawn, the
@@ -119,6 +122,8 @@ host; the failed trial is not recorded and --resume runs it again),
 	f.StringVar(&o.detector, "detector", "", "failure detector: perfect(D), heartbeat(P,τ), inaccurate(λ,μ[,D[,W]]) (default perfect(10T))")
 	f.StringVar(&o.shard, "shard", "", "run only part K/M of the plan (for sweeps across machines; electbench merge puts the parts together)")
 	f.IntVar(&o.shards, "shards", 0, "the plan's parts M, with K from $ELECTBENCH_SHARD (1..M) or $JOB_COMPLETION_INDEX (0..M-1, a Kubernetes Indexed Job's)")
+	f.Int64Var(&o.budget.MaxEvents, "max-events", 0, "events one simulated trial may process before it is stopped and recorded as not live\n(default 64·N² + 2²⁰, plus 4N per T of the deadline for quorum algorithms)")
+	f.Int64Var(&o.budget.MaxInFlight, "max-inflight", 0, "events one simulated trial may hold pending (messages in flight, armed timers; about\n256 bytes each) before it is stopped and recorded as not live (default max(4N, 2²⁰))")
 	o.report.bind(f)
 	_ = cmd.RegisterFlagCompletionFunc("algo", func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 		return completeList(algoWords(), toComplete)
@@ -158,7 +163,7 @@ func (o runOptions) buildSpec() (*workloads.Spec, error) {
 		return nil, badInput(err)
 	}
 	if o.deadline != "" {
-		if spec.Deadline, err = nodes.ParseDuration(o.deadline, lat.Mean()); err != nil || spec.Deadline <= 0 {
+		if spec.Deadline, err = nodes.ParseDuration(o.deadline, lat.Mean(), lat.Bound()); err != nil || spec.Deadline <= 0 {
 			return nil, badInputf("--deadline %q: want a positive duration such as 500ms or 2000T", o.deadline)
 		}
 	}
@@ -170,13 +175,14 @@ func (o runOptions) buildSpec() (*workloads.Spec, error) {
 		spec.Crashes = append(spec.Crashes, cs)
 	}
 	if o.detector != "" {
-		if spec.Detector, err = trial.ParseDetector(o.detector, lat.Mean()); err != nil {
+		if spec.Detector, err = trial.ParseDetector(o.detector, lat); err != nil {
 			return nil, badInputf("--detector: %w", err)
 		}
 	}
 	if o.parallel < 0 {
 		return nil, badInputf("--parallel %d: must be at least 1 (or 0 for one per core)", o.parallel)
 	}
+	spec.Budget = o.budget
 	if err := spec.Validate(); err != nil {
 		return nil, badInput(err)
 	}
@@ -510,6 +516,9 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 		return err
 	}
 	fmt.Fprintf(out, "\n%d trials (%d run now) in %v; results in %s\n", len(rows), written, time.Since(start).Round(time.Millisecond), o.out)
+	if n := reports.BudgetHits(rows); n > 0 {
+		fmt.Fprintf(out, "%d trials exhausted a budget and were stopped (not live; see the error and budget columns; raise --max-events or --max-inflight)\n", n)
+	}
 	if err := reportFailures(cmd.ErrOrStderr(), fails, len(rows)); err != nil {
 		return err
 	}

@@ -183,6 +183,10 @@ func scenarioSpecs(cmd *cobra.Command, args []string, o runOptions) ([]*workload
 		return nil, err
 	}
 	for _, s := range specs {
+		s.Budget = o.budget
+		if err := s.Validate(); err != nil {
+			return nil, badInput(err) // the flags' budget: the files were checked when loaded
+		}
 		if cmd.Flags().Changed("seed") {
 			s.Seed = o.seed
 		}

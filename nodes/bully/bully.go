@@ -1,15 +1,24 @@
 package bully
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/electbench/electbench/nodes"
 )
 
+// bullyParams' defaults are in units of the delay bound D, not of the mean
+// T: Garcia-Molina's bully assumes a known bound on message delay, and its
+// timeouts are that bound (ALGORITHMS.md, bully). T1 = 2D outlasts the
+// longest round trip, so no process declares itself while a higher one is
+// alive; with T1 = 2T under jittered latency lower processes win early and
+// every late ELECTION makes the highest re-announce to everyone. Under
+// constant latency D = T, and every reference figure is unchanged.
 var bullyParams = []nodes.Param{
-	{Name: "t1", Default: "2T", Summary: "how long an election waits for an OK before the process declares itself (duration)"},
-	{Name: "t2", Default: "5T", Summary: "how long a process that got an OK waits for COORDINATOR before a new election (duration)"},
-	{Name: "ack-wait", Default: "2T", Summary: "two-phase only: how long the winner waits for ACKs before announcing (duration)"},
+	{Name: "t1", Default: "2D", Summary: "how long an election waits for an OK before the process declares itself (duration; D is the latency's delay bound)"},
+	{Name: "t2", Default: "5D", Summary: "how long a process that got an OK waits for COORDINATOR before a new election (duration)"},
+	{Name: "ack-wait", Default: "2D", Summary: "two-phase only: how long the winner waits for ACKs before announcing (duration)"},
+	{Name: "settle", Default: "2D", Summary: "how long after a COORDINATOR an ELECTION starts no new election (duration; 0 is the textbook rule, which cascades under jitter)"},
 }
 
 func init() {
@@ -31,6 +40,7 @@ func init() {
 // timing is what every process of one bully run shares.
 type timing struct {
 	t1, t2, ackWait time.Duration
+	settle          time.Duration // core.settling; 0 never settles
 }
 
 func newBully(cfg nodes.Config) (func() nodes.Machine, error) {
@@ -49,6 +59,12 @@ func newBully(cfg nodes.Config) (func() nodes.Machine, error) {
 		if *p.d, err = duration(cfg, bullyParams, p.name); err != nil {
 			return nil, err
 		}
+	}
+	if tm.settle, err = cfg.Duration("settle", "2D"); err != nil {
+		return nil, err
+	}
+	if tm.settle < 0 {
+		return nil, fmt.Errorf("parameter settle: must not be negative, got %v", tm.settle)
 	}
 	if variant == "two-phase" {
 		return func() nodes.Machine {

@@ -21,12 +21,13 @@ var (
 	kindDisagree    = nodes.RegisterKind("DISAGREE", nodes.ElectionClass)
 )
 
-// The timers of the family.
+// The timers of the family: all of them wait on the election, so all count in
+// `timeouts`.
 var (
-	timerT1       = nodes.RegisterTimer("T1")            // bully: waiting for an OK
-	timerT2       = nodes.RegisterTimer("T2")            // bully: waiting for COORDINATOR after an OK
-	timerAckWait  = nodes.RegisterTimer("ACK_WAIT")      // two-phase winner: waiting for ACKs
-	timerElection = nodes.RegisterTimer("ELECTION_WAIT") // multicast: waiting for a DISAGREE
+	timerT1       = nodes.RegisterTimer("T1", nodes.ElectionClass)            // bully: waiting for an OK
+	timerT2       = nodes.RegisterTimer("T2", nodes.ElectionClass)            // bully: waiting for COORDINATOR after an OK
+	timerAckWait  = nodes.RegisterTimer("ACK_WAIT", nodes.ElectionClass)      // two-phase winner: waiting for ACKs
+	timerElection = nodes.RegisterTimer("ELECTION_WAIT", nodes.ElectionClass) // multicast: waiting for a DISAGREE
 )
 
 func coordinator(l nodes.Rank) nodes.Message { return nodes.Message{Kind: kindCoordinator, Rank: l} }

@@ -26,6 +26,9 @@ type core struct {
 	state state
 	won   func(env nodes.Env)
 	began time.Duration // when this process last started an election; -1 before the first
+	// learned is when a COORDINATOR last told this process the leader; -1
+	// before the first, and while this process is the coordinator itself.
+	learned time.Duration
 }
 
 // running reports whether an election is under way at this process: from its
@@ -34,7 +37,7 @@ func (c *core) running() bool { return c.state != idle }
 
 func (c *core) Start(env nodes.Env) {
 	c.start(env)
-	c.began = -1
+	c.began, c.learned = -1, -1
 }
 
 // Initiate: "a process starts an election ... when the workload tells it to",
@@ -110,11 +113,28 @@ func (c *core) elect(env nodes.Env) {
 // alive therefore announces itself again on every ELECTION that reaches it
 // after an election has ended: it is the only way a lower process that missed
 // the announcement, or started late, learns the coordinator.
+//
+// A process that a COORDINATOR taught the leader less than `settle` (2D, the
+// longest round trip) ago starts nothing either (ALGORITHMS.md: "settling"):
+// such an ELECTION may have been sent before its sender could receive the
+// same announcement, which is on its way to the sender and ends its election
+// as well. Starting one anyway is what makes the rule cascade under jitter:
+// each late ELECTION sets off an election at every idle process above, and the
+// highest re-announces to everyone each time, Θ(N⁴) messages in all. An
+// ELECTION sent after its sender learned the leader also went to the leader,
+// who answers it; if the leader is dead, the sender's T2 runs out and its next
+// ELECTION, at least T2 (5D) later, finds this process settled no more.
 func (c *core) election(env nodes.Env, from nodes.PeerID) {
 	env.Send(from, nodes.Message{Kind: kindOK})
-	if !c.running() {
+	if !c.running() && !c.settling(env.Now()) {
 		c.elect(env)
 	}
+}
+
+// settling reports whether a COORDINATOR taught this process the leader less
+// than `settle` before now.
+func (c *core) settling(now time.Duration) bool {
+	return c.learned >= 0 && now-c.learned < c.settle
 }
 
 // ok: "an OK arrives → cancel T1, arm timer T2". Only the first OK of an
@@ -134,6 +154,7 @@ func (c *core) ok(env nodes.Env) {
 func (c *core) coordinator(env nodes.Env, l nodes.Rank) {
 	c.state = idle
 	c.leader = l
+	c.learned = env.Now()
 	env.CancelTimer(timerT1)
 	env.CancelTimer(timerT2)
 	env.Decide(l)
@@ -146,6 +167,7 @@ func (c *core) announce(env nodes.Env) {
 	self := env.Self()
 	c.state = idle
 	c.leader = self
+	c.learned = -1
 	env.CancelTimer(timerT1)
 	env.CancelTimer(timerT2)
 	env.Decide(self)

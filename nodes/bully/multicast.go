@@ -6,8 +6,10 @@ import (
 	"github.com/electbench/electbench/nodes"
 )
 
+// multicastParams' timeout is a round trip at the delay bound D, for the
+// reason bullyParams' T1 is (bully.go).
 var multicastParams = []nodes.Param{
-	{Name: "timeout", Default: "2T", Summary: "how long a candidate waits for a DISAGREE before it declares itself (duration)"},
+	{Name: "timeout", Default: "2D", Summary: "how long a candidate waits for a DISAGREE before it declares itself (duration; D is the latency's delay bound)"},
 }
 
 func init() {

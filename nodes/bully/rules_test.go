@@ -77,8 +77,30 @@ func TestBullyCoordinatorEndsElection(t *testing.T) {
 	n.Receive(me, 3, coord(40)) // record l; cancel T1/T2
 	n.ExpectArmed(me, timerT1, nodetest.NotArmed)
 	n.ExpectDecided(me, 40)
-	n.Receive(me, 0, election()) // no election runs now: answer and start one
+	// Settling: an ELECTION less than T1 after the COORDINATOR may predate
+	// its sender's copy of the announcement, which ends its election too:
+	// answer it, start nothing.
+	n.Receive(me, 0, election())
+	n.ExpectSent(send(me, 0, ok()))
+	n.ExpectArmed(me, timerT1, nodetest.NotArmed)
+	n.Jump(n.Now() + 2*T - 1)
+	n.Receive(me, 1, election())
+	n.ExpectSent(send(me, 1, ok()))
+	// T1 after it, no election runs: answer and start one.
+	n.Jump(n.Now() + 1)
+	n.Receive(me, 0, election())
 	n.ExpectSent(send(me, 0, ok()), send(me, 3, election()), send(me, 4, election()))
+}
+
+// The coordinator itself never settles: it announces again on every
+// ELECTION, however soon after its announcement (the rule the textbook
+// figures count: COORDINATOR = (N−1)a).
+func TestBullyCoordinatorAnswersEveryElection(t *testing.T) {
+	n := five(t, "bully")
+	n.Receive(4, 0, election())
+	n.ExpectSent(send(4, 0, ok()), send(4, 0, coord(50)), send(4, 1, coord(50)), send(4, 2, coord(50)), send(4, 3, coord(50)))
+	n.Receive(4, 1, election())
+	n.ExpectSent(send(4, 1, ok()), send(4, 0, coord(50)), send(4, 1, coord(50)), send(4, 2, coord(50)), send(4, 3, coord(50)))
 }
 
 func TestBullyIdleProcessJoins(t *testing.T) {
@@ -382,8 +404,10 @@ func TestParams(t *testing.T) {
 		{"bully", "classic", nodes.Params{"t1": "0T"}, "parameter t1: must be positive, got 0s"},
 		{"bully", "classic", nodes.Params{"t2": "-1ms"}, "parameter t2: must be positive, got -1ms"},
 		{"bully", "two-phase", nodes.Params{"ack-wait": "0s"}, "parameter ack-wait: must be positive, got 0s"},
-		{"bully", "classic", nodes.Params{"t1": "soon"}, `parameter t1: "soon" is not a duration (5ms) or a multiple of T (2T)`},
-		{"bully", "classic", nodes.Params{"timeout": "2T"}, `algorithm bully has no parameter "timeout" (known: t1, t2, ack-wait)`},
+		{"bully", "classic", nodes.Params{"t1": "soon"}, `parameter t1: "soon" is not a duration (5ms) or a multiple of T or D (2T, 2D)`},
+		{"bully", "classic", nodes.Params{"timeout": "2T"}, `algorithm bully has no parameter "timeout" (known: t1, t2, ack-wait, settle)`},
+		{"bully", "classic", nodes.Params{"settle": "0"}, ""},
+		{"bully", "classic", nodes.Params{"settle": "-1T"}, "parameter settle: must not be negative, got -1ms"},
 		{"bully", "three-phase", nil, `algorithm bully has no variant "three-phase" (known: classic, two-phase)`},
 		{"multicast", "", nil, ""},
 		{"multicast", "no-agree", nodes.Params{"timeout": "3ms"}, ""},

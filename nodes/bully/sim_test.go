@@ -9,6 +9,7 @@ import (
 
 	"github.com/electbench/electbench/nodes"
 	_ "github.com/electbench/electbench/nodes/bully"
+	"github.com/electbench/electbench/nodes/check"
 	"github.com/electbench/electbench/nodes/sim"
 	"github.com/electbench/electbench/nodes/trial"
 )
@@ -301,5 +302,54 @@ func TestSimJitterWithLongTimers(t *testing.T) {
 				t.Fatalf("%s seed %d: quiescent %v, %d Normal disagreements", spec, seed, res.Quiescent, w.violations)
 			}
 		}
+	}
+}
+
+// ALGORITHMS.md, bully: "T1 = 2D, T2 = 5D ... an ELECTION less than `settle`
+// (2D) after a COORDINATOR starts nothing". Under jitter the defaults keep
+// the fault-free election at O(N²) messages and elect the highest everywhere;
+// the textbook rule (settle=0) with T1 = 2T, shorter than the longest round
+// trip, cascades (Θ(N⁴)) and elects lower processes while higher ones live.
+func TestSimBoundedDelayDefaults(t *testing.T) {
+	const n = 24
+	lat := trial.Uniform{Lo: T, Hi: 5 * T}
+	run := func(params nodes.Params, seed uint64) (msgs, t1 int64, violations int) {
+		alg, _, err := nodes.Lookup("bully")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := shuffledIDs(n, seed)
+		cfg := trial.Config{
+			Algorithm: alg, Params: params, Ranks: ranksOf(ids), Seed: seed, Latency: lat,
+			Initiators: []int{slices.Index(ids, 1)},
+		}
+		c := check.New(cfg.Ranks)
+		cfg.Events = c
+		res, err := sim.Run(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := c.Finish(res.Decisions, res.Quiescent, res.End)
+		if !v.Live || v.Leader != nodes.RankOf(n).String() {
+			t.Fatalf("seed %d %v: live %v, leader %q; want the highest everywhere", seed, params, v.Live, v.Leader)
+		}
+		return res.Messages, res.TimeoutsByKind()["T1"], v.Violations
+	}
+	var cascade int64
+	var violations int
+	for seed := range uint64(12) {
+		msgs, t1, vs := run(nil, seed)
+		if msgs > 3*n*n || t1 != 0 || vs != 0 {
+			t.Errorf("defaults, seed %d: %d messages (want ≤ 3N² = %d), %d T1 expirations, %d safety violations", seed, msgs, 3*n*n, t1, vs)
+		}
+		msgs, _, vs = run(nodes.Params{"t1": "2T", "settle": "0"}, seed)
+		cascade += msgs
+		violations += vs
+	}
+	if cascade < 12*20*n*n {
+		t.Errorf("textbook rule under jitter: %d messages over 12 trials, want the cascade (> 20N² each)", cascade)
+	}
+	if violations == 0 {
+		t.Error("textbook rule with T1 = 2T under jitter: no safety violation in 12 trials, want the early winners the checker must catch")
 	}
 }

@@ -9,8 +9,10 @@ import (
 // The reference figures of ALGORITHMS.md, and the ones the rules imply for
 // the same configurations, under the reference model: every message takes
 // exactly T, deliveries before timers at the same instant, default timers
-// (T1 = ack-wait = timeout = 2T, T2 = 5T; TheoryInput does not carry
-// parameters, so a run with other values must not be compared with these).
+// (T1 = ack-wait = timeout = settle = 2D = 2T, T2 = 5D = 5T: under the
+// reference model the delay bound D is T, and no ELECTION reaches a settling
+// process in these configurations; TheoryInput does not carry parameters, so
+// a run with other values must not be compared with these).
 //
 // A configuration is covered when it has exactly one initiator and either
 // nobody crashed or exactly the highest process crashed before the run (the

@@ -23,8 +23,8 @@ import (
 var (
 	kinds [32]nodes.Kind // by raftpb.MessageType
 
-	timerTick    = nodes.RegisterTimer("RAFT_TICK")
-	timerPropose = nodes.RegisterTimer("PROPOSE")
+	timerTick    = nodes.RegisterTimer("RAFT_TICK", nodes.MaintenanceClass) // etcd times its elections inside Tick
+	timerPropose = nodes.RegisterTimer("PROPOSE", nodes.MaintenanceClass)
 )
 
 var electionTypes = []raftpb.MessageType{raftpb.MsgVote, raftpb.MsgVoteResp, raftpb.MsgPreVote, raftpb.MsgPreVoteResp}

@@ -76,7 +76,10 @@ type Config struct {
 	Params    map[string]string `json:"params,omitempty"`
 	// T is the unit the algorithm's parameters are written in ("2T"): the
 	// configured link latency plus the runtime's processing allowance.
-	T    time.Duration `json:"t"`
+	T time.Duration `json:"t"`
+	// D is the unit of "2D", the latency model's delay bound plus the same
+	// allowance; zero (an older harness) means D = T.
+	D    time.Duration `json:"d,omitempty"`
 	Seed uint64        `json:"seed"` // the trial's seed: per-process sources as in the simulator
 	Self int           `json:"self"` // this node's position
 	// Ranks are every process's rank by position (ring order), as

@@ -453,7 +453,7 @@ func (n *node) configure(cfg Config) error {
 	if n.ranks[cfg.Self].ID != n.hs.shown().ID {
 		return fmt.Errorf("live: position %d has identity %s, not this node's %s", cfg.Self, n.ranks[cfg.Self].ID, n.hs.shown().ID)
 	}
-	newMachine, err := alg.New(nodes.Config{Variant: variant, Params: nodes.Params(cfg.Params), N: num, T: cfg.T})
+	newMachine, err := alg.New(nodes.Config{Variant: variant, Params: nodes.Params(cfg.Params), N: num, T: cfg.T, D: cfg.D})
 	if err != nil {
 		return fmt.Errorf("%s: %w", alg.Name, err)
 	}

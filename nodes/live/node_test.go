@@ -22,8 +22,8 @@ import (
 )
 
 var (
-	timerA = nodes.RegisterTimer("LIVE_TEST_A")
-	timerB = nodes.RegisterTimer("LIVE_TEST_B")
+	timerA = nodes.RegisterTimer("LIVE_TEST_A", nodes.ElectionClass)
+	timerB = nodes.RegisterTimer("LIVE_TEST_B", nodes.ElectionClass)
 )
 
 // timerMachine arms A at 10 ms and B at 20 ms; when A fires it re-arms B for

@@ -20,8 +20,8 @@ import (
 var (
 	kindPing = nodes.RegisterKind("NODETEST_PING", nodes.ElectionClass)
 	kindBeat = nodes.RegisterKind("NODETEST_BEAT", nodes.MaintenanceClass)
-	tick     = nodes.RegisterTimer("NODETEST_TICK")
-	tock     = nodes.RegisterTimer("NODETEST_TOCK")
+	tick     = nodes.RegisterTimer("NODETEST_TICK", nodes.ElectionClass)
+	tock     = nodes.RegisterTimer("NODETEST_TOCK", nodes.ElectionClass)
 )
 
 const T = nodetest.DefaultT

@@ -16,10 +16,13 @@ var (
 	kindRenew       = nodes.RegisterKind("RENEW", nodes.MaintenanceClass)
 	kindRenewAck    = nodes.RegisterKind("RENEW_ACK", nodes.MaintenanceClass)
 
-	timerCandidacy = nodes.RegisterTimer("CANDIDACY")
-	timerRound     = nodes.RegisterTimer("VOTE_ROUND")
-	timerRenew     = nodes.RegisterTimer("RENEW")
-	timerLeaseEnd  = nodes.RegisterTimer("LEASE_END")
+	// A candidacy, a vote round running out and a lease expiring are the
+	// election's timers; the master's periodic renewal is maintenance,
+	// counted by kind only, as its RENEW messages are.
+	timerCandidacy = nodes.RegisterTimer("CANDIDACY", nodes.ElectionClass)
+	timerRound     = nodes.RegisterTimer("VOTE_ROUND", nodes.ElectionClass)
+	timerRenew     = nodes.RegisterTimer("RENEW", nodes.MaintenanceClass)
+	timerLeaseEnd  = nodes.RegisterTimer("LEASE_END", nodes.ElectionClass)
 )
 
 var chubbyParams = []nodes.Param{

@@ -17,8 +17,10 @@ var (
 	kindHeartbeat    = nodes.RegisterKind("HEARTBEAT", nodes.MaintenanceClass)
 	kindHeartbeatAck = nodes.RegisterKind("HEARTBEAT_ACK", nodes.MaintenanceClass)
 
-	timerElection  = nodes.RegisterTimer("ELECTION_TIMEOUT")
-	timerHeartbeat = nodes.RegisterTimer("HEARTBEAT_TICK")
+	// A follower's election timeout starts an election; the leader's
+	// heartbeat tick is maintenance, counted by kind only.
+	timerElection  = nodes.RegisterTimer("ELECTION_TIMEOUT", nodes.ElectionClass)
+	timerHeartbeat = nodes.RegisterTimer("HEARTBEAT_TICK", nodes.MaintenanceClass)
 )
 
 // heartbeatDefault is the heartbeat parameter's default, a third of tmin.

@@ -163,3 +163,28 @@ func TestZookeeperNoHerd(t *testing.T) {
 		}
 	}
 }
+
+// Issue 21: timeouts count the election's timers only. A fault-free
+// zookeeper run pings its watches every 4T until the deadline — ticks in
+// timeouts_by_kind, hundreds per process — while its timeouts stay in the
+// order of its election activity (none here: the highest proposes at once).
+func TestZookeeperTimeoutsAreElectionTimers(t *testing.T) {
+	const n = 64
+	r := run(t, "zookeeper", nil, n, trial.Uniform{Lo: time.Millisecond, Hi: 5 * time.Millisecond}, 9, 0, false, nil, nil)
+	ticks := r.res.TimeoutsByKind()["WATCH_TICK"]
+	if !r.v.Live || ticks < 100*n {
+		t.Fatalf("live %v, %d WATCH_TICK; want a live run with the ticks counted by kind", r.v.Live, ticks)
+	}
+	if r.res.Timeouts > r.res.Messages {
+		t.Errorf("timeouts %d beside %d election messages (%v): maintenance ticks counted", r.res.Timeouts, r.res.Messages, r.res.TimeoutsByKind())
+	}
+	var election int64
+	for name, c := range r.res.TimeoutsByKind() {
+		if name != "WATCH_TICK" {
+			election += c
+		}
+	}
+	if r.res.Timeouts != election {
+		t.Errorf("timeouts %d, want the election timers' %d (%v)", r.res.Timeouts, election, r.res.TimeoutsByKind())
+	}
+}

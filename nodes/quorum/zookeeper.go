@@ -17,9 +17,13 @@ var (
 	kindWatch     = nodes.RegisterKind("WATCH", nodes.MaintenanceClass)
 	kindWatchAck  = nodes.RegisterKind("WATCH_ACK", nodes.MaintenanceClass)
 
-	timerWatchTick = nodes.RegisterTimer("WATCH_TICK")
-	timerMonitor   = nodes.RegisterTimer("MONITOR")
-	timerPropose   = nodes.RegisterTimer("PROPOSE_WAIT")
+	// The watch tick pings the monitored process every period, election or
+	// not: maintenance, counted by kind only. MONITOR is the watch's verdict
+	// that the monitored process failed, PROPOSE_WAIT a proposal that found
+	// no majority: both are the election's, counted in `timeouts`.
+	timerWatchTick = nodes.RegisterTimer("WATCH_TICK", nodes.MaintenanceClass)
+	timerMonitor   = nodes.RegisterTimer("MONITOR", nodes.ElectionClass)
+	timerPropose   = nodes.RegisterTimer("PROPOSE_WAIT", nodes.ElectionClass)
 )
 
 var zookeeperParams = []nodes.Param{

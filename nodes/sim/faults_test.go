@@ -182,7 +182,7 @@ func TestParseDetector(t *testing.T) {
 		"inaccurate(10,0.1)":         "inaccurate(10,0.1,10ms,50ms)",
 		"inaccurate(0.5, 0, 3T, 1s)": "inaccurate(0.5,0,3ms,1s)",
 	} {
-		d, err := trial.ParseDetector(spec, T)
+		d, err := trial.ParseDetector(spec, trial.Constant(T))
 		if err != nil || d.String() != want {
 			t.Errorf("ParseDetector(%q) = %v, %v; want %s", spec, d, err, want)
 		}
@@ -191,7 +191,7 @@ func TestParseDetector(t *testing.T) {
 		"oracle(1ms)": "unknown detector", "perfect": "want perfect", "perfect(0s)": "must be positive",
 		"heartbeat(1ms)": "period P and a timeout", "inaccurate(1,2)": "μ", "inaccurate(x,0)": "λ", "perfect(1ms,2ms)": "one duration",
 	} {
-		if _, err := trial.ParseDetector(spec, T); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := trial.ParseDetector(spec, trial.Constant(T)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("ParseDetector(%q) error %v; want %q", spec, err, want)
 		}
 	}

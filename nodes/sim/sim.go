@@ -57,6 +57,11 @@ type sim struct {
 	linkLast map[uint64]int64 // per directed link: latest delivery time (FIFO links)
 	timers   map[uint64]timerState
 
+	// The trial's budget (trial.Budget): the loop compares the event count
+	// and the pending count with them before every event.
+	maxEvents, maxPending int64
+	overBudget            *trial.BudgetError
+
 	net   *rand.Rand
 	rands []*rand.Rand
 
@@ -116,6 +121,9 @@ func Run(cfg trial.Config) (*trial.Record, error) {
 	for i := range s.procs {
 		s.res.Alive[i] = s.procs[i].alive
 	}
+	if s.err == nil && s.overBudget != nil {
+		return &s.res, s.overBudget
+	}
 	return &s.res, s.err
 }
 
@@ -142,13 +150,15 @@ func newSim(cfg trial.Config) (*sim, error) {
 	n := len(cfg.Ranks)
 	variant := cfg.VariantName()
 	t := cfg.T()
-	newMachine, err := cfg.Algorithm.New(nodes.Config{Variant: variant, Params: cfg.Params, N: n, T: t})
+	newMachine, err := cfg.Algorithm.New(nodes.Config{Variant: variant, Params: cfg.Params, N: n, T: t, D: cfg.Latency.Bound()})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", cfg.Algorithm.Name, err)
 	}
 	deadline := cfg.DeadlineOrDefault()
+	budget := cfg.BudgetOrDefault()
 	s := &sim{
 		cfg: cfg, n: n, t: t, deadline: int64(deadline),
+		maxEvents: budget.MaxEvents, maxPending: budget.MaxInFlight,
 		ranks:    cfg.Ranks,
 		topo:     cfg.Algorithm.Topology,
 		fifoMode: cfg.Latency.Constant(),
@@ -273,6 +283,10 @@ func (s *sim) run() {
 		if at > s.deadline {
 			return
 		}
+		if s.res.Events >= s.maxEvents || s.core > s.maxPending {
+			s.stopOverBudget()
+			return
+		}
 		s.now = at
 		if fromFifo {
 			d := s.fifo.pop()
@@ -321,6 +335,16 @@ func (s *sim) run() {
 		}
 		s.slab.release(e.slot)
 	}
+}
+
+// stopOverBudget ends a trial that has used up its budget, before the next
+// event: its record stays as counted so far.
+func (s *sim) stopOverBudget() {
+	e := &trial.BudgetError{What: trial.BudgetEvents, Limit: s.maxEvents, At: time.Duration(s.now), Events: s.res.Events, Pending: s.core}
+	if s.res.Events < s.maxEvents {
+		e.What, e.Limit = trial.BudgetInFlight, s.maxPending
+	}
+	s.overBudget = e
 }
 
 // warm loads the payload, the process and the machine of events about to

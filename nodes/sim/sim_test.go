@@ -3,6 +3,7 @@ package sim
 import (
 	"bytes"
 	"crypto/sha256"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -22,8 +23,8 @@ var (
 	kPing  = nodes.RegisterKind("TEST_PING", nodes.ElectionClass)
 	kPong  = nodes.RegisterKind("TEST_PONG", nodes.ElectionClass)
 	kBeat  = nodes.RegisterKind("TEST_BEAT", nodes.MaintenanceClass)
-	tWait  = nodes.RegisterTimer("WAIT")
-	tOther = nodes.RegisterTimer("OTHER")
+	tWait  = nodes.RegisterTimer("WAIT", nodes.ElectionClass)
+	tOther = nodes.RegisterTimer("OTHER", nodes.ElectionClass)
 )
 
 func (p *probe) Start(env nodes.Env)    { p.script(p, env, "start", -1, nodes.Message{}) }
@@ -275,5 +276,62 @@ func TestParseLatency(t *testing.T) {
 		if _, err := trial.ParseLatency(spec); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("ParseLatency(%q) error %v, want it to mention %q", spec, err, want)
 		}
+	}
+}
+
+// Issue 21: a trial that passes its budget stops at once with a
+// trial.BudgetError and the record counted so far. A ping-pong between two
+// processes never ends on its own; every budget bound stops it exactly.
+func TestBudgetStopsTrial(t *testing.T) {
+	var log []string
+	pingPong := algo(&log, func(p *probe, env nodes.Env, ev string, from nodes.PeerID, m nodes.Message) {
+		switch ev {
+		case "initiate":
+			env.Send(1, nodes.Message{Kind: kPing})
+		case "recv":
+			// Answer with two: the messages in flight double every round trip.
+			env.Send(from, nodes.Message{Kind: kPing})
+			env.Send(from, nodes.Message{Kind: kPing})
+		}
+	})
+	for _, tc := range []struct {
+		budget trial.Budget
+		what   string
+	}{
+		{trial.Budget{MaxEvents: 1000, MaxInFlight: 1 << 30}, trial.BudgetEvents},
+		{trial.Budget{MaxEvents: 1 << 40, MaxInFlight: 5000}, trial.BudgetInFlight},
+	} {
+		cfg := trial.DefaultConfig()
+		cfg.Algorithm, cfg.Ranks, cfg.Initiators, cfg.Budget = pingPong, ranks(2), []int{0}, tc.budget
+		cfg.Latency = trial.Uniform{Lo: time.Millisecond, Hi: 3 * time.Millisecond}
+		rec, err := Run(cfg)
+		be, ok := errors.AsType[*trial.BudgetError](err)
+		if !ok || rec == nil {
+			t.Fatalf("%+v: error %v, record %v; want a BudgetError and the record", tc.budget, err, rec != nil)
+		}
+		if be.What != tc.what {
+			t.Errorf("%+v: stopped for %q, want %q (%v)", tc.budget, be.What, tc.what, err)
+		}
+		switch tc.what {
+		case trial.BudgetEvents:
+			if rec.Events != tc.budget.MaxEvents || be.Events != rec.Events {
+				t.Errorf("events budget %d: %d events processed (error says %d)", tc.budget.MaxEvents, rec.Events, be.Events)
+			}
+		case trial.BudgetInFlight:
+			if be.Pending != tc.budget.MaxInFlight+1 {
+				t.Errorf("in-flight budget %d: stopped with %d pending, want the first count past it", tc.budget.MaxInFlight, be.Pending)
+			}
+		}
+		if rec.Quiescent || rec.Messages == 0 || rec.End != be.At {
+			t.Errorf("%+v: quiescent %v, %d messages, end %v (error at %v)", tc.budget, rec.Quiescent, rec.Messages, rec.End, be.At)
+		}
+		if !strings.HasPrefix(err.Error(), "budget: stopped at ") || !strings.Contains(err.Error(), "--max-"+tc.what) {
+			t.Errorf("error %q", err)
+		}
+	}
+	// The default budget is finite and scales with N.
+	small, large := trial.DefaultBudget(pingPong, 4, time.Second, time.Millisecond), trial.DefaultBudget(pingPong, 1024, time.Second, time.Millisecond)
+	if small.MaxEvents <= 0 || large.MaxEvents <= small.MaxEvents || large.MaxInFlight < small.MaxInFlight {
+		t.Errorf("default budgets %+v (N = 4), %+v (N = 1024)", small, large)
 	}
 }

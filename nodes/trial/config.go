@@ -33,6 +33,9 @@ type Config struct {
 	// Events, when set, receives the trial's events as they happen (the
 	// checker, a trace); only the kinds it wants (Selective) are built.
 	Events Sink
+	// Budget bounds the trial's events and pending events; zero fields take
+	// DefaultBudget's.
+	Budget Budget
 }
 
 // DefaultConfig is the reference model (ALGORITHMS.md, "The reference
@@ -94,6 +97,10 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("%d processes is more than a trial addresses", n)
 	case c.Deadline < 0:
 		return fmt.Errorf("negative deadline %v", c.Deadline)
+	case c.Budget.MaxEvents < 0:
+		return fmt.Errorf("negative event budget %d", c.Budget.MaxEvents)
+	case c.Budget.MaxInFlight < 0:
+		return fmt.Errorf("negative in-flight budget %d", c.Budget.MaxInFlight)
 	}
 	for _, p := range c.Initiators {
 		if p < 0 || p >= n {

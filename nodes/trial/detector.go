@@ -36,7 +36,7 @@ type Detector struct {
 var (
 	KindPing     = nodes.RegisterKind("PING", nodes.MaintenanceClass)
 	KindPingAck  = nodes.RegisterKind("PING_ACK", nodes.MaintenanceClass)
-	TimerSuspect = nodes.RegisterTimer("SUSPECT")
+	TimerSuspect = nodes.RegisterTimer("SUSPECT", nodes.ElectionClass) // a suspicion is the election's: counted in `timeouts`
 )
 
 // DefaultDetector is perfect(10T): ALGORITHMS.md's perfect detector with the
@@ -63,11 +63,14 @@ func (d Detector) String() string {
 
 var detectorRE = regexp.MustCompile(`^([a-z]+)\((.*)\)$`)
 
-// ParseDetector reads perfect(D), heartbeat(P,τ) or inaccurate(λ,μ[,D[,W]]);
-// durations as 5ms or in units of T (10T). λ is false suspicions per process
-// per second during the first W (default 50T); μ the probability of missing
-// a crash; D defaults to 10T.
-func ParseDetector(spec string, t time.Duration) (Detector, error) {
+// ParseDetector reads perfect(D), heartbeat(P,τ) or inaccurate(λ,μ[,D[,W]])
+// for links of latency lat; durations as 5ms or in units of its mean T (10T)
+// or of its delay bound (2D; not to be confused with the perfect detector's
+// own delay D). λ is false suspicions per process per second during the
+// first W (default 50T); μ the probability of missing a crash; D defaults
+// to 10T.
+func ParseDetector(spec string, lat Latency) (Detector, error) {
+	t := lat.Mean()
 	s := strings.TrimSpace(spec)
 	m := detectorRE.FindStringSubmatch(s)
 	if m == nil {
@@ -80,7 +83,7 @@ func ParseDetector(spec string, t time.Duration) (Detector, error) {
 		}
 	}
 	dur := func(i int, what string) (time.Duration, error) {
-		d, err := nodes.ParseDuration(args[i], t)
+		d, err := nodes.ParseDuration(args[i], t, lat.Bound())
 		if err != nil {
 			return 0, fmt.Errorf("detector %q: %s: %w", spec, what, err)
 		}

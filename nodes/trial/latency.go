@@ -14,6 +14,11 @@ import (
 type Latency interface {
 	// Mean is the mean one-way latency: the unit T of turnaround_t.
 	Mean() time.Duration
+	// Bound is the delay bound D, the unit of the timeouts that must
+	// outlast a message's delay ("t1=2D"): the largest latency the model
+	// draws, or, for a model with no largest value, its BoundQuantile.
+	// For the reference model D = T.
+	Bound() time.Duration
 	// Sample draws one latency (never negative) from r.
 	Sample(r *rand.Rand) time.Duration
 	// Constant reports whether every sample equals Mean, so that delivery

@@ -26,7 +26,7 @@ type Record struct {
 	Fired     []int64       // timer expirations, by nodes.TimerID
 	Messages  int64         // election-class messages sent
 	Bytes     int64         // encoded bytes of all messages sent
-	Timeouts  int64         // timer expirations
+	Timeouts  int64         // expirations of election-class timers (maintenance ticks only in Fired)
 	Decisions []Decision    // by position
 	// FirstInitiation is when the first process started or was told to
 	// initiate; LastElection when the last election message was delivered
@@ -112,13 +112,16 @@ func (r *Record) CountDrop() { r.Dropped++ }
 func (r *Record) CountLost(n int64) { r.Lost += n }
 
 // CountFire counts one expiration of timer t (a detector's suspicion
-// counts as the SUSPECT timer).
+// counts as the SUSPECT timer): by kind always, and in Timeouts when t is an
+// election timer (nodes.RegisterTimer).
 func (r *Record) CountFire(t nodes.TimerID) {
 	if int(t) >= len(r.Fired) {
 		r.Fired = append(r.Fired, make([]int64, nodes.NumTimers()-len(r.Fired))...)
 	}
 	r.Fired[t]++
-	r.Timeouts++
+	if t.IsElection() {
+		r.Timeouts++
+	}
 }
 
 // Initiated notes an initiation at `at`: the first one starts turnaround.

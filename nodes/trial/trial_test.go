@@ -2,6 +2,7 @@ package trial
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -11,7 +12,8 @@ import (
 
 var (
 	kElection = nodes.RegisterKind("TRIAL_TEST_ELECTION", nodes.ElectionClass)
-	tTest     = nodes.RegisterTimer("TRIAL_TEST_T")
+	tTest     = nodes.RegisterTimer("TRIAL_TEST_T", nodes.ElectionClass)
+	tTick     = nodes.RegisterTimer("TRIAL_TEST_TICK", nodes.MaintenanceClass)
 )
 
 func TestRecordCounts(t *testing.T) {
@@ -35,10 +37,12 @@ func TestRecordCounts(t *testing.T) {
 	r.Suspected(2, 9*time.Millisecond)
 	r.Suspected(2, 10*time.Millisecond)
 	r.CountFire(tTest)
+	r.CountFire(tTick) // a maintenance tick: by kind only (issue 21)
+	r.CountFire(tTick)
 	if r.LastElection != 6*time.Millisecond || r.Crashes[0].FirstSuspicion != 9*time.Millisecond {
 		t.Fatalf("turnaround end %v, detection %v", r.LastElection, r.Crashes[0].FirstSuspicion)
 	}
-	if got := r.TimeoutsByKind(); r.Timeouts != 4 || got["SUSPECT"] != 3 || got["TRIAL_TEST_T"] != 1 {
+	if got := r.TimeoutsByKind(); r.Timeouts != 4 || got["SUSPECT"] != 3 || got["TRIAL_TEST_T"] != 1 || got["TRIAL_TEST_TICK"] != 2 {
 		t.Fatalf("timeouts %d %v", r.Timeouts, got)
 	}
 	r.Decided(0, nodes.RankOf(9), time.Second)
@@ -193,5 +197,40 @@ func TestAffectsIsAFunctionOfSeedFaultAndLink(t *testing.T) {
 	}
 	if hit < 300 || hit > 500 { // 1600 links × 0.25 = 400
 		t.Fatalf("%d of 1600 links affected at toxicity 0.25", hit)
+	}
+}
+
+// The delay bound D of every model (issue 21): constant t and uniform's b
+// exactly; normal and exponential their p99.9, which about one sample in a
+// thousand exceeds.
+func TestLatencyBound(t *testing.T) {
+	ms := time.Millisecond
+	for spec, want := range map[string]time.Duration{
+		"3ms":              3 * ms,
+		"uniform(1ms,5ms)": 5 * ms,
+		"normal(5ms,1ms)":  5*ms + 3090232*time.Nanosecond,
+		"exponential(2ms)": 13815511 * time.Nanosecond, // 2ms·ln 1000
+	} {
+		l, err := ParseLatency(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := l.Bound(); got != want {
+			t.Errorf("%s: D = %v, want %v", spec, got, want)
+		}
+		if l.Bound() < l.Mean() {
+			t.Errorf("%s: D = %v below the mean %v", spec, l.Bound(), l.Mean())
+		}
+		r := rand.New(rand.NewPCG(1, 2))
+		over := 0
+		const draws = 200000
+		for range draws {
+			if l.Sample(r) > l.Bound() {
+				over++
+			}
+		}
+		if frac := float64(over) / draws; frac > 0.0015 {
+			t.Errorf("%s: %.4f of samples exceed D, want at most about 1-%v", spec, frac, BoundQuantile)
+		}
 	}
 }

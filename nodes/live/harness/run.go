@@ -306,7 +306,7 @@ func (lt *liveTrial) assign() error {
 func (lt *liveTrial) configure(p *proc) {
 	cfg := &live.Config{
 		Algorithm: lt.cfg.Algorithm.Name, Variant: lt.cfg.VariantName(), Params: lt.cfg.Params,
-		T: lt.tAlg, Seed: lt.cfg.Seed, Self: p.pos, SelfLatency: lt.T,
+		T: lt.tAlg, D: lt.cfg.Latency.Bound() + lt.tAlg - lt.T, Seed: lt.cfg.Seed, Self: p.pos, SelfLatency: lt.T,
 		MinBits: lt.bits(), Puzzle: new(lt.puzzle()), Links: lt.links.outgoing(p.pos),
 		External: lt.cfg.Algorithm.External,
 		// Step lines carry the messages' ranks only when the sink reads

@@ -1,0 +1,107 @@
+package trial
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/electbench/electbench/nodes"
+)
+
+// Budget bounds what one trial may consume while it runs, so that no
+// configuration a user types can run away (issue 21: bully under jitter once
+// sent 80 million messages per trial at N = 128). A runtime checks it as it
+// goes and stops the trial the moment a bound is passed; the trial is then
+// recorded as not live, with the bound and the figures it reached. A zero
+// field takes its default, scaled to N (DefaultBudget).
+type Budget struct {
+	// MaxEvents bounds the events processed: deliveries, timer expirations,
+	// initiations, suspicions, faults.
+	MaxEvents int64
+	// MaxInFlight bounds the events pending at once: messages in flight and
+	// armed timers. It is what bounds a trial's memory (a pending event
+	// costs about BytesPerPending), since everything else a trial holds is
+	// fixed by N.
+	MaxInFlight int64
+}
+
+// BytesPerPending is about what one pending event costs the simulator: its
+// queue entry, its payload slot (the message) and the slack of the growing
+// queues. Measured with 4 Mi pending messages between two processes: 197 B
+// of heap in use each under uniform latency (the radix heap), 256 B under
+// constant latency (the FIFO queue, which grows by doubling).
+const BytesPerPending = 256
+
+// Floors of the default budget: small clusters get room whatever N.
+const (
+	minEvents   = 1 << 20
+	minInFlight = 1 << 20 // 1 Mi pending events: about 256 MiB of heap (BytesPerPending)
+)
+
+// DefaultBudget is the budget of a trial of n processes of alg running until
+// deadline at mean latency t, generous for every figure of ALGORITHMS.md:
+//
+//   - events: 64·N² + 2²⁰. The largest fault-free message counts of the
+//     reference figures are quadratic — bully's ELECTION + OK + repeated
+//     COORDINATOR, about 3N², chang-roberts or ring with every process
+//     initiating at most 2N² + N, lcr N(N+1)/2 + N — and a simulated event is
+//     a delivery, a timer or a suspicion, so 64N² leaves a factor of 20 over
+//     the largest of them (and crashes or a detector's restarts room to run
+//     their course) while stopping a Θ(N⁴) cascade early: at N = 128,
+//     1.05 M + 1 M events against bully's 160 M under the textbook rule.
+//   - algorithms that never come to rest (Algorithm.Quorum: heartbeats,
+//     watches, lease renewals) also get 4N events per T of the deadline:
+//     zookeeper's watches, its heaviest maintenance, cost 3N events per 4T.
+//   - in flight: 4N or 1 Mi, whichever is more. Rings start with at most 2N
+//     messages in flight (hs probes both ways); bully's second ELECTION wave
+//     puts N²/2 in flight at once, within the floor up to N ≈ 1450. Beyond
+//     that, set it explicitly: the floor keeps a runaway trial of up to
+//     256 Ki processes near 256 MiB of heap, so that two at once (--parallel
+//     2) stay well under 2 GiB.
+func DefaultBudget(alg *nodes.Algorithm, n int, deadline, t time.Duration) Budget {
+	nn := int64(n)
+	b := Budget{MaxEvents: 64*nn*nn + minEvents, MaxInFlight: max(4*nn, minInFlight)}
+	if alg != nil && alg.Quorum != nil && t > 0 {
+		b.MaxEvents += 4 * nn * int64(deadline/t)
+	}
+	return b
+}
+
+// BudgetOrDefault is the budget that applies: Config.Budget, each zero field
+// replaced by its default.
+func (c *Config) BudgetOrDefault() Budget {
+	def := DefaultBudget(c.Algorithm, len(c.Ranks), c.DeadlineOrDefault(), c.T())
+	b := c.Budget
+	if b.MaxEvents <= 0 {
+		b.MaxEvents = def.MaxEvents
+	}
+	if b.MaxInFlight <= 0 {
+		b.MaxInFlight = def.MaxInFlight
+	}
+	return b
+}
+
+// BudgetError says which bound of a Budget a trial passed, and what it had
+// reached when it was stopped. A runtime returns it with the trial's record:
+// the counts so far are real, but the trial did not finish.
+type BudgetError struct {
+	What    string        // "events" or "inflight": the flag is --max-<What>
+	Limit   int64         // the bound
+	At      time.Duration // the trial's clock when it stopped
+	Events  int64         // events processed by then
+	Pending int64         // events pending by then
+}
+
+// Budgets that BudgetError.What names.
+const (
+	BudgetEvents   = "events"
+	BudgetInFlight = "inflight"
+)
+
+func (e *BudgetError) Error() string {
+	what := "events processed"
+	if e.What == BudgetInFlight {
+		what = "events in flight"
+	}
+	return fmt.Sprintf("budget: stopped at %v, past %d %s (--max-%s), after %d events with %d pending",
+		e.At, e.Limit, what, e.What, e.Events, e.Pending)
+}
