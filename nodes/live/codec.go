@@ -49,14 +49,14 @@ const (
 type FrameKind uint8
 
 const (
-	FrameHello   FrameKind = iota + 1 // handshake: challenge and identity
-	FrameProof                        // handshake: signature over the peer's challenge
-	FrameWelcome                      // handshake: the acceptor admits the dialer
-	FrameRefuse                       // handshake: the identity was refused, with why
-	FrameMsg                          // one algorithm message
-	FrameSealed                       // one algorithm message, authenticated
-	FrameBody                         // one message of an external program, with its body
-	FrameSealedBody                   // one message of an external program, authenticated
+	FrameHello      FrameKind = iota + 1 // handshake: challenge and identity
+	FrameProof                           // handshake: signature over the peer's challenge
+	FrameWelcome                         // handshake: the acceptor admits the dialer
+	FrameRefuse                          // handshake: the identity was refused, with why
+	FrameMsg                             // one algorithm message
+	FrameSealed                          // one algorithm message, authenticated
+	FrameBody                            // one message of an external program, with its body
+	FrameSealedBody                      // one message of an external program, authenticated
 	numFrameKinds
 )
 

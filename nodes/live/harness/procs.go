@@ -21,24 +21,24 @@ import (
 
 // proc is one node process (one incarnation of a position).
 type proc struct {
-	idx     int // spawn index
-	pos     int // ring position; -1 until assigned
-	inc     int // incarnation of the position: restarts add one
-	dir     string
-	cmd     *exec.Cmd
-	stdin   io.WriteCloser
-	pid     int
-	addr    string
-	ident   *pow.Identity
+	idx   int // spawn index
+	pos   int // ring position; -1 until assigned
+	inc   int // incarnation of the position: restarts add one
+	dir   string
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	pid   int
+	addr  string
+	ident *pow.Identity
 	// unproven is why the identity the node reported fails the cluster's
 	// puzzle (the harness checks what it can check itself); such a node
 	// takes no part, as one its peers refused.
 	unproven error
-	linked  bool
-	killed  bool // by the harness: its exit is expected
-	exited  chan struct{}
-	stopped bool // answered stop with stats
-	tail    *tailWriter
+	linked   bool
+	killed   bool // by the harness: its exit is expected
+	exited   chan struct{}
+	stopped  bool // answered stop with stats
+	tail     *tailWriter
 }
 
 // nodeReport is one control line of a node, or the end of its output.
