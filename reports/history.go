@@ -376,11 +376,7 @@ func writeHistoryPage(out io.Writer, runs []HistoryRun, sums [][]Group) error {
 			figures = append(figures, svg)
 		}
 	}
-	p.charts(func() {
-		for _, svg := range figures {
-			p.figure(svg)
-		}
-	})
+	p.figures(figures)
 
 	// The medians as numbers, for the last runs.
 	const lastRuns = 10

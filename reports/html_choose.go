@@ -49,11 +49,7 @@ func writeChoose(p *page, all []*series, faults func(*Row) []FaultWindow) error 
 	var err error
 	p.section("choose", func() {
 		p.h2("", txt("Choosing an algorithm"))
-		p.charts(func() {
-			for _, svg := range figures {
-				p.figure(svg)
-			}
-		})
+		p.figures(figures)
 		if len(figures) > 0 {
 			p.legend(labels)
 		}
@@ -119,11 +115,7 @@ func writeSideBySide(p *page, all []*series) error {
 		}
 		figures = append(figures, svg)
 	}
-	p.charts(func() {
-		for _, svg := range figures {
-			p.figure(svg)
-		}
-	})
+	p.figures(figures)
 	return nil
 }
 
@@ -213,11 +205,7 @@ func writeFailover(p *page, groups []*reportGroup) error {
 			"Failover: from the leader's crash until every live process (quorum algorithms: a majority) knows the new leader. " +
 			"Detection: from the crash until the first suspicion (quorum algorithms: the first ballot). " +
 			"Cumulative share of trials against milliseconds, as in the Raft paper's Figure 16.")
-		p.charts(func() {
-			for _, svg := range figures {
-				p.figure(svg)
-			}
-		})
+		p.figures(figures)
 		if len(figures) > 0 {
 			p.legend(labels)
 		} else {

@@ -186,6 +186,15 @@ func (p *page) figure(svg string) {
 	}
 }
 
+// figures places charts side by side; those not drawn ("") are left out.
+func (p *page) figures(svgs []string) {
+	p.charts(func() {
+		for _, svg := range svgs {
+			p.figure(svg)
+		}
+	})
+}
+
 // svg places a drawing of this package inline (diagrams, timelines).
 func (p *page) svg(svg string) {
 	if svg != "" {

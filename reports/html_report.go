@@ -410,11 +410,7 @@ func writeMessageCharts(p *page, all []*series) error {
 		}
 		figures = append(figures, svg)
 	}
-	p.charts(func() {
-		for _, svg := range figures {
-			p.figure(svg)
-		}
-	})
+	p.figures(figures)
 	writeSingles(p, singles)
 	return nil
 }
@@ -483,11 +479,7 @@ func writeTimeCharts(p *page, all []*series, faults func(*Row) []FaultWindow) er
 			figures = append(figures, svg)
 		}
 	}
-	p.charts(func() {
-		for _, svg := range figures {
-			p.figure(svg)
-		}
-	})
+	p.figures(figures)
 	writeSingles(p, singles)
 	return nil
 }
@@ -568,11 +560,7 @@ func writeTimeouts(p *page, all []*series, faults func(*Row) []FaultWindow) erro
 			figures = append(figures, svg)
 		}
 		p.details("timeouts-detail", false, []run{txt("Timeouts per size, for every series")}, func() {
-			p.charts(func() {
-				for _, svg := range figures {
-					p.figure(svg)
-				}
-			})
+			p.figures(figures)
 			writeSingles(p, singles)
 			p.table("sortable", []string{"series", "nodes", "trials", "median", "mean", "max", "by kind (total)"}, detail)
 		})

@@ -394,6 +394,15 @@ type FaultWindow struct {
 	Label       string // what the fault was, e.g. "partition {0,1}|{2,3}"
 }
 
+// styleBox gives a box plot the house style: a light blue box, the median
+// in vermillion.
+func styleBox(b *plotter.BoxPlot) {
+	b.FillColor = color.RGBA{0, 114, 178, 60}
+	b.BoxStyle.Color = paletteColor(0)
+	b.MedianStyle.Color = paletteColor(5)
+	b.MedianStyle.Width = vg.Points(1.5)
+}
+
 // boxChart draws the distribution of a figure at each N as box plots
 // (quartiles, whiskers to 1.5 IQR, outliers as points) on a log N axis, the
 // values on a log axis when logY, with fault windows shaded across the
@@ -421,10 +430,7 @@ func boxChart(title, yLabel string, samples []boxSample, logY bool, faults []Fau
 		if err != nil {
 			return "", err
 		}
-		b.FillColor = color.RGBA{0, 114, 178, 60}
-		b.BoxStyle.Color = paletteColor(0)
-		b.MedianStyle.Color = paletteColor(5)
-		b.MedianStyle.Width = vg.Points(1.5)
+		styleBox(b)
 		boxes = append(boxes, b)
 	}
 	if !xb.ok() || ylo > yhi {

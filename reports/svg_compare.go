@@ -132,10 +132,7 @@ func sideBySideChart(title, xLabel string, samples []namedSample, logX bool) (st
 			return "", err
 		}
 		b.Horizontal = true
-		b.FillColor = color.RGBA{0, 114, 178, 60}
-		b.BoxStyle.Color = paletteColor(0)
-		b.MedianStyle.Color = paletteColor(5)
-		b.MedianStyle.Width = vg.Points(1.5)
+		styleBox(b)
 		boxes = append(boxes, b)
 		names = append(names, s.name)
 	}

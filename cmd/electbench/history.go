@@ -67,17 +67,23 @@ func (r *runReportOptions) finish(cmd *cobra.Command, o runOptions, m reports.Ma
 	if err := reports.WriteManifest(o.out, m); err != nil {
 		return err
 	}
-	if r.history == "" {
+	return storeHistory(cmd, r.history, m, results)
+}
+
+// storeHistory adds a run (its manifest and results) to the history in
+// dir and rewrites the history's index; nothing when dir is "".
+func storeHistory(cmd *cobra.Command, dir string, m reports.Manifest, results string) error {
+	if dir == "" {
 		return nil
 	}
-	run, err := reports.AddToHistory(r.history, m, results)
+	run, err := reports.AddToHistory(dir, m, results)
 	if err != nil {
 		return err
 	}
-	if err := reports.WriteHistoryIndex(r.history); err != nil {
+	if err := reports.WriteHistoryIndex(dir); err != nil {
 		return err
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "history: stored run %s in %s\n", run.Name, r.history)
+	fmt.Fprintf(cmd.ErrOrStderr(), "history: stored run %s in %s\n", run.Name, dir)
 	return nil
 }
 

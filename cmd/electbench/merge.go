@@ -133,15 +133,8 @@ func runMerge(cmd *cobra.Command, o mergeOptions, dirs []string) error {
 	if err := reports.WriteManifest(o.out, m); err != nil {
 		return err
 	}
-	if o.history != "" {
-		run, err := reports.AddToHistory(o.history, m, results)
-		if err != nil {
-			return err
-		}
-		if err := reports.WriteHistoryIndex(o.history); err != nil {
-			return err
-		}
-		fmt.Fprintf(cmd.ErrOrStderr(), "history: stored run %s in %s\n", run.Name, o.history)
+	if err := storeHistory(cmd, o.history, m, results); err != nil {
+		return err
 	}
 	out := cmd.OutOrStdout()
 	if err := reports.WriteTable(out, sum); err != nil {

@@ -1060,29 +1060,23 @@ func (n *node) serve(c net.Conn) {
 			}
 			return
 		}
+		var ev event
 		if f.Kind == FrameSealedBody {
 			k, body, err := sess.OpenBody(f)
 			if err != nil {
 				n.post(event{kind: evProtocol, from: from, err: err})
 				return
 			}
-			if !n.running.Load() {
-				if early++; early > n.o.MaxEarly {
-					n.post(event{kind: evProtocol, from: from, err: fmt.Errorf("more than %d messages before start", n.o.MaxEarly)})
-					return
-				}
-			}
 			// The body aliases the reader's buffer: keep a copy.
 			body = append([]byte(nil), body...)
-			if !n.post(event{kind: evMsg, from: from, msg: nodes.Message{Kind: k, B: int64(len(body))}, size: len(body), body: body}) {
+			ev = event{kind: evMsg, from: from, msg: nodes.Message{Kind: k, B: int64(len(body))}, size: len(body), body: body}
+		} else {
+			m, err := sess.Open(f)
+			if err != nil {
+				n.post(event{kind: evProtocol, from: from, err: err})
 				return
 			}
-			continue
-		}
-		m, err := sess.Open(f)
-		if err != nil {
-			n.post(event{kind: evProtocol, from: from, err: err})
-			return
+			ev = event{kind: evMsg, from: from, msg: m, size: len(f.Payload)}
 		}
 		if !n.running.Load() {
 			// Held in memory until start: a peer may not grow that
@@ -1092,7 +1086,7 @@ func (n *node) serve(c net.Conn) {
 				return
 			}
 		}
-		if !n.post(event{kind: evMsg, from: from, msg: m, size: len(f.Payload)}) {
+		if !n.post(ev) {
 			return
 		}
 	}
