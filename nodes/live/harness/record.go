@@ -402,7 +402,10 @@ func (lt *liveTrial) finish() (*Result, error) {
 	}
 	lt.reconcile()
 	out := *res // the trial's state can go; its result stays
-	return &out, lt.failure()
+	if err := lt.failure(); err != nil || lt.overBudget == nil {
+		return &out, err
+	}
+	return &out, lt.overBudget
 }
 
 // growCounts makes room in the trial's counts for kinds registered since

@@ -72,8 +72,10 @@ type liveTrial struct {
 	lastCore       time.Duration
 	quiet          time.Duration // how long a heartbeat run must be quiet
 	quiescent      bool
-	atDeadline     string // what had not settled when the deadline passed
-	stopping       bool   // teardown began: the run's counts are final
+	atDeadline     string             // what had not settled when the deadline passed
+	maxEvents      int64              // the trial's events budget (trial.Config.BudgetOrDefault)
+	overBudget     *trial.BudgetError // set when the machines handled more events than it allows
+	stopping       bool               // teardown began: the run's counts are final
 }
 
 func newLiveTrial(r *Runtime, cfg trial.Config, fs faults, serial int) *liveTrial {
@@ -96,6 +98,7 @@ func newLiveTrial(r *Runtime, cfg trial.Config, fs faults, serial int) *liveTria
 	if lt.det.Kind == "heartbeat" {
 		lt.quiet = lt.det.Tau + 2*lt.det.P + 4*lt.T
 	}
+	lt.maxEvents = cfg.BudgetOrDefault().MaxEvents
 	lt.res.Info.Toxiproxy = r.client.URL()
 	lt.res.Info.Prefix = lt.prefix
 	return lt
@@ -379,6 +382,12 @@ func (lt *liveTrial) execute(ctx context.Context) {
 		select {
 		case rep := <-lt.procs.reports:
 			lt.handle(rep)
+			if lt.log.steps > lt.maxEvents && lt.overBudget == nil {
+				// A runaway election: stop it as the simulator would.
+				lt.overBudget = &trial.BudgetError{What: trial.BudgetEvents, Limit: lt.maxEvents, At: lt.now(),
+					Events: lt.log.steps, Pending: int64(lt.unsettledLinks)}
+				return
+			}
 		case f := <-lt.actions:
 			lt.pending--
 			f()

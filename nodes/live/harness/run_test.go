@@ -4,6 +4,7 @@ package harness_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -266,5 +267,27 @@ func TestEventsAsSimulated(t *testing.T) {
 				t.Fatalf("send numbered %d, want %d", e.ID, next)
 			}
 		}
+	}
+}
+
+// A live trial that handles more events than its budget allows is stopped
+// and returned with a trial.BudgetError, its counts so far kept, as the
+// simulator stops one.
+func TestLiveEventBudget(t *testing.T) {
+	r := runtime(t, options(t))
+	cfg := config(t, "chang-roberts", ascending(5), []int{4}, 2*time.Millisecond)
+	cfg.Budget = trial.Budget{MaxEvents: 6}
+	res, err := r.Run(context.Background(), cfg)
+	var be *trial.BudgetError
+	if !errors.As(err, &be) || be.What != trial.BudgetEvents || be.Limit != 6 || be.Events <= 6 {
+		t.Fatalf("error %v, want the events budget passed", err)
+	}
+	if res == nil || res.Events != be.Events || res.Quiescent {
+		t.Fatalf("record %+v: want the counts at the stop, not quiescent", res)
+	}
+	// The same trial within its budget runs to the end.
+	cfg.Budget = trial.Budget{}
+	if res, err := r.Run(context.Background(), cfg); err != nil || !res.Quiescent {
+		t.Fatalf("within budget: %v (quiescent %v)", err, res != nil && res.Quiescent)
 	}
 }
