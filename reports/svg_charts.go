@@ -394,6 +394,18 @@ type FaultWindow struct {
 	Label       string // what the fault was, e.g. "partition {0,1}|{2,3}"
 }
 
+// drawable keeps the values a chart can place: finite, and positive on a
+// log axis.
+func drawable(xs []float64, logAxis bool) plotter.Values {
+	var vs plotter.Values
+	for _, v := range xs {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) && (!logAxis || v > 0) {
+			vs = append(vs, v)
+		}
+	}
+	return vs
+}
+
 // styleBox gives a box plot the house style: a light blue box, the median
 // in vermillion.
 func styleBox(b *plotter.BoxPlot) {
@@ -413,12 +425,8 @@ func boxChart(title, yLabel string, samples []boxSample, logY bool, faults []Fau
 	ylo, yhi := math.Inf(1), math.Inf(-1)
 	var boxes []plot.Plotter
 	for _, s := range samples {
-		var vs plotter.Values
-		for _, v := range s.values {
-			if math.IsNaN(v) || math.IsInf(v, 0) || (logY && v <= 0) {
-				continue
-			}
-			vs = append(vs, v)
+		vs := drawable(s.values, logY)
+		for _, v := range vs {
 			yb.add(v)
 			ylo, yhi = math.Min(ylo, v), math.Max(yhi, v)
 		}

@@ -114,12 +114,8 @@ func sideBySideChart(title, xLabel string, samples []namedSample, logX bool) (st
 	var boxes []*plotter.BoxPlot
 	total := 0
 	for _, s := range samples {
-		var vs plotter.Values
-		for _, v := range s.values {
-			if math.IsNaN(v) || math.IsInf(v, 0) || (logX && v <= 0) {
-				continue
-			}
-			vs = append(vs, v)
+		vs := drawable(s.values, logX)
+		for _, v := range vs {
 			xb.add(v)
 			xlo, xhi = math.Min(xlo, v), math.Max(xhi, v)
 		}
@@ -170,8 +166,7 @@ func cdfChart(title, xLabel string, series []cdfSeries) (string, error) {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	total := 0
 	for i, s := range series {
-		vs := slices.Clone(s.values)
-		vs = slices.DeleteFunc(vs, func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) })
+		vs := drawable(s.values, false)
 		if len(vs) == 0 {
 			continue
 		}
