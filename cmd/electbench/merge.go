@@ -121,26 +121,17 @@ func runMerge(cmd *cobra.Command, o mergeOptions, dirs []string) error {
 	if err := reports.WriteSummaryFiles(o.out, formats, sum); err != nil {
 		return err
 	}
+	// The merged run's manifest is the plan's, as one machine's run would
+	// have written it: no shard, a run of its own. Report, manifest and
+	// history entry are written as run writes them.
 	m := ref.m
 	m.Shard, m.ShardTrials, m.PlanTrials = "", "", 0
-	m.Rows, m.RunID, m.Time = len(rows), newRunID(), time.Now().UTC().Truncate(time.Second)
-	results := filepath.Join(o.out, reports.ResultsCSV)
-	if slices.Contains(formats, "html") {
-		if err := reports.WriteHTMLFile(filepath.Join(o.out, reports.ReportHTML), rows, htmlOptions(results, &m)); err != nil {
-			return fmt.Errorf("report: %w", err)
-		}
-	}
-	if err := reports.WriteManifest(o.out, m); err != nil {
-		return err
-	}
-	if err := storeHistory(cmd, o.history, m, results); err != nil {
+	m.RunID, m.Time = newRunID(), time.Now().UTC().Truncate(time.Second)
+	if err := (&runReportOptions{history: o.history}).finish(cmd, runOptions{out: o.out}, m, formats, rows, nil); err != nil {
 		return err
 	}
 	out := cmd.OutOrStdout()
-	if err := reports.WriteTable(out, sum); err != nil {
-		return err
-	}
-	if err := reports.WriteFailingTrials(out, rows, failingTrialsShown); err != nil {
+	if err := writeRunTable(out, sum, rows); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "\nmerged %d shards: %d trials; results in %s\n", len(shards), len(rows), o.out)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -509,10 +510,7 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 		return err
 	}
 	out := cmd.OutOrStdout()
-	if err := reports.WriteTable(out, sum); err != nil {
-		return err
-	}
-	if err := reports.WriteFailingTrials(out, rows, failingTrialsShown); err != nil {
+	if err := writeRunTable(out, sum, rows); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "\n%d trials (%d run now) in %v; results in %s\n", len(rows), written, time.Since(start).Round(time.Millisecond), o.out)
@@ -542,6 +540,15 @@ func openLiveTrace(o runOptions, formats []string, live []workloads.Trial) (*os.
 		flags = os.O_CREATE | os.O_WRONLY | os.O_APPEND
 	}
 	return os.OpenFile(filepath.Join(o.out, LiveTraceFile), flags, 0o644)
+}
+
+// writeRunTable prints the summary table and, under it, the unsafe or not
+// live trials (the first failingTrialsShown).
+func writeRunTable(out io.Writer, sum []reports.Group, rows []reports.Row) error {
+	if err := reports.WriteTable(out, sum); err != nil {
+		return err
+	}
+	return reports.WriteFailingTrials(out, rows, failingTrialsShown)
 }
 
 // failingTrialsShown caps the unsafe or not live trials listed under the
