@@ -42,7 +42,10 @@ type Env interface {
 	// Peers lists the links the topology gives this process, in a fixed order:
 	// RingUni: [successor]; RingBi: [successor, predecessor]; Complete: every
 	// process, this one included, in ascending rank order (so "every process
-	// of higher id" is a suffix). The slice is shared: never modify it.
+	// of higher id" is a suffix). The slice is shared: never modify it. On a
+	// complete graph it stays valid for the whole run; on a ring the runtime
+	// may compute it afresh and reuse it at the next call (a ring of ten
+	// million processes stores no links), so read what you need from it.
 	Peers() []Peer
 	// After returns the process following p in ring order (ring topologies
 	// only; ok is false elsewhere). Ring repair uses it to close the ring over

@@ -80,10 +80,16 @@ func (a IDs) Ranks(n int, seed uint64) []nodes.Rank {
 	case "pow":
 		return a.powRanks(n, seed)
 	default: // random: a uniformly random permutation of 1..n
+		// rand.Perm's shuffle, on 4-byte numbers rather than 8-byte ones:
+		// the same permutation, in half the memory and its cache misses.
+		perm := make([]uint32, n)
+		for i := range perm {
+			perm[i] = uint32(i)
+		}
 		src := rand.New(rand.NewPCG(seed, streamIDs))
-		perm := src.Perm(n)
+		src.Shuffle(n, func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
 		for i, v := range perm {
-			r[i] = nodes.RankOf(uint64(v + 1))
+			r[i] = nodes.RankOf(uint64(v) + 1)
 		}
 	}
 	return r

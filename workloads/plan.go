@@ -91,6 +91,9 @@ func (s *Spec) Validate() error {
 		// Resolve the crashes against a sample arrangement: a selector that
 		// matches no process fails here, before anything runs.
 		for _, a := range s.Algos {
+			if len(s.Crashes) == 0 {
+				break
+			}
 			ranks := IDs{Mode: "ascending"}.Ranks(n, 0) // any distinct ranks do here
 			var initiators []int
 			switch {

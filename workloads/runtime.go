@@ -143,7 +143,7 @@ func (t Trial) run(ctx context.Context, rt Runtime, live bool, trace io.Writer) 
 	}
 	o := outcome{rec: rec, ranks: j.cfg.Ranks, initiators: initiators, failure: oneLine(strings.Join(failure, "; "))}
 	o.crashedAtStart, o.faulty = s.disturbance(rec)
-	o.verdict = j.checker.Finish(rec.Decisions, rec.Quiescent, rec.End)
+	o.verdict = j.checker.Finish(&rec.Decisions, rec.Quiescent, rec.End)
 	t.fillRow(&row, o)
 	if live {
 		row.AnonymousRefused = reports.Some(rec.AnonymousRefused)

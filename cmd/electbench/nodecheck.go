@@ -159,7 +159,7 @@ func checkElection(w io.Writer, spec external.Spec, n int) error {
 		return err
 	}
 	var wrong []string
-	for p, d := range rec.Decisions {
+	for p, d := range rec.Decisions.All() {
 		if d.Count == 0 {
 			wrong = append(wrong, fmt.Sprintf("n%d never wrote a leader line", p))
 		} else if d.Leader != cfg.Ranks[n-1] {

@@ -125,7 +125,7 @@ func simTrial(t *testing.T, spec string, ids []uint64, initiator int, crash bool
 	if crash {
 		want = nodes.RankOf(slices.Max(ids) - 1)
 	}
-	for p, d := range res.Decisions {
+	for p, d := range res.Decisions.All() {
 		if res.Alive[p] && (d.Count == 0 || d.Leader != want) {
 			t.Fatalf("process %d (id %d) decided %v (%d times), want %v", p, ids[p], d.Leader, d.Count, want)
 		}
@@ -293,7 +293,7 @@ func TestSimJitterWithLongTimers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for p, d := range res.Decisions {
+			for p, d := range res.Decisions.All() {
 				if res.Alive[p] && (d.Count == 0 || d.Leader != want) {
 					t.Fatalf("%s seed %d: process %d (id %d) decided %v, want %v", spec, seed, p, ids[p], d.Leader, want)
 				}
@@ -329,7 +329,7 @@ func TestSimBoundedDelayDefaults(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v := c.Finish(res.Decisions, res.Quiescent, res.End)
+		v := c.Finish(&res.Decisions, res.Quiescent, res.End)
 		if !v.Live || v.Leader != nodes.RankOf(n).String() {
 			t.Fatalf("seed %d %v: live %v, leader %q; want the highest everywhere", seed, params, v.Live, v.Leader)
 		}

@@ -39,12 +39,19 @@ const maxRecorded = 16
 type Checker struct {
 	ranks   []nodes.Rank
 	alive   []bool
-	dead    map[nodes.Rank]bool // ranks of crashed processes
-	highest nodes.Rank          // highest live rank
-	belief  []nodes.Rank        // by position: current decision (zero: none)
-	// believers counts live processes by the live leader they believe in;
-	// more than one key is a disagreement.
-	believers map[nodes.Rank]int
+	highest nodes.Rank // highest live rank
+	// Beliefs refer to leaders by their number in a table of the distinct
+	// ranks the run has decided or crashed (a run of millions of processes
+	// decides a handful), so that per-process state is 4 bytes and a
+	// decision costs no map operation on its common path.
+	leaders trial.RankTable
+	belief  []int32 // by position: current decision's leader number + 1 (0: none)
+	dead    []bool  // by leader number: the rank's process has crashed
+	// believers counts live processes by the number of the live leader they
+	// believe in; believed is how many leaders have a believer, more than
+	// one being a disagreement.
+	believers []int32
+	believed  int
 	phase     []string           // by position, for nodes.Phased machines
 	normal    map[nodes.Rank]int // live processes in Normal by belief
 	count     int
@@ -54,13 +61,52 @@ type Checker struct {
 
 // New prepares a checker for a run over ranks (by position).
 func New(ranks []nodes.Rank) *Checker {
-	c := &Checker{ranks: ranks, alive: make([]bool, len(ranks)), dead: map[nodes.Rank]bool{},
-		belief: make([]nodes.Rank, len(ranks)), believers: map[nodes.Rank]int{}}
+	c := &Checker{ranks: ranks, alive: make([]bool, len(ranks)), belief: make([]int32, len(ranks))}
 	for i := range c.alive {
 		c.alive[i] = true
 	}
 	c.recomputeHighest()
 	return c
+}
+
+// leader returns r's number in the leaders table, with room for its
+// per-leader state.
+func (c *Checker) leader(r nodes.Rank) int32 {
+	i := c.leaders.Index(r)
+	if int(i) == len(c.dead) {
+		c.dead = append(c.dead, false)
+		c.believers = append(c.believers, 0)
+	}
+	return i
+}
+
+// isDead reports whether r is the rank of a crashed process.
+func (c *Checker) isDead(r nodes.Rank) bool {
+	i, ok := c.leaders.Lookup(r)
+	return ok && c.dead[i]
+}
+
+// believe adds one believer to leader number i.
+func (c *Checker) believe(i int32) {
+	if c.believers[i]++; c.believers[i] == 1 {
+		c.believed++
+	}
+}
+
+// believers reports how many live processes believe in r.
+func (c *Checker) believersOf(r nodes.Rank) int32 {
+	if i, ok := c.leaders.Lookup(r); ok {
+		return c.believers[i]
+	}
+	return 0
+}
+
+// beliefOf returns p's current belief (the zero rank: none).
+func (c *Checker) beliefOf(p int) nodes.Rank {
+	if b := c.belief[p]; b != 0 {
+		return c.leaders.Rank(b - 1)
+	}
+	return nodes.Rank{}
 }
 
 // Kinds is what the checker listens to: decisions, crashes, restarts and
@@ -120,21 +166,22 @@ func (c *Checker) Decided(at time.Duration, p int, leader nodes.Rank) {
 		c.record(Violation{At: at, Kind: "wrong-leader", Procs: []int{p},
 			Detail: fmt.Sprintf("process %d (id %s) decided %s while %s is alive", p, c.ranks[p], leader, c.highest)})
 	}
-	old := c.belief[p]
-	c.belief[p] = leader
+	old := c.beliefOf(p)
+	i := c.leader(leader)
+	c.belief[p] = i + 1
 	if c.phase != nil && c.phase[p] == nodes.PhaseNormal {
 		c.leaveNormal(old)
 		c.enterNormal(at, p, leader)
 	}
 	c.unbelieve(old)
-	if c.dead[leader] {
+	if c.dead[i] {
 		return // a stale belief in a crashed leader disagrees with nobody alive
 	}
-	c.believers[leader]++
-	if c.quorum == nil && c.believers[leader] == 1 && len(c.believers) > 1 {
+	c.believe(i)
+	if c.quorum == nil && c.believers[i] == 1 && c.believed > 1 {
 		var other nodes.Rank
-		for r := range c.believers {
-			if r != leader && (other.IsZero() || other.Less(r)) {
+		for j, n := range c.believers {
+			if r := c.leaders.Rank(int32(j)); n > 0 && r != leader && (other.IsZero() || other.Less(r)) {
 				other = r
 			}
 		}
@@ -144,11 +191,15 @@ func (c *Checker) Decided(at time.Duration, p int, leader nodes.Rank) {
 }
 
 func (c *Checker) unbelieve(r nodes.Rank) {
-	if r.IsZero() || c.dead[r] {
+	if r.IsZero() {
 		return
 	}
-	if c.believers[r]--; c.believers[r] <= 0 {
-		delete(c.believers, r)
+	i, ok := c.leaders.Lookup(r)
+	if !ok || c.dead[i] || c.believers[i] == 0 {
+		return
+	}
+	if c.believers[i]--; c.believers[i] == 0 {
+		c.believed--
 	}
 }
 
@@ -157,13 +208,18 @@ func (c *Checker) Crashed(at time.Duration, p int) {
 	if !c.alive[p] {
 		return
 	}
-	c.unbelieve(c.belief[p])
+	belief := c.beliefOf(p)
+	c.unbelieve(belief)
 	if c.phase != nil && c.phase[p] == nodes.PhaseNormal {
-		c.leaveNormal(c.belief[p])
+		c.leaveNormal(belief)
 	}
 	c.alive[p] = false
-	c.dead[c.ranks[p]] = true
-	delete(c.believers, c.ranks[p]) // nobody alive can follow a dead leader
+	i := c.leader(c.ranks[p])
+	c.dead[i] = true
+	if c.believers[i] > 0 { // nobody alive can follow a dead leader
+		c.believers[i] = 0
+		c.believed--
+	}
 	c.recomputeHighest()
 	if c.quorum != nil {
 		c.updateKnown(at)
@@ -183,10 +239,10 @@ func (c *Checker) Phase(at time.Duration, p int, phase string) {
 	}
 	c.phase[p] = phase
 	if old == nodes.PhaseNormal {
-		c.leaveNormal(c.belief[p])
+		c.leaveNormal(c.beliefOf(p))
 	}
 	if phase == nodes.PhaseNormal {
-		c.enterNormal(at, p, c.belief[p])
+		c.enterNormal(at, p, c.beliefOf(p))
 	}
 }
 
@@ -231,7 +287,7 @@ type Verdict struct {
 // Finish judges the trial from each process's final decision. quiescent says
 // whether the run came to rest before its deadline. Processes that crashed
 // are the faulty ones.
-func (c *Checker) Finish(decisions []trial.Decision, quiescent bool, end time.Duration) Verdict {
+func (c *Checker) Finish(decisions *trial.Decisions, quiescent bool, end time.Duration) Verdict {
 	if c.quorum != nil {
 		return c.finishQuorum(decisions, end) // never quiescent: judged at the deadline
 	}
@@ -239,7 +295,7 @@ func (c *Checker) Finish(decisions []trial.Decision, quiescent bool, end time.Du
 	allDecided, agree := true, true
 	var leader nodes.Rank
 	first := -1
-	for p, d := range decisions {
+	for p, d := range decisions.All() {
 		if !c.alive[p] {
 			continue
 		}

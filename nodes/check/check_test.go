@@ -32,16 +32,14 @@ func TestCheckerNormalInvariant(t *testing.T) {
 
 func TestCheckerVerdicts(t *testing.T) {
 	ranks := []nodes.Rank{nodes.RankOf(2), nodes.RankOf(5), nodes.RankOf(3)}
-	dec := func(ids ...uint64) []trial.Decision {
-		var d []trial.Decision
+	dec := func(ids ...uint64) *trial.Decisions {
+		d := trial.NewDecisions(len(ids))
 		for i, id := range ids {
-			if id == 0 {
-				d = append(d, trial.Decision{})
-				continue
+			if id != 0 {
+				d.Decided(i, nodes.RankOf(id), time.Duration(i)*time.Millisecond)
 			}
-			d = append(d, trial.Decision{Leader: nodes.RankOf(id), At: time.Duration(i) * time.Millisecond, Count: 1})
 		}
-		return d
+		return &d
 	}
 	// All decided the highest: correct.
 	c := New(ranks)

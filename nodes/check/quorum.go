@@ -192,7 +192,7 @@ func (c *Checker) updateKnown(at time.Duration) {
 	w := c.quorum
 	known := false
 	for _, n := range c.believers {
-		if n >= w.majority {
+		if int(n) >= w.majority {
 			known = true
 			break
 		}
@@ -204,12 +204,12 @@ func (c *Checker) updateKnown(at time.Duration) {
 }
 
 // finishQuorum is Finish for a quorum algorithm.
-func (c *Checker) finishQuorum(decisions []trial.Decision, end time.Duration) Verdict {
+func (c *Checker) finishQuorum(decisions *trial.Decisions, end time.Duration) Verdict {
 	w := c.quorum
 	v := Verdict{Perpetual: true, KnownAt: w.knownAt}
 	allDecided, agree := true, true
 	var leader nodes.Rank
-	for p, d := range decisions {
+	for p, d := range decisions.All() {
 		if !c.alive[p] {
 			continue
 		}
@@ -228,7 +228,7 @@ func (c *Checker) finishQuorum(decisions []trial.Decision, end time.Duration) Ve
 		v.Leader = leader.String()
 	}
 	v.Live = w.known
-	v.Correct = allDecided && agree && !leader.IsZero() && c.believers[leader] >= w.majority
+	v.Correct = allDecided && agree && !leader.IsZero() && int(c.believersOf(leader)) >= w.majority
 	for _, t := range w.order {
 		v.Terms = append(v.Terms, *w.terms[t])
 	}

@@ -2,8 +2,6 @@ package check
 
 import (
 	"time"
-
-	"github.com/electbench/electbench/nodes"
 )
 
 // Restarted is told when a crashed process restarts (trial.EvRestart): it is alive again and knows no leader, so it is
@@ -14,17 +12,20 @@ func (c *Checker) Restarted(at time.Duration, p int) {
 		return
 	}
 	c.alive[p] = true
-	delete(c.dead, c.ranks[p])
-	c.belief[p] = nodes.Rank{}
+	if i, ok := c.leaders.Lookup(c.ranks[p]); ok {
+		c.dead[i] = false
+	}
+	c.belief[p] = 0
 	if c.phase != nil {
 		c.phase[p] = ""
 	}
 	// Beliefs in the restarted process were set aside while it was dead;
 	// count every live belief again.
 	clear(c.believers)
-	for q, r := range c.belief {
-		if c.alive[q] && !r.IsZero() && !c.dead[r] {
-			c.believers[r]++
+	c.believed = 0
+	for q, b := range c.belief {
+		if c.alive[q] && b != 0 && !c.dead[b-1] {
+			c.believe(b - 1)
 		}
 	}
 	c.recomputeHighest()

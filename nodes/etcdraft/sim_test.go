@@ -47,7 +47,7 @@ func simulate(t testing.TB, spec string, params nodes.Params, n int, seed uint64
 	if err := tr.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	return buf.Bytes(), c.Finish(res.Decisions, res.Quiescent, res.End), res
+	return buf.Bytes(), c.Finish(&res.Decisions, res.Quiescent, res.End), res
 }
 
 func crashLeader(after time.Duration) trial.Fault {

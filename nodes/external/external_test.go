@@ -73,7 +73,7 @@ func TestChangRobertsFigures(t *testing.T) {
 			if rec.Messages != c.msgs || int64(turn) != c.msgs || !rec.Quiescent {
 				t.Fatalf("N=%d %s: %d messages, turnaround %dT, quiescent %v; want %d and %dT", n, c.name, rec.Messages, turn, rec.Quiescent, c.msgs, c.msgs)
 			}
-			for p, d := range rec.Decisions {
+			for p, d := range rec.Decisions.All() {
 				if d.Leader != nodes.RankOf(uint64(n)) || d.Count != 1 {
 					t.Fatalf("N=%d %s: node %d decided %v %d times", n, c.name, p, d.Leader, d.Count)
 				}
@@ -133,7 +133,7 @@ func TestBytesAndTimers(t *testing.T) {
 	if got := rec.TimeoutsByKind(); len(got) != 1 || got["t-1"] != 1 {
 		t.Fatalf("timers %v, want t-1=1 (gone was cancelled)", got)
 	}
-	if d := rec.Decisions[0]; d.Count != 1 || d.At != 2500*time.Microsecond {
+	if d := rec.Decisions.Get(0); d.Count != 1 || d.At != 2500*time.Microsecond {
 		t.Fatalf("node 0 decided %+v, want once at 2.5ms (its timer)", d)
 	}
 }

@@ -42,7 +42,7 @@ func msg(kind string, term, b int64) nodes.Message {
 }
 
 func verdict(c *check.Checker, n int) check.Verdict {
-	return c.Finish(make([]trial.Decision, n), false, time.Second)
+	return c.Finish(new(trial.NewDecisions(n)), false, time.Second)
 }
 
 func TestCheckerTwoLeadersInATerm(t *testing.T) {

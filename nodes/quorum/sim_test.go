@@ -76,7 +76,7 @@ func runWith(t testing.TB, spec string, params nodes.Params, n int, lat trial.La
 			t.Fatal(err)
 		}
 	}
-	return simRun{res: res, v: checker.Finish(res.Decisions, res.Quiescent, res.End)}
+	return simRun{res: res, v: checker.Finish(&res.Decisions, res.Quiescent, res.End)}
 }
 
 // leaderCrash is when the first crash of a leader happened.

@@ -8,7 +8,7 @@ func init() {
 		Family:   "ring",
 		Summary:  "Chang & Roberts 1979: a participation flag swallows redundant runs",
 		Topology: nodes.RingUni,
-		New:      constructor("chang-roberts", func() nodes.Machine { return new(changRoberts) }),
+		New:      constructor("chang-roberts", nodes.Batched[changRoberts]),
 		Theory:   changRobertsTheory,
 	})
 }

@@ -54,7 +54,7 @@ func simulate(t testing.TB, name string, rs []nodes.Rank, initiators []int, lat 
 func (o outcome) elected(t testing.TB, what string, rs []nodes.Rank, once bool) {
 	t.Helper()
 	top := slices.MaxFunc(rs, nodes.Rank.Compare)
-	for p, d := range o.res.Decisions {
+	for p, d := range o.res.Decisions.All() {
 		if d.Count == 0 || d.Leader != top || (once && d.Count != 1) {
 			t.Fatalf("%s: process %d decided %v %d times, want %v once", what, p, d.Leader, d.Count, top)
 		}
@@ -210,7 +210,7 @@ func TestRingSeveralInitiators(t *testing.T) {
 			what := fmt.Sprintf("ring N=%d initiators %v", n, initiators)
 			o := simulate(t, "ring", rs, initiators, trial.Constant(T), 1)
 			o.elected(t, what, rs, false)
-			for p, d := range o.res.Decisions {
+			for p, d := range o.res.Decisions.All() {
 				if int(d.Count) != len(initiators) {
 					t.Fatalf("%s: process %d decided %d times, want once per run (%d)", what, p, d.Count, len(initiators))
 				}
@@ -346,7 +346,7 @@ func TestDeterministic(t *testing.T) {
 	for _, name := range []string{"ring", "chang-roberts", "ring-initiator", "lcr", "hs"} {
 		a := simulate(t, name, rs, []int{3, 20, 41}, trial.Exponential{MeanD: T}, 5)
 		b := simulate(t, name, rs, []int{3, 20, 41}, trial.Exponential{MeanD: T}, 5)
-		if a.res.Messages != b.res.Messages || a.res.LastElection != b.res.LastElection || !slices.Equal(a.res.Decisions, b.res.Decisions) {
+		if a.res.Messages != b.res.Messages || a.res.LastElection != b.res.LastElection || !slices.Equal(a.res.Decisions.List(), b.res.Decisions.List()) {
 			t.Fatalf("%s: two runs with one seed differ", name)
 		}
 	}

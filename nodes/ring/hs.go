@@ -13,7 +13,7 @@ func init() {
 		Summary:   "Hirschberg–Sinclair 1980: probes of doubling reach both ways on a bidirectional ring, O(N log N)",
 		Topology:  nodes.RingBi,
 		StartsAll: true,
-		New:       constructor("hs", func() nodes.Machine { return new(hs) }),
+		New:       constructor("hs", nodes.Batched[hs]),
 		Theory:    hsTheory,
 	})
 }

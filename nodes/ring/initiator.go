@@ -8,7 +8,7 @@ func init() {
 		Family:   "ring",
 		Summary:  "chang-roberts whose messages carry the initiator; lower initiators' runs are discarded",
 		Topology: nodes.RingUni,
-		New:      constructor("ring-initiator", func() nodes.Machine { return new(ringInitiator) }),
+		New:      constructor("ring-initiator", nodes.Batched[ringInitiator]),
 		Theory:   ringInitiatorTheory,
 	})
 }

@@ -9,7 +9,7 @@ func init() {
 		Summary:   "LeLann–Chang–Roberts: every process sends its id at start; smaller ids are swallowed",
 		Topology:  nodes.RingUni,
 		StartsAll: true,
-		New:       constructor("lcr", func() nodes.Machine { return new(lcr) }),
+		New:       constructor("lcr", nodes.Batched[lcr]),
 		Theory:    lcrTheory,
 	})
 }

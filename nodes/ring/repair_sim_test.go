@@ -33,7 +33,7 @@ func crashTrial(t *testing.T, name string, rs []nodes.Rank, initiators []int, la
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	return res, c.Finish(res.Decisions, res.Quiescent, res.End)
+	return res, c.Finish(&res.Decisions, res.Quiescent, res.End)
 }
 
 // repairedOK fails unless the run was safe (no process decided a leader

@@ -8,7 +8,7 @@ func init() {
 		Family:   "ring",
 		Summary:  "basic ring election: every run goes round, no participation flag",
 		Topology: nodes.RingUni,
-		New:      constructor("ring", func() nodes.Machine { return new(basic) }),
+		New:      constructor("ring", nodes.Batched[basic]),
 		Theory:   basicTheory,
 	})
 }

@@ -37,7 +37,7 @@ func (s *sim) detectCrash(c int32, atStart bool) {
 		}
 	}
 	for q := range int32(s.n) {
-		if q == c || !s.procs[q].alive {
+		if q == c || !s.alive[q] {
 			continue
 		}
 		if d.Kind == "inaccurate" && d.Mu > 0 && s.detRand.Float64() < d.Mu {
@@ -78,7 +78,7 @@ func (s *sim) scheduleFalseSuspicions() {
 // heartbeat runs one process's detector tick: check who has been silent too
 // long, then ping everyone.
 func (s *sim) heartbeat(p int32, incarnation uint32) {
-	if !s.procs[p].alive || s.incarnation[p] != incarnation {
+	if !s.alive[p] || s.incarnation[p] != incarnation {
 		return // crashed, or restarted with a tick chain of its own
 	}
 	n := int32(s.n)
@@ -103,13 +103,14 @@ func (s *sim) heartbeat(p int32, incarnation uint32) {
 
 // suspect delivers a detector verdict: observer p now suspects q.
 func (s *sim) suspect(p, q int32) {
-	if !s.procs[p].alive {
+	if !s.alive[p] {
 		return
 	}
 	s.res.Suspected(int(q), time.Duration(s.now))
 	if s.want.Has(trial.EvSuspect) {
 		s.emit(trial.Event{At: time.Duration(s.now), Kind: trial.EvSuspect, P: p, Q: q})
 	}
-	s.procs[p].m.Suspect(&s.procs[p], nodes.PeerID(q))
+	s.machines[p].Suspect(s.enter(p), nodes.PeerID(q))
+	s.leave()
 	s.afterEvent(p)
 }

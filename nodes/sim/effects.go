@@ -22,7 +22,7 @@ func (v view) N() int { return v.s.n }
 func (v view) Rank(p int) nodes.Rank { return v.s.ranks[p] }
 
 // Alive reports whether p has not crashed (or has restarted since).
-func (v view) Alive(p int) bool { return v.s.procs[p].alive }
+func (v view) Alive(p int) bool { return v.s.alive[p] }
 
 // Leader is the position of the leader named by the latest decision, or -1
 // if nobody has decided.
@@ -30,7 +30,7 @@ func (v view) Leader() int {
 	if v.s.lastDecided < 0 {
 		return -1
 	}
-	p, ok := v.s.position(v.s.res.Decisions[v.s.lastDecided].Leader)
+	p, ok := v.s.position(v.s.res.Decisions.Get(int(v.s.lastDecided)).Leader)
 	if !ok {
 		return -1
 	}
@@ -398,10 +398,10 @@ func (s *sim) resume(p int32) {
 // Messages that arrived while it was down were lost; those still in flight
 // reach the new machine.
 func (s *sim) restart(p int32) {
-	if s.procs[p].alive {
+	if s.alive[p] {
 		return
 	}
-	s.procs[p].alive = true
+	s.alive[p] = true
 	for k, st := range s.timers {
 		if int32(k>>16) == p && st.armed {
 			st.gen++
@@ -410,10 +410,10 @@ func (s *sim) restart(p int32) {
 		}
 	}
 	if s.closing {
-		s.procs[p].m.(io.Closer).Close()
+		s.machines[p].(io.Closer).Close()
 	}
-	s.procs[p].m = s.newMachine()
-	s.res.Decisions[p] = trial.Decision{}
+	s.machines[p] = s.newMachine()
+	s.res.Restarted(int(p))
 	s.emitProc(trial.EvRestart, p)
 	if s.hb != nil {
 		s.incarnation[p]++
@@ -424,6 +424,7 @@ func (s *sim) restart(p int32) {
 		}
 		s.scheduleBackground(s.now, payload{kind: evHeartbeat, to: p, gen: s.incarnation[p]})
 	}
-	s.procs[p].m.Start(&s.procs[p])
+	s.machines[p].Start(s.enter(p))
+	s.leave()
 	s.afterEvent(p)
 }

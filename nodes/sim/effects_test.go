@@ -323,7 +323,7 @@ func TestCrashThenRestart(t *testing.T) {
 	if got := strings.Join(log, " "); got != "start 1@0s start 2@0s start 2@2ms" {
 		t.Fatalf("log %q", got)
 	}
-	if !res.Alive[1] || res.Decisions[1].Count != 0 || len(res.Crashes) != 1 {
+	if !res.Alive[1] || res.Decisions.Get(1).Count != 0 || len(res.Crashes) != 1 {
 		t.Fatalf("alive %v decisions %+v crashes %+v", res.Alive, res.Decisions, res.Crashes)
 	}
 	if got := schedule(res); got != "t=1ms:crash(1) t=2ms:restart(1)" {

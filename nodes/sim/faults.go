@@ -11,13 +11,13 @@ import (
 // alive process when nobody has decided.
 func (s *sim) currentLeader() int {
 	if s.lastDecided >= 0 {
-		if p, ok := s.position(s.res.Decisions[s.lastDecided].Leader); ok {
+		if p, ok := s.position(s.res.Decisions.Get(int(s.lastDecided)).Leader); ok {
 			return p
 		}
 	}
 	best := -1
 	for p := range s.n {
-		if s.procs[p].alive && (best < 0 || s.ranks[best].Less(s.ranks[p])) {
+		if s.alive[p] && (best < 0 || s.ranks[best].Less(s.ranks[p])) {
 			best = p
 		}
 	}
@@ -39,11 +39,11 @@ func (s *sim) position(r nodes.Rank) (int, bool) {
 // crash stops p now. undetected crashes are never suspected by any
 // detector's schedule (heartbeats still notice the silence).
 func (s *sim) crash(p int32, atStart, undetected bool) {
-	if !s.procs[p].alive {
+	if !s.alive[p] {
 		return
 	}
 	wasLeader := s.currentLeader() == int(p)
-	s.procs[p].alive = false
+	s.alive[p] = false
 	s.res.Crashed(int(p), time.Duration(s.now), wasLeader)
 	s.emitProc(trial.EvCrash, p)
 	if !undetected {

@@ -42,10 +42,22 @@ type sim struct {
 	n        int
 	t        time.Duration
 	deadline int64
-	procs    []proc       // by position: machine, rank and hot per-process state
+	machines []nodes.Machine // by position
+	alive    []bool          // by position
+	// env is the nodes.Env of the process whose handler is running: one
+	// for all processes (enter), so that a process costs its machine and
+	// its alive flag and nothing more.
+	env env
 	ranks    []nodes.Rank // Config.Ranks
-	peers    []nodes.Peer // shared backing store for Env.Peers
+	peers    []nodes.Peer // Env.Peers of a complete graph (rings compute theirs: ringPeers)
 	topo     nodes.Topology
+	ringPeer [2]nodes.Peer // what Env.Peers last returned on a ring
+	// ringLast holds, by position, the latest delivery time on the links to
+	// the successor and to the predecessor (FIFO ring links under a random
+	// latency model: the hot path of a million-process ring cannot afford a
+	// map look-up per message); nil unless the topology is a ring and the
+	// latency is not constant.
+	ringLast [][2]int64
 
 	now      int64
 	seq      uint64
@@ -117,10 +129,7 @@ func Run(cfg trial.Config) (*trial.Record, error) {
 	}
 	defer s.closeMachines()
 	s.run()
-	s.res.Alive = make([]bool, s.n)
-	for i := range s.procs {
-		s.res.Alive[i] = s.procs[i].alive
-	}
+	s.res.Alive = slices.Clone(s.alive)
 	if s.err == nil && s.overBudget != nil {
 		return &s.res, s.overBudget
 	}
@@ -133,8 +142,8 @@ func (s *sim) closeMachines() {
 	if !s.closing {
 		return
 	}
-	for i := range s.procs {
-		s.procs[i].m.(io.Closer).Close()
+	for i := range s.machines {
+		s.machines[i].(io.Closer).Close()
 	}
 }
 
@@ -165,13 +174,15 @@ func newSim(cfg trial.Config) (*sim, error) {
 		linkLast: map[uint64]int64{},
 		timers:   map[uint64]timerState{},
 		net:      rand.New(rand.NewPCG(cfg.Seed, 0x6e6574776f726b)), // "network"
-		rands:    make([]*rand.Rand, n),
-		procs:    make([]proc, n),
+		machines: make([]nodes.Machine, n),
+		alive:    make([]bool, n),
 	}
 	s.det = cfg.DetectorOrDefault()
 	s.detRand = rand.New(rand.NewPCG(cfg.Seed, 0x646574656374)) // "detect"
-	for i := range s.procs {
-		s.procs[i] = proc{s: s, p: int32(i), m: newMachine(), rank: cfg.Ranks[i], alive: true}
+	s.env.s = s
+	for i := range s.machines {
+		s.machines[i] = newMachine()
+		s.alive[i] = true
 	}
 	s.lastDecided = -1
 	if s.det.Kind == "heartbeat" {
@@ -179,8 +190,8 @@ func newSim(cfg trial.Config) (*sim, error) {
 		s.incarnation = make([]uint32, n)
 		s.quietEnough = int64(s.det.Tau + 2*s.det.P + 4*t)
 	}
-	_, s.fallible = s.procs[0].m.(nodes.Fallible)
-	_, s.closing = s.procs[0].m.(io.Closer)
+	_, s.fallible = s.machines[0].(nodes.Fallible)
+	_, s.closing = s.machines[0].(io.Closer)
 	s.res = trial.NewRecord(n, t, s.det)
 	s.newMachine = newMachine
 	if err := s.initFaults(); err != nil {
@@ -196,38 +207,22 @@ func newSim(cfg trial.Config) (*sim, error) {
 	} else {
 		s.heap = &radix{warm: s.warm}
 	}
-	s.buildPeers()
-	s.ev = cfg.Events
-	s.want = trial.KindsOfSink(s.ev)
-	if s.want.Has(trial.EvPhase) {
-		_, s.phased = s.procs[0].m.(nodes.Phased)
-	}
-	return s, nil
-}
-
-func (s *sim) buildPeers() {
-	n := s.n
-	switch s.topo {
-	case nodes.RingUni:
-		s.peers = make([]nodes.Peer, n)
-		for i := range n {
-			j := (i + 1) % n
-			s.peers[i] = nodes.Peer{ID: nodes.PeerID(j), Rank: s.ranks[j]}
-		}
-	case nodes.RingBi:
-		s.peers = make([]nodes.Peer, 2*n)
-		for i := range n {
-			succ, pred := (i+1)%n, (i+n-1)%n
-			s.peers[2*i] = nodes.Peer{ID: nodes.PeerID(succ), Rank: s.ranks[succ]}
-			s.peers[2*i+1] = nodes.Peer{ID: nodes.PeerID(pred), Rank: s.ranks[pred]}
-		}
-	case nodes.Complete:
+	if s.topo == nodes.Complete {
 		s.peers = make([]nodes.Peer, n)
 		for i := range n {
 			s.peers[i] = nodes.Peer{ID: nodes.PeerID(i), Rank: s.ranks[i]}
 		}
 		sortPeers(s.peers)
 	}
+	if s.topo.IsRing() && !s.fifoMode {
+		s.ringLast = make([][2]int64, n)
+	}
+	s.ev = cfg.Events
+	s.want = trial.KindsOfSink(s.ev)
+	if s.want.Has(trial.EvPhase) {
+		_, s.phased = s.machines[0].(nodes.Phased)
+	}
+	return s, nil
 }
 
 func (s *sim) run() {
@@ -240,12 +235,13 @@ func (s *sim) run() {
 	if s.cfg.Algorithm.StartsAll {
 		s.res.FirstInitiation = 0
 	}
-	for i := range s.procs {
-		if !s.procs[i].alive {
+	for i := range s.machines {
+		if !s.alive[i] {
 			continue
 		}
 		s.emitProc(trial.EvStart, int32(i))
-		s.procs[i].m.Start(&s.procs[i])
+		s.machines[i].Start(s.enter(int32(i)))
+		s.leave()
 		s.afterEvent(int32(i))
 		if s.err != nil {
 			return
@@ -355,11 +351,10 @@ func (s *sim) warm(next []entry) {
 	var x uint8
 	for i := range next {
 		e := &next[i]
-		// A payload and a proc each span two cache lines: load a byte of
-		// each line.
-		p, pr := s.slab.at(e.slot), &s.procs[e.to]
-		x += p.kind + uint8(p.msg.B) + *(*uint8)(machineData(&pr.m))
-		if pr.alive {
+		// A payload spans two cache lines: load a byte of each.
+		p := s.slab.at(e.slot)
+		x += p.kind + uint8(p.msg.B) + *(*uint8)(machineData(&s.machines[e.to]))
+		if s.alive[e.to] {
 			x++
 		}
 	}
@@ -375,14 +370,15 @@ func machineData(m *nodes.Machine) unsafe.Pointer {
 }
 
 func (s *sim) initiate(p int32) {
-	if !s.procs[p].alive {
+	if !s.alive[p] {
 		return
 	}
 	if s.res.Initiated(time.Duration(s.now)) && s.tl != nil {
 		s.tl.Initiated()
 	}
 	s.emitProc(trial.EvInitiate, p)
-	s.procs[p].m.Initiate(&s.procs[p])
+	s.machines[p].Initiate(s.enter(p))
+	s.leave()
 	s.afterEvent(p)
 }
 
@@ -407,10 +403,10 @@ func (s *sim) settled() bool {
 // and notes the failure of a nodes.Fallible one, which ends the trial.
 func (s *sim) afterEvent(p int32) {
 	if s.phased {
-		s.emit(trial.Event{At: time.Duration(s.now), Kind: trial.EvPhase, P: p, Phase: s.procs[p].m.(nodes.Phased).Phase()})
+		s.emit(trial.Event{At: time.Duration(s.now), Kind: trial.EvPhase, P: p, Phase: s.machines[p].(nodes.Phased).Phase()})
 	}
 	if s.fallible && s.err == nil {
-		s.err = s.procs[p].m.(nodes.Fallible).Err()
+		s.err = s.machines[p].(nodes.Fallible).Err()
 	}
 }
 
@@ -464,7 +460,7 @@ func (s *sim) deliver(to, from int32, ord uint64, m *nodes.Message) {
 	if s.faulty && s.intercept(to, from, ord, m) {
 		return
 	}
-	if !s.procs[to].alive {
+	if !s.alive[to] {
 		s.res.Dropped++
 		if s.want.Has(trial.EvDrop) {
 			s.emitMsg(trial.EvDrop, ord, from, to, m)
@@ -485,8 +481,8 @@ func (s *sim) deliver(to, from int32, ord uint64, m *nodes.Message) {
 		return
 	}
 	s.res.Delivered(m.Kind, time.Duration(s.now))
-	pr := &s.procs[to]
-	pr.m.Receive(pr, nodes.PeerID(from), *m)
+	s.machines[to].Receive(s.enter(to), nodes.PeerID(from), *m)
+	s.leave()
 	s.afterEvent(to)
 }
 
@@ -540,9 +536,9 @@ func (s *sim) fifoAt(from, to int32, at int64) int64 {
 		var slot *int64
 		switch to {
 		case (from + 1) % n:
-			slot = &s.procs[from].ringLast[0]
+			slot = &s.ringLast[from][0]
 		case (from + n - 1) % n:
-			slot = &s.procs[from].ringLast[1]
+			slot = &s.ringLast[from][1]
 		}
 		if slot != nil {
 			at = max(at, *slot)
@@ -585,7 +581,7 @@ func (s *sim) fire(p int32, t nodes.TimerID, gen uint32) {
 	s.popped()
 	k := timerKey(p, t)
 	st := s.timers[k]
-	if !st.armed || st.gen != gen || !s.procs[p].alive {
+	if !st.armed || st.gen != gen || !s.alive[p] {
 		return // cancelled or re-armed since, or its process crashed
 	}
 	st.armed = false
@@ -594,7 +590,8 @@ func (s *sim) fire(p int32, t nodes.TimerID, gen uint32) {
 	if s.want.Has(trial.EvTimer) {
 		s.emit(trial.Event{At: time.Duration(s.now), Kind: trial.EvTimer, P: p, Timer: t})
 	}
-	s.procs[p].m.Timeout(&s.procs[p], t)
+	s.machines[p].Timeout(s.enter(p), t)
+	s.leave()
 	s.afterEvent(p)
 }
 
@@ -610,6 +607,9 @@ func (s *sim) decide(p int32, leader nodes.Rank) {
 }
 
 func (s *sim) rand(p int32) *rand.Rand {
+	if s.rands == nil {
+		s.rands = make([]*rand.Rand, s.n)
+	}
 	if r := s.rands[p]; r != nil {
 		return r
 	}
@@ -618,48 +618,65 @@ func (s *sim) rand(p int32) *rand.Rand {
 	return r
 }
 
-// proc is one simulated process: its machine, the nodes.Env the machine
-// sees (proc itself) and the state the hot path reads per event, together,
-// so that an event for a random process of a million touches one place in
-// memory rather than one per array.
-type proc struct {
-	s        *sim
-	m        nodes.Machine
-	rank     nodes.Rank
-	ringLast [2]int64 // FIFO ring links: latest delivery time to the successor, to the predecessor
-	p        int32
-	alive    bool
+// env is the nodes.Env the machines see, standing for the process whose
+// handler runs (sim.enter).
+type env struct {
+	s    *sim
+	p    int32
+	busy bool
 }
 
-func (e *proc) Self() nodes.Rank { return e.rank }
+// enter makes the shared Env stand for process p while its machine
+// handles one event; leave ends that. Handlers never run inside one
+// another (what a handler causes is scheduled, not run), and enter checks
+// it: a nested handler would otherwise act in the name of the wrong
+// process.
+func (s *sim) enter(p int32) *env {
+	if s.env.busy {
+		panic(fmt.Sprintf("sim: a handler of process %d ran inside one of process %d", p, s.env.p))
+	}
+	s.env.p, s.env.busy = p, true
+	return &s.env
+}
+
+func (s *sim) leave() { s.env.busy = false }
+
+func (e *env) Self() nodes.Rank { return e.s.ranks[e.p] }
 
 // LoadStable and SaveStable are nodes.StableStore: the bytes outlive the
 // machine (restart makes a fresh one) but not the trial.
-func (e *proc) LoadStable() []byte {
+func (e *env) LoadStable() []byte {
 	if e.s.stable == nil {
 		return nil
 	}
 	return e.s.stable[e.p]
 }
 
-func (e *proc) SaveStable(b []byte) {
+func (e *env) SaveStable(b []byte) {
 	if e.s.stable == nil {
 		e.s.stable = make([][]byte, e.s.n)
 	}
 	e.s.stable[e.p] = append(e.s.stable[e.p][:0], b...)
 }
 
-func (e *proc) Peers() []nodes.Peer {
-	switch e.s.topo {
-	case nodes.RingUni:
-		return e.s.peers[e.p : e.p+1 : e.p+1]
-	case nodes.RingBi:
-		return e.s.peers[2*e.p : 2*e.p+2 : 2*e.p+2]
+// Peers computes a ring's links rather than storing 2N of them: the slice
+// is the simulator's, valid until the next call (nodes.Env).
+func (e *env) Peers() []nodes.Peer {
+	s := e.s
+	if !s.topo.IsRing() {
+		return s.peers
 	}
-	return e.s.peers
+	n := int32(s.n)
+	succ, pred := (e.p+1)%n, (e.p+n-1)%n
+	s.ringPeer[0] = nodes.Peer{ID: nodes.PeerID(succ), Rank: s.ranks[succ]}
+	if s.topo == nodes.RingUni {
+		return s.ringPeer[:1:1]
+	}
+	s.ringPeer[1] = nodes.Peer{ID: nodes.PeerID(pred), Rank: s.ranks[pred]}
+	return s.ringPeer[:2:2]
 }
 
-func (e *proc) After(p nodes.PeerID) (nodes.Peer, bool) {
+func (e *env) After(p nodes.PeerID) (nodes.Peer, bool) {
 	if !e.s.topo.IsRing() || p < 0 || int(p) >= e.s.n {
 		return nodes.Peer{}, false
 	}
@@ -667,15 +684,15 @@ func (e *proc) After(p nodes.PeerID) (nodes.Peer, bool) {
 	return nodes.Peer{ID: nodes.PeerID(j), Rank: e.s.ranks[j]}, true
 }
 
-func (e *proc) Now() time.Duration                        { return time.Duration(e.s.now) }
-func (e *proc) Send(to nodes.PeerID, m nodes.Message)     { e.s.send(e.p, to, &m) }
-func (e *proc) SetTimer(d time.Duration, t nodes.TimerID) { e.s.setTimer(e.p, d, t) }
-func (e *proc) CancelTimer(t nodes.TimerID)               { e.s.cancelTimer(e.p, t) }
-func (e *proc) Decide(leader nodes.Rank)                  { e.s.decide(e.p, leader) }
-func (e *proc) Rand() *rand.Rand                          { return e.s.rand(e.p) }
+func (e *env) Now() time.Duration                        { return time.Duration(e.s.now) }
+func (e *env) Send(to nodes.PeerID, m nodes.Message)     { e.s.send(e.p, to, &m) }
+func (e *env) SetTimer(d time.Duration, t nodes.TimerID) { e.s.setTimer(e.p, d, t) }
+func (e *env) CancelTimer(t nodes.TimerID)               { e.s.cancelTimer(e.p, t) }
+func (e *env) Decide(leader nodes.Rank)                  { e.s.decide(e.p, leader) }
+func (e *env) Rand() *rand.Rand                          { return e.s.rand(e.p) }
 
 // Note keeps a machine's note in the trace (nodes.Noter).
-func (e *proc) Note(text string) {
+func (e *env) Note(text string) {
 	if e.s.want.Has(trial.EvNote) {
 		e.s.emit(trial.Event{At: time.Duration(e.s.now), Kind: trial.EvNote, P: e.p, What: text})
 	}

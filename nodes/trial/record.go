@@ -6,13 +6,6 @@ import (
 	"github.com/electbench/electbench/nodes"
 )
 
-// Decision is a process's latest belief about the leader.
-type Decision struct {
-	Leader nodes.Rank
-	At     time.Duration // when the latest decision was made
-	Count  int32         // decisions made; 0 means never decided
-}
-
 // Record is what a runtime counted in one trial. Both runtimes fill it
 // through the same methods (CountSend, CountFire, Initiated, Delivered,
 // Decided, Crashed, Suspected, ...), the simulator inline on its hot path,
@@ -27,7 +20,7 @@ type Record struct {
 	Messages  int64         // election-class messages sent
 	Bytes     int64         // encoded bytes of all messages sent
 	Timeouts  int64         // expirations of election-class timers (maintenance ticks only in Fired)
-	Decisions []Decision    // by position
+	Decisions Decisions     // by position
 	// FirstInitiation is when the first process started or was told to
 	// initiate; LastElection when the last election message was delivered
 	// (negative if none was).
@@ -58,7 +51,7 @@ func NewRecord(n int, t time.Duration, det Detector) Record {
 		Sent:         make([]int64, nodes.NumKinds()),
 		SentBytes:    make([]int64, nodes.NumKinds()),
 		Fired:        make([]int64, nodes.NumTimers()),
-		Decisions:    make([]Decision, n),
+		Decisions:    NewDecisions(n),
 		LastElection: -1, FirstInitiation: -1,
 		Detector: det,
 	}
@@ -144,13 +137,11 @@ func (r *Record) Delivered(k nodes.Kind, at time.Duration) {
 
 // Decided notes p's decision for leader at `at`.
 func (r *Record) Decided(p int, leader nodes.Rank, at time.Duration) {
-	d := &r.Decisions[p]
-	d.Leader, d.At = leader, at
-	d.Count++
+	r.Decisions.Decided(p, leader, at)
 }
 
 // Restarted notes that p runs again as a fresh machine: it knows no leader.
-func (r *Record) Restarted(p int) { r.Decisions[p] = Decision{} }
+func (r *Record) Restarted(p int) { r.Decisions.Forget(p) }
 
 // NoteFault adds a fault's start or heal to the schedule (the faults
 // column).

@@ -47,7 +47,7 @@ func TestRecordCounts(t *testing.T) {
 	}
 	r.Decided(0, nodes.RankOf(9), time.Second)
 	r.Decided(0, nodes.RankOf(9), 2*time.Second)
-	if d := r.Decisions[0]; d.Count != 2 || d.At != 2*time.Second || d.Leader != nodes.RankOf(9) {
+	if d := r.Decisions.Get(0); d.Count != 2 || d.At != 2*time.Second || d.Leader != nodes.RankOf(9) {
 		t.Fatalf("decision %+v", d)
 	}
 }

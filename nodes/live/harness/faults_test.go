@@ -84,7 +84,7 @@ func TestFaults(t *testing.T) {
 					}
 				}
 				for _, p := range half {
-					if d := res.Decisions[p]; d.Count == 0 || d.Leader != top {
+					if d := res.Decisions.Get(p); d.Count == 0 || d.Leader != top {
 						t.Errorf("position %d decided %+v, want its half's highest %s", p, d, top)
 					}
 				}
@@ -121,8 +121,8 @@ func TestFaults(t *testing.T) {
 		// Back, it is a fresh machine that knows no leader, as in the
 		// simulator: the checker counts it among those that must decide,
 		// and bully's Start does not teach it one.
-		if res.Decisions[0].Count != 0 || !slices.ContainsFunc(v.Recorded, func(x check.Violation) bool { return x.Kind == "undecided" }) {
-			t.Errorf("restarted: decision %+v, verdict %+v", res.Decisions[0], v)
+		if res.Decisions.Get(0).Count != 0 || !slices.ContainsFunc(v.Recorded, func(x check.Violation) bool { return x.Kind == "undecided" }) {
+			t.Errorf("restarted: decision %+v, verdict %+v", res.Decisions.Get(0), v)
 		}
 	})
 }

@@ -166,7 +166,7 @@ func (j *judge) Event(e *trial.Event) {
 }
 
 func (j *judge) verdict(rec *trial.Record) check.Verdict {
-	return j.checker.Finish(rec.Decisions, rec.Quiescent, rec.End)
+	return j.checker.Finish(&rec.Decisions, rec.Quiescent, rec.End)
 }
 
 // run runs cfg live, judged, and fails the test if the trial could not be

@@ -102,7 +102,7 @@ func BenchmarkStepLines(b *testing.B) {
 				if err != nil || res.MessagesByKind()["HEARTBEAT"] != 400 {
 					b.Fatalf("%v: %v", res.MessagesByKind(), err)
 				}
-				c.Finish(res.Decisions, res.Quiescent, res.End)
+				c.Finish(&res.Decisions, res.Quiescent, res.End)
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(lines)), "ns/line")
 		})

@@ -1,0 +1,120 @@
+package trial
+
+import (
+	"iter"
+	"time"
+
+	"github.com/electbench/electbench/nodes"
+)
+
+// Decision is a process's latest belief about the leader.
+type Decision struct {
+	Leader nodes.Rank
+	At     time.Duration // when the latest decision was made
+	Count  int32         // decisions made; 0 means never decided
+}
+
+// Decisions holds every process's latest decision, by position. A run of
+// ten million processes decides one leader (or a handful) ten million
+// times, so a decision keeps the leader as an index into a table of the
+// distinct leaders decided (RankTable): 16 bytes a process instead of 56.
+type Decisions struct {
+	list    []decision
+	leaders RankTable
+}
+
+type decision struct {
+	at     time.Duration
+	count  int32
+	leader int32 // index in leaders; meaningless while count is 0
+}
+
+// NewDecisions prepares the decisions of n processes, none made.
+func NewDecisions(n int) Decisions { return Decisions{list: make([]decision, n)} }
+
+// Len is the number of processes.
+func (d *Decisions) Len() int { return len(d.list) }
+
+// Get returns p's latest decision (the zero Decision if it never decided).
+func (d *Decisions) Get(p int) Decision {
+	x := d.list[p]
+	if x.count == 0 {
+		return Decision{}
+	}
+	return Decision{Leader: d.leaders.Rank(x.leader), At: x.at, Count: x.count}
+}
+
+// All yields every process's latest decision, by position.
+func (d *Decisions) All() iter.Seq2[int, Decision] {
+	return func(yield func(int, Decision) bool) {
+		for p := range d.list {
+			if !yield(p, d.Get(p)) {
+				return
+			}
+		}
+	}
+}
+
+// Decided notes p's decision for leader at `at`.
+func (d *Decisions) Decided(p int, leader nodes.Rank, at time.Duration) {
+	x := &d.list[p]
+	x.leader, x.at = d.leaders.Index(leader), at
+	x.count++
+}
+
+// Forget makes p a process that never decided (a restart).
+func (d *Decisions) Forget(p int) { d.list[p] = decision{} }
+
+// RankTable numbers distinct ranks in the order they are first seen, so
+// that per-process state can refer to a rank by a 4-byte index. Index is
+// constant-time for the rank seen last (a run's decisions mostly repeat
+// one leader) and a map look-up otherwise.
+type RankTable struct {
+	ranks []nodes.Rank
+	index map[nodes.Rank]int32
+	last  int32
+}
+
+// Index returns r's number, giving it the next one if r is new.
+func (t *RankTable) Index(r nodes.Rank) int32 {
+	if len(t.ranks) > 0 && t.ranks[t.last] == r {
+		return t.last
+	}
+	if i, ok := t.index[r]; ok {
+		t.last = i
+		return i
+	}
+	if t.index == nil {
+		t.index = map[nodes.Rank]int32{}
+	}
+	i := int32(len(t.ranks))
+	t.ranks = append(t.ranks, r)
+	t.index[r] = i
+	t.last = i
+	return i
+}
+
+// Lookup returns r's number without adding it.
+func (t *RankTable) Lookup(r nodes.Rank) (int32, bool) {
+	if len(t.ranks) > 0 && t.ranks[t.last] == r {
+		return t.last, true
+	}
+	i, ok := t.index[r]
+	return i, ok
+}
+
+// Rank returns the rank numbered i.
+func (t *RankTable) Rank(i int32) nodes.Rank { return t.ranks[i] }
+
+// Len is how many distinct ranks the table holds.
+func (t *RankTable) Len() int { return len(t.ranks) }
+
+// List returns every process's latest decision as a slice, by position
+// (for small runs and tests: it allocates 56 bytes a process).
+func (d *Decisions) List() []Decision {
+	out := make([]Decision, len(d.list))
+	for p := range d.list {
+		out[p] = d.Get(p)
+	}
+	return out
+}
