@@ -47,7 +47,7 @@ type sim struct {
 	// env is the nodes.Env of the process whose handler is running: one
 	// for all processes (enter), so that a process costs its machine and
 	// its alive flag and nothing more.
-	env env
+	env      env
 	ranks    []nodes.Rank // Config.Ranks
 	peers    []nodes.Peer // Env.Peers of a complete graph (rings compute theirs: ringPeers)
 	topo     nodes.Topology
