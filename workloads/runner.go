@@ -44,7 +44,7 @@ func Run(ctx context.Context, trials []Trial, opt Options, emit func(reports.Row
 		index int
 		row   *reports.Row // nil: skipped
 		trace *spool       // with opt.Trace: the trial's trace, on disk
-		err   error        // the trace could not be spooled
+		err   error        // the trace could not be spooled, or ctx's: the trial was interrupted
 	}
 	jobs := make(chan int)
 	results := make(chan result, p)
@@ -54,17 +54,24 @@ func Run(ctx context.Context, trials []Trial, opt Options, emit func(reports.Row
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				if opt.Trace == nil {
-					row := RunTrial(trials[i], nil)
-					results <- result{index: i, row: &row}
-					continue
+				var sp *spool
+				var w io.Writer
+				if opt.Trace != nil {
+					var err error
+					if sp, err = newSpool(); err != nil {
+						results <- result{index: i, err: err}
+						continue
+					}
+					w = sp
 				}
-				sp, err := newSpool()
-				if err != nil {
+				row := trials[i].run(ctx, Sim, false, w)
+				if err := ctx.Err(); err != nil {
+					// An interrupted trial's row is not a result: it
+					// stops the rows here, and --resume runs it again.
+					sp.discard()
 					results <- result{index: i, err: err}
 					continue
 				}
-				row := RunTrial(trials[i], sp)
 				results <- result{index: i, row: &row, trace: sp}
 			}
 		}()

@@ -30,8 +30,8 @@ var Sim Runtime = simRuntime{}
 
 type simRuntime struct{}
 
-func (simRuntime) Run(_ context.Context, cfg trial.Config) (*trial.Record, error) {
-	return sim.Run(cfg)
+func (simRuntime) Run(ctx context.Context, cfg trial.Config) (*trial.Record, error) {
+	return sim.RunContext(ctx, cfg)
 }
 
 // judge is what a trial's events go to: its checker and, when asked for,

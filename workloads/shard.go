@@ -2,7 +2,6 @@ package workloads
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,26 +32,14 @@ func ParseShard(s string) (Shard, error) {
 	return Shard{K, M}, nil
 }
 
-// Cost estimates the work of a trial, in units of simulated events, for
-// balancing shards: a simulated trial of an algorithm on a ring costs about
-// N·(1+log₂N) events (its messages go round the ring a logarithmic number
-// of times for the worst of them), on a complete graph N² (every process
-// talks to every other), four times that for quorum algorithms, whose runs
-// last to their deadline with heartbeats; a live trial, whose processes and
+// Cost estimates the work of a trial, for balancing shards: a simulated
+// trial's estimated events (Estimate); a live trial, whose processes and
 // proxies cost seconds of wall time, 10⁶ + 10⁴·N. Only the ratios matter.
 func (t Trial) Cost(live bool) float64 {
-	n := float64(t.Nodes)
 	if live {
-		return 1e6 + 1e4*n
+		return 1e6 + 1e4*float64(t.Nodes)
 	}
-	a := t.Algo.Alg
-	switch {
-	case a.Quorum != nil:
-		return 4 * n * n
-	case a.Topology.IsRing():
-		return n * (1 + math.Log2(n))
-	}
-	return n * n
+	return t.load().Events
 }
 
 // AssignShards assigns each trial of a plan (given by its estimated costs,

@@ -9,11 +9,9 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -103,7 +101,7 @@ func (o *powParamFlags) params() (pow.Params, error) {
 
 // powInterrupts returns a context cancelled by Ctrl-C or SIGTERM.
 func powInterrupts(cmd *cobra.Command) (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	return interrupts(cmd, "minting")
 }
 
 // powInterrupted maps a cancelled context to exit code 130.

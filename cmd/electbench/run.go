@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -50,6 +48,7 @@ type runOptions struct {
 	shard      string           // K/M: run only part K of M of the plan (shard.go)
 	shards     int              // M, with K from $ELECTBENCH_SHARD or $JOB_COMPLETION_INDEX
 	budget     trial.Budget     // --max-events, --max-inflight; zero: scaled to N
+	maxMemory  string           // --max-memory: the plan guard's limit (memory.go)
 	report     runReportOptions // report.html and --history (history.go)
 	external   externalOptions  // --node-cmd and its companions (external.go)
 }
@@ -125,6 +124,7 @@ host; the failed trial is not recorded and --resume runs it again),
 	f.IntVar(&o.shards, "shards", 0, "the plan's parts M, with K from $ELECTBENCH_SHARD (1..M) or $JOB_COMPLETION_INDEX (0..M-1, a Kubernetes Indexed Job's)")
 	f.Int64Var(&o.budget.MaxEvents, "max-events", 0, "events one trial may process (live: the steps its machines handle) before it is stopped and recorded as not live\n(default 64·N² + 2²⁰, plus 4N per T of the deadline for quorum algorithms)")
 	f.Int64Var(&o.budget.MaxInFlight, "max-inflight", 0, "events one simulated trial may hold pending (messages in flight, armed timers; about\n256 bytes each) before it is stopped and recorded as not live (default max(4N, 2²⁰))")
+	f.StringVar(&o.maxMemory, "max-memory", "", "memory the run may use, all trials at once: a size (16GiB, 512MB) or a share of this machine's (50%);\na plan estimated to need more is refused before it starts (default 75%)")
 	o.report.bind(f)
 	_ = cmd.RegisterFlagCompletionFunc("algo", func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 		return completeList(algoWords(), toComplete)
@@ -363,6 +363,9 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 	if err != nil {
 		return badInput(err)
 	}
+	if err := guardPlan(o, append(slices.Clone(specs), liveSpecs...)); err != nil {
+		return err
+	}
 	var trials []workloads.Trial
 	for _, spec := range specs {
 		for _, t := range spec.Plan() {
@@ -433,7 +436,7 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 	}
 	opts.Skip = func(t workloads.Trial) bool { return done[trialKey(t)] || !inShard(t, false) }
 
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, stop := interrupts(cmd, "the run")
 	defer stop()
 	start := time.Now()
 	written := 0

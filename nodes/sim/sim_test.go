@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"errors"
 	"strings"
@@ -333,5 +334,55 @@ func TestBudgetStopsTrial(t *testing.T) {
 	small, large := trial.DefaultBudget(pingPong, 4, time.Second, time.Millisecond), trial.DefaultBudget(pingPong, 1024, time.Second, time.Millisecond)
 	if small.MaxEvents <= 0 || large.MaxEvents <= small.MaxEvents || large.MaxInFlight < small.MaxInFlight {
 		t.Errorf("default budgets %+v (N = 4), %+v (N = 1024)", small, large)
+	}
+}
+
+// TestRunContextCancel: a cancelled trial stops at once with the context's
+// error, before the events it would have processed; a trial cancelled
+// while it runs stops within cancelEvery events of the cancellation.
+func TestRunContextCancel(t *testing.T) {
+	a, v, err := nodes.Lookup("chang-roberts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 2000
+	ranks := make([]nodes.Rank, n)
+	initiators := make([]int, n)
+	for i := range ranks {
+		ranks[i] = nodes.RankOf(uint64(n - i)) // descending, all initiate: N²/2 messages
+		initiators[i] = i
+	}
+	cfg := trial.Config{Algorithm: a, Variant: v, Ranks: ranks, Initiators: initiators, Latency: trial.Constant(time.Millisecond), Seed: 1}
+	full, err := Run(cfg)
+	if err != nil || full.Events < 1_000_000 {
+		t.Fatalf("uncancelled: %d events, %v", full.Events, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rec, err := RunContext(ctx, cfg)
+	if !errors.Is(err, context.Canceled) || rec == nil || rec.Events != 0 {
+		t.Fatalf("cancelled before: %v, record %v", err, rec)
+	}
+	// Cancel from the event stream itself, at a known event: the trial
+	// must stop at the next look, within 1<<16 events.
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	cfg.Events = &cancelAt{at: 100_000, cancel: cancel}
+	rec, err = RunContext(ctx, cfg)
+	if !errors.Is(err, context.Canceled) || rec.Events < 100_000 || rec.Events > 100_000+1<<16 {
+		t.Fatalf("cancelled at event 100000: %v after %d events (of %d)", err, rec.Events, full.Events)
+	}
+}
+
+// cancelAt cancels after its at-th delivery.
+type cancelAt struct {
+	seen, at int64
+	cancel   func()
+}
+
+func (c *cancelAt) Kinds() trial.Kinds { return trial.KindsOf(trial.EvRecv) }
+func (c *cancelAt) Event(*trial.Event) {
+	if c.seen++; c.seen == c.at {
+		c.cancel()
 	}
 }

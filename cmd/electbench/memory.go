@@ -1,0 +1,71 @@
+package main
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+
+	"github.com/dustin/go-humanize"
+
+	"github.com/electbench/electbench/internal/hostmem"
+	"github.com/electbench/electbench/workloads"
+)
+
+// defaultMemoryShare is --max-memory's default: the share of the machine's
+// memory (or its container's limit) a run may plan to use, leaving the rest
+// to the system and to what the estimates miss.
+const defaultMemoryShare = 75
+
+// fallbackMemory stands for the machine's memory where the host does not
+// say how much it has.
+const fallbackMemory = 8 << 30
+
+// parseMaxMemory reads --max-memory: bytes with a unit (512MiB, 16GiB,
+// 20GB) or a share of the machine's memory (50%); "" is the default share.
+func parseMaxMemory(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		s = strconv.Itoa(defaultMemoryShare) + "%"
+	}
+	if pct, ok := strings.CutSuffix(s, "%"); ok {
+		p, err := strconv.ParseFloat(strings.TrimSpace(pct), 64)
+		if err != nil || p <= 0 || p > 100 {
+			return 0, fmt.Errorf("--max-memory %q: a share of the machine's memory is a number from 0 to 100 followed by %%", s)
+		}
+		total, ok := hostmem.Total()
+		if !ok {
+			total = fallbackMemory
+		}
+		return int64(float64(total) * p / 100), nil
+	}
+	b, err := humanize.ParseBytes(s)
+	if err != nil || b == 0 {
+		return 0, fmt.Errorf("--max-memory %q: want a size such as 512MiB, 16GiB or 20GB, or a share of the machine's memory such as 50%%", s)
+	}
+	if b < 64<<20 || b > 1<<62 {
+		return 0, fmt.Errorf("--max-memory %q: want at least 64MiB", s)
+	}
+	return int64(b), nil
+}
+
+// guardPlan refuses, with exit 2, a plan that cannot fit in --max-memory
+// or --max-events (workloads.CheckPlan), and makes the limit the Go
+// runtime's soft memory limit, so that the collector works harder rather
+// than let the run outgrow it.
+func guardPlan(o runOptions, specs []*workloads.Spec) error {
+	limit, err := parseMaxMemory(o.maxMemory)
+	if err != nil {
+		return badInput(err)
+	}
+	parallel := o.parallel
+	if parallel <= 0 {
+		parallel = runtime.GOMAXPROCS(0)
+	}
+	if err := workloads.CheckPlan(specs, workloads.Limits{MaxMemory: limit, Parallel: parallel}); err != nil {
+		return badInput(err)
+	}
+	debug.SetMemoryLimit(limit)
+	return nil
+}

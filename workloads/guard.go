@@ -1,0 +1,257 @@
+package workloads
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"unsafe"
+
+	"github.com/dustin/go-humanize"
+
+	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/trial"
+)
+
+// Estimate is what a simulated trial is expected to cost, worked out from
+// its plan alone (N, topology, algorithm, initiators, id arrangement,
+// detector, latency model) before anything runs: the plan guard refuses a
+// run that cannot fit, shards balance on Events, and progress turns the
+// trials' measured cost per event into an ETA.
+type Estimate struct {
+	Events   float64 // events the trial processes (messages delivered, timers fired)
+	InFlight float64 // events pending at the busiest instant
+	Memory   float64 // peak bytes, with InFlight events pending
+}
+
+// Bytes the simulator holds per process whatever the algorithm: the rank
+// (40), the machine's interface (16), alive flags (2, the simulator's and
+// the checker's), the decision (16), the checker's belief (4).
+const perProcessBytes = 40 + 16 + 2 + 16 + 4
+
+// pendingBytes is the memory of one pending event: its payload in the slab
+// (a message of two ranks and a body), its heap entry and the queues'
+// slack.
+const pendingBytes = 256
+
+// externalProcessBytes is a node program of another language, one process
+// a simulated node.
+const externalProcessBytes = 1 << 20
+
+// Estimate works out trial t's expected cost. The figures are those of the
+// reference model (ALGORITHMS.md) for the common case, rounded up where the
+// arrangement makes the worst case likely (ascending or descending ids with
+// many initiators); they are estimates to refuse the hopeless and to
+// predict, not bounds.
+func (t Trial) Estimate() Estimate {
+	e := t.load()
+	s, a, n := t.Spec, t.Algo.Alg, float64(t.Nodes)
+	mem := n * float64(perProcessBytes+machineBytes(t.Algo, t.Nodes))
+	if a.Topology == nodes.Complete {
+		mem += n * float64(unsafe.Sizeof(nodes.Peer{})) // Env.Peers, shared
+		mem += n * 64                                    // armed timers (a map entry each)
+		if !s.Latency.Constant() {
+			mem += n * n * 48 // FIFO state per directed link that carried a message
+		}
+	} else if !s.Latency.Constant() {
+		mem += n * 16 // FIFO state of ring links
+	}
+	if s.Detector.Kind == "heartbeat" {
+		mem += 9 * n * n // last heard and suspected, per ordered pair
+	}
+	inflight := e.InFlight
+	if b := s.Budget.MaxInFlight; b > 0 {
+		inflight = math.Min(inflight, float64(b)) // the budget stops it there
+	}
+	e.Memory = mem + inflight*pendingBytes
+	return e
+}
+
+// load is the events and the peak of pending events of Estimate, which
+// cost nothing to work out (no machine is built).
+func (t Trial) load() Estimate {
+	s, a, n := t.Spec, t.Algo.Alg, float64(t.Nodes)
+	init := float64(1)
+	switch {
+	case a.StartsAll || s.Initiators.Mode == "all":
+		init = n
+	case s.Initiators.Mode == "random":
+		init = math.Min(float64(s.Initiators.K), n)
+	case s.Initiators.Mode == "list":
+		init = math.Max(1, float64(len(s.Initiators.List)))
+	}
+	ordered := s.IDs.Mode == "ascending" || s.IDs.Mode == "descending"
+	var e Estimate
+	switch {
+	case a.Quorum != nil:
+		// Heartbeats from the leader to everyone until the deadline, and
+		// elections whose ballots cross: O(N²) events, N² pending at worst.
+		e.Events, e.InFlight = 4*n*n, n*n
+	case a.Topology.IsRing():
+		// Every initiation sends one message around at most once; with
+		// random ids the k-th highest initiator's travels about N/k hops
+		// (harmonic sum), with ordered ids all of them may go round.
+		// Phases (hs) multiply by about 8·log₂N at most, never more than
+		// the all-round figure. Then one announcement round.
+		hops := n * (1 + math.Log(init))
+		if ordered {
+			hops = init * n / 2
+		}
+		if a.Name == "hs" {
+			hops = math.Min(math.Max(hops, 8*n*(1+math.Log2(n))), init*n)
+		}
+		e.Events = hops + 2*n
+		e.InFlight = 2 * init // hs: probes both ways
+	default:
+		// Complete graphs (bully, multicast): each process that starts an
+		// election addresses every process above it, each of which answers
+		// and starts its own at once: about N² events, half of them pending
+		// at one instant.
+		e.Events, e.InFlight = n*n+3*n, n*n/2
+	}
+	if s.Detector.Kind == "heartbeat" {
+		// Every process pings every other each period, for a few periods.
+		e.Events += 2 * n * n * 4
+		e.InFlight += n * n
+	}
+	return e
+}
+
+// machineBytes is the size of one process's machine of algorithm a, as its
+// constructor builds it (the struct itself: what a machine allocates as it
+// runs is not counted).
+func machineBytes(a Algo, n int) int {
+	if a.Alg.External != nil {
+		return externalProcessBytes
+	}
+	newMachine, err := a.Alg.New(nodes.Config{Variant: a.Variant, Params: a.Params, N: n, T: 1, D: 1})
+	if err != nil {
+		return 0 // Validate reports it
+	}
+	t := reflect.TypeOf(newMachine())
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return int(t.Size())
+}
+
+// Limits are what the plan guard holds a run to.
+type Limits struct {
+	MaxMemory int64 // bytes all trials running at once may use, with the plan itself
+	Parallel  int   // trials run at once
+}
+
+// PlanError is a run refused before it started: the estimate and the limit
+// it breaks.
+type PlanError struct{ Msg string }
+
+func (e *PlanError) Error() string { return e.Msg }
+
+// planBytesPerTrial is what planning one trial costs before it runs: its
+// Trial, its resume key and its share of the progress and shard tables.
+const planBytesPerTrial = int64(unsafe.Sizeof(Trial{})) + 96
+
+// CountTrials is how many trials specs plan, without planning them.
+func CountTrials(specs []*Spec) int64 {
+	var total int64
+	for _, s := range specs {
+		for _, a := range s.Algos {
+			for _, n := range s.Nodes {
+				if a.UpTo > 0 && n > a.UpTo {
+					continue
+				}
+				total += int64(max(s.Trials, 0))
+			}
+		}
+	}
+	return total
+}
+
+// CheckPlan refuses, before anything is planned or run, a plan that
+// cannot fit: more trials than memory can plan, a trial whose estimated
+// events exceed its events budget (explicit, or the default scaled to N),
+// or trials whose estimated memory, the largest Parallel of them at once,
+// exceeds lim.MaxMemory. Budgets left at their defaults do not lower the
+// memory estimate: a trial that would be stopped by the default in-flight
+// budget is refused rather than run to be stopped.
+func CheckPlan(specs []*Spec, lim Limits) error {
+	count := CountTrials(specs)
+	if lim.MaxMemory > 0 && count > lim.MaxMemory/planBytesPerTrial {
+		return &PlanError{fmt.Sprintf("the plan holds %s trials, about %s to plan before the first runs, more than --max-memory %s: ask for fewer --trials, sizes or algorithms",
+			si(float64(count)), sizeOf(float64(count)*float64(planBytesPerTrial)), sizeOf(float64(lim.MaxMemory)))}
+	}
+	type big struct {
+		mem  float64
+		what string
+	}
+	var mems []big
+	for _, s := range specs {
+		if s.Runtime == "live" {
+			continue
+		}
+		for _, a := range s.Algos {
+			for _, n := range s.Nodes {
+				if a.UpTo > 0 && n > a.UpTo {
+					continue
+				}
+				t := Trial{Spec: s, Algo: a, Nodes: n}
+				e := t.Estimate()
+				what := fmt.Sprintf("%s N=%d", a.Alg.Name, n)
+				if s.Scenario != "" && s.Scenario != "adhoc" {
+					what = s.Scenario + ": " + what
+				}
+				budget := trial.DefaultBudget(a.Alg, n, s.Deadline, s.Latency.Mean()).MaxEvents
+				if s.Budget.MaxEvents > 0 {
+					budget = s.Budget.MaxEvents
+				}
+				if e.Events > float64(budget) {
+					return &PlanError{fmt.Sprintf("%s: estimated %s events a trial, more than --max-events %s: every trial would be stopped unfinished; choose a smaller N, or raise --max-events",
+						what, si(e.Events), si(float64(budget)))}
+				}
+				if lim.MaxMemory > 0 && e.Memory > float64(lim.MaxMemory) {
+					return &PlanError{fmt.Sprintf("%s: estimated %s at its peak (%s events pending at once), more than --max-memory %s; choose a smaller N, raise --max-memory, or bound the events pending with --max-inflight",
+						what, sizeOf(e.Memory), si(e.InFlight), sizeOf(float64(lim.MaxMemory)))}
+				}
+				for range min(s.Trials, max(lim.Parallel, 1)) {
+					mems = append(mems, big{e.Memory, what})
+				}
+			}
+		}
+	}
+	if lim.MaxMemory <= 0 || lim.Parallel <= 1 {
+		return nil
+	}
+	slices.SortFunc(mems, func(a, b big) int {
+		switch {
+		case a.mem > b.mem:
+			return -1
+		case a.mem < b.mem:
+			return 1
+		}
+		return 0
+	})
+	var sum float64
+	for _, m := range mems[:min(lim.Parallel, len(mems))] {
+		sum += m.mem
+	}
+	if sum > float64(lim.MaxMemory) {
+		return &PlanError{fmt.Sprintf("%d trials at once (--parallel %d) of %s and the next largest: estimated %s together, more than --max-memory %s; lower --parallel or raise --max-memory",
+			lim.Parallel, lim.Parallel, mems[0].what, sizeOf(sum), sizeOf(float64(lim.MaxMemory)))}
+	}
+	return nil
+}
+
+func sizeOf(b float64) string {
+	if b >= math.MaxUint64 {
+		return fmt.Sprintf("%.2g B", b)
+	}
+	return humanize.IBytes(uint64(b))
+}
+
+// si prints a count as 1.2e+10 once it is too long to read.
+func si(x float64) string {
+	if x < 1e7 {
+		return fmt.Sprintf("%.0f", x)
+	}
+	return fmt.Sprintf("%.2g", x)
+}
