@@ -49,7 +49,7 @@ func (t Trial) Estimate() Estimate {
 	mem := n * float64(perProcessBytes+machineBytes(t.Algo, t.Nodes))
 	if a.Topology == nodes.Complete {
 		mem += n * float64(unsafe.Sizeof(nodes.Peer{})) // Env.Peers, shared
-		mem += n * 64                                    // armed timers (a map entry each)
+		mem += n * 64                                   // armed timers (a map entry each)
 		if !s.Latency.Constant() {
 			mem += n * n * 48 // FIFO state per directed link that carried a message
 		}
