@@ -91,14 +91,15 @@ func (t Trial) load() Estimate {
 		// Every initiation sends one message around at most once; with
 		// random ids the k-th highest initiator's travels about N/k hops
 		// (harmonic sum), with ordered ids all of them may go round.
-		// Phases (hs) multiply by about 8·log₂N at most, never more than
-		// the all-round figure. Then one announcement round.
+		// hs's doubling phases cost about 3·N·log₂N with random ids
+		// (8·N·log₂N at worst), never more than the all-round figure.
+		// Then one announcement round.
 		hops := n * (1 + math.Log(init))
 		if ordered {
 			hops = init * n / 2
 		}
 		if a.Name == "hs" {
-			hops = math.Min(math.Max(hops, 8*n*(1+math.Log2(n))), init*n)
+			hops = math.Min(math.Max(hops, 3*n*(1+math.Log2(n))), init*n)
 		}
 		e.Events = hops + 2*n
 		e.InFlight = 2 * init // hs: probes both ways

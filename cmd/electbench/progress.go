@@ -29,15 +29,24 @@ type progress interface {
 const logEvery = 10 * time.Second
 
 // newProgress chooses bars when w is a terminal, occasional lines otherwise.
-// total is the number of trials that will run.
-func newProgress(w io.Writer, total int) progress {
+// total is the number of trials that will run; e predicts the time left.
+func newProgress(w io.Writer, total int, e *eta) progress {
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) && total > 0 {
 		// A terminal that reports no width (some ptys) would get no bar at all.
 		if width, _, err := term.GetSize(int(f.Fd())); err == nil && width > 0 {
-			return newBarProgress(w, total)
+			return newBarProgress(w, total, e)
 		}
 	}
-	return &logProgress{w: w, total: total, start: time.Now(), last: time.Now(), every: logEvery, now: time.Now}
+	return &logProgress{w: w, total: total, start: time.Now(), last: time.Now(), every: logEvery, now: time.Now, eta: e}
+}
+
+// left prints the time e predicts, or "?" while it cannot tell.
+func left(e *eta) string {
+	d, ok := e.remaining()
+	if !ok {
+		return "?"
+	}
+	return d.Round(time.Second).String()
 }
 
 // countToRun is how many trials a run will execute: those not skipped.
@@ -65,10 +74,11 @@ type barProgress struct {
 	done    int
 	total   int
 	start   time.Time
+	eta     *eta // under mu
 }
 
-func newBarProgress(w io.Writer, total int) *barProgress {
-	b := &barProgress{total: total, start: time.Now()}
+func newBarProgress(w io.Writer, total int, e *eta) *barProgress {
+	b := &barProgress{total: total, start: time.Now(), eta: e}
 	b.p = mpb.New(mpb.WithOutput(w), mpb.WithAutoRefresh(), mpb.WithWidth(32), mpb.WithRefreshRate(120*time.Millisecond))
 	b.bar = b.p.AddBar(int64(total),
 		mpb.PrependDecorators(
@@ -77,12 +87,10 @@ func newBarProgress(w io.Writer, total int) *barProgress {
 		),
 		mpb.AppendDecorators(
 			decor.Percentage(decor.WC{W: 5}),
-			decor.Name(" · "),
-			decor.AverageETA(decor.ET_STYLE_GO),
 			decor.Any(func(decor.Statistics) string {
 				b.mu.Lock()
 				defer b.mu.Unlock()
-				s := " · " + b.current
+				s := " · " + b.current + " · about " + left(b.eta) + " left"
 				if b.failing > 0 {
 					s += fmt.Sprintf(" · %d failing", b.failing)
 				}
@@ -96,6 +104,7 @@ func newBarProgress(w io.Writer, total int) *barProgress {
 func (b *barProgress) Done(r reports.Row) {
 	b.done++
 	b.mu.Lock()
+	b.eta.finished(r, time.Now())
 	b.current = fmt.Sprintf("%s n=%d", r.Algorithm, r.Nodes)
 	if !r.Correct || !r.Live || r.SafetyViolations > 0 || r.Error != "" {
 		b.failing++
@@ -122,6 +131,7 @@ type logProgress struct {
 	start, last time.Time
 	every       time.Duration
 	now         func() time.Time
+	eta         *eta
 }
 
 func (l *logProgress) Done(r reports.Row) {
@@ -130,14 +140,13 @@ func (l *logProgress) Done(r reports.Row) {
 		l.failing++
 	}
 	now := l.now()
+	l.eta.finished(r, now)
 	if now.Sub(l.last) < l.every || l.total == 0 {
 		return
 	}
 	l.last = now
-	elapsed := now.Sub(l.start)
-	left := time.Duration(float64(elapsed) * float64(l.total-l.done) / float64(l.done))
-	fmt.Fprintf(l.w, "progress: %d/%d trials (%d%%), %d failing, %v elapsed, about %v left\n",
-		l.done, l.total, 100*l.done/l.total, l.failing, elapsed.Round(time.Second), left.Round(time.Second))
+	fmt.Fprintf(l.w, "progress: %d/%d trials (%d%%), %d failing, %v elapsed, about %s left\n",
+		l.done, l.total, 100*l.done/l.total, l.failing, now.Sub(l.start).Round(time.Second), left(l.eta))
 }
 
 func (l *logProgress) Close() {}

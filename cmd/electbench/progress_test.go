@@ -13,10 +13,14 @@ import (
 func TestLogProgress(t *testing.T) {
 	var b bytes.Buffer
 	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	l := &logProgress{w: &b, total: 100, start: now, last: now, every: logEvery, now: func() time.Time { return now }}
+	e := newETA(now, nil, nil, nil, nil)
+	for i := range 100 {
+		e.addSim(reports.Row{Algorithm: "lcr", Trial: i}.Key(), 1000)
+	}
+	l := &logProgress{w: &b, total: 100, start: now, last: now, every: logEvery, now: func() time.Time { return now }, eta: e}
 	for i := range 100 {
 		now = now.Add(time.Second)
-		r := reports.Row{Correct: true, Live: true}
+		r := reports.Row{Algorithm: "lcr", Trial: i, Events: 1000, Correct: true, Live: true}
 		if i == 3 {
 			r.Correct = false
 		}
@@ -31,7 +35,7 @@ func TestLogProgress(t *testing.T) {
 		t.Errorf("first line %q", lines[0])
 	}
 	// Not a terminal: a bytes.Buffer gets the plain lines.
-	if _, ok := newProgress(&b, 5).(*logProgress); !ok {
+	if _, ok := newProgress(&b, 5, e).(*logProgress); !ok {
 		t.Error("a buffer got bars")
 	}
 }
@@ -41,7 +45,7 @@ func TestLogProgress(t *testing.T) {
 func TestBarProgress(t *testing.T) {
 	for _, n := range []int{3, 1} {
 		var b bytes.Buffer
-		p := newBarProgress(&b, 3)
+		p := newBarProgress(&b, 3, newETA(time.Now(), nil, nil, nil, nil))
 		for range n {
 			p.Done(reports.Row{Algorithm: "lcr", Nodes: 8, Correct: true, Live: true})
 		}
@@ -49,5 +53,44 @@ func TestBarProgress(t *testing.T) {
 		if !strings.Contains(b.String(), "trials") || !strings.Contains(b.String(), "lcr n=8") {
 			t.Errorf("%d of 3 done: bar output %q", n, b.String())
 		}
+	}
+}
+
+// TestETAFromCost: trials of growing size (a sweep over N), each taking
+// time in proportion to the events it processes, give an exact ETA from
+// the first finished trial on, even with estimates off by a constant factor
+// (here the runs process a third of the estimate); counting trials would
+// predict a tenth of the time left. Live trials after the simulated ones
+// take their own rate.
+func TestETAFromCost(t *testing.T) {
+	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	e := newETA(start, nil, nil, nil, nil)
+	row := func(i int) reports.Row { return reports.Row{Algorithm: "lcr", Nodes: 1 << i, Events: int64(1000 << i)} }
+	var total float64 // actual events and set-ups, at 1 µs each
+	for i := range 10 {
+		e.addSim(row(i).Key(), float64(int64(3000)<<i))
+		total += float64(int64(1000)<<i) + simOverhead
+	}
+	if _, ok := e.remaining(); ok {
+		t.Fatal("an ETA before any trial finished")
+	}
+	now, spent := start, 0.0
+	for i := range 9 {
+		c := float64(int64(1000)<<i) + simOverhead
+		spent += c
+		now = now.Add(time.Duration(c * float64(time.Microsecond)))
+		e.finished(row(i), now)
+		got, ok := e.remaining()
+		want := time.Duration((total - spent) * float64(time.Microsecond))
+		if !ok || got < want-time.Millisecond || got > want+time.Millisecond {
+			t.Fatalf("after %d trials: %v left, want %v", i+1, got, want)
+		}
+	}
+	// A live trial is still to come: its prior rate.
+	live := reports.Row{Algorithm: "raft", Nodes: 5, Runtime: "live"}
+	e.addLive(live.Key(), 2e6)
+	got, _ := e.remaining()
+	if want := time.Duration((total-spent)*float64(time.Microsecond)) + 2*time.Second; got < want-time.Millisecond || got > want+time.Millisecond {
+		t.Fatalf("with a live trial to come: %v, want %v", got, want)
 	}
 }

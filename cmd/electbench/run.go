@@ -452,7 +452,8 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 		liveOpts.Trace = liveTrace
 	}
 	liveOpts.Skip = func(t workloads.Trial) bool { return done[t.LiveBaseRow().Key()] || !inShard(t, true) }
-	prog := newProgress(cmd.ErrOrStderr(), countToRun(trials, opts.Skip)+countToRun(liveTrials, liveOpts.Skip))
+	prog := newProgress(cmd.ErrOrStderr(), countToRun(trials, opts.Skip)+countToRun(liveTrials, liveOpts.Skip),
+		newETA(start, trials, liveTrials, opts.Skip, liveOpts.Skip))
 	emit := func(r reports.Row) error {
 		written++
 		prog.Done(r)
