@@ -49,6 +49,14 @@ type powPool struct {
 	ids    []nodes.ID
 }
 
+// PowParams returns the puzzle of a pow arrangement.
+func (a IDs) PowParams() (pow.Params, bool) {
+	if a.Pow == nil {
+		return pow.Params{}, false
+	}
+	return a.Pow.params, true
+}
+
 // Prepare mints (or loads from the cache) the identities an arrangement
 // needs for clusters of up to n processes. Only pow arrangements need it.
 func (a IDs) Prepare(ctx context.Context, n int, o pow.CacheOptions) error {

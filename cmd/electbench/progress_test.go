@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/electbench/electbench/pow"
 	"github.com/electbench/electbench/reports"
 )
 
@@ -92,5 +93,28 @@ func TestETAFromCost(t *testing.T) {
 	got, _ := e.remaining()
 	if want := time.Duration((total-spent)*float64(time.Microsecond)) + 2*time.Second; got < want-time.Millisecond || got > want+time.Millisecond {
 		t.Fatalf("with a live trial to come: %v, want %v", got, want)
+	}
+}
+
+// TestMintProgress: off a terminal, a line every logEvery with the work
+// expected of one identity and, after the first, the time left; the last
+// identity always gets its line.
+func TestMintProgress(t *testing.T) {
+	var b bytes.Buffer
+	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	f := mintProgress(&b, pow.Params{Bits: 17, DynBits: 4}, func() time.Time { return now }, false)
+	for i := 1; i <= 40; i++ {
+		now = now.Add(time.Second)
+		f(i, 40)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	want := []string{
+		"identities: 10/40 minted (2^17 key pairs and 2^4 nonces each on average), 10s elapsed",
+		"identities: 20/40 minted (2^17 key pairs and 2^4 nonces each on average), 20s elapsed, about 20s left",
+		"identities: 30/40 minted (2^17 key pairs and 2^4 nonces each on average), 30s elapsed, about 10s left",
+		"identities: 40/40 minted (2^17 key pairs and 2^4 nonces each on average), 40s elapsed",
+	}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("lines:\n%s\nwant:\n%s", b.String(), strings.Join(want, "\n"))
 	}
 }

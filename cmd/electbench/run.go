@@ -598,6 +598,56 @@ func prepareIdentities(cmd *cobra.Command, spec *workloads.Spec) error {
 		return fmt.Errorf("--ids %s: %w", spec.IDs, err)
 	}
 	n := slices.Max(spec.Nodes)
-	fmt.Fprintf(cmd.ErrOrStderr(), "identities: %d for %s (cached in %s)\n", n, spec.IDs, dir)
-	return spec.IDs.Prepare(cmd.Context(), n, pow.CacheOptions{Dir: dir})
+	stderr := cmd.ErrOrStderr()
+	fmt.Fprintf(stderr, "identities: %d for %s (cached in %s)\n", n, spec.IDs, dir)
+	ctx, stop := interrupts(cmd, "minting")
+	defer stop()
+	params, _ := spec.IDs.PowParams()
+	err = spec.IDs.Prepare(ctx, n, pow.CacheOptions{Dir: dir, Progress: mintProgress(stderr, params, time.Now, powIsTerminal(stderr))})
+	if err != nil && ctx.Err() != nil {
+		return powInterrupted(err) // what was minted is lost: the cache is written whole
+	}
+	return err
+}
+
+// mintProgress reports the minting of a run's identities: on a terminal a
+// line redrawn at most every 200 ms, elsewhere a line every logEvery; each
+// with the identities minted, the expected work of one (2^b key pairs,
+// plus 2^c nonces with a dynamic puzzle), the time so far and the time
+// left at the rate so far.
+func mintProgress(w io.Writer, p pow.Params, now func() time.Time, terminal bool) func(minted, want int) {
+	start, last := now(), now()
+	every := logEvery
+	if terminal {
+		every = 200 * time.Millisecond
+	}
+	work := fmt.Sprintf("2^%d key pairs", p.Bits)
+	if p.DynBits > 0 {
+		work += fmt.Sprintf(" and 2^%d nonces", p.DynBits)
+	}
+	first := true
+	return func(minted, want int) {
+		t := now()
+		if t.Sub(last) < every && minted < want {
+			return
+		}
+		last = t
+		elapsed := t.Sub(start)
+		line := fmt.Sprintf("identities: %d/%d minted (%s each on average), %v elapsed", minted, want, work, elapsed.Round(time.Second/10))
+		if minted < want {
+			if first {
+				first = false // the first identities include the cache's: no rate yet
+			} else {
+				line += fmt.Sprintf(", about %v left", time.Duration(float64(elapsed)*float64(want-minted)/float64(minted)).Round(time.Second))
+			}
+		}
+		if terminal {
+			fmt.Fprintf(w, "\r%s   ", line)
+			if minted == want {
+				fmt.Fprintln(w)
+			}
+			return
+		}
+		fmt.Fprintln(w, line)
+	}
 }
