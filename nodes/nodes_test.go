@@ -1,7 +1,9 @@
 package nodes
 
 import (
+	"bytes"
 	"errors"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -267,4 +269,22 @@ func FuzzParseDuration(f *testing.F) {
 			t.Fatalf("ParseDuration(%q, D=%d) = %v, %v; as T: %v, %v", s, D, got, err, want, werr)
 		}
 	})
+}
+
+// TestIDCompareMatchesBytes: ID.Compare orders as the big-endian bytes do,
+// for ids that differ in any word, or not at all.
+func TestIDCompareMatchesBytes(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	word := func() uint64 { return []uint64{0, 1, ^uint64(0), r.Uint64()}[r.IntN(4)] }
+	for range 100_000 {
+		a := ID{word(), word(), word(), word()}
+		b := a
+		if r.IntN(8) > 0 {
+			b[r.IntN(4)] = word()
+		}
+		ab, bb := a.Bytes(), b.Bytes()
+		if got, want := a.Compare(b), bytes.Compare(ab[:], bb[:]); got != want {
+			t.Fatalf("%v.Compare(%v) = %d, want %d", a, b, got, want)
+		}
+	}
 }

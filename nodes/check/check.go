@@ -295,21 +295,21 @@ func (c *Checker) Finish(decisions *trial.Decisions, quiescent bool, end time.Du
 	allDecided, agree := true, true
 	var leader nodes.Rank
 	first := -1
-	for p, d := range decisions.All() {
+	for p := range decisions.Len() {
 		if !c.alive[p] {
 			continue
 		}
-		if d.Count == 0 {
+		if decisions.Count(p) == 0 {
 			allDecided = false
 			continue
 		}
-		v.DecidedAt = max(v.DecidedAt, d.At)
+		v.DecidedAt = max(v.DecidedAt, decisions.At(p))
 		if first < 0 {
-			first, leader = p, d.Leader
-		} else if d.Leader != leader && agree {
+			first, leader = p, decisions.Get(p).Leader
+		} else if agree && !decisions.SameLeader(p, first) {
 			agree = false
 			c.record(Violation{At: end, Kind: "disagreement", Procs: []int{first, p},
-				Detail: fmt.Sprintf("processes %d and %d ended believing different leaders (%s and %s)", first, p, leader, d.Leader)})
+				Detail: fmt.Sprintf("processes %d and %d ended believing different leaders (%s and %s)", first, p, leader, decisions.Get(p).Leader)})
 		}
 	}
 	if allDecided && agree && first >= 0 {

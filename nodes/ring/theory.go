@@ -41,11 +41,16 @@ func shapeOf(in nodes.TheoryInput) (s shape, ok bool) {
 	}
 	s.n = n
 	ups, downs, ties := 0, 0, 0
-	for i, r := range in.Ranks {
-		if c := r.Compare(in.Ranks[s.leader]); c > 0 {
+	for i := range in.Ranks {
+		r := &in.Ranks[i]
+		if r.Compare(in.Ranks[s.leader]) > 0 {
 			s.leader = i
 		}
-		switch r.Compare(in.Ranks[(i+1)%n]) {
+		next := i + 1
+		if next == n {
+			next = 0
+		}
+		switch r.Compare(in.Ranks[next]) {
 		case -1:
 			ups++
 		case 1:
