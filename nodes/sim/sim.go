@@ -380,10 +380,16 @@ func (s *sim) warm(next []entry) {
 	for i := range next {
 		e := &next[i]
 		// A payload spans two cache lines: load a byte of each.
+		// The receiver's state lies in several arrays (machines, alive,
+		// ranks for Env.Self, and the FIFO ring state it reads when it
+		// sends): load each.
 		p := s.slab.at(e.slot)
-		x += p.kind + uint8(p.msg.B) + *(*uint8)(machineData(&s.machines[e.to]))
+		x += p.kind + uint8(p.msg.B) + *(*uint8)(machineData(&s.machines[e.to])) + uint8(s.ranks[e.to].ID[3])
 		if s.alive[e.to] {
 			x++
+		}
+		if s.ringLast != nil {
+			x += uint8(s.ringLast[e.to][0])
 		}
 	}
 	s.sink += x
