@@ -13,7 +13,7 @@
 // two whole processes is what electbench's bookkeeping costs on top of the
 // deliveries themselves.
 //
-// usage: go run ./scripts/heaploop -n 1000000
+// usage: go run ./cmd/heaploop -n 1000000
 package main
 
 import (
