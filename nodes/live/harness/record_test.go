@@ -115,7 +115,7 @@ func running(r *Runtime, cfg trial.Config, ranks []nodes.Rank) *liveTrial {
 	lt := newLiveTrial(r, cfg, faults{}, 1)
 	all := make([]*proc, n)
 	for i := range all {
-		all[i] = &proc{pos: i, idx: i}
+		all[i] = &proc{pos: i, idx: i, stdin: discard{}}
 	}
 	lt.procs.byPos, lt.procs.all = all, all
 	lt.ranks, lt.res.Ranks = ranks, ranks
@@ -124,7 +124,7 @@ func running(r *Runtime, cfg trial.Config, ranks []nodes.Rank) *liveTrial {
 		lt.alive[i] = true
 	}
 	lt.armed, lt.expect = make([]int, n), make([]int, n)
-	lt.log = newEventLog(n, cfg.Events)
+	lt.log = newEventLog(n, &lt.cfg, lt.T, lt.det)
 	lt.res.Sent, lt.res.Received, lt.res.Dropped = newCounts(), newCounts(), newCounts()
 	lt.res.DeliveredFrom = make([]int64, n)
 	lt.res.Stats = make([]*live.Stats, n)
@@ -132,3 +132,9 @@ func running(r *Runtime, cfg trial.Config, ranks []nodes.Rank) *liveTrial {
 	lt.recount()
 	return lt
 }
+
+// discard is the stdin of a process that is not there: commands vanish.
+type discard struct{}
+
+func (discard) Write(b []byte) (int, error) { return len(b), nil }
+func (discard) Close() error                { return nil }
