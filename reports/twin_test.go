@@ -58,3 +58,25 @@ func TestTwin(t *testing.T) {
 		t.Fatalf("page: %v", err)
 	}
 }
+
+// TestNetworkDeparture: the report says how far the live network's
+// measured delays departed from the configured T; simulated rows and rows
+// without a measurement say nothing.
+func TestNetworkDeparture(t *testing.T) {
+	rows := []Row{
+		{Runtime: "live", TS: 0.005, DelayMeanS: Some(0.006), DelayP99S: Some(0.01)},
+		{Runtime: "live", TS: 0.005, DelayMeanS: Some(0.0055), DelayP99S: Some(0.02)},
+		{Runtime: "live", TS: 0.005, DelayMeanS: Some(0.0065), DelayP99S: Some(0.03)},
+		{Runtime: "live", TS: 0.005},
+		{Runtime: "sim", TS: 0.005, DelayMeanS: Some(0.005), DelayP99S: Some(0.005)},
+	}
+	got := networkDeparture(rows)
+	for _, want := range []string{"configured T 5 ms", "measured mean 6 ms (+20.0%)", "p99 20 ms (+300.0%)", "over 3 trials"} {
+		if !strings.Contains(got, want) {
+			t.Fatalf("%q lacks %q", got, want)
+		}
+	}
+	if networkDeparture(rows[3:]) != "" {
+		t.Fatal("no live measurement: want nothing said")
+	}
+}
