@@ -481,17 +481,20 @@ func (lt *liveTrial) emit(i int32) {
 	case trial.EvFault:
 		rec.NoteFault(e.at, l.texts[e.extra])
 	}
+	// A send keeps the number its line got (a delivery may still pair
+	// with it by that number); the event carries the final one.
+	var id uint64
 	switch {
 	case e.kind == trial.EvSend:
 		l.numbered++
+		id = l.numbered
 		if e.awaited {
-			l.sends[e.id] = sentMsg{id: l.numbered, at: e.at}
+			l.sends[e.id] = sentMsg{id: id, at: e.at}
 		}
-		e.id = l.numbered
 	case e.kind.IsMessage():
 		if s, ok := l.sends[e.id]; ok && e.id != 0 {
 			delete(l.sends, e.id)
-			e.id = s.id
+			id = s.id
 			if e.kind == trial.EvRecv {
 				rec.Delayed(e.msg, e.at-s.at)
 			}
@@ -499,12 +502,13 @@ func (lt *liveTrial) emit(i int32) {
 			// Its send was never reported, or came too late: a number
 			// of its own.
 			l.numbered++
-			e.id = l.numbered
+			id = l.numbered
 		}
 	}
 	if l.want.Has(e.kind) && !e.untraced {
 		var ev trial.Event
 		l.event(e, &ev)
+		ev.ID = id
 		l.sink.Event(&ev)
 	}
 	e.emitted = true
