@@ -96,7 +96,9 @@ type eventLog struct {
 	startsAll bool
 	numbered  uint64
 	sends     map[uint64]sentMsg
-	held      int // the most events held at once
+	held      int           // the most events held at once
+	mark      time.Duration // the watermark of the latest flush
+	late      int64         // events that arrived earlier than it: a node broke its clock's order
 	// The watermark: every running process's clock as last known, and the
 	// sync round under way.
 	clocks  map[*proc]*clock
@@ -131,6 +133,9 @@ func newEventLog(n int, cfg *trial.Config, t time.Duration, det trial.Detector) 
 func (l *eventLog) add(e entry) int32 {
 	l.seq++
 	e.seq = l.seq
+	if e.at < l.mark {
+		l.late++
+	}
 	var i int32
 	if k := len(l.free); k > 0 {
 		i = l.free[k-1]
@@ -532,6 +537,7 @@ func (lt *liveTrial) flush(w time.Duration) {
 		k++
 	}
 	l.pending = append(l.pending[:0], l.pending[k:]...)
+	l.mark = max(l.mark, w)
 }
 
 // clockStarts notes that p was told to start at the harness's time `at`: its
@@ -624,6 +630,9 @@ func (lt *liveTrial) finish() (*Result, error) {
 	}
 	res, l := &lt.res, &lt.log
 	lt.flush(time.Duration(math.MaxInt64))
+	if l.late > 0 {
+		lt.logf("%d events arrived after later ones were emitted: the trace has them out of time order", l.late)
+	}
 	rec := l.rec
 	for p := range lt.n {
 		sent := l.maint[p]
