@@ -103,6 +103,10 @@ type eventLog struct {
 	// sync round under way.
 	clocks  map[*proc]*clock
 	syncing int // sync answers awaited
+	// nextRound is how many events held start the next round: holdEvents
+	// more than the last round left, so that a clock held back (a paused
+	// process) costs a round per holdEvents events, not one per event.
+	nextRound int
 }
 
 type sentMsg struct {
@@ -127,7 +131,7 @@ func newEventLog(n int, cfg *trial.Config, t time.Duration, det trial.Detector) 
 	return eventLog{n: n, trace: (want.Has(trial.EvSend) || want.Has(trial.EvRecv)) && trial.ReadsRanks(sink),
 		flight: make([]inflight, n*n), nodeSent: make([]Counts, n), maint: make([]map[string]int64, n),
 		rec: trial.NewRecord(n, t, det), sink: sink, want: want, startsAll: cfg.Algorithm.StartsAll,
-		sends: map[uint64]sentMsg{}, clocks: map[*proc]*clock{}}
+		sends: map[uint64]sentMsg{}, clocks: map[*proc]*clock{}, nextRound: holdEvents}
 }
 
 func (l *eventLog) add(e entry) int32 {
@@ -583,11 +587,11 @@ func (lt *liveTrial) stepped(p *proc, at time.Duration) {
 	}
 }
 
-// watermark asks for the clocks of the running processes once holdEvents
-// are held, and no round is under way.
+// watermark asks for the clocks of the running processes once enough
+// events are held (nextRound), and no round is under way.
 func (lt *liveTrial) watermark() {
 	l := &lt.log
-	if len(l.pending) < holdEvents || l.syncing > 0 {
+	if len(l.pending) < l.nextRound || l.syncing > 0 {
 		return
 	}
 	for p, c := range l.clocks {
@@ -611,6 +615,7 @@ func (lt *liveTrial) advance() {
 		w = min(w, c.bound)
 	}
 	lt.flush(w)
+	l.nextRound = len(l.pending) + holdEvents
 }
 
 // maintKinds are the runtime's own kinds (the heartbeat detector's), which
