@@ -131,6 +131,6 @@ func WriteTwinHTML(out io.Writer, c Comparison, scenario string) error {
 		}
 	}
 	p.tableID("twin", "sortable", head, rows)
-	p.note(CompareMethod + ".")
+	p.note("Compare's method, with the simulator as BASE and live as NEW (a regression there is live higher here): " + CompareMethod + ".")
 	return p.write(out)
 }
