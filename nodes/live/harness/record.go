@@ -570,7 +570,9 @@ func (lt *liveTrial) procEnded(p *proc) {
 		return
 	}
 	delete(lt.log.clocks, p)
-	if p.pos >= 0 {
+	if p.pos >= 0 && lt.procs.byPos[p.pos] == p {
+		// Not yet replaced: a restarted position's new process may
+		// already have messages in flight to it.
 		lt.log.ended(p.pos)
 	}
 	if c.awaiting {
