@@ -64,6 +64,9 @@ var columns = []column{
 	optIntCol("anonymous_refused", func(r *Row) *Opt[int64] { return &r.AnonymousRefused }),
 	floatCol("d_s", func(r *Row) *float64 { return &r.DS }),
 	stringCol("budget", func(r *Row) *string { return &r.Budget }),
+	optFloatCol("delay_mean_s", func(r *Row) *Opt[float64] { return &r.DelayMeanS }),
+	optFloatCol("delay_p99_s", func(r *Row) *Opt[float64] { return &r.DelayP99S }),
+	optFloatCol("turnaround_tm", func(r *Row) *Opt[float64] { return &r.TurnaroundTM }),
 }
 
 // FormatFloat is how every float in a results file is written: the shortest

@@ -20,7 +20,15 @@ type CompareOptions struct {
 	// a fraction (0.05 is 5%); smaller significant changes are no change.
 	// Negative means 0.05; 0 counts every significant change.
 	Threshold float64
+	// AcrossRuntimes groups rows without their runtime, so that a group's
+	// simulated trials (base) meet its live ones (new): electbench twin.
+	// Its changes name the runtime TwinRuntime.
+	AcrossRuntimes bool
 }
+
+// TwinRuntime is the runtime a Change names when it compares the
+// runtimes (CompareOptions.AcrossRuntimes).
+const TwinRuntime = "sim-vs-live"
 
 func (o CompareOptions) withDefaults() CompareOptions {
 	if o.Alpha == 0 {
@@ -55,6 +63,7 @@ var compareMetrics = []struct {
 }{
 	{"messages", func(r *Row) Opt[float64] { return Some(float64(r.Messages)) }, false},
 	{"turnaround_t", func(r *Row) Opt[float64] { return r.TurnaroundT }, false},
+	{"turnaround_tm", func(r *Row) Opt[float64] { return r.TurnaroundTM }, true},
 	{"decided_t", func(r *Row) Opt[float64] { return r.DecidedT }, false},
 	{"detect_t", detectT, true},
 	{"failover_t", func(r *Row) Opt[float64] { return r.FailoverT }, true},
@@ -149,7 +158,7 @@ func (c Comparison) with(v Verdict) []Change {
 
 // Compare compares the trials of base and new group by group (algorithm,
 // variant, runtime, scenario, nodes): first the shares of safe, live and
-// correct trials, then the medians of messages, turnaround_t, decided_t,
+// correct trials, then the medians of messages, turnaround_t, turnaround_tm (where set), decided_t,
 // detect_t and failover_t over the trials without an error whose value is
 // set and finite.
 //
@@ -173,6 +182,9 @@ func Compare(base, new []Row, opt CompareOptions) Comparison {
 	c := Comparison{Alpha: opt.Alpha, Threshold: opt.Threshold, MinSamples: MinSamples(opt.Alpha),
 		BaseRows: len(base), NewRows: len(new)}
 	var keys []groupKey
+	if opt.AcrossRuntimes {
+		base, new = withRuntime(base, TwinRuntime), withRuntime(new, TwinRuntime)
+	}
 	baseBy := groupRows(base, &keys)
 	newBy := groupRows(new, &keys)
 	c.Groups = len(keys)
@@ -198,6 +210,15 @@ func Compare(base, new []Row, opt CompareOptions) Comparison {
 		}
 	}
 	return c
+}
+
+// withRuntime is a copy of rows naming runtime rt.
+func withRuntime(rows []Row, rt string) []Row {
+	out := slices.Clone(rows)
+	for i := range out {
+		out[i].Runtime = rt
+	}
+	return out
 }
 
 func count(rows []*Row, has func(*Row) bool) int {
@@ -490,7 +511,7 @@ type jsonComparison struct {
 const CompareMethod = "shares of safe (no safety violation), live and correct trials, over every trial: two-sided Fisher exact test " +
 	"(gonum combin.LogGeneralizedBinomial for the hypergeometric probabilities); regression = a safety violation in NEW where BASE had none, " +
 	"whatever the sample size, or a significant drop of a share; " +
-	"medians of messages, turnaround_t, decided_t, detect_t, failover_t on trials without error: two-sided Mann-Whitney U test; exact permutation distribution " +
+	"medians of messages, turnaround_t, turnaround_tm, decided_t, detect_t, failover_t on trials without error: two-sided Mann-Whitney U test; exact permutation distribution " +
 	"(conditional on ties) for n1+n2 <= 50, else normal approximation with tie and continuity correction; " +
 	"change = relative change of the median; regression = significant and change > threshold"
 

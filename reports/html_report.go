@@ -318,6 +318,45 @@ func writeMeta(p *page, rows []Row, groups []*reportGroup, opt HTMLOptions) {
 		meta = append(meta, txt(" · trace: "), code(cmpOr(opt.TraceName, "given")))
 	}
 	p.para("meta", meta...)
+	if dep := networkDeparture(rows); dep != "" {
+		p.para("meta", txt(dep))
+	}
+}
+
+// networkDeparture says how far the live network departed from its model
+// (issue 17): per configured T, the median over live trials of the
+// measured mean and p99 one-way delay of the election messages, against
+// T. Empty without live rows that measured any.
+func networkDeparture(rows []Row) string {
+	type agg struct{ means, p99s []float64 }
+	by := map[float64]*agg{}
+	var ts []float64
+	for i := range rows {
+		r := &rows[i]
+		if r.Runtime != "live" || !r.DelayMeanS.Set || !r.DelayP99S.Set || !(r.TS > 0) {
+			continue
+		}
+		a := by[r.TS]
+		if a == nil {
+			a = &agg{}
+			by[r.TS] = a
+			ts = append(ts, r.TS)
+		}
+		a.means, a.p99s = append(a.means, r.DelayMeanS.V), append(a.p99s, r.DelayP99S.V)
+	}
+	if len(ts) == 0 {
+		return ""
+	}
+	slices.Sort(ts)
+	var parts []string
+	for _, t := range ts {
+		a := by[t]
+		m, p99 := median(a.means), median(a.p99s)
+		parts = append(parts, fmt.Sprintf("configured T %s ms: measured mean %s ms (%+.1f%%), p99 %s ms (%+.1f%%) over %d trials",
+			summaryNumber(1000*t), summaryNumber(1000*m), 100*(m-t)/t, summaryNumber(1000*p99), 100*(p99-t)/t, len(a.means)))
+	}
+	return "Live network against its model (median over trials of each trial's one-way delays of election messages, measured on the host's one monotonic clock; turnaround_tm is in the measured mean): " +
+		strings.Join(parts, "; ") + "."
 }
 
 // groupTheoryBound is the rows' theory_bound when they all agree.

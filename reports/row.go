@@ -72,6 +72,13 @@ type Row struct {
 	// (the flags --max-events and --max-inflight), when it was stopped for
 	// it; the error column says where. Empty otherwise.
 	Budget string
+	// DelayMeanS and DelayP99S are the mean and the p99 one-way delay of
+	// the trial's election messages, in seconds: the T the network gave
+	// (the simulator: its model's delays; live: measured between send and
+	// delivery on the host's one monotonic clock). TurnaroundTM is
+	// turnaround in units of DelayMeanS, where turnaround_t divides by the
+	// configured T. Empty when no election message was delivered.
+	DelayMeanS, DelayP99S, TurnaroundTM Opt[float64]
 }
 
 // Columns lists the CSV header in order. The first 24 are DESIGN.md's stable
@@ -84,6 +91,7 @@ var Columns = []string{
 	"detect_s", "failover_s", "failover_t", "terms", "split_votes",
 	"theory_bound", "latency", "t_s", "events", "violation",
 	"faults", "expect", "term_leaders", "anonymous_refused", "d_s", "budget",
+	"delay_mean_s", "delay_p99_s", "turnaround_tm",
 }
 
 // BudgetHits counts the rows whose trial was stopped because it exhausted a

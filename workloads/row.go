@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"math"
 	"strconv"
 	"time"
 
@@ -66,6 +67,7 @@ func (t Trial) fillRow(row *reports.Row, o outcome) {
 	}
 	fillFailover(row, res, v)
 	fillQuorum(row, res, v)
+	fillDelays(row, res)
 	row.Faults = faultSchedule(res.Faults)
 
 	var faultFree nodes.Theory // the figure a scenario's messages expectation scales
@@ -87,6 +89,25 @@ func (t Trial) fillRow(row *reports.Row, o outcome) {
 		row.Correct, row.Live = false, false
 	}
 	row.Expect = checkTrial(t.Spec.Expect, row, faultFree)
+}
+
+// fillDelays fills the delays the election messages took and turnaround
+// in units of their mean (issue 17: turnaround against the T the network
+// gave, beside turnaround_t against the configured one). Under the
+// reference model every delay is T, so turnaround_tm is turnaround_t.
+func fillDelays(row *reports.Row, res *trial.Record) {
+	d := &res.Delays
+	if d.Count == 0 {
+		return
+	}
+	mean := d.Mean()
+	row.DelayMeanS, row.DelayP99S = reports.Some(mean.Seconds()), reports.Some(d.Quantile(0.99).Seconds())
+	if row.TurnaroundS.Set && mean > 0 {
+		// Back to whole nanoseconds, so that a turnaround of k delays is
+		// exactly k of them.
+		turnaround := math.Round(row.TurnaroundS.V * float64(time.Second))
+		row.TurnaroundTM = reports.Some(turnaround / float64(mean))
+	}
 }
 
 // fillFailover measures the first crash of a leader: detection (crash →

@@ -37,7 +37,7 @@ tested with a two-sided Fisher exact test. Any safety violation in NEW in a
 group whose BASE had none is a regression whatever the sample size; a share
 that drops significantly at --alpha is a regression.
 
-Costs: the medians of messages, turnaround_t, decided_t and, where leaders
+Costs: the medians of messages, turnaround_t, turnaround_tm, decided_t and, where leaders
 crash, detect_t and failover_t. A change is significant when a two-sided
 Mann–Whitney U test rejects equality at --alpha and the median moved by more
 than --threshold. A significant increase is a regression; a decrease an

@@ -22,6 +22,7 @@ import (
 //	{"type":"start","t0":NS}              boot the machine; t0 is the run's start on the host's monotonic clock
 //	{"type":"initiate"}                   Machine.Initiate
 //	{"type":"suspect","peer":P}           Machine.Suspect(P): the harness is the perfect detector's oracle
+//	{"type":"sync"}                       report the time on the node's clock (synced)
 //	{"type":"stop"}                       report stats and exit
 //
 // Node → harness:
@@ -34,6 +35,8 @@ import (
 //	                                                    "by_peer":true when the peer refused this node
 //	{"type":"protocol","peer":P,"reason":..}           a peer's link was closed for breaking the protocol
 //	{"type":"step","t":NS,"ev":..,...}                 one event the machine handled, with its effects
+//	{"type":"synced","t":NS}                           the answer to sync: every step line before it
+//	                                                    is written, every later one is stamped no earlier
 //	{"type":"maint","stats":{...}}                     cumulative counts, every heartbeat period
 //	{"type":"stats","stats":{...}}                     final counts, the answer to stop
 //	{"type":"error","error":..}                        the node cannot go on

@@ -409,6 +409,15 @@ func (n *node) command(c Command) (bool, error) {
 			return false, fmt.Errorf("live: suspect of peer %d out of range", c.Peer)
 		}
 		n.suspect(c.Peer)
+	case "sync":
+		// Every step line before this answer is written before it, and
+		// every later one is stamped later: the harness may emit the
+		// events up to this time (its watermark).
+		var t time.Duration
+		if n.started {
+			t = n.Now()
+		}
+		n.report(Report{Type: "synced", T: int64(t)})
 	case "stop":
 		st := n.stats()
 		n.report(Report{Type: "stats", Stats: &st})

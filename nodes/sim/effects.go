@@ -309,11 +309,13 @@ func (s *sim) route(from, to int32, m *nodes.Message, ord uint64, size int64) {
 		// takes exactly T, so the FIFO queue stays ordered.
 		d := s.fifo.slot()
 		d.at, d.ord, d.to, d.from, d.msg = at, ord, to, from, *m
+		s.res.Delayed(m.Kind, time.Duration(at-s.now))
 		return
 	}
 	if !overtake {
 		at = s.fifoAt(from, to, at)
 	}
+	s.res.Delayed(m.Kind, time.Duration(at-s.now))
 	s.pushDelivery(at, ord, to, from, m)
 	if dup {
 		if !s.background(m.Kind) {

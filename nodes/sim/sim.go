@@ -548,12 +548,14 @@ func (s *sim) send(from int32, to nodes.PeerID, m *nodes.Message) {
 	if s.fifoMode {
 		d := s.fifo.slot()
 		d.at, d.ord, d.to, d.from, d.msg = s.now+int64(s.t), ord, int32(to), from, *m
+		s.res.Delayed(m.Kind, s.t)
 		return
 	}
 	at := s.now + int64(s.cfg.Latency.Sample(s.net))
 	// FIFO links: a message never overtakes an earlier one on the same link;
 	// at equal times the earlier send has the smaller sequence number.
 	at = s.fifoAt(from, int32(to), at)
+	s.res.Delayed(m.Kind, time.Duration(at-s.now))
 	slot, p := s.slab.alloc()
 	p.kind, p.to, p.from, p.msg = evDeliver, int32(to), from, *m
 	s.heap.push(entry{at: at, ord: ord, slot: slot, to: int32(to)})

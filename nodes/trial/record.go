@@ -41,6 +41,9 @@ type Record struct {
 	// AnonymousRefused (live) counts connections refused that proved no
 	// identity, which are blamed on no process.
 	AnonymousRefused int64
+	// Delays are the one-way delays of the election messages (Delayed):
+	// the T the network actually gave, against the configured T.
+	Delays Delays
 }
 
 // NewRecord prepares the record of a trial of n processes whose mean
@@ -132,6 +135,17 @@ func (r *Record) Initiated(at time.Duration) bool {
 func (r *Record) Delivered(k nodes.Kind, at time.Duration) {
 	if k.IsElection() {
 		r.LastElection = at
+	}
+}
+
+// Delayed notes that a message of kind k took d from its sender to its
+// receiver; only election messages count. The simulator notes the delay
+// its model gave each election message it scheduled; the live harness the
+// delay measured between a send and its delivery on the host's one
+// monotonic clock (both stamped when the machine's step ended).
+func (r *Record) Delayed(k nodes.Kind, d time.Duration) {
+	if k.IsElection() {
+		r.Delays.Add(d)
 	}
 }
 

@@ -20,9 +20,10 @@
 // The nodes report each event their machine handled as a step line whose
 // kinds and timers are numbers of the shared registry (nodes/live's
 // control.go); the harness decodes them into trial events as they come,
-// and at the end sorts them by time, counts them into the record through
-// its methods and emits them (record.go), so a live count means what a
-// simulated one does.
+// and emits them in time order as soon as no event still to come can be
+// earlier (the nodes' clocks, asked by a sync command once a few are
+// held), counting them into the record through its methods (record.go),
+// so a live count means what a simulated one does and a trace streams.
 //
 // The harness imports no algorithm and not workloads: workloads runs live
 // trials through its Runtime interface, which Recorder implements.

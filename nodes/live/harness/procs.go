@@ -187,6 +187,9 @@ func (lt *liveTrial) send(p *proc, c live.Command) {
 	case "start", "initiate", "suspect":
 		lt.busy(p.pos, func() { lt.expect[p.pos]++ }) // the node answers with a step
 	}
+	if c.Type == "start" {
+		lt.clockStarts(p, lt.now())
+	}
 }
 
 // kill is a crash: SIGKILL to the process's group.

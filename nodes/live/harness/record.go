@@ -3,6 +3,7 @@ package harness
 import (
 	"cmp"
 	"errors"
+	"math"
 	"slices"
 	"time"
 
@@ -12,78 +13,189 @@ import (
 )
 
 // The nodes report on pipes of their own, so their events reach the
-// harness out of time order: each is logged as it comes (decode), and at
-// the end the log is sorted by time, counted into the record through its
-// methods and emitted to the trial's sink (finish), as the simulator
-// counts and emits as it goes.
+// harness out of time order: each is logged as it comes (decode), and
+// emitted in time order — counted into the record through its methods and
+// handed to the trial's sink (emit), as the simulator counts and emits as
+// it goes — once no event still to come can be earlier (the watermark,
+// flush). A node's events come in its own time order, and the harness's
+// at its clock's; a node that has said nothing for a while may still be
+// about to, so once holdEvents are held the harness asks every running
+// node the time on its clock (a "sync" command, answered after every step
+// line before it): nothing it reports later is earlier. The events up to
+// the least of those times and the harness's own are emitted and freed, so
+// a trial holds about holdEvents events whatever its length, and its trace
+// streams to disk as the simulator's does (issue 22). The rest are emitted
+// at the end.
+
+// holdEvents is how many events the harness holds before it asks the nodes
+// for their clocks (a variable: tests make it small).
+var holdEvents = 1024
 
 // entry is one event of the trial, compact: what its trial.Event needs,
 // with the ranks and texts few events have kept aside, so that logging and
 // sorting a long run move little and leave the collector nothing to scan.
 // The trial.Event is built only for a sink that wants its kind (event).
+// Entries live in slots that are reused once emitted: a send stays until
+// its delivery pairs with it (queued), as the delivery needs its ranks.
 type entry struct {
-	at time.Duration
-	id uint64
-	a  int64 // the message's A and B
-	b  int64
-	p  int32
-	q  int32
-	// extra indexes the event's ranks or text: a message's Rank in ranks
-	// (its Aux follows; -1: none reported), a decision's leader in ranks,
-	// a phase's or a fault's text in texts.
+	at  time.Duration
+	id  uint64 // a message's number as its line arrived; emit renumbers
+	seq uint64 // arrival order: events of equal time keep it
+	a   int64  // the message's A and B
+	b   int64
+	p   int32
+	q   int32
+	// extra indexes the event's ranks or text: a message's Rank and Aux
+	// (or a decision's leader) in ranks, -1 for none; a phase's or a
+	// fault's text in texts.
 	extra     int32
 	size      int32 // EvSend: encoded bytes
 	kind      trial.EventKind
 	wasLeader bool // EvCrash: the latest decision named it
 	untraced  bool // EvFault: in the schedule, not in the trace (a --crash crash)
+	queued    bool // on a link's flight queue: a send awaiting its delivery, or a delivery its send
+	emitted   bool
+	awaited   bool // EvSend: a delivery or drop of it may still be emitted (it needs the send's number)
 	msg       nodes.Kind
 	timer     nodes.TimerID
 }
 
-// eventLog is a trial's events as they arrived.
+// eventLog is a trial's events from their arrival to their emission.
 type eventLog struct {
-	n      int
-	events []entry
-	ranks  []nodes.Rank
-	texts  []string
-	steps  int64 // step lines: events the machines handled
+	n       int
+	slots   []entry
+	free    []int32
+	pending []int32 // slots not yet emitted
+	seq     uint64
+	ranks   [][2]nodes.Rank
+	freeRk  []int32
+	texts   []string
+	freeTx  []int32
+	steps   int64 // step lines: events the machines handled
 	// trace: the sink reads messages, ranks and all, so the nodes report
 	// the ranks too (live.Config.Trace).
 	trace bool
 	// Pairing deliveries with sends, by link (from*n+to): links are FIFO,
 	// so a delivery is of the oldest message queued on its link with its
 	// kind, A and B, and those queued ahead of it were lost.
-	nextID uint64
-	flight []inflight
+	nextID   uint64
+	flight   []inflight
+	inFlight int64 // sends queued on every link: written, not yet delivered
 	// For reconciliation: every message each position's step lines listed,
 	// and its latest counts of the runtime's own kinds (maint).
 	nodeSent []Counts
 	maint    []map[string]int64
+
+	// Emission: the record counted in time order, the sink, messages
+	// numbered in the order they were sent (as the simulator numbers
+	// them), and the number and time of every emitted send whose delivery
+	// is still to be emitted.
+	rec       trial.Record
+	sink      trial.Sink
+	want      trial.Kinds
+	startsAll bool
+	numbered  uint64
+	sends     map[uint64]sentMsg
+	held      int           // the most events held at once
+	mark      time.Duration // the watermark of the latest flush
+	late      int64         // events that arrived earlier than it: a node broke its clock's order
+	// The watermark: every running process's clock as last known, and the
+	// sync round under way.
+	clocks  map[*proc]*clock
+	syncing int // sync answers awaited
+	// nextRound is how many events held start the next round: holdEvents
+	// more than the last round left, so that a clock held back (a paused
+	// process) costs a round per holdEvents events, not one per event.
+	nextRound int
+}
+
+type sentMsg struct {
+	id uint64
+	at time.Duration
+}
+
+// clock is what the harness knows of a process's clock: nothing it
+// reports from now on is earlier than bound.
+type clock struct {
+	bound    time.Duration
+	awaiting bool // a sync is unanswered
 }
 
 // inflight are the sends of one link not yet paired with a delivery, and
 // the deliveries that arrived before their send's step line.
-type inflight struct{ sends, early []int }
+type inflight struct{ sends, early []int32 }
 
-func newEventLog(n int, sink trial.Sink) eventLog {
+func newEventLog(n int, cfg *trial.Config, t time.Duration, det trial.Detector) eventLog {
+	sink := cfg.Events
 	want := trial.KindsOfSink(sink)
 	return eventLog{n: n, trace: (want.Has(trial.EvSend) || want.Has(trial.EvRecv)) && trial.ReadsRanks(sink),
-		flight: make([]inflight, n*n), nodeSent: make([]Counts, n), maint: make([]map[string]int64, n)}
+		flight: make([]inflight, n*n), nodeSent: make([]Counts, n), maint: make([]map[string]int64, n),
+		rec: trial.NewRecord(n, t, det), sink: sink, want: want, startsAll: cfg.Algorithm.StartsAll,
+		sends: map[uint64]sentMsg{}, clocks: map[*proc]*clock{}, nextRound: holdEvents}
 }
 
-func (l *eventLog) add(e entry) int {
-	l.events = append(l.events, e)
-	return len(l.events) - 1
+func (l *eventLog) add(e entry) int32 {
+	l.seq++
+	e.seq = l.seq
+	if e.at < l.mark {
+		l.late++
+	}
+	var i int32
+	if k := len(l.free); k > 0 {
+		i = l.free[k-1]
+		l.free = l.free[:k-1]
+		l.slots[i] = e
+	} else {
+		l.slots = append(l.slots, e)
+		i = int32(len(l.slots) - 1)
+	}
+	l.pending = append(l.pending, i)
+	l.held = max(l.held, len(l.pending))
+	return i
 }
 
-// rank keeps r aside and returns its index.
-func (l *eventLog) rank(r ...nodes.Rank) int32 {
-	l.ranks = append(l.ranks, r...)
-	return int32(len(l.ranks) - len(r))
+// release frees slot i once it is emitted and off every queue, with the
+// ranks or text it holds.
+func (l *eventLog) release(i int32) {
+	e := &l.slots[i]
+	if !e.emitted || e.queued {
+		return
+	}
+	if e.extra >= 0 {
+		switch {
+		case e.kind.IsMessage() || e.kind == trial.EvDecide:
+			l.ranks[e.extra] = [2]nodes.Rank{}
+			l.freeRk = append(l.freeRk, e.extra)
+		case e.kind == trial.EvPhase || e.kind == trial.EvFault:
+			l.texts[e.extra] = ""
+			l.freeTx = append(l.freeTx, e.extra)
+		}
+	}
+	*e = entry{}
+	l.free = append(l.free, i)
+}
+
+// rank keeps a message's rank and aux (or a decision's leader) aside and
+// returns their index.
+func (l *eventLog) rank(r, aux nodes.Rank) int32 {
+	if k := len(l.freeRk); k > 0 {
+		i := l.freeRk[k-1]
+		l.freeRk = l.freeRk[:k-1]
+		l.ranks[i] = [2]nodes.Rank{r, aux}
+		return i
+	}
+	l.ranks = append(l.ranks, [2]nodes.Rank{r, aux})
+	return int32(len(l.ranks) - 1)
 }
 
 // text keeps s aside and returns its index.
 func (l *eventLog) text(s string) int32 {
+	if k := len(l.freeTx); k > 0 {
+		i := l.freeTx[k-1]
+		l.freeTx = l.freeTx[:k-1]
+		l.texts[i] = s
+		return i
+	}
 	l.texts = append(l.texts, s)
 	return int32(len(l.texts) - 1)
 }
@@ -91,12 +203,12 @@ func (l *eventLog) text(s string) int32 {
 // proc logs a harness-side event of process p: a restart, a pause, a
 // resume.
 func (l *eventLog) proc(at time.Duration, k trial.EventKind, p int) {
-	l.add(entry{at: at, kind: k, p: int32(p)})
+	l.add(entry{at: at, kind: k, p: int32(p), extra: -1})
 }
 
 // crash logs p's crash.
 func (l *eventLog) crash(at time.Duration, p int, wasLeader bool) {
-	l.add(entry{at: at, kind: trial.EvCrash, p: int32(p), wasLeader: wasLeader})
+	l.add(entry{at: at, kind: trial.EvCrash, p: int32(p), wasLeader: wasLeader, extra: -1})
 }
 
 // fault logs an entry of the fault schedule; traced says the trace shows
@@ -112,16 +224,14 @@ func (l *eventLog) event(e *entry, ev *trial.Event) {
 	case e.kind.IsMessage():
 		ev.Msg = nodes.Message{Kind: e.msg, A: e.a, B: e.b}
 		if e.extra >= 0 {
-			ev.Msg.Rank, ev.Msg.Aux = l.ranks[e.extra], l.ranks[e.extra+1]
+			ev.Msg.Rank, ev.Msg.Aux = l.ranks[e.extra][0], l.ranks[e.extra][1]
 		}
 	case e.kind == trial.EvDecide:
-		ev.Leader = l.ranks[e.extra]
-	case e.kind == trial.EvPhase, e.kind == trial.EvFault:
-		if e.kind == trial.EvPhase {
-			ev.Phase = l.texts[e.extra]
-		} else {
-			ev.What = l.texts[e.extra]
-		}
+		ev.Leader = l.ranks[e.extra][0]
+	case e.kind == trial.EvPhase:
+		ev.Phase = l.texts[e.extra]
+	case e.kind == trial.EvFault:
+		ev.What = l.texts[e.extra]
 	}
 }
 
@@ -149,6 +259,8 @@ func (l *eventLog) countNodeSent(p int, r *live.Report) {
 func (lt *liveTrial) decode(p *proc, at time.Duration, r *live.Report) []nodes.Rank {
 	l, res, n, pos := &lt.log, &lt.res, lt.n, int32(p.pos)
 	l.steps++
+	lt.stepped(p, at)
+	defer lt.watermark()
 	ev := entry{at: at, p: pos, extra: -1}
 	switch r.Ev {
 	case "start":
@@ -204,7 +316,7 @@ func (lt *liveTrial) decode(p *proc, at time.Duration, r *live.Report) []nodes.R
 	d := 0
 	decide := func(sent int) {
 		for ; d < len(leaders) && after[d] <= sent; d++ {
-			l.add(entry{at: at, kind: trial.EvDecide, p: pos, extra: l.rank(leaders[d])})
+			l.add(entry{at: at, kind: trial.EvDecide, p: pos, extra: l.rank(leaders[d], nodes.Rank{})})
 		}
 	}
 	for i := range r.Sent {
@@ -229,7 +341,11 @@ func (lt *liveTrial) decode(p *proc, at time.Duration, r *live.Report) []nodes.R
 		i := l.add(e)
 		if m.Dropped {
 			res.Dropped[m.Kind]++
+			l.slots[i].awaited = true // the drop takes the send's number
 			e.kind, e.size = trial.EvDrop, 0
+			if e.extra >= 0 {
+				e.extra = l.rank(l.ranks[e.extra][0], l.ranks[e.extra][1])
+			}
 			l.add(e)
 			continue
 		}
@@ -250,81 +366,267 @@ func parseRank(s string) (nodes.Rank, error) {
 }
 
 // sent queues send i on its link, unless a delivery came first.
-func (l *eventLog) sent(i int) {
-	e := &l.events[i]
+func (l *eventLog) sent(i int32) {
+	e := &l.slots[i]
 	f := &l.flight[int(e.p)*l.n+int(e.q)]
 	if len(f.early) > 0 {
-		if j := f.early[0]; sameMessage(&l.events[j], e) {
+		if j := f.early[0]; sameMessage(&l.slots[j], e) {
 			l.pair(i, j)
 			f.early = f.early[1:]
+			l.unqueue(j)
 		}
 		// Otherwise a later message was delivered before this one's step
 		// line came: on a FIFO link, this one was lost.
 		return
 	}
+	e.queued, e.awaited = true, true
 	f.sends = append(f.sends, i)
+	l.inFlight++
 }
 
 // delivered pairs delivery j with the oldest matching send queued on its
 // link; those ahead of it were lost. With none, its send's line is still
 // to come, and every send queued was lost.
-func (l *eventLog) delivered(j int) {
-	e := &l.events[j]
+func (l *eventLog) delivered(j int32) {
+	e := &l.slots[j]
 	f := &l.flight[int(e.p)*l.n+int(e.q)]
 	for k, i := range f.sends {
-		if sameMessage(&l.events[i], e) {
+		if sameMessage(&l.slots[i], e) {
+			l.lost(f.sends[:k])
 			l.pair(i, j)
 			f.sends = f.sends[k+1:]
+			l.unqueue(i)
 			return
 		}
 	}
+	l.lost(f.sends)
 	f.sends = f.sends[:0]
+	e.queued = true
 	f.early = append(f.early, j)
+}
+
+// lost takes sends off their link's queue for good: no delivery will
+// take their number.
+func (l *eventLog) lost(sends []int32) {
+	for _, i := range sends {
+		e := &l.slots[i]
+		e.awaited = false
+		if e.emitted {
+			delete(l.sends, e.id)
+		}
+		l.unqueue(i)
+	}
+}
+
+// unqueue takes slot i off its link's queue (the caller removes it from
+// the queue itself).
+func (l *eventLog) unqueue(i int32) {
+	e := &l.slots[i]
+	if e.queued && e.kind == trial.EvSend {
+		l.inFlight--
+	}
+	e.queued = false
+	l.release(i)
 }
 
 // sameMessage compares what a delivery's step line says of a message.
 func sameMessage(a, b *entry) bool { return a.msg == b.msg && a.a == b.a && a.b == b.b }
 
-// pair makes delivery j the delivery of send i: its ID, and the ranks
-// only the send's line carries.
-func (l *eventLog) pair(i, j int) {
-	s, d := &l.events[i], &l.events[j]
-	d.id, d.extra = s.id, s.extra
+// pair makes delivery j the delivery of send i: its number, and the ranks
+// only the send's line carries. A delivery already emitted (its send's
+// line came later than the watermark allowed for) keeps what it had.
+func (l *eventLog) pair(i, j int32) {
+	s, d := &l.slots[i], &l.slots[j]
+	if d.emitted {
+		s.awaited = false
+		return
+	}
+	d.id = s.id
+	if s.extra >= 0 {
+		d.extra = l.rank(l.ranks[s.extra][0], l.ranks[s.extra][1])
+	}
 }
 
-// renumber numbers the messages in the order they were sent, as the
-// simulator does (they were numbered as their lines arrived); a delivery
-// whose send was never reported gets a number of its own.
-func (l *eventLog) renumber() {
-	ids := make([]uint64, l.nextID+1)
-	var next uint64
-	for i := range l.events {
-		if e := &l.events[i]; e.kind == trial.EvSend {
-			next++
-			ids[e.id] = next
+// ended notes that link q→p will carry nothing more to p's process: it
+// died, and its last lines are in. What was queued to it was lost.
+func (l *eventLog) ended(p int) {
+	for q := range l.n {
+		f := &l.flight[q*l.n+p]
+		l.lost(f.sends)
+		f.sends = f.sends[:0]
+	}
+}
+
+// emit counts entry e into the record and hands it to the sink, in time
+// order, numbering messages in the order they were sent.
+func (lt *liveTrial) emit(i int32) {
+	l := &lt.log
+	e := &l.slots[i]
+	rec := &l.rec
+	switch e.kind {
+	case trial.EvStart:
+		if l.startsAll {
+			rec.Initiated(e.at)
+		}
+	case trial.EvInitiate:
+		rec.Initiated(e.at)
+	case trial.EvSend:
+		rec.CountSend(e.msg, int64(e.size))
+	case trial.EvRecv:
+		rec.Delivered(e.msg, e.at)
+	case trial.EvDrop:
+		rec.CountDrop()
+	case trial.EvTimer:
+		rec.CountFire(e.timer)
+	case trial.EvSuspect:
+		rec.Suspected(int(e.q), e.at)
+		lt.res.Suspicions = append(lt.res.Suspicions, Suspicion{At: e.at, By: int(e.p), Of: int(e.q)})
+	case trial.EvDecide:
+		rec.Decided(int(e.p), l.ranks[e.extra][0], e.at)
+	case trial.EvCrash:
+		rec.Crashed(int(e.p), e.at, e.wasLeader)
+	case trial.EvRestart:
+		rec.Restarted(int(e.p))
+	case trial.EvFault:
+		rec.NoteFault(e.at, l.texts[e.extra])
+	}
+	// A send keeps the number its line got (a delivery may still pair
+	// with it by that number); the event carries the final one.
+	var id uint64
+	switch {
+	case e.kind == trial.EvSend:
+		l.numbered++
+		id = l.numbered
+		if e.awaited {
+			l.sends[e.id] = sentMsg{id: id, at: e.at}
+		}
+	case e.kind.IsMessage():
+		if s, ok := l.sends[e.id]; ok && e.id != 0 {
+			delete(l.sends, e.id)
+			id = s.id
+			if e.kind == trial.EvRecv {
+				rec.Delayed(e.msg, e.at-s.at)
+			}
+		} else {
+			// Its send was never reported, or came too late: a number
+			// of its own.
+			l.numbered++
+			id = l.numbered
 		}
 	}
-	for i := range l.events {
-		e := &l.events[i]
-		switch {
-		case e.kind == trial.EvSend || !e.kind.IsMessage():
-		case e.id != 0:
-			e.id = ids[e.id]
-		default:
-			next++
-			e.id = next
+	if l.want.Has(e.kind) && !e.untraced {
+		var ev trial.Event
+		l.event(e, &ev)
+		ev.ID = id
+		l.sink.Event(&ev)
+	}
+	e.emitted = true
+	l.release(i)
+}
+
+// flush emits, in time order, every event held that is no later than w;
+// those of equal time in the order they arrived.
+func (lt *liveTrial) flush(w time.Duration) {
+	l := &lt.log
+	slices.SortFunc(l.pending, func(a, b int32) int {
+		x, y := &l.slots[a], &l.slots[b]
+		if c := cmp.Compare(x.at, y.at); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.seq, y.seq)
+	})
+	k := 0
+	for k < len(l.pending) && l.slots[l.pending[k]].at <= w {
+		lt.emit(l.pending[k])
+		k++
+	}
+	l.pending = append(l.pending[:0], l.pending[k:]...)
+	l.mark = max(l.mark, w)
+}
+
+// clockStarts notes that p was told to start at the harness's time `at`: its
+// machine's events are no earlier (the node's clock reads the shared one
+// after the harness's did).
+func (lt *liveTrial) clockStarts(p *proc, at time.Duration) {
+	lt.log.clocks[p] = &clock{bound: at}
+}
+
+// synced takes p's answer to a sync: its clock read t.
+func (lt *liveTrial) synced(p *proc, t time.Duration) {
+	c := lt.log.clocks[p]
+	if c == nil || !c.awaiting {
+		return
+	}
+	c.bound, c.awaiting = max(c.bound, t), false
+	lt.log.syncing--
+	lt.advance()
+}
+
+// procEnded notes that p's output ended: it holds the watermark back no
+// more, and what was in flight to it is lost.
+func (lt *liveTrial) procEnded(p *proc) {
+	c := lt.log.clocks[p]
+	if c == nil {
+		return
+	}
+	delete(lt.log.clocks, p)
+	if p.pos >= 0 && lt.procs.byPos[p.pos] == p {
+		// Not yet replaced: a restarted position's new process may
+		// already have messages in flight to it.
+		lt.log.ended(p.pos)
+	}
+	if c.awaiting {
+		lt.log.syncing--
+		lt.advance()
+	}
+}
+
+// stepped notes that p reported an event at `at`: nothing it reports
+// later is earlier.
+func (lt *liveTrial) stepped(p *proc, at time.Duration) {
+	if c := lt.log.clocks[p]; c != nil {
+		c.bound = max(c.bound, at)
+	}
+}
+
+// watermark asks for the clocks of the running processes once enough
+// events are held (nextRound), and no round is under way.
+func (lt *liveTrial) watermark() {
+	l := &lt.log
+	if len(l.pending) < l.nextRound || l.syncing > 0 {
+		return
+	}
+	for p, c := range l.clocks {
+		if p.pos >= 0 && !lt.paused[p.pos] && !p.killed {
+			c.awaiting = true
+			l.syncing++
+			lt.send(p, live.Command{Type: "sync"})
 		}
 	}
+	lt.advance()
+}
+
+// advance emits what the clocks known allow, once no answer is awaited.
+func (lt *liveTrial) advance() {
+	l := &lt.log
+	if l.syncing > 0 {
+		return
+	}
+	w := lt.now()
+	for _, c := range l.clocks {
+		w = min(w, c.bound)
+	}
+	lt.flush(w)
+	l.nextRound = len(l.pending) + holdEvents
 }
 
 // maintKinds are the runtime's own kinds (the heartbeat detector's), which
 // step lines do not carry: the nodes count them.
 var maintKinds = []nodes.Kind{trial.KindPing, trial.KindPingAck}
 
-// finish turns what the run reported into the result: the log sorted by
-// time, counted into the record and emitted to the trial's sink, the
-// runtime's pings from the nodes' own counts, and the checks that the
-// counts reconcile.
+// finish turns what the run reported into the result: the events still
+// held emitted, the runtime's pings from the nodes' own counts, and the
+// checks that the counts reconcile.
 func (lt *liveTrial) finish() (*Result, error) {
 	if lt.ranks == nil || !lt.started {
 		err := lt.failure()
@@ -334,47 +636,11 @@ func (lt *liveTrial) finish() (*Result, error) {
 		return nil, err
 	}
 	res, l := &lt.res, &lt.log
-	rec := trial.NewRecord(lt.n, lt.T, lt.det)
-	slices.SortStableFunc(l.events, func(a, b entry) int { return cmp.Compare(a.at, b.at) })
-	l.renumber()
-	sink := lt.cfg.Events
-	want := trial.KindsOfSink(sink)
-	startsAll := lt.cfg.Algorithm.StartsAll
-	var ev trial.Event
-	for i := range l.events {
-		e := &l.events[i]
-		switch e.kind {
-		case trial.EvStart:
-			if startsAll {
-				rec.Initiated(e.at)
-			}
-		case trial.EvInitiate:
-			rec.Initiated(e.at)
-		case trial.EvSend:
-			rec.CountSend(e.msg, int64(e.size))
-		case trial.EvRecv:
-			rec.Delivered(e.msg, e.at)
-		case trial.EvDrop:
-			rec.CountDrop()
-		case trial.EvTimer:
-			rec.CountFire(e.timer)
-		case trial.EvSuspect:
-			rec.Suspected(int(e.q), e.at)
-			res.Suspicions = append(res.Suspicions, Suspicion{At: e.at, By: int(e.p), Of: int(e.q)})
-		case trial.EvDecide:
-			rec.Decided(int(e.p), l.ranks[e.extra], e.at)
-		case trial.EvCrash:
-			rec.Crashed(int(e.p), e.at, e.wasLeader)
-		case trial.EvRestart:
-			rec.Restarted(int(e.p))
-		case trial.EvFault:
-			rec.NoteFault(e.at, l.texts[e.extra])
-		}
-		if want.Has(e.kind) && !e.untraced {
-			l.event(e, &ev)
-			sink.Event(&ev)
-		}
+	lt.flush(time.Duration(math.MaxInt64))
+	if l.late > 0 {
+		lt.logf("%d events arrived after later ones were emitted: the trace has them out of time order", l.late)
 	}
+	rec := l.rec
 	for p := range lt.n {
 		sent := l.maint[p]
 		if st := res.Stats[p]; st != nil {

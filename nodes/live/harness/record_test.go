@@ -1,7 +1,14 @@
 package harness
 
 import (
+	"bytes"
+	"cmp"
 	"fmt"
+	"maps"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -115,7 +122,7 @@ func running(r *Runtime, cfg trial.Config, ranks []nodes.Rank) *liveTrial {
 	lt := newLiveTrial(r, cfg, faults{}, 1)
 	all := make([]*proc, n)
 	for i := range all {
-		all[i] = &proc{pos: i, idx: i}
+		all[i] = &proc{pos: i, idx: i, stdin: discard{}}
 	}
 	lt.procs.byPos, lt.procs.all = all, all
 	lt.ranks, lt.res.Ranks = ranks, ranks
@@ -124,11 +131,147 @@ func running(r *Runtime, cfg trial.Config, ranks []nodes.Rank) *liveTrial {
 		lt.alive[i] = true
 	}
 	lt.armed, lt.expect = make([]int, n), make([]int, n)
-	lt.log = newEventLog(n, cfg.Events)
+	lt.log = newEventLog(n, &lt.cfg, lt.T, lt.det)
 	lt.res.Sent, lt.res.Received, lt.res.Dropped = newCounts(), newCounts(), newCounts()
 	lt.res.DeliveredFrom = make([]int64, n)
 	lt.res.Stats = make([]*live.Stats, n)
 	lt.started, lt.start = true, time.Now()
 	lt.recount()
 	return lt
+}
+
+// discard is the stdin of a process that is not there: commands vanish.
+type discard struct{}
+
+func (discard) Write(b []byte) (int, error) { return len(b), nil }
+func (discard) Close() error                { return nil }
+
+// streamRun feeds a 5-node raft cluster's step lines to a trial with no
+// processes behind it, in the given arrival order, answering each sync
+// with the sender's clock as its lines tell it, and returns the trace, the
+// result and the most events held at once.
+func streamRun(t *testing.T, hold int, order []int, lines [][]byte, senders []int) (string, *Result, int) {
+	old := holdEvents
+	holdEvents = hold
+	defer func() { holdEvents = old }()
+	alg, variant, err := nodes.Lookup("raft")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 5
+	ranks := make([]nodes.Rank, n)
+	for i := range ranks {
+		ranks[i] = nodes.Rank{ID: nodes.ID{^uint64(0), ^uint64(0), ^uint64(0), uint64(i + 1)}}
+	}
+	var buf bytes.Buffer
+	tr := trial.NewTrace(&buf)
+	cfg := trial.Config{Algorithm: alg, Variant: variant, Ranks: ranks, Latency: trial.Constant(5 * time.Millisecond), Events: tr}
+	lt := running(&Runtime{client: toxi.NewClient("http://127.0.0.1:1")}, cfg, ranks)
+	lt.start = time.Now().Add(-time.Hour) // the harness's clock is past every line's
+	for _, p := range lt.procs.byPos {
+		lt.clockStarts(p, 0)
+	}
+	last := make([]int64, n)
+	for _, i := range order {
+		rep, err := live.ParseReport(lines[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := lt.procs.byPos[senders[i]]
+		last[senders[i]] = rep.T
+		lt.handle(nodeReport{p: p, r: rep})
+		for q, c := range lt.log.clocks {
+			if c.awaiting {
+				lt.handle(nodeReport{p: q, r: live.Report{Type: "synced", T: last[q.pos]}})
+			}
+		}
+	}
+	res, err := lt.finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String(), res, lt.log.held
+}
+
+// TestStreamedIsHeld (issue 22): events emitted as the watermark allows —
+// a few held at a time — give the same trace, byte for byte, and the same
+// record as events held until the trial ends and sorted then, whatever
+// order the nodes' lines arrive in (each node's in its own time order).
+func TestStreamedIsHeld(t *testing.T) {
+	lines, senders := raftRounds(40, true)
+	// Each node's lines in its clock's order, interleaved at random.
+	byNode := map[int][]int{}
+	for i := range lines {
+		byNode[senders[i]] = append(byNode[senders[i]], i)
+	}
+	for _, idx := range byNode {
+		slices.SortStableFunc(idx, func(a, b int) int {
+			ra, _ := live.ParseReport(lines[a])
+			rb, _ := live.ParseReport(lines[b])
+			return cmp.Compare(ra.T, rb.T)
+		})
+	}
+	// Orders of arrival: nodes' lines interleaved at random (any skew),
+	// and as pipes deliver them, in time order give or take 3 ms.
+	times := make([]int64, len(lines))
+	for i := range lines {
+		rep, _ := live.ParseReport(lines[i])
+		times[i] = rep.T
+	}
+	for seed := range uint64(6) {
+		r := rand.New(rand.NewPCG(seed, 7))
+		var order []int
+		if seed%2 == 0 {
+			queues := maps.Clone(byNode)
+			for len(order) < len(lines) {
+				p := r.IntN(5)
+				if q := queues[p]; len(q) > 0 {
+					order, queues[p] = append(order, q[0]), q[1:]
+				}
+			}
+		} else {
+			arrive := make([]int64, len(lines))
+			for _, idx := range byNode {
+				var prev int64
+				for _, i := range idx {
+					prev = max(prev, times[i]+r.Int64N(int64(3*time.Millisecond)))
+					arrive[i] = prev
+				}
+			}
+			order = make([]int, len(lines))
+			for i := range order {
+				order[i] = i
+			}
+			slices.SortStableFunc(order, func(a, b int) int {
+				return cmp.Or(cmp.Compare(arrive[a], arrive[b]), cmp.Compare(times[a], times[b]))
+			})
+		}
+		held, resHeld, most := streamRun(t, 1<<30, order, lines, senders)
+		streamed, resStreamed, few := streamRun(t, 16, order, lines, senders)
+		if streamed != held {
+			hl, sl := strings.Split(held, "\n"), strings.Split(streamed, "\n")
+			for i := range min(len(hl), len(sl)) {
+				if hl[i] != sl[i] {
+					t.Fatalf("seed %d: the streamed trace differs from the held one at line %d:\n%s\n%s", seed, i, hl[i], sl[i])
+				}
+			}
+			t.Fatalf("seed %d: the streamed trace differs from the held one: %d and %d lines", seed, len(hl), len(sl))
+		}
+		resHeld.End, resStreamed.End = 0, 0 // the harness's clock at the last line
+		if !reflect.DeepEqual(resHeld.Record, resStreamed.Record) {
+			t.Fatalf("seed %d: records differ:\n%+v\n%+v", seed, resHeld.Record, resStreamed.Record)
+		}
+		if got := resStreamed.MessagesByKind(); got["HEARTBEAT"] != 160 || got["HEARTBEAT_ACK"] != 160 {
+			t.Fatalf("seed %d: %v, want 160 of each", seed, got)
+		}
+		t.Logf("seed %d: held at most %d events streaming, %d holding", seed, few, most)
+		// Held until the end, every event waits; streamed, about those of
+		// the 3 ms the pipes lag (a round is 9 events per 5 ms).
+		if most < len(lines) || seed%2 == 1 && few > 64 {
+			t.Fatalf("seed %d: held at most %d events streaming, %d holding", seed, few, most)
+		}
+	}
 }

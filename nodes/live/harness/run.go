@@ -73,8 +73,8 @@ type liveTrial struct {
 	quiet          time.Duration // how long a heartbeat run must be quiet
 	quiescent      bool
 	atDeadline     string             // what had not settled when the deadline passed
-	maxEvents      int64              // the trial's events budget (trial.Config.BudgetOrDefault)
-	overBudget     *trial.BudgetError // set when the machines handled more events than it allows
+	budget         trial.Budget       // trial.Config.BudgetOrDefault
+	overBudget     *trial.BudgetError // set when the machines passed it (passedBudget)
 	stopping       bool               // teardown began: the run's counts are final
 }
 
@@ -98,7 +98,7 @@ func newLiveTrial(r *Runtime, cfg trial.Config, fs faults, serial int) *liveTria
 	if lt.det.Kind == "heartbeat" {
 		lt.quiet = lt.det.Tau + 2*lt.det.P + 4*lt.T
 	}
-	lt.maxEvents = cfg.BudgetOrDefault().MaxEvents
+	lt.budget = cfg.BudgetOrDefault()
 	lt.res.Info.Toxiproxy = r.client.URL()
 	lt.res.Info.Prefix = lt.prefix
 	return lt
@@ -204,7 +204,7 @@ func (lt *liveTrial) setup(ctx context.Context) error {
 	if s, ok := lt.cfg.Events.(trial.SetupSink); ok {
 		s.Setup(trial.Setup{Ranks: lt.ranks, Unit: lt.tAlg})
 	}
-	lt.log = newEventLog(n, lt.cfg.Events)
+	lt.log = newEventLog(n, &lt.cfg, lt.T, lt.det)
 	lt.res.Sent, lt.res.Received, lt.res.Dropped = newCounts(), newCounts(), newCounts()
 	lt.res.DeliveredFrom = make([]int64, n)
 	lt.res.Stats = make([]*live.Stats, n)
@@ -382,10 +382,7 @@ func (lt *liveTrial) execute(ctx context.Context) {
 		select {
 		case rep := <-lt.procs.reports:
 			lt.handle(rep)
-			if lt.log.steps > lt.maxEvents && lt.overBudget == nil {
-				// A runaway election: stop it as the simulator would.
-				lt.overBudget = &trial.BudgetError{What: trial.BudgetEvents, Limit: lt.maxEvents, At: lt.now(),
-					Events: lt.log.steps, Pending: int64(lt.unsettledLinks)}
+			if lt.passedBudget() {
 				return
 			}
 		case f := <-lt.actions:
@@ -442,6 +439,7 @@ func (lt *liveTrial) handle(rep nodeReport) {
 	p := rep.p
 	current := p.pos >= 0 && lt.procs.byPos[p.pos] == p
 	if rep.eof {
+		lt.procEnded(p)
 		if !p.killed && !p.stopped && current && lt.alive[p.pos] {
 			lt.fail("node %d exited unexpectedly: %s", p.pos, p.tail.String())
 			lt.crash(p.pos, false)
@@ -475,6 +473,8 @@ func (lt *liveTrial) handle(rep nodeReport) {
 			lt.growCounts()
 			lt.step(p, r)
 		}
+	case "synced":
+		lt.synced(p, time.Duration(r.T))
 	case "maint":
 		if current && r.Stats != nil {
 			lt.log.maint[p.pos] = r.Stats.Sent

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/electbench/electbench/reports"
+)
+
+func init() { commands = append(commands, newTwinCmd) }
+
+// twinOptions are the flags of `electbench twin`.
+type twinOptions struct {
+	out       string
+	seed      uint64
+	trials    int
+	toxiproxy string
+	threshold string
+	alpha     float64
+}
+
+func newTwinCmd() *cobra.Command {
+	o := twinOptions{out: "twin-out", threshold: "5%", alpha: 0.05}
+	cmd := &cobra.Command{
+		Use:   "twin SCENARIO [flags]",
+		Short: "Run a scenario on the simulator and live with the same seeds, and compare them",
+		Long: `Run one scenario (a file or a built-in name) twice with the same seeds: on the
+simulator into DIR/sim and on node processes through Toxiproxy into
+DIR/live (each as electbench run writes it), then compare them group by
+group — algorithm, variant, scenario, nodes — with compare's statistics:
+the shares of safe, live and correct trials by a two-sided Fisher exact
+test, and the medians of messages, turnaround_t, turnaround_tm (turnaround
+in the T the network actually gave), decided_t, detect_t and failover_t by
+a two-sided Mann–Whitney U test with --threshold as the least change that
+counts. A difference that is significant at --alpha (and beyond the
+threshold, for a median) exceeds the noise.
+
+It writes DIR/twin.csv (sim and live side by side, the difference, p and
+whether it exceeds the noise, per group and metric) and DIR/twin.html, and
+prints the differences that exceed the noise or cannot be decided.
+
+Exit codes: 0 ok (differences are findings, not failures), 2 bad usage or
+input, 3 an infrastructure failure, 130 interrupted.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return badInputf("twin takes one SCENARIO; got %d argument(s)", len(args))
+			}
+			return nil
+		},
+		ValidArgsFunction: completeScenarios,
+		RunE:              func(cmd *cobra.Command, args []string) error { return runTwin(cmd, args[0], o) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.out, "out", o.out, "output directory: sim/, live/, twin.csv and twin.html under it")
+	f.Uint64Var(&o.seed, "seed", 0, "seed of both runs (default: the scenario's)")
+	f.IntVar(&o.trials, "trials", 0, "trials per algorithm and size on each runtime (default: the scenario's)")
+	f.StringVar(&o.toxiproxy, "toxiproxy", "", "URL of an existing toxiproxy-server for the live run (default: embed one, on loopback)")
+	f.StringVar(&o.threshold, "threshold", o.threshold, "least change of the median that counts, in percent (5 or 5%)")
+	f.Float64Var(&o.alpha, "alpha", o.alpha, "significance level of the two-sided tests")
+	return cmd
+}
+
+func runTwin(cmd *cobra.Command, scenario string, o twinOptions) error {
+	threshold, err := parseThreshold(o.threshold)
+	if err != nil {
+		return badInput(err)
+	}
+	if !(o.alpha > 0 && o.alpha < 1) {
+		return badInputf("--alpha %v: want a level between 0 and 1", o.alpha)
+	}
+	var rows [2][]reports.Row
+	for i, rt := range []string{"sim", "live"} {
+		dir := filepath.Join(o.out, rt)
+		args := []string{scenario, "--runtime", rt, "--out", dir, "--format", "csv,html"}
+		if cmd.Flags().Changed("seed") {
+			args = append(args, "--seed", strconv.FormatUint(o.seed, 10))
+		}
+		if cmd.Flags().Changed("trials") {
+			args = append(args, "--trials", strconv.Itoa(o.trials))
+		}
+		if rt == "live" && o.toxiproxy != "" {
+			args = append(args, "--toxiproxy", o.toxiproxy)
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "twin: %s run of %s into %s\n", rt, scenario, dir)
+		run := newRunCmd()
+		run.SetArgs(args)
+		run.SetOut(cmd.OutOrStdout())
+		run.SetErr(cmd.ErrOrStderr())
+		run.SilenceUsage, run.SilenceErrors = true, true
+		run.SetFlagErrorFunc(flagError)
+		err := run.ExecuteContext(cmd.Context())
+		// A failed expectation is a finding of the scenario, on either
+		// runtime; anything else stops the twin.
+		var ee *exitError
+		if err != nil && !(errors.As(err, &ee) && ee.code == exitFailed) {
+			return err
+		}
+		if _, rows[i], err = readResults(dir); err != nil {
+			return err
+		}
+	}
+	c := reports.Twin(rows[0], rows[1], reports.CompareOptions{Alpha: o.alpha, Threshold: threshold})
+	if err := reports.WriteFileAtomic(filepath.Join(o.out, "twin.csv"), func(w io.Writer) error { return reports.WriteTwinCSV(w, c) }); err != nil {
+		return err
+	}
+	if err := reports.WriteFileAtomic(filepath.Join(o.out, "twin.html"), func(w io.Writer) error { return reports.WriteTwinHTML(w, c, scenario) }); err != nil {
+		return err
+	}
+	return reports.WriteTwinText(cmd.OutOrStdout(), c)
+}

@@ -1,0 +1,95 @@
+package trial
+
+import (
+	"math"
+	"math/bits"
+	"time"
+)
+
+// Delays summarises the one-way delays of a trial's election messages
+// (issue 17: live rows in units of the T the network actually gave, not
+// the one configured). The mean is exact; quantiles come from a
+// log-linear histogram whose buckets are at most 1/128 of their value
+// wide (below 128 ns, 1 ns), clamped to the least and greatest delay seen,
+// so that a trial whose delays are all equal (constant latency) gets that
+// delay exactly. A bucket group (a power of two) is allocated when a delay
+// first falls in it: a trial under constant latency holds one, 1 KiB.
+type Delays struct {
+	Count    int64
+	Sum      time.Duration
+	Min, Max time.Duration
+	groups   []*[delaySubs]int64 // group 0: 0..127 ns; group g ≥ 1: [128·2^(g−1), 256·2^(g−1))
+}
+
+const (
+	delaySubBits = 7
+	delaySubs    = 1 << delaySubBits // buckets per group
+)
+
+// Add notes one delay; a negative one (two clocks read a few nanoseconds
+// apart, live) counts as zero.
+func (d *Delays) Add(v time.Duration) {
+	v = max(v, 0)
+	if d.Count == 0 || v < d.Min {
+		d.Min = v
+	}
+	d.Max = max(d.Max, v)
+	d.Count++
+	d.Sum += v
+	g, s := delayBucket(uint64(v))
+	if g >= len(d.groups) {
+		d.groups = append(d.groups, make([]*[delaySubs]int64, g+1-len(d.groups))...)
+	}
+	if d.groups[g] == nil {
+		d.groups[g] = new([delaySubs]int64)
+	}
+	d.groups[g][s]++
+}
+
+// delayBucket is the group and sub-bucket of v.
+func delayBucket(v uint64) (group, sub int) {
+	if v < delaySubs {
+		return 0, int(v)
+	}
+	shift := bits.Len64(v) - delaySubBits - 1 // v >> shift is in [128, 256)
+	return shift + 1, int(v>>shift) - delaySubs
+}
+
+// bucketTop is the greatest value of group g's sub-bucket s.
+func bucketTop(g, s int) uint64 {
+	if g == 0 {
+		return uint64(s)
+	}
+	shift := g - 1
+	return (uint64(s+delaySubs+1) << shift) - 1
+}
+
+// Mean is the mean delay; zero with none.
+func (d *Delays) Mean() time.Duration {
+	if d.Count == 0 {
+		return 0
+	}
+	return time.Duration(math.Round(float64(d.Sum) / float64(d.Count)))
+}
+
+// Quantile is the q-quantile of the delays (0 < q ≤ 1): the least bucket
+// holding at least ⌈q·Count⌉ delays at or below it, as its greatest value,
+// within [Min, Max]. Zero with none.
+func (d *Delays) Quantile(q float64) time.Duration {
+	if d.Count == 0 {
+		return 0
+	}
+	rank := max(int64(math.Ceil(q*float64(d.Count))), 1)
+	var seen int64
+	for g, grp := range d.groups {
+		if grp == nil {
+			continue
+		}
+		for s, c := range grp {
+			if seen += c; seen >= rank {
+				return min(max(time.Duration(bucketTop(g, s)), d.Min), d.Max)
+			}
+		}
+	}
+	return d.Max
+}

@@ -1,0 +1,136 @@
+package reports
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// A twin comparison (electbench twin) is Compare across runtimes: the same
+// scenario and seeds run on the simulator (base) and live (new), group by
+// group, with compare's statistics — shares by Fisher's exact test,
+// medians by Mann–Whitney — and its threshold. A significant difference
+// beyond the threshold exceeds the noise; which way it goes is said
+// plainly rather than as a regression.
+
+// Twin compares the simulated rows of a scenario with its live ones.
+func Twin(sim, live []Row, opt CompareOptions) Comparison {
+	opt.AcrossRuntimes = true
+	return Compare(sim, live, opt)
+}
+
+// TwinLabel says what a verdict of a twin comparison means.
+func TwinLabel(v Verdict) string {
+	switch v {
+	case Regression:
+		return "live higher"
+	case Improvement:
+		return "live lower"
+	case OnlyInBase:
+		return "only simulated"
+	case OnlyInNew:
+		return "only live"
+	case NoChange:
+		return "within noise"
+	}
+	return string(v)
+}
+
+// Exceeds reports whether a change exceeds the noise: significant, and
+// beyond the threshold for a median.
+func (c *Change) Exceeds() bool { return c.Verdict == Regression || c.Verdict == Improvement }
+
+// TwinColumns is the header of twin.csv.
+var TwinColumns = []string{"algorithm", "variant", "scenario", "nodes", "metric", "kind",
+	"sim_n", "live_n", "sim", "live", "difference", "p", "exceeds_noise", "verdict", "reason"}
+
+// WriteTwinCSV writes one line per group and metric: both sides (a median,
+// or a share of trials), the difference (relative for a median, in points
+// of share for a share), the p-value and whether it exceeds the noise.
+func WriteTwinCSV(out io.Writer, c Comparison) error {
+	w := csv.NewWriter(out)
+	w.Write(TwinColumns)
+	for i := range c.Changes {
+		ch := &c.Changes[i]
+		sim, live := ch.BaseMedian, ch.NewMedian
+		if ch.Kind == KindShare {
+			sim, live = ch.BaseShare, ch.NewShare
+		}
+		diff := ""
+		if ch.Delta.Set && !math.IsInf(ch.Delta.V, 0) {
+			diff = FormatFloat(ch.Delta.V)
+		} else if ch.Delta.Set {
+			diff = strconv.FormatFloat(ch.Delta.V, 'f', -1, 64)
+		}
+		w.Write([]string{ch.Algorithm, ch.Variant, ch.Scenario, strconv.Itoa(ch.Nodes), ch.Metric, ch.Kind,
+			strconv.Itoa(ch.BaseN), strconv.Itoa(ch.NewN), sim.String(), live.String(), diff, ch.P.String(),
+			strconv.FormatBool(ch.Exceeds()), TwinLabel(ch.Verdict), ch.Reason})
+	}
+	w.Flush()
+	return w.Error()
+}
+
+// WriteTwinText writes what people read: one line per group and metric
+// whose difference exceeds the noise or cannot be decided, then a count.
+func WriteTwinText(out io.Writer, c Comparison) error {
+	var b strings.Builder
+	exceed := 0
+	for i := range c.Changes {
+		ch := &c.Changes[i]
+		if ch.Exceeds() {
+			exceed++
+		}
+		if ch.Verdict == NoChange {
+			continue
+		}
+		fmt.Fprintf(&b, "%-14s  %s/%s %s n=%d %s: sim %s", strings.ToUpper(TwinLabel(ch.Verdict)),
+			ch.Algorithm, ch.Variant, ch.Scenario, ch.Nodes, ch.Metric, strings.Replace(ch.Figures(), " → ", ", live ", 1))
+		if ch.P.Set {
+			fmt.Fprintf(&b, ", p=%s", fmtP(ch.P.V))
+		}
+		b.WriteByte('\n')
+	}
+	fmt.Fprintf(&b, "twin: %d groups, %d tests (%d simulated rows, %d live rows; shares: Fisher exact; medians: Mann–Whitney; two-sided, α=%s, threshold ±%s on medians): %d exceed the noise\n",
+		c.Groups, len(c.Changes), c.BaseRows, c.NewRows, strconv.FormatFloat(c.Alpha, 'f', -1, 64),
+		strings.TrimPrefix(fmtPercent(c.Threshold), "+"), exceed)
+	_, err := io.WriteString(out, b.String())
+	return err
+}
+
+// WriteTwinHTML writes a self-contained page: every group and metric, sim
+// beside live, the difference, and whether it exceeds the noise.
+func WriteTwinHTML(out io.Writer, c Comparison, scenario string) error {
+	p := newPage("electbench twin " + scenario)
+	p.para("meta", txt("Scenario "), code(scenario), txtf(" on the simulator (%d rows) and live (%d rows), the same seeds · shares of safe, live and correct trials: two-sided Fisher exact · medians: two-sided Mann–Whitney U · α=%s · threshold ±%s on the median · a median verdict needs at least %d trials per side",
+		c.BaseRows, c.NewRows, fixedText(c.Alpha, 4), strings.TrimPrefix(fmtPercent(c.Threshold), "+"), c.MinSamples))
+	head := []string{"", "algorithm", "variant", "scenario", "nodes", "metric", "sim n", "live n",
+		"sim", "live", "difference", "", "p", "reason"}
+	var rows [][]cell
+	for _, v := range []Verdict{Regression, Improvement, CannotDecide, OnlyInBase, OnlyInNew, NoChange} {
+		for _, ch := range c.Changes {
+			if ch.Verdict != v {
+				continue
+			}
+			vc := textCell(TwinLabel(ch.Verdict))
+			vc.classes = verdictClass(ch.Verdict)
+			change := cell{text: deltaText(ch.Delta), num: true}
+			simC, liveC := optCell(ch.BaseMedian, 3), optCell(ch.NewMedian, 3)
+			if ch.Kind == KindShare {
+				change.text = pointsText(ch.Delta) + " pts"
+				simC, liveC = shareCell(ch.BaseCount, ch.BaseN, ch.BaseShare), shareCell(ch.NewCount, ch.NewN, ch.NewShare)
+			}
+			if ch.Delta.Set && !math.IsInf(ch.Delta.V, 0) {
+				change.v, change.hasV = ch.Delta.V, true
+			}
+			rows = append(rows, []cell{vc, textCell(ch.Algorithm), textCell(ch.Variant), textCell(ch.Scenario),
+				intCell(ch.Nodes), textCell(ch.Metric), intCell(ch.BaseN), intCell(ch.NewN), simC, liveC, change,
+				{svg: changeBar(ch.Delta)}, optCell(ch.P, 4), textCell(ch.Reason)})
+		}
+	}
+	p.tableID("twin", "sortable", head, rows)
+	p.note("Compare's method, with the simulator as BASE and live as NEW (a regression there is live higher here): " + CompareMethod + ".")
+	return p.write(out)
+}

@@ -1,0 +1,82 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/csv"
+	"strings"
+	"testing"
+)
+
+// TestTwin: the simulated and live rows of one scenario meet group by
+// group whatever their runtime column, with compare's statistics; a live
+// turnaround twice the simulated one exceeds the noise, equal message
+// counts do not, and twin.csv says so line by line.
+func TestTwin(t *testing.T) {
+	sim := trialsOf("lcr", 8, 44, 46, 44, 48, 44)
+	live := trialsOf("lcr", 8, 44, 46, 44, 48, 44)
+	for i := range live {
+		live[i].Runtime = "live"
+		live[i].TurnaroundT = Some(2 * live[i].TurnaroundT.V)
+	}
+	c := Twin(sim, live, CompareOptions{Threshold: -1})
+	if c.Groups != 1 {
+		t.Fatalf("%d groups, want the sim and live rows in one", c.Groups)
+	}
+	v := verdicts(c)
+	if v["lcr/8/turnaround_t"] != Regression || v["lcr/8/messages"] != NoChange || v["lcr/8/safety"] != NoChange {
+		t.Fatalf("verdicts %v", v)
+	}
+	var b bytes.Buffer
+	if err := WriteTwinCSV(&b, c); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(recs[0], ",") != strings.Join(TwinColumns, ",") || len(recs) != 1+len(c.Changes) {
+		t.Fatalf("twin.csv: header %v, %d lines for %d changes", recs[0], len(recs), len(c.Changes))
+	}
+	got := map[string][]string{}
+	for _, r := range recs[1:] {
+		got[r[4]] = r
+	}
+	if r := got["turnaround_t"]; r[8] != "22" || r[9] != "44" || r[10] != "1" || r[12] != "true" || r[13] != "live higher" {
+		t.Fatalf("turnaround_t line %v", r)
+	}
+	if r := got["messages"]; r[12] != "false" || r[13] != "within noise" {
+		t.Fatalf("messages line %v", r)
+	}
+	var text, page bytes.Buffer
+	if err := WriteTwinText(&text, c); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "LIVE HIGHER") || !strings.Contains(text.String(), "1 exceed the noise") {
+		t.Fatalf("text:\n%s", text.String())
+	}
+	if err := WriteTwinHTML(&page, c, "adhoc"); err != nil || !strings.Contains(page.String(), "live higher") {
+		t.Fatalf("page: %v", err)
+	}
+}
+
+// TestNetworkDeparture: the report says how far the live network's
+// measured delays departed from the configured T; simulated rows and rows
+// without a measurement say nothing.
+func TestNetworkDeparture(t *testing.T) {
+	rows := []Row{
+		{Runtime: "live", TS: 0.005, DelayMeanS: Some(0.006), DelayP99S: Some(0.01)},
+		{Runtime: "live", TS: 0.005, DelayMeanS: Some(0.0055), DelayP99S: Some(0.02)},
+		{Runtime: "live", TS: 0.005, DelayMeanS: Some(0.0065), DelayP99S: Some(0.03)},
+		{Runtime: "live", TS: 0.005},
+		{Runtime: "sim", TS: 0.005, DelayMeanS: Some(0.005), DelayP99S: Some(0.005)},
+	}
+	got := networkDeparture(rows)
+	for _, want := range []string{"configured T 5 ms", "measured mean 6 ms (+20.0%)", "p99 20 ms (+300.0%)", "over 3 trials"} {
+		if !strings.Contains(got, want) {
+			t.Fatalf("%q lacks %q", got, want)
+		}
+	}
+	if networkDeparture(rows[3:]) != "" {
+		t.Fatal("no live measurement: want nothing said")
+	}
+}
