@@ -4,11 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -30,7 +27,7 @@ type liveTrial struct {
 	T      time.Duration // configured one-way latency: the record's unit
 	tAlg   time.Duration // the unit the algorithms' parameters are read in: T plus the allowance
 	det    trial.Detector
-	prefix string
+	serial int // the runtime's trials, counted from 1: named in the log
 	dir    string
 	ranks  []nodes.Rank // the minted identities' ranks, by position
 	res    Result
@@ -81,8 +78,7 @@ type liveTrial struct {
 func newLiveTrial(r *Runtime, cfg trial.Config, fs faults, serial int) *liveTrial {
 	n := len(cfg.Ranks)
 	lt := &liveTrial{
-		r: r, ctx: context.Background(), cfg: cfg, faults: fs, n: n, T: cfg.T(), det: cfg.DetectorOrDefault(),
-		prefix:     fmt.Sprintf("eb%d-%d-%x-", os.Getpid(), serial, rand.Uint32()),
+		r: r, ctx: context.Background(), cfg: cfg, faults: fs, n: n, T: cfg.T(), det: cfg.DetectorOrDefault(), serial: serial,
 		procs:      newProcs(),
 		links:      newLinks(n),
 		actions:    make(chan func(), 64),
@@ -100,13 +96,12 @@ func newLiveTrial(r *Runtime, cfg trial.Config, fs faults, serial int) *liveTria
 	}
 	lt.maxEvents = cfg.BudgetOrDefault().MaxEvents
 	lt.res.Info.Toxiproxy = r.client.URL()
-	lt.res.Info.Prefix = lt.prefix
 	return lt
 }
 
 func (lt *liveTrial) logf(format string, args ...any) {
 	if lt.r.opt.Log != nil {
-		fmt.Fprintf(lt.r.opt.Log, "live: "+format+"\n", args...)
+		fmt.Fprintf(lt.r.opt.Log, "live: trial %d: "+format+"\n", append([]any{lt.serial}, args...)...)
 	}
 }
 
@@ -168,10 +163,8 @@ func (lt *liveTrial) setup(ctx context.Context) error {
 	}
 	lt.dir = dir
 	lt.res.Info.Dir = dir
-	for i := range n {
-		if _, err := lt.spawn(i, filepath.Join(dir, strconv.Itoa(i)), lt.r.opt.Forge[i]); err != nil {
-			return err
-		}
+	if err := lt.spawnAll(); err != nil {
+		return err
 	}
 	hellos := 0
 	for hellos < n {
@@ -588,7 +581,6 @@ func (lt *liveTrial) target(pos int) int {
 func (lt *liveTrial) teardown() {
 	lt.stopping = true
 	lt.stopAll()
-	lt.removeProxies()
 	if lt.dir != "" {
 		os.RemoveAll(lt.dir) // best effort: it holds only the identities the nodes minted
 	}
