@@ -156,6 +156,7 @@ func (lt *liveTrial) setup(ctx context.Context) error {
 	n := lt.n
 	ctx, cancel := context.WithTimeout(ctx, lt.setupTimeout())
 	defer cancel()
+	began := time.Now()
 
 	dir, err := os.MkdirTemp("", "electbench-live-")
 	if err != nil {
@@ -208,9 +209,11 @@ func (lt *liveTrial) setup(ctx context.Context) error {
 	if lt.faults.tl != nil {
 		lt.faults.tl.Begin(injector{lt})
 	}
+	identified := time.Now()
 	if err := lt.makeLinks(ctx); err != nil {
 		return err
 	}
+	proxied := time.Now()
 	for p := range n {
 		if lt.alive[p] {
 			lt.configure(lt.procs.byPos[p])
@@ -237,6 +240,10 @@ func (lt *liveTrial) setup(ctx context.Context) error {
 		lt.res.Info.PIDs = append(lt.res.Info.PIDs, p.pid)
 		lt.res.Info.NodeAddrs = append(lt.res.Info.NodeAddrs, p.addr)
 	}
+	// Where set-up time goes, in the log: processes started and
+	// identified, proxies made or found and their latencies set, links up.
+	lt.logf("%d processes up in %v, %d proxies ready in %v, linked in %v", n, identified.Sub(began).Round(time.Millisecond),
+		len(lt.links.list), proxied.Sub(identified).Round(time.Millisecond), time.Since(proxied).Round(time.Millisecond))
 	if lt.r.opt.Observe != nil {
 		lt.r.opt.Observe(lt.res.Info)
 	}
