@@ -289,10 +289,12 @@ func (r *Runtime) release(ctx context.Context, err error) {
 		r.leftovers = append(r.leftovers, k.prefix)
 		r.dropKept(ctx)
 	case err != nil && ctx.Err() != nil:
+		// Interrupted: proxies a call abandoned in flight may still be
+		// made, and are removed by prefix (leftovers) at the next trial
+		// or at Close; the embedded server's Close removes every proxy
+		// at once, so an interrupted run ends without a call per proxy.
+		r.leftovers = append(r.leftovers, k.prefix)
 		if r.server != nil {
-			// Interrupted: the embedded server's Close removes every
-			// proxy at once; a run that goes on removes them first.
-			r.leftovers = append(r.leftovers, k.prefix)
 			k.closeListeners()
 			r.kept = nil
 			return

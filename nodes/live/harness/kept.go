@@ -92,10 +92,9 @@ func (k *kept) names() []string {
 }
 
 // dropKept removes the runtime's cluster: its proxies (with a context of
-// their own: the run's may be cancelled, and they must go all the same;
-// the embedded server is cleared at Close, at once) and its sockets. A
-// server found down is not waited for: what it keeps is removed once it
-// answers (leftovers).
+// their own: the run's may be cancelled, and they must go all the same)
+// and its sockets. A server found down is not waited for: what it keeps is
+// removed once it answers (leftovers).
 func (r *Runtime) dropKept(ctx context.Context) {
 	k := r.kept
 	if k == nil {
