@@ -19,7 +19,8 @@
 // acting through signals, the control channel and Toxiproxy.
 // Whatever happens, every process and file a trial acquired is released
 // before Run returns; the kept proxies and sockets, at the latest at Close
-// (at once, after a trial that failed or was interrupted).
+// (at once after a trial that was interrupted or lost Toxiproxy, or
+// whose cluster could not be reset).
 //
 // The nodes report each event their machine handled as a step line whose
 // kinds and timers are numbers of the shared registry (nodes/live's
