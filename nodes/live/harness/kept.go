@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"time"
 
@@ -27,7 +29,8 @@ import (
 // upstream on its socket, no toxic but its latency — and checks that it
 // did, and that no connection through any proxy or into any socket is
 // left (unaccepted ones are drained). A cluster that cannot be reset, or
-// whose trial failed, is removed (drop): the next trial makes a new one.
+// whose trial was interrupted or lost Toxiproxy, is removed (dropKept):
+// the next trial makes a new one.
 // Reuse is an optimisation; a trial sees the same links as on a new
 // cluster.
 type kept struct {
@@ -130,12 +133,16 @@ func (r *Runtime) logf(format string, args ...any) {
 // positions fall to other indices than the last one's first removes the
 // proxies it does not need.
 func (k *kept) ensure(ctx context.Context, c *toxi.Client, pairs []link, budget int) error {
-	var missing []toxi.Link
+	var (
+		missing []toxi.Link
+		made    []link // the pairs of missing
+	)
 	want := make(map[link]bool, len(pairs))
 	for _, p := range pairs {
 		want[p] = true
 		if _, ok := k.proxy[p]; !ok {
 			missing = append(missing, toxi.Link{Name: k.prefix + strconv.Itoa(p[0]) + "-" + strconv.Itoa(p[1]), Upstream: k.addrs[p[1]]})
+			made = append(made, p)
 		}
 	}
 	if len(missing) == 0 {
@@ -159,10 +166,8 @@ func (k *kept) ensure(ctx context.Context, c *toxi.Client, pairs []link, budget 
 	if err != nil {
 		return err
 	}
-	for _, l := range missing {
-		var p link
-		fmt.Sscanf(l.Name[len(k.prefix):], "%d-%d", &p[0], &p[1])
-		k.proxy[p] = l.Name
+	for i, l := range missing {
+		k.proxy[made[i]] = l.Name
 		k.listen[l.Name] = addrs[l.Name]
 	}
 	return nil
@@ -227,7 +232,7 @@ func (r *Runtime) reset(ctx context.Context) error {
 
 // clean reports what of proxy name (of pair p) differs from how it was
 // created.
-func (k *kept) clean(name string, p link, st State) error {
+func (k *kept) clean(name string, p link, st toxi.State) error {
 	switch {
 	case !st.Enabled:
 		return fmt.Errorf("proxy %s is still disabled", name)
@@ -248,9 +253,6 @@ func (k *kept) clean(name string, p link, st State) error {
 	return nil
 }
 
-// State is what the server holds of a proxy.
-type State = toxi.State
-
 // sameLatency reports whether a latency toxic holds latency and jitter
 // lat (Toxiproxy's attributes are whole milliseconds, read back from JSON).
 func sameLatency(t toxi.Toxic, lat [2]time.Duration) bool {
@@ -265,7 +267,7 @@ func sameLatency(t toxi.Toxic, lat [2]time.Duration) bool {
 // died, and waits until none is left through the cluster (resetWait).
 func (k *kept) quiet(ctx context.Context) error {
 	ports := map[int]bool{}
-	for _, addr := range append(append([]string(nil), k.addrs...), mapValues(k.listen)...) {
+	for _, addr := range slices.AppendSeq(slices.Clone(k.addrs), maps.Values(k.listen)) {
 		if _, p, err := net.SplitHostPort(addr); err == nil {
 			port, _ := strconv.Atoi(p)
 			ports[port] = true
@@ -289,14 +291,6 @@ func (k *kept) quiet(ctx context.Context) error {
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
-}
-
-func mapValues(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for _, v := range m {
-		out = append(out, v)
-	}
-	return out
 }
 
 // errNoConnCheck: this platform cannot list the host's connections, so a
