@@ -365,18 +365,48 @@ func notFound(err error) bool {
 
 // Names lists the proxies on the server whose names start with prefix.
 func (c *Client) Names(ctx context.Context, prefix string) ([]string, error) {
+	states, err := c.States(ctx, prefix)
+	out := make([]string, 0, len(states))
+	for name := range states {
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out, err
+}
+
+// State is what the server holds of one proxy.
+type State struct {
+	Listen, Upstream string
+	Enabled          bool
+	Toxics           []Toxic
+}
+
+// Toxic is one toxic on a proxy, with its attributes in Toxiproxy's
+// units.
+type Toxic struct {
+	Name, Type string
+	Attributes map[string]any
+}
+
+// States returns, in one call, the proxies whose names start with prefix,
+// by name.
+func (c *Client) States(ctx context.Context, prefix string) (map[string]State, error) {
 	var all map[string]*toxiclient.Proxy
 	err := c.call(ctx, "list", func() (err error) {
 		all, err = c.c.Proxies()
 		return err
 	})
-	var out []string
-	for name := range all {
-		if strings.HasPrefix(name, prefix) {
-			out = append(out, name)
+	out := map[string]State{}
+	for name, p := range all {
+		if !strings.HasPrefix(name, prefix) {
+			continue
 		}
+		st := State{Listen: p.Listen, Upstream: p.Upstream, Enabled: p.Enabled}
+		for _, t := range p.ActiveToxics {
+			st.Toxics = append(st.Toxics, Toxic{Name: t.Name, Type: t.Type, Attributes: t.Attributes})
+		}
+		out[name] = st
 	}
-	sort.Strings(out)
 	return out, err
 }
 

@@ -18,11 +18,12 @@ type nodeOptions struct {
 	identityDir string
 	bits        int
 	forge       string
+	listenFD    int
 }
 
 // newNodeCmd is `electbench node`: one node process of a live run, started
 // by the harness (electbench run --runtime live) as
-// `electbench node --identity-dir DIR --bits B [--forge MODE]`, which talks
+// `electbench node --identity-dir DIR --bits B [--forge MODE] [--listen-fd FD]`, which talks
 // to it over stdin and stdout. Hidden: nobody types it.
 func newNodeCmd() *cobra.Command { return nodeCmd(runNode) }
 
@@ -31,7 +32,7 @@ func newNodeCmd() *cobra.Command { return nodeCmd(runNode) }
 func nodeCmd(run func(*cobra.Command, live.NodeConfig) error) *cobra.Command {
 	o := nodeOptions{bits: live.DefaultBits}
 	cmd := &cobra.Command{
-		Use:    "node [--identity-dir DIR] [--bits B] [--forge MODE]",
+		Use:    "node [--identity-dir DIR] [--bits B] [--forge MODE] [--listen-fd FD]",
 		Short:  "One node process of a live run (started by the harness)",
 		Hidden: true,
 		Args:   cobra.ArbitraryArgs, // refused by config, with a clearer message
@@ -47,6 +48,7 @@ func nodeCmd(run func(*cobra.Command, live.NodeConfig) error) *cobra.Command {
 	f.StringVar(&o.identityDir, "identity-dir", o.identityDir, "directory of the node's identity: loaded if present, else minted and kept there")
 	f.IntVar(&o.bits, "bits", o.bits, "static puzzle bits of a minted identity")
 	f.StringVar(&o.forge, "forge", o.forge, "present a dishonest identity (testing refusal): one of "+strings.Join(live.ForgeModes, ", "))
+	f.IntVar(&o.listenFD, "listen-fd", o.listenFD, "accept peers on this inherited listening socket (the harness's) instead of a new one")
 	return cmd
 }
 
@@ -60,8 +62,10 @@ func (o nodeOptions) config(args []string) (live.NodeConfig, error) {
 		return live.NodeConfig{}, badInputf("--bits %d: want 0..%d", o.bits, pow.MaxBits)
 	case o.forge != "" && !slices.Contains(live.ForgeModes, o.forge):
 		return live.NodeConfig{}, badInputf("--forge %q: want one of %s", o.forge, strings.Join(live.ForgeModes, ", "))
+	case o.listenFD < 0 || o.listenFD > 0 && o.listenFD < 3:
+		return live.NodeConfig{}, badInputf("--listen-fd %d: want an inherited descriptor, 3 or above", o.listenFD)
 	}
-	return live.NodeConfig{IdentityDir: o.identityDir, Bits: o.bits, Forge: o.forge}, nil
+	return live.NodeConfig{IdentityDir: o.identityDir, Bits: o.bits, Forge: o.forge, ListenFD: o.listenFD}, nil
 }
 
 // runNode runs the node until the harness stops it; a node that fails

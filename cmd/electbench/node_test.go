@@ -33,6 +33,7 @@ func TestNodeFlags(t *testing.T) {
 		{nil, live.NodeConfig{Bits: live.DefaultBits}},
 		{[]string{"--identity-dir", "d/n3", "--bits", "5"}, live.NodeConfig{IdentityDir: "d/n3", Bits: 5}},
 		{[]string{"--identity-dir", "d/n3", "--bits", "5", "--forge", "stolen"}, live.NodeConfig{IdentityDir: "d/n3", Bits: 5, Forge: "stolen"}},
+		{[]string{"--listen-fd", "3"}, live.NodeConfig{Bits: live.DefaultBits, ListenFD: 3}},
 	} {
 		if c, ran, err := parse(tc.args...); err != nil || !ran || c != tc.want {
 			t.Errorf("%q: %+v (ran %v), %v; want %+v", tc.args, c, ran, err, tc.want)
@@ -45,6 +46,7 @@ func TestNodeFlags(t *testing.T) {
 	}{
 		{[]string{"--forge", "sideways"}, `--forge "sideways": want one of forged-id, unsolved, weak, stolen`},
 		{[]string{"--bits", "65"}, "--bits 65: want 0..64"},
+		{[]string{"--listen-fd", "1"}, "--listen-fd 1: want an inherited descriptor, 3 or above"},
 		{[]string{"--identity-dir", "d", "extra"}, `unexpected arguments ["extra"]`},
 	} {
 		_, ran, err := parse(tc.args...)

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
+	"os"
 )
 
 // NodeConfig is what a node process is told on its command line
-// (`electbench node --identity-dir DIR --bits B [--forge MODE]`).
+// (`electbench node --identity-dir DIR --bits B [--forge MODE] [--listen-fd FD]`).
 type NodeConfig struct {
 	// IdentityDir holds the node's identity: loaded if present, else minted
 	// and kept there ("" mints one and keeps nothing).
@@ -17,6 +19,11 @@ type NodeConfig struct {
 	// Forge, one of ForgeModes, presents a dishonest identity (testing
 	// refusal); "" is an honest node.
 	Forge string
+	// ListenFD is a listening socket the node inherited and accepts its
+	// peers on (the harness keeps one per node across the trials of a
+	// cluster, so that its proxies keep their upstreams); 0 listens on
+	// 127.0.0.1:0.
+	ListenFD int
 }
 
 // NodeMain is a node process (`electbench node`): it loads, mints or forges
@@ -34,6 +41,15 @@ func NodeMain(ctx context.Context, c NodeConfig, stdin io.Reader, stdout, log io
 		}
 	} else if o.Identity, err = LoadOrMint(ctx, c.IdentityDir, p); err != nil {
 		return fmt.Errorf("loading or minting the identity: %w", err)
+	}
+	if c.ListenFD > 0 {
+		f := os.NewFile(uintptr(c.ListenFD), "inherited listener")
+		ln, err := net.FileListener(f)
+		f.Close() // FileListener keeps a copy of its own
+		if err != nil {
+			return fmt.Errorf("--listen-fd %d: not a listening socket: %w", c.ListenFD, err)
+		}
+		o.Listener = ln
 	}
 	if err := Run(ctx, o, stdin, stdout); err != nil {
 		return fmt.Errorf("node %s: %w", o.Identity.ID, err)

@@ -76,3 +76,46 @@ func BenchmarkLive32(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLiveKept runs raft on 64 live processes (a complete graph:
+// 4,032 proxies) through an external toxiproxy-server, b.N trials on one
+// runtime, which makes the cluster's proxies at the first trial and keeps
+// them for the rest. Compare -benchtime=1x with 10x: what the cluster
+// costs is paid once. Each trial runs to its deadline (raft never falls
+// quiet: its leader keeps sending heartbeats), (100N+1000)T = 7.4 s at
+// T = 1 ms. It reports the wall time of a trial (setup included) and the
+// CPU time of the harness (this process), of Toxiproxy and of the nodes,
+// per trial.
+func BenchmarkLiveKept(b *testing.B) {
+	const n = 64
+	url, srv := externalToxiproxy(b)
+	opt := options(b)
+	opt.Toxiproxy = url
+	r, err := harness.New(context.Background(), opt)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	var self0, self1, kids0, kids1 syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &self0)
+	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids0)
+	toxi0 := cpu(srv.Pid)
+	b.ResetTimer()
+	for i := range b.N {
+		cfg := config(b, "raft", random(n, uint64(i)), nil, time.Millisecond)
+		cfg.Seed = uint64(i)
+		if _, v, _ := run(b, r, cfg); !v.Correct || !v.Live {
+			b.Fatalf("raft at N=%d, trial %d: %+v", n, i, v)
+		}
+	}
+	b.StopTimer()
+	syscall.Getrusage(syscall.RUSAGE_SELF, &self1)
+	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids1)
+	per := func(d time.Duration) float64 { return d.Seconds() * 1000 / float64(b.N) }
+	used := func(a, b syscall.Rusage) time.Duration {
+		return time.Duration(b.Utime.Nano() + b.Stime.Nano() - a.Utime.Nano() - a.Stime.Nano())
+	}
+	b.ReportMetric(per(used(self0, self1)), "harness-cpu-ms/trial")
+	b.ReportMetric(per(cpu(srv.Pid)-toxi0), "toxiproxy-cpu-ms/trial")
+	b.ReportMetric(per(used(kids0, kids1)), "nodes-cpu-ms/trial")
+}

@@ -29,8 +29,10 @@ import (
 )
 
 // Nothing outlives a run (DESIGN.md, "Runtimes"): after 19 trials and a
-// 20th cancelled in the middle, no node process, proxy, listening port or
-// runtime goroutine of any of them remains.
+// 20th cancelled in the middle, and their runtimes closed, no node
+// process, proxy, listening port or runtime goroutine of any of them
+// remains. (Between trials a runtime keeps its cluster's proxies and
+// sockets for the next trial of that size: TestKeptCluster.)
 func TestReleasesEverything(t *testing.T) {
 	opt := options(t)
 	srv, err := toxi.StartEmbedded()
@@ -50,16 +52,19 @@ func TestReleasesEverything(t *testing.T) {
 			t.Fatalf("trial %d: %+v", seed, v)
 		}
 	}
+	r.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	opt.Observe = func(i harness.Info) {
 		infos = append(infos, i)
 		cancel() // interrupt the trial once its cluster is up
 	}
 	ranks := random(5, 1)
-	res, err := runtime(t, opt).Run(ctx, config(t, "bully", ranks, []int{lowest(ranks)}, time.Millisecond))
+	r2 := runtime(t, opt)
+	res, err := r2.Run(ctx, config(t, "bully", ranks, []int{lowest(ranks)}, time.Millisecond))
 	if res == nil || err == nil || !strings.Contains(err.Error(), "interrupted: context canceled") {
 		t.Fatalf("interrupted run: %v", err)
 	}
+	r2.Close()
 	if len(infos) != 20 {
 		t.Fatalf("%d trials acquired a cluster, want 20", len(infos))
 	}

@@ -141,8 +141,13 @@ type Runtime struct {
 	client *toxi.Client
 	server *toxi.Server // nil with an external Toxiproxy
 	trials int
-	// leftovers are the proxy prefixes of trials whose proxies a down
-	// server kept: removed once it answers again (removeLeftovers).
+	// kept is the cluster kept for the trials of its size (kept.go);
+	// clusters counts those made.
+	kept     *kept
+	clusters int
+	// leftovers are the proxy prefixes of clusters whose proxies a down
+	// server kept, or an interrupted run left to the embedded server's
+	// Close: removed once it answers again (removeLeftovers).
 	leftovers []string
 }
 
@@ -197,16 +202,20 @@ func (r *Runtime) removeDead(ctx context.Context) {
 	}
 }
 
-// Close removes what a down server kept of this runtime's trials, if it
-// answers now, and stops the embedded Toxiproxy, if any.
+// Close removes the kept cluster and what a down server kept of this
+// runtime's trials, if it answers now, and stops the embedded Toxiproxy,
+// if any: its proxies go with it, at once.
 func (r *Runtime) Close() error {
+	if r.server != nil {
+		r.kept.closeListeners()
+		r.kept = nil
+		return r.server.Close()
+	}
+	r.dropKept(context.Background())
 	// A server found down is not waited for: an interrupted run must end
 	// promptly. The next run against it removes what it kept.
 	if len(r.leftovers) > 0 && r.client.Down() == nil && r.client.Check(context.Background(), closeHealthTimeout) == nil {
 		r.removeLeftovers(context.Background())
-	}
-	if r.server != nil {
-		return r.server.Close()
 	}
 	return nil
 }
@@ -243,6 +252,9 @@ func (r *Runtime) Run(ctx context.Context, cfg trial.Config) (*Result, error) {
 		}
 	}
 	r.removeLeftovers(ctx)
+	if _, err := r.keptFor(ctx, len(cfg.Ranks)); err != nil {
+		return nil, fmt.Errorf("live: %w: %w", trial.ErrInfrastructure, err)
+	}
 	r.trials++
 	lt := newLiveTrial(r, cfg, fs, r.trials)
 	res, err := lt.run(ctx)
@@ -258,13 +270,42 @@ func (r *Runtime) Run(ctx context.Context, cfg trial.Config) (*Result, error) {
 			err = fmt.Errorf("%w: %w; %v", trial.ErrInfrastructure, cause, err)
 		}
 	}
-	if r.client.Down() != nil || (err != nil && ctx.Err() != nil) {
+	r.release(ctx, err)
+	return res, err
+}
+
+// release keeps the cluster for the next trial once reset shows it clean,
+// and otherwise removes it: after a trial that failed because Toxiproxy
+// stopped answering or its context ended, or one whose cluster cannot be
+// reset.
+func (r *Runtime) release(ctx context.Context, err error) {
+	k := r.kept
+	switch {
+	case k == nil:
+	case r.client.Down() != nil:
 		// Its proxies may not all be gone: a down server kept them, or
 		// one that was slow to answer made them after the harness gave
 		// up on it.
-		r.leftovers = append(r.leftovers, lt.prefix)
+		r.leftovers = append(r.leftovers, k.prefix)
+		r.dropKept(ctx)
+	case err != nil && ctx.Err() != nil:
+		// Interrupted: proxies a call abandoned in flight may still be
+		// made, and are removed by prefix (leftovers) at the next trial
+		// or at Close; the embedded server's Close removes every proxy
+		// at once, so an interrupted run ends without a call per proxy.
+		r.leftovers = append(r.leftovers, k.prefix)
+		if r.server != nil {
+			k.closeListeners()
+			r.kept = nil
+			return
+		}
+		r.dropKept(ctx)
+	default:
+		if rerr := r.reset(ctx); rerr != nil {
+			r.logf("cluster %s not kept: %v", k.prefix, rerr)
+			r.dropKept(ctx)
+		}
 	}
-	return res, err
 }
 
 // healthTimeout bounds a health check of Toxiproxy; closeHealthTimeout,

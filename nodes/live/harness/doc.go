@@ -5,17 +5,22 @@
 // events emitted to Config.Events (the checker, a trace).
 //
 // One Runtime serves many trials through one Toxiproxy, embedded or
-// external (cluster.go). A trial (run.go) spawns a process per position
-// and has each mint its identity (procs.go), hands the identities out to
-// positions in the order of Config.Ranks, gives every directed link the
-// topology uses a proxy with its latency (links.go), starts the run on the
+// external (cluster.go), and keeps a cluster's proxies, and a listening
+// socket per node slot, for every trial of its size, reset and checked
+// between trials (kept.go). A trial (run.go) spawns a process per slot on
+// that slot's socket and has each mint its identity (procs.go), hands the
+// identities out to positions in the order of Config.Ranks, gives every
+// directed link the topology uses the proxy between its ends' slots, with
+// its latency (links.go), starts the run on the
 // host's shared monotonic clock and drives it — commands out, step lines
 // in — until it settles, its deadline passes or its context ends. The
 // trial's crashes and faults run on the one fault engine, chaos/timeline,
 // as in the simulator: the harness is its trial.Injector (faults.go),
 // acting through signals, the control channel and Toxiproxy.
-// Whatever happens, every process, proxy and file it acquired is released
-// before Run returns.
+// Whatever happens, every process and file a trial acquired is released
+// before Run returns; the kept proxies and sockets, at the latest at Close
+// (at once after a trial that was interrupted or lost Toxiproxy, or
+// whose cluster could not be reset).
 //
 // The nodes report each event their machine handled as a step line whose
 // kinds and timers are numbers of the shared registry (nodes/live's

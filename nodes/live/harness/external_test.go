@@ -122,11 +122,15 @@ func TestExternalToxiproxy(t *testing.T) {
 	used := time.Duration(self1.Utime.Nano() + self1.Stime.Nano() - self0.Utime.Nano() - self0.Stime.Nano())
 	t.Logf("CPU over the chang-roberts trials: harness (this test process) %v, toxiproxy-server %v", used, cpu(srv.Pid)-srv0)
 
+	r.Close()
+
 	cfg := config(t, "bully", random(6, 1), everyone(6), 5*time.Millisecond)
 	cfg.Faults = []trial.Fault{partition(halves(6), false)}
-	_, v, _ := run(t, runtime(t, opt), cfg)
+	r = runtime(t, opt)
+	_, v, _ := run(t, r, cfg)
 	if v.Violations == 0 {
 		t.Errorf("halves partition: two leaders not flagged: %+v", v)
 	}
+	r.Close()
 	checkReleased(t, toxi.NewClient(url), infos)
 }

@@ -19,7 +19,7 @@ import (
 // by this run or the next), and, when the harness itself was killed
 // (SIGKILL gives no chance to clean), its proxies and its trials'
 // temporary directories. Both are named after the harness's process id —
-// proxies "eb<pid>-…" (newLiveTrial), directories holding an ownerFile
+// proxies "eb<pid>-…" (keptFor), directories holding an ownerFile
 // with the pid — so that a later run removes them once it has checked that
 // the process is gone.
 
@@ -113,7 +113,7 @@ func RemoveDeadProxies(ctx context.Context, c *toxi.Client) ([]string, error) {
 	return dead, nil
 }
 
-// proxyOwner is the harness pid in a proxy's name, "eb<pid>-<trial>-<rand>-<from>-<to>".
+// proxyOwner is the harness pid in a proxy's name, "eb<pid>-c<cluster>-<rand>-<from>-<to>" (kept.go).
 func proxyOwner(name string) (int, bool) {
 	rest, ok := strings.CutPrefix(name, "eb")
 	if !ok {

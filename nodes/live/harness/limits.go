@@ -12,8 +12,9 @@ type Needs struct {
 	Proxies int // one per directed link the run can use
 	// FDs are the file descriptors the harness process holds for it: with
 	// Toxiproxy embedded, three per proxy (its listener, and the two ends
-	// of the one connection it relays), and three per node (its pipes),
-	// beside fdBase of the harness's own.
+	// of the one connection it relays), and five per node (its pipes, and
+	// the listening socket it inherits, twice: kept.go), beside fdBase of
+	// the harness's own.
 	FDs int
 }
 
@@ -32,7 +33,7 @@ func NeedsFor(n int, topo nodes.Topology, allLinks, embedded bool) Needs {
 	default:
 		links = n
 	}
-	fds := fdBase + 3*n
+	fds := fdBase + 5*n
 	if embedded {
 		fds += 3 * links
 	}

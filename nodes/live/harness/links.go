@@ -3,7 +3,6 @@ package harness
 import (
 	"context"
 	"math/rand/v2"
-	"strconv"
 	"sync"
 	"time"
 
@@ -39,14 +38,15 @@ func newLinks(n int) links {
 		cuts: map[link]int{}, sent: make([]int64, n*n), recv: make([]int64, n*n), lossy: make([]bool, n*n)}
 }
 
-// makeLinks creates a proxy per directed link the run can use and sets
-// every link's latency. Rings with no fault use only their own links;
-// otherwise a process may reach any other (ring repair, heartbeats,
-// complete topologies).
+// makeLinks gives every directed link the run can use a proxy of the
+// runtime's kept cluster (kept.go), created if the cluster has none for its
+// processes yet, and sets every link's latency. Rings with no fault use
+// only their own links; otherwise a process may reach any other (ring
+// repair, heartbeats, complete topologies).
 func (lt *liveTrial) makeLinks(ctx context.Context) error {
-	n, topo, ls := lt.n, lt.cfg.Algorithm.Topology, &lt.links
+	n, topo, ls, k := lt.n, lt.cfg.Algorithm.Topology, &lt.links, lt.r.kept
 	ringOnly := ringOnly(topo, len(lt.cfg.Crashes), len(lt.cfg.Faults), lt.det.Kind == "heartbeat", len(lt.r.opt.Forge) > 0)
-	var specs []toxi.Link
+	var pairs []link // the spawn indices of each link's ends
 	for i := range n {
 		for j := range n {
 			if i == j || !lt.alive[i] || !lt.alive[j] {
@@ -55,34 +55,51 @@ func (lt *liveTrial) makeLinks(ctx context.Context) error {
 			if ringOnly && j != (i+1)%n && (topo != nodes.RingBi || j != (i+n-1)%n) {
 				continue
 			}
-			l := link{i, j}
-			name := lt.prefix + strconv.Itoa(i) + "-" + strconv.Itoa(j)
-			ls.list = append(ls.list, l)
-			ls.proxy[l] = name
-			specs = append(specs, toxi.Link{Name: name, Upstream: lt.procs.byPos[j].addr})
-			lt.res.Info.Proxies = append(lt.res.Info.Proxies, name)
+			ls.list = append(ls.list, link{i, j})
+			pairs = append(pairs, link{lt.procs.byPos[i].idx, lt.procs.byPos[j].idx})
 		}
 	}
-	addrs, err := lt.r.client.Create(ctx, specs)
-	if err != nil {
-		ls.list, ls.proxy = nil, map[link]string{}
-		lt.res.Info.Proxies = nil
+	budget := NeedsFor(n, topo, !ringOnly, lt.r.server != nil).Proxies
+	if err := k.ensure(ctx, lt.r.client, pairs, budget); err != nil {
+		ls.list = nil
 		return err
 	}
-	for _, name := range lt.res.Info.Proxies {
-		lt.res.Info.ProxyAddrs = append(lt.res.Info.ProxyAddrs, addrs[name])
+	for i, l := range ls.list {
+		name := k.proxy[pairs[i]]
+		ls.proxy[l] = name
+		lt.res.Info.Proxies = append(lt.res.Info.Proxies, name)
+		lt.res.Info.ProxyAddrs = append(lt.res.Info.ProxyAddrs, k.listen[name])
 	}
-	ls.addrs = addrs
-	// Per-link latency from our seed; jitter, if any, is Toxiproxy's.
+	ls.addrs = k.listen
+	lt.res.Info.Prefix = k.prefix
+	// Per-link latency from our seed; jitter, if any, is Toxiproxy's. A
+	// proxy that holds it from an earlier trial is not asked again.
 	src := rand.New(rand.NewPCG(lt.cfg.Seed, streamLinks))
 	for _, l := range ls.list {
 		ls.latency[l], ls.jitter[l] = linkLatency(lt.cfg.Latency, src)
 	}
+	var mu sync.Mutex
 	return lt.parallel(ctx, ls.list, func(ctx context.Context, l link) error {
-		if ls.latency[l] == 0 && ls.jitter[l] == 0 {
+		name, want := ls.proxy[l], [2]time.Duration{ls.latency[l], ls.jitter[l]}
+		mu.Lock()
+		have := k.latency[name]
+		mu.Unlock()
+		if have == want {
 			return nil
 		}
-		return lt.r.client.SetLatency(ctx, ls.proxy[l], ls.latency[l], ls.jitter[l])
+		var err error
+		if want == ([2]time.Duration{}) {
+			err = lt.r.client.RemoveToxic(ctx, name, toxi.LatencyToxic)
+		} else {
+			err = lt.r.client.SetLatency(ctx, name, want[0], want[1])
+		}
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		k.latency[name] = want
+		mu.Unlock()
+		return nil
 	})
 }
 
@@ -112,13 +129,19 @@ func (ls *links) outgoing(p int) []live.Link {
 	return out
 }
 
-// parallel runs f over links on two goroutines: a large cluster has
-// thousands of links and each toxic is one API call. Two, because the HTTP
-// client keeps two idle connections to a server: more callers would dial
-// new ones and close them again, call after call.
+// parallel runs f over links on two goroutines (parallel).
 func (lt *liveTrial) parallel(ctx context.Context, links []link, f func(context.Context, link) error) error {
+	return parallel(ctx, links, f)
+}
+
+// parallel runs f over items on two goroutines, returning the first
+// error: a large cluster has thousands of links and each toxic is one API
+// call. Two, because the HTTP client keeps two idle connections to a
+// server: more callers would dial new ones and close them again, call
+// after call.
+func parallel[T any](ctx context.Context, items []T, f func(context.Context, T) error) error {
 	const workers = 2
-	ch := make(chan link)
+	ch := make(chan T)
 	errs := make(chan error, workers)
 	var wg sync.WaitGroup
 	for range workers {
@@ -126,16 +149,16 @@ func (lt *liveTrial) parallel(ctx context.Context, links []link, f func(context.
 		go func() {
 			defer wg.Done()
 			var first error
-			for l := range ch {
+			for it := range ch {
 				if first == nil {
-					first = f(ctx, l)
+					first = f(ctx, it)
 				}
 			}
 			errs <- first
 		}()
 	}
-	for _, l := range links {
-		ch <- l
+	for _, it := range items {
+		ch <- it
 	}
 	close(ch)
 	wg.Wait()
@@ -178,40 +201,12 @@ func (lt *liveTrial) rewire(p *proc) {
 	lt.configure(p)
 }
 
-// removeTimeout bounds the removal of a trial's proxies, all of them;
-// removeHealthTimeout the health check before it.
+// removeTimeout bounds the removal of a cluster's proxies, all of them,
+// and its reset; removeHealthTimeout the health check before a removal.
 const (
 	removeTimeout       = 15 * time.Second
 	removeHealthTimeout = time.Second
 )
-
-// removeProxies deletes every proxy of the trial, in parallel, with a
-// context of its own: the run's may be cancelled (Ctrl-C), and the proxies
-// must go all the same. A server found down is not waited for (toxi's
-// Delete fails at once): what it keeps, named with the run's prefix, the
-// next run against it removes (RemoveLeftovers).
-func (lt *liveTrial) removeProxies() {
-	if len(lt.links.list) == 0 {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), removeTimeout)
-	defer cancel()
-	// A health check first: a server that stopped answering costs one
-	// short wait here, not a call's timeout, so an interrupted run ends
-	// at once; what it keeps is removed once it answers (leftovers).
-	// The trial's own result stands: its proxies are no part of it.
-	if err := lt.r.client.Check(ctx, removeHealthTimeout); err != nil {
-		lt.logf("removing proxies of %s later: %v", lt.prefix, err)
-		return
-	}
-	names := make([]string, 0, len(lt.links.list))
-	for _, l := range lt.links.list {
-		names = append(names, lt.links.proxy[l])
-	}
-	if err := lt.r.client.Delete(ctx, names...); err != nil {
-		lt.fail("removing proxies: %v", err)
-	}
-}
 
 // linkBusy reports whether link k (from*n+to) holds messages that will
 // still be delivered.

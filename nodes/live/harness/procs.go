@@ -27,9 +27,11 @@ type proc struct {
 	dir   string
 	cmd   *exec.Cmd
 	stdin io.WriteCloser
-	pid   int
-	addr  string
-	ident *pow.Identity
+	// stdout carries its control lines (readReports).
+	stdout io.ReadCloser
+	pid    int
+	addr   string
+	ident  *pow.Identity
 	// unproven is why the identity the node reported fails the cluster's
 	// puzzle (the harness checks what it can check itself); such a node
 	// takes no part, as one its peers refused.
@@ -58,8 +60,9 @@ type procs struct {
 	// spawnErr is the first failure to start a process: the host's, not
 	// the algorithm's (Runtime.Run reports it as infrastructure).
 	spawnErr error
-	// health, once set (spawn), says whether the infrastructure the nodes
-	// need still answers; next asks it when the nodes fall silent.
+	// health, set by spawnAll for an external Toxiproxy, says whether the
+	// infrastructure the nodes need still answers; next asks it when the
+	// nodes fall silent.
 	health func(context.Context) error
 }
 
@@ -67,44 +70,107 @@ func newProcs() procs {
 	return procs{reports: make(chan nodeReport, 256), done: make(chan struct{})}
 }
 
-// spawn starts a node process for spawn index idx keeping its identity in
-// dir.
-func (lt *liveTrial) spawn(idx int, dir, forge string) (*proc, error) {
-	opt := lt.r.opt
+// spawnWorkers is how many node processes spawnAll starts at once.
+const spawnWorkers = 8
+
+// spawnAll starts a node process for every spawn index, spawnWorkers at
+// a time, each on the kept cluster's listening socket of its index, and
+// keeping its identity in the trial's directory. Every process that
+// started is kept (and released at teardown), whatever failed.
+func (lt *liveTrial) spawnAll() error {
+	n := lt.n
 	// The trial's directory names its owner, so that a later run removes
 	// it if this harness is killed before it can (RemoveDeadDirs).
+	if err := claimDir(lt.dir); err != nil {
+		return lt.procs.spawnFailed(err)
+	}
+	if lt.r.server == nil {
+		// Only an external server can stop while the harness runs. The
+		// embedded one is this process: under load (thousands of
+		// connections in their handshakes at once, on a busy host) it
+		// answers late, and a late answer is no failure of the
+		// infrastructure.
+		lt.procs.health = func(ctx context.Context) error { return lt.r.client.Check(ctx, healthTimeout) }
+	}
+	started := make([]*proc, n)
+	errs := make([]error, n)
+	sem := make(chan struct{}, spawnWorkers)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			started[i], errs[i] = lt.startProc(i, filepath.Join(lt.dir, strconv.Itoa(i)), lt.r.opt.Forge[i], lt.r.kept.files[i])
+		})
+	}
+	wg.Wait()
+	var first error
+	for i, p := range started {
+		if p != nil {
+			lt.procs.add(p)
+		} else if first == nil {
+			first = lt.procs.spawnFailed(errs[i])
+		}
+	}
+	return first
+}
+
+// spawn starts a node process for spawn index idx keeping its identity in
+// dir, listening on a socket of its own (a restart: its proxies are
+// pointed at it, rewire).
+func (lt *liveTrial) spawn(idx int, dir, forge string) (*proc, error) {
 	if err := claimDir(filepath.Dir(dir)); err != nil {
 		return nil, lt.procs.spawnFailed(err)
 	}
-	if lt.procs.health == nil {
-		lt.procs.health = func(ctx context.Context) error { return lt.r.client.Check(ctx, healthTimeout) }
+	p, err := lt.startProc(idx, dir, forge, nil)
+	if err != nil {
+		return nil, lt.procs.spawnFailed(err)
 	}
+	lt.procs.add(p)
+	return p, nil
+}
+
+// startProc starts a node process for spawn index idx keeping its identity in
+// dir, accepting its peers on ln if not nil (inherited as descriptor 3).
+// It touches nothing of the trial's but reads: spawnAll runs several at
+// once.
+func (lt *liveTrial) startProc(idx int, dir, forge string, ln *os.File) (*proc, error) {
+	opt := lt.r.opt
 	args := append(slices.Clone(opt.Node[1:]), "--identity-dir", dir, "--bits", strconv.Itoa(lt.bits()))
 	if forge != "" {
 		args = append(args, "--forge", forge)
 	}
 	cmd := exec.Command(opt.Node[0], args...)
+	if ln != nil {
+		cmd.Args = append(cmd.Args, "--listen-fd", "3") // ExtraFiles[0]
+		cmd.ExtraFiles = []*os.File{ln}
+	}
 	cmd.Env = append(os.Environ(), opt.Env...)
 	cmd.SysProcAttr = nodeSysProcAttr()
 	p := &proc{idx: idx, pos: -1, dir: dir, cmd: cmd, exited: make(chan struct{}), tail: &tailWriter{log: opt.Log, prefix: fmt.Sprintf("node %d: ", idx)}}
 	cmd.Stderr = p.tail
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return nil, lt.procs.spawnFailed(fmt.Errorf("node process %d's stdin: %w", idx, err))
+		return nil, fmt.Errorf("node process %d's stdin: %w", idx, err)
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		stdin.Close()
-		return nil, lt.procs.spawnFailed(fmt.Errorf("node process %d's stdout: %w", idx, err))
+		return nil, fmt.Errorf("node process %d's stdout: %w", idx, err)
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, lt.procs.spawnFailed(fmt.Errorf("starting node process %q: %w", opt.Node[0], err))
+		return nil, fmt.Errorf("starting node process %q: %w", opt.Node[0], err)
 	}
-	p.stdin, p.pid = stdin, cmd.Process.Pid
-	lt.procs.all = append(lt.procs.all, p)
-	lt.procs.wg.Add(1)
-	go lt.procs.readReports(p, stdout)
+	p.stdin, p.pid, p.stdout = stdin, cmd.Process.Pid, stdout
 	return p, nil
+}
+
+// add takes a started process into the trial: its reports are read from
+// now on.
+func (ps *procs) add(p *proc) {
+	ps.all = append(ps.all, p)
+	ps.wg.Add(1)
+	go ps.readReports(p, p.stdout)
 }
 
 // spawnFailed notes err as the trial's first spawn failure and returns it.
@@ -221,10 +287,15 @@ const stopWait = 5 * time.Second
 
 // stopAll ends every process: those that run are asked to stop (and
 // report their stats, within a bound), then every one is killed and its
-// pipes closed, and the readers are waited for.
+// pipes closed, and the readers are waited for. An interrupted trial
+// (its context ended: Ctrl-C) is not asked: its record is not kept, and
+// the run must end at once.
 func (lt *liveTrial) stopAll() {
 	running := 0
 	for pos, p := range lt.procs.byPos {
+		if lt.ctx.Err() != nil {
+			break
+		}
 		if p != nil && !p.killed && lt.alive != nil && lt.alive[pos] {
 			if lt.paused[pos] {
 				resumeGroup(p.pid)

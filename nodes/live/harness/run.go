@@ -4,11 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -30,7 +27,7 @@ type liveTrial struct {
 	T      time.Duration // configured one-way latency: the record's unit
 	tAlg   time.Duration // the unit the algorithms' parameters are read in: T plus the allowance
 	det    trial.Detector
-	prefix string
+	serial int // the runtime's trials, counted from 1: named in the log
 	dir    string
 	ranks  []nodes.Rank // the minted identities' ranks, by position
 	res    Result
@@ -81,8 +78,7 @@ type liveTrial struct {
 func newLiveTrial(r *Runtime, cfg trial.Config, fs faults, serial int) *liveTrial {
 	n := len(cfg.Ranks)
 	lt := &liveTrial{
-		r: r, ctx: context.Background(), cfg: cfg, faults: fs, n: n, T: cfg.T(), det: cfg.DetectorOrDefault(),
-		prefix:     fmt.Sprintf("eb%d-%d-%x-", os.Getpid(), serial, rand.Uint32()),
+		r: r, ctx: context.Background(), cfg: cfg, faults: fs, n: n, T: cfg.T(), det: cfg.DetectorOrDefault(), serial: serial,
 		procs:      newProcs(),
 		links:      newLinks(n),
 		actions:    make(chan func(), 64),
@@ -100,13 +96,12 @@ func newLiveTrial(r *Runtime, cfg trial.Config, fs faults, serial int) *liveTria
 	}
 	lt.budget = cfg.BudgetOrDefault()
 	lt.res.Info.Toxiproxy = r.client.URL()
-	lt.res.Info.Prefix = lt.prefix
 	return lt
 }
 
 func (lt *liveTrial) logf(format string, args ...any) {
 	if lt.r.opt.Log != nil {
-		fmt.Fprintf(lt.r.opt.Log, "live: "+format+"\n", args...)
+		fmt.Fprintf(lt.r.opt.Log, "live: trial %d: "+format+"\n", append([]any{lt.serial}, args...)...)
 	}
 }
 
@@ -161,6 +156,7 @@ func (lt *liveTrial) setup(ctx context.Context) error {
 	n := lt.n
 	ctx, cancel := context.WithTimeout(ctx, lt.setupTimeout())
 	defer cancel()
+	began := time.Now()
 
 	dir, err := os.MkdirTemp("", "electbench-live-")
 	if err != nil {
@@ -168,10 +164,8 @@ func (lt *liveTrial) setup(ctx context.Context) error {
 	}
 	lt.dir = dir
 	lt.res.Info.Dir = dir
-	for i := range n {
-		if _, err := lt.spawn(i, filepath.Join(dir, strconv.Itoa(i)), lt.r.opt.Forge[i]); err != nil {
-			return err
-		}
+	if err := lt.spawnAll(); err != nil {
+		return err
 	}
 	hellos := 0
 	for hellos < n {
@@ -215,9 +209,11 @@ func (lt *liveTrial) setup(ctx context.Context) error {
 	if lt.faults.tl != nil {
 		lt.faults.tl.Begin(injector{lt})
 	}
+	identified := time.Now()
 	if err := lt.makeLinks(ctx); err != nil {
 		return err
 	}
+	proxied := time.Now()
 	for p := range n {
 		if lt.alive[p] {
 			lt.configure(lt.procs.byPos[p])
@@ -244,6 +240,10 @@ func (lt *liveTrial) setup(ctx context.Context) error {
 		lt.res.Info.PIDs = append(lt.res.Info.PIDs, p.pid)
 		lt.res.Info.NodeAddrs = append(lt.res.Info.NodeAddrs, p.addr)
 	}
+	// Where set-up time goes, in the log: processes started and
+	// identified, proxies made or found and their latencies set, links up.
+	lt.logf("%d processes up in %v, %d proxies ready in %v, linked in %v", n, identified.Sub(began).Round(time.Millisecond),
+		len(lt.links.list), proxied.Sub(identified).Round(time.Millisecond), time.Since(proxied).Round(time.Millisecond))
 	if lt.r.opt.Observe != nil {
 		lt.r.opt.Observe(lt.res.Info)
 	}
@@ -588,7 +588,6 @@ func (lt *liveTrial) target(pos int) int {
 func (lt *liveTrial) teardown() {
 	lt.stopping = true
 	lt.stopAll()
-	lt.removeProxies()
 	if lt.dir != "" {
 		os.RemoveAll(lt.dir) // best effort: it holds only the identities the nodes minted
 	}

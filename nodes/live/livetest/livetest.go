@@ -38,7 +38,7 @@ func Main() {
 }
 
 // NodeMain is `electbench node` for a test binary: it parses the flags the
-// harness passes (--identity-dir, --bits, --forge), runs the node on stdin
+// harness passes (--identity-dir, --bits, --forge, --listen-fd), runs the node on stdin
 // and stdout, and returns the exit code.
 func NodeMain(args []string) int {
 	fs := flag.NewFlagSet("node", flag.ContinueOnError)
@@ -46,6 +46,7 @@ func NodeMain(args []string) int {
 	fs.StringVar(&c.IdentityDir, "identity-dir", c.IdentityDir, "")
 	fs.IntVar(&c.Bits, "bits", c.Bits, "")
 	fs.StringVar(&c.Forge, "forge", c.Forge, "")
+	fs.IntVar(&c.ListenFD, "listen-fd", c.ListenFD, "")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}

@@ -1,0 +1,92 @@
+package harness
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// drain accepts and closes the connections waiting on the sockets: made
+// by proxies for dialers of the trial, after the process that would have
+// taken them died. It never blocks: it takes what the kernel queued.
+func (k *kept) drain() {
+	for _, ln := range k.lns {
+		raw, err := ln.SyscallConn()
+		if err != nil {
+			continue
+		}
+		raw.Control(func(fd uintptr) {
+			// Handing the socket to a process (os/exec, File.Fd) made it
+			// blocking, for this process too: the node that took it made
+			// it non-blocking again, unless it failed before.
+			if syscall.SetNonblock(int(fd), true) != nil {
+				return
+			}
+			for {
+				c, _, err := syscall.Accept4(int(fd), syscall.SOCK_CLOEXEC)
+				if err != nil {
+					return // EAGAIN: none left
+				}
+				syscall.Close(c)
+			}
+		})
+	}
+}
+
+// openConns counts the host's TCP connections with an end on one of ports
+// that some process still holds or the kernel still queues: established,
+// half-open (SYN received) or closed by the peer only (close wait). Ends
+// that only the kernel keeps (time wait, fin wait) carry nothing to a
+// process and are not counted.
+func openConns(ports map[int]bool) (int, error) {
+	n := 0
+	for _, path := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		f, err := os.Open(path)
+		if err != nil {
+			if path == "/proc/net/tcp6" && os.IsNotExist(err) {
+				continue // no IPv6 on this host
+			}
+			return 0, err
+		}
+		k, err := countConns(f.Name(), bufio.NewScanner(f), ports)
+		f.Close()
+		if err != nil {
+			return 0, err
+		}
+		n += k
+	}
+	return n, nil
+}
+
+// countConns reads one /proc/net/tcp table: "sl local rem st ...", with
+// addresses as HEXADDR:HEXPORT and the state in hex.
+func countConns(name string, sc *bufio.Scanner, ports map[int]bool) (int, error) {
+	n, line := 0, 0
+	for sc.Scan() {
+		line++
+		f := strings.Fields(sc.Text())
+		if line == 1 || len(f) < 4 {
+			continue // the header
+		}
+		switch f[3] {
+		case "01", "03", "08": // ESTABLISHED, SYN_RECV, CLOSE_WAIT
+		default:
+			continue
+		}
+		for _, end := range f[1:3] {
+			_, hex, ok := strings.Cut(end, ":")
+			port, err := strconv.ParseUint(hex, 16, 16)
+			if !ok || err != nil {
+				return 0, fmt.Errorf("%s:%d: address %q is not HEX:PORT", name, line, end)
+			}
+			if ports[int(port)] {
+				n++
+				break
+			}
+		}
+	}
+	return n, sc.Err()
+}

@@ -1,0 +1,298 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"net"
+	"os"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/electbench/electbench/chaos/toxi"
+)
+
+// kept is what a Runtime keeps of a live cluster across the trials of one
+// size, so that a trial does not pay for thousands of proxies (a complete
+// graph of 64 nodes has 4,032): a listening socket per spawn index, held
+// by the harness and inherited by the node process of that index in every
+// trial (`electbench node --listen-fd`), and the proxies between those
+// sockets, created when a trial first needs them. A link between positions
+// i and j of a trial goes through the proxy of the spawn indices holding
+// them, whose upstream is the listening socket of j's process, whoever it
+// is in this trial.
+//
+// After each trial reset puts every proxy back as created — enabled, its
+// upstream on its socket, no toxic but its latency — and checks that it
+// did, and that no connection through any proxy or into any socket is
+// left (unaccepted ones are drained). A cluster that cannot be reset, or
+// whose trial was interrupted or lost Toxiproxy, is removed (dropKept):
+// the next trial makes a new one.
+// Reuse is an optimisation; a trial sees the same links as on a new
+// cluster.
+type kept struct {
+	n      int
+	prefix string
+	lns    []*net.TCPListener // by spawn index
+	files  []*os.File         // their copies, inherited by the nodes
+	addrs  []string           // their addresses
+	proxy  map[link]string    // by (spawn index, spawn index)
+	listen map[string]string  // proxy name → its listen address
+	// latency is the latency toxic set on each proxy: reset leaves it, and
+	// a trial of the same latency model sets nothing.
+	latency map[string][2]time.Duration
+}
+
+// keptFor returns the runtime's cluster of n nodes, making one (and
+// removing one of another size) if needed.
+func (r *Runtime) keptFor(ctx context.Context, n int) (*kept, error) {
+	if r.kept != nil && r.kept.n == n {
+		return r.kept, nil
+	}
+	r.dropKept(ctx)
+	r.clusters++
+	k := &kept{n: n, prefix: fmt.Sprintf("eb%d-c%d-%x-", os.Getpid(), r.clusters, rand.Uint32()),
+		proxy: map[link]string{}, listen: map[string]string{}, latency: map[string][2]time.Duration{}}
+	for range n {
+		ln, err := net.ListenTCP("tcp", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
+		if err != nil {
+			k.closeListeners()
+			return nil, fmt.Errorf("listening for node %d: %w", len(k.lns), err)
+		}
+		f, err := ln.File()
+		if err != nil {
+			ln.Close()
+			k.closeListeners()
+			return nil, fmt.Errorf("listening for node %d: %w", len(k.lns), err)
+		}
+		k.lns, k.files, k.addrs = append(k.lns, ln), append(k.files, f), append(k.addrs, ln.Addr().String())
+	}
+	r.kept = k
+	return k, nil
+}
+
+func (k *kept) closeListeners() {
+	if k == nil {
+		return
+	}
+	for i := range k.lns {
+		k.lns[i].Close()
+		k.files[i].Close()
+	}
+	k.lns, k.files = nil, nil
+}
+
+// names are the cluster's proxies.
+func (k *kept) names() []string {
+	out := make([]string, 0, len(k.proxy))
+	for _, name := range k.proxy {
+		out = append(out, name)
+	}
+	return out
+}
+
+// dropKept removes the runtime's cluster: its proxies (with a context of
+// their own: the run's may be cancelled, and they must go all the same)
+// and its sockets. A server found down is not waited for: what it keeps is
+// removed once it answers (leftovers).
+func (r *Runtime) dropKept(ctx context.Context) {
+	k := r.kept
+	if k == nil {
+		return
+	}
+	r.kept = nil
+	k.closeListeners()
+	if len(k.proxy) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
+	defer cancel()
+	if err := r.client.Check(ctx, removeHealthTimeout); err != nil {
+		r.logf("removing proxies of %s later: %v", k.prefix, err)
+		r.leftovers = append(r.leftovers, k.prefix)
+		return
+	}
+	if err := r.client.Delete(ctx, k.names()...); err != nil {
+		r.logf("removing proxies of %s: %v", k.prefix, err)
+		r.leftovers = append(r.leftovers, k.prefix)
+	}
+}
+
+func (r *Runtime) logf(format string, args ...any) {
+	if r.opt.Log != nil {
+		fmt.Fprintf(r.opt.Log, "live: "+format+"\n", args...)
+	}
+}
+
+// ensure gives every pair of spawn indices a proxy, creating those
+// missing in parallel batches (toxi.Client.Create). The cluster holds at
+// most budget proxies (what the host check allowed for): a ring run whose
+// positions fall to other indices than the last one's first removes the
+// proxies it does not need.
+func (k *kept) ensure(ctx context.Context, c *toxi.Client, pairs []link, budget int) error {
+	var (
+		missing []toxi.Link
+		made    []link // the pairs of missing
+	)
+	want := make(map[link]bool, len(pairs))
+	for _, p := range pairs {
+		want[p] = true
+		if _, ok := k.proxy[p]; !ok {
+			missing = append(missing, toxi.Link{Name: k.prefix + strconv.Itoa(p[0]) + "-" + strconv.Itoa(p[1]), Upstream: k.addrs[p[1]]})
+			made = append(made, p)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	if len(k.proxy)+len(missing) > budget {
+		var spare []string
+		for p, name := range k.proxy {
+			if !want[p] {
+				spare = append(spare, name)
+				delete(k.proxy, p)
+				delete(k.listen, name)
+				delete(k.latency, name)
+			}
+		}
+		if err := c.Delete(ctx, spare...); err != nil {
+			return err
+		}
+	}
+	addrs, err := c.Create(ctx, missing)
+	if err != nil {
+		return err
+	}
+	for i, l := range missing {
+		k.proxy[made[i]] = l.Name
+		k.listen[l.Name] = addrs[l.Name]
+	}
+	return nil
+}
+
+// resetWait bounds how long reset waits for the connections of a trial's
+// processes, all killed, to close.
+const resetWait = 3 * time.Second
+
+// reset puts the cluster back as created after a trial whose processes
+// are all gone, and checks it: every proxy enabled, upstream on its
+// socket, no toxic but the latency it was given, no connection left
+// through a proxy or into a socket. An error says what was found; the
+// caller then drops the cluster.
+func (r *Runtime) reset(ctx context.Context) error {
+	k := r.kept
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
+	defer cancel()
+	states, err := r.client.States(ctx, k.prefix)
+	if err != nil {
+		return err
+	}
+	var fix []func(context.Context) error
+	for p, name := range k.proxy {
+		st, ok := states[name]
+		if !ok {
+			return fmt.Errorf("proxy %s is gone", name)
+		}
+		if st.Upstream != k.addrs[p[1]] {
+			fix = append(fix, func(ctx context.Context) error { return r.client.SetUpstream(ctx, name, k.addrs[p[1]]) })
+		}
+		if !st.Enabled {
+			fix = append(fix, func(ctx context.Context) error { return r.client.SetEnabled(ctx, name, true) })
+		}
+		for _, t := range st.Toxics {
+			switch {
+			case t.Name != toxi.LatencyToxic:
+				fix = append(fix, func(ctx context.Context) error { return r.client.RemoveToxic(ctx, name, t.Name) })
+			case !sameLatency(t, k.latency[name]):
+				lat := k.latency[name]
+				fix = append(fix, func(ctx context.Context) error { return r.client.SetLatency(ctx, name, lat[0], lat[1]) })
+			}
+		}
+	}
+	if err := parallel(ctx, fix, func(ctx context.Context, f func(context.Context) error) error { return f(ctx) }); err != nil {
+		return err
+	}
+	// What the fixes did, read back.
+	if len(fix) > 0 {
+		if states, err = r.client.States(ctx, k.prefix); err != nil {
+			return err
+		}
+	}
+	for p, name := range k.proxy {
+		st := states[name]
+		if err := k.clean(name, p, st); err != nil {
+			return err
+		}
+	}
+	return k.quiet(ctx)
+}
+
+// clean reports what of proxy name (of pair p) differs from how it was
+// created.
+func (k *kept) clean(name string, p link, st toxi.State) error {
+	switch {
+	case !st.Enabled:
+		return fmt.Errorf("proxy %s is still disabled", name)
+	case st.Upstream != k.addrs[p[1]]:
+		return fmt.Errorf("proxy %s forwards to %s, not %s", name, st.Upstream, k.addrs[p[1]])
+	case st.Listen != k.listen[name]:
+		return fmt.Errorf("proxy %s listens on %s, not %s", name, st.Listen, k.listen[name])
+	}
+	lat := k.latency[name]
+	for _, t := range st.Toxics {
+		if t.Name != toxi.LatencyToxic || !sameLatency(t, lat) {
+			return fmt.Errorf("proxy %s keeps toxic %s (%s %v)", name, t.Name, t.Type, t.Attributes)
+		}
+	}
+	if (lat != [2]time.Duration{}) && len(st.Toxics) != 1 {
+		return fmt.Errorf("proxy %s lost its latency", name)
+	}
+	return nil
+}
+
+// sameLatency reports whether a latency toxic holds latency and jitter
+// lat (Toxiproxy's attributes are whole milliseconds, read back from JSON).
+func sameLatency(t toxi.Toxic, lat [2]time.Duration) bool {
+	num := func(k string) int64 {
+		f, _ := t.Attributes[k].(float64)
+		return int64(f)
+	}
+	return t.Type == "latency" && num("latency") == lat[0].Milliseconds() && num("jitter") == lat[1].Milliseconds()
+}
+
+// quiet drains the connections made to the sockets since their processes
+// died, and waits until none is left through the cluster (resetWait).
+func (k *kept) quiet(ctx context.Context) error {
+	ports := map[int]bool{}
+	for _, addr := range slices.AppendSeq(slices.Clone(k.addrs), maps.Values(k.listen)) {
+		if _, p, err := net.SplitHostPort(addr); err == nil {
+			port, _ := strconv.Atoi(p)
+			ports[port] = true
+		}
+	}
+	deadline := time.Now().Add(resetWait)
+	for {
+		k.drain()
+		n, err := openConns(ports)
+		switch {
+		case err != nil:
+			return fmt.Errorf("checking for connections left: %w", err)
+		case n == 0:
+			return nil
+		case time.Now().After(deadline):
+			return fmt.Errorf("%d connections through the cluster are still open %v after its trial", n, resetWait)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// errNoConnCheck: this platform cannot list the host's connections, so a
+// cluster cannot be shown clean and is not kept.
+var errNoConnCheck = errors.New("this platform cannot list open connections")
