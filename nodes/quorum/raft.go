@@ -22,6 +22,9 @@ var (
 	// heartbeat tick is maintenance, counted by kind only.
 	timerElection  = nodes.RegisterTimer("ELECTION_TIMEOUT", nodes.ElectionClass)
 	timerHeartbeat = nodes.RegisterTimer("HEARTBEAT_TICK", nodes.MaintenanceClass)
+	// PERSIST is the end of a stable-storage write (the persist
+	// parameter): what waited for it leaves. Not a timeout of the election.
+	timerPersist = nodes.RegisterTimer("PERSIST", nodes.MaintenanceClass)
 )
 
 // heartbeatDefault is the heartbeat parameter's default, a third of tmin.
@@ -31,6 +34,7 @@ var raftParams = []nodes.Param{
 	{Name: "tmin", Default: "20T", Summary: "shortest election timeout (duration; Raft's 150 ms at T = 7.5 ms)"},
 	{Name: "tmax", Default: "40T", Summary: "longest election timeout; each timeout is drawn uniformly from [tmin, tmax] (duration)"},
 	{Name: "heartbeat", Default: heartbeatDefault, Summary: "interval between a leader's heartbeats (duration, or tmin/K; default tmin/3)"},
+	{Name: "persist", Default: "0", Summary: "time to write the term and vote to stable storage before a VOTE leaves (Figure 2: \"updated on stable storage before responding to RPCs\"; duration; 0: at once)"},
 	{Name: "logs", Default: "0", Summary: "each server's last-log index is drawn per trial uniformly from 1..logs, and a vote needs the candidate's log at least as up-to-date (Raft §5.4.1); 0: no log, any candidate may win"},
 }
 
@@ -52,7 +56,8 @@ func init() {
 
 type raftTiming struct {
 	tmin, tmax, heartbeat time.Duration
-	logs                  int64 // last-log indexes are drawn from 1..logs; 0: no log
+	persist               time.Duration // a VOTE leaves this long after its decision; 0: at once
+	logs                  int64         // last-log indexes are drawn from 1..logs; 0: no log
 }
 
 func newRaft(cfg nodes.Config) (func() nodes.Machine, error) {
@@ -86,6 +91,16 @@ func newRaft(cfg nodes.Config) (func() nodes.Machine, error) {
 	}
 	if tm.heartbeat <= 0 {
 		return nil, fmt.Errorf("parameter heartbeat: %s = %v is not positive", share, tm.heartbeat)
+	}
+	if _, ok := cfg.Params["persist"]; ok {
+		d, err := cfg.Duration("persist", "0")
+		if err != nil {
+			return nil, err
+		}
+		if d < 0 {
+			return nil, fmt.Errorf("parameter persist: %v is negative", d)
+		}
+		tm.persist = d
 	}
 	if v, ok := cfg.Params["logs"]; ok {
 		k, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
@@ -135,6 +150,9 @@ type raft struct {
 	// replication (the paper's Figure 16): every entry is of the same term,
 	// so Raft's up-to-date comparison reduces to the index.
 	lastIndex int64
+	// unsent are VOTEs waiting for their stable-storage write (persist),
+	// in the order they were decided; PERSIST is armed for the first.
+	unsent []pendingVote
 	believed nodes.Rank // the leader this process last decided; zero before any
 	votes    tally.Tally
 }
@@ -200,6 +218,8 @@ func (r *raft) Timeout(env nodes.Env, t nodes.TimerID) {
 	case t == timerHeartbeat && r.role == leader:
 		r.broadcast(env, r.msg(kindHeartbeat))
 		env.SetTimer(r.heartbeat, timerHeartbeat)
+	case t == timerPersist:
+		r.persisted(env)
 	}
 }
 
@@ -223,7 +243,43 @@ func (r *raft) requestVote(env nodes.Env, from int, m nodes.Message) {
 		r.resetElectionTimer(env)
 		reply.B = 1
 	}
-	env.Send(r.peers[from].ID, reply)
+	r.reply(env, from, reply)
+}
+
+// pendingVote is a VOTE decided at `at` whose write to stable storage is
+// under way.
+type pendingVote struct {
+	at time.Duration
+	to int
+	m  nodes.Message
+}
+
+// reply sends a VOTE once the term and vote it depends on are on stable
+// storage: at once when persist is 0, else persist later, in order. A
+// process that crashes meanwhile never sends it.
+func (r *raft) reply(env nodes.Env, to int, m nodes.Message) {
+	if r.persist == 0 {
+		env.Send(r.peers[to].ID, m)
+		return
+	}
+	r.unsent = append(r.unsent, pendingVote{at: env.Now(), to: to, m: m})
+	if len(r.unsent) == 1 {
+		env.SetTimer(r.persist, timerPersist)
+	}
+}
+
+// persisted sends the VOTEs whose write has ended and arms PERSIST for the
+// next one.
+func (r *raft) persisted(env nodes.Env) {
+	now := env.Now()
+	i := 0
+	for ; i < len(r.unsent) && r.unsent[i].at+r.persist <= now; i++ {
+		env.Send(r.peers[r.unsent[i].to].ID, r.unsent[i].m)
+	}
+	r.unsent = r.unsent[i:]
+	if len(r.unsent) > 0 {
+		env.SetTimer(r.unsent[0].at+r.persist-now, timerPersist)
+	}
 }
 
 func (r *raft) becomeFollower(env nodes.Env, term int64) {
