@@ -143,7 +143,7 @@ type raft struct {
 	role     role
 	step     func(r *raft, env nodes.Env, from int, m nodes.Message)
 	term     int64
-	votedFor int        // index voted for in term; -1 for nobody yet
+	votedFor int // index voted for in term; -1 for nobody yet
 	// lastIndex is the index of this server's last log entry, drawn at
 	// start when the logs parameter is set (0 otherwise). The drawn logs
 	// model servers that received different amounts of the old leader's
@@ -152,7 +152,7 @@ type raft struct {
 	lastIndex int64
 	// unsent are VOTEs waiting for their stable-storage write (persist),
 	// in the order they were decided; PERSIST is armed for the first.
-	unsent []pendingVote
+	unsent   []pendingVote
 	believed nodes.Rank // the leader this process last decided; zero before any
 	votes    tally.Tally
 }
