@@ -275,6 +275,8 @@ func TestRaftParams(t *testing.T) {
 		{nodes.Params{"heartbeat": "tmin/0"}, "tmin/K"},
 		{nodes.Params{"heartbeat": "tmin/x"}, "tmin/K"},
 		{nodes.Params{"logs": "-1"}, "logs"},
+		{nodes.Params{"persist": "-1ms"}, "persist"},
+		{nodes.Params{"persist": "soon"}, "persist"},
 		{nodes.Params{"logs": "many"}, "logs"},
 	} {
 		if _, err := alg.New(nodes.Config{Params: tc.params, N: 5, T: T}); err == nil || !strings.Contains(err.Error(), tc.err) {
@@ -342,4 +344,22 @@ func TestRaftUpToDateVote(t *testing.T) {
 	// Its own candidacy carries its last-log index.
 	n.Fire(me, timerElection)
 	n.ExpectSent(toAll(me, 5, requestVoteWithLog(2, 30, mine))...)
+}
+
+// Figure 2: persistent state is "updated on stable storage before
+// responding to RPCs". With persist, a VOTE leaves that long after the
+// decision, in order, and the write is not a timeout of the election.
+func TestRaftPersistDelaysVotes(t *testing.T) {
+	n := five(t, "raft", nodes.Params{"persist": "5ms"})
+	n.Receive(me, 0, requestVote(1, 10))
+	n.ExpectSent()
+	n.ExpectArmed(me, timerPersist, 5*time.Millisecond)
+	n.Receive(me, 1, requestVote(1, 20)) // refused: it voted for 10 in term 1
+	n.ExpectSent()
+	n.RunUntil(5 * time.Millisecond)
+	n.ExpectSent(send(me, 0, raftVote(1, 30, true)), send(me, 1, raftVote(1, 30, false)))
+	n.ExpectArmed(me, timerPersist, nodetest.NotArmed)
+	if f := n.Fired()["PERSIST"]; f != 1 {
+		t.Errorf("PERSIST fired %d times, want 1", f)
+	}
 }
