@@ -180,6 +180,13 @@ func TestTriggers(t *testing.T) {
 		"election-start":        {Kind: ElectionStart},
 		"leader-elected+2T":     {Kind: LeaderElected, Delay: Duration{"2T"}},
 		"after-messages(12)+1T": {Kind: AfterMessages, K: 12, Delay: Duration{"1T"}},
+		// The random offset (Raft's Figure 16 crashes the leader at a
+		// uniformly random instant within its heartbeat interval).
+		"leader-elected+uniform(0,75ms)": {Kind: LeaderElected, Spread: Spread{Duration{"0"}, Duration{"75ms"}}},
+		"leader-elected+300ms+uniform(0,75ms)": {Kind: LeaderElected, Delay: Duration{"300ms"},
+			Spread: Spread{Duration{"0"}, Duration{"75ms"}}},
+		"5ms+uniform(1T,2T)":   {Kind: AtTime, At: Duration{"5ms"}, Spread: Spread{Duration{"1T"}, Duration{"2T"}}},
+		"start+uniform(0,1ms)": {Kind: AtStart, Spread: Spread{Duration{"0"}, Duration{"1ms"}}},
 	} {
 		got, err := ParseTrigger(in)
 		if err != nil || got != want {
@@ -188,8 +195,14 @@ func TestTriggers(t *testing.T) {
 		if got.String() != strings.ReplaceAll(in, " ", "") {
 			t.Errorf("%q prints as %q", in, got)
 		}
+		if got.Immediate() != (in == "start") {
+			t.Errorf("%q: Immediate() = %v", in, got.Immediate())
+		}
 	}
-	for _, bad := range []string{"soon", "after-messages(0)", "after-messages", "5ms+1ms", "leader-elected+x", "-3ms"} {
+	for _, bad := range []string{"soon", "after-messages(0)", "after-messages", "5ms+1ms", "leader-elected+x", "-3ms",
+		"leader-elected+uniform(0)", "leader-elected+uniform(2ms,1ms)", "leader-elected+uniform(-1ms,1ms)",
+		"leader-elected+uniform(0,x)", "leader-elected+uniform(0,1ms)+2T", "leader-elected+1T+2T",
+		"leader-elected+1T+2T+uniform(0,1T)", "5ms+1ms+uniform(0,1ms)", "leader-elected+uniform0,1ms)"} {
 		if _, err := ParseTrigger(bad); err == nil {
 			t.Errorf("ParseTrigger(%q) accepted", bad)
 		}

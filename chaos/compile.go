@@ -9,6 +9,9 @@ import (
 // When resolves a trigger for the mean latency T.
 func (t Trigger) When(T time.Duration) trial.When {
 	w := trial.When{At: t.At.Of(T), K: t.K, Delay: t.Delay.Of(T)}
+	if !t.Spread.IsZero() {
+		w.Spread, w.SpreadLo, w.SpreadHi = true, t.Spread.Lo.Of(T), t.Spread.Hi.Of(T)
+	}
 	switch t.Kind {
 	case AtStart:
 		w.Trigger = trial.AtStart

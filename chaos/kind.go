@@ -120,7 +120,7 @@ var (
 			}
 		}}
 	fieldAt = field[Fault]{name: "at", typ: "trigger", def: "start",
-		doc: "when it starts: `start` (before any process boots), a time (`5ms`, `3T`), `election-start`, `leader-elected` or `after-messages(K)`; a trigger may add a delay: `leader-elected+2T`",
+		doc: "when it starts: `start` (before any process boots), a time (`5ms`, `3T`), `election-start`, `leader-elected` or `after-messages(K)`; a trigger may add a delay: `leader-elected+2T`, then a random offset: `leader-elected+uniform(0,75ms)`",
 		dec: func(d *decoder, n *yaml.Node, path string, f *Fault) {
 			if s, ok := d.word(n, path); ok {
 				t, err := ParseTrigger(s)
@@ -135,7 +135,7 @@ var (
 		doc: "start right after the K-th election message is sent (the same as `at: after-messages(K)`)",
 		dec: func(d *decoder, n *yaml.Node, path string, f *Fault) {
 			if k, ok := d.integer(n, path, 1, 1<<62); ok {
-				f.Start = Trigger{Kind: AfterMessages, K: k, Delay: f.Start.Delay}
+				f.Start = Trigger{Kind: AfterMessages, K: k, Delay: f.Start.Delay, Spread: f.Start.Spread}
 			}
 		}}
 	fieldFor = field[Fault]{name: "for", typ: "duration", def: "until healed, or the end of the run",

@@ -92,7 +92,13 @@ func Reference() string {
 	} {
 		p("| %s | %s |\n", r[0], r[1])
 	}
-	p("\nA trigger may add a delay: `leader-elected+2T`. A fault lasts `for` a duration, or\n")
+	p("\nA trigger may add a delay: `leader-elected+2T`, and then a random offset drawn\n")
+	p("uniformly from [A, B] when the trigger fires: `leader-elected+uniform(0,75ms)`,\n")
+	p("`leader-elected+300ms+uniform(0,75ms)`, `3T+uniform(0,1T)` (after a time only the\n")
+	p("random offset may follow). The offset comes from the trial's fault stream, the\n")
+	p("same in both runtimes, so a seed gives the same offset in the simulator and live,\n")
+	p("and a run without one draws nothing. `--crash leader@leader-elected+uniform(0,75ms)`\n")
+	p("takes the same triggers. A fault lasts `for` a duration, or\n")
 	p("until a `heal` item names it, whichever comes first, or to the end of the run.\n")
 	p("A fault healed before it started never starts.\n\n")
 

@@ -178,8 +178,8 @@ func writeFailover(p *page, groups []*reportGroup) error {
 		labels = append(labels, label)
 		fv := metricValues(g.rows, func(r *Row) Opt[float64] { return ms(r.FailoverS) })
 		dv := metricValues(g.rows, func(r *Row) Opt[float64] { return ms(r.DetectS) })
-		fo = append(fo, cdfSeries{label, fv})
-		det = append(det, cdfSeries{label, dv})
+		fo = append(fo, cdfSeries{label: label, values: fv})
+		det = append(det, cdfSeries{label: label, values: dv})
 		f, d := describe(fv), describe(dv)
 		terms := describe(metricValues(g.rows, func(r *Row) Opt[float64] { return optFloat(r.Terms) }))
 		splits := describe(metricValues(g.rows, func(r *Row) Opt[float64] { return optFloat(r.SplitVotes) }))
@@ -191,7 +191,7 @@ func writeFailover(p *page, groups []*reportGroup) error {
 		title  string
 		series []cdfSeries
 	}{{"failover: crash → new leader known", fo}, {"detection: crash → first suspicion or ballot", det}} {
-		svg, err := cdfChart(c.title, "milliseconds after the crash", c.series)
+		svg, err := cdfChart(c.title, "milliseconds after the crash", c.series, false)
 		if err != nil {
 			return err
 		}

@@ -122,6 +122,9 @@ func WriteHTML(out io.Writer, rows []Row, opt HTMLOptions) error {
 	if slices.ContainsFunc(groups, func(g *reportGroup) bool { return g.FailoverT.N > 0 }) {
 		nav = append(nav, link("#failover", "Failover"))
 	}
+	if slices.ContainsFunc(groups, func(g *reportGroup) bool { return figure16Name.MatchString(g.Scenario) }) {
+		nav = append(nav, link("#figure16", "Raft's Figure 16"))
+	}
 	nav = append(nav, link("#verdicts", "Failing trials"), link("#timeouts", "Timeouts and faults"))
 	if opt.Trace != nil {
 		nav = append(nav, link("#diagrams", "Message sequences"))
@@ -137,6 +140,9 @@ func WriteHTML(out io.Writer, rows []Row, opt HTMLOptions) error {
 		return err
 	}
 	if err := writeFailover(p, groups); err != nil {
+		return err
+	}
+	if err := writeFigure16(p, groups); err != nil {
 		return err
 	}
 	writeVerdicts(p, groups, fails, opt)

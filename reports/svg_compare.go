@@ -147,18 +147,23 @@ func sideBySideChart(title, xLabel string, samples []namedSample, logX bool) (st
 	return renderChart(p, title)
 }
 
-// cdfSeries is one configuration's values for cdfChart.
+// cdfSeries is one configuration's values for cdfChart. of, when above
+// len(values), is the number of trials the shares are of: the others
+// never reached a value (a leader never elected by the deadline), so the
+// line stops short of 100%.
 type cdfSeries struct {
 	label  string
 	values []float64
+	of     int
 }
 
-// cdfChart draws each series' empirical CDF as a step line on a linear
-// axis (the Raft paper's Figure 16 style): the share of trials at or below
-// each value, in percent. Series i is paletteColor(i); no legend is drawn
-// (see seriesLegend). Nothing is drawn unless some series has two values
-// or more: a CDF of one value is a number, not a distribution.
-func cdfChart(title, xLabel string, series []cdfSeries) (string, error) {
+// cdfChart draws each series' empirical CDF as a step line (the Raft
+// paper's Figure 16 style): the share of trials at or below each value, in
+// percent, on a linear axis or, with logX, a logarithmic one. Series i is
+// paletteColor(i); no legend is drawn (see seriesLegend). Nothing is drawn
+// unless some series has two values or more: a CDF of one value is a
+// number, not a distribution.
+func cdfChart(title, xLabel string, series []cdfSeries, logX bool) (string, error) {
 	if !slices.ContainsFunc(series, func(s cdfSeries) bool { return len(s.values) > 1 }) {
 		return "", nil
 	}
@@ -166,19 +171,20 @@ func cdfChart(title, xLabel string, series []cdfSeries) (string, error) {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	total := 0
 	for i, s := range series {
-		vs := drawable(s.values, false)
+		vs := drawable(s.values, logX)
 		if len(vs) == 0 {
 			continue
 		}
 		slices.Sort(vs)
 		total += len(vs)
 		lo, hi = math.Min(lo, vs[0]), math.Max(hi, vs[len(vs)-1])
+		of := max(s.of, len(vs))
 		// A step up at each value: (v, k/n) to (v, (k+1)/n).
 		var pts xys
 		prev := 0.0
 		for k, v := range vs {
 			pts = append(pts, plotter.XY{X: v, Y: prev})
-			prev = 100 * float64(k+1) / float64(len(vs))
+			prev = 100 * float64(k+1) / float64(of)
 			pts = append(pts, plotter.XY{X: v, Y: prev})
 		}
 		l, err := plotter.NewLine(pts)
@@ -191,7 +197,11 @@ func cdfChart(title, xLabel string, series []cdfSeries) (string, error) {
 	if total < 2 {
 		return "", nil
 	}
-	setLinear(&p.X, math.Min(0, lo), hi)
+	if logX {
+		setLog(&p.X, lo, hi)
+	} else {
+		setLinear(&p.X, math.Min(0, lo), hi)
+	}
 	p.Y.Min, p.Y.Max = 0, 100
 	return renderChart(p, title)
 }

@@ -53,7 +53,13 @@ func testCharts(t *testing.T) map[string]string {
 		t.Fatal(err)
 	}
 	if out["cdf"], err = cdfChart("failover", "milliseconds after the crash",
-		[]cdfSeries{{"raft", []float64{160, 150, 290, 180, 170, 310, 150}}, {"etcd-raft", []float64{210, 220, 230}}}); err != nil {
+		[]cdfSeries{{"raft", []float64{160, 150, 290, 180, 170, 310, 150}, 0}, {"etcd-raft", []float64{210, 220, 230}, 0}}, false); err != nil {
+		t.Fatal(err)
+	}
+	// Figure 16's form: a log time axis, and a line that stops at 60%
+	// because two of five trials never elected a leader.
+	if out["cdflog"], err = cdfChart("downtime", "milliseconds after the crash (log)",
+		[]cdfSeries{{"12–24 ms", []float64{20, 25, 31, 40, 152}, 0}, {"150–150 ms", []float64{900, 2500, 11000}, 5}}, true); err != nil {
 		t.Fatal(err)
 	}
 	out["faults"] = faultTimeline([]FaultWindow{{From: 2, Until: 12, Label: "partition(halves)[0,1|2,3]"},
@@ -66,7 +72,7 @@ func testCharts(t *testing.T) map[string]string {
 // committing).
 func TestChartsGolden(t *testing.T) {
 	a, b := testCharts(t), testCharts(t)
-	for _, name := range []string{"messages", "overview", "box", "timeouts", "sidebyside", "cdf", "faults"} {
+	for _, name := range []string{"messages", "overview", "box", "timeouts", "sidebyside", "cdf", "cdflog", "faults"} {
 		if a[name] != b[name] {
 			t.Errorf("%s chart differs between two renderings", name)
 		}

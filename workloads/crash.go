@@ -23,7 +23,8 @@ import (
 //
 // WHEN is start (the default: crashed before the run; at time 0 exactly
 // the initiators' detectors suspect it), a time (5ms, 3T), election-start,
-// leader-elected or after-messages(K), each optionally +DELAY;
+// leader-elected or after-messages(K), each optionally +DELAY and then
+// +uniform(A,B), a random offset drawn from the fault stream;
 // after-messages:K is the flag's older spelling of after-messages(K).
 type CrashSpec struct {
 	Fault chaos.Fault
@@ -49,7 +50,7 @@ func ParseCrash(s string) (CrashSpec, error) {
 			return CrashSpec{}, fmt.Errorf("--crash %q: %w", s, err)
 		}
 	}
-	if target.Names("leader") && start.Kind == chaos.AtStart && start.Delay.IsZero() {
+	if target.Names("leader") && start.Immediate() {
 		return CrashSpec{}, fmt.Errorf("--crash %q: there is no leader before the run; use would-be-leader or highest, or a later WHEN", s)
 	}
 	return CrashSpec{Fault: chaos.Fault{Kind: "crash", Target: target, Start: start}, text: s}, nil
@@ -57,7 +58,7 @@ func ParseCrash(s string) (CrashSpec, error) {
 
 // atStart reports whether the crash happens before the run begins.
 func (c CrashSpec) atStart() bool {
-	return c.Fault.Start.Kind == chaos.AtStart && c.Fault.Start.Delay.IsZero()
+	return c.Fault.Start.Immediate()
 }
 
 // compile is the crash as the fault timeline runs it: a quiet crash fault

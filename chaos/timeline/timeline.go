@@ -147,7 +147,7 @@ func (t *Timeline) WantsSends() bool { return t != nil && t.sends }
 func (t *Timeline) Begin(inj trial.Injector) {
 	t.inj = inj
 	for i := range t.faults {
-		if f := &t.faults[i]; f.Start.Trigger == trial.AtStart && f.Start.Delay == 0 {
+		if f := &t.faults[i]; f.Start.Immediate() {
 			t.activate(i, true)
 		}
 	}
@@ -159,7 +159,7 @@ func (t *Timeline) Begin(inj trial.Injector) {
 func (t *Timeline) Arm(startsAll bool) {
 	for i := range t.faults {
 		f := &t.faults[i]
-		if !(f.Start.Trigger == trial.AtStart && f.Start.Delay == 0) {
+		if !f.Start.Immediate() {
 			t.arm(f.Start, pend{i: i})
 		}
 		if f.End != nil {
@@ -187,7 +187,7 @@ func (t *Timeline) Sent(messages int64) {
 	kept := t.afterMsgs[:0]
 	for _, p := range t.afterMsgs {
 		if w := t.when(p); messages >= w.K {
-			t.fire(t.inj.Now()+w.Delay, p)
+			t.fire(t.inj.Now()+w.Offset(t.inj.Rand()), p)
 		} else {
 			kept = append(kept, p)
 		}
@@ -200,7 +200,7 @@ func (t *Timeline) fireAll(ps *[]pend) {
 		return
 	}
 	for _, p := range *ps {
-		t.fire(t.inj.Now()+t.when(p).Delay, p)
+		t.fire(t.inj.Now()+t.when(p).Offset(t.inj.Rand()), p)
 	}
 	*ps = nil
 }
@@ -208,9 +208,9 @@ func (t *Timeline) fireAll(ps *[]pend) {
 func (t *Timeline) arm(w trial.When, p pend) {
 	switch w.Trigger {
 	case trial.AtStart:
-		t.fire(w.Delay, p)
+		t.fire(w.Offset(t.inj.Rand()), p)
 	case trial.AtTime:
-		t.fire(w.At+w.Delay, p)
+		t.fire(w.At+w.Offset(t.inj.Rand()), p)
 	case trial.AfterMessages:
 		t.afterMsgs = append(t.afterMsgs, p)
 	case trial.LeaderElected:

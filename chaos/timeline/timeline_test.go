@@ -205,3 +205,29 @@ func TestEveryLinkEffectHasAShaper(t *testing.T) {
 		}
 	}
 }
+
+// A random offset (leader-elected+uniform(0,75ms)) is drawn from the fault
+// stream, View.Rand, when the trigger fires: the rig's stream decides it.
+func TestTimelineRandomOffset(t *testing.T) {
+	start := trial.When{Trigger: trial.LeaderElected, Delay: 5 * ms, Spread: true, SpreadLo: 10 * ms, SpreadHi: 75 * ms}
+	tl, err := New(nil, []trial.Fault{{Effect: trial.EffPause, Name: "pause", Targets: procs(1), Start: start}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newRig(3)
+	tl.Begin(w)
+	tl.Arm(false)
+	w.advance(3 * ms)
+	w.leader = 0
+	tl.Decided()
+	w.advance(time.Second)
+	off := 10*ms + time.Duration(w.Rand().Int64N(int64(65*ms)+1))
+	want := fmt.Sprintf("%v note pause(1) traced=true", 3*ms+5*ms+off)
+	if len(w.log) != 2 || w.log[0] != want {
+		t.Fatalf("log %q, want first %q", w.log, want)
+	}
+	if _, err := New(nil, []trial.Fault{{Effect: trial.EffPause, Name: "p", Targets: procs(1),
+		Start: trial.When{Trigger: trial.LeaderElected, Spread: true, SpreadLo: 2 * ms, SpreadHi: ms}}}); err == nil {
+		t.Fatal("a reversed random offset was accepted")
+	}
+}

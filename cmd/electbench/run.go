@@ -118,7 +118,7 @@ host; the failed trial is not recorded and --resume runs it again),
 	f.BoolVar(&o.resume, "resume", o.resume, "keep the rows already in DIR/results.csv and run only the missing trials")
 	f.StringVar(&o.deadline, "deadline", o.deadline, "virtual time after which an unfinished trial counts as not live (e.g. 500ms or 2000T)")
 	f.StringVar(&o.trace, "trace", o.trace, "write every event of every trial as JSON lines to this file")
-	f.StringArrayVar(&o.crashes, "crash", nil, "crash SELECTOR[@WHEN] (repeatable), a scenario's crash fault: highest, lowest, leader,\nwould-be-leader, initiator, K, random(k), successor(x), unions a,b @ start, a time (5ms, 3T),\nelection-start, leader-elected, after-messages(K), each +DELAY")
+	f.StringArrayVar(&o.crashes, "crash", nil, "crash SELECTOR[@WHEN] (repeatable), a scenario's crash fault: highest, lowest, leader,\nwould-be-leader, initiator, K, random(k), successor(x), unions a,b @ start, a time (5ms, 3T),\nelection-start, leader-elected, after-messages(K), each +DELAY and/or +uniform(A,B) (a random offset)")
 	f.StringVar(&o.detector, "detector", "", "failure detector: perfect(D), heartbeat(P,τ), inaccurate(λ,μ[,D[,W]]) (default perfect(10T))")
 	f.StringVar(&o.shard, "shard", "", "run only part K/M of the plan (for sweeps across machines; electbench merge puts the parts together)")
 	f.IntVar(&o.shards, "shards", 0, "the plan's parts M, with K from $ELECTBENCH_SHARD (1..M) or $JOB_COMPLETION_INDEX (0..M-1, a Kubernetes Indexed Job's)")

@@ -150,8 +150,12 @@ func TestEveryQuorumScenarioSafe(t *testing.T) {
 				quorum = quorum || a.Alg.Quorum != nil
 			}
 		}
-		if !quorum || file == "default" || strings.HasPrefix(file, "etcd-") {
-			continue // the default sweep's quorum part is a clean run; etcd-* run above
+		if !quorum || file == "default" || strings.HasPrefix(file, "etcd-") || file == "raft-figure16" {
+			// the default sweep's quorum part is a clean run; etcd-* run
+			// above; raft-figure16 (14,100 trials, etcd-raft/plain in it)
+			// is checked safe for both algorithms by workloads'
+			// TestRaftFigure16Order on 60 trials of each range
+			continue
 		}
 		ran++
 		t.Run(file, func(t *testing.T) {

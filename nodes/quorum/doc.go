@@ -27,7 +27,7 @@
 // and drops a message whose rank does not match the link it came on; the
 // pings carry the commit their sender follows instead.
 //
-//	raft       REQUEST_VOTE   Rank = candidate, A = term
+//	raft       REQUEST_VOTE   Rank = candidate, A = term, B = its last-log index (0 without logs)
 //	           VOTE           Rank = voter, A = term, B = 1 granted, 0 refused
 //	           HEARTBEAT      Rank = leader, A = term                         (maintenance)
 //	           HEARTBEAT_ACK  Rank = follower, A = its term                   (maintenance)

@@ -2,6 +2,7 @@ package quorum
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,6 +22,9 @@ var (
 	// heartbeat tick is maintenance, counted by kind only.
 	timerElection  = nodes.RegisterTimer("ELECTION_TIMEOUT", nodes.ElectionClass)
 	timerHeartbeat = nodes.RegisterTimer("HEARTBEAT_TICK", nodes.MaintenanceClass)
+	// PERSIST is the end of a stable-storage write (the persist
+	// parameter): what waited for it leaves. Not a timeout of the election.
+	timerPersist = nodes.RegisterTimer("PERSIST", nodes.MaintenanceClass)
 )
 
 // heartbeatDefault is the heartbeat parameter's default, a third of tmin.
@@ -29,8 +33,13 @@ const heartbeatDefault = "tmin/3"
 var raftParams = []nodes.Param{
 	{Name: "tmin", Default: "20T", Summary: "shortest election timeout (duration; Raft's 150 ms at T = 7.5 ms)"},
 	{Name: "tmax", Default: "40T", Summary: "longest election timeout; each timeout is drawn uniformly from [tmin, tmax] (duration)"},
-	{Name: "heartbeat", Default: heartbeatDefault, Summary: "interval between a leader's heartbeats (duration; default tmin/3)"},
+	{Name: "heartbeat", Default: heartbeatDefault, Summary: "interval between a leader's heartbeats (duration, or tmin/K; default tmin/3)"},
+	{Name: "persist", Default: "0", Summary: "time to write the term and vote to stable storage before a VOTE leaves (Figure 2: \"updated on stable storage before responding to RPCs\"; duration; 0: at once)"},
+	{Name: "logs", Default: "0", Summary: "each server's last-log index is drawn per trial uniformly from 1..logs, and a vote needs the candidate's log at least as up-to-date (Raft §5.4.1); 0: no log, any candidate may win"},
 }
+
+// maxLogs bounds the logs parameter (a last-log index, not a real log).
+const maxLogs = 1 << 40
 
 func init() {
 	nodes.Register(nodes.Algorithm{
@@ -47,6 +56,8 @@ func init() {
 
 type raftTiming struct {
 	tmin, tmax, heartbeat time.Duration
+	persist               time.Duration // a VOTE leaves this long after its decision; 0: at once
+	logs                  int64         // last-log indexes are drawn from 1..logs; 0: no log
 }
 
 func newRaft(cfg nodes.Config) (func() nodes.Machine, error) {
@@ -63,14 +74,40 @@ func newRaft(cfg nodes.Config) (func() nodes.Machine, error) {
 	if tm.tmax < tm.tmin {
 		return nil, fmt.Errorf("parameter tmax: %v is below tmin %v", tm.tmax, tm.tmin)
 	}
+	share := heartbeatDefault
 	tm.heartbeat = tm.tmin / 3
-	if h, ok := cfg.Params["heartbeat"]; ok && strings.TrimSpace(h) != heartbeatDefault {
-		if err := durations(cfg, raftParams, map[string]*time.Duration{"heartbeat": &tm.heartbeat}); err != nil {
+	if h, ok := cfg.Params["heartbeat"]; ok {
+		// tmin/K, a share of tmin (the default tmin/3; Figure 16's tmin/2),
+		// or a duration.
+		if k, ok := strings.CutPrefix(strings.TrimSpace(h), "tmin/"); ok {
+			div, err := strconv.Atoi(k)
+			if err != nil || div < 1 {
+				return nil, fmt.Errorf("parameter heartbeat: %q is not tmin/K with a whole number K ≥ 1", h)
+			}
+			tm.heartbeat, share = tm.tmin/time.Duration(div), strings.TrimSpace(h)
+		} else if err := durations(cfg, raftParams, map[string]*time.Duration{"heartbeat": &tm.heartbeat}); err != nil {
 			return nil, err
 		}
 	}
 	if tm.heartbeat <= 0 {
-		return nil, fmt.Errorf("parameter heartbeat: tmin/3 = %v is not positive", tm.heartbeat)
+		return nil, fmt.Errorf("parameter heartbeat: %s = %v is not positive", share, tm.heartbeat)
+	}
+	if _, ok := cfg.Params["persist"]; ok {
+		d, err := cfg.Duration("persist", "0")
+		if err != nil {
+			return nil, err
+		}
+		if d < 0 {
+			return nil, fmt.Errorf("parameter persist: %v is negative", d)
+		}
+		tm.persist = d
+	}
+	if v, ok := cfg.Params["logs"]; ok {
+		k, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil || k < 0 || k > maxLogs {
+			return nil, fmt.Errorf("parameter logs: %q is not a whole number of entries in 0..%d", v, int64(maxLogs))
+		}
+		tm.logs = k
 	}
 	return func() nodes.Machine { return &raft{raftTiming: tm} }, nil
 }
@@ -106,13 +143,25 @@ type raft struct {
 	role     role
 	step     func(r *raft, env nodes.Env, from int, m nodes.Message)
 	term     int64
-	votedFor int        // index voted for in term; -1 for nobody yet
+	votedFor int // index voted for in term; -1 for nobody yet
+	// lastIndex is the index of this server's last log entry, drawn at
+	// start when the logs parameter is set (0 otherwise). The drawn logs
+	// model servers that received different amounts of the old leader's
+	// replication (the paper's Figure 16): every entry is of the same term,
+	// so Raft's up-to-date comparison reduces to the index.
+	lastIndex int64
+	// unsent are VOTEs waiting for their stable-storage write (persist),
+	// in the order they were decided; PERSIST is armed for the first.
+	unsent   []pendingVote
 	believed nodes.Rank // the leader this process last decided; zero before any
 	votes    tally.Tally
 }
 
 func (r *raft) Start(env nodes.Env) {
 	r.start(env, "raft")
+	if r.logs > 0 {
+		r.lastIndex = 1 + env.Rand().Int64N(r.logs)
+	}
 	r.becomeFollower(env, 0)
 	r.resetElectionTimer(env)
 }
@@ -169,6 +218,8 @@ func (r *raft) Timeout(env nodes.Env, t nodes.TimerID) {
 	case t == timerHeartbeat && r.role == leader:
 		r.broadcast(env, r.msg(kindHeartbeat))
 		env.SetTimer(r.heartbeat, timerHeartbeat)
+	case t == timerPersist:
+		r.persisted(env)
 	}
 }
 
@@ -176,19 +227,59 @@ func (r *raft) msg(k nodes.Kind) nodes.Message {
 	return nodes.Message{Kind: k, Rank: r.peers[r.self].Rank, A: r.term}
 }
 
-// requestVote: one vote per term, first come first served; no log, so any
-// candidate whose term is at least the voter's may have it (ALGORITHMS.md).
-// The term check above has already brought this process to the candidate's
-// term if it was behind. Granting a vote resets the election timer.
+// requestVote: one vote per term, first come first served; without logs
+// any candidate whose term is at least the voter's may have it
+// (ALGORITHMS.md). With logs, "if votedFor is null or candidateId, and
+// candidate's log is at least as up-to-date as receiver's log, grant vote"
+// (Figure 2); REQUEST_VOTE carries the candidate's last-log index in B. The
+// term check above has already brought this process to the candidate's
+// term if it was behind. Granting a vote resets the election timer; a
+// refusal does not.
 func (r *raft) requestVote(env nodes.Env, from int, m nodes.Message) {
-	grant := m.A == r.term && (r.votedFor < 0 || r.votedFor == from)
+	grant := m.A == r.term && (r.votedFor < 0 || r.votedFor == from) && upToDate(m.B, r.lastIndex)
 	reply := r.msg(kindVote)
 	if grant {
 		r.votedFor = from
 		r.resetElectionTimer(env)
 		reply.B = 1
 	}
-	env.Send(r.peers[from].ID, reply)
+	r.reply(env, from, reply)
+}
+
+// pendingVote is a VOTE decided at `at` whose write to stable storage is
+// under way.
+type pendingVote struct {
+	at time.Duration
+	to int
+	m  nodes.Message
+}
+
+// reply sends a VOTE once the term and vote it depends on are on stable
+// storage: at once when persist is 0, else persist later, in order. A
+// process that crashes meanwhile never sends it.
+func (r *raft) reply(env nodes.Env, to int, m nodes.Message) {
+	if r.persist == 0 {
+		env.Send(r.peers[to].ID, m)
+		return
+	}
+	r.unsent = append(r.unsent, pendingVote{at: env.Now(), to: to, m: m})
+	if len(r.unsent) == 1 {
+		env.SetTimer(r.persist, timerPersist)
+	}
+}
+
+// persisted sends the VOTEs whose write has ended and arms PERSIST for the
+// next one.
+func (r *raft) persisted(env nodes.Env) {
+	now := env.Now()
+	i := 0
+	for ; i < len(r.unsent) && r.unsent[i].at+r.persist <= now; i++ {
+		env.Send(r.peers[r.unsent[i].to].ID, r.unsent[i].m)
+	}
+	r.unsent = r.unsent[i:]
+	if len(r.unsent) > 0 {
+		env.SetTimer(r.unsent[0].at+r.persist-now, timerPersist)
+	}
 }
 
 func (r *raft) becomeFollower(env nodes.Env, term int64) {
@@ -211,7 +302,9 @@ func (r *raft) campaign(env nodes.Env) {
 	r.votes.Reset(r.n())
 	r.votes.Record(r.self, true)
 	r.resetElectionTimer(env)
-	r.broadcast(env, r.msg(kindRequestVote))
+	ballot := r.msg(kindRequestVote)
+	ballot.B = r.lastIndex
+	r.broadcast(env, ballot)
 	if r.votes.Result() == tally.Won { // a cluster of one
 		r.becomeLeader(env)
 	}
@@ -236,6 +329,11 @@ func (r *raft) learn(env nodes.Env, i int) {
 		env.Decide(l)
 	}
 }
+
+// upToDate is Raft's §5.4.1 rule for logs whose entries are all of one
+// term: the candidate's log is at least as up-to-date as the voter's when
+// its last index is at least the voter's. (Without logs both are 0.)
+func upToDate(candidateLast, voterLast int64) bool { return candidateLast >= voterLast }
 
 func (r *raft) resetElectionTimer(env nodes.Env) {
 	env.SetTimer(uniform(env, r.tmin, r.tmax), timerElection)

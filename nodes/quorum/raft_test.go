@@ -272,6 +272,12 @@ func TestRaftParams(t *testing.T) {
 		{nodes.Params{"heartbeat": "-1ms"}, "heartbeat"},
 		{nodes.Params{"tmin": "2ns", "tmax": "2ns"}, "tmin/3"},
 		{nodes.Params{"nope": "1"}, "nope"},
+		{nodes.Params{"heartbeat": "tmin/0"}, "tmin/K"},
+		{nodes.Params{"heartbeat": "tmin/x"}, "tmin/K"},
+		{nodes.Params{"logs": "-1"}, "logs"},
+		{nodes.Params{"persist": "-1ms"}, "persist"},
+		{nodes.Params{"persist": "soon"}, "persist"},
+		{nodes.Params{"logs": "many"}, "logs"},
 	} {
 		if _, err := alg.New(nodes.Config{Params: tc.params, N: 5, T: T}); err == nil || !strings.Contains(err.Error(), tc.err) {
 			t.Errorf("%v: error %v, want one naming %s", tc.params, err, tc.err)
@@ -289,6 +295,7 @@ func TestRaftParams(t *testing.T) {
 		{nodes.Params{"tmin": "150ms", "tmax": "300ms"}, 50 * time.Millisecond},
 		{nodes.Params{"heartbeat": "3T"}, 3 * T},
 		{nodes.Params{"heartbeat": "25ms"}, 25 * time.Millisecond},
+		{nodes.Params{"tmin": "150ms", "tmax": "155ms", "heartbeat": "tmin/2"}, 75 * time.Millisecond}, // Figure 16
 	} {
 		n := five(t, "raft", tc.params)
 		n.Fire(me, timerElection)
@@ -297,5 +304,62 @@ func TestRaftParams(t *testing.T) {
 		if got, _ := n.Armed(me, timerHeartbeat); got != tc.want {
 			t.Errorf("%v: heartbeat every %v, want %v", tc.params, got, tc.want)
 		}
+	}
+}
+
+func requestVoteWithLog(term int64, cand uint64, last int64) nodes.Message {
+	m := requestVote(term, cand)
+	m.B = last
+	return m
+}
+
+// Figure 2, RequestVote receiver: "If votedFor is null or candidateId, and
+// candidate's log is at least as up-to-date as receiver's log, grant vote";
+// §5.4.1: with the same last term, "whichever log is longer is more
+// up-to-date". The logs parameter draws each server's last-log index.
+func TestRaftUpToDateVote(t *testing.T) {
+	for _, tc := range []struct {
+		cand, voter int64
+		grant       bool
+	}{{5, 4, true}, {5, 5, true}, {4, 5, false}, {0, 0, true}, {0, 1, false}} {
+		if got := upToDate(tc.cand, tc.voter); got != tc.grant {
+			t.Errorf("upToDate(%d, %d) = %v", tc.cand, tc.voter, got)
+		}
+	}
+	n := five(t, "raft", nodes.Params{"logs": "1000"})
+	mine := n.Machine(me).(*raft).lastIndex
+	if mine < 1 || mine > 1000 {
+		t.Fatalf("last-log index %d outside 1..1000", mine)
+	}
+	// A shorter log is refused, and the refusal leaves the timer alone.
+	before, _ := n.Armed(me, timerElection)
+	n.Receive(me, 0, requestVoteWithLog(1, 10, mine-1))
+	n.ExpectSent(send(me, 0, raftVote(1, 30, false)))
+	if after, _ := n.Armed(me, timerElection); after != before {
+		t.Errorf("a refused vote moved the election timer from %v to %v", before, after)
+	}
+	// An equal log in the same term gets the vote.
+	n.Receive(me, 1, requestVoteWithLog(1, 20, mine))
+	n.ExpectSent(send(me, 1, raftVote(1, 30, true)))
+	// Its own candidacy carries its last-log index.
+	n.Fire(me, timerElection)
+	n.ExpectSent(toAll(me, 5, requestVoteWithLog(2, 30, mine))...)
+}
+
+// Figure 2: persistent state is "updated on stable storage before
+// responding to RPCs". With persist, a VOTE leaves that long after the
+// decision, in order, and the write is not a timeout of the election.
+func TestRaftPersistDelaysVotes(t *testing.T) {
+	n := five(t, "raft", nodes.Params{"persist": "5ms"})
+	n.Receive(me, 0, requestVote(1, 10))
+	n.ExpectSent()
+	n.ExpectArmed(me, timerPersist, 5*time.Millisecond)
+	n.Receive(me, 1, requestVote(1, 20)) // refused: it voted for 10 in term 1
+	n.ExpectSent()
+	n.RunUntil(5 * time.Millisecond)
+	n.ExpectSent(send(me, 0, raftVote(1, 30, true)), send(me, 1, raftVote(1, 30, false)))
+	n.ExpectArmed(me, timerPersist, nodetest.NotArmed)
+	if f := n.Fired()["PERSIST"]; f != 1 {
+		t.Errorf("PERSIST fired %d times, want 1", f)
 	}
 }

@@ -70,12 +70,31 @@ func (e Effect) Delays() bool {
 const ElectionStart Trigger = LeaderElected + 1
 
 // When says when a fault starts or heals: at the start (before any process
-// boots), at a virtual time, or at a trigger, plus Delay.
+// boots), at a virtual time, or at a trigger, plus Delay, plus (when Spread)
+// an offset drawn uniformly from [SpreadLo, SpreadHi].
 type When struct {
 	Trigger Trigger
 	At      time.Duration // AtTime
 	K       int64         // AfterMessages: right after the K-th election message is sent
 	Delay   time.Duration // added to the instant the trigger fires
+	// Spread adds a random offset in [SpreadLo, SpreadHi], drawn from the
+	// fault stream (View.Rand) when the trigger fires, so that both
+	// runtimes draw the same offset for a seed.
+	Spread             bool
+	SpreadLo, SpreadHi time.Duration
+}
+
+// Immediate reports whether the instant is the start itself, with nothing
+// added: before any process boots.
+func (w When) Immediate() bool { return w.Trigger == AtStart && w.Delay == 0 && !w.Spread }
+
+// Offset is what is added to the instant the trigger fires: Delay, plus
+// the random offset drawn from r (the fault stream) when Spread.
+func (w When) Offset(r *rand.Rand) time.Duration {
+	if !w.Spread {
+		return w.Delay
+	}
+	return w.Delay + w.SpreadLo + time.Duration(r.Int64N(int64(w.SpreadHi-w.SpreadLo)+1))
 }
 
 // Validate checks the instant's fields.
@@ -89,6 +108,8 @@ func (w When) Validate() error {
 		return fmt.Errorf("after %d messages: need at least 1", w.K)
 	case w.Delay < 0:
 		return fmt.Errorf("negative delay %v", w.Delay)
+	case w.Spread && (w.SpreadLo < 0 || w.SpreadHi < w.SpreadLo):
+		return fmt.Errorf("random offset uniform(%v,%v): need 0 ≤ A ≤ B", w.SpreadLo, w.SpreadHi)
 	}
 	return nil
 }
