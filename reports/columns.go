@@ -64,6 +64,15 @@ var columns = []column{
 	optIntCol("anonymous_refused", func(r *Row) *Opt[int64] { return &r.AnonymousRefused }),
 	floatCol("d_s", func(r *Row) *float64 { return &r.DS }),
 	stringCol("budget", func(r *Row) *string { return &r.Budget }),
+	optIntCol("entries", func(r *Row) *Opt[int64] { return &r.Entries }),
+	optFloatCol("entry_messages", func(r *Row) *Opt[float64] { return &r.EntryMessages }),
+	optFloatCol("exit_messages", func(r *Row) *Opt[float64] { return &r.ExitMessages }),
+	optFloatCol("client_delay_s", func(r *Row) *Opt[float64] { return &r.ClientDelayS }),
+	optFloatCol("client_delay_t", func(r *Row) *Opt[float64] { return &r.ClientDelayT }),
+	optFloatCol("sync_delay_s", func(r *Row) *Opt[float64] { return &r.SyncDelayS }),
+	optFloatCol("sync_delay_t", func(r *Row) *Opt[float64] { return &r.SyncDelayT }),
+	optFloatCol("throughput", func(r *Row) *Opt[float64] { return &r.Throughput }),
+	optIntCol("voting_set", func(r *Row) *Opt[int64] { return &r.VotingSet }),
 }
 
 // FormatFloat is how every float in a results file is written: the shortest
