@@ -17,7 +17,8 @@ import (
 //     (two-in-section, with the time and both processes);
 //   - liveness: every request of a process alive at the end entered the
 //     section by the deadline; one that did not is starved, or, when the
-//     run came to rest with requests waiting, a deadlock (Maekawa's);
+//     run came to rest with requests waiting and nobody crashed, a
+//     deadlock (Maekawa's);
 //   - ordering, where the algorithm promises it (Mutex.Ordered): no
 //     request enters while one that happened before it (vector clocks
 //     over the sends and deliveries the runtime reports) still waits
@@ -230,7 +231,7 @@ func (c *Checker) finishMutex(decisions []trial.Decision, quiescent bool, end ti
 	v.Live = len(waiting) == 0
 	switch {
 	case v.Live:
-	case quiescent:
+	case quiescent && len(c.dead) == 0:
 		v.Recorded = append(v.Recorded, Violation{At: end, Kind: "deadlock", Procs: waiting,
 			Detail: fmt.Sprintf("processes %v wait for the critical section (since %v) and nothing is in flight", waiting, first)})
 	default:
