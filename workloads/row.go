@@ -159,7 +159,10 @@ func fillQuorum(row *reports.Row, res *trial.Record, v check.Verdict) {
 
 // fillMutex sets the columns of a mutual-exclusion trial (ALGORITHMS.md,
 // "Mutual exclusion"): entries, messages per entry and per exit, client
-// and synchronization delays, throughput and the voting-set size. Its
+// and synchronization delays, throughput and the voting-set size. An
+// algorithm that spends no kind of its own to leave (token-ring, whose
+// every TOKEN counts toward entry, ricart-agrawala, whose deferred
+// replies are the next entries' permissions) has no exit_messages. Its
 // turnaround and decided columns are left empty: a mutual-exclusion run
 // elects nothing (central's leader column names its coordinator).
 func fillMutex(row *reports.Row, res *trial.Record, v check.Verdict, a *nodes.Algorithm, cfg nodes.Config) {
@@ -199,7 +202,7 @@ func fillMutex(row *reports.Row, res *trial.Record, v check.Verdict, a *nodes.Al
 		}
 	}
 	row.EntryMessages = reports.Some(float64(entry) / float64(n))
-	if exits > 0 {
+	if exits > 0 && len(a.Mutex.Exit) > 0 {
 		for _, k := range a.Mutex.Exit {
 			if int(k) < len(res.Sent) {
 				exit += res.Sent[k]
