@@ -16,7 +16,7 @@ func init() {
 	nodes.Register(nodes.Algorithm{
 		Name:     "maekawa",
 		Family:   "mutex",
-		Summary:  "Maekawa 1987: ask a voting set of about 2√N, one vote per process; 2K messages per entry, K per exit",
+		Summary:  "Maekawa 1985: ask a voting set of about 2√N, one vote per process; 2K messages per entry, K per exit",
 		Topology: nodes.Complete,
 		Variants: []nodes.Variant{
 			{Name: "basic", Summary: "as taught: a voter queues requests first come, first served (it can deadlock)"},
@@ -85,7 +85,7 @@ type ask struct {
 // priority.
 func (a ask) before(b ask) bool { return a.ts < b.ts || a.ts == b.ts && a.who < b.who }
 
-// maekawa is Maekawa's algorithm (1987) as Coulouris et al. teach it,
+// maekawa is Maekawa's algorithm (1985) as Coulouris et al. teach it,
 // with the inquire/relinquish fix as a variant. A process votes for
 // itself without a message: K is the other members of its set.
 type maekawa struct {
