@@ -71,6 +71,9 @@ func (c *Checker) Kinds() trial.Kinds {
 	if c.quorum != nil || c.mutex != nil && c.mutex.vc != nil {
 		k |= trial.KindsOf(trial.EvSend, trial.EvRecv)
 	}
+	if c.mutex != nil {
+		k |= trial.KindsOf(trial.EvFault)
+	}
 	return k
 }
 
@@ -85,6 +88,10 @@ func (c *Checker) Event(e *trial.Event) {
 		return
 	}
 	switch e.Kind {
+	case trial.EvFault:
+		if c.mutex != nil {
+			c.mutex.faulted = true
+		}
 	case trial.EvDecide:
 		c.Decided(e.At, int(e.P), e.Leader)
 	case trial.EvCrash:

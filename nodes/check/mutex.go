@@ -17,8 +17,8 @@ import (
 //     (two-in-section, with the time and both processes);
 //   - liveness: every request of a process alive at the end entered the
 //     section by the deadline; one that did not is starved, or, when the
-//     run came to rest with requests waiting and nobody crashed, a
-//     deadlock (Maekawa's);
+//     run came to rest with requests waiting, nobody crashed and no fault
+//     struck (a cut link loses a token too), a deadlock (Maekawa's);
 //   - ordering, where the algorithm promises it (Mutex.Ordered): no
 //     request enters while one that happened before it (vector clocks
 //     over the sends and deliveries the runtime reports) still waits
@@ -47,6 +47,7 @@ type mutexWatch struct {
 	inside    []int           // by position: index in entries while in the section; -1 if not
 	entries   []Entry
 	lastExit  time.Duration // -1 before the first exit
+	faulted   bool          // a fault started (EvFault): waiting at rest is no longer a deadlock
 
 	// Ordering (Mutex.Ordered): a vector clock per process, the clock each
 	// message carried, and every request with its clock.
@@ -231,7 +232,7 @@ func (c *Checker) finishMutex(decisions []trial.Decision, quiescent bool, end ti
 	v.Live = len(waiting) == 0
 	switch {
 	case v.Live:
-	case quiescent && len(c.dead) == 0:
+	case quiescent && len(c.dead) == 0 && !w.faulted:
 		v.Recorded = append(v.Recorded, Violation{At: end, Kind: "deadlock", Procs: waiting,
 			Detail: fmt.Sprintf("processes %v wait for the critical section (since %v) and nothing is in flight", waiting, first)})
 	default:

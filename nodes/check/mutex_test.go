@@ -57,13 +57,18 @@ func TestMutexTwoInSection(t *testing.T) {
 }
 
 // Liveness: "every request eventually granted within the deadline";
-// waiting when the run came to rest and nobody crashed is a deadlock.
+// waiting when the run came to rest, nobody crashed and no fault struck
+// is a deadlock.
 func TestMutexLiveness(t *testing.T) {
 	for _, tc := range []struct {
 		quiet, crash bool
 		want         string
-	}{{true, false, "deadlock"}, {false, false, "starved"}, {true, true, "starved"}} {
+		fault        bool
+	}{{true, false, "deadlock", false}, {false, false, "starved", false}, {true, true, "starved", false}, {true, false, "starved", true}} {
 		c := mutexChecker(t, 3, false)
+		if tc.fault {
+			c.Event(&trial.Event{At: 0, Kind: trial.EvFault, What: "partition(halves)[0|1,2]"})
+		}
 		phase(c, 0, 0, nodes.PhaseWanted)
 		phase(c, 1, 1, nodes.PhaseWanted)
 		phase(c, 2, 0, nodes.PhaseHeld)
