@@ -122,6 +122,9 @@ func WriteHTML(out io.Writer, rows []Row, opt HTMLOptions) error {
 	if slices.ContainsFunc(groups, func(g *reportGroup) bool { return g.FailoverT.N > 0 }) {
 		nav = append(nav, link("#failover", "Failover"))
 	}
+	if hasMutex(groups) {
+		nav = append(nav, link("#mutex", "Mutual exclusion"))
+	}
 	nav = append(nav, link("#verdicts", "Failing trials"), link("#timeouts", "Timeouts and faults"))
 	if opt.Trace != nil {
 		nav = append(nav, link("#diagrams", "Message sequences"))
@@ -139,6 +142,7 @@ func WriteHTML(out io.Writer, rows []Row, opt HTMLOptions) error {
 	if err := writeFailover(p, groups); err != nil {
 		return err
 	}
+	writeMutex(p, groups)
 	writeVerdicts(p, groups, fails, opt)
 	if err := writeTimeouts(p, allSeries, opt.Faults); err != nil {
 		return err
