@@ -2,6 +2,7 @@ package mutex_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/electbench/electbench/nodes"
 	_ "github.com/electbench/electbench/nodes/bully"
@@ -69,4 +70,30 @@ func TestTokenRingHolderCrash(t *testing.T) {
 	s.initiators = []int{0, 1, 2, 4}
 	o = run(t, s)
 	o.ok(t, 12)
+}
+
+// "Detection and regeneration, in a variant": with token-ring/regenerate
+// the process that passed the token to the crashed holder (1) asks the
+// next live process (3) to regenerate it; 3 has not seen it pass, takes
+// it up, and process 0 is served again. A crash of a process that had
+// passed the token on regenerates nothing: one token, never two.
+func TestTokenRingRegenerate(t *testing.T) {
+	s := setup{spec: "token-ring/regenerate", params: nodes.Params{"requests": "3", "think": "2T", "hold": "5T"},
+		ids: ascending(5), initiators: []int{0, 2}, crashes: []trial.Crash{{Pos: 2, When: trial.AtTime, At: 10 * T}}, deadline: 200 * T}
+	o := run(t, s)
+	// 0 makes its 3 requests; 2 made one (from 8T) and crashed in it.
+	if o.v.Violations != 0 || !o.v.Live || len(o.v.Entries) != 4 {
+		t.Fatalf("live %v, %d violations, %d entries: %v", o.v.Live, o.v.Violations, len(o.v.Entries), o.v.Recorded)
+	}
+	if got := o.sent("REGENERATE"); got != 1 {
+		t.Errorf("%d REGENERATE, want 1 (from 1 to 3)", got)
+	}
+	for _, at := range []time.Duration{3 * T, 9 * T, 40 * T} { // before, as and long after it reaches 2
+		s.crashes = []trial.Crash{{Pos: 2, When: trial.AtTime, At: at}}
+		s.initiators = []int{0, 1, 3, 4}
+		o = run(t, s)
+		if o.v.Violations != 0 || !o.v.Live || len(o.v.Entries) != 12 {
+			t.Errorf("crash of 2 at %v: live %v, %d violations, %d entries: %v", at, o.v.Live, o.v.Violations, len(o.v.Entries), o.v.Recorded)
+		}
+	}
 }

@@ -265,7 +265,7 @@ func TestMaekawaDeadlock(t *testing.T) {
 // liveness hold for every algorithm" (the deadlock-free ones: maekawa's
 // inquire variant), and Ricart–Agrawala's happened-before order.
 func TestPropertySafeAndLive(t *testing.T) {
-	specs := []string{"central", "token-ring", "ricart-agrawala", "maekawa/inquire"}
+	specs := []string{"central", "token-ring", "token-ring/regenerate", "ricart-agrawala", "maekawa/inquire"}
 	latencies := []string{"1ms", "uniform(1ms,5ms)", "exponential(2ms)", "normal(3ms,1ms)"}
 	durations := []string{"0", "0.5T", "1T", "3T"}
 	for seed := uint64(1); seed <= 40; seed++ {
