@@ -80,7 +80,7 @@ type Row struct {
 	// ClientDelay is the mean time from a request to its entry and
 	// SyncDelay the mean time from an exit to the next entry of a process
 	// that was already waiting (both in seconds and in T); Throughput is
-	// entries per second from the first request to the last exit; and
+	// exits per second from the first request to the last exit; and
 	// VotingSet is K, how many other processes each asks (maekawa).
 	Entries       Opt[int64]
 	EntryMessages Opt[float64]
