@@ -21,16 +21,18 @@ var (
 // processes' states before granting (central with elect).
 var timerRecover = nodes.RegisterTimer("CS_RECOVER", nodes.ElectionClass)
 
+var centralParams = params(
+	nodes.Param{Name: "elect", Default: "highest", Summary: "who coordinates: the highest process, or an election algorithm of complete topology (bully) that re-elects when the coordinator is suspected"},
+	nodes.Param{Name: "recover", Default: "2D", Summary: "elect only: how long a new coordinator collects the processes' states before granting (duration)"},
+)
+
 func init() {
 	nodes.Register(nodes.Algorithm{
 		Name:     "central",
 		Family:   "mutex",
 		Summary:  "a coordinator grants the section from a queue: 2 messages per entry, 1 per exit",
 		Topology: nodes.Complete,
-		Params: params(
-			nodes.Param{Name: "elect", Default: "highest", Summary: "who coordinates: the highest process, or an election algorithm of complete topology (bully) that re-elects when the coordinator is suspected"},
-			nodes.Param{Name: "recover", Default: "2D", Summary: "elect only: how long a new coordinator collects the processes' states before granting (duration)"},
-		),
+		Params:   centralParams,
 		New:    newCentral,
 		Theory: centralTheory,
 		Mutex:  &nodes.Mutex{Entry: []nodes.Kind{kindRequest, kindGrant}, Exit: []nodes.Kind{kindRelease}},
@@ -38,7 +40,7 @@ func init() {
 }
 
 func newCentral(cfg nodes.Config) (func() nodes.Machine, error) {
-	if err := nodes.CheckParams("central", cfg.Params, params(nodes.Param{Name: "elect"}, nodes.Param{Name: "recover"})); err != nil {
+	if err := nodes.CheckParams("central", cfg.Params, centralParams); err != nil {
 		return nil, err
 	}
 	w, err := newWorkload(cfg)

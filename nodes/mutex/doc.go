@@ -3,8 +3,9 @@
 // "Mutual exclusion"). Each algorithm is one short file that registers
 // itself: central (a coordinator grants one entry at a time), token-ring
 // (a token circulates on the ring), ricart-agrawala (multicast with
-// Lamport timestamps) and maekawa (voting sets of about √N, with the
-// inquire/relinquish fix as a variant).
+// Lamport timestamps) and maekawa (voting sets of about 2√N from a cyclic
+// grid, with the inquire/relinquish fix as a variant). token-ring has a
+// variant that regenerates a token lost with a crashed holder.
 //
 // Every algorithm is a nodes.Machine like the election algorithms and runs
 // unchanged in the simulator and in live node processes. What a process
