@@ -33,9 +33,9 @@ func init() {
 		Summary:  "a coordinator grants the section from a queue: 2 messages per entry, 1 per exit",
 		Topology: nodes.Complete,
 		Params:   centralParams,
-		New:    newCentral,
-		Theory: centralTheory,
-		Mutex:  &nodes.Mutex{Entry: []nodes.Kind{kindRequest, kindGrant}, Exit: []nodes.Kind{kindRelease}},
+		New:      newCentral,
+		Theory:   centralTheory,
+		Mutex:    &nodes.Mutex{Entry: []nodes.Kind{kindRequest, kindGrant}, Exit: []nodes.Kind{kindRelease}},
 	})
 }
 
