@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/electbench/electbench/chaos"
-	_ "github.com/electbench/electbench/nodes/bully"
-	_ "github.com/electbench/electbench/nodes/mutex"
 )
 
 // mutexScenario builds the spec of every scenario of a built-in file, one
