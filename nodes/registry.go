@@ -12,7 +12,7 @@ import (
 // Algorithm describes one registered election algorithm.
 type Algorithm struct {
 	Name     string   // stable name used on the command line and in every row
-	Family   string   // "ring", "bully", "quorum"
+	Family   string   // "ring", "bully", "quorum"; "mutex" for mutual exclusion (Mutex set)
 	Summary  string   // one line for `electbench list algorithms`
 	Topology Topology // the links every process is given
 	// StartsAll means every process initiates from Start (lcr, hs); the
@@ -42,6 +42,82 @@ type Algorithm struct {
 	// deadline (heartbeats, lease renewals) and says how to read its
 	// elections off the wire. Nil for algorithms that terminate.
 	Quorum *Quorum
+	// Mutex, when set, marks a mutual-exclusion algorithm (nodes/mutex):
+	// its processes request a critical section rather than elect, and
+	// the runtime judges the run by the section's entries and exits,
+	// read from their phases (Phased: PhaseReleased, PhaseWanted,
+	// PhaseHeld). Nil for election algorithms. "all" (--algo all, a
+	// scenario's `algorithms: all`, the default sweep) means every
+	// election algorithm: mutual exclusion is chosen by name or by
+	// "mutex" (every algorithm of the family).
+	Mutex *Mutex
+}
+
+// Mutex describes a mutual-exclusion algorithm to the runtime: which of
+// its message kinds a process spends to enter the critical section and
+// which to leave it, so that messages per entry and per exit are the
+// lecture's figures (ALGORITHMS.md, "Mutual exclusion"), and what its
+// checker may demand.
+type Mutex struct {
+	Entry []Kind // kinds sent to enter (REQUEST, GRANT, REPLY, TOKEN): counted per entry
+	Exit  []Kind // kinds sent to leave (RELEASE): counted per exit
+	// Ordered means the algorithm promises to grant requests in their
+	// happened-before order (Ricart–Agrawala's Lamport timestamps): the
+	// checker then verifies that no request enters before one that
+	// happened before it.
+	Ordered bool
+	// VotingSet, when set, is K for a configuration: how many other
+	// processes a process asks (Maekawa's voting set, itself excluded).
+	VotingSet func(cfg Config) int
+}
+
+// MutexWorkload are the parameters every mutual-exclusion algorithm
+// takes for its request workload (ALGORITHMS.md, "The request
+// workload"): who requests is the run's initiators; these say how often
+// and for how long. They describe the workload, not the algorithm, so
+// reference figures apply whatever their values (HasDefaultParams skips
+// them).
+var MutexWorkload = []Param{
+	{Name: "requests", Default: "1", Summary: "requests each initiator makes, one after another (a count)"},
+	{Name: "hold", Default: "1T", Summary: "how long a process stays in the critical section (duration)"},
+	{Name: "think", Default: "0", Summary: "how long a process waits after leaving the section before its next request (duration)"},
+	{Name: "stagger", Default: "0", Summary: "the first request of the process of rank order r (0 for the lowest) comes r×stagger after it is told to request (duration)"},
+}
+
+// IsMutex reports whether a is a mutual-exclusion algorithm.
+func (a *Algorithm) IsMutex() bool { return a.Mutex != nil }
+
+// The phases of a mutual-exclusion process (a Phased machine whose
+// Algorithm.Mutex is set): the runtime reads them after every event, and
+// the checker judges the critical section by them.
+const (
+	PhaseReleased = "Released" // outside the section, not asking
+	PhaseWanted   = "Wanted"   // asked to enter, waiting
+	PhaseHeld     = "Held"     // in the critical section
+)
+
+// ElectionNames returns the registered election algorithms' names
+// (every family but mutual exclusion), sorted: what "all" means.
+func ElectionNames() []string {
+	var names []string
+	for _, a := range Algorithms() {
+		if !a.IsMutex() {
+			names = append(names, a.Name)
+		}
+	}
+	return names
+}
+
+// MutexNames returns the registered mutual-exclusion algorithms' names,
+// sorted: what "mutex" means where algorithms are chosen.
+func MutexNames() []string {
+	var names []string
+	for _, a := range Algorithms() {
+		if a.IsMutex() {
+			names = append(names, a.Name)
+		}
+	}
+	return names
 }
 
 // Quorum describes a majority-vote algorithm (chubby, zookeeper, raft) to
@@ -283,7 +359,7 @@ func CheckParams(name string, p Params, declared []Param) error {
 func (a *Algorithm) HasDefaultParams(p Params, T, D time.Duration) bool {
 	for _, q := range a.Params {
 		v, ok := p[q.Name]
-		if !ok || v == q.Default {
+		if !ok || v == q.Default || a.IsMutex() && slices.ContainsFunc(MutexWorkload, func(w Param) bool { return w.Name == q.Name }) {
 			continue
 		}
 		dv, err1 := ParseDuration(v, T, D)

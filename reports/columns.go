@@ -67,6 +67,15 @@ var columns = []column{
 	optFloatCol("delay_mean_s", func(r *Row) *Opt[float64] { return &r.DelayMeanS }),
 	optFloatCol("delay_p99_s", func(r *Row) *Opt[float64] { return &r.DelayP99S }),
 	optFloatCol("turnaround_tm", func(r *Row) *Opt[float64] { return &r.TurnaroundTM }),
+	optIntCol("entries", func(r *Row) *Opt[int64] { return &r.Entries }),
+	optFloatCol("entry_messages", func(r *Row) *Opt[float64] { return &r.EntryMessages }),
+	optFloatCol("exit_messages", func(r *Row) *Opt[float64] { return &r.ExitMessages }),
+	optFloatCol("client_delay_s", func(r *Row) *Opt[float64] { return &r.ClientDelayS }),
+	optFloatCol("client_delay_t", func(r *Row) *Opt[float64] { return &r.ClientDelayT }),
+	optFloatCol("sync_delay_s", func(r *Row) *Opt[float64] { return &r.SyncDelayS }),
+	optFloatCol("sync_delay_t", func(r *Row) *Opt[float64] { return &r.SyncDelayT }),
+	optFloatCol("throughput", func(r *Row) *Opt[float64] { return &r.Throughput }),
+	optIntCol("voting_set", func(r *Row) *Opt[int64] { return &r.VotingSet }),
 }
 
 // FormatFloat is how every float in a results file is written: the shortest

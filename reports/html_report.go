@@ -125,6 +125,9 @@ func WriteHTML(out io.Writer, rows []Row, opt HTMLOptions) error {
 	if slices.ContainsFunc(groups, func(g *reportGroup) bool { return figure16Name.MatchString(g.Scenario) }) {
 		nav = append(nav, link("#figure16", "Raft's Figure 16"))
 	}
+	if hasMutex(groups) {
+		nav = append(nav, link("#mutex", "Mutual exclusion"))
+	}
 	nav = append(nav, link("#verdicts", "Failing trials"), link("#timeouts", "Timeouts and faults"))
 	if opt.Trace != nil {
 		nav = append(nav, link("#diagrams", "Message sequences"))
@@ -145,6 +148,7 @@ func WriteHTML(out io.Writer, rows []Row, opt HTMLOptions) error {
 	if err := writeFigure16(p, groups); err != nil {
 		return err
 	}
+	writeMutex(p, groups)
 	writeVerdicts(p, groups, fails, opt)
 	if err := writeTimeouts(p, allSeries, opt.Faults); err != nil {
 		return err

@@ -79,6 +79,25 @@ type Row struct {
 	// turnaround in units of DelayMeanS, where turnaround_t divides by the
 	// configured T. Empty when no election message was delivered.
 	DelayMeanS, DelayP99S, TurnaroundTM Opt[float64]
+
+	// Mutual-exclusion algorithms only (empty for elections):
+	// Entries counts passages through the critical section;
+	// EntryMessages and ExitMessages are the messages of the kinds the
+	// algorithm spends to enter and to leave, per entry and per exit;
+	// ClientDelay is the mean time from a request to its entry and
+	// SyncDelay the mean time from an exit to the next entry of a process
+	// that was already waiting (both in seconds and in T); Throughput is
+	// exits per second from the first request to the last exit; and
+	// VotingSet is K, how many other processes each asks (maekawa).
+	Entries       Opt[int64]
+	EntryMessages Opt[float64]
+	ExitMessages  Opt[float64]
+	ClientDelayS  Opt[float64]
+	ClientDelayT  Opt[float64]
+	SyncDelayS    Opt[float64]
+	SyncDelayT    Opt[float64]
+	Throughput    Opt[float64]
+	VotingSet     Opt[int64]
 }
 
 // Columns lists the CSV header in order. The first 24 are DESIGN.md's stable
@@ -92,6 +111,8 @@ var Columns = []string{
 	"theory_bound", "latency", "t_s", "events", "violation",
 	"faults", "expect", "term_leaders", "anonymous_refused", "d_s", "budget",
 	"delay_mean_s", "delay_p99_s", "turnaround_tm",
+	"entries", "entry_messages", "exit_messages", "client_delay_s", "client_delay_t",
+	"sync_delay_s", "sync_delay_t", "throughput", "voting_set",
 }
 
 // BudgetHits counts the rows whose trial was stopped because it exhausted a

@@ -17,6 +17,11 @@ import (
 // runs T plus the processing allowance; D takes the same allowance).
 func NewChecker(cfg *trial.Config, tAlg time.Duration) (*check.Checker, error) {
 	c := check.New(cfg.Ranks)
+	if cfg.Algorithm.Mutex != nil {
+		if err := c.WatchMutex(cfg.Algorithm); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.Algorithm.Quorum != nil {
 		if err := c.WatchQuorum(cfg.Algorithm, nodes.Config{Variant: cfg.VariantName(), Params: cfg.Params, N: len(cfg.Ranks), T: tAlg, D: cfg.Latency.Bound() + tAlg - cfg.T()}); err != nil {
 			return nil, err
@@ -68,6 +73,7 @@ func (t Trial) fillRow(row *reports.Row, o outcome) {
 	fillFailover(row, res, v)
 	fillQuorum(row, res, v)
 	fillDelays(row, res)
+	fillMutex(row, res, v, a.Alg, nodes.Config{Variant: a.Variant, Params: a.Params, N: t.Nodes, T: res.T})
 	row.Faults = faultSchedule(res.Faults)
 
 	var faultFree nodes.Theory // the figure a scenario's messages expectation scales
@@ -169,5 +175,67 @@ func fillQuorum(row *reports.Row, res *trial.Record, v check.Verdict) {
 			}
 		}
 		return
+	}
+}
+
+// fillMutex sets the columns of a mutual-exclusion trial (ALGORITHMS.md,
+// "Mutual exclusion"): entries, messages per entry and per exit, client
+// and synchronization delays, throughput and the voting-set size. An
+// algorithm that spends no kind of its own to leave (token-ring, whose
+// every TOKEN counts toward entry, ricart-agrawala, whose deferred
+// replies are the next entries' permissions) has no exit_messages. Its
+// turnaround and decided columns are left empty: a mutual-exclusion run
+// elects nothing (central's leader column names its coordinator).
+func fillMutex(row *reports.Row, res *trial.Record, v check.Verdict, a *nodes.Algorithm, cfg nodes.Config) {
+	if !v.Mutex {
+		return
+	}
+	row.TurnaroundS, row.TurnaroundT = reports.Opt[float64]{}, reports.Opt[float64]{}
+	row.DecidedS, row.DecidedT = reports.Opt[float64]{}, reports.Opt[float64]{}
+	if a.Mutex.VotingSet != nil {
+		row.VotingSet = reports.Some(int64(a.Mutex.VotingSet(cfg)))
+	}
+	n := int64(len(v.Entries))
+	row.Entries = reports.Some(n)
+	if n == 0 {
+		return
+	}
+	var entry, exit int64
+	for _, k := range a.Mutex.Entry {
+		if int(k) < len(res.Sent) {
+			entry += res.Sent[k]
+		}
+	}
+	var exits int64
+	var client, sync time.Duration
+	syncs := 0
+	first, last := v.Entries[0].Requested, time.Duration(-1)
+	for _, e := range v.Entries {
+		client += e.Entered - e.Requested
+		first = min(first, e.Requested)
+		if e.Sync >= 0 {
+			sync += e.Sync
+			syncs++
+		}
+		if e.Exited >= 0 {
+			exits++
+			last = max(last, e.Exited)
+		}
+	}
+	row.EntryMessages = reports.Some(float64(entry) / float64(n))
+	if exits > 0 && len(a.Mutex.Exit) > 0 {
+		for _, k := range a.Mutex.Exit {
+			if int(k) < len(res.Sent) {
+				exit += res.Sent[k]
+			}
+		}
+		row.ExitMessages = reports.Some(float64(exit) / float64(exits))
+	}
+	row.ClientDelayS, row.ClientDelayT = inUnits(client/time.Duration(n), res.T)
+	if syncs > 0 {
+		row.SyncDelayS, row.SyncDelayT = inUnits(sync/time.Duration(syncs), res.T)
+	}
+	if last > first {
+		row.Throughput = reports.Some(float64(exits) / (last - first).Seconds())
 	}
 }

@@ -47,6 +47,9 @@ func FromScenario(sc *chaos.Scenario) (*Spec, error) {
 	}
 	if sc.AllAlgos {
 		for _, a := range nodes.Algorithms() {
+			if a.IsMutex() {
+				continue // "all" means every election algorithm
+			}
 			spec.Algos = append(spec.Algos, Algo{Alg: a, Variant: a.Variants[0].Name, Params: nodes.Params{}, UpTo: a.AllUpTo})
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/electbench/electbench/nodes"
 	_ "github.com/electbench/electbench/nodes/bully"
 	_ "github.com/electbench/electbench/nodes/etcdraft"
+	_ "github.com/electbench/electbench/nodes/mutex"
 	_ "github.com/electbench/electbench/nodes/quorum"
 	_ "github.com/electbench/electbench/nodes/ring"
 	"github.com/electbench/electbench/reports"

@@ -206,10 +206,11 @@ func wantOfType(t string) string {
 	return "a valid " + t
 }
 
-// algoWords are what --algo accepts: all, every algorithm and every
+// algoWords are what --algo accepts: all (every election algorithm),
+// mutex (every mutual-exclusion algorithm), every algorithm and every
 // name/variant.
 func algoWords() []string {
-	words := []string{"all"}
+	words := []string{"all", "mutex"}
 	for _, name := range nodes.Names() {
 		words = append(words, name)
 		alg, _, err := nodes.Lookup(name)

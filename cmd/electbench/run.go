@@ -204,10 +204,15 @@ func parseAlgos(list, variant, params string) ([]workloads.Algo, error) {
 	if err != nil {
 		return nil, err
 	}
+	// "all" is every election algorithm, as it always was; "mutex" every
+	// mutual-exclusion algorithm (ALGORITHMS.md, "Mutual exclusion").
 	var names []string
-	if strings.TrimSpace(list) == "all" {
-		names = nodes.Names()
-	} else {
+	switch strings.TrimSpace(list) {
+	case "all":
+		names = nodes.ElectionNames()
+	case "mutex":
+		names = nodes.MutexNames()
+	default:
 		names = strings.Split(list, ",")
 	}
 	var out []workloads.Algo

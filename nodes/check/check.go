@@ -57,6 +57,7 @@ type Checker struct {
 	count     int
 	list      []Violation
 	quorum    *quorumWatch // set by WatchQuorum for a quorum algorithm (quorum.go)
+	mutex     *mutexWatch  // set by WatchMutex for a mutual-exclusion algorithm (mutex.go)
 }
 
 // New prepares a checker for a run over ranks (by position).
@@ -113,8 +114,11 @@ func (c *Checker) beliefOf(p int) nodes.Rank {
 // phases, and for a quorum algorithm every send and delivery.
 func (c *Checker) Kinds() trial.Kinds {
 	k := trial.KindsOf(trial.EvDecide, trial.EvCrash, trial.EvRestart, trial.EvPhase)
-	if c.quorum != nil {
+	if c.quorum != nil || c.mutex != nil && c.mutex.vc != nil {
 		k |= trial.KindsOf(trial.EvSend, trial.EvRecv)
+	}
+	if c.mutex != nil {
+		k |= trial.KindsOf(trial.EvFault)
 	}
 	return k
 }
@@ -125,7 +129,15 @@ func (c *Checker) ReadsRanks() bool { return false }
 
 // Event feeds the checker one event of the trial, in time order.
 func (c *Checker) Event(e *trial.Event) {
+	if c.mutex != nil && c.mutex.vc != nil && (e.Kind == trial.EvSend || e.Kind == trial.EvRecv) {
+		c.mutexMessage(e)
+		return
+	}
 	switch e.Kind {
+	case trial.EvFault:
+		if c.mutex != nil {
+			c.mutex.faulted = true
+		}
 	case trial.EvDecide:
 		c.Decided(e.At, int(e.P), e.Leader)
 	case trial.EvCrash:
@@ -159,6 +171,10 @@ func (c *Checker) record(v Violation) {
 
 // Decided is called by the runtime on every decision.
 func (c *Checker) Decided(at time.Duration, p int, leader nodes.Rank) {
+	if c.mutex != nil {
+		c.belief[p] = c.leader(leader) + 1 // the coordinator (central); no election checks
+		return
+	}
 	if c.quorum != nil {
 		defer c.updateKnown(at) // and no wrong-leader or disagreement check (quorum.go)
 	}
@@ -208,6 +224,9 @@ func (c *Checker) Crashed(at time.Duration, p int) {
 	if !c.alive[p] {
 		return
 	}
+	if c.mutex != nil {
+		c.mutexCrashed(p)
+	}
 	belief := c.beliefOf(p)
 	c.unbelieve(belief)
 	if c.phase != nil && c.phase[p] == nodes.PhaseNormal {
@@ -233,6 +252,11 @@ func (c *Checker) Phase(at time.Duration, p int, phase string) {
 		c.normal = map[nodes.Rank]int{}
 	}
 	old := c.phase[p]
+	if c.mutex != nil {
+		c.mutexPhase(at, p, old, phase)
+		c.phase[p] = phase
+		return
+	}
 	if old == phase || !c.alive[p] {
 		c.phase[p] = phase
 		return
@@ -282,6 +306,10 @@ type Verdict struct {
 	Perpetual bool
 	Terms     []Term
 	KnownAt   []time.Duration
+	// Mutual-exclusion algorithms only (mutex.go): Mutex is set and
+	// Entries lists every passage through the critical section.
+	Mutex   bool
+	Entries []Entry
 }
 
 // Finish judges the trial from each process's final decision. quiescent says
@@ -290,6 +318,9 @@ type Verdict struct {
 func (c *Checker) Finish(decisions *trial.Decisions, quiescent bool, end time.Duration) Verdict {
 	if c.quorum != nil {
 		return c.finishQuorum(decisions, end) // never quiescent: judged at the deadline
+	}
+	if c.mutex != nil {
+		return c.finishMutex(decisions, quiescent, end)
 	}
 	v := Verdict{}
 	allDecided, agree := true, true

@@ -7,7 +7,8 @@ import (
 
 	"github.com/electbench/electbench/chaos"
 	"github.com/electbench/electbench/nodes"
-	_ "github.com/electbench/electbench/nodes/bully"
+	_ "github.com/electbench/electbench/nodes/bully" // the built-in scenarios name every family
+	_ "github.com/electbench/electbench/nodes/mutex"
 	_ "github.com/electbench/electbench/nodes/quorum"
 	_ "github.com/electbench/electbench/nodes/ring"
 	"github.com/electbench/electbench/reports"

@@ -325,6 +325,11 @@ func appendAB(b []byte, x, y int64) []byte {
 
 // step is the event the machine is handling and what it did.
 type step struct {
+	// at is when the node began handling the event: a step's line carries
+	// it, so that a message is always stamped sent before it is stamped
+	// delivered (a step that sends several messages can end after a peer
+	// handled the first of them).
+	at     time.Duration
 	ev     string
 	kind   nodes.Kind    // recv: the message's kind
 	timer  nodes.TimerID // timer

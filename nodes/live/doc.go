@@ -29,9 +29,10 @@
 // sends that reading; each node translates it once into its own Go clock, so
 // Env.Now and every reported timestamp are on the harness's clock, without
 // skew between processes. What a timestamp measures is when the node's
-// goroutine handled the event — after the kernel and the Go scheduler
-// delivered it — so it lags the packet's arrival by the node's own dispatch
-// delay (microseconds on an idle host).
+// goroutine began handling the event — after the kernel and the Go
+// scheduler delivered it — so it lags the packet's arrival by the node's own
+// dispatch delay (microseconds on an idle host), and a message's send, stamped
+// with the step that sent it, always comes before its delivery.
 //
 // The harness side (spawning processes, Toxiproxy, faults, turning the
 // nodes' step lines into trial events and a trial.Record) is package

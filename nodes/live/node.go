@@ -552,6 +552,7 @@ func (n *node) begin(t0 int64) {
 // --- the machine's events ---------------------------------------------------
 
 func (n *node) stepBegin(ev string, peer int) {
+	n.cur.at = n.Now()
 	n.cur.ev, n.cur.kind, n.cur.timer, n.cur.peer, n.cur.a, n.cur.b = ev, 0, 0, peer, 0, 0
 	n.cur.sent = n.cur.sent[:0]
 	n.cur.decide = n.cur.decide[:0]
@@ -565,7 +566,7 @@ func (n *node) stepEnd() {
 	if n.phased != nil {
 		n.cur.phase = n.phased.Phase()
 	}
-	n.line = appendStep(n.line[:0], n.Now(), &n.cur)
+	n.line = appendStep(n.line[:0], n.cur.at, &n.cur)
 	n.out.Write(n.line)
 	if f, ok := n.machine.(nodes.Fallible); ok && !n.failed {
 		if err := f.Err(); err != nil {

@@ -1,0 +1,96 @@
+//go:build unix
+
+package workloads
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/electbench/electbench/chaos"
+)
+
+// mutexScenario builds the spec of every scenario of a built-in file, one
+// trial each, for runtime.
+func mutexScenario(t *testing.T, file, runtime string) []*Spec {
+	t.Helper()
+	src, ok := chaos.Builtin(file)
+	if !ok {
+		t.Fatalf("no built-in %s", file)
+	}
+	scs, err := chaos.Parse(file+".yaml", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var specs []*Spec
+	for _, sc := range scs {
+		sc.Runtime, sc.Trials = runtime, 1
+		spec, err := FromScenario(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		specs = append(specs, spec)
+	}
+	return specs
+}
+
+// "Live at N = 5 with a crashed coordinator/token holder: the behaviour the
+// simulator predicts" (ALGORITHMS.md, "Mutual exclusion"): the same
+// verdicts, the same kind of liveness loss and the same number of entries,
+// never two processes in the section, on real processes killed with
+// SIGKILL as in the simulator.
+func TestLiveMutexFaults(t *testing.T) {
+	r := liveRuntime(t)
+	for _, file := range []string{"mutex-coordinator-crash", "mutex-token-loss"} {
+		sims, lives := mutexScenario(t, file, "sim"), mutexScenario(t, file, "live")
+		for i := range sims {
+			simPlan, livePlan := sims[i].Plan(), lives[i].Plan()
+			for j := range simPlan {
+				s := RunTrial(simPlan[j], nil)
+				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+				l := RunLiveTrial(ctx, r, livePlan[j], nil)
+				cancel()
+				name := s.Scenario + " " + s.Algorithm + "/" + s.Variant
+				if l.Error != "" {
+					t.Fatalf("%s live: %s", name, l.Error)
+				}
+				t.Logf("%s: sim correct=%v live=%v entries=%v %q; live correct=%v live=%v entries=%v %q faults %q",
+					name, s.Correct, s.Live, s.Entries.V, s.Violation, l.Correct, l.Live, l.Entries.V, l.Violation, l.Faults)
+				if !strings.Contains(l.Faults, ":crash(") || s.SafetyViolations != 0 {
+					t.Errorf("%s: live fault schedule %q, %d safety violations on the simulator", name, l.Faults, s.SafetyViolations)
+				}
+				kind := func(v string) string { k, _, _ := strings.Cut(v, " "); return k }
+				if l.Correct != s.Correct || l.Live != s.Live || l.SafetyViolations != 0 || kind(l.Violation) != kind(s.Violation) || l.Entries != s.Entries {
+					t.Errorf("%s: live run (correct %v, live %v, %v entries, %q) is not what the simulator predicts (correct %v, live %v, %v entries, %q)",
+						name, l.Correct, l.Live, l.Entries.V, l.Violation, s.Correct, s.Live, s.Entries.V, s.Violation)
+				}
+			}
+		}
+	}
+}
+
+// The halves partition (mutex-partition) on the simulator: every
+// algorithm's answer to a suspected process is right only for a crash, so
+// under a heartbeat detector central (a coordinator in each half),
+// ricart-agrawala and maekawa (the other half's permissions and votes
+// taken as given) let two processes into the section, and the checker
+// says so; the token ring stays safe and starves. Live, which of these
+// happens depends on when the heartbeats fall silent, and is not pinned.
+func TestMutexPartition(t *testing.T) {
+	for _, spec := range mutexScenario(t, "mutex-partition", "sim") {
+		for _, tr := range spec.Plan() {
+			row := RunTrial(tr, nil)
+			name := row.Algorithm + "/" + row.Variant
+			if row.Algorithm == "token-ring" {
+				if row.SafetyViolations != 0 || row.Live || !strings.HasPrefix(row.Violation, "starved") {
+					t.Errorf("%s: %d violations, live %v, %q; want safe and starved", name, row.SafetyViolations, row.Live, row.Violation)
+				}
+				continue
+			}
+			if row.SafetyViolations == 0 || row.Correct || !strings.HasPrefix(row.Violation, "two-in-section") || row.Expect == "pass" {
+				t.Errorf("%s: %d violations, %q, expect %q; want two in the section", name, row.SafetyViolations, row.Violation, row.Expect)
+			}
+		}
+	}
+}
