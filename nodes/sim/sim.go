@@ -78,6 +78,10 @@ type sim struct {
 	// cancelEvery events; canceled says it stopped the trial.
 	done     <-chan struct{}
 	canceled bool
+	// fifoElections counts the election messages sent under constant
+	// latency and no faults, each delayed T: their delays are noted at
+	// once when the trial ends.
+	fifoElections int64
 
 	net   *rand.Rand
 	rands []*rand.Rand
@@ -146,6 +150,7 @@ func RunContext(ctx context.Context, cfg trial.Config) (*trial.Record, error) {
 	defer s.closeMachines()
 	s.done = ctx.Done()
 	s.run()
+	s.res.Delays.AddN(s.t, s.fifoElections)
 	if s.canceled {
 		return &s.res, ctx.Err()
 	}
@@ -530,7 +535,8 @@ func (s *sim) send(from int32, to nodes.PeerID, m *nodes.Message) {
 		panic(fmt.Sprintf("sim: %s sent an unregistered message kind %d", s.cfg.Algorithm.Name, m.Kind))
 	}
 	size := int64(m.EncodedSize())
-	if s.res.CountSend(m.Kind, size) && s.tlSends {
+	election := s.res.CountSend(m.Kind, size)
+	if election && s.tlSends {
 		s.tl.Sent(s.res.Messages)
 	}
 	if s.faulty {
@@ -548,14 +554,18 @@ func (s *sim) send(from int32, to nodes.PeerID, m *nodes.Message) {
 	if s.fifoMode {
 		d := s.fifo.slot()
 		d.at, d.ord, d.to, d.from, d.msg = s.now+int64(s.t), ord, int32(to), from, *m
-		s.res.Delayed(m.Kind, s.t)
+		if election {
+			s.fifoElections++ // each delayed T exactly: noted at the end (Run)
+		}
 		return
 	}
 	at := s.now + int64(s.cfg.Latency.Sample(s.net))
 	// FIFO links: a message never overtakes an earlier one on the same link;
 	// at equal times the earlier send has the smaller sequence number.
 	at = s.fifoAt(from, int32(to), at)
-	s.res.Delayed(m.Kind, time.Duration(at-s.now))
+	if election {
+		s.res.Delays.Add(time.Duration(at - s.now))
+	}
 	slot, p := s.slab.alloc()
 	p.kind, p.to, p.from, p.msg = evDeliver, int32(to), from, *m
 	s.heap.push(entry{at: at, ord: ord, slot: slot, to: int32(to)})

@@ -28,14 +28,21 @@ const (
 
 // Add notes one delay; a negative one (two clocks read a few nanoseconds
 // apart, live) counts as zero.
-func (d *Delays) Add(v time.Duration) {
+func (d *Delays) Add(v time.Duration) { d.AddN(v, 1) }
+
+// AddN notes n delays of v each (the simulator under constant latency
+// counts its messages and notes them once, at the end).
+func (d *Delays) AddN(v time.Duration, n int64) {
+	if n <= 0 {
+		return
+	}
 	v = max(v, 0)
 	if d.Count == 0 || v < d.Min {
 		d.Min = v
 	}
 	d.Max = max(d.Max, v)
-	d.Count++
-	d.Sum += v
+	d.Count += n
+	d.Sum += v * time.Duration(n)
 	g, s := delayBucket(uint64(v))
 	if g >= len(d.groups) {
 		d.groups = append(d.groups, make([]*[delaySubs]int64, g+1-len(d.groups))...)
@@ -43,7 +50,7 @@ func (d *Delays) Add(v time.Duration) {
 	if d.groups[g] == nil {
 		d.groups[g] = new([delaySubs]int64)
 	}
-	d.groups[g][s]++
+	d.groups[g][s] += n
 }
 
 // delayBucket is the group and sub-bucket of v.
