@@ -38,30 +38,7 @@ func WriteCompareHTML(out io.Writer, c Comparison, base, new string) error {
 	}
 	head := []string{"verdict", "algorithm", "variant", "runtime", "scenario", "nodes", "metric", "base n", "new n",
 		"base", "new", "change", "", "p", "reason"}
-	order := []Verdict{Regression, Improvement, CannotDecide, OnlyInBase, OnlyInNew, NoChange}
-	var rows [][]cell
-	for _, v := range order {
-		for _, ch := range c.Changes {
-			if ch.Verdict != v {
-				continue
-			}
-			vc := textCell(string(ch.Verdict))
-			vc.classes = verdictClass(ch.Verdict)
-			change := cell{text: deltaText(ch.Delta), num: true}
-			baseC, newC := optCell(ch.BaseMedian, 3), optCell(ch.NewMedian, 3)
-			if ch.Kind == KindShare {
-				change.text = pointsText(ch.Delta) + " pts"
-				baseC, newC = shareCell(ch.BaseCount, ch.BaseN, ch.BaseShare), shareCell(ch.NewCount, ch.NewN, ch.NewShare)
-			}
-			if ch.Delta.Set && !math.IsInf(ch.Delta.V, 0) {
-				change.v, change.hasV = ch.Delta.V, true
-			}
-			rows = append(rows, []cell{vc, textCell(ch.Algorithm), textCell(ch.Variant), textCell(ch.Runtime),
-				textCell(ch.Scenario), intCell(ch.Nodes), textCell(ch.Metric), intCell(ch.BaseN), intCell(ch.NewN),
-				baseC, newC, change, {svg: changeBar(ch.Delta)},
-				optCell(ch.P, 4), textCell(ch.Reason)})
-		}
-	}
+	rows := changeRows(c, func(v Verdict) string { return string(v) }, true)
 	p.tableID("changes", "sortable", head, rows)
 	p.note(CompareMethod + ".")
 	return p.write(out)
@@ -108,4 +85,39 @@ func changeBar(d Opt[float64]) string {
 	}
 	return fmt.Sprintf(`<svg width="100" height="10" viewBox="0 0 100 10" aria-hidden="true"><line x1="50" y1="0" x2="50" y2="10" stroke="#999"/><rect x="%s" y="2" width="%s" height="6" fill="%s"/></svg>`,
 		num(x), num(w), fill)
+}
+
+// changeRows is the table of a comparison's changes, most serious verdict
+// first, for compare's page and twin's: each with its verdict (as label
+// names it), the group, the metric, both sides' counts and figures, the
+// change with its bar, p and the reason; with the runtime column when
+// withRuntime (twin groups across runtimes: it has none).
+func changeRows(c Comparison, label func(Verdict) string, withRuntime bool) [][]cell {
+	var rows [][]cell
+	for _, v := range []Verdict{Regression, Improvement, CannotDecide, OnlyInBase, OnlyInNew, NoChange} {
+		for _, ch := range c.Changes {
+			if ch.Verdict != v {
+				continue
+			}
+			vc := textCell(label(ch.Verdict))
+			vc.classes = verdictClass(ch.Verdict)
+			change := cell{text: deltaText(ch.Delta), num: true}
+			baseC, newC := optCell(ch.BaseMedian, 3), optCell(ch.NewMedian, 3)
+			if ch.Kind == KindShare {
+				change.text = pointsText(ch.Delta) + " pts"
+				baseC, newC = shareCell(ch.BaseCount, ch.BaseN, ch.BaseShare), shareCell(ch.NewCount, ch.NewN, ch.NewShare)
+			}
+			if ch.Delta.Set && !math.IsInf(ch.Delta.V, 0) {
+				change.v, change.hasV = ch.Delta.V, true
+			}
+			row := []cell{vc, textCell(ch.Algorithm), textCell(ch.Variant)}
+			if withRuntime {
+				row = append(row, textCell(ch.Runtime))
+			}
+			rows = append(rows, append(row, textCell(ch.Scenario), intCell(ch.Nodes), textCell(ch.Metric),
+				intCell(ch.BaseN), intCell(ch.NewN), baseC, newC, change, cell{svg: changeBar(ch.Delta)},
+				optCell(ch.P, 4), textCell(ch.Reason)))
+		}
+	}
+	return rows
 }

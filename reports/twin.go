@@ -108,28 +108,7 @@ func WriteTwinHTML(out io.Writer, c Comparison, scenario string) error {
 		c.BaseRows, c.NewRows, fixedText(c.Alpha, 4), strings.TrimPrefix(fmtPercent(c.Threshold), "+"), c.MinSamples))
 	head := []string{"", "algorithm", "variant", "scenario", "nodes", "metric", "sim n", "live n",
 		"sim", "live", "difference", "", "p", "reason"}
-	var rows [][]cell
-	for _, v := range []Verdict{Regression, Improvement, CannotDecide, OnlyInBase, OnlyInNew, NoChange} {
-		for _, ch := range c.Changes {
-			if ch.Verdict != v {
-				continue
-			}
-			vc := textCell(TwinLabel(ch.Verdict))
-			vc.classes = verdictClass(ch.Verdict)
-			change := cell{text: deltaText(ch.Delta), num: true}
-			simC, liveC := optCell(ch.BaseMedian, 3), optCell(ch.NewMedian, 3)
-			if ch.Kind == KindShare {
-				change.text = pointsText(ch.Delta) + " pts"
-				simC, liveC = shareCell(ch.BaseCount, ch.BaseN, ch.BaseShare), shareCell(ch.NewCount, ch.NewN, ch.NewShare)
-			}
-			if ch.Delta.Set && !math.IsInf(ch.Delta.V, 0) {
-				change.v, change.hasV = ch.Delta.V, true
-			}
-			rows = append(rows, []cell{vc, textCell(ch.Algorithm), textCell(ch.Variant), textCell(ch.Scenario),
-				intCell(ch.Nodes), textCell(ch.Metric), intCell(ch.BaseN), intCell(ch.NewN), simC, liveC, change,
-				{svg: changeBar(ch.Delta)}, optCell(ch.P, 4), textCell(ch.Reason)})
-		}
-	}
+	rows := changeRows(c, TwinLabel, false)
 	p.tableID("twin", "sortable", head, rows)
 	p.note("Compare's method, with the simulator as BASE and live as NEW (a regression there is live higher here): " + CompareMethod + ".")
 	return p.write(out)
