@@ -323,30 +323,14 @@ func (c *Checker) Finish(decisions *trial.Decisions, quiescent bool, end time.Du
 		return c.finishMutex(decisions, quiescent, end)
 	}
 	v := Verdict{}
-	allDecided, agree := true, true
-	var leader nodes.Rank
-	first := -1
-	for p := range decisions.Len() {
-		if !c.alive[p] {
-			continue
-		}
-		if decisions.Count(p) == 0 {
-			allDecided = false
-			continue
-		}
-		v.DecidedAt = max(v.DecidedAt, decisions.At(p))
-		if first < 0 {
-			first, leader = p, decisions.Get(p).Leader
-		} else if agree && !decisions.SameLeader(p, first) {
-			agree = false
-			c.record(Violation{At: end, Kind: "disagreement", Procs: []int{first, p},
-				Detail: fmt.Sprintf("processes %d and %d ended believing different leaders (%s and %s)", first, p, leader, decisions.Get(p).Leader)})
-		}
+	a := c.agreement(decisions)
+	v.DecidedAt, v.Leader = a.at, a.leaderText()
+	allDecided, agree, leader := a.all, a.agree, a.leader
+	if !agree {
+		c.record(Violation{At: end, Kind: "disagreement", Procs: []int{a.first, a.dissent},
+			Detail: fmt.Sprintf("processes %d and %d ended believing different leaders (%s and %s)", a.first, a.dissent, leader, decisions.Get(a.dissent).Leader)})
 	}
-	if allDecided && agree && first >= 0 {
-		v.Leader = leader.String()
-	}
-	v.Correct = allDecided && agree && first >= 0 && leader == c.highest
+	v.Correct = allDecided && agree && a.first >= 0 && leader == c.highest
 	v.Live = allDecided && quiescent
 	v.Violations = c.count
 	v.Recorded = c.list
@@ -358,4 +342,43 @@ func (c *Checker) Finish(decisions *trial.Decisions, quiescent bool, end time.Du
 			Detail: "the run was still busy at its deadline"})
 	}
 	return v
+}
+
+// agreement is what the live processes' final decisions say together.
+type agreement struct {
+	all, agree bool          // every live process decided; all that decided agree
+	leader     nodes.Rank    // the first live decider's leader (zero: nobody decided)
+	first      int           // that process (-1: none)
+	dissent    int           // the first live process deciding otherwise (-1: none)
+	at         time.Duration // the latest decision of a live process
+}
+
+// leaderText is the leader column: the leader every live process decided,
+// "" when some did not or they disagree.
+func (a agreement) leaderText() string {
+	if a.all && a.agree && a.first >= 0 {
+		return a.leader.String()
+	}
+	return ""
+}
+
+// agreement reads the decisions of the processes alive at the end.
+func (c *Checker) agreement(d *trial.Decisions) agreement {
+	a := agreement{all: true, agree: true, first: -1, dissent: -1}
+	for p := range d.Len() {
+		if !c.alive[p] {
+			continue
+		}
+		if d.Count(p) == 0 {
+			a.all = false
+			continue
+		}
+		a.at = max(a.at, d.At(p))
+		if a.first < 0 {
+			a.first, a.leader = p, d.Get(p).Leader
+		} else if a.agree && !d.SameLeader(p, a.first) {
+			a.agree, a.dissent = false, p
+		}
+	}
+	return a
 }

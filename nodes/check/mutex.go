@@ -245,21 +245,10 @@ func (c *Checker) finishMutex(decisions *trial.Decisions, quiescent bool, end ti
 	v.Correct = v.Live && c.count == 0
 	// The coordinator every live process believes in (central), if they
 	// agree: the leader column.
-	var leader nodes.Rank
-	agree := true
-	for p, d := range decisions.All() {
-		if !c.alive[p] || d.Count == 0 {
-			continue
-		}
-		v.DecidedAt = max(v.DecidedAt, d.At)
-		if leader.IsZero() {
-			leader = d.Leader
-		} else if d.Leader != leader {
-			agree = false
-		}
-	}
-	if agree && !leader.IsZero() {
-		v.Leader = leader.String()
+	a := c.agreement(decisions)
+	v.DecidedAt = a.at
+	if a.agree && a.first >= 0 {
+		v.Leader = a.leader.String()
 	}
 	return v
 }

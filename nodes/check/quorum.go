@@ -207,26 +207,9 @@ func (c *Checker) updateKnown(at time.Duration) {
 func (c *Checker) finishQuorum(decisions *trial.Decisions, end time.Duration) Verdict {
 	w := c.quorum
 	v := Verdict{Perpetual: true, KnownAt: w.knownAt}
-	allDecided, agree := true, true
-	var leader nodes.Rank
-	for p, d := range decisions.All() {
-		if !c.alive[p] {
-			continue
-		}
-		if d.Count == 0 {
-			allDecided = false
-			continue
-		}
-		v.DecidedAt = max(v.DecidedAt, d.At)
-		if leader.IsZero() {
-			leader = d.Leader
-		} else if d.Leader != leader {
-			agree = false
-		}
-	}
-	if allDecided && agree && !leader.IsZero() {
-		v.Leader = leader.String()
-	}
+	a := c.agreement(decisions)
+	allDecided, agree, leader := a.all, a.agree, a.leader
+	v.DecidedAt, v.Leader = a.at, a.leaderText()
 	v.Live = w.known
 	v.Correct = allDecided && agree && !leader.IsZero() && int(c.believersOf(leader)) >= w.majority
 	for _, t := range w.order {
