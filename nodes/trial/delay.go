@@ -28,7 +28,17 @@ const (
 
 // Add notes one delay; a negative one (two clocks read a few nanoseconds
 // apart, live) counts as zero.
-func (d *Delays) Add(v time.Duration) { d.AddN(v, 1) }
+func (d *Delays) Add(v time.Duration) {
+	// The common case, kept short: a bucket that exists already.
+	if g, s := delayBucket(uint64(v)); v >= 0 && d.Count > 0 && g < len(d.groups) && d.groups[g] != nil {
+		d.groups[g][s]++
+		d.Count++
+		d.Sum += v
+		d.Min, d.Max = min(d.Min, v), max(d.Max, v)
+		return
+	}
+	d.AddN(v, 1)
+}
 
 // AddN notes n delays of v each (the simulator under constant latency
 // counts its messages and notes them once, at the end).
