@@ -130,37 +130,9 @@ func TestInterruptedHarness(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	mark := fmt.Sprintf("ELECTBENCH_TEST_MARK=%x", rand.Uint64())
-	cmd := exec.Command(exe)
-	cmd.Env = append(os.Environ(), "ELECTBENCH_LIVE_HARNESS="+srv.URL(), mark)
-	var stderr livetest.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	h := startHarness(t, srv.URL())
+	cmd, sc, stderr, mark, prefix := h.cmd, h.out, h.stderr, h.mark, h.prefix
 	defer cmd.Process.Kill()
-	sc := bufio.NewScanner(out)
-	var prefix string
-	for sc.Scan() {
-		if p, ok := strings.CutPrefix(sc.Text(), "running "); ok {
-			prefix = p
-			break
-		}
-	}
-	if prefix == "" {
-		t.Fatalf("the harness never ran a trial: %s", stderr.String())
-	}
-	if len(markedProcesses(mark)) == 0 {
-		t.Fatal("no node process carries the mark: the check below would prove nothing")
-	}
 	cmd.Process.Signal(os.Interrupt)
 	for sc.Scan() {
 	}
@@ -188,39 +160,11 @@ func TestKilledHarness(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	mark := fmt.Sprintf("ELECTBENCH_TEST_MARK=%x", rand.Uint64())
-	cmd := exec.Command(exe)
-	cmd.Env = append(os.Environ(), "ELECTBENCH_LIVE_HARNESS="+srv.URL(), mark)
-	var stderr livetest.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	h := startHarness(t, srv.URL())
+	cmd, stderr, mark, prefix, dir := h.cmd, h.stderr, h.mark, h.prefix, h.dir
 	defer cmd.Process.Kill()
-	sc := bufio.NewScanner(out)
-	var prefix, dir string
-	for sc.Scan() {
-		if d, ok := strings.CutPrefix(sc.Text(), "dir "); ok {
-			dir = d
-		}
-		if p, ok := strings.CutPrefix(sc.Text(), "running "); ok {
-			prefix = p
-			break
-		}
-	}
-	if prefix == "" || dir == "" {
-		t.Fatalf("the harness never ran a trial: %s", stderr.String())
-	}
-	if len(markedProcesses(mark)) == 0 {
-		t.Fatal("no node process carries the mark: the check below would prove nothing")
+	if dir == "" {
+		t.Fatalf("the harness never named its directory: %s", stderr.String())
 	}
 	cmd.Process.Kill()
 	cmd.Wait()
@@ -335,4 +279,54 @@ func ourListeningPorts(t *testing.T) map[string]bool {
 		}
 	}
 	return ports
+}
+
+// harnessRun is this test binary run as a live harness (TestMain) against
+// a Toxiproxy, its node processes marked, once it has started a trial.
+type harnessRun struct {
+	cmd         *exec.Cmd
+	out         *bufio.Scanner // its stdout, after the "running" line
+	stderr      *livetest.Buffer
+	mark        string // the environment entry its node processes carry
+	prefix, dir string // its proxies' name prefix and temporary directory
+}
+
+// startHarness starts the harness and waits until it runs a trial with
+// marked node processes; the caller kills it.
+func startHarness(t *testing.T, toxiproxy string) harnessRun {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := harnessRun{mark: fmt.Sprintf("ELECTBENCH_TEST_MARK=%x", rand.Uint64()), stderr: new(livetest.Buffer)}
+	h.cmd = exec.Command(exe)
+	h.cmd.Env = append(os.Environ(), "ELECTBENCH_LIVE_HARNESS="+toxiproxy, h.mark)
+	h.cmd.Stderr = h.stderr
+	out, err := h.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	h.out = bufio.NewScanner(out)
+	for h.out.Scan() {
+		if d, ok := strings.CutPrefix(h.out.Text(), "dir "); ok {
+			h.dir = d
+		}
+		if p, ok := strings.CutPrefix(h.out.Text(), "running "); ok {
+			h.prefix = p
+			break
+		}
+	}
+	if h.prefix == "" {
+		h.cmd.Process.Kill()
+		t.Fatalf("the harness never ran a trial: %s", h.stderr.String())
+	}
+	if len(markedProcesses(h.mark)) == 0 {
+		h.cmd.Process.Kill()
+		t.Fatal("no node process carries the mark: the check below would prove nothing")
+	}
+	return h
 }
