@@ -110,15 +110,25 @@ const PhaseNormal = "Normal"
 // its write-ahead log (etcd-raft's hard state and log). Algorithms that
 // need it find it by type assertion; one that does not sees every restart
 // as a fresh machine. The simulator keeps the bytes in memory; a live node
-// keeps them in a file in its own directory. SaveStable returns once the
-// bytes are kept, so a machine that saves before it sends (etcd's rule:
-// persist, then send) never has its messages outlive its state.
+// keeps them in a file in its own directory. SaveStable and AppendStable
+// return once the bytes are kept, so a machine that saves before it sends
+// (etcd's rule: persist, then send) never has its messages outlive its
+// state.
+//
+// The store is a log, as a write-ahead log is: AppendStable adds to it at
+// the cost of what it adds, and SaveStable replaces it whole (a
+// compaction). A crash during AppendStable may keep any prefix of what was
+// being appended (a torn tail), never a mixture with older bytes, so a
+// machine's format must let it tell a torn last record from a whole one.
 type StableStore interface {
 	// LoadStable returns what SaveStable last stored for this process in
-	// this trial, or nil if nothing was.
+	// this trial followed by every AppendStable since, or nil if nothing
+	// was stored.
 	LoadStable() []byte
 	// SaveStable replaces the stored bytes; it does not keep b.
 	SaveStable(b []byte)
+	// AppendStable adds b after the stored bytes; it does not keep b.
+	AppendStable(b []byte)
 }
 
 // Noter is implemented by environments that keep notes in the trace: a

@@ -16,8 +16,8 @@ import (
 // after it is elected, run to 300T. It reports the simulator's steps
 // (events) per second and trials per second, with the determinism
 // mechanism (seeded: etcd's draws routed to the trial's seed through
-// rand.go, every call into etcd serialized) and without it (unseeded: etcd
-// draws from the system, no lock), which is what the mechanism costs. On a
+// rand.go's per-goroutine slots) and without it (unseeded: etcd draws from
+// the system), which is what the mechanism costs. On a
 // shared machine compare cpu-µs/trial and steps/cpu-s, not the wall clock.
 func BenchmarkSimTrial(b *testing.B) {
 	alg, variant, err := nodes.Lookup("etcd-raft")

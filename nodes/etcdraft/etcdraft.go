@@ -162,6 +162,7 @@ type machine struct {
 	*settings
 	peers   []nodes.Peer
 	id      uint64 // this process's raft id: its index in peers, plus one
+	slot    *slot  // the goroutine that steps this machine (rand.go)
 	storage *raft.MemoryStorage
 	rn      *raft.RawNode
 
@@ -170,11 +171,19 @@ type machine struct {
 	state     raft.StateType   // after the last event
 	proposals uint64           // entries proposed so far
 	out       []raftpb.Message // Ready's messages, sent once etcd is left
-	dirty     bool             // the hard state or the log changed in this event
-	stable    []byte           // scratch for the stable encoding
+
+	// The stable store (nodes.StableStore, stable.go): what this event
+	// changed, as records to append, and the sizes that decide when to
+	// compact (store the whole state instead). kept is -1 until the store
+	// holds a whole state.
+	persists bool   // the runtime keeps a stable store
+	wal      []byte // this event's records
+	kept     int    // bytes of the last whole state stored
+	appended int    // bytes appended since
 }
 
 func (m *machine) Start(env nodes.Env) {
+	m.slot = here()
 	m.peers = env.Peers()
 	i, ok := slices.BinarySearchFunc(m.peers, env.Self(), func(p nodes.Peer, r nodes.Rank) int { return p.Rank.Compare(r) })
 	if !ok {
@@ -196,8 +205,11 @@ func (m *machine) Start(env nodes.Env) {
 		Index: bootIndex, Term: bootIndex, ConfState: raftpb.ConfState{Voters: voters}}}); err != nil {
 		panic(fmt.Sprintf("etcd-raft: process %v: the initial snapshot: %v", env.Self(), err))
 	}
+	m.kept = -1
 	if st, ok := env.(nodes.StableStore); ok {
+		m.persists = true
 		if b := st.LoadStable(); b != nil {
+			m.kept = len(b)
 			hs, ents, err := decodeStable(b)
 			if err == nil {
 				err = m.storage.SetHardState(hs)
@@ -280,19 +292,19 @@ func (m *machine) Timeout(env nodes.Env, t nodes.TimerID) {
 	}
 }
 
-// step is one event: f calls into etcd under etcd's lock with this
-// process's seeded source (rand.go), Ready is drained under the same lock,
-// and then, outside it, the event's effects are published. The lock is
-// released even if etcd panics (the runtime turns a panic into a row's
-// error and other trials go on).
+// step is one event: f calls into etcd with this process's seeded source
+// published in its goroutine's slot (rand.go), Ready is drained, and then,
+// outside etcd, the event's effects are published. The slot is cleared
+// even if etcd panics (the runtime turns a panic into a row's error and
+// other trials go on).
 func (m *machine) step(env nodes.Env, f func()) {
 	m.inEtcd(env, f)
 	m.publish(env)
 }
 
 func (m *machine) inEtcd(env nodes.Env, f func()) {
-	lockEtcd(env.Rand())
-	defer unlockEtcd()
+	m.slot.enter(env.Rand())
+	defer m.slot.leave()
 	f()
 	m.ready()
 }
@@ -302,20 +314,20 @@ func (m *machine) tickRN() { m.rn.Tick() }
 // ready is etcd's Ready loop with synchronous storage writes: persist the
 // hard state and the entries to the MemoryStorage, keep the messages for
 // sending, Advance. Committed entries need no applying: the membership never
-// changes and the proposals' data means nothing. Called with etcd's lock
-// held.
+// changes and the proposals' data means nothing. Called inside a step.
 func (m *machine) ready() {
 	for m.rn.HasReady() {
 		rd := m.rn.Ready()
 		if !raft.IsEmptyHardState(rd.HardState) {
 			m.storage.SetHardState(rd.HardState)
-			m.dirty = true
 		}
 		if len(rd.Entries) > 0 {
 			if err := m.storage.Append(rd.Entries); err != nil {
 				panic(fmt.Sprintf("etcd-raft: process %d appending to its log: %v", m.id, err))
 			}
-			m.dirty = true
+		}
+		if m.persists {
+			m.wal = appendRecords(m.wal, rd.HardState, rd.Entries)
 		}
 		m.out = append(m.out, rd.Messages...)
 		m.rn.Advance(rd)
@@ -327,15 +339,13 @@ func (m *machine) ready() {
 	}
 }
 
-// publish does what the event decided, outside etcd's lock: first persist
+// publish does what the event decided, outside etcd: first persist
 // (etcd's rule: the hard state and log are stable before a message that
 // depends on them leaves), then send, then decide.
 func (m *machine) publish(env nodes.Env) {
-	if m.dirty {
-		m.dirty = false
-		if st, ok := env.(nodes.StableStore); ok {
-			m.saveStable(st)
-		}
+	if len(m.wal) > 0 {
+		m.persist(env.(nodes.StableStore))
+		m.wal = m.wal[:0]
 	}
 	for i := range m.out {
 		m.send(env, &m.out[i])
@@ -348,7 +358,17 @@ func (m *machine) publish(env nodes.Env) {
 	}
 }
 
-func (m *machine) saveStable(st nodes.StableStore) {
+// persist appends the event's records to the stable store, or stores the
+// whole state instead when nothing whole is kept yet or the appended
+// records outgrow twice the whole state last stored: a write costs what
+// it adds, amortized, and the store stays within about three times the
+// state.
+func (m *machine) persist(st nodes.StableStore) {
+	if m.kept >= 0 && m.appended+len(m.wal) <= 2*m.kept+4096 {
+		st.AppendStable(m.wal)
+		m.appended += len(m.wal)
+		return
+	}
 	first, _ := m.storage.FirstIndex()
 	last, _ := m.storage.LastIndex()
 	var ents []raftpb.Entry
@@ -359,8 +379,9 @@ func (m *machine) saveStable(st nodes.StableStore) {
 		}
 	}
 	hs, _, _ := m.storage.InitialState()
-	m.stable = encodeStable(m.stable[:0], hs, ents)
-	st.SaveStable(m.stable)
+	m.wal = encodeStable(m.wal[:0], hs, ents)
+	st.SaveStable(m.wal)
+	m.kept, m.appended = len(m.wal), 0
 }
 
 // send carries one of etcd's messages: the body is its protobuf encoding,

@@ -26,38 +26,49 @@ import (
 //     package replaces crypto/rand.Reader once and for all with dispatch,
 //     keeping the system reader it found. The variable is never written
 //     again, so no goroutine ever races on it.
-//  2. Every call into etcd's raft in this process holds etcdMu and publishes
-//     the stepping process's seeded source (nodes.Env.Rand) in active for its
-//     duration (lockEtcd/unlockEtcd). Trials running in parallel take turns
-//     inside etcd; their own work (queues, counting) stays parallel.
+//  2. Every call into etcd's raft publishes the stepping process's seeded
+//     source (nodes.Env.Rand) for its duration in a slot of the calling
+//     goroutine's own (enter/leave). A machine finds its goroutine's slot
+//     once, when it starts (here, by the goroutine's id), and is stepped on
+//     that goroutine ever after: the simulator runs a trial on one
+//     goroutine, and a live node runs its machine on its event loop.
+//     Trials running in parallel do not wait for each other: each
+//     goroutine's slot is its own.
 //  3. dispatch serves the seeded source only to a read made, on the call
-//     stack, by etcd's (*lockedRand).Intn. Every other read — minting an
-//     identity (pow), a handshake challenge (nodes/live), crypto/rand.Read
-//     anywhere, TLS — goes to the system reader, even while some process is
-//     inside etcd on another goroutine: the stack is the reader's own, so
-//     another goroutine's read cannot pass for etcd's. When no process is
-//     inside etcd (active is nil), dispatch does not even look at the stack.
-//  4. etcd's Intn holds its own mutex around the read, and only this package
-//     calls etcd, always under etcdMu: so a read that passes the stack test
-//     comes from the goroutine holding etcdMu, which reads active safely.
+//     stack, by etcd's (*lockedRand).Intn, and only from the slot of the
+//     reading goroutine. Every other read — minting an identity (pow), a
+//     handshake challenge (nodes/live), crypto/rand.Read anywhere, TLS —
+//     goes to the system reader, even while some process is inside etcd on
+//     another goroutine: the stack is the reader's own, so another
+//     goroutine's read cannot pass for etcd's. An etcd draw on a goroutine
+//     that is not inside a step gets the system reader too.
+//  4. etcd's Intn holds its own mutex around the read, so draws of trials
+//     in parallel take turns there; the order of those turns does not
+//     matter, since each reads its own goroutine's slot. A slot is written
+//     and read only by its goroutine.
 //
 // rand_test.go proves both halves: the same seed gives the same draws (and
 // the CLI's rows are byte-identical across --parallel), and identity minting,
 // handshake challenges and crypto/rand.Read never consume the seeded stream
 // even while a process is inside etcd. If a future etcd renamed Intn, the
-// stack test would stop matching and those tests would fail.
+// stack test would stop matching and those tests would fail. The slots
+// cost one small entry for every goroutine that ever started an etcd-raft
+// machine (a run's workers, a live node's loop).
 
 // etcdDraw is the function whose reads of crypto/rand.Reader are etcd's
 // election-timeout draws.
 const etcdDraw = "go.etcd.io/raft/v3.(*lockedRand).Intn"
 
 var (
-	etcdMu sync.Mutex                // held around every call into etcd's raft
-	active atomic.Pointer[rand.Rand] // the stepping process's source while etcdMu is held; nil otherwise
-	system io.Reader                 // crypto/rand.Reader as the process started
+	slots  sync.Map  // goroutine id → *slot
+	system io.Reader // crypto/rand.Reader as the process started
 	// seeded counts the reads dispatch served from a seeded source (tests).
 	seeded atomic.Int64
 )
+
+// slot is a goroutine's: the source of the process it is stepping inside
+// etcd, nil outside (point 2).
+type slot struct{ src *rand.Rand }
 
 func init() {
 	system = crand.Reader
@@ -68,15 +79,44 @@ func init() {
 type dispatch struct{}
 
 func (dispatch) Read(b []byte) (int, error) {
-	if active.Load() == nil || !calledByEtcd() {
+	if !calledByEtcd() {
 		return system.Read(b)
 	}
-	// Only the goroutine holding etcdMu gets here (point 4), so active
-	// cannot change under it.
-	src := active.Load()
-	fill(src, b)
+	s, ok := slots.Load(goid())
+	if !ok || s.(*slot).src == nil {
+		return system.Read(b)
+	}
+	fill(s.(*slot).src, b)
 	seeded.Add(1)
 	return len(b), nil
+}
+
+// here returns the calling goroutine's slot, made on its first call.
+func here() *slot {
+	id := goid()
+	if s, ok := slots.Load(id); ok {
+		return s.(*slot)
+	}
+	s := &slot{}
+	slots.Store(id, s)
+	return s
+}
+
+// goid is the calling goroutine's id, read from the first line of its
+// stack trace ("goroutine 17 [running]:"). It costs a microsecond or so:
+// it is read when a machine starts and when etcd draws, not per event.
+func goid() uint64 {
+	var buf [64]byte
+	b := buf[:runtime.Stack(buf[:], false)]
+	b = b[len("goroutine "):]
+	var id uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			break
+		}
+		id = id*10 + uint64(c-'0')
+	}
+	return id
 }
 
 // fill writes the source's next bytes into b, eight per draw.
@@ -106,25 +146,17 @@ func calledByEtcd() bool {
 	}
 }
 
-// lockEtcd enters etcd's raft on behalf of a process whose seeded source is
-// src; unlockEtcd leaves. Every call into a RawNode happens between them.
-func lockEtcd(src *rand.Rand) {
-	if !deterministic {
-		return
+// enter publishes src in s, the calling goroutine's slot, for a call into
+// etcd on behalf of the process whose seeded source it is; leave ends it.
+func (s *slot) enter(src *rand.Rand) {
+	if deterministic {
+		s.src = src
 	}
-	etcdMu.Lock()
-	active.Store(src)
 }
 
-func unlockEtcd() {
-	if !deterministic {
-		return
-	}
-	active.Store(nil)
-	etcdMu.Unlock()
-}
+func (s *slot) leave() { s.src = nil }
 
 // deterministic is false only in the benchmark that measures what the
 // mechanism costs, set before any trial runs: etcd then draws from the
-// system reader and calls into it are not serialized.
+// system reader.
 var deterministic = true

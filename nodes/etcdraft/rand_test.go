@@ -39,20 +39,35 @@ func newRawNode(t *testing.T) *raft.RawNode {
 func TestEtcdDrawIsSeeded(t *testing.T) {
 	src, twin := twins(7)
 	before := seeded.Load()
-	lockEtcd(src)
+	s := here()
+	s.enter(src)
 	newRawNode(t)
-	unlockEtcd()
+	s.leave()
 	if seeded.Load() == before {
 		t.Fatalf("etcd's election-timeout draw did not reach the seeded source: is %s still etcd's draw?", etcdDraw)
 	}
 	if src.Uint64() == twin.Uint64() {
 		t.Fatal("the seeded source did not advance")
 	}
-	// Outside etcd's lock nothing is seeded: etcd draws from the system.
+	// Outside a step nothing is seeded: etcd draws from the system.
 	before = seeded.Load()
 	newRawNode(t)
 	if seeded.Load() != before {
-		t.Fatal("a draw outside lockEtcd was served from a seeded source")
+		t.Fatal("a draw outside a step was served from a seeded source")
+	}
+	// Nor is etcd's draw on another goroutine while this one is inside a
+	// step: the slot is this goroutine's.
+	src, twin = twins(8)
+	s.enter(src)
+	var wg sync.WaitGroup
+	wg.Go(func() { newRawNode(t) })
+	wg.Wait()
+	s.leave()
+	if seeded.Load() != before {
+		t.Fatal("etcd's draw on another goroutine was served from this goroutine's seeded source")
+	}
+	if src.Uint64() != twin.Uint64() {
+		t.Fatal("the seeded stream moved for another goroutine's draw")
 	}
 }
 
@@ -70,7 +85,8 @@ func drawLikeEtcd() int64 {
 func TestOtherReadersNeverSeeded(t *testing.T) {
 	src, twin := twins(3)
 	before := seeded.Load()
-	lockEtcd(src)
+	s := here()
+	s.enter(src)
 	readers := map[string]func() error{
 		"crypto/rand.Read (handshake challenge)": func() error {
 			b := make([]byte, live.ChallengeLen)
@@ -92,7 +108,7 @@ func TestOtherReadersNeverSeeded(t *testing.T) {
 		},
 	}
 	for name, read := range readers {
-		if err := read(); err != nil { // on the goroutine holding etcd's lock
+		if err := read(); err != nil { // on the goroutine inside the step
 			t.Fatalf("%s: %v", name, err)
 		}
 		var wg sync.WaitGroup
@@ -106,7 +122,7 @@ func TestOtherReadersNeverSeeded(t *testing.T) {
 			t.Fatalf("%s read the seeded stream", name)
 		}
 	}
-	unlockEtcd()
+	s.leave()
 	if src.Uint64() != twin.Uint64() {
 		t.Fatal("the seeded stream moved")
 	}

@@ -10,27 +10,50 @@ import (
 
 // What a process keeps across a restart (nodes.StableStore), as etcd keeps
 // it in its WAL: the hard state (term, vote, commit) and the log after the
-// initial snapshot (bootIndex), which every process starts from anyway.
+// initial snapshot (bootIndex), which every process starts from anyway. It
+// is a log of records, appended as the state changes and replayed on
+// recovery:
 //
 //	1 byte   stableVersion
-//	uvarint  n, then n bytes: raftpb.HardState (protobuf)
-//	uvarint  count of entries, then per entry: uvarint n, n bytes of raftpb.Entry
+//	records: 1 byte kind (recHardState, recEntry), uvarint n, n bytes of
+//	         raftpb.HardState or raftpb.Entry (protobuf)
 //
-// The decoder bounds every length and count by the bytes left, so what it
-// allocates is at most a constant times its input's size, and it rejects
-// trailing bytes and a log that could not have been written (not starting
-// right after the initial snapshot, a gap, a commit beyond its end).
-const stableVersion = 1
+// A hard state replaces the one before it; an entry of index i replaces
+// every kept entry from i on (a follower's log overwritten by its leader's,
+// as etcd's WAL replays it). A process appends an event's entries before
+// its hard state, so every prefix of an append is a state it went through:
+// a torn last record (a crash during the append) is one that was never
+// written, and the replay stops before it. The decoder bounds every length
+// by the bytes left, so what it allocates is at most a constant times its
+// input's size, and it rejects a record of unknown kind, a record that does
+// not decode, and a log that could not have been written (an entry that
+// leaves a gap or precedes the initial snapshot, a commit beyond the log's
+// end).
+const stableVersion = 2
+
+const (
+	recHardState = 1
+	recEntry     = 2
+)
 
 // errStable is wrapped by every decoding error.
 var errStable = errors.New("etcd-raft stable state")
 
+// encodeStable appends the whole state, as SaveStable stores it: the
+// version, the entries, then the hard state.
 func encodeStable(b []byte, hs raftpb.HardState, ents []raftpb.Entry) []byte {
 	b = append(b, stableVersion)
-	b = appendProto(b, &hs)
-	b = binary.AppendUvarint(b, uint64(len(ents)))
+	return appendRecords(b, hs, ents)
+}
+
+// appendRecords appends an event's records, as AppendStable adds them: the
+// entries, then the hard state unless it is empty.
+func appendRecords(b []byte, hs raftpb.HardState, ents []raftpb.Entry) []byte {
 	for i := range ents {
-		b = appendProto(b, &ents[i])
+		b = appendRecord(b, recEntry, &ents[i])
+	}
+	if hs != (raftpb.HardState{}) {
+		b = appendRecord(b, recHardState, &hs)
 	}
 	return b
 }
@@ -40,8 +63,9 @@ type marshaler interface {
 	MarshalTo([]byte) (int, error)
 }
 
-func appendProto(b []byte, m marshaler) []byte {
+func appendRecord(b []byte, kind byte, m marshaler) []byte {
 	n := m.Size()
+	b = append(b, kind)
 	b = binary.AppendUvarint(b, uint64(n))
 	start := len(b)
 	b = append(b, make([]byte, n)...)
@@ -56,52 +80,37 @@ func decodeStable(b []byte) (raftpb.HardState, []raftpb.Entry, error) {
 	if len(b) == 0 || b[0] != stableVersion {
 		return hs, nil, fmt.Errorf("%w: not version %d", errStable, stableVersion)
 	}
-	off := 1
-	next := func(what string) ([]byte, error) {
-		n, k := binary.Uvarint(b[off:])
-		if k <= 0 || n > uint64(len(b)-off-k) {
-			return nil, fmt.Errorf("%w: bad length of %s at byte %d", errStable, what, off)
-		}
-		off += k
-		v := b[off : off+int(n)]
-		off += int(n)
-		return v, nil
-	}
-	raw, err := next("the hard state")
-	if err != nil {
-		return hs, nil, err
-	}
-	if err := hs.Unmarshal(raw); err != nil {
-		return hs, nil, fmt.Errorf("%w: hard state: %v", errStable, err)
-	}
-	count, k := binary.Uvarint(b[off:])
-	// Every entry takes at least one byte, which bounds count by the input.
-	if k <= 0 || count > uint64(len(b)-off-k) {
-		return hs, nil, fmt.Errorf("%w: bad entry count at byte %d", errStable, off)
-	}
-	off += k
-	ents := make([]raftpb.Entry, count)
-	for i := range ents {
-		raw, err := next(fmt.Sprintf("entry %d", i))
-		if err != nil {
-			return hs, nil, err
-		}
-		if err := ents[i].Unmarshal(raw); err != nil {
-			return hs, nil, fmt.Errorf("%w: entry %d: %v", errStable, i, err)
-		}
-		if i > 0 && ents[i].Index != ents[i-1].Index+1 {
-			return hs, nil, fmt.Errorf("%w: entry %d has index %d after %d", errStable, i, ents[i].Index, ents[i-1].Index)
-		}
-	}
-	if off != len(b) {
-		return hs, nil, fmt.Errorf("%w: %d trailing bytes", errStable, len(b)-off)
-	}
+	var ents []raftpb.Entry
 	last := uint64(bootIndex)
-	if len(ents) > 0 {
-		if ents[0].Index != bootIndex+1 {
-			return hs, nil, fmt.Errorf("%w: the log starts at index %d, not %d", errStable, ents[0].Index, bootIndex+1)
+	for off := 1; off < len(b); {
+		kind := b[off]
+		n, k := binary.Uvarint(b[off+1:])
+		if k < 0 {
+			return hs, nil, fmt.Errorf("%w: bad record length at byte %d", errStable, off+1)
 		}
-		last = ents[len(ents)-1].Index
+		if k == 0 || n > uint64(len(b)-off-1-k) {
+			break // a torn last record: never written
+		}
+		raw := b[off+1+k : off+1+k+int(n)]
+		switch kind {
+		case recHardState:
+			if err := hs.Unmarshal(raw); err != nil {
+				return hs, nil, fmt.Errorf("%w: hard state at byte %d: %v", errStable, off, err)
+			}
+		case recEntry:
+			var e raftpb.Entry
+			if err := e.Unmarshal(raw); err != nil {
+				return hs, nil, fmt.Errorf("%w: entry at byte %d: %v", errStable, off, err)
+			}
+			if e.Index <= bootIndex || e.Index > last+1 {
+				return hs, nil, fmt.Errorf("%w: entry at byte %d has index %d, after a log ending at %d", errStable, off, e.Index, last)
+			}
+			ents = append(ents[:e.Index-bootIndex-1], e)
+			last = e.Index
+		default:
+			return hs, nil, fmt.Errorf("%w: record of unknown kind %d at byte %d", errStable, kind, off)
+		}
+		off += 1 + k + int(n)
 	}
 	if hs.Commit > last {
 		return hs, nil, fmt.Errorf("%w: commit %d beyond the log's last index %d", errStable, hs.Commit, last)

@@ -11,20 +11,71 @@ import (
 	"github.com/electbench/electbench/nodes"
 )
 
-func TestStableRoundTrip(t *testing.T) {
+func sameEntries(a, b []raftpb.Entry) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Term != b[i].Term || a[i].Index != b[i].Index || string(a[i].Data) != string(b[i].Data) {
+			return false
+		}
+	}
+	return true
+}
+
+// The whole state and the records appended after it replay to the state
+// the process reached: the last hard state, and a log whose entries from an
+// overwritten index on are the newer ones.
+func TestStableReplay(t *testing.T) {
 	hs := raftpb.HardState{Term: 7, Vote: 3, Commit: 2}
 	ents := []raftpb.Entry{{Term: 2, Index: 2}, {Term: 5, Index: 3, Data: []byte("x")}, {Term: 7, Index: 4}}
 	b := encodeStable(nil, hs, ents)
 	gotHS, gotEnts, err := decodeStable(b)
-	if err != nil {
-		t.Fatal(err)
+	if err != nil || gotHS != hs || !sameEntries(gotEnts, ents) {
+		t.Fatalf("whole state: got %+v %+v (%v)", gotHS, gotEnts, err)
 	}
-	if gotHS != hs || len(gotEnts) != len(ents) {
-		t.Fatalf("got %+v %+v", gotHS, gotEnts)
+	// A new leader's entries overwrite 3 and 4; then only the commit moves.
+	b = appendRecords(b, raftpb.HardState{Term: 8, Vote: 1, Commit: 2}, []raftpb.Entry{{Term: 8, Index: 3, Data: []byte("y")}})
+	b = appendRecords(b, raftpb.HardState{Term: 8, Vote: 1, Commit: 3}, nil)
+	want := []raftpb.Entry{{Term: 2, Index: 2}, {Term: 8, Index: 3, Data: []byte("y")}}
+	gotHS, gotEnts, err = decodeStable(b)
+	if err != nil || gotHS != (raftpb.HardState{Term: 8, Vote: 1, Commit: 3}) || !sameEntries(gotEnts, want) {
+		t.Fatalf("after appends: got %+v %+v (%v)", gotHS, gotEnts, err)
 	}
-	for i := range ents {
-		if gotEnts[i].Term != ents[i].Term || gotEnts[i].Index != ents[i].Index || string(gotEnts[i].Data) != string(ents[i].Data) {
-			t.Fatalf("entry %d: got %+v, want %+v", i, gotEnts[i], ents[i])
+}
+
+// A crash during an append keeps a prefix of it: every prefix of a store
+// replays to the state of its whole records, as if the torn record had
+// never been written. (Entries before the hard state is what makes every
+// such state one the process went through: no commit beyond its log.)
+func TestStableTornTail(t *testing.T) {
+	b := encodeStable(nil, raftpb.HardState{Term: 2, Vote: 1, Commit: 2}, []raftpb.Entry{{Term: 2, Index: 2}})
+	whole := []int{len(b)} // the ends of whole records
+	for i := range 5 {
+		idx := uint64(3 + i)
+		// An event's records, entry first, each a whole record of its own.
+		b = appendRecords(b, raftpb.HardState{}, []raftpb.Entry{{Term: 2, Index: idx, Data: []byte("entry")}})
+		whole = append(whole, len(b))
+		b = appendRecords(b, raftpb.HardState{Term: 2, Vote: 1, Commit: idx - 1}, nil)
+		whole = append(whole, len(b))
+	}
+	for cut := 1; cut <= len(b); cut++ {
+		hs, ents, err := decodeStable(b[:cut])
+		if err != nil {
+			t.Fatalf("a store cut at byte %d of %d: %v", cut, len(b), err)
+		}
+		end := 1
+		for _, w := range whole {
+			if w <= cut {
+				end = w
+			}
+		}
+		if cut < whole[0] {
+			end = cut // inside the first whole state: its records end anywhere
+		}
+		whs, wents, _ := decodeStable(b[:end])
+		if cut >= whole[0] && (hs != whs || !sameEntries(ents, wents)) {
+			t.Fatalf("cut at byte %d: %+v %d entries, want the state at byte %d: %+v %d entries", cut, hs, len(ents), end, whs, len(wents))
 		}
 	}
 }
@@ -34,13 +85,13 @@ func TestStableRejects(t *testing.T) {
 	for name, b := range map[string][]byte{
 		"empty":                      nil,
 		"other version":              append([]byte{9}, good[1:]...),
-		"truncated":                  good[:len(good)-1],
-		"trailing bytes":             append(append([]byte{}, good...), 0),
+		"unknown record":             append(append([]byte{}, good...), 7, 0),
+		"bad protobuf":               append(append([]byte{}, good...), recEntry, 2, 0xff, 0xff),
+		"overlong length":            append(append([]byte{}, good...), recEntry, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01),
 		"commit past the log":        encodeStable(nil, raftpb.HardState{Term: 2, Commit: 5}, []raftpb.Entry{{Term: 2, Index: 2}}),
 		"commit past the snapshot":   encodeStable(nil, raftpb.HardState{Term: 2, Commit: 2}, nil),
 		"log not after the snapshot": encodeStable(nil, raftpb.HardState{Term: 2}, []raftpb.Entry{{Term: 1, Index: 1}}),
 		"gap in the log":             encodeStable(nil, raftpb.HardState{Term: 2}, []raftpb.Entry{{Term: 2, Index: 2}, {Term: 2, Index: 4}}),
-		"huge count":                 {stableVersion, 0, 0xff, 0xff, 0xff, 0xff, 0x0f},
 	} {
 		if _, _, err := decodeStable(b); !errors.Is(err, errStable) {
 			t.Errorf("%s: got %v, want an errStable", name, err)
@@ -51,15 +102,17 @@ func TestStableRejects(t *testing.T) {
 func FuzzDecodeStable(f *testing.F) {
 	f.Add(encodeStable(nil, raftpb.HardState{Term: 7, Vote: 3, Commit: 2},
 		[]raftpb.Entry{{Term: 2, Index: 2}, {Term: 5, Index: 3, Data: []byte("x")}}))
-	f.Add([]byte{stableVersion, 0, 0})
+	f.Add(appendRecords(encodeStable(nil, raftpb.HardState{Term: 7, Vote: 3, Commit: 2},
+		[]raftpb.Entry{{Term: 2, Index: 2}, {Term: 5, Index: 3}}), raftpb.HardState{Term: 8, Commit: 2}, []raftpb.Entry{{Term: 8, Index: 3}}))
+	f.Add([]byte{stableVersion})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		hs, ents, err := decodeStable(b)
 		if err != nil {
 			return
 		}
-		// What decodes encodes back to an equivalent state.
+		// What decodes encodes back, whole, to the same state.
 		hs2, ents2, err := decodeStable(encodeStable(nil, hs, ents))
-		if err != nil || hs2 != hs || len(ents2) != len(ents) {
+		if err != nil || hs2 != hs || !sameEntries(ents2, ents) {
 			t.Fatalf("re-encoding %x: %v", b, err)
 		}
 	})
@@ -94,6 +147,7 @@ func (e *env) Decide(nodes.Rank)                     {}
 func (e *env) Rand() *rand.Rand                      { return e.rnd }
 func (e *env) LoadStable() []byte                    { return e.stable }
 func (e *env) SaveStable(b []byte)                   { e.stable = append(e.stable[:0], b...) }
+func (e *env) AppendStable(b []byte)                 { e.stable = append(e.stable, b...) }
 
 func vote(t *testing.T, from, to, term uint64) nodes.Message {
 	t.Helper()

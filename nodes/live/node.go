@@ -764,10 +764,13 @@ func (n *node) Send(to nodes.PeerID, m nodes.Message) {
 	n.send(int(to), m, true)
 }
 
-// LoadStable and SaveStable are nodes.StableStore. With a StateDir the
-// bytes are in StableFile, replaced whole by a rename so that a SIGKILL at
-// any instant leaves the old state or the new, never a mixture; they are
-// written before SaveStable returns, and so before the machine's next send.
+// LoadStable, SaveStable and AppendStable are nodes.StableStore. With a
+// StateDir the bytes are in StableFile: SaveStable replaces it whole by a
+// rename, so that a SIGKILL at any instant leaves the old state or the new,
+// never a mixture, and AppendStable writes at its end (a SIGKILL during the
+// write may keep a prefix of what was appended: the torn tail the contract
+// allows). Both write before they return, and so before the machine's next
+// send.
 // (No fsync: the faults are process crashes, which the page cache survives,
 // not power losses.) A failure to keep them stops the node, since a process
 // that forgot its vote could elect a second leader in a term.
@@ -795,6 +798,31 @@ func (n *node) SaveStable(b []byte) {
 			n.fatal = fmt.Errorf("live: keeping the stable state: %w", err)
 		}
 	}
+}
+
+func (n *node) AppendStable(b []byte) {
+	if n.o.StateDir == "" {
+		n.stable = append(n.stable, b...)
+		return
+	}
+	if n.fatal == nil {
+		if err := writeAppend(filepath.Join(n.o.StateDir, StableFile), b); err != nil {
+			n.fatal = fmt.Errorf("live: keeping the stable state: %w", err)
+		}
+	}
+}
+
+// writeAppend writes b at the end of path, creating it if need be.
+func writeAppend(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // writeReplace replaces path's contents with b through a temporary file

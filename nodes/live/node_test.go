@@ -372,8 +372,10 @@ func TestNodeStableState(t *testing.T) {
 	}
 	first.SaveStable([]byte("term 3, vote 2"))
 	first.SaveStable([]byte("term 4, vote 1"))
+	first.AppendStable([]byte("; term 5"))
+	first.AppendStable([]byte(", vote 3"))
 	again := &node{o: Options{StateDir: dir}}
-	if b := again.LoadStable(); string(b) != "term 4, vote 1" || again.fatal != nil {
+	if b := again.LoadStable(); string(b) != "term 4, vote 1; term 5, vote 3" || again.fatal != nil {
 		t.Fatalf("after a restart: %q (%v)", b, again.fatal)
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 1 || ents[0].Name() != StableFile {
@@ -381,12 +383,18 @@ func TestNodeStableState(t *testing.T) {
 	}
 	mem := &node{}
 	mem.SaveStable([]byte("x"))
-	if string(mem.LoadStable()) != "x" {
+	mem.AppendStable([]byte("y"))
+	if string(mem.LoadStable()) != "xy" {
 		t.Fatal("without a directory the state is not kept in memory")
 	}
 	bad := &node{o: Options{StateDir: filepath.Join(dir, "missing")}}
 	bad.SaveStable([]byte("x"))
 	if bad.fatal == nil || !strings.Contains(bad.fatal.Error(), "keeping the stable state") {
 		t.Fatalf("an unwritable directory: %v", bad.fatal)
+	}
+	bad = &node{o: Options{StateDir: filepath.Join(dir, "missing")}}
+	bad.AppendStable([]byte("x"))
+	if bad.fatal == nil || !strings.Contains(bad.fatal.Error(), "keeping the stable state") {
+		t.Fatalf("an unwritable directory, appending: %v", bad.fatal)
 	}
 }

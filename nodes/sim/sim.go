@@ -705,6 +705,13 @@ func (e *env) SaveStable(b []byte) {
 	e.s.stable[e.p] = append(e.s.stable[e.p][:0], b...)
 }
 
+func (e *env) AppendStable(b []byte) {
+	if e.s.stable == nil {
+		e.s.stable = make([][]byte, e.s.n)
+	}
+	e.s.stable[e.p] = append(e.s.stable[e.p], b...)
+}
+
 // Peers computes a ring's links rather than storing 2N of them: the slice
 // is the simulator's, valid until the next call (nodes.Env).
 func (e *env) Peers() []nodes.Peer {
