@@ -141,6 +141,13 @@ type Quorum struct {
 	// message sent at time t claims mastership over [t, t+lease] in the
 	// harness clock, and no two processes' claims may overlap.
 	Lease func(cfg Config) (time.Duration, error)
+	// Steady gives the period of a configuration's steady traffic: once a
+	// leader is settled, each process sends about one message, or fires one
+	// timer, per Steady (raft: the leader's heartbeat to every follower; a
+	// ticking process: its tick). The cost estimates of a plan use it (a
+	// quorum algorithm runs to its deadline); nil: the heartbeat of a
+	// default configuration is unknown and the estimate assumes 5T.
+	Steady func(cfg Config) (time.Duration, error)
 }
 
 // IsLeader reports whether k is a kind only the leader of a term sends.

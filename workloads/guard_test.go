@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/electbench/electbench/nodes"
 )
 
 const gib = 1 << 30
@@ -84,5 +86,37 @@ func TestEstimateMatchesRun(t *testing.T) {
 	}
 	if ev := float64(row.Events); ev > 2*est.Events || ev < est.Events/2 {
 		t.Errorf("estimated %.0f events, the run processed %.0f", est.Events, ev)
+	}
+}
+
+// A quorum algorithm runs to its deadline, and its events are mostly its
+// steady traffic: the estimate follows each algorithm's own period (raft's
+// heartbeat, chubby's renewals, zookeeper's watches, etcd-raft's tick) and
+// holds every algorithm of the family within 2× of what a run processes,
+// at several N and with a period that is not the default.
+func TestEstimateQuorumEvents(t *testing.T) {
+	for _, c := range []struct {
+		algo   string
+		params nodes.Params
+	}{
+		{"raft", nil}, {"raft", nodes.Params{"heartbeat": "tmin/2"}},
+		{"chubby", nil}, {"zookeeper", nil}, {"zookeeper", nodes.Params{"watch-period": "8T"}},
+		{"etcd-raft", nil},
+	} {
+		for _, n := range []string{"8", "32"} {
+			s := spec(t, c.algo, n, "random", "successor-of-max", "uniform(1ms,5ms)", 1)
+			s.Algos[0].Params = c.params
+			tr := s.Plan()[0]
+			est := tr.Estimate()
+			row := RunTrial(tr, nil)
+			if row.Error != "" {
+				t.Fatalf("%s %v N=%s: %s", c.algo, c.params, n, row.Error)
+			}
+			ev := float64(row.Events)
+			if ev > 2*est.Events || ev < est.Events/2 {
+				t.Errorf("%s %v N=%s: estimated %.0f events, the run processed %.0f", c.algo, c.params, n, est.Events, ev)
+			}
+			t.Logf("%s %v N=%s: processed %.2f× the estimate", c.algo, c.params, n, ev/est.Events)
+		}
 	}
 }

@@ -17,31 +17,60 @@ const simOverhead = 2000
 const liveSecondsPerCost = 1e-6
 
 // eta predicts the time a run has left from the plan's estimates and what
-// the finished trials turned out to cost. Simulated trials: the wall time
-// per event processed (each trial's events column, plus a fixed set-up)
-// measured so far, times the events the trials left will process — their
-// estimates, corrected per algorithm by how the latest finished trial of
-// that algorithm compared with its own (a systematic error of the
-// estimate, or trials a budget stops early, then cancel out). Live trials
-// run after the simulated ones at their own rate, measured the same way
-// (on their costs) once one has finished. An ETA from trial counts swings
-// by orders of magnitude over a sweep of N; this one does not.
+// the finished trials turned out to cost. Simulated trials, per algorithm:
+// the wall time per event processed (each trial's events column, plus a
+// fixed set-up) measured on that algorithm's finished trials, times the
+// events its trials left will process — their estimates, corrected by how
+// all of its finished trials compared with theirs (a systematic error of
+// the estimate, or trials a budget stops early, then cancel out). Both are
+// sums over every finished trial, not the latest one's: one trial's events
+// vary with its seed (random latency, a budget that stops it), and an ETA
+// that followed each would swing with them. An algorithm none of whose
+// trials has finished is priced at the rates of all finished trials. Live
+// trials run after the simulated ones at their own rate, measured the same
+// way (on their costs) once one has finished. An ETA from trial counts
+// swings by orders of magnitude over a sweep of N; this one does not.
 type eta struct {
 	est      map[reports.Key]float64 // each trial's cost (estimated events, for simulated ones)
-	simLeft  map[string]float64      // estimated events of the simulated trials left, by algorithm
-	simCount map[string]int          // and how many they are
-	corr     map[string]float64      // actual / estimated events of the algorithm's latest trial
-	simDone  float64                 // events (plus set-up) of the simulated trials finished
+	alg      map[string]*algETA      // simulated trials by algorithm
 	liveLeft float64                 // cost of the live trials left
 	liveDone float64                 // and of those finished
-	spent    [2]time.Duration        // wall time of the finished simulated and live trials
+	liveTime time.Duration           // wall time of the finished live trials
 	prev     time.Time               // when the last trial finished, or the run started
+}
+
+// algETA is an algorithm's simulated trials: those left, and what the
+// finished ones were estimated at, processed and took.
+type algETA struct {
+	left       float64       // estimated events of the trials left
+	count      int           // and how many they are
+	done       int           // trials finished
+	doneEst    float64       // their estimated events
+	doneEvents float64       // the events they processed
+	doneTime   time.Duration // their wall time
+}
+
+// work is the finished trials' events plus a set-up each.
+func (a *algETA) work() float64 { return a.doneEvents + simOverhead*float64(a.done) }
+
+// price is the seconds a's trials left take at the rates of m's finished
+// trials: the wall time per event processed (and set-up), times the events
+// a's estimates come to once corrected as m's turned out.
+func (a *algETA) price(m *algETA) float64 {
+	if m.done == 0 {
+		return 0
+	}
+	corr := 1.0 // events processed per event estimated
+	if m.doneEst > 0 {
+		corr = m.doneEvents / m.doneEst
+	}
+	return m.doneTime.Seconds() / m.work() * (a.left*corr + simOverhead*float64(a.count))
 }
 
 // newETA prepares the ETA of the trials a run will execute (skip leaves
 // out those already done, or in another shard).
 func newETA(start time.Time, sim, live []workloads.Trial, skip, liveSkip func(workloads.Trial) bool) *eta {
-	e := &eta{est: map[reports.Key]float64{}, simLeft: map[string]float64{}, simCount: map[string]int{}, corr: map[string]float64{}, prev: start}
+	e := &eta{est: map[reports.Key]float64{}, alg: map[string]*algETA{}, prev: start}
 	for _, t := range sim {
 		if skip == nil || !skip(t) {
 			e.addSim(t.BaseRow().Key(), t.Cost(false))
@@ -55,10 +84,20 @@ func newETA(start time.Time, sim, live []workloads.Trial, skip, liveSkip func(wo
 	return e
 }
 
+func (e *eta) algorithm(name string) *algETA {
+	a := e.alg[name]
+	if a == nil {
+		a = &algETA{}
+		e.alg[name] = a
+	}
+	return a
+}
+
 func (e *eta) addSim(k reports.Key, events float64) {
 	e.est[k] = events
-	e.simLeft[k.Algorithm] += events
-	e.simCount[k.Algorithm]++
+	a := e.algorithm(k.Algorithm)
+	a.left += events
+	a.count++
 }
 
 func (e *eta) addLive(k reports.Key, cost float64) {
@@ -73,15 +112,15 @@ func (e *eta) finished(r reports.Row, now time.Time) {
 	if r.Runtime == "live" {
 		e.liveLeft -= est
 		e.liveDone += est
-		e.spent[1] += now.Sub(e.prev)
+		e.liveTime += now.Sub(e.prev)
 	} else {
-		e.simLeft[r.Algorithm] -= est
-		e.simCount[r.Algorithm]--
-		if est > 0 {
-			e.corr[r.Algorithm] = float64(r.Events) / est
-		}
-		e.simDone += float64(r.Events) + simOverhead
-		e.spent[0] += now.Sub(e.prev)
+		a := e.algorithm(r.Algorithm)
+		a.left -= est
+		a.count--
+		a.done++
+		a.doneEst += est
+		a.doneEvents += float64(r.Events)
+		a.doneTime += now.Sub(e.prev)
 	}
 	e.prev = now
 }
@@ -89,34 +128,41 @@ func (e *eta) finished(r reports.Row, now time.Time) {
 // remaining is the time the run has left, and false while nothing is
 // known to base it on.
 func (e *eta) remaining() (time.Duration, bool) {
+	var all algETA // every finished simulated trial: the rates of algorithms not yet measured
+	for _, a := range e.alg {
+		all.done += a.done
+		all.doneEst += a.doneEst
+		all.doneEvents += a.doneEvents
+		all.doneTime += a.doneTime
+	}
 	var left float64 // seconds
-	var simEvents float64
-	trials := 0
-	for alg, n := range e.simCount {
-		if n <= 0 {
+	simLeft := false
+	for _, a := range e.alg {
+		if a.count <= 0 {
 			continue
 		}
-		c, ok := e.corr[alg]
-		if !ok {
-			c = 1
-		}
-		simEvents += e.simLeft[alg] * c
-		trials += n
-	}
-	if simEvents > 0 || trials > 0 {
-		if e.simDone == 0 {
+		simLeft = true
+		if all.done == 0 {
 			return 0, false
 		}
-		left += e.spent[0].Seconds() / e.simDone * (simEvents + simOverhead*float64(trials))
+		// a's own rates, once its finished trials weigh a tenth of what it
+		// has left (estimated); the rates of every finished trial before
+		// that, and a mixture between: a sweep's smallest trials are mostly
+		// set-up and say little about its largest.
+		w := 0.0
+		if a.done > 0 {
+			w = min(1, 10*a.doneEst/a.left)
+		}
+		left += w*a.price(a) + (1-w)*a.price(&all)
 	}
 	if e.liveLeft > 0 {
 		if e.liveDone > 0 {
-			left += e.spent[1].Seconds() / e.liveDone * e.liveLeft
+			left += e.liveTime.Seconds() / e.liveDone * e.liveLeft
 		} else {
 			left += liveSecondsPerCost * e.liveLeft
 		}
 	}
-	if e.simDone == 0 && e.liveDone == 0 {
+	if !simLeft && all.done == 0 && e.liveDone == 0 {
 		return 0, false
 	}
 	return time.Duration(left * float64(time.Second)), true

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -117,4 +119,81 @@ func TestMintProgress(t *testing.T) {
 	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("lines:\n%s\nwant:\n%s", b.String(), strings.Join(want, "\n"))
 	}
+}
+
+// TestETAStable replays, with this machine class's measured figures, the
+// sweep `--algo all --nodes 4..1024 --trials 20 --latency
+// 'uniform(1ms,5ms)'`: the algorithms in plan order, each trial's events
+// its estimate times the algorithm's measured bias (processed/estimated at
+// N = 256, 3 trials each) times a seed's noise (a factor of up to nine:
+// random latency, trials a budget stops), each event costing the
+// algorithm's measured time (0.4–1 µs; ring algorithms' trials are mostly
+// set-up). Past the first 5% of the run the ETA stays within a factor of
+// two of the time actually left: it averages over an algorithm's finished
+// trials rather than following the latest one, which swung the real
+// sweep's ETA between 14 and 42 minutes.
+func TestETAStable(t *testing.T) {
+	type alg struct {
+		name     string
+		perEvent float64                 // µs, measured
+		bias     float64                 // events processed per event estimated, measured
+		est      func(n float64) float64 // the plan's estimate (workloads.Trial.Cost)
+	}
+	ring := func(n float64) float64 { return 3 * n }
+	complete := func(n float64) float64 { return 2 * n * n }
+	quorum := func(period float64) func(n float64) float64 { // period in T; the default deadline
+		return func(n float64) float64 { return n*n + 3.4*n*(100*n+1000)/period }
+	}
+	algs := []alg{
+		{"bully", 0.97, 0.95, complete}, {"chang-roberts", 1, 1, ring}, {"chubby", 0.76, 1.2, quorum(30)},
+		{"hs", 0.51, 1, ring}, {"lcr", 1, 1, ring}, {"multicast", 1.04, 1, complete},
+		{"raft", 0.64, 0.82, quorum(20.0 / 3)}, {"ring", 1, 1, ring}, {"ring-initiator", 1, 1, ring},
+		{"zookeeper", 0.40, 1.17, quorum(4)},
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	type trial struct {
+		row  reports.Row
+		est  float64
+		cost float64 // µs
+	}
+	var plan []trial
+	var total float64
+	for _, a := range algs {
+		for n := 4; n <= 1024; n *= 2 {
+			for i := range 20 {
+				est := a.est(float64(n))
+				ev := est * a.bias * []float64{0.2, 1, 1.8}[rng.IntN(3)]
+				c := (ev + simOverhead) * a.perEvent
+				plan = append(plan, trial{reports.Row{Algorithm: a.name, Nodes: n, Trial: i, Events: int64(ev)}, est, c})
+				total += c
+			}
+		}
+	}
+	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	e := newETA(start, nil, nil, nil, nil)
+	for _, tr := range plan {
+		e.addSim(tr.row.Key(), tr.est)
+	}
+	now, spent := start, 0.0
+	worst, where := 1.0, ""
+	for _, tr := range plan {
+		spent += tr.cost
+		now = now.Add(time.Duration(tr.cost * float64(time.Microsecond)))
+		e.finished(tr.row, now)
+		got, ok := e.remaining()
+		left := total - spent
+		if !ok || spent < total/20 || left < total/100 {
+			continue
+		}
+		r := got.Seconds() * 1e6 / left
+		if max(r, 1/r) > worst {
+			worst = max(r, 1/r)
+			where = fmt.Sprintf("%s n=%d, %.0f%% done", tr.row.Algorithm, tr.row.Nodes, 100*spent/total)
+		}
+		if r > 2 || r < 0.5 {
+			t.Fatalf("%s n=%d trial %d, %.0f%% of the run done: %v left predicted, %v actually",
+				tr.row.Algorithm, tr.row.Nodes, tr.row.Trial, 100*spent/total, got, time.Duration(left*float64(time.Microsecond)))
+		}
+	}
+	t.Logf("the ETA was at worst %.2f× off past the first 5%% (%s)", worst, where)
 }

@@ -64,6 +64,15 @@ func init() {
 			// MsgTimeoutNow are a leader's too.
 			Leader:     kinds[raftpb.MsgHeartbeat],
 			LeaderAlso: []nodes.Kind{kinds[raftpb.MsgApp], kinds[raftpb.MsgSnap], kinds[raftpb.MsgTimeoutNow]},
+			// Every process ticks once a tick, and the leader's heartbeats
+			// come every few.
+			Steady: func(cfg nodes.Config) (time.Duration, error) {
+				s, err := settingsOf(cfg)
+				if err != nil {
+					return 0, err
+				}
+				return s.tick, nil
+			},
 		},
 	})
 }
@@ -94,6 +103,14 @@ type settings struct {
 }
 
 func newMachine(cfg nodes.Config) (func() nodes.Machine, error) {
+	s, err := settingsOf(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return func() nodes.Machine { return &machine{settings: s} }, nil
+}
+
+func settingsOf(cfg nodes.Config) (*settings, error) {
 	if err := nodes.CheckParams("etcd-raft", cfg.Params, params); err != nil {
 		return nil, err
 	}
@@ -132,7 +149,7 @@ func newMachine(cfg nodes.Config) (func() nodes.Machine, error) {
 		// etcd's Config.validate: "election tick must be greater than heartbeat tick".
 		return nil, fmt.Errorf("parameter election-tick: %d must exceed heartbeat-tick %d", s.electionTick, s.heartbeatTick)
 	}
-	return func() nodes.Machine { return &machine{settings: s} }, nil
+	return s, nil
 }
 
 func intParam(cfg nodes.Config, name, def string) (int, error) {

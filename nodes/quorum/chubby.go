@@ -48,6 +48,15 @@ func init() {
 					return 0, err
 				}
 				return tm.lease, nil
+			},
+			// The master renews its lease with everyone once a lease less
+			// the margin.
+			Steady: func(cfg nodes.Config) (time.Duration, error) {
+				tm, err := chubbyTimingOf(cfg)
+				if err != nil {
+					return 0, err
+				}
+				return tm.lease - tm.margin, nil
 			}},
 	})
 }

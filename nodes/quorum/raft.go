@@ -50,7 +50,14 @@ func init() {
 		StartsAll: true,
 		Params:    raftParams,
 		New:       newRaft,
-		Quorum:    &nodes.Quorum{Ballot: kindRequestVote, Grant: kindVote, Leader: kindHeartbeat},
+		Quorum: &nodes.Quorum{Ballot: kindRequestVote, Grant: kindVote, Leader: kindHeartbeat,
+			Steady: func(cfg nodes.Config) (time.Duration, error) {
+				tm, err := raftTimingOf(cfg)
+				if err != nil {
+					return 0, err
+				}
+				return tm.heartbeat, nil
+			}},
 	})
 }
 
@@ -61,6 +68,14 @@ type raftTiming struct {
 }
 
 func newRaft(cfg nodes.Config) (func() nodes.Machine, error) {
+	tm, err := raftTimingOf(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return func() nodes.Machine { return &raft{raftTiming: tm} }, nil
+}
+
+func raftTimingOf(cfg nodes.Config) (*raftTiming, error) {
 	if err := checkVariant("raft", cfg.Variant); err != nil {
 		return nil, err
 	}
@@ -109,7 +124,7 @@ func newRaft(cfg nodes.Config) (func() nodes.Machine, error) {
 		}
 		tm.logs = k
 	}
-	return func() nodes.Machine { return &raft{raftTiming: tm} }, nil
+	return tm, nil
 }
 
 // role is where a raft process stands.

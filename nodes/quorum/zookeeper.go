@@ -41,7 +41,15 @@ func init() {
 		StartsAll: true,
 		Params:    zookeeperParams,
 		New:       newZookeeper,
-		Quorum:    &nodes.Quorum{Ballot: kindNewLeader, Grant: kindAck, Leader: kindCommit},
+		Quorum: &nodes.Quorum{Ballot: kindNewLeader, Grant: kindAck, Leader: kindCommit,
+			// Every process pings the one it watches once a period.
+			Steady: func(cfg nodes.Config) (time.Duration, error) {
+				tm, err := zkTimingOf(cfg)
+				if err != nil {
+					return 0, err
+				}
+				return tm.period, nil
+			}},
 	})
 }
 
@@ -50,6 +58,14 @@ type zkTiming struct {
 }
 
 func newZookeeper(cfg nodes.Config) (func() nodes.Machine, error) {
+	tm, err := zkTimingOf(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return func() nodes.Machine { return &zookeeper{zkTiming: tm} }, nil
+}
+
+func zkTimingOf(cfg nodes.Config) (*zkTiming, error) {
 	if err := checkVariant("zookeeper", cfg.Variant); err != nil {
 		return nil, err
 	}
@@ -62,7 +78,7 @@ func newZookeeper(cfg nodes.Config) (func() nodes.Machine, error) {
 	}); err != nil {
 		return nil, err
 	}
-	return func() nodes.Machine { return &zookeeper{zkTiming: tm} }, nil
+	return tm, nil
 }
 
 // zookeeper is one server of `zookeeper` (ALGORITHMS.md, "zookeeper"). Its
