@@ -51,15 +51,21 @@ const (
 //   - algorithms that never come to rest (Algorithm.Quorum: heartbeats,
 //     watches, lease renewals) also get 4N events per T of the deadline:
 //     zookeeper's watches, its heaviest maintenance, cost 3N events per 4T.
-//   - in flight: 4N or 1 Mi, whichever is more. Rings start with at most 2N
-//     messages in flight (hs probes both ways); bully's second ELECTION wave
-//     puts N²/2 in flight at once, within the floor up to N ≈ 1450. Beyond
-//     that, set it explicitly: the floor keeps a runaway trial of up to
+//   - in flight: 4N or 1 Mi, whichever is more, and on a complete graph
+//     at least 2N². Rings start with at most 2N messages in flight (hs
+//     probes both ways), and the floor keeps a runaway ring trial of up to
 //     256 Ki processes near 256 MiB of heap, so that two at once (--parallel
-//     2) stay well under 2 GiB.
+//     2) stay well under 2 GiB. On a complete graph bully's ELECTION waves
+//     overlap: at N = 1024 under uniform(1ms,5ms) between 1.2 and 1.6 Mi
+//     events were pending at once (1.15–1.5·N²), past the old floor of
+//     1 Mi, which stopped every such trial; 2N² (512 MiB there) lets them
+//     finish, and the plan guard still refuses what would not fit memory.
 func DefaultBudget(alg *nodes.Algorithm, n int, deadline, t time.Duration) Budget {
 	nn := int64(n)
 	b := Budget{MaxEvents: 64*nn*nn + minEvents, MaxInFlight: max(4*nn, minInFlight)}
+	if alg != nil && alg.Topology == nodes.Complete {
+		b.MaxInFlight = max(b.MaxInFlight, 2*nn*nn)
+	}
 	if alg != nil && alg.Quorum != nil && t > 0 {
 		b.MaxEvents += 4 * nn * int64(deadline/t)
 	}
