@@ -232,8 +232,8 @@ func (lt *liveTrial) setup(ctx context.Context) error {
 			return fmt.Errorf("waiting for the nodes to link: %w", err)
 		}
 		lt.handle(rep)
-		if rep.r.Type == "linked" && !rep.eof {
-			linked += rep.r.Up + rep.r.Refused
+		if rep.r.Type == "link" && !rep.eof {
+			linked++
 			lt.prog.progress(linked)
 		}
 	}
