@@ -218,13 +218,14 @@ func (lt *liveTrial) setup(ctx context.Context) error {
 		return err
 	}
 	proxied := time.Now()
+	// Each node links once configured; wait until every live node has
+	// every outgoing link up or refused.
+	lt.prog.stage(Linking, 0, len(lt.links.list))
 	for p := range n {
 		if lt.alive[p] {
 			lt.configure(lt.procs.byPos[p])
 		}
 	}
-	// Wait until every live node has every outgoing link up or refused.
-	lt.prog.stage(Linking, 0, len(lt.links.list))
 	linked := 0
 	for !lt.allLinked() {
 		rep, err := lt.procs.next(ctx)
