@@ -7,10 +7,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dustin/go-humanize"
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 	"golang.org/x/term"
 
+	"github.com/electbench/electbench/nodes/live/harness"
 	"github.com/electbench/electbench/reports"
 	"github.com/electbench/electbench/workloads"
 )
@@ -22,7 +24,11 @@ import (
 // formats (progress only ever writes to stderr).
 type progress interface {
 	Done(r reports.Row) // a trial finished and its row was written
-	Close()             // the run ended, complete or not
+	// Setup: a live trial's set-up moved on (harness.Options.Progress);
+	// trial is its number among its configuration's (the trial column),
+	// or -1 if unknown.
+	Setup(s harness.Setup, trial int)
+	Close() // the run ended, complete or not
 }
 
 // logEvery is the least time between two progress lines off a terminal.
@@ -61,6 +67,29 @@ func countToRun(trials []workloads.Trial, skip func(workloads.Trial) bool) int {
 		}
 	}
 	return n
+}
+
+// setupLine says what a live trial's set-up is doing, as "raft n=64 trial
+// 3: linking 2,100/4,032" (links up of the trial's): short, to fit beside
+// a bar on 80 columns.
+func setupLine(s harness.Setup, trial int) string {
+	what := fmt.Sprintf("%s n=%d", s.Algorithm, s.Nodes)
+	if trial >= 0 {
+		what += fmt.Sprintf(" trial %d", trial)
+	}
+	count := func(n int) string { return humanize.Comma(int64(n)) }
+	switch s.Stage {
+	case harness.Starting:
+		return fmt.Sprintf("%s: starting processes %s/%s", what, count(s.Done), count(s.Total))
+	case harness.Proxying:
+		if s.Done < s.Total {
+			return fmt.Sprintf("%s: proxies (making %s, kept %s)", what, count(s.Made), count(s.Kept))
+		}
+		return fmt.Sprintf("%s: proxies ready (made %s, kept %s)", what, count(s.Made), count(s.Kept))
+	case harness.Linking:
+		return fmt.Sprintf("%s: linking %s/%s", what, count(s.Done), count(s.Total))
+	}
+	return what + ": " + s.Stage.String()
 }
 
 // barProgress is one bar for all trials, naming the configuration running
@@ -113,6 +142,12 @@ func (b *barProgress) Done(r reports.Row) {
 	b.bar.EwmaIncrement(time.Since(b.start) / time.Duration(b.done))
 }
 
+func (b *barProgress) Setup(s harness.Setup, trial int) {
+	b.mu.Lock()
+	b.current = setupLine(s, trial)
+	b.mu.Unlock()
+}
+
 func (b *barProgress) Close() {
 	if !b.bar.Completed() {
 		// Interrupted: leave the bar where it stopped.
@@ -122,9 +157,11 @@ func (b *barProgress) Close() {
 }
 
 // logProgress writes "progress: 1200/5000 trials (24%), 35s elapsed, about
-// 1m50s left" at most once per every; a run shorter than that writes
-// nothing.
+// 1m50s left" at most once per every, as trials finish or a live trial's
+// set-up moves on (then saying where it is); a run shorter than that
+// writes nothing.
 type logProgress struct {
+	mu          sync.Mutex // Setup comes from the live harness's goroutine
 	w           io.Writer
 	total, done int
 	failing     int
@@ -135,18 +172,35 @@ type logProgress struct {
 }
 
 func (l *logProgress) Done(r reports.Row) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	l.done++
 	if !r.Correct || !r.Live || r.SafetyViolations > 0 || r.Error != "" {
 		l.failing++
 	}
 	now := l.now()
 	l.eta.finished(r, now)
+	l.line(now, "")
+}
+
+func (l *logProgress) Setup(s harness.Setup, trial int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if s.Stage == harness.Running {
+		return // the run's own time is the trial's, told when it ends
+	}
+	l.line(l.now(), fmt.Sprintf("; setting up %s (%v so far)", setupLine(s, trial), s.Elapsed.Round(time.Second/10)))
+}
+
+// line writes the progress line, followed by more, if every has passed
+// since the last one.
+func (l *logProgress) line(now time.Time, more string) {
 	if now.Sub(l.last) < l.every || l.total == 0 {
 		return
 	}
 	l.last = now
-	fmt.Fprintf(l.w, "progress: %d/%d trials (%d%%), %d failing, %v elapsed, about %s left\n",
-		l.done, l.total, 100*l.done/l.total, l.failing, now.Sub(l.start).Round(time.Second), left(l.eta))
+	fmt.Fprintf(l.w, "progress: %d/%d trials (%d%%), %d failing, %v elapsed, about %s left%s\n",
+		l.done, l.total, 100*l.done/l.total, l.failing, now.Sub(l.start).Round(time.Second), left(l.eta), more)
 }
 
 func (l *logProgress) Close() {}

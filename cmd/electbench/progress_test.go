@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/electbench/electbench/nodes/live/harness"
 	"github.com/electbench/electbench/pow"
 	"github.com/electbench/electbench/reports"
 )
@@ -43,6 +44,83 @@ func TestLogProgress(t *testing.T) {
 	}
 }
 
+// Off a terminal, a live trial's set-up longer than the interval gets its
+// lines, saying which trial and where it is; a shorter one does not, nor
+// does its end (running: the trial's row tells it).
+func TestLogProgressSetup(t *testing.T) {
+	var b bytes.Buffer
+	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	now := start
+	e := newETA(now, nil, nil, nil, nil)
+	raft := reports.Row{Algorithm: "raft", Nodes: 64, Runtime: "live", Correct: true, Live: true}
+	for i := range 2 {
+		raft.Trial = i
+		e.addLive(raft.Key(), 1.64e6)
+	}
+	l := &logProgress{w: &b, total: 2, start: now, last: now, every: logEvery, now: func() time.Time { return now }, eta: e}
+	s := harness.Setup{Trial: 1, Algorithm: "raft", Variant: "default", Nodes: 64}
+	trial, began := 0, time.Duration(0) // the trial setting up, from when
+	at := func(d time.Duration, stage harness.Stage, done, total int) {
+		now = start.Add(d)
+		s.Stage, s.Done, s.Total, s.Elapsed = stage, done, total, d-began
+		l.Setup(s, trial)
+	}
+	// Trial 0: 3 s of set-up, 5 s of running.
+	at(0, harness.Starting, 0, 64)
+	at(time.Second, harness.Starting, 64, 64)
+	at(2*time.Second, harness.Linking, 4032, 4032)
+	at(3*time.Second, harness.Running, 0, 0)
+	if b.Len() != 0 {
+		t.Fatalf("a set-up of 3s wrote %q", b.String())
+	}
+	// Trial 1 sets up for 16 s from 8 s on; the proxies were kept.
+	now = start.Add(8 * time.Second)
+	raft.Trial = 0
+	l.Done(raft)
+	s.Trial, s.Made, s.Kept = 2, 0, 4032
+	trial, began = 1, 8*time.Second
+	for d := time.Duration(0); d <= 16*time.Second; d += 500 * time.Millisecond {
+		switch {
+		case d < 4*time.Second:
+			at(8*time.Second+d, harness.Starting, int(d/(time.Second/16)), 64)
+		case d < 5*time.Second:
+			at(8*time.Second+d, harness.Proxying, 4032, 4032)
+		default:
+			at(8*time.Second+d, harness.Linking, int(4032*(d-5*time.Second)/(11*time.Second)), 4032)
+		}
+	}
+	at(24*time.Second, harness.Running, 0, 0)
+	want := []string{
+		"progress: 1/2 trials (50%), 0 failing, 10s elapsed, about 8s left; setting up raft n=64 trial 1: starting processes 32/64 (2s so far)",
+		"progress: 1/2 trials (50%), 0 failing, 20s elapsed, about 8s left; setting up raft n=64 trial 1: linking 2,565/4,032 (12s so far)",
+	}
+	if got := strings.TrimSpace(b.String()); got != strings.Join(want, "\n") {
+		t.Fatalf("lines:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
+	}
+}
+
+// What a set-up line says at each stage.
+func TestSetupLine(t *testing.T) {
+	s := harness.Setup{Algorithm: "raft", Nodes: 64, Made: 4032, Total: 4032}
+	for _, tc := range []struct {
+		stage       harness.Stage
+		done, trial int
+		want        string
+	}{
+		{harness.Starting, 12, 3, "raft n=64 trial 3: starting processes 12/4,032"},
+		{harness.Proxying, 0, 3, "raft n=64 trial 3: proxies (making 4,032, kept 0)"},
+		{harness.Proxying, 4032, 3, "raft n=64 trial 3: proxies ready (made 4,032, kept 0)"},
+		{harness.Linking, 2100, 3, "raft n=64 trial 3: linking 2,100/4,032"},
+		{harness.Running, 0, 3, "raft n=64 trial 3: running"},
+		{harness.Running, 0, -1, "raft n=64: running"},
+	} {
+		s.Stage, s.Done = tc.stage, tc.done
+		if got := setupLine(s, tc.trial); got != tc.want {
+			t.Errorf("%v %d: %q, want %q", tc.stage, tc.done, got, tc.want)
+		}
+	}
+}
+
 // The bars draw to any writer and finish, whether the run completed or
 // was interrupted.
 func TestBarProgress(t *testing.T) {
@@ -56,6 +134,18 @@ func TestBarProgress(t *testing.T) {
 		if !strings.Contains(b.String(), "trials") || !strings.Contains(b.String(), "lcr n=8") {
 			t.Errorf("%d of 3 done: bar output %q", n, b.String())
 		}
+	}
+	// A live trial's set-up shows in place of the configuration.
+	var b bytes.Buffer
+	p := newBarProgress(&b, 1, newETA(time.Now(), nil, nil, nil, nil))
+	p.Setup(harness.Setup{Algorithm: "raft", Nodes: 64, Stage: harness.Linking, Done: 2100, Total: 4032}, 3)
+	p.mu.Lock()
+	current := p.current
+	p.mu.Unlock()
+	p.Close()
+	// (Off a terminal mpb draws in its bar's width: the label is cut.)
+	if current != "raft n=64 trial 3: linking 2,100/4,032" || !strings.Contains(b.String(), "raft n=64") {
+		t.Errorf("set-up shown as %q; bar output %q", current, b.String())
 	}
 }
 

@@ -466,7 +466,8 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 	}
 	runErr := workloads.Run(ctx, trials, opts, emit)
 	if runErr == nil && countToRun(liveTrials, liveOpts.Skip) > 0 {
-		runErr = runLive(ctx, o.out, o.toxiproxy, liveTrials, liveOpts, emit)
+		trialOf := liveTrialNumbers(liveTrials)
+		runErr = runLive(ctx, o.out, o.toxiproxy, liveTrials, liveOpts, emit, func(s harness.Setup) { prog.Setup(s, trialOf(s)) })
 	}
 	prog.Close()
 	if err := w.Close(); err != nil && runErr == nil {
@@ -565,8 +566,9 @@ func writeRunTable(out io.Writer, sum []reports.Group, rows []reports.Row) error
 const failingTrialsShown = 10
 
 // runLive runs trials on live node processes through the Toxiproxy at url
-// (embedded when ""), their diagnostics logged to DIR/live.log.
-func runLive(ctx context.Context, dir, url string, trials []workloads.Trial, opt workloads.Options, emit func(reports.Row) error) error {
+// (embedded when ""), their diagnostics logged to DIR/live.log and their
+// set-ups told to setup.
+func runLive(ctx context.Context, dir, url string, trials []workloads.Trial, opt workloads.Options, emit func(reports.Row) error, setup func(harness.Setup)) error {
 	// What the clusters need of this host is known before anything
 	// starts: a cluster it cannot hold is refused now, saying why.
 	for _, t := range trials {
@@ -581,12 +583,33 @@ func runLive(ctx context.Context, dir, url string, trials []workloads.Trial, opt
 		return err
 	}
 	defer log.Close()
-	h, err := harness.New(ctx, harness.Options{Toxiproxy: url, Log: log})
+	h, err := harness.New(ctx, harness.Options{Toxiproxy: url, Log: log, Progress: setup})
 	if err != nil {
 		return err
 	}
 	defer h.Close()
 	return workloads.RunLive(ctx, trials, &harness.Recorder{R: h}, opt, emit)
+}
+
+// liveTrialNumbers finds the trial the harness is setting up among a run's
+// live trials, by its configuration and seed, and returns its number
+// among its configuration's (the trial column), or -1.
+func liveTrialNumbers(trials []workloads.Trial) func(harness.Setup) int {
+	type config struct {
+		algorithm, variant string
+		nodes              int
+		seed               uint64
+	}
+	num := map[config]int{}
+	for _, t := range trials {
+		num[config{t.Algo.Alg.Name, t.Algo.Variant, t.Nodes, t.Seed}] = t.Trial
+	}
+	return func(s harness.Setup) int {
+		if k, ok := num[config{s.Algorithm, s.Variant, s.Nodes, s.Seed}]; ok {
+			return k
+		}
+		return -1
+	}
 }
 
 // trialKey identifies a trial across runs, for --resume.

@@ -156,6 +156,9 @@ func newRally(b *testing.B, c *toxi.Client) []*rallyNode {
 		n.cmd(Command{Type: "configure", Config: cfg})
 	}
 	for _, n := range ns {
+		if r := <-n.reports; r.Type != "link" {
+			b.Fatalf("link: %+v", r)
+		}
 		if r := <-n.reports; r.Type != "linked" || r.Up != 1 {
 			b.Fatalf("linked: %+v", r)
 		}

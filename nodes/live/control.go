@@ -29,6 +29,8 @@ import (
 //
 //	{"type":"hello","addr":..,"identity":..,"pid":..,"kinds":[..],"timers":[..]}
 //	                                                    listening, with the identity it will show and its registry
+//	{"type":"link","peer":P}                            the outgoing link to P is up or was refused, the
+//	                                                    first time (before linked; the harness counts them)
 //	{"type":"linked","up":K,"refused":R}                every outgoing link is up or was refused
 //	{"type":"refused","peer":P,"side":..,"reason":..}  a handshake refused an identity (P = -1 when the
 //	                                                    connection proved none: an anonymous refusal);

@@ -335,8 +335,7 @@ func (n *node) handle(e event) (stop bool, err error) {
 			l.conn.Close()
 		}
 		l.conn, l.sess = e.conn, e.sess
-		l.final = true
-		n.checkLinked()
+		n.settle(l)
 	case evLinkDown:
 		// Peers going away at the end of a run is no news; a message that
 		// finds the link down is (send logs it).
@@ -361,8 +360,8 @@ func (n *node) handle(e event) (stop bool, err error) {
 		n.report(Report{Type: "refused", Peer: e.from, Side: e.side, ByPeer: re != nil && re.Remote, Reason: reason})
 		if e.side == "dial" {
 			l := n.links[e.from]
-			l.final, l.refused = true, true
-			n.checkLinked()
+			l.refused = true
+			n.settle(l)
 		}
 	case evMsg:
 		if !n.started {
@@ -506,6 +505,17 @@ func (n *node) configure(cfg Config) error {
 	}
 	n.checkLinked()
 	return nil
+}
+
+// settle notes that outgoing link l is up or refused. The first time, while
+// the node links, it says so ("link"): the harness counts links coming up
+// in a cluster's set-up, which takes seconds for thousands of them.
+func (n *node) settle(l *link) {
+	if !l.final && !n.linked {
+		n.report(Report{Type: "link", Peer: l.to})
+	}
+	l.final = true
+	n.checkLinked()
 }
 
 // checkLinked reports once every outgoing link has been up or refused.

@@ -281,7 +281,11 @@ func TestNodesHeartbeat(t *testing.T) {
 		ca.Trace = true // a's step lines carry its messages' ranks
 		a.cmd(Command{Type: "configure", Config: ca})
 		b.cmd(Command{Type: "configure", Config: cb})
-		for _, n := range []*testNode{a, b} {
+		for i, n := range []*testNode{a, b} {
+			// Each link is told as it comes up, then all of them.
+			if r := n.next("link"); r.Peer != 1-i {
+				t.Fatalf("link %+v", r)
+			}
 			if r := n.next("linked"); r.Up != 1 {
 				t.Fatalf("linked %+v", r)
 			}

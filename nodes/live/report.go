@@ -68,7 +68,7 @@ func (p *reportParser) str() (string, bool) {
 
 // The values of "type" and "ev", read without allocating.
 var (
-	reportTypes = []string{"step", "maint", "hello", "linked", "refused", "stats", "error"}
+	reportTypes = []string{"step", "maint", "hello", "link", "linked", "refused", "stats", "error"}
 	stepEvents  = []string{"recv", "timer", "start", "initiate", "suspect"}
 )
 

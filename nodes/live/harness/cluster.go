@@ -56,6 +56,11 @@ type Options struct {
 	// Observe, when set, is told what a trial acquired once its cluster is
 	// up: tests check that all of it is released.
 	Observe func(Info)
+	// Progress, when set, is told how each trial's set-up goes (Setup):
+	// every stage's first and last state, and in between at most one call
+	// per 100 ms, ending with Running. It is called on the trial's
+	// goroutine, between the harness's steps, and must return at once.
+	Progress func(Setup)
 }
 
 // Info is what one live trial acquired.

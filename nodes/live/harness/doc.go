@@ -22,6 +22,10 @@
 // (at once after a trial that was interrupted or lost Toxiproxy, or
 // whose cluster could not be reset).
 //
+// A set-up takes seconds for a large cluster (a process per node, a
+// handshake at each end of every link), so Options.Progress hears it as it
+// goes, stage by stage (progress.go: starting, proxying, linking, running).
+//
 // The nodes report each event their machine handled as a step line whose
 // kinds and timers are numbers of the shared registry (nodes/live's
 // control.go); the harness decodes them into trial events as they come,

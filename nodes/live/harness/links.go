@@ -59,6 +59,14 @@ func (lt *liveTrial) makeLinks(ctx context.Context) error {
 			pairs = append(pairs, link{lt.procs.byPos[i].idx, lt.procs.byPos[j].idx})
 		}
 	}
+	made := 0
+	for _, p := range pairs {
+		if _, ok := k.proxy[p]; !ok {
+			made++
+		}
+	}
+	lt.prog.proxies(made, len(pairs)-made)
+	lt.prog.stage(Proxying, 0, len(pairs))
 	budget := NeedsFor(n, topo, !ringOnly, lt.r.server != nil).Proxies
 	if err := k.ensure(ctx, lt.r.client, pairs, budget); err != nil {
 		ls.list = nil
@@ -79,7 +87,7 @@ func (lt *liveTrial) makeLinks(ctx context.Context) error {
 		ls.latency[l], ls.jitter[l] = linkLatency(lt.cfg.Latency, src)
 	}
 	var mu sync.Mutex
-	return lt.parallel(ctx, ls.list, func(ctx context.Context, l link) error {
+	err := lt.parallel(ctx, ls.list, func(ctx context.Context, l link) error {
 		name, want := ls.proxy[l], [2]time.Duration{ls.latency[l], ls.jitter[l]}
 		mu.Lock()
 		have := k.latency[name]
@@ -101,6 +109,10 @@ func (lt *liveTrial) makeLinks(ctx context.Context) error {
 		mu.Unlock()
 		return nil
 	})
+	if err == nil {
+		lt.prog.progress(len(pairs))
+	}
+	return err
 }
 
 // linkLatency draws one link's latency from the model with our source:

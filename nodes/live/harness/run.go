@@ -37,6 +37,7 @@ type liveTrial struct {
 	links  links
 	faults faults
 	log    eventLog
+	prog   *setupProgress
 
 	// The run: its start, on the host's monotonic clock (live.Mono) and on
 	// this process's, and every position's state.
@@ -95,6 +96,7 @@ func newLiveTrial(r *Runtime, cfg trial.Config, fs faults, serial int) *liveTria
 		lt.quiet = lt.det.Tau + 2*lt.det.P + 4*lt.T
 	}
 	lt.budget = cfg.BudgetOrDefault()
+	lt.prog = newSetupProgress(r.opt.Progress, lt)
 	lt.res.Info.Toxiproxy = r.client.URL()
 	return lt
 }
@@ -164,6 +166,7 @@ func (lt *liveTrial) setup(ctx context.Context) error {
 	}
 	lt.dir = dir
 	lt.res.Info.Dir = dir
+	lt.prog.stage(Starting, 0, n)
 	if err := lt.spawnAll(); err != nil {
 		return err
 	}
@@ -181,6 +184,7 @@ func (lt *liveTrial) setup(ctx context.Context) error {
 				return err
 			}
 			hellos++
+			lt.prog.progress(hellos)
 		}
 	}
 	if err := lt.assign(); err != nil {
@@ -214,18 +218,25 @@ func (lt *liveTrial) setup(ctx context.Context) error {
 		return err
 	}
 	proxied := time.Now()
+	// Each node links once configured; wait until every live node has
+	// every outgoing link up or refused.
+	lt.prog.stage(Linking, 0, len(lt.links.list))
 	for p := range n {
 		if lt.alive[p] {
 			lt.configure(lt.procs.byPos[p])
 		}
 	}
-	// Wait until every live node has every outgoing link up or refused.
+	linked := 0
 	for !lt.allLinked() {
 		rep, err := lt.procs.next(ctx)
 		if err != nil {
 			return fmt.Errorf("waiting for the nodes to link: %w", err)
 		}
 		lt.handle(rep)
+		if rep.r.Type == "link" && !rep.eof {
+			linked++
+			lt.prog.progress(linked)
+		}
 	}
 	// A node whose identity was refused takes no part: it is stopped and
 	// treated as crashed at the start (its peers' detectors suspect it as
@@ -247,6 +258,7 @@ func (lt *liveTrial) setup(ctx context.Context) error {
 	if lt.r.opt.Observe != nil {
 		lt.r.opt.Observe(lt.res.Info)
 	}
+	lt.prog.stage(Running, 0, 0)
 	return nil
 }
 
