@@ -13,7 +13,8 @@ import (
 const simOverhead = 2000
 
 // liveSecondsPerCost is the time a unit of live cost is assumed to take
-// before any live trial has finished (1 s + 10 ms per process).
+// before any live trial has finished: a unit is a microsecond
+// (workloads.Trial.Cost).
 const liveSecondsPerCost = 1e-6
 
 // eta predicts the time a run has left from the plan's estimates and what
@@ -162,7 +163,7 @@ func (e *eta) remaining() (time.Duration, bool) {
 			left += liveSecondsPerCost * e.liveLeft
 		}
 	}
-	if !simLeft && all.done == 0 && e.liveDone == 0 {
+	if !simLeft && e.liveLeft <= 0 && all.done == 0 && e.liveDone == 0 {
 		return 0, false
 	}
 	return time.Duration(left * float64(time.Second)), true

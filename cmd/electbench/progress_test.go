@@ -287,3 +287,14 @@ func TestETAStable(t *testing.T) {
 	}
 	t.Logf("the ETA was at worst %.2f× off past the first 5%% (%s)", worst, where)
 }
+
+// A run of live trials only has an ETA from its first trial on: the prior
+// cost of a live trial (workloads.Trial.Cost, in µs) before any finishes.
+func TestETALiveOnly(t *testing.T) {
+	e := newETA(time.Now(), nil, nil, nil, nil)
+	e.addLive(reports.Row{Algorithm: "raft", Nodes: 64, Runtime: "live"}.Key(), 14.8e6)
+	got, ok := e.remaining()
+	if !ok || got.Round(time.Millisecond) != 14800*time.Millisecond {
+		t.Fatalf("before any live trial finished: %v, %v; want 14.8s from the prior", got, ok)
+	}
+}
