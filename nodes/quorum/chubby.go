@@ -42,22 +42,10 @@ func init() {
 		Params:    chubbyParams,
 		New:       newChubby,
 		Quorum: &nodes.Quorum{Ballot: kindVoteRequest, Grant: kindVote, Leader: kindLease,
-			Lease: func(cfg nodes.Config) (time.Duration, error) {
-				tm, err := chubbyTimingOf(cfg)
-				if err != nil {
-					return 0, err
-				}
-				return tm.lease, nil
-			},
+			Lease: timing(chubbyTimingOf, func(tm *chubbyTiming) time.Duration { return tm.lease }),
 			// The master renews its lease with everyone once a lease less
 			// the margin.
-			Steady: func(cfg nodes.Config) (time.Duration, error) {
-				tm, err := chubbyTimingOf(cfg)
-				if err != nil {
-					return 0, err
-				}
-				return tm.lease - tm.margin, nil
-			}},
+			Steady: timing(chubbyTimingOf, func(tm *chubbyTiming) time.Duration { return tm.lease - tm.margin })},
 	})
 }
 

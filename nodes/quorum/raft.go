@@ -51,13 +51,7 @@ func init() {
 		Params:    raftParams,
 		New:       newRaft,
 		Quorum: &nodes.Quorum{Ballot: kindRequestVote, Grant: kindVote, Leader: kindHeartbeat,
-			Steady: func(cfg nodes.Config) (time.Duration, error) {
-				tm, err := raftTimingOf(cfg)
-				if err != nil {
-					return 0, err
-				}
-				return tm.heartbeat, nil
-			}},
+			Steady: timing(raftTimingOf, func(tm *raftTiming) time.Duration { return tm.heartbeat })},
 	})
 }
 

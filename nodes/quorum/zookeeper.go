@@ -43,13 +43,7 @@ func init() {
 		New:       newZookeeper,
 		Quorum: &nodes.Quorum{Ballot: kindNewLeader, Grant: kindAck, Leader: kindCommit,
 			// Every process pings the one it watches once a period.
-			Steady: func(cfg nodes.Config) (time.Duration, error) {
-				tm, err := zkTimingOf(cfg)
-				if err != nil {
-					return 0, err
-				}
-				return tm.period, nil
-			}},
+			Steady: timing(zkTimingOf, func(tm *zkTiming) time.Duration { return tm.period })},
 	})
 }
 
