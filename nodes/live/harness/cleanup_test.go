@@ -89,7 +89,10 @@ func TestReleasesEverything(t *testing.T) {
 	}
 }
 
-// checkReleased checks that no process, proxy or port of the trials is left.
+// checkReleased checks that no process, proxy or port of the trials is
+// left: on the external server c, and in the Toxiproxy server processes of
+// split clusters, which must be gone (with c nil, the servers were the
+// runtime's own and are gone: their proxies with them).
 func checkReleased(t *testing.T, c *toxi.Client, infos []harness.Info) {
 	t.Helper()
 	for _, info := range infos {
@@ -98,9 +101,16 @@ func checkReleased(t *testing.T, c *toxi.Client, infos []harness.Info) {
 				t.Errorf("node process %d remains (%v)", pid, err)
 			}
 		}
-		names, err := c.Names(context.Background(), info.Prefix)
-		if err != nil || len(names) != 0 {
-			t.Errorf("proxies %v remain (%v)", names, err)
+		for _, pid := range info.ServerPIDs {
+			if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+				t.Errorf("toxiproxy server process %d remains (%v)", pid, err)
+			}
+		}
+		if c != nil {
+			names, err := c.Names(context.Background(), info.Prefix)
+			if err != nil || len(names) != 0 {
+				t.Errorf("proxies %v remain (%v)", names, err)
+			}
 		}
 		// A port may have been handed to someone else since; it must not
 		// be listened on by this process (the harness and the embedded

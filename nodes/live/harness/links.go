@@ -59,8 +59,8 @@ func (lt *liveTrial) makeLinks(ctx context.Context) error {
 			pairs = append(pairs, link{lt.procs.byPos[i].idx, lt.procs.byPos[j].idx})
 		}
 	}
-	budget := NeedsFor(n, topo, !ringOnly, lt.r.server != nil).Proxies
-	if err := k.ensure(ctx, lt.r.client, pairs, budget); err != nil {
+	budget := NeedsFor(n, topo, !ringOnly, lt.r.srv.embedded != nil).Proxies
+	if err := k.ensure(ctx, pairs, budget); err != nil {
 		ls.list = nil
 		return err
 	}
@@ -89,9 +89,9 @@ func (lt *liveTrial) makeLinks(ctx context.Context) error {
 		}
 		var err error
 		if want == ([2]time.Duration{}) {
-			err = lt.r.client.RemoveToxic(ctx, name, toxi.LatencyToxic)
+			err = k.on(name).RemoveToxic(ctx, name, toxi.LatencyToxic)
 		} else {
-			err = lt.r.client.SetLatency(ctx, name, want[0], want[1])
+			err = k.on(name).SetLatency(ctx, name, want[0], want[1])
 		}
 		if err != nil {
 			return err
@@ -101,6 +101,12 @@ func (lt *liveTrial) makeLinks(ctx context.Context) error {
 		mu.Unlock()
 		return nil
 	})
+}
+
+// proxy is link l's proxy: the server holding it and its name.
+func (lt *liveTrial) proxy(l link) (*toxi.Client, string) {
+	name := lt.links.proxy[l]
+	return lt.r.kept.on(name), name
 }
 
 // linkLatency draws one link's latency from the model with our source:
@@ -190,7 +196,8 @@ func (lt *liveTrial) rewire(p *proc) {
 		}
 	}
 	lt.toxic(ctx, "rewire", into, func(ctx context.Context, l link) error {
-		return lt.r.client.SetUpstream(ctx, lt.links.proxy[l], p.addr)
+		c, name := lt.proxy(l)
+		return c.SetUpstream(ctx, name, p.addr)
 	})
 	n := lt.n
 	for i := range n {

@@ -95,7 +95,7 @@ func newLiveTrial(r *Runtime, cfg trial.Config, fs faults, serial int) *liveTria
 		lt.quiet = lt.det.Tau + 2*lt.det.P + 4*lt.T
 	}
 	lt.budget = cfg.BudgetOrDefault()
-	lt.res.Info.Toxiproxy = r.client.URL()
+	lt.res.Info.Toxiproxy = r.srv.clients[0].URL()
 	return lt
 }
 
@@ -244,6 +244,8 @@ func (lt *liveTrial) setup(ctx context.Context) error {
 	// identified, proxies made or found and their latencies set, links up.
 	lt.logf("%d processes up in %v, %d proxies ready in %v, linked in %v", n, identified.Sub(began).Round(time.Millisecond),
 		len(lt.links.list), proxied.Sub(identified).Round(time.Millisecond), time.Since(proxied).Round(time.Millisecond))
+	lt.res.Info.Servers = lt.r.srv.urls()[:len(lt.r.kept.servers)]
+	lt.res.Info.ServerPIDs = lt.r.srv.pids()[:len(lt.r.kept.servers)-1]
 	if lt.r.opt.Observe != nil {
 		lt.r.opt.Observe(lt.res.Info)
 	}
