@@ -2,6 +2,8 @@ package harness
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -62,6 +64,12 @@ func (lt *liveTrial) makeLinks(ctx context.Context) error {
 	budget := NeedsFor(n, topo, !ringOnly, lt.r.srv.embedded != nil).Proxies
 	if err := k.ensure(ctx, pairs, budget); err != nil {
 		ls.list = nil
+		if lt.r.srv.embedded == nil && !errors.Is(err, toxi.ErrUnreachable) && ctx.Err() == nil {
+			// An external server is one process, which the harness cannot
+			// split: its own limit may be what failed.
+			return fmt.Errorf("%w (the --toxiproxy server holds all %d proxies of this cluster, about %d file descriptors: its ulimit -n must allow them)",
+				err, budget, fdBase+3*budget)
+		}
 		return err
 	}
 	for i, l := range ls.list {
