@@ -65,7 +65,7 @@ func (r *Runtime) keptFor(ctx context.Context, n, k int) (*kept, error) {
 	r.clusters++
 	kc := &kept{n: n, prefix: fmt.Sprintf("eb%d-c%d-%x-", os.Getpid(), r.clusters, rand.Uint32()),
 		proxy: map[link]string{}, listen: map[string]string{}, latency: map[string][2]time.Duration{},
-		servers: r.srv.clients[:k], at: map[string]*toxi.Client{}}
+		servers: slices.Clone(r.srv.clients[:k]), at: map[string]*toxi.Client{}}
 	if err := kc.listenAll(); err != nil {
 		return nil, err
 	}
@@ -267,34 +267,42 @@ func (r *Runtime) reset(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var fix []func(context.Context) error
+	// The fixes, by server: each server's run on two goroutines
+	// (parallel), the servers at once.
+	fix := make([][]func(context.Context) error, len(k.servers))
+	fixes := 0
+	add := func(s int, f func(context.Context) error) { fix[s], fixes = append(fix[s], f), fixes+1 }
 	for p, name := range k.proxy {
 		st, ok := states[name]
 		if !ok {
 			return fmt.Errorf("proxy %s is gone", name)
 		}
 		c := k.on(name)
+		s := slices.Index(k.servers, c)
 		if st.Upstream != k.addrs[p[1]] {
-			fix = append(fix, func(ctx context.Context) error { return c.SetUpstream(ctx, name, k.addrs[p[1]]) })
+			add(s, func(ctx context.Context) error { return c.SetUpstream(ctx, name, k.addrs[p[1]]) })
 		}
 		if !st.Enabled {
-			fix = append(fix, func(ctx context.Context) error { return c.SetEnabled(ctx, name, true) })
+			add(s, func(ctx context.Context) error { return c.SetEnabled(ctx, name, true) })
 		}
 		for _, t := range st.Toxics {
 			switch {
 			case t.Name != toxi.LatencyToxic:
-				fix = append(fix, func(ctx context.Context) error { return c.RemoveToxic(ctx, name, t.Name) })
+				add(s, func(ctx context.Context) error { return c.RemoveToxic(ctx, name, t.Name) })
 			case !sameLatency(t, k.latency[name]):
 				lat := k.latency[name]
-				fix = append(fix, func(ctx context.Context) error { return c.SetLatency(ctx, name, lat[0], lat[1]) })
+				add(s, func(ctx context.Context) error { return c.SetLatency(ctx, name, lat[0], lat[1]) })
 			}
 		}
 	}
-	if err := parallel(ctx, fix, func(ctx context.Context, f func(context.Context) error) error { return f(ctx) }); err != nil {
+	err = onEach(k.servers, func(s int, _ *toxi.Client) error {
+		return parallel(ctx, fix[s], func(ctx context.Context, f func(context.Context) error) error { return f(ctx) })
+	})
+	if err != nil {
 		return err
 	}
 	// What the fixes did, read back.
-	if len(fix) > 0 {
+	if fixes > 0 {
 		if states, err = k.states(ctx); err != nil {
 			return err
 		}

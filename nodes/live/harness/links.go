@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 
@@ -143,9 +144,17 @@ func (ls *links) outgoing(p int) []live.Link {
 	return out
 }
 
-// parallel runs f over links on two goroutines (parallel).
+// parallel runs f over links on two goroutines (parallel) per server
+// holding their proxies, the servers at once.
 func (lt *liveTrial) parallel(ctx context.Context, links []link, f func(context.Context, link) error) error {
-	return parallel(ctx, links, f)
+	k := lt.r.kept
+	groups := make([][]link, len(k.servers))
+	for _, l := range links {
+		c, _ := lt.proxy(l)
+		s := slices.Index(k.servers, c)
+		groups[s] = append(groups[s], l)
+	}
+	return onEach(k.servers, func(s int, _ *toxi.Client) error { return parallel(ctx, groups[s], f) })
 }
 
 // parallel runs f over items on two goroutines, returning the first
