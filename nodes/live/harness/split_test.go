@@ -80,6 +80,16 @@ func TestSplitServers(t *testing.T) {
 		}
 	})
 
+	t.Run("restart rewires the proxies on its server", func(t *testing.T) {
+		cfg := config(t, "bully", ascending(6), []int{0}, T)
+		cfg.Faults = []trial.Fault{{Effect: trial.EffCrash, Name: "crash", Targets: procs(5),
+			Start: trial.When{Trigger: trial.AtTime, At: 20 * T}, For: 10 * T}}
+		res, _, _ := run(t, r, cfg)
+		if len(res.Crashes) != 1 || res.Stats[5] == nil || res.Stats[5].Steps == 0 || res.Refusals != 0 {
+			t.Fatalf("crashes %+v, restarted node's stats %+v, refusals %d", res.Crashes, res.Stats[5], res.Refusals)
+		}
+	})
+
 	t.Run("kill the would-be leader, correct and live", func(t *testing.T) {
 		ranks := random(6, 2)
 		cfg := config(t, "bully", ranks, []int{lowest(ranks)}, T)
@@ -91,19 +101,12 @@ func TestSplitServers(t *testing.T) {
 		}
 	})
 
-	t.Run("restart rewires the proxies on its server", func(t *testing.T) {
-		cfg := config(t, "bully", ascending(6), []int{0}, T)
-		cfg.Faults = []trial.Fault{{Effect: trial.EffCrash, Name: "crash", Targets: procs(5),
-			Start: trial.When{Trigger: trial.AtTime, At: 20 * T}, For: 10 * T}}
-		res, _, _ := run(t, r, cfg)
-		if len(res.Crashes) != 1 || res.Stats[5] == nil || res.Stats[5].Steps == 0 || res.Refusals != 0 {
-			t.Fatalf("crashes %+v, restarted node's stats %+v, refusals %d", res.Crashes, res.Stats[5], res.Refusals)
-		}
-	})
-
 	r.Close()
-	if len(infos) != 3 || infos[0].Servers[1] != infos[2].Servers[1] {
-		t.Fatalf("trials %d, want 3 on one cluster's servers: %+v", len(infos), infos)
+	// One cluster served the three trials: reset put its proxies back on
+	// both servers after each (the partition's disabled ones, the restart's
+	// upstreams).
+	if len(infos) != 3 || infos[0].Servers[1] != infos[2].Servers[1] || infos[0].Prefix != infos[2].Prefix {
+		t.Fatalf("trials %d, want 3 on one kept cluster: %+v", len(infos), infos)
 	}
 	checkReleased(t, nil, infos)
 	// The server process's API is gone with it.
