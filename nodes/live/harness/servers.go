@@ -43,7 +43,7 @@ type serverProc struct {
 // reports its URL and answers.
 const serverStartTimeout = 30 * time.Second
 
-// grow starts server processes until there are k servers.
+// growServers starts server processes until there are k servers.
 func (r *Runtime) growServers(ctx context.Context, k int) error {
 	for len(r.srv.clients) < k {
 		c, p, err := r.startServer(ctx, len(r.srv.clients))
