@@ -223,19 +223,24 @@ func (k *kept) ensure(ctx context.Context, pairs []link, budget int) error {
 			delete(k.at, name)
 		}
 	}
-	// Each server creates the proxies into its nodes, the servers at once.
+	// Each server creates the proxies into its nodes, one server after
+	// another: creating a proxy costs its server CPU (and the kernel, a
+	// port), and several servers populating at once on a small host
+	// starve each other's calls past their deadline.
 	groups := make([][]toxi.Link, len(k.servers))
 	for i, l := range missing {
 		s := serverOf(made[i][1], k.n, len(k.servers))
 		groups[s] = append(groups[s], l)
 	}
 	addrs := make([]map[string]string, len(k.servers))
-	err := onEach(k.servers, func(s int, c *toxi.Client) (err error) {
+	var err error
+	for s, c := range k.servers {
 		if len(groups[s]) > 0 {
-			addrs[s], err = c.Create(ctx, groups[s])
+			if addrs[s], err = c.Create(ctx, groups[s]); err != nil {
+				break
+			}
 		}
-		return err
-	})
+	}
 	// What a server made is kept even when another failed: it is the
 	// cluster's, removed with it.
 	for i, l := range missing {
