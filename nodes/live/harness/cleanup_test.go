@@ -89,7 +89,10 @@ func TestReleasesEverything(t *testing.T) {
 	}
 }
 
-// checkReleased checks that no process, proxy or port of the trials is left.
+// checkReleased checks that no process, proxy or port of the trials is
+// left: on the external server c, and in the Toxiproxy server processes of
+// split clusters, which must be gone (with c nil, the servers were the
+// runtime's own and are gone: their proxies with them).
 func checkReleased(t *testing.T, c *toxi.Client, infos []harness.Info) {
 	t.Helper()
 	for _, info := range infos {
@@ -98,9 +101,16 @@ func checkReleased(t *testing.T, c *toxi.Client, infos []harness.Info) {
 				t.Errorf("node process %d remains (%v)", pid, err)
 			}
 		}
-		names, err := c.Names(context.Background(), info.Prefix)
-		if err != nil || len(names) != 0 {
-			t.Errorf("proxies %v remain (%v)", names, err)
+		for _, pid := range info.ServerPIDs {
+			if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+				t.Errorf("toxiproxy server process %d remains (%v)", pid, err)
+			}
+		}
+		if c != nil {
+			names, err := c.Names(context.Background(), info.Prefix)
+			if err != nil || len(names) != 0 {
+				t.Errorf("proxies %v remain (%v)", names, err)
+			}
 		}
 		// A port may have been handed to someone else since; it must not
 		// be listened on by this process (the harness and the embedded
@@ -193,6 +203,49 @@ func TestKilledHarness(t *testing.T) {
 	}
 }
 
+// A harness running a split cluster (three Toxiproxy servers, two of them
+// processes), interrupted with SIGINT or killed with SIGKILL, leaves no
+// process behind: its server processes are stopped with its nodes when it
+// closes its runtime, and die with it (the parent-death signal) when it is
+// killed. Their proxies and ports are theirs and go with them.
+func TestSplitHarnessLeavesNothing(t *testing.T) {
+	for _, sig := range []os.Signal{os.Interrupt, os.Kill} {
+		t.Run(sig.String(), func(t *testing.T) {
+			h := startHarness(t, splitHarness)
+			defer h.cmd.Process.Kill()
+			servers := 0
+			for _, p := range markedProcesses(h.mark) {
+				if strings.Contains(p, " toxiproxy-server") {
+					servers++
+				}
+			}
+			if servers != 2 {
+				t.Fatalf("%d toxiproxy server processes run, want 2: %v", servers, markedProcesses(h.mark))
+			}
+			h.cmd.Process.Signal(sig)
+			for h.out.Scan() {
+			}
+			h.cmd.Wait()
+			ended := time.Now()
+			for len(markedProcesses(h.mark)) > 0 && time.Since(ended) < time.Second {
+				time.Sleep(10 * time.Millisecond)
+			}
+			if left := markedProcesses(h.mark); len(left) != 0 {
+				t.Errorf("processes of the run remain: %v; stderr:\n%s", left, h.stderr.String())
+			}
+		})
+	}
+}
+
+// splitHarness, for harnessMain's url, asks for a split cluster.
+const splitHarness = "split"
+
+// noCleanup is a harness.SetFDLimit owner that never restores: a harness
+// process of the tests keeps the limit until it exits.
+type noCleanup struct{}
+
+func (noCleanup) Cleanup(func()) {}
+
 // markedProcesses lists the processes whose environment holds mark.
 func markedProcesses(mark string) []string {
 	var out []string
@@ -215,7 +268,14 @@ func markedProcesses(mark string) []string {
 // harnessMain is a harness process for TestInterruptedHarness: it runs
 // live trials through the Toxiproxy at url until interrupted, saying
 // "running PREFIX" as each trial's cluster comes up, and exits 130 on SIGINT.
+// With url splitHarness it runs them on an embedded Toxiproxy and server
+// processes, under a file-descriptor limit lowered so that its 5-node
+// clusters need three servers.
 func harnessMain(url string) int {
+	if url == splitHarness {
+		url = ""
+		harness.SetFDLimit(noCleanup{}, 140)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	alg, variant, err := nodes.Lookup("bully")
@@ -228,7 +288,7 @@ func harnessMain(url string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	r, err := harness.New(ctx, harness.Options{Toxiproxy: url, Node: []string{exe}, Env: []string{livetest.EnvNode + "=1"}, Log: os.Stderr,
+	r, err := harness.New(ctx, harness.Options{Toxiproxy: url, Node: []string{exe}, Server: serverCommand(exe), Env: []string{livetest.EnvNode + "=1"}, Log: os.Stderr,
 		Observe: func(i harness.Info) { fmt.Println("dir " + i.Dir); fmt.Println("running " + i.Prefix) }})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "harness:", err)

@@ -33,7 +33,11 @@ type Options struct {
 	// harness's own binary: a node whose registry of kinds and timers
 	// differs is refused (live.CheckRegistry).
 	Node []string
-	// Env is added to the environment of every node process.
+	// Server is the command that runs one Toxiproxy server process, for a
+	// cluster the harness process cannot hold alone (Servers); nil means
+	// this executable with the argument "toxiproxy-server".
+	Server []string
+	// Env is added to the environment of every node and server process.
 	Env []string
 	// Bits is the puzzle difficulty of node identities, minted by each node
 	// at its start and required of every peer; 0 means live.DefaultBits.
@@ -65,7 +69,9 @@ type Options struct {
 
 // Info is what one live trial acquired.
 type Info struct {
-	Toxiproxy  string   // the API endpoint
+	Toxiproxy  string   // the API endpoint of the first server
+	Servers    []string // every server's, by server: a link's proxy is on its receiver's (serverOf)
+	ServerPIDs []int    // the server processes beyond the first
 	Prefix     string   // every proxy of the trial is named with it
 	Proxies    []string // proxy names
 	ProxyAddrs []string // their listen addresses
@@ -140,11 +146,11 @@ func (c Counts) String() string {
 	return strings.Join(parts, ";")
 }
 
-// Runtime runs live trials, one at a time, against one Toxiproxy.
+// Runtime runs live trials, one at a time, against one Toxiproxy, or,
+// for clusters too large for one process, several (servers.go).
 type Runtime struct {
 	opt    Options
-	client *toxi.Client
-	server *toxi.Server // nil with an external Toxiproxy
+	srv    servers
 	trials int
 	// kept is the cluster kept for the trials of its size (kept.go);
 	// clusters counts those made.
@@ -167,16 +173,23 @@ func New(ctx context.Context, opt Options) (*Runtime, error) {
 		}
 		r.opt.Node = []string{exe, "node"}
 	}
+	if len(r.opt.Server) == 0 {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("live: finding this executable to run Toxiproxy servers: %w", err)
+		}
+		r.opt.Server = []string{exe, "toxiproxy-server"}
+	}
 	url := opt.Toxiproxy
 	if url == "" {
 		s, err := toxi.StartEmbedded()
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", trial.ErrInfrastructure, err)
 		}
-		r.server, url = s, s.URL()
+		r.srv.embedded, url = s, s.URL()
 	}
-	r.client = toxi.NewClient(url)
-	if _, err := r.client.Version(ctx); err != nil {
+	r.srv.clients = []*toxi.Client{toxi.NewClient(url)}
+	if _, err := r.srv.clients[0].Version(ctx); err != nil {
 		r.Close()
 		if errors.Is(err, toxi.ErrUnreachable) {
 			return nil, fmt.Errorf("--toxiproxy: %w: %w", trial.ErrInfrastructure, err)
@@ -208,21 +221,21 @@ func (r *Runtime) removeDead(ctx context.Context) {
 }
 
 // Close removes the kept cluster and what a down server kept of this
-// runtime's trials, if it answers now, and stops the embedded Toxiproxy,
-// if any: its proxies go with it, at once.
+// runtime's trials, if it answers now, and stops the embedded Toxiproxy
+// and the server processes, if any: their proxies go with them, at once.
 func (r *Runtime) Close() error {
-	if r.server != nil {
+	if r.srv.embedded != nil {
 		r.kept.closeListeners()
 		r.kept = nil
-		return r.server.Close()
+		return r.srv.close()
 	}
 	r.dropKept(context.Background())
 	// A server found down is not waited for: an interrupted run must end
 	// promptly. The next run against it removes what it kept.
-	if len(r.leftovers) > 0 && r.client.Down() == nil && r.client.Check(context.Background(), closeHealthTimeout) == nil {
+	if c := r.srv.clients[0]; len(r.leftovers) > 0 && c.Down() == nil && c.Check(context.Background(), closeHealthTimeout) == nil {
 		r.removeLeftovers(context.Background())
 	}
-	return nil
+	return r.srv.close()
 }
 
 // Run runs one trial of cfg on node processes and returns what it counted.
@@ -246,18 +259,17 @@ func (r *Runtime) Run(ctx context.Context, cfg trial.Config) (*Result, error) {
 	}
 	all := !ringOnly(cfg.Algorithm.Topology, len(cfg.Crashes), len(cfg.Faults),
 		cfg.DetectorOrDefault().Kind == "heartbeat", len(r.opt.Forge) > 0)
-	if err := CheckHost(len(cfg.Ranks), cfg.Algorithm.Topology, all, r.server != nil); err != nil {
+	k, err := Servers(len(cfg.Ranks), cfg.Algorithm.Topology, all, r.srv.embedded != nil)
+	if err != nil {
 		return nil, fmt.Errorf("live: %w", err)
 	}
 	// A server found down by an earlier trial is checked once more, so
 	// that a trial does not start on a dead one.
-	if r.client.Down() != nil {
-		if err := r.client.Check(ctx, healthTimeout); err != nil {
-			return nil, fmt.Errorf("live: %w: %w", trial.ErrInfrastructure, err)
-		}
+	if err := r.srv.check(ctx, healthTimeout); err != nil {
+		return nil, fmt.Errorf("live: %w: %w", trial.ErrInfrastructure, err)
 	}
 	r.removeLeftovers(ctx)
-	if _, err := r.keptFor(ctx, len(cfg.Ranks)); err != nil {
+	if _, err := r.keptFor(ctx, len(cfg.Ranks), k); err != nil {
 		return nil, fmt.Errorf("live: %w: %w", trial.ErrInfrastructure, err)
 	}
 	r.trials++
@@ -267,7 +279,7 @@ func (r *Runtime) Run(ctx context.Context, cfg trial.Config) (*Result, error) {
 		// The trial's failure is the infrastructure's when Toxiproxy
 		// stopped answering or a process could not be started: whatever
 		// else went wrong followed from that.
-		cause := r.client.Down()
+		cause := r.srv.down()
 		if cause == nil {
 			cause = lt.procs.spawnErr
 		}
@@ -287,7 +299,7 @@ func (r *Runtime) release(ctx context.Context, err error) {
 	k := r.kept
 	switch {
 	case k == nil:
-	case r.client.Down() != nil:
+	case r.srv.down() != nil:
 		// Its proxies may not all be gone: a down server kept them, or
 		// one that was slow to answer made them after the harness gave
 		// up on it.
@@ -299,7 +311,7 @@ func (r *Runtime) release(ctx context.Context, err error) {
 		// or at Close; the embedded server's Close removes every proxy
 		// at once, so an interrupted run ends without a call per proxy.
 		r.leftovers = append(r.leftovers, k.prefix)
-		if r.server != nil {
+		if r.srv.embedded != nil {
 			k.closeListeners()
 			r.kept = nil
 			return

@@ -5,7 +5,9 @@
 // events emitted to Config.Events (the checker, a trace).
 //
 // One Runtime serves many trials through one Toxiproxy, embedded or
-// external (cluster.go), and keeps a cluster's proxies, and a listening
+// external (cluster.go) — or, for a cluster whose proxies one process's
+// file descriptors cannot hold, the embedded one and server processes,
+// each link's proxy on its receiving node's server (servers.go) — and keeps a cluster's proxies, and a listening
 // socket per node slot, for every trial of its size, reset and checked
 // between trials (kept.go). A trial (run.go) spawns a process per slot on
 // that slot's socket and has each mint its identity (procs.go), hands the

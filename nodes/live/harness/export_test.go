@@ -7,3 +7,12 @@ func SetHoldEvents(t interface{ Cleanup(func()) }, n int) {
 	holdEvents = n
 	t.Cleanup(func() { holdEvents = old })
 }
+
+// SetFDLimit makes the harness take n for this process's limit on open
+// files (fdLimit), for the rest of the test: a small cluster then needs
+// several Toxiproxy servers.
+func SetFDLimit(t interface{ Cleanup(func()) }, n uint64) {
+	old := fdLimit
+	fdLimit = func() (uint64, bool) { return n, true }
+	t.Cleanup(func() { fdLimit = old })
+}

@@ -280,13 +280,15 @@ func (lt *liveTrial) apply(ctx context.Context, e *linkEffect) {
 			}
 		}
 		lt.toxic(ctx, e.what, toCut, func(ctx context.Context, k link) error {
-			return lt.r.client.SetEnabled(ctx, lt.links.proxy[k], false)
+			c, name := lt.proxy(k)
+			return c.SetEnabled(ctx, name, false)
 		})
 		return
 	}
 	t := e.toxic
 	lt.toxic(ctx, t.typ, e.links, func(ctx context.Context, k link) error {
-		return lt.r.client.AddToxic(ctx, lt.links.proxy[k], t.name, t.typ, t.attrs)
+		c, name := lt.proxy(k)
+		return c.AddToxic(ctx, name, t.name, t.typ, t.attrs)
 	})
 }
 
@@ -307,13 +309,15 @@ func (in injector) Heal(id int) {
 			}
 		}
 		lt.toxic(lt.ctx, "heal "+e.what, heal, func(ctx context.Context, k link) error {
-			return lt.r.client.SetEnabled(ctx, lt.links.proxy[k], true)
+			c, name := lt.proxy(k)
+			return c.SetEnabled(ctx, name, true)
 		})
 		return
 	}
 	t := e.toxic
 	lt.toxic(lt.ctx, "heal "+t.typ, e.links, func(ctx context.Context, k link) error {
-		return lt.r.client.RemoveToxic(ctx, lt.links.proxy[k], t.name)
+		c, name := lt.proxy(k)
+		return c.RemoveToxic(ctx, name, t.name)
 	})
 }
 

@@ -61,7 +61,7 @@ faults:
 	if err != nil {
 		t.Fatal(err)
 	}
-	lt := running(&Runtime{client: toxi.NewClient("http://127.0.0.1:1")}, cfg, ranks)
+	lt := running(&Runtime{srv: servers{clients: []*toxi.Client{toxi.NewClient("http://127.0.0.1:1")}}}, cfg, ranks)
 	lt.started, lt.faults = false, fs
 	fs.tl.Begin(injector{lt})
 	if len(lt.faults.deferred) != len(want) {

@@ -41,37 +41,56 @@ type kept struct {
 	addrs  []string           // their addresses
 	proxy  map[link]string    // by (spawn index, spawn index)
 	listen map[string]string  // proxy name → its listen address
+	// servers are the Toxiproxy servers holding the proxies, the proxy of
+	// (i, j) on servers[serverOf(j, n, len(servers))]; at finds a proxy's
+	// by its name.
+	servers []*toxi.Client
+	at      map[string]*toxi.Client
 	// latency is the latency toxic set on each proxy: reset leaves it, and
 	// a trial of the same latency model sets nothing.
 	latency map[string][2]time.Duration
 }
 
-// keptFor returns the runtime's cluster of n nodes, making one (and
-// removing one of another size) if needed.
-func (r *Runtime) keptFor(ctx context.Context, n int) (*kept, error) {
-	if r.kept != nil && r.kept.n == n {
+// keptFor returns the runtime's cluster of n nodes on k servers, making
+// one (and removing one of another size or split) if needed, and starting
+// the server processes it needs.
+func (r *Runtime) keptFor(ctx context.Context, n, k int) (*kept, error) {
+	if r.kept != nil && r.kept.n == n && len(r.kept.servers) == k {
 		return r.kept, nil
 	}
 	r.dropKept(ctx)
+	if err := r.growServers(ctx, k); err != nil {
+		return nil, err
+	}
 	r.clusters++
-	k := &kept{n: n, prefix: fmt.Sprintf("eb%d-c%d-%x-", os.Getpid(), r.clusters, rand.Uint32()),
-		proxy: map[link]string{}, listen: map[string]string{}, latency: map[string][2]time.Duration{}}
+	kc := &kept{n: n, prefix: fmt.Sprintf("eb%d-c%d-%x-", os.Getpid(), r.clusters, rand.Uint32()),
+		proxy: map[link]string{}, listen: map[string]string{}, latency: map[string][2]time.Duration{},
+		servers: slices.Clone(r.srv.clients[:k]), at: map[string]*toxi.Client{}}
+	if err := kc.listenAll(); err != nil {
+		return nil, err
+	}
+	r.kept = kc
+	return kc, nil
+}
+
+// listenAll opens the listening socket of every spawn index.
+func (k *kept) listenAll() error {
+	n := k.n
 	for range n {
 		ln, err := net.ListenTCP("tcp", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
 		if err != nil {
 			k.closeListeners()
-			return nil, fmt.Errorf("listening for node %d: %w", len(k.lns), err)
+			return fmt.Errorf("listening for node %d: %w", len(k.lns), err)
 		}
 		f, err := ln.File()
 		if err != nil {
 			ln.Close()
 			k.closeListeners()
-			return nil, fmt.Errorf("listening for node %d: %w", len(k.lns), err)
+			return fmt.Errorf("listening for node %d: %w", len(k.lns), err)
 		}
 		k.lns, k.files, k.addrs = append(k.lns, ln), append(k.files, f), append(k.addrs, ln.Addr().String())
 	}
-	r.kept = k
-	return k, nil
+	return nil
 }
 
 func (k *kept) closeListeners() {
@@ -85,6 +104,16 @@ func (k *kept) closeListeners() {
 	k.lns, k.files = nil, nil
 }
 
+// byServer groups proxy names by the server holding them.
+func (k *kept) byServer(names []string) [][]string {
+	out := make([][]string, len(k.servers))
+	for _, name := range names {
+		i := slices.Index(k.servers, k.at[name])
+		out[i] = append(out[i], name)
+	}
+	return out
+}
+
 // names are the cluster's proxies.
 func (k *kept) names() []string {
 	out := make([]string, 0, len(k.proxy))
@@ -92,6 +121,35 @@ func (k *kept) names() []string {
 		out = append(out, name)
 	}
 	return out
+}
+
+// on is the server holding proxy name.
+func (k *kept) on(name string) *toxi.Client { return k.at[name] }
+
+// delete removes the proxies named, each from its server, the servers at
+// once.
+func (k *kept) delete(ctx context.Context, names []string) error {
+	groups := k.byServer(names)
+	return onEach(k.servers, func(i int, c *toxi.Client) error {
+		if len(groups[i]) == 0 {
+			return nil
+		}
+		return c.Delete(ctx, groups[i]...)
+	})
+}
+
+// states returns the cluster's proxies as their servers hold them.
+func (k *kept) states(ctx context.Context) (map[string]toxi.State, error) {
+	all := make([]map[string]toxi.State, len(k.servers))
+	err := onEach(k.servers, func(i int, c *toxi.Client) (err error) {
+		all[i], err = c.States(ctx, k.prefix)
+		return err
+	})
+	out := map[string]toxi.State{}
+	for _, m := range all {
+		maps.Copy(out, m)
+	}
+	return out, err
 }
 
 // dropKept removes the runtime's cluster: its proxies (with a context of
@@ -110,12 +168,12 @@ func (r *Runtime) dropKept(ctx context.Context) {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
 	defer cancel()
-	if err := r.client.Check(ctx, removeHealthTimeout); err != nil {
+	if err := onEach(k.servers, func(_ int, c *toxi.Client) error { return c.Check(ctx, removeHealthTimeout) }); err != nil {
 		r.logf("removing proxies of %s later: %v", k.prefix, err)
 		r.leftovers = append(r.leftovers, k.prefix)
 		return
 	}
-	if err := r.client.Delete(ctx, k.names()...); err != nil {
+	if err := k.delete(ctx, k.names()); err != nil {
 		r.logf("removing proxies of %s: %v", k.prefix, err)
 		r.leftovers = append(r.leftovers, k.prefix)
 	}
@@ -132,7 +190,7 @@ func (r *Runtime) logf(format string, args ...any) {
 // most budget proxies (what the host check allowed for): a ring run whose
 // positions fall to other indices than the last one's first removes the
 // proxies it does not need.
-func (k *kept) ensure(ctx context.Context, c *toxi.Client, pairs []link, budget int) error {
+func (k *kept) ensure(ctx context.Context, pairs []link, budget int) error {
 	var (
 		missing []toxi.Link
 		made    []link // the pairs of missing
@@ -158,19 +216,43 @@ func (k *kept) ensure(ctx context.Context, c *toxi.Client, pairs []link, budget 
 				delete(k.latency, name)
 			}
 		}
-		if err := c.Delete(ctx, spare...); err != nil {
+		if err := k.delete(ctx, spare); err != nil {
 			return err
 		}
+		for _, name := range spare {
+			delete(k.at, name)
+		}
 	}
-	addrs, err := c.Create(ctx, missing)
-	if err != nil {
-		return err
-	}
+	// Each server creates the proxies into its nodes, one server after
+	// another: creating a proxy costs its server CPU (and the kernel, a
+	// port), and several servers populating at once on a small host
+	// starve each other's calls past their deadline.
+	groups := make([][]toxi.Link, len(k.servers))
 	for i, l := range missing {
-		k.proxy[made[i]] = l.Name
-		k.listen[l.Name] = addrs[l.Name]
+		s := serverOf(made[i][1], k.n, len(k.servers))
+		groups[s] = append(groups[s], l)
 	}
-	return nil
+	addrs := make([]map[string]string, len(k.servers))
+	var err error
+	for s, c := range k.servers {
+		if len(groups[s]) > 0 {
+			if addrs[s], err = c.Create(ctx, groups[s]); err != nil {
+				break
+			}
+		}
+	}
+	// What a server made is kept even when another failed: it is the
+	// cluster's, removed with it.
+	for i, l := range missing {
+		s := serverOf(made[i][1], k.n, len(k.servers))
+		if addrs[s] == nil {
+			continue
+		}
+		k.proxy[made[i]] = l.Name
+		k.listen[l.Name] = addrs[s][l.Name]
+		k.at[l.Name] = k.servers[s]
+	}
+	return err
 }
 
 // resetWait bounds how long reset waits for the connections of a trial's
@@ -186,38 +268,47 @@ func (r *Runtime) reset(ctx context.Context) error {
 	k := r.kept
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
 	defer cancel()
-	states, err := r.client.States(ctx, k.prefix)
+	states, err := k.states(ctx)
 	if err != nil {
 		return err
 	}
-	var fix []func(context.Context) error
+	// The fixes, by server: each server's run on two goroutines
+	// (parallel), the servers at once.
+	fix := make([][]func(context.Context) error, len(k.servers))
+	fixes := 0
+	add := func(s int, f func(context.Context) error) { fix[s], fixes = append(fix[s], f), fixes+1 }
 	for p, name := range k.proxy {
 		st, ok := states[name]
 		if !ok {
 			return fmt.Errorf("proxy %s is gone", name)
 		}
+		c := k.on(name)
+		s := slices.Index(k.servers, c)
 		if st.Upstream != k.addrs[p[1]] {
-			fix = append(fix, func(ctx context.Context) error { return r.client.SetUpstream(ctx, name, k.addrs[p[1]]) })
+			add(s, func(ctx context.Context) error { return c.SetUpstream(ctx, name, k.addrs[p[1]]) })
 		}
 		if !st.Enabled {
-			fix = append(fix, func(ctx context.Context) error { return r.client.SetEnabled(ctx, name, true) })
+			add(s, func(ctx context.Context) error { return c.SetEnabled(ctx, name, true) })
 		}
 		for _, t := range st.Toxics {
 			switch {
 			case t.Name != toxi.LatencyToxic:
-				fix = append(fix, func(ctx context.Context) error { return r.client.RemoveToxic(ctx, name, t.Name) })
+				add(s, func(ctx context.Context) error { return c.RemoveToxic(ctx, name, t.Name) })
 			case !sameLatency(t, k.latency[name]):
 				lat := k.latency[name]
-				fix = append(fix, func(ctx context.Context) error { return r.client.SetLatency(ctx, name, lat[0], lat[1]) })
+				add(s, func(ctx context.Context) error { return c.SetLatency(ctx, name, lat[0], lat[1]) })
 			}
 		}
 	}
-	if err := parallel(ctx, fix, func(ctx context.Context, f func(context.Context) error) error { return f(ctx) }); err != nil {
+	err = onEach(k.servers, func(s int, _ *toxi.Client) error {
+		return parallel(ctx, fix[s], func(ctx context.Context, f func(context.Context) error) error { return f(ctx) })
+	})
+	if err != nil {
 		return err
 	}
 	// What the fixes did, read back.
-	if len(fix) > 0 {
-		if states, err = r.client.States(ctx, k.prefix); err != nil {
+	if fixes > 0 {
+		if states, err = k.states(ctx); err != nil {
 			return err
 		}
 	}

@@ -144,16 +144,26 @@ func Clean(ctx context.Context, url string) (Cleaned, error) {
 }
 
 // removeLeftovers deletes the proxies of this runtime's trials that a down
-// server kept, when it answers. The prefixes are kept until Close: a
-// request the server queued while stopped may create proxies after it
-// answers again.
+// server kept, from every server that answers. The prefixes are kept until
+// Close: a request the server queued while stopped may create proxies
+// after it answers again.
 func (r *Runtime) removeLeftovers(ctx context.Context) error {
-	if len(r.leftovers) == 0 || r.client.Down() != nil {
+	if len(r.leftovers) == 0 {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, removeTimeout)
 	defer cancel()
-	names, err := r.client.Names(ctx, fmt.Sprintf("eb%d-", os.Getpid()))
+	return onEach(r.srv.clients, func(_ int, c *toxi.Client) error {
+		if c.Down() != nil {
+			return nil
+		}
+		return r.removeLeftoversOn(ctx, c)
+	})
+}
+
+// removeLeftoversOn deletes the leftovers one server holds.
+func (r *Runtime) removeLeftoversOn(ctx context.Context, c *toxi.Client) error {
+	names, err := c.Names(ctx, fmt.Sprintf("eb%d-", os.Getpid()))
 	if err != nil {
 		return err
 	}
@@ -169,5 +179,5 @@ func (r *Runtime) removeLeftovers(ctx context.Context) error {
 	if len(left) == 0 {
 		return nil
 	}
-	return r.client.Delete(ctx, left...)
+	return c.Delete(ctx, left...)
 }

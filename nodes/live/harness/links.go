@@ -2,7 +2,10 @@ package harness
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 
@@ -67,9 +70,15 @@ func (lt *liveTrial) makeLinks(ctx context.Context) error {
 	}
 	lt.prog.proxies(made, len(pairs)-made)
 	lt.prog.stage(Proxying, 0, len(pairs))
-	budget := NeedsFor(n, topo, !ringOnly, lt.r.server != nil).Proxies
-	if err := k.ensure(ctx, lt.r.client, pairs, budget); err != nil {
+	budget := NeedsFor(n, topo, !ringOnly, lt.r.srv.embedded != nil).Proxies
+	if err := k.ensure(ctx, pairs, budget); err != nil {
 		ls.list = nil
+		if lt.r.srv.embedded == nil && !errors.Is(err, toxi.ErrUnreachable) && ctx.Err() == nil {
+			// An external server is one process, which the harness cannot
+			// split: its own limit may be what failed.
+			return fmt.Errorf("%w (the --toxiproxy server holds all %d proxies of this cluster, about %d file descriptors: its ulimit -n must allow them)",
+				err, budget, fdBase+3*budget)
+		}
 		return err
 	}
 	for i, l := range ls.list {
@@ -97,9 +106,9 @@ func (lt *liveTrial) makeLinks(ctx context.Context) error {
 		}
 		var err error
 		if want == ([2]time.Duration{}) {
-			err = lt.r.client.RemoveToxic(ctx, name, toxi.LatencyToxic)
+			err = k.on(name).RemoveToxic(ctx, name, toxi.LatencyToxic)
 		} else {
-			err = lt.r.client.SetLatency(ctx, name, want[0], want[1])
+			err = k.on(name).SetLatency(ctx, name, want[0], want[1])
 		}
 		if err != nil {
 			return err
@@ -113,6 +122,12 @@ func (lt *liveTrial) makeLinks(ctx context.Context) error {
 		lt.prog.progress(len(pairs))
 	}
 	return err
+}
+
+// proxy is link l's proxy: the server holding it and its name.
+func (lt *liveTrial) proxy(l link) (*toxi.Client, string) {
+	name := lt.links.proxy[l]
+	return lt.r.kept.on(name), name
 }
 
 // linkLatency draws one link's latency from the model with our source:
@@ -141,9 +156,17 @@ func (ls *links) outgoing(p int) []live.Link {
 	return out
 }
 
-// parallel runs f over links on two goroutines (parallel).
+// parallel runs f over links on two goroutines (parallel) per server
+// holding their proxies, the servers at once.
 func (lt *liveTrial) parallel(ctx context.Context, links []link, f func(context.Context, link) error) error {
-	return parallel(ctx, links, f)
+	k := lt.r.kept
+	groups := make([][]link, len(k.servers))
+	for _, l := range links {
+		c, _ := lt.proxy(l)
+		s := slices.Index(k.servers, c)
+		groups[s] = append(groups[s], l)
+	}
+	return onEach(k.servers, func(s int, _ *toxi.Client) error { return parallel(ctx, groups[s], f) })
 }
 
 // parallel runs f over items on two goroutines, returning the first
@@ -202,7 +225,8 @@ func (lt *liveTrial) rewire(p *proc) {
 		}
 	}
 	lt.toxic(ctx, "rewire", into, func(ctx context.Context, l link) error {
-		return lt.r.client.SetUpstream(ctx, lt.links.proxy[l], p.addr)
+		c, name := lt.proxy(l)
+		return c.SetUpstream(ctx, name, p.addr)
 	})
 	n := lt.n
 	for i := range n {

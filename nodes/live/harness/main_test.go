@@ -4,12 +4,14 @@ package harness_test
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/electbench/electbench/chaos/toxi"
 	"github.com/electbench/electbench/nodes"
 	_ "github.com/electbench/electbench/nodes/bully"
 	"github.com/electbench/electbench/nodes/check"
@@ -27,6 +29,15 @@ import (
 // instead (TestInterruptedHarness); with ELECTBENCH_TEST_EXTRA_KIND set, a
 // node of another build (TestRegistryMismatch).
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "toxiproxy-server" {
+		// A Toxiproxy server process of a split cluster, as the
+		// electbench binary runs `electbench toxiproxy-server`.
+		if err := toxi.Serve(os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "toxiproxy-server:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if os.Getenv(extraKind) != "" {
 		nodes.RegisterKind("ANOTHER_BUILD", nodes.ElectionClass)
 	}
@@ -39,13 +50,16 @@ func TestMain(m *testing.M) {
 
 const extraKind = "ELECTBENCH_TEST_EXTRA_KIND"
 
-// options runs this test binary as the nodes, their diagnostics shown if
-// the test fails.
+// options runs this test binary as the nodes and the Toxiproxy server
+// processes, their diagnostics shown if the test fails.
 func options(t testing.TB) harness.Options {
 	t.Helper()
 	node, env := livetest.Command(t)
-	return harness.Options{Node: node, Env: env, Log: livetest.Log(t)}
+	return harness.Options{Node: node, Server: serverCommand(node[0]), Env: env, Log: livetest.Log(t)}
 }
+
+// serverCommand runs this test binary, exe, as a Toxiproxy server process.
+func serverCommand(exe string) []string { return []string{exe, "toxiproxy-server"} }
 
 // runtime starts a runtime for the test, closed at its end.
 func runtime(t testing.TB, opt harness.Options) *harness.Runtime {

@@ -84,13 +84,13 @@ func (lt *liveTrial) spawnAll() error {
 	if err := claimDir(lt.dir); err != nil {
 		return lt.procs.spawnFailed(err)
 	}
-	if lt.r.server == nil {
+	if lt.r.srv.embedded == nil {
 		// Only an external server can stop while the harness runs. The
 		// embedded one is this process: under load (thousands of
 		// connections in their handshakes at once, on a busy host) it
 		// answers late, and a late answer is no failure of the
 		// infrastructure.
-		lt.procs.health = func(ctx context.Context) error { return lt.r.client.Check(ctx, healthTimeout) }
+		lt.procs.health = func(ctx context.Context) error { return lt.r.srv.clients[0].Check(ctx, healthTimeout) }
 	}
 	started := make([]*proc, n)
 	errs := make([]error, n)

@@ -89,7 +89,7 @@ func BenchmarkStepLines(b *testing.B) {
 			for i := range ranks {
 				ranks[i] = nodes.Rank{ID: nodes.ID{^uint64(0), ^uint64(0), ^uint64(0), uint64(i + 1)}}
 			}
-			r := &Runtime{client: toxi.NewClient("http://127.0.0.1:1")}
+			r := &Runtime{srv: servers{clients: []*toxi.Client{toxi.NewClient("http://127.0.0.1:1")}}}
 			b.ReportAllocs()
 			for range b.N {
 				c := check.New(ranks)
@@ -166,7 +166,7 @@ func streamRun(t *testing.T, hold int, order []int, lines [][]byte, senders []in
 	var buf bytes.Buffer
 	tr := trial.NewTrace(&buf)
 	cfg := trial.Config{Algorithm: alg, Variant: variant, Ranks: ranks, Latency: trial.Constant(5 * time.Millisecond), Events: tr}
-	lt := running(&Runtime{client: toxi.NewClient("http://127.0.0.1:1")}, cfg, ranks)
+	lt := running(&Runtime{srv: servers{clients: []*toxi.Client{toxi.NewClient("http://127.0.0.1:1")}}}, cfg, ranks)
 	lt.start = time.Now().Add(-time.Hour) // the harness's clock is past every line's
 	for _, p := range lt.procs.byPos {
 		lt.clockStarts(p, 0)

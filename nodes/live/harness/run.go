@@ -97,7 +97,7 @@ func newLiveTrial(r *Runtime, cfg trial.Config, fs faults, serial int) *liveTria
 	}
 	lt.budget = cfg.BudgetOrDefault()
 	lt.prog = newSetupProgress(r.opt.Progress, lt)
-	lt.res.Info.Toxiproxy = r.client.URL()
+	lt.res.Info.Toxiproxy = r.srv.clients[0].URL()
 	return lt
 }
 
@@ -253,8 +253,14 @@ func (lt *liveTrial) setup(ctx context.Context) error {
 	}
 	// Where set-up time goes, in the log: processes started and
 	// identified, proxies made or found and their latencies set, links up.
-	lt.logf("%d processes up in %v, %d proxies ready in %v, linked in %v", n, identified.Sub(began).Round(time.Millisecond),
-		len(lt.links.list), proxied.Sub(identified).Round(time.Millisecond), time.Since(proxied).Round(time.Millisecond))
+	on := ""
+	if k := len(lt.r.kept.servers); k > 1 {
+		on = fmt.Sprintf(" on %d Toxiproxy servers", k)
+	}
+	lt.logf("%d processes up in %v, %d proxies ready%s in %v, linked in %v", n, identified.Sub(began).Round(time.Millisecond),
+		len(lt.links.list), on, proxied.Sub(identified).Round(time.Millisecond), time.Since(proxied).Round(time.Millisecond))
+	lt.res.Info.Servers = lt.r.srv.urls()[:len(lt.r.kept.servers)]
+	lt.res.Info.ServerPIDs = lt.r.srv.pids()[:len(lt.r.kept.servers)-1]
 	if lt.r.opt.Observe != nil {
 		lt.r.opt.Observe(lt.res.Info)
 	}
