@@ -76,19 +76,7 @@ func TestFaults(t *testing.T) {
 			cfg.Faults = []trial.Fault{partition(halves(6), silent)}
 			res, v, _ := run(t, r, cfg)
 			// Each half elects its own highest: two leaders, flagged.
-			for _, half := range halves(6) {
-				var top nodes.Rank
-				for _, p := range half {
-					if top.Less(res.Ranks[p]) {
-						top = res.Ranks[p]
-					}
-				}
-				for _, p := range half {
-					if d := res.Decisions.Get(p); d.Count == 0 || d.Leader != top {
-						t.Errorf("position %d decided %+v, want its half's highest %s", p, d, top)
-					}
-				}
-			}
+			halvesElectTheirHighest(t, res, 6)
 			if v.Violations == 0 || v.Correct {
 				t.Errorf("two leaders not flagged: %+v", v)
 			}
@@ -133,6 +121,25 @@ func procs(ps ...int) func(trial.View) []int {
 }
 
 // halves splits positions 0..n-1 into the first and the second half.
+// halvesElectTheirHighest checks that every process of each of n's
+// halves decided its half's highest rank.
+func halvesElectTheirHighest(t *testing.T, res *harness.Result, n int) {
+	t.Helper()
+	for _, half := range halves(n) {
+		var top nodes.Rank
+		for _, p := range half {
+			if top.Less(res.Ranks[p]) {
+				top = res.Ranks[p]
+			}
+		}
+		for _, p := range half {
+			if d := res.Decisions.Get(p); d.Count == 0 || d.Leader != top {
+				t.Errorf("position %d decided %+v, want its half's highest %s", p, d, top)
+			}
+		}
+	}
+}
+
 func halves(n int) [][]int {
 	return [][]int{everyone(n)[:n/2], everyone(n)[n/2:]}
 }

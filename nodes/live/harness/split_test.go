@@ -62,19 +62,7 @@ func TestSplitServers(t *testing.T) {
 		}
 		// Each half elects its own highest: the partition cut links on
 		// both servers.
-		for _, half := range halves(6) {
-			top := res.Ranks[half[0]]
-			for _, p := range half {
-				if top.Less(res.Ranks[p]) {
-					top = res.Ranks[p]
-				}
-			}
-			for _, p := range half {
-				if d := res.Decisions.Get(p); d.Count == 0 || d.Leader != top {
-					t.Errorf("position %d decided %+v, want its half's highest %s", p, d, top)
-				}
-			}
-		}
+		halvesElectTheirHighest(t, res, 6)
 		if v.Violations == 0 || v.Correct || schedule(res.Faults) != "partition[0,1,2|3,4,5]" {
 			t.Errorf("verdict %+v, schedule %q", v, schedule(res.Faults))
 		}
