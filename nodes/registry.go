@@ -18,8 +18,16 @@ type Algorithm struct {
 	// StartsAll means every process initiates from Start (lcr, hs); the
 	// workload's choice of initiators does not apply.
 	StartsAll bool
-	Variants  []Variant // selectable variants; the first is the default
-	Params    []Param   // settable parameters with their defaults
+	// BoundedDelay means the algorithm's safety assumes that every message
+	// arrives within the delay bound D its timeouts are written in
+	// (Garcia-Molina's bully, multicast election): a trial in which one
+	// took longer (trial.Record.Overruns) ran outside the algorithm's
+	// model, and a wrong leader there is the network's doing, not the
+	// algorithm's. A live trial the host pushed outside it runs again
+	// (workloads.Rerun).
+	BoundedDelay bool
+	Variants     []Variant // selectable variants; the first is the default
+	Params       []Param   // settable parameters with their defaults
 	// OpenParams means the algorithm takes any parameter, as typed: an
 	// external program's (nodes/external), which interprets them itself.
 	OpenParams bool

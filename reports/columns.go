@@ -76,6 +76,8 @@ var columns = []column{
 	optFloatCol("sync_delay_t", func(r *Row) *Opt[float64] { return &r.SyncDelayT }),
 	optFloatCol("throughput", func(r *Row) *Opt[float64] { return &r.Throughput }),
 	optIntCol("voting_set", func(r *Row) *Opt[int64] { return &r.VotingSet }),
+	optIntCol("overruns", func(r *Row) *Opt[int64] { return &r.Overruns }),
+	optIntCol("reruns", func(r *Row) *Opt[int64] { return &r.Reruns }),
 }
 
 // FormatFloat is how every float in a results file is written: the shortest

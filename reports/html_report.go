@@ -365,8 +365,16 @@ func networkDeparture(rows []Row) string {
 		parts = append(parts, fmt.Sprintf("configured T %s ms: measured mean %s ms (%+.1f%%), p99 %s ms (%+.1f%%) over %d trials",
 			summaryNumber(1000*t), summaryNumber(1000*m), 100*(m-t)/t, summaryNumber(1000*p99), 100*(p99-t)/t, len(a.means)))
 	}
-	return "Live network against its model (median over trials of each trial's one-way delays of election messages, measured on the host's one monotonic clock; turnaround_tm is in the measured mean): " +
+	out := "Live network against its model (median over trials of each trial's one-way delays of election messages, measured on the host's one monotonic clock; turnaround_tm is in the measured mean): " +
 		strings.Join(parts, "; ") + "."
+	if n, attempts, kept := Reruns(rows); n > 0 {
+		out += fmt.Sprintf(" %d trials ran again (%d attempts not kept): the host delayed a message of a bounded-delay algorithm (bully, multicast) past its bound D, outside the algorithm's model (reruns column)", n, attempts)
+		if kept > 0 {
+			out += fmt.Sprintf("; %d kept after their last attempt overran too, so their verdicts measure the host as much as the algorithm", kept)
+		}
+		out += "."
+	}
+	return out
 }
 
 // groupTheoryBound is the rows' theory_bound when they all agree.

@@ -98,6 +98,14 @@ type Row struct {
 	SyncDelayT    Opt[float64]
 	Throughput    Opt[float64]
 	VotingSet     Opt[int64]
+
+	// Overruns counts the election messages that took longer than the
+	// delay bound the machines were given (d_s; live, plus the runtime's
+	// allowance); empty when the trial had no bound. Reruns (live rows)
+	// counts the attempts at this trial that were run again, and not
+	// kept, because the host pushed a message of an algorithm that
+	// assumes bounded delay past its bound (trial.OutsideModel).
+	Overruns, Reruns Opt[int64]
 }
 
 // Columns lists the CSV header in order. The first 24 are DESIGN.md's stable
@@ -113,6 +121,7 @@ var Columns = []string{
 	"delay_mean_s", "delay_p99_s", "turnaround_tm",
 	"entries", "entry_messages", "exit_messages", "client_delay_s", "client_delay_t",
 	"sync_delay_s", "sync_delay_t", "throughput", "voting_set",
+	"overruns", "reruns",
 }
 
 // BudgetHits counts the rows whose trial was stopped because it exhausted a
@@ -125,6 +134,22 @@ func BudgetHits(rows []Row) int {
 		}
 	}
 	return n
+}
+
+// Reruns counts the live trials run again because the host took them
+// outside their algorithm's model, and the attempts that were not kept
+// (the reruns column), and the trials kept with overruns all the same.
+func Reruns(rows []Row) (trials, attempts, kept int) {
+	for i := range rows {
+		if r := rows[i].Reruns; r.Set && r.V > 0 {
+			trials++
+			attempts += int(r.V)
+			if rows[i].Overruns.V > 0 {
+				kept++
+			}
+		}
+	}
+	return trials, attempts, kept
 }
 
 // Opt is an optional number: an empty cell when not Set.

@@ -76,6 +76,16 @@ func TestNetworkDeparture(t *testing.T) {
 			t.Fatalf("%q lacks %q", got, want)
 		}
 	}
+	if strings.Contains(got, "ran again") {
+		t.Fatalf("%q speaks of reruns, and none ran", got)
+	}
+	rows[0].Reruns, rows[0].Overruns = Some(int64(2)), Some(int64(1))
+	got = networkDeparture(rows)
+	for _, want := range []string{"1 trials ran again (2 attempts not kept)", "1 kept after their last attempt overran too"} {
+		if !strings.Contains(got, want) {
+			t.Fatalf("%q lacks %q", got, want)
+		}
+	}
 	if networkDeparture(rows[3:]) != "" {
 		t.Fatal("no live measurement: want nothing said")
 	}

@@ -273,3 +273,53 @@ func TestLiveRowCountsAnonymousRefusals(t *testing.T) {
 		t.Errorf("positions %v excluded for connections they never made", rt.Last.Refused)
 	}
 }
+
+// A live host that delays a message past the bound D its algorithm was
+// given takes a bounded-delay algorithm outside its model: such an attempt
+// is run again, up to MaxReruns times, and only the attempt kept reaches
+// the row and the trace. Here the allowance is 1 ns, so D is the link's
+// latency plus 1 ns and every real message outlasts it: bully runs
+// 1+MaxReruns attempts and keeps the last, whatever its verdict; Chang–
+// Roberts, whose safety needs no bound, counts its overruns and is never
+// run again.
+func TestLiveRerunsOutsideTheModel(t *testing.T) {
+	attempts := 0
+	rt := liveRuntime(t, func(o *harness.Options) {
+		o.Allowance = time.Nanosecond
+		o.Observe = func(harness.Info) { attempts++ }
+	})
+	s := spec(t, "bully,chang-roberts", "4", "ascending", "lowest", "5ms", 1)
+	var rows []reports.Row
+	var trace bytes.Buffer
+	err := RunLive(context.Background(), s.Plan(), rt, Options{Trace: &trace}, func(r reports.Row) error {
+		rows = append(rows, r)
+		return nil
+	})
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("%d rows: %v", len(rows), err)
+	}
+	bully, cr := rows[0], rows[1]
+	if bully.Algorithm != "bully" || bully.Reruns != reports.Some(int64(MaxReruns)) || !bully.Overruns.Set || bully.Overruns.V == 0 {
+		t.Errorf("bully: reruns %+v, overruns %+v; want %d reruns and overruns", bully.Reruns, bully.Overruns, MaxReruns)
+	}
+	if cr.Algorithm != "chang-roberts" || cr.Reruns != reports.Some(int64(0)) || !cr.Overruns.Set || cr.Overruns.V == 0 || !cr.Correct {
+		t.Errorf("chang-roberts: reruns %+v, overruns %+v, correct %v; want none run again, overruns counted", cr.Reruns, cr.Overruns, cr.Correct)
+	}
+	if attempts != 1+MaxReruns+1 {
+		t.Errorf("%d trials ran on the harness, want %d", attempts, 1+MaxReruns+1)
+	}
+	// The trace holds each trial once: the attempt kept.
+	var headers, sends int
+	sc := bufio.NewScanner(&trace)
+	for sc.Scan() {
+		switch line := sc.Text(); {
+		case strings.HasPrefix(line, `{"trial":`):
+			headers++
+		case strings.Contains(line, `"ev":"send"`):
+			sends++
+		}
+	}
+	if headers != 2 || int64(sends) != bully.Messages+cr.Messages {
+		t.Errorf("trace: %d headers, %d sends; want 2 and %d", headers, sends, bully.Messages+cr.Messages)
+	}
+}

@@ -102,6 +102,9 @@ func (t Trial) fillRow(row *reports.Row, o outcome) {
 // gave, beside turnaround_t against the configured one). Under the
 // reference model every delay is T, so turnaround_tm is turnaround_t.
 func fillDelays(row *reports.Row, res *trial.Record) {
+	if res.Bound > 0 {
+		row.Overruns = reports.Some(res.Overruns)
+	}
 	d := &res.Delays
 	if d.Count == 0 {
 		return

@@ -64,7 +64,7 @@ func Run(ctx context.Context, trials []Trial, opt Options, emit func(reports.Row
 					}
 					w = sp
 				}
-				row := trials[i].run(ctx, Sim, false, w)
+				row, _ := trials[i].run(ctx, Sim, false, w)
 				if err := ctx.Err(); err != nil {
 					// An interrupted trial's row is not a result: it
 					// stops the rows here, and --resume runs it again.
@@ -182,7 +182,8 @@ func (t Trial) BaseRow() reports.Row {
 // RunTrial runs one trial on the simulator and returns its row. It never
 // panics: an algorithm that panics yields a row whose error column says so.
 func RunTrial(t Trial, trace io.Writer) reports.Row {
-	return t.run(context.Background(), Sim, false, trace)
+	row, _ := t.run(context.Background(), Sim, false, trace)
+	return row
 }
 
 func allPositions(n int) []int {

@@ -81,9 +81,11 @@ func (j *judge) Setup(s trial.Setup) {
 }
 
 // run runs trial t on rt and returns its row; live says rt is the live
-// harness. It never panics: an algorithm that panics yields a row whose
-// error column says so.
-func (t Trial) run(ctx context.Context, rt Runtime, live bool, trace io.Writer) (row reports.Row) {
+// harness, and outside that the run left its algorithm's model through no
+// doing of its configuration (trial.OutsideModel: the host delayed a
+// message past D). It never panics: an algorithm that panics yields a row
+// whose error column says so.
+func (t Trial) run(ctx context.Context, rt Runtime, live bool, trace io.Writer) (row reports.Row, outside bool) {
 	s, a := t.Spec, t.Algo
 	row = t.BaseRow()
 	if live {
@@ -112,7 +114,7 @@ func (t Trial) run(ctx context.Context, rt Runtime, live bool, trace io.Writer) 
 	j, err := newJudge(&cfg, T, trace)
 	if err != nil {
 		row.Error = oneLine(err.Error())
-		return row
+		return
 	}
 	cfg.Events = j.sink
 	if live {
@@ -124,7 +126,7 @@ func (t Trial) run(ctx context.Context, rt Runtime, live bool, trace io.Writer) 
 			err = fmt.Errorf("%s runtime returned no record", row.Runtime)
 		}
 		row.Error = oneLine(err.Error())
-		return row
+		return
 	}
 	var failure []string
 	if err != nil {
@@ -147,8 +149,9 @@ func (t Trial) run(ctx context.Context, rt Runtime, live bool, trace io.Writer) 
 	t.fillRow(&row, o)
 	if live {
 		row.AnonymousRefused = reports.Some(rec.AnonymousRefused)
+		outside = o.failure == "" && trial.OutsideModel(&cfg, rec)
 	}
-	return row
+	return
 }
 
 // disturbance says which processes a run had down before it began

@@ -527,6 +527,13 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 	if n := reports.BudgetHits(rows); n > 0 {
 		fmt.Fprintf(out, "%d trials exhausted a budget and were stopped (not live; see the error and budget columns; raise --max-events or --max-inflight)\n", n)
 	}
+	if n, attempts, kept := reports.Reruns(rows); n > 0 {
+		fmt.Fprintf(out, "%d live trials ran again (%d attempts not kept): the host delayed a message of a bounded-delay algorithm past D, outside its model (the reruns column", n, attempts)
+		if kept > 0 {
+			fmt.Fprintf(out, "; %d kept after the last attempt overran too: the host is too loaded for this T, try a larger --latency", kept)
+		}
+		fmt.Fprintln(out, ")")
+	}
 	if err := reportFailures(cmd.ErrOrStderr(), fails, len(rows)); err != nil {
 		return err
 	}

@@ -27,6 +27,8 @@ func init() {
 		Family:   "bully",
 		Summary:  "Garcia-Molina 1982 as taught: ask every higher process, the highest alive bullies the rest",
 		Topology: nodes.Complete,
+		// T1 = 2D outlasts a round trip only if D bounds every delay.
+		BoundedDelay: true,
 		Variants: []nodes.Variant{
 			{Name: "classic", Summary: "the winner announces COORDINATOR at once"},
 			{Name: "two-phase", Summary: "the winner halts every lower process and collects ACKs before announcing (Normal, Election, Waiting)"},

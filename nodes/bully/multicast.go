@@ -18,6 +18,8 @@ func init() {
 		Family:   "bully",
 		Summary:  "ask everyone: elected once all agree or nobody disagrees in time, without the bully's shortcut",
 		Topology: nodes.Complete,
+		// T1 = 2D outlasts a round trip only if D bounds every delay.
+		BoundedDelay: true,
 		Variants: []nodes.Variant{
 			{Name: "agree", Summary: "lower processes answer AGREE; AGREE from all elects at once"},
 			{Name: "no-agree", Summary: "only DISAGREE is sent; elected when the timer expires without one"},

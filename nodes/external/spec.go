@@ -118,7 +118,7 @@ func (s Spec) Algorithm() (nodes.Algorithm, error) {
 				return b.Theory(in)
 			}
 		}
-		a.StartsAll = b.StartsAll
+		a.StartsAll, a.BoundedDelay = b.StartsAll, b.BoundedDelay
 	}
 	return a, nil
 }

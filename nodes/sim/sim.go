@@ -218,6 +218,7 @@ func newSim(cfg trial.Config) (*sim, error) {
 	_, s.fallible = s.machines[0].(nodes.Fallible)
 	_, s.closing = s.machines[0].(io.Closer)
 	s.res = trial.NewRecord(n, t, s.det)
+	s.res.Bound = cfg.Latency.Bound()
 	s.newMachine = newMachine
 	if err := s.initFaults(); err != nil {
 		s.closeMachines()
@@ -564,7 +565,7 @@ func (s *sim) send(from int32, to nodes.PeerID, m *nodes.Message) {
 	// at equal times the earlier send has the smaller sequence number.
 	at = s.fifoAt(from, int32(to), at)
 	if election {
-		s.res.Delays.Add(time.Duration(at - s.now))
+		s.res.ElectionDelayed(time.Duration(at - s.now))
 	}
 	slot, p := s.slab.alloc()
 	p.kind, p.to, p.from, p.msg = evDeliver, int32(to), from, *m

@@ -44,6 +44,13 @@ type Record struct {
 	// Delays are the one-way delays of the election messages (Delayed):
 	// the T the network actually gave, against the configured T.
 	Delays Delays
+	// Bound is the delay bound D the machines were given (the latency
+	// model's, plus the live runtime's allowance); 0 when none was set.
+	// Overruns counts the election messages that took longer than Bound:
+	// an algorithm that assumes bounded delay (nodes.Algorithm's
+	// BoundedDelay) ran outside its model once there is one.
+	Bound    time.Duration
+	Overruns int64
 }
 
 // NewRecord prepares the record of a trial of n processes whose mean
@@ -145,7 +152,16 @@ func (r *Record) Delivered(k nodes.Kind, at time.Duration) {
 // monotonic clock (both stamped when the machine's step ended).
 func (r *Record) Delayed(k nodes.Kind, d time.Duration) {
 	if k.IsElection() {
-		r.Delays.Add(d)
+		r.ElectionDelayed(d)
+	}
+}
+
+// ElectionDelayed notes that an election message took d (Delayed, for a
+// caller that knows the kind is an election's).
+func (r *Record) ElectionDelayed(d time.Duration) {
+	r.Delays.Add(d)
+	if d > r.Bound && r.Bound > 0 {
+		r.Overruns++
 	}
 }
 

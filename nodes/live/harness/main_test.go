@@ -21,6 +21,7 @@ import (
 	_ "github.com/electbench/electbench/nodes/ring"
 	"github.com/electbench/electbench/nodes/sim"
 	"github.com/electbench/electbench/nodes/trial"
+	"github.com/electbench/electbench/workloads"
 )
 
 // TestMain lets the test binary be a live node, as the electbench binary
@@ -184,8 +185,23 @@ func (j *judge) verdict(rec *trial.Record) check.Verdict {
 }
 
 // run runs cfg live, judged, and fails the test if the trial could not be
-// judged faithfully.
+// judged faithfully. As workloads runs live trials, an attempt the host
+// pushed outside the algorithm's model (trial.OutsideModel) runs again,
+// up to workloads.MaxReruns times.
 func run(t testing.TB, r *harness.Runtime, cfg trial.Config) (*harness.Result, check.Verdict, *judge) {
+	t.Helper()
+	for reruns := 0; ; reruns++ {
+		res, v, j := runOnce(t, r, cfg)
+		if !trial.OutsideModel(&cfg, &res.Record) || reruns == workloads.MaxReruns {
+			return res, v, j
+		}
+		t.Logf("%s n=%d: %d messages outlasted D = %v (the longest %v): run again", cfg.Algorithm.Name, len(cfg.Ranks),
+			res.Record.Overruns, res.Record.Bound, res.Record.Delays.Max)
+	}
+}
+
+// runOnce is run without running again: one attempt, whatever its delays.
+func runOnce(t testing.TB, r *harness.Runtime, cfg trial.Config) (*harness.Result, check.Verdict, *judge) {
 	t.Helper()
 	j := newJudge(t, &cfg, cfg.T())
 	cfg.Events = j
@@ -218,6 +234,12 @@ func leaderPos(t testing.TB, ranks []nodes.Rank, leader string) int {
 		t.Fatalf("leader %q: %v", leader, err)
 	}
 	return slices.Index(ranks, r)
+}
+
+// turnaroundMeasured is a live record's turnaround in units of the mean
+// delay its election messages took (turnaround_tm).
+func turnaroundMeasured(rec *trial.Record) float64 {
+	return float64(rec.LastElection-rec.FirstInitiation) / float64(rec.Delays.Mean())
 }
 
 // turnaround is a record's turnaround in units of its T.

@@ -90,11 +90,16 @@ func TestSplitServers(t *testing.T) {
 	})
 
 	r.Close()
-	// One cluster served the three trials: reset put its proxies back on
-	// both servers after each (the partition's disabled ones, the restart's
-	// upstreams).
-	if len(infos) != 3 || infos[0].Servers[1] != infos[2].Servers[1] || infos[0].Prefix != infos[2].Prefix {
-		t.Fatalf("trials %d, want 3 on one kept cluster: %+v", len(infos), infos)
+	// One cluster served the three trials (and any attempt run again):
+	// reset put its proxies back on both servers after each (the
+	// partition's disabled ones, the restart's upstreams).
+	if len(infos) < 3 {
+		t.Fatalf("%d trials, want at least 3", len(infos))
+	}
+	for _, info := range infos[1:] {
+		if info.Servers[1] != infos[0].Servers[1] || info.Prefix != infos[0].Prefix {
+			t.Fatalf("trials not on one kept cluster: %+v", infos)
+		}
 	}
 	checkReleased(t, nil, infos)
 	// The server process's API is gone with it.

@@ -1,0 +1,34 @@
+package trial
+
+// OutsideModel reports whether a trial ran outside the model its algorithm
+// assumes through no doing of its configuration: the algorithm assumes
+// bounded delay (nodes.Algorithm.BoundedDelay), an election message took
+// longer than the bound D its machines were given (rec.Overruns), the
+// latency model has a largest delay (under normal or exponential latency D
+// is a quantile, and a message past it is the model's own draw), and no
+// fault of the trial stretches delays on purpose (a delay, a link model,
+// a pause). A loaded live host does this: a process scheduled late delays
+// a message past D, a timer fires under it, and a lower bully process
+// rightly declares itself while a higher one is alive. The live runtime
+// runs such a trial again (workloads.MaxReruns); the simulator's delays
+// are its model's draws, so it never finds one there.
+func OutsideModel(cfg *Config, rec *Record) bool {
+	if cfg.Algorithm == nil || !cfg.Algorithm.BoundedDelay || rec.Overruns == 0 || !Bounded(cfg.Latency) {
+		return false
+	}
+	for i := range cfg.Faults {
+		if e := cfg.Faults[i].Effect; e.Delays() || e == EffPause {
+			return false
+		}
+	}
+	return true
+}
+
+// Bounded reports whether l never draws a latency above its Bound.
+func Bounded(l Latency) bool {
+	switch l.(type) {
+	case Constant, Uniform:
+		return true
+	}
+	return false
+}
