@@ -149,7 +149,7 @@ func runLiveAttempts(ctx context.Context, rt Runtime, t Trial, attempt func() (i
 		if err != nil {
 			return reports.Row{}, err
 		}
-		row, outside := t.run(ctx, rt, true, w)
+		row, outside := t.run(ctx, rt, true, w, nil)
 		if !outside || reruns == MaxReruns || ctx.Err() != nil {
 			row.Reruns = reports.Some(reruns)
 			return row, nil

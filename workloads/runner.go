@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/electbench/electbench/reports"
@@ -20,6 +21,10 @@ type Options struct {
 	// Trace, when set, receives every trial's event trace in plan order,
 	// each preceded by a {"trial":...} header line.
 	Trace io.Writer
+	// Processed, when set, holds the events the running simulated trials
+	// have processed so far (trial.Config.Processed): progress within
+	// trials, for an ETA.
+	Processed *atomic.Int64
 }
 
 // Run executes trials on the simulator and calls emit with each row in plan
@@ -64,7 +69,7 @@ func Run(ctx context.Context, trials []Trial, opt Options, emit func(reports.Row
 					}
 					w = sp
 				}
-				row, _ := trials[i].run(ctx, Sim, false, w)
+				row, _ := trials[i].run(ctx, Sim, false, w, opt.Processed)
 				if err := ctx.Err(); err != nil {
 					// An interrupted trial's row is not a result: it
 					// stops the rows here, and --resume runs it again.
@@ -182,7 +187,7 @@ func (t Trial) BaseRow() reports.Row {
 // RunTrial runs one trial on the simulator and returns its row. It never
 // panics: an algorithm that panics yields a row whose error column says so.
 func RunTrial(t Trial, trace io.Writer) reports.Row {
-	row, _ := t.run(context.Background(), Sim, false, trace)
+	row, _ := t.run(context.Background(), Sim, false, trace, nil)
 	return row
 }
 

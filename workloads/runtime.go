@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/electbench/electbench/nodes/check"
@@ -84,8 +85,9 @@ func (j *judge) Setup(s trial.Setup) {
 // harness, and outside that the run left its algorithm's model through no
 // doing of its configuration (trial.OutsideModel: the host delayed a
 // message past D). It never panics: an algorithm that panics yields a row
-// whose error column says so.
-func (t Trial) run(ctx context.Context, rt Runtime, live bool, trace io.Writer) (row reports.Row, outside bool) {
+// whose error column says so. processed, when set, follows the trial's
+// progress (trial.Config.Processed).
+func (t Trial) run(ctx context.Context, rt Runtime, live bool, trace io.Writer, processed *atomic.Int64) (row reports.Row, outside bool) {
 	s, a := t.Spec, t.Algo
 	row = t.BaseRow()
 	if live {
@@ -110,6 +112,7 @@ func (t Trial) run(ctx context.Context, rt Runtime, live bool, trace io.Writer) 
 		Ranks: ranks, Initiators: initiators, Latency: s.Latency,
 		Seed: t.Seed, Deadline: s.Deadline,
 		Detector: s.Detector, Budget: s.Budget, Faults: s.timelineFaults(T),
+		Processed: processed,
 	}
 	j, err := newJudge(&cfg, T, trace)
 	if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"sync/atomic"
 	"time"
 
 	"github.com/electbench/electbench/reports"
@@ -38,6 +39,12 @@ type eta struct {
 	liveDone float64                 // and of those finished
 	liveTime time.Duration           // wall time of the finished live trials
 	prev     time.Time               // when the last trial finished, or the run started
+	start    time.Time               // when the run started
+	// processed, when set, holds the events the running simulated trials
+	// have processed (workloads.Options.Processed): a run of a few long
+	// trials has an ETA before the first ends, and one that does not
+	// stand still while they run.
+	processed *atomic.Int64
 }
 
 // algETA is an algorithm's simulated trials: those left, and what the
@@ -71,7 +78,7 @@ func (a *algETA) price(m *algETA) float64 {
 // newETA prepares the ETA of the trials a run will execute (skip leaves
 // out those already done, or in another shard).
 func newETA(start time.Time, sim, live []workloads.Trial, skip, liveSkip func(workloads.Trial) bool) *eta {
-	e := &eta{est: map[reports.Key]float64{}, alg: map[string]*algETA{}, prev: start}
+	e := &eta{est: map[reports.Key]float64{}, alg: map[string]*algETA{}, prev: start, start: start}
 	for _, t := range sim {
 		if skip == nil || !skip(t) {
 			e.addSim(t.BaseRow().Key(), t.Cost(false))
@@ -128,7 +135,10 @@ func (e *eta) finished(r reports.Row, now time.Time) {
 
 // remaining is the time the run has left, and false while nothing is
 // known to base it on.
-func (e *eta) remaining() (time.Duration, bool) {
+func (e *eta) remaining() (time.Duration, bool) { return e.remainingAt(time.Now()) }
+
+// remainingAt is remaining at time now.
+func (e *eta) remainingAt(now time.Time) (time.Duration, bool) {
 	var all algETA // every finished simulated trial: the rates of algorithms not yet measured
 	for _, a := range e.alg {
 		all.done += a.done
@@ -136,15 +146,21 @@ func (e *eta) remaining() (time.Duration, bool) {
 		all.doneEvents += a.doneEvents
 		all.doneTime += a.doneTime
 	}
+	var running float64 // events the running simulated trials have processed
+	if e.processed != nil {
+		running = float64(e.processed.Load())
+	}
 	var left float64 // seconds
 	simLeft := false
+	var simEst float64 // estimated events of the simulated trials left
 	for _, a := range e.alg {
 		if a.count <= 0 {
 			continue
 		}
 		simLeft = true
+		simEst += a.left
 		if all.done == 0 {
-			return 0, false
+			continue
 		}
 		// a's own rates, once its finished trials weigh a tenth of what it
 		// has left (estimated); the rates of every finished trial before
@@ -155,6 +171,19 @@ func (e *eta) remaining() (time.Duration, bool) {
 			w = min(1, 10*a.doneEst/a.left)
 		}
 		left += w*a.price(a) + (1-w)*a.price(&all)
+	}
+	switch {
+	case simLeft && all.done == 0:
+		// Nothing finished yet: the rate at which the running trials
+		// process events, once they have processed some.
+		elapsed := now.Sub(e.start).Seconds()
+		if running <= 0 || elapsed <= 0 {
+			return 0, false
+		}
+		left = max(simEst-running, 0) / (running / elapsed)
+	case simLeft && running > 0:
+		// What the running trials did already is not left to do.
+		left = max(left-running*all.doneTime.Seconds()/all.work(), 0)
 	}
 	if e.liveLeft > 0 {
 		if e.liveDone > 0 {

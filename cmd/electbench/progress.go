@@ -43,7 +43,9 @@ func newProgress(w io.Writer, total int, e *eta) progress {
 			return newBarProgress(w, total, e)
 		}
 	}
-	return &logProgress{w: w, total: total, start: time.Now(), last: time.Now(), every: logEvery, now: time.Now, eta: e}
+	l := &logProgress{w: w, total: total, start: time.Now(), last: time.Now(), every: logEvery, now: time.Now, eta: e}
+	l.tick()
+	return l
 }
 
 // left prints the time e predicts, or "?" while it cannot tell.
@@ -157,9 +159,9 @@ func (b *barProgress) Close() {
 }
 
 // logProgress writes "progress: 1200/5000 trials (24%), 35s elapsed, about
-// 1m50s left" at most once per every, as trials finish or a live trial's
-// set-up moves on (then saying where it is); a run shorter than that
-// writes nothing.
+// 1m50s left" at most once per every, as trials finish, a live trial's
+// set-up moves on (then saying where it is) or every passes; a run
+// shorter than that writes nothing.
 type logProgress struct {
 	mu          sync.Mutex // Setup comes from the live harness's goroutine
 	w           io.Writer
@@ -169,6 +171,8 @@ type logProgress struct {
 	every       time.Duration
 	now         func() time.Time
 	eta         *eta
+	stop        chan struct{} // closed by Close: the ticker ends
+	ticking     sync.WaitGroup
 }
 
 func (l *logProgress) Done(r reports.Row) {
@@ -203,4 +207,30 @@ func (l *logProgress) line(now time.Time, more string) {
 		l.done, l.total, 100*l.done/l.total, l.failing, now.Sub(l.start).Round(time.Second), left(l.eta), more)
 }
 
-func (l *logProgress) Close() {}
+// tick writes the progress line every `every` while the run goes on, so
+// that a long trial, or a few, do not leave the log silent (the ETA moves
+// with the events they process).
+func (l *logProgress) tick() {
+	l.stop = make(chan struct{})
+	l.ticking.Go(func() {
+		t := time.NewTicker(l.every)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				l.mu.Lock()
+				l.line(l.now(), "")
+				l.mu.Unlock()
+			case <-l.stop:
+				return
+			}
+		}
+	})
+}
+
+func (l *logProgress) Close() {
+	if l.stop != nil {
+		close(l.stop)
+		l.ticking.Wait()
+	}
+}

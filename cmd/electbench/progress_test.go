@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/electbench/electbench/nodes/live/harness"
+	"github.com/electbench/electbench/nodes/live/livetest"
 	"github.com/electbench/electbench/pow"
 	"github.com/electbench/electbench/reports"
 )
@@ -296,5 +298,63 @@ func TestETALiveOnly(t *testing.T) {
 	got, ok := e.remaining()
 	if !ok || got.Round(time.Millisecond) != 14800*time.Millisecond {
 		t.Fatalf("before any live trial finished: %v, %v; want 14.8s from the prior", got, ok)
+	}
+}
+
+// A run of one long simulated trial has an ETA while it runs: from the
+// events it has processed so far (workloads.Options.Processed) against its
+// estimate, at the rate it processed them; once a trial has finished, what
+// the running ones did already is taken off what is left.
+func TestETAWithinATrial(t *testing.T) {
+	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	e := newETA(start, nil, nil, nil, nil)
+	e.processed = new(atomic.Int64)
+	e.addSim(reports.Row{Algorithm: "chang-roberts", Nodes: 10_000_000, Trial: 0}.Key(), 3e7)
+	if _, ok := e.remainingAt(start.Add(time.Second)); ok {
+		t.Fatal("an ETA before any event was processed")
+	}
+	for _, tc := range []struct {
+		at        time.Duration
+		processed int64
+		want      time.Duration
+	}{{time.Second, 3e6, 9 * time.Second}, {5 * time.Second, 15e6, 5 * time.Second}, {9 * time.Second, 27e6, time.Second}} {
+		e.processed.Store(tc.processed)
+		if got, ok := e.remainingAt(start.Add(tc.at)); !ok || got.Round(time.Millisecond) != tc.want {
+			t.Errorf("%v in, %d events processed: %v (%v) left, want %v", tc.at, tc.processed, got, ok, tc.want)
+		}
+	}
+	// Two trials of 1e6 events: the first took 1 s; the second has done
+	// half of its events, so half a second is left.
+	e = newETA(start, nil, nil, nil, nil)
+	e.processed = new(atomic.Int64)
+	for i := range 2 {
+		e.addSim(reports.Row{Algorithm: "lcr", Nodes: 1000, Trial: i}.Key(), 1e6)
+	}
+	e.finished(reports.Row{Algorithm: "lcr", Nodes: 1000, Trial: 0, Events: 1e6 - simOverhead}, start.Add(time.Second))
+	e.processed.Store(5e5)
+	if got, ok := e.remainingAt(start.Add(1500 * time.Millisecond)); !ok || got.Round(time.Millisecond) != 500*time.Millisecond {
+		t.Errorf("half of the second trial done: %v (%v) left, want 500ms", got, ok)
+	}
+}
+
+// Off a terminal, a run whose trials take long still writes its progress
+// line every so often, not only when a trial ends.
+func TestLogProgressTicks(t *testing.T) {
+	var b livetest.Buffer // safe for the ticker's writes
+	start := time.Now()
+	l := &logProgress{w: &b, total: 1, start: start, last: start, every: time.Millisecond, now: time.Now, eta: newETA(start, nil, nil, nil, nil)}
+	l.tick()
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(b.String(), "progress: 0/1 trials") && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	l.Close()
+	if !strings.Contains(b.String(), "progress: 0/1 trials (0%)") {
+		t.Fatalf("no progress line while the trial ran: %q", b.String())
+	}
+	n := len(b.String())
+	time.Sleep(5 * time.Millisecond)
+	if len(b.String()) != n {
+		t.Fatal("progress lines after Close")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -457,8 +458,10 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 		liveOpts.Trace = liveTrace
 	}
 	liveOpts.Skip = func(t workloads.Trial) bool { return done[t.LiveBaseRow().Key()] || !inShard(t, true) }
-	prog := newProgress(cmd.ErrOrStderr(), countToRun(trials, opts.Skip)+countToRun(liveTrials, liveOpts.Skip),
-		newETA(start, trials, liveTrials, opts.Skip, liveOpts.Skip))
+	est := newETA(start, trials, liveTrials, opts.Skip, liveOpts.Skip)
+	opts.Processed = new(atomic.Int64)
+	est.processed = opts.Processed
+	prog := newProgress(cmd.ErrOrStderr(), countToRun(trials, opts.Skip)+countToRun(liveTrials, liveOpts.Skip), est)
 	emit := func(r reports.Row) error {
 		written++
 		prog.Done(r)

@@ -78,6 +78,8 @@ type sim struct {
 	// cancelEvery events; canceled says it stopped the trial.
 	done     <-chan struct{}
 	canceled bool
+	// reported is the events added to cfg.Processed so far.
+	reported int64
 	// fifoElections counts the election messages sent under constant
 	// latency and no faults, each delayed T: their delays are noted at
 	// once when the trial ends.
@@ -148,6 +150,9 @@ func RunContext(ctx context.Context, cfg trial.Config) (*trial.Record, error) {
 		return nil, err
 	}
 	defer s.closeMachines()
+	if s.cfg.Processed != nil {
+		defer func() { s.cfg.Processed.Add(-s.reported) }()
+	}
 	s.done = ctx.Done()
 	s.run()
 	s.res.Delays.AddN(s.t, s.fifoElections)
@@ -309,12 +314,18 @@ func (s *sim) run() {
 			s.stopOverBudget()
 			return
 		}
-		if s.res.Events%cancelEvery == 0 && s.done != nil {
-			select {
-			case <-s.done:
-				s.canceled = true
-				return
-			default:
+		if s.res.Events%cancelEvery == 0 {
+			if s.done != nil {
+				select {
+				case <-s.done:
+					s.canceled = true
+					return
+				default:
+				}
+			}
+			if s.cfg.Processed != nil {
+				s.cfg.Processed.Add(s.res.Events - s.reported)
+				s.reported = s.res.Events
 			}
 		}
 		s.now = at

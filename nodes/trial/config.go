@@ -3,6 +3,7 @@ package trial
 import (
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/electbench/electbench/nodes"
@@ -36,6 +37,12 @@ type Config struct {
 	// Budget bounds the trial's events and pending events; zero fields take
 	// DefaultBudget's.
 	Budget Budget
+	// Processed, when set, is told the trial's progress: the simulator
+	// adds the events it has processed as it goes (every 65,536) and
+	// takes them back when the trial ends, so that a counter shared by a
+	// run's trials holds what its running trials have done (the ETA of a
+	// run of a few long trials).
+	Processed *atomic.Int64
 }
 
 // DefaultConfig is the reference model (ALGORITHMS.md, "The reference
