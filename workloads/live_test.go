@@ -152,17 +152,18 @@ func TestLiveFailureRows(t *testing.T) {
 	}
 }
 
-// failOnce is a runtime whose call number fail is the infrastructure's
-// failure (a stand-in for a Toxiproxy stopped in the middle of a run).
+// failOnce is a runtime whose first call for the trial of seed `seed` is
+// the infrastructure's failure (a stand-in for a Toxiproxy stopped in the
+// middle of a run); an attempt run again (MaxReruns) is no new trial.
 type failOnce struct {
-	rt    Runtime
-	calls int
-	fail  int
+	rt     Runtime
+	seed   uint64
+	failed bool
 }
 
 func (f *failOnce) Run(ctx context.Context, cfg trial.Config) (*trial.Record, error) {
-	f.calls++
-	if f.calls == f.fail {
+	if cfg.Seed == f.seed && !f.failed {
+		f.failed = true
 		return nil, fmt.Errorf("live: %w: toxiproxy stopped", trial.ErrInfrastructure)
 	}
 	return f.rt.Run(ctx, cfg)
@@ -176,7 +177,7 @@ func TestRunLiveStopsAtInfrastructureFailure(t *testing.T) {
 	rt := liveRuntime(t)
 	var rows []reports.Row
 	emit := func(r reports.Row) error { rows = append(rows, r); return nil }
-	err := RunLive(context.Background(), plan, &failOnce{rt: rt, fail: 2}, Options{}, emit)
+	err := RunLive(context.Background(), plan, &failOnce{rt: rt, seed: plan[1].Seed}, Options{}, emit)
 	if !errors.Is(err, trial.ErrInfrastructure) || !strings.Contains(err.Error(), "bully trial 1 on 4 nodes") {
 		t.Fatalf("run: %v; want the infrastructure error of trial 1", err)
 	}
