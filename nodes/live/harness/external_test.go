@@ -124,7 +124,7 @@ func TestExternalToxiproxy(t *testing.T) {
 
 	r.Close()
 
-	cfg := config(t, "bully", random(6, 1), everyone(6), 5*time.Millisecond)
+	cfg := config(t, "bully", random(6, 1), everyone(6), 10*time.Millisecond)
 	cfg.Faults = []trial.Fault{partition(halves(6), false)}
 	r = runtime(t, opt)
 	_, v, _ := run(t, r, cfg)
