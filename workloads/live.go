@@ -101,19 +101,8 @@ func liveLatencyLabel(l trial.Latency) string {
 // trial runs again while the host pushes it outside its algorithm's
 // model: MaxReruns).
 func RunLiveTrial(ctx context.Context, rt Runtime, t Trial, trace io.Writer) reports.Row {
-	var sp *spool
-	defer func() { sp.discard() }()
-	row, err := runLiveAttempts(ctx, rt, t, func() (io.Writer, error) {
-		if trace == nil {
-			return nil, nil
-		}
-		sp.discard()
-		var err error
-		if sp, err = newSpool(); err != nil {
-			return nil, err
-		}
-		return sp, nil
-	})
+	row, sp, err := runLiveAttempts(ctx, rt, t, trace != nil, nil)
+	defer sp.discard()
 	if err == nil && sp != nil {
 		err = sp.copyTo(trace)
 	}
@@ -140,20 +129,29 @@ func RunLiveTrial(ctx context.Context, rt Runtime, t Trial, trace io.Writer) rep
 const MaxReruns = 2
 
 // runLiveAttempts runs t on rt until an attempt stays within its
-// algorithm's model or MaxReruns have run again, and returns the row
-// kept. attempt is called before each attempt and gives its trace writer
-// (nil: none), dropping the previous attempt's.
-func runLiveAttempts(ctx context.Context, rt Runtime, t Trial, attempt func() (io.Writer, error)) (reports.Row, error) {
+// algorithm's model or MaxReruns have run again, and returns the row kept
+// and, with trace, the kept attempt's trace spooled to disk (the others'
+// are discarded). before, when set, is called before each attempt.
+func runLiveAttempts(ctx context.Context, rt Runtime, t Trial, trace bool, before func()) (reports.Row, *spool, error) {
 	for reruns := int64(0); ; reruns++ {
-		w, err := attempt()
-		if err != nil {
-			return reports.Row{}, err
+		if before != nil {
+			before()
+		}
+		var sp *spool
+		var w io.Writer
+		if trace {
+			var err error
+			if sp, err = newSpool(); err != nil {
+				return reports.Row{}, nil, err
+			}
+			w = sp
 		}
 		row, outside := t.run(ctx, rt, true, w, nil)
 		if !outside || reruns == MaxReruns || ctx.Err() != nil {
 			row.Reruns = reports.Some(reruns)
-			return row, nil
+			return row, sp, nil
 		}
+		sp.discard()
 	}
 }
 
@@ -213,19 +211,7 @@ func (w *infraWatch) Run(ctx context.Context, cfg trial.Config) (*trial.Record, 
 // to disk; it returns why the trial is no result, if it is none, with the
 // spool already discarded.
 func runLiveSpooled(ctx context.Context, watch *infraWatch, t Trial, trace bool) (reports.Row, *spool, error) {
-	var sp *spool
-	row, err := runLiveAttempts(ctx, watch, t, func() (io.Writer, error) {
-		watch.err = nil
-		if !trace {
-			return nil, nil
-		}
-		sp.discard()
-		var err error
-		if sp, err = newSpool(); err != nil {
-			return nil, err
-		}
-		return sp, nil
-	})
+	row, sp, err := runLiveAttempts(ctx, watch, t, trace, func() { watch.err = nil })
 	if err != nil {
 		return reports.Row{}, nil, err
 	}
