@@ -36,6 +36,7 @@ type eta struct {
 	est      map[reports.Key]float64 // each trial's cost (estimated events, for simulated ones)
 	alg      map[string]*algETA      // simulated trials by algorithm
 	liveLeft float64                 // cost of the live trials left
+	liveNext []float64               // and each one's, in the order they run (the first is running)
 	liveDone float64                 // and of those finished
 	liveTime time.Duration           // wall time of the finished live trials
 	prev     time.Time               // when the last trial finished, or the run started
@@ -111,6 +112,7 @@ func (e *eta) addSim(k reports.Key, events float64) {
 func (e *eta) addLive(k reports.Key, cost float64) {
 	e.est[k] = cost
 	e.liveLeft += cost
+	e.liveNext = append(e.liveNext, cost)
 }
 
 // finished notes a trial's row at time now.
@@ -120,6 +122,9 @@ func (e *eta) finished(r reports.Row, now time.Time) {
 	if r.Runtime == "live" {
 		e.liveLeft -= est
 		e.liveDone += est
+		if len(e.liveNext) > 0 {
+			e.liveNext = e.liveNext[1:] // live trials run one at a time, in plan order
+		}
 		e.liveTime += now.Sub(e.prev)
 	} else {
 		a := e.algorithm(r.Algorithm)
@@ -186,14 +191,25 @@ func (e *eta) remainingAt(now time.Time) (time.Duration, bool) {
 		left = max(left-running*all.doneTime.Seconds()/all.work(), 0)
 	}
 	if e.liveLeft > 0 {
+		perCost := liveSecondsPerCost
 		if e.liveDone > 0 {
-			left += e.liveTime.Seconds() / e.liveDone * e.liveLeft
-		} else {
-			left += liveSecondsPerCost * e.liveLeft
+			perCost = e.liveTime.Seconds() / e.liveDone
 		}
+		liveLeft := perCost * e.liveLeft
+		if !simLeft && len(e.liveNext) > 0 {
+			// The live trial running since the last one ended has done
+			// that much of its share; one that outruns its share leaves
+			// the trials after it.
+			current := perCost * e.liveNext[0]
+			liveLeft -= min(now.Sub(e.prev).Seconds(), current)
+		}
+		left += liveLeft
 	}
 	if !simLeft && e.liveLeft <= 0 && all.done == 0 && e.liveDone == 0 {
 		return 0, false
+	}
+	if left <= 0 && (simLeft || e.liveLeft > 0) {
+		return 0, false // what runs has outrun its estimate: overdue, by an unknown time
 	}
 	return time.Duration(left * float64(time.Second)), true
 }

@@ -48,9 +48,9 @@ func newProgress(w io.Writer, total int, e *eta) progress {
 	return l
 }
 
-// left prints the time e predicts, or "?" while it cannot tell.
-func left(e *eta) string {
-	d, ok := e.remaining()
+// left prints the time e predicts at now, or "?" while it cannot tell.
+func left(e *eta, now time.Time) string {
+	d, ok := e.remainingAt(now)
 	if !ok {
 		return "?"
 	}
@@ -121,7 +121,7 @@ func newBarProgress(w io.Writer, total int, e *eta) *barProgress {
 			decor.Any(func(decor.Statistics) string {
 				b.mu.Lock()
 				defer b.mu.Unlock()
-				s := " · " + b.current + " · about " + left(b.eta) + " left"
+				s := " · " + b.current + " · about " + left(b.eta, time.Now()) + " left"
 				if b.failing > 0 {
 					s += fmt.Sprintf(" · %d failing", b.failing)
 				}
@@ -204,7 +204,7 @@ func (l *logProgress) line(now time.Time, more string) {
 	}
 	l.last = now
 	fmt.Fprintf(l.w, "progress: %d/%d trials (%d%%), %d failing, %v elapsed, about %s left%s\n",
-		l.done, l.total, 100*l.done/l.total, l.failing, now.Sub(l.start).Round(time.Second), left(l.eta), more)
+		l.done, l.total, 100*l.done/l.total, l.failing, now.Sub(l.start).Round(time.Second), left(l.eta, now), more)
 }
 
 // tick writes the progress line every `every` while the run goes on, so

@@ -92,9 +92,11 @@ func TestLogProgressSetup(t *testing.T) {
 		}
 	}
 	at(24*time.Second, harness.Running, 0, 0)
+	// Trial 0 took 8 s, so trial 1 is priced at 8 s: 6 s left 2 s into
+	// it; 12 s into it, it is overdue by a time nobody knows.
 	want := []string{
-		"progress: 1/2 trials (50%), 0 failing, 10s elapsed, about 8s left; setting up raft n=64 trial 1: starting processes 32/64 (2s so far)",
-		"progress: 1/2 trials (50%), 0 failing, 20s elapsed, about 8s left; setting up raft n=64 trial 1: linking 2,565/4,032 (12s so far)",
+		"progress: 1/2 trials (50%), 0 failing, 10s elapsed, about 6s left; setting up raft n=64 trial 1: starting processes 32/64 (2s so far)",
+		"progress: 1/2 trials (50%), 0 failing, 20s elapsed, about ? left; setting up raft n=64 trial 1: linking 2,565/4,032 (12s so far)",
 	}
 	if got := strings.TrimSpace(b.String()); got != strings.Join(want, "\n") {
 		t.Fatalf("lines:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
@@ -298,6 +300,24 @@ func TestETALiveOnly(t *testing.T) {
 	got, ok := e.remaining()
 	if !ok || got.Round(time.Millisecond) != 14800*time.Millisecond {
 		t.Fatalf("before any live trial finished: %v, %v; want 14.8s from the prior", got, ok)
+	}
+	// The ETA counts down while the trial runs, and once the running
+	// trial outruns its share, what is left is the trials after it.
+	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	e = newETA(start, nil, nil, nil, nil)
+	e.addLive(reports.Row{Algorithm: "raft", Nodes: 64, Runtime: "live", Trial: 0}.Key(), 14.8e6)
+	e.addLive(reports.Row{Algorithm: "raft", Nodes: 64, Runtime: "live", Trial: 1}.Key(), 14.8e6)
+	for _, tc := range []struct{ at, want time.Duration }{
+		{5 * time.Second, 24600 * time.Millisecond}, {14800 * time.Millisecond, 14800 * time.Millisecond}, {time.Minute, 14800 * time.Millisecond},
+	} {
+		if got, ok := e.remainingAt(start.Add(tc.at)); !ok || got.Round(time.Millisecond) != tc.want {
+			t.Errorf("%v into the first trial: %v (%v) left, want %v", tc.at, got, ok, tc.want)
+		}
+	}
+	// The first took 20 s: the second is priced at that, from its start.
+	e.finished(reports.Row{Algorithm: "raft", Nodes: 64, Runtime: "live", Trial: 0}, start.Add(20*time.Second))
+	if got, _ := e.remainingAt(start.Add(25 * time.Second)); got.Round(time.Millisecond) != 15*time.Second {
+		t.Errorf("5 s into the second trial: %v left, want 15s", got)
 	}
 }
 
