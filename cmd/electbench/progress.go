@@ -173,6 +173,7 @@ type logProgress struct {
 	eta         *eta
 	stop        chan struct{} // closed by Close: the ticker ends
 	ticking     sync.WaitGroup
+	setup       string // where the live set-up under way is, as its last line said; "" if none
 }
 
 func (l *logProgress) Done(r reports.Row) {
@@ -184,6 +185,7 @@ func (l *logProgress) Done(r reports.Row) {
 	}
 	now := l.now()
 	l.eta.finished(r, now)
+	l.setup = ""
 	l.line(now, "")
 }
 
@@ -191,9 +193,11 @@ func (l *logProgress) Setup(s harness.Setup, trial int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if s.Stage == harness.Running {
-		return // the run's own time is the trial's, told when it ends
+		l.setup = "" // the run's own time is the trial's, told when it ends
+		return
 	}
-	l.line(l.now(), fmt.Sprintf("; setting up %s (%v so far)", setupLine(s, trial), s.Elapsed.Round(time.Second/10)))
+	l.setup = fmt.Sprintf("; setting up %s (%v so far)", setupLine(s, trial), s.Elapsed.Round(time.Second/10))
+	l.line(l.now(), l.setup)
 }
 
 // line writes the progress line, followed by more, if every has passed
@@ -219,7 +223,7 @@ func (l *logProgress) tick() {
 			select {
 			case <-t.C:
 				l.mu.Lock()
-				l.line(l.now(), "")
+				l.line(l.now(), l.setup)
 				l.mu.Unlock()
 			case <-l.stop:
 				return

@@ -368,9 +368,17 @@ func TestLogProgressTicks(t *testing.T) {
 	for !strings.Contains(b.String(), "progress: 0/1 trials") && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
 	}
+	// While a live set-up is under way, the ticking lines say where it is.
+	l.Setup(harness.Setup{Stage: harness.Linking, Algorithm: "raft", Nodes: 64, Done: 1, Total: 2}, 0)
+	for strings.Count(b.String(), "setting up raft n=64 trial 0: linking 1/2") < 2 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
 	l.Close()
 	if !strings.Contains(b.String(), "progress: 0/1 trials (0%)") {
 		t.Fatalf("no progress line while the trial ran: %q", b.String())
+	}
+	if strings.Count(b.String(), "setting up raft n=64 trial 0: linking 1/2") < 2 {
+		t.Fatalf("the ticking lines do not say where the set-up is: %q", b.String())
 	}
 	n := len(b.String())
 	time.Sleep(5 * time.Millisecond)
