@@ -23,7 +23,7 @@ func NewChecker(cfg *trial.Config, tAlg time.Duration) (*check.Checker, error) {
 		}
 	}
 	if cfg.Algorithm.Quorum != nil {
-		if err := c.WatchQuorum(cfg.Algorithm, nodes.Config{Variant: cfg.VariantName(), Params: cfg.Params, N: len(cfg.Ranks), T: tAlg, D: cfg.Latency.Bound() + tAlg - cfg.T()}); err != nil {
+		if err := c.WatchQuorum(cfg.Algorithm, nodes.Config{Variant: cfg.VariantName(), Params: cfg.Params, N: len(cfg.Ranks), T: tAlg, D: cfg.BoundIn(tAlg)}); err != nil {
 			return nil, err
 		}
 	}

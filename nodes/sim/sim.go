@@ -223,7 +223,7 @@ func newSim(cfg trial.Config) (*sim, error) {
 	_, s.fallible = s.machines[0].(nodes.Fallible)
 	_, s.closing = s.machines[0].(io.Closer)
 	s.res = trial.NewRecord(n, t, s.det)
-	s.res.Bound = cfg.Latency.Bound()
+	s.res.Bound = cfg.BoundIn(t)
 	s.newMachine = newMachine
 	if err := s.initFaults(); err != nil {
 		s.closeMachines()

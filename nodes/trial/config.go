@@ -62,6 +62,12 @@ func DefaultDeadline(n int, t time.Duration) time.Duration {
 // T is the mean one-way latency, the unit of turnaround_t.
 func (c *Config) T() time.Duration { return c.Latency.Mean() }
 
+// BoundIn is the delay bound D of machines whose parameters are read in
+// unit: the latency model's bound plus what unit adds to T (live, the
+// runtime's processing allowance; on the simulator unit is T and D the
+// model's bound).
+func (c *Config) BoundIn(unit time.Duration) time.Duration { return c.Latency.Bound() + unit - c.T() }
+
 // VariantName is the variant that runs: Variant, or the algorithm's default.
 func (c *Config) VariantName() string {
 	if c.Variant == "" {

@@ -203,7 +203,7 @@ func (lt *liveTrial) setup(ctx context.Context) error {
 		s.Setup(trial.Setup{Ranks: lt.ranks, Unit: lt.tAlg})
 	}
 	lt.log = newEventLog(n, &lt.cfg, lt.T, lt.det)
-	lt.log.rec.Bound = lt.bound()
+	lt.log.rec.Bound = lt.cfg.BoundIn(lt.tAlg)
 	lt.res.Sent, lt.res.Received, lt.res.Dropped = newCounts(), newCounts(), newCounts()
 	lt.res.DeliveredFrom = make([]int64, n)
 	lt.res.Stats = make([]*live.Stats, n)
@@ -324,15 +324,11 @@ func (lt *liveTrial) assign() error {
 	return nil
 }
 
-// bound is the delay bound D the nodes are given: the latency model's
-// plus the allowance.
-func (lt *liveTrial) bound() time.Duration { return lt.cfg.Latency.Bound() + lt.tAlg - lt.T }
-
 // configure sends a node its run.
 func (lt *liveTrial) configure(p *proc) {
 	cfg := &live.Config{
 		Algorithm: lt.cfg.Algorithm.Name, Variant: lt.cfg.VariantName(), Params: lt.cfg.Params,
-		T: lt.tAlg, D: lt.bound(), Seed: lt.cfg.Seed, Self: p.pos, SelfLatency: lt.T,
+		T: lt.tAlg, D: lt.cfg.BoundIn(lt.tAlg), Seed: lt.cfg.Seed, Self: p.pos, SelfLatency: lt.T,
 		MinBits: lt.bits(), Puzzle: new(lt.puzzle()), Links: lt.links.outgoing(p.pos),
 		External: lt.cfg.Algorithm.External,
 		// Step lines carry the messages' ranks only when the sink reads
