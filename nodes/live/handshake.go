@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/electbench/electbench/nodes"
@@ -83,6 +84,60 @@ type Handshaker struct {
 	// Count, when set, is told of every frame written (sent) or read on a
 	// connection this handshaker opened, the handshake's and later ones.
 	Count func(sent bool, k FrameKind)
+
+	// files caches the encoding of the identity shown and the peers'
+	// identities decoded: a node shakes hands with every peer, on its
+	// links out and in, with the same bytes each time, and the encoding
+	// (JSON with a canonical form and a checksum) costs more than the
+	// signatures. Only what decoded is kept, at most maxDecoded.
+	files struct {
+		sync.Mutex
+		shown   []byte
+		decoded map[string]*pow.Identity
+	}
+}
+
+// maxDecoded bounds the decoded identities a Handshaker keeps: beyond a
+// run's roster (at most 128 nodes, each with a restart's identity) only
+// strangers' would come, and those are decoded anew every time.
+const maxDecoded = 512
+
+// shownFile is the encoding of the identity this side shows.
+func (h *Handshaker) shownFile() ([]byte, error) {
+	h.files.Lock()
+	defer h.files.Unlock()
+	if h.files.shown == nil {
+		b, err := pow.Encode(h.shown())
+		if err != nil {
+			return nil, err
+		}
+		h.files.shown = b
+	}
+	return h.files.shown, nil
+}
+
+// decode decodes a peer's identity file, once per distinct file. The
+// identity returned is shared: callers only read it.
+func (h *Handshaker) decode(b []byte) (*pow.Identity, error) {
+	h.files.Lock()
+	id, ok := h.files.decoded[string(b)]
+	h.files.Unlock()
+	if ok {
+		return id, nil
+	}
+	id, err := pow.Decode(b)
+	if err != nil {
+		return nil, err
+	}
+	h.files.Lock()
+	defer h.files.Unlock()
+	if h.files.decoded == nil {
+		h.files.decoded = map[string]*pow.Identity{}
+	}
+	if len(h.files.decoded) < maxDecoded {
+		h.files.decoded[string(b)] = id
+	}
+	return id, nil
 }
 
 // reader returns a frame reader on c that counts what it reads.
@@ -131,7 +186,7 @@ func (h *Handshaker) hello() (frame, challenge []byte, eph *ephemeral, err error
 	if eph, err = newEphemeral(); err != nil {
 		return nil, nil, nil, err
 	}
-	file, err := pow.Encode(h.shown())
+	file, err := h.shownFile()
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("encoding our identity: %w", err)
 	}
@@ -156,7 +211,7 @@ func (h *Handshaker) readHello(fr *FrameReader) (challenge, eph []byte, id *pow.
 	}
 	challenge = append([]byte(nil), f.Payload[:ChallengeLen]...)
 	eph = append([]byte(nil), f.Payload[ChallengeLen:ChallengeLen+EphemeralLen]...)
-	id, err = pow.Decode(f.Payload[ChallengeLen+EphemeralLen:])
+	id, err = h.decode(f.Payload[ChallengeLen+EphemeralLen:])
 	if err != nil {
 		return nil, nil, nil, &RefusedError{Reason: "identity: " + err.Error(), Err: err}
 	}

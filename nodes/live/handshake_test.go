@@ -156,3 +156,51 @@ func TestLoadOrMintKeepsTheIdentity(t *testing.T) {
 		t.Fatalf("a restarted node came back as %v (%v), was %v", b.ID, err, a.ID)
 	}
 }
+
+// A peer's identity file is decoded once per handshaker, however many
+// times it is shown; the cache saves the decoding only: a thief showing a
+// file already decoded for its honest owner is still refused on the
+// signature, and a file that does not decode is never kept.
+func TestHandshakeDecodesEachFileOnce(t *testing.T) {
+	d, acc, thief := mint(t), mint(t), mint(t)
+	hd, ha := handshaker(d, nil), handshaker(acc, nil)
+	roster := map[nodes.ID]int{d.ID: 1}
+	for i := range 3 {
+		if dialErr, got := shake(hd, ha, acc.ID, roster); dialErr != nil || got.err != nil || got.peer != 1 {
+			t.Fatalf("handshake %d: dial %v, accept %+v", i, dialErr, got)
+		}
+	}
+	if len(ha.files.decoded) != 1 || len(hd.files.decoded) != 1 {
+		t.Fatalf("after 3 handshakes the acceptor kept %d decoded files and the dialer %d; want 1 each", len(ha.files.decoded), len(hd.files.decoded))
+	}
+	_, got := shake(handshaker(thief, &d.Identity), ha, acc.ID, roster)
+	if !errors.Is(got.err, pow.ErrSignature) {
+		t.Errorf("a thief showing an identity whose file is cached: accept gave %v; want a refusal wrapping %v", got.err, pow.ErrSignature)
+	}
+	file, err := pow.Encode(&d.Identity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := append([]byte(nil), file...)
+	bad[len(bad)/2] ^= 1
+	if _, err := ha.decode(bad); err == nil {
+		t.Fatal("a file with a flipped byte decoded")
+	}
+	if len(ha.files.decoded) != 1 {
+		t.Errorf("a file that does not decode was kept: %d decoded files", len(ha.files.decoded))
+	}
+	// Strangers' files beyond the bound are decoded, not kept.
+	for i := range maxDecoded + 4 {
+		k := mint(t)
+		f, err := pow.Encode(&k.Identity)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if id, err := ha.decode(f); err != nil || id.ID != k.ID {
+			t.Fatalf("decode %d: %v, %v", i, id, err)
+		}
+	}
+	if len(ha.files.decoded) != maxDecoded {
+		t.Errorf("%d decoded files kept; want the bound, %d", len(ha.files.decoded), maxDecoded)
+	}
+}
