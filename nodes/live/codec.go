@@ -57,10 +57,18 @@ const (
 	FrameSealed                          // one algorithm message, authenticated
 	FrameBody                            // one message of an external program, with its body
 	FrameSealedBody                      // one message of an external program, authenticated
+	// FrameEpoch, always sealed, says which trial of a kept cluster the
+	// frames after it on the link belong to (Session.AppendEpoch): a
+	// message still in flight when its trial ended is recognised as
+	// stale in the next one, however late it arrives.
+	FrameEpoch
 	numFrameKinds
 )
 
-var frameNames = [...]string{"INVALID", "HELLO", "PROOF", "WELCOME", "REFUSE", "MSG", "SEALED", "BODY", "SEALED-BODY"}
+// EpochLen is the size of an EPOCH frame's plaintext: the trial's epoch.
+const EpochLen = 8
+
+var frameNames = [...]string{"INVALID", "HELLO", "PROOF", "WELCOME", "REFUSE", "MSG", "SEALED", "BODY", "SEALED-BODY", "EPOCH"}
 
 func (k FrameKind) String() string {
 	if k < numFrameKinds {
@@ -94,6 +102,8 @@ func payloadBounds(k FrameKind) (lo, hi int) {
 		return 4, MaxFrame - 2 - TagLen
 	case FrameSealedBody:
 		return 4 + TagLen, MaxFrame - 2
+	case FrameEpoch:
+		return EpochLen + TagLen, EpochLen + TagLen
 	}
 	return 0, -1
 }

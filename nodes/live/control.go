@@ -24,6 +24,8 @@ import (
 //	{"type":"suspect","peer":P}           Machine.Suspect(P): the harness is the perfect detector's oracle
 //	{"type":"sync"}                       report the time on the node's clock (synced)
 //	{"type":"stop"}                       report stats and exit
+//	{"type":"reset"}                      report stats, end the trial, keep the process and its links for
+//	                                      the next configure (a kept cluster's next trial)
 //
 // Node → harness:
 //
@@ -86,7 +88,11 @@ type Config struct {
 	// allowance; zero (an older harness) means D = T.
 	D    time.Duration `json:"d,omitempty"`
 	Seed uint64        `json:"seed"` // the trial's seed: per-process sources as in the simulator
-	Self int           `json:"self"` // this node's position
+	// Epoch numbers the trials of a kept cluster's processes (reset): 0
+	// for a process's first, then distinct and increasing. Frames are
+	// marked with it, and a message of another epoch is never delivered.
+	Epoch uint64 `json:"epoch,omitempty"`
+	Self  int    `json:"self"` // this node's position
 	// Ranks are every process's rank by position (ring order), as
 	// nodes.Rank.String writes them.
 	Ranks []string `json:"ranks"`
@@ -207,6 +213,9 @@ type Stats struct {
 	// altered, replayed, reordered): each closed its link.
 	Rejected int64 `json:"rejected,omitempty"`
 	Steps    int64 `json:"steps,omitempty"`
+	// Stale counts the messages dropped as another trial's: sent in a
+	// kept cluster's last trial, delivered after it ended.
+	Stale int64 `json:"stale,omitempty"`
 }
 
 // appendStep writes a step line by hand: it is the runtime's hot path, and

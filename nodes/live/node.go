@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
+	"math"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -91,8 +93,16 @@ const (
 )
 
 type event struct {
-	kind  evKind
-	from  int
+	kind evKind
+	from int
+	// link is the outgoing link of evLinkUp, evLinkDown and a dial
+	// side's evRefused; peer and epoch are an accepted connection's
+	// sender and the trial its frames belong to (evMsg from a peer,
+	// evProtocol): the node maps peer to a position, which a kept
+	// cluster's next trial changes.
+	link  *link
+	peer  nodes.ID
+	epoch uint64
 	msg   nodes.Message
 	body  []byte // an external program's message body (FrameBody)
 	size  int
@@ -111,13 +121,18 @@ type timer struct {
 	t     *time.Timer
 }
 
-// link is one outgoing link. Only the node's goroutine writes to conn.
+// link is one outgoing link. Only the node's goroutine writes to conn. A
+// link is known by its address, which leads to the same peer process for
+// the node's whole life (a kept cluster's proxy between two processes):
+// a later configure gives it the peer's position in that trial.
 type link struct {
 	to      int
 	addr    string
-	conn    net.Conn // nil while down
-	sess    *Session // conn's: seals every frame written to it
-	final   bool     // up once, or refused: counts towards "linked"
+	want    nodes.ID      // the peer's identity, fixed with addr
+	quit    chan struct{} // closed when a configure drops the link
+	conn    net.Conn      // nil while down
+	sess    *Session      // conn's: seals every frame written to it
+	final   bool          // up once, or refused: counts towards "linked"
 	refused bool
 	down    error // why the link last went down
 }
@@ -146,8 +161,18 @@ type node struct {
 	topo    nodes.Topology
 	peers   []nodes.Peer
 	links   []*link // by position; nil where no link is configured
+	byAddr  map[string]*link
 	linked  bool
-	rnd     *rand.Rand
+	// roster is byID for the acceptor's handshakes, which run on their
+	// own goroutines: replaced whole by each configure, never written.
+	roster atomic.Pointer[map[nodes.ID]int]
+	// epoch is the trial the node runs (Config.Epoch); between a reset
+	// and the next configure it is noEpoch, and every message is stale.
+	// stale counts the messages dropped as another trial's.
+	epoch     uint64
+	stale     int64
+	accepting bool
+	rnd       *rand.Rand
 
 	started bool
 	start   time.Time // t0 on this process's clock
@@ -199,6 +224,7 @@ func Run(ctx context.Context, o Options, in io.Reader, out io.Writer) error {
 		mono:   o.Mono,
 		timers: map[nodes.TimerID]*timer{},
 		in:     map[net.Conn]bool{},
+		byAddr: map[string]*link{},
 		sent:   make([]int64, nodes.NumKinds()),
 		recv:   make([]int64, nodes.NumKinds()),
 		fired:  make([]int64, nodes.NumTimers()),
@@ -330,16 +356,17 @@ func (n *node) handle(e event) (stop bool, err error) {
 	case evCmd:
 		return n.command(e.cmd)
 	case evLinkUp:
-		l := n.links[e.from]
+		l := e.link
 		if l.conn != nil && l.conn != e.conn {
 			l.conn.Close()
 		}
 		l.conn, l.sess = e.conn, e.sess
+		n.markEpoch(l)
 		n.settle(l)
 	case evLinkDown:
 		// Peers going away at the end of a run is no news; a message that
 		// finds the link down is (send logs it).
-		if l := n.links[e.from]; l.conn == e.conn {
+		if l := e.link; l.conn == e.conn {
 			l.conn, l.down = nil, e.err
 		}
 	case evProtocol:
@@ -347,8 +374,9 @@ func (n *node) handle(e event) (stop bool, err error) {
 		if errors.Is(e.err, ErrTag) {
 			n.rejected++
 		}
-		n.logf("link from peer %d closed: %v", e.from, e.err)
-		n.report(Report{Type: "protocol", Peer: e.from, Reason: e.err.Error()})
+		from := n.position(e.peer)
+		n.logf("link from peer %d closed: %v", from, e.err)
+		n.report(Report{Type: "protocol", Peer: from, Reason: e.err.Error()})
 	case evRefused:
 		n.refusals.Add(1)
 		reason := e.err.Error()
@@ -356,14 +384,27 @@ func (n *node) handle(e event) (stop bool, err error) {
 		if e.from < 0 {
 			n.anonymous++
 		}
+		if e.link != nil {
+			e.from = e.link.to
+		}
 		n.logf("handshake with peer %d (%s side): %s", e.from, e.side, reason)
 		n.report(Report{Type: "refused", Peer: e.from, Side: e.side, ByPeer: re != nil && re.Remote, Reason: reason})
 		if e.side == "dial" {
-			l := n.links[e.from]
+			l := e.link
 			l.refused = true
 			n.settle(l)
 		}
 	case evMsg:
+		if e.epoch != n.epoch {
+			n.stale++ // sent in another trial of a kept cluster
+			return false, nil
+		}
+		if e.link == nil && e.peer != (nodes.ID{}) {
+			if e.from = n.position(e.peer); e.from < 0 {
+				n.stale++
+				return false, nil
+			}
+		}
 		if !n.started {
 			n.early = append(n.early, e)
 			return false, nil
@@ -379,7 +420,7 @@ func (n *node) command(c Command) (bool, error) {
 	switch c.Type {
 	case "configure":
 		if n.cfg.Algorithm != "" {
-			return false, errors.New("live: configured twice")
+			return false, errors.New("live: configured twice (without a reset between)")
 		}
 		if c.Config == nil {
 			return false, errors.New("live: configure without a config")
@@ -421,6 +462,13 @@ func (n *node) command(c Command) (bool, error) {
 		st := n.stats()
 		n.report(Report{Type: "stats", Stats: &st})
 		return true, nil
+	case "reset":
+		if n.cfg.Algorithm == "" {
+			return false, errors.New("live: reset before configure")
+		}
+		st := n.stats()
+		n.report(Report{Type: "stats", Stats: &st})
+		n.reset()
 	default:
 		return false, fmt.Errorf("live: unknown command %q", c.Type)
 	}
@@ -488,23 +536,131 @@ func (n *node) configure(cfg Config) error {
 			return f.Err()
 		}
 	}
+	roster := maps.Clone(n.byID)
+	n.roster.Store(&roster)
+	n.epoch = cfg.Epoch
+	// The links: those of an earlier trial whose address is named again
+	// are kept, up or not, with the peer's new position; the others are
+	// dropped, and new ones dialled.
 	n.links = make([]*link, num)
-	for _, l := range cfg.Links {
-		if l.To < 0 || l.To >= num || l.To == n.self || n.links[l.To] != nil {
-			return fmt.Errorf("live: bad link to position %d", l.To)
+	keep := map[string]bool{}
+	for _, cl := range cfg.Links {
+		if cl.To < 0 || cl.To >= num || cl.To == n.self || n.links[cl.To] != nil || keep[cl.Addr] {
+			return fmt.Errorf("live: bad link to position %d", cl.To)
 		}
-		n.links[l.To] = &link{to: l.To, addr: l.Addr}
-	}
-	n.wg.Add(1)
-	go n.acceptLoop()
-	for _, l := range n.links {
-		if l != nil {
+		keep[cl.Addr] = true
+		l := n.byAddr[cl.Addr]
+		switch {
+		case l == nil:
+			l = &link{to: cl.To, addr: cl.Addr, want: n.ranks[cl.To].ID, quit: make(chan struct{})}
+			n.byAddr[cl.Addr] = l
 			n.wg.Add(1)
-			go n.dialLoop(l.to, l.addr)
+			go n.dialLoop(l)
+		case l.want != n.ranks[cl.To].ID:
+			return fmt.Errorf("live: the link at %s leads to %s, not to position %d's %s", cl.Addr, l.want, cl.To, n.ranks[cl.To].ID)
+		default:
+			// Up now, or to be waited for again: "linked" says every
+			// link is up at the start of this trial too.
+			l.to, l.final = cl.To, l.conn != nil || l.refused
+			n.markEpoch(l)
 		}
+		n.links[cl.To] = l
+	}
+	for addr, l := range n.byAddr {
+		if !keep[addr] {
+			close(l.quit)
+			if l.conn != nil {
+				l.conn.Close()
+			}
+			delete(n.byAddr, addr)
+		}
+	}
+	if !n.accepting {
+		n.accepting = true
+		n.wg.Add(1)
+		go n.acceptLoop()
 	}
 	n.checkLinked()
 	return nil
+}
+
+// noEpoch is the node's epoch between a reset and the next configure: no
+// message is any trial's then.
+const noEpoch = math.MaxUint64
+
+// markEpoch tells the peer of link l, in l's own frame sequence, that what
+// follows belongs to this trial: a message still in flight from the last
+// one is then recognised as stale however late it arrives. A node that
+// was never reset (epoch 0, every connection's start) says nothing.
+func (n *node) markEpoch(l *link) {
+	if n.epoch == 0 || n.epoch == noEpoch || l.conn == nil {
+		return
+	}
+	n.wbuf = l.sess.AppendEpoch(n.wbuf[:0], n.epoch)
+	l.conn.SetWriteDeadline(time.Now().Add(2 * time.Second))
+	if _, err := l.conn.Write(n.wbuf); err != nil {
+		n.logf("writing the epoch to peer %d: %v", l.to, err)
+		l.conn.Close() // the dialer sees it and redials
+		l.conn = nil
+		return
+	}
+	n.framesSent[FrameEpoch].Add(1)
+}
+
+// position is the position of the peer with identity id in this trial, or
+// -1.
+func (n *node) position(id nodes.ID) int {
+	if p, ok := n.byID[id]; ok && p != n.self {
+		return p
+	}
+	return -1
+}
+
+// reset ends the node's trial and keeps the process for the next one of
+// its cluster: the machine, its timers and detector, the stable state and
+// every count go; the listener, the links and the connections in stay, as
+// does the identity. Messages of the ended trial that arrive later are
+// stale (epoch).
+func (n *node) reset() {
+	for _, tm := range n.timers {
+		if tm.t != nil {
+			tm.t.Stop()
+		}
+		tm.gen++ // an expiry already queued finds its generation gone
+		tm.armed = false
+	}
+	n.armed = 0
+	if n.hbTicker != nil {
+		n.hbTicker.Stop()
+		n.hbTicker = nil
+	}
+	if c, ok := n.machine.(io.Closer); ok {
+		c.Close() // an external program: stopped and reaped
+	}
+	n.machine, n.phased, n.carrier, n.alg = nil, nil, nil, nil
+	n.cfg = Config{}
+	n.epoch = noEpoch
+	n.started, n.linked, n.failed = false, false, false
+	n.running.Store(false)
+	n.early, n.lastHeard, n.suspected = nil, nil, nil
+	clear(n.sent)
+	clear(n.recv)
+	clear(n.dropped)
+	clear(n.fired)
+	n.bytes, n.bytesRecv, n.steps, n.stale = 0, 0, 0, 0
+	n.anonymous, n.protocol, n.rejected = 0, 0, 0
+	n.refusals.Store(0)
+	n.shed.Store(0)
+	for k := range n.framesSent {
+		n.framesSent[k].Store(0)
+		n.framesRecv[k].Store(0)
+	}
+	n.stable = nil
+	if n.o.StateDir != "" {
+		if err := os.Remove(filepath.Join(n.o.StateDir, StableFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			n.fatal = fmt.Errorf("live: removing the last trial's stable state: %w", err)
+		}
+	}
 }
 
 // settle notes that outgoing link l is up or refused. The first time, while
@@ -738,8 +894,9 @@ func rankText(r nodes.Rank) string {
 
 // deliverLater is a message to oneself: it takes the configured latency.
 func (n *node) deliverLater(m nodes.Message, size int, body []byte) {
+	self, epoch := n.self, n.epoch
 	time.AfterFunc(n.cfg.SelfLatency, func() {
-		n.post(event{kind: evMsg, from: n.self, msg: m, size: size, body: body})
+		n.post(event{kind: evMsg, from: self, epoch: epoch, msg: m, size: size, body: body})
 	})
 }
 
@@ -922,6 +1079,7 @@ func (n *node) stats() Stats {
 		Sent: byName(n.sent, kindName), Recv: byName(n.recv, kindName), Dropped: byName(n.dropped, kindName),
 		Bytes: n.bytes, BytesRecv: n.bytesRecv, Fired: byName(n.fired, timerName),
 		Refused: n.refusals.Load(), Anonymous: n.anonymous, Shed: n.shed.Load(), ProtocolErrors: n.protocol, Rejected: n.rejected, Steps: n.steps,
+		Stale: n.stale,
 	}
 	for k := FrameKind(1); k < numFrameKinds; k++ {
 		if v := n.framesSent[k].Load(); v != 0 {
@@ -961,7 +1119,7 @@ func (n *node) dial(ctx context.Context, addr string) (net.Conn, error) {
 // dialLoop keeps the link to peer `to` up: dial, handshake, then watch the
 // connection until it breaks and dial again. A refused handshake ends it:
 // identities do not change within a run.
-func (n *node) dialLoop(to int, addr string) {
+func (n *node) dialLoop(l *link) {
 	defer n.wg.Done()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -969,15 +1127,16 @@ func (n *node) dialLoop(to int, addr string) {
 		select {
 		case <-n.done:
 			cancel()
+		case <-l.quit:
+			cancel()
 		case <-ctx.Done():
 		}
 	}()
-	want := n.ranks[to].ID
 	backoff := 2 * time.Millisecond
 	for {
-		up, err := n.dialOnce(ctx, to, addr, want)
+		up, err := n.dialOnce(ctx, l)
 		if _, ok := isRefusal(err); ok {
-			n.post(event{kind: evRefused, from: to, side: "dial", err: err})
+			n.post(event{kind: evRefused, link: l, side: "dial", err: err})
 			return
 		}
 		if up {
@@ -985,6 +1144,8 @@ func (n *node) dialLoop(to int, addr string) {
 		}
 		select {
 		case <-n.done:
+			return
+		case <-l.quit:
 			return
 		case <-time.After(backoff):
 		}
@@ -994,8 +1155,8 @@ func (n *node) dialLoop(to int, addr string) {
 
 // dialOnce dials, shakes hands and, once the link is up, watches it until it
 // breaks. up says whether it got that far.
-func (n *node) dialOnce(ctx context.Context, to int, addr string, want nodes.ID) (up bool, err error) {
-	c, err := n.dial(ctx, addr)
+func (n *node) dialOnce(ctx context.Context, l *link) (up bool, err error) {
+	c, err := n.dial(ctx, l.addr)
 	if err != nil {
 		return false, err
 	}
@@ -1006,11 +1167,11 @@ func (n *node) dialOnce(ctx context.Context, to int, addr string, want nodes.ID)
 		<-cctx.Done()
 		c.Close()
 	}()
-	fr, sess, err := n.hs.Dial(c, want)
+	fr, sess, err := n.hs.Dial(c, l.want)
 	if err != nil {
 		return false, err
 	}
-	if !n.post(event{kind: evLinkUp, from: to, conn: c, sess: sess}) {
+	if !n.post(event{kind: evLinkUp, link: l, conn: c, sess: sess}) {
 		return true, nil
 	}
 	// Nothing more comes this way on a healthy link: reading only notices
@@ -1020,7 +1181,7 @@ func (n *node) dialOnce(ctx context.Context, to int, addr string, want nodes.ID)
 			break
 		}
 	}
-	n.post(event{kind: evLinkDown, from: to, conn: c, err: err})
+	n.post(event{kind: evLinkDown, link: l, conn: c, err: err})
 	return true, nil
 }
 
@@ -1086,8 +1247,10 @@ func (n *node) serve(c net.Conn) {
 		delete(n.in, c)
 		n.inMu.Unlock()
 	}()
+	var peer nodes.ID
 	from, fr, sess, err := n.hs.Accept(c, func(id nodes.ID) (int, bool) {
-		p, ok := n.byID[id]
+		p, ok := (*n.roster.Load())[id]
+		peer = id
 		return p, ok && p != n.self
 	})
 	<-n.pending
@@ -1099,38 +1262,49 @@ func (n *node) serve(c net.Conn) {
 		}
 		return
 	}
+	// The frames belong to epoch 0 until the peer says otherwise (an
+	// EPOCH frame, in a kept cluster's later trials).
+	var epoch uint64
 	early := 0
 	for {
 		f, err := fr.Next()
 		if err != nil {
 			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
-				n.logf("link from peer %d: %v", from, err)
+				n.logf("link from peer %s: %v", peer, err)
 			}
 			return
 		}
 		var ev event
-		if f.Kind == FrameSealedBody {
+		switch f.Kind {
+		case FrameEpoch:
+			if epoch, err = sess.OpenEpoch(f); err != nil {
+				n.post(event{kind: evProtocol, peer: peer, err: err})
+				return
+			}
+			early = 0
+			continue
+		case FrameSealedBody:
 			k, body, err := sess.OpenBody(f)
 			if err != nil {
-				n.post(event{kind: evProtocol, from: from, err: err})
+				n.post(event{kind: evProtocol, peer: peer, err: err})
 				return
 			}
 			// The body aliases the reader's buffer: keep a copy.
 			body = append([]byte(nil), body...)
-			ev = event{kind: evMsg, from: from, msg: nodes.Message{Kind: k, B: int64(len(body))}, size: len(body), body: body}
-		} else {
+			ev = event{kind: evMsg, peer: peer, epoch: epoch, msg: nodes.Message{Kind: k, B: int64(len(body))}, size: len(body), body: body}
+		default:
 			m, err := sess.Open(f)
 			if err != nil {
-				n.post(event{kind: evProtocol, from: from, err: err})
+				n.post(event{kind: evProtocol, peer: peer, err: err})
 				return
 			}
-			ev = event{kind: evMsg, from: from, msg: m, size: len(f.Payload)}
+			ev = event{kind: evMsg, peer: peer, epoch: epoch, msg: m, size: len(f.Payload)}
 		}
 		if !n.running.Load() {
 			// Held in memory until start: a peer may not grow that
 			// without bound.
 			if early++; early > n.o.MaxEarly {
-				n.post(event{kind: evProtocol, from: from, err: fmt.Errorf("more than %d messages before start", n.o.MaxEarly)})
+				n.post(event{kind: evProtocol, peer: peer, err: fmt.Errorf("more than %d messages before start", n.o.MaxEarly)})
 				return
 			}
 		}
@@ -1149,8 +1323,8 @@ func (n *node) shutdown() {
 	}
 	n.inMu.Unlock()
 	n.ln.Close()
-	for _, l := range n.links {
-		if l != nil && l.conn != nil {
+	for _, l := range n.byAddr {
+		if l.conn != nil {
 			l.conn.Close()
 		}
 	}

@@ -402,3 +402,79 @@ func TestNodeStableState(t *testing.T) {
 		t.Fatalf("an unwritable directory, appending: %v", bad.fatal)
 	}
 }
+
+// A reset ends a node's trial and keeps its process and links for the
+// next configure, whatever positions it gives: the next trial links with
+// no handshake, a peer's message is delivered from its new position, and
+// a message sent in the last trial that arrives in the next one is stale,
+// never delivered.
+func TestNodeResetKeepsLinks(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		net := &memNet{ln: map[string]*memListener{}}
+		a, b := startNode(t, net, "a"), startNode(t, net, "b")
+		// Trial 1: a at position 0, b at 1.
+		ca, cb := configFor("live-test-echo", 0, []*pow.Key{a.key, b.key}), configFor("live-test-echo", 1, []*pow.Key{a.key, b.key})
+		ca.Links, cb.Links = []Link{{To: 1, Addr: "b"}}, []Link{{To: 0, Addr: "a"}}
+		a.cmd(Command{Type: "configure", Config: ca})
+		b.cmd(Command{Type: "configure", Config: cb})
+		for _, n := range []*testNode{a, b} {
+			n.next("link")
+			n.next("linked")
+		}
+		t0 := fakeMono()
+		a.cmd(Command{Type: "start", T0: t0})
+		b.cmd(Command{Type: "start", T0: t0})
+		a.next("step")
+		b.next("step")
+
+		// b moves to trial 2 (epoch 2, positions swapped) while a is
+		// still in trial 1: what a sends now is stale at b.
+		b.cmd(Command{Type: "reset"})
+		if st := b.next("stats").Stats; st.FramesSent["HELLO"] != 2 || st.Steps != 1 {
+			t.Fatalf("b's stats of trial 1: %+v", st)
+		}
+		c2a, c2b := configFor("live-test-echo", 1, []*pow.Key{b.key, a.key}), configFor("live-test-echo", 0, []*pow.Key{b.key, a.key})
+		c2a.Links, c2b.Links = []Link{{To: 0, Addr: "b"}}, []Link{{To: 1, Addr: "a"}}
+		c2a.Epoch, c2b.Epoch = 2, 2
+		b.cmd(Command{Type: "configure", Config: c2b})
+		if r := b.next("linked"); r.Up != 1 {
+			t.Fatalf("b's kept link: linked %+v", r)
+		}
+		a.cmd(Command{Type: "initiate"})
+		if r := a.next("step"); len(r.Sent) != 1 || r.Sent[0].Dropped {
+			t.Fatalf("a's last message of trial 1: %+v", r)
+		}
+		time.Sleep(time.Millisecond)
+		a.cmd(Command{Type: "reset"})
+		if st := a.next("stats").Stats; st.Sent["LIVE_TEST_ELECTION"] != 1 {
+			t.Fatalf("a's stats of trial 1: %+v", st)
+		}
+		a.cmd(Command{Type: "configure", Config: c2a})
+		if r := a.next("linked"); r.Up != 1 {
+			t.Fatalf("a's kept link: linked %+v", r)
+		}
+
+		// Trial 2: b at 0, a at 1.
+		t0 = fakeMono()
+		a.cmd(Command{Type: "start", T0: t0})
+		b.cmd(Command{Type: "start", T0: t0})
+		a.next("step")
+		if r := b.next("step"); r.Ev != "start" {
+			t.Fatalf("b's first step of trial 2 is %+v: the stale message was delivered", r)
+		}
+		a.cmd(Command{Type: "initiate"})
+		if r := a.next("step"); len(r.Sent) != 1 || r.Sent[0].To != 0 || r.Sent[0].Dropped {
+			t.Fatalf("a's initiate in trial 2: %+v", r)
+		}
+		if r := b.next("step"); r.Ev != "recv" || r.From != 1 || len(r.Decide) != 1 || r.Decide[0] != a.key.Rank().String() {
+			t.Fatalf("b's receive in trial 2: %+v", r)
+		}
+		stB := b.stop()
+		if stB.Stale != 1 || stB.Recv["LIVE_TEST_ELECTION"] != 1 || stB.FramesSent["HELLO"] != 0 || stB.FramesRecv["EPOCH"] != 1 || stB.FramesSent["EPOCH"] != 1 {
+			t.Fatalf("b's stats of trial 2: %+v", stB)
+		}
+		if stA := a.stop(); stA.Sent["LIVE_TEST_ELECTION"] != 1 || stA.FramesSent["HELLO"] != 0 || stA.Stale != 0 {
+			t.Fatalf("a's stats of trial 2: %+v", stA)
+		}
+	})
+}

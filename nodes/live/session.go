@@ -119,6 +119,25 @@ func (s *Session) AppendBody(b []byte, k nodes.Kind, body []byte) ([]byte, int, 
 	return s.seal(b, start, FrameSealedBody), size, nil
 }
 
+// AppendEpoch appends a sealed EPOCH frame to b: the frames sealed after
+// it on this link belong to trial epoch e of a kept cluster.
+func (s *Session) AppendEpoch(b []byte, e uint64) []byte {
+	start := len(b)
+	b = append(b, 0, 0, Version, byte(FrameEpoch))
+	b = binary.BigEndian.AppendUint64(b, e)
+	return s.seal(b, start, FrameEpoch)
+}
+
+// OpenEpoch checks an EPOCH frame as the next frame of the link and
+// returns its epoch.
+func (s *Session) OpenEpoch(f Frame) (uint64, error) {
+	p, err := s.open(f, FrameEpoch)
+	if err != nil {
+		return 0, err
+	}
+	return binary.BigEndian.Uint64(p), nil
+}
+
 // seal turns the frame at b[start:] into its sealed kind: the length
 // counts the tag, the kind byte is sealed's, and the tag over header and
 // payload follows.

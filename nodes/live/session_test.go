@@ -236,3 +236,43 @@ func FuzzSessionOpen(f *testing.F) {
 		}
 	})
 }
+
+// An EPOCH frame is sealed in the link's sequence like a message: it opens
+// in order with its epoch, and an altered or unsealed one fails with
+// ErrTag, so a peer's messages cannot be moved to another trial by anyone
+// on the path.
+func TestSessionEpochFrames(t *testing.T) {
+	send, recv := sessionPair(t)
+	b, _, err := send.AppendMessage(nil, nodes.Message{Kind: testElection, A: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = send.AppendEpoch(b, 7)
+	if b, _, err = send.AppendMessage(b, nodes.Message{Kind: testElection, A: 2}); err != nil {
+		t.Fatal(err)
+	}
+	fs := frames(t, b)
+	if len(fs) != 3 || fs[1].Kind != FrameEpoch || len(fs[1].Payload) != EpochLen+TagLen {
+		t.Fatalf("frames %+v", fs)
+	}
+	if _, err := recv.Open(fs[0]); err != nil {
+		t.Fatal(err)
+	}
+	altered := Frame{Kind: FrameEpoch, Payload: bytes.Clone(fs[1].Payload)}
+	altered.Payload[EpochLen-1] ^= 1
+	plain, err := AppendFrame(nil, FrameEpoch, make([]byte, EpochLen+TagLen))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, f := range map[string]Frame{"altered": altered, "unsealed": frames(t, plain)[0], "a message in its place": fs[2]} {
+		if _, err := recv.OpenEpoch(f); !errors.Is(err, ErrTag) {
+			t.Errorf("%s: OpenEpoch = %v, want ErrTag", name, err)
+		}
+	}
+	if e, err := recv.OpenEpoch(fs[1]); err != nil || e != 7 {
+		t.Fatalf("epoch frame: %d, %v", e, err)
+	}
+	if m, err := recv.Open(fs[2]); err != nil || m.A != 2 {
+		t.Fatalf("the message after the epoch: %+v, %v", m, err)
+	}
+}
