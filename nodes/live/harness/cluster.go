@@ -225,6 +225,7 @@ func (r *Runtime) removeDead(ctx context.Context) {
 // and the server processes, if any: their proxies go with them, at once.
 func (r *Runtime) Close() error {
 	if r.srv.embedded != nil {
+		r.kept.stopWarm()
 		r.kept.closeListeners()
 		r.kept = nil
 		return r.srv.close()
@@ -312,6 +313,7 @@ func (r *Runtime) release(ctx context.Context, err error) {
 		// at once, so an interrupted run ends without a call per proxy.
 		r.leftovers = append(r.leftovers, k.prefix)
 		if r.srv.embedded != nil {
+			k.stopWarm()
 			k.closeListeners()
 			r.kept = nil
 			return

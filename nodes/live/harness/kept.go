@@ -49,6 +49,9 @@ type kept struct {
 	// latency is the latency toxic set on each proxy: reset leaves it, and
 	// a trial of the same latency model sets nothing.
 	latency map[string][2]time.Duration
+	// warm is the node processes kept with their links for the next
+	// trial (warm.go), or nil.
+	warm *warm
 }
 
 // keptFor returns the runtime's cluster of n nodes on k servers, making
@@ -162,6 +165,7 @@ func (r *Runtime) dropKept(ctx context.Context) {
 		return
 	}
 	r.kept = nil
+	k.stopWarm()
 	k.closeListeners()
 	if len(k.proxy) == 0 {
 		return
@@ -317,6 +321,11 @@ func (r *Runtime) reset(ctx context.Context) error {
 		if err := k.clean(name, p, st); err != nil {
 			return err
 		}
+	}
+	if k.warm != nil {
+		// The kept processes hold their connections through the
+		// proxies, and accept on the sockets themselves.
+		return nil
 	}
 	return k.quiet(ctx)
 }

@@ -91,3 +91,83 @@ func sorted(s []string) []string {
 	slices.Sort(s)
 	return s
 }
+
+// A clean trial leaves its node processes running and linked for the next
+// trial of the cluster (warm.go): that trial starts no process and shakes
+// no hands, yet elects as on a new cluster, its counts its own (raft runs
+// to its deadline, heartbeats in flight when each trial ends). A crash
+// sends the next trial to new processes, which are kept in turn; closing
+// the runtime releases them all.
+func TestWarmCluster(t *testing.T) {
+	opt := options(t)
+	srv, err := toxi.StartEmbedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	opt.Toxiproxy = srv.URL()
+	var infos []harness.Info
+	opt.Observe = func(i harness.Info) { infos = append(infos, i) }
+	r := runtime(t, opt)
+	const n = 5
+	const T = 5 * time.Millisecond
+	hellos := func(res *harness.Result) (k int64) {
+		for _, st := range res.Stats {
+			if st != nil {
+				k += st.FramesSent["HELLO"]
+			}
+		}
+		return k
+	}
+	for seed := range uint64(3) {
+		cfg := config(t, "raft", random(n, seed+1), nil, T)
+		cfg.Seed, cfg.Deadline = seed+1, 300*T
+		res, v, _ := run(t, r, cfg)
+		if !v.Correct || !v.Live || v.Violations != 0 {
+			t.Fatalf("raft trial %d: %+v", seed, v)
+		}
+		info := infos[len(infos)-1]
+		switch {
+		case seed == 0 && hellos(res) != n*(n-1)*2:
+			t.Errorf("the first trial's nodes sent %d HELLO frames, want %d", hellos(res), n*(n-1)*2)
+		case seed > 0 && hellos(res) != 0:
+			t.Errorf("trial %d on kept processes sent %d HELLO frames", seed, hellos(res))
+		case seed > 0 && !slices.Equal(info.PIDs, infos[0].PIDs):
+			t.Errorf("trial %d ran on processes %v, not the kept %v", seed, info.PIDs, infos[0].PIDs)
+		case seed > 0 && info.Dir != infos[0].Dir:
+			t.Errorf("trial %d's identities are in %s, not the kept %s", seed, info.Dir, infos[0].Dir)
+		}
+		if res.Sent.Total() == 0 || res.Received.Total() > res.Sent.Total() {
+			t.Errorf("trial %d counted %d sent, %d received", seed, res.Sent.Total(), res.Received.Total())
+		}
+	}
+	// A crash: the trial runs on the kept processes; the next on new ones.
+	ranks := random(n, 7)
+	cfg := config(t, "bully", ranks, []int{lowest(ranks)}, 10*time.Millisecond)
+	cfg.Crashes = []trial.Crash{{Pos: highest(ranks), When: trial.AtStart}}
+	if _, v, _ := run(t, r, cfg); !v.Correct || !v.Live {
+		t.Fatalf("bully with the highest crashed: %+v", v)
+	}
+	crashed := infos[len(infos)-1]
+	if !slices.Equal(crashed.PIDs[:n], infos[0].PIDs) {
+		t.Errorf("the crash trial ran on %v, not the kept %v", crashed.PIDs, infos[0].PIDs)
+	}
+	for k := range 2 {
+		ranks := random(n, uint64(20+k))
+		cfg := config(t, "chang-roberts", ranks, []int{lowest(ranks)}, T)
+		res, v, _ := run(t, r, cfg)
+		_, want, _ := simulate(t, cfg)
+		if !v.Correct || !v.Live || leaderPos(t, res.Ranks, v.Leader) != leaderPos(t, cfg.Ranks, want.Leader) {
+			t.Errorf("chang-roberts after the crash (%d): %+v; simulator %+v", k, v, want)
+		}
+		pids := infos[len(infos)-1].PIDs
+		if k == 0 && slices.ContainsFunc(pids, func(p int) bool { return slices.Contains(crashed.PIDs, p) }) {
+			t.Errorf("the trial after a crash ran on old processes: %v (crash trial %v)", pids, crashed.PIDs)
+		}
+		if k == 1 && !slices.Equal(pids, infos[len(infos)-2].PIDs) {
+			t.Errorf("new processes were not kept: %v, then %v", infos[len(infos)-2].PIDs, pids)
+		}
+	}
+	r.Close()
+	checkReleased(t, toxi.NewClient(srv.URL()), infos)
+}

@@ -66,8 +66,8 @@ type procs struct {
 	health func(context.Context) error
 }
 
-func newProcs() procs {
-	return procs{reports: make(chan nodeReport, 256), done: make(chan struct{})}
+func newProcs() *procs {
+	return &procs{reports: make(chan nodeReport, 256), done: make(chan struct{})}
 }
 
 // spawnWorkers is how many node processes spawnAll starts at once.

@@ -33,8 +33,14 @@ type liveTrial struct {
 	res    Result
 	errs   []string
 
-	procs  procs
-	links  links
+	procs *procs
+	links links
+	// warmStart says the trial runs on a kept cluster's processes
+	// (warm.go); epoch is the trial's among theirs (live.Config.Epoch).
+	warmStart bool
+	epoch     uint64
+	// over is closed at teardown: scheduled actions no longer wait.
+	over   chan struct{}
 	faults faults
 	log    eventLog
 	prog   *setupProgress
@@ -83,6 +89,7 @@ func newLiveTrial(r *Runtime, cfg trial.Config, fs faults, serial int) *liveTria
 		procs:      newProcs(),
 		links:      newLinks(n),
 		actions:    make(chan func(), 64),
+		over:       make(chan struct{}),
 		restarting: map[int]bool{},
 		firstInit:  -1,
 		faulty:     fs.tl.Needs().Links,
@@ -160,13 +167,29 @@ func (lt *liveTrial) setup(ctx context.Context) error {
 	defer cancel()
 	began := time.Now()
 
+	lt.prog.stage(Starting, 0, n)
+	if lt.takeWarm() {
+		lt.prog.progress(n)
+	} else if err := lt.startAll(ctx); err != nil {
+		return err
+	}
+	lt.res.Info.Dir = lt.dir
+	if err := lt.assign(); err != nil {
+		return err
+	}
+	return lt.continueSetup(ctx, began)
+}
+
+// startAll starts a node process for every spawn index, with a new
+// directory for their identities, and waits for each one's hello.
+func (lt *liveTrial) startAll(ctx context.Context) error {
+	n := lt.n
 	dir, err := os.MkdirTemp("", "electbench-live-")
 	if err != nil {
 		return err
 	}
 	lt.dir = dir
 	lt.res.Info.Dir = dir
-	lt.prog.stage(Starting, 0, n)
 	if err := lt.spawnAll(); err != nil {
 		return err
 	}
@@ -187,9 +210,12 @@ func (lt *liveTrial) setup(ctx context.Context) error {
 			lt.prog.progress(hellos)
 		}
 	}
-	if err := lt.assign(); err != nil {
-		return err
-	}
+	return nil
+}
+
+// continueSetup is the set-up of the nodes once they are identified.
+func (lt *liveTrial) continueSetup(ctx context.Context, began time.Time) error {
+	n := lt.n
 	lt.alive, lt.paused, lt.gone, lt.refused = make([]bool, n), make([]bool, n), make([]bool, n), make([]bool, n)
 	for i := range lt.alive {
 		lt.alive[i] = true
@@ -227,16 +253,27 @@ func (lt *liveTrial) setup(ctx context.Context) error {
 			lt.configure(lt.procs.byPos[p])
 		}
 	}
-	linked := 0
+	// Links come up one "link" line each; a kept process's links, up
+	// already, come all at once with its "linked".
+	linked, counted := 0, make(map[*proc]int, n)
 	for !lt.allLinked() {
 		rep, err := lt.procs.next(ctx)
 		if err != nil {
 			return fmt.Errorf("waiting for the nodes to link: %w", err)
 		}
 		lt.handle(rep)
-		if rep.r.Type == "link" && !rep.eof {
+		switch {
+		case rep.eof:
+		case rep.r.Type == "link":
+			counted[rep.p]++
 			linked++
 			lt.prog.progress(linked)
+		case rep.r.Type == "linked":
+			if all := rep.r.Up + rep.r.Refused; all > counted[rep.p] {
+				linked += all - counted[rep.p]
+				counted[rep.p] = all
+				lt.prog.progress(linked)
+			}
 		}
 	}
 	// A node whose identity was refused takes no part: it is stopped and
@@ -328,7 +365,7 @@ func (lt *liveTrial) assign() error {
 func (lt *liveTrial) configure(p *proc) {
 	cfg := &live.Config{
 		Algorithm: lt.cfg.Algorithm.Name, Variant: lt.cfg.VariantName(), Params: lt.cfg.Params,
-		T: lt.tAlg, D: lt.cfg.BoundIn(lt.tAlg), Seed: lt.cfg.Seed, Self: p.pos, SelfLatency: lt.T,
+		T: lt.tAlg, D: lt.cfg.BoundIn(lt.tAlg), Seed: lt.cfg.Seed, Epoch: lt.epoch, Self: p.pos, SelfLatency: lt.T,
 		MinBits: lt.bits(), Puzzle: new(lt.puzzle()), Links: lt.links.outgoing(p.pos),
 		External: lt.cfg.Algorithm.External,
 		// Step lines carry the messages' ranks only when the sink reads
@@ -425,7 +462,7 @@ func (lt *liveTrial) after(d time.Duration, f func()) {
 	lt.timers = append(lt.timers, time.AfterFunc(max(d-lt.now(), 0), func() {
 		select {
 		case lt.actions <- f:
-		case <-lt.procs.done:
+		case <-lt.over:
 		}
 	}))
 }
@@ -499,10 +536,12 @@ func (lt *liveTrial) handle(rep nodeReport) {
 			lt.log.maint[p.pos] = r.Stats.Sent
 		}
 	case "stats":
-		p.stopped = true
-		if current {
+		// The first answer is the trial's: a process reset, then stopped
+		// (its cluster not kept after all), answers again with nothing.
+		if current && !p.stopped {
 			lt.res.Stats[p.pos] = r.Stats
 		}
+		p.stopped = true
 	case "error":
 		lt.fail("node %d: %s", p.pos, r.Error)
 	case "hello":
@@ -606,6 +645,14 @@ func (lt *liveTrial) target(pos int) int {
 // killed in any case), proxies, files. It runs on every exit path.
 func (lt *liveTrial) teardown() {
 	lt.stopping = true
+	defer close(lt.over)
+	if lt.keepable() && lt.resetAll() {
+		for _, t := range lt.timers {
+			t.Stop()
+		}
+		lt.r.kept.warm = &warm{procs: lt.procs, dir: lt.dir, epoch: lt.epoch}
+		return
+	}
 	lt.stopAll()
 	if lt.dir != "" {
 		os.RemoveAll(lt.dir) // best effort: it holds only the identities the nodes minted
