@@ -129,6 +129,7 @@ func FuzzFrameReader(f *testing.F) {
 	f.Add(frame(2+ChallengeLen+EphemeralLen+4, Version, byte(FrameHello), make([]byte, ChallengeLen+EphemeralLen+4)))
 	sealed, _, _ := (&Session{aead: testAEAD(f)}).AppendMessage(nil, nodes.Message{Kind: testElection, A: 3})
 	f.Add(sealed)
+	f.Add((&Session{aead: testAEAD(f)}).AppendEpoch(nil, 1<<40))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		fr := NewFrameReader(bytes.NewReader(in))
 		var again []byte

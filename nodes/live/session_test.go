@@ -228,11 +228,18 @@ func FuzzSessionOpen(f *testing.F) {
 	f.Add(genuine[headerLen+2:])
 	f.Add(make([]byte, TagLen))
 	f.Add([]byte{})
+	epoch := (&Session{aead: testAEAD(f)}).AppendEpoch(nil, 3)
+	f.Add(epoch[headerLen+2:])
 	f.Fuzz(func(t *testing.T, payload []byte) {
 		recv := &Session{aead: testAEAD(t)}
 		m, err := recv.Open(Frame{Kind: FrameSealed, Payload: payload})
 		if err == nil && !bytes.Equal(payload, genuine[headerLen+2:]) {
 			t.Fatalf("a payload the sender never sealed opened: %x → %+v", payload, m)
+		}
+		recv = &Session{aead: testAEAD(t)}
+		e, err := recv.OpenEpoch(Frame{Kind: FrameEpoch, Payload: payload})
+		if err == nil && (!bytes.Equal(payload, epoch[headerLen+2:]) || e != 3) {
+			t.Fatalf("an EPOCH payload the sender never sealed opened: %x → %d", payload, e)
 		}
 	})
 }
