@@ -295,7 +295,11 @@ func (lt *liveTrial) continueSetup(ctx context.Context, began time.Time) error {
 	if k := len(lt.r.kept.servers); k > 1 {
 		on = fmt.Sprintf(" on %d Toxiproxy servers", k)
 	}
-	lt.logf("%d processes up in %v, %d proxies ready%s in %v, linked in %v", n, identified.Sub(began).Round(time.Millisecond),
+	up := "up"
+	if lt.warmStart {
+		up = "kept"
+	}
+	lt.logf("%d processes %s in %v, %d proxies ready%s in %v, linked in %v", n, up, identified.Sub(began).Round(time.Millisecond),
 		len(lt.links.list), on, proxied.Sub(identified).Round(time.Millisecond), time.Since(proxied).Round(time.Millisecond))
 	lt.res.Info.Servers = lt.r.srv.urls()[:len(lt.r.kept.servers)]
 	lt.res.Info.ServerPIDs = lt.r.srv.pids()[:len(lt.r.kept.servers)-1]
