@@ -134,7 +134,8 @@ type link struct {
 	sess    *Session      // conn's: seals every frame written to it
 	final   bool          // up once, or refused: counts towards "linked"
 	refused bool
-	down    error // why the link last went down
+	down    error  // why the link last went down
+	epoch   uint64 // the epoch conn's peer was last told (markEpoch)
 }
 
 // node is one running process.
@@ -170,6 +171,7 @@ type node struct {
 	// and the next configure it is noEpoch, and every message is stale.
 	// stale counts the messages dropped as another trial's.
 	epoch     uint64
+	epochNow  atomic.Uint64 // epoch, for the connections' goroutines
 	stale     int64
 	accepting bool
 	rnd       *rand.Rand
@@ -360,8 +362,7 @@ func (n *node) handle(e event) (stop bool, err error) {
 		if l.conn != nil && l.conn != e.conn {
 			l.conn.Close()
 		}
-		l.conn, l.sess = e.conn, e.sess
-		n.markEpoch(l)
+		l.conn, l.sess, l.epoch = e.conn, e.sess, 0
 		n.settle(l)
 	case evLinkDown:
 		// Peers going away at the end of a run is no news; a message that
@@ -538,7 +539,7 @@ func (n *node) configure(cfg Config) error {
 	}
 	roster := maps.Clone(n.byID)
 	n.roster.Store(&roster)
-	n.epoch = cfg.Epoch
+	n.setEpoch(cfg.Epoch)
 	// The links: those of an earlier trial whose address is named again
 	// are kept, up or not, with the peer's new position; the others are
 	// dropped, and new ones dialled.
@@ -562,7 +563,6 @@ func (n *node) configure(cfg Config) error {
 			// Up now, or to be waited for again: "linked" says every
 			// link is up at the start of this trial too.
 			l.to, l.final = cl.To, l.conn != nil || l.refused
-			n.markEpoch(l)
 		}
 		n.links[cl.To] = l
 	}
@@ -588,23 +588,24 @@ func (n *node) configure(cfg Config) error {
 // message is any trial's then.
 const noEpoch = math.MaxUint64
 
-// markEpoch tells the peer of link l, in l's own frame sequence, that what
-// follows belongs to this trial: a message still in flight from the last
-// one is then recognised as stale however late it arrives. A node that
-// was never reset (epoch 0, every connection's start) says nothing.
+// markEpoch starts the frames of the next message on link l with an
+// EPOCH frame when the link has not said yet that what follows belongs to
+// this trial (l.epoch; a connection starts in epoch 0): a message still in
+// flight from the last trial is then recognised as stale however late it
+// arrives. Said before a link's first message of the trial, in the same
+// write, it costs a link that carries none nothing.
 func (n *node) markEpoch(l *link) {
-	if n.epoch == 0 || n.epoch == noEpoch || l.conn == nil {
+	if l.epoch == n.epoch {
 		return
 	}
-	n.wbuf = l.sess.AppendEpoch(n.wbuf[:0], n.epoch)
-	l.conn.SetWriteDeadline(time.Now().Add(2 * time.Second))
-	if _, err := l.conn.Write(n.wbuf); err != nil {
-		n.logf("writing the epoch to peer %d: %v", l.to, err)
-		l.conn.Close() // the dialer sees it and redials
-		l.conn = nil
-		return
-	}
+	n.wbuf = l.sess.AppendEpoch(n.wbuf, n.epoch)
+	l.epoch = n.epoch
 	n.framesSent[FrameEpoch].Add(1)
+}
+
+func (n *node) setEpoch(e uint64) {
+	n.epoch = e
+	n.epochNow.Store(e)
 }
 
 // position is the position of the peer with identity id in this trial, or
@@ -639,7 +640,7 @@ func (n *node) reset() {
 	}
 	n.machine, n.phased, n.carrier, n.alg = nil, nil, nil, nil
 	n.cfg = Config{}
-	n.epoch = noEpoch
+	n.setEpoch(noEpoch)
 	n.started, n.linked, n.failed = false, false, false
 	n.running.Store(false)
 	n.early, n.lastHeard, n.suspected = nil, nil, nil
@@ -849,14 +850,25 @@ func (n *node) send(to int, m nodes.Message, step bool) {
 		dropped = true
 	default:
 		var err error
+		n.wbuf = n.wbuf[:0]
+		n.markEpoch(l)
 		if body != nil {
-			if n.wbuf, _, err = l.sess.AppendBody(n.wbuf[:0], m.Kind, body); err != nil {
+			if n.wbuf, _, err = l.sess.AppendBody(n.wbuf, m.Kind, body); err != nil {
 				// Too large for a frame: the program's mistake, reported.
 				n.report(Report{Type: "error", Error: err.Error()})
 				dropped = true
+				if len(n.wbuf) > 0 {
+					// The EPOCH frame was sealed in the link's sequence:
+					// it must go, or the next frame would not open.
+					l.conn.SetWriteDeadline(time.Now().Add(2 * time.Second))
+					if _, err := l.conn.Write(n.wbuf); err != nil {
+						l.conn.Close()
+						l.conn = nil
+					}
+				}
 				break
 			}
-		} else if n.wbuf, _, err = l.sess.AppendMessage(n.wbuf[:0], m); err != nil {
+		} else if n.wbuf, _, err = l.sess.AppendMessage(n.wbuf, m); err != nil {
 			panic(fmt.Sprintf("live: %s: %v", n.alg.Name, err))
 		}
 		l.conn.SetWriteDeadline(time.Now().Add(2 * time.Second))
@@ -1300,9 +1312,9 @@ func (n *node) serve(c net.Conn) {
 			}
 			ev = event{kind: evMsg, peer: peer, epoch: epoch, msg: m, size: len(f.Payload)}
 		}
-		if !n.running.Load() {
+		if !n.running.Load() && epoch == n.epochNow.Load() {
 			// Held in memory until start: a peer may not grow that
-			// without bound.
+			// without bound. (Another trial's messages are dropped.)
 			if early++; early > n.o.MaxEarly {
 				n.post(event{kind: evProtocol, peer: peer, err: fmt.Errorf("more than %d messages before start", n.o.MaxEarly)})
 				return
