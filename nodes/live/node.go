@@ -575,6 +575,7 @@ func (n *node) configure(cfg Config) error {
 			delete(n.byAddr, addr)
 		}
 	}
+	n.linked = false
 	if !n.accepting {
 		n.accepting = true
 		n.wg.Add(1)
@@ -668,7 +669,7 @@ func (n *node) reset() {
 // the node links, it says so ("link"): the harness counts links coming up
 // in a cluster's set-up, which takes seconds for thousands of them.
 func (n *node) settle(l *link) {
-	if !l.final && !n.linked {
+	if !l.final && !n.linked && n.cfg.Algorithm != "" {
 		n.report(Report{Type: "link", Peer: l.to})
 	}
 	l.final = true
@@ -677,8 +678,8 @@ func (n *node) settle(l *link) {
 
 // checkLinked reports once every outgoing link has been up or refused.
 func (n *node) checkLinked() {
-	if n.linked {
-		return
+	if n.linked || n.cfg.Algorithm == "" {
+		return // said, or between a reset and the next configure
 	}
 	up, refused := 0, 0
 	for _, l := range n.links {
