@@ -28,7 +28,8 @@ import (
 // After each trial reset puts every proxy back as created — enabled, its
 // upstream on its socket, no toxic but its latency — and checks that it
 // did, and that no connection through any proxy or into any socket is
-// left (unaccepted ones are drained). A cluster that cannot be reset, or
+// left (unaccepted ones are drained) unless the trial's node processes
+// are kept with their links for the next (warm.go). A cluster that cannot be reset, or
 // whose trial was interrupted or lost Toxiproxy, is removed (dropKept):
 // the next trial makes a new one.
 // Reuse is an optimisation; a trial sees the same links as on a new
@@ -263,11 +264,12 @@ func (k *kept) ensure(ctx context.Context, pairs []link, budget int) error {
 // processes, all killed, to close.
 const resetWait = 3 * time.Second
 
-// reset puts the cluster back as created after a trial whose processes
-// are all gone, and checks it: every proxy enabled, upstream on its
-// socket, no toxic but the latency it was given, no connection left
-// through a proxy or into a socket. An error says what was found; the
-// caller then drops the cluster.
+// reset puts the cluster back as created after a trial, and checks it:
+// every proxy enabled, upstream on its socket, no toxic but the latency it
+// was given, and, when the trial's processes are all gone, no connection
+// left through a proxy or into a socket (kept processes, warm, hold
+// theirs). An error says what was found; the caller then drops the
+// cluster.
 func (r *Runtime) reset(ctx context.Context) error {
 	k := r.kept
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
