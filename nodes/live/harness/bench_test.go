@@ -42,7 +42,12 @@ func BenchmarkLive32(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			defer r.Close()
+			closed := false
+			defer func() {
+				if !closed {
+					r.Close()
+				}
+			}()
 			ranks := random(32, 1)
 			cfg := config(b, a.Name, ranks, []int{lowest(ranks)}, T)
 			cfg.Deadline = 30 * time.Second
@@ -63,6 +68,8 @@ func BenchmarkLive32(b *testing.B) {
 				msgs += res.Messages
 			}
 			b.StopTimer()
+			r.Close() // reaps the nodes the runtime kept between trials
+			closed = true
 			syscall.Getrusage(syscall.RUSAGE_SELF, &self1)
 			syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids1)
 			per := func(d time.Duration) float64 { return d.Seconds() * 1000 / float64(b.N) }
@@ -79,8 +86,8 @@ func BenchmarkLive32(b *testing.B) {
 
 // BenchmarkLiveKept runs raft on 64 live processes (a complete graph:
 // 4,032 proxies) through an external toxiproxy-server, b.N trials on one
-// runtime, which makes the cluster's proxies at the first trial and keeps
-// them for the rest. Compare -benchtime=1x with 10x: what the cluster
+// runtime, which makes the cluster's proxies and processes at the first
+// trial and keeps them, linked, for the rest. Compare -benchtime=1x with 10x: what the cluster
 // costs is paid once. Each trial runs to its deadline (raft never falls
 // quiet: its leader keeps sending heartbeats), (100N+1000)T = 7.4 s at
 // T = 1 ms. It reports the wall time of a trial (setup included) and the
@@ -95,7 +102,12 @@ func BenchmarkLiveKept(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer r.Close()
+	closed := false
+	defer func() {
+		if !closed {
+			r.Close()
+		}
+	}()
 	var self0, self1, kids0, kids1 syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &self0)
 	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids0)
@@ -109,6 +121,10 @@ func BenchmarkLiveKept(b *testing.B) {
 		}
 	}
 	b.StopTimer()
+	// The nodes' CPU is known once they are reaped: the runtime keeps
+	// them, linked, between trials (warm.go) until it is closed.
+	r.Close()
+	closed = true
 	syscall.Getrusage(syscall.RUSAGE_SELF, &self1)
 	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids1)
 	per := func(d time.Duration) float64 { return d.Seconds() * 1000 / float64(b.N) }
