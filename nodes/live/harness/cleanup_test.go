@@ -34,16 +34,7 @@ import (
 // remains. (Between trials a runtime keeps its cluster's proxies and
 // sockets for the next trial of that size: TestKeptCluster.)
 func TestReleasesEverything(t *testing.T) {
-	opt := options(t)
-	srv, err := toxi.StartEmbedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	opt.Toxiproxy = srv.URL()
-	var infos []harness.Info
-	opt.Observe = func(i harness.Info) { infos = append(infos, i) }
-	r := runtime(t, opt)
+	r, opt, srv, infos := observed(t)
 	for seed := range uint64(19) {
 		ranks := random(4, seed)
 		cfg := config(t, "chang-roberts", ranks, []int{lowest(ranks)}, time.Millisecond)
@@ -55,7 +46,7 @@ func TestReleasesEverything(t *testing.T) {
 	r.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	opt.Observe = func(i harness.Info) {
-		infos = append(infos, i)
+		*infos = append(*infos, i)
 		cancel() // interrupt the trial once its cluster is up
 	}
 	ranks := random(5, 1)
@@ -65,14 +56,14 @@ func TestReleasesEverything(t *testing.T) {
 		t.Fatalf("interrupted run: %v", err)
 	}
 	r2.Close()
-	if len(infos) != 20 {
-		t.Fatalf("%d trials acquired a cluster, want 20", len(infos))
+	if len(*infos) != 20 {
+		t.Fatalf("%d trials acquired a cluster, want 20", len(*infos))
 	}
 	_, apiPort, _ := net.SplitHostPort(strings.TrimPrefix(srv.URL(), "http://"))
 	if !ourListeningPorts(t)[apiPort] {
 		t.Fatal("this process's listening sockets are not visible: the port check would prove nothing")
 	}
-	checkReleased(t, toxi.NewClient(srv.URL()), infos)
+	checkReleased(t, toxi.NewClient(srv.URL()), *infos)
 	// Every goroutine of the runtime has ended with its trial.
 	deadline := time.Now().Add(10 * time.Second)
 	for {

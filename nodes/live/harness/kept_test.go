@@ -19,16 +19,7 @@ import (
 // elects the highest process as if on a new cluster. Without the reset its
 // halves would stay cut and elect two leaders.
 func TestKeptCluster(t *testing.T) {
-	opt := options(t)
-	srv, err := toxi.StartEmbedded() // outlives the runtime: what it keeps is seen
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	opt.Toxiproxy = srv.URL()
-	var infos []harness.Info
-	opt.Observe = func(i harness.Info) { infos = append(infos, i) }
-	r := runtime(t, opt)
+	r, _, _, infos := observed(t)
 	// T = 10 ms: bully's D is T plus the 5 ms allowance, and a loaded host
 	// must keep every message within it (an attempt it does not is run
 	// again: run).
@@ -42,7 +33,7 @@ func TestKeptCluster(t *testing.T) {
 		}
 		// Read back, every proxy is as created: enabled, upstream on a
 		// socket of the cluster, no toxic but its latency of T.
-		info := infos[len(infos)-1]
+		info := (*infos)[len(*infos)-1]
 		states, err := toxi.NewClient(info.Toxiproxy).States(context.Background(), info.Prefix)
 		if err != nil {
 			t.Fatal(err)
@@ -67,9 +58,9 @@ func TestKeptCluster(t *testing.T) {
 		}
 	}
 	// One cluster served them all: same proxies, same sockets.
-	for _, info := range infos[1:] {
-		if info.Prefix != infos[0].Prefix || !slices.Equal(sorted(info.NodeAddrs), sorted(infos[0].NodeAddrs)) {
-			t.Errorf("a trial made a new cluster: %s %v, first %s %v", info.Prefix, info.NodeAddrs, infos[0].Prefix, infos[0].NodeAddrs)
+	for _, info := range (*infos)[1:] {
+		if info.Prefix != (*infos)[0].Prefix || !slices.Equal(sorted(info.NodeAddrs), sorted((*infos)[0].NodeAddrs)) {
+			t.Errorf("a trial made a new cluster: %s %v, first %s %v", info.Prefix, info.NodeAddrs, (*infos)[0].Prefix, (*infos)[0].NodeAddrs)
 		}
 	}
 	// A cluster of another size replaces it; closing the runtime
@@ -79,11 +70,11 @@ func TestKeptCluster(t *testing.T) {
 	if _, v, _ := run(t, r, cfg); !v.Correct || !v.Live {
 		t.Errorf("4 nodes after 6: %+v", v)
 	}
-	if infos[len(infos)-1].Prefix == infos[0].Prefix {
+	if (*infos)[len(*infos)-1].Prefix == (*infos)[0].Prefix {
 		t.Error("a cluster of 4 nodes reused the one of 6")
 	}
 	r.Close()
-	checkReleased(t, toxi.NewClient(infos[0].Toxiproxy), infos)
+	checkReleased(t, toxi.NewClient((*infos)[0].Toxiproxy), *infos)
 }
 
 func sorted(s []string) []string {
@@ -99,16 +90,7 @@ func sorted(s []string) []string {
 // sends the next trial to new processes, which are kept in turn; closing
 // the runtime releases them all.
 func TestWarmCluster(t *testing.T) {
-	opt := options(t)
-	srv, err := toxi.StartEmbedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	opt.Toxiproxy = srv.URL()
-	var infos []harness.Info
-	opt.Observe = func(i harness.Info) { infos = append(infos, i) }
-	r := runtime(t, opt)
+	r, _, srv, infos := observed(t)
 	const n = 5
 	const T = 5 * time.Millisecond
 	hellos := func(res *harness.Result) (k int64) {
@@ -126,16 +108,16 @@ func TestWarmCluster(t *testing.T) {
 		if !v.Correct || !v.Live || v.Violations != 0 {
 			t.Fatalf("raft trial %d: %+v", seed, v)
 		}
-		info := infos[len(infos)-1]
+		info := (*infos)[len(*infos)-1]
 		switch {
 		case seed == 0 && hellos(res) != n*(n-1)*2:
 			t.Errorf("the first trial's nodes sent %d HELLO frames, want %d", hellos(res), n*(n-1)*2)
 		case seed > 0 && hellos(res) != 0:
 			t.Errorf("trial %d on kept processes sent %d HELLO frames", seed, hellos(res))
-		case seed > 0 && !slices.Equal(info.PIDs, infos[0].PIDs):
-			t.Errorf("trial %d ran on processes %v, not the kept %v", seed, info.PIDs, infos[0].PIDs)
-		case seed > 0 && info.Dir != infos[0].Dir:
-			t.Errorf("trial %d's identities are in %s, not the kept %s", seed, info.Dir, infos[0].Dir)
+		case seed > 0 && !slices.Equal(info.PIDs, (*infos)[0].PIDs):
+			t.Errorf("trial %d ran on processes %v, not the kept %v", seed, info.PIDs, (*infos)[0].PIDs)
+		case seed > 0 && info.Dir != (*infos)[0].Dir:
+			t.Errorf("trial %d's identities are in %s, not the kept %s", seed, info.Dir, (*infos)[0].Dir)
 		}
 		if res.Sent.Total() == 0 || res.Received.Total() > res.Sent.Total() {
 			t.Errorf("trial %d counted %d sent, %d received", seed, res.Sent.Total(), res.Received.Total())
@@ -145,16 +127,16 @@ func TestWarmCluster(t *testing.T) {
 	ranks := random(n, 7)
 	cfg := config(t, "bully", ranks, []int{lowest(ranks)}, 10*time.Millisecond)
 	cfg.Crashes = []trial.Crash{{Pos: highest(ranks), When: trial.AtStart}}
-	first := len(infos)
+	first := len(*infos)
 	if _, v, _ := run(t, r, cfg); !v.Correct || !v.Live {
 		t.Fatalf("bully with the highest crashed: %+v", v)
 	}
 	// Its first attempt (a loaded host may have it run again: run) took
 	// the kept processes; the crash spent them.
-	if !slices.Equal(infos[first].PIDs, infos[0].PIDs) {
-		t.Errorf("the crash trial ran on %v, not the kept %v", infos[first].PIDs, infos[0].PIDs)
+	if !slices.Equal((*infos)[first].PIDs, (*infos)[0].PIDs) {
+		t.Errorf("the crash trial ran on %v, not the kept %v", (*infos)[first].PIDs, (*infos)[0].PIDs)
 	}
-	crashed := infos[len(infos)-1]
+	crashed := (*infos)[len(*infos)-1]
 	for k := range 2 {
 		ranks := random(n, uint64(20+k))
 		cfg := config(t, "chang-roberts", ranks, []int{lowest(ranks)}, T)
@@ -163,14 +145,14 @@ func TestWarmCluster(t *testing.T) {
 		if !v.Correct || !v.Live || leaderPos(t, res.Ranks, v.Leader) != leaderPos(t, cfg.Ranks, want.Leader) {
 			t.Errorf("chang-roberts after the crash (%d): %+v; simulator %+v", k, v, want)
 		}
-		pids := infos[len(infos)-1].PIDs
+		pids := (*infos)[len(*infos)-1].PIDs
 		if k == 0 && slices.ContainsFunc(pids, func(p int) bool { return slices.Contains(crashed.PIDs, p) }) {
 			t.Errorf("the trial after a crash ran on old processes: %v (crash trial %v)", pids, crashed.PIDs)
 		}
-		if k == 1 && !slices.Equal(pids, infos[len(infos)-2].PIDs) {
-			t.Errorf("new processes were not kept: %v, then %v", infos[len(infos)-2].PIDs, pids)
+		if k == 1 && !slices.Equal(pids, (*infos)[len(*infos)-2].PIDs) {
+			t.Errorf("new processes were not kept: %v, then %v", (*infos)[len(*infos)-2].PIDs, pids)
 		}
 	}
 	r.Close()
-	checkReleased(t, toxi.NewClient(srv.URL()), infos)
+	checkReleased(t, toxi.NewClient(srv.URL()), *infos)
 }

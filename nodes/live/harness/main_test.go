@@ -73,6 +73,24 @@ func runtime(t testing.TB, opt harness.Options) *harness.Runtime {
 	return r
 }
 
+// observed is a runtime on an embedded Toxiproxy that outlives it (so
+// that what the runtime leaves there is seen), with opt's Observe
+// appending what each trial acquired to infos. The server stops at the
+// test's end.
+func observed(t *testing.T) (r *harness.Runtime, opt harness.Options, srv *toxi.Server, infos *[]harness.Info) {
+	t.Helper()
+	opt = options(t)
+	srv, err := toxi.StartEmbedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	opt.Toxiproxy = srv.URL()
+	infos = new([]harness.Info)
+	opt.Observe = func(i harness.Info) { *infos = append(*infos, i) }
+	return runtime(t, opt), opt, srv, infos
+}
+
 // random is a seeded arrangement of the ranks 1..n; ascending is 1..n.
 func random(n int, seed uint64) []nodes.Rank {
 	out := make([]nodes.Rank, n)
