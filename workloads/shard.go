@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/electbench/electbench/chaos"
 	"github.com/electbench/electbench/nodes"
 )
 
@@ -46,6 +47,17 @@ func (t Trial) Cost(live bool) float64 {
 	if !live {
 		return t.load().Events
 	}
+	c := 1e6 + t.LiveSetupCost()
+	if t.Algo.Alg.Quorum != nil {
+		c += float64(t.deadline() / time.Microsecond)
+	}
+	return c
+}
+
+// LiveSetupCost is the part of Cost(true) that starts the cluster's
+// processes and links them: what a trial run on the processes a previous
+// trial kept does not pay (KeepsProcesses).
+func (t Trial) LiveSetupCost() float64 {
 	n := float64(t.Nodes)
 	links := n * (n - 1)
 	switch t.Algo.Alg.Topology {
@@ -54,11 +66,23 @@ func (t Trial) Cost(live bool) float64 {
 	case nodes.RingBi:
 		links = 2 * n
 	}
-	c := 1e6 + 2.5e4*n + 1.2e3*links
-	if t.Algo.Alg.Quorum != nil {
-		c += float64(t.deadline() / time.Microsecond)
+	return 2.5e4*n + 1.2e3*links
+}
+
+// KeepsProcesses reports whether a live trial like t, run cleanly, leaves
+// its node processes linked for the next trial of its size (the live
+// harness's warm clusters): a built-in algorithm, with no crash and no
+// process fault (a crashed, restarted or paused process is not kept).
+func (t Trial) KeepsProcesses() bool {
+	if t.Algo.Alg.External != nil || len(t.Spec.Crashes) > 0 {
+		return false
 	}
-	return c
+	for i := range t.Spec.Faults {
+		if k, ok := chaos.LookupKind(t.Spec.Faults[i].Kind); !ok || k.Class == chaos.ProcessFault {
+			return false
+		}
+	}
+	return true
 }
 
 // AssignShards assigns each trial of a plan (given by its estimated costs,

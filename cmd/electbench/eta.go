@@ -85,10 +85,19 @@ func newETA(start time.Time, sim, live []workloads.Trial, skip, liveSkip func(wo
 			e.addSim(t.BaseRow().Key(), t.Cost(false))
 		}
 	}
+	// A live trial that follows one of its size which keeps its
+	// processes runs on them, and does not start a cluster.
+	var prev *workloads.Trial
 	for _, t := range live {
-		if liveSkip == nil || !liveSkip(t) {
-			e.addLive(t.LiveBaseRow().Key(), t.Cost(true))
+		if liveSkip != nil && liveSkip(t) {
+			continue
 		}
+		cost := t.Cost(true)
+		if prev != nil && prev.Nodes == t.Nodes && prev.KeepsProcesses() && t.KeepsProcesses() {
+			cost -= t.LiveSetupCost()
+		}
+		e.addLive(t.LiveBaseRow().Key(), cost)
+		prev = &t
 	}
 	return e
 }

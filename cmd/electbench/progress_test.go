@@ -9,10 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/live/harness"
 	"github.com/electbench/electbench/nodes/live/livetest"
+	"github.com/electbench/electbench/nodes/trial"
 	"github.com/electbench/electbench/pow"
 	"github.com/electbench/electbench/reports"
+	"github.com/electbench/electbench/workloads"
 )
 
 // Off a terminal: nothing for a short run, then a line at most every 10s.
@@ -384,5 +387,52 @@ func TestLogProgressTicks(t *testing.T) {
 	time.Sleep(5 * time.Millisecond)
 	if len(b.String()) != n {
 		t.Fatal("progress lines after Close")
+	}
+}
+
+// A live trial after a trial of its size that keeps its processes is priced
+// without the cluster's start (the harness runs it on the kept processes);
+// after a crash, or at a new size, it pays for a new cluster.
+func TestETAKeptProcesses(t *testing.T) {
+	alg, variant, err := nodes.Lookup("raft")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, _ := workloads.ParseIDs("random")
+	inits, _ := workloads.ParseInitiators("all")
+	spec := func(sizes ...int) *workloads.Spec {
+		s := &workloads.Spec{Scenario: "test", Algos: []workloads.Algo{{Alg: alg, Variant: variant}}, Nodes: sizes,
+			IDs: ids, Initiators: inits, Trials: 2, Seed: 1, Latency: trial.Constant(time.Millisecond)}
+		if err := s.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	clean := spec(8, 16).Plan()
+	crash, err := workloads.ParseCrash("highest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	crashing := spec(8)
+	crashing.Crashes = []workloads.CrashSpec{crash}
+	cases := []struct {
+		name  string
+		plan  []workloads.Trial
+		setup []bool // whether each trial pays for a new cluster
+	}{
+		{"clean, two sizes", clean, []bool{true, false, true, false}},
+		{"a crash in every trial", crashing.Plan(), []bool{true, true}},
+	}
+	for _, c := range cases {
+		e := newETA(time.Now(), nil, c.plan, nil, nil)
+		for i, tr := range c.plan {
+			want := tr.Cost(true)
+			if !c.setup[i] {
+				want -= tr.LiveSetupCost()
+			}
+			if got := e.liveNext[i]; got != want || tr.LiveSetupCost() <= 0 {
+				t.Errorf("%s: trial %d (N=%d) priced %v, want %v", c.name, i, tr.Nodes, got, want)
+			}
+		}
 	}
 }
