@@ -298,15 +298,17 @@ func TestETAStable(t *testing.T) {
 // A run of live trials only has an ETA from its first trial on: the prior
 // cost of a live trial (workloads.Trial.Cost, in µs) before any finishes.
 func TestETALiveOnly(t *testing.T) {
-	e := newETA(time.Now(), nil, nil, nil, nil)
+	// At the run's start (a fixed instant: read later, the countdown
+	// below would have begun).
+	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	e := newETA(start, nil, nil, nil, nil)
 	e.addLive(reports.Row{Algorithm: "raft", Nodes: 64, Runtime: "live"}.Key(), 14.8e6)
-	got, ok := e.remaining()
+	got, ok := e.remainingAt(start)
 	if !ok || got.Round(time.Millisecond) != 14800*time.Millisecond {
 		t.Fatalf("before any live trial finished: %v, %v; want 14.8s from the prior", got, ok)
 	}
 	// The ETA counts down while the trial runs, and once the running
 	// trial outruns its share, what is left is the trials after it.
-	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	e = newETA(start, nil, nil, nil, nil)
 	e.addLive(reports.Row{Algorithm: "raft", Nodes: 64, Runtime: "live", Trial: 0}.Key(), 14.8e6)
 	e.addLive(reports.Row{Algorithm: "raft", Nodes: 64, Runtime: "live", Trial: 1}.Key(), 14.8e6)
