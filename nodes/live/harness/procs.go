@@ -260,11 +260,10 @@ func (lt *liveTrial) send(p *proc, c live.Command) {
 
 // kill is a crash: SIGKILL to the process's group.
 func (lt *liveTrial) kill(p *proc) {
-	if p.killed {
-		return
+	if !p.killed {
+		p.killed = true
+		killGroup(p.pid)
 	}
-	p.killed = true
-	killGroup(p.pid)
 }
 
 // respawn starts position p again with its identity, and reports whether
@@ -317,15 +316,21 @@ func (lt *liveTrial) stopAll() {
 		}
 	}
 	wait.Stop()
-	for _, p := range lt.procs.all {
-		lt.kill(p)
+	lt.procs.release()
+}
+
+// release kills every process, closes its pipes and waits for the
+// readers: the end of a trial's processes, or of those a cluster kept.
+func (ps *procs) release() {
+	for _, p := range ps.all {
+		if !p.killed {
+			p.killed = true
+			killGroup(p.pid)
+		}
 		p.stdin.Close()
 	}
-	for _, t := range lt.timers {
-		t.Stop()
-	}
-	close(lt.procs.done)
-	lt.procs.wg.Wait()
+	close(ps.done)
+	ps.wg.Wait()
 }
 
 // tailWriter copies a node's diagnostics to the log, prefixed, and keeps the

@@ -35,10 +35,9 @@ type liveTrial struct {
 
 	procs *procs
 	links links
-	// warmStart says the trial runs on a kept cluster's processes
-	// (warm.go); epoch is the trial's among theirs (live.Config.Epoch).
-	warmStart bool
-	epoch     uint64
+	// epoch is the trial's among a kept cluster's processes
+	// (live.Config.Epoch; warm.go): 0 on processes of its own.
+	epoch uint64
 	// over is closed at teardown: scheduled actions no longer wait.
 	over   chan struct{}
 	faults faults
@@ -296,7 +295,7 @@ func (lt *liveTrial) continueSetup(ctx context.Context, began time.Time) error {
 		on = fmt.Sprintf(" on %d Toxiproxy servers", k)
 	}
 	up := "up"
-	if lt.warmStart {
+	if lt.epoch > 0 {
 		up = "kept"
 	}
 	lt.logf("%d processes %s in %v, %d proxies ready%s in %v, linked in %v", n, up, identified.Sub(began).Round(time.Millisecond),
@@ -650,10 +649,12 @@ func (lt *liveTrial) target(pos int) int {
 func (lt *liveTrial) teardown() {
 	lt.stopping = true
 	defer close(lt.over)
-	if lt.keepable() && lt.resetAll() {
+	defer func() {
 		for _, t := range lt.timers {
 			t.Stop()
 		}
+	}()
+	if lt.keepable() && lt.resetAll() {
 		lt.r.kept.warm = &warm{procs: lt.procs, dir: lt.dir, epoch: lt.epoch}
 		return
 	}

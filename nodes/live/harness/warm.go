@@ -35,15 +35,7 @@ type warm struct {
 // stop kills the kept processes, waits for their readers and removes
 // their directory.
 func (w *warm) stop() {
-	for _, p := range w.procs.all {
-		if !p.killed {
-			p.killed = true
-			killGroup(p.pid)
-		}
-		p.stdin.Close()
-	}
-	close(w.procs.done)
-	w.procs.wg.Wait()
+	w.procs.release()
 	os.RemoveAll(w.dir)
 }
 
@@ -97,7 +89,7 @@ func (lt *liveTrial) takeWarm() bool {
 	for _, p := range w.procs.all {
 		p.pos, p.linked, p.stopped = -1, false, false
 	}
-	lt.procs, lt.dir, lt.epoch, lt.warmStart = w.procs, w.dir, w.epoch+1, true
+	lt.procs, lt.dir, lt.epoch = w.procs, w.dir, w.epoch+1
 	return true
 }
 
