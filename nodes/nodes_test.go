@@ -288,3 +288,29 @@ func TestIDCompareMatchesBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestRankCmpMatchesCompare: Cmp, the fast path for ranks in memory, orders
+// exactly as Compare does, for small ranks and for ranks with an attribute
+// or a minted identity in any word.
+func TestRankCmpMatchesCompare(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	word := func() uint64 { return []uint64{0, 0, 1, 2, ^uint64(0), r.Uint64()}[r.IntN(6)] }
+	rank := func() Rank {
+		if r.IntN(2) == 0 {
+			return RankOf(word())
+		}
+		return Rank{Attr: word(), ID: ID{word(), word(), word(), word()}}
+	}
+	for range 200_000 {
+		a, b := rank(), rank()
+		if r.IntN(4) == 0 {
+			b = a
+			if r.IntN(2) == 0 {
+				b.ID[3] = word()
+			}
+		}
+		if got, want := a.Cmp(&b), a.Compare(b); got != want {
+			t.Fatalf("%v.Cmp(%v) = %d, want %d", a, b, got, want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -59,6 +60,18 @@ func TestIDArrangements(t *testing.T) {
 			t.Fatalf("random arrangement is not a permutation of 1..50: %v", r1)
 		}
 	}
+	// The arrangement is Rand.Perm's permutation of the ids stream, whose
+	// shuffle IDs.Ranks writes out: the published runs' arrangements.
+	for _, n := range []int{1, 2, 3, 50, 1000} {
+		for seed := range uint64(4) {
+			perm := rand.New(rand.NewPCG(seed, streamIDs)).Perm(n)
+			for i, v := range ranksOf("random", n, seed) {
+				if v != uint64(perm[i]+1) {
+					t.Fatalf("random arrangement of %d, seed %d: position %d holds %d, Rand.Perm gives %d", n, seed, i, v, perm[i]+1)
+				}
+			}
+		}
+	}
 	for in, want := range map[string]string{"1,2,2": "appears twice", "1,x": "item 2", "0,1": "item 1", "zigzag": "item 1"} {
 		if _, err := ParseIDs(in); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("ParseIDs(%q) error %v; want %q", in, err, want)
@@ -81,6 +94,24 @@ func TestInitiators(t *testing.T) {
 		}
 		if got := in.Positions(ranks, 1); !slices.Equal(got, want) {
 			t.Errorf("%s: positions %v, want %v", spec, got, want)
+		}
+	}
+	// The first of equal ranks counts, and attributes and minted
+	// identities order as Rank.Compare says.
+	minted := nodes.Rank{ID: nodes.ID{1, 0, 0, 0}}
+	for _, c := range []struct {
+		ranks             []nodes.Rank
+		max, succ, lowest int
+	}{
+		{[]nodes.Rank{nodes.RankOf(4), nodes.RankOf(2), nodes.RankOf(4), nodes.RankOf(2)}, 0, 1, 1},
+		{[]nodes.Rank{nodes.RankOf(9), minted, {Attr: 1, ID: nodes.IDFromUint64(1)}, nodes.RankOf(1)}, 2, 3, 3},
+		{[]nodes.Rank{minted, nodes.RankOf(^uint64(0)), nodes.RankOf(7)}, 0, 1, 2},
+	} {
+		for spec, want := range map[string]int{"max": c.max, "successor-of-max": c.succ, "lowest": c.lowest} {
+			in, _ := ParseInitiators(spec)
+			if got := in.Positions(c.ranks, 1); !slices.Equal(got, []int{want}) {
+				t.Errorf("%s of %v: positions %v, want [%d]", spec, c.ranks, got, want)
+			}
 		}
 	}
 	in, _ := ParseInitiators("random(2)")

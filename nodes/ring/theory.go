@@ -40,30 +40,28 @@ func shapeOf(in nodes.TheoryInput) (s shape, ok bool) {
 		return shape{}, false
 	}
 	s.n = n
-	ups, downs, ties := 0, 0, 0
+	// One pass over ranks in memory (Rank.Cmp): a ring of ten million
+	// processes is 400 MB of ranks, and every trial reads its shape twice.
+	var steps [3]int // by r.Cmp(successor's rank)+1: ups, ties, downs
+	twice := false   // the highest rank so far is held twice
 	for i := range in.Ranks {
 		r := &in.Ranks[i]
-		if r.Compare(in.Ranks[s.leader]) > 0 {
-			s.leader = i
-		}
 		next := i + 1
 		if next == n {
 			next = 0
 		}
-		switch r.Compare(in.Ranks[next]) {
-		case -1:
-			ups++
+		steps[r.Cmp(&in.Ranks[next])+1]++
+		switch r.Cmp(&in.Ranks[s.leader]) {
 		case 1:
-			downs++
-		default:
-			ties++
+			s.leader, twice = i, false
+		case 0:
+			twice = twice || i != s.leader
 		}
 	}
-	for i, r := range in.Ranks {
-		if i != s.leader && r == in.Ranks[s.leader] {
-			return shape{}, false
-		}
+	if twice {
+		return shape{}, false
 	}
+	ups, ties, downs := steps[0], steps[1], steps[2]
 	s.asc = ties == 0 && downs == 1
 	s.desc = ties == 0 && ups == 1
 	return s, true

@@ -14,6 +14,7 @@ func TestTheoryTable(t *testing.T) {
 	drot5 := ranks(2, 1, 5, 4, 3)  // descending, read from position 2
 	mixed5 := ranks(3, 1, 4, 5, 2) // neither
 	dupTop := ranks(5, 1, 5, 2, 3) // the highest rank twice
+	dupLow := ranks(3, 1, 3, 5, 2) // a lower rank twice: the highest is unique
 	allOf5 := []int{0, 1, 2, 3, 4}
 	for _, c := range []struct {
 		name string
@@ -29,6 +30,7 @@ func TestTheoryTable(t *testing.T) {
 		{"ring", nodes.TheoryInput{N: 5, Ranks: asc5}, nodes.Theory{}},
 		{"ring", nodes.TheoryInput{N: 5, Ranks: asc5, Initiators: []int{5}}, nodes.Theory{}},
 		{"ring", nodes.TheoryInput{N: 5, Ranks: dupTop, Initiators: []int{1}}, nodes.Theory{}},
+		{"ring", nodes.TheoryInput{N: 5, Ranks: dupLow, Initiators: []int{4}}, nodes.Theory{Messages: 14, Turnaround: 14}},
 		{"ring", nodes.TheoryInput{N: 5, Ranks: asc5, Initiators: []int{0}, Faulty: true}, nodes.Theory{}},
 		{"ring", nodes.TheoryInput{N: 5, Ranks: asc5, Initiators: []int{0}, Crashed: []int{4}}, nodes.Theory{}},
 		{"ring", nodes.TheoryInput{N: 6, Ranks: asc5, Initiators: []int{0}}, nodes.Theory{}},
