@@ -40,6 +40,10 @@ type Checker struct {
 	ranks   []nodes.Rank
 	alive   []bool
 	highest nodes.Rank // highest live rank
+	// rightful is the number of a leader known not to rank below highest
+	// (-1: none), so that the many decisions for one leader compare ranks
+	// once; recomputeHighest forgets it.
+	rightful int32
 	// Beliefs refer to leaders by their number in a table of the distinct
 	// ranks the run has decided or crashed (a run of millions of processes
 	// decides a handful), so that per-process state is 4 bytes and a
@@ -157,6 +161,7 @@ func (c *Checker) Event(e *trial.Event) {
 // (Rank.Cmp): a checker of ten million processes starts with this pass.
 func (c *Checker) recomputeHighest() {
 	c.highest = nodes.Rank{}
+	c.rightful = -1
 	for i := range c.ranks {
 		if c.alive[i] && c.highest.Cmp(&c.ranks[i]) < 0 {
 			c.highest = c.ranks[i]
@@ -180,18 +185,28 @@ func (c *Checker) Decided(at time.Duration, p int, leader nodes.Rank) {
 	if c.quorum != nil {
 		defer c.updateKnown(at) // and no wrong-leader or disagreement check (quorum.go)
 	}
-	if c.quorum == nil && leader.Less(c.highest) {
-		c.record(Violation{At: at, Kind: "wrong-leader", Procs: []int{p},
-			Detail: fmt.Sprintf("process %d (id %s) decided %s while %s is alive", p, c.ranks[p], leader, c.highest)})
-	}
-	old := c.beliefOf(p)
 	i := c.leader(leader)
+	if c.quorum == nil && i != c.rightful {
+		if leader.Cmp(&c.highest) < 0 {
+			c.record(Violation{At: at, Kind: "wrong-leader", Procs: []int{p},
+				Detail: fmt.Sprintf("process %d (id %s) decided %s while %s is alive", p, c.ranks[p], leader, c.highest)})
+		} else {
+			c.rightful = i
+		}
+	}
+	old := c.belief[p] // the previous leader's number + 1 (0: none)
 	c.belief[p] = i + 1
 	if c.phase != nil && c.phase[p] == nodes.PhaseNormal {
-		c.leaveNormal(old)
+		var was nodes.Rank
+		if old != 0 {
+			was = c.leaders.Rank(old - 1)
+		}
+		c.leaveNormal(was)
 		c.enterNormal(at, p, leader)
 	}
-	c.unbelieve(old)
+	if old != 0 {
+		c.unbelieveNumber(old - 1)
+	}
 	if c.dead[i] {
 		return // a stale belief in a crashed leader disagrees with nobody alive
 	}
@@ -212,8 +227,15 @@ func (c *Checker) unbelieve(r nodes.Rank) {
 	if r.IsZero() {
 		return
 	}
-	i, ok := c.leaders.Lookup(r)
-	if !ok || c.dead[i] || c.believers[i] == 0 {
+	if i, ok := c.leaders.Lookup(r); ok {
+		c.unbelieveNumber(i)
+	}
+}
+
+// unbelieveNumber takes one believer from leader number i, unless it is
+// the zero rank, which nobody holds and nobody is counted as believing.
+func (c *Checker) unbelieveNumber(i int32) {
+	if c.dead[i] || c.believers[i] == 0 || c.leaders.Rank(i).IsZero() {
 		return
 	}
 	if c.believers[i]--; c.believers[i] == 0 {

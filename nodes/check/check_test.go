@@ -73,3 +73,39 @@ func TestCheckerVerdicts(t *testing.T) {
 		t.Errorf("deadline: %+v", v)
 	}
 }
+
+// The checker compares a leader with the highest live rank once, and
+// remembers it as rightful only until the highest changes: a leader that
+// was right while the highest process was down is wrong once it restarts.
+func TestCheckerRightfulLeaderForgottenOnRestart(t *testing.T) {
+	ranks := []nodes.Rank{nodes.RankOf(1), nodes.RankOf(2), nodes.RankOf(3)}
+	c := New(ranks)
+	c.Crashed(0, 2)
+	c.Decided(1, 0, nodes.RankOf(2))
+	c.Decided(1, 1, nodes.RankOf(2))
+	if c.count != 0 {
+		t.Fatalf("the highest live leader flagged: %v", c.list)
+	}
+	c.Restarted(2, 2)
+	c.Decided(3, 0, nodes.RankOf(2))
+	if c.count != 1 || c.list[0].Kind != "wrong-leader" {
+		t.Fatalf("a leader below the restarted highest not flagged: %v", c.list)
+	}
+}
+
+// Believers are counted by leader: a process that changes its mind leaves
+// the old leader's believers, so once all agree there is one leader
+// believed and no new violation.
+func TestCheckerBelieversFollowChanges(t *testing.T) {
+	ranks := []nodes.Rank{nodes.RankOf(1), nodes.RankOf(2), nodes.RankOf(3)}
+	c := New(ranks)
+	c.Decided(1, 0, nodes.RankOf(2)) // wrong-leader
+	c.Decided(1, 1, nodes.RankOf(3)) // disagreement: 2 and 3 believed
+	n := c.count
+	c.Decided(2, 0, nodes.RankOf(3)) // 2 loses its only believer
+	c.Decided(2, 2, nodes.RankOf(3))
+	if n != 2 || c.count != n || c.believed != 1 || c.believersOf(nodes.RankOf(3)) != 3 || c.believersOf(nodes.RankOf(2)) != 0 {
+		t.Fatalf("after agreeing: count %d (was %d), believed %d, believers of 3: %d, of 2: %d",
+			c.count, n, c.believed, c.believersOf(nodes.RankOf(3)), c.believersOf(nodes.RankOf(2)))
+	}
+}

@@ -108,7 +108,7 @@ func (s *sim) suspect(p, q int32) {
 	}
 	s.res.Suspected(int(q), time.Duration(s.now))
 	if s.want.Has(trial.EvSuspect) {
-		s.emit(trial.Event{At: time.Duration(s.now), Kind: trial.EvSuspect, P: p, Q: q})
+		s.emit(&trial.Event{At: time.Duration(s.now), Kind: trial.EvSuspect, P: p, Q: q})
 	}
 	s.machines[p].Suspect(s.enter(p), nodes.PeerID(q))
 	s.leave()

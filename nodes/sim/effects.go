@@ -144,7 +144,7 @@ func (v view) Note(what string, traced bool) {
 	s := v.s
 	s.res.Faults = append(s.res.Faults, trial.FaultEvent{At: time.Duration(s.now), What: what})
 	if traced && s.want.Has(trial.EvFault) {
-		s.emit(trial.Event{At: time.Duration(s.now), Kind: trial.EvFault, What: what})
+		s.emit(&trial.Event{At: time.Duration(s.now), Kind: trial.EvFault, What: what})
 	}
 }
 

@@ -454,7 +454,7 @@ func (s *sim) settled() bool {
 // and notes the failure of a nodes.Fallible one, which ends the trial.
 func (s *sim) afterEvent(p int32) {
 	if s.phased {
-		s.emit(trial.Event{At: time.Duration(s.now), Kind: trial.EvPhase, P: p, Phase: s.machines[p].(nodes.Phased).Phase()})
+		s.emit(&trial.Event{At: time.Duration(s.now), Kind: trial.EvPhase, P: p, Phase: s.machines[p].(nodes.Phased).Phase()})
 	}
 	if s.fallible && s.err == nil {
 		s.err = s.machines[p].(nodes.Fallible).Err()
@@ -464,25 +464,27 @@ func (s *sim) afterEvent(p int32) {
 // emit hands e to the events sink through a buffer the simulator reuses,
 // so that an event costs no allocation (sinks must not keep the pointer:
 // trial.Sink). Kept out of line: building an event inlined into the hot
-// path would bloat it for the runs nobody listens to.
+// path would bloat it for the runs nobody listens to. It takes the event
+// by pointer, so that the caller's event (232 bytes) is copied once, into
+// the buffer, not first into the call's arguments.
 //
 //go:noinline
-func (s *sim) emit(e trial.Event) {
-	s.evbuf = e
+func (s *sim) emit(e *trial.Event) {
+	s.evbuf = *e
 	s.ev.Event(&s.evbuf)
 }
 
 // emitProc emits an event about process p, if anyone listens for its kind.
 func (s *sim) emitProc(k trial.EventKind, p int32) {
 	if s.want.Has(k) {
-		s.emit(trial.Event{At: time.Duration(s.now), Kind: k, P: p})
+		s.emit(&trial.Event{At: time.Duration(s.now), Kind: k, P: p})
 	}
 }
 
 // emitMsg emits a message event; callers check s.want first, so that the
 // hot path costs one test when nobody listens.
 func (s *sim) emitMsg(k trial.EventKind, ord uint64, from, to int32, m *nodes.Message) {
-	s.emit(trial.Event{At: time.Duration(s.now), Kind: k, ID: ord & (1<<56 - 1), P: from, Q: to, Msg: *m})
+	s.emit(&trial.Event{At: time.Duration(s.now), Kind: k, ID: ord & (1<<56 - 1), P: from, Q: to, Msg: *m})
 }
 
 func (s *sim) scheduleBackground(at int64, p payload) {
@@ -646,7 +648,7 @@ func (s *sim) fire(p int32, t nodes.TimerID, gen uint32) {
 	s.timers[k] = st
 	s.res.CountFire(t)
 	if s.want.Has(trial.EvTimer) {
-		s.emit(trial.Event{At: time.Duration(s.now), Kind: trial.EvTimer, P: p, Timer: t})
+		s.emit(&trial.Event{At: time.Duration(s.now), Kind: trial.EvTimer, P: p, Timer: t})
 	}
 	s.machines[p].Timeout(s.enter(p), t)
 	s.leave()
@@ -657,7 +659,7 @@ func (s *sim) decide(p int32, leader nodes.Rank) {
 	s.res.Decided(int(p), leader, time.Duration(s.now))
 	s.lastDecided = p
 	if s.want.Has(trial.EvDecide) {
-		s.emit(trial.Event{At: time.Duration(s.now), Kind: trial.EvDecide, P: p, Leader: leader})
+		s.emit(&trial.Event{At: time.Duration(s.now), Kind: trial.EvDecide, P: p, Leader: leader})
 	}
 	if s.tl != nil {
 		s.tl.Decided()
@@ -759,7 +761,7 @@ func (e *env) Rand() *rand.Rand                          { return e.s.rand(e.p) 
 // Note keeps a machine's note in the trace (nodes.Noter).
 func (e *env) Note(text string) {
 	if e.s.want.Has(trial.EvNote) {
-		e.s.emit(trial.Event{At: time.Duration(e.s.now), Kind: trial.EvNote, P: e.p, What: text})
+		e.s.emit(&trial.Event{At: time.Duration(e.s.now), Kind: trial.EvNote, P: e.p, What: text})
 	}
 }
 
