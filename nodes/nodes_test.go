@@ -291,7 +291,8 @@ func TestIDCompareMatchesBytes(t *testing.T) {
 
 // TestRankCmpMatchesCompare: Cmp, the fast path for ranks in memory, orders
 // exactly as Compare does, for small ranks and for ranks with an attribute
-// or a minted identity in any word.
+// or a minted identity in any word; IsZero, which ORs the words, is == the
+// zero rank.
 func TestRankCmpMatchesCompare(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	word := func() uint64 { return []uint64{0, 0, 1, 2, ^uint64(0), r.Uint64()}[r.IntN(6)] }
@@ -311,6 +312,9 @@ func TestRankCmpMatchesCompare(t *testing.T) {
 		}
 		if got, want := a.Cmp(&b), a.Compare(b); got != want {
 			t.Fatalf("%v.Cmp(%v) = %d, want %d", a, b, got, want)
+		}
+		if a.IsZero() != (a == Rank{}) {
+			t.Fatalf("%v.IsZero() = %v", a, a.IsZero())
 		}
 	}
 }

@@ -53,7 +53,7 @@ func (noTimers) Timeout(nodes.Env, nodes.TimerID) {}
 // record l and pass it on to next (the successor), unless this process is l,
 // whose ELECTED has then gone all the way round (ALGORITHMS.md, `ring`).
 func announce(env nodes.Env, next nodes.PeerID, m nodes.Message) {
-	if m.Rank == env.Self() {
+	if self := env.Self(); m.Rank.Cmp(&self) == 0 { // == on ranks calls memequal
 		return
 	}
 	env.Decide(m.Rank)

@@ -68,7 +68,8 @@ func (d *Decisions) Forget(p int) { d.list[p] = decision{} }
 // RankTable numbers distinct ranks in the order they are first seen, so
 // that per-process state can refer to a rank by a 4-byte index. Index is
 // constant-time for the rank seen last (a run's decisions mostly repeat
-// one leader) and a map look-up otherwise.
+// one leader: it compares with Rank.Cmp, as == on ranks is a call to
+// memequal) and a map look-up otherwise.
 type RankTable struct {
 	ranks []nodes.Rank
 	index map[nodes.Rank]int32
@@ -77,7 +78,7 @@ type RankTable struct {
 
 // Index returns r's number, giving it the next one if r is new.
 func (t *RankTable) Index(r nodes.Rank) int32 {
-	if len(t.ranks) > 0 && t.ranks[t.last] == r {
+	if len(t.ranks) > 0 && t.ranks[t.last].Cmp(&r) == 0 {
 		return t.last
 	}
 	if i, ok := t.index[r]; ok {
@@ -96,7 +97,7 @@ func (t *RankTable) Index(r nodes.Rank) int32 {
 
 // Lookup returns r's number without adding it.
 func (t *RankTable) Lookup(r nodes.Rank) (int32, bool) {
-	if len(t.ranks) > 0 && t.ranks[t.last] == r {
+	if len(t.ranks) > 0 && t.ranks[t.last].Cmp(&r) == 0 {
 		return t.last, true
 	}
 	i, ok := t.index[r]

@@ -1,0 +1,59 @@
+package trial
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/electbench/electbench/nodes"
+)
+
+// RankTable numbers ranks as a map from rank to first-seen order would, on
+// its fast path for the rank seen last and off it, for small ranks and for
+// ranks that differ from one another only in an attribute or a high word.
+func TestRankTableMatchesMap(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	pool := []nodes.Rank{
+		{}, nodes.RankOf(1), nodes.RankOf(2), {Attr: 1, ID: nodes.IDFromUint64(1)},
+		{ID: nodes.ID{1, 0, 0, 1}}, {ID: nodes.ID{1, 0, 0, 2}}, {ID: nodes.ID{0, 0, 1, 1}},
+		{Attr: 1, ID: nodes.ID{1, 0, 0, 1}},
+	}
+	var table RankTable
+	want := map[nodes.Rank]int32{}
+	for step := range 10_000 {
+		x := pool[r.IntN(len(pool))]
+		if got, ok := table.Lookup(x); ok != (want[x] != 0) || ok && got != want[x]-1 {
+			t.Fatalf("step %d: Lookup(%v) = %d, %v; want %d, %v", step, x, got, ok, want[x]-1, want[x] != 0)
+		}
+		if _, seen := want[x]; !seen {
+			want[x] = int32(len(want)) + 1
+		}
+		if got := table.Index(x); got != want[x]-1 || table.Rank(got) != x {
+			t.Fatalf("step %d: Index(%v) = %d (rank %v); want %d", step, x, got, table.Rank(got), want[x]-1)
+		}
+	}
+	if table.Len() != len(pool) {
+		t.Fatalf("table holds %d ranks, want %d", table.Len(), len(pool))
+	}
+}
+
+// Decisions keeps each process's latest leader, time and count.
+func TestDecisionsKeepLatest(t *testing.T) {
+	d := NewDecisions(3)
+	d.Decided(0, nodes.RankOf(5), 1)
+	d.Decided(1, nodes.RankOf(5), 2)
+	d.Decided(0, nodes.RankOf(7), 3)
+	if got := d.Get(0); got != (Decision{Leader: nodes.RankOf(7), At: 3, Count: 2}) {
+		t.Errorf("process 0: %+v", got)
+	}
+	if got := d.Get(1); got != (Decision{Leader: nodes.RankOf(5), At: 2, Count: 1}) {
+		t.Errorf("process 1: %+v", got)
+	}
+	if got := d.Get(2); got != (Decision{}) || d.SameLeader(0, 1) {
+		t.Errorf("process 2: %+v; same leader 0 and 1: %v", got, d.SameLeader(0, 1))
+	}
+	d.Forget(0)
+	if d.Count(0) != 0 || d.At(1) != 2*time.Nanosecond {
+		t.Errorf("after Forget: count %d, at %v", d.Count(0), d.At(1))
+	}
+}
