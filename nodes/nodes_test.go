@@ -113,6 +113,43 @@ func TestDecodeRejects(t *testing.T) {
 	}
 }
 
+// EncodedSize counts exactly the bytes AppendBinary writes, for messages
+// whose fields are zero or not, small or at the edges of a varint or of a
+// byte (the simulator charges EncodedSize for every message it sends).
+func TestEncodedSizeMatchesEncoding(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	word := func() uint64 {
+		switch r.IntN(5) {
+		case 0:
+			return 0
+		case 1:
+			return uint64(1)<<r.IntN(64) - uint64(r.IntN(2)) // a power of two, or one below
+		case 2:
+			return ^uint64(0)
+		}
+		return r.Uint64() >> r.IntN(64)
+	}
+	rank := func() Rank {
+		if r.IntN(2) == 0 {
+			return Rank{Attr: word(), ID: IDFromUint64(word())}
+		}
+		return Rank{Attr: word(), ID: ID{word(), word(), word(), word()}}
+	}
+	for range 100_000 {
+		m := Message{Kind: []Kind{testKind, testBeat}[r.IntN(2)], Rank: rank(), Aux: rank(), A: int64(word()), B: int64(word())}
+		if r.IntN(8) == 0 {
+			m.Body = strings.Repeat("x", 1+r.IntN(300))
+		}
+		b, err := m.AppendBinary(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.EncodedSize() != len(b) {
+			t.Fatalf("%+v: EncodedSize %d, encoded %d bytes", m, m.EncodedSize(), len(b))
+		}
+	}
+}
+
 // FuzzDecodeMessage: the decoder never panics, and whatever it accepts is
 // canonical — it re-encodes to the same bytes.
 func FuzzDecodeMessage(f *testing.F) {

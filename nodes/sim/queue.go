@@ -28,6 +28,11 @@ type delivery struct {
 
 // fifo is a growable ring buffer of deliveries in non-decreasing (at, ord)
 // order: valid as a priority queue when every message takes the same time.
+// Deliveries are 144 bytes and never copied out: slot hands out an entry to
+// fill in place, pop the entry to read in place. The buffer keeps the entry
+// popped last unused until the next pop, so that it stays valid while the
+// event it holds runs and schedules others (when it would be reused, the
+// queue moves to a larger buffer and the old one lives while it is read).
 type fifo struct {
 	buf        []delivery
 	head, size int
@@ -35,10 +40,9 @@ type fifo struct {
 
 func (q *fifo) len() int { return q.size }
 
-// slot appends an entry and returns it for the caller to fill in place:
-// a delivery is 128 bytes, worth not copying twice.
+// slot appends an entry and returns it for the caller to fill in place.
 func (q *fifo) slot() *delivery {
-	if q.size == len(q.buf) {
+	if q.size+1 >= len(q.buf) { // the free entry before head may be the one popped last
 		q.grow()
 	}
 	i := q.head + q.size
@@ -61,8 +65,9 @@ func (q *fifo) push(d delivery) { *q.slot() = d }
 
 func (q *fifo) peek() *delivery { return &q.buf[q.head] }
 
-func (q *fifo) pop() delivery {
-	d := q.buf[q.head]
+// pop takes the least entry out; it stays valid until the next pop.
+func (q *fifo) pop() *delivery {
+	d := &q.buf[q.head]
 	q.head++
 	if q.head == len(q.buf) {
 		q.head = 0

@@ -53,3 +53,35 @@ func TestRadixRefusesThePast(t *testing.T) {
 	}()
 	r.push(entry{at: 9})
 }
+
+// The FIFO queue hands out deliveries in the order they were added, and
+// the one popped last stays as it was while new ones are added (the event
+// it holds is running and sending): through wrap-arounds and growth.
+func TestFifoPoppedStaysValid(t *testing.T) {
+	src := rand.New(rand.NewPCG(1, 2))
+	var q fifo
+	var want []int64 // the ats queued, in order
+	next := int64(0)
+	for step := range 20000 {
+		if q.len() == 0 || src.IntN(2) == 0 {
+			next++
+			q.slot().at = next
+			want = append(want, next)
+			continue
+		}
+		d := q.pop()
+		if d.at != want[0] {
+			t.Fatalf("step %d: popped %d, want %d", step, d.at, want[0])
+		}
+		got := d.at
+		for range src.IntN(4) {
+			next++
+			q.slot().at = next
+			want = append(want, next)
+		}
+		if d.at != got {
+			t.Fatalf("step %d: the popped delivery changed from %d to %d while others were added", step, got, d.at)
+		}
+		want = want[1:]
+	}
+}
