@@ -110,7 +110,7 @@ func (s *sim) suspect(p, q int32) {
 	if s.want.Has(trial.EvSuspect) {
 		s.emit(&trial.Event{At: time.Duration(s.now), Kind: trial.EvSuspect, P: p, Q: q})
 	}
-	s.machines[p].Suspect(s.enter(p), nodes.PeerID(q))
+	s.machines.at(p).Suspect(s.enter(p), nodes.PeerID(q))
 	s.leave()
 	s.afterEvent(p)
 }

@@ -412,9 +412,9 @@ func (s *sim) restart(p int32) {
 		}
 	}
 	if s.closing {
-		s.machines[p].(io.Closer).Close()
+		s.machines.at(p).(io.Closer).Close()
 	}
-	s.machines[p] = s.newMachine()
+	s.machines.set(p, s.newMachine())
 	s.res.Restarted(int(p))
 	s.emitProc(trial.EvRestart, p)
 	if s.hb != nil {
@@ -426,7 +426,7 @@ func (s *sim) restart(p int32) {
 		}
 		s.scheduleBackground(s.now, payload{kind: evHeartbeat, to: p, gen: s.incarnation[p]})
 	}
-	s.machines[p].Start(s.enter(p))
+	s.machines.at(p).Start(s.enter(p))
 	s.leave()
 	s.afterEvent(p)
 }

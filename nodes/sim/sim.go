@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"time"
-	"unsafe"
 
 	"github.com/electbench/electbench/chaos/timeline"
 	"github.com/electbench/electbench/nodes"
@@ -43,8 +42,8 @@ type sim struct {
 	n        int
 	t        time.Duration
 	deadline int64
-	machines []nodes.Machine // by position
-	alive    []bool          // by position
+	machines machineTable // by position
+	alive    []bool       // by position
 	// env is the nodes.Env of the process whose handler is running: one
 	// for all processes (enter), so that a process costs its machine and
 	// its alive flag and nothing more.
@@ -159,7 +158,7 @@ func RunContext(ctx context.Context, cfg trial.Config) (*trial.Record, error) {
 	if s.canceled {
 		return &s.res, ctx.Err()
 	}
-	s.res.Alive = slices.Clone(s.alive)
+	s.res.Alive = s.alive // the run is over: nothing changes them any more (10 MB at N = 10^7)
 	if s.err == nil && s.overBudget != nil {
 		return &s.res, s.overBudget
 	}
@@ -172,8 +171,8 @@ func (s *sim) closeMachines() {
 	if !s.closing {
 		return
 	}
-	for i := range s.machines {
-		s.machines[i].(io.Closer).Close()
+	for i := range int32(s.machines.len()) {
+		s.machines.at(i).(io.Closer).Close()
 	}
 }
 
@@ -204,14 +203,14 @@ func newSim(cfg trial.Config) (*sim, error) {
 		linkLast: map[uint64]int64{},
 		timers:   map[uint64]timerState{},
 		net:      rand.New(rand.NewPCG(cfg.Seed, 0x6e6574776f726b)), // "network"
-		machines: make([]nodes.Machine, n),
+		machines: newMachineTable(n),
 		alive:    make([]bool, n),
 	}
 	s.det = cfg.DetectorOrDefault()
 	s.detRand = rand.New(rand.NewPCG(cfg.Seed, 0x646574656374)) // "detect"
 	s.env.s = s
-	for i := range s.machines {
-		s.machines[i] = newMachine()
+	for i := range int32(n) {
+		s.machines.set(i, newMachine())
 		s.alive[i] = true
 	}
 	s.lastDecided = -1
@@ -220,8 +219,8 @@ func newSim(cfg trial.Config) (*sim, error) {
 		s.incarnation = make([]uint32, n)
 		s.quietEnough = int64(s.det.Tau + 2*s.det.P + 4*t)
 	}
-	_, s.fallible = s.machines[0].(nodes.Fallible)
-	_, s.closing = s.machines[0].(io.Closer)
+	_, s.fallible = s.machines.at(0).(nodes.Fallible)
+	_, s.closing = s.machines.at(0).(io.Closer)
 	s.res = trial.NewRecord(n, t, s.det)
 	s.res.Bound = cfg.BoundIn(t)
 	s.newMachine = newMachine
@@ -251,7 +250,7 @@ func newSim(cfg trial.Config) (*sim, error) {
 	s.ev = cfg.Events
 	s.want = trial.KindsOfSink(s.ev)
 	if s.want.Has(trial.EvPhase) {
-		_, s.phased = s.machines[0].(nodes.Phased)
+		_, s.phased = s.machines.at(0).(nodes.Phased)
 	}
 	return s, nil
 }
@@ -266,12 +265,12 @@ func (s *sim) run() {
 	if s.cfg.Algorithm.StartsAll {
 		s.res.FirstInitiation = 0
 	}
-	for i := range s.machines {
+	for i := range s.machines.len() {
 		if !s.alive[i] {
 			continue
 		}
 		s.emitProc(trial.EvStart, int32(i))
-		s.machines[i].Start(s.enter(int32(i)))
+		s.machines.at(int32(i)).Start(s.enter(int32(i)))
 		s.leave()
 		s.afterEvent(int32(i))
 		if s.err != nil {
@@ -401,7 +400,7 @@ func (s *sim) warm(next []entry) {
 		// ranks for Env.Self, and the FIFO ring state it reads when it
 		// sends): load each.
 		p := s.slab.at(e.slot)
-		x += p.kind + uint8(p.msg.B) + *(*uint8)(machineData(&s.machines[e.to])) + uint8(s.ranks[e.to].ID[3])
+		x += p.kind + uint8(p.msg.B) + *(*uint8)(s.machines.dataWord(e.to)) + uint8(s.ranks[e.to].ID[3])
 		if s.alive[e.to] {
 			x++
 		}
@@ -412,14 +411,6 @@ func (s *sim) warm(next []entry) {
 	s.sink += x
 }
 
-// machineData is the data word of a machine interface: for every machine
-// type a pointer to valid memory (the machine, or zerobase for an empty
-// struct), whose first byte warm may read. A nil machine never reaches it:
-// a process is given one before any event.
-func machineData(m *nodes.Machine) unsafe.Pointer {
-	return (*[2]unsafe.Pointer)(unsafe.Pointer(m))[1]
-}
-
 func (s *sim) initiate(p int32) {
 	if !s.alive[p] {
 		return
@@ -428,7 +419,7 @@ func (s *sim) initiate(p int32) {
 		s.tl.Initiated()
 	}
 	s.emitProc(trial.EvInitiate, p)
-	s.machines[p].Initiate(s.enter(p))
+	s.machines.at(p).Initiate(s.enter(p))
 	s.leave()
 	s.afterEvent(p)
 }
@@ -454,10 +445,10 @@ func (s *sim) settled() bool {
 // and notes the failure of a nodes.Fallible one, which ends the trial.
 func (s *sim) afterEvent(p int32) {
 	if s.phased {
-		s.emit(&trial.Event{At: time.Duration(s.now), Kind: trial.EvPhase, P: p, Phase: s.machines[p].(nodes.Phased).Phase()})
+		s.emit(&trial.Event{At: time.Duration(s.now), Kind: trial.EvPhase, P: p, Phase: s.machines.at(p).(nodes.Phased).Phase()})
 	}
 	if s.fallible && s.err == nil {
-		s.err = s.machines[p].(nodes.Fallible).Err()
+		s.err = s.machines.at(p).(nodes.Fallible).Err()
 	}
 }
 
@@ -534,7 +525,7 @@ func (s *sim) deliver(to, from int32, ord uint64, m *nodes.Message) {
 		return
 	}
 	s.res.Delivered(m.Kind, time.Duration(s.now))
-	s.machines[to].Receive(s.enter(to), nodes.PeerID(from), *m)
+	s.machines.at(to).Receive(s.enter(to), nodes.PeerID(from), *m)
 	s.leave()
 	s.afterEvent(to)
 }
@@ -650,7 +641,7 @@ func (s *sim) fire(p int32, t nodes.TimerID, gen uint32) {
 	if s.want.Has(trial.EvTimer) {
 		s.emit(&trial.Event{At: time.Duration(s.now), Kind: trial.EvTimer, P: p, Timer: t})
 	}
-	s.machines[p].Timeout(s.enter(p), t)
+	s.machines.at(p).Timeout(s.enter(p), t)
 	s.leave()
 	s.afterEvent(p)
 }
