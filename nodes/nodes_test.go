@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 var (
@@ -54,6 +55,14 @@ func TestRankText(t *testing.T) {
 	b[0], b[31] = 0x80, 1
 	if id := IDFromBytes(b); id.Bytes() != b || id.Compare(IDFromUint64(^uint64(0))) != 1 {
 		t.Errorf("IDFromBytes round trip: %v", id)
+	}
+}
+
+// A Message is copied by value several times an event; at a multiple of
+// 16 bytes its copies do not overlap (see its padding).
+func TestMessageSize(t *testing.T) {
+	if got := unsafe.Sizeof(Message{}); got != 128 {
+		t.Fatalf("Message is %d bytes, want 128", got)
 	}
 }
 

@@ -28,7 +28,7 @@ type delivery struct {
 
 // fifo is a growable ring buffer of deliveries in non-decreasing (at, ord)
 // order: valid as a priority queue when every message takes the same time.
-// Deliveries are 144 bytes and never copied out: slot hands out an entry to
+// Deliveries are 152 bytes and never copied out: slot hands out an entry to
 // fill in place, pop the entry to read in place. The buffer keeps the entry
 // popped last unused until the next pop, so that it stays valid while the
 // event it holds runs and schedules others (when it would be reused, the

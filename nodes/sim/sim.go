@@ -24,11 +24,11 @@ const (
 )
 
 type payload struct {
-	kind     uint8
+	msg      nodes.Message // first: the rest then fits the 16 bytes after it
 	to, from int32
-	timer    nodes.TimerID
 	gen      uint32
-	msg      nodes.Message
+	timer    nodes.TimerID
+	kind     uint8
 }
 
 type timerState struct {
@@ -395,12 +395,13 @@ func (s *sim) warm(next []entry) {
 	var x uint8
 	for i := range next {
 		e := &next[i]
-		// A payload spans two cache lines: load a byte of each.
+		// A payload (144 bytes) spans three cache lines: load a byte
+		// every 48 bytes of it, so as to touch each.
 		// The receiver's state lies in several arrays (machines, alive,
 		// ranks for Env.Self, and the FIFO ring state it reads when it
 		// sends): load each.
 		p := s.slab.at(e.slot)
-		x += p.kind + uint8(p.msg.B) + *(*uint8)(s.machines.dataWord(e.to)) + uint8(s.ranks[e.to].ID[3])
+		x += uint8(p.msg.Kind) + uint8(p.msg.Aux.Attr) + uint8(p.msg.B) + p.kind + *(*uint8)(s.machines.dataWord(e.to)) + uint8(s.ranks[e.to].ID[3])
 		if s.alive[e.to] {
 			x++
 		}
