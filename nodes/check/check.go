@@ -143,7 +143,7 @@ func (c *Checker) Event(e *trial.Event) {
 			c.mutex.faulted = true
 		}
 	case trial.EvDecide:
-		c.Decided(e.At, int(e.P), e.Leader)
+		c.decided(e.At, int(e.P), &e.Leader)
 	case trial.EvCrash:
 		c.Crashed(e.At, int(e.P))
 	case trial.EvRestart:
@@ -178,18 +178,24 @@ func (c *Checker) record(v Violation) {
 
 // Decided is called by the runtime on every decision.
 func (c *Checker) Decided(at time.Duration, p int, leader nodes.Rank) {
+	c.decided(at, p, &leader)
+}
+
+// decided is Decided reading the leader where it lies (an event's), as a
+// run decides once per process or more.
+func (c *Checker) decided(at time.Duration, p int, rank *nodes.Rank) {
 	if c.mutex != nil {
-		c.belief[p] = c.leader(leader) + 1 // the coordinator (central); no election checks
+		c.belief[p] = c.leader(*rank) + 1 // the coordinator (central); no election checks
 		return
 	}
 	if c.quorum != nil {
 		defer c.updateKnown(at) // and no wrong-leader or disagreement check (quorum.go)
 	}
-	i := c.leader(leader)
+	i := c.leader(*rank)
 	if c.quorum == nil && i != c.rightful {
-		if leader.Cmp(&c.highest) < 0 {
+		if rank.Cmp(&c.highest) < 0 {
 			c.record(Violation{At: at, Kind: "wrong-leader", Procs: []int{p},
-				Detail: fmt.Sprintf("process %d (id %s) decided %s while %s is alive", p, c.ranks[p], leader, c.highest)})
+				Detail: fmt.Sprintf("process %d (id %s) decided %s while %s is alive", p, c.ranks[p], *rank, c.highest)})
 		} else {
 			c.rightful = i
 		}
@@ -202,7 +208,7 @@ func (c *Checker) Decided(at time.Duration, p int, leader nodes.Rank) {
 			was = c.leaders.Rank(old - 1)
 		}
 		c.leaveNormal(was)
-		c.enterNormal(at, p, leader)
+		c.enterNormal(at, p, *rank)
 	}
 	if old != 0 {
 		c.unbelieveNumber(old - 1)
@@ -214,12 +220,12 @@ func (c *Checker) Decided(at time.Duration, p int, leader nodes.Rank) {
 	if c.quorum == nil && c.believers[i] == 1 && c.believed > 1 {
 		var other nodes.Rank
 		for j, n := range c.believers {
-			if r := c.leaders.Rank(int32(j)); n > 0 && r != leader && (other.IsZero() || other.Less(r)) {
+			if r := c.leaders.Rank(int32(j)); n > 0 && r != *rank && (other.IsZero() || other.Less(r)) {
 				other = r
 			}
 		}
 		c.record(Violation{At: at, Kind: "disagreement", Procs: []int{p},
-			Detail: fmt.Sprintf("process %d decided %s while live processes believe %s", p, leader, other)})
+			Detail: fmt.Sprintf("process %d decided %s while live processes believe %s", p, *rank, other)})
 	}
 }
 

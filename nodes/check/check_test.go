@@ -109,3 +109,21 @@ func TestCheckerBelieversFollowChanges(t *testing.T) {
 			c.count, n, c.believed, c.believersOf(nodes.RankOf(3)), c.believersOf(nodes.RankOf(2)))
 	}
 }
+
+// A runtime's decisions reach the checker as events, read in place; they
+// judge as Decided does.
+func TestCheckerDecisionEvents(t *testing.T) {
+	ranks := []nodes.Rank{nodes.RankOf(1), nodes.RankOf(2), nodes.RankOf(3)}
+	c := New(ranks)
+	e := trial.Event{At: 5, Kind: trial.EvDecide, P: 0, Leader: nodes.RankOf(2)}
+	c.Event(&e)
+	e.P, e.Leader = 1, nodes.RankOf(3)
+	c.Event(&e)
+	if c.count != 2 || c.list[0].Kind != "wrong-leader" || c.list[0].Detail != "process 0 (id 1) decided 2 while 3 is alive" ||
+		c.list[1].Kind != "disagreement" || c.list[1].Detail != "process 1 decided 3 while live processes believe 2" {
+		t.Fatalf("violations: %v", c.list)
+	}
+	if c.beliefOf(0) != nodes.RankOf(2) || c.beliefOf(1) != nodes.RankOf(3) {
+		t.Fatalf("beliefs %v, %v", c.beliefOf(0), c.beliefOf(1))
+	}
+}

@@ -443,8 +443,15 @@ func (s *sim) settled() bool {
 }
 
 // afterEvent lets the checker watch the phase of a nodes.Phased process,
-// and notes the failure of a nodes.Fallible one, which ends the trial.
+// and notes the failure of a nodes.Fallible one, which ends the trial. It
+// runs after every event: the test is inlined, the work out of line.
 func (s *sim) afterEvent(p int32) {
+	if s.phased || s.fallible {
+		s.watch(p)
+	}
+}
+
+func (s *sim) watch(p int32) {
 	if s.phased {
 		s.emit(&trial.Event{At: time.Duration(s.now), Kind: trial.EvPhase, P: p, Phase: s.machines.at(p).(nodes.Phased).Phase()})
 	}
@@ -651,11 +658,23 @@ func (s *sim) decide(p int32, leader nodes.Rank) {
 	s.res.Decided(int(p), leader, time.Duration(s.now))
 	s.lastDecided = p
 	if s.want.Has(trial.EvDecide) {
-		s.emit(&trial.Event{At: time.Duration(s.now), Kind: trial.EvDecide, P: p, Leader: leader})
+		s.emitDecision(p, &leader)
 	}
 	if s.tl != nil {
 		s.tl.Decided()
 	}
+}
+
+// emitDecision is emit for a decision, the event a run emits most (a ring
+// of ten million processes decides ten million times): the event is built
+// in the buffer rather than built and copied into it.
+//
+//go:noinline
+func (s *sim) emitDecision(p int32, leader *nodes.Rank) {
+	e := &s.evbuf
+	*e = trial.Event{}
+	e.At, e.Kind, e.P, e.Leader = time.Duration(s.now), trial.EvDecide, p, *leader
+	s.ev.Event(e)
 }
 
 func (s *sim) rand(p int32) *rand.Rand {
