@@ -35,7 +35,7 @@ func (p *changRoberts) Receive(env nodes.Env, _ nodes.PeerID, m nodes.Message) {
 	if m.Kind != kindElection && m.Kind != kindElected {
 		return
 	}
-	switch p.out.order(m) {
+	switch p.out.order(&m) {
 	case staleRun:
 		return
 	case newerRun:
@@ -65,7 +65,7 @@ func (p *changRoberts) step(env nodes.Env, m *nodes.Message) (restart bool) {
 		return false
 	}
 	self := env.Self()
-	switch c := m.Rank.Compare(self); {
+	switch c := m.Rank.Cmp(&self); { // in place: copying a rank copied just before stalls
 	case c == 0:
 		env.Decide(self)
 		m.Kind = kindElected

@@ -42,7 +42,7 @@ func (p *ringInitiator) Receive(env nodes.Env, _ nodes.PeerID, m nodes.Message) 
 	if m.Kind != kindElection && m.Kind != kindElected {
 		return
 	}
-	switch p.out.order(m) {
+	switch p.out.order(&m) {
 	case staleRun:
 		return
 	case newerRun:

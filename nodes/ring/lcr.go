@@ -35,7 +35,7 @@ func (p *lcr) Receive(env nodes.Env, _ nodes.PeerID, m nodes.Message) {
 	if m.Kind != kindElection && m.Kind != kindElected {
 		return
 	}
-	switch p.out.order(m) {
+	switch p.out.order(&m) {
 	case staleRun:
 		return
 	case newerRun:

@@ -36,7 +36,7 @@ func (p *basic) Receive(env nodes.Env, _ nodes.PeerID, m nodes.Message) {
 	}
 	// With no flag there is no per-run state to reset in a newer run; only
 	// an older one is dropped.
-	if p.out.order(m) == staleRun {
+	if p.out.order(&m) == staleRun {
 		return
 	}
 	self := env.Self()
