@@ -386,3 +386,17 @@ func (c *cancelAt) Event(*trial.Event) {
 		c.cancel()
 	}
 }
+
+// succOf and predOf are (p±1) mod n, for every position of small rings.
+func TestRingNeighbours(t *testing.T) {
+	for n := int32(1); n <= 9; n++ {
+		for p := range n {
+			if got, want := succOf(p, n), (p+1)%n; got != want {
+				t.Fatalf("succOf(%d, %d) = %d, want %d", p, n, got, want)
+			}
+			if got, want := predOf(p, n), (p+n-1)%n; got != want {
+				t.Fatalf("predOf(%d, %d) = %d, want %d", p, n, got, want)
+			}
+		}
+	}
+}
