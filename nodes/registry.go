@@ -156,6 +156,22 @@ type Quorum struct {
 	// quorum algorithm runs to its deadline); nil: the heartbeat of a
 	// default configuration is unknown and the estimate assumes 5T.
 	Steady func(cfg Config) (time.Duration, error)
+	// Settle gives the settling window of a configuration, which lets a
+	// trial end before its deadline once its election is over for good
+	// (trial.Settling): when every live process, a majority of the
+	// cluster, believes one live leader, no fault is pending or in force,
+	// no message can outlast the delay bound D, and for a whole window
+	// nothing of the election has happened (no election message sent, no
+	// election timer expired, no decision, no initiation, suspicion or
+	// fault), no election message is ever sent again, no election timer
+	// ever expires and no process changes its mind. The window must
+	// outlast the longest election timer the algorithm arms and any chain
+	// of messages and maintenance steps between two election events. It
+	// is 0 when the configuration does not assure a steady state (raft
+	// with heartbeat + D ≥ tmin: a follower may time out under a living
+	// leader); the trial then runs to its deadline, as it does when
+	// Settle is nil.
+	Settle func(cfg Config) (time.Duration, error)
 }
 
 // IsLeader reports whether k is a kind only the leader of a term sends.

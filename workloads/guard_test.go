@@ -89,23 +89,29 @@ func TestEstimateMatchesRun(t *testing.T) {
 	}
 }
 
-// A quorum algorithm runs to its deadline, and its events are mostly its
-// steady traffic: the estimate follows each algorithm's own period (raft's
-// heartbeat, chubby's renewals, zookeeper's watches, etcd-raft's tick) and
-// holds every algorithm of the family within 2× of what a run processes,
-// at several N and with a period that is not the default.
+// A quorum algorithm's events are mostly its steady traffic, until the
+// settling rule ends the trial (trial.Settling) or, where it does not
+// apply, until the deadline: the estimate follows each algorithm's own
+// period (raft's heartbeat, chubby's renewals, zookeeper's watches,
+// etcd-raft's tick) and window, and holds every algorithm of the family
+// within 2× of what a run processes, at several N, with a period that is
+// not the default (zookeeper's watch-period 8T leaves no window: it runs
+// to its deadline) and run to the deadline on request.
 func TestEstimateQuorumEvents(t *testing.T) {
 	for _, c := range []struct {
 		algo   string
 		params nodes.Params
+		keep   bool
 	}{
-		{"raft", nil}, {"raft", nodes.Params{"heartbeat": "tmin/2"}},
-		{"chubby", nil}, {"zookeeper", nil}, {"zookeeper", nodes.Params{"watch-period": "8T"}},
-		{"etcd-raft", nil},
+		{"raft", nil, false}, {"raft", nodes.Params{"heartbeat": "tmin/2"}, false},
+		{"chubby", nil, false}, {"zookeeper", nil, false}, {"zookeeper", nodes.Params{"watch-period": "8T"}, false},
+		{"etcd-raft", nil, false},
+		{"raft", nil, true}, {"chubby", nil, true}, {"zookeeper", nil, true},
 	} {
 		for _, n := range []string{"8", "32"} {
 			s := spec(t, c.algo, n, "random", "successor-of-max", "uniform(1ms,5ms)", 1)
 			s.Algos[0].Params = c.params
+			s.KeepRunning = c.keep
 			tr := s.Plan()[0]
 			est := tr.Estimate()
 			row := RunTrial(tr, nil)
@@ -114,9 +120,9 @@ func TestEstimateQuorumEvents(t *testing.T) {
 			}
 			ev := float64(row.Events)
 			if ev > 2*est.Events || ev < est.Events/2 {
-				t.Errorf("%s %v N=%s: estimated %.0f events, the run processed %.0f", c.algo, c.params, n, est.Events, ev)
+				t.Errorf("%s %v keep-running %v N=%s: estimated %.0f events, the run processed %.0f", c.algo, c.params, c.keep, n, est.Events, ev)
 			}
-			t.Logf("%s %v N=%s: processed %.2f× the estimate", c.algo, c.params, n, ev/est.Events)
+			t.Logf("%s %v keep-running %v N=%s: processed %.2f× the estimate", c.algo, c.params, c.keep, n, ev/est.Events)
 		}
 	}
 }

@@ -31,9 +31,12 @@ type Spec struct {
 	Seed       uint64
 	Latency    trial.Latency
 	Deadline   time.Duration // 0: trial.DefaultDeadline
-	Crashes    []CrashSpec
-	Detector   trial.Detector // zero: trial.DefaultDetector
-	RankBy     RankBy         // "" or "id": by identity; "epoch": by H(id ‖ nonce)
+	// KeepRunning runs quorum trials to their deadline even once their
+	// election is over for good (trial.Config.KeepRunning).
+	KeepRunning bool
+	Crashes     []CrashSpec
+	Detector    trial.Detector // zero: trial.DefaultDetector
+	RankBy      RankBy         // "" or "id": by identity; "epoch": by H(id ‖ nonce)
 	// Faults is a scenario's fault timeline, applied in every trial after
 	// Crashes; LinkLatency its per-link latency models (scenario.go).
 	Faults      []chaos.Fault

@@ -45,6 +45,9 @@ func Canonical(specs []*Spec) string {
 		if s.Detector.Kind != "" {
 			fmt.Fprintf(&b, "detector %s\n", s.Detector)
 		}
+		if s.KeepRunning {
+			b.WriteString("keep-running\n")
+		}
 		if s.Budget != (trial.Budget{}) {
 			// A budget decides which trials stop, so it shapes the rows.
 			fmt.Fprintf(&b, "budget events=%d inflight=%d\n", s.Budget.MaxEvents, s.Budget.MaxInFlight)

@@ -110,7 +110,7 @@ func (t Trial) run(ctx context.Context, rt Runtime, live bool, trace io.Writer, 
 	cfg := trial.Config{
 		Algorithm: a.Alg, Variant: a.Variant, Params: a.Params,
 		Ranks: ranks, Initiators: initiators, Latency: s.Latency,
-		Seed: t.Seed, Deadline: s.Deadline,
+		Seed: t.Seed, Deadline: s.Deadline, KeepRunning: s.KeepRunning,
 		Detector: s.Detector, Budget: s.Budget, Faults: s.timelineFaults(T),
 		Processed: processed,
 	}

@@ -171,6 +171,26 @@ func (t *Timeline) Arm(startsAll bool) {
 	}
 }
 
+// Settled reports whether nothing of the timeline is still to come or in
+// force but crashes that last: every fault healed (or over, as a restart
+// or a suspicion is once applied), or a crash with no restart to come.
+// A fault waiting for a trigger that never comes keeps it unsettled.
+func (t *Timeline) Settled() bool {
+	if t == nil {
+		return true
+	}
+	for i := range t.state {
+		f := &t.faults[i]
+		switch st := t.state[i].state; {
+		case st == fsDone:
+		case st == fsActive && f.Effect == trial.EffCrash && f.End == nil && f.For == 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 // Initiated is told of every initiation; the first starts the election.
 func (t *Timeline) Initiated() { t.fireAll(&t.onStart) }
 

@@ -41,6 +41,7 @@ type runOptions struct {
 	parallel   int
 	resume     bool
 	deadline   string
+	keep       bool // --keep-running: quorum trials run to their deadline
 	trace      string
 	crashes    []string
 	detector   string
@@ -118,6 +119,7 @@ host; the failed trial is not recorded and --resume runs it again),
 	f.IntVar(&o.parallel, "parallel", o.parallel, "trials run at once (default: one per core); results do not depend on it")
 	f.BoolVar(&o.resume, "resume", o.resume, "keep the rows already in DIR/results.csv and run only the missing trials")
 	f.StringVar(&o.deadline, "deadline", o.deadline, "virtual time after which an unfinished trial counts as not live (e.g. 500ms or 2000T)")
+	f.BoolVar(&o.keep, "keep-running", o.keep, "run quorum trials (raft, chubby, zookeeper, etcd-raft) to their deadline, their steady traffic included,\ninstead of ending each once its election is over for good")
 	f.StringVar(&o.trace, "trace", o.trace, "write every event of every trial as JSON lines to this file")
 	f.StringArrayVar(&o.crashes, "crash", nil, "crash SELECTOR[@WHEN] (repeatable), a scenario's crash fault: highest, lowest, leader,\nwould-be-leader, initiator, K, random(k), successor(x), unions a,b @ start, a time (5ms, 3T),\nelection-start, leader-elected, after-messages(K), each +DELAY and/or +uniform(A,B) (a random offset)")
 	f.StringVar(&o.detector, "detector", "", "failure detector: perfect(D), heartbeat(P,τ), inaccurate(λ,μ[,D[,W]]) (default perfect(10T))")
@@ -148,7 +150,7 @@ func (o runOptions) buildSpec() (*workloads.Spec, error) {
 	if err != nil {
 		return nil, badInputf("--latency: %w", err)
 	}
-	spec := &workloads.Spec{Scenario: "adhoc", Trials: o.trials, Seed: o.seed, Latency: lat}
+	spec := &workloads.Spec{Scenario: "adhoc", Trials: o.trials, Seed: o.seed, Latency: lat, KeepRunning: o.keep}
 	if spec.Algos, err = parseAlgos(o.algos, o.variant, o.params); err != nil {
 		return nil, badInput(err)
 	}

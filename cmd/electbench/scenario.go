@@ -184,6 +184,7 @@ func scenarioSpecs(cmd *cobra.Command, args []string, o runOptions) ([]*workload
 	}
 	for _, s := range specs {
 		s.Budget = o.budget
+		s.KeepRunning = s.KeepRunning || o.keep
 		if err := s.Validate(); err != nil {
 			return nil, badInput(err) // the flags' budget: the files were checked when loaded
 		}

@@ -354,13 +354,13 @@ func (c *Checker) Finish(decisions *trial.Decisions, quiescent bool, end time.Du
 	}
 	v := Verdict{}
 	a := c.agreement(decisions)
-	v.DecidedAt, v.Leader = a.at, a.leaderText()
-	allDecided, agree, leader := a.all, a.agree, a.leader
+	v.DecidedAt, v.Leader = a.At, leaderText(a)
+	allDecided, agree, leader := a.All, a.Agree, a.Leader
 	if !agree {
-		c.record(Violation{At: end, Kind: "disagreement", Procs: []int{a.first, a.dissent},
-			Detail: fmt.Sprintf("processes %d and %d ended believing different leaders (%s and %s)", a.first, a.dissent, leader, decisions.Get(a.dissent).Leader)})
+		c.record(Violation{At: end, Kind: "disagreement", Procs: []int{a.First, a.Dissent},
+			Detail: fmt.Sprintf("processes %d and %d ended believing different leaders (%s and %s)", a.First, a.Dissent, leader, decisions.Get(a.Dissent).Leader)})
 	}
-	v.Correct = allDecided && agree && a.first >= 0 && leader == c.highest
+	v.Correct = allDecided && agree && a.First >= 0 && leader == c.highest
 	v.Live = allDecided && quiescent
 	v.Violations = c.count
 	v.Recorded = c.list
@@ -374,41 +374,14 @@ func (c *Checker) Finish(decisions *trial.Decisions, quiescent bool, end time.Du
 	return v
 }
 
-// agreement is what the live processes' final decisions say together.
-type agreement struct {
-	all, agree bool          // every live process decided; all that decided agree
-	leader     nodes.Rank    // the first live decider's leader (zero: nobody decided)
-	first      int           // that process (-1: none)
-	dissent    int           // the first live process deciding otherwise (-1: none)
-	at         time.Duration // the latest decision of a live process
-}
-
 // leaderText is the leader column: the leader every live process decided,
 // "" when some did not or they disagree.
-func (a agreement) leaderText() string {
-	if a.all && a.agree && a.first >= 0 {
-		return a.leader.String()
+func leaderText(a trial.Agreement) string {
+	if a.All && a.Agree && a.First >= 0 {
+		return a.Leader.String()
 	}
 	return ""
 }
 
 // agreement reads the decisions of the processes alive at the end.
-func (c *Checker) agreement(d *trial.Decisions) agreement {
-	a := agreement{all: true, agree: true, first: -1, dissent: -1}
-	for p := range d.Len() {
-		if !c.alive[p] {
-			continue
-		}
-		if d.Count(p) == 0 {
-			a.all = false
-			continue
-		}
-		a.at = max(a.at, d.At(p))
-		if a.first < 0 {
-			a.first, a.leader = p, d.Get(p).Leader
-		} else if a.agree && !d.SameLeader(p, a.first) {
-			a.agree, a.dissent = false, p
-		}
-	}
-	return a
-}
+func (c *Checker) agreement(d *trial.Decisions) trial.Agreement { return d.Agreement(c.alive) }

@@ -246,9 +246,9 @@ func (c *Checker) finishMutex(decisions *trial.Decisions, quiescent bool, end ti
 	// The coordinator every live process believes in (central), if they
 	// agree: the leader column.
 	a := c.agreement(decisions)
-	v.DecidedAt = a.at
-	if a.agree && a.first >= 0 {
-		v.Leader = a.leader.String()
+	v.DecidedAt = a.At
+	if a.Agree && a.First >= 0 {
+		v.Leader = a.Leader.String()
 	}
 	return v
 }

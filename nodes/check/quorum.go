@@ -208,8 +208,8 @@ func (c *Checker) finishQuorum(decisions *trial.Decisions, end time.Duration) Ve
 	w := c.quorum
 	v := Verdict{Perpetual: true, KnownAt: w.knownAt}
 	a := c.agreement(decisions)
-	allDecided, agree, leader := a.all, a.agree, a.leader
-	v.DecidedAt, v.Leader = a.at, a.leaderText()
+	allDecided, agree, leader := a.All, a.Agree, a.Leader
+	v.DecidedAt, v.Leader = a.At, leaderText(a)
 	v.Live = w.known
 	v.Correct = allDecided && agree && !leader.IsZero() && int(c.believersOf(leader)) >= w.majority
 	for _, t := range w.order {

@@ -73,6 +73,13 @@ func init() {
 				}
 				return s.tick, nil
 			},
+			Settle: func(cfg nodes.Config) (time.Duration, error) {
+				s, err := settingsOf(cfg)
+				if err != nil {
+					return 0, err
+				}
+				return s.settle(cfg.Bound()), nil
+			},
 		},
 	})
 }
@@ -100,6 +107,23 @@ type settings struct {
 	tick, proposeEvery          time.Duration
 	electionTick, heartbeatTick int
 	preVote, checkQuorum        bool
+}
+
+// settle is etcd-raft's settling window (nodes.Quorum.Settle). Each
+// process ticks at its own phase, so a follower counts at most
+// heartbeat-tick + 1 ticks, plus D, between two of its leader's
+// heartbeats, and the leader hears the answers within 2D more: no
+// follower's randomized timeout (at least election-tick ticks) expires and
+// check-quorum never steps the leader down when that is less than
+// election-tick ticks. A campaign is timed inside Tick, so the window
+// covers a leader stepping down at a check-quorum (every election-tick
+// ticks) and its campaign after a randomized timeout (under 2·election-tick
+// ticks), twice over.
+func (s *settings) settle(d time.Duration) time.Duration {
+	if time.Duration(s.heartbeatTick+1)*s.tick+2*d >= time.Duration(s.electionTick)*s.tick {
+		return 0
+	}
+	return time.Duration(4*s.electionTick+s.heartbeatTick+2)*s.tick + 2*d
 }
 
 func newMachine(cfg nodes.Config) (func() nodes.Machine, error) {

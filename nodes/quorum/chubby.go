@@ -42,15 +42,29 @@ func init() {
 		Params:    chubbyParams,
 		New:       newChubby,
 		Quorum: &nodes.Quorum{Ballot: kindVoteRequest, Grant: kindVote, Leader: kindLease,
-			Lease: timing(chubbyTimingOf, func(tm *chubbyTiming) time.Duration { return tm.lease }),
+			Lease: timing(chubbyTimingOf, func(tm *chubbyTiming, _ time.Duration) time.Duration { return tm.lease }),
 			// The master renews its lease with everyone once a lease less
 			// the margin.
-			Steady: timing(chubbyTimingOf, func(tm *chubbyTiming) time.Duration { return tm.lease - tm.margin })},
+			Steady: timing(chubbyTimingOf, func(tm *chubbyTiming, _ time.Duration) time.Duration { return tm.lease - tm.margin }),
+			Settle: timing(chubbyTimingOf, (*chubbyTiming).settle)},
 	})
 }
 
 type chubbyTiming struct {
 	lease, margin, waitMin, waitMax time.Duration
+}
+
+// settle is chubby's settling window (nodes.Quorum.Settle). The master
+// renews lease − margin after each hold, and its round of RENEW and
+// RENEW_ACK ends within 2D: before its lease ends, and before any replica's
+// candidacy (armed lease + margin + a wait after each RENEW it accepts)
+// expires, when 2D < margin. The longest election timer is a candidacy,
+// lease + margin + wait-max.
+func (tm *chubbyTiming) settle(d time.Duration) time.Duration {
+	if 2*d >= tm.margin {
+		return 0
+	}
+	return tm.lease + tm.margin + tm.waitMax + 2*d
 }
 
 func chubbyTimingOf(cfg nodes.Config) (*chubbyTiming, error) {

@@ -91,14 +91,15 @@ func durations(cfg nodes.Config, declared []nodes.Param, into map[string]*time.D
 }
 
 // timing makes one of a configuration's durations a nodes.Quorum reads
-// (Lease, Steady) from the algorithm's own parsing of its parameters, of,
-// and what to read of the result, get.
-func timing[T any](of func(nodes.Config) (*T, error), get func(*T) time.Duration) func(nodes.Config) (time.Duration, error) {
+// (Lease, Steady, Settle) from the algorithm's own parsing of its
+// parameters, of, and what to read of the result and of the delay bound D
+// (nodes.Config.Bound), get.
+func timing[T any](of func(nodes.Config) (*T, error), get func(tm *T, d time.Duration) time.Duration) func(nodes.Config) (time.Duration, error) {
 	return func(cfg nodes.Config) (time.Duration, error) {
 		tm, err := of(cfg)
 		if err != nil {
 			return 0, err
 		}
-		return get(tm), nil
+		return get(tm, cfg.Bound()), nil
 	}
 }

@@ -51,7 +51,8 @@ func init() {
 		Params:    raftParams,
 		New:       newRaft,
 		Quorum: &nodes.Quorum{Ballot: kindRequestVote, Grant: kindVote, Leader: kindHeartbeat,
-			Steady: timing(raftTimingOf, func(tm *raftTiming) time.Duration { return tm.heartbeat })},
+			Steady: timing(raftTimingOf, func(tm *raftTiming, _ time.Duration) time.Duration { return tm.heartbeat }),
+			Settle: timing(raftTimingOf, (*raftTiming).settle)},
 	})
 }
 
@@ -59,6 +60,17 @@ type raftTiming struct {
 	tmin, tmax, heartbeat time.Duration
 	persist               time.Duration // a VOTE leaves this long after its decision; 0: at once
 	logs                  int64         // last-log indexes are drawn from 1..logs; 0: no log
+}
+
+// settle is raft's settling window (nodes.Quorum.Settle). A follower hears
+// its leader's heartbeats at most heartbeat + D apart, so it never times out
+// when that is less than tmin. An election timer lasts at most tmax, and a
+// VOTE leaves at most D + persist after the REQUEST_VOTE it answers.
+func (tm *raftTiming) settle(d time.Duration) time.Duration {
+	if tm.heartbeat+d >= tm.tmin {
+		return 0
+	}
+	return tm.tmax + tm.persist + tm.heartbeat + 2*d
 }
 
 func newRaft(cfg nodes.Config) (func() nodes.Machine, error) {

@@ -165,14 +165,14 @@ func TestZookeeperNoHerd(t *testing.T) {
 }
 
 // Issue 21: timeouts count the election's timers only. A fault-free
-// zookeeper run pings its watches every 4T until the deadline — ticks in
-// timeouts_by_kind, hundreds per process — while its timeouts stay in the
+// zookeeper run pings its watches every 4T until it settles — ticks in
+// timeouts_by_kind, several per process — while its timeouts stay in the
 // order of its election activity (none here: the highest proposes at once).
 func TestZookeeperTimeoutsAreElectionTimers(t *testing.T) {
 	const n = 64
 	r := run(t, "zookeeper", nil, n, trial.Uniform{Lo: time.Millisecond, Hi: 5 * time.Millisecond}, 9, 0, false, nil, nil)
 	ticks := r.res.TimeoutsByKind()["WATCH_TICK"]
-	if !r.v.Live || ticks < 100*n {
+	if !r.v.Live || ticks < 3*n {
 		t.Fatalf("live %v, %d WATCH_TICK; want a live run with the ticks counted by kind", r.v.Live, ticks)
 	}
 	if r.res.Timeouts > r.res.Messages {

@@ -43,12 +43,25 @@ func init() {
 		New:       newZookeeper,
 		Quorum: &nodes.Quorum{Ballot: kindNewLeader, Grant: kindAck, Leader: kindCommit,
 			// Every process pings the one it watches once a period.
-			Steady: timing(zkTimingOf, func(tm *zkTiming) time.Duration { return tm.period })},
+			Steady: timing(zkTimingOf, func(tm *zkTiming, _ time.Duration) time.Duration { return tm.period }),
+			Settle: timing(zkTimingOf, (*zkTiming).settle)},
 	})
 }
 
 type zkTiming struct {
 	period, timeout, proposeWait time.Duration
+}
+
+// settle is zookeeper's settling window (nodes.Quorum.Settle). A process
+// pings the one it watches every period, and the answer re-arms its
+// MONITOR at most period + 2D after the last, so MONITOR never expires when
+// that is less than the watch timeout. The election timers are MONITOR
+// (the timeout) and PROPOSE_WAIT (at most twice propose-wait).
+func (tm *zkTiming) settle(d time.Duration) time.Duration {
+	if tm.period+2*d >= tm.timeout {
+		return 0
+	}
+	return max(tm.timeout, 2*tm.proposeWait) + tm.period + 2*d
 }
 
 func newZookeeper(cfg nodes.Config) (func() nodes.Machine, error) {

@@ -44,11 +44,18 @@ func (s *sim) detectCrash(c int32, atStart bool) {
 			continue // this process's detector misses the crash
 		}
 		if initiator[q] || atStart && s.cfg.Algorithm.StartsAll {
-			s.schedule(s.now, classControl, payload{kind: evSuspect, to: q, from: c})
+			s.scheduleSuspect(s.now, classControl, q, c)
 		} else {
-			s.schedule(s.now+int64(d.D), classTimer, payload{kind: evSuspect, to: q, from: c})
+			s.scheduleSuspect(s.now+int64(d.D), classTimer, q, c)
 		}
 	}
+}
+
+// scheduleSuspect schedules a suspicion of process from by process to at
+// `at`, counting it as pending for the settling rule.
+func (s *sim) scheduleSuspect(at int64, class uint64, to, from int32) {
+	s.suspecting++
+	s.schedule(at, class, payload{kind: evSuspect, to: to, from: from})
 }
 
 // scheduleFalseSuspicions draws, per process, a Poisson process of rate λ
@@ -70,7 +77,7 @@ func (s *sim) scheduleFalseSuspicions() {
 			if q >= p {
 				q++
 			}
-			s.schedule(int64(at), classTimer, payload{kind: evSuspect, to: p, from: q})
+			s.scheduleSuspect(int64(at), classTimer, p, q)
 		}
 	}
 }

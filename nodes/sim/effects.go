@@ -136,7 +136,7 @@ func (v view) Resume(p int)                          { v.s.resume(int32(p)) }
 
 // Suspect makes observer's detector suspect q, as a control event now.
 func (v view) Suspect(observer, q int) {
-	v.s.schedule(v.s.now, classControl, payload{kind: evSuspect, to: int32(observer), from: int32(q)})
+	v.s.scheduleSuspect(v.s.now, classControl, int32(observer), int32(q))
 }
 
 // Note records a start or heal in the schedule, and traces it.
@@ -416,6 +416,7 @@ func (s *sim) restart(p int32) {
 	}
 	s.machines.set(p, s.newMachine())
 	s.res.Restarted(int(p))
+	s.electionEvent()
 	s.emitProc(trial.EvRestart, p)
 	if s.hb != nil {
 		s.incarnation[p]++

@@ -87,6 +87,13 @@ type sim struct {
 	net   *rand.Rand
 	rands []*rand.Rand
 
+	// settle ends a quorum trial once its election is over for good
+	// (trial.Settling); nil when the trial runs to its deadline.
+	// suspecting counts the detector's suspicions scheduled and not yet
+	// delivered: the rule waits for them.
+	settle     *trial.Settling
+	suspecting int
+
 	byRank      map[nodes.Rank]int
 	lastDecided int32 // position of the latest decision; -1 before any
 	det         trial.Detector
@@ -188,9 +195,14 @@ func newSim(cfg trial.Config) (*sim, error) {
 	n := len(cfg.Ranks)
 	variant := cfg.VariantName()
 	t := cfg.T()
-	newMachine, err := cfg.Algorithm.New(nodes.Config{Variant: variant, Params: cfg.Params, N: n, T: t, D: cfg.Latency.Bound()})
+	mc := nodes.Config{Variant: variant, Params: cfg.Params, N: n, T: t, D: cfg.Latency.Bound()}
+	newMachine, err := cfg.Algorithm.New(mc)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", cfg.Algorithm.Name, err)
+	}
+	settle, err := trial.NewSettling(&cfg, mc)
+	if err != nil {
+		return nil, err
 	}
 	deadline := cfg.DeadlineOrDefault()
 	budget := cfg.BudgetOrDefault()
@@ -205,6 +217,7 @@ func newSim(cfg trial.Config) (*sim, error) {
 		net:      rand.New(rand.NewPCG(cfg.Seed, 0x6e6574776f726b)), // "network"
 		machines: newMachineTable(n),
 		alive:    make([]bool, n),
+		settle:   settle,
 	}
 	s.det = cfg.DetectorOrDefault()
 	s.detRand = rand.New(rand.NewPCG(cfg.Seed, 0x646574656374)) // "detect"
@@ -309,6 +322,9 @@ func (s *sim) run() {
 		if at > s.deadline {
 			return
 		}
+		if s.settle != nil && s.settle.Due(time.Duration(at)) && s.steady(at) {
+			return
+		}
 		if s.res.Events >= s.maxEvents || s.core > s.maxPending {
 			s.stopOverBudget()
 			return
@@ -363,17 +379,41 @@ func (s *sim) run() {
 			s.fire(p.to, p.timer, p.gen)
 		case evInitiate:
 			s.popped()
+			s.electionEvent()
 			s.initiate(p.to)
 		case evSuspect:
 			s.popped()
+			s.suspecting--
+			s.electionEvent()
 			s.suspect(p.to, p.from)
 		case evFault:
 			s.popped()
+			s.electionEvent()
 			s.actions[p.gen]()
 		case evHeartbeat:
 			s.heartbeat(p.to, p.gen)
 		}
 		s.slab.release(e.slot)
+	}
+}
+
+// steady reports, when the settling rule is due before the event at `at`,
+// whether the trial has settled (trial.Settling): nothing of a fault to come
+// or in force, no suspicion pending, and the live processes agreeing on a
+// live leader. It then ends there, its record as counted so far.
+func (s *sim) steady(at int64) bool {
+	quiet := s.tl.Settled() && s.suspecting == 0
+	if !s.settle.Settled(time.Duration(at), quiet, &s.res.Decisions, s.alive, s.ranks) {
+		return false
+	}
+	s.res.Settled = true
+	return true
+}
+
+// electionEvent tells the settling rule, if any, of an election event now.
+func (s *sim) electionEvent() {
+	if s.settle != nil {
+		s.settle.Event(time.Duration(s.now))
 	}
 }
 
@@ -549,8 +589,11 @@ func (s *sim) send(from int32, to nodes.PeerID, m *nodes.Message) {
 	}
 	size := int64(m.EncodedSize())
 	election := s.res.CountSend(m.Kind, size)
-	if election && s.tlSends {
-		s.tl.Sent(s.res.Messages)
+	if election {
+		if s.tlSends {
+			s.tl.Sent(s.res.Messages)
+		}
+		s.electionEvent()
 	}
 	if s.faulty {
 		s.sendFaulty(from, int32(to), m, size)
@@ -646,6 +689,9 @@ func (s *sim) fire(p int32, t nodes.TimerID, gen uint32) {
 	st.armed = false
 	s.timers[k] = st
 	s.res.CountFire(t)
+	if t.IsElection() {
+		s.electionEvent()
+	}
 	if s.want.Has(trial.EvTimer) {
 		s.emit(&trial.Event{At: time.Duration(s.now), Kind: trial.EvTimer, P: p, Timer: t})
 	}
@@ -657,6 +703,7 @@ func (s *sim) fire(p int32, t nodes.TimerID, gen uint32) {
 func (s *sim) decide(p int32, leader nodes.Rank) {
 	s.res.Decided(int(p), leader, time.Duration(s.now))
 	s.lastDecided = p
+	s.electionEvent()
 	if s.want.Has(trial.EvDecide) {
 		s.emitDecision(p, &leader)
 	}

@@ -22,6 +22,11 @@ type Config struct {
 	// Deadline is when a run that has not come to rest is stopped; 0 means
 	// DefaultDeadline.
 	Deadline time.Duration
+	// KeepRunning runs a quorum trial to its deadline even once its
+	// election is over for good (Settling): to measure its steady
+	// traffic over a fixed time, or to check that the rule ends trials
+	// only where nothing the election's columns count comes after.
+	KeepRunning bool
 	// Crashes are the crash-stop faults of the trial, applied as the first
 	// faults of the timeline.
 	Crashes []Crash

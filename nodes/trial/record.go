@@ -27,6 +27,7 @@ type Record struct {
 	FirstInitiation, LastElection time.Duration
 	Events                        int64         // events processed
 	Quiescent                     bool          // the run came to rest before the deadline
+	Settled                       bool          // a quorum trial whose election was over for good ended early (Settling)
 	End                           time.Duration // time of the last event processed
 	Dropped                       int64         // messages lost because their receiver had crashed
 	Crashes                       []CrashRecord // every crash, in order
