@@ -9,6 +9,7 @@ import (
 
 	"github.com/electbench/electbench/chaos"
 	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/trial"
 )
 
 // Shard names part K of M (1 ≤ K ≤ M) of a plan, for sweeps that run on
@@ -39,17 +40,24 @@ func ParseShard(s string) (Shard, error) {
 // Cost estimates the work of a trial, for balancing shards and the ETA: a
 // simulated trial's estimated events (Estimate); a live trial's wall time
 // in µs: a second of cluster, 25 ms a process to start, 1.2 ms a directed
-// link to make (its handshake), and a quorum algorithm's deadline, which
-// it runs to (measured with raft: processes 20–30 ms each, linking
-// 1.0–1.5 ms a link; whole trials of 7 s at N = 32 and 15–16 s at N = 64,
-// against 7.2 s and 14.8 s here).
+// link to make (its handshake), and a quorum algorithm's run: its deadline,
+// or, where the settling rule ends it (trial.Settling) and no fault delays
+// that, about two windows, its election and the window after it (measured
+// with raft: processes 20–30 ms each, linking 1.0–1.5 ms a link; whole
+// trials of 7 s at N = 32 and 15–16 s at N = 64, against 7.2 s and 14.8 s
+// here, when they ran to their deadline; trials of 1.4 s at N = 5 with a
+// leader crash, window 0.49 s).
 func (t Trial) Cost(live bool) float64 {
 	if !live {
 		return t.load().Events
 	}
 	c := 1e6 + t.LiveSetupCost()
 	if t.Algo.Alg.Quorum != nil {
-		c += float64(t.deadline() / time.Microsecond)
+		run := t.deadline()
+		if w := t.settleWindow(trial.LiveUnit(t.Spec.Latency.Mean(), 0)); w > 0 && len(t.Spec.Faults) == 0 {
+			run = min(run, 2*w)
+		}
+		c += float64(run / time.Microsecond)
 	}
 	return c
 }

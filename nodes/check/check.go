@@ -347,7 +347,7 @@ type Verdict struct {
 // are the faulty ones.
 func (c *Checker) Finish(decisions *trial.Decisions, quiescent bool, end time.Duration) Verdict {
 	if c.quorum != nil {
-		return c.finishQuorum(decisions, end) // never quiescent: judged at the deadline
+		return c.finishQuorum(decisions, end) // never quiescent: judged where it ended (settled, or its deadline)
 	}
 	if c.mutex != nil {
 		return c.finishMutex(decisions, quiescent, end)

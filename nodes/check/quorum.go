@@ -13,7 +13,7 @@ import (
 // Quorum algorithms (nodes.Algorithm.Quorum: chubby, zookeeper, raft) are
 // judged differently from the ones that terminate. They elect whichever
 // candidate wins a majority, not the highest process, and they run until
-// the deadline, so:
+// the settling rule ends them (trial.Settling) or the deadline, so:
 //
 //   - safety is "at most one leader per term": no two processes send the
 //     algorithm's Leader kind with the same term (two-leaders); whoever
@@ -23,7 +23,7 @@ import (
 //     intervals overlap in the harness clock (lease-overlap, recorded with
 //     both intervals). The per-instant wrong-leader and disagreement checks
 //     do not apply: a deposed leader may believe itself leader for a while.
-//   - live means that at the deadline a live leader is known by a majority
+//   - live means that at the end a live leader is known by a majority
 //     of the cluster (⌊N/2⌋+1 live processes believe it, itself included);
 //     correct adds that every live process decided and all agree.
 //   - turnaround is the time until a leader was first known by a majority,

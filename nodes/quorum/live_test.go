@@ -25,7 +25,9 @@ func TestMain(m *testing.M) {
 
 // The issue: each quorum algorithm runs on live processes at N = 5, its
 // leader is SIGKILLed once elected, and the survivors elect the next leader,
-// known by a majority, with one leader per term throughout.
+// known by a majority, with one leader per term throughout. The trial then
+// ends once the new leader has settled (trial.Settling), well before its
+// deadline.
 func TestLiveLeaderKill(t *testing.T) {
 	node, env := livetest.Command(t)
 	h, err := harness.New(context.Background(), harness.Options{Node: node, Env: env, Log: livetest.Log(t)})
@@ -48,7 +50,7 @@ func TestLiveLeaderKill(t *testing.T) {
 			}
 			s := &workloads.Spec{Scenario: "live-leader-kill", Algos: []workloads.Algo{{Alg: alg, Variant: variant}},
 				Nodes: []int{5}, IDs: ids, Initiators: inits, Trials: 1, Seed: 1, Latency: trial.Constant(5 * time.Millisecond),
-				Deadline: 2500 * time.Millisecond, Crashes: []workloads.CrashSpec{crash}}
+				Deadline: 6 * time.Second, Crashes: []workloads.CrashSpec{crash}}
 			if err := s.Validate(); err != nil {
 				t.Fatal(err)
 			}
@@ -77,6 +79,9 @@ func TestLiveLeaderKill(t *testing.T) {
 				if _, w, _ := strings.Cut(e, "="); w != "-" {
 					winners = append(winners, w)
 				}
+			}
+			if !res.Settled || res.End >= s.Deadline*3/4 {
+				t.Errorf("settled %v, last event at %v: want the trial ended by the settling rule, well before its deadline %v", res.Settled, res.End, s.Deadline)
 			}
 			killed := strconv.Itoa(res.Crashes[0].Pos)
 			if len(winners) < 2 || winners[0] != killed || winners[len(winners)-1] == killed {

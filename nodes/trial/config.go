@@ -64,6 +64,18 @@ func DefaultDeadline(n int, t time.Duration) time.Duration {
 	return time.Duration(100*n+1000) * t
 }
 
+// LiveUnit is the unit T in which a live trial's machines read their
+// parameters ("T1 = 2T"): the link latency's mean t plus an allowance for
+// the processing of two runtimes and a proxy, max(5ms, t/2) when
+// allowance is 0 (generous: a loaded host delays processes by
+// milliseconds).
+func LiveUnit(t, allowance time.Duration) time.Duration {
+	if allowance <= 0 {
+		allowance = max(5*time.Millisecond, t/2)
+	}
+	return t + allowance
+}
+
 // T is the mean one-way latency, the unit of turnaround_t.
 func (c *Config) T() time.Duration { return c.Latency.Mean() }
 

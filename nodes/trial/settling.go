@@ -58,6 +58,9 @@ func (s *Settling) Window() time.Duration { return s.window }
 // Event notes an election event at `at`: the window starts again.
 func (s *Settling) Event(at time.Duration) { s.next = max(s.next, at+s.window) }
 
+// Next is the earliest instant at which Due can hold.
+func (s *Settling) Next() time.Duration { return s.next }
+
 // Due reports whether nothing of the election has happened for a whole
 // window at now, so that the runtime should ask Settled.
 func (s *Settling) Due(now time.Duration) bool { return now >= s.next }

@@ -45,8 +45,9 @@ type Options struct {
 	// Allowance is added to the link latency in the unit T that algorithm
 	// parameters are written in ("T1 = 2T"): a live message takes T plus
 	// the processing of two runtimes and a proxy, and a timer of exactly a
-	// round trip would fire ahead of its answer. 0 means max(5ms, T/2):
-	// generous, because a loaded host delays processes by milliseconds.
+	// round trip would fire ahead of its answer. 0 means max(5ms, T/2)
+	// (trial.LiveUnit): generous, because a loaded host delays processes
+	// by milliseconds.
 	// Records still use the configured latency as T.
 	Allowance time.Duration
 	// Forge makes node k (in spawn order, 0..N-1) present a dishonest

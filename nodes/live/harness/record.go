@@ -658,6 +658,7 @@ func (lt *liveTrial) finish() (*Result, error) {
 		}
 	}
 	rec.Events, rec.Quiescent, rec.End = l.steps, lt.quiescent, lt.lastCore
+	rec.Settled = lt.settled
 	rec.Alive = slices.Clone(lt.alive)
 	res.Record = rec
 	for _, st := range res.Stats {

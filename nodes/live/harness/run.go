@@ -75,10 +75,16 @@ type liveTrial struct {
 	lastCore       time.Duration
 	quiet          time.Duration // how long a heartbeat run must be quiet
 	quiescent      bool
-	atDeadline     string             // what had not settled when the deadline passed
-	budget         trial.Budget       // trial.Config.BudgetOrDefault
-	overBudget     *trial.BudgetError // set when the machines passed it (passedBudget)
-	stopping       bool               // teardown began: the run's counts are final
+	// settle ends a quorum trial once its election is over for good
+	// (trial.Settling), judged on decisions, the processes' latest
+	// beliefs as their steps report them; nil: it runs to its deadline.
+	settle     *trial.Settling
+	decisions  trial.Decisions
+	settled    bool               // the settling rule ended the trial
+	atDeadline string             // what had not settled when the deadline passed
+	budget     trial.Budget       // trial.Config.BudgetOrDefault
+	overBudget *trial.BudgetError // set when the machines passed it (passedBudget)
+	stopping   bool               // teardown began: the run's counts are final
 }
 
 func newLiveTrial(r *Runtime, cfg trial.Config, fs faults, serial int) *liveTrial {
@@ -93,15 +99,18 @@ func newLiveTrial(r *Runtime, cfg trial.Config, fs faults, serial int) *liveTria
 		firstInit:  -1,
 		faulty:     fs.tl.Needs().Links,
 	}
-	allow := r.opt.Allowance
-	if allow <= 0 {
-		allow = max(5*time.Millisecond, lt.T/2)
-	}
-	lt.tAlg = lt.T + allow
+	lt.tAlg = trial.LiveUnit(lt.T, r.opt.Allowance)
 	if lt.det.Kind == "heartbeat" {
 		lt.quiet = lt.det.Tau + 2*lt.det.P + 4*lt.T
 	}
 	lt.budget = cfg.BudgetOrDefault()
+	settle, err := trial.NewSettling(&cfg, nodes.Config{Variant: cfg.VariantName(), Params: cfg.Params, N: n, T: lt.tAlg, D: cfg.BoundIn(lt.tAlg)})
+	if err != nil {
+		lt.fail("%v", err)
+	}
+	if settle != nil {
+		lt.settle, lt.decisions = settle, trial.NewDecisions(n)
+	}
 	lt.prog = newSetupProgress(r.opt.Progress, lt)
 	lt.res.Info.Toxiproxy = r.srv.clients[0].URL()
 	return lt
@@ -431,12 +440,21 @@ func (lt *liveTrial) execute(ctx context.Context) {
 	defer recheck.Stop()
 	for {
 		lt.runDue()
-		if lt.settled() {
+		if lt.atRest() {
 			lt.quiescent = true
 			return
 		}
-		if lt.quiet > 0 || lt.links.anyLossy {
+		if lt.settle != nil {
+			if now := lt.now(); lt.settle.Due(now) && lt.steady(now) {
+				lt.settled = true
+				return
+			}
+		}
+		switch {
+		case lt.quiet > 0 || lt.links.anyLossy:
 			recheck.Reset(max(lt.lastCore+lt.quietPeriod()-lt.now(), time.Millisecond))
+		case lt.settle != nil:
+			recheck.Reset(max(lt.settle.Next()-lt.now(), time.Millisecond))
 		}
 		select {
 		case rep := <-lt.procs.reports:
@@ -446,6 +464,7 @@ func (lt *liveTrial) execute(ctx context.Context) {
 			}
 		case f := <-lt.actions:
 			lt.pending--
+			lt.electionEvent() // a fault starting or healing, a detection
 			f()
 		case <-recheck.C:
 		case <-stop.C:
@@ -481,11 +500,27 @@ func (lt *liveTrial) quietPeriod() time.Duration {
 	return q
 }
 
-// settled reports whether the run has come to rest: no harness action
+// steady reports, when the settling rule is due, whether a quorum trial
+// has settled (trial.Settling): nothing of a fault to come or in force, no
+// harness action (a detection) pending, no process restarting, and the
+// live processes agreeing on a live leader.
+func (lt *liveTrial) steady(now time.Duration) bool {
+	quiet := lt.faults.tl.Settled() && lt.pending == 0 && len(lt.restarting) == 0
+	return lt.settle.Settled(now, quiet, &lt.decisions, lt.alive, lt.ranks)
+}
+
+// electionEvent tells the settling rule, if any, of an election event now.
+func (lt *liveTrial) electionEvent() {
+	if lt.settle != nil {
+		lt.settle.Event(lt.now())
+	}
+}
+
+// atRest reports whether the run has come to rest: no harness action
 // pending, no timer armed at a running process, every message written on a
 // reliable link to a process that will run again delivered, and, for runs
 // that may lose messages or run heartbeats, a quiet period behind it.
-func (lt *liveTrial) settled() bool {
+func (lt *liveTrial) atRest() bool {
 	if lt.pending > 0 || len(lt.restarting) > 0 || lt.busyProcs > 0 || lt.unsettledLinks > 0 {
 		return false
 	}
@@ -515,6 +550,10 @@ func (lt *liveTrial) handle(rep nodeReport) {
 			lt.recount()
 			// A fresh machine knows no leader: it must decide again.
 			lt.log.proc(lt.now(), trial.EvRestart, p.pos)
+			if lt.settle != nil {
+				lt.decisions.Forget(p.pos)
+				lt.electionEvent()
+			}
 			lt.send(p, live.Command{Type: "start", T0: lt.t0})
 		}
 	case "refused":
@@ -619,6 +658,26 @@ func (lt *liveTrial) step(p *proc, r *live.Report) {
 		if tl != nil {
 			tl.Decided()
 		}
+	}
+	if lt.settle != nil {
+		lt.settleStep(pos, r, leaders)
+	}
+}
+
+// settleStep tells the settling rule of a step's election events: an
+// initiation, a suspicion, an election timer expiring, an election message
+// sent, a decision (kept as the process's latest belief).
+func (lt *liveTrial) settleStep(pos int, r *live.Report, leaders []nodes.Rank) {
+	event := r.Ev == "initiate" || r.Ev == "suspect" || r.Ev == "timer" && r.Timer.IsElection() || len(leaders) > 0
+	for i := range r.Sent {
+		event = event || r.Sent[i].Kind.IsElection()
+	}
+	now := lt.now()
+	for _, leader := range leaders {
+		lt.decisions.Decided(pos, leader, now)
+	}
+	if event {
+		lt.settle.Event(now)
 	}
 }
 
