@@ -2,7 +2,6 @@ package workloads
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"maps"
 	"strings"
@@ -46,18 +45,9 @@ func runScenariosUpTo(t *testing.T, name string, parallel, maxNodes int) (map[st
 			}
 		}
 	}
-	var rows []reports.Row
-	if err := Run(context.Background(), trials, Options{Parallel: parallel}, func(r reports.Row) error {
-		rows = append(rows, r)
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	rows := rowsOf(t, trials, parallel)
 	by := map[string][]reports.Row{}
 	for _, r := range rows {
-		if r.Error != "" {
-			t.Fatalf("%s: trial failed to run: %s", name, r.Error)
-		}
 		by[r.Scenario] = append(by[r.Scenario], r)
 	}
 	var buf bytes.Buffer

@@ -10,12 +10,12 @@ import (
 	"github.com/electbench/electbench/reports"
 )
 
-// rowsOf runs trials and returns their rows, failing on a trial that could
-// not run.
-func rowsOf(t *testing.T, trials []Trial) []reports.Row {
+// rowsOf runs trials, parallel at once, and returns their rows, failing on
+// a trial that could not run.
+func rowsOf(t *testing.T, trials []Trial, parallel int) []reports.Row {
 	t.Helper()
 	var rows []reports.Row
-	if err := Run(context.Background(), trials, Options{Parallel: 2}, func(r reports.Row) error {
+	if err := Run(context.Background(), trials, Options{Parallel: parallel}, func(r reports.Row) error {
 		rows = append(rows, r)
 		return nil
 	}); err != nil {
@@ -23,7 +23,7 @@ func rowsOf(t *testing.T, trials []Trial) []reports.Row {
 	}
 	for _, r := range rows {
 		if r.Error != "" {
-			t.Fatalf("%s %s N=%d trial %d: %s", r.Scenario, r.Algorithm, r.Nodes, r.Trial, r.Error)
+			t.Fatalf("%s: %s/%s N=%d trial %d failed to run: %s", r.Scenario, r.Algorithm, r.Variant, r.Nodes, r.Trial, r.Error)
 		}
 	}
 	return rows
@@ -90,7 +90,7 @@ func TestSettlingChangesOnlySteadyTraffic(t *testing.T) {
 	for name, s := range specs {
 		var keep Spec = *s
 		keep.KeepRunning = true
-		settled, full := rowsOf(t, s.Plan()), rowsOf(t, keep.Plan())
+		settled, full := rowsOf(t, s.Plan(), 2), rowsOf(t, keep.Plan(), 2)
 		if len(settled) != len(full) || len(settled) == 0 {
 			t.Fatalf("%s: %d rows settled, %d run to the deadline", name, len(settled), len(full))
 		}
