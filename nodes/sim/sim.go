@@ -188,7 +188,8 @@ func newSim(cfg trial.Config) (*sim, error) {
 	n := len(cfg.Ranks)
 	variant := cfg.VariantName()
 	t := cfg.T()
-	newMachine, err := cfg.Algorithm.New(nodes.Config{Variant: variant, Params: cfg.Params, N: n, T: t, D: cfg.Latency.Bound()})
+	batch := &nodes.Batch{}
+	newMachine, err := cfg.Algorithm.New(nodes.Config{Variant: variant, Params: cfg.Params, N: n, T: t, D: cfg.Latency.Bound(), Batch: batch})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", cfg.Algorithm.Name, err)
 	}
@@ -203,7 +204,7 @@ func newSim(cfg trial.Config) (*sim, error) {
 		linkLast: map[uint64]int64{},
 		timers:   map[uint64]timerState{},
 		net:      rand.New(rand.NewPCG(cfg.Seed, 0x6e6574776f726b)), // "network"
-		machines: newMachineTable(n),
+		machines: newMachineTable(n, batch),
 		alive:    make([]bool, n),
 	}
 	s.det = cfg.DetectorOrDefault()
