@@ -548,7 +548,7 @@ func (s *sim) send(from int32, to nodes.PeerID, m *nodes.Message) {
 	if !m.Kind.Valid() {
 		panic(fmt.Sprintf("sim: %s sent an unregistered message kind %d", s.cfg.Algorithm.Name, m.Kind))
 	}
-	size := int64(m.EncodedSize())
+	size := int64(nodes.EncodedSizeOf(m))
 	election := s.res.CountSend(m.Kind, size)
 	if election && s.tlSends {
 		s.tl.Sent(s.res.Messages)
@@ -567,7 +567,8 @@ func (s *sim) send(from int32, to nodes.PeerID, m *nodes.Message) {
 	}
 	if s.fifoMode {
 		d := s.fifo.slot()
-		d.at, d.ord, d.to, d.from, d.msg = s.now+int64(s.t), ord, int32(to), from, *m
+		d.at, d.ord, d.to, d.from = s.now+int64(s.t), ord, int32(to), from
+		d.msg = *m // alone: in the assignment above it went through a temporary
 		if election {
 			s.fifoElections++ // each delayed T exactly: noted at the end (Run)
 		}
@@ -581,7 +582,8 @@ func (s *sim) send(from int32, to nodes.PeerID, m *nodes.Message) {
 		s.res.ElectionDelayed(time.Duration(at - s.now))
 	}
 	slot, p := s.slab.alloc()
-	p.kind, p.to, p.from, p.msg = evDeliver, int32(to), from, *m
+	p.kind, p.to, p.from = evDeliver, int32(to), from
+	p.msg = *m // alone: as the FIFO's entry above
 	s.heap.push(entry{at: at, ord: ord, slot: slot, to: int32(to)})
 }
 
