@@ -52,10 +52,11 @@ func (noTimers) Timeout(nodes.Env, nodes.TimerID) {}
 // announce handles ELECTED(l), the same in every algorithm of the family:
 // record l and pass it on to next (the successor), unless this process is l,
 // whose ELECTED has then gone all the way round (ALGORITHMS.md, `ring`).
-func announce(env nodes.Env, next nodes.PeerID, m nodes.Message) {
+// It reads m in place: a Message passed by value is copied twice a call.
+func announce(env nodes.Env, next nodes.PeerID, m *nodes.Message) {
 	if self := env.Self(); m.Rank.Cmp(&self) == 0 { // == on ranks calls memequal
 		return
 	}
 	env.Decide(m.Rank)
-	env.Send(next, m)
+	env.Send(next, *m)
 }
