@@ -1,6 +1,10 @@
 package nodes
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/electbench/electbench/internal/hugepages"
+)
 
 // Batch is how a runtime that makes a whole run's machines at set-up (the
 // simulator: N of them, one after another in position order) learns that a
@@ -46,6 +50,7 @@ func Batched[T any, PT interface {
 	size := 1
 	if cfg.Batch != nil && cfg.N > 0 {
 		batch = make([]T, cfg.N)
+		hugepages.Advise(batch)
 		*cfg.Batch = Batch{first: PT(&batch[0]), stride: unsafe.Sizeof(batch[0]), n: cfg.N}
 	}
 	return func() Machine {
