@@ -11,8 +11,11 @@ import (
 // without surprises": one chang-roberts election on a ring of millions of
 // processes, and lcr and hs with every process initiating. Its CPU profile
 // is default.pgo, the profile the command is built with (profile-guided
-// optimisation: the simulator's hot interface calls are devirtualised and
-// inlined); after a change to the hot path, make it again with
+// optimisation: the hot path's calls are inlined, sim.deliver into the run
+// loop and the ring algorithms' rules into Receive among them, and the
+// event queue's and the latency model's interface calls devirtualised;
+// the calls through nodes.Machine and nodes.Env stay calls); after a change
+// to the hot path, make it again with
 //
 //	go test -run '^$' -bench HugeRings -benchtime 1x -cpuprofile cmd/electbench/default.pgo ./cmd/electbench
 func BenchmarkHugeRings(b *testing.B) {
