@@ -65,9 +65,14 @@ const MaxEncodedSize = 1 + 32 + 1 + 2*(binary.MaxVarintLen64+1+32) + 2*binary.Ma
 
 // EncodedSize returns len(m.AppendBinary(nil)) without encoding; for an
 // external kind (ExternalKind) it is the size of the body, Message.B.
-// The simulator calls it for every message it sends, so it reads the kind's
-// precomputed header size and takes a fast path for small identities.
-func (m Message) EncodedSize() int {
+func (m Message) EncodedSize() int { return EncodedSizeOf(&m) }
+
+// EncodedSizeOf is m.EncodedSize() for a message held in memory, read in
+// place: the simulator asks it of every message it sends, and the call of
+// a method on a Message value copies all 128 bytes (twice, as compiled)
+// first. It reads the kind's precomputed header size and takes a fast path
+// for small identities.
+func EncodedSizeOf(m *Message) int {
 	var n int
 	if info := &kinds[m.Kind]; info.hdr != 0 || m.Kind == 0 {
 		n = info.hdr

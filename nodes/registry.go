@@ -204,6 +204,9 @@ type Config struct {
 	// one-way delay (trial.Latency.Bound). Zero means D = T, as under the
 	// reference model's constant latency.
 	D time.Duration
+	// Batch, when set, asks the constructor to say whether it puts the
+	// run's N machines in one allocation (Batch, Batched); nil elsewhere.
+	Batch *Batch
 }
 
 // Bound is D, the unit of "2D": Config.D, or T when D is unset.
@@ -431,28 +434,4 @@ func DefineExternal(d ExternalDef) (*Algorithm, error) {
 		return nil, fmt.Errorf("algorithm %s: this program cannot run external node programs (nodes/external is not linked in)", d.Name)
 	}
 	return externalDefiner(d)
-}
-
-// Batched returns a constructor of machines of type T (as an Algorithm's
-// New returns one) that allocates them in batches of up to 4,096, doubling
-// from one: a simulated run of ten million processes makes a few thousand
-// allocations instead of ten million, and its machines lie together in
-// memory in position order. A batch lives as long as any of its machines.
-// Like every constructor New returns, it belongs to one run and is not safe
-// for concurrent use.
-func Batched[T any, PT interface {
-	*T
-	Machine
-}]() func() Machine {
-	var batch []T
-	size := 1
-	return func() Machine {
-		if len(batch) == 0 {
-			batch = make([]T, size)
-			size = min(2*size, 4096)
-		}
-		m := PT(&batch[0])
-		batch = batch[1:]
-		return m
-	}
 }

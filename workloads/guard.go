@@ -27,7 +27,11 @@ type Estimate struct {
 
 // Bytes the simulator holds per process whatever the algorithm: the rank
 // (40), the machine's interface (16), alive flags (2, the simulator's and
-// the checker's), the decision (16), the checker's belief (4).
+// the checker's), the decision (16), the checker's belief (4). The machine
+// table keeps 8 bytes of the interface, or none when the machines were
+// built in one array (nodes.Batch); the rest covers the allocator's
+// rounding of machines made one at a time, which machineBytes does not
+// count.
 const perProcessBytes = 40 + 16 + 2 + 16 + 4
 
 // pendingBytes is the memory of one pending event: its payload in the slab

@@ -62,7 +62,7 @@ func TestIDArrangements(t *testing.T) {
 	}
 	// The arrangement is Rand.Perm's permutation of the ids stream, whose
 	// shuffle IDs.Ranks writes out: the published runs' arrangements.
-	for _, n := range []int{1, 2, 3, 50, 1000} {
+	for _, n := range []int{1, 2, 3, 31, 32, 33, 50, 65, 1000} { // around shuffle's blocks of draws too
 		for seed := range uint64(4) {
 			perm := rand.New(rand.NewPCG(seed, streamIDs)).Perm(n)
 			for i, v := range ranksOf("random", n, seed) {

@@ -76,7 +76,7 @@ func New(ranks []nodes.Rank) *Checker {
 
 // leader returns r's number in the leaders table, with room for its
 // per-leader state.
-func (c *Checker) leader(r nodes.Rank) int32 {
+func (c *Checker) leader(r *nodes.Rank) int32 {
 	i := c.leaders.Index(r)
 	if int(i) == len(c.dead) {
 		c.dead = append(c.dead, false)
@@ -87,7 +87,7 @@ func (c *Checker) leader(r nodes.Rank) int32 {
 
 // isDead reports whether r is the rank of a crashed process.
 func (c *Checker) isDead(r nodes.Rank) bool {
-	i, ok := c.leaders.Lookup(r)
+	i, ok := c.leaders.Lookup(&r)
 	return ok && c.dead[i]
 }
 
@@ -100,7 +100,7 @@ func (c *Checker) believe(i int32) {
 
 // believers reports how many live processes believe in r.
 func (c *Checker) believersOf(r nodes.Rank) int32 {
-	if i, ok := c.leaders.Lookup(r); ok {
+	if i, ok := c.leaders.Lookup(&r); ok {
 		return c.believers[i]
 	}
 	return 0
@@ -185,13 +185,13 @@ func (c *Checker) Decided(at time.Duration, p int, leader nodes.Rank) {
 // run decides once per process or more.
 func (c *Checker) decided(at time.Duration, p int, rank *nodes.Rank) {
 	if c.mutex != nil {
-		c.belief[p] = c.leader(*rank) + 1 // the coordinator (central); no election checks
+		c.belief[p] = c.leader(rank) + 1 // the coordinator (central); no election checks
 		return
 	}
 	if c.quorum != nil {
 		defer c.updateKnown(at) // and no wrong-leader or disagreement check (quorum.go)
 	}
-	i := c.leader(*rank)
+	i := c.leader(rank)
 	if c.quorum == nil && i != c.rightful {
 		if rank.Cmp(&c.highest) < 0 {
 			c.record(Violation{At: at, Kind: "wrong-leader", Procs: []int{p},
@@ -233,7 +233,7 @@ func (c *Checker) unbelieve(r nodes.Rank) {
 	if r.IsZero() {
 		return
 	}
-	if i, ok := c.leaders.Lookup(r); ok {
+	if i, ok := c.leaders.Lookup(&r); ok {
 		c.unbelieveNumber(i)
 	}
 }
@@ -263,7 +263,7 @@ func (c *Checker) Crashed(at time.Duration, p int) {
 		c.leaveNormal(belief)
 	}
 	c.alive[p] = false
-	i := c.leader(c.ranks[p])
+	i := c.leader(&c.ranks[p])
 	c.dead[i] = true
 	if c.believers[i] > 0 { // nobody alive can follow a dead leader
 		c.believers[i] = 0

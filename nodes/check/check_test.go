@@ -36,7 +36,8 @@ func TestCheckerVerdicts(t *testing.T) {
 		d := trial.NewDecisions(len(ids))
 		for i, id := range ids {
 			if id != 0 {
-				d.Decided(i, nodes.RankOf(id), time.Duration(i)*time.Millisecond)
+				leader := nodes.RankOf(id)
+				d.Decided(i, &leader, time.Duration(i)*time.Millisecond)
 			}
 		}
 		return &d

@@ -12,7 +12,7 @@ func (c *Checker) Restarted(at time.Duration, p int) {
 		return
 	}
 	c.alive[p] = true
-	if i, ok := c.leaders.Lookup(c.ranks[p]); ok {
+	if i, ok := c.leaders.Lookup(&c.ranks[p]); ok {
 		c.dead[i] = false
 	}
 	c.belief[p] = 0

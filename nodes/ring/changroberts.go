@@ -56,12 +56,12 @@ func (p *changRoberts) Receive(env nodes.Env, _ nodes.PeerID, m nodes.Message) {
 // neither forwards nor records.
 func (p *changRoberts) step(env nodes.Env, m *nodes.Message) (restart bool) {
 	if m.Kind == kindElected {
-		if p.out.suspects(m.Rank) {
+		if p.out.suspects(&m.Rank) {
 			return true // the announced leader is gone (doc.go, rule 5)
 		}
 		p.participating = false
 		p.out.settle()
-		announce(env, p.out.next, *m)
+		announce(env, p.out.next, m)
 		return false
 	}
 	self := env.Self()
@@ -70,7 +70,7 @@ func (p *changRoberts) step(env nodes.Env, m *nodes.Message) (restart bool) {
 		env.Decide(self)
 		m.Kind = kindElected
 		env.Send(p.out.next, *m)
-	case c > 0 && p.out.suspects(m.Rank):
+	case c > 0 && p.out.suspects(&m.Rank):
 		// r's process is gone and its run cannot finish: "stops forwarding
 		// that message and starts a new run" (ALGORITHMS.md, "Ring repair").
 		return true

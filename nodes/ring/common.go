@@ -30,7 +30,7 @@ func elected(l nodes.Rank, run int64) nodes.Message {
 // constructor returns an Algorithm.New for an algorithm with only the default
 // variant and no parameters; newMachine gives each run its own constructor
 // (nodes.Batched).
-func constructor(name string, newMachine func() func() nodes.Machine) func(nodes.Config) (func() nodes.Machine, error) {
+func constructor(name string, newMachine func(nodes.Config) func() nodes.Machine) func(nodes.Config) (func() nodes.Machine, error) {
 	return func(cfg nodes.Config) (func() nodes.Machine, error) {
 		if cfg.Variant != "" && cfg.Variant != "default" {
 			return nil, fmt.Errorf("algorithm %s has no variant %q (known: default)", name, cfg.Variant)
@@ -39,7 +39,7 @@ func constructor(name string, newMachine func() func() nodes.Machine) func(nodes
 			keys := slices.Sorted(maps.Keys(cfg.Params))
 			return nil, fmt.Errorf("algorithm %s takes no parameters, got %q", name, keys[0])
 		}
-		return newMachine(), nil
+		return newMachine(cfg), nil
 	}
 }
 
@@ -52,10 +52,11 @@ func (noTimers) Timeout(nodes.Env, nodes.TimerID) {}
 // announce handles ELECTED(l), the same in every algorithm of the family:
 // record l and pass it on to next (the successor), unless this process is l,
 // whose ELECTED has then gone all the way round (ALGORITHMS.md, `ring`).
-func announce(env nodes.Env, next nodes.PeerID, m nodes.Message) {
+// It reads m in place: a Message passed by value is copied twice a call.
+func announce(env nodes.Env, next nodes.PeerID, m *nodes.Message) {
 	if self := env.Self(); m.Rank.Cmp(&self) == 0 { // == on ranks calls memequal
 		return
 	}
 	env.Decide(m.Rank)
-	env.Send(next, m)
+	env.Send(next, *m)
 }

@@ -117,7 +117,7 @@ func (p *hs) Receive(env nodes.Env, from nodes.PeerID, m nodes.Message) {
 	self := env.Self()
 	switch m.Kind {
 	case kindProbe:
-		switch c := m.Rank.Compare(self); {
+		switch c := m.Rank.Cmp(&self); { // in place: copying a rank copied just before stalls
 		case c == 0:
 			// The probe went all the way round: no process is higher. The
 			// copy sent the other way arrives later and is ignored.
@@ -135,7 +135,7 @@ func (p *hs) Receive(env nodes.Env, from nodes.PeerID, m nodes.Message) {
 			// j < self: swallow; j cannot win.
 		}
 	case kindReply:
-		if m.Rank != self {
+		if m.Rank.Cmp(&self) != 0 { // == on ranks calls memequal
 			env.Send(p.across(from), m)
 			return
 		}
@@ -152,7 +152,7 @@ func (p *hs) Receive(env nodes.Env, from nodes.PeerID, m nodes.Message) {
 			p.probe(env)
 		}
 	case kindElected:
-		announce(env, p.out.next, m)
+		announce(env, p.out.next, &m)
 	}
 }
 
@@ -172,13 +172,13 @@ func (p *hs) Receive(env nodes.Env, from nodes.PeerID, m nodes.Message) {
 func (p *hs) cutOff(env nodes.Env, from nodes.PeerID, m nodes.Message) bool {
 	switch m.Kind {
 	case kindElected:
-		return p.out.suspects(m.Rank)
+		return p.out.suspects(&m.Rank)
 	case kindProbe:
-		if m.Rank.Compare(env.Self()) > 0 && p.out.suspects(m.Rank) {
+		if m.Rank.Compare(env.Self()) > 0 && p.out.suspects(&m.Rank) {
 			return true
 		}
 	case kindReply:
-		if m.Rank != env.Self() && p.out.suspects(m.Rank) {
+		if m.Rank != env.Self() && p.out.suspects(&m.Rank) {
 			return true
 		}
 	}

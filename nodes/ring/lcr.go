@@ -44,20 +44,20 @@ func (p *lcr) Receive(env nodes.Env, _ nodes.PeerID, m nodes.Message) {
 		p.out.rep.idle = true
 	}
 	if m.Kind == kindElected {
-		if p.out.suspects(m.Rank) {
+		if p.out.suspects(&m.Rank) {
 			p.restart(env) // the announced leader is gone (doc.go, rule 5)
 			return
 		}
 		p.out.settle()
-		announce(env, p.out.next, m)
+		announce(env, p.out.next, &m)
 		return
 	}
 	self := env.Self()
-	switch c := m.Rank.Compare(self); {
+	switch c := m.Rank.Cmp(&self); { // in place: copying a rank copied just before stalls
 	case c == 0:
 		env.Decide(self)
 		env.Send(p.out.next, elected(self, m.A)) // the termination message
-	case c > 0 && p.out.suspects(m.Rank):
+	case c > 0 && p.out.suspects(&m.Rank):
 		// j's process is gone: "stops forwarding that message and starts a
 		// new run" (ALGORITHMS.md, "Ring repair").
 		p.restart(env)

@@ -41,19 +41,19 @@ func (p *basic) Receive(env nodes.Env, _ nodes.PeerID, m nodes.Message) {
 	}
 	self := env.Self()
 	if m.Kind == kindElected {
-		if p.out.suspects(m.Rank) {
+		if p.out.suspects(&m.Rank) {
 			p.restart(env) // the announced leader is gone (doc.go, rule 5)
 			return
 		}
 		p.out.settle()
-		announce(env, p.out.next, m)
+		announce(env, p.out.next, &m)
 		return
 	}
-	switch c := m.Rank.Compare(self); {
+	switch c := m.Rank.Cmp(&self); { // in place: copying a rank copied just before stalls
 	case c == 0:
 		env.Decide(self)
 		env.Send(p.out.next, elected(self, m.A))
-	case c > 0 && p.out.suspects(m.Rank):
+	case c > 0 && p.out.suspects(&m.Rank):
 		// r's process is gone and its run cannot finish: "stops forwarding
 		// that message and starts a new run" (ALGORITHMS.md, "Ring repair").
 		p.restart(env)

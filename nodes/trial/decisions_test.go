@@ -22,13 +22,13 @@ func TestRankTableMatchesMap(t *testing.T) {
 	want := map[nodes.Rank]int32{}
 	for step := range 10_000 {
 		x := pool[r.IntN(len(pool))]
-		if got, ok := table.Lookup(x); ok != (want[x] != 0) || ok && got != want[x]-1 {
+		if got, ok := table.Lookup(&x); ok != (want[x] != 0) || ok && got != want[x]-1 {
 			t.Fatalf("step %d: Lookup(%v) = %d, %v; want %d, %v", step, x, got, ok, want[x]-1, want[x] != 0)
 		}
 		if _, seen := want[x]; !seen {
 			want[x] = int32(len(want)) + 1
 		}
-		if got := table.Index(x); got != want[x]-1 || table.Rank(got) != x {
+		if got := table.Index(&x); got != want[x]-1 || table.Rank(got) != x {
 			t.Fatalf("step %d: Index(%v) = %d (rank %v); want %d", step, x, got, table.Rank(got), want[x]-1)
 		}
 	}
@@ -40,9 +40,10 @@ func TestRankTableMatchesMap(t *testing.T) {
 // Decisions keeps each process's latest leader, time and count.
 func TestDecisionsKeepLatest(t *testing.T) {
 	d := NewDecisions(3)
-	d.Decided(0, nodes.RankOf(5), 1)
-	d.Decided(1, nodes.RankOf(5), 2)
-	d.Decided(0, nodes.RankOf(7), 3)
+	five, seven := nodes.RankOf(5), nodes.RankOf(7)
+	d.Decided(0, &five, 1)
+	d.Decided(1, &five, 2)
+	d.Decided(0, &seven, 3)
 	if got := d.Get(0); got != (Decision{Leader: nodes.RankOf(7), At: 3, Count: 2}) {
 		t.Errorf("process 0: %+v", got)
 	}

@@ -166,8 +166,8 @@ func (r *Record) ElectionDelayed(d time.Duration) {
 	}
 }
 
-// Decided notes p's decision for leader at `at`.
-func (r *Record) Decided(p int, leader nodes.Rank, at time.Duration) {
+// Decided notes p's decision for leader at `at` (read in place).
+func (r *Record) Decided(p int, leader *nodes.Rank, at time.Duration) {
 	r.Decisions.Decided(p, leader, at)
 }
 

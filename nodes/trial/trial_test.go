@@ -45,8 +45,9 @@ func TestRecordCounts(t *testing.T) {
 	if got := r.TimeoutsByKind(); r.Timeouts != 4 || got["SUSPECT"] != 3 || got["TRIAL_TEST_T"] != 1 || got["TRIAL_TEST_TICK"] != 2 {
 		t.Fatalf("timeouts %d %v", r.Timeouts, got)
 	}
-	r.Decided(0, nodes.RankOf(9), time.Second)
-	r.Decided(0, nodes.RankOf(9), 2*time.Second)
+	nine := nodes.RankOf(9)
+	r.Decided(0, &nine, time.Second)
+	r.Decided(0, &nine, 2*time.Second)
 	if d := r.Decisions.Get(0); d.Count != 2 || d.At != 2*time.Second || d.Leader != nodes.RankOf(9) {
 		t.Fatalf("decision %+v", d)
 	}

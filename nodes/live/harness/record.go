@@ -482,7 +482,7 @@ func (lt *liveTrial) emit(i int32) {
 		rec.Suspected(int(e.q), e.at)
 		lt.res.Suspicions = append(lt.res.Suspicions, Suspicion{At: e.at, By: int(e.p), Of: int(e.q)})
 	case trial.EvDecide:
-		rec.Decided(int(e.p), l.ranks[e.extra][0], e.at)
+		rec.Decided(int(e.p), &l.ranks[e.extra][0], e.at)
 	case trial.EvCrash:
 		rec.Crashed(int(e.p), e.at, e.wasLeader)
 	case trial.EvRestart:

@@ -674,7 +674,7 @@ func (lt *liveTrial) settleStep(pos int, r *live.Report, leaders []nodes.Rank) {
 	}
 	now := lt.now()
 	for _, leader := range leaders {
-		lt.decisions.Decided(pos, leader, now)
+		lt.decisions.Decided(pos, &leader, now)
 	}
 	if event {
 		lt.settle.Event(now)
