@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -42,6 +43,10 @@ type sim struct {
 	n        int
 	t        time.Duration
 	deadline int64
+	// look is the earliest time at which the run loop must look at the
+	// deadline or the settling rule: one comparison an event, as with the
+	// deadline alone (see ends).
+	look     int64
 	machines machineTable // by position
 	alive    []bool       // by position
 	// env is the nodes.Env of the process whose handler is running: one
@@ -87,13 +92,6 @@ type sim struct {
 	net   *rand.Rand
 	rands []*rand.Rand
 
-	// settle ends a quorum trial once its election is over for good
-	// (trial.Settling); nil when the trial runs to its deadline.
-	// suspecting counts the detector's suspicions scheduled and not yet
-	// delivered: the rule waits for them.
-	settle     *trial.Settling
-	suspecting int
-
 	byRank      map[nodes.Rank]int
 	lastDecided int32 // position of the latest decision; -1 before any
 	det         trial.Detector
@@ -129,6 +127,13 @@ type sim struct {
 	incarnation []uint32           // by position: restarts, for heartbeat ticks
 	fr          *rand.Rand         // the fault stream
 	stable      [][]byte           // by position: nodes.StableStore's bytes; nil until a machine saves
+
+	// settle ends a quorum trial once its election is over for good
+	// (trial.Settling); nil when the trial runs to its deadline.
+	// suspecting counts the detector's suspicions scheduled and not yet
+	// delivered: the rule waits for them. Kept after the hot fields.
+	settle     *trial.Settling
+	suspecting int
 }
 
 // Run executes one trial and returns what the runtime counted. It fails
@@ -320,10 +325,7 @@ func (s *sim) run() {
 			s.res.Quiescent = true
 			return
 		}
-		if at > s.deadline {
-			return
-		}
-		if s.settle != nil && s.settle.Due(time.Duration(at)) && s.steady(at) {
+		if at >= s.look && s.ends(at) {
 			return
 		}
 		if s.res.Events >= s.maxEvents || s.core > s.maxPending {
@@ -396,6 +398,28 @@ func (s *sim) run() {
 		}
 		s.slab.release(e.slot)
 	}
+}
+
+// ends reports whether the run ends before its next event, at `at`: past
+// the deadline, or settled (steady). Otherwise it sets when to look next:
+// the deadline, or the settling rule's next instant, whichever comes first
+// (an election event since only moves that instant later, so looking
+// early costs a comparison and nothing else).
+func (s *sim) ends(at int64) bool {
+	if at > s.deadline {
+		return true
+	}
+	if s.settle != nil && s.settle.Due(time.Duration(at)) && s.steady(at) {
+		return true
+	}
+	s.look = s.deadline
+	if s.look < math.MaxInt64 {
+		s.look++ // the first instant past it
+	}
+	if s.settle != nil {
+		s.look = min(s.look, int64(s.settle.Next()))
+	}
+	return false
 }
 
 // steady reports, when the settling rule is due before the event at `at`,
