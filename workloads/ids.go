@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/electbench/electbench/internal/hugepages"
 	"github.com/electbench/electbench/nodes"
@@ -123,12 +124,13 @@ func shuffle(n int, src *rand.Rand) []uint32 {
 		}
 		i -= k
 	}
-	shuffleSink = touched
+	shuffleSink.Store(touched)
 	return perm
 }
 
-// shuffleSink keeps shuffle's early reads from being optimised away.
-var shuffleSink uint32
+// shuffleSink keeps shuffle's early reads from being optimised away; it is
+// atomic because trials shuffle in parallel.
+var shuffleSink atomic.Uint32
 
 // Initiators says which positions initiate at time 0.
 type Initiators struct {
