@@ -54,7 +54,7 @@ func (t Trial) Cost(live bool) float64 {
 	c := 1e6 + t.LiveSetupCost()
 	if t.Algo.Alg.Quorum != nil {
 		run := t.deadline()
-		if w := t.settleWindow(trial.LiveUnit(t.Spec.Latency.Mean(), 0)); w > 0 && len(t.Spec.Faults) == 0 {
+		if w := t.settleWindow(trial.LiveUnit(t.Spec.Latency.Mean(), 0)); w > 0 {
 			run = min(run, 2*w)
 		}
 		c += float64(run / time.Microsecond)

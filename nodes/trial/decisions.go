@@ -121,13 +121,3 @@ func (d *Decisions) List() []Decision {
 	}
 	return out
 }
-
-// Count is how many decisions p made (0: none).
-func (d *Decisions) Count(p int) int32 { return d.list[p].count }
-
-// At is when p made its latest decision.
-func (d *Decisions) At(p int) time.Duration { return d.list[p].at }
-
-// SameLeader reports whether p and q, both of which decided, believe the
-// same leader.
-func (d *Decisions) SameLeader(p, q int) bool { return d.list[p].leader == d.list[q].leader }

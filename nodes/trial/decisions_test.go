@@ -50,11 +50,43 @@ func TestDecisionsKeepLatest(t *testing.T) {
 	if got := d.Get(1); got != (Decision{Leader: nodes.RankOf(5), At: 2, Count: 1}) {
 		t.Errorf("process 1: %+v", got)
 	}
-	if got := d.Get(2); got != (Decision{}) || d.SameLeader(0, 1) {
-		t.Errorf("process 2: %+v; same leader 0 and 1: %v", got, d.SameLeader(0, 1))
+	if got := d.Get(2); got != (Decision{}) {
+		t.Errorf("process 2: %+v", got)
+	}
+	alive := []bool{true, true, true}
+	want := Agreement{All: false, Agree: false, First: 0, Dissent: 1, At: 3, Leader: seven, Live: 3}
+	if a := d.Agreement(alive); a != want {
+		t.Errorf("agreement %+v, want %+v", a, want)
 	}
 	d.Forget(0)
-	if d.Count(0) != 0 || d.At(1) != 2*time.Nanosecond {
-		t.Errorf("after Forget: count %d, at %v", d.Count(0), d.At(1))
+	if got := d.Get(0); got != (Decision{}) || d.Get(1).At != 2*time.Nanosecond {
+		t.Errorf("after Forget: process 0 %+v, process 1 at %v", got, d.Get(1).At)
+	}
+}
+
+// Agreement.Settled holds only when every live process, a majority,
+// believes one live leader.
+func TestAgreementSettled(t *testing.T) {
+	ranks := []nodes.Rank{nodes.RankOf(3), nodes.RankOf(5), nodes.RankOf(7)}
+	d := NewDecisions(3)
+	for p := range 3 {
+		d.Decided(p, &ranks[2], 1)
+	}
+	for _, c := range []struct {
+		alive []bool
+		want  bool
+	}{
+		{[]bool{true, true, true}, true},
+		{[]bool{false, true, true}, true},   // a majority, its leader live
+		{[]bool{true, true, false}, false},  // the leader is down
+		{[]bool{false, false, true}, false}, // a minority
+	} {
+		if got := d.Agreement(c.alive).Settled(c.alive, ranks); got != c.want {
+			t.Errorf("alive %v: settled %v, want %v", c.alive, got, c.want)
+		}
+	}
+	d.Decided(1, &ranks[1], 2)
+	if all := []bool{true, true, true}; d.Agreement(all).Settled(all, ranks) {
+		t.Error("settled while process 1 believes another leader")
 	}
 }
