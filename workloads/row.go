@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"time"
+	"unsafe"
 
 	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/check"
@@ -36,6 +37,9 @@ type outcome struct {
 	verdict    check.Verdict
 	ranks      []nodes.Rank
 	initiators []int
+	// theory, when set, is computing the fault-free reference figures of
+	// ranks and initiators (figuresAhead).
+	theory *figures
 	// crashedAtStart are the processes down before the run began: the
 	// reference figures know that case (ALGORITHMS.md, the bully crash
 	// case). faulty says anything else disturbed the run (a fault, a later
@@ -78,8 +82,8 @@ func (t Trial) fillRow(row *reports.Row, o outcome) {
 
 	var faultFree nodes.Theory // the figure a scenario's messages expectation scales
 	if a.Alg.Theory != nil && a.Alg.HasDefaultParams(a.Params, res.T, t.Spec.Latency.Bound()) {
-		in := nodes.TheoryInput{Variant: a.Variant, N: t.Nodes, Ranks: o.ranks, Initiators: o.initiators, Params: a.Params}
-		faultFree = a.Alg.Theory(in)
+		in := t.theoryInput(o.ranks, o.initiators)
+		faultFree = o.theory.get(a.Alg.Theory, in)
 		in.Crashed = o.crashedAtStart
 		in.Faulty = o.faulty || !res.Detector.IsDefault(res.T)
 		th := faultFree // a figure depends on its input only: ask again only for a different one
@@ -244,4 +248,53 @@ func fillMutex(row *reports.Row, res *trial.Record, v check.Verdict, a *nodes.Al
 	if last > first {
 		row.Throughput = reports.Some(float64(exits) / (last - first).Seconds())
 	}
+}
+
+// theoryInput is the input of a trial's fault-free reference figures.
+func (t Trial) theoryInput(ranks []nodes.Rank, initiators []int) nodes.TheoryInput {
+	return nodes.TheoryInput{Variant: t.Algo.Variant, N: t.Nodes, Ranks: ranks, Initiators: initiators, Params: t.Algo.Params}
+}
+
+// figures are reference figures computed on another goroutine while a
+// simulated trial runs: for a ring of millions of processes they walk
+// every rank (ring.shapeOf: about 0.2 s at ten million), which the
+// second core does while the first runs the election.
+type figures struct {
+	in    nodes.TheoryInput
+	done  chan struct{}
+	th    nodes.Theory
+	panic any // what theory panicked with, raised again by get
+}
+
+// figuresAhead starts computing theory(in).
+func figuresAhead(theory func(nodes.TheoryInput) nodes.Theory, in nodes.TheoryInput) *figures {
+	f := &figures{in: in, done: make(chan struct{})}
+	go func() {
+		defer close(f.done)
+		defer func() { f.panic = recover() }()
+		f.th = theory(in)
+	}()
+	return f
+}
+
+// wait returns once the figures are computed.
+func (f *figures) wait() { <-f.done }
+
+// get returns theory(in): the figures computed ahead when f holds them
+// for the same ranks and initiators (a trial's other inputs are fixed),
+// computed now otherwise.
+func (f *figures) get(theory func(nodes.TheoryInput) nodes.Theory, in nodes.TheoryInput) nodes.Theory {
+	if f == nil || !sameSlice(f.in.Ranks, in.Ranks) || !sameSlice(f.in.Initiators, in.Initiators) {
+		return theory(in)
+	}
+	f.wait()
+	if f.panic != nil {
+		panic(f.panic)
+	}
+	return f.th
+}
+
+// sameSlice reports whether a and b are the same slice of memory.
+func sameSlice[T any](a, b []T) bool {
+	return len(a) == len(b) && unsafe.SliceData(a) == unsafe.SliceData(b)
 }

@@ -89,6 +89,7 @@ func (j *judge) Setup(s trial.Setup) {
 // progress (trial.Config.Processed).
 func (t Trial) run(ctx context.Context, rt Runtime, live bool, trace io.Writer, processed *atomic.Int64) (row reports.Row, outside bool) {
 	s, a := t.Spec, t.Algo
+	var theory *figures // the fault-free reference figures, when computed during the run
 	row = t.BaseRow()
 	if live {
 		row = t.LiveBaseRow()
@@ -113,6 +114,11 @@ func (t Trial) run(ctx context.Context, rt Runtime, live bool, trace io.Writer, 
 		Seed: t.Seed, Deadline: s.Deadline, KeepRunning: s.KeepRunning,
 		Detector: s.Detector, Budget: s.Budget, Faults: s.timelineFaults(T),
 		Processed: processed,
+	}
+	if !live && a.Alg.Theory != nil && t.Nodes >= halvesFrom {
+		ahead := figuresAhead(a.Alg.Theory, t.theoryInput(ranks, initiators))
+		defer ahead.wait()
+		theory = ahead
 	}
 	j, err := newJudge(&cfg, T, trace)
 	if err != nil {
@@ -146,7 +152,7 @@ func (t Trial) run(ctx context.Context, rt Runtime, live bool, trace io.Writer, 
 			row.Error = oneLine(fmt.Sprintf("writing trace: %v", err))
 		}
 	}
-	o := outcome{rec: rec, ranks: j.cfg.Ranks, initiators: initiators, failure: oneLine(strings.Join(failure, "; "))}
+	o := outcome{rec: rec, ranks: j.cfg.Ranks, initiators: initiators, theory: theory, failure: oneLine(strings.Join(failure, "; "))}
 	o.crashedAtStart, o.faulty = s.disturbance(rec)
 	o.verdict = j.checker.Finish(&rec.Decisions, rec.Quiescent, rec.End)
 	t.fillRow(&row, o)
