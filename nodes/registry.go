@@ -46,6 +46,11 @@ type Algorithm struct {
 	// For an algorithm whose cost grows much faster than the others'
 	// (etcd-raft: each process's membership costs O(N²) to build).
 	AllUpTo int
+	// Restless marks an algorithm that never comes to rest without being a
+	// quorum algorithm (a token that circulates whether anyone wants it
+	// or not): its run lasts until the deadline, when a message of it is
+	// always in flight, as a quorum algorithm's heartbeat is (NeverRests).
+	Restless bool
 	// Quorum, when set, marks a majority-vote algorithm that runs until the
 	// deadline (heartbeats, lease renewals) and says how to read its
 	// elections off the wire. Nil for algorithms that terminate.
@@ -435,3 +440,9 @@ func DefineExternal(d ExternalDef) (*Algorithm, error) {
 	}
 	return externalDefiner(d)
 }
+
+// NeverRests reports whether a's runs never come to rest by themselves:
+// a quorum algorithm's (heartbeats, lease renewals, watches) unless the
+// settling rule ends them, a Restless one's always. A message in flight
+// at the deadline is then the algorithm's, not a message lost.
+func (a *Algorithm) NeverRests() bool { return a.Quorum != nil || a.Restless }

@@ -94,3 +94,29 @@ func TestMutexPartition(t *testing.T) {
 		}
 	}
 }
+
+// A token ring never comes to rest: its token is always in flight, at
+// the deadline too, and a fault-free live trial is judged as the
+// simulator judges it (every request entered, nobody twice in the
+// section) rather than failed for the message in flight.
+func TestLiveTokenRingRunsToItsDeadline(t *testing.T) {
+	r := liveRuntime(t)
+	for _, runtime := range []string{"sim", "live"} {
+		s := spec(t, "token-ring", "4", "random", "all", "5ms", 1)
+		s.Deadline = 300 * 5 * time.Millisecond
+		tr := s.Plan()[0]
+		row := RunTrial(tr, nil)
+		if runtime == "live" {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			row = RunLiveTrial(ctx, r, tr, nil)
+			cancel()
+		}
+		if row.Error != "" || !row.Correct || !row.Live || row.SafetyViolations != 0 || !row.Entries.Set || row.Entries.V != 4 {
+			t.Errorf("%s: error %q, correct %v, live %v, %d violations, entries %v; want 4 entries, correct and live",
+				runtime, row.Error, row.Correct, row.Live, row.SafetyViolations, row.Entries)
+		}
+		if row.Messages < 150 {
+			t.Errorf("%s: %d TOKENs in 300T, want one a T, or live not fewer than one every 2T (the token never rests)", runtime, row.Messages)
+		}
+	}
+}

@@ -118,7 +118,7 @@ func (s Spec) Algorithm() (nodes.Algorithm, error) {
 				return b.Theory(in)
 			}
 		}
-		a.StartsAll, a.BoundedDelay = b.StartsAll, b.BoundedDelay
+		a.StartsAll, a.BoundedDelay, a.Restless = b.StartsAll, b.BoundedDelay, b.Restless
 	}
 	return a, nil
 }

@@ -19,9 +19,10 @@ func init() {
 			{Name: "default", Summary: "as taught: a crashed holder takes the token with it"},
 			{Name: "regenerate", Summary: "the token counts its hops; the process that passed it to a crashed one has the next one regenerate it unless it saw it pass"},
 		},
-		Params: params(),
-		New:    newTokenRing,
-		Mutex:  &nodes.Mutex{Entry: []nodes.Kind{kindToken, kindRegenerate}},
+		Params:   params(),
+		New:      newTokenRing,
+		Mutex:    &nodes.Mutex{Entry: []nodes.Kind{kindToken, kindRegenerate}},
+		Restless: true, // the token never rests
 	})
 }
 

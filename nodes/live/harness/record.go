@@ -695,7 +695,7 @@ func (lt *liveTrial) reconcile() {
 				lt.fail("%d %s messages dropped: no link was up", d, nodes.Kind(k))
 			}
 		}
-		if !lt.quiescent && lt.cfg.Algorithm.Quorum == nil && lt.atDeadline != "" {
+		if !lt.quiescent && !lt.cfg.Algorithm.NeverRests() && lt.atDeadline != "" {
 			lt.fail("not settled by the deadline: %s", lt.atDeadline)
 		}
 		if lt.quiescent {
