@@ -103,18 +103,9 @@ func (t Trial) run(ctx context.Context, rt Runtime, live bool, trace io.Writer, 
 	T := s.Latency.Mean()
 	// Live nodes mint their own identities and take the places of these
 	// ranks in their order, so relative ranks are the arrangement's.
-	ranks := s.RankBy.apply(s.IDs.Ranks(t.Nodes, t.Seed), t.Seed)
-	var initiators []int
-	if !a.Alg.StartsAll {
-		initiators = s.Initiators.Positions(ranks, t.Seed)
-	}
-	cfg := trial.Config{
-		Algorithm: a.Alg, Variant: a.Variant, Params: a.Params,
-		Ranks: ranks, Initiators: initiators, Latency: s.Latency,
-		Seed: t.Seed, Deadline: s.Deadline, KeepRunning: s.KeepRunning,
-		Detector: s.Detector, Budget: s.Budget, Faults: s.timelineFaults(T),
-		Processed: processed,
-	}
+	cfg := t.config(s.IDs)
+	ranks, initiators := cfg.Ranks, cfg.Initiators
+	cfg.Processed = processed
 	if !live && a.Alg.Theory != nil && t.Nodes >= halvesFrom {
 		ahead := figuresAhead(a.Alg.Theory, t.theoryInput(ranks, initiators))
 		defer ahead.wait()
@@ -161,6 +152,23 @@ func (t Trial) run(ctx context.Context, rt Runtime, live bool, trace io.Writer, 
 		outside = o.failure == "" && trial.OutsideModel(&cfg, rec)
 	}
 	return
+}
+
+// config is the configuration trial t runs with, its identities placed
+// by ids.
+func (t Trial) config(ids IDs) trial.Config {
+	s, a := t.Spec, t.Algo
+	ranks := s.RankBy.apply(ids.Ranks(t.Nodes, t.Seed), t.Seed)
+	var initiators []int
+	if !a.Alg.StartsAll {
+		initiators = s.Initiators.Positions(ranks, t.Seed)
+	}
+	return trial.Config{
+		Algorithm: a.Alg, Variant: a.Variant, Params: a.Params,
+		Ranks: ranks, Initiators: initiators, Latency: s.Latency,
+		Seed: t.Seed, Deadline: s.Deadline, KeepRunning: s.KeepRunning,
+		Detector: s.Detector, Budget: s.Budget, Faults: s.timelineFaults(s.Latency.Mean()),
+	}
 }
 
 // disturbance says which processes a run had down before it began

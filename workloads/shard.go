@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/electbench/electbench/chaos"
 	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/sim"
 	"github.com/electbench/electbench/nodes/trial"
 )
 
@@ -40,26 +42,82 @@ func ParseShard(s string) (Shard, error) {
 // Cost estimates the work of a trial, for balancing shards and the ETA: a
 // simulated trial's estimated events (Estimate); a live trial's wall time
 // in µs: a second of cluster, 25 ms a process to start, 1.2 ms a directed
-// link to make (its handshake), and a quorum algorithm's run: its deadline,
-// or, where the settling rule ends it (trial.Settling) and no fault delays
-// that, about two windows, its election and the window after it (measured
-// with raft: processes 20–30 ms each, linking 1.0–1.5 ms a link; whole
-// trials of 7 s at N = 32 and 15–16 s at N = 64, against 7.2 s and 14.8 s
-// here, when they ran to their deadline; trials of 1.4 s at N = 5 with a
-// leader crash, window 0.49 s).
+// link to make (its handshake), and its run (LiveRun). Set-up measured
+// with raft: processes 20–30 ms each, linking 1.0–1.5 ms a link.
 func (t Trial) Cost(live bool) float64 {
 	if !live {
 		return t.load().Events
 	}
-	c := 1e6 + t.LiveSetupCost()
-	if t.Algo.Alg.Quorum != nil {
-		run := t.deadline()
-		if w := t.settleWindow(trial.LiveUnit(t.Spec.Latency.Mean(), 0)); w > 0 {
-			run = min(run, 2*w)
-		}
-		c += float64(run / time.Microsecond)
+	return t.liveCost(t.LiveRun())
+}
+
+func (t Trial) liveCost(run time.Duration) float64 {
+	return 1e6 + t.LiveSetupCost() + float64(run/time.Microsecond)
+}
+
+// Costs is Cost of each trial, simulating a live trial's run once for
+// every trial of its algorithm and size in a scenario (LiveRun is the
+// same for them).
+func Costs(trials []Trial, live bool) []float64 {
+	type class struct {
+		spec        *Spec
+		algo, param string
+		nodes       int
 	}
-	return c
+	runs := map[class]time.Duration{}
+	out := make([]float64, len(trials))
+	for i, t := range trials {
+		if !live {
+			out[i] = t.Cost(false)
+			continue
+		}
+		k := class{t.Spec, t.Algo.Alg.Name + "/" + t.Algo.Variant, fmt.Sprint(t.Algo.Params), t.Nodes}
+		run, ok := runs[k]
+		if !ok {
+			run = t.LiveRun()
+			runs[k] = run
+		}
+		out[i] = t.liveCost(run)
+	}
+	return out
+}
+
+// liveRunEvents bounds the simulation LiveRun makes: a trial busier than
+// that (steady traffic kept running for a long deadline) is priced at its
+// deadline.
+const liveRunEvents = 1 << 21
+
+// LiveRun estimates how long a live trial runs once its cluster is up:
+// how long the first trial of its algorithm and size lasts on the
+// simulator with its machines reading their parameters in the live unit
+// (trial.LiveUnit), the timing model the two runtimes share. That is its
+// election, a quorum algorithm's settling window after it (or its
+// deadline where the rule does not apply), a token ring's deadline. The
+// live run adds what the host's processing adds to each delay, which the
+// ETA learns from the trials that finish. Minted identities (pow) are
+// placed at random for it. It is 0 for an external program, which the
+// simulator does not run, and where the simulation fails.
+func (t Trial) LiveRun() time.Duration {
+	if t.Algo.Alg.External != nil {
+		return 0
+	}
+	first := t
+	first.Trial, first.Seed = 0, TrialSeed(t.Spec.Seed, 0)
+	ids := t.Spec.IDs
+	if ids.Mode == "pow" {
+		ids = IDs{Mode: "random"}
+	}
+	cfg := first.config(ids)
+	cfg.Unit = trial.LiveUnit(cfg.T(), 0)
+	cfg.Budget.MaxEvents = min(cfg.BudgetOrDefault().MaxEvents, liveRunEvents)
+	rec, err := sim.Run(cfg)
+	if _, over := errors.AsType[*trial.BudgetError](err); over {
+		return cfg.DeadlineOrDefault()
+	}
+	if rec == nil || err != nil {
+		return 0
+	}
+	return rec.End
 }
 
 // LiveSetupCost is the part of Cost(true) that starts the cluster's

@@ -88,11 +88,12 @@ func newETA(start time.Time, sim, live []workloads.Trial, skip, liveSkip func(wo
 	// A live trial that follows one of its size which keeps its
 	// processes runs on them, and does not start a cluster.
 	var prev *workloads.Trial
-	for _, t := range live {
+	costs := workloads.Costs(live, true)
+	for i, t := range live {
 		if liveSkip != nil && liveSkip(t) {
 			continue
 		}
-		cost := t.Cost(true)
+		cost := costs[i]
 		if prev != nil && prev.Nodes == t.Nodes && prev.KeepsProcesses() && t.KeepsProcesses() {
 			cost -= t.LiveSetupCost()
 		}

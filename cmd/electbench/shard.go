@@ -46,13 +46,7 @@ func (o runOptions) shardOf(trials, live []workloads.Trial, m *reports.Manifest)
 	default:
 		return nil, all, nil
 	}
-	costs := make([]float64, 0, len(trials)+len(live))
-	for _, t := range trials {
-		costs = append(costs, t.Cost(false))
-	}
-	for _, t := range live {
-		costs = append(costs, t.Cost(true))
-	}
+	costs := append(workloads.Costs(trials, false), workloads.Costs(live, true)...)
 	assigned := workloads.AssignShards(costs, s.M)
 	// Live trials' Index is their place among the live ones: they follow
 	// the simulated trials in the plan (and in results.csv).

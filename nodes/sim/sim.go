@@ -201,7 +201,8 @@ func newSim(cfg trial.Config) (*sim, error) {
 	variant := cfg.VariantName()
 	t := cfg.T()
 	batch := &nodes.Batch{}
-	mc := nodes.Config{Variant: variant, Params: cfg.Params, N: n, T: t, D: cfg.Latency.Bound(), Batch: batch}
+	unit := cfg.UnitOrT()
+	mc := nodes.Config{Variant: variant, Params: cfg.Params, N: n, T: unit, D: cfg.BoundIn(unit), Batch: batch}
 	newMachine, err := cfg.Algorithm.New(mc)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", cfg.Algorithm.Name, err)

@@ -27,6 +27,11 @@ type Config struct {
 	// traffic over a fixed time, or to check that the rule ends trials
 	// only where nothing the election's columns count comes after.
 	KeepRunning bool
+	// Unit is the unit the machines read their parameters in ("T1 = 2T")
+	// and take D in (BoundIn); 0 means T, as on the simulator. A live
+	// trial's machines read them in LiveUnit; the simulator given that
+	// unit models the live trial's timing (a live trial's cost estimate).
+	Unit time.Duration
 	// Crashes are the crash-stop faults of the trial, applied as the first
 	// faults of the timeline.
 	Crashes []Crash
@@ -85,6 +90,14 @@ func (c *Config) T() time.Duration { return c.Latency.Mean() }
 // model's bound).
 func (c *Config) BoundIn(unit time.Duration) time.Duration { return c.Latency.Bound() + unit - c.T() }
 
+// UnitOrT is the unit the machines read their parameters in: Unit, or T.
+func (c *Config) UnitOrT() time.Duration {
+	if c.Unit > 0 {
+		return c.Unit
+	}
+	return c.T()
+}
+
 // VariantName is the variant that runs: Variant, or the algorithm's default.
 func (c *Config) VariantName() string {
 	if c.Variant == "" {
@@ -127,6 +140,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("%d processes is more than a trial addresses", n)
 	case c.Deadline < 0:
 		return fmt.Errorf("negative deadline %v", c.Deadline)
+	case c.Unit != 0 && c.Unit < c.T():
+		return fmt.Errorf("parameter unit %v below the mean latency %v", c.Unit, c.T())
 	case c.Budget.MaxEvents < 0:
 		return fmt.Errorf("negative event budget %d", c.Budget.MaxEvents)
 	case c.Budget.MaxInFlight < 0:
