@@ -41,9 +41,13 @@ func ParseShard(s string) (Shard, error) {
 
 // Cost estimates the work of a trial, for balancing shards and the ETA: a
 // simulated trial's estimated events (Estimate); a live trial's wall time
-// in µs: a second of cluster, 25 ms a process to start, 1.2 ms a directed
-// link to make (its handshake), and its run (LiveRun). Set-up measured
-// with raft: processes 20–30 ms each, linking 1.0–1.5 ms a link.
+// in µs: 25 ms a process to start, 1.2 ms a directed link to make (its
+// handshake), its run (LiveRun), and 100 ms + 2 ms a process of the
+// harness's own (a kept cluster's reset, the teardown, the record).
+// Measured: processes 20–30 ms each, linking 1.0–1.5 ms a link (raft);
+// trials on kept processes 0.65 s at N = 64 (raft, T = 1 ms, run 0.41 s)
+// and 0.3–0.6 s at N = 5 and 16 (chang-roberts, T = 10 ms, runs 0.12 and
+// 0.38 s).
 func (t Trial) Cost(live bool) float64 {
 	if !live {
 		return t.load().Events
@@ -52,7 +56,7 @@ func (t Trial) Cost(live bool) float64 {
 }
 
 func (t Trial) liveCost(run time.Duration) float64 {
-	return 1e6 + t.LiveSetupCost() + float64(run/time.Microsecond)
+	return 1e5 + 2e3*float64(t.Nodes) + t.LiveSetupCost() + float64(run/time.Microsecond)
 }
 
 // Costs is Cost of each trial, simulating a live trial's run once for

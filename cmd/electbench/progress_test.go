@@ -438,3 +438,36 @@ func TestETAKeptProcesses(t *testing.T) {
 		}
 	}
 }
+
+// A live token ring runs to its deadline: after two short chang-roberts
+// trials finish as priced, the ETA holds the token ring's deadline
+// (15 s at N = 5, T = 10 ms), not a second or so as every non-quorum
+// trial was priced before.
+func TestETALiveTokenRing(t *testing.T) {
+	ids, _ := workloads.ParseIDs("random")
+	inits, _ := workloads.ParseInitiators("all")
+	var algos []workloads.Algo
+	for _, name := range []string{"chang-roberts", "token-ring"} {
+		a, v, err := nodes.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		algos = append(algos, workloads.Algo{Alg: a, Variant: v})
+	}
+	s := &workloads.Spec{Scenario: "test", Algos: algos, Nodes: []int{5}, IDs: ids, Initiators: inits, Trials: 2, Seed: 1, Latency: trial.Constant(10 * time.Millisecond)}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	plan := s.Plan()
+	start := time.Now()
+	e := newETA(start, nil, plan, nil, nil)
+	now := start
+	for i := range 2 {
+		now = now.Add(time.Duration(e.liveNext[0] * float64(time.Microsecond)))
+		e.finished(plan[i].LiveBaseRow(), now)
+	}
+	deadline := trial.DefaultDeadline(5, 10*time.Millisecond)
+	if d, ok := e.remainingAt(now); !ok || d < 2*deadline || d > 3*deadline {
+		t.Errorf("after the chang-roberts trials: %v left (known %v), want two token rings' deadlines, %v each, and a little", d, ok, deadline)
+	}
+}
