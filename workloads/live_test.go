@@ -275,6 +275,34 @@ func TestLiveRowCountsAnonymousRefusals(t *testing.T) {
 	}
 }
 
+// A bounded-delay trial that the host took outside its model and that its
+// event budget then stopped (a storm of elections: multicast at N = 128
+// went past a million messages in flight) is run again as any other such
+// attempt: whether it is depends on its delays, never on how it ended.
+func TestLiveRerunsStoppedOutsideTheModel(t *testing.T) {
+	attempts := 0
+	rt := liveRuntime(t, func(o *harness.Options) {
+		o.Allowance = time.Nanosecond
+		o.Observe = func(harness.Info) { attempts++ }
+	})
+	s := spec(t, "bully", "4", "ascending", "lowest", "5ms", 1)
+	s.Budget.MaxEvents = 6
+	var rows []reports.Row
+	err := RunLive(context.Background(), s.Plan(), rt, Options{}, func(r reports.Row) error {
+		rows = append(rows, r)
+		return nil
+	})
+	if err != nil || len(rows) != 1 {
+		t.Fatalf("%d rows: %v", len(rows), err)
+	}
+	if r := rows[0]; r.Budget == "" || r.Reruns != reports.Some(int64(MaxReruns)) || !r.Overruns.Set || r.Overruns.V == 0 {
+		t.Errorf("bully: budget %q, reruns %+v, overruns %+v; want stopped by its budget, %d reruns and overruns", r.Budget, r.Reruns, r.Overruns, MaxReruns)
+	}
+	if attempts != 1+MaxReruns {
+		t.Errorf("%d attempts ran on the harness, want %d", attempts, 1+MaxReruns)
+	}
+}
+
 // A live host that delays a message past the bound D its algorithm was
 // given takes a bounded-delay algorithm outside its model: such an attempt
 // is run again, up to MaxReruns times, and only the attempt kept reaches

@@ -129,14 +129,19 @@ func (t Trial) run(ctx context.Context, rt Runtime, live bool, trace io.Writer, 
 		return
 	}
 	var failure []string
+	// stopped says the budget alone ended the run: a storm of a
+	// bounded-delay algorithm the host took outside its model ends so,
+	// and whether the attempt runs again depends on its delays only.
+	stopped := false
 	if err != nil {
 		failure = append(failure, err.Error())
 		if be, ok := errors.AsType[*trial.BudgetError](err); ok {
-			row.Budget = be.What
+			row.Budget, stopped = be.What, true
 		}
 	}
 	if j.err != nil {
 		failure = append(failure, "live: "+j.err.Error())
+		stopped = false
 	}
 	if j.trace != nil {
 		if err := j.trace.Flush(); err != nil {
@@ -149,7 +154,7 @@ func (t Trial) run(ctx context.Context, rt Runtime, live bool, trace io.Writer, 
 	t.fillRow(&row, o)
 	if live {
 		row.AnonymousRefused = reports.Some(rec.AnonymousRefused)
-		outside = o.failure == "" && trial.OutsideModel(&cfg, rec)
+		outside = (o.failure == "" || stopped) && trial.OutsideModel(&cfg, rec)
 	}
 	return
 }
