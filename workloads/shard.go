@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -49,10 +50,7 @@ func ParseShard(s string) (Shard, error) {
 // and 0.3–0.6 s at N = 5 and 16 (chang-roberts, T = 10 ms, runs 0.12 and
 // 0.38 s).
 func (t Trial) Cost(live bool) float64 {
-	if !live {
-		return t.load().Events
-	}
-	return t.liveCost(t.LiveRun())
+	return Costs(context.Background(), []Trial{t}, live)[0]
 }
 
 func (t Trial) liveCost(run time.Duration) float64 {
@@ -61,8 +59,8 @@ func (t Trial) liveCost(run time.Duration) float64 {
 
 // Costs is Cost of each trial, simulating a live trial's run once for
 // every trial of its algorithm and size in a scenario (LiveRun is the
-// same for them).
-func Costs(trials []Trial, live bool) []float64 {
+// same for them). Once ctx is done, live runs are priced at nothing.
+func Costs(ctx context.Context, trials []Trial, live bool) []float64 {
 	type class struct {
 		spec        *Spec
 		algo, param string
@@ -72,13 +70,13 @@ func Costs(trials []Trial, live bool) []float64 {
 	out := make([]float64, len(trials))
 	for i, t := range trials {
 		if !live {
-			out[i] = t.Cost(false)
+			out[i] = t.load().Events
 			continue
 		}
 		k := class{t.Spec, t.Algo.Alg.Name + "/" + t.Algo.Variant, fmt.Sprint(t.Algo.Params), t.Nodes}
 		run, ok := runs[k]
 		if !ok {
-			run = t.LiveRun()
+			run = t.LiveRun(ctx)
 			runs[k] = run
 		}
 		out[i] = t.liveCost(run)
@@ -100,8 +98,9 @@ const liveRunEvents = 1 << 21
 // live run adds what the host's processing adds to each delay, which the
 // ETA learns from the trials that finish. Minted identities (pow) are
 // placed at random for it. It is 0 for an external program, which the
-// simulator does not run, and where the simulation fails.
-func (t Trial) LiveRun() time.Duration {
+// simulator does not run, where the simulation fails, and once ctx is
+// done (an interrupt while the run is planned).
+func (t Trial) LiveRun(ctx context.Context) time.Duration {
 	if t.Algo.Alg.External != nil {
 		return 0
 	}
@@ -114,7 +113,7 @@ func (t Trial) LiveRun() time.Duration {
 	cfg := first.config(ids)
 	cfg.Unit = trial.LiveUnit(cfg.T(), 0)
 	cfg.Budget.MaxEvents = min(cfg.BudgetOrDefault().MaxEvents, liveRunEvents)
-	rec, err := sim.Run(cfg)
+	rec, err := sim.RunContext(ctx, cfg)
 	if _, over := errors.AsType[*trial.BudgetError](err); over {
 		return cfg.DeadlineOrDefault()
 	}

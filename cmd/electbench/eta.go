@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"sync/atomic"
 	"time"
 
@@ -77,8 +78,9 @@ func (a *algETA) price(m *algETA) float64 {
 }
 
 // newETA prepares the ETA of the trials a run will execute (skip leaves
-// out those already done, or in another shard).
-func newETA(start time.Time, sim, live []workloads.Trial, skip, liveSkip func(workloads.Trial) bool) *eta {
+// out those already done, or in another shard); ctx stops the
+// simulations that price live trials (workloads.Costs).
+func newETA(ctx context.Context, start time.Time, sim, live []workloads.Trial, skip, liveSkip func(workloads.Trial) bool) *eta {
 	e := &eta{est: map[reports.Key]float64{}, alg: map[string]*algETA{}, prev: start, start: start}
 	for _, t := range sim {
 		if skip == nil || !skip(t) {
@@ -88,7 +90,7 @@ func newETA(start time.Time, sim, live []workloads.Trial, skip, liveSkip func(wo
 	// A live trial that follows one of its size which keeps its
 	// processes runs on them, and does not start a cluster.
 	var prev *workloads.Trial
-	costs := workloads.Costs(live, true)
+	costs := workloads.Costs(ctx, live, true)
 	for i, t := range live {
 		if liveSkip != nil && liveSkip(t) {
 			continue

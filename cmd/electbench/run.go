@@ -460,7 +460,7 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 		liveOpts.Trace = liveTrace
 	}
 	liveOpts.Skip = func(t workloads.Trial) bool { return done[t.LiveBaseRow().Key()] || !inShard(t, true) }
-	est := newETA(start, trials, liveTrials, opts.Skip, liveOpts.Skip)
+	est := newETA(ctx, start, trials, liveTrials, opts.Skip, liveOpts.Skip)
 	opts.Processed = new(atomic.Int64)
 	est.processed = opts.Processed
 	prog := newProgress(cmd.ErrOrStderr(), countToRun(trials, opts.Skip)+countToRun(liveTrials, liveOpts.Skip), est)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"strconv"
 
@@ -46,7 +47,7 @@ func (o runOptions) shardOf(trials, live []workloads.Trial, m *reports.Manifest)
 	default:
 		return nil, all, nil
 	}
-	costs := append(workloads.Costs(trials, false), workloads.Costs(live, true)...)
+	costs := append(workloads.Costs(context.Background(), trials, false), workloads.Costs(context.Background(), live, true)...)
 	assigned := workloads.AssignShards(costs, s.M)
 	// Live trials' Index is their place among the live ones: they follow
 	// the simulated trials in the plan (and in results.csv).
