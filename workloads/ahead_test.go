@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -23,11 +24,11 @@ func TestLargeTrialRanksAndFigures(t *testing.T) {
 		}
 		seen[v] = true
 	}
-	rows := rowsOf(t, spec(t, "chang-roberts", "1048576", "random", "successor-of-max", "1ms", 1).Plan(), 1)
+	rows := rowsOf(t, spec(t, "chang-roberts", strconv.Itoa(halvesFrom), "random", "successor-of-max", "1ms", 1).Plan(), 1)
 	if len(rows) != 1 {
 		t.Fatalf("%d rows, want 1", len(rows))
 	}
-	want := int64(3*1048576 - 1)
+	want := int64(3*halvesFrom - 1)
 	if m := rows[0].TheoryMessages; !m.Set || m.V != want || rows[0].Messages != want {
 		t.Fatalf("theory_messages %v, messages %d; want both %d", rows[0].TheoryMessages, rows[0].Messages, want)
 	}

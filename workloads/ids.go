@@ -95,7 +95,7 @@ func (a IDs) Ranks(n int, seed uint64) []nodes.Rank {
 
 // halvesFrom is the number of positions from which inHalves splits its
 // work: below it a goroutine costs more than the second core saves.
-const halvesFrom = 1 << 20
+const halvesFrom = 1 << 16
 
 // inHalves calls fill(0, n) or, from halvesFrom positions on, fill on the
 // two halves of 0..n at once, one on another goroutine. Writing ten
