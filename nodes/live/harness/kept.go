@@ -55,11 +55,14 @@ type kept struct {
 	warm *warm
 }
 
-// keptFor returns the runtime's cluster of n nodes on k servers, making
-// one (and removing one of another size or split) if needed, and starting
-// the server processes it needs.
+// keptFor returns the runtime's cluster of n nodes on at least k servers,
+// making one (and removing one of another size, or on fewer servers) if
+// needed, and starting the server processes it needs. A cluster split
+// over more servers than a trial needs serves it: a ring trial between two
+// complete-graph trials of 128 nodes would otherwise make the second's
+// 16,256 proxies again (half a minute), as the ring needs one server.
 func (r *Runtime) keptFor(ctx context.Context, n, k int) (*kept, error) {
-	if r.kept != nil && r.kept.n == n && len(r.kept.servers) == k {
+	if r.kept != nil && r.kept.n == n && len(r.kept.servers) >= k {
 		return r.kept, nil
 	}
 	r.dropKept(ctx)

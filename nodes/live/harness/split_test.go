@@ -92,12 +92,27 @@ func TestSplitServers(t *testing.T) {
 		}
 	})
 
+	// A ring needs one server, yet runs on the split cluster kept for its
+	// size rather than making a new one (and the next complete trial
+	// again every proxy).
+	t.Run("a ring trial on the split cluster", func(t *testing.T) {
+		if k, err := harness.Servers(6, nodes.RingUni, false, true); k != 1 || err != nil {
+			t.Fatalf("6 on a ring under 160: %d servers (%v), want 1", k, err)
+		}
+		ranks := random(6, 3)
+		cfg := config(t, "chang-roberts", ranks, []int{lowest(ranks)}, T)
+		res, v, _ := run(t, r, cfg)
+		if !v.Correct || !v.Live || len(res.Info.Servers) != 2 {
+			t.Errorf("ring on the split cluster: %+v, servers %v", v, res.Info.Servers)
+		}
+	})
+
 	r.Close()
-	// One cluster served the three trials (and any attempt run again):
+	// One cluster served the four trials (and any attempt run again):
 	// reset put its proxies back on both servers after each (the
 	// partition's disabled ones, the restart's upstreams).
-	if len(infos) < 3 {
-		t.Fatalf("%d trials, want at least 3", len(infos))
+	if len(infos) < 4 {
+		t.Fatalf("%d trials, want at least 4", len(infos))
 	}
 	for _, info := range infos[1:] {
 		if info.Servers[1] != infos[0].Servers[1] || info.Prefix != infos[0].Prefix {
