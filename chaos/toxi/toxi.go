@@ -214,6 +214,7 @@ func (c *Client) Version(ctx context.Context) (string, error) {
 type Link struct {
 	Name     string // unique on the server
 	Upstream string // the address the proxy forwards to
+	Host     string // the loopback address the proxy listens on; "" is 127.0.0.1
 }
 
 // CreateBatch is how many proxies one populate call creates, and
@@ -225,8 +226,9 @@ const (
 	CreateWorkers = 4
 )
 
-// Create creates a proxy per link, each listening on 127.0.0.1 on a port of
-// the kernel's choosing, in parallel batches (CreateBatch, CreateWorkers),
+// Create creates a proxy per link, each listening on its Host (127.0.0.1
+// by default) on a port of the kernel's choosing, in parallel batches
+// (CreateBatch, CreateWorkers),
 // and returns their listen addresses by name. On failure it removes
 // whatever it created, if the server answers.
 func (c *Client) Create(ctx context.Context, links []Link) (map[string]string, error) {
@@ -289,7 +291,11 @@ func (c *Client) Create(ctx context.Context, links []Link) (map[string]string, e
 func (c *Client) populate(ctx context.Context, links []Link) (map[string]string, error) {
 	cfg := make([]toxiclient.Proxy, len(links))
 	for i, l := range links {
-		cfg[i] = toxiclient.Proxy{Name: l.Name, Listen: "127.0.0.1:0", Upstream: l.Upstream, Enabled: true}
+		host := l.Host
+		if host == "" {
+			host = "127.0.0.1"
+		}
+		cfg[i] = toxiclient.Proxy{Name: l.Name, Listen: net.JoinHostPort(host, "0"), Upstream: l.Upstream, Enabled: true}
 	}
 	var made []*toxiclient.Proxy
 	err := c.call(ctx, "populate", func() (err error) {

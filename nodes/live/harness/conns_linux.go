@@ -41,7 +41,7 @@ func (k *kept) drain() {
 // half-open (SYN received) or closed by the peer only (close wait). Ends
 // that only the kernel keeps (time wait, fin wait) carry nothing to a
 // process and are not counted.
-func openConns(ports map[int]bool) (int, error) {
+func openConns(ends map[string]bool) (int, error) {
 	n := 0
 	for _, path := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
 		f, err := os.Open(path)
@@ -51,7 +51,7 @@ func openConns(ports map[int]bool) (int, error) {
 			}
 			return 0, err
 		}
-		k, err := countConns(f.Name(), bufio.NewScanner(f), ports)
+		k, err := countConns(f.Name(), bufio.NewScanner(f), ends)
 		f.Close()
 		if err != nil {
 			return 0, err
@@ -62,8 +62,11 @@ func openConns(ports map[int]bool) (int, error) {
 }
 
 // countConns reads one /proc/net/tcp table: "sl local rem st ...", with
-// addresses as HEXADDR:HEXPORT and the state in hex.
-func countConns(name string, sc *bufio.Scanner, ports map[int]bool) (int, error) {
+// addresses as HEXADDR:HEXPORT and the state in hex, and counts the open
+// connections with an end in ends (procEnd's form). An end is matched by
+// address and port: the proxies listen on several loopback addresses
+// (proxyHost), where one port may serve several sockets.
+func countConns(name string, sc *bufio.Scanner, ends map[string]bool) (int, error) {
 	n, line := 0, 0
 	for sc.Scan() {
 		line++
@@ -77,12 +80,12 @@ func countConns(name string, sc *bufio.Scanner, ports map[int]bool) (int, error)
 			continue
 		}
 		for _, end := range f[1:3] {
-			_, hex, ok := strings.Cut(end, ":")
-			port, err := strconv.ParseUint(hex, 16, 16)
-			if !ok || err != nil {
+			addr, hex, ok := strings.Cut(end, ":")
+			_, err := strconv.ParseUint(hex, 16, 16)
+			if !ok || (len(addr) != 8 && len(addr) != 32) || strings.Trim(addr, "0123456789abcdefABCDEF") != "" || err != nil {
 				return 0, fmt.Errorf("%s:%d: address %q is not HEX:PORT", name, line, end)
 			}
-			if ports[int(port)] {
+			if ends[strings.ToUpper(end)] {
 				n++
 				break
 			}

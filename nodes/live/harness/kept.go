@@ -2,11 +2,13 @@ package harness
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"maps"
 	"math/rand/v2"
 	"net"
+	"net/netip"
 	"os"
 	"slices"
 	"strconv"
@@ -207,7 +209,7 @@ func (k *kept) ensure(ctx context.Context, pairs []link, budget int) error {
 	for _, p := range pairs {
 		want[p] = true
 		if _, ok := k.proxy[p]; !ok {
-			missing = append(missing, toxi.Link{Name: k.prefix + strconv.Itoa(p[0]) + "-" + strconv.Itoa(p[1]), Upstream: k.addrs[p[1]]})
+			missing = append(missing, toxi.Link{Name: k.prefix + strconv.Itoa(p[0]) + "-" + strconv.Itoa(p[1]), Upstream: k.addrs[p[1]], Host: proxyHost(p)})
 			made = append(made, p)
 		}
 	}
@@ -371,17 +373,16 @@ func sameLatency(t toxi.Toxic, lat [2]time.Duration) bool {
 // quiet drains the connections made to the sockets since their processes
 // died, and waits until none is left through the cluster (resetWait).
 func (k *kept) quiet(ctx context.Context) error {
-	ports := map[int]bool{}
+	ends := map[string]bool{}
 	for _, addr := range slices.AppendSeq(slices.Clone(k.addrs), maps.Values(k.listen)) {
-		if _, p, err := net.SplitHostPort(addr); err == nil {
-			port, _ := strconv.Atoi(p)
-			ports[port] = true
+		if e, ok := procEnd(addr); ok {
+			ends[e] = true
 		}
 	}
 	deadline := time.Now().Add(resetWait)
 	for {
 		k.drain()
-		n, err := openConns(ports)
+		n, err := openConns(ends)
 		switch {
 		case err != nil:
 			return fmt.Errorf("checking for connections left: %w", err)
@@ -401,3 +402,17 @@ func (k *kept) quiet(ctx context.Context) error {
 // errNoConnCheck: this platform cannot list the host's connections, so a
 // cluster cannot be shown clean and is not kept.
 var errNoConnCheck = errors.New("this platform cannot list open connections")
+
+// procEnd writes an IPv4 address and port as /proc/net/tcp does: the
+// address's four bytes read as one number in this machine's byte order,
+// then the port, both in upper-case hex ("0100007F:1F90" for
+// 127.0.0.1:8080 on a little-endian machine). ok is false for anything
+// but an IPv4 address and port.
+func procEnd(hostport string) (string, bool) {
+	ap, err := netip.ParseAddrPort(hostport)
+	if err != nil || !ap.Addr().Unmap().Is4() {
+		return "", false
+	}
+	a := ap.Addr().Unmap().As4()
+	return fmt.Sprintf("%08X:%04X", binary.NativeEndian.Uint32(a[:]), ap.Port()), true
+}
