@@ -127,15 +127,28 @@ func (t Trial) LiveRun(ctx context.Context) time.Duration {
 // processes and links them: what a trial run on the processes a previous
 // trial kept does not pay (KeepsProcesses).
 func (t Trial) LiveSetupCost() float64 {
+	return 2.5e4*float64(t.Nodes) + 1.2e3*t.liveLinks()
+}
+
+// WarmSetupCost is the part of LiveSetupCost that a trial run on the
+// processes prev kept (KeepsProcesses, the same size) still pays: the
+// links it needs beyond prev's, as a complete graph after a ring (whose
+// kept processes hold only the ring's links).
+func (t Trial) WarmSetupCost(prev Trial) float64 {
+	return 1.2e3 * max(0, t.liveLinks()-prev.liveLinks())
+}
+
+// liveLinks is the number of directed links a live trial's topology
+// makes.
+func (t Trial) liveLinks() float64 {
 	n := float64(t.Nodes)
-	links := n * (n - 1)
 	switch t.Algo.Alg.Topology {
 	case nodes.RingUni:
-		links = n
+		return n
 	case nodes.RingBi:
-		links = 2 * n
+		return 2 * n
 	}
-	return 2.5e4*n + 1.2e3*links
+	return n * (n - 1)
 }
 
 // KeepsProcesses reports whether a live trial like t, run cleanly, leaves

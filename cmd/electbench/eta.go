@@ -88,7 +88,8 @@ func newETA(ctx context.Context, start time.Time, sim, live []workloads.Trial, s
 		}
 	}
 	// A live trial that follows one of its size which keeps its
-	// processes runs on them, and does not start a cluster.
+	// processes runs on them, and does not start a cluster: it makes only
+	// the links the last one's processes lack.
 	var prev *workloads.Trial
 	costs := workloads.Costs(ctx, live, true)
 	for i, t := range live {
@@ -97,7 +98,7 @@ func newETA(ctx context.Context, start time.Time, sim, live []workloads.Trial, s
 		}
 		cost := costs[i]
 		if prev != nil && prev.Nodes == t.Nodes && prev.KeepsProcesses() && t.KeepsProcesses() {
-			cost -= t.LiveSetupCost()
+			cost -= t.LiveSetupCost() - t.WarmSetupCost(*prev)
 		}
 		e.addLive(t.LiveBaseRow().Key(), cost)
 		prev = &t

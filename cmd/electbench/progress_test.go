@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"sync/atomic"
@@ -469,5 +470,35 @@ func TestETALiveTokenRing(t *testing.T) {
 	deadline := trial.DefaultDeadline(5, 10*time.Millisecond)
 	if d, ok := e.remainingAt(now); !ok || d < 2*deadline || d > 3*deadline {
 		t.Errorf("after the chang-roberts trials: %v left (known %v), want two token rings' deadlines, %v each, and a little", d, ok, deadline)
+	}
+}
+
+// Kept processes hold the last trial's links only: a complete graph after
+// a ring of its size pays for the links the ring lacked, a ring after a
+// complete graph for none.
+func TestETAKeptLinks(t *testing.T) {
+	ids, _ := workloads.ParseIDs("random")
+	inits, _ := workloads.ParseInitiators("lowest")
+	var algos []workloads.Algo
+	for _, name := range []string{"chang-roberts", "raft", "lcr"} {
+		a, v, err := nodes.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		algos = append(algos, workloads.Algo{Alg: a, Variant: v})
+	}
+	s := &workloads.Spec{Scenario: "test", Algos: algos, Nodes: []int{16}, IDs: ids, Initiators: inits, Trials: 1, Seed: 1, Latency: trial.Constant(time.Millisecond)}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	plan := s.Plan()
+	costs := workloads.Costs(t.Context(), plan, true)
+	e := newETA(t.Context(), time.Now(), nil, plan, nil, nil)
+	link := 1.2e3 // µs a link, workloads.Trial.LiveSetupCost
+	want := []float64{costs[0], costs[1] - plan[1].LiveSetupCost() + link*(16*15-16), costs[2] - plan[2].LiveSetupCost()}
+	for i := range plan {
+		if got := e.liveNext[i]; math.Abs(got-want[i]) > 1e-6 {
+			t.Errorf("trial %d (%s): priced %v, want %v", i, plan[i].Algo.Alg.Name, got, want[i])
+		}
 	}
 }
