@@ -275,16 +275,24 @@ func TestLiveRowCountsAnonymousRefusals(t *testing.T) {
 	}
 }
 
+// overrunRuntime is a live runtime whose allowance is 1 ns, so that D is
+// the link's latency plus 1 ns and every real message outlasts it, and
+// the number of trials it has run on the harness, attempts included.
+func overrunRuntime(t *testing.T) (*harness.Recorder, *int) {
+	attempts := new(int)
+	rt := liveRuntime(t, func(o *harness.Options) {
+		o.Allowance = time.Nanosecond
+		o.Observe = func(harness.Info) { *attempts++ }
+	})
+	return rt, attempts
+}
+
 // A bounded-delay trial that the host took outside its model and that its
 // event budget then stopped (a storm of elections: multicast at N = 128
 // went past a million messages in flight) is run again as any other such
 // attempt: whether it is depends on its delays, never on how it ended.
 func TestLiveRerunsStoppedOutsideTheModel(t *testing.T) {
-	attempts := 0
-	rt := liveRuntime(t, func(o *harness.Options) {
-		o.Allowance = time.Nanosecond
-		o.Observe = func(harness.Info) { attempts++ }
-	})
+	rt, attempts := overrunRuntime(t)
 	s := spec(t, "bully", "4", "ascending", "lowest", "5ms", 1)
 	s.Budget.MaxEvents = 6
 	var rows []reports.Row
@@ -298,8 +306,8 @@ func TestLiveRerunsStoppedOutsideTheModel(t *testing.T) {
 	if r := rows[0]; r.Budget == "" || r.Reruns != reports.Some(int64(MaxReruns)) || !r.Overruns.Set || r.Overruns.V == 0 {
 		t.Errorf("bully: budget %q, reruns %+v, overruns %+v; want stopped by its budget, %d reruns and overruns", r.Budget, r.Reruns, r.Overruns, MaxReruns)
 	}
-	if attempts != 1+MaxReruns {
-		t.Errorf("%d attempts ran on the harness, want %d", attempts, 1+MaxReruns)
+	if *attempts != 1+MaxReruns {
+		t.Errorf("%d attempts ran on the harness, want %d", *attempts, 1+MaxReruns)
 	}
 }
 
@@ -312,11 +320,7 @@ func TestLiveRerunsStoppedOutsideTheModel(t *testing.T) {
 // Roberts, whose safety needs no bound, counts its overruns and is never
 // run again.
 func TestLiveRerunsOutsideTheModel(t *testing.T) {
-	attempts := 0
-	rt := liveRuntime(t, func(o *harness.Options) {
-		o.Allowance = time.Nanosecond
-		o.Observe = func(harness.Info) { attempts++ }
-	})
+	rt, attempts := overrunRuntime(t)
 	s := spec(t, "bully,chang-roberts", "4", "ascending", "lowest", "5ms", 1)
 	var rows []reports.Row
 	var trace bytes.Buffer
@@ -334,8 +338,8 @@ func TestLiveRerunsOutsideTheModel(t *testing.T) {
 	if cr.Algorithm != "chang-roberts" || cr.Reruns != reports.Some(int64(0)) || !cr.Overruns.Set || cr.Overruns.V == 0 || !cr.Correct {
 		t.Errorf("chang-roberts: reruns %+v, overruns %+v, correct %v; want none run again, overruns counted", cr.Reruns, cr.Overruns, cr.Correct)
 	}
-	if attempts != 1+MaxReruns+1 {
-		t.Errorf("%d trials ran on the harness, want %d", attempts, 1+MaxReruns+1)
+	if *attempts != 1+MaxReruns+1 {
+		t.Errorf("%d trials ran on the harness, want %d", *attempts, 1+MaxReruns+1)
 	}
 	// The trace holds each trial once: the attempt kept.
 	var headers, sends int
