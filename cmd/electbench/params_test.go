@@ -1,8 +1,12 @@
 package main
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/electbench/electbench/workloads"
 )
 
 func TestParseParams(t *testing.T) {
@@ -62,4 +66,44 @@ func FuzzParseParams(f *testing.F) {
 			}
 		}
 	})
+}
+
+// --algo takes "all" and "mutex" beside names: each algorithm once, in the
+// order first chosen; from "all" on the sizes it allows there, named on
+// every size.
+func TestParseAlgosLists(t *testing.T) {
+	names := func(as []workloads.Algo) (out []string) {
+		for _, a := range as {
+			out = append(out, fmt.Sprintf("%s/%s:%d", a.Alg.Name, a.Variant, a.UpTo))
+		}
+		return out
+	}
+	all, err := parseAlgos("all", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mutex, err := parseAlgos("mutex", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	both, err := parseAlgos("all, mutex", "", "")
+	if err != nil || !slices.Equal(names(both), append(names(all), names(mutex)...)) {
+		t.Fatalf("all,mutex: %v (%v), want all's then mutex's", names(both), err)
+	}
+	etcd := slices.IndexFunc(all, func(a workloads.Algo) bool { return a.Alg.Name == "etcd-raft" })
+	if etcd < 0 || all[etcd].UpTo == 0 {
+		t.Fatalf("etcd-raft from all: %v, want its AllUpTo", names(all))
+	}
+	named, err := parseAlgos("raft,all,etcd-raft", "", "")
+	if err != nil || len(named) != len(all) || named[0].Alg.Name != "raft" {
+		t.Fatalf("raft,all,etcd-raft: %v (%v), want raft first and each once", names(named), err)
+	}
+	for _, a := range named {
+		if a.Alg.Name == "etcd-raft" && a.UpTo != 0 {
+			t.Errorf("etcd-raft named beside all runs up to %d, want every size", a.UpTo)
+		}
+	}
+	if _, err := parseAlgos("all,nope", "", ""); err == nil || !strings.Contains(err.Error(), `"nope"`) {
+		t.Errorf("all,nope: %v, want the unknown name", err)
+	}
 }

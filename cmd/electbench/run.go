@@ -102,7 +102,7 @@ host; the failed trial is not recorded and --resume runs it again),
 		RunE:              func(cmd *cobra.Command, args []string) error { return runRun(cmd, o, args) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.algos, "algo", o.algos, "algorithms, comma-separated, as name or name/variant; all for every one")
+	f.StringVar(&o.algos, "algo", o.algos, "algorithms, comma-separated, as name or name/variant; all for every election algorithm, mutex for every mutual-exclusion one")
 	f.StringVar(&o.variant, "variant", o.variant, "variant of the chosen algorithms (default: each one's first)")
 	f.StringVar(&o.params, "param", o.params, "algorithm parameters [ALGORITHM.]key=value[,...]: key=value for every chosen algorithm,\nraft.tmin=150ms for one (electbench list algorithms shows each one's)")
 	f.StringVar(&o.nodes, "nodes", o.nodes, "cluster sizes: N, A..B (doubling) or a list 3,5,8")
@@ -208,19 +208,24 @@ func parseAlgos(list, variant, params string) ([]workloads.Algo, error) {
 		return nil, err
 	}
 	// "all" is every election algorithm, as it always was; "mutex" every
-	// mutual-exclusion algorithm (ALGORITHMS.md, "Mutual exclusion").
+	// mutual-exclusion algorithm (ALGORITHMS.md, "Mutual exclusion");
+	// either may stand in a list beside names ("all,mutex": every one).
 	var names []string
-	switch strings.TrimSpace(list) {
-	case "all":
-		names = nodes.ElectionNames()
-	case "mutex":
-		names = nodes.MutexNames()
-	default:
-		names = strings.Split(list, ",")
+	named := map[string]bool{} // the names not from "all"
+	for _, item := range strings.Split(list, ",") {
+		switch item = strings.TrimSpace(item); item {
+		case "all":
+			names = append(names, nodes.ElectionNames()...)
+		case "mutex":
+			for _, name := range nodes.MutexNames() {
+				names, named[name] = append(names, name), true
+			}
+		default:
+			names, named[item] = append(names, item), true
+		}
 	}
 	var out []workloads.Algo
 	for _, name := range names {
-		name = strings.TrimSpace(name)
 		if variant != "" && !strings.Contains(name, "/") {
 			name += "/" + variant
 		}
@@ -228,11 +233,16 @@ func parseAlgos(list, variant, params string) ([]workloads.Algo, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--algo: %w", err)
 		}
-		// With "all", each algorithm runs on the sizes it allows there
+		// An algorithm chosen twice ("all,raft") runs once, where it was
+		// first chosen. From "all", each runs on the sizes it allows there
 		// (AllUpTo); named, on every size.
-		upTo := 0
-		if strings.TrimSpace(list) == "all" {
-			upTo = alg.AllUpTo
+		upTo := alg.AllUpTo
+		if named[name] || named[strings.SplitN(name, "/", 2)[0]] {
+			upTo = 0
+		}
+		if i := slices.IndexFunc(out, func(a workloads.Algo) bool { return a.Alg == alg && a.Variant == v }); i >= 0 {
+			out[i].UpTo = min(out[i].UpTo, upTo)
+			continue
 		}
 		out = append(out, workloads.Algo{Alg: alg, Variant: v, Params: nodes.Params{}, UpTo: upTo})
 	}
