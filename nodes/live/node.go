@@ -136,6 +136,7 @@ type link struct {
 	refused bool
 	down    error  // why the link last went down
 	epoch   uint64 // the epoch conn's peer was last told (markEpoch)
+	drops   int64  // messages dropped since the link last came up (send logs a few)
 }
 
 // node is one running process.
@@ -362,7 +363,7 @@ func (n *node) handle(e event) (stop bool, err error) {
 		if l.conn != nil && l.conn != e.conn {
 			l.conn.Close()
 		}
-		l.conn, l.sess, l.epoch = e.conn, e.sess, 0
+		l.conn, l.sess, l.epoch, l.drops = e.conn, e.sess, 0, 0
 		n.settle(l)
 	case evLinkDown:
 		// Peers going away at the end of a run is no news; a message that
@@ -846,7 +847,10 @@ func (n *node) send(to int, m nodes.Message, step bool) {
 		n.deliverLater(m, size, body)
 	case l == nil || l.conn == nil:
 		if l != nil && l.final && !l.refused {
-			n.logf("link to peer %d is down (%v): %s dropped", to, l.down, m.Kind)
+			l.drops++
+			if logDrop(l.drops) {
+				n.logf("link to peer %d is down (%v): %s dropped (%d since it went down)", to, l.down, m.Kind, l.drops)
+			}
 		}
 		dropped = true
 	default:
@@ -1372,4 +1376,16 @@ func topologyPeers(topo nodes.Topology, ranks []nodes.Rank, self int) []nodes.Pe
 	}
 	slices.SortFunc(out, func(a, b nodes.Peer) int { return a.Rank.Compare(b.Rank) })
 	return out
+}
+
+// logDrop says whether the k-th message dropped on a link that is down is
+// logged: the first, the tenth, the hundredth... (the count says how many
+// went), so that a storm into a stopped peer (multicast at N = 128 sent
+// tens of thousands) writes a few lines, not one a message. Every drop is
+// counted (Stats, the dropped column) whatever is logged.
+func logDrop(k int64) bool {
+	for k >= 10 && k%10 == 0 {
+		k /= 10
+	}
+	return k == 1
 }

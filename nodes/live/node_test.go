@@ -507,3 +507,18 @@ func TestNodeResetKeepsLinks(t *testing.T) {
 		}
 	})
 }
+
+// A link that is down logs its first dropped message, then the 10th, the
+// 100th, the 1,000th...: a few lines for a storm, each with the count.
+func TestLogDrop(t *testing.T) {
+	var logged []int64
+	for k := int64(1); k <= 2000; k++ {
+		if logDrop(k) {
+			logged = append(logged, k)
+		}
+	}
+	want := []int64{1, 10, 100, 1000}
+	if !slices.Equal(logged, want) {
+		t.Fatalf("logged drops %v, want %v", logged, want)
+	}
+}
