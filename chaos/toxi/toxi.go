@@ -228,9 +228,8 @@ const (
 
 // Create creates a proxy per link, each listening on its Host (127.0.0.1
 // by default) on a port of the kernel's choosing, in parallel batches
-// (CreateBatch, CreateWorkers),
-// and returns their listen addresses by name. On failure it removes
-// whatever it created, if the server answers.
+// (CreateBatch, CreateWorkers), and returns their listen addresses by
+// name. On failure it removes whatever it created, if the server answers.
 func (c *Client) Create(ctx context.Context, links []Link) (map[string]string, error) {
 	out := make(map[string]string, len(links))
 	var (
