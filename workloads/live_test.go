@@ -356,3 +356,25 @@ func TestLiveRerunsOutsideTheModel(t *testing.T) {
 		t.Errorf("trace: %d headers, %d sends; want 2 and %d", headers, sends, bully.Messages+cr.Messages)
 	}
 }
+
+// A live process's first start is at the run's start, as in the
+// simulator: chubby stands for election after its randomized wait (5T to
+// 25T) rather than first waiting out a lease and its margin (50T), which
+// it owes only after a restart. Here T, the live unit, is 10 ms: a leader
+// known by a majority within 0.4 s, not after 0.5 s.
+func TestLiveChubbyFirstStartIsNoRestart(t *testing.T) {
+	rt := liveRuntime(t)
+	var rows []reports.Row
+	err := RunLive(context.Background(), spec(t, "chubby", "3", "random", "lowest", "5ms", 2).Plan(), rt, Options{}, func(r reports.Row) error {
+		rows = append(rows, r)
+		return nil
+	})
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("%d rows: %v", len(rows), err)
+	}
+	for _, r := range rows {
+		if r.Error != "" || !r.Correct || !r.TurnaroundS.Set || r.TurnaroundS.V >= 0.4 {
+			t.Errorf("chubby trial %d: turnaround %v s, correct %v, error %q; want a leader within 0.4 s", r.Trial, r.TurnaroundS, r.Correct, r.Error)
+		}
+	}
+}

@@ -73,7 +73,11 @@ type Command struct {
 	Type   string  `json:"type"`
 	Config *Config `json:"config,omitempty"`
 	T0     int64   `json:"t0,omitempty"`
-	Peer   int     `json:"peer,omitempty"`
+	// Restart, on "start", says the process was started again after a
+	// crash: its machine's Now() reads the time since t0 from the first,
+	// where at the run's start it reads 0.
+	Restart bool `json:"restart,omitempty"`
+	Peer    int  `json:"peer,omitempty"`
 }
 
 // Config is everything a node needs to run its machine.

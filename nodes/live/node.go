@@ -178,6 +178,14 @@ type node struct {
 	rnd       *rand.Rand
 
 	started bool
+	// booting is set while the machine's Start runs at the run's start
+	// (not a restart's): its Now() reads 0 then, as in the simulator,
+	// although the node begins some microseconds after t0. A machine
+	// tells a restart by a later Now() (chubby waits out the promises a
+	// restarted replica may have forgotten): without this, every live
+	// chubby process took its first start for a restart and stood for
+	// election only after a lease and its margin.
+	booting bool
 	start   time.Time // t0 on this process's clock
 	early   []event   // messages that arrived before start
 
@@ -435,7 +443,7 @@ func (n *node) command(c Command) (bool, error) {
 		if n.machine == nil || n.started {
 			return false, errors.New("live: start before configure, or twice")
 		}
-		n.begin(c.T0)
+		n.begin(c.T0, c.Restart)
 	case "initiate":
 		if !n.started {
 			return false, errors.New("live: initiate before start")
@@ -699,13 +707,15 @@ func (n *node) checkLinked() {
 }
 
 // begin starts the machine at the harness's t0.
-func (n *node) begin(t0 int64) {
+func (n *node) begin(t0 int64, restart bool) {
 	n.start = time.Now().Add(-time.Duration(n.mono() - t0))
 	n.started = true
 	n.running.Store(true)
+	n.booting = !restart
 	n.stepBegin("start", 0)
 	n.machine.Start(n)
 	n.stepEnd()
+	n.booting = false
 	if d := n.cfg.Detector; d.Kind == "heartbeat" && d.P > 0 {
 		n.lastHeard = make([]time.Duration, n.n)
 		n.suspected = make([]bool, n.n)
@@ -935,8 +945,13 @@ func (n *node) grow() {
 
 func (n *node) Self() nodes.Rank    { return n.ranks[n.self] }
 func (n *node) Peers() []nodes.Peer { return n.peers }
-func (n *node) Now() time.Duration  { return time.Since(n.start) }
-func (n *node) Rand() *rand.Rand    { return n.rnd }
+func (n *node) Now() time.Duration {
+	if n.booting {
+		return 0
+	}
+	return time.Since(n.start)
+}
+func (n *node) Rand() *rand.Rand { return n.rnd }
 func (n *node) Decide(l nodes.Rank) {
 	n.cur.decide = append(n.cur.decide, l.String())
 	n.cur.decideAfter = append(n.cur.decideAfter, len(n.cur.sent))

@@ -554,7 +554,7 @@ func (lt *liveTrial) handle(rep nodeReport) {
 				lt.decisions.Forget(p.pos)
 				lt.electionEvent()
 			}
-			lt.send(p, live.Command{Type: "start", T0: lt.t0})
+			lt.send(p, live.Command{Type: "start", T0: lt.t0, Restart: true})
 		}
 	case "refused":
 		// A refusal of the reporter by its peer names nobody new: the peer
