@@ -38,7 +38,7 @@ func WriteCompareHTML(out io.Writer, c Comparison, base, new string) error {
 	}
 	head := []string{"verdict", "algorithm", "variant", "runtime", "scenario", "nodes", "metric", "base n", "new n",
 		"base", "new", "change", "", "p", "reason"}
-	rows := changeRows(c, func(v Verdict) string { return string(v) }, true)
+	rows := changeRows(c, func(ch *Change) string { return string(ch.Verdict) }, true)
 	p.tableID("changes", "sortable", head, rows)
 	p.note(CompareMethod + ".")
 	return p.write(out)
@@ -92,14 +92,14 @@ func changeBar(d Opt[float64]) string {
 // names it), the group, the metric, both sides' counts and figures, the
 // change with its bar, p and the reason; with the runtime column when
 // withRuntime (twin groups across runtimes: it has none).
-func changeRows(c Comparison, label func(Verdict) string, withRuntime bool) [][]cell {
+func changeRows(c Comparison, label func(*Change) string, withRuntime bool) [][]cell {
 	var rows [][]cell
 	for _, v := range []Verdict{Regression, Improvement, CannotDecide, OnlyInBase, OnlyInNew, NoChange} {
 		for _, ch := range c.Changes {
 			if ch.Verdict != v {
 				continue
 			}
-			vc := textCell(label(ch.Verdict))
+			vc := textCell(label(&ch))
 			vc.classes = verdictClass(ch.Verdict)
 			change := cell{text: deltaText(ch.Delta), num: true}
 			baseC, newC := optCell(ch.BaseMedian, 3), optCell(ch.NewMedian, 3)

@@ -22,13 +22,19 @@ func Twin(sim, live []Row, opt CompareOptions) Comparison {
 	return Compare(sim, live, opt)
 }
 
-// TwinLabel says what a verdict of a twin comparison means.
-func TwinLabel(v Verdict) string {
-	switch v {
+// TwinLabel says what the verdict of a twin comparison's change means,
+// the way its figure went live: a regression is a larger median, but a
+// smaller share of safe, live or correct trials.
+func TwinLabel(ch *Change) string {
+	higher, lower := "live higher", "live lower"
+	if ch.Kind == KindShare {
+		higher, lower = lower, higher
+	}
+	switch v := ch.Verdict; v {
 	case Regression:
-		return "live higher"
+		return higher
 	case Improvement:
-		return "live lower"
+		return lower
 	case OnlyInBase:
 		return "only simulated"
 	case OnlyInNew:
@@ -36,7 +42,7 @@ func TwinLabel(v Verdict) string {
 	case NoChange:
 		return "within noise"
 	}
-	return string(v)
+	return string(ch.Verdict)
 }
 
 // Exceeds reports whether a change exceeds the noise: significant, and
@@ -67,7 +73,7 @@ func WriteTwinCSV(out io.Writer, c Comparison) error {
 		}
 		w.Write([]string{ch.Algorithm, ch.Variant, ch.Scenario, strconv.Itoa(ch.Nodes), ch.Metric, ch.Kind,
 			strconv.Itoa(ch.BaseN), strconv.Itoa(ch.NewN), sim.String(), live.String(), diff, ch.P.String(),
-			strconv.FormatBool(ch.Exceeds()), TwinLabel(ch.Verdict), ch.Reason})
+			strconv.FormatBool(ch.Exceeds()), TwinLabel(ch), ch.Reason})
 	}
 	w.Flush()
 	return w.Error()
@@ -86,7 +92,7 @@ func WriteTwinText(out io.Writer, c Comparison) error {
 		if ch.Verdict == NoChange {
 			continue
 		}
-		fmt.Fprintf(&b, "%-14s  %s/%s %s n=%d %s: sim %s", strings.ToUpper(TwinLabel(ch.Verdict)),
+		fmt.Fprintf(&b, "%-14s  %s/%s %s n=%d %s: sim %s", strings.ToUpper(TwinLabel(ch)),
 			ch.Algorithm, ch.Variant, ch.Scenario, ch.Nodes, ch.Metric, strings.Replace(ch.Figures(), " → ", ", live ", 1))
 		if ch.P.Set {
 			fmt.Fprintf(&b, ", p=%s", fmtP(ch.P.V))
@@ -110,6 +116,6 @@ func WriteTwinHTML(out io.Writer, c Comparison, scenario string) error {
 		"sim", "live", "difference", "", "p", "reason"}
 	rows := changeRows(c, TwinLabel, false)
 	p.tableID("twin", "sortable", head, rows)
-	p.note("Compare's method, with the simulator as BASE and live as NEW (a regression there is live higher here): " + CompareMethod + ".")
+	p.note("Compare's method, with the simulator as BASE and live as NEW (a regression there is a live median higher here, or a live share of safe, live or correct trials lower): " + CompareMethod + ".")
 	return p.write(out)
 }

@@ -90,3 +90,31 @@ func TestNetworkDeparture(t *testing.T) {
 		t.Fatal("no live measurement: want nothing said")
 	}
 }
+
+// A share that falls live is said as lower: live trials that violate
+// safety where no simulated one did are a regression of the safe share,
+// "live lower", where a larger median is "live higher".
+func TestTwinShareLabel(t *testing.T) {
+	sim := trialsOf("bully", 32, 105, 105, 105)
+	live := trialsOf("bully", 32, 105, 105, 105)
+	for i := range live {
+		live[i].Runtime = "live"
+		live[i].SafetyViolations = 1
+	}
+	c := Twin(sim, live, CompareOptions{Threshold: -1})
+	for i := range c.Changes {
+		ch := &c.Changes[i]
+		if ch.Metric != "safety" {
+			continue
+		}
+		if ch.Verdict != Regression || TwinLabel(ch) != "live lower" {
+			t.Fatalf("safety: %s, %q; want a regression said as live lower", ch.Verdict, TwinLabel(ch))
+		}
+		var text bytes.Buffer
+		if err := WriteTwinText(&text, c); err != nil || !strings.Contains(text.String(), "LIVE LOWER      bully/") {
+			t.Fatalf("text: %v\n%s", err, text.String())
+		}
+		return
+	}
+	t.Fatal("no safety change")
+}
