@@ -150,11 +150,11 @@ func (t Trial) deadline() time.Duration {
 }
 
 // settleWindow is the window of the settling rule that ends t early
-// (trial.Settling), for machines that read their parameters in unit: the
-// mean latency on the simulator, trial.LiveUnit live. It is 0 where the
-// trial runs to its deadline, and where a crash, a fault or a link's own
-// latency may delay its settling by an unknown time (the estimates then
-// price the deadline).
+// (trial.Settling), for machines that read their parameters in unit (the
+// plan's event estimate: the mean latency; a live trial's price comes from
+// simulating it, LiveRun). It is 0 where the trial runs to its deadline,
+// and where a crash, a fault or a link's own latency may delay its
+// settling by an unknown time (the estimate then prices the deadline).
 func (t Trial) settleWindow(unit time.Duration) time.Duration {
 	s := t.Spec
 	if len(s.Faults) > 0 || len(s.Crashes) > 0 || len(s.LinkLatency) > 0 {
