@@ -2,6 +2,7 @@ package nodes
 
 import (
 	"math/rand/v2"
+	"slices"
 	"time"
 )
 
@@ -93,6 +94,58 @@ func (t Topology) String() string {
 
 // IsRing reports whether the topology is a ring of either direction.
 func (t Topology) IsRing() bool { return t == RingUni || t == RingBi }
+
+// Linked reports whether process p of n sends to process q directly under
+// the topology (positions, 0 ≤ p, q < n; never p to itself): on a ring to
+// its successor, and on a bidirectional one to its predecessor too.
+func (t Topology) Linked(p, q, n int) bool {
+	switch {
+	case p == q:
+		return false
+	case !t.IsRing():
+		return true
+	case q == (p+1)%n:
+		return true
+	}
+	return t == RingBi && q == (p+n-1)%n
+}
+
+// Degree is how many other processes each process of n sends to directly
+// (Linked): n−1 on a complete graph, 1 on a ring, 2 on a bidirectional
+// ring of more than two (of two, successor and predecessor are one).
+func (t Topology) Degree(n int) int {
+	switch {
+	case n < 2:
+		return 0
+	case !t.IsRing():
+		return n - 1
+	case t == RingBi && n > 2:
+		return 2
+	}
+	return 1
+}
+
+// PeersOf is Env.Peers of position self among processes of the given
+// ranks, by position: on a ring the successor (and the predecessor), on a
+// complete graph every process in ascending rank order. Runtimes that hold
+// every process's peers at once compute them their own way (the
+// simulator's rings store none); the results are the same.
+func PeersOf(t Topology, ranks []Rank, self int) []Peer {
+	n := len(ranks)
+	peer := func(j int) Peer { return Peer{ID: PeerID(j), Rank: ranks[j]} }
+	switch t {
+	case RingUni:
+		return []Peer{peer((self + 1) % n)}
+	case RingBi:
+		return []Peer{peer((self + 1) % n), peer((self + n - 1) % n)}
+	}
+	out := make([]Peer, n)
+	for i := range n {
+		out[i] = peer(i)
+	}
+	slices.SortFunc(out, func(a, b Peer) int { return a.Rank.Compare(b.Rank) })
+	return out
+}
 
 // Phased is implemented by machines whose protocol has named states the
 // checker verifies, such as the two-phase bully's Normal, Election and

@@ -364,3 +364,52 @@ func TestRankCmpMatchesCompare(t *testing.T) {
 		}
 	}
 }
+
+// Linked, Degree and PeersOf describe one topology: a process's peers other
+// than itself are exactly the processes it is linked to, Degree of them,
+// and a complete graph lists every process in ascending rank order.
+func TestTopologyLinks(t *testing.T) {
+	for _, topo := range []Topology{RingUni, RingBi, Complete} {
+		for n := 2; n <= 7; n++ {
+			ranks := make([]Rank, n)
+			for i := range ranks {
+				ranks[i] = RankOf(uint64((2*n-3-i)%n + 1)) // distinct, not in position order
+			}
+			for p := range n {
+				linked := map[int]bool{}
+				for q := range n {
+					if topo.Linked(p, q, n) {
+						linked[q] = true
+					}
+				}
+				if len(linked) != topo.Degree(n) {
+					t.Fatalf("%s n=%d p=%d: linked to %v, Degree %d", topo, n, p, linked, topo.Degree(n))
+				}
+				peers := PeersOf(topo, ranks, p)
+				listed := map[int]bool{}
+				for i, q := range peers {
+					if q.Rank != ranks[q.ID] {
+						t.Fatalf("%s n=%d p=%d: peer %d listed with rank %s, has %s", topo, n, p, q.ID, q.Rank, ranks[q.ID])
+					}
+					if topo == Complete && i > 0 && peers[i-1].Rank.Compare(q.Rank) >= 0 {
+						t.Fatalf("%s n=%d: peers not in ascending rank order: %v", topo, n, peers)
+					}
+					if int(q.ID) != p {
+						listed[int(q.ID)] = true
+					}
+				}
+				if len(listed) != len(linked) {
+					t.Fatalf("%s n=%d p=%d: peers %v, linked %v", topo, n, p, listed, linked)
+				}
+				for q := range linked {
+					if !listed[q] {
+						t.Fatalf("%s n=%d p=%d: linked to %d, not among the peers %v", topo, n, p, q, peers)
+					}
+				}
+			}
+		}
+	}
+	if RingBi.Degree(2) != 1 || RingBi.Degree(3) != 2 || Complete.Degree(1) != 0 || RingUni.Degree(128) != 1 || Complete.Degree(128) != 127 {
+		t.Fatal("Degree: wrong count for a small case")
+	}
+}

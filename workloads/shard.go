@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/electbench/electbench/chaos"
-	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/sim"
 	"github.com/electbench/electbench/nodes/trial"
 )
@@ -141,14 +140,7 @@ func (t Trial) WarmSetupCost(prev Trial) float64 {
 // liveLinks is the number of directed links a live trial's topology
 // makes.
 func (t Trial) liveLinks() float64 {
-	n := float64(t.Nodes)
-	switch t.Algo.Alg.Topology {
-	case nodes.RingUni:
-		return n
-	case nodes.RingBi:
-		return 2 * n
-	}
-	return n * (n - 1)
+	return float64(t.Nodes * t.Algo.Alg.Topology.Degree(t.Nodes))
 }
 
 // KeepsProcesses reports whether a live trial like t, run cleanly, leaves

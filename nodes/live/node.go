@@ -14,7 +14,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -527,7 +526,7 @@ func (n *node) configure(cfg Config) error {
 	n.machine = newMachine()
 	n.phased, _ = n.machine.(nodes.Phased)
 	n.carrier, _ = n.machine.(nodes.BodyCarrier)
-	n.peers = topologyPeers(n.topo, n.ranks, n.self)
+	n.peers = nodes.PeersOf(n.topo, n.ranks, n.self)
 	n.rnd = rand.New(rand.NewPCG(cfg.Seed, trial.Mix(uint64(n.self)+1)))
 	puzzle := n.o.Identity.Params
 	puzzle.Bits, puzzle.DynBits = cfg.MinBits, 0
@@ -1373,24 +1372,6 @@ func (n *node) shutdown() {
 	}
 	n.out.Flush()
 	n.wg.Wait()
-}
-
-// topologyPeers is Env.Peers for position self, as the simulator builds it.
-func topologyPeers(topo nodes.Topology, ranks []nodes.Rank, self int) []nodes.Peer {
-	n := len(ranks)
-	peer := func(j int) nodes.Peer { return nodes.Peer{ID: nodes.PeerID(j), Rank: ranks[j]} }
-	switch topo {
-	case nodes.RingUni:
-		return []nodes.Peer{peer((self + 1) % n)}
-	case nodes.RingBi:
-		return []nodes.Peer{peer((self + 1) % n), peer((self + n - 1) % n)}
-	}
-	out := make([]nodes.Peer, n)
-	for i := range n {
-		out[i] = peer(i)
-	}
-	slices.SortFunc(out, func(a, b nodes.Peer) int { return a.Rank.Compare(b.Rank) })
-	return out
 }
 
 // logDrop says whether the k-th message dropped on a link that is down is

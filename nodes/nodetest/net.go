@@ -126,13 +126,9 @@ func New(t testing.TB, cfg Config) *Net {
 	for p := range size {
 		pr := &proc{m: newMachine(), timers: map[nodes.TimerID]armed{}}
 		pr.env = &env{n: n, p: p, rank: cfg.Ranks[p], rand: rand.New(rand.NewPCG(cfg.Seed, uint64(p)))}
-		switch alg.Topology {
-		case nodes.RingUni:
-			pr.peers = []nodes.Peer{all[(p+1)%size]}
-		case nodes.RingBi:
-			pr.peers = []nodes.Peer{all[(p+1)%size], all[(p+size-1)%size]}
-		default:
-			pr.peers = byRank
+		pr.peers = byRank // shared, as the simulator shares it
+		if alg.Topology.IsRing() {
+			pr.peers = nodes.PeersOf(alg.Topology, cfg.Ranks, p)
 		}
 		pr.phase = phaseOf(pr.m)
 		n.procs = append(n.procs, pr)

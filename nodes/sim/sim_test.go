@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -396,6 +397,35 @@ func TestRingNeighbours(t *testing.T) {
 			}
 			if got, want := predOf(p, n), (p+n-1)%n; got != want {
 				t.Fatalf("predOf(%d, %d) = %d, want %d", p, n, got, want)
+			}
+		}
+	}
+}
+
+// The simulator computes a ring's peers rather than storing them; what
+// Env.Peers returns is nodes.PeersOf, the live runtime's, on every topology.
+func TestPeersAsTopology(t *testing.T) {
+	for _, topo := range []nodes.Topology{nodes.RingUni, nodes.RingBi, nodes.Complete} {
+		for n := 2; n <= 6; n++ {
+			rs := make([]nodes.Rank, n)
+			for i := range rs {
+				rs[i] = nodes.RankOf(uint64((2*n-3-i)%n + 1)) // distinct, not in position order
+			}
+			got := make([][]nodes.Peer, n)
+			a := algo(nil, func(p *probe, env nodes.Env, ev string, from nodes.PeerID, m nodes.Message) {
+				if ev == "start" {
+					self := env.Self()
+					got[self.ID[3]-1] = slices.Clone(env.Peers())
+				}
+			})
+			a.Topology = topo
+			if _, err := Run(trial.Config{Algorithm: a, Ranks: rs, Latency: trial.Constant(time.Millisecond)}); err != nil {
+				t.Fatal(err)
+			}
+			for p, r := range rs {
+				if want := nodes.PeersOf(topo, rs, p); !slices.Equal(got[r.ID[3]-1], want) {
+					t.Fatalf("%s n=%d position %d: Peers %v, PeersOf %v", topo, n, p, got[r.ID[3]-1], want)
+				}
 			}
 		}
 	}

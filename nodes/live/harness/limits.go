@@ -31,13 +31,9 @@ const fdBase = 64
 // run may use every link (faults, crashes, a heartbeat detector, forged
 // identities: ringOnly); embedded that Toxiproxy runs in this process.
 func NeedsFor(n int, topo nodes.Topology, allLinks, embedded bool) Needs {
-	per := n - 1
-	switch {
-	case !topo.IsRing() || allLinks:
-	case topo == nodes.RingBi && n > 2:
-		per = 2
-	default:
-		per = 1
+	per := topo.Degree(n)
+	if allLinks {
+		per = n - 1
 	}
 	need := Needs{Nodes: n, Proxies: n * per, perReceiver: per, embedded: embedded}
 	need.FDs = need.Shares(1)[0]

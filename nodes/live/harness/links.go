@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/electbench/electbench/chaos/toxi"
-	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/live"
 	"github.com/electbench/electbench/nodes/trial"
 )
@@ -55,7 +54,7 @@ func (lt *liveTrial) makeLinks(ctx context.Context) error {
 			if i == j || !lt.alive[i] || !lt.alive[j] {
 				continue
 			}
-			if ringOnly && j != (i+1)%n && (topo != nodes.RingBi || j != (i+n-1)%n) {
+			if ringOnly && !topo.Linked(i, j, n) {
 				continue
 			}
 			ls.list = append(ls.list, link{i, j})
