@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -93,8 +94,16 @@ line, column and field).`,
 }
 
 // readScenario reads a scenario file, or a built-in scenario of that name
-// when no such file exists.
+// when no such file exists. A directory is no scenario file: `electbench
+// twin paused-leader --out paused-leader` makes one of the scenario's name
+// before its second run reads the name again.
 func readScenario(arg string) ([]byte, error) {
+	if fi, err := os.Stat(arg); err == nil && fi.IsDir() {
+		if b, ok := chaos.Builtin(arg); ok {
+			return b, nil
+		}
+		return nil, fmt.Errorf("%s: a directory, not a scenario file, nor a built-in scenario (electbench scenario list)", arg)
+	}
 	b, err := boundedio.ReadFile(arg, chaos.MaxFileSize, "scenario file")
 	if err == nil {
 		return b, nil
@@ -178,6 +187,10 @@ func scenarioSpecs(cmd *cobra.Command, args []string, o runOptions) ([]*workload
 		}
 		runtime = o.runtime
 	}
+	liveUnit, err := o.liveUnit()
+	if err != nil {
+		return nil, err
+	}
 	specs, err := loadScenarios(args, runtime)
 	if err != nil {
 		return nil, err
@@ -185,6 +198,7 @@ func scenarioSpecs(cmd *cobra.Command, args []string, o runOptions) ([]*workload
 	for _, s := range specs {
 		s.Budget = o.budget
 		s.KeepRunning = s.KeepRunning || o.keep
+		s.LiveUnit = liveUnit
 		if err := s.Validate(); err != nil {
 			return nil, badInput(err) // the flags' budget: the files were checked when loaded
 		}
