@@ -34,9 +34,15 @@ type Spec struct {
 	// KeepRunning runs quorum trials to their deadline even once their
 	// election is over for good (trial.Config.KeepRunning).
 	KeepRunning bool
-	Crashes     []CrashSpec
-	Detector    trial.Detector // zero: trial.DefaultDetector
-	RankBy      RankBy         // "" or "id": by identity; "epoch": by H(id ‖ nonce)
+	// LiveUnit has the simulator's machines read their parameters in the
+	// live unit (trial.LiveUnit: T plus the live runtime's allowance), as
+	// live nodes read them, instead of in T: the simulated twin of a live
+	// run, whose timeouts and whose faults' timing against them are the
+	// live run's. Live trials always read them so.
+	LiveUnit bool
+	Crashes  []CrashSpec
+	Detector trial.Detector // zero: trial.DefaultDetector
+	RankBy   RankBy         // "" or "id": by identity; "epoch": by H(id ‖ nonce)
 	// Faults is a scenario's fault timeline, applied in every trial after
 	// Crashes; LinkLatency its per-link latency models (scenario.go).
 	Faults      []chaos.Fault

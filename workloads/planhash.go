@@ -48,6 +48,9 @@ func Canonical(specs []*Spec) string {
 		if s.KeepRunning {
 			b.WriteString("keep-running\n")
 		}
+		if s.LiveUnit {
+			b.WriteString("unit live\n")
+		}
 		if s.Budget != (trial.Budget{}) {
 			// A budget decides which trials stop, so it shapes the rows.
 			fmt.Fprintf(&b, "budget events=%d inflight=%d\n", s.Budget.MaxEvents, s.Budget.MaxInFlight)

@@ -106,12 +106,15 @@ func (t Trial) run(ctx context.Context, rt Runtime, live bool, trace io.Writer, 
 	cfg := t.config(s.IDs)
 	ranks, initiators := cfg.Ranks, cfg.Initiators
 	cfg.Processed = processed
+	if !live && s.LiveUnit {
+		cfg.Unit = trial.LiveUnit(T, 0)
+	}
 	if !live && a.Alg.Theory != nil && t.Nodes >= halvesFrom {
 		ahead := figuresAhead(a.Alg.Theory, t.theoryInput(ranks, initiators))
 		defer ahead.wait()
 		theory = ahead
 	}
-	j, err := newJudge(&cfg, T, trace)
+	j, err := newJudge(&cfg, cfg.UnitOrT(), trace)
 	if err != nil {
 		row.Error = oneLine(err.Error())
 		return

@@ -41,7 +41,8 @@ type runOptions struct {
 	parallel   int
 	resume     bool
 	deadline   string
-	keep       bool // --keep-running: quorum trials run to their deadline
+	keep       bool   // --keep-running: quorum trials run to their deadline
+	unit       string // --unit: T, or live (the simulator reads parameters as live nodes do)
 	trace      string
 	crashes    []string
 	detector   string
@@ -60,7 +61,7 @@ type runOptions struct {
 func defaultRunOptions() runOptions {
 	return runOptions{
 		algos: "all", nodes: "4..256", trials: 5, seed: 1, runtime: "sim",
-		ids: "random", initiators: "lowest", latency: "1ms", rank: "id",
+		ids: "random", initiators: "lowest", latency: "1ms", rank: "id", unit: "T",
 		out: "electbench-out", formats: "csv,html",
 	}
 }
@@ -120,6 +121,7 @@ host; the failed trial is not recorded and --resume runs it again),
 	f.BoolVar(&o.resume, "resume", o.resume, "keep the rows already in DIR/results.csv and run only the missing trials")
 	f.StringVar(&o.deadline, "deadline", o.deadline, "virtual time after which an unfinished trial counts as not live (e.g. 500ms or 2000T)")
 	f.BoolVar(&o.keep, "keep-running", o.keep, "run quorum trials (raft, chubby, zookeeper, etcd-raft) to their deadline, their steady traffic included,\ninstead of ending each once its election is over for good")
+	f.StringVar(&o.unit, "unit", o.unit, "the unit the simulator's machines read their parameters in (t1=2T): T, the mean latency (the reference model),\nor live: T plus the live runtime's allowance max(5ms, T/2), as live nodes read them (electbench twin's simulated side)")
 	f.StringVar(&o.trace, "trace", o.trace, "write every event of every trial as JSON lines to this file")
 	f.StringArrayVar(&o.crashes, "crash", nil, "crash SELECTOR[@WHEN] (repeatable), a scenario's crash fault: highest, lowest, leader,\nwould-be-leader, initiator, K, random(k), successor(x), unions a,b @ start, a time (5ms, 3T),\nelection-start, leader-elected, after-messages(K), each +DELAY and/or +uniform(A,B) (a random offset)")
 	f.StringVar(&o.detector, "detector", "", "failure detector: perfect(D), heartbeat(P,τ), inaccurate(λ,μ[,D[,W]]) (default perfect(10T))")
@@ -133,12 +135,25 @@ host; the failed trial is not recorded and --resume runs it again),
 		return completeList(algoWords(), toComplete)
 	})
 	_ = cmd.RegisterFlagCompletionFunc("runtime", completeWords("sim", "live"))
+	_ = cmd.RegisterFlagCompletionFunc("unit", completeWords("T", "live"))
 	_ = cmd.RegisterFlagCompletionFunc("detector", completeDetector)
 	_ = cmd.RegisterFlagCompletionFunc("format", func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 		return completeList(resultsFormats, toComplete)
 	})
 	o.external.bind(f)
 	return cmd
+}
+
+// liveUnit reads --unit: whether simulated machines read their parameters
+// in the live unit (workloads.Spec.LiveUnit).
+func (o runOptions) liveUnit() (bool, error) {
+	switch o.unit {
+	case "T":
+		return false, nil
+	case "live":
+		return true, nil
+	}
+	return false, badInputf("--unit %q: want T or live", o.unit)
 }
 
 // buildSpec turns flags into a validated workload, or a bad-input error.
@@ -150,7 +165,11 @@ func (o runOptions) buildSpec() (*workloads.Spec, error) {
 	if err != nil {
 		return nil, badInputf("--latency: %w", err)
 	}
-	spec := &workloads.Spec{Scenario: "adhoc", Trials: o.trials, Seed: o.seed, Latency: lat, KeepRunning: o.keep}
+	liveUnit, err := o.liveUnit()
+	if err != nil {
+		return nil, err
+	}
+	spec := &workloads.Spec{Scenario: "adhoc", Trials: o.trials, Seed: o.seed, Latency: lat, KeepRunning: o.keep, LiveUnit: liveUnit}
 	if spec.Algos, err = parseAlgos(o.algos, o.variant, o.params); err != nil {
 		return nil, badInput(err)
 	}
@@ -397,6 +416,7 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 
 	var liveTrials []workloads.Trial
 	for _, spec := range liveSpecs {
+		noteLiveUnit(cmd.ErrOrStderr(), spec)
 		for _, t := range spec.Plan() {
 			t.Index = len(liveTrials) // its place among the live trials (shard.go)
 			liveTrials = append(liveTrials, t)
@@ -700,4 +720,19 @@ func mintProgress(w io.Writer, p pow.Params, now func() time.Time, terminal bool
 		}
 		fmt.Fprintln(w, line)
 	}
+}
+
+// noteLiveUnit tells, before a live scenario with faults runs, that its
+// nodes read their parameters in the live unit while the times it gives
+// in T stay in T, when the two are far apart: at T = 1ms a partition of
+// 300T spans a sixth of the timeouts it spans on the simulator (electbench
+// twin runs its simulated side in the live unit for that reason).
+func noteLiveUnit(w io.Writer, s *workloads.Spec) {
+	T := s.Latency.Mean()
+	unit := trial.LiveUnit(T, 0)
+	if len(s.Faults) == 0 && len(s.Crashes) == 0 || unit < 2*T {
+		return
+	}
+	fmt.Fprintf(w, "%s: live nodes read their parameters in %v (T = %v plus the host allowance), %.3gT, while the faults' times stay in T: against the algorithms' timeouts they last 1/%.3g as long as on the simulator (--latency ≥ 10ms keeps the unit within 1.5T; electbench twin compares like with like)\n",
+		s.Scenario, unit, T, float64(unit)/float64(T), float64(unit)/float64(T))
 }

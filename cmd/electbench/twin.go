@@ -22,10 +22,11 @@ type twinOptions struct {
 	toxiproxy string
 	threshold string
 	alpha     float64
+	unit      string // --unit: the simulated side reads parameters in T or the live unit
 }
 
 func newTwinCmd() *cobra.Command {
-	o := twinOptions{out: "twin-out", threshold: "5%", alpha: 0.05}
+	o := twinOptions{out: "twin-out", threshold: "5%", alpha: 0.05, unit: "live"}
 	cmd := &cobra.Command{
 		Use:   "twin SCENARIO [flags]",
 		Short: "Run a scenario on the simulator and live with the same seeds, and compare them",
@@ -39,6 +40,14 @@ in the T the network actually gave), decided_t, detect_t and failover_t by
 a two-sided Mann–Whitney U test with --threshold as the least change that
 counts. A difference that is significant at --alpha (and beyond the
 threshold, for a median) exceeds the noise.
+
+Both sides run one experiment: live nodes read their parameters (timeouts,
+leases, heartbeat periods) in the live unit, T plus the runtime's allowance
+max(5ms, T/2), while the scenario's faults and deadline stay in T; the
+simulated side reads them in the same unit (run --unit live), so that what
+differs is what the runtime did, not which timeouts the algorithms had.
+--unit T compares with the reference model instead (at T = 1ms the live
+unit is 6T: a partition of 300T then spans a sixth of the timeouts live).
 
 It writes DIR/twin.csv (sim and live side by side, the difference, p and
 whether it exceeds the noise, per group and metric) and DIR/twin.html, and
@@ -62,6 +71,8 @@ input, 3 an infrastructure failure, 130 interrupted.`,
 	f.StringVar(&o.toxiproxy, "toxiproxy", "", "URL of an existing toxiproxy-server for the live run (default: embed one, on loopback)")
 	f.StringVar(&o.threshold, "threshold", o.threshold, "least change of the median that counts, in percent (5 or 5%)")
 	f.Float64Var(&o.alpha, "alpha", o.alpha, "significance level of the two-sided tests")
+	f.StringVar(&o.unit, "unit", o.unit, "the unit the simulated side's machines read their parameters in: live (as the live nodes do) or T (the reference model)")
+	_ = cmd.RegisterFlagCompletionFunc("unit", completeWords("T", "live"))
 	return cmd
 }
 
@@ -73,6 +84,9 @@ func runTwin(cmd *cobra.Command, scenario string, o twinOptions) error {
 	if !(o.alpha > 0 && o.alpha < 1) {
 		return badInputf("--alpha %v: want a level between 0 and 1", o.alpha)
 	}
+	if o.unit != "T" && o.unit != "live" {
+		return badInputf("--unit %q: want live or T", o.unit)
+	}
 	var rows [2][]reports.Row
 	for i, rt := range []string{"sim", "live"} {
 		dir := filepath.Join(o.out, rt)
@@ -83,10 +97,20 @@ func runTwin(cmd *cobra.Command, scenario string, o twinOptions) error {
 		if cmd.Flags().Changed("trials") {
 			args = append(args, "--trials", strconv.Itoa(o.trials))
 		}
+		if rt == "sim" {
+			args = append(args, "--unit", o.unit)
+		}
 		if rt == "live" && o.toxiproxy != "" {
 			args = append(args, "--toxiproxy", o.toxiproxy)
 		}
-		fmt.Fprintf(cmd.ErrOrStderr(), "twin: %s run of %s into %s\n", rt, scenario, dir)
+		unit := ""
+		if rt == "sim" {
+			unit = " (parameters in the live unit, as the live nodes read them)"
+			if o.unit == "T" {
+				unit = " (parameters in T, the reference model)"
+			}
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "twin: %s run of %s into %s%s\n", rt, scenario, dir, unit)
 		run := newRunCmd()
 		run.SetArgs(args)
 		run.SetOut(cmd.OutOrStdout())

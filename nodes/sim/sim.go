@@ -242,7 +242,7 @@ func newSim(cfg trial.Config) (*sim, error) {
 	_, s.fallible = s.machines.at(0).(nodes.Fallible)
 	_, s.closing = s.machines.at(0).(io.Closer)
 	s.res = trial.NewRecord(n, t, s.det)
-	s.res.Bound = cfg.BoundIn(t)
+	s.res.Bound = cfg.BoundIn(unit)
 	s.newMachine = newMachine
 	if err := s.initFaults(); err != nil {
 		s.closeMachines()
