@@ -22,6 +22,8 @@ import (
 //	{"type":"start","t0":NS}              boot the machine; t0 is the run's start on the host's monotonic clock
 //	{"type":"initiate"}                   Machine.Initiate
 //	{"type":"suspect","peer":P}           Machine.Suspect(P): the harness is the perfect detector's oracle
+//	{"type":"redial"}                     dial every link that is down now, without waiting out its
+//	                                      backoff (a cut was healed, a restarted peer's proxies rewired)
 //	{"type":"sync"}                       report the time on the node's clock (synced)
 //	{"type":"stop"}                       report stats and exit
 //	{"type":"reset"}                      report stats, end the trial, keep the process and its links for

@@ -125,13 +125,16 @@ type timer struct {
 // the node's whole life (a kept cluster's proxy between two processes):
 // a later configure gives it the peer's position in that trial.
 type link struct {
-	to      int
-	addr    string
-	want    nodes.ID      // the peer's identity, fixed with addr
-	quit    chan struct{} // closed when a configure drops the link
-	conn    net.Conn      // nil while down
-	sess    *Session      // conn's: seals every frame written to it
-	final   bool          // up once, or refused: counts towards "linked"
+	to   int
+	addr string
+	want nodes.ID      // the peer's identity, fixed with addr
+	quit chan struct{} // closed when a configure drops the link
+	// wake cuts a down link's wait between dials short (the "redial"
+	// command: the harness healed a cut or rewired a restarted peer).
+	wake    chan struct{}
+	conn    net.Conn // nil while down
+	sess    *Session // conn's: seals every frame written to it
+	final   bool     // up once, or refused: counts towards "linked"
 	refused bool
 	down    error  // why the link last went down
 	epoch   uint64 // the epoch conn's peer was last told (markEpoch)
@@ -458,6 +461,18 @@ func (n *node) command(c Command) (bool, error) {
 			return false, fmt.Errorf("live: suspect of peer %d out of range", c.Peer)
 		}
 		n.suspect(c.Peer)
+	case "redial":
+		// A cut was healed, or a restarted peer's proxies rewired: dial
+		// every link that is down now instead of waiting out its backoff
+		// (up to 100 ms), which would stretch the outage past the fault's.
+		for _, l := range n.links {
+			if l != nil && l.conn == nil && !l.refused {
+				select {
+				case l.wake <- struct{}{}:
+				default:
+				}
+			}
+		}
 	case "sync":
 		// Every step line before this answer is written before it, and
 		// every later one is stamped later: the harness may emit the
@@ -561,7 +576,7 @@ func (n *node) configure(cfg Config) error {
 		l := n.byAddr[cl.Addr]
 		switch {
 		case l == nil:
-			l = &link{to: cl.To, addr: cl.Addr, want: n.ranks[cl.To].ID, quit: make(chan struct{})}
+			l = &link{to: cl.To, addr: cl.Addr, want: n.ranks[cl.To].ID, quit: make(chan struct{}), wake: make(chan struct{}, 1)}
 			n.byAddr[cl.Addr] = l
 			n.wg.Add(1)
 			go n.dialLoop(l)
@@ -1178,6 +1193,9 @@ func (n *node) dialLoop(l *link) {
 			return
 		case <-l.quit:
 			return
+		case <-l.wake:
+			backoff = 2 * time.Millisecond
+			continue
 		case <-time.After(backoff):
 		}
 		backoff = min(2*backoff, 100*time.Millisecond)

@@ -312,6 +312,7 @@ func (in injector) Heal(id int) {
 			c, name := lt.proxy(k)
 			return c.SetEnabled(ctx, name, true)
 		})
+		lt.redial(heal)
 		return
 	}
 	t := e.toxic
