@@ -148,7 +148,7 @@ func (t *Timeline) Begin(inj trial.Injector) {
 	t.inj = inj
 	for i := range t.faults {
 		if f := &t.faults[i]; f.Start.Immediate() {
-			t.activate(i, true)
+			t.activate(i, true, inj.Now())
 		}
 	}
 }
@@ -244,7 +244,7 @@ func (t *Timeline) fire(at time.Duration, p pend) {
 	if p.end {
 		t.inj.At(at, func() { t.heal(p.i) })
 	} else {
-		t.inj.At(at, func() { t.activate(p.i, false) })
+		t.inj.At(at, func() { t.activate(p.i, false, at) })
 	}
 }
 
@@ -255,8 +255,14 @@ func (t *Timeline) when(p pend) trial.When {
 	return t.faults[p.i].Start
 }
 
-// activate starts fault i now.
-func (t *Timeline) activate(i int, atStart bool) {
+// activate starts fault i now, which it was due to at `due`: a fault that
+// lasts For heals For after due, not after now. On the simulator the two
+// are one instant; live, a fault starts late by the timer's wake-up and the
+// Toxiproxy calls that apply it, and timing its heal from then made every
+// live cut last those milliseconds longer than the scenario says (a 30T cut
+// at T = 1 ms took 33-34 ms, and a master's renewal sent in the extra
+// milliseconds was lost).
+func (t *Timeline) activate(i int, atStart bool, due time.Duration) {
 	st := &t.state[i]
 	if st.state != fsPending {
 		return // healed before it started, or started already
@@ -317,7 +323,7 @@ func (t *Timeline) activate(i int, atStart bool) {
 		t.note(i, ls.Text, nil)
 	}
 	if f.For > 0 {
-		t.fire(inj.Now()+f.For, pend{i: i, end: true})
+		t.fire(due+f.For, pend{i: i, end: true})
 	}
 }
 

@@ -231,3 +231,33 @@ func TestTimelineRandomOffset(t *testing.T) {
 		t.Fatal("a reversed random offset was accepted")
 	}
 }
+
+// A fault that lasts For heals For after it was due, not For after it
+// began: a live runtime starts it late (its timer's wake-up, the Toxiproxy
+// calls that apply it), and timing the heal from then made every live cut
+// longer than the scenario's. On the simulator the two instants are one.
+func TestHealFromWhenDue(t *testing.T) {
+	tl, err := New(nil, []trial.Fault{
+		{Effect: trial.EffCut, Name: "partition(x)", Links: every, Start: trial.When{Trigger: trial.AtTime, At: 10 * ms}, For: 30 * ms},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newRig(3)
+	tl.Begin(w)
+	tl.Arm(false)
+	if len(w.queue) != 1 || w.queue[0].at != 10*ms {
+		t.Fatalf("queue %+v: want the start at 10ms", w.queue)
+	}
+	start := w.queue[0]
+	w.queue = nil
+	w.now = 14 * ms // the runtime got to it 4 ms late
+	start.f()
+	if len(w.queue) != 1 || w.queue[0].at != 40*ms {
+		t.Fatalf("queue %+v: want the heal at 40ms, 30ms after the start was due", w.queue)
+	}
+	w.advance(40 * ms)
+	if want := []string{"14ms cut #0 all", "14ms note partition(x)[all] traced=true", "40ms heal #0"}; !slices.Equal(w.log[:min(3, len(w.log))], want) {
+		t.Fatalf("log %q, want %q", w.log, want)
+	}
+}
