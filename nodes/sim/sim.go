@@ -226,7 +226,7 @@ func newSim(cfg trial.Config) (*sim, error) {
 		alive:    make([]bool, n),
 		settle:   settle,
 	}
-	s.det = cfg.DetectorOrDefault()
+	s.det = cfg.DetectorIn(unit)
 	s.detRand = rand.New(rand.NewPCG(cfg.Seed, 0x646574656374)) // "detect"
 	s.env.s = s
 	for i := range int32(n) {

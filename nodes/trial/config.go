@@ -114,7 +114,13 @@ func (c *Config) DeadlineOrDefault() time.Duration {
 	return DefaultDeadline(len(c.Ranks), c.T())
 }
 
-// DetectorOrDefault is the detector that runs.
+// DetectorIn is the detector that runs, as processes reading their
+// parameters in unit run it (Detector.In).
+func (c *Config) DetectorIn(unit time.Duration) Detector {
+	return c.DetectorOrDefault().In(c.Latency, unit)
+}
+
+// DetectorOrDefault is the detector the configuration names.
 func (c *Config) DetectorOrDefault() Detector {
 	if c.Detector.Kind == "" {
 		return DefaultDetector(c.T())

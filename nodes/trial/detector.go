@@ -29,6 +29,33 @@ type Detector struct {
 	// Mu is the probability that a given process never suspects a given
 	// crash (inaccurate): an incomplete detector.
 	Mu float64
+	// pText and tauText are P and τ as written (heartbeat, parsed): In
+	// reads them again in another unit.
+	pText, tauText string
+}
+
+// In is the detector as processes that read their parameters in unit run
+// it, on links of latency lat. A heartbeat detector runs in the processes
+// themselves, so its period and timeout, where written in T or D, are read
+// in that unit as the algorithm's timeouts are: live, T plus the runtime's
+// processing allowance, without which a heartbeat(1T,4T) at T = 1 ms took
+// the host's scheduling delays for silence and had every process suspect
+// live peers of its own side 4 ms into the run. The perfect and inaccurate
+// detectors are the runtime's oracle and keep their times, as a fault's
+// schedule does. With unit T (the simulator's reference model) nothing
+// changes.
+func (d Detector) In(lat Latency, unit time.Duration) Detector {
+	if d.Kind != "heartbeat" || d.pText == "" || unit == lat.Mean() {
+		return d
+	}
+	bound := lat.Bound() + unit - lat.Mean()
+	if p, err := nodes.ParseDuration(d.pText, unit, bound); err == nil && p > 0 {
+		d.P = p
+	}
+	if tau, err := nodes.ParseDuration(d.tauText, unit, bound); err == nil && tau > 0 {
+		d.Tau = tau
+	}
+	return d
 }
 
 // The failure detectors' own message kinds and the timer every suspicion is
@@ -121,6 +148,7 @@ func ParseDetector(spec string, lat Latency) (Detector, error) {
 		if d.Tau, err = dur(1, "timeout τ"); err != nil {
 			return Detector{}, err
 		}
+		d.pText, d.tauText = args[0], args[1]
 	case "inaccurate":
 		if len(args) < 2 || len(args) > 4 {
 			return Detector{}, fmt.Errorf("detector %q: inaccurate takes λ, μ and optionally D and W", spec)

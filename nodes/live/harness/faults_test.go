@@ -227,3 +227,35 @@ func TestHealedCutCarriesAtOnce(t *testing.T) {
 		t.Fatalf("%d cuts healed, want 5: faults %+v", heals, res.Faults)
 	}
 }
+
+// The heartbeat detector runs in the nodes, so it reads its period and
+// timeout in their unit, as the algorithm's timeouts are read: at T = 1 ms
+// heartbeat(1T,4T) is a ping every 6 ms and a 24 ms timeout live. Read in
+// T (4 ms), the host's scheduling delays passed for silence and every
+// process suspected peers of its own half 4 ms into a halves partition
+// (20-23 such suspicions a trial); none may.
+func TestHeartbeatInTheLiveUnit(t *testing.T) {
+	r := runtime(t, options(t))
+	const T = time.Millisecond
+	ranks := random(8, 1)
+	cfg := config(t, "ring", ranks, []int{0, 1, 2, 3, 4, 5, 6, 7}, T)
+	det, err := trial.ParseDetector("heartbeat(1T,4T)", cfg.Latency)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Detector = det
+	cfg.Deadline = 300 * T
+	cfg.Faults = []trial.Fault{partition([][]int{{0, 1, 2, 3}, {4, 5, 6, 7}}, false)}
+	res, _, _ := runOnce(t, r, cfg)
+	across := 0
+	for _, s := range res.Suspicions {
+		if s.By < 4 == (s.Of < 4) {
+			t.Errorf("process %d suspected %d, of its own half, at %v", s.By, s.Of, s.At)
+		} else {
+			across++
+		}
+	}
+	if across == 0 {
+		t.Errorf("nobody suspected the other half: suspicions %+v", res.Suspicions)
+	}
+}

@@ -90,7 +90,7 @@ type liveTrial struct {
 func newLiveTrial(r *Runtime, cfg trial.Config, fs faults, serial int) *liveTrial {
 	n := len(cfg.Ranks)
 	lt := &liveTrial{
-		r: r, ctx: context.Background(), cfg: cfg, faults: fs, n: n, T: cfg.T(), det: cfg.DetectorOrDefault(), serial: serial,
+		r: r, ctx: context.Background(), cfg: cfg, faults: fs, n: n, T: cfg.T(), serial: serial,
 		procs:      newProcs(),
 		links:      newLinks(n),
 		actions:    make(chan func(), 64),
@@ -100,6 +100,7 @@ func newLiveTrial(r *Runtime, cfg trial.Config, fs faults, serial int) *liveTria
 		faulty:     fs.tl.Needs().Links,
 	}
 	lt.tAlg = trial.LiveUnit(lt.T, r.opt.Allowance)
+	lt.det = cfg.DetectorIn(lt.tAlg)
 	if lt.det.Kind == "heartbeat" {
 		lt.quiet = lt.det.Tau + 2*lt.det.P + 4*lt.T
 	}
