@@ -21,7 +21,7 @@ func TestNoteLiveUnit(t *testing.T) {
 		crashes []workloads.CrashSpec
 		want    string
 	}{
-		{"1ms", []workloads.CrashSpec{crash}, "s: live nodes read their parameters in 6ms (T = 1ms plus the host allowance), 6T, while the faults' times stay in T: against the algorithms' timeouts they last 1/6 as long as on the simulator"},
+		{"1ms", []workloads.CrashSpec{crash}, "s: live nodes read their parameters (and a heartbeat detector's) in 6ms (T = 1ms plus the host allowance), 6T, while the faults' times stay in T: against the timeouts they last 1/6 as long as on the simulator"},
 		{"2ms", []workloads.CrashSpec{crash}, "in 7ms (T = 2ms plus the host allowance), 3.5T"},
 		{"20ms", []workloads.CrashSpec{crash}, ""},
 		{"1ms", nil, ""},

@@ -733,6 +733,6 @@ func noteLiveUnit(w io.Writer, s *workloads.Spec) {
 	if len(s.Faults) == 0 && len(s.Crashes) == 0 || unit < 2*T {
 		return
 	}
-	fmt.Fprintf(w, "%s: live nodes read their parameters in %v (T = %v plus the host allowance), %.3gT, while the faults' times stay in T: against the algorithms' timeouts they last 1/%.3g as long as on the simulator (--latency ≥ 10ms keeps the unit within 1.5T; electbench twin compares like with like)\n",
+	fmt.Fprintf(w, "%s: live nodes read their parameters (and a heartbeat detector's) in %v (T = %v plus the host allowance), %.3gT, while the faults' times stay in T: against the timeouts they last 1/%.3g as long as on the simulator (a latency ≥ 10ms keeps the unit within 1.5T; electbench twin compares like with like)\n",
 		s.Scenario, unit, T, float64(unit)/float64(T), float64(unit)/float64(T))
 }
