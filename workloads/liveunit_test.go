@@ -46,3 +46,16 @@ func TestLiveUnitOnTheSimulator(t *testing.T) {
 		}
 	}
 }
+
+// Live trials read their parameters in the live unit whatever --unit says:
+// the flag does not make a live plan another one (a resume with or without
+// it continues the same run).
+func TestLiveUnitOnALivePlan(t *testing.T) {
+	s := spec(t, "raft", "5", "random", "lowest", "10ms", 1)
+	s.Runtime = "live"
+	var u Spec = *s
+	u.LiveUnit = true
+	if PlanHash([]*Spec{s}) != PlanHash([]*Spec{&u}) {
+		t.Fatal("--unit live changed a live plan's hash")
+	}
+}

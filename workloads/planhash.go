@@ -48,7 +48,7 @@ func Canonical(specs []*Spec) string {
 		if s.KeepRunning {
 			b.WriteString("keep-running\n")
 		}
-		if s.LiveUnit {
+		if s.LiveUnit && orSim(s.Runtime) == "sim" { // live trials read their parameters so anyway
 			b.WriteString("unit live\n")
 		}
 		if s.Budget != (trial.Budget{}) {
