@@ -79,7 +79,7 @@ func init() {
 				decodeMapping(d, n, path, networkFields, &s.Network, nil)
 			}},
 		{name: "detector", typ: "detector", def: DefaultDetector, auto: true,
-			doc: "the failure detector: `perfect(D)`, `heartbeat(P,τ)` or `inaccurate(λ,μ[,D[,W]])`",
+			doc: "the failure detector: `perfect(D)`, `heartbeat(P,τ)` or `inaccurate(λ,μ[,D[,W]])`; live (and with `--unit live`) a heartbeat detector's times written in T or D are read in the live unit, as the algorithms' parameters are",
 			dec: func(d *decoder, n *yaml.Node, path string, s *Scenario) {
 				if v, ok := d.text(n, path); ok {
 					s.Detector = v
