@@ -84,8 +84,8 @@ func runTwin(cmd *cobra.Command, scenario string, o twinOptions) error {
 	if !(o.alpha > 0 && o.alpha < 1) {
 		return badInputf("--alpha %v: want a level between 0 and 1", o.alpha)
 	}
-	if o.unit != "T" && o.unit != "live" {
-		return badInputf("--unit %q: want live or T", o.unit)
+	if _, err := (runOptions{unit: o.unit}).liveUnit(); err != nil {
+		return err // refused before either side runs, in run's words
 	}
 	var rows [2][]reports.Row
 	for i, rt := range []string{"sim", "live"} {
