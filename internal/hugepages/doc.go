@@ -6,7 +6,9 @@
 // quarter of a million page faults: a fifth of a second of the kernel's
 // time before the first event. Linux, whose transparent huge pages are
 // commonly enabled for the memory a program asks for (madvise), then
-// faults 2 MB at a time. Advice is only advice: what an array holds, and
-// every result, is the same with it or without, and elsewhere it does
-// nothing.
+// faults 2 MB at a time. Advise also faults the array in at once, by
+// writing it, before anything can read it first (see fault: a page read
+// before it is written costs a second fault and a flush on every core).
+// Advice is only advice: what an array holds, and every result, is the
+// same with it or without, and elsewhere it does nothing.
 package hugepages

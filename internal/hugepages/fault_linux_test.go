@@ -1,0 +1,90 @@
+package hugepages
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"unsafe"
+)
+
+// anonymousKB returns the Anonymous: figure of the mapping of this process
+// that holds addr (/proc/self/smaps): the memory of it the kernel has given
+// pages of its own. A page only read so far maps the shared zero page and
+// counts for nothing there.
+func anonymousKB(t *testing.T, addr uintptr) int {
+	t.Helper()
+	f, err := os.Open("/proc/self/smaps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	in := false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		var lo, hi uintptr
+		if n, _ := fmt.Sscanf(line, "%x-%x ", &lo, &hi); n == 2 {
+			in = lo <= addr && addr < hi
+			continue
+		}
+		if in && strings.HasPrefix(line, "Anonymous:") {
+			kb, err := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(line, "Anonymous:"), "kB")))
+			if err != nil {
+				t.Fatalf("smaps: %q: %v", line, err)
+			}
+			return kb
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	t.Fatalf("smaps: no mapping holds %#x", addr)
+	return 0
+}
+
+// Advise gives every page of fresh memory a page of its own, as a write
+// does, and changes nothing it holds. A fault by reading would leave the
+// mapping's anonymous memory where it was, and the array's first writes
+// would then fault again (fault's doc).
+func TestAdviseFaultsByWriting(t *testing.T) {
+	const size = 2 * MinBytes
+	mem, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Munmap(mem)
+	addr := uintptr(unsafe.Pointer(&mem[0]))
+	mem[size-1] = 7 // the last page holds something: Advise must keep it
+	before := anonymousKB(t, addr)
+	s := unsafe.Slice((*uint64)(unsafe.Pointer(&mem[0])), size/8)
+	Advise(s)
+	after := anonymousKB(t, addr)
+	if got := (after - before) * 1024; got < size-pageSize {
+		t.Errorf("Advise of %d fresh bytes gave %d bytes of anonymous memory; want all but the page written before", size, got)
+	}
+	if mem[size-1] != 7 {
+		t.Errorf("the last byte is %d after Advise; want 7", mem[size-1])
+	}
+	for i := 0; i < size-1; i += pageSize {
+		if mem[i] != 0 {
+			t.Fatalf("byte %d is %d after Advise; want 0", i, mem[i])
+		}
+	}
+
+	// Below MinBytes, Advise does nothing.
+	small, err := syscall.Mmap(-1, 0, MinBytes/2, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Munmap(small)
+	saddr := uintptr(unsafe.Pointer(&small[0]))
+	before = anonymousKB(t, saddr)
+	Advise(small)
+	if after := anonymousKB(t, saddr); after != before {
+		t.Errorf("Advise of %d bytes (below MinBytes) changed the mapping's anonymous memory from %d kB to %d kB", len(small), before, after)
+	}
+}
