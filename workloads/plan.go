@@ -59,6 +59,18 @@ type Spec struct {
 	Budget trial.Budget
 }
 
+// Unit is the unit the spec's machines read their parameters in, and a
+// heartbeat detector its period and timeout where written in T or D
+// (trial.Detector.In): the live unit (trial.LiveUnit) on live runs and
+// with LiveUnit, T otherwise. The times of its faults, crashes and
+// deadline stay in T on both runtimes.
+func (s *Spec) Unit() time.Duration {
+	if s.LiveUnit || orSim(s.Runtime) != "sim" {
+		return trial.LiveUnit(s.Latency.Mean(), 0)
+	}
+	return s.Latency.Mean()
+}
+
 // Trial is one run of one algorithm on one cluster.
 type Trial struct {
 	Index int // position in the plan: rows are emitted in this order

@@ -43,7 +43,9 @@ func Canonical(specs []*Spec) string {
 			fmt.Fprintf(&b, "crash %s\n", c)
 		}
 		if s.Detector.Kind != "" {
-			fmt.Fprintf(&b, "detector %s\n", s.Detector)
+			// As the trials run it: heartbeat(1T,4T) and heartbeat(1ms,4ms)
+			// are one detector at T = 1ms in T, two in the live unit.
+			fmt.Fprintf(&b, "detector %s\n", s.Detector.In(s.Latency, s.Unit()))
 		}
 		if s.KeepRunning {
 			b.WriteString("keep-running\n")

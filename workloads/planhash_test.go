@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/electbench/electbench/chaos"
 	"github.com/electbench/electbench/nodes"
@@ -70,6 +71,35 @@ func TestCanonicalCoversSpec(t *testing.T) {
 	for i := range typ.NumField() {
 		if name := typ.Field(i).Name; !slices.Contains(covered, name) {
 			t.Errorf("Spec.%s is not in Canonical: add it there, then here", name)
+		}
+	}
+}
+
+// The plan hash describes a heartbeat detector as the trials run it: at
+// T = 1ms, heartbeat(1T,4T) and heartbeat(1ms,4ms) are one detector on the
+// simulator in T, and two wherever the nodes read T as the live unit (live
+// runs, --unit live), so a run of one must not resume into the other.
+func TestPlanHashDetectorAsRun(t *testing.T) {
+	lat := trial.Constant(time.Millisecond)
+	hash := func(det string, runtime string, liveUnit bool) string {
+		t.Helper()
+		d, err := trial.ParseDetector(det, lat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := spec(t, "bully", "8", "random", "lowest", "1ms", 1)
+		s.Detector, s.Runtime, s.LiveUnit = d, runtime, liveUnit
+		return PlanHash([]*Spec{s})
+	}
+	if a, b := hash("heartbeat(1T,4T)", "", false), hash("heartbeat(1ms,4ms)", "", false); a != b {
+		t.Errorf("simulator in T: heartbeat(1T,4T) hashes %s and heartbeat(1ms,4ms) %s; want one plan", a, b)
+	}
+	for _, c := range []struct {
+		runtime  string
+		liveUnit bool
+	}{{"live", false}, {"", true}} {
+		if a, b := hash("heartbeat(1T,4T)", c.runtime, c.liveUnit), hash("heartbeat(1ms,4ms)", c.runtime, c.liveUnit); a == b {
+			t.Errorf("runtime %q, --unit live %v: heartbeat(1T,4T) and heartbeat(1ms,4ms) share hash %s; want two plans", c.runtime, c.liveUnit, a)
 		}
 	}
 }

@@ -100,14 +100,13 @@ func (t Trial) run(ctx context.Context, rt Runtime, live bool, trace io.Writer, 
 			row.Correct, row.Live = false, false
 		}
 	}()
-	T := s.Latency.Mean()
 	// Live nodes mint their own identities and take the places of these
 	// ranks in their order, so relative ranks are the arrangement's.
 	cfg := t.config(s.IDs)
 	ranks, initiators := cfg.Ranks, cfg.Initiators
 	cfg.Processed = processed
 	if !live && s.LiveUnit {
-		cfg.Unit = trial.LiveUnit(T, 0)
+		cfg.Unit = s.Unit()
 	}
 	if !live && a.Alg.Theory != nil && t.Nodes >= halvesFrom {
 		ahead := figuresAhead(a.Alg.Theory, t.theoryInput(ranks, initiators))

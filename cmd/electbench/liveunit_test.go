@@ -31,7 +31,7 @@ func TestNoteLiveUnit(t *testing.T) {
 			t.Fatal(err)
 		}
 		var b strings.Builder
-		noteLiveUnit(&b, &workloads.Spec{Scenario: "s", Latency: lat, Crashes: c.crashes})
+		noteLiveUnit(&b, &workloads.Spec{Scenario: "s", Runtime: "live", Latency: lat, Crashes: c.crashes})
 		if got := b.String(); c.want == "" && got != "" || c.want != "" && !strings.Contains(got, c.want) {
 			t.Errorf("%s, %d crashes: said %q, want %q", c.latency, len(c.crashes), got, c.want)
 		}

@@ -728,8 +728,7 @@ func mintProgress(w io.Writer, p pow.Params, now func() time.Time, terminal bool
 // 300T spans a sixth of the timeouts it spans on the simulator (electbench
 // twin runs its simulated side in the live unit for that reason).
 func noteLiveUnit(w io.Writer, s *workloads.Spec) {
-	T := s.Latency.Mean()
-	unit := trial.LiveUnit(T, 0)
+	T, unit := s.Latency.Mean(), s.Unit()
 	if len(s.Faults) == 0 && len(s.Crashes) == 0 || unit < 2*T {
 		return
 	}
