@@ -78,9 +78,10 @@ func (a *algETA) price(m *algETA) float64 {
 }
 
 // newETA prepares the ETA of the trials a run will execute (skip leaves
-// out those already done, or in another shard); ctx stops the
-// simulations that price live trials (workloads.Costs).
-func newETA(ctx context.Context, start time.Time, sim, live []workloads.Trial, skip, liveSkip func(workloads.Trial) bool) *eta {
+// out those already done, or in another shard); liveCosts are the live
+// trials' costs when already priced (sharding does), otherwise ctx stops
+// the simulations that price them (workloads.Costs).
+func newETA(ctx context.Context, start time.Time, sim, live []workloads.Trial, liveCosts []float64, skip, liveSkip func(workloads.Trial) bool) *eta {
 	e := &eta{est: map[reports.Key]float64{}, alg: map[string]*algETA{}, prev: start, start: start}
 	for _, t := range sim {
 		if skip == nil || !skip(t) {
@@ -91,7 +92,10 @@ func newETA(ctx context.Context, start time.Time, sim, live []workloads.Trial, s
 	// processes runs on them, and does not start a cluster: it makes only
 	// the links the last one's processes lack.
 	var prev *workloads.Trial
-	costs := workloads.Costs(ctx, live, true)
+	costs := liveCosts
+	if costs == nil {
+		costs = workloads.Costs(ctx, live, true)
+	}
 	for i, t := range live {
 		if liveSkip != nil && liveSkip(t) {
 			continue

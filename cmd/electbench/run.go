@@ -423,7 +423,7 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 		}
 	}
 	manifest := newManifest(cmd, o.seed, append(slices.Clone(specs), liveSpecs...), args)
-	shard, inShard, err := o.shardOf(trials, liveTrials, &manifest)
+	shard, inShard, liveCosts, err := o.shardOf(trials, liveTrials, &manifest)
 	if err != nil {
 		return err
 	}
@@ -490,7 +490,7 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 		liveOpts.Trace = liveTrace
 	}
 	liveOpts.Skip = func(t workloads.Trial) bool { return done[t.LiveBaseRow().Key()] || !inShard(t, true) }
-	est := newETA(ctx, start, trials, liveTrials, opts.Skip, liveOpts.Skip)
+	est := newETA(ctx, start, trials, liveTrials, liveCosts, opts.Skip, liveOpts.Skip)
 	opts.Processed = new(atomic.Int64)
 	est.processed = opts.Processed
 	prog := newProgress(cmd.ErrOrStderr(), countToRun(trials, opts.Skip)+countToRun(liveTrials, liveOpts.Skip), est)
