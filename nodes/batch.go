@@ -3,7 +3,7 @@ package nodes
 import (
 	"unsafe"
 
-	"github.com/electbench/electbench/internal/hugepages"
+	"github.com/electbench/electbench/internal/prefault"
 )
 
 // Batch is how a runtime that makes a whole run's machines at set-up (the
@@ -50,7 +50,7 @@ func Batched[T any, PT interface {
 	size := 1
 	if cfg.Batch != nil && cfg.N > 0 {
 		batch = make([]T, cfg.N)
-		hugepages.Advise(batch)
+		prefault.Touch(batch)
 		*cfg.Batch = Batch{first: PT(&batch[0]), stride: unsafe.Sizeof(batch[0]), n: cfg.N}
 	}
 	return func() Machine {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/electbench/electbench/internal/hugepages"
+	"github.com/electbench/electbench/internal/prefault"
 	"github.com/electbench/electbench/nodes"
 )
 
@@ -66,7 +66,7 @@ func (a IDs) Check(n int) error {
 // Ranks places n identities by position, drawing from seed for "random".
 func (a IDs) Ranks(n int, seed uint64) []nodes.Rank {
 	r := make([]nodes.Rank, n)
-	hugepages.Advise(r) // 400 MB at ten million
+	prefault.Touch(r) // 400 MB at ten million
 	switch a.Mode {
 	case "ascending":
 		for i := range r {
@@ -98,9 +98,8 @@ func (a IDs) Ranks(n int, seed uint64) []nodes.Rank {
 const halvesFrom = 1 << 16
 
 // inHalves calls fill(0, n) or, from halvesFrom positions on, fill on the
-// two halves of 0..n at once, one on another goroutine. Writing ten
-// million ranks (400 MB, each page faulted in on its first write) takes
-// about 150 ms so rather than 260 on two cores.
+// two halves of 0..n at once, one on another goroutine: ten million
+// ranks are 400 MB to write.
 func inHalves(n int, fill func(lo, hi int)) {
 	if n < halvesFrom {
 		fill(0, n)
@@ -130,7 +129,7 @@ const shuffleAhead = 64
 // (BenchmarkShuffle).
 func shuffle(n int, src *rand.Rand) []uint32 {
 	perm := make([]uint32, n)
-	hugepages.Advise(perm) // fewer page faults, and far fewer TLB misses for the swaps
+	prefault.Touch(perm)
 	for i := range perm {
 		perm[i] = uint32(i)
 	}

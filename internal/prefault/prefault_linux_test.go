@@ -1,4 +1,4 @@
-package hugepages
+package prefault
 
 import (
 	"bufio"
@@ -46,36 +46,41 @@ func anonymousKB(t *testing.T, addr uintptr) int {
 	return 0
 }
 
-// Advise gives every page of fresh memory a page of its own, as a write
-// does, and changes nothing it holds. A fault by reading would leave the
-// mapping's anonymous memory where it was, and the array's first writes
-// would then fault again (fault's doc).
-func TestAdviseFaultsByWriting(t *testing.T) {
-	const size = 2 * MinBytes
+// Touch gives every page of fresh memory a page of its own, as a write
+// does, and changes nothing it holds, in one piece and in halves. A fault
+// by reading would leave the mapping's anonymous memory where it was, and
+// the array's first writes would then fault again (Touch's doc).
+func TestTouchFaultsByWriting(t *testing.T) {
+	for _, size := range []int{2 * MinBytes, halvesFrom + 3*pageSize} {
+		touchFresh(t, size)
+	}
+}
+
+func touchFresh(t *testing.T, size int) {
 	mem, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer syscall.Munmap(mem)
 	addr := uintptr(unsafe.Pointer(&mem[0]))
-	mem[size-1] = 7 // the last page holds something: Advise must keep it
+	mem[size-1] = 7 // the last page holds something: Touch must keep it
 	before := anonymousKB(t, addr)
 	s := unsafe.Slice((*uint64)(unsafe.Pointer(&mem[0])), size/8)
-	Advise(s)
+	Touch(s)
 	after := anonymousKB(t, addr)
 	if got := (after - before) * 1024; got < size-pageSize {
-		t.Errorf("Advise of %d fresh bytes gave %d bytes of anonymous memory; want all but the page written before", size, got)
+		t.Errorf("Touch of %d fresh bytes gave %d bytes of anonymous memory; want all but the page written before", size, got)
 	}
 	if mem[size-1] != 7 {
-		t.Errorf("the last byte is %d after Advise; want 7", mem[size-1])
+		t.Errorf("the last byte is %d after Touch; want 7", mem[size-1])
 	}
 	for i := 0; i < size-1; i += pageSize {
 		if mem[i] != 0 {
-			t.Fatalf("byte %d is %d after Advise; want 0", i, mem[i])
+			t.Fatalf("byte %d is %d after Touch; want 0", i, mem[i])
 		}
 	}
 
-	// Below MinBytes, Advise does nothing.
+	// Below MinBytes, Touch does nothing.
 	small, err := syscall.Mmap(-1, 0, MinBytes/2, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 	if err != nil {
 		t.Fatal(err)
@@ -83,8 +88,8 @@ func TestAdviseFaultsByWriting(t *testing.T) {
 	defer syscall.Munmap(small)
 	saddr := uintptr(unsafe.Pointer(&small[0]))
 	before = anonymousKB(t, saddr)
-	Advise(small)
+	Touch(small)
 	if after := anonymousKB(t, saddr); after != before {
-		t.Errorf("Advise of %d bytes (below MinBytes) changed the mapping's anonymous memory from %d kB to %d kB", len(small), before, after)
+		t.Errorf("Touch of %d bytes (below MinBytes) changed the mapping's anonymous memory from %d kB to %d kB", len(small), before, after)
 	}
 }

@@ -1,6 +1,0 @@
-package hugepages
-
-import "syscall"
-
-// advise tells the kernel that b, aligned to huge pages, may use them.
-func advise(b []byte) { _ = syscall.Madvise(b, syscall.MADV_HUGEPAGE) }
