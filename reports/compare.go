@@ -121,9 +121,13 @@ type Change struct {
 	BaseShare Opt[float64] `json:"-"`
 	NewShare  Opt[float64] `json:"-"`
 	P         Opt[float64] `json:"-"` // two-sided p-value; unset when no test ran
-	Exact     bool         `json:"exact"`
-	Verdict   Verdict      `json:"verdict"`
-	Reason    string       `json:"reason"`
+	// Q is the Benjamini–Hochberg q-value of P among the comparison's
+	// tests that could reach α (compare_fdr.go), on which the verdict
+	// rests; unset outside that family.
+	Q       Opt[float64] `json:"-"`
+	Exact   bool         `json:"exact"`
+	Verdict Verdict      `json:"verdict"`
+	Reason  string       `json:"reason"`
 }
 
 // Name is the group and metric as the text report prints it:
@@ -137,10 +141,13 @@ type Comparison struct {
 	Alpha      float64
 	Threshold  float64
 	MinSamples int // per side, for any verdict (MinSamples(Alpha))
-	Groups     int // groups on either side
-	BaseRows   int
-	NewRows    int
-	Changes    []Change // every group and metric, base's group order first
+	// Tests is the family the q-values are taken over: the tests that
+	// could reach Alpha (adjust).
+	Tests    int
+	Groups   int // groups on either side
+	BaseRows int
+	NewRows  int
+	Changes  []Change // every group and metric, base's group order first
 }
 
 // Regressions returns the changes judged regressions.
@@ -162,16 +169,20 @@ func (c Comparison) with(v Verdict) []Change {
 // detect_t and failover_t over the trials without an error whose value is
 // set and finite.
 //
+// Significance is judged on each test's Benjamini–Hochberg q-value over
+// the comparison's tests that could reach Alpha (adjust): a comparison runs
+// hundreds of tests, and p ≤ Alpha alone would find some by chance.
+//
 // Shares are tested with a two-sided Fisher exact test (fisherExact). A
 // group whose BASE trials never violated safety and whose NEW trials did is
 // a Regression whatever the sample size or p-value: one violation is a bug,
-// not noise. Otherwise a share that fell significantly at Alpha is a
-// Regression, one that rose an Improvement.
+// not noise. Otherwise a share that fell significantly is a Regression,
+// one that rose an Improvement.
 //
 // Medians are tested with a two-sided Mann–Whitney U test (mannWhitney:
 // exact for small samples, normal approximation with tie correction beyond)
 // and report the relative change of the median. The verdict is Regression
-// when the test is significant at Alpha and the median grew by more than
+// when the test is significant and the median grew by more than
 // Threshold, Improvement when it shrank by more than Threshold, and NoChange
 // otherwise — always NoChange for two identical samples. When no
 // arrangement of the sizes at hand could reach significance (2/C(n1+n2, n1)
@@ -209,6 +220,7 @@ func Compare(base, new []Row, opt CompareOptions) Comparison {
 			c.Changes = append(c.Changes, ch)
 		}
 	}
+	c.Tests = adjust(c.Changes, opt.Alpha)
 	return c
 }
 
@@ -419,6 +431,9 @@ func WriteCompareText(out io.Writer, c Comparison) error {
 				method = "exact"
 			}
 			fmt.Fprintf(&b, ", p=%s (%s)", fmtP(ch.P.V), method)
+			if ch.Q.Set {
+				fmt.Fprintf(&b, ", q=%s", fmtP(ch.Q.V))
+			}
 		}
 		if ch.Verdict == CannotDecide {
 			fmt.Fprintf(&b, ": need at least %d samples per side", c.MinSamples)
@@ -428,9 +443,9 @@ func WriteCompareText(out io.Writer, c Comparison) error {
 		}
 		b.WriteByte('\n')
 	}
-	fmt.Fprintf(&b, "compared %d groups, %d tests (%d base rows, %d new rows; shares of safe, live, correct trials: Fisher exact; medians: Mann–Whitney; two-sided, α=%s, threshold ±%s on medians): ",
+	fmt.Fprintf(&b, "compared %d groups, %d tests (%d base rows, %d new rows; shares of safe, live, correct trials: Fisher exact; medians: Mann–Whitney; two-sided; significant: Benjamini–Hochberg q ≤ α=%s over %s that could reach it; threshold ±%s on medians): ",
 		c.Groups, len(c.Changes), c.BaseRows, c.NewRows,
-		strconv.FormatFloat(c.Alpha, 'f', -1, 64), strings.TrimPrefix(fmtPercent(c.Threshold), "+"))
+		strconv.FormatFloat(c.Alpha, 'f', -1, 64), familyText(c.Tests), strings.TrimPrefix(fmtPercent(c.Threshold), "+"))
 	var parts []string
 	for _, v := range []Verdict{Regression, Improvement, CannotDecide, OnlyInBase, OnlyInNew} {
 		if counts[v] > 0 {
@@ -493,6 +508,7 @@ type jsonChange struct {
 	NewShare   jsonNumber      `json:"new_share"`
 	Delta      json.RawMessage `json:"delta"` // a number, "+inf", "-inf" or null
 	P          jsonNumber      `json:"p"`
+	Q          jsonNumber      `json:"q"`
 }
 
 type jsonComparison struct {
@@ -500,6 +516,7 @@ type jsonComparison struct {
 	Alpha      float64      `json:"alpha"`
 	Threshold  float64      `json:"threshold"`
 	MinSamples int          `json:"min_samples"`
+	Tests      int          `json:"tests"` // the family the q-values are taken over
 	Groups     int          `json:"groups"`
 	BaseRows   int          `json:"base_rows"`
 	NewRows    int          `json:"new_rows"`
@@ -513,18 +530,19 @@ const CompareMethod = "shares of safe (no safety violation), live and correct tr
 	"whatever the sample size, or a significant drop of a share; " +
 	"medians of messages, turnaround_t, turnaround_tm, decided_t, detect_t, failover_t on trials without error: two-sided Mann-Whitney U test; exact permutation distribution " +
 	"(conditional on ties) for n1+n2 <= 50, else normal approximation with tie and continuity correction; " +
-	"change = relative change of the median; regression = significant and change > threshold"
+	"change = relative change of the median; regression = significant and change > threshold; " +
+	"significant = Benjamini-Hochberg q <= alpha over the comparison's tests that could reach alpha (Fisher: the margins admit such a table; Mann-Whitney: a test ran)"
 
 // WriteCompareJSON writes every change, decided or not, as one JSON
 // document; regression is true when any change is a Regression.
 func WriteCompareJSON(out io.Writer, c Comparison) error {
 	doc := jsonComparison{Method: CompareMethod, Alpha: c.Alpha, Threshold: c.Threshold,
-		MinSamples: c.MinSamples, Groups: c.Groups, BaseRows: c.BaseRows, NewRows: c.NewRows,
+		MinSamples: c.MinSamples, Tests: c.Tests, Groups: c.Groups, BaseRows: c.BaseRows, NewRows: c.NewRows,
 		Regression: len(c.Regressions()) > 0, Changes: make([]jsonChange, len(c.Changes))}
 	for i, ch := range c.Changes {
 		jc := jsonChange{Change: ch, BaseMedian: jsonNumber(ch.BaseMedian),
 			NewMedian: jsonNumber(ch.NewMedian), BaseShare: jsonNumber(ch.BaseShare),
-			NewShare: jsonNumber(ch.NewShare), P: jsonNumber(ch.P)}
+			NewShare: jsonNumber(ch.NewShare), P: jsonNumber(ch.P), Q: jsonNumber(ch.Q)}
 		switch {
 		case !ch.Delta.Set:
 			jc.Delta = json.RawMessage("null")

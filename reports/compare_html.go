@@ -15,8 +15,8 @@ import (
 func WriteCompareHTML(out io.Writer, c Comparison, base, new string) error {
 	p := newPage("electbench compare")
 	p.para("meta", txt("Base: "), code(base), txtf(" (%d rows) · New: ", c.BaseRows), code(new),
-		txtf(" (%d rows) · shares of safe, live and correct trials: two-sided Fisher exact · medians: two-sided Mann–Whitney U · α=%s · threshold ±%s on the median · a median verdict needs at least %d trials per side · a safety violation new in NEW is always a regression",
-			c.NewRows, fixedText(c.Alpha, 4), strings.TrimPrefix(fmtPercent(c.Threshold), "+"), c.MinSamples))
+		txtf(" (%d rows) · shares of safe, live and correct trials: two-sided Fisher exact · medians: two-sided Mann–Whitney U · significant: Benjamini–Hochberg q ≤ α=%s over %s that could reach it · threshold ±%s on the median · a median verdict needs at least %d trials per side · a safety violation new in NEW is always a regression",
+			c.NewRows, fixedText(c.Alpha, 4), familyText(c.Tests), strings.TrimPrefix(fmtPercent(c.Threshold), "+"), c.MinSamples))
 	counts := map[Verdict]int{}
 	for _, ch := range c.Changes {
 		counts[ch.Verdict]++
@@ -37,7 +37,7 @@ func WriteCompareHTML(out io.Writer, c Comparison, base, new string) error {
 		p.para("good", txt("No significant regression."))
 	}
 	head := []string{"verdict", "algorithm", "variant", "runtime", "scenario", "nodes", "metric", "base n", "new n",
-		"base", "new", "change", "", "p", "reason"}
+		"base", "new", "change", "", "p", "q", "reason"}
 	rows := changeRows(c, func(ch *Change) string { return string(ch.Verdict) }, true)
 	p.tableID("changes", "sortable", head, rows)
 	p.note(CompareMethod + ".")
@@ -116,7 +116,7 @@ func changeRows(c Comparison, label func(*Change) string, withRuntime bool) [][]
 			}
 			rows = append(rows, append(row, textCell(ch.Scenario), intCell(ch.Nodes), textCell(ch.Metric),
 				intCell(ch.BaseN), intCell(ch.NewN), baseC, newC, change, cell{svg: changeBar(ch.Delta)},
-				optCell(ch.P, 4), textCell(ch.Reason)))
+				optCell(ch.P, 4), optCell(ch.Q, 4), textCell(ch.Reason)))
 		}
 	}
 	return rows

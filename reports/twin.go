@@ -97,10 +97,13 @@ func WriteTwinText(out io.Writer, c Comparison) error {
 		if ch.P.Set {
 			fmt.Fprintf(&b, ", p=%s", fmtP(ch.P.V))
 		}
+		if ch.Q.Set {
+			fmt.Fprintf(&b, ", q=%s", fmtP(ch.Q.V))
+		}
 		b.WriteByte('\n')
 	}
-	fmt.Fprintf(&b, "twin: %d groups, %d tests (%d simulated rows, %d live rows; shares: Fisher exact; medians: Mann–Whitney; two-sided, α=%s, threshold ±%s on medians): %d exceed the noise\n",
-		c.Groups, len(c.Changes), c.BaseRows, c.NewRows, strconv.FormatFloat(c.Alpha, 'f', -1, 64),
+	fmt.Fprintf(&b, "twin: %d groups, %d tests (%d simulated rows, %d live rows; shares: Fisher exact; medians: Mann–Whitney; two-sided; beyond the noise: Benjamini–Hochberg q ≤ α=%s over %s that could reach it, threshold ±%s on medians): %d exceed the noise\n",
+		c.Groups, len(c.Changes), c.BaseRows, c.NewRows, strconv.FormatFloat(c.Alpha, 'f', -1, 64), familyText(c.Tests),
 		strings.TrimPrefix(fmtPercent(c.Threshold), "+"), exceed)
 	_, err := io.WriteString(out, b.String())
 	return err
@@ -110,10 +113,10 @@ func WriteTwinText(out io.Writer, c Comparison) error {
 // beside live, the difference, and whether it exceeds the noise.
 func WriteTwinHTML(out io.Writer, c Comparison, scenario string) error {
 	p := newPage("electbench twin " + scenario)
-	p.para("meta", txt("Scenario "), code(scenario), txtf(" on the simulator (%d rows) and live (%d rows), the same seeds · shares of safe, live and correct trials: two-sided Fisher exact · medians: two-sided Mann–Whitney U · α=%s · threshold ±%s on the median · a median verdict needs at least %d trials per side",
-		c.BaseRows, c.NewRows, fixedText(c.Alpha, 4), strings.TrimPrefix(fmtPercent(c.Threshold), "+"), c.MinSamples))
+	p.para("meta", txt("Scenario "), code(scenario), txtf(" on the simulator (%d rows) and live (%d rows), the same seeds · shares of safe, live and correct trials: two-sided Fisher exact · medians: two-sided Mann–Whitney U · beyond the noise: Benjamini–Hochberg q ≤ α=%s over %s that could reach it · threshold ±%s on the median · a median verdict needs at least %d trials per side",
+		c.BaseRows, c.NewRows, fixedText(c.Alpha, 4), familyText(c.Tests), strings.TrimPrefix(fmtPercent(c.Threshold), "+"), c.MinSamples))
 	head := []string{"", "algorithm", "variant", "scenario", "nodes", "metric", "sim n", "live n",
-		"sim", "live", "difference", "", "p", "reason"}
+		"sim", "live", "difference", "", "p", "q", "reason"}
 	rows := changeRows(c, TwinLabel, false)
 	p.tableID("twin", "sortable", head, rows)
 	p.note("Compare's method, with the simulator as BASE and live as NEW (a regression there is a live median higher here, or a live share of safe, live or correct trials lower): " + CompareMethod + ".")

@@ -35,15 +35,23 @@ and on costs.
 Verdicts: the shares of safe (no safety violation), live and correct trials,
 tested with a two-sided Fisher exact test. Any safety violation in NEW in a
 group whose BASE had none is a regression whatever the sample size; a share
-that drops significantly at --alpha is a regression.
+that drops significantly is a regression.
 
 Costs: the medians of messages, turnaround_t, turnaround_tm, decided_t and, where leaders
-crash, detect_t and failover_t. A change is significant when a two-sided
-Mann–Whitney U test rejects equality at --alpha and the median moved by more
-than --threshold. A significant increase is a regression; a decrease an
-improvement. Groups with too few trials for the test to ever be significant
-are reported as "cannot decide" with the trials needed; identical samples are
-no change.
+crash, detect_t and failover_t, tested with a two-sided Mann–Whitney U test.
+A significant change of the median by more than --threshold is a regression
+(an increase) or an improvement (a decrease). Groups with too few trials for
+the test to ever be significant are reported as "cannot decide" with the
+trials needed; identical samples are no change.
+
+Significant means a Benjamini–Hochberg q-value at most --alpha, over the
+comparison's tests that could reach --alpha at all: a sweep runs hundreds of
+tests, and at p ≤ 0.05 each, runs of the same code under two seeds would
+differ "significantly" somewhere most nights. When nothing changed, any
+verdict at all then comes at most once in 1/--alpha comparisons; a change
+that shows in many groups (every size of an algorithm) is found with a few
+trials, one that shows in a single group of many needs more (p ≤ alpha/tests).
+Each verdict prints its p and q.
 
 With --base-history the base is the last K runs stored by run --history,
 pooled, never NEW itself: a stored run is NEW when it is NEW's directory or

@@ -38,8 +38,9 @@ the shares of safe, live and correct trials by a two-sided Fisher exact
 test, and the medians of messages, turnaround_t, turnaround_tm (turnaround
 in the T the network actually gave), decided_t, detect_t and failover_t by
 a two-sided Mann–Whitney U test with --threshold as the least change that
-counts. A difference that is significant at --alpha (and beyond the
-threshold, for a median) exceeds the noise.
+counts. A difference that is significant (a Benjamini–Hochberg q-value at
+most --alpha over the tests that could reach it, as compare judges) and
+beyond the threshold, for a median, exceeds the noise.
 
 Both sides run one experiment: live nodes read their parameters (timeouts,
 leases, heartbeat periods) in the live unit, T plus the runtime's allowance
