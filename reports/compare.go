@@ -142,12 +142,15 @@ type Comparison struct {
 	Threshold  float64
 	MinSamples int // per side, for any verdict (MinSamples(Alpha))
 	// Tests is the family the q-values are taken over: the tests that
-	// could reach Alpha (adjust).
-	Tests    int
-	Groups   int // groups on either side
-	BaseRows int
-	NewRows  int
-	Changes  []Change // every group and metric, base's group order first
+	// could reach Alpha (adjust). A change that shows in one test alone
+	// is significant only at p ≤ Alpha/Tests, which takes LoneSamples
+	// trials per side at least (MinSamples(Alpha/Tests)); 0 without tests.
+	Tests       int
+	LoneSamples int
+	Groups      int // groups on either side
+	BaseRows    int
+	NewRows     int
+	Changes     []Change // every group and metric, base's group order first
 }
 
 // Regressions returns the changes judged regressions.
@@ -221,6 +224,9 @@ func Compare(base, new []Row, opt CompareOptions) Comparison {
 		}
 	}
 	c.Tests = adjust(c.Changes, opt.Alpha)
+	if c.Tests > 0 {
+		c.LoneSamples = MinSamples(opt.Alpha / float64(c.Tests))
+	}
 	return c
 }
 
@@ -457,6 +463,9 @@ func WriteCompareText(out io.Writer, c Comparison) error {
 	} else {
 		b.WriteString(strings.Join(parts, ", ") + "\n")
 	}
+	if c.Tests > 1 {
+		fmt.Fprintf(&b, "(a change that shows in one group and metric alone needs p ≤ α/%d: at least %d trials a side; one that shows in many is found with fewer)\n", c.Tests, c.LoneSamples)
+	}
 	_, err := out.Write(b.Bytes())
 	return err
 }
@@ -516,7 +525,8 @@ type jsonComparison struct {
 	Alpha      float64      `json:"alpha"`
 	Threshold  float64      `json:"threshold"`
 	MinSamples int          `json:"min_samples"`
-	Tests      int          `json:"tests"` // the family the q-values are taken over
+	Tests      int          `json:"tests"`        // the family the q-values are taken over
+	Lone       int          `json:"lone_samples"` // trials a side a change in one test alone needs
 	Groups     int          `json:"groups"`
 	BaseRows   int          `json:"base_rows"`
 	NewRows    int          `json:"new_rows"`
@@ -537,7 +547,7 @@ const CompareMethod = "shares of safe (no safety violation), live and correct tr
 // document; regression is true when any change is a Regression.
 func WriteCompareJSON(out io.Writer, c Comparison) error {
 	doc := jsonComparison{Method: CompareMethod, Alpha: c.Alpha, Threshold: c.Threshold,
-		MinSamples: c.MinSamples, Tests: c.Tests, Groups: c.Groups, BaseRows: c.BaseRows, NewRows: c.NewRows,
+		MinSamples: c.MinSamples, Tests: c.Tests, Lone: c.LoneSamples, Groups: c.Groups, BaseRows: c.BaseRows, NewRows: c.NewRows,
 		Regression: len(c.Regressions()) > 0, Changes: make([]jsonChange, len(c.Changes))}
 	for i, ch := range c.Changes {
 		jc := jsonChange{Change: ch, BaseMedian: jsonNumber(ch.BaseMedian),

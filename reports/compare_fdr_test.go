@@ -72,6 +72,9 @@ func TestCompareManyGroups(t *testing.T) {
 	if c.Tests != 3*groups {
 		t.Errorf("family of %d tests, want %d (messages, turnaround_t, decided_t of every group; the shares cannot reach α)", c.Tests, 3*groups)
 	}
+	if c.LoneSamples != 8 {
+		t.Errorf("a change alone among %d tests needs p ≤ %.2g: %d trials a side, want 8 (2/C(16,8) ≈ 1.6e-4; 7 give 5.8e-4)", c.Tests, 0.05/float64(c.Tests), c.LoneSamples)
+	}
 	ch := changeOf(t, c, "messages")
 	if ch.Nodes != 4 {
 		t.Fatalf("first messages change is of n=%d", ch.Nodes)
