@@ -51,11 +51,12 @@ func (c *Change) Exceeds() bool { return c.Verdict == Regression || c.Verdict ==
 
 // TwinColumns is the header of twin.csv.
 var TwinColumns = []string{"algorithm", "variant", "scenario", "nodes", "metric", "kind",
-	"sim_n", "live_n", "sim", "live", "difference", "p", "exceeds_noise", "verdict", "reason"}
+	"sim_n", "live_n", "sim", "live", "difference", "p", "q", "exceeds_noise", "verdict", "reason"}
 
 // WriteTwinCSV writes one line per group and metric: both sides (a median,
 // or a share of trials), the difference (relative for a median, in points
-// of share for a share), the p-value and whether it exceeds the noise.
+// of share for a share), the p- and q-values and whether it exceeds the
+// noise.
 func WriteTwinCSV(out io.Writer, c Comparison) error {
 	w := csv.NewWriter(out)
 	w.Write(TwinColumns)
@@ -72,7 +73,7 @@ func WriteTwinCSV(out io.Writer, c Comparison) error {
 			diff = strconv.FormatFloat(ch.Delta.V, 'f', -1, 64)
 		}
 		w.Write([]string{ch.Algorithm, ch.Variant, ch.Scenario, strconv.Itoa(ch.Nodes), ch.Metric, ch.Kind,
-			strconv.Itoa(ch.BaseN), strconv.Itoa(ch.NewN), sim.String(), live.String(), diff, ch.P.String(),
+			strconv.Itoa(ch.BaseN), strconv.Itoa(ch.NewN), sim.String(), live.String(), diff, ch.P.String(), ch.Q.String(),
 			strconv.FormatBool(ch.Exceeds()), TwinLabel(ch), ch.Reason})
 	}
 	w.Flush()

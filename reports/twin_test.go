@@ -41,10 +41,11 @@ func TestTwin(t *testing.T) {
 	for _, r := range recs[1:] {
 		got[r[4]] = r
 	}
-	if r := got["turnaround_t"]; r[8] != "22" || r[9] != "44" || r[10] != "1" || r[12] != "true" || r[13] != "live higher" {
+	// The verdict rests on q, written beside p.
+	if r := got["turnaround_t"]; r[8] != "22" || r[9] != "44" || r[10] != "1" || r[11] == "" || r[12] != changeOf(t, c, "turnaround_t").Q.String() || r[12] == "" || r[13] != "true" || r[14] != "live higher" {
 		t.Fatalf("turnaround_t line %v", r)
 	}
-	if r := got["messages"]; r[12] != "false" || r[13] != "within noise" {
+	if r := got["messages"]; r[13] != "false" || r[14] != "within noise" {
 		t.Fatalf("messages line %v", r)
 	}
 	var text, page bytes.Buffer

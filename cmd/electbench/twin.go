@@ -50,7 +50,7 @@ differs is what the runtime did, not which timeouts the algorithms had.
 --unit T compares with the reference model instead (at T = 1ms the live
 unit is 6T: a partition of 300T then spans a sixth of the timeouts live).
 
-It writes DIR/twin.csv (sim and live side by side, the difference, p and
+It writes DIR/twin.csv (sim and live side by side, the difference, p, q and
 whether it exceeds the noise, per group and metric) and DIR/twin.html, and
 prints the differences that exceed the noise or cannot be decided.
 
