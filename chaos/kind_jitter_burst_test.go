@@ -34,7 +34,7 @@ func TestJitterBurst(t *testing.T) {
 		ranks[i] = nodes.RankOf(uint64(i + 1))
 	}
 	turnaround := func(seed uint64, faults ...trial.Fault) time.Duration {
-		res, err := sim.Run(trial.Config{Algorithm: alg, Ranks: ranks, Initiators: []int{0}, Latency: trial.Constant(T), Seed: seed, Faults: faults})
+		res, err := sim.Run(trial.Config{Algorithm: alg, Ranks: nodes.RanksOf(ranks), Initiators: []int{0}, Latency: trial.Constant(T), Seed: seed, Faults: faults})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -58,11 +58,19 @@ func TestRankText(t *testing.T) {
 	}
 }
 
-// A Message is copied by value several times an event; at a multiple of
-// 16 bytes its copies do not overlap (see its padding).
+// A Message and a Rank are copied by value several times an event; at a
+// multiple of 16 bytes their copies do not overlap (see their padding),
+// and a message's ranks begin on 16-byte boundaries within it.
 func TestMessageSize(t *testing.T) {
-	if got := unsafe.Sizeof(Message{}); got != 128 {
-		t.Fatalf("Message is %d bytes, want 128", got)
+	if got := unsafe.Sizeof(Message{}); got != 144 {
+		t.Errorf("Message is %d bytes, want 144", got)
+	}
+	if got := unsafe.Sizeof(Rank{}); got != 48 {
+		t.Errorf("Rank is %d bytes, want 48", got)
+	}
+	var m Message
+	if r, a := unsafe.Offsetof(m.Rank), unsafe.Offsetof(m.Aux); r%16 != 0 || a%16 != 0 {
+		t.Errorf("Message.Rank at %d, Aux at %d: want multiples of 16", r, a)
 	}
 }
 

@@ -277,8 +277,8 @@ func ParseDuration(s string, T, D time.Duration) (time.Duration, error) {
 type TheoryInput struct {
 	Variant    string
 	N          int
-	Ranks      []Rank // by position: ring order, successor = next position
-	Initiators []int  // positions that initiate at time 0, ascending
+	Ranks      Ranks // by position: ring order, successor = next position
+	Initiators []int // positions that initiate at time 0, ascending
 	// Crashed lists positions crashed before the run starts (crash@start);
 	// at time 0 exactly the initiators' detectors suspect them.
 	Crashed []int

@@ -17,7 +17,8 @@ func TestLargeTrialRanksAndFigures(t *testing.T) {
 	n := halvesFrom + 3
 	r := IDs{Mode: "random"}.Ranks(n, 7)
 	seen := make([]bool, n+1)
-	for i, x := range r {
+	for i := range r.Len() {
+		x := r.At(i)
 		v := x.ID[3]
 		if x.Attr != 0 || x.ID[0]|x.ID[1]|x.ID[2] != 0 || v == 0 || v > uint64(n) || seen[v] {
 			t.Fatalf("rank %d of %d is %v: not a permutation of 1..%d", i, n, x, n)
@@ -44,18 +45,18 @@ func TestFiguresAhead(t *testing.T) {
 		if in.N < 0 {
 			panic("negative N")
 		}
-		return nodes.Theory{Messages: int64(len(in.Ranks)*10 + len(in.Initiators))}
+		return nodes.Theory{Messages: int64(in.Ranks.Len()*10 + len(in.Initiators))}
 	}
 	ranks, init := make([]nodes.Rank, 4), []int{1}
-	f := figuresAhead(theory, nodes.TheoryInput{N: 4, Ranks: ranks, Initiators: init})
-	if th := f.get(theory, nodes.TheoryInput{N: 4, Ranks: ranks, Initiators: init}); th.Messages != 41 || calls != 1 {
+	f := figuresAhead(theory, nodes.TheoryInput{N: 4, Ranks: nodes.RanksOf(ranks), Initiators: init})
+	if th := f.get(theory, nodes.TheoryInput{N: 4, Ranks: nodes.RanksOf(ranks), Initiators: init}); th.Messages != 41 || calls != 1 {
 		t.Fatalf("same input: %d messages after %d calls, want 41 after 1", th.Messages, calls)
 	}
-	if th := f.get(theory, nodes.TheoryInput{N: 4, Ranks: slices.Clone(ranks), Initiators: init}); th.Messages != 41 || calls != 2 {
+	if th := f.get(theory, nodes.TheoryInput{N: 4, Ranks: nodes.RanksOf(slices.Clone(ranks)), Initiators: init}); th.Messages != 41 || calls != 2 {
 		t.Fatalf("other ranks: %d messages after %d calls, want computed again (2 calls)", th.Messages, calls)
 	}
 	var none *figures
-	if th := none.get(theory, nodes.TheoryInput{Ranks: ranks[:2]}); th.Messages != 20 {
+	if th := none.get(theory, nodes.TheoryInput{Ranks: nodes.RanksOf(ranks[:2])}); th.Messages != 20 {
 		t.Fatalf("no figures ahead: %d messages, want 20", th.Messages)
 	}
 	bad := figuresAhead(theory, nodes.TheoryInput{N: -1})

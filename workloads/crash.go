@@ -73,8 +73,8 @@ func (c CrashSpec) compile(T time.Duration) trial.Fault {
 // or that leave no process alive, before anything runs. Selectors resolve
 // against a world in which every crash so far has happened: what a run
 // would do when they all come at the start.
-func checkCrashes(specs []CrashSpec, ranks []nodes.Rank, initiators []int) error {
-	n := len(ranks)
+func checkCrashes(specs []CrashSpec, ranks nodes.Ranks, initiators []int) error {
+	n := ranks.Len()
 	w := &planWorld{ranks: ranks, initiators: initiators, alive: make([]bool, n)}
 	for i := range w.alive {
 		w.alive[i] = true
@@ -102,13 +102,13 @@ func checkCrashes(specs []CrashSpec, ranks []nodes.Rank, initiators []int) error
 // crashes against it: nobody has decided, and random draws come from a
 // fixed stream (any k distinct processes will do for the check).
 type planWorld struct {
-	ranks      []nodes.Rank
+	ranks      nodes.Ranks
 	initiators []int
 	alive      []bool
 }
 
-func (w *planWorld) N() int                { return len(w.ranks) }
-func (w *planWorld) Rank(p int) nodes.Rank { return w.ranks[p] }
+func (w *planWorld) N() int                { return w.ranks.Len() }
+func (w *planWorld) Rank(p int) nodes.Rank { return w.ranks.At(p) }
 func (w *planWorld) Alive(p int) bool      { return w.alive[p] }
 func (w *planWorld) Leader() int           { return -1 }
 func (w *planWorld) Initiators() []int     { return w.initiators }

@@ -25,14 +25,27 @@ type Estimate struct {
 	Memory   float64 // peak bytes, with InFlight events pending
 }
 
-// Bytes the simulator holds per process whatever the algorithm: the rank
-// (40), the machine's interface (16), alive flags (2, the simulator's and
-// the checker's), the decision (16), the checker's belief (4). The machine
-// table keeps 8 bytes of the interface, or none when the machines were
-// built in one array (nodes.Batch); the rest covers the allocator's
-// rounding of machines made one at a time, which machineBytes does not
-// count.
-const perProcessBytes = 40 + 16 + 2 + 16 + 4
+// Bytes the simulator holds per process whatever the algorithm, besides
+// the rank (rankBytes): the machine's interface (16), alive flags (2, the
+// simulator's and the checker's), the decision (16), the checker's belief
+// (4). The machine table keeps 8 bytes of the interface, or none when the
+// machines were built in one array (nodes.Batch); the rest covers the
+// allocator's rounding of machines made one at a time, which machineBytes
+// does not count.
+const perProcessBytes = 16 + 2 + 16 + 4
+
+// rankBytes is what a process's rank takes (nodes.Ranks): 4 bytes for the
+// small identities of the random, ascending and descending arrangements
+// and of lists below 2³², 48 for minted identities and epoch ranks.
+func (t Trial) rankBytes() int {
+	ids := t.Spec.IDs
+	small := ids.Mode == "random" || ids.Mode == "ascending" || ids.Mode == "descending" ||
+		ids.Mode == "list" && !slices.ContainsFunc(ids.List, func(v uint64) bool { return v > 1<<32-1 })
+	if small && t.Spec.RankBy != RankByEpoch {
+		return 4
+	}
+	return int(unsafe.Sizeof(nodes.Rank{}))
+}
 
 // pendingBytes is the memory of one pending event: its payload in the slab
 // (a message of two ranks and a body), its heap entry and the queues'
@@ -51,7 +64,7 @@ const externalProcessBytes = 1 << 20
 func (t Trial) Estimate() Estimate {
 	e := t.load()
 	s, a, n := t.Spec, t.Algo.Alg, float64(t.Nodes)
-	mem := n * float64(perProcessBytes+machineBytes(t.Algo, t.Nodes))
+	mem := n * float64(perProcessBytes+t.rankBytes()+machineBytes(t.Algo, t.Nodes))
 	if a.Topology == nodes.Complete {
 		mem += n * float64(unsafe.Sizeof(nodes.Peer{})) // Env.Peers, shared
 		mem += n * 64                                   // armed timers (a map entry each)

@@ -45,10 +45,10 @@ func TestCheckPlanRefuses(t *testing.T) {
 	}
 	// Two trials at once, each fitting alone, together too large.
 	s := spec(t, "chang-roberts", "10000000", "random", "lowest", "1ms", 2)
-	if err := CheckPlan([]*Spec{s}, Limits{MaxMemory: 1500 << 20, Parallel: 2}); err == nil || !strings.Contains(err.Error(), "2 trials at once") {
+	if err := CheckPlan([]*Spec{s}, Limits{MaxMemory: 1000 << 20, Parallel: 2}); err == nil || !strings.Contains(err.Error(), "2 trials at once") {
 		t.Errorf("two large trials at once: %v", err)
 	}
-	if err := CheckPlan([]*Spec{s}, Limits{MaxMemory: 1500 << 20, Parallel: 1}); err != nil {
+	if err := CheckPlan([]*Spec{s}, Limits{MaxMemory: 1000 << 20, Parallel: 1}); err != nil {
 		t.Errorf("one at a time: %v", err)
 	}
 	// An explicit in-flight budget bounds the estimate: bully at 10^5 then

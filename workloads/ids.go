@@ -64,33 +64,34 @@ func (a IDs) Check(n int) error {
 }
 
 // Ranks places n identities by position, drawing from seed for "random".
-func (a IDs) Ranks(n int, seed uint64) []nodes.Rank {
-	r := make([]nodes.Rank, n)
-	prefault.Touch(r) // 400 MB at ten million
+// Small identities are held as 4-byte numbers (nodes.Ranks): the random
+// arrangement's ranks are its shuffle itself, ten million in 40 MB.
+func (a IDs) Ranks(n int, seed uint64) nodes.Ranks {
 	switch a.Mode {
-	case "ascending":
+	case "ascending", "descending":
+		r := make([]uint32, n)
+		prefault.Touch(r)
 		for i := range r {
-			r[i] = nodes.RankOf(uint64(i + 1))
+			if a.Mode == "ascending" {
+				r[i] = uint32(i + 1)
+			} else {
+				r[i] = uint32(n - i)
+			}
 		}
-	case "descending":
-		for i := range r {
-			r[i] = nodes.RankOf(uint64(n - i))
-		}
+		return nodes.SmallRanks(r)
 	case "list":
-		for i := range r {
-			r[i] = nodes.RankOf(a.List[i])
-		}
+		return nodes.RanksFrom(a.List...)
 	case "pow":
 		return a.powRanks(n, seed)
-	default: // random: a uniformly random permutation of 1..n
-		perm := shuffle(n, rand.New(rand.NewPCG(seed, streamIDs)))
-		inHalves(n, func(lo, hi int) {
-			for i, v := range perm[lo:hi] {
-				r[lo+i] = nodes.RankOf(uint64(v) + 1)
-			}
-		})
 	}
-	return r
+	// random: a uniformly random permutation of 1..n
+	perm := shuffle(n, rand.New(rand.NewPCG(seed, streamIDs)))
+	inHalves(n, func(lo, hi int) {
+		for i := range perm[lo:hi] {
+			perm[lo+i]++
+		}
+	})
+	return nodes.SmallRanks(perm)
 }
 
 // halvesFrom is the number of positions from which inHalves splits its
@@ -98,8 +99,7 @@ func (a IDs) Ranks(n int, seed uint64) []nodes.Rank {
 const halvesFrom = 1 << 16
 
 // inHalves calls fill(0, n) or, from halvesFrom positions on, fill on the
-// two halves of 0..n at once, one on another goroutine: ten million
-// ranks are 400 MB to write.
+// two halves of 0..n at once, one on another goroutine.
 func inHalves(n int, fill func(lo, hi int)) {
 	if n < halvesFrom {
 		fill(0, n)
@@ -216,8 +216,8 @@ func (in Initiators) Check(n int) error {
 }
 
 // Positions returns the initiating positions, ascending, for the given ranks.
-func (in Initiators) Positions(ranks []nodes.Rank, seed uint64) []int {
-	n := len(ranks)
+func (in Initiators) Positions(ranks nodes.Ranks, seed uint64) []int {
+	n := ranks.Len()
 	switch in.Mode {
 	case "all":
 		out := make([]int, n)
@@ -226,11 +226,11 @@ func (in Initiators) Positions(ranks []nodes.Rank, seed uint64) []int {
 		}
 		return out
 	case "max":
-		return []int{extreme(ranks, 1)}
+		return []int{ranks.Extreme(1)}
 	case "successor-of-max":
-		return []int{(extreme(ranks, 1) + 1) % n}
+		return []int{(ranks.Extreme(1) + 1) % n}
 	case "lowest":
-		return []int{extreme(ranks, -1)}
+		return []int{ranks.Extreme(-1)}
 	case "random":
 		src := rand.New(rand.NewPCG(seed, streamInitiators))
 		out := src.Perm(n)[:in.K]
@@ -240,17 +240,4 @@ func (in Initiators) Positions(ranks []nodes.Rank, seed uint64) []int {
 	out := slices.Clone(in.List)
 	slices.Sort(out)
 	return out
-}
-
-// extreme returns the first position of the highest rank (dir 1) or of the
-// lowest (dir -1), 0 for no ranks. It reads the ranks in place (Rank.Cmp):
-// a ring of ten million processes holds 400 MB of them.
-func extreme(ranks []nodes.Rank, dir int) int {
-	best := 0
-	for i := range ranks {
-		if ranks[i].Cmp(&ranks[best]) == dir {
-			best = i
-		}
-	}
-	return best
 }

@@ -35,7 +35,8 @@ func TestIDArrangements(t *testing.T) {
 			t.Fatal(err)
 		}
 		var out []uint64
-		for _, r := range a.Ranks(n, seed) {
+		ranks := a.Ranks(n, seed)
+		for _, r := range ranks.Slice() {
 			v, _ := r.ID.Small()
 			out = append(out, v)
 		}
@@ -92,7 +93,7 @@ func TestInitiators(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := in.Positions(ranks, 1); !slices.Equal(got, want) {
+		if got := in.Positions(nodes.RanksOf(ranks), 1); !slices.Equal(got, want) {
 			t.Errorf("%s: positions %v, want %v", spec, got, want)
 		}
 	}
@@ -109,14 +110,14 @@ func TestInitiators(t *testing.T) {
 	} {
 		for spec, want := range map[string]int{"max": c.max, "successor-of-max": c.succ, "lowest": c.lowest} {
 			in, _ := ParseInitiators(spec)
-			if got := in.Positions(c.ranks, 1); !slices.Equal(got, []int{want}) {
+			if got := in.Positions(nodes.RanksOf(c.ranks), 1); !slices.Equal(got, []int{want}) {
 				t.Errorf("%s of %v: positions %v, want [%d]", spec, c.ranks, got, want)
 			}
 		}
 	}
 	in, _ := ParseInitiators("random(2)")
-	got := in.Positions(ranks, 1)
-	if len(got) != 2 || got[0] == got[1] || !slices.IsSorted(got) || !slices.Equal(got, in.Positions(ranks, 1)) {
+	got := in.Positions(nodes.RanksOf(ranks), 1)
+	if len(got) != 2 || got[0] == got[1] || !slices.IsSorted(got) || !slices.Equal(got, in.Positions(nodes.RanksOf(ranks), 1)) {
 		t.Errorf("random(2) = %v", got)
 	}
 	for spec, want := range map[string]string{"random(0)": "k ≥ 1", "random(x)": "k ≥ 1", "1,1": "twice", "-1": "item 1", "first": "item 1"} {

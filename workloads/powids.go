@@ -75,7 +75,7 @@ func (a IDs) Prepare(ctx context.Context, n int, o pow.CacheOptions) error {
 }
 
 // powRanks places the first n minted identities at random positions.
-func (a IDs) powRanks(n int, seed uint64) []nodes.Rank {
+func (a IDs) powRanks(n int, seed uint64) nodes.Ranks {
 	if len(a.Pow.ids) < n {
 		panic(fmt.Sprintf("workloads: %d minted identities prepared, %d needed (call IDs.Prepare)", len(a.Pow.ids), n))
 	}
@@ -84,7 +84,7 @@ func (a IDs) powRanks(n int, seed uint64) []nodes.Rank {
 	for i, j := range shuffle(n, src) { // rand.Perm's permutation (IDs.Ranks)
 		r[i] = nodes.Rank{ID: a.Pow.ids[j]}
 	}
-	return r
+	return nodes.RanksOf(r)
 }
 
 // RankBy says what processes are ranked by: their identity, or H(id ‖ epoch
@@ -107,15 +107,17 @@ func ParseRankBy(s string) (RankBy, error) {
 }
 
 // apply re-ranks by epoch when asked; the nonce comes from the trial seed.
-func (r RankBy) apply(ranks []nodes.Rank, seed uint64) []nodes.Rank {
+func (r RankBy) apply(ranks nodes.Ranks, seed uint64) nodes.Ranks {
 	if r != RankByEpoch {
 		return ranks
 	}
 	nonce := trial.Mix(seed ^ streamEpoch)
-	for i := range ranks {
-		ranks[i] = nodes.Rank{Attr: ranks[i].Attr, ID: pow.EpochRank(ranks[i].ID, nonce)}
+	out := make([]nodes.Rank, ranks.Len())
+	for i := range out {
+		x := ranks.At(i)
+		out[i] = nodes.Rank{Attr: x.Attr, ID: pow.EpochRank(x.ID, nonce)}
 	}
-	return ranks
+	return nodes.RanksOf(out)
 }
 
 // suffix marks epoch ranking in the arrangement column.

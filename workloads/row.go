@@ -24,7 +24,7 @@ func NewChecker(cfg *trial.Config, tAlg time.Duration) (*check.Checker, error) {
 		}
 	}
 	if cfg.Algorithm.Quorum != nil {
-		if err := c.WatchQuorum(cfg.Algorithm, nodes.Config{Variant: cfg.VariantName(), Params: cfg.Params, N: len(cfg.Ranks), T: tAlg, D: cfg.BoundIn(tAlg)}); err != nil {
+		if err := c.WatchQuorum(cfg.Algorithm, nodes.Config{Variant: cfg.VariantName(), Params: cfg.Params, N: cfg.Ranks.Len(), T: tAlg, D: cfg.BoundIn(tAlg)}); err != nil {
 			return nil, err
 		}
 	}
@@ -35,7 +35,7 @@ func NewChecker(cfg *trial.Config, tAlg time.Duration) (*check.Checker, error) {
 type outcome struct {
 	rec        *trial.Record
 	verdict    check.Verdict
-	ranks      []nodes.Rank
+	ranks      nodes.Ranks
 	initiators []int
 	// theory, when set, is computing the fault-free reference figures of
 	// ranks and initiators (figuresAhead).
@@ -251,7 +251,7 @@ func fillMutex(row *reports.Row, res *trial.Record, v check.Verdict, a *nodes.Al
 }
 
 // theoryInput is the input of a trial's fault-free reference figures.
-func (t Trial) theoryInput(ranks []nodes.Rank, initiators []int) nodes.TheoryInput {
+func (t Trial) theoryInput(ranks nodes.Ranks, initiators []int) nodes.TheoryInput {
 	return nodes.TheoryInput{Variant: t.Algo.Variant, N: t.Nodes, Ranks: ranks, Initiators: initiators, Params: t.Algo.Params}
 }
 
@@ -284,7 +284,7 @@ func (f *figures) wait() { <-f.done }
 // for the same ranks and initiators (a trial's other inputs are fixed),
 // computed now otherwise.
 func (f *figures) get(theory func(nodes.TheoryInput) nodes.Theory, in nodes.TheoryInput) nodes.Theory {
-	if f == nil || !sameSlice(f.in.Ranks, in.Ranks) || !sameSlice(f.in.Initiators, in.Initiators) {
+	if f == nil || !f.in.Ranks.Same(in.Ranks) || !sameSlice(f.in.Initiators, in.Initiators) {
 		return theory(in)
 	}
 	f.wait()

@@ -150,9 +150,11 @@ func checkElection(w io.Writer, spec external.Spec, n int) error {
 	}
 	cfg := trial.DefaultConfig()
 	cfg.Algorithm = &a
-	for i := range n {
-		cfg.Ranks = append(cfg.Ranks, nodes.RankOf(uint64(i+1)))
+	ids := make([]uint64, n)
+	for i := range ids {
+		ids[i] = uint64(i + 1)
 	}
+	cfg.Ranks = nodes.RanksFrom(ids...)
 	cfg.Initiators = []int{0}
 	rec, err := sim.Run(cfg)
 	if err != nil {
@@ -162,7 +164,7 @@ func checkElection(w io.Writer, spec external.Spec, n int) error {
 	for p, d := range rec.Decisions.All() {
 		if d.Count == 0 {
 			wrong = append(wrong, fmt.Sprintf("n%d never wrote a leader line", p))
-		} else if d.Leader != cfg.Ranks[n-1] {
+		} else if d.Leader != cfg.Ranks.At(n-1) {
 			wrong = append(wrong, fmt.Sprintf("n%d chose rank %v, not the highest, %d", p, d.Leader, n))
 		}
 	}

@@ -157,9 +157,7 @@ func TestTheoryMatchesRuns(t *testing.T) {
 						r := trial(t, spec, nil, ids, init, crash)
 						alg, variant, _ := nodes.Lookup(spec)
 						in := nodes.TheoryInput{Variant: variant, N: n, Initiators: []int{init}}
-						for _, id := range ids {
-							in.Ranks = append(in.Ranks, nodes.RankOf(id))
-						}
+						in.Ranks = nodes.RanksFrom(ids...)
 						if crash {
 							in.Crashed = []int{top}
 						}
@@ -187,19 +185,19 @@ func TestTheoryMatchesRuns(t *testing.T) {
 func TestTheoryDeclines(t *testing.T) {
 	rs := []nodes.Rank{nodes.RankOf(3), nodes.RankOf(1), nodes.RankOf(2)}
 	for name, in := range map[string]nodes.TheoryInput{
-		"faulty":             {N: 3, Ranks: rs, Initiators: []int{1}, Faulty: true},
-		"two initiators":     {N: 3, Ranks: rs, Initiators: []int{1, 2}},
-		"no initiator":       {N: 3, Ranks: rs},
-		"initiator range":    {N: 3, Ranks: rs, Initiators: []int{3}},
-		"size mismatch":      {N: 4, Ranks: rs, Initiators: []int{1}},
-		"duplicate ranks":    {N: 3, Ranks: []nodes.Rank{rs[0], rs[1], rs[1]}, Initiators: []int{1}},
-		"lower crashed":      {N: 3, Ranks: rs, Initiators: []int{1}, Crashed: []int{2}},
-		"two crashed":        {N: 3, Ranks: rs, Initiators: []int{1}, Crashed: []int{0, 2}},
-		"crashed initiator":  {N: 3, Ranks: rs, Initiators: []int{0}, Crashed: []int{0}},
-		"N=2 highest gone":   {N: 2, Ranks: rs[1:], Initiators: []int{0}, Crashed: []int{1}},
-		"unknown variant":    {Variant: "three-phase", N: 3, Ranks: rs, Initiators: []int{1}},
-		"too few processes":  {N: 1, Ranks: rs[:1], Initiators: []int{0}},
-		"initiator negative": {N: 3, Ranks: rs, Initiators: []int{-1}},
+		"faulty":             {N: 3, Ranks: nodes.RanksOf(rs), Initiators: []int{1}, Faulty: true},
+		"two initiators":     {N: 3, Ranks: nodes.RanksOf(rs), Initiators: []int{1, 2}},
+		"no initiator":       {N: 3, Ranks: nodes.RanksOf(rs)},
+		"initiator range":    {N: 3, Ranks: nodes.RanksOf(rs), Initiators: []int{3}},
+		"size mismatch":      {N: 4, Ranks: nodes.RanksOf(rs), Initiators: []int{1}},
+		"duplicate ranks":    {N: 3, Ranks: nodes.RanksOf([]nodes.Rank{rs[0], rs[1], rs[1]}), Initiators: []int{1}},
+		"lower crashed":      {N: 3, Ranks: nodes.RanksOf(rs), Initiators: []int{1}, Crashed: []int{2}},
+		"two crashed":        {N: 3, Ranks: nodes.RanksOf(rs), Initiators: []int{1}, Crashed: []int{0, 2}},
+		"crashed initiator":  {N: 3, Ranks: nodes.RanksOf(rs), Initiators: []int{0}, Crashed: []int{0}},
+		"N=2 highest gone":   {N: 2, Ranks: nodes.RanksOf(rs[1:]), Initiators: []int{0}, Crashed: []int{1}},
+		"unknown variant":    {Variant: "three-phase", N: 3, Ranks: nodes.RanksOf(rs), Initiators: []int{1}},
+		"too few processes":  {N: 1, Ranks: nodes.RanksOf(rs[:1]), Initiators: []int{0}},
+		"initiator negative": {N: 3, Ranks: nodes.RanksOf(rs), Initiators: []int{-1}},
 	} {
 		for _, th := range []func(nodes.TheoryInput) nodes.Theory{bullyTheory, multicastTheory} {
 			if got := th(in); got != (nodes.Theory{}) {

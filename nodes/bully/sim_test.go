@@ -102,7 +102,7 @@ func simTrial(t *testing.T, spec string, ids []uint64, initiator int, crash bool
 	cfg := trial.Config{
 		Algorithm:  alg,
 		Variant:    variant,
-		Ranks:      ranksOf(ids),
+		Ranks:      nodes.RanksOf(ranksOf(ids)),
 		Initiators: []int{initiator},
 		Latency:    trial.Constant(T),
 		Seed:       1,
@@ -232,7 +232,7 @@ func BenchmarkBullyWorstCase(b *testing.B) {
 			for i := range ids {
 				ids[i] = uint64(i + 1)
 			}
-			cfg := trial.Config{Algorithm: alg, Variant: variant, Ranks: ranksOf(ids), Initiators: []int{0}, Latency: trial.Constant(T), Seed: 1}
+			cfg := trial.Config{Algorithm: alg, Variant: variant, Ranks: nodes.RanksOf(ranksOf(ids)), Initiators: []int{0}, Latency: trial.Constant(T), Seed: 1}
 			var msgs int64
 			for b.Loop() {
 				res, err := sim.Run(cfg)
@@ -279,7 +279,7 @@ func TestSimJitterWithLongTimers(t *testing.T) {
 			}
 			cfg := trial.Config{
 				Algorithm: alg, Variant: variant, Params: long[alg.Name],
-				Ranks: ranksOf(ids), Initiators: inits, Seed: seed,
+				Ranks: nodes.RanksOf(ranksOf(ids)), Initiators: inits, Seed: seed,
 				Latency: trial.Uniform{Lo: T / 2, Hi: 3 * T / 2},
 			}
 			want := nodes.RankOf(uint64(n))
@@ -320,7 +320,7 @@ func TestSimBoundedDelayDefaults(t *testing.T) {
 		}
 		ids := shuffledIDs(n, seed)
 		cfg := trial.Config{
-			Algorithm: alg, Params: params, Ranks: ranksOf(ids), Seed: seed, Latency: lat,
+			Algorithm: alg, Params: params, Ranks: nodes.RanksOf(ranksOf(ids)), Seed: seed, Latency: lat,
 			Initiators: []int{slices.Index(ids, 1)},
 		}
 		c := check.New(cfg.Ranks)

@@ -31,7 +31,8 @@ type setup struct {
 }
 
 func setupOf(in nodes.TheoryInput) (setup, bool) {
-	n := len(in.Ranks)
+	ranks := in.Ranks.Slice()
+	n := len(ranks)
 	if in.Faulty || n < 2 || (in.N != 0 && in.N != n) || len(in.Initiators) != 1 {
 		return setup{}, false
 	}
@@ -39,14 +40,14 @@ func setupOf(in nodes.TheoryInput) (setup, bool) {
 	if init < 0 || init >= n {
 		return setup{}, false
 	}
-	sorted := slices.SortedFunc(slices.Values(in.Ranks), nodes.Rank.Compare)
+	sorted := slices.SortedFunc(slices.Values(ranks), nodes.Rank.Compare)
 	if len(slices.Compact(sorted)) != n {
 		return setup{}, false // ranks must be distinct
 	}
-	highest := slices.Index(in.Ranks, sorted[n-1])
+	highest := slices.Index(ranks, sorted[n-1])
 	s := setup{n: n}
-	for _, r := range in.Ranks {
-		if in.Ranks[init].Less(r) {
+	for _, r := range ranks {
+		if ranks[init].Less(r) {
 			s.a++
 		}
 	}

@@ -37,7 +37,7 @@ const maxRecorded = 16
 // Correct, at the end: every non-faulty process decided, all decided the
 // same leader, and that leader is the non-faulty process of highest rank.
 type Checker struct {
-	ranks   []nodes.Rank
+	ranks   nodes.Ranks
 	alive   []bool
 	highest nodes.Rank // highest live rank
 	// rightful is the number of a leader known not to rank below highest
@@ -65,8 +65,9 @@ type Checker struct {
 }
 
 // New prepares a checker for a run over ranks (by position).
-func New(ranks []nodes.Rank) *Checker {
-	c := &Checker{ranks: ranks, alive: make([]bool, len(ranks)), belief: make([]int32, len(ranks))}
+func New(ranks nodes.Ranks) *Checker {
+	n := ranks.Len()
+	c := &Checker{ranks: ranks, alive: make([]bool, n), belief: make([]int32, n)}
 	for i := range c.alive {
 		c.alive[i] = true
 	}
@@ -162,10 +163,14 @@ func (c *Checker) Event(e *trial.Event) {
 func (c *Checker) recomputeHighest() {
 	c.highest = nodes.Rank{}
 	c.rightful = -1
-	for i := range c.ranks {
-		if c.alive[i] && c.highest.Cmp(&c.ranks[i]) < 0 {
-			c.highest = c.ranks[i]
+	best := -1
+	for i := range c.ranks.Len() {
+		if c.alive[i] && (best < 0 || c.ranks.Cmp(best, i) < 0) {
+			best = i
 		}
+	}
+	if best >= 0 {
+		c.highest = c.ranks.At(best)
 	}
 }
 
@@ -195,7 +200,7 @@ func (c *Checker) decided(at time.Duration, p int, rank *nodes.Rank) {
 	if c.quorum == nil && i != c.rightful {
 		if rank.Cmp(&c.highest) < 0 {
 			c.record(Violation{At: at, Kind: "wrong-leader", Procs: []int{p},
-				Detail: fmt.Sprintf("process %d (id %s) decided %s while %s is alive", p, c.ranks[p], *rank, c.highest)})
+				Detail: fmt.Sprintf("process %d (id %s) decided %s while %s is alive", p, c.ranks.At(p), *rank, c.highest)})
 		} else {
 			c.rightful = i
 		}
@@ -263,7 +268,8 @@ func (c *Checker) Crashed(at time.Duration, p int) {
 		c.leaveNormal(belief)
 	}
 	c.alive[p] = false
-	i := c.leader(&c.ranks[p])
+	r := c.ranks.At(p)
+	i := c.leader(&r)
 	c.dead[i] = true
 	if c.believers[i] > 0 { // nobody alive can follow a dead leader
 		c.believers[i] = 0
@@ -278,7 +284,7 @@ func (c *Checker) Crashed(at time.Duration, p int) {
 // Phase is called after every event of a nodes.Phased process.
 func (c *Checker) Phase(at time.Duration, p int, phase string) {
 	if c.phase == nil {
-		c.phase = make([]string, len(c.ranks))
+		c.phase = make([]string, c.ranks.Len())
 		c.normal = map[nodes.Rank]int{}
 	}
 	old := c.phase[p]

@@ -13,7 +13,7 @@ import (
 // leader (ALGORITHMS.md, "bully with announce: two-phase").
 func TestCheckerNormalInvariant(t *testing.T) {
 	ranks := []nodes.Rank{nodes.RankOf(1), nodes.RankOf(2), nodes.RankOf(3)}
-	c := New(ranks)
+	c := New(nodes.RanksOf(ranks))
 	c.Phase(0, 0, nodes.PhaseNormal)
 	c.Phase(0, 1, nodes.PhaseNormal)
 	c.Decided(1, 0, nodes.RankOf(3))
@@ -43,33 +43,33 @@ func TestCheckerVerdicts(t *testing.T) {
 		return &d
 	}
 	// All decided the highest: correct.
-	c := New(ranks)
+	c := New(nodes.RanksOf(ranks))
 	v := c.Finish(dec(5, 5, 5), true, time.Second)
 	if !v.Correct || !v.Live || v.Violations != 0 || v.Leader != "5" || v.DecidedAt != 2*time.Millisecond {
 		t.Errorf("all agree: %+v", v)
 	}
 	// One process decides a lower leader: a safety violation, not correct.
-	c = New(ranks)
+	c = New(nodes.RanksOf(ranks))
 	c.Decided(time.Millisecond, 0, nodes.RankOf(3))
 	v = c.Finish(dec(3, 5, 5), true, time.Second)
 	if v.Correct || v.Violations != 2 || v.Leader != "" || !strings.Contains(v.Recorded[0].String(), "decided 3 while 5") {
 		t.Errorf("wrong leader: %+v", v)
 	}
 	// Someone never decided: not live, not correct.
-	c = New(ranks)
+	c = New(nodes.RanksOf(ranks))
 	v = c.Finish(dec(5, 0, 5), true, time.Second)
 	if v.Correct || v.Live || v.Violations != 0 {
 		t.Errorf("undecided: %+v", v)
 	}
 	// The highest crashed: the next one is the right leader.
-	c = New(ranks)
+	c = New(nodes.RanksOf(ranks))
 	c.Crashed(0, 1)
 	v = c.Finish(dec(3, 0, 3), true, time.Second)
 	if !v.Correct || !v.Live {
 		t.Errorf("crashed highest: %+v", v)
 	}
 	// A run stopped at its deadline is not live even if everyone decided.
-	c = New(ranks)
+	c = New(nodes.RanksOf(ranks))
 	if v = c.Finish(dec(5, 5, 5), false, time.Second); v.Live || !v.Correct {
 		t.Errorf("deadline: %+v", v)
 	}
@@ -80,7 +80,7 @@ func TestCheckerVerdicts(t *testing.T) {
 // was right while the highest process was down is wrong once it restarts.
 func TestCheckerRightfulLeaderForgottenOnRestart(t *testing.T) {
 	ranks := []nodes.Rank{nodes.RankOf(1), nodes.RankOf(2), nodes.RankOf(3)}
-	c := New(ranks)
+	c := New(nodes.RanksOf(ranks))
 	c.Crashed(0, 2)
 	c.Decided(1, 0, nodes.RankOf(2))
 	c.Decided(1, 1, nodes.RankOf(2))
@@ -99,7 +99,7 @@ func TestCheckerRightfulLeaderForgottenOnRestart(t *testing.T) {
 // believed and no new violation.
 func TestCheckerBelieversFollowChanges(t *testing.T) {
 	ranks := []nodes.Rank{nodes.RankOf(1), nodes.RankOf(2), nodes.RankOf(3)}
-	c := New(ranks)
+	c := New(nodes.RanksOf(ranks))
 	c.Decided(1, 0, nodes.RankOf(2)) // wrong-leader
 	c.Decided(1, 1, nodes.RankOf(3)) // disagreement: 2 and 3 believed
 	n := c.count
@@ -115,7 +115,7 @@ func TestCheckerBelieversFollowChanges(t *testing.T) {
 // judge as Decided does.
 func TestCheckerDecisionEvents(t *testing.T) {
 	ranks := []nodes.Rank{nodes.RankOf(1), nodes.RankOf(2), nodes.RankOf(3)}
-	c := New(ranks)
+	c := New(nodes.RanksOf(ranks))
 	e := trial.Event{At: 5, Kind: trial.EvDecide, P: 0, Leader: nodes.RankOf(2)}
 	c.Event(&e)
 	e.P, e.Leader = 1, nodes.RankOf(3)

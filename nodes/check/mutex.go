@@ -77,7 +77,7 @@ func (c *Checker) WatchMutex(a *nodes.Algorithm) error {
 	if a.Mutex == nil {
 		return fmt.Errorf("%s is not a mutual-exclusion algorithm", a.Name)
 	}
-	n := len(c.ranks)
+	n := c.ranks.Len()
 	w := &mutexWatch{m: a.Mutex, requested: make([]time.Duration, n), inside: make([]int, n), lastExit: -1}
 	for p := range n {
 		w.requested[p], w.inside[p] = -1, -1

@@ -14,7 +14,7 @@ func mutexChecker(t *testing.T, n int, ordered bool) *Checker {
 	for i := range ranks {
 		ranks[i] = nodes.RankOf(uint64(i + 1))
 	}
-	c := New(ranks)
+	c := New(nodes.RanksOf(ranks))
 	if err := c.WatchMutex(&nodes.Algorithm{Name: "m", Mutex: &nodes.Mutex{Ordered: ordered}}); err != nil {
 		t.Fatal(err)
 	}

@@ -83,7 +83,7 @@ func (c *Checker) WatchQuorum(a *nodes.Algorithm, cfg nodes.Config) error {
 		return fmt.Errorf("%s is not a quorum algorithm", a.Name)
 	}
 	w := &quorumWatch{
-		q: q, majority: len(c.ranks)/2 + 1,
+		q: q, majority: c.ranks.Len()/2 + 1,
 		terms: map[int64]*Term{}, doubled: map[int64]bool{}, grants: map[[3]int64]bool{}, granted: map[[2]int64]int{},
 		leases: map[int]*leaseSpan{}, reported: map[overlap]bool{},
 	}
@@ -144,13 +144,13 @@ func (c *Checker) actsAsLeader(at time.Duration, p int, term int64) {
 		if votes := w.granted[[2]int64{int64(p), term}] + 1; votes < w.majority {
 			c.record(Violation{At: at, Kind: "minority-leader", Procs: []int{p},
 				Detail: fmt.Sprintf("process %d (id %s) acted as leader of term %d with %d of %d votes (a majority is %d)",
-					p, c.ranks[p], term, votes, len(c.ranks), w.majority)})
+					p, c.ranks.At(p), term, votes, c.ranks.Len(), w.majority)})
 		}
 	case t.Leader != p && !w.doubled[term]:
 		w.doubled[term] = true
 		c.record(Violation{At: at, Kind: "two-leaders", Procs: []int{t.Leader, p},
 			Detail: fmt.Sprintf("term %d: process %d (id %s) acted as leader from %v, and process %d (id %s) at %v",
-				term, t.Leader, c.ranks[t.Leader], t.Won, p, c.ranks[p], at)})
+				term, t.Leader, c.ranks.At(t.Leader), t.Won, p, c.ranks.At(p), at)})
 	}
 	if w.lease > 0 {
 		c.claimLease(at, p)
@@ -182,7 +182,7 @@ func (c *Checker) claimLease(at time.Duration, p int) {
 		w.reported[k] = true
 		c.record(Violation{At: at, Kind: "lease-overlap", Procs: []int{q, p},
 			Detail: fmt.Sprintf("master %d (id %s) holds the lease %v while master %d (id %s) claims %v",
-				q, c.ranks[q], *o, p, c.ranks[p], leaseSpan{at, s.end})})
+				q, c.ranks.At(q), *o, p, c.ranks.At(p), leaseSpan{at, s.end})})
 	}
 }
 

@@ -12,7 +12,8 @@ func (c *Checker) Restarted(at time.Duration, p int) {
 		return
 	}
 	c.alive[p] = true
-	if i, ok := c.leaders.Lookup(&c.ranks[p]); ok {
+	r := c.ranks.At(p)
+	if i, ok := c.leaders.Lookup(&r); ok {
 		c.dead[i] = false
 	}
 	c.belief[p] = 0

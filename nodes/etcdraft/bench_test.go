@@ -46,7 +46,7 @@ func BenchmarkSimTrial(b *testing.B) {
 				cpu0 := cpuTime()
 				for b.Loop() {
 					seed++
-					res, err := sim.Run(trial.Config{Algorithm: alg, Variant: variant, Ranks: ranks, Latency: lat,
+					res, err := sim.Run(trial.Config{Algorithm: alg, Variant: variant, Ranks: nodes.RanksOf(ranks), Latency: lat,
 						Seed: seed, Deadline: 300 * time.Millisecond, Faults: []trial.Fault{crash}})
 					if err != nil {
 						b.Fatal(err)

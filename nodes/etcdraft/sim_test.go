@@ -29,7 +29,7 @@ func simulate(t testing.TB, spec string, params nodes.Params, n int, seed uint64
 	for i, id := range rand.New(rand.NewPCG(seed, 5)).Perm(n) {
 		ranks[i] = nodes.RankOf(uint64(id + 1))
 	}
-	c := check.New(ranks)
+	c := check.New(nodes.RanksOf(ranks))
 	if err := c.WatchQuorum(alg, nodes.Config{Variant: variant, Params: params, N: n, T: T}); err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func simulate(t testing.TB, spec string, params nodes.Params, n int, seed uint64
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := sim.Run(trial.Config{Algorithm: alg, Variant: variant, Params: params, Ranks: ranks, Latency: lat,
+	res, err := sim.Run(trial.Config{Algorithm: alg, Variant: variant, Params: params, Ranks: nodes.RanksOf(ranks), Latency: lat,
 		Seed: seed, Deadline: deadline, Events: trial.Tee(tr, c), Faults: faults})
 	if err != nil {
 		t.Fatal(err)

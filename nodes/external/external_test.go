@@ -49,7 +49,7 @@ func ascending(n int) []nodes.Rank {
 func run(t *testing.T, a *nodes.Algorithm, n int, initiators []int) (*trial.Record, error) {
 	t.Helper()
 	cfg := trial.DefaultConfig()
-	cfg.Algorithm, cfg.Ranks, cfg.Initiators = a, ascending(n), initiators
+	cfg.Algorithm, cfg.Ranks, cfg.Initiators = a, nodes.RanksOf(ascending(n)), initiators
 	return sim.Run(cfg)
 }
 
@@ -80,7 +80,7 @@ func TestChangRobertsFigures(t *testing.T) {
 			}
 			// The built-in agrees kind by kind.
 			cfg := trial.DefaultConfig()
-			cfg.Algorithm, cfg.Ranks, cfg.Initiators = builtin, ascending(n), []int{c.initiator}
+			cfg.Algorithm, cfg.Ranks, cfg.Initiators = builtin, nodes.RanksOf(ascending(n)), []int{c.initiator}
 			want, err := sim.Run(cfg)
 			if err != nil {
 				t.Fatal(err)
@@ -114,7 +114,7 @@ func TestBytesAndTimers(t *testing.T) {
 	var trace bytes.Buffer
 	tr := trial.NewTrace(&trace)
 	cfg := trial.DefaultConfig()
-	cfg.Algorithm, cfg.Ranks, cfg.Initiators, cfg.Events = a, ascending(3), []int{0}, tr
+	cfg.Algorithm, cfg.Ranks, cfg.Initiators, cfg.Events = a, nodes.RanksOf(ascending(3)), []int{0}, tr
 	rec, err := sim.Run(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -230,7 +230,7 @@ func BenchmarkSimChangRobertsGo(b *testing.B) {
 			var events int64
 			for b.Loop() {
 				cfg := trial.DefaultConfig()
-				cfg.Algorithm, cfg.Ranks, cfg.Initiators = &a, ascending(n), []int{0}
+				cfg.Algorithm, cfg.Ranks, cfg.Initiators = &a, nodes.RanksOf(ascending(n)), []int{0}
 				rec, err := sim.Run(cfg)
 				if err != nil {
 					b.Fatal(err)
@@ -262,7 +262,7 @@ func BenchmarkTrialStartStop(b *testing.B) {
 		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
 			for b.Loop() {
 				cfg := trial.DefaultConfig()
-				cfg.Algorithm, cfg.Ranks = &a, ascending(n)
+				cfg.Algorithm, cfg.Ranks = &a, nodes.RanksOf(ascending(n))
 				if _, err := sim.Run(cfg); err != nil {
 					b.Fatal(err)
 				}

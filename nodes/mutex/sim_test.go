@@ -59,12 +59,12 @@ func run(t *testing.T, s setup) outcome {
 	for i, id := range s.ids {
 		ranks[i] = nodes.RankOf(id)
 	}
-	c := check.New(ranks)
+	c := check.New(nodes.RanksOf(ranks))
 	if err := c.WatchMutex(alg); err != nil {
 		t.Fatal(err)
 	}
 	cfg := trial.DefaultConfig()
-	cfg.Algorithm, cfg.Variant, cfg.Params, cfg.Ranks, cfg.Initiators = alg, variant, s.params, ranks, s.initiators
+	cfg.Algorithm, cfg.Variant, cfg.Params, cfg.Ranks, cfg.Initiators = alg, variant, s.params, nodes.RanksOf(ranks), s.initiators
 	cfg.Events, cfg.Crashes, cfg.Deadline = c, s.crashes, s.deadline
 	if s.latency != nil {
 		cfg.Latency = s.latency
@@ -104,7 +104,7 @@ func (o outcome) theory(n int, initiators []int, params nodes.Params, variant st
 	for i, id := range ranks {
 		rs[i] = nodes.RankOf(id)
 	}
-	return o.alg.Theory(nodes.TheoryInput{Variant: variant, N: n, Ranks: rs, Initiators: initiators, Params: params})
+	return o.alg.Theory(nodes.TheoryInput{Variant: variant, N: n, Ranks: nodes.RanksOf(rs), Initiators: initiators, Params: params})
 }
 
 // "central: 2 messages per entry and 1 per exit, client delay 2T,

@@ -39,7 +39,7 @@ func centralTheory(in nodes.TheoryInput) nodes.Theory {
 	if !ok || in.Params["elect"] != "" && in.Params["elect"] != "highest" {
 		return nodes.Theory{}
 	}
-	top := highest(in.Ranks)
+	top := in.Ranks.Extreme(1)
 	var m int64
 	for _, p := range req {
 		if p != top {
@@ -67,14 +67,4 @@ func maekawaTheory(in nodes.TheoryInput) nodes.Theory {
 		return nodes.Theory{}
 	}
 	return nodes.Theory{Messages: int64(len(req)) * k * 3 * int64(votingSetSize(in.N))}
-}
-
-func highest(ranks []nodes.Rank) int {
-	top := 0
-	for i, r := range ranks {
-		if ranks[top].Less(r) {
-			top = i
-		}
-	}
-	return top
 }

@@ -26,7 +26,7 @@ func watching(t *testing.T, spec string, n int) *check.Checker {
 	for i := range ranks {
 		ranks[i] = nodes.RankOf(uint64(i + 1))
 	}
-	c := check.New(ranks)
+	c := check.New(nodes.RanksOf(ranks))
 	if err := c.WatchQuorum(alg, nodes.Config{N: n, T: T}); err != nil {
 		t.Fatal(err)
 	}

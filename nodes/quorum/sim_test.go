@@ -49,7 +49,7 @@ func runWith(t testing.TB, spec string, params nodes.Params, n int, lat trial.La
 	for i, id := range rand.New(rand.NewPCG(seed, 5)).Perm(n) {
 		ranks[i] = nodes.RankOf(uint64(id + 1))
 	}
-	checker := check.New(ranks)
+	checker := check.New(nodes.RanksOf(ranks))
 	if alg.Quorum != nil {
 		if err := checker.WatchQuorum(alg, nodes.Config{Variant: variant, Params: params, N: n, T: lat.Mean()}); err != nil {
 			t.Fatal(err)
@@ -65,7 +65,7 @@ func runWith(t testing.TB, spec string, params nodes.Params, n int, lat trial.La
 		tr = trial.NewTrace(trace)
 		events = trial.Tee(tr, checker)
 	}
-	res, err := sim.Run(trial.Config{Algorithm: alg, Variant: variant, Params: params, Ranks: ranks, Initiators: initiators,
+	res, err := sim.Run(trial.Config{Algorithm: alg, Variant: variant, Params: params, Ranks: nodes.RanksOf(ranks), Initiators: initiators,
 		Latency: lat, Seed: seed, Deadline: deadline, Events: events, Crashes: crashes, Faults: faults,
 		Detector: det})
 	if err != nil {

@@ -34,14 +34,14 @@ func simulate(t testing.TB, name string, rs []nodes.Rank, initiators []int, lat 
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := sim.Run(trial.Config{Algorithm: alg, Ranks: rs, Initiators: initiators, Latency: lat, Seed: seed})
+	res, err := sim.Run(trial.Config{Algorithm: alg, Ranks: nodes.RanksOf(rs), Initiators: initiators, Latency: lat, Seed: seed})
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
 	if !res.Quiescent {
 		t.Fatalf("%s ranks %v initiators %v: still busy at the deadline", name, rs, initiators)
 	}
-	th := alg.Theory(nodes.TheoryInput{N: len(rs), Ranks: rs, Initiators: initiators})
+	th := alg.Theory(nodes.TheoryInput{N: len(rs), Ranks: nodes.RanksOf(rs), Initiators: initiators})
 	return outcome{
 		res:        res,
 		theory:     th,
@@ -364,7 +364,7 @@ func BenchmarkChangRobertsMillion(b *testing.B) {
 	}
 	var msgs int64
 	for b.Loop() {
-		res, err := sim.Run(trial.Config{Algorithm: alg, Ranks: rs, Initiators: all(n), Latency: trial.Constant(T), Seed: 1})
+		res, err := sim.Run(trial.Config{Algorithm: alg, Ranks: nodes.RanksOf(rs), Initiators: all(n), Latency: trial.Constant(T), Seed: 1})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -27,8 +27,8 @@ func crashTrial(t *testing.T, name string, rs []nodes.Rank, initiators []int, la
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := check.New(rs)
-	res, err := sim.Run(trial.Config{Algorithm: alg, Ranks: rs, Initiators: initiators, Latency: lat, Seed: seed,
+	c := check.New(nodes.RanksOf(rs))
+	res, err := sim.Run(trial.Config{Algorithm: alg, Ranks: nodes.RanksOf(rs), Initiators: initiators, Latency: lat, Seed: seed,
 		Crashes: crashes, Detector: det, Events: c})
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)

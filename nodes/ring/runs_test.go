@@ -115,7 +115,7 @@ func checkRun(t *testing.T, name string, ids []uint64, initiators []int) {
 		t.Fatalf("%s ids %v initiators %v: %d messages of restarted runs in a fault-free run", name, ids, initiators, n.rerun())
 	}
 
-	in := nodes.TheoryInput{N: len(ids), Ranks: rs, Initiators: initiators}
+	in := nodes.TheoryInput{N: len(ids), Ranks: nodes.RanksOf(rs), Initiators: initiators}
 	th := n.Algorithm().Theory(in)
 	if th.Messages != 0 && th.Messages != int64(n.Messages()) {
 		t.Fatalf("%s ids %v initiators %v: %d messages, theory %d", name, ids, initiators, n.Messages(), th.Messages)

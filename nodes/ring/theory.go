@@ -35,23 +35,23 @@ type shape struct {
 // (fewer than two processes, a size that disagrees with the ranks, a fault
 // or a crash, or a highest rank held twice).
 func shapeOf(in nodes.TheoryInput) (s shape, ok bool) {
-	n := len(in.Ranks)
+	n := in.Ranks.Len()
 	if in.Faulty || len(in.Crashed) > 0 || n < 2 || (in.N != 0 && in.N != n) {
 		return shape{}, false
 	}
 	s.n = n
-	// One pass over ranks in memory (Rank.Cmp): a ring of ten million
-	// processes is 400 MB of ranks, and every trial reads its shape twice.
-	var steps [3]int // by r.Cmp(successor's rank)+1: ups, ties, downs
+	// One pass over ranks in place (Ranks.Cmp): a ring of ten million
+	// processes is 40 MB of small ranks or 480 MB of whole ones, and every
+	// trial reads its shape twice.
+	var steps [3]int // by Cmp(i, successor)+1: ups, ties, downs
 	twice := false   // the highest rank so far is held twice
-	for i := range in.Ranks {
-		r := &in.Ranks[i]
+	for i := range n {
 		next := i + 1
 		if next == n {
 			next = 0
 		}
-		steps[r.Cmp(&in.Ranks[next])+1]++
-		switch r.Cmp(&in.Ranks[s.leader]) {
+		steps[in.Ranks.Cmp(i, next)+1]++
+		switch in.Ranks.Cmp(i, s.leader) {
 		case 1:
 			s.leader, twice = i, false
 		case 0:

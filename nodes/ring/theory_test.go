@@ -22,41 +22,41 @@ func TestTheoryTable(t *testing.T) {
 		want nodes.Theory
 	}{
 		// ALGORITHMS.md, "ring": successor of the leader 3N−1, leader 2N.
-		{"ring", nodes.TheoryInput{N: 5, Ranks: asc5, Initiators: []int{0}}, nodes.Theory{Messages: 14, Turnaround: 14}},
-		{"ring", nodes.TheoryInput{N: 5, Ranks: asc5, Initiators: []int{4}}, nodes.Theory{Messages: 10, Turnaround: 10}},
+		{"ring", nodes.TheoryInput{N: 5, Ranks: nodes.RanksOf(asc5), Initiators: []int{0}}, nodes.Theory{Messages: 14, Turnaround: 14}},
+		{"ring", nodes.TheoryInput{N: 5, Ranks: nodes.RanksOf(asc5), Initiators: []int{4}}, nodes.Theory{Messages: 10, Turnaround: 10}},
 		// lines 52-53: every run counts: (10+4) + (10+2) + (10+0), the last ends at 14 T.
-		{"ring", nodes.TheoryInput{N: 5, Ranks: asc5, Initiators: []int{0, 2, 4}}, nodes.Theory{Messages: 36, Turnaround: 14}},
-		{"ring", nodes.TheoryInput{N: 5, Ranks: mixed5, Initiators: []int{4}}, nodes.Theory{Messages: 14, Turnaround: 14}},
-		{"ring", nodes.TheoryInput{N: 5, Ranks: asc5}, nodes.Theory{}},
-		{"ring", nodes.TheoryInput{N: 5, Ranks: asc5, Initiators: []int{5}}, nodes.Theory{}},
-		{"ring", nodes.TheoryInput{N: 5, Ranks: dupTop, Initiators: []int{1}}, nodes.Theory{}},
-		{"ring", nodes.TheoryInput{N: 5, Ranks: dupLow, Initiators: []int{4}}, nodes.Theory{Messages: 14, Turnaround: 14}},
-		{"ring", nodes.TheoryInput{N: 5, Ranks: asc5, Initiators: []int{0}, Faulty: true}, nodes.Theory{}},
-		{"ring", nodes.TheoryInput{N: 5, Ranks: asc5, Initiators: []int{0}, Crashed: []int{4}}, nodes.Theory{}},
-		{"ring", nodes.TheoryInput{N: 6, Ranks: asc5, Initiators: []int{0}}, nodes.Theory{}},
-		{"ring", nodes.TheoryInput{N: 1, Ranks: ranks(1), Initiators: []int{0}}, nodes.Theory{}},
+		{"ring", nodes.TheoryInput{N: 5, Ranks: nodes.RanksOf(asc5), Initiators: []int{0, 2, 4}}, nodes.Theory{Messages: 36, Turnaround: 14}},
+		{"ring", nodes.TheoryInput{N: 5, Ranks: nodes.RanksOf(mixed5), Initiators: []int{4}}, nodes.Theory{Messages: 14, Turnaround: 14}},
+		{"ring", nodes.TheoryInput{N: 5, Ranks: nodes.RanksOf(asc5)}, nodes.Theory{}},
+		{"ring", nodes.TheoryInput{N: 5, Ranks: nodes.RanksOf(asc5), Initiators: []int{5}}, nodes.Theory{}},
+		{"ring", nodes.TheoryInput{N: 5, Ranks: nodes.RanksOf(dupTop), Initiators: []int{1}}, nodes.Theory{}},
+		{"ring", nodes.TheoryInput{N: 5, Ranks: nodes.RanksOf(dupLow), Initiators: []int{4}}, nodes.Theory{Messages: 14, Turnaround: 14}},
+		{"ring", nodes.TheoryInput{N: 5, Ranks: nodes.RanksOf(asc5), Initiators: []int{0}, Faulty: true}, nodes.Theory{}},
+		{"ring", nodes.TheoryInput{N: 5, Ranks: nodes.RanksOf(asc5), Initiators: []int{0}, Crashed: []int{4}}, nodes.Theory{}},
+		{"ring", nodes.TheoryInput{N: 6, Ranks: nodes.RanksOf(asc5), Initiators: []int{0}}, nodes.Theory{}},
+		{"ring", nodes.TheoryInput{N: 1, Ranks: nodes.RanksOf(ranks(1)), Initiators: []int{0}}, nodes.Theory{}},
 		// "chang-roberts": with one initiator as ring; all at once as lcr.
-		{"chang-roberts", nodes.TheoryInput{N: 5, Ranks: mixed5, Initiators: []int{4}}, nodes.Theory{Messages: 14, Turnaround: 14}},
-		{"chang-roberts", nodes.TheoryInput{N: 5, Ranks: asc5, Initiators: allOf5}, nodes.Theory{Messages: 14, Turnaround: 10}},
-		{"chang-roberts", nodes.TheoryInput{N: 5, Ranks: desc5, Initiators: allOf5}, nodes.Theory{Messages: 20, Turnaround: 10}},
-		{"chang-roberts", nodes.TheoryInput{N: 5, Ranks: mixed5, Initiators: allOf5}, nodes.Theory{Turnaround: 10}},
-		{"chang-roberts", nodes.TheoryInput{N: 5, Ranks: asc5, Initiators: []int{0, 1}}, nodes.Theory{}},
+		{"chang-roberts", nodes.TheoryInput{N: 5, Ranks: nodes.RanksOf(mixed5), Initiators: []int{4}}, nodes.Theory{Messages: 14, Turnaround: 14}},
+		{"chang-roberts", nodes.TheoryInput{N: 5, Ranks: nodes.RanksOf(asc5), Initiators: allOf5}, nodes.Theory{Messages: 14, Turnaround: 10}},
+		{"chang-roberts", nodes.TheoryInput{N: 5, Ranks: nodes.RanksOf(desc5), Initiators: allOf5}, nodes.Theory{Messages: 20, Turnaround: 10}},
+		{"chang-roberts", nodes.TheoryInput{N: 5, Ranks: nodes.RanksOf(mixed5), Initiators: allOf5}, nodes.Theory{Turnaround: 10}},
+		{"chang-roberts", nodes.TheoryInput{N: 5, Ranks: nodes.RanksOf(asc5), Initiators: []int{0, 1}}, nodes.Theory{}},
 		// lines 72-73: ring-initiator with one initiator as chang-roberts, otherwise none.
-		{"ring-initiator", nodes.TheoryInput{N: 5, Ranks: asc5, Initiators: []int{0}}, nodes.Theory{Messages: 14, Turnaround: 14}},
-		{"ring-initiator", nodes.TheoryInput{N: 5, Ranks: asc5, Initiators: allOf5}, nodes.Theory{}},
+		{"ring-initiator", nodes.TheoryInput{N: 5, Ranks: nodes.RanksOf(asc5), Initiators: []int{0}}, nodes.Theory{Messages: 14, Turnaround: 14}},
+		{"ring-initiator", nodes.TheoryInput{N: 5, Ranks: nodes.RanksOf(asc5), Initiators: allOf5}, nodes.Theory{}},
 		// lines 79-82: lcr; a rotation of a sorted ring is the same ring.
-		{"lcr", nodes.TheoryInput{N: 5, Ranks: asc5}, nodes.Theory{Messages: 14, Turnaround: 10}},
-		{"lcr", nodes.TheoryInput{N: 5, Ranks: rot5}, nodes.Theory{Messages: 14, Turnaround: 10}},
-		{"lcr", nodes.TheoryInput{N: 5, Ranks: desc5, Initiators: []int{2}}, nodes.Theory{Messages: 20, Turnaround: 10}},
-		{"lcr", nodes.TheoryInput{N: 5, Ranks: drot5}, nodes.Theory{Messages: 20, Turnaround: 10}},
-		{"lcr", nodes.TheoryInput{N: 5, Ranks: mixed5}, nodes.Theory{Turnaround: 10}},
-		{"lcr", nodes.TheoryInput{N: 2, Ranks: ranks(1, 2)}, nodes.Theory{Messages: 5, Turnaround: 4}},
-		{"lcr", nodes.TheoryInput{N: 5, Ranks: asc5, Faulty: true}, nodes.Theory{}},
+		{"lcr", nodes.TheoryInput{N: 5, Ranks: nodes.RanksOf(asc5)}, nodes.Theory{Messages: 14, Turnaround: 10}},
+		{"lcr", nodes.TheoryInput{N: 5, Ranks: nodes.RanksOf(rot5)}, nodes.Theory{Messages: 14, Turnaround: 10}},
+		{"lcr", nodes.TheoryInput{N: 5, Ranks: nodes.RanksOf(desc5), Initiators: []int{2}}, nodes.Theory{Messages: 20, Turnaround: 10}},
+		{"lcr", nodes.TheoryInput{N: 5, Ranks: nodes.RanksOf(drot5)}, nodes.Theory{Messages: 20, Turnaround: 10}},
+		{"lcr", nodes.TheoryInput{N: 5, Ranks: nodes.RanksOf(mixed5)}, nodes.Theory{Turnaround: 10}},
+		{"lcr", nodes.TheoryInput{N: 2, Ranks: nodes.RanksOf(ranks(1, 2))}, nodes.Theory{Messages: 5, Turnaround: 4}},
+		{"lcr", nodes.TheoryInput{N: 5, Ranks: nodes.RanksOf(asc5), Faulty: true}, nodes.Theory{}},
 		// "hs": 8N(⌈log₂N⌉+2) + 5N.
-		{"hs", nodes.TheoryInput{N: 3, Ranks: ranks(1, 2, 3)}, nodes.Theory{Bound: 8*3*(2+2) + 15}},
-		{"hs", nodes.TheoryInput{N: 4, Ranks: ranks(1, 2, 3, 4)}, nodes.Theory{Bound: 8*4*(2+2) + 20}},
-		{"hs", nodes.TheoryInput{N: 5, Ranks: mixed5}, nodes.Theory{Bound: 8*5*(3+2) + 25}},
-		{"hs", nodes.TheoryInput{N: 5, Ranks: mixed5, Crashed: []int{0}}, nodes.Theory{}},
+		{"hs", nodes.TheoryInput{N: 3, Ranks: nodes.RanksOf(ranks(1, 2, 3))}, nodes.Theory{Bound: 8*3*(2+2) + 15}},
+		{"hs", nodes.TheoryInput{N: 4, Ranks: nodes.RanksOf(ranks(1, 2, 3, 4))}, nodes.Theory{Bound: 8*4*(2+2) + 20}},
+		{"hs", nodes.TheoryInput{N: 5, Ranks: nodes.RanksOf(mixed5)}, nodes.Theory{Bound: 8*5*(3+2) + 25}},
+		{"hs", nodes.TheoryInput{N: 5, Ranks: nodes.RanksOf(mixed5), Crashed: []int{0}}, nodes.Theory{}},
 	} {
 		alg, _, err := nodes.Lookup(c.name)
 		if err != nil {
@@ -86,7 +86,7 @@ func TestProcessesAreSmall(t *testing.T) {
 	}{
 		{"ring", unsafe.Sizeof(basic{}), 16},
 		{"chang-roberts", unsafe.Sizeof(changRoberts{}), 24},
-		{"ring-initiator", unsafe.Sizeof(ringInitiator{}), 64},
+		{"ring-initiator", unsafe.Sizeof(ringInitiator{}), 72}, // chang-roberts and a rank (48 bytes, nodes.Rank)
 		{"lcr", unsafe.Sizeof(lcr{}), 16},
 		{"hs", unsafe.Sizeof(hs{}), 24},
 	} {

@@ -48,7 +48,7 @@ func TestBatchRunsAsOneByOne(t *testing.T) {
 			run := func(a *nodes.Algorithm) ([]byte, *trial.Record) {
 				var buf bytes.Buffer
 				tr := trial.NewTrace(&buf)
-				rec, err := sim.Run(trial.Config{Algorithm: a, Ranks: shuffled(64), Initiators: []int{3, 40}, Latency: c.lat, Seed: 7, Events: tr, Faults: c.faults})
+				rec, err := sim.Run(trial.Config{Algorithm: a, Ranks: nodes.RanksOf(shuffled(64)), Initiators: []int{3, 40}, Latency: c.lat, Seed: 7, Events: tr, Faults: c.faults})
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}

@@ -19,7 +19,7 @@ type view struct{ s *sim }
 func (v view) N() int { return v.s.n }
 
 // Rank is the rank of position p.
-func (v view) Rank(p int) nodes.Rank { return v.s.ranks[p] }
+func (v view) Rank(p int) nodes.Rank { return v.s.ranks.At(p) }
 
 // Alive reports whether p has not crashed (or has restarted since).
 func (v view) Alive(p int) bool { return v.s.alive[p] }

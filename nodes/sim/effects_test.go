@@ -35,7 +35,7 @@ func stream(log *[]string, count int, gap time.Duration) *nodes.Algorithm {
 
 func runFaults(t *testing.T, a *nodes.Algorithm, n int, lat trial.Latency, seed uint64, faults ...trial.Fault) *trial.Record {
 	t.Helper()
-	res, err := Run(trial.Config{Algorithm: a, Ranks: ranks(n), Initiators: []int{0}, Latency: lat, Seed: seed, Faults: faults})
+	res, err := Run(trial.Config{Algorithm: a, Ranks: nodes.RanksOf(ranks(n)), Initiators: []int{0}, Latency: lat, Seed: seed, Faults: faults})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func TestLossIsSeeded(t *testing.T) {
 func TestFaultDrawsLeaveNetworkStreamAlone(t *testing.T) {
 	run := func(faults ...trial.Fault) []string {
 		var log []string
-		res, err := Run(trial.Config{Algorithm: stream(&log, 30, ms/10), Ranks: ranks(3), Initiators: []int{0},
+		res, err := Run(trial.Config{Algorithm: stream(&log, 30, ms/10), Ranks: nodes.RanksOf(ranks(3)), Initiators: []int{0},
 			Latency: trial.Uniform{Lo: ms, Hi: 3 * ms}, Seed: 9, Faults: faults})
 		if err != nil {
 			t.Fatal(err)
@@ -253,7 +253,7 @@ func TestToxicityPicksLinks(t *testing.T) {
 		}
 	})
 	lost := func(seed uint64) int64 {
-		res, err := Run(trial.Config{Algorithm: a, Ranks: ranks(20), Latency: trial.Constant(ms), Seed: seed,
+		res, err := Run(trial.Config{Algorithm: a, Ranks: nodes.RanksOf(ranks(20)), Latency: trial.Constant(ms), Seed: seed,
 			Faults: []trial.Fault{{Effect: trial.EffCut, Links: every, Toxicity: 0.25}}})
 		if err != nil {
 			t.Fatal(err)
@@ -315,7 +315,7 @@ func TestCrashThenRestart(t *testing.T) {
 			log = append(log, "old timer fired")
 		}
 	})
-	res, err := Run(trial.Config{Algorithm: a, Ranks: ranks(2), Latency: trial.Constant(ms), Events: &obs,
+	res, err := Run(trial.Config{Algorithm: a, Ranks: nodes.RanksOf(ranks(2)), Latency: trial.Constant(ms), Events: &obs,
 		Faults: []trial.Fault{{Effect: trial.EffCrash, Name: "crash", Targets: procs(1), Start: trial.When{Trigger: trial.AtTime, At: ms}, For: ms}}})
 	if err != nil {
 		t.Fatal(err)
@@ -345,7 +345,7 @@ func TestTriggersAndDynamicTargets(t *testing.T) {
 		}
 	})
 	leader := func(v trial.View) []int { return []int{v.Leader()} }
-	res, err := Run(trial.Config{Algorithm: a, Ranks: ranks(3), Initiators: []int{0}, Latency: trial.Constant(ms),
+	res, err := Run(trial.Config{Algorithm: a, Ranks: nodes.RanksOf(ranks(3)), Initiators: []int{0}, Latency: trial.Constant(ms),
 		Faults: []trial.Fault{
 			{Effect: trial.EffNone, Name: "mark-start", Links: every, Start: trial.When{Trigger: trial.ElectionStart, Delay: ms / 4}},
 			{Effect: trial.EffNone, Name: "mark-msgs", Links: every, Start: trial.When{Trigger: trial.AfterMessages, K: 2}},
@@ -392,7 +392,7 @@ func TestInertFaultChangesNothing(t *testing.T) {
 		run := func(faults ...trial.Fault) string {
 			var buf bytes.Buffer
 			tr := trial.NewTrace(&buf)
-			res, err := Run(trial.Config{Algorithm: gossip(), Ranks: ranks(12), Initiators: []int{0, 4, 7}, Latency: lat, Seed: 5, Faults: faults, Events: tr})
+			res, err := Run(trial.Config{Algorithm: gossip(), Ranks: nodes.RanksOf(ranks(12)), Initiators: []int{0, 4, 7}, Latency: lat, Seed: 5, Faults: faults, Events: tr})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -425,7 +425,7 @@ func TestFaultValidation(t *testing.T) {
 		{Effect: trial.EffLinkModel, Links: every},
 		{Effect: 99, Links: every},
 	} {
-		if _, err := Run(trial.Config{Algorithm: gossip(), Ranks: ranks(3), Latency: trial.Constant(ms), Faults: []trial.Fault{f}}); err == nil {
+		if _, err := Run(trial.Config{Algorithm: gossip(), Ranks: nodes.RanksOf(ranks(3)), Latency: trial.Constant(ms), Faults: []trial.Fault{f}}); err == nil {
 			t.Errorf("fault %+v accepted", f)
 		}
 	}

@@ -17,7 +17,7 @@ func (s *sim) currentLeader() int {
 	}
 	best := -1
 	for p := range s.n {
-		if s.alive[p] && (best < 0 || s.ranks[best].Less(s.ranks[p])) {
+		if s.alive[p] && (best < 0 || s.ranks.Cmp(best, p) < 0) {
 			best = p
 		}
 	}
@@ -28,8 +28,8 @@ func (s *sim) currentLeader() int {
 func (s *sim) position(r nodes.Rank) (int, bool) {
 	if s.byRank == nil {
 		s.byRank = make(map[nodes.Rank]int, s.n)
-		for i, r := range s.ranks {
-			s.byRank[r] = i
+		for i := range s.n {
+			s.byRank[s.ranks.At(i)] = i
 		}
 	}
 	p, ok := s.byRank[r]

@@ -61,8 +61,8 @@ func runLog(t *testing.T, cfg trial.Config) (*trial.Record, string) {
 	if cfg.Latency == nil {
 		cfg.Latency = trial.Constant(time.Millisecond)
 	}
-	if cfg.Ranks == nil {
-		cfg.Ranks = ranks(4)
+	if cfg.Ranks.Len() == 0 {
+		cfg.Ranks = nodes.RanksOf(ranks(4))
 	}
 	res, err := Run(cfg)
 	if err != nil {
@@ -111,7 +111,7 @@ func TestCrashTriggers(t *testing.T) {
 			env.Decide(nodes.RankOf(2))
 		}
 	})
-	res, err := Run(trial.Config{Algorithm: a, Ranks: ranks(3), Initiators: []int{0}, Latency: trial.Constant(time.Millisecond),
+	res, err := Run(trial.Config{Algorithm: a, Ranks: nodes.RanksOf(ranks(3)), Initiators: []int{0}, Latency: trial.Constant(time.Millisecond),
 		Crashes: []trial.Crash{{Pos: trial.CurrentLeader, When: trial.LeaderElected}}, Events: &obs})
 	if err != nil {
 		t.Fatal(err)
@@ -126,7 +126,7 @@ func TestCrashTriggers(t *testing.T) {
 
 func TestCrashValidation(t *testing.T) {
 	for _, c := range []trial.Crash{{Pos: 9}, {Pos: trial.CurrentLeader, When: trial.AtStart}, {Pos: 0, When: trial.AfterMessages}, {Pos: 0, When: trial.AtTime, At: -1}} {
-		if _, err := Run(trial.Config{Algorithm: gossip(), Ranks: ranks(3), Latency: trial.Constant(time.Millisecond), Crashes: []trial.Crash{c}}); err == nil {
+		if _, err := Run(trial.Config{Algorithm: gossip(), Ranks: nodes.RanksOf(ranks(3)), Latency: trial.Constant(time.Millisecond), Crashes: []trial.Crash{c}}); err == nil {
 			t.Errorf("crash %+v accepted", c)
 		}
 	}
@@ -165,7 +165,7 @@ func TestInaccurateDetector(t *testing.T) {
 	}
 	// λ > 0: live processes are falsely suspected, the same ones for the
 	// same seed.
-	cfg := trial.Config{Ranks: ranks(6), Initiators: []int{0}, Seed: 3, Detector: trial.Detector{Kind: "inaccurate", Lambda: 200, D: time.Millisecond, Window: 50 * time.Millisecond}}
+	cfg := trial.Config{Ranks: nodes.RanksOf(ranks(6)), Initiators: []int{0}, Seed: 3, Detector: trial.Detector{Kind: "inaccurate", Lambda: 200, D: time.Millisecond, Window: 50 * time.Millisecond}}
 	_, a := runLog(t, cfg)
 	_, b := runLog(t, cfg)
 	if !strings.Contains(a, ">") || a != b {

@@ -52,8 +52,14 @@ type sim struct {
 	// env is the nodes.Env of the process whose handler is running: one
 	// for all processes (enter), so that a process costs its machine and
 	// its alive flag and nothing more.
-	env      env
-	ranks    []nodes.Rank // Config.Ranks
+	env   env
+	ranks nodes.Ranks // Config.Ranks
+	// Config.Ranks as Env.Self reads them (rank): all ranks whole when
+	// full is set, else the identities of small ranks (nodes.Ranks) and
+	// the ranks of a window of positions built whole from them.
+	full     []nodes.Rank
+	small    []uint32
+	win      rankWindow
 	peers    []nodes.Peer // Env.Peers of a complete graph (rings compute theirs: ringPeers)
 	topo     nodes.Topology
 	ringPeer [2]nodes.Peer // what Env.Peers last returned on a ring
@@ -197,7 +203,7 @@ func newSim(cfg trial.Config) (*sim, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
-	n := len(cfg.Ranks)
+	n := cfg.Ranks.Len()
 	variant := cfg.VariantName()
 	t := cfg.T()
 	batch := &nodes.Batch{}
@@ -217,6 +223,7 @@ func newSim(cfg trial.Config) (*sim, error) {
 		cfg: cfg, n: n, t: t, deadline: int64(deadline),
 		maxEvents: budget.MaxEvents, maxPending: budget.MaxInFlight,
 		ranks:    cfg.Ranks,
+		full:     cfg.Ranks.Whole(),
 		topo:     cfg.Algorithm.Topology,
 		fifoMode: cfg.Latency.Constant(),
 		linkLast: map[uint64]int64{},
@@ -225,6 +232,14 @@ func newSim(cfg trial.Config) (*sim, error) {
 		machines: newMachineTable(n, batch),
 		alive:    make([]bool, n),
 		settle:   settle,
+	}
+	s.small, _ = s.ranks.Small()
+	s.win.base = -rankWindowLen // empty
+	if s.full == nil && !(s.fifoMode && s.topo.IsRing()) {
+		// Deliveries come in ring order only on a ring under constant
+		// latency: elsewhere the window would be built afresh at almost
+		// every event, so the ranks are built whole once.
+		s.full = s.ranks.Slice()
 	}
 	s.det = cfg.DetectorIn(unit)
 	s.detRand = rand.New(rand.NewPCG(cfg.Seed, 0x646574656374)) // "detect"
@@ -260,7 +275,7 @@ func newSim(cfg trial.Config) (*sim, error) {
 	if s.topo == nodes.Complete {
 		s.peers = make([]nodes.Peer, n)
 		for i := range n {
-			s.peers[i] = nodes.Peer{ID: nodes.PeerID(i), Rank: s.ranks[i]}
+			s.peers[i] = nodes.Peer{ID: nodes.PeerID(i), Rank: s.ranks.At(i)}
 		}
 		sortPeers(s.peers)
 	}
@@ -461,13 +476,13 @@ func (s *sim) warm(next []entry) {
 	var x uint8
 	for i := range next {
 		e := &next[i]
-		// A payload (144 bytes) spans three cache lines: load a byte
-		// every 48 bytes of it, so as to touch each.
+		// A payload (160 bytes) spans three cache lines: load a byte
+		// at offsets 0, 48, 96 and 156 of it, so as to touch each.
 		// The receiver's state lies in several arrays (machines, alive,
 		// ranks for Env.Self, and the FIFO ring state it reads when it
 		// sends): load each.
 		p := s.slab.at(e.slot)
-		x += uint8(p.msg.Kind) + uint8(p.msg.Aux.Attr) + uint8(p.msg.B) + p.kind + *(*uint8)(s.machines.dataWord(e.to)) + uint8(s.ranks[e.to].ID[3])
+		x += uint8(p.msg.Rank.Attr) + uint8(p.msg.Aux.Attr) + uint8(p.msg.Kind) + p.kind + *(*uint8)(s.machines.dataWord(e.to)) + uint8(s.rank(e.to).ID[3])
 		if s.alive[e.to] {
 			x++
 		}
@@ -790,7 +805,52 @@ func (s *sim) enter(p int32) *env {
 
 func (s *sim) leave() { s.env.busy = false }
 
-func (e *env) Self() nodes.Rank { return e.s.ranks[e.p] }
+func (e *env) Self() nodes.Rank { return *e.s.rank(e.p) }
+
+// rank is the rank of position p. A rank built from a small identity
+// when asked for is a value written in parts (zeroed in 16-byte stores,
+// the identity in 8) and read back at once in 16-byte loads, which cannot
+// take their bytes from those stores: each such read waits for the
+// stores to reach the cache, a fifth of a ten-million ring's run.
+// So ranks are built a window of positions at a time, and read when the
+// stores are long done: a ring's processes are visited in order under
+// constant latency (elsewhere newSim builds every rank whole).
+func (s *sim) rank(p int32) *nodes.Rank {
+	if s.full != nil {
+		return &s.full[p]
+	}
+	return s.windowRank(p)
+}
+
+func (s *sim) windowRank(p int32) *nodes.Rank {
+	i := uint32(p - s.win.base)
+	if i >= rankWindowLen {
+		s.fillWindow(p)
+		i = uint32(p - s.win.base)
+	}
+	return &s.win.r[i]
+}
+
+// rankWindowLen is how many positions' ranks rankWindow holds: 768 bytes.
+const rankWindowLen = 16
+
+// rankWindow holds the ranks of positions base, base+1, … whole.
+type rankWindow struct {
+	base int32
+	r    [rankWindowLen]nodes.Rank
+}
+
+// fillWindow builds the ranks of the window that holds position p.
+//
+//go:noinline
+func (s *sim) fillWindow(p int32) {
+	base := p &^ (rankWindowLen - 1)
+	ids := s.small[base:min(int(base)+rankWindowLen, len(s.small))]
+	for i, id := range ids {
+		s.win.r[i].ID[3] = uint64(id) // the other words stay zero
+	}
+	s.win.base = base
+}
 
 // LoadStable and SaveStable are nodes.StableStore: the bytes outlive the
 // machine (restart makes a fresh one) but not the trial.
@@ -824,12 +884,12 @@ func (e *env) Peers() []nodes.Peer {
 	}
 	n := int32(s.n)
 	succ := succOf(e.p, n)
-	s.ringPeer[0] = nodes.Peer{ID: nodes.PeerID(succ), Rank: s.ranks[succ]}
+	s.ringPeer[0] = nodes.Peer{ID: nodes.PeerID(succ), Rank: *s.rank(succ)}
 	if s.topo == nodes.RingUni {
 		return s.ringPeer[:1:1]
 	}
 	pred := predOf(e.p, n)
-	s.ringPeer[1] = nodes.Peer{ID: nodes.PeerID(pred), Rank: s.ranks[pred]}
+	s.ringPeer[1] = nodes.Peer{ID: nodes.PeerID(pred), Rank: *s.rank(pred)}
 	return s.ringPeer[:2:2]
 }
 
@@ -856,7 +916,7 @@ func (e *env) After(p nodes.PeerID) (nodes.Peer, bool) {
 		return nodes.Peer{}, false
 	}
 	j := (int(p) + 1) % e.s.n
-	return nodes.Peer{ID: nodes.PeerID(j), Rank: e.s.ranks[j]}, true
+	return nodes.Peer{ID: nodes.PeerID(j), Rank: e.s.ranks.At(j)}, true
 }
 
 func (e *env) Now() time.Duration                        { return time.Duration(e.s.now) }

@@ -75,7 +75,7 @@ func TestDeliveryBeforeTimerAtSameInstant(t *testing.T) {
 			log = append(log, self.String()+" "+ev+" "+env.Now().String())
 		}
 	})
-	res, err := Run(trial.Config{Algorithm: a, Ranks: ranks(2), Initiators: []int{0}, Latency: trial.Constant(time.Millisecond)})
+	res, err := Run(trial.Config{Algorithm: a, Ranks: nodes.RanksOf(ranks(2)), Initiators: []int{0}, Latency: trial.Constant(time.Millisecond)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestLinksAreFIFOUnderRandomLatency(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Run(trial.Config{Algorithm: a, Ranks: ranks(2), Initiators: []int{0}, Latency: l, Seed: 7}); err != nil {
+		if _, err := Run(trial.Config{Algorithm: a, Ranks: nodes.RanksOf(ranks(2)), Initiators: []int{0}, Latency: l, Seed: 7}); err != nil {
 			t.Fatal(err)
 		}
 		if len(got) != 200 {
@@ -149,7 +149,7 @@ func traceHash(t *testing.T, seed uint64, lat string) [32]byte {
 	}
 	var buf bytes.Buffer
 	tr := trial.NewTrace(&buf)
-	if _, err := Run(trial.Config{Algorithm: gossip(), Ranks: ranks(16), Initiators: []int{0, 3, 5, 9}, Latency: l, Seed: seed, Events: tr}); err != nil {
+	if _, err := Run(trial.Config{Algorithm: gossip(), Ranks: nodes.RanksOf(ranks(16)), Initiators: []int{0, 3, 5, 9}, Latency: l, Seed: seed, Events: tr}); err != nil {
 		t.Fatal(err)
 	}
 	if err := tr.Flush(); err != nil {
@@ -190,7 +190,7 @@ func TestTimerCancelAndRearm(t *testing.T) {
 			log = append(log, ev+" "+env.Now().String())
 		}
 	})
-	res, err := Run(trial.Config{Algorithm: a, Ranks: ranks(2), Initiators: []int{0}, Latency: trial.Constant(time.Millisecond)})
+	res, err := Run(trial.Config{Algorithm: a, Ranks: nodes.RanksOf(ranks(2)), Initiators: []int{0}, Latency: trial.Constant(time.Millisecond)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +207,7 @@ func TestCountsAndBytes(t *testing.T) {
 			env.Send(0, nodes.Message{Kind: kPong, A: -3})
 		}
 	})
-	res, err := Run(trial.Config{Algorithm: a, Ranks: ranks(2), Initiators: []int{0}, Latency: trial.Constant(time.Millisecond)})
+	res, err := Run(trial.Config{Algorithm: a, Ranks: nodes.RanksOf(ranks(2)), Initiators: []int{0}, Latency: trial.Constant(time.Millisecond)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +231,7 @@ func TestDeadlineStopsEndlessRun(t *testing.T) {
 			env.Send(1-from&1, nodes.Message{Kind: kPing})
 		}
 	})
-	res, err := Run(trial.Config{Algorithm: a, Ranks: ranks(2), Initiators: []int{0}, Latency: trial.Constant(time.Millisecond), Deadline: 50 * time.Millisecond})
+	res, err := Run(trial.Config{Algorithm: a, Ranks: nodes.RanksOf(ranks(2)), Initiators: []int{0}, Latency: trial.Constant(time.Millisecond), Deadline: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,12 +247,12 @@ func TestConfigErrors(t *testing.T) {
 		cfg  trial.Config
 		want string
 	}{
-		{trial.Config{Ranks: ranks(3), Latency: lat}, "no algorithm"},
-		{trial.Config{Algorithm: a, Ranks: ranks(3)}, "no latency"},
-		{trial.Config{Algorithm: a, Ranks: ranks(1), Latency: lat}, "at least 2"},
-		{trial.Config{Algorithm: a, Ranks: ranks(3), Latency: lat, Initiators: []int{3}}, "initiator position 3 out of range 0..2"},
-		{trial.Config{Algorithm: a, Ranks: []nodes.Rank{{}, nodes.RankOf(1)}, Latency: lat}, "zero rank"},
-		{trial.Config{Algorithm: a, Ranks: ranks(3), Latency: lat, Params: nodes.Params{"x": "1"}}, "takes no parameters"},
+		{trial.Config{Ranks: nodes.RanksOf(ranks(3)), Latency: lat}, "no algorithm"},
+		{trial.Config{Algorithm: a, Ranks: nodes.RanksOf(ranks(3))}, "no latency"},
+		{trial.Config{Algorithm: a, Ranks: nodes.RanksOf(ranks(1)), Latency: lat}, "at least 2"},
+		{trial.Config{Algorithm: a, Ranks: nodes.RanksOf(ranks(3)), Latency: lat, Initiators: []int{3}}, "initiator position 3 out of range 0..2"},
+		{trial.Config{Algorithm: a, Ranks: nodes.RanksOf([]nodes.Rank{{}, nodes.RankOf(1)}), Latency: lat}, "zero rank"},
+		{trial.Config{Algorithm: a, Ranks: nodes.RanksOf(ranks(3)), Latency: lat, Params: nodes.Params{"x": "1"}}, "takes no parameters"},
 	} {
 		_, err := Run(tc.cfg)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -304,7 +304,7 @@ func TestBudgetStopsTrial(t *testing.T) {
 		{trial.Budget{MaxEvents: 1 << 40, MaxInFlight: 5000}, trial.BudgetInFlight},
 	} {
 		cfg := trial.DefaultConfig()
-		cfg.Algorithm, cfg.Ranks, cfg.Initiators, cfg.Budget = pingPong, ranks(2), []int{0}, tc.budget
+		cfg.Algorithm, cfg.Ranks, cfg.Initiators, cfg.Budget = pingPong, nodes.RanksOf(ranks(2)), []int{0}, tc.budget
 		cfg.Latency = trial.Uniform{Lo: time.Millisecond, Hi: 3 * time.Millisecond}
 		rec, err := Run(cfg)
 		be, ok := errors.AsType[*trial.BudgetError](err)
@@ -353,7 +353,7 @@ func TestRunContextCancel(t *testing.T) {
 		ranks[i] = nodes.RankOf(uint64(n - i)) // descending, all initiate: N²/2 messages
 		initiators[i] = i
 	}
-	cfg := trial.Config{Algorithm: a, Variant: v, Ranks: ranks, Initiators: initiators, Latency: trial.Constant(time.Millisecond), Seed: 1}
+	cfg := trial.Config{Algorithm: a, Variant: v, Ranks: nodes.RanksOf(ranks), Initiators: initiators, Latency: trial.Constant(time.Millisecond), Seed: 1}
 	full, err := Run(cfg)
 	if err != nil || full.Events < 1_000_000 {
 		t.Fatalf("uncancelled: %d events, %v", full.Events, err)
@@ -419,7 +419,7 @@ func TestPeersAsTopology(t *testing.T) {
 				}
 			})
 			a.Topology = topo
-			if _, err := Run(trial.Config{Algorithm: a, Ranks: rs, Latency: trial.Constant(time.Millisecond)}); err != nil {
+			if _, err := Run(trial.Config{Algorithm: a, Ranks: nodes.RanksOf(rs), Latency: trial.Constant(time.Millisecond)}); err != nil {
 				t.Fatal(err)
 			}
 			for p, r := range rs {

@@ -75,7 +75,7 @@ func DefaultBudget(alg *nodes.Algorithm, n int, deadline, t time.Duration) Budge
 // BudgetOrDefault is the budget that applies: Config.Budget, each zero field
 // replaced by its default.
 func (c *Config) BudgetOrDefault() Budget {
-	def := DefaultBudget(c.Algorithm, len(c.Ranks), c.DeadlineOrDefault(), c.T())
+	def := DefaultBudget(c.Algorithm, c.Ranks.Len(), c.DeadlineOrDefault(), c.T())
 	b := c.Budget
 	if b.MaxEvents <= 0 {
 		b.MaxEvents = def.MaxEvents

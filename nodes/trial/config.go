@@ -15,7 +15,7 @@ type Config struct {
 	Algorithm  *nodes.Algorithm
 	Variant    string       // "" for the algorithm's default
 	Params     nodes.Params // algorithm parameters, as typed by the user
-	Ranks      []nodes.Rank // one per process, by position (ring order: successor = next); distinct and non-zero
+	Ranks      nodes.Ranks  // one per process, by position (ring order: successor = next); distinct and non-zero
 	Initiators []int        // positions told to initiate at time 0, in this order
 	Latency    Latency      // link latency model; its mean is T
 	Seed       uint64       // seeds every random draw of the trial
@@ -111,7 +111,7 @@ func (c *Config) DeadlineOrDefault() time.Duration {
 	if c.Deadline > 0 {
 		return c.Deadline
 	}
-	return DefaultDeadline(len(c.Ranks), c.T())
+	return DefaultDeadline(c.Ranks.Len(), c.T())
 }
 
 // DetectorIn is the detector that runs, as processes reading their
@@ -134,7 +134,7 @@ const MaxProcesses = 1 << 30
 // Validate reports the first thing wrong with the configuration, naming it.
 // It never panics.
 func (c *Config) Validate() error {
-	n := len(c.Ranks)
+	n := c.Ranks.Len()
 	switch {
 	case c.Algorithm == nil:
 		return errors.New("no algorithm")
@@ -158,8 +158,8 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("initiator position %d out of range 0..%d", p, n-1)
 		}
 	}
-	for i := range c.Ranks { // in place: ten million ranks are 400 MB
-		if c.Ranks[i].IsZero() {
+	for i := range n {
+		if c.Ranks.IsZero(i) {
 			return fmt.Errorf("process %d has the zero rank", i)
 		}
 	}

@@ -81,12 +81,12 @@ func TestAgreementSettled(t *testing.T) {
 		{[]bool{true, true, false}, false},  // the leader is down
 		{[]bool{false, false, true}, false}, // a minority
 	} {
-		if got := d.Agreement(c.alive).Settled(c.alive, ranks); got != c.want {
+		if got := d.Agreement(c.alive).Settled(c.alive, nodes.RanksOf(ranks)); got != c.want {
 			t.Errorf("alive %v: settled %v, want %v", c.alive, got, c.want)
 		}
 	}
 	d.Decided(1, &ranks[1], 2)
-	if all := []bool{true, true, true}; d.Agreement(all).Settled(all, ranks) {
+	if all := []bool{true, true, true}; d.Agreement(all).Settled(all, nodes.RanksOf(ranks)) {
 		t.Error("settled while process 1 believes another leader")
 	}
 }

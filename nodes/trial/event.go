@@ -171,7 +171,7 @@ type Setup struct {
 	// Ranks are the ranks the processes run with, by position. Live nodes
 	// mint their own identities, handed out to positions in the order of
 	// Config.Ranks, which then only orders them.
-	Ranks []nodes.Rank
+	Ranks nodes.Ranks
 	// Unit is the T that algorithm parameters ("T1 = 2T") are read in:
 	// Config.T() on the simulator; live, T plus the harness's allowance
 	// for processing.

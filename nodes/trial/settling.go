@@ -70,7 +70,7 @@ func (s *Settling) Due(now time.Duration) bool { return now >= s.next }
 // (the timeline's faults done or permanent crashes, no suspicion or restart
 // pending); alive and ranks are by position. When it has not, the rule
 // looks again a window later.
-func (s *Settling) Settled(now time.Duration, quiet bool, d *Decisions, alive []bool, ranks []nodes.Rank) bool {
+func (s *Settling) Settled(now time.Duration, quiet bool, d *Decisions, alive []bool, ranks nodes.Ranks) bool {
 	if quiet && d.Agreement(alive).Settled(alive, ranks) {
 		return true
 	}
@@ -115,12 +115,12 @@ func (d *Decisions) Agreement(alive []bool) Agreement {
 // Settled reports whether a quorum algorithm's election is over as far as
 // the decisions tell: every live process, a majority of the cluster,
 // believes one leader, and that leader is live.
-func (a Agreement) Settled(alive []bool, ranks []nodes.Rank) bool {
+func (a Agreement) Settled(alive []bool, ranks nodes.Ranks) bool {
 	if !a.All || !a.Agree || a.First < 0 || a.Live < len(alive)/2+1 {
 		return false
 	}
-	for p := range ranks {
-		if ranks[p].Cmp(&a.Leader) == 0 {
+	for p := range ranks.Len() {
+		if ranks.CmpTo(p, &a.Leader) == 0 {
 			return alive[p]
 		}
 	}

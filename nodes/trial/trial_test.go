@@ -144,7 +144,7 @@ func TestConfigValidate(t *testing.T) {
 	alg := &nodes.Algorithm{Name: "x", Variants: []nodes.Variant{{Name: "default"}}}
 	good := func() Config {
 		c := DefaultConfig()
-		c.Algorithm, c.Ranks = alg, []nodes.Rank{nodes.RankOf(1), nodes.RankOf(2)}
+		c.Algorithm, c.Ranks = alg, nodes.RanksOf([]nodes.Rank{nodes.RankOf(1), nodes.RankOf(2)})
 		return c
 	}
 	c := good()
@@ -157,9 +157,9 @@ func TestConfigValidate(t *testing.T) {
 	for name, mutate := range map[string]func(*Config){
 		"no algorithm":   func(c *Config) { c.Algorithm = nil },
 		"no latency":     func(c *Config) { c.Latency = nil },
-		"1 processes":    func(c *Config) { c.Ranks = c.Ranks[:1] },
+		"1 processes":    func(c *Config) { c.Ranks = nodes.RanksOf(c.Ranks.Slice()[:1]) },
 		"initiator":      func(c *Config) { c.Initiators = []int{2} },
-		"zero rank":      func(c *Config) { c.Ranks[1] = nodes.Rank{} },
+		"zero rank":      func(c *Config) { c.Ranks = nodes.RanksOf([]nodes.Rank{c.Ranks.At(0), {}}) },
 		"negative":       func(c *Config) { c.Deadline = -1 },
 		"crash of":       func(c *Config) { c.Crashes = []Crash{{Pos: 5}} },
 		"fault 0 (cut)":  func(c *Config) { c.Faults = []Fault{{Effect: EffCut, Name: "cut"}} },

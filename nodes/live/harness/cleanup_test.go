@@ -288,7 +288,7 @@ func harnessMain(url string) int {
 	defer r.Close()
 	for seed := uint64(1); ; seed++ {
 		ranks := random(5, seed)
-		cfg := trial.Config{Algorithm: alg, Variant: variant, Ranks: ranks, Initiators: []int{lowest(ranks)},
+		cfg := trial.Config{Algorithm: alg, Variant: variant, Ranks: nodes.RanksOf(ranks), Initiators: []int{lowest(ranks)},
 			Latency: trial.Constant(20 * time.Millisecond), Seed: seed}
 		if _, err := r.Run(ctx, cfg); ctx.Err() != nil {
 			return 130

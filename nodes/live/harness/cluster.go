@@ -261,7 +261,7 @@ func (r *Runtime) Run(ctx context.Context, cfg trial.Config) (*Result, error) {
 	}
 	all := !ringOnly(cfg.Algorithm.Topology, len(cfg.Crashes), len(cfg.Faults),
 		cfg.DetectorOrDefault().Kind == "heartbeat", len(r.opt.Forge) > 0)
-	k, err := Servers(len(cfg.Ranks), cfg.Algorithm.Topology, all, r.srv.embedded != nil)
+	k, err := Servers(cfg.Ranks.Len(), cfg.Algorithm.Topology, all, r.srv.embedded != nil)
 	if err != nil {
 		return nil, fmt.Errorf("live: %w", err)
 	}
@@ -271,7 +271,7 @@ func (r *Runtime) Run(ctx context.Context, cfg trial.Config) (*Result, error) {
 		return nil, fmt.Errorf("live: %w: %w", trial.ErrInfrastructure, err)
 	}
 	r.removeLeftovers(ctx)
-	if _, err := r.keptFor(ctx, len(cfg.Ranks), k); err != nil {
+	if _, err := r.keptFor(ctx, cfg.Ranks.Len(), k); err != nil {
 		return nil, fmt.Errorf("live: %w: %w", trial.ErrInfrastructure, err)
 	}
 	r.trials++
@@ -340,7 +340,7 @@ func unsupported(cfg *trial.Config) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	switch n := len(cfg.Ranks); {
+	switch n := cfg.Ranks.Len(); {
 	case n > MaxNodes:
 		return fmt.Errorf("%d processes: a live cluster is at most %d", n, MaxNodes)
 	case cfg.T() < time.Millisecond:

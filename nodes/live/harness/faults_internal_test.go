@@ -53,7 +53,7 @@ faults:
 	if err != nil {
 		t.Fatal(err) // main_test.go registers every algorithm
 	}
-	cfg := trial.Config{Algorithm: alg, Variant: variant, Ranks: ranks, Latency: trial.Constant(T), Seed: 3}
+	cfg := trial.Config{Algorithm: alg, Variant: variant, Ranks: nodes.RanksOf(ranks), Latency: trial.Constant(T), Seed: 3}
 	for _, f := range scs[0].Faults {
 		cfg.Faults = append(cfg.Faults, f.Compile(T))
 	}

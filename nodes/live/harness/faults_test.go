@@ -41,7 +41,7 @@ func TestFaults(t *testing.T) {
 		// survivor knows it.
 		_, want, _ := simulate(t, cfg)
 		if !want.Correct || !v.Correct || !v.Live || v.Violations != 0 ||
-			leaderPos(t, res.Ranks, v.Leader) != leaderPos(t, cfg.Ranks, want.Leader) || v.DecidedAt < c.At {
+			leaderPos(t, res.Ranks, v.Leader) != leaderPos(t, cfg.Ranks.Slice(), want.Leader) || v.DecidedAt < c.At {
 			t.Errorf("live %+v; simulator %+v", v, want)
 		}
 	})

@@ -53,7 +53,7 @@ func TestKeptCluster(t *testing.T) {
 		res, v, _ := run(t, r, cfg)
 		_, want, _ := simulate(t, cfg)
 		if !v.Correct || !v.Live || v.Violations != 0 ||
-			leaderPos(t, res.Ranks, v.Leader) != leaderPos(t, cfg.Ranks, want.Leader) {
+			leaderPos(t, res.Ranks, v.Leader) != leaderPos(t, cfg.Ranks.Slice(), want.Leader) {
 			t.Errorf("trial after the partitions (seed %d): %+v; simulator %+v", seed, v, want)
 		}
 	}
@@ -142,7 +142,7 @@ func TestWarmCluster(t *testing.T) {
 		cfg := config(t, "chang-roberts", ranks, []int{lowest(ranks)}, T)
 		res, v, _ := run(t, r, cfg)
 		_, want, _ := simulate(t, cfg)
-		if !v.Correct || !v.Live || leaderPos(t, res.Ranks, v.Leader) != leaderPos(t, cfg.Ranks, want.Leader) {
+		if !v.Correct || !v.Live || leaderPos(t, res.Ranks, v.Leader) != leaderPos(t, cfg.Ranks.Slice(), want.Leader) {
 			t.Errorf("chang-roberts after the crash (%d): %+v; simulator %+v", k, v, want)
 		}
 		pids := (*infos)[len(*infos)-1].PIDs

@@ -138,7 +138,7 @@ func config(t testing.TB, algo string, ranks []nodes.Rank, initiators []int, T t
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := trial.Config{Algorithm: alg, Variant: variant, Params: nodes.Params{}, Ranks: ranks, Latency: trial.Constant(T), Seed: 1}
+	cfg := trial.Config{Algorithm: alg, Variant: variant, Params: nodes.Params{}, Ranks: nodes.RanksOf(ranks), Latency: trial.Constant(T), Seed: 1}
 	if !alg.StartsAll {
 		cfg.Initiators = initiators
 	}
@@ -167,7 +167,7 @@ func newJudge(t testing.TB, cfg *trial.Config, unit time.Duration) *judge {
 func (j *judge) build(unit time.Duration) error {
 	j.checker = check.New(j.cfg.Ranks)
 	if a := j.cfg.Algorithm; a.Quorum != nil {
-		return j.checker.WatchQuorum(a, nodes.Config{Variant: j.cfg.VariantName(), Params: j.cfg.Params, N: len(j.cfg.Ranks), T: unit})
+		return j.checker.WatchQuorum(a, nodes.Config{Variant: j.cfg.VariantName(), Params: j.cfg.Params, N: j.cfg.Ranks.Len(), T: unit})
 	}
 	return nil
 }
@@ -213,7 +213,7 @@ func run(t testing.TB, r *harness.Runtime, cfg trial.Config) (*harness.Result, c
 		if !trial.OutsideModel(&cfg, &res.Record) || reruns == workloads.MaxReruns {
 			return res, v, j
 		}
-		t.Logf("%s n=%d: %d messages outlasted D = %v (the longest %v): run again", cfg.Algorithm.Name, len(cfg.Ranks),
+		t.Logf("%s n=%d: %d messages outlasted D = %v (the longest %v): run again", cfg.Algorithm.Name, cfg.Ranks.Len(),
 			res.Record.Overruns, res.Record.Bound, res.Record.Delays.Max)
 	}
 }
@@ -227,7 +227,7 @@ func runOnce(t testing.TB, r *harness.Runtime, cfg trial.Config) (*harness.Resul
 	defer cancel()
 	res, err := r.Run(ctx, cfg)
 	if err != nil {
-		t.Fatalf("%s n=%d: %v", cfg.Algorithm.Name, len(cfg.Ranks), err)
+		t.Fatalf("%s n=%d: %v", cfg.Algorithm.Name, cfg.Ranks.Len(), err)
 	}
 	return res, j.verdict(&res.Record), j
 }

@@ -92,11 +92,11 @@ func BenchmarkStepLines(b *testing.B) {
 			r := &Runtime{srv: servers{clients: []*toxi.Client{toxi.NewClient("http://127.0.0.1:1")}}}
 			b.ReportAllocs()
 			for range b.N {
-				c := check.New(ranks)
+				c := check.New(nodes.RanksOf(ranks))
 				if err := c.WatchQuorum(alg, nodes.Config{Variant: variant, N: n, T: 10 * time.Millisecond}); err != nil {
 					b.Fatal(err)
 				}
-				cfg := trial.Config{Algorithm: alg, Variant: variant, Ranks: ranks, Latency: trial.Constant(5 * time.Millisecond), Events: c}
+				cfg := trial.Config{Algorithm: alg, Variant: variant, Ranks: nodes.RanksOf(ranks), Latency: trial.Constant(5 * time.Millisecond), Events: c}
 				lt := running(r, cfg, ranks)
 				for i, line := range lines {
 					rep, err := live.ParseReport(line)
@@ -165,7 +165,7 @@ func streamRun(t *testing.T, hold int, order []int, lines [][]byte, senders []in
 	}
 	var buf bytes.Buffer
 	tr := trial.NewTrace(&buf)
-	cfg := trial.Config{Algorithm: alg, Variant: variant, Ranks: ranks, Latency: trial.Constant(5 * time.Millisecond), Events: tr}
+	cfg := trial.Config{Algorithm: alg, Variant: variant, Ranks: nodes.RanksOf(ranks), Latency: trial.Constant(5 * time.Millisecond), Events: tr}
 	lt := running(&Runtime{srv: servers{clients: []*toxi.Client{toxi.NewClient("http://127.0.0.1:1")}}}, cfg, ranks)
 	lt.start = time.Now().Add(-time.Hour) // the harness's clock is past every line's
 	for _, p := range lt.procs.byPos {

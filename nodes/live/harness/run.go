@@ -88,7 +88,7 @@ type liveTrial struct {
 }
 
 func newLiveTrial(r *Runtime, cfg trial.Config, fs faults, serial int) *liveTrial {
-	n := len(cfg.Ranks)
+	n := cfg.Ranks.Len()
 	lt := &liveTrial{
 		r: r, ctx: context.Background(), cfg: cfg, faults: fs, n: n, T: cfg.T(), serial: serial,
 		procs:      newProcs(),
@@ -235,7 +235,7 @@ func (lt *liveTrial) continueSetup(ctx context.Context, began time.Time) error {
 	lt.armed = make([]int, n)
 	lt.expect = make([]int, n)
 	if s, ok := lt.cfg.Events.(trial.SetupSink); ok {
-		s.Setup(trial.Setup{Ranks: lt.ranks, Unit: lt.tAlg})
+		s.Setup(trial.Setup{Ranks: nodes.RanksOf(lt.ranks), Unit: lt.tAlg})
 	}
 	lt.log = newEventLog(n, &lt.cfg, lt.T, lt.det)
 	lt.log.rec.Bound = lt.cfg.BoundIn(lt.tAlg)
@@ -361,7 +361,7 @@ func (lt *liveTrial) assign() error {
 	for i := range positions {
 		positions[i] = i
 	}
-	slices.SortFunc(positions, func(a, b int) int { return lt.cfg.Ranks[a].Compare(lt.cfg.Ranks[b]) })
+	slices.SortFunc(positions, lt.cfg.Ranks.Cmp)
 	lt.procs.byPos = make([]*proc, n)
 	lt.ranks = make([]nodes.Rank, n)
 	for k, pos := range positions {
@@ -507,7 +507,7 @@ func (lt *liveTrial) quietPeriod() time.Duration {
 // live processes agreeing on a live leader.
 func (lt *liveTrial) steady(now time.Duration) bool {
 	quiet := lt.faults.tl.Settled() && lt.pending == 0 && len(lt.restarting) == 0
-	return lt.settle.Settled(now, quiet, &lt.decisions, lt.alive, lt.ranks)
+	return lt.settle.Settled(now, quiet, &lt.decisions, lt.alive, nodes.RanksOf(lt.ranks))
 }
 
 // electionEvent tells the settling rule, if any, of an election event now.

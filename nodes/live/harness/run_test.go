@@ -72,11 +72,11 @@ func checkChangRoberts(t *testing.T, r *harness.Runtime) {
 func checkAgainstSim(t *testing.T, res *harness.Result, v check.Verdict, cfg trial.Config) float64 {
 	t.Helper()
 	want, wv, _ := simulate(t, cfg)
-	n := len(cfg.Ranks)
+	n := cfg.Ranks.Len()
 	if got, w := res.MessagesByKind(), want.MessagesByKind(); !maps.Equal(got, w) || res.Bytes <= 0 {
 		t.Errorf("n=%d: live sent %v, the simulator %v", n, got, w)
 	}
-	if !v.Correct || !v.Live || v.Violations != 0 || leaderPos(t, res.Ranks, v.Leader) != leaderPos(t, cfg.Ranks, wv.Leader) {
+	if !v.Correct || !v.Live || v.Violations != 0 || leaderPos(t, res.Ranks, v.Leader) != leaderPos(t, cfg.Ranks.Slice(), wv.Leader) {
 		t.Errorf("n=%d: live %+v, simulator %+v", n, v, wv)
 	}
 	if res.Lost.Total() != 0 || res.Dropped.Total() != 0 || res.Record.Lost != 0 || res.Record.Dropped != 0 {
@@ -191,8 +191,8 @@ func TestRunRefuses(t *testing.T) {
 		{func(c *trial.Config) {
 			c.Faults = []trial.Fault{{Effect: trial.EffLoss, P: 0.5, Links: func(trial.View) trial.LinkSet { return trial.LinkSet{} }}}
 		}, "cannot apply loss to links"},
-		{func(c *trial.Config) { c.Ranks = random(harness.MaxNodes+1, 1) }, "at most 128"},
-		{func(c *trial.Config) { c.Ranks = nil }, "at least 2"},
+		{func(c *trial.Config) { c.Ranks = nodes.RanksOf(random(harness.MaxNodes+1, 1)) }, "at most 128"},
+		{func(c *trial.Config) { c.Ranks = nodes.Ranks{} }, "at least 2"},
 	} {
 		cfg := config(t, "chang-roberts", ranks, []int{0}, 2*time.Millisecond)
 		tc.change(&cfg)
@@ -247,7 +247,7 @@ func TestEventsAsSimulated(t *testing.T) {
 		}
 		return out
 	}
-	got, want := story(j.events, res.Ranks), story(sj.events, cfg.Ranks)
+	got, want := story(j.events, res.Ranks), story(sj.events, cfg.Ranks.Slice())
 	if !slices.Equal(got, want) {
 		t.Errorf("live events:\n%s\nsimulated:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}

@@ -1,0 +1,90 @@
+package nodes
+
+import (
+	"slices"
+	"testing"
+)
+
+// Small ranks answer every question as the same ranks held whole.
+func TestRanksSmallAsWhole(t *testing.T) {
+	ids := []uint64{5, 1, 9, 3, 9, 2}
+	small := RanksFrom(ids...)
+	if _, ok := small.Small(); !ok {
+		t.Fatal("ids below 2³² are not held small")
+	}
+	whole := make([]Rank, len(ids))
+	for i, v := range ids {
+		whole[i] = RankOf(v)
+	}
+	full := RanksOf(whole)
+	if _, ok := full.Small(); ok || full.Whole() == nil || small.Whole() != nil {
+		t.Fatal("RanksOf holds ranks small, or Whole disagrees")
+	}
+	if small.Len() != len(ids) || full.Len() != len(ids) {
+		t.Fatalf("Len %d and %d, want %d", small.Len(), full.Len(), len(ids))
+	}
+	others := []Rank{RankOf(0), RankOf(3), RankOf(4), RankOf(1 << 40), {Attr: 1, ID: IDFromUint64(1)}, {ID: ID{1, 0, 0, 0}}}
+	for i := range ids {
+		if small.At(i) != whole[i] {
+			t.Errorf("At(%d) = %v, want %v", i, small.At(i), whole[i])
+		}
+		if small.IsZero(i) || full.IsZero(i) {
+			t.Errorf("IsZero(%d)", i)
+		}
+		for j := range ids {
+			if got, want := small.Cmp(i, j), whole[i].Compare(whole[j]); got != want || full.Cmp(i, j) != want {
+				t.Errorf("Cmp(%d, %d) = %d and %d, want %d", i, j, got, full.Cmp(i, j), want)
+			}
+		}
+		for _, o := range others {
+			if got, want := small.CmpTo(i, &o), whole[i].Compare(o); got != want || full.CmpTo(i, &o) != want {
+				t.Errorf("CmpTo(%d, %v) = %d and %d, want %d", i, o, got, full.CmpTo(i, &o), want)
+			}
+		}
+	}
+	// The first of equal extremes: position 2 holds 9 before position 4.
+	if small.Extreme(1) != 2 || full.Extreme(1) != 2 || small.Extreme(-1) != 1 || full.Extreme(-1) != 1 {
+		t.Errorf("Extreme: highest %d and %d, lowest %d and %d; want 2, 2, 1, 1", small.Extreme(1), full.Extreme(1), small.Extreme(-1), full.Extreme(-1))
+	}
+	if !slices.Equal(small.Slice(), whole) || !small.Equal(full) || !full.Equal(small) {
+		t.Error("Slice or Equal tell small and whole ranks apart")
+	}
+	if other := RanksFrom(5, 1, 9, 3, 9, 7); small.Equal(other) || other.Equal(full) {
+		t.Error("Equal holds different ranks equal")
+	}
+	if small.Bytes() != 4*int64(len(ids)) || full.Bytes() != 48*int64(len(ids)) {
+		t.Errorf("Bytes %d and %d", small.Bytes(), full.Bytes())
+	}
+}
+
+// An identity of 2³² or more is held whole; a zero identity is the zero
+// rank, which Validate refuses.
+func TestRanksFrom(t *testing.T) {
+	big := RanksFrom(1, 1<<32)
+	if _, ok := big.Small(); ok || big.At(1) != RankOf(1<<32) {
+		t.Errorf("an identity of 2³² held as %v", big.At(1))
+	}
+	if z := RanksFrom(3, 0); !z.IsZero(1) || z.IsZero(0) {
+		t.Error("IsZero of a small zero identity")
+	}
+	none, zero := RanksFrom(), Ranks{}
+	if none.Len() != 0 || zero.Len() != 0 {
+		t.Error("no ranks")
+	}
+}
+
+// Same holds for views of one arrangement only.
+func TestRanksSame(t *testing.T) {
+	a := RanksFrom(1, 2, 3)
+	b := a
+	if !a.Same(b) {
+		t.Error("a copy of a view is not the same")
+	}
+	if c := RanksFrom(1, 2, 3); a.Same(c) {
+		t.Error("equal ranks in other memory are the same")
+	}
+	w := a.Slice()
+	if x := RanksOf(w); !x.Same(RanksOf(w)) || x.Same(a) {
+		t.Error("Same of whole ranks")
+	}
+}
