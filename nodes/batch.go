@@ -49,8 +49,7 @@ func Batched[T any, PT interface {
 	var batch []T
 	size := 1
 	if cfg.Batch != nil && cfg.N > 0 {
-		batch = make([]T, cfg.N)
-		prefault.Touch(batch)
+		batch = prefault.Make[T](cfg.N)
 		*cfg.Batch = Batch{first: PT(&batch[0]), stride: unsafe.Sizeof(batch[0]), n: cfg.N}
 	}
 	return func() Machine {

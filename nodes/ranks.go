@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"unsafe"
+
+	"github.com/electbench/electbench/internal/prefault"
 )
 
 // Ranks are the ranks of a run's processes, by position (ring order: the
@@ -88,7 +90,7 @@ func (r *Ranks) Slice() []Rank {
 	if r.full != nil {
 		return r.full
 	}
-	out := make([]Rank, len(r.small))
+	out := prefault.Make[Rank](len(r.small))
 	for i, v := range r.small {
 		out[i] = RankOf(uint64(v))
 	}

@@ -69,8 +69,7 @@ func (a IDs) Check(n int) error {
 func (a IDs) Ranks(n int, seed uint64) nodes.Ranks {
 	switch a.Mode {
 	case "ascending", "descending":
-		r := make([]uint32, n)
-		prefault.Touch(r)
+		r := prefault.Make[uint32](n)
 		for i := range r {
 			if a.Mode == "ascending" {
 				r[i] = uint32(i + 1)
@@ -128,8 +127,7 @@ const shuffleAhead = 64
 // swaps need them. At ten million a swap takes about 30 ns rather than 55
 // (BenchmarkShuffle).
 func shuffle(n int, src *rand.Rand) []uint32 {
-	perm := make([]uint32, n)
-	prefault.Touch(perm)
+	perm := prefault.Make[uint32](n)
 	for i := range perm {
 		perm[i] = uint32(i)
 	}

@@ -1,12 +1,14 @@
 // Package prefault faults large, fresh arrays in at once, by writing them,
 // on both cores, before anything reads them.
 //
-// A simulated ring of ten million processes fills about 900 MB of fresh
-// memory at set-up (ranks, the shuffle, machines). Go does not write a large
-// array it takes fresh from the operating system, so each page is faulted in
+// A simulated ring of ten million processes fills about 300 MB of fresh
+// memory at set-up (the ranks, machines). Go does not write a large array
+// it takes fresh from the operating system, so each page is faulted in
 // where the program first touches it: one after another on one core, and
-// twice where the first touch is a read (see Touch). Touch faults the pages
-// in by writes, the two halves of an array at once.
+// twice where the first touch is a read (see Touch), such as the garbage
+// collector's scan of an array that holds pointers. Make allocates an
+// array and faults its pages in by writes, the two halves at once, before
+// a collection can scan it.
 //
 // The arrays keep the system's page size. Measured on a 2-core virtual
 // machine, whole process, a ten-million ring whose large arrays asked Linux

@@ -1,6 +1,7 @@
 package prefault
 
 import (
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -62,3 +63,30 @@ func touch(base unsafe.Pointer, from, end uintptr) {
 		atomic.AddUint32((*uint32)(unsafe.Add(base, off)), 0)
 	}
 }
+
+// Make returns make([]T, n) with its pages present (Touch). A large
+// allocation is what starts a garbage collection, and the collection's
+// first pass scans an array of a type that holds pointers, reading every
+// page of it before Touch can write them: the reads map the zero page and
+// Touch's writes then fault a second time, each with a flush of every
+// core's translation caches (a tenth of a ten-million ring's run when the
+// ranks before it were small). So from MinBytes on, Make holds collection
+// off between the allocation and the touch; one that is due starts when
+// the pages are present. Make holds collection off for the whole program,
+// so calls are serialised (gcOff).
+func Make[T any](n int) []T {
+	var zero T
+	if uintptr(n)*unsafe.Sizeof(zero) < MinBytes {
+		return make([]T, n)
+	}
+	gcOff.Lock()
+	defer gcOff.Unlock()
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	s := make([]T, n)
+	Touch(s)
+	return s
+}
+
+// gcOff serialises Make's changes of the collection percentage, so that
+// each restores the value it found.
+var gcOff sync.Mutex

@@ -1,6 +1,8 @@
 package prefault
 
 import (
+	"runtime/debug"
+	"sync"
 	"testing"
 )
 
@@ -46,5 +48,30 @@ func TestTouchKeepsContents(t *testing.T) {
 		if b[i] != byte(i*7) {
 			t.Fatalf("byte %d is %d after Touch of b[3:%d]; want %d", i, b[i], len(b)-1, byte(i*7))
 		}
+	}
+}
+
+// Make returns a zeroed array of the length asked, large or small, and
+// restores the collection percentage it found, also when called from
+// several goroutines at once.
+func TestMakeRestoresCollection(t *testing.T) {
+	type machine struct {
+		next int32
+		rep  *int // a pointer: the collector scans such arrays
+	}
+	old := debug.SetGCPercent(137)
+	defer debug.SetGCPercent(old)
+	var wg sync.WaitGroup
+	for _, n := range []int{10, 2 * MinBytes / 16, 3 * MinBytes / 16} {
+		wg.Go(func() {
+			s := Make[machine](n)
+			if len(s) != n || s[0] != (machine{}) || s[n-1] != (machine{}) {
+				t.Errorf("Make(%d): %d elements, first %v, last %v", n, len(s), s[0], s[n-1])
+			}
+		})
+	}
+	wg.Wait()
+	if got := debug.SetGCPercent(137); got != 137 {
+		t.Errorf("collection percentage %d after Make, want 137", got)
 	}
 }
