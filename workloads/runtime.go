@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/check"
 	"github.com/electbench/electbench/nodes/sim"
 	"github.com/electbench/electbench/nodes/trial"
@@ -45,6 +46,8 @@ type judge struct {
 	err     error      // building the checker for the ranks that ran (Setup)
 }
 
+var _ trial.DecisionSink = (*judge)(nil)
+
 func newJudge(cfg *trial.Config, unit time.Duration, trace io.Writer) (*judge, error) {
 	c, err := NewChecker(cfg, unit)
 	if err != nil {
@@ -69,8 +72,19 @@ func (j *judge) tee() {
 // checker is built again for the ranks its nodes minted. Only a trace
 // reads a message's ranks.
 func (j *judge) Event(e *trial.Event) { j.sink.Event(e) }
-func (j *judge) Kinds() trial.Kinds   { return trial.KindsOfSink(j.sink) }
-func (j *judge) ReadsRanks() bool     { return j.trace != nil }
+
+// EventDecide goes straight to the checker when no trace is kept
+// (trial.DecisionSink): a ring of ten million processes decides ten
+// million times.
+func (j *judge) EventDecide(at time.Duration, p int32, leader *nodes.Rank) {
+	if j.trace == nil {
+		j.checker.EventDecide(at, p, leader)
+		return
+	}
+	j.sink.Event(&trial.Event{At: at, Kind: trial.EvDecide, P: p, Leader: *leader})
+}
+func (j *judge) Kinds() trial.Kinds { return trial.KindsOfSink(j.sink) }
+func (j *judge) ReadsRanks() bool   { return j.trace != nil }
 func (j *judge) Setup(s trial.Setup) {
 	j.cfg.Ranks = s.Ranks
 	c, err := NewChecker(&j.cfg, s.Unit)

@@ -158,6 +158,11 @@ func (c *Checker) Event(e *trial.Event) {
 	}
 }
 
+// EventDecide is Event of a decision (trial.DecisionSink).
+func (c *Checker) EventDecide(at time.Duration, p int32, leader *nodes.Rank) {
+	c.decided(at, int(p), leader)
+}
+
 // recomputeHighest finds the highest live rank, reading the ranks in place
 // (Rank.Cmp): a checker of ten million processes starts with this pass.
 func (c *Checker) recomputeHighest() {

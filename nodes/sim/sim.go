@@ -116,11 +116,13 @@ type sim struct {
 	quietEnough int64 // the quiet period that ends a run with heartbeats
 	fifoCore    int64 // of which in the FIFO queue
 
-	res   trial.Record
-	ev    trial.Sink  // Config.Events
-	want  trial.Kinds // the kinds ev wants
-	evbuf trial.Event // the event being emitted (emit)
-	sink  uint8       // see warm
+	res     trial.Record
+	ev      trial.Sink         // Config.Events
+	decider trial.DecisionSink // ev, when it takes decisions by a call of their own
+	leader  nodes.Rank         // the leader handed to decider
+	want    trial.Kinds        // the kinds ev wants
+	evbuf   trial.Event        // the event being emitted (emit)
+	sink    uint8              // see warm
 
 	// Faults (effects.go), kept after the hot fields.
 	newMachine  func() nodes.Machine
@@ -284,6 +286,7 @@ func newSim(cfg trial.Config) (*sim, error) {
 	}
 	s.ev = cfg.Events
 	s.want = trial.KindsOfSink(s.ev)
+	s.decider, _ = s.ev.(trial.DecisionSink)
 	if s.want.Has(trial.EvPhase) {
 		_, s.phased = s.machines.at(0).(nodes.Phased)
 	}
@@ -751,7 +754,14 @@ func (s *sim) decide(p int32, leader *nodes.Rank) {
 	s.lastDecided = p
 	s.electionEvent()
 	if s.want.Has(trial.EvDecide) {
-		s.emitDecision(p, leader)
+		if s.decider != nil {
+			// Through the interface the pointer would escape, and every
+			// decision allocate its leader: hand over the simulator's copy.
+			s.leader = *leader
+			s.decider.EventDecide(time.Duration(s.now), p, &s.leader)
+		} else {
+			s.emitDecision(p, leader)
+		}
 	}
 	if s.tl != nil {
 		s.tl.Decided()

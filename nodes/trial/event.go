@@ -102,6 +102,18 @@ type Selective interface {
 	Kinds() Kinds
 }
 
+// DecisionSink is implemented by sinks that take a decision through a call
+// of its own: a ring of ten million processes decides ten million times,
+// and building an Event (over 200 bytes) for each costs more than what
+// the sink does with it. A runtime that finds it calls
+// EventDecide(at, p, leader) for every decision the sink wants, instead of
+// Event with {At: at, Kind: EvDecide, P: p, Leader: *leader}, which it
+// means exactly. The sink must not keep the pointer.
+type DecisionSink interface {
+	Sink
+	EventDecide(at time.Duration, p int32, leader *nodes.Rank)
+}
+
 // RankReader is implemented by sinks that say whether they read a
 // message's ranks (Msg.Rank, Msg.Aux) or only its kind and counters. A
 // runtime that pays to learn the ranks (live nodes must report them) fills
