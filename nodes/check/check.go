@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/electbench/electbench/internal/prefault"
 	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/trial"
 )
@@ -67,7 +68,7 @@ type Checker struct {
 // New prepares a checker for a run over ranks (by position).
 func New(ranks nodes.Ranks) *Checker {
 	n := ranks.Len()
-	c := &Checker{ranks: ranks, alive: make([]bool, n), belief: make([]int32, n)}
+	c := &Checker{ranks: ranks, alive: prefault.Make[bool](n), belief: prefault.Make[int32](n)}
 	for i := range c.alive {
 		c.alive[i] = true
 	}

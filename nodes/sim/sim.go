@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/electbench/electbench/chaos/timeline"
+	"github.com/electbench/electbench/internal/prefault"
 	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/trial"
 )
@@ -232,7 +233,7 @@ func newSim(cfg trial.Config) (*sim, error) {
 		timers:   map[uint64]timerState{},
 		net:      rand.New(rand.NewPCG(cfg.Seed, 0x6e6574776f726b)), // "network"
 		machines: newMachineTable(n, batch),
-		alive:    make([]bool, n),
+		alive:    prefault.Make[bool](n),
 		settle:   settle,
 	}
 	s.small, _ = s.ranks.Small()

@@ -4,6 +4,7 @@ import (
 	"iter"
 	"time"
 
+	"github.com/electbench/electbench/internal/prefault"
 	"github.com/electbench/electbench/nodes"
 )
 
@@ -30,7 +31,9 @@ type decision struct {
 }
 
 // NewDecisions prepares the decisions of n processes, none made.
-func NewDecisions(n int) Decisions { return Decisions{list: make([]decision, n)} }
+// Ten million decisions are 160 MB, faulted in at once (prefault.Make)
+// rather than page by page as the run decides.
+func NewDecisions(n int) Decisions { return Decisions{list: prefault.Make[decision](n)} }
 
 // Len is the number of processes.
 func (d *Decisions) Len() int { return len(d.list) }
