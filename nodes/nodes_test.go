@@ -421,3 +421,29 @@ func TestTopologyLinks(t *testing.T) {
 		t.Fatal("Degree: wrong count for a small case")
 	}
 }
+
+// EncodedSizeOf is the length of the encoding, on its fast paths (a
+// registered kind with at most a small identity) and off them.
+func TestEncodedSizeOf(t *testing.T) {
+	var ms []Message
+	for _, w := range []uint64{0, 1, 255, 256, 1<<32 - 1, 1 << 32, 1<<63 + 5} {
+		ms = append(ms,
+			Message{Kind: testKind, Rank: RankOf(w)},
+			Message{Kind: testKind, Rank: RankOf(w), A: 1},
+			Message{Kind: testKind, Rank: RankOf(w), B: -1},
+			Message{Kind: testKind, Rank: RankOf(w), Aux: RankOf(w + 1)},
+			Message{Kind: testKind, Rank: Rank{Attr: w + 1, ID: IDFromUint64(w)}},
+			Message{Kind: testBeat, Rank: Rank{ID: ID{w, 0, 0, 3}}},
+			Message{Kind: testBeat, Rank: RankOf(w), Body: "\x01"},
+		)
+	}
+	for _, m := range ms {
+		b, err := m.AppendBinary(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := EncodedSizeOf(&m); got != len(b) || m.EncodedSize() != len(b) {
+			t.Errorf("%+v: EncodedSizeOf %d, encoding %d bytes", m, got, len(b))
+		}
+	}
+}
