@@ -20,6 +20,19 @@ type Batch struct {
 	first  Machine // the array's first element
 	stride uintptr // bytes from one element to the next
 	n      int     // elements
+	take   func()  // hands the n elements out at once (Take)
+}
+
+// Take hands the array's machines out at once, as the constructor's next n
+// calls would, one by one (ten million calls cost a ten-million ring 0.1 s
+// of set-up): the runtime then takes the array's elements for its first n
+// machines, and the constructor's next call makes a machine after them.
+// A no-op when the constructor noted no array, or once taken.
+func (b *Batch) Take() {
+	if b != nil && b.take != nil {
+		b.take()
+		b.take = nil
+	}
 }
 
 // Layout returns the array a constructor noted: its first machine, the
@@ -50,7 +63,8 @@ func Batched[T any, PT interface {
 	size := 1
 	if cfg.Batch != nil && cfg.N > 0 {
 		batch = prefault.Make[T](cfg.N)
-		*cfg.Batch = Batch{first: PT(&batch[0]), stride: unsafe.Sizeof(batch[0]), n: cfg.N}
+		n := cfg.N
+		*cfg.Batch = Batch{first: PT(&batch[0]), stride: unsafe.Sizeof(batch[0]), n: n, take: func() { batch = batch[n:] }}
 	}
 	return func() Machine {
 		if len(batch) == 0 {

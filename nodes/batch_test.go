@@ -52,3 +52,26 @@ func TestBatched(t *testing.T) {
 		}
 	}
 }
+
+// Take hands the array's machines out at once: the constructor's next
+// machine is a fresh one outside the array, and a second Take, or a Take
+// without an array, changes nothing.
+func TestBatchTake(t *testing.T) {
+	const n = 50
+	b := &nodes.Batch{}
+	newMachine := nodes.Batched[counter](nodes.Config{N: n, Batch: b})
+	first, stride, _ := b.Layout()
+	b.Take()
+	b.Take()
+	lo := uintptr(unsafe.Pointer(first.(*counter)))
+	hi := lo + n*stride
+	for i := range 3 {
+		m := newMachine().(*counter)
+		if p := uintptr(unsafe.Pointer(m)); p >= lo && p < hi || *m != (counter{}) {
+			t.Fatalf("machine %d after Take: %+v at %#x, inside the array [%#x, %#x)", i, *m, p, lo, hi)
+		}
+	}
+	var none *nodes.Batch
+	none.Take()
+	(&nodes.Batch{}).Take()
+}

@@ -41,8 +41,8 @@ func words(m *nodes.Machine) *iface { return (*iface)(unsafe.Pointer(m)) }
 
 // newMachineTable prepares the table of n machines; b is the Batch the
 // run's constructor was given: when it holds n machines, the table starts
-// regular, the machines being the array's elements until set says
-// otherwise (the simulator puts each before any event).
+// regular, the machines being the array's elements (the simulator takes
+// them at once, Batch.Take) until set says otherwise.
 func newMachineTable(n int, b *nodes.Batch) machineTable {
 	if first, stride, k := b.Layout(); k == n && n > 0 && first != nil {
 		w := words(&first)

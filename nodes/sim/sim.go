@@ -247,8 +247,14 @@ func newSim(cfg trial.Config) (*sim, error) {
 	s.det = cfg.DetectorIn(unit)
 	s.detRand = rand.New(rand.NewPCG(cfg.Seed, 0x646574656374)) // "detect"
 	s.env.s = s
-	for i := range int32(n) {
-		s.machines.set(i, newMachine())
+	if s.machines.regular {
+		batch.Take() // the array's elements are the machines (nodes.Batch)
+	} else {
+		for i := range int32(n) {
+			s.machines.set(i, newMachine())
+		}
+	}
+	for i := range s.alive {
 		s.alive[i] = true
 	}
 	s.lastDecided = -1
