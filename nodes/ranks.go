@@ -145,6 +145,27 @@ func (r *Ranks) Extreme(dir int) int {
 	return best
 }
 
+// HighestAlive returns the first position of the highest rank among the
+// positions alive says are alive, −1 when none is.
+func (r *Ranks) HighestAlive(alive []bool) int {
+	best := -1
+	if small, ok := r.Small(); ok {
+		var top uint32
+		for i, v := range small { // one compare a process: a checker of ten million starts with this pass
+			if alive[i] && (best < 0 || v > top) {
+				best, top = i, v
+			}
+		}
+		return best
+	}
+	for i := range r.full {
+		if alive[i] && (best < 0 || r.full[i].Cmp(&r.full[best]) > 0) {
+			best = i
+		}
+	}
+	return best
+}
+
 // Same reports whether r and o are the same ranks in the same memory: a
 // cheap test that two views were made from one arrangement.
 func (r *Ranks) Same(o Ranks) bool {

@@ -88,3 +88,23 @@ func TestRanksSame(t *testing.T) {
 		t.Error("Same of whole ranks")
 	}
 }
+
+// HighestAlive is the first highest among the live, small or whole.
+func TestRanksHighestAlive(t *testing.T) {
+	small := RanksFrom(5, 9, 3, 9, 7)
+	full := RanksOf(small.Slice())
+	for _, c := range []struct {
+		alive []bool
+		want  int
+	}{
+		{[]bool{true, true, true, true, true}, 1},
+		{[]bool{true, false, true, true, true}, 3},
+		{[]bool{true, false, true, false, true}, 4},
+		{[]bool{false, false, true, false, false}, 2},
+		{[]bool{false, false, false, false, false}, -1},
+	} {
+		if got, whole := small.HighestAlive(c.alive), full.HighestAlive(c.alive); got != c.want || whole != c.want {
+			t.Errorf("alive %v: HighestAlive %d small, %d whole; want %d", c.alive, got, whole, c.want)
+		}
+	}
+}

@@ -164,18 +164,12 @@ func (c *Checker) EventDecide(at time.Duration, p int32, leader *nodes.Rank) {
 	c.decided(at, int(p), leader)
 }
 
-// recomputeHighest finds the highest live rank, reading the ranks in place
-// (Rank.Cmp): a checker of ten million processes starts with this pass.
+// recomputeHighest finds the highest live rank (Ranks.HighestAlive): a
+// checker of ten million processes starts with this pass.
 func (c *Checker) recomputeHighest() {
 	c.highest = nodes.Rank{}
 	c.rightful = -1
-	best := -1
-	for i := range c.ranks.Len() {
-		if c.alive[i] && (best < 0 || c.ranks.Cmp(best, i) < 0) {
-			best = i
-		}
-	}
-	if best >= 0 {
+	if best := c.ranks.HighestAlive(c.alive); best >= 0 {
 		c.highest = c.ranks.At(best)
 	}
 }

@@ -15,13 +15,7 @@ func (s *sim) currentLeader() int {
 			return p
 		}
 	}
-	best := -1
-	for p := range s.n {
-		if s.alive[p] && (best < 0 || s.ranks.Cmp(best, p) < 0) {
-			best = p
-		}
-	}
-	return max(best, 0)
+	return max(s.ranks.HighestAlive(s.alive), 0)
 }
 
 // position finds the process of rank r.
