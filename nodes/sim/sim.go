@@ -901,12 +901,14 @@ func (e *env) Peers() []nodes.Peer {
 	}
 	n := int32(s.n)
 	succ := succOf(e.p, n)
-	s.ringPeer[0] = nodes.Peer{ID: nodes.PeerID(succ), Rank: *s.rank(succ)}
+	// Field by field: a Peer built whole goes through a temporary whose
+	// copy stalls on the stores that built it (Rank's doc).
+	s.ringPeer[0].ID, s.ringPeer[0].Rank = nodes.PeerID(succ), *s.rank(succ)
 	if s.topo == nodes.RingUni {
 		return s.ringPeer[:1:1]
 	}
 	pred := predOf(e.p, n)
-	s.ringPeer[1] = nodes.Peer{ID: nodes.PeerID(pred), Rank: *s.rank(pred)}
+	s.ringPeer[1].ID, s.ringPeer[1].Rank = nodes.PeerID(pred), *s.rank(pred)
 	return s.ringPeer[:2:2]
 }
 
