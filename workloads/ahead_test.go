@@ -9,12 +9,12 @@ import (
 	"github.com/electbench/electbench/nodes"
 )
 
-// From halvesFrom processes on, a simulated trial writes its ranks in two
-// halves at once and computes its reference figures during the run: the
-// ranks are still rand.Perm's permutation, and the row holds the figures
+// From aheadFrom processes on, a simulated trial computes its reference
+// figures during the run: the ranks are rand.Perm's permutation of 1..N,
+// and the row holds the figures
 // (chang-roberts, successor of the highest: 3N − 1).
 func TestLargeTrialRanksAndFigures(t *testing.T) {
-	n := halvesFrom + 3
+	n := aheadFrom + 3
 	r := IDs{Mode: "random"}.Ranks(n, 7)
 	seen := make([]bool, n+1)
 	for i := range r.Len() {
@@ -25,11 +25,11 @@ func TestLargeTrialRanksAndFigures(t *testing.T) {
 		}
 		seen[v] = true
 	}
-	rows := rowsOf(t, spec(t, "chang-roberts", strconv.Itoa(halvesFrom), "random", "successor-of-max", "1ms", 1).Plan(), 1)
+	rows := rowsOf(t, spec(t, "chang-roberts", strconv.Itoa(aheadFrom), "random", "successor-of-max", "1ms", 1).Plan(), 1)
 	if len(rows) != 1 {
 		t.Fatalf("%d rows, want 1", len(rows))
 	}
-	want := int64(3*halvesFrom - 1)
+	want := int64(3*aheadFrom - 1)
 	if m := rows[0].TheoryMessages; !m.Set || m.V != want || rows[0].Messages != want {
 		t.Fatalf("theory_messages %v, messages %d; want both %d", rows[0].TheoryMessages, rows[0].Messages, want)
 	}

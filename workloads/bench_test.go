@@ -12,7 +12,7 @@ func BenchmarkShuffle(b *testing.B) {
 	const n = 10_000_000
 	b.Run("ahead", func(b *testing.B) {
 		for range b.N {
-			shuffle(n, rand.New(rand.NewPCG(1, streamIDs)))
+			shuffle(n, 1, rand.New(rand.NewPCG(1, streamIDs)))
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/swap")
 	})

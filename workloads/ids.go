@@ -84,40 +84,20 @@ func (a IDs) Ranks(n int, seed uint64) nodes.Ranks {
 		return a.powRanks(n, seed)
 	}
 	// random: a uniformly random permutation of 1..n
-	perm := shuffle(n, rand.New(rand.NewPCG(seed, streamIDs)))
-	inHalves(n, func(lo, hi int) {
-		for i := range perm[lo:hi] {
-			perm[lo+i]++
-		}
-	})
-	return nodes.SmallRanks(perm)
+	return nodes.SmallRanks(shuffle(n, 1, rand.New(rand.NewPCG(seed, streamIDs))))
 }
 
-// halvesFrom is the number of positions from which inHalves splits its
-// work: below it a goroutine costs more than the second core saves.
-const halvesFrom = 1 << 16
-
-// inHalves calls fill(0, n) or, from halvesFrom positions on, fill on the
-// two halves of 0..n at once, one on another goroutine.
-func inHalves(n int, fill func(lo, hi int)) {
-	if n < halvesFrom {
-		fill(0, n)
-		return
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		fill(n/2, n)
-	}()
-	fill(0, n/2)
-	<-done
-}
+// aheadFrom is the number of processes from which a simulated trial
+// computes its reference figures on another goroutine during the run
+// (figuresAhead): below it a goroutine costs more than the second core
+// saves.
+const aheadFrom = 1 << 16
 
 // shuffleAhead is how many swaps shuffle draws before it makes them.
 const shuffleAhead = 64
 
-// shuffle returns rand.Perm(n)'s permutation of 0..n-1 drawn from src, on
-// 4-byte numbers rather than 8-byte ones: the same permutation, in half the
+// shuffle returns rand.Perm(n)'s permutation of 0..n-1 drawn from src,
+// plus base, on 4-byte numbers rather than 8-byte ones: the same permutation, in half the
 // memory and its cache misses. The loop is Rand.Shuffle's own (Fisher–Yates
 // drawing Uint64N(i+1) for i from n−1 down), written out so that a swap is
 // not a call, and it draws shuffleAhead swaps at a time and reads the
@@ -126,10 +106,10 @@ const shuffleAhead = 64
 // at ten million), overlap instead of coming one after another as the
 // swaps need them. At ten million a swap takes about 30 ns rather than 55
 // (BenchmarkShuffle).
-func shuffle(n int, src *rand.Rand) []uint32 {
+func shuffle(n int, base uint32, src *rand.Rand) []uint32 {
 	perm := prefault.Make[uint32](n)
 	for i := range perm {
-		perm[i] = uint32(i)
+		perm[i] = base + uint32(i)
 	}
 	var js [shuffleAhead]uint32
 	var touched uint32

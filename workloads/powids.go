@@ -81,7 +81,7 @@ func (a IDs) powRanks(n int, seed uint64) nodes.Ranks {
 	}
 	src := rand.New(rand.NewPCG(seed, streamIDs))
 	r := make([]nodes.Rank, n)
-	for i, j := range shuffle(n, src) { // rand.Perm's permutation (IDs.Ranks)
+	for i, j := range shuffle(n, 0, src) { // rand.Perm's permutation (IDs.Ranks)
 		r[i] = nodes.Rank{ID: a.Pow.ids[j]}
 	}
 	return nodes.RanksOf(r)

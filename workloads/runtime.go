@@ -122,7 +122,7 @@ func (t Trial) run(ctx context.Context, rt Runtime, live bool, trace io.Writer, 
 	if !live && s.LiveUnit {
 		cfg.Unit = s.Unit()
 	}
-	if !live && a.Alg.Theory != nil && t.Nodes >= halvesFrom {
+	if !live && a.Alg.Theory != nil && t.Nodes >= aheadFrom {
 		ahead := figuresAhead(a.Alg.Theory, t.theoryInput(ranks, initiators))
 		defer ahead.wait()
 		theory = ahead
