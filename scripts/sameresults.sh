@@ -22,6 +22,9 @@ run --algo all --nodes 4..32 --trials 3 --latency 1ms --crash 'random(1)@3T'
 run --algo all --nodes 8,16 --trials 3 --latency 'uniform(1ms,5ms)' --detector 'heartbeat(2T,6T)' --crash 'leader@leader-elected'
 run --algo all --nodes 8,16 --trials 3 --latency 'uniform(1ms,5ms)' --detector 'inaccurate(300,0,2T,20T)'
 run --algo lcr,hs,chang-roberts --nodes 500 --trials 2 --latency 'uniform(1ms,5ms)' --initiators all --trace "$O/trace.jsonl"
+# Ranks held whole (nodes.Ranks): minted identities and epoch ranks.
+run --algo all --nodes 4..32 --trials 2 --ids 'pow(8)' --latency 'uniform(1ms,5ms)' --crash 'leader@leader-elected'
+run --algo all --nodes 4..32 --trials 2 --rank epoch --latency 1ms --initiators all
 for s in $("$B" scenario list | awk '{print $1}'); do
 	"$B" scenario show "$s" | grep -q '^runtime: live' && continue
 	run "$s" --trials 2
