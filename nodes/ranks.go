@@ -41,10 +41,16 @@ func SmallRanks(ids []uint32) Ranks {
 	return Ranks{small: ids}
 }
 
-// RanksFrom returns the ranks of ids by position, held small when every
+// FitSmall reports whether ranks of these identities are held small: every
 // id fits in 32 bits.
+func FitSmall(ids ...uint64) bool {
+	return !slices.ContainsFunc(ids, func(v uint64) bool { return v > 1<<32-1 })
+}
+
+// RanksFrom returns the ranks of ids by position, held small when they
+// fit (FitSmall).
 func RanksFrom(ids ...uint64) Ranks {
-	if slices.ContainsFunc(ids, func(v uint64) bool { return v > 1<<32-1 }) {
+	if !FitSmall(ids...) {
 		rs := make([]Rank, len(ids))
 		for i, v := range ids {
 			rs[i] = RankOf(v)
@@ -126,40 +132,21 @@ func (r *Ranks) IsZero(i int) bool {
 }
 
 // Extreme returns the first position of the highest rank (dir 1) or of
-// the lowest (dir −1); 0 for no ranks.
-func (r *Ranks) Extreme(dir int) int {
-	best := 0
+// the lowest (dir −1) among the positions alive says are alive, every
+// position when alive is nil; −1 when there is none. One compare a
+// process for small ranks: a checker of ten million starts with this pass.
+func (r *Ranks) Extreme(dir int, alive []bool) int {
+	best := -1
 	if small, ok := r.Small(); ok {
-		for i, v := range small { // one compare a process: ten million in ~10 ms
-			if cmp.Compare(v, small[best]) == dir {
+		for i, v := range small {
+			if (alive == nil || alive[i]) && (best < 0 || cmp.Compare(v, small[best]) == dir) {
 				best = i
 			}
 		}
 		return best
 	}
 	for i := range r.full {
-		if r.full[i].Cmp(&r.full[best]) == dir {
-			best = i
-		}
-	}
-	return best
-}
-
-// HighestAlive returns the first position of the highest rank among the
-// positions alive says are alive, −1 when none is.
-func (r *Ranks) HighestAlive(alive []bool) int {
-	best := -1
-	if small, ok := r.Small(); ok {
-		var top uint32
-		for i, v := range small { // one compare a process: a checker of ten million starts with this pass
-			if alive[i] && (best < 0 || v > top) {
-				best, top = i, v
-			}
-		}
-		return best
-	}
-	for i := range r.full {
-		if alive[i] && (best < 0 || r.full[i].Cmp(&r.full[best]) > 0) {
+		if (alive == nil || alive[i]) && (best < 0 || r.full[i].Cmp(&r.full[best]) == dir) {
 			best = i
 		}
 	}
@@ -174,31 +161,4 @@ func (r *Ranks) Same(o Ranks) bool {
 
 func sameMemory[T any](a, b []T) bool {
 	return len(a) == len(b) && unsafe.SliceData(a) == unsafe.SliceData(b) && (a == nil) == (b == nil)
-}
-
-// Equal reports whether r and o hold the same ranks, in whatever form.
-func (r *Ranks) Equal(o Ranks) bool {
-	if r.Len() != o.Len() {
-		return false
-	}
-	if a, ok := r.Small(); ok {
-		if b, ok := o.Small(); ok {
-			return slices.Equal(a, b)
-		}
-	}
-	for i := range r.Len() {
-		x := o.At(i)
-		if r.CmpTo(i, &x) != 0 {
-			return false
-		}
-	}
-	return true
-}
-
-// Bytes is the memory the ranks take: 4 or 48 bytes a process.
-func (r *Ranks) Bytes() int64 {
-	if r.full != nil {
-		return int64(len(r.full)) * int64(unsafe.Sizeof(Rank{}))
-	}
-	return 4 * int64(len(r.small))
 }

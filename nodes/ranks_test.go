@@ -43,23 +43,26 @@ func TestRanksSmallAsWhole(t *testing.T) {
 		}
 	}
 	// The first of equal extremes: position 2 holds 9 before position 4.
-	if small.Extreme(1) != 2 || full.Extreme(1) != 2 || small.Extreme(-1) != 1 || full.Extreme(-1) != 1 {
-		t.Errorf("Extreme: highest %d and %d, lowest %d and %d; want 2, 2, 1, 1", small.Extreme(1), full.Extreme(1), small.Extreme(-1), full.Extreme(-1))
+	if small.Extreme(1, nil) != 2 || full.Extreme(1, nil) != 2 || small.Extreme(-1, nil) != 1 || full.Extreme(-1, nil) != 1 {
+		t.Errorf("Extreme: highest %d and %d, lowest %d and %d; want 2, 2, 1, 1", small.Extreme(1, nil), full.Extreme(1, nil), small.Extreme(-1, nil), full.Extreme(-1, nil))
 	}
-	if !slices.Equal(small.Slice(), whole) || !small.Equal(full) || !full.Equal(small) {
-		t.Error("Slice or Equal tell small and whole ranks apart")
+	if !slices.Equal(small.Slice(), whole) || !slices.Equal(full.Slice(), whole) {
+		t.Error("Slice tells small and whole ranks apart")
 	}
-	if other := RanksFrom(5, 1, 9, 3, 9, 7); small.Equal(other) || other.Equal(full) {
-		t.Error("Equal holds different ranks equal")
+	if other := RanksFrom(5, 1, 9, 3, 9, 7); slices.Equal(other.Slice(), whole) {
+		t.Error("Slice holds different ranks equal")
 	}
-	if small.Bytes() != 4*int64(len(ids)) || full.Bytes() != 48*int64(len(ids)) {
-		t.Errorf("Bytes %d and %d", small.Bytes(), full.Bytes())
+	if ids32, ok := small.Small(); !ok || len(ids32) != len(ids) || full.Whole() == nil || len(full.Whole()) != len(ids) {
+		t.Errorf("held as %d small identities and %d whole ranks, want %d and %d", len(ids32), len(full.Whole()), len(ids), len(ids))
 	}
 }
 
 // An identity of 2³² or more is held whole; a zero identity is the zero
 // rank, which Validate refuses.
 func TestRanksFrom(t *testing.T) {
+	if !FitSmall(1, 1<<32-1) || FitSmall(1, 1<<32) || !FitSmall() {
+		t.Error("FitSmall's bound is not 2³²")
+	}
 	big := RanksFrom(1, 1<<32)
 	if _, ok := big.Small(); ok || big.At(1) != RankOf(1<<32) {
 		t.Errorf("an identity of 2³² held as %v", big.At(1))
@@ -89,8 +92,9 @@ func TestRanksSame(t *testing.T) {
 	}
 }
 
-// HighestAlive is the first highest among the live, small or whole.
-func TestRanksHighestAlive(t *testing.T) {
+// Extreme among the live is the first highest, or lowest, of them, small
+// or whole.
+func TestRanksExtremeAlive(t *testing.T) {
 	small := RanksFrom(5, 9, 3, 9, 7)
 	full := RanksOf(small.Slice())
 	for _, c := range []struct {
@@ -103,8 +107,11 @@ func TestRanksHighestAlive(t *testing.T) {
 		{[]bool{false, false, true, false, false}, 2},
 		{[]bool{false, false, false, false, false}, -1},
 	} {
-		if got, whole := small.HighestAlive(c.alive), full.HighestAlive(c.alive); got != c.want || whole != c.want {
-			t.Errorf("alive %v: HighestAlive %d small, %d whole; want %d", c.alive, got, whole, c.want)
+		if got, whole := small.Extreme(1, c.alive), full.Extreme(1, c.alive); got != c.want || whole != c.want {
+			t.Errorf("alive %v: highest %d small, %d whole; want %d", c.alive, got, whole, c.want)
 		}
+	}
+	if got, whole := small.Extreme(-1, []bool{false, true, false, true, true}), full.Extreme(-1, []bool{false, true, false, true, true}); got != 4 || whole != 4 {
+		t.Errorf("lowest alive %d small, %d whole; want 4", got, whole)
 	}
 }

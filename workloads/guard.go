@@ -38,10 +38,7 @@ const perProcessBytes = 16 + 2 + 16 + 4
 // small identities of the random, ascending and descending arrangements
 // and of lists below 2³², 48 for minted identities and epoch ranks.
 func (t Trial) rankBytes() int {
-	ids := t.Spec.IDs
-	small := ids.Mode == "random" || ids.Mode == "ascending" || ids.Mode == "descending" ||
-		ids.Mode == "list" && !slices.ContainsFunc(ids.List, func(v uint64) bool { return v > 1<<32-1 })
-	if small && t.Spec.RankBy != RankByEpoch {
+	if t.Spec.IDs.small() && t.Spec.RankBy != RankByEpoch {
 		return 4
 	}
 	return int(unsafe.Sizeof(nodes.Rank{}))

@@ -63,6 +63,18 @@ func (a IDs) Check(n int) error {
 	return nil
 }
 
+// small reports whether Ranks holds this arrangement's ranks small
+// (nodes.Ranks): the simulated arrangements, and lists that fit.
+func (a IDs) small() bool {
+	switch a.Mode {
+	case "random", "ascending", "descending":
+		return true
+	case "list":
+		return nodes.FitSmall(a.List...)
+	}
+	return false
+}
+
 // Ranks places n identities by position, drawing from seed for "random".
 // Small identities are held as 4-byte numbers (nodes.Ranks): the random
 // arrangement's ranks are its shuffle itself, ten million in 40 MB.
@@ -71,11 +83,10 @@ func (a IDs) Ranks(n int, seed uint64) nodes.Ranks {
 	case "ascending", "descending":
 		r := prefault.Make[uint32](n)
 		for i := range r {
-			if a.Mode == "ascending" {
-				r[i] = uint32(i + 1)
-			} else {
-				r[i] = uint32(n - i)
-			}
+			r[i] = uint32(i + 1)
+		}
+		if a.Mode == "descending" {
+			slices.Reverse(r)
 		}
 		return nodes.SmallRanks(r)
 	case "list":
@@ -204,11 +215,11 @@ func (in Initiators) Positions(ranks nodes.Ranks, seed uint64) []int {
 		}
 		return out
 	case "max":
-		return []int{ranks.Extreme(1)}
+		return []int{ranks.Extreme(1, nil)}
 	case "successor-of-max":
-		return []int{(ranks.Extreme(1) + 1) % n}
+		return []int{(ranks.Extreme(1, nil) + 1) % n}
 	case "lowest":
-		return []int{ranks.Extreme(-1)}
+		return []int{ranks.Extreme(-1, nil)}
 	case "random":
 		src := rand.New(rand.NewPCG(seed, streamInitiators))
 		out := src.Perm(n)[:in.K]

@@ -9,7 +9,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/check"
 	"github.com/electbench/electbench/nodes/sim"
 	"github.com/electbench/electbench/nodes/trial"
@@ -46,8 +45,6 @@ type judge struct {
 	err     error      // building the checker for the ranks that ran (Setup)
 }
 
-var _ trial.DecisionSink = (*judge)(nil)
-
 func newJudge(cfg *trial.Config, unit time.Duration, trace io.Writer) (*judge, error) {
 	c, err := NewChecker(cfg, unit)
 	if err != nil {
@@ -73,16 +70,6 @@ func (j *judge) tee() {
 // reads a message's ranks.
 func (j *judge) Event(e *trial.Event) { j.sink.Event(e) }
 
-// EventDecide goes straight to the checker when no trace is kept
-// (trial.DecisionSink): a ring of ten million processes decides ten
-// million times.
-func (j *judge) EventDecide(at time.Duration, p int32, leader *nodes.Rank) {
-	if j.trace == nil {
-		j.checker.EventDecide(at, p, leader)
-		return
-	}
-	j.sink.Event(&trial.Event{At: at, Kind: trial.EvDecide, P: p, Leader: *leader})
-}
 func (j *judge) Kinds() trial.Kinds { return trial.KindsOfSink(j.sink) }
 func (j *judge) ReadsRanks() bool   { return j.trace != nil }
 func (j *judge) Setup(s trial.Setup) {

@@ -164,12 +164,12 @@ func (c *Checker) EventDecide(at time.Duration, p int32, leader *nodes.Rank) {
 	c.decided(at, int(p), leader)
 }
 
-// recomputeHighest finds the highest live rank (Ranks.HighestAlive): a
-// checker of ten million processes starts with this pass.
+// recomputeHighest finds the highest live rank (Ranks.Extreme): a checker
+// of ten million processes starts with this pass.
 func (c *Checker) recomputeHighest() {
 	c.highest = nodes.Rank{}
 	c.rightful = -1
-	if best := c.ranks.HighestAlive(c.alive); best >= 0 {
+	if best := c.ranks.Extreme(1, c.alive); best >= 0 {
 		c.highest = c.ranks.At(best)
 	}
 }

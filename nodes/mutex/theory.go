@@ -39,7 +39,7 @@ func centralTheory(in nodes.TheoryInput) nodes.Theory {
 	if !ok || in.Params["elect"] != "" && in.Params["elect"] != "highest" {
 		return nodes.Theory{}
 	}
-	top := in.Ranks.Extreme(1)
+	top := in.Ranks.Extreme(1, nil)
 	var m int64
 	for _, p := range req {
 		if p != top {

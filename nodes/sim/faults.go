@@ -15,7 +15,7 @@ func (s *sim) currentLeader() int {
 			return p
 		}
 	}
-	return max(s.ranks.HighestAlive(s.alive), 0)
+	return max(s.ranks.Extreme(1, s.alive), 0)
 }
 
 // position finds the process of rank r.
