@@ -56,12 +56,25 @@ func TestTouchFaultsByWriting(t *testing.T) {
 	}
 }
 
-func touchFresh(t *testing.T, size int) {
-	mem, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+// isolated maps size fresh bytes of anonymous memory between two
+// inaccessible pages, so that the kernel cannot merge the mapping with a
+// neighbour of the same kind (the Go heap, another test's memory) whose
+// pages faulted in meanwhile would change its Anonymous: figure.
+func isolated(t *testing.T, size int) []byte {
+	t.Helper()
+	all, err := syscall.Mmap(-1, 0, size+2*pageSize, syscall.PROT_NONE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer syscall.Munmap(mem)
+	t.Cleanup(func() { syscall.Munmap(all) })
+	if err := syscall.Mprotect(all[pageSize:pageSize+size], syscall.PROT_READ|syscall.PROT_WRITE); err != nil {
+		t.Fatal(err)
+	}
+	return all[pageSize : pageSize+size : pageSize+size]
+}
+
+func touchFresh(t *testing.T, size int) {
+	mem := isolated(t, size)
 	addr := uintptr(unsafe.Pointer(&mem[0]))
 	mem[size-1] = 7 // the last page holds something: Touch must keep it
 	before := anonymousKB(t, addr)
@@ -81,11 +94,7 @@ func touchFresh(t *testing.T, size int) {
 	}
 
 	// Below MinBytes, Touch does nothing.
-	small, err := syscall.Mmap(-1, 0, MinBytes/2, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer syscall.Munmap(small)
+	small := isolated(t, MinBytes/2)
 	saddr := uintptr(unsafe.Pointer(&small[0]))
 	before = anonymousKB(t, saddr)
 	Touch(small)
