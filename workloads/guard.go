@@ -11,6 +11,7 @@ import (
 	"github.com/dustin/go-humanize"
 
 	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/sim"
 	"github.com/electbench/electbench/nodes/trial"
 )
 
@@ -44,11 +45,6 @@ func (t Trial) rankBytes() int {
 	return int(unsafe.Sizeof(nodes.Rank{}))
 }
 
-// pendingBytes is the memory of one pending event: its payload in the slab
-// (a message of two ranks and a body), its heap entry and the queues'
-// slack.
-const pendingBytes = 256
-
 // externalProcessBytes is a node program of another language, one process
 // a simulated node.
 const externalProcessBytes = 1 << 20
@@ -78,7 +74,7 @@ func (t Trial) Estimate() Estimate {
 	if b := s.Budget.MaxInFlight; b > 0 {
 		inflight = math.Min(inflight, float64(b)) // the budget stops it there
 	}
-	e.Memory = mem + inflight*pendingBytes
+	e.Memory = mem + inflight*float64(sim.PendingBytes(s.Latency.Constant()))
 	return e
 }
 
@@ -126,7 +122,13 @@ func (t Trial) load() Estimate {
 			hops = math.Min(math.Max(hops, 3*n*(1+math.Log2(n))), init*n)
 		}
 		e.Events = hops + 2*n
-		e.InFlight = 2 * init // hs: probes both ways
+		// One message in flight per initiator's run (measured: lcr with
+		// every process initiating holds N pending at its start), two
+		// for hs, whose probes go both ways.
+		e.InFlight = init
+		if a.Name == "hs" {
+			e.InFlight = 2 * init
+		}
 	default:
 		// Complete graphs (bully, multicast): each process that starts an
 		// election addresses every process above it, each of which answers

@@ -29,9 +29,11 @@ import (
 )
 
 // TestMain lets the test binary be a live node, as the electbench binary
-// re-executes itself as `electbench node` (livetest.Main).
+// re-executes itself as `electbench node` (livetest.Main), or measure one
+// trial's memory in a fresh process (peakMain).
 func TestMain(m *testing.M) {
 	livetest.Main()
+	peakMain()
 	os.Exit(m.Run())
 }
 

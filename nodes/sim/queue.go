@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math/bits"
+	"unsafe"
 
 	"github.com/electbench/electbench/nodes"
 )
@@ -26,54 +27,142 @@ type delivery struct {
 	msg      nodes.Message
 }
 
-// fifo is a growable ring buffer of deliveries in non-decreasing (at, ord)
-// order: valid as a priority queue when every message takes the same time.
-// Deliveries are 152 bytes and never copied out: slot hands out an entry to
-// fill in place, pop the entry to read in place. The buffer keeps the entry
-// popped last unused until the next pop, so that it stays valid while the
-// event it holds runs and schedules others (when it would be reused, the
-// queue moves to a larger buffer and the old one lives while it is read).
+// fifo is a queue of deliveries in non-decreasing (at, ord) order: valid
+// as a priority queue when every message takes the same time. Deliveries
+// (168 bytes) are never copied: slot hands out an entry to fill in place,
+// pop the entry to read in place.
+//
+// It holds its entries in blocks, linked in order, and never moves one: a
+// queue that fills keeps its entries where they are and adds a block, so
+// what it holds at its busiest instant is what is pending, give or take a
+// block, and nothing more (a ring buffer that doubles holds up to twice
+// that, and for the copy both the old buffer and the new one: hs's two
+// million probes on a million processes took 530 MB of buffers where 336
+// MB were pending). Blocks start small, for the many small trials of a
+// sweep, and grow to fifoBlockMax entries; a block the queue has emptied
+// waits in a free list for the next one it needs. The block of the entry popped last
+// joins that list only at the next pop, so the entry stays valid while the
+// event it holds runs and schedules others.
 type fifo struct {
-	buf        []delivery
-	head, size int
+	// he and te are the entries of head and tail: the hot path indexes
+	// them without going through the blocks.
+	he, te     []delivery
+	hi, ti     int // the least entry's index in head; the next free index in tail
+	size       int
+	head, tail *fifoBlock // the block of the least entry, and of the last (nil: none yet)
+	free       *fifoBlock // emptied blocks, linked by next
+	// done is the block emptied by a pop; it is free once another pop
+	// has happened (hi > 0: head moved on at that pop, to index 0).
+	done  *fifoBlock
+	grown int // entries of the largest block made so far
 }
+
+// fifoBlock is one block of the queue: entries in order, then the next
+// block's.
+type fifoBlock struct {
+	e    []delivery
+	next *fifoBlock
+}
+
+// fifoBlockMin and fifoBlockMax bound the entries of a block: 11 kB to
+// 172 kB.
+const (
+	fifoBlockMin = 64
+	fifoBlockMax = 1024
+)
 
 func (q *fifo) len() int { return q.size }
 
 // slot appends an entry and returns it for the caller to fill in place.
 func (q *fifo) slot() *delivery {
-	if q.size+1 >= len(q.buf) { // the free entry before head may be the one popped last
-		q.grow()
+	if q.ti >= len(q.te) {
+		q.link()
 	}
-	i := q.head + q.size
-	if i >= len(q.buf) {
-		i -= len(q.buf)
-	}
+	d := &q.te[q.ti]
+	q.ti++
 	q.size++
-	return &q.buf[i]
+	return d
 }
 
-func (q *fifo) grow() {
-	n := max(2*len(q.buf), 64)
-	nb := make([]delivery, n)
-	k := copy(nb, q.buf[q.head:])
-	copy(nb[k:], q.buf[:q.head])
-	q.buf, q.head = nb, 0
+// link appends an empty block: one emptied before, or a new one, twice as
+// large as the largest so far up to fifoBlockMax.
+func (q *fifo) link() {
+	if q.done != nil && q.hi > 0 {
+		q.release()
+	}
+	b := q.free
+	if b != nil {
+		q.free, b.next = b.next, nil
+	} else {
+		q.grown = min(max(2*q.grown, fifoBlockMin), fifoBlockMax)
+		b = &fifoBlock{e: make([]delivery, q.grown)}
+	}
+	switch {
+	case q.tail == nil:
+		q.head, q.he, q.hi = b, b.e, 0
+	case q.size == 0:
+		// Empty, its one block full and read to its end: that block holds
+		// the entry popped last, so it is free only after the next pop.
+		if q.done != nil {
+			q.release()
+		}
+		q.done = q.tail
+		q.head, q.he, q.hi = b, b.e, 0
+	default:
+		q.tail.next = b
+	}
+	q.tail, q.te, q.ti = b, b.e, 0
 }
 
-func (q *fifo) push(d delivery) { *q.slot() = d }
+// release puts the block done into the free list.
+func (q *fifo) release() {
+	q.done.next, q.free = q.free, q.done
+	q.done = nil
+}
 
-func (q *fifo) peek() *delivery { return &q.buf[q.head] }
+func (q *fifo) peek() *delivery { return &q.he[q.hi] }
 
 // pop takes the least entry out; it stays valid until the next pop.
 func (q *fifo) pop() *delivery {
-	d := &q.buf[q.head]
-	q.head++
-	if q.head == len(q.buf) {
-		q.head = 0
-	}
+	d := &q.he[q.hi]
+	q.hi++
 	q.size--
+	if q.hi == len(q.he) && q.head != q.tail {
+		q.advance()
+	}
 	return d
+}
+
+// advance moves head to the next block, when the last pop read it to its
+// end: that block holds the entry popped, so it is done, not free.
+func (q *fifo) advance() {
+	if q.done != nil {
+		q.release() // a pop, this one, has happened since
+	}
+	q.done = q.head
+	q.head = q.head.next
+	q.done.next = nil
+	q.he, q.hi = q.head.e, 0
+}
+
+// PendingBytes is what one pending event (a message in flight, an armed
+// timer) costs the simulator at a trial's busiest instant, for the plan's
+// memory estimate (workloads' Trial.Estimate) to price the events pending
+// then. Under constant latency a message is a delivery in the FIFO
+// queue's blocks, which hold what is pending and at most two blocks more
+// (under 350 kB; an eighth more is priced). Otherwise an event is a payload in the slab,
+// its slot in the free list, and its entries in the radix heap's buckets,
+// which keep the capacity they reached as events move down them: measured
+// 250–260 bytes in all for each of 200,000 to 400,000 pending messages
+// (lcr and hs on 200,000 processes, uniform and normal latency), which
+// six entries cover. Both are bounds of
+// the live bytes: garbage beyond them is the collector's, which the run's
+// memory limit keeps below it (DESIGN.md, "plan guard").
+func PendingBytes(constantLatency bool) int {
+	if constantLatency {
+		return int(unsafe.Sizeof(delivery{})) * 9 / 8
+	}
+	return int(unsafe.Sizeof(payload{}) + 2*unsafe.Sizeof(int32(0)) + 6*unsafe.Sizeof(entry{}))
 }
 
 // entry is a heap element: the ordering key and the slot of its payload, so

@@ -85,3 +85,60 @@ func TestFifoPoppedStaysValid(t *testing.T) {
 		want = want[1:]
 	}
 }
+
+// held is the entries of every block the queue holds, free ones included.
+func (q *fifo) held() int {
+	n := 0
+	seen := map[*fifoBlock]bool{}
+	for _, list := range []*fifoBlock{q.head, q.free, q.done} {
+		for b := list; b != nil && !seen[b]; b = b.next {
+			seen[b] = true
+			n += len(b.e)
+		}
+	}
+	return n
+}
+
+// The FIFO queue holds what is pending, give or take a block or two, and
+// reuses the blocks it emptied: a million-process ring with one message
+// in flight allocates nothing once its first blocks are made, and a queue
+// that fills to k entries holds less than k plus two blocks.
+func TestFifoHoldsWhatIsPending(t *testing.T) {
+	var q fifo
+	at := int64(0)
+	step := func() {
+		at++
+		q.slot().at = at
+		q.pop()
+	}
+	for range 10 * fifoBlockMax {
+		step()
+	}
+	if a := testing.AllocsPerRun(10*fifoBlockMax, step); a != 0 {
+		t.Errorf("one in flight: %v allocations a delivery, want none", a)
+	}
+	if h := q.held(); h > 3*fifoBlockMin {
+		t.Errorf("one in flight: the queue holds %d entries", h)
+	}
+	// Below fifoBlockMax entries the blocks are the small ones the queue
+	// starts with, 64 to 512 entries: less than one more block in all.
+	for _, k := range []int{1, 63, 64, 65, 1000, 5000, 100_000} {
+		var q fifo
+		next, first := int64(0), int64(0)
+		for cycle := range 5 {
+			for range k {
+				q.slot().at = next
+				next++
+			}
+			if h := q.held(); h >= k+3*fifoBlockMax {
+				t.Errorf("%d pending (cycle %d): the queue holds %d entries", k, cycle, h)
+			}
+			for range k {
+				if d := q.pop(); d.at != first {
+					t.Fatalf("%d pending (cycle %d): popped %d, want %d", k, cycle, d.at, first)
+				}
+				first++
+			}
+		}
+	}
+}

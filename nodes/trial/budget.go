@@ -19,22 +19,16 @@ type Budget struct {
 	MaxEvents int64
 	// MaxInFlight bounds the events pending at once: messages in flight and
 	// armed timers. It is what bounds a trial's memory (a pending event
-	// costs about BytesPerPending), since everything else a trial holds is
+	// costs the simulator about 190 bytes under constant latency and 300
+	// otherwise: sim.PendingBytes), since everything else a trial holds is
 	// fixed by N.
 	MaxInFlight int64
 }
 
-// BytesPerPending is about what one pending event costs the simulator: its
-// queue entry, its payload slot (the message) and the slack of the growing
-// queues. Measured with 4 Mi pending messages between two processes: 197 B
-// of heap in use each under uniform latency (the radix heap), 256 B under
-// constant latency (the FIFO queue, which grows by doubling).
-const BytesPerPending = 256
-
 // Floors of the default budget: small clusters get room whatever N.
 const (
 	minEvents   = 1 << 20
-	minInFlight = 1 << 20 // 1 Mi pending events: about 256 MiB of heap (BytesPerPending)
+	minInFlight = 1 << 20 // 1 Mi pending events: 190 to 300 MiB of heap (sim.PendingBytes)
 )
 
 // DefaultBudget is the budget of a trial of n processes of alg running until
