@@ -89,9 +89,10 @@ func (r *Ranks) Small() (ids []uint32, ok bool) { return r.small, r.full == nil 
 func (r *Ranks) Whole() []Rank { return r.full }
 
 // Slice returns the ranks as a slice: shared when they are held whole
-// (never modify it), made afresh from small ones. For runs of a size a
-// person reads (live clusters, theory of small runs); passes over millions
-// of ranks use At, Cmp and CmpTo.
+// (never modify it), made afresh from small ones. For live clusters, the
+// theory of small runs, and the simulator where it visits processes out
+// of ring order (48 bytes a process); passes over millions of ranks use
+// At, Cmp and CmpTo.
 func (r *Ranks) Slice() []Rank {
 	if r.full != nil {
 		return r.full

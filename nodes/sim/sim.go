@@ -486,8 +486,8 @@ func (s *sim) warm(next []entry) {
 	var x uint8
 	for i := range next {
 		e := &next[i]
-		// A payload (160 bytes) spans three cache lines: load a byte
-		// at offsets 0, 48, 96 and 156 of it, so as to touch each.
+		// A payload (160 bytes) spans three or four cache lines: load
+		// a byte at offsets 0, 48, 96 and 158 of it, so as to touch each.
 		// The receiver's state lies in several arrays (machines, alive,
 		// ranks for Env.Self, and the FIFO ring state it reads when it
 		// sends): load each.
