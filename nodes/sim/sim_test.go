@@ -375,6 +375,48 @@ func TestRunContextCancel(t *testing.T) {
 	}
 }
 
+// TestCancelCountsSends: one event can send to thousands of processes
+// (multicast: every initiation sends to all), so a trial looks at its
+// context by the work it does, not by its events alone: cancelled at its
+// first message, it sends at most cancelEvery messages more, plus what
+// the one event running then sends. Looking every cancelEvery events, it
+// sent the other initiations' million.
+func TestCancelCountsSends(t *testing.T) {
+	a, v, err := nodes.Lookup("multicast")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 1024
+	ranks := make([]nodes.Rank, n)
+	for i := range ranks {
+		ranks[i] = nodes.RankOf(uint64(i + 1))
+	}
+	cfg := trial.Config{Algorithm: a, Variant: v, Ranks: nodes.RanksOf(ranks), Latency: trial.Constant(time.Millisecond), Seed: 1}
+	if !a.StartsAll {
+		cfg.Initiators = allPositions(n)
+	}
+	full, err := Run(cfg)
+	if err != nil || full.Messages < int64(n*(n-1)) {
+		t.Fatalf("uncancelled: %d messages, %v: not the broadcasts this test needs", full.Messages, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg.Events = &cancelAtSend{cancel: cancel}
+	rec, err := RunContext(ctx, cfg)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled at the first message: %v after %d events", err, rec.Events)
+	}
+	if limit := int64(cancelEvery + n); rec.Messages > limit {
+		t.Errorf("cancelled at the first message, it sent %d (at most %d; %d uncancelled)", rec.Messages, limit, full.Messages)
+	}
+}
+
+// cancelAtSend cancels at the first message sent.
+type cancelAtSend struct{ cancel func() }
+
+func (c *cancelAtSend) Kinds() trial.Kinds { return trial.KindsOf(trial.EvSend) }
+func (c *cancelAtSend) Event(*trial.Event) { c.cancel() }
+
 // cancelAt cancels after its at-th delivery.
 type cancelAt struct {
 	seen, at int64
