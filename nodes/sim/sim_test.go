@@ -342,18 +342,8 @@ func TestBudgetStopsTrial(t *testing.T) {
 // error, before the events it would have processed; a trial cancelled
 // while it runs stops within cancelEvery events of the cancellation.
 func TestRunContextCancel(t *testing.T) {
-	a, v, err := nodes.Lookup("chang-roberts")
-	if err != nil {
-		t.Fatal(err)
-	}
 	n := 2000
-	ranks := make([]nodes.Rank, n)
-	initiators := make([]int, n)
-	for i := range ranks {
-		ranks[i] = nodes.RankOf(uint64(n - i)) // descending, all initiate: N²/2 messages
-		initiators[i] = i
-	}
-	cfg := trial.Config{Algorithm: a, Variant: v, Ranks: nodes.RanksOf(ranks), Initiators: initiators, Latency: trial.Constant(time.Millisecond), Seed: 1}
+	cfg := everyoneInitiates(t, "chang-roberts", n, func(i int) uint64 { return uint64(n - i) }) // descending: N²/2 messages
 	full, err := Run(cfg)
 	if err != nil || full.Events < 1_000_000 {
 		t.Fatalf("uncancelled: %d events, %v", full.Events, err)
@@ -382,19 +372,8 @@ func TestRunContextCancel(t *testing.T) {
 // the one event running then sends. Looking every cancelEvery events, it
 // sent the other initiations' million.
 func TestCancelCountsSends(t *testing.T) {
-	a, v, err := nodes.Lookup("multicast")
-	if err != nil {
-		t.Fatal(err)
-	}
 	n := 1024
-	ranks := make([]nodes.Rank, n)
-	for i := range ranks {
-		ranks[i] = nodes.RankOf(uint64(i + 1))
-	}
-	cfg := trial.Config{Algorithm: a, Variant: v, Ranks: nodes.RanksOf(ranks), Latency: trial.Constant(time.Millisecond), Seed: 1}
-	if !a.StartsAll {
-		cfg.Initiators = allPositions(n)
-	}
+	cfg := everyoneInitiates(t, "multicast", n, func(i int) uint64 { return uint64(i + 1) })
 	full, err := Run(cfg)
 	if err != nil || full.Messages < int64(n*(n-1)) {
 		t.Fatalf("uncancelled: %d messages, %v: not the broadcasts this test needs", full.Messages, err)
@@ -409,6 +388,25 @@ func TestCancelCountsSends(t *testing.T) {
 	if limit := int64(cancelEvery + n); rec.Messages > limit {
 		t.Errorf("cancelled at the first message, it sent %d (at most %d; %d uncancelled)", rec.Messages, limit, full.Messages)
 	}
+}
+
+// everyoneInitiates is a trial of algo on n processes, position i of
+// identity id(i), in which every process initiates, under a constant 1 ms.
+func everyoneInitiates(t *testing.T, algo string, n int, id func(i int) uint64) trial.Config {
+	t.Helper()
+	a, v, err := nodes.Lookup(algo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ranks := make([]nodes.Rank, n)
+	for i := range ranks {
+		ranks[i] = nodes.RankOf(id(i))
+	}
+	cfg := trial.Config{Algorithm: a, Variant: v, Ranks: nodes.RanksOf(ranks), Latency: trial.Constant(time.Millisecond), Seed: 1}
+	if !a.StartsAll {
+		cfg.Initiators = allPositions(n)
+	}
+	return cfg
 }
 
 // cancelAtSend cancels at the first message sent.
