@@ -69,7 +69,8 @@ type floorEnv struct {
 
 func (e *floorEnv) Self() nodes.Rank { return e.ranks[e.p] }
 func (e *floorEnv) Peers() []nodes.Peer {
-	e.peer[0] = nodes.Peer{ID: nodes.PeerID((e.p + 1) % e.n), Rank: e.ranks[(e.p+1)%e.n]}
+	next := (e.p + 1) % e.n
+	e.peer[0] = nodes.Peer{ID: nodes.PeerID(next), Rank: e.ranks[next]}
 	return e.peer[:]
 }
 func (e *floorEnv) After(nodes.PeerID) (nodes.Peer, bool) { return nodes.Peer{}, false }
