@@ -71,7 +71,7 @@ func (f *Fault) Targets(w World) []int { return f.Target.Resolve(w) }
 // the target itself when Observers is not given.
 func (f *Fault) ObserverSet(w World) []int {
 	if f.Observers.IsZero() {
-		return allOf(w.N())
+		return trial.AllPositions(w.N())
 	}
 	return f.Observers.Resolve(w)
 }
@@ -106,7 +106,7 @@ func (f *Fault) LinkSet(w World) Links {
 // oneWay is every link from a process of from to one of to.
 func oneWay(w World, from, to Selector) Links {
 	n := w.N()
-	all := allOf(n)
+	all := trial.AllPositions(n)
 	src, dst := all, all
 	if !from.IsZero() {
 		src = from.Resolve(w)
@@ -221,14 +221,6 @@ func groupsText(group []int) string {
 		parts[i] = trial.Positions(members[g])
 	}
 	return strings.Join(parts, "|")
-}
-
-func allOf(n int) []int {
-	out := make([]int, n)
-	for i := range out {
-		out[i] = i
-	}
-	return out
 }
 
 func mark(n int, ps []int) []bool {

@@ -119,7 +119,7 @@ func (s *Spec) Validate() error {
 			var initiators []int
 			switch {
 			case a.Alg.StartsAll:
-				initiators = allPositions(n)
+				initiators = trial.AllPositions(n)
 			case s.Initiators.Check(n) == nil:
 				initiators = s.Initiators.Positions(ranks, TrialSeed(s.Seed, 0))
 			}

@@ -191,14 +191,6 @@ func RunTrial(t Trial, trace io.Writer) reports.Row {
 	return row
 }
 
-func allPositions(n int) []int {
-	out := make([]int, n)
-	for i := range out {
-		out[i] = i
-	}
-	return out
-}
-
 // inUnits returns d in seconds and in units of T. Under the reference model
 // both d and T are whole nanoseconds and d is a whole multiple of T, so the
 // ratio is an exact integer.

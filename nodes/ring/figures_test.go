@@ -112,14 +112,6 @@ func maxPos(rs []nodes.Rank) int {
 	return top
 }
 
-func all(n int) []int {
-	p := make([]int, n)
-	for i := range p {
-		p[i] = i
-	}
-	return p
-}
-
 // ALGORITHMS.md, "ring", "chang-roberts" and "ring-initiator":
 // one initiator, the successor of the would-be leader: 3N−1 messages and
 // 3N−1 T; the would-be leader itself: 2N and 2N T.
@@ -173,7 +165,7 @@ func TestAllInitiateFigures(t *testing.T) {
 				{"random", shuffled(n, uint64(n)), 0},
 			} {
 				what := fmt.Sprintf("%s N=%d %s", name, n, c.label)
-				o := simulate(t, name, c.rs, all(n), trial.Constant(T), 1)
+				o := simulate(t, name, c.rs, trial.AllPositions(n), trial.Constant(T), 1)
 				o.elected(t, what, c.rs, true)
 				if c.want != 0 && (o.res.Messages != c.want || o.theory.Messages != c.want) {
 					t.Fatalf("%s: %d messages, theory %d, want %d", what, o.res.Messages, o.theory.Messages, c.want)
@@ -236,7 +228,7 @@ func TestRingInitiatorSeveralInitiators(t *testing.T) {
 			rs := shuffled(n, uint64(200*n+k))
 			initiators := randomSubset(r, n)
 			if k == 0 {
-				initiators = all(n)
+				initiators = trial.AllPositions(n)
 			}
 			for _, lat := range latencies {
 				what := fmt.Sprintf("ring-initiator N=%d initiators %v latency %v", n, initiators, lat)
@@ -364,7 +356,7 @@ func BenchmarkChangRobertsMillion(b *testing.B) {
 	}
 	var msgs int64
 	for b.Loop() {
-		res, err := sim.Run(trial.Config{Algorithm: alg, Ranks: nodes.RanksOf(rs), Initiators: all(n), Latency: trial.Constant(T), Seed: 1})
+		res, err := sim.Run(trial.Config{Algorithm: alg, Ranks: nodes.RanksOf(rs), Initiators: trial.AllPositions(n), Latency: trial.Constant(T), Seed: 1})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -86,7 +86,7 @@ func TestRepairRestoresLiveness(t *testing.T) {
 			for _, arr := range arrangements {
 				rs := arr.rs
 				top := maxPos(rs)
-				sets := [][]int{{(top + 1) % n}, {top}, all(n), randomSubset(r, n)}
+				sets := [][]int{{(top + 1) % n}, {top}, trial.AllPositions(n), randomSubset(r, n)}
 				if name == "lcr" || name == "hs" {
 					sets = [][]int{nil} // every process starts (StartsAll)
 				}

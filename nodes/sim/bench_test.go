@@ -43,14 +43,6 @@ func shuffled(n int) []nodes.Rank {
 	return r
 }
 
-func all(n int) []int {
-	out := make([]int, n)
-	for i := range out {
-		out[i] = i
-	}
-	return out
-}
-
 func bench(b *testing.B, algo string, ranks []nodes.Rank, initiators []int, lat trial.Latency) {
 	b.Helper()
 	a, v, err := nodes.Lookup(algo)
@@ -102,7 +94,7 @@ func BenchmarkChangRobertsAllDescending(b *testing.B) {
 	for i := range r {
 		r[i] = nodes.RankOf(uint64(n - i))
 	}
-	bench(b, "chang-roberts", r, all(n), trial.Constant(time.Millisecond))
+	bench(b, "chang-roberts", r, trial.AllPositions(n), trial.Constant(time.Millisecond))
 }
 
 func BenchmarkChangRobertsSingleInitiator1M(b *testing.B) {

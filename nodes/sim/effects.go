@@ -41,7 +41,7 @@ func (v view) Leader() int {
 // every position for algorithms in which everyone initiates.
 func (v view) Initiators() []int {
 	if v.s.cfg.Algorithm.StartsAll {
-		return allPositions(v.s.n)
+		return trial.AllPositions(v.s.n)
 	}
 	return v.s.cfg.Initiators
 }
@@ -52,14 +52,6 @@ func (v view) Rand() *rand.Rand { return v.s.faultRand() }
 
 // Now is the virtual time.
 func (v view) Now() time.Duration { return time.Duration(v.s.now) }
-
-func allPositions(n int) []int {
-	out := make([]int, n)
-	for i := range out {
-		out[i] = i
-	}
-	return out
-}
 
 // activeLink is a link effect in force: the fault's effect and its
 // parameters (trial.Fault's fields of the same names).

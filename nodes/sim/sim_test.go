@@ -404,7 +404,7 @@ func everyoneInitiates(t *testing.T, algo string, n int, id func(i int) uint64) 
 	}
 	cfg := trial.Config{Algorithm: a, Variant: v, Ranks: nodes.RanksOf(ranks), Latency: trial.Constant(time.Millisecond), Seed: 1}
 	if !a.StartsAll {
-		cfg.Initiators = allPositions(n)
+		cfg.Initiators = trial.AllPositions(n)
 	}
 	return cfg
 }

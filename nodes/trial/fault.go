@@ -239,6 +239,16 @@ type View interface {
 	Now() time.Duration
 }
 
+// AllPositions is every position of an n-process trial, 0 to n-1: the
+// initiators when everyone starts, the observers when none are named.
+func AllPositions(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
 // Positions lists positions as "1,4,7", eliding long lists.
 func Positions(ps []int) string {
 	const most = 8

@@ -110,7 +110,7 @@ func (in injector) Leader() int {
 // in which everyone starts.
 func (in injector) Initiators() []int {
 	if in.lt.cfg.Algorithm.StartsAll {
-		return everyPosition(in.lt.n)
+		return trial.AllPositions(in.lt.n)
 	}
 	return in.lt.cfg.Initiators
 }
@@ -405,12 +405,4 @@ func (lt *liveTrial) lossy(ls []link) {
 		lt.links.lossy[l[0]*lt.n+l[1]] = true
 	}
 	lt.recount()
-}
-
-func everyPosition(n int) []int {
-	out := make([]int, n)
-	for i := range out {
-		out[i] = i
-	}
-	return out
 }
