@@ -259,3 +259,26 @@ func (t TimerID) String() string {
 	}
 	return timers[t].name
 }
+
+// CountsByKind returns the non-zero counts of a slice indexed by Kind, by
+// kind name: how both runtimes report what they counted (the trial record,
+// a live node's stats).
+func CountsByKind(counts []int64) map[string]int64 {
+	return byName(counts, func(i int) string { return Kind(i).String() })
+}
+
+// CountsByTimer returns the non-zero counts of a slice indexed by TimerID,
+// by timer name.
+func CountsByTimer(counts []int64) map[string]int64 {
+	return byName(counts, func(i int) string { return TimerID(i).String() })
+}
+
+func byName(counts []int64, name func(int) string) map[string]int64 {
+	m := map[string]int64{}
+	for i, n := range counts {
+		if n != 0 {
+			m[name(i)] += n
+		}
+	}
+	return m
+}

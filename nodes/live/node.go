@@ -1106,24 +1106,11 @@ func (n *node) report(r Report) {
 	n.out.Write(append(b, '\n'))
 }
 
-func byName(counts []int64, name func(int) string) map[string]int64 {
-	m := map[string]int64{}
-	for i, c := range counts {
-		if c != 0 {
-			m[name(i)] = c
-		}
-	}
-	return m
-}
-
-func kindName(i int) string  { return nodes.Kind(i).String() }
-func timerName(i int) string { return nodes.TimerID(i).String() }
-
 func (n *node) stats() Stats {
 	st := Stats{
 		FramesSent: map[string]int64{}, FramesRecv: map[string]int64{},
-		Sent: byName(n.sent, kindName), Recv: byName(n.recv, kindName), Dropped: byName(n.dropped, kindName),
-		Bytes: n.bytes, BytesRecv: n.bytesRecv, Fired: byName(n.fired, timerName),
+		Sent: nodes.CountsByKind(n.sent), Recv: nodes.CountsByKind(n.recv), Dropped: nodes.CountsByKind(n.dropped),
+		Bytes: n.bytes, BytesRecv: n.bytesRecv, Fired: nodes.CountsByTimer(n.fired),
 		Refused: n.refusals.Load(), Anonymous: n.anonymous, Shed: n.shed.Load(), ProtocolErrors: n.protocol, Rejected: n.rejected, Steps: n.steps,
 		Stale: n.stale,
 	}

@@ -200,20 +200,7 @@ func (r *Record) Suspected(q int, at time.Duration) {
 }
 
 // MessagesByKind returns the non-zero message counts by kind name.
-func (r *Record) MessagesByKind() map[string]int64 { return byName(r.Sent, kindName) }
+func (r *Record) MessagesByKind() map[string]int64 { return nodes.CountsByKind(r.Sent) }
 
 // TimeoutsByKind returns the non-zero timer counts by timer name.
-func (r *Record) TimeoutsByKind() map[string]int64 { return byName(r.Fired, timerName) }
-
-func kindName(i int) string  { return nodes.Kind(i).String() }
-func timerName(i int) string { return nodes.TimerID(i).String() }
-
-func byName(counts []int64, name func(int) string) map[string]int64 {
-	m := map[string]int64{}
-	for i, n := range counts {
-		if n != 0 {
-			m[name(i)] += n
-		}
-	}
-	return m
-}
+func (r *Record) TimeoutsByKind() map[string]int64 { return nodes.CountsByTimer(r.Fired) }
