@@ -344,19 +344,28 @@ func Lookup(spec string) (*Algorithm, string, error) {
 	if a == nil {
 		return nil, "", fmt.Errorf("unknown algorithm %q (known: %s)", name, strings.Join(Names(), ", "))
 	}
+	known := make([]string, len(a.Variants))
+	for i, v := range a.Variants {
+		known[i] = v.Name
+	}
+	variant, err := CheckVariant(name, variant, known...)
+	if err != nil {
+		return nil, "", err
+	}
+	return a, variant, nil
+}
+
+// CheckVariant returns the variant selected, the first of known (the
+// default) when unset, or an error naming the known ones. Constructors
+// check their Config.Variant with it.
+func CheckVariant(name, variant string, known ...string) (string, error) {
 	if variant == "" {
-		return a, a.Variants[0].Name, nil
+		return known[0], nil
 	}
-	for _, v := range a.Variants {
-		if v.Name == variant {
-			return a, variant, nil
-		}
+	if !slices.Contains(known, variant) {
+		return "", fmt.Errorf("algorithm %s has no variant %q (known: %s)", name, variant, strings.Join(known, ", "))
 	}
-	var known []string
-	for _, v := range a.Variants {
-		known = append(known, v.Name)
-	}
-	return nil, "", fmt.Errorf("algorithm %s has no variant %q (known: %s)", name, variant, strings.Join(known, ", "))
+	return variant, nil
 }
 
 // CheckParams reports the first parameter in p that a does not declare.

@@ -46,7 +46,7 @@ type timing struct {
 }
 
 func newBully(cfg nodes.Config) (func() nodes.Machine, error) {
-	variant, err := checkVariant("bully", cfg.Variant, "classic", "two-phase")
+	variant, err := nodes.CheckVariant("bully", cfg.Variant, "classic", "two-phase")
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,6 @@ package bully
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/electbench/electbench/nodes"
@@ -121,17 +120,6 @@ func (b *bitset) reset(n int) {
 
 func (b bitset) has(i int) bool { return b[i/64]&(1<<(i%64)) != 0 }
 func (b bitset) add(i int)      { b[i/64] |= 1 << (i % 64) }
-
-// checkVariant returns the variant cfg selects, the first of known when unset.
-func checkVariant(name, variant string, known ...string) (string, error) {
-	if variant == "" {
-		return known[0], nil
-	}
-	if !slices.Contains(known, variant) {
-		return "", fmt.Errorf("algorithm %s has no variant %q (known: %s)", name, variant, strings.Join(known, ", "))
-	}
-	return variant, nil
-}
 
 // duration reads a timer parameter, which must be positive. A positive value
 // below the reference model's round trip is accepted on purpose: ALGORITHMS.md

@@ -31,7 +31,7 @@ func init() {
 }
 
 func newMulticast(cfg nodes.Config) (func() nodes.Machine, error) {
-	variant, err := checkVariant("multicast", cfg.Variant, "agree", "no-agree")
+	variant, err := nodes.CheckVariant("multicast", cfg.Variant, "agree", "no-agree")
 	if err != nil {
 		return nil, err
 	}

@@ -68,7 +68,7 @@ func (tm *chubbyTiming) settle(d time.Duration) time.Duration {
 }
 
 func chubbyTimingOf(cfg nodes.Config) (*chubbyTiming, error) {
-	if err := checkVariant("chubby", cfg.Variant); err != nil {
+	if _, err := nodes.CheckVariant("chubby", cfg.Variant, "default"); err != nil {
 		return nil, err
 	}
 	if err := nodes.CheckParams("chubby", cfg.Params, chubbyParams); err != nil {

@@ -61,15 +61,6 @@ func uniform(env nodes.Env, lo, hi time.Duration) time.Duration {
 	return lo + time.Duration(env.Rand().Int64N(int64(hi-lo)+1))
 }
 
-// checkVariant accepts only the default variant: the quorum algorithms have
-// one each.
-func checkVariant(name, variant string) error {
-	if variant != "" && variant != "default" {
-		return fmt.Errorf("algorithm %s has no variant %q (known: default)", name, variant)
-	}
-	return nil
-}
-
 // durations reads the named duration parameters, in units of T or as Go
 // durations, each of which must be positive.
 func durations(cfg nodes.Config, declared []nodes.Param, into map[string]*time.Duration) error {

@@ -82,7 +82,7 @@ func newRaft(cfg nodes.Config) (func() nodes.Machine, error) {
 }
 
 func raftTimingOf(cfg nodes.Config) (*raftTiming, error) {
-	if err := checkVariant("raft", cfg.Variant); err != nil {
+	if _, err := nodes.CheckVariant("raft", cfg.Variant, "default"); err != nil {
 		return nil, err
 	}
 	if err := nodes.CheckParams("raft", cfg.Params, raftParams); err != nil {

@@ -73,7 +73,7 @@ func newZookeeper(cfg nodes.Config) (func() nodes.Machine, error) {
 }
 
 func zkTimingOf(cfg nodes.Config) (*zkTiming, error) {
-	if err := checkVariant("zookeeper", cfg.Variant); err != nil {
+	if _, err := nodes.CheckVariant("zookeeper", cfg.Variant, "default"); err != nil {
 		return nil, err
 	}
 	if err := nodes.CheckParams("zookeeper", cfg.Params, zookeeperParams); err != nil {

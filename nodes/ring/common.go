@@ -32,8 +32,8 @@ func elected(l nodes.Rank, run int64) nodes.Message {
 // (nodes.Batched).
 func constructor(name string, newMachine func(nodes.Config) func() nodes.Machine) func(nodes.Config) (func() nodes.Machine, error) {
 	return func(cfg nodes.Config) (func() nodes.Machine, error) {
-		if cfg.Variant != "" && cfg.Variant != "default" {
-			return nil, fmt.Errorf("algorithm %s has no variant %q (known: default)", name, cfg.Variant)
+		if _, err := nodes.CheckVariant(name, cfg.Variant, "default"); err != nil {
+			return nil, err
 		}
 		if len(cfg.Params) > 0 {
 			keys := slices.Sorted(maps.Keys(cfg.Params))
