@@ -38,28 +38,21 @@ func coordinator(l nodes.Rank) nodes.Message { return nodes.Message{Kind: kindCo
 // Fault-free runs never suspect anyone, so the suspicion bitset stays nil and
 // the view costs a slice header and a few words per process.
 type group struct {
-	peers  []nodes.Peer // Env.Peers(): every process, ascending rank; shared, never modified
-	self   int          // this process's index in peers
-	leader nodes.Rank   // the coordinator this process believes in
-	down   []uint64     // suspected processes by index in peers; nil until the first suspicion
+	nodes.Group
+	leader nodes.Rank // the coordinator this process believes in
+	down   []uint64   // suspected processes by index in Peers; nil until the first suspicion
 }
 
 // start reads the topology. Every process begins believing in the highest
 // process, without deciding: Decide records what the protocol taught it, and
 // nothing has been taught yet.
 func (g *group) start(env nodes.Env) {
-	g.peers = env.Peers()
-	self := env.Self()
-	i, ok := slices.BinarySearchFunc(g.peers, self, func(p nodes.Peer, r nodes.Rank) int { return p.Rank.Compare(r) })
-	if !ok {
-		panic(fmt.Sprintf("bully: process %v is missing from its own peer list (the complete topology lists every process)", self))
-	}
-	g.self = i
-	g.leader = g.peers[len(g.peers)-1].Rank
+	g.Init(env, "bully")
+	g.leader = g.Peers[len(g.Peers)-1].Rank
 }
 
-func (g *group) lower() []nodes.Peer  { return g.peers[:g.self] }
-func (g *group) higher() []nodes.Peer { return g.peers[g.self+1:] }
+func (g *group) lower() []nodes.Peer  { return g.Peers[:g.Self] }
+func (g *group) higher() []nodes.Peer { return g.Peers[g.Self+1:] }
 
 // others is every process but this one, as two runs around it.
 func (g *group) others() (below, above []nodes.Peer) { return g.lower(), g.higher() }
@@ -70,11 +63,11 @@ func (g *group) suspected(i int) bool {
 
 // higherAlive reports whether some process of higher rank is unsuspected.
 func (g *group) higherAlive() bool {
-	n := len(g.peers)
+	n := len(g.Peers)
 	if g.down == nil {
-		return g.self < n-1
+		return g.Self < n-1
 	}
-	for i := g.self + 1; i < n; i++ {
+	for i := g.Self + 1; i < n; i++ {
 		if !g.suspected(i) {
 			return true
 		}
@@ -87,22 +80,15 @@ func (g *group) higherAlive() bool {
 // the topology. Suspicions are permanent: the contract cannot withdraw one.
 // Finding p is a scan, but it happens once per suspicion, never per message.
 func (g *group) mark(p nodes.PeerID) (i int, newly bool) {
-	i = slices.IndexFunc(g.peers, func(q nodes.Peer) bool { return q.ID == p })
-	if i < 0 || i == g.self || g.suspected(i) {
+	i = slices.IndexFunc(g.Peers, func(q nodes.Peer) bool { return q.ID == p })
+	if i < 0 || i == g.Self || g.suspected(i) {
 		return i, false
 	}
 	if g.down == nil {
-		g.down = make([]uint64, (len(g.peers)+63)/64)
+		g.down = make([]uint64, (len(g.Peers)+63)/64)
 	}
 	g.down[i/64] |= 1 << (i % 64)
 	return i, true
-}
-
-// indexOf finds the process of rank r sending from p; ok is false when no
-// such process exists (a message that lies about its sender).
-func (g *group) indexOf(r nodes.Rank, p nodes.PeerID) (int, bool) {
-	i, ok := slices.BinarySearchFunc(g.peers, r, func(q nodes.Peer, r nodes.Rank) int { return q.Rank.Compare(r) })
-	return i, ok && g.peers[i].ID == p
 }
 
 // bitset is a set of small integers, reused across rounds.

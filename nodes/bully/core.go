@@ -62,7 +62,7 @@ func (c *core) Suspect(env nodes.Env, p nodes.PeerID) {
 }
 
 func (c *core) suspectedLeader(env nodes.Env, i int) {
-	if c.peers[i].Rank == c.leader && !c.running() {
+	if c.Peers[i].Rank == c.leader && !c.running() {
 		c.elect(env)
 	}
 }

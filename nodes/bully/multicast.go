@@ -77,7 +77,7 @@ func (p *multicast) Initiate(env nodes.Env) {
 }
 
 func (p *multicast) Suspect(env nodes.Env, q nodes.PeerID) {
-	if i, newly := p.mark(q); newly && p.peers[i].Rank == p.leader && p.state == mIdle {
+	if i, newly := p.mark(q); newly && p.Peers[i].Rank == p.leader && p.state == mIdle {
 		p.elect(env)
 	}
 }
@@ -110,7 +110,7 @@ func (p *multicast) Receive(env nodes.Env, from nodes.PeerID, m nodes.Message) {
 		// wrong; the timer covers the ones that are really gone.
 		if p.state == mElecting {
 			p.agrees++
-			if p.agrees == len(p.peers)-1 {
+			if p.agrees == len(p.Peers)-1 {
 				p.win(env)
 			}
 		}

@@ -70,7 +70,7 @@ func (p *twoPhase) Suspect(env nodes.Env, q nodes.PeerID) {
 	if !newly {
 		return
 	}
-	if p.state == halting && i < p.self && !p.acked.has(i) {
+	if p.state == halting && i < p.Self && !p.acked.has(i) {
 		p.pending--
 		if p.pending == 0 {
 			p.finish(env)
@@ -87,7 +87,7 @@ func (p *twoPhase) halt(env nodes.Env) {
 	p.state = halting
 	env.CancelTimer(timerT1)
 	env.CancelTimer(timerT2)
-	p.acked.reset(p.self)
+	p.acked.reset(p.Self)
 	p.pending = 0
 	m := nodes.Message{Kind: kindHalt, Rank: env.Self()}
 	for i, q := range p.lower() {
@@ -111,8 +111,8 @@ func (p *twoPhase) ack(env nodes.Env, from nodes.PeerID, r nodes.Rank) {
 	if p.state != halting {
 		return
 	}
-	i, ok := p.indexOf(r, from)
-	if !ok || i >= p.self || p.acked.has(i) {
+	i, ok := p.IndexOf(r, from)
+	if !ok || i >= p.Self || p.acked.has(i) {
 		return
 	}
 	p.acked.add(i)

@@ -111,7 +111,7 @@ func newChubby(cfg nodes.Config) (func() nodes.Machine, error) {
 // the latency. (A clock that drifts would need the margin to cover the
 // drift; the simulator's clocks do not drift.)
 type chubby struct {
-	group
+	nodes.Group
 	*chubbyTiming
 	role         role  // follower is a replica, leader the master
 	epoch        int64 // highest epoch seen
@@ -128,14 +128,14 @@ type chubby struct {
 }
 
 func (c *chubby) Start(env nodes.Env) {
-	c.start(env, "chubby")
+	c.Init(env, "chubby")
 	c.votedFor, c.promisedTo = -1, -1
 	if env.Now() > 0 {
 		// Started after the run began: a restart, with every promise made
 		// before the crash forgotten. Each of them ended at most L + margin
 		// after it was made, so voting for nobody — itself included — for
 		// that long keeps them all.
-		c.promisedTo, c.promiseUntil = c.self, env.Now()+c.lease+c.margin
+		c.promisedTo, c.promiseUntil = c.Self, env.Now()+c.lease+c.margin
 		c.armCandidacy(env, c.promiseUntil)
 		return
 	}
@@ -145,7 +145,7 @@ func (c *chubby) Start(env nodes.Env) {
 // Initiate asks for a candidacy now, unless this process is already master
 // or has promised its vote to another (a promise is never broken).
 func (c *chubby) Initiate(env nodes.Env) {
-	if c.role == follower && c.free(env, c.self) {
+	if c.role == follower && c.free(env, c.Self) {
 		c.stand(env)
 	}
 }
@@ -154,8 +154,8 @@ func (c *chubby) Initiate(env nodes.Env) {
 func (c *chubby) Suspect(nodes.Env, nodes.PeerID) {}
 
 func (c *chubby) Receive(env nodes.Env, from nodes.PeerID, m nodes.Message) {
-	i, ok := c.indexOf(m.Rank, from)
-	if !ok || i == c.self {
+	i, ok := c.IndexOf(m.Rank, from)
+	if !ok || i == c.Self {
 		return // a message that lies about its sender
 	}
 	c.lapse(env)
@@ -184,7 +184,7 @@ func (c *chubby) Timeout(env nodes.Env, t nodes.TimerID) {
 	c.lapse(env)
 	switch {
 	case t == timerCandidacy && c.role == follower:
-		if c.free(env, c.self) {
+		if c.free(env, c.Self) {
 			c.stand(env)
 		} else {
 			c.armCandidacy(env, c.promiseUntil) // promised to another: wait it out
@@ -221,7 +221,7 @@ func (c *chubby) giveUp(env nodes.Env) {
 }
 
 func (c *chubby) msg(k nodes.Kind, epoch int64) nodes.Message {
-	return nodes.Message{Kind: k, Rank: c.peers[c.self].Rank, A: epoch}
+	return nodes.Message{Kind: k, Rank: c.Peers[c.Self].Rank, A: epoch}
 }
 
 // free reports whether this process may vote for process i now: "a replica
@@ -249,7 +249,7 @@ func (c *chubby) ballot(env nodes.Env, i int, m nodes.Message, answer nodes.Kind
 	c.vote(env, i, m.A)
 	reply := c.msg(answer, m.A)
 	reply.B = 1 // granted, as raft's VOTE says it
-	env.Send(c.peers[i].ID, reply)
+	env.Send(c.Peers[i].ID, reply)
 	c.armCandidacy(env, c.promiseUntil)
 	return true
 }
@@ -258,11 +258,11 @@ func (c *chubby) ballot(env nodes.Env, i int, m nodes.Message, answer nodes.Kind
 func (c *chubby) stand(env nodes.Env) {
 	c.epoch = max(c.epoch, c.votedEpoch) + 1
 	c.role = candidate
-	c.vote(env, c.self, c.epoch)
-	c.round.Reset(c.n())
-	c.round.Record(c.self, true)
+	c.vote(env, c.Self, c.epoch)
+	c.round.Reset(c.N())
+	c.round.Record(c.Self, true)
 	env.CancelTimer(timerCandidacy)
-	c.broadcast(env, c.msg(kindVoteRequest, c.epoch))
+	c.Broadcast(env, c.msg(kindVoteRequest, c.epoch))
 	c.roundEnd = env.Now() + c.margin
 	env.SetTimer(c.margin, timerRound)
 	if c.round.Result() == tally.Won {
@@ -274,10 +274,10 @@ func (c *chubby) stand(env nodes.Env) {
 // closes it.
 func (c *chubby) renew(env nodes.Env) {
 	c.renewing = true
-	c.vote(env, c.self, c.votedEpoch)
-	c.round.Reset(c.n())
-	c.round.Record(c.self, true)
-	c.broadcast(env, c.msg(kindRenew, c.votedEpoch))
+	c.vote(env, c.Self, c.votedEpoch)
+	c.round.Reset(c.N())
+	c.round.Record(c.Self, true)
+	c.Broadcast(env, c.msg(kindRenew, c.votedEpoch))
 	if c.round.Result() == tally.Won {
 		c.hold(env)
 	}
@@ -300,8 +300,8 @@ func (c *chubby) hold(env nodes.Env) {
 	env.CancelTimer(timerCandidacy)
 	env.SetTimer(c.lease-c.margin, timerRenew)
 	env.SetTimer(c.lease, timerLeaseEnd)
-	c.learn(env, c.self, c.votedEpoch)
-	c.broadcast(env, c.msg(kindLease, c.votedEpoch))
+	c.learn(env, c.Self, c.votedEpoch)
+	c.Broadcast(env, c.msg(kindLease, c.votedEpoch))
 }
 
 // stepDown ends a candidacy or a lease. Its promise to itself goes with
@@ -310,7 +310,7 @@ func (c *chubby) hold(env nodes.Env) {
 // candidates from ever voting for each other.
 func (c *chubby) stepDown(env nodes.Env) {
 	c.role, c.renewing = follower, false
-	if c.promisedTo == c.self {
+	if c.promisedTo == c.Self {
 		c.promisedTo = -1
 	}
 	env.CancelTimer(timerRound)
@@ -345,7 +345,7 @@ func (c *chubby) announced(env nodes.Env, i int, epoch int64) {
 // learn records master i of epoch, deciding only when the belief changes.
 func (c *chubby) learn(env nodes.Env, i int, epoch int64) {
 	c.masterEpoch = max(c.masterEpoch, epoch)
-	if l := c.peers[i].Rank; l != c.believed {
+	if l := c.Peers[i].Rank; l != c.believed {
 		c.believed = l
 		env.Decide(l)
 	}

@@ -2,55 +2,10 @@ package quorum
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/electbench/electbench/nodes"
 )
-
-// group is one process's view of the complete topology: everyone, in
-// ascending rank order, with this process at index self. Processes are
-// numbered by that index in every tally.
-type group struct {
-	peers []nodes.Peer // Env.Peers(): every process, ascending rank; shared, never modified
-	self  int          // this process's index in peers
-}
-
-func (g *group) start(env nodes.Env, name string) {
-	g.peers = env.Peers()
-	self := env.Self()
-	i, ok := slices.BinarySearchFunc(g.peers, self, func(p nodes.Peer, r nodes.Rank) int { return p.Rank.Compare(r) })
-	if !ok {
-		panic(fmt.Sprintf("%s: process %v is missing from its own peer list (the complete topology lists every process)", name, self))
-	}
-	g.self = i
-}
-
-func (g *group) n() int { return len(g.peers) }
-
-// indexOf finds the process of rank r sending from p: every message of the
-// family carries its sender's rank (Raft's candidateId and leaderId), so the
-// lookup is a binary search, checked against the link it came on. ok is
-// false for a message that lies about its sender.
-func (g *group) indexOf(r nodes.Rank, p nodes.PeerID) (int, bool) {
-	i, ok := g.find(r)
-	return i, ok && g.peers[i].ID == p
-}
-
-// find is the index of the process of rank r.
-func (g *group) find(r nodes.Rank) (int, bool) {
-	return slices.BinarySearchFunc(g.peers, r, func(q nodes.Peer, r nodes.Rank) int { return q.Rank.Compare(r) })
-}
-
-// broadcast sends m to every other process, in rank order. A send to a
-// crashed process is still a message sent.
-func (g *group) broadcast(env nodes.Env, m nodes.Message) {
-	for i, q := range g.peers {
-		if i != g.self {
-			env.Send(q.ID, m)
-		}
-	}
-}
 
 // uniform draws a duration uniformly from [lo, hi] with the process's own
 // seeded source.

@@ -159,7 +159,7 @@ func (r role) String() string {
 // role shares — the sender's identity, a higher term, a vote request, a stale
 // heartbeat — run once before dispatch.
 type raft struct {
-	group
+	nodes.Group
 	*raftTiming
 	role     role
 	step     func(r *raft, env nodes.Env, from int, m nodes.Message)
@@ -179,7 +179,7 @@ type raft struct {
 }
 
 func (r *raft) Start(env nodes.Env) {
-	r.start(env, "raft")
+	r.Init(env, "raft")
 	if r.logs > 0 {
 		r.lastIndex = 1 + env.Rand().Int64N(r.logs)
 	}
@@ -201,8 +201,8 @@ func (r *raft) Initiate(env nodes.Env) {
 func (r *raft) Suspect(nodes.Env, nodes.PeerID) {}
 
 func (r *raft) Receive(env nodes.Env, from nodes.PeerID, m nodes.Message) {
-	i, ok := r.indexOf(m.Rank, from)
-	if !ok || i == r.self {
+	i, ok := r.IndexOf(m.Rank, from)
+	if !ok || i == r.Self {
 		return // a message that lies about its sender
 	}
 	// "If RPC request or response contains term T > currentTerm: set
@@ -237,7 +237,7 @@ func (r *raft) Timeout(env nodes.Env, t nodes.TimerID) {
 		// candidate"; a candidate whose election timed out starts a new one.
 		r.campaign(env)
 	case t == timerHeartbeat && r.role == leader:
-		r.broadcast(env, r.msg(kindHeartbeat))
+		r.Broadcast(env, r.msg(kindHeartbeat))
 		env.SetTimer(r.heartbeat, timerHeartbeat)
 	case t == timerPersist:
 		r.persisted(env)
@@ -245,7 +245,7 @@ func (r *raft) Timeout(env nodes.Env, t nodes.TimerID) {
 }
 
 func (r *raft) msg(k nodes.Kind) nodes.Message {
-	return nodes.Message{Kind: k, Rank: r.peers[r.self].Rank, A: r.term}
+	return nodes.Message{Kind: k, Rank: r.Peers[r.Self].Rank, A: r.term}
 }
 
 // requestVote: one vote per term, first come first served; without logs
@@ -280,7 +280,7 @@ type pendingVote struct {
 // process that crashes meanwhile never sends it.
 func (r *raft) reply(env nodes.Env, to int, m nodes.Message) {
 	if r.persist == 0 {
-		env.Send(r.peers[to].ID, m)
+		env.Send(r.Peers[to].ID, m)
 		return
 	}
 	r.unsent = append(r.unsent, pendingVote{at: env.Now(), to: to, m: m})
@@ -295,7 +295,7 @@ func (r *raft) persisted(env nodes.Env) {
 	now := env.Now()
 	i := 0
 	for ; i < len(r.unsent) && r.unsent[i].at+r.persist <= now; i++ {
-		env.Send(r.peers[r.unsent[i].to].ID, r.unsent[i].m)
+		env.Send(r.Peers[r.unsent[i].to].ID, r.unsent[i].m)
 	}
 	r.unsent = r.unsent[i:]
 	if len(r.unsent) > 0 {
@@ -318,14 +318,14 @@ func (r *raft) becomeFollower(env nodes.Env, term int64) {
 // send RequestVote RPCs to all other servers".
 func (r *raft) campaign(env nodes.Env) {
 	r.term++
-	r.votedFor = r.self
+	r.votedFor = r.Self
 	r.role, r.step = candidate, stepCandidate
-	r.votes.Reset(r.n())
-	r.votes.Record(r.self, true)
+	r.votes.Reset(r.N())
+	r.votes.Record(r.Self, true)
 	r.resetElectionTimer(env)
 	ballot := r.msg(kindRequestVote)
 	ballot.B = r.lastIndex
-	r.broadcast(env, ballot)
+	r.Broadcast(env, ballot)
 	if r.votes.Result() == tally.Won { // a cluster of one
 		r.becomeLeader(env)
 	}
@@ -336,8 +336,8 @@ func (r *raft) campaign(env nodes.Env) {
 func (r *raft) becomeLeader(env nodes.Env) {
 	r.role, r.step = leader, stepLeader
 	env.CancelTimer(timerElection)
-	r.learn(env, r.self)
-	r.broadcast(env, r.msg(kindHeartbeat))
+	r.learn(env, r.Self)
+	r.Broadcast(env, r.msg(kindHeartbeat))
 	env.SetTimer(r.heartbeat, timerHeartbeat)
 }
 
@@ -345,7 +345,7 @@ func (r *raft) becomeLeader(env nodes.Env) {
 // belief changes: a re-elected leader, or its next heartbeat, teaches
 // nothing new.
 func (r *raft) learn(env nodes.Env, i int) {
-	if l := r.peers[i].Rank; l != r.believed {
+	if l := r.Peers[i].Rank; l != r.believed {
 		r.believed = l
 		env.Decide(l)
 	}
@@ -399,5 +399,5 @@ func stepLeader(r *raft, env nodes.Env, from int, m nodes.Message) {
 func (r *raft) heartbeatFrom(env nodes.Env, from int) {
 	r.learn(env, from)
 	r.resetElectionTimer(env)
-	env.Send(r.peers[from].ID, r.msg(kindHeartbeatAck))
+	env.Send(r.Peers[from].ID, r.msg(kindHeartbeatAck))
 }

@@ -105,7 +105,7 @@ func zkTimingOf(cfg nodes.Config) (*zkTiming, error) {
 // that is behind adopts the newer commit: a process that missed a COMMIT in
 // a partition learns it from its neighbours once the partition heals.
 type zookeeper struct {
-	group
+	nodes.Group
 	*zkTiming
 	epoch      int64 // highest epoch seen
 	ackedEpoch int64 // one ACK per epoch: the epoch of the latest ACK given
@@ -121,18 +121,18 @@ type zookeeper struct {
 }
 
 func (z *zookeeper) Start(env nodes.Env) {
-	z.start(env, "zookeeper")
+	z.Init(env, "zookeeper")
 	z.ackedFor = -1
-	z.leader = z.n() - 1
-	if z.self == z.leader {
+	z.leader = z.N() - 1
+	if z.Self == z.leader {
 		z.propose(env) // the highest sequence number leads
 	}
-	z.watch(env, z.next(z.self))
+	z.watch(env, z.next(z.Self))
 }
 
 // Initiate makes this process propose itself now.
 func (z *zookeeper) Initiate(env nodes.Env) {
-	if !z.proposing && z.leader != z.self {
+	if !z.proposing && z.leader != z.Self {
 		z.propose(env)
 	}
 }
@@ -140,8 +140,8 @@ func (z *zookeeper) Initiate(env nodes.Env) {
 // Suspect: the detector's verdict on the monitored process is the watch
 // firing; any other is only remembered.
 func (z *zookeeper) Suspect(env nodes.Env, p nodes.PeerID) {
-	for i, q := range z.peers {
-		if q.ID != p || i == z.self {
+	for i, q := range z.Peers {
+		if q.ID != p || i == z.Self {
 			continue
 		}
 		if i == z.target {
@@ -158,19 +158,19 @@ func (z *zookeeper) Receive(env nodes.Env, from nodes.PeerID, m nodes.Message) {
 	case kindWatch, kindWatchAck:
 		if m.Kind == kindWatch {
 			env.Send(from, z.ping(kindWatchAck))
-		} else if z.target >= 0 && z.peers[z.target].ID == from {
+		} else if z.target >= 0 && z.Peers[z.target].ID == from {
 			env.SetTimer(z.timeout, timerMonitor)
 		}
 		if z.down != nil { // only then can it matter: skip the scan
-			if i := slices.IndexFunc(z.peers, func(q nodes.Peer) bool { return q.ID == from }); i >= 0 {
+			if i := slices.IndexFunc(z.Peers, func(q nodes.Peer) bool { return q.ID == from }); i >= 0 {
 				z.alive(env, i)
 			}
 		}
 		z.gossip(env, m)
 		return
 	}
-	i, ok := z.indexOf(m.Rank, from)
-	if !ok || i == z.self {
+	i, ok := z.IndexOf(m.Rank, from)
+	if !ok || i == z.Self {
 		return // a message that lies about its sender
 	}
 	z.alive(env, i)
@@ -194,7 +194,7 @@ func (z *zookeeper) Timeout(env nodes.Env, t nodes.TimerID) {
 	switch t {
 	case timerWatchTick:
 		if z.target >= 0 {
-			env.Send(z.peers[z.target].ID, z.ping(kindWatch))
+			env.Send(z.Peers[z.target].ID, z.ping(kindWatch))
 			z.probe(env)
 			env.SetTimer(z.period, timerWatchTick)
 		}
@@ -213,14 +213,14 @@ func (z *zookeeper) Timeout(env nodes.Env, t nodes.TimerID) {
 }
 
 func (z *zookeeper) msg(k nodes.Kind, epoch int64) nodes.Message {
-	return nodes.Message{Kind: k, Rank: z.peers[z.self].Rank, A: epoch}
+	return nodes.Message{Kind: k, Rank: z.Peers[z.Self].Rank, A: epoch}
 }
 
 // ping is a WATCH or WATCH_ACK with the commit this process follows.
 func (z *zookeeper) ping(k nodes.Kind) nodes.Message {
 	m := nodes.Message{Kind: k}
 	if z.committed > 0 {
-		m.Rank, m.A = z.peers[z.leader].Rank, z.committed
+		m.Rank, m.A = z.Peers[z.leader].Rank, z.committed
 	}
 	return m
 }
@@ -230,7 +230,7 @@ func (z *zookeeper) gossip(env nodes.Env, m nodes.Message) {
 	if m.A <= z.committed {
 		return
 	}
-	if l, ok := z.find(m.Rank); ok {
+	if l, ok := z.Find(m.Rank); ok {
 		z.epoch = max(z.epoch, m.A)
 		z.follow(env, l, m.A)
 	}
@@ -256,13 +256,13 @@ func (z *zookeeper) targetFailed(env nodes.Env) {
 // process alone in its cluster has nobody to watch (-1).
 func (z *zookeeper) next(i int) int {
 	for range 2 {
-		for k := 1; k < z.n(); k++ {
-			j := (i + k) % z.n()
-			if j != z.self && !z.isDown(j) {
+		for k := 1; k < z.N(); k++ {
+			j := (i + k) % z.N()
+			if j != z.Self && !z.isDown(j) {
 				return j
 			}
 		}
-		z.down, i = nil, z.self
+		z.down, i = nil, z.Self
 	}
 	return -1
 }
@@ -275,13 +275,13 @@ func (z *zookeeper) probe(env nodes.Env) {
 	if z.down == nil {
 		return
 	}
-	for k := 1; k < z.n(); k++ {
-		j := (z.self + k) % z.n()
+	for k := 1; k < z.N(); k++ {
+		j := (z.Self + k) % z.N()
 		if j == z.target {
 			return
 		}
 		if z.isDown(j) {
-			env.Send(z.peers[j].ID, z.ping(kindWatch))
+			env.Send(z.Peers[j].ID, z.ping(kindWatch))
 			return
 		}
 	}
@@ -294,7 +294,7 @@ func (z *zookeeper) alive(env nodes.Env, i int) {
 		return
 	}
 	z.down[i/64] &^= 1 << (i % 64)
-	up := func(j int) int { return (j - z.self + z.n()) % z.n() }
+	up := func(j int) int { return (j - z.Self + z.N()) % z.N() }
 	if z.target < 0 || up(i) < up(z.target) {
 		z.watch(env, i)
 	}
@@ -309,7 +309,7 @@ func (z *zookeeper) watch(env nodes.Env, i int) {
 		env.CancelTimer(timerWatchTick)
 		return
 	}
-	env.Send(z.peers[i].ID, z.ping(kindWatch))
+	env.Send(z.Peers[i].ID, z.ping(kindWatch))
 	env.SetTimer(z.timeout, timerMonitor)
 	env.SetTimer(z.period, timerWatchTick)
 }
@@ -320,10 +320,10 @@ func (z *zookeeper) watch(env nodes.Env, i int) {
 func (z *zookeeper) propose(env nodes.Env) {
 	z.epoch = max(z.epoch, z.ackedEpoch) + 1
 	z.proposing, z.proposal = true, z.epoch
-	z.ackedEpoch, z.ackedFor = z.epoch, z.self
-	z.acks.Reset(z.n())
-	z.acks.Record(z.self, true)
-	z.broadcast(env, z.msg(kindNewLeader, z.epoch))
+	z.ackedEpoch, z.ackedFor = z.epoch, z.Self
+	z.acks.Reset(z.N())
+	z.acks.Record(z.Self, true)
+	z.Broadcast(env, z.msg(kindNewLeader, z.epoch))
 	env.SetTimer(uniform(env, z.proposeWait, 2*z.proposeWait), timerPropose)
 	if z.acks.Result() == tally.Won {
 		z.commit(env)
@@ -338,7 +338,7 @@ func (z *zookeeper) newLeader(env nodes.Env, i int, epoch int64) {
 		z.ackedEpoch, z.ackedFor = epoch, i
 		m := z.msg(kindAck, epoch)
 		m.B = 1
-		env.Send(z.peers[i].ID, m)
+		env.Send(z.Peers[i].ID, m)
 	}
 }
 
@@ -346,8 +346,8 @@ func (z *zookeeper) newLeader(env nodes.Env, i int, epoch int64) {
 func (z *zookeeper) commit(env nodes.Env) {
 	z.proposing = false
 	env.CancelTimer(timerPropose)
-	z.broadcast(env, z.msg(kindCommit, z.proposal))
-	z.adopt(env, z.self, z.proposal)
+	z.Broadcast(env, z.msg(kindCommit, z.proposal))
+	z.adopt(env, z.Self, z.proposal)
 }
 
 // follow: "a process records the leader on COMMIT", unless it already
@@ -366,7 +366,7 @@ func (z *zookeeper) follow(env nodes.Env, i int, epoch int64) {
 // adopt makes process i the leader of epoch.
 func (z *zookeeper) adopt(env nodes.Env, i int, epoch int64) {
 	z.committed, z.leader = epoch, i
-	if l := z.peers[i].Rank; l != z.believed {
+	if l := z.Peers[i].Rank; l != z.believed {
 		z.believed = l
 		env.Decide(l)
 	}
@@ -374,7 +374,7 @@ func (z *zookeeper) adopt(env nodes.Env, i int, epoch int64) {
 
 func (z *zookeeper) markDown(i int) {
 	if z.down == nil {
-		z.down = make([]uint64, (z.n()+63)/64)
+		z.down = make([]uint64, (z.N()+63)/64)
 	}
 	z.down[i/64] |= 1 << (i % 64)
 }

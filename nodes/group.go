@@ -1,0 +1,54 @@
+package nodes
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Group is one process's view of a complete topology: everyone, in
+// ascending rank order, with this process at index Self. The families on
+// the complete topology (bully, quorum) embed it and number processes by
+// that index in their tallies.
+type Group struct {
+	Peers []Peer // Env.Peers(): every process, ascending rank; shared, never modified
+	Self  int    // this process's index in Peers
+}
+
+// Init reads the topology from env; name is the algorithm's, for the
+// panic a runtime that leaves this process out of its own peer list earns.
+func (g *Group) Init(env Env, name string) {
+	g.Peers = env.Peers()
+	self := env.Self()
+	i, ok := g.Find(self)
+	if !ok {
+		panic(fmt.Sprintf("%s: process %v is missing from its own peer list (the complete topology lists every process)", name, self))
+	}
+	g.Self = i
+}
+
+// N is the number of processes.
+func (g *Group) N() int { return len(g.Peers) }
+
+// IndexOf finds the process of rank r sending from p: every message of the
+// families on this topology carries its sender's rank (Raft's candidateId
+// and leaderId), so the lookup is a binary search, checked against the link
+// it came on. ok is false for a message that lies about its sender.
+func (g *Group) IndexOf(r Rank, p PeerID) (int, bool) {
+	i, ok := g.Find(r)
+	return i, ok && g.Peers[i].ID == p
+}
+
+// Find is the index of the process of rank r.
+func (g *Group) Find(r Rank) (int, bool) {
+	return slices.BinarySearchFunc(g.Peers, r, func(q Peer, r Rank) int { return q.Rank.Compare(r) })
+}
+
+// Broadcast sends m to every other process, in rank order. A send to a
+// crashed process is still a message sent.
+func (g *Group) Broadcast(env Env, m Message) {
+	for i, q := range g.Peers {
+		if i != g.Self {
+			env.Send(q.ID, m)
+		}
+	}
+}
