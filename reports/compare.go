@@ -565,13 +565,5 @@ func WriteCompareJSON(out io.Writer, c Comparison) error {
 		}
 		doc.Changes[i] = jc
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return err
-	}
-	_, err := out.Write(b.Bytes())
-	return err
+	return writeIndented(out, doc)
 }

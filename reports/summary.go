@@ -336,11 +336,19 @@ func WriteSummaryJSON(out io.Writer, groups []Group) error {
 		}
 		doc.Groups[i] = jg
 	}
+	return writeIndented(out, doc)
+}
+
+// writeIndented writes v as indented JSON with '<', '>' and '&' as
+// themselves, not escaped for HTML (people and jq read these files), in one
+// Write so that a failing encoder leaves out untouched. The summary and the
+// comparison documents both go through it.
+func writeIndented(out io.Writer, v any) error {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(doc); err != nil {
+	if err := enc.Encode(v); err != nil {
 		return err
 	}
 	_, err := out.Write(b.Bytes())
