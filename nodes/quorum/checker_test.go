@@ -10,7 +10,6 @@ import (
 	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/check"
 	"github.com/electbench/electbench/nodes/trial"
-	"github.com/electbench/electbench/workloads"
 )
 
 // The checker's quorum rules, fed messages by hand: each must catch what it
@@ -113,48 +112,6 @@ func TestCheckerLeaseOverlap(t *testing.T) {
 		if !strings.Contains(v.Recorded[0].Detail, want) {
 			t.Errorf("%q does not name the interval %s", v.Recorded[0].Detail, want)
 		}
-	}
-}
-
-// Every run of a quorum algorithm is perpetual: judged at the deadline by a
-// leader known by a majority, never by coming to rest; the row carries terms
-// and split votes, turnaround to the first leader known by a majority, and
-// failover as Raft's downtime.
-func TestRows(t *testing.T) {
-	for _, name := range quorumAlgorithms {
-		t.Run(name, func(t *testing.T) {
-			alg, variant, err := nodes.Lookup(name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			crash, err := workloads.ParseCrash("leader@leader-elected")
-			if err != nil {
-				t.Fatal(err)
-			}
-			ids, _ := workloads.ParseIDs("random")
-			inits, _ := workloads.ParseInitiators("all")
-			s := &workloads.Spec{Scenario: "test", Algos: []workloads.Algo{{Alg: alg, Variant: variant}}, Nodes: []int{5},
-				IDs: ids, Initiators: inits, Trials: 5, Seed: 3, Latency: jittered, Deadline: 600 * T,
-				Crashes: []workloads.CrashSpec{crash}}
-			if err := s.Validate(); err != nil {
-				t.Fatal(err)
-			}
-			for _, tr := range s.Plan() {
-				row := workloads.RunTrial(tr, nil)
-				if row.Error != "" || !row.Live || !row.Correct || row.SafetyViolations != 0 {
-					t.Fatalf("trial %d: %+v", tr.Trial, row)
-				}
-				if !row.Terms.Set || row.Terms.V < 2 || !row.SplitVotes.Set {
-					t.Errorf("trial %d: terms %v, split votes %v; want at least the two elections", tr.Trial, row.Terms, row.SplitVotes)
-				}
-				if !row.TurnaroundS.Set || !row.FailoverS.Set || !row.DetectS.Set || row.DetectS.V > row.FailoverS.V {
-					t.Errorf("trial %d: turnaround %v, detect %v, failover %v", tr.Trial, row.TurnaroundS, row.DetectS, row.FailoverS)
-				}
-				if row.Messages >= row.MessagesByKind.Total() {
-					t.Errorf("trial %d: %d election messages of %v: keep-alives must not count", tr.Trial, row.Messages, row.MessagesByKind)
-				}
-			}
-		})
 	}
 }
 

@@ -1,4 +1,4 @@
-package chaos_test
+package workloads
 
 import (
 	"flag"
@@ -10,10 +10,9 @@ import (
 	"github.com/electbench/electbench/chaos"
 	_ "github.com/electbench/electbench/nodes/bully"
 	_ "github.com/electbench/electbench/nodes/ring"
-	"github.com/electbench/electbench/workloads"
 )
 
-var rewrite = flag.Bool("rewrite", false, "rewrite the golden files under testdata")
+var rewrite = flag.Bool("rewrite", false, "rewrite the golden files (chaos/testdata/bad/errors.golden)")
 
 // golden compares got with the file at path, or rewrites it with -rewrite.
 func golden(t *testing.T, path, got string) {
@@ -33,12 +32,12 @@ func golden(t *testing.T, path, got string) {
 	}
 }
 
-// Every broken file of testdata/bad fails with errors that name the file,
-// line, column and field, exactly as testdata/bad/errors.golden says; the
+// Every broken scenario file of chaos/testdata/bad fails with errors that name the file,
+// line, column and field, exactly as chaos/testdata/bad/errors.golden says; the
 // whole check (parsing, then algorithms, models and selectors against the
 // cluster) runs, nothing else.
 func TestErrorMessagesGolden(t *testing.T) {
-	files, err := filepath.Glob("testdata/bad/*.*")
+	files, err := filepath.Glob("../chaos/testdata/bad/*.*")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +53,7 @@ func TestErrorMessagesGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		name := filepath.Base(f)
-		_, err = workloads.ParseScenarios(name, data)
+		_, err = ParseScenarios(name, data)
 		if err == nil {
 			t.Errorf("%s: accepted", name)
 			continue
@@ -73,7 +72,7 @@ func TestErrorMessagesGolden(t *testing.T) {
 	if n < 12 {
 		t.Fatalf("only %d broken files", n)
 	}
-	golden(t, "testdata/bad/errors.golden", b.String())
+	golden(t, "../chaos/testdata/bad/errors.golden", b.String())
 }
 
 func asErrors(err error, es *chaos.Errors) bool {

@@ -1,8 +1,9 @@
-package quorum_test
+//go:build unix
+
+package workloads
 
 import (
 	"context"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,23 +13,14 @@ import (
 	"github.com/electbench/electbench/nodes/live/harness"
 	"github.com/electbench/electbench/nodes/live/livetest"
 	"github.com/electbench/electbench/nodes/trial"
-	"github.com/electbench/electbench/workloads"
 )
 
-// TestMain lets this test binary be a live node (livetest.Main): the
-// harness re-executes it, as it re-executes electbench as `electbench
-// node`, and the quorum algorithms are registered in it.
-func TestMain(m *testing.M) {
-	livetest.Main()
-	os.Exit(m.Run())
-}
-
-// The issue: each quorum algorithm runs on live processes at N = 5, its
+// The quorum issue: each quorum algorithm runs on live processes at N = 5, its
 // leader is SIGKILLed once elected, and the survivors elect the next leader,
 // known by a majority, with one leader per term throughout. The trial then
 // ends once the new leader has settled (trial.Settling), well before its
 // deadline.
-func TestLiveLeaderKill(t *testing.T) {
+func TestQuorumLiveLeaderKill(t *testing.T) {
 	node, env := livetest.Command(t)
 	h, err := harness.New(context.Background(), harness.Options{Node: node, Env: env, Log: livetest.Log(t)})
 	if err != nil {
@@ -36,21 +28,21 @@ func TestLiveLeaderKill(t *testing.T) {
 	}
 	defer h.Close()
 	r := &harness.Recorder{R: h}
-	crash, err := workloads.ParseCrash("leader@leader-elected")
+	crash, err := ParseCrash("leader@leader-elected")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids, _ := workloads.ParseIDs("random")
-	inits, _ := workloads.ParseInitiators("all")
+	ids, _ := ParseIDs("random")
+	inits, _ := ParseInitiators("all")
 	for _, name := range quorumAlgorithms {
 		t.Run(name, func(t *testing.T) {
 			alg, variant, err := nodes.Lookup(name)
 			if err != nil {
 				t.Fatal(err)
 			}
-			s := &workloads.Spec{Scenario: "live-leader-kill", Algos: []workloads.Algo{{Alg: alg, Variant: variant}},
+			s := &Spec{Scenario: "live-leader-kill", Algos: []Algo{{Alg: alg, Variant: variant}},
 				Nodes: []int{5}, IDs: ids, Initiators: inits, Trials: 1, Seed: 1, Latency: trial.Constant(5 * time.Millisecond),
-				Deadline: 6 * time.Second, Crashes: []workloads.CrashSpec{crash}}
+				Deadline: 6 * time.Second, Crashes: []CrashSpec{crash}}
 			if err := s.Validate(); err != nil {
 				t.Fatal(err)
 			}
@@ -59,7 +51,7 @@ func TestLiveLeaderKill(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			row := workloads.RunLiveTrial(ctx, r, s.Plan()[0], nil)
+			row := RunLiveTrial(ctx, r, s.Plan()[0], nil)
 			res := r.Last
 			if row.Error != "" {
 				t.Fatal(row.Error)

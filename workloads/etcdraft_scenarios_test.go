@@ -1,4 +1,4 @@
-package etcdraft_test
+package workloads
 
 import (
 	"context"
@@ -8,11 +8,11 @@ import (
 	"github.com/electbench/electbench/chaos"
 	"github.com/electbench/electbench/nodes"
 	_ "github.com/electbench/electbench/nodes/bully" // the built-in scenarios name every family
+	_ "github.com/electbench/electbench/nodes/etcdraft"
 	_ "github.com/electbench/electbench/nodes/mutex"
 	_ "github.com/electbench/electbench/nodes/quorum"
 	_ "github.com/electbench/electbench/nodes/ring"
 	"github.com/electbench/electbench/reports"
-	"github.com/electbench/electbench/workloads"
 )
 
 // etcdVariants are etcd-raft's four configurations.
@@ -21,17 +21,17 @@ var etcdVariants = []string{"plain", "pre-vote", "check-quorum", "etcd"}
 // runBuiltin runs the simulated scenarios of a built-in file, with each
 // scenario's algorithms replaced by algos when algos is not nil, and
 // returns the rows and the failed expectations.
-func runBuiltin(t *testing.T, file string, algos []workloads.Algo) ([]reports.Row, []workloads.Failure) {
+func runBuiltin(t *testing.T, file string, algos []Algo) ([]reports.Row, []Failure) {
 	t.Helper()
 	src, ok := chaos.Builtin(file)
 	if !ok {
 		t.Fatalf("no built-in %s", file)
 	}
-	specs, err := workloads.ParseScenariosOn(file+".yaml", src, "sim")
+	specs, err := ParseScenariosOn(file+".yaml", src, "sim")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var trials []workloads.Trial
+	var trials []Trial
 	for _, s := range specs {
 		if algos != nil {
 			s.Algos = algos
@@ -39,7 +39,7 @@ func runBuiltin(t *testing.T, file string, algos []workloads.Algo) ([]reports.Ro
 		trials = append(trials, s.Plan()...)
 	}
 	var rows []reports.Row
-	if err := workloads.Run(context.Background(), trials, workloads.Options{}, func(r reports.Row) error {
+	if err := Run(context.Background(), trials, Options{}, func(r reports.Row) error {
 		rows = append(rows, r)
 		return nil
 	}); err != nil {
@@ -50,7 +50,7 @@ func runBuiltin(t *testing.T, file string, algos []workloads.Algo) ([]reports.Ro
 			t.Fatalf("%s: %s/%s trial %d: %s", file, r.Algorithm, r.Variant, r.Trial, r.Error)
 		}
 	}
-	return rows, workloads.CheckRun(specs, rows)
+	return rows, CheckRun(specs, rows)
 }
 
 func meanTerms(rows []reports.Row, algorithm, variant string) float64 {
@@ -134,14 +134,14 @@ func TestEveryQuorumScenarioSafe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var algos []workloads.Algo
+	var algos []Algo
 	for _, v := range etcdVariants {
-		algos = append(algos, workloads.Algo{Alg: alg, Variant: v})
+		algos = append(algos, Algo{Alg: alg, Variant: v})
 	}
 	ran := 0
 	for _, file := range chaos.BuiltinNames() {
 		src, _ := chaos.Builtin(file)
-		specs, err := workloads.ParseScenariosOn(file+".yaml", src, "sim")
+		specs, err := ParseScenariosOn(file+".yaml", src, "sim")
 		if err != nil {
 			t.Fatal(err)
 		}
