@@ -2,6 +2,7 @@ package electbench_test
 
 import (
 	"encoding/json"
+	"maps"
 	"os/exec"
 	"slices"
 	"strings"
@@ -17,14 +18,16 @@ import (
 const module = "github.com/electbench/electbench/"
 
 type pkg struct {
-	ImportPath string
-	Imports    []string // direct
-	Deps       []string // transitive
+	ImportPath   string
+	Imports      []string // direct
+	Deps         []string // transitive
+	TestImports  []string // direct, of the package's own _test.go files
+	XTestImports []string // direct, of its external (package x_test) test files
 }
 
 func listPackages(t *testing.T) map[string]pkg {
 	t.Helper()
-	out, err := exec.Command("go", "list", "-json=ImportPath,Imports,Deps", "./...").Output()
+	out, err := exec.Command("go", "list", "-json=ImportPath,Imports,Deps,TestImports,XTestImports", "./...").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
@@ -35,7 +38,11 @@ func listPackages(t *testing.T) map[string]pkg {
 		if err := dec.Decode(&p); err != nil {
 			t.Fatal(err)
 		}
-		pkgs[strings.TrimPrefix(p.ImportPath, module)] = p
+		name := strings.TrimPrefix(p.ImportPath, module)
+		if p.ImportPath+"/" == module {
+			name = "." // the module's root: only tests, such as this one
+		}
+		pkgs[name] = p
 	}
 	return pkgs
 }
@@ -51,9 +58,97 @@ func local(paths []string) []string {
 }
 
 var (
-	algorithms = []string{"nodes/ring", "nodes/bully", "nodes/quorum", "nodes/quorum/tally", "nodes/etcdraft"}
+	algorithms = []string{"nodes/ring", "nodes/bully", "nodes/quorum", "nodes/quorum/tally", "nodes/etcdraft", "nodes/mutex"}
 	runtimes   = []string{"nodes/sim", "nodes/live", "nodes/live/harness"}
 )
+
+// floors places every package of the module, bottom up, in the order of
+// DESIGN's layout: imports point down, so a package imports only packages
+// on its own floor or below (the rules of TestLayering narrow that further).
+// internal/ is the floor below all of them. A package on no floor fails
+// TestEveryPackageHasRules: place a new package before it can land.
+var floors = [][]string{
+	{"nodes"}, // the contract
+	append([]string{
+		"nodes/external", "nodes/trial", "nodes/nodetest", // beside the contract
+		"pow", "reports", "chaos/toxi", // leaves that know rows, identities, a Toxiproxy client
+	}, algorithms...),
+	{"nodes/check", "chaos/timeline"},                    // read trial events; the one fault engine
+	append([]string{"nodes/live/livetest"}, runtimes...), // the runtimes and their test support
+	{"chaos"},     // scenario files, compiled to trial faults
+	{"workloads"}, // what a run does, over every runtime
+	{"cmd/electbench", "cmd/heaploop", "examples/nodes/cr-go", "."}, // programs, and the root's tests
+}
+
+func floorOf(p string) int {
+	if strings.HasPrefix(p, "internal/") {
+		return -1
+	}
+	for i, f := range floors {
+		if slices.Contains(f, p) {
+			return i
+		}
+	}
+	return -2 // on no floor: TestEveryPackageHasRules says so
+}
+
+// standalone programs import no package of the module, not even internal/:
+// heaploop is the baseline a person would write without electbench, and an
+// example node shows what a program in any language needs (NODE-PROTOCOL.md).
+var standalone = []string{"cmd/heaploop", "examples/nodes/cr-go"}
+
+// TestEveryPackageHasRules: every package `go list ./...` shows stands on a
+// floor, so the import rules below cover it, and every package a rule names
+// exists.
+func TestEveryPackageHasRules(t *testing.T) {
+	pkgs := listPackages(t)
+	for p := range pkgs {
+		if floorOf(p) == -2 {
+			t.Errorf("package %s is on no floor of layering_test.go: place it (and give it rules) as docs/DESIGN.md's layout does", p)
+		}
+	}
+	for _, f := range floors {
+		for _, p := range f {
+			if _, ok := pkgs[p]; !ok {
+				t.Errorf("layering_test.go places %s, which go list does not show: update the floors with the layout", p)
+			}
+		}
+	}
+	for p := range only {
+		if _, ok := pkgs[p]; !ok {
+			t.Errorf("layering_test.go's only rules name %s, which go list does not show", p)
+		}
+	}
+}
+
+// Only these module packages may be imported directly (internal/ aside).
+var only = map[string][]string{
+	"nodes":          {}, // the contract rests on internal/ alone
+	"nodes/trial":    {"nodes"},
+	"nodes/check":    {"nodes", "nodes/trial"},
+	"chaos/timeline": {"nodes", "nodes/trial"},
+	// Programs in any language behind the Machine contract: it runs
+	// processes (os/exec), but it is no runtime.
+	"nodes/external": {"nodes"},
+	// The in-memory network algorithm tests run on: no runtime's code.
+	"nodes/nodetest": {"nodes"},
+	// Identities: pow -> nodes for nodes.ID is the one arrow between
+	// top-level rooms that runs back up the layout's list.
+	"pow":                 {"nodes"},
+	"chaos/toxi":          {}, // Toxiproxy's client and server, nothing of ours
+	"reports":             {}, // rows, not runtimes
+	"nodes/live/livetest": {"nodes/live"},
+}
+
+// pendingTestImports are test imports that break the floor rule today,
+// each with the package its tests import from above. The harness's tests
+// parse scenario files (chaos) and read workloads.MaxReruns; the live
+// runtime's rework (issue 36) takes them out. TestLayering fails while an
+// entry here is still needed and also once it is not, so delete an entry
+// as its fix lands.
+var pendingTestImports = map[string][]string{
+	"nodes/live/harness": {"chaos", "workloads"},
+}
 
 func TestLayering(t *testing.T) {
 	pkgs := listPackages(t)
@@ -62,17 +157,25 @@ func TestLayering(t *testing.T) {
 			t.Fatalf("package %s is missing: update the rules with the layout", must)
 		}
 	}
-	// Only these module packages may be imported directly.
-	only := map[string][]string{
-		"nodes/trial":    {"nodes"},
-		"nodes/check":    {"nodes", "nodes/trial"},
-		"chaos/timeline": {"nodes", "nodes/trial"},
-		// Programs in any language behind the Machine contract: it runs
-		// processes (os/exec), but it is no runtime.
-		"nodes/external": {"nodes"},
-	}
+	only := maps.Clone(only)
 	for _, a := range algorithms {
 		only[a] = []string{"nodes", "nodes/quorum/tally"} // the family's own helpers
+	}
+	// Imports point down: never to a package on a higher floor.
+	for p, info := range pkgs {
+		if floorOf(p) == -2 {
+			continue // TestEveryPackageHasRules names it
+		}
+		for _, imp := range local(info.Imports) {
+			if floorOf(imp) > floorOf(p) {
+				t.Errorf("%s imports %s, a floor above it in layering_test.go's floors (docs/DESIGN.md: imports point down)", p, imp)
+			}
+		}
+	}
+	for _, p := range standalone {
+		if imps := local(pkgs[p].Imports); len(imps) > 0 {
+			t.Errorf("%s imports %v; a standalone program imports no package of the module", p, imps)
+		}
 	}
 	// internal/ holds leaf utilities (bounded reading, host memory,
 	// faulting arrays in): they import no package of the module, and any
@@ -123,6 +226,37 @@ func TestLayering(t *testing.T) {
 		}
 		if slices.Contains(info.Imports, "flag") {
 			t.Errorf("%s imports flag: command lines are parsed in cmd/ only", p)
+		}
+	}
+}
+
+// TestTestImports: a package's tests may run it on a runtime (the runtimes
+// and their test support are every lower package's test bench), but a test
+// that needs what lies above the runtimes (scenario files, workloads, the
+// CLI) is an integration test of that floor and lives there, as
+// workloads/etcdraft_scenarios_test.go does.
+func TestTestImports(t *testing.T) {
+	pkgs := listPackages(t)
+	bench := floorOf(runtimes[0])
+	pending := map[string]bool{}
+	for p, info := range pkgs {
+		ceiling := max(floorOf(p), bench)
+		for _, imp := range local(append(slices.Clone(info.TestImports), info.XTestImports...)) {
+			if floorOf(imp) <= ceiling {
+				continue
+			}
+			if slices.Contains(pendingTestImports[p], imp) {
+				pending[p+" -> "+imp] = true
+				continue
+			}
+			t.Errorf("tests of %s import %s, above the runtimes and %s's floor: move the test to the lowest package that may import %s", p, imp, p, imp)
+		}
+	}
+	for p, imps := range pendingTestImports {
+		for _, imp := range imps {
+			if !pending[p+" -> "+imp] {
+				t.Errorf("pendingTestImports lists %s -> %s, which no test imports now: delete the entry", p, imp)
+			}
 		}
 	}
 }
