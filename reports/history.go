@@ -282,7 +282,18 @@ func WriteHistoryIndex(history string) error {
 func writeHistoryPage(out io.Writer, runs []HistoryRun, sums [][]Group) error {
 	p := newPage("electbench history")
 	p.para("meta", txtf("%d runs · ", len(runs)), link("#runs", "Runs"), txt(" · "), link("#trends", "Trends"), txt(" · "), link("#medians", "Medians by run"))
+	writeHistoryRuns(p, runs, sums)
+	tr := collectTrends(runs, sums)
+	if err := writeTrends(p, tr, runs); err != nil {
+		return err
+	}
+	writeMedians(p, tr, runs)
+	return p.write(out)
+}
 
+// writeHistoryRuns lists the runs, flagging a machine or configuration
+// other than the run before's.
+func writeHistoryRuns(p *page, runs []HistoryRun, sums [][]Group) {
 	p.h2("runs", txt("Runs"))
 	p.note("Highlighted: a machine or configuration other than the run before's; trends across it compare unlike runs.")
 	var rows [][]cell
@@ -327,47 +338,65 @@ func writeHistoryPage(out io.Writer, runs []HistoryRun, sums [][]Group) error {
 	}
 	p.tableID("runs-table", "sortable", []string{"run", "time (UTC)", "version", "commit", "machine", "machine details",
 		"seed", "flag hash", "rows", "correct %", "live %", "unsafe trials"}, rows)
+}
 
-	// Trend charts: per series, one line per size over the runs.
-	p.h2("trends", txt("Trends"))
-	p.note("Median per run, one line per size N, log scale.")
-	var figures []string
-	type seriesKey struct{ a, v, r, s string }
-	var keys []seriesKey
-	sizes := map[seriesKey][]int{}
-	type point struct {
-		k seriesKey
-		n int
-	}
-	medMsgs, medTurn := map[point][]plotter.XY{}, map[point][]plotter.XY{}
+// trendSeries is one series of the history: algorithm, variant, runtime,
+// scenario.
+type trendSeries struct{ a, v, r, s string }
+
+type trendPoint struct {
+	k trendSeries
+	n int
+}
+
+// trends are the medians of every series and size over the runs (x is the
+// run's number, from 1), series in order of first appearance.
+type trends struct {
+	keys             []trendSeries
+	sizes            map[trendSeries][]int // ascending
+	medMsgs, medTurn map[trendPoint][]plotter.XY
+}
+
+func collectTrends(runs []HistoryRun, sums [][]Group) trends {
+	tr := trends{sizes: map[trendSeries][]int{}, medMsgs: map[trendPoint][]plotter.XY{}, medTurn: map[trendPoint][]plotter.XY{}}
 	for i := range runs {
 		for _, g := range sums[i] {
-			k := seriesKey{g.Algorithm, g.Variant, g.Runtime, g.Scenario}
-			if _, ok := sizes[k]; !ok {
-				keys = append(keys, k)
+			k := trendSeries{g.Algorithm, g.Variant, g.Runtime, g.Scenario}
+			if _, ok := tr.sizes[k]; !ok {
+				tr.keys = append(tr.keys, k)
 			}
-			if !slices.Contains(sizes[k], g.Nodes) {
-				sizes[k] = append(sizes[k], g.Nodes)
+			if !slices.Contains(tr.sizes[k], g.Nodes) {
+				tr.sizes[k] = append(tr.sizes[k], g.Nodes)
 			}
-			pt := point{k, g.Nodes}
+			pt := trendPoint{k, g.Nodes}
 			if g.Messages.Median.Set {
-				medMsgs[pt] = append(medMsgs[pt], plotter.XY{X: float64(i + 1), Y: g.Messages.Median.V})
+				tr.medMsgs[pt] = append(tr.medMsgs[pt], plotter.XY{X: float64(i + 1), Y: g.Messages.Median.V})
 			}
 			if g.TurnaroundT.Median.Set {
-				medTurn[pt] = append(medTurn[pt], plotter.XY{X: float64(i + 1), Y: g.TurnaroundT.Median.V})
+				tr.medTurn[pt] = append(tr.medTurn[pt], plotter.XY{X: float64(i + 1), Y: g.TurnaroundT.Median.V})
 			}
 		}
 	}
-	for _, k := range keys {
-		slices.Sort(sizes[k])
+	for _, k := range tr.keys {
+		slices.Sort(tr.sizes[k])
+	}
+	return tr
+}
+
+// writeTrends draws, per series, one line per size over the runs.
+func writeTrends(p *page, tr trends, runs []HistoryRun) error {
+	p.h2("trends", txt("Trends"))
+	p.note("Median per run, one line per size N, log scale.")
+	var figures []string
+	for _, k := range tr.keys {
 		label := k.a + "/" + k.v + " (" + k.r + ", " + k.s + ")"
 		for _, m := range []struct {
 			name string
-			data map[point][]plotter.XY
-		}{{"median messages", medMsgs}, {"median turnaround_t", medTurn}} {
+			data map[trendPoint][]plotter.XY
+		}{{"median messages", tr.medMsgs}, {"median turnaround_t", tr.medTurn}} {
 			var lines []overviewSeries
-			for _, n := range sizes[k] {
-				lines = append(lines, overviewSeries{label: "N=" + strconv.Itoa(n), pts: m.data[point{k, n}]})
+			for _, n := range tr.sizes[k] {
+				lines = append(lines, overviewSeries{label: "N=" + strconv.Itoa(n), pts: m.data[trendPoint{k, n}]})
 			}
 			svg, err := trendChart(label+": "+m.name, m.name, lines, runs)
 			if err != nil {
@@ -377,8 +406,12 @@ func writeHistoryPage(out io.Writer, runs []HistoryRun, sums [][]Group) error {
 		}
 	}
 	p.figures(figures)
+	return nil
+}
 
-	// The medians as numbers, for the last runs.
+// writeMedians gives the medians as numbers for the last runs, each
+// marked better or worse than the run before's.
+func writeMedians(p *page, tr trends, runs []HistoryRun) {
 	const lastRuns = 10
 	from := max(0, len(runs)-lastRuns)
 	p.h2("medians", txt("Medians by run"))
@@ -387,40 +420,47 @@ func writeHistoryPage(out io.Writer, runs []HistoryRun, sums [][]Group) error {
 		head = append(head, strings.SplitN(r.Name, "-", 2)[0])
 	}
 	var mrows [][]cell
-	for _, k := range keys {
-		for _, n := range sizes[k] {
+	for _, k := range tr.keys {
+		for _, n := range tr.sizes[k] {
 			for _, m := range []struct {
 				name string
-				data map[point][]plotter.XY
-			}{{"messages", medMsgs}, {"turnaround_t", medTurn}} {
+				data map[trendPoint][]plotter.XY
+			}{{"messages", tr.medMsgs}, {"turnaround_t", tr.medTurn}} {
 				row := []cell{textCell(k.a), textCell(k.v), textCell(k.r), textCell(k.s), intCell(n), textCell(m.name)}
 				byRun := map[int]float64{}
-				for _, xy := range m.data[point{k, n}] {
+				for _, xy := range m.data[trendPoint{k, n}] {
 					byRun[int(xy.X)-1] = xy.Y
 				}
-				prev, hasPrev := 0.0, false
-				for i := from; i < len(runs); i++ {
-					v, ok := byRun[i]
-					if !ok {
-						row = append(row, textCell("-"))
-						hasPrev = false
-						continue
-					}
-					c := floatCell(v, 2)
-					if hasPrev && v > prev {
-						c.classes = "bad"
-					} else if hasPrev && v < prev {
-						c.classes = "good"
-					}
-					row = append(row, c)
-					prev, hasPrev = v, true
-				}
-				mrows = append(mrows, row)
+				mrows = append(mrows, append(row, medianCells(byRun, from, len(runs))...))
 			}
 		}
 	}
 	p.tableID("medians-table", "sortable", head, mrows)
-	return p.write(out)
+}
+
+// medianCells are the cells of runs from..to-1, "-" where a run has no
+// value, each marked bad when above the value of the run before it and
+// good when below.
+func medianCells(byRun map[int]float64, from, to int) []cell {
+	var row []cell
+	prev, hasPrev := 0.0, false
+	for i := from; i < to; i++ {
+		v, ok := byRun[i]
+		if !ok {
+			row = append(row, textCell("-"))
+			hasPrev = false
+			continue
+		}
+		c := floatCell(v, 2)
+		if hasPrev && v > prev {
+			c.classes = "bad"
+		} else if hasPrev && v < prev {
+			c.classes = "good"
+		}
+		row = append(row, c)
+		prev, hasPrev = v, true
+	}
+	return row
 }
 
 func shortCommit(c string) string {

@@ -25,8 +25,32 @@ type algoVerdict struct {
 // HTMLOptions.Expectations), the safety violations and liveness losses by
 // algorithm, the errors; one line when all is well.
 func writeHeadline(p *page, rows []Row, groups []*reportGroup, fails []*failing, opt HTMLOptions) {
-	var order []string
-	by := map[string]*algoVerdict{}
+	order, by := algoVerdicts(groups, fails)
+	ex := failedExpectations(rows)
+	bad := len(ex.order) > 0 || len(opt.Expectations) > 0 || len(fails) > 0
+	p.section("verdict", func() {
+		p.h2("", txt("Verdict"))
+		if !bad {
+			msg := fmt.Sprintf("All %d trials were correct and live, with no safety violation and no error.", len(rows))
+			if ex.checked > 0 {
+				msg += fmt.Sprintf(" Every expectation held (%d trials checked).", ex.checked)
+			}
+			p.para("verdict ok", txt(msg))
+			return
+		}
+		p.box("", "verdict fail", func() {
+			if n := len(ex.order) + len(opt.Expectations); n > 0 {
+				writeFailedExpectations(p, ex, opt.Expectations)
+			}
+			writeAlgoVerdicts(p, order, by)
+		})
+	})
+}
+
+// algoVerdicts sums the trials of each algorithm and runtime, labels in
+// the groups' order, each with its first failing trial.
+func algoVerdicts(groups []*reportGroup, fails []*failing) (order []string, by map[string]*algoVerdict) {
+	by = map[string]*algoVerdict{}
 	for _, g := range groups {
 		label := algoLabel(g.Algorithm, g.Variant) + " (" + g.Runtime + ")"
 		v := by[label]
@@ -54,86 +78,91 @@ func writeHeadline(p *page, rows []Row, groups []*reportGroup, fails []*failing,
 			v.firstFail = f
 		}
 	}
+	return order, by
+}
 
-	// Expectations: per trial (the expect column) and over trials.
-	expected, expectFails, expectFirst := 0, map[string]int{}, map[string]string{}
-	var expectOrder []string
+// expectations are the per-trial expectations of a run (the expect
+// column): how many trials were checked, and the failures, one key per
+// scenario, algorithm, size and expectation ("safety always"), in order of
+// first failure, each with its count and the first trial's details.
+type expectations struct {
+	checked int
+	order   []string
+	fails   map[string]int
+	first   map[string]string
+}
+
+func failedExpectations(rows []Row) expectations {
+	ex := expectations{fails: map[string]int{}, first: map[string]string{}}
 	for i := range rows {
 		r := &rows[i]
 		if r.Expect == "" {
 			continue
 		}
-		expected++
+		ex.checked++
 		if what, ok := strings.CutPrefix(r.Expect, "fail: "); ok {
-			// One line per scenario, algorithm, size and expectation
-			// ("safety always"), with the first trial's details.
 			name, _, _ := strings.Cut(what, ":")
 			key := r.Scenario + ": " + algoLabel(r.Algorithm, r.Variant) + " N=" + strconv.Itoa(r.Nodes) + ": " + name
-			if expectFails[key] == 0 {
-				expectOrder = append(expectOrder, key)
-				expectFirst[key] = fmt.Sprintf("trial %d (seed %d): %s", r.Trial, r.Seed, what)
+			if ex.fails[key] == 0 {
+				ex.order = append(ex.order, key)
+				ex.first[key] = fmt.Sprintf("trial %d (seed %d): %s", r.Trial, r.Seed, what)
 			}
-			expectFails[key]++
+			ex.fails[key]++
 		}
 	}
+	return ex
+}
 
-	bad := len(expectOrder) > 0 || len(opt.Expectations) > 0 || len(fails) > 0
-	p.section("verdict", func() {
-		p.h2("", txt("Verdict"))
-		if !bad {
-			msg := fmt.Sprintf("All %d trials were correct and live, with no safety violation and no error.", len(rows))
-			if expected > 0 {
-				msg += fmt.Sprintf(" Every expectation held (%d trials checked).", expected)
-			}
-			p.para("verdict ok", txt(msg))
-			return
+// writeFailedExpectations lists the expectations over trials (overall),
+// then the per-trial ones, at most a dozen lines.
+func writeFailedExpectations(p *page, ex expectations, overall []string) {
+	n := len(ex.order) + len(overall)
+	p.para("", boldf("%d expectation%s failed", n, plural(n)), txt(" (per scenario, algorithm and size):"))
+	const most = 12
+	var items [][]run
+	for _, e := range overall {
+		items = append(items, []run{txt(e)})
+	}
+	for _, k := range ex.order {
+		items = append(items, []run{txtf("%s — failed in %d trial%s; first, %s", k, ex.fails[k], plural(ex.fails[k]), ex.first[k])})
+	}
+	if len(items) > most {
+		items = append(items[:most], []run{txtf("… and %d more", len(items)-most)})
+	}
+	p.list("", items)
+}
+
+// writeAlgoVerdicts lists what went wrong per algorithm and runtime, with
+// a link to its first failing trial, and counts the pairs that were clean.
+func writeAlgoVerdicts(p *page, order []string, by map[string]*algoVerdict) {
+	var items [][]run
+	clean := 0
+	for _, label := range order {
+		v := by[label]
+		var what []string
+		if v.unsafe > 0 {
+			what = append(what, fmt.Sprintf("%d of %d trials broke safety (%d violations)", v.unsafe, v.trials, v.violations))
 		}
-		p.box("", "verdict fail", func() {
-			if n := len(expectOrder) + len(opt.Expectations); n > 0 {
-				p.para("", boldf("%d expectation%s failed", n, plural(n)), txt(" (per scenario, algorithm and size):"))
-				const most = 12
-				var items [][]run
-				for _, e := range opt.Expectations {
-					items = append(items, []run{txt(e)})
-				}
-				for _, k := range expectOrder {
-					items = append(items, []run{txtf("%s — failed in %d trial%s; first, %s", k, expectFails[k], plural(expectFails[k]), expectFirst[k])})
-				}
-				if len(items) > most {
-					items = append(items[:most], []run{txtf("… and %d more", len(items)-most)})
-				}
-				p.list("", items)
-			}
-			var items [][]run
-			clean := 0
-			for _, label := range order {
-				v := by[label]
-				var what []string
-				if v.unsafe > 0 {
-					what = append(what, fmt.Sprintf("%d of %d trials broke safety (%d violations)", v.unsafe, v.trials, v.violations))
-				}
-				if v.notLive > 0 {
-					what = append(what, fmt.Sprintf("%d of %d trials elected nobody all agreed on (not live)", v.notLive, v.trials))
-				}
-				if v.errs > 0 {
-					what = append(what, fmt.Sprintf("%d of %d trials ended in an error", v.errs, v.trials))
-				}
-				if len(what) == 0 {
-					clean++
-					continue
-				}
-				item := []run{bold(label), txt(": " + strings.Join(what, "; "))}
-				if v.firstFail != nil {
-					item = append(item, txt(" — "), link("#"+v.firstFail.anchor, "first failing trial"))
-				}
-				items = append(items, item)
-			}
-			p.list("", items)
-			if clean > 0 {
-				p.para("good", txtf("%d of %d algorithm/runtime pairs: every trial correct and live", clean, len(order)))
-			}
-		})
-	})
+		if v.notLive > 0 {
+			what = append(what, fmt.Sprintf("%d of %d trials elected nobody all agreed on (not live)", v.notLive, v.trials))
+		}
+		if v.errs > 0 {
+			what = append(what, fmt.Sprintf("%d of %d trials ended in an error", v.errs, v.trials))
+		}
+		if len(what) == 0 {
+			clean++
+			continue
+		}
+		item := []run{bold(label), txt(": " + strings.Join(what, "; "))}
+		if v.firstFail != nil {
+			item = append(item, txt(" — "), link("#"+v.firstFail.anchor, "first failing trial"))
+		}
+		items = append(items, item)
+	}
+	p.list("", items)
+	if clean > 0 {
+		p.para("good", txtf("%d of %d algorithm/runtime pairs: every trial correct and live", clean, len(order)))
+	}
 }
 
 func plural(n int) string {

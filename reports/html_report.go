@@ -548,6 +548,18 @@ func writeTimeCharts(p *page, all []*series, faults func(*Row) []FaultWindow) er
 // its first trial, beside its turnaround.
 func writeTimeouts(p *page, all []*series, faults func(*Row) []FaultWindow) error {
 	p.h2("timeouts", txt("Timeouts and faults"))
+	if err := writeTimeoutTables(p, all); err != nil {
+		return err
+	}
+	if faults != nil {
+		writeFaultSchedules(p, all, faults)
+	}
+	return nil
+}
+
+// writeTimeoutTables writes the timeouts of every series that had any: at
+// its largest size by kind, and per size folded below.
+func writeTimeoutTables(p *page, all []*series) error {
 	var rows, detail [][]cell
 	var fired []*series
 	for _, s := range all {
@@ -590,41 +602,53 @@ func writeTimeouts(p *page, all []*series, faults func(*Row) []FaultWindow) erro
 	}
 	if len(fired) == 0 {
 		p.note("No timer fired and no process was suspected in any trial.")
-	} else {
-		p.note("Timer expirations and detector suspicions per trial, at each series' largest size: the median, and the mean per trial of each kind.")
-		p.table("sortable", []string{"series", "at N", "timeouts median", "per trial, by kind (mean)"}, rows)
-		var singles, figures []string
-		for _, s := range fired {
-			var samples []boxSample
-			values := 0
-			for _, g := range s.groups {
-				xs := groupTimeouts(g)
-				values += len(xs)
-				samples = append(samples, boxSample{n: g.Nodes, values: xs})
-			}
-			if values < 2 {
-				for _, b := range samples {
-					for _, v := range b.values {
-						singles = append(singles, fmt.Sprintf("%s at N = %d: %s timeouts", s.label, b.n, fixedText(v, 0)))
-					}
-				}
-				continue
-			}
-			svg, err := boxChart(s.label+": timeouts", "timeouts per trial", samples, false, nil)
-			if err != nil {
-				return err
-			}
-			figures = append(figures, svg)
-		}
-		p.details("timeouts-detail", false, []run{txt("Timeouts per size, for every series")}, func() {
-			p.figures(figures)
-			writeSingles(p, singles)
-			p.table("sortable", []string{"series", "nodes", "trials", "median", "mean", "max", "by kind (total)"}, detail)
-		})
-	}
-	if faults == nil {
 		return nil
 	}
+	p.note("Timer expirations and detector suspicions per trial, at each series' largest size: the median, and the mean per trial of each kind.")
+	p.table("sortable", []string{"series", "at N", "timeouts median", "per trial, by kind (mean)"}, rows)
+	singles, figures, err := timeoutCharts(fired)
+	if err != nil {
+		return err
+	}
+	p.details("timeouts-detail", false, []run{txt("Timeouts per size, for every series")}, func() {
+		p.figures(figures)
+		writeSingles(p, singles)
+		p.table("sortable", []string{"series", "nodes", "trials", "median", "mean", "max", "by kind (total)"}, detail)
+	})
+	return nil
+}
+
+// timeoutCharts draws a box chart of timeouts per size for each series
+// that fired; a series with one value says it in a sentence instead.
+func timeoutCharts(fired []*series) (singles, figures []string, err error) {
+	for _, s := range fired {
+		var samples []boxSample
+		values := 0
+		for _, g := range s.groups {
+			xs := groupTimeouts(g)
+			values += len(xs)
+			samples = append(samples, boxSample{n: g.Nodes, values: xs})
+		}
+		if values < 2 {
+			for _, b := range samples {
+				for _, v := range b.values {
+					singles = append(singles, fmt.Sprintf("%s at N = %d: %s timeouts", s.label, b.n, fixedText(v, 0)))
+				}
+			}
+			continue
+		}
+		svg, err := boxChart(s.label+": timeouts", "timeouts per trial", samples, false, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		figures = append(figures, svg)
+	}
+	return singles, figures, nil
+}
+
+// writeFaultSchedules draws each faulty series' fault schedule, from its
+// first trial with a fault, beside its turnaround.
+func writeFaultSchedules(p *page, all []*series, faults func(*Row) []FaultWindow) {
 	p.h3("faults", txt("Fault schedules"))
 	drawn := 0
 	for _, s := range all {
@@ -654,7 +678,6 @@ func writeTimeouts(p *page, all []*series, faults func(*Row) []FaultWindow) erro
 	if drawn == 0 {
 		p.note("No trial applied a fault.")
 	}
-	return nil
 }
 
 func writeVerdicts(p *page, groups []*reportGroup, fails []*failing, opt HTMLOptions) {
