@@ -45,35 +45,7 @@ func FromScenario(sc *chaos.Scenario) (*Spec, error) {
 		}
 		spec.LinkLatency = append(spec.LinkLatency, LinkLatency{From: l.From, To: l.To, Latency: m})
 	}
-	if sc.AllAlgos {
-		for _, a := range nodes.Algorithms() {
-			if a.IsMutex() {
-				continue // "all" means every election algorithm
-			}
-			spec.Algos = append(spec.Algos, Algo{Alg: a, Variant: a.Variants[0].Name, Params: nodes.Params{}, UpTo: a.AllUpTo})
-		}
-	}
-	for i, a := range sc.Algorithms {
-		path := fmt.Sprintf("algorithms[%d]", i)
-		name := a.Name
-		if a.Variant != "" {
-			name += "/" + a.Variant
-		}
-		alg, variant, err := lookupOrDefine(sc, a, name)
-		if err != nil {
-			fail(path, "%v", err)
-			continue
-		}
-		params := nodes.Params{}
-		for k, v := range a.Params {
-			params[k] = v
-		}
-		if err := alg.CheckParams(params); err != nil {
-			fail(path+".params", "%v", err)
-			continue
-		}
-		spec.Algos = append(spec.Algos, Algo{Alg: alg, Variant: variant, Params: params})
-	}
+	spec.Algos = scenarioAlgos(sc, fail)
 	if spec.Nodes, err = ParseNodes(sc.Nodes); err != nil {
 		fail("nodes", "%s", unflag(err))
 	}
@@ -141,6 +113,43 @@ func FromScenario(sc *chaos.Scenario) (*Spec, error) {
 		}
 	}
 	return spec, nil
+}
+
+// scenarioAlgos are the algorithms a scenario names, each with its variant
+// and checked parameters: every election algorithm for "all", then those
+// listed. fail is told of each that cannot run.
+func scenarioAlgos(sc *chaos.Scenario, fail func(field, format string, args ...any)) []Algo {
+	var algos []Algo
+	if sc.AllAlgos {
+		for _, a := range nodes.Algorithms() {
+			if a.IsMutex() {
+				continue // "all" means every election algorithm
+			}
+			algos = append(algos, Algo{Alg: a, Variant: a.Variants[0].Name, Params: nodes.Params{}, UpTo: a.AllUpTo})
+		}
+	}
+	for i, a := range sc.Algorithms {
+		path := fmt.Sprintf("algorithms[%d]", i)
+		name := a.Name
+		if a.Variant != "" {
+			name += "/" + a.Variant
+		}
+		alg, variant, err := lookupOrDefine(sc, a, name)
+		if err != nil {
+			fail(path, "%v", err)
+			continue
+		}
+		params := nodes.Params{}
+		for k, v := range a.Params {
+			params[k] = v
+		}
+		if err := alg.CheckParams(params); err != nil {
+			fail(path+".params", "%v", err)
+			continue
+		}
+		algos = append(algos, Algo{Alg: alg, Variant: variant, Params: params})
+	}
+	return algos
 }
 
 type fieldError struct{ field, msg string }

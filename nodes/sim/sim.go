@@ -280,6 +280,14 @@ func newSim(cfg trial.Config) (*sim, error) {
 		s.closeMachines()
 		return nil, err
 	}
+	s.prepare(n)
+	return s, nil
+}
+
+// prepare builds what the event loop reads once the machines and faults
+// are in place: the event queue, the complete topology's peer list, the
+// ring's per-link clocks, and the event sinks.
+func (s *sim) prepare(n int) {
 	// With constant latency, deliveries wait in the FIFO queue and only
 	// timers and control events in the heap; events of the FIFO run first at
 	// their time and may schedule heap events earlier than the heap's least,
@@ -299,13 +307,12 @@ func newSim(cfg trial.Config) (*sim, error) {
 	if s.topo.IsRing() && !s.fifoMode {
 		s.ringLast = make([][2]int64, n)
 	}
-	s.ev = cfg.Events
+	s.ev = s.cfg.Events
 	s.want = trial.KindsOfSink(s.ev)
 	s.decider, _ = s.ev.(trial.DecisionSink)
 	if s.want.Has(trial.EvPhase) {
 		_, s.phased = s.machines.at(0).(nodes.Phased)
 	}
-	return s, nil
 }
 
 func (s *sim) run() {
