@@ -187,3 +187,47 @@ func TestHouseShape(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryFuzzTargetHasCorpus: STYLE's fuzz targets keep their found
+// inputs under testdata/fuzz/<FuzzName>/, so every plain `go test` replays
+// them; a new target lands with its corpus.
+func TestEveryFuzzTargetHasCorpus(t *testing.T) {
+	fset := token.NewFileSet()
+	targets := 0
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != "." && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		for _, decl := range f.Decls {
+			fd, ok := decl.(*ast.FuncDecl)
+			if !ok || fd.Recv != nil || !strings.HasPrefix(fd.Name.Name, "Fuzz") {
+				continue
+			}
+			targets++
+			corpus := filepath.Join(filepath.Dir(path), "testdata", "fuzz", fd.Name.Name)
+			if files, _ := filepath.Glob(filepath.Join(corpus, "*")); len(files) == 0 {
+				t.Errorf("%s (%s) has no committed corpus in %s: fuzz it and commit what reaches distinct paths", fd.Name.Name, path, corpus)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if targets < 17 {
+		t.Errorf("found %d fuzz targets, want at least the 17 of issue 36: is the walk missing files?", targets)
+	}
+}
