@@ -143,9 +143,9 @@ var only = map[string][]string{
 // pendingTestImports are test imports that break the floor rule today,
 // each with the package its tests import from above. The harness's tests
 // parse scenario files (chaos) and read workloads.MaxReruns; the live
-// runtime's rework (issue 36) takes them out. TestLayering fails while an
-// entry here is still needed and also once it is not, so delete an entry
-// as its fix lands.
+// runtime's rework (issue 36) takes them out. TestTestImports lets these
+// through and fails once one is no longer needed: delete an entry as its
+// fix lands.
 var pendingTestImports = map[string][]string{
 	"nodes/live/harness": {"chaos", "workloads"},
 }
