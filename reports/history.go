@@ -133,11 +133,7 @@ func AddToHistory(history string, m Manifest, resultsCSV string) (HistoryRun, er
 	if err := copyFile(resultsCSV, filepath.Join(tmp, ResultsCSV)); err != nil {
 		return HistoryRun{}, fmt.Errorf("history: %w", err)
 	}
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return HistoryRun{}, err
-	}
-	if err := os.WriteFile(filepath.Join(tmp, HistoryManifest), append(b, '\n'), 0o644); err != nil {
+	if err := WriteManifest(tmp, m); err != nil {
 		return HistoryRun{}, fmt.Errorf("history: %w", err)
 	}
 	dir := filepath.Join(history, name)
