@@ -2,7 +2,9 @@ package reports
 
 import (
 	"math"
+	"os"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -15,7 +17,7 @@ func TestColumnsMatch(t *testing.T) {
 			t.Errorf("codec %d is %q, Columns has %q", i, c.name, Columns[i])
 		}
 	}
-	// DESIGN.md ("Results") lists the stable columns; they end with error.
+	// DESIGN.md ("Results"): the stable columns end with error.
 	if Columns[StableColumns-1] != "error" {
 		t.Errorf("stable columns end at %q, want error", Columns[StableColumns-1])
 	}
@@ -80,5 +82,60 @@ func TestJSONValues(t *testing.T) {
 		if tc.got != tc.want {
 			t.Errorf("got %s, want %s", tc.got, tc.want)
 		}
+	}
+}
+
+// README's column reference is generated between these two lines.
+const (
+	readmeColumnsBegin = "<!-- columns: generated from reports.Columns and its meanings (reports/columndocs.go); do not edit. Regenerate: go test ./reports -run TestReadmeColumnsAreCurrent -rewrite -->\n"
+	readmeColumnsEnd   = "<!-- end of columns -->\n"
+)
+
+// README's table of results.csv's columns is ColumnTable(): a column added
+// to Columns without a meaning, or a README edited by hand, fails here.
+func TestReadmeColumnsAreCurrent(t *testing.T) {
+	const path = "../README.md"
+	table, err := ColumnTable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	before, rest, ok := strings.Cut(readme, readmeColumnsBegin)
+	current, after, ok2 := strings.Cut(rest, readmeColumnsEnd)
+	if !ok || !ok2 {
+		t.Fatalf("README.md lacks the column table's markers %q and %q", readmeColumnsBegin, readmeColumnsEnd)
+	}
+	if *rewrite {
+		if err := os.WriteFile(path, []byte(before+readmeColumnsBegin+table+readmeColumnsEnd+after), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if current != table {
+		t.Errorf("README.md's column table is not ColumnTable() (go test ./reports -run TestReadmeColumnsAreCurrent -rewrite)\n--- README\n%s\n--- ColumnTable\n%s", current, table)
+	}
+}
+
+// Every column has a meaning and every meaning a column; no meaning breaks
+// the Markdown table it is written into.
+func TestColumnMeanings(t *testing.T) {
+	if _, err := ColumnTable(); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range Columns {
+		if m := columnMeanings[c]; strings.TrimSpace(m) == "" || strings.ContainsAny(m, "|\n") {
+			t.Errorf("column %s: meaning %q is empty or breaks a table row", c, m)
+		}
+	}
+	short := Columns[:len(Columns)-1]
+	if _, err := columnTable(Columns, map[string]string{}); err == nil || !strings.Contains(err.Error(), "algorithm") {
+		t.Errorf("a column without a meaning: got %v, want an error naming it", err)
+	}
+	if _, err := columnTable(short, columnMeanings); err == nil || !strings.Contains(err.Error(), Columns[len(Columns)-1]) {
+		t.Errorf("a meaning without a column: got %v, want an error naming it", err)
 	}
 }

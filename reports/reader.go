@@ -72,7 +72,7 @@ func (e *ParseError) Unwrap() error { return e.Err }
 // header name, so their order does not matter; unknown columns are ignored
 // (a newer file read by an older build) and columns missing from the header
 // read as zero values (an older file), except the stable ones DESIGN.md
-// fixes, which must be present. Any bad cell is an error naming its line and
+// fixes (StableColumns), which must be present. Any bad cell is an error naming its line and
 // column.
 func ReadCSV(r io.Reader) ([]Row, error) {
 	cr := newCSVReader(boundedio.Lines(r, MaxLine))

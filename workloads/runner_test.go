@@ -58,8 +58,8 @@ func runCSV(t *testing.T, s *Spec, parallel int) []byte {
 	return buf.Bytes()
 }
 
-// DESIGN.md: "The same seed gives byte-identical rows. Trials run in
-// parallel across cores" — and the parallelism must not change a byte.
+// docs/DESIGN.md ("Runtimes"): "The same seed gives byte-identical rows,
+// whatever the parallelism."
 func TestSameRowsWhateverTheParallelism(t *testing.T) {
 	s := spec(t, "ring,chang-roberts,ring-initiator,lcr,hs", "3,8,21", "random", "random(3)", "exponential(1ms)", 4)
 	one := runCSV(t, s, 1)

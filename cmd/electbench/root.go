@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Exit codes (STYLE.md, "Command line").
+// Exit codes (docs/STYLE.md, "Errors and exit codes").
 const (
 	exitOK       = 0
 	exitFailed   = 1 // an expectation or a comparison failed

@@ -18,7 +18,7 @@ var (
 )
 
 // A MSG frame carries exactly the canonical body, so the bytes a live run
-// counts are the simulator's EncodedSize (DESIGN.md, "The contract").
+// counts are the simulator's EncodedSize (docs/DESIGN.md, "The contract").
 func TestMessageFrameCarriesTheCanonicalBody(t *testing.T) {
 	for _, m := range []nodes.Message{
 		{Kind: testElection},

@@ -115,7 +115,8 @@ func TestCheckerLeaseOverlap(t *testing.T) {
 	}
 }
 
-// STYLE.md: the same seed twice gives the same run, event for event.
+// docs/STYLE.md, "Determinism": the same seed twice gives the same run,
+// event for event.
 func TestDeterministic(t *testing.T) {
 	for _, name := range quorumAlgorithms {
 		var traces [2]bytes.Buffer

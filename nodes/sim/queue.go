@@ -157,7 +157,7 @@ func (q *fifo) advance() {
 // (lcr and hs on 200,000 processes, uniform and normal latency), which
 // six entries cover. Both are bounds of
 // the live bytes: garbage beyond them is the collector's, which the run's
-// memory limit keeps below it (DESIGN.md, "plan guard").
+// memory limit keeps below it (docs/DESIGN.md, "The plan guard").
 func PendingBytes(constantLatency bool) int {
 	if constantLatency {
 		return int(unsafe.Sizeof(delivery{})) * 9 / 8

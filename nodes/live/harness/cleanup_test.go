@@ -28,7 +28,7 @@ import (
 	"github.com/electbench/electbench/nodes/trial"
 )
 
-// Nothing outlives a run (DESIGN.md, "Runtimes"): after 19 trials and a
+// Nothing outlives a run (docs/DESIGN.md, "Runtimes"; docs/LIVE.md): after 19 trials and a
 // 20th cancelled in the middle, and their runtimes closed, no node
 // process, proxy, listening port or runtime goroutine of any of them
 // remains. (Between trials a runtime keeps its cluster's proxies and
