@@ -160,11 +160,20 @@ func startNode(t *testing.T, net *memNet, addr string) *testNode {
 // runNode runs a node with options o; its hello is the first report.
 func runNode(t *testing.T, o Options) *testNode {
 	t.Helper()
+	return runNodeWith(t, o.Identity, func(in io.Reader, out io.Writer) error {
+		return Run(context.Background(), o, in, out)
+	})
+}
+
+// runNodeWith runs a node of identity key with run, which reads commands
+// from in and writes reports to out.
+func runNodeWith(t *testing.T, key *pow.Key, run func(in io.Reader, out io.Writer) error) *testNode {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	n := &testNode{t: t, key: o.Identity, in: inW, reports: make(chan Report, 1024), done: make(chan error, 1)}
+	n := &testNode{t: t, key: key, in: inW, reports: make(chan Report, 1024), done: make(chan error, 1)}
 	go func() {
-		n.done <- Run(context.Background(), o, inR, outW)
+		n.done <- run(inR, outW)
 		outW.Close()
 	}()
 	go func() {
