@@ -372,7 +372,8 @@ func (t *netTransport) dialOnce(ctx context.Context, l *link) (up bool, err erro
 			break
 		}
 	}
-	t.post(event{kind: evLink, apply: func() (int, bool) { return t.linkDown(l, c, err) }})
+	why := err // err is the result, which the return below overwrites
+	t.post(event{kind: evLink, apply: func() (int, bool) { return t.linkDown(l, c, why) }})
 	return true, nil
 }
 
