@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"github.com/electbench/electbench/nodes"
-	"github.com/electbench/electbench/pow"
 )
 
 // memHub is an in-memory network of memTransports, known by address: the
@@ -75,7 +74,7 @@ func (t *memTransport) pump() {
 
 func (t *memTransport) addr() string { return t.name }
 
-func (t *memTransport) configure(r *roster, links []Link, _ pow.Policy) error {
+func (t *memTransport) configure(r *roster, links []Link) error {
 	t.r = r
 	t.links = make([]*memTransport, len(r.ranks))
 	for _, l := range links {

@@ -21,8 +21,8 @@ import (
 //
 // Its fields have three owners, and the locking follows them:
 //   - fixed at construction and then only read: hs, ln, dialer, post,
-//     logf, maxEarly, done (hs.Policy excepted: configure sets it, as the
-//     trial's puzzle, while no handshake of that trial has begun);
+//     logf, maxEarly, done (the handshakes read the trial's policy from
+//     view);
 //   - shared with the connections' goroutines: view and running (atomics;
 //     a roster is replaced whole, never written), frames and shed (atomic
 //     counters), pending (a semaphore of MaxPending slots) and in (behind
@@ -88,7 +88,8 @@ func newNetTransport(o Options, post func(event) bool, done <-chan struct{}, log
 		in:      connSet{m: map[net.Conn]bool{}},
 		byAddr:  map[string]*link{},
 	}
-	t.hs = &Handshaker{Key: o.Identity, Show: o.Show, Timeout: o.HandshakeTimeout, Count: t.frames.add, Gate: NewGate()}
+	t.hs = &Handshaker{Key: o.Identity, Show: o.Show, Timeout: o.HandshakeTimeout, Count: t.frames.add, Gate: NewGate(),
+		trial: func() *pow.Policy { return &t.view.Load().policy }}
 	t.view.Store(&roster{})
 	if t.ln == nil {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -102,8 +103,7 @@ func newNetTransport(o Options, post func(event) bool, done <-chan struct{}, log
 
 func (t *netTransport) addr() string { return t.ln.Addr().String() }
 
-func (t *netTransport) configure(r *roster, links []Link, policy pow.Policy) error {
-	t.hs.Policy = policy
+func (t *netTransport) configure(r *roster, links []Link) error {
 	t.view.Store(r)
 	// The links: those of an earlier trial whose address is named again
 	// are kept, up or not, with the peer's new position; the others are

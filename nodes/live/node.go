@@ -423,8 +423,8 @@ func (n *node) configure(cfg Config) error {
 			return f.Err()
 		}
 	}
-	r := &roster{ranks: ranks, byID: byID, self: cfg.Self, epoch: cfg.Epoch}
-	if err := n.net.configure(r, cfg.Links, pow.PolicyFor(puzzle)); err != nil {
+	r := &roster{ranks: ranks, byID: byID, self: cfg.Self, epoch: cfg.Epoch, policy: pow.PolicyFor(puzzle)}
+	if err := n.net.configure(r, cfg.Links); err != nil {
 		return err
 	}
 	n.linked = false

@@ -20,10 +20,10 @@ import (
 type transport interface {
 	// addr is the address peers dial, as the hello line gives it.
 	addr() string
-	// configure enters a trial: its roster (and epoch) and this node's
-	// links out, kept from the last trial where the address is the same.
-	// policy is what a peer's identity must satisfy.
-	configure(r *roster, links []Link, policy pow.Policy) error
+	// configure enters a trial: its roster (and epoch, and the policy a
+	// peer's identity must satisfy) and this node's links out, kept from
+	// the last trial where the address is the same.
+	configure(r *roster, links []Link) error
 	// epoch is the trial the transport carries (roster.epoch, or noEpoch
 	// after a reset); position is the trial's position of the peer with
 	// identity id, or -1.
@@ -60,10 +60,11 @@ const noEpoch = math.MaxUint64
 // built: a configure or reset replaces it whole, so the connections'
 // goroutines read it without a lock.
 type roster struct {
-	ranks []nodes.Rank     // by position
-	byID  map[nodes.ID]int // position by identity
-	self  int
-	epoch uint64 // Config.Epoch, or noEpoch after a reset
+	ranks  []nodes.Rank     // by position
+	byID   map[nodes.ID]int // position by identity
+	self   int
+	epoch  uint64     // Config.Epoch, or noEpoch after a reset
+	policy pow.Policy // what a peer's identity must satisfy (the handshakes')
 }
 
 // position is the position of the peer with identity id, or -1.
