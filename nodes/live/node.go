@@ -74,7 +74,6 @@ type node struct {
 	net    transport
 
 	cfg     Config
-	alg     *nodes.Algorithm
 	machine nodes.Machine
 	phased  nodes.Phased
 	failed  bool // the machine failed (nodes.Fallible) and was reported
@@ -397,7 +396,7 @@ func (n *node) configure(cfg Config) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", alg.Name, err)
 	}
-	n.cfg, n.alg = cfg, alg
+	n.cfg = cfg
 	n.machine = newMachine()
 	n.phased, _ = n.machine.(nodes.Phased)
 	n.env = &env{
@@ -444,7 +443,7 @@ func (n *node) reset() {
 	if c, ok := n.machine.(io.Closer); ok {
 		c.Close() // an external program: stopped and reaped
 	}
-	n.machine, n.phased, n.alg, n.env = nil, nil, nil, nil
+	n.machine, n.phased, n.env = nil, nil, nil
 	n.cfg = Config{}
 	n.net.reset()
 	n.started, n.linked, n.failed = false, false, false
