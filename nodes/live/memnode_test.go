@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -19,7 +20,12 @@ import (
 // It returns them once each has said hello.
 func startMemNodes(t *testing.T, n int) []*testNode {
 	t.Helper()
-	hub := newMemHub()
+	return startMemNodesOn(t, newMemHub(), n)
+}
+
+// startMemNodesOn runs n nodes at addresses mem-0, mem-1, ... of hub.
+func startMemNodesOn(t *testing.T, hub *memHub, n int) []*testNode {
+	t.Helper()
 	var ns []*testNode
 	for i := range n {
 		key, addr := mint(t), fmt.Sprintf("mem-%d", i)
@@ -79,25 +85,8 @@ func elect(t *testing.T, ns []*testNode, alg string, initiator func(ranks []node
 		keys[i] = n.key
 	}
 	run := electionRun{decided: make([][]string, len(ns)), sent: map[string]int64{}, recv: map[string]int64{}, dropped: map[string]int64{}, frames: map[string]int64{}}
-	for i, n := range ns {
-		cfg := configFor(alg, i, keys)
-		for j := range ns {
-			if j != i {
-				cfg.Links = append(cfg.Links, Link{To: j, Addr: fmt.Sprintf("mem-%d", j)})
-			}
-		}
-		n.cmd(Command{Type: "configure", Config: cfg})
-	}
-	for i, n := range ns {
-		if r := n.until("linked"); r.Up != len(ns)-1 || r.Refused != 0 {
-			t.Fatalf("node %d linked %d up, %d refused; want %d up", i, r.Up, r.Refused, len(ns)-1)
-		}
-		run.ranks = append(run.ranks, n.key.Rank())
-	}
-	t0 := fakeMono()
-	for _, n := range ns {
-		n.cmd(Command{Type: "start", T0: t0})
-	}
+	run.ranks = configureAll(t, ns, alg, Detector{})
+	startAll(ns)
 	ns[initiator(run.ranks)].cmd(Command{Type: "initiate"})
 	time.Sleep(time.Second)
 	synctest.Wait()
@@ -120,6 +109,43 @@ func elect(t *testing.T, ns []*testNode, alg string, initiator func(ranks []node
 		n.in.Close()
 	}
 	return run
+}
+
+// configureAll configures ns (complete links, addresses mem-0, mem-1,
+// ...) to run alg with detector d and waits for every link; it returns
+// their ranks by position.
+func configureAll(t *testing.T, ns []*testNode, alg string, d Detector) []nodes.Rank {
+	t.Helper()
+	keys := make([]*pow.Key, len(ns))
+	for i, n := range ns {
+		keys[i] = n.key
+	}
+	for i, n := range ns {
+		cfg := configFor(alg, i, keys)
+		cfg.Detector = d
+		for j := range ns {
+			if j != i {
+				cfg.Links = append(cfg.Links, Link{To: j, Addr: fmt.Sprintf("mem-%d", j)})
+			}
+		}
+		n.cmd(Command{Type: "configure", Config: cfg})
+	}
+	var ranks []nodes.Rank
+	for i, n := range ns {
+		if r := n.until("linked"); r.Up != len(ns)-1 || r.Refused != 0 {
+			t.Fatalf("node %d linked %d up, %d refused; want %d up", i, r.Up, r.Refused, len(ns)-1)
+		}
+		ranks = append(ranks, n.key.Rank())
+	}
+	return ranks
+}
+
+// startAll starts ns at one t0.
+func startAll(ns []*testNode) {
+	t0 := fakeMono()
+	for _, n := range ns {
+		n.cmd(Command{Type: "start", T0: t0})
+	}
 }
 
 func add(sum, m map[string]int64) {
@@ -217,5 +243,49 @@ func TestMemTransportBully(t *testing.T) {
 			}
 		}
 		checkCounts(t, run, map[string]int64{"ELECTION": a * (a + 1) / 2, "OK": a * (a + 1) / 2, "COORDINATOR": (n - 1) * a})
+	})
+}
+
+// The heartbeat detector over the in-memory transport, one call cutting
+// mem-2 off: every P each node pings every peer, and one silent for longer
+// than τ is suspected, once (ALGORITHMS.md, "Failure detectors"). The two
+// connected nodes suspect only mem-2, which suspects both; pings to and
+// from it are dropped and counted.
+func TestMemTransportHeartbeat(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		hub := newMemHub()
+		ns := startMemNodesOn(t, hub, 3)
+		configureAll(t, ns, "live-test-echo", Detector{Kind: "heartbeat", P: time.Millisecond, Tau: 4 * time.Millisecond})
+		hub.partition("mem-2")
+		startAll(ns)
+		time.Sleep(50 * time.Millisecond)
+		synctest.Wait()
+		want := [][]int{{2}, {2}, {0, 1}}
+		for i, n := range ns {
+			n.cmd(Command{Type: "stop"})
+			var suspects []int
+			var st *Stats
+			for r := range n.reports {
+				switch {
+				case r.Type == "step" && r.Ev == "suspect":
+					suspects = append(suspects, r.Peer)
+				case r.Type == "stats":
+					st = r.Stats
+				}
+			}
+			if err := <-n.done; err != nil {
+				t.Fatalf("node %d ended with %v", i, err)
+			}
+			n.in.Close()
+			if !slices.Equal(suspects, want[i]) {
+				t.Errorf("node %d suspected %v, want %v", i, suspects, want[i])
+			}
+			// 51 ticks (one at the start, one a millisecond), a ping to
+			// each peer at each, those to a cut peer dropped.
+			cut := int64(len(want[i]))
+			if st == nil || st.Sent["PING"] != 2*51 || st.Dropped["PING"] != cut*51 || st.Recv["PING_ACK"] != (2-cut)*51 {
+				t.Errorf("node %d counts %+v; want %d PING sent, %d dropped, %d PING_ACK back", i, st, 2*51, cut*51, (2-cut)*51)
+			}
+		}
 	})
 }

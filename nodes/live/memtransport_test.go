@@ -2,6 +2,7 @@ package live
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/electbench/electbench/nodes"
@@ -13,11 +14,34 @@ import (
 // tests with its goroutines blocked on channels only (synctest's clock
 // runs).
 type memHub struct {
-	mu sync.Mutex
-	at map[string]*memTransport
+	mu  sync.Mutex
+	at  map[string]*memTransport
+	cut map[[2]string]bool // links out, from address to address, that drop all
 }
 
-func newMemHub() *memHub { return &memHub{at: map[string]*memTransport{}} }
+func newMemHub() *memHub {
+	return &memHub{at: map[string]*memTransport{}, cut: map[[2]string]bool{}}
+}
+
+// partition cuts every link between a node of side and one outside it,
+// both ways: a partition is one call.
+func (h *memHub) partition(side ...string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for other := range h.at {
+		if !slices.Contains(side, other) {
+			for _, in := range side {
+				h.cut[[2]string{in, other}], h.cut[[2]string{other, in}] = true, true
+			}
+		}
+	}
+}
+
+func (h *memHub) isCut(from, to string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.cut[[2]string{from, to}]
+}
 
 // transport is the transport of the node at addr, which posts to post.
 func (h *memHub) transport(addr string, post func(event) bool) *memTransport {
@@ -39,7 +63,8 @@ func (h *memHub) lookup(addr string) *memTransport {
 // memTransport is a transport in memory. A link out is the peer's inbox,
 // which is FIFO, as a TCP link is; a message sent in one trial and
 // delivered in the next carries its epoch and is stale, as on the wire.
-// Every link is up as soon as it is configured, and none is ever refused.
+// Every link is up as soon as it is configured, and none is ever refused;
+// a cut link (memHub.partition) drops what is sent on it.
 // r and links are the node's goroutine's; inbox and quit are shared with
 // the senders, and frames counts from the pump too.
 type memTransport struct {
@@ -104,7 +129,7 @@ func (t *memTransport) settled() (all bool, up, refused int) {
 
 func (t *memTransport) send(to int, m nodes.Message, body []byte) (dropped bool, err error) {
 	p := t.links[to]
-	if p == nil {
+	if p == nil || t.hub.isCut(t.name, p.name) {
 		return true, nil
 	}
 	size := m.EncodedSize()
