@@ -22,7 +22,8 @@ import (
 // Its fields have three owners, and the locking follows them:
 //   - fixed at construction and then only read: hs, ln, dialer, post,
 //     logf, maxEarly, done (the handshakes read the trial's policy from
-//     view);
+//     view; hs's cache of decoded identities and its gate lock
+//     themselves);
 //   - shared with the connections' goroutines: view and running (atomics;
 //     a roster is replaced whole, never written), frames and shed (atomic
 //     counters), pending (a semaphore of MaxPending slots) and in (behind
