@@ -12,11 +12,23 @@
 //     proof-of-work identity and signs the other side's fresh challenge; a
 //     forged, under-difficulty or copied identity is refused, logged and
 //     counted, and its frames never reach the algorithm;
-//   - the node (node.go): one goroutine owns the nodes.Machine; frames from
-//     the sockets, timer expirations, heartbeat ticks and harness commands are
-//     funnelled into it, so the machine is never called concurrently, exactly
-//     as in the simulator. Timers are real, the random source is seeded like
-//     the simulator's, and every frame sent and received is counted by kind;
+//   - the transport (transport.go): dial the links out, accept and serve
+//     the links in, mark frames with the trial's epoch, know the trial's
+//     roster. netTransport (nettransport.go) is the real one, and holds
+//     every piece of state its connections' goroutines share, with the
+//     locking written on the type; the tests run whole nodes over its
+//     in-memory twin (memtransport_test.go);
+//   - the node (node.go): a thin shell, one goroutine that owns the
+//     nodes.Machine and obeys the harness's commands (configure, start,
+//     reset, stop); frames from the transport, timer expirations,
+//     heartbeat ticks and commands are funnelled into it, so the machine
+//     is never called concurrently, exactly as in the simulator. Each
+//     event is one step (step.go). The machine sees an env (env.go): its
+//     rank and peers, the harness's clock, a random source seeded like the
+//     simulator's, sends, real timers (timers.go) and stable storage
+//     (stable.go); the heartbeat detector (detector.go) and the counts of
+//     every message and frame sent and received by kind (counters.go) are
+//     parts of their own, and its lines go out through reporter.go;
 //   - the control channel (control.go): configure, start, initiate, suspect
 //     and stop from the harness; hello (with the node's registry of kinds
 //     and timers), linked, refused, one step line per event the machine

@@ -85,6 +85,12 @@ type Handshaker struct {
 	// connection this handshaker opened, the handshake's and later ones.
 	Count func(sent bool, k FrameKind)
 
+	// trial, when set, gives the policy of the trial running now in place
+	// of Policy: a node's transport sets it, so that each configure's
+	// policy reaches the handshakes its connections run concurrently
+	// through the transport's roster, with no write to a shared field.
+	trial func() *pow.Policy
+
 	// files caches the encoding of the identity shown and the peers'
 	// identities decoded: a node shakes hands with every peer, on its
 	// links out and in, with the same bytes each time, and the encoding
@@ -162,6 +168,14 @@ func (h *Handshaker) write(c net.Conn, b []byte, kinds ...FrameKind) error {
 	return nil
 }
 
+// policy is what a peer's identity must satisfy now.
+func (h *Handshaker) policy() *pow.Policy {
+	if h.trial != nil {
+		return h.trial()
+	}
+	return &h.Policy
+}
+
 func (h *Handshaker) shown() *pow.Identity {
 	if h.Show != nil {
 		return h.Show
@@ -215,7 +229,7 @@ func (h *Handshaker) readHello(fr *FrameReader) (challenge, eph []byte, id *pow.
 	if err != nil {
 		return nil, nil, nil, &RefusedError{Reason: "identity: " + err.Error(), Err: err}
 	}
-	if err := h.Policy.Admit(id); err != nil {
+	if err := h.policy().Admit(id); err != nil {
 		return nil, nil, nil, &RefusedError{Peer: id.ID, Reason: "identity " + id.ID.String() + ": " + err.Error(), Err: err}
 	}
 	return challenge, eph, id, nil

@@ -160,11 +160,20 @@ func startNode(t *testing.T, net *memNet, addr string) *testNode {
 // runNode runs a node with options o; its hello is the first report.
 func runNode(t *testing.T, o Options) *testNode {
 	t.Helper()
+	return runNodeWith(t, o.Identity, func(in io.Reader, out io.Writer) error {
+		return Run(context.Background(), o, in, out)
+	})
+}
+
+// runNodeWith runs a node of identity key with run, which reads commands
+// from in and writes reports to out.
+func runNodeWith(t *testing.T, key *pow.Key, run func(in io.Reader, out io.Writer) error) *testNode {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	n := &testNode{t: t, key: o.Identity, in: inW, reports: make(chan Report, 1024), done: make(chan error, 1)}
+	n := &testNode{t: t, key: key, in: inW, reports: make(chan Report, 1024), done: make(chan error, 1)}
 	go func() {
-		n.done <- Run(context.Background(), o, inR, outW)
+		n.done <- run(inR, outW)
 		outW.Close()
 	}()
 	go func() {
@@ -386,37 +395,37 @@ func TestCheckRegistry(t *testing.T) {
 // in memory only; and a directory it cannot write stops the node.
 func TestNodeStableState(t *testing.T) {
 	dir := t.TempDir()
-	var _ nodes.StableStore = (*node)(nil)
-	first := &node{o: Options{StateDir: dir}}
-	if b := first.LoadStable(); b != nil || first.fatal != nil {
-		t.Fatalf("a fresh directory has state %x (%v)", b, first.fatal)
+	var _ nodes.StableStore = (*env)(nil)
+	first := &env{store: &stable{dir: dir}}
+	if b := first.LoadStable(); b != nil || first.store.err != nil {
+		t.Fatalf("a fresh directory has state %x (%v)", b, first.store.err)
 	}
 	first.SaveStable([]byte("term 3, vote 2"))
 	first.SaveStable([]byte("term 4, vote 1"))
 	first.AppendStable([]byte("; term 5"))
 	first.AppendStable([]byte(", vote 3"))
-	again := &node{o: Options{StateDir: dir}}
-	if b := again.LoadStable(); string(b) != "term 4, vote 1; term 5, vote 3" || again.fatal != nil {
-		t.Fatalf("after a restart: %q (%v)", b, again.fatal)
+	again := &env{store: &stable{dir: dir}}
+	if b := again.LoadStable(); string(b) != "term 4, vote 1; term 5, vote 3" || again.store.err != nil {
+		t.Fatalf("after a restart: %q (%v)", b, again.store.err)
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 1 || ents[0].Name() != StableFile {
 		t.Fatalf("the directory holds %v, want only %s", ents, StableFile)
 	}
-	mem := &node{}
+	mem := &env{store: &stable{}}
 	mem.SaveStable([]byte("x"))
 	mem.AppendStable([]byte("y"))
 	if string(mem.LoadStable()) != "xy" {
 		t.Fatal("without a directory the state is not kept in memory")
 	}
-	bad := &node{o: Options{StateDir: filepath.Join(dir, "missing")}}
+	bad := &env{store: &stable{dir: filepath.Join(dir, "missing")}}
 	bad.SaveStable([]byte("x"))
-	if bad.fatal == nil || !strings.Contains(bad.fatal.Error(), "keeping the stable state") {
-		t.Fatalf("an unwritable directory: %v", bad.fatal)
+	if bad.store.err == nil || !strings.Contains(bad.store.err.Error(), "keeping the stable state") {
+		t.Fatalf("an unwritable directory: %v", bad.store.err)
 	}
-	bad = &node{o: Options{StateDir: filepath.Join(dir, "missing")}}
+	bad = &env{store: &stable{dir: filepath.Join(dir, "missing")}}
 	bad.AppendStable([]byte("x"))
-	if bad.fatal == nil || !strings.Contains(bad.fatal.Error(), "keeping the stable state") {
-		t.Fatalf("an unwritable directory, appending: %v", bad.fatal)
+	if bad.store.err == nil || !strings.Contains(bad.store.err.Error(), "keeping the stable state") {
+		t.Fatalf("an unwritable directory, appending: %v", bad.store.err)
 	}
 }
 
