@@ -95,7 +95,7 @@ func TestLayering(t *testing.T) {
 	never := map[string][]string{
 		"chaos":     runtimes,
 		"reports":   append(append([]string{"workloads", "chaos"}, runtimes...), algorithms...),
-		"workloads": {"chaos/toxi", "os/exec", "github.com/Shopify/toxiproxy/v2"},
+		"workloads": {"nodes/live/harness/toxi", "os/exec", "github.com/Shopify/toxiproxy/v2"},
 	}
 	for _, r := range runtimes {
 		never[r] = append([]string{"workloads"}, algorithms...)

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/electbench/electbench/chaos"
-	"github.com/electbench/electbench/chaos/toxi"
 	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/live/harness/toxi"
 	"github.com/electbench/electbench/nodes/trial"
 )
 

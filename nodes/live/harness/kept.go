@@ -14,7 +14,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/electbench/electbench/chaos/toxi"
+	"github.com/electbench/electbench/nodes/live/harness/toxi"
 )
 
 // kept is what a Runtime keeps of a live cluster across the trials of one

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/electbench/electbench/chaos/toxi"
+	"github.com/electbench/electbench/nodes/live/harness/toxi"
 )
 
 // What a run leaves behind when it cannot clean up: the proxies of a trial

@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/electbench/electbench/chaos/toxi"
 	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/check"
 	"github.com/electbench/electbench/nodes/live"
+	"github.com/electbench/electbench/nodes/live/harness/toxi"
 	_ "github.com/electbench/electbench/nodes/quorum"
 	"github.com/electbench/electbench/nodes/trial"
 )

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/electbench/electbench/chaos/toxi"
+	"github.com/electbench/electbench/nodes/live/harness/toxi"
 )
 
 // servers are the Toxiproxy servers a runtime drives: the first embedded
