@@ -4,14 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"slices"
-	"strings"
 	"time"
 
-	"github.com/electbench/electbench/nodes"
-	"github.com/electbench/electbench/nodes/live"
 	"github.com/electbench/electbench/nodes/live/harness/toxi"
 	"github.com/electbench/electbench/nodes/trial"
 )
@@ -19,133 +14,6 @@ import (
 // MaxNodes bounds a live cluster: every node is a process and every
 // directed link a proxy.
 const MaxNodes = 128
-
-// Options say how live trials run: where Toxiproxy is, how to start a node
-// process, and what the harness adds to every trial.
-type Options struct {
-	// Toxiproxy is the URL of an existing toxiproxy-server; "" embeds one in
-	// this process, on loopback. Either way it is driven through its HTTP
-	// API, every call with a deadline.
-	Toxiproxy string
-	// Node is the command that runs one node process, before the node's own
-	// flags; nil means this executable with the argument "node" (the
-	// electbench binary re-executed as `electbench node`). It must be the
-	// harness's own binary: a node whose registry of kinds and timers
-	// differs is refused (live.CheckRegistry).
-	Node []string
-	// Server is the command that runs one Toxiproxy server process, for a
-	// cluster the harness process cannot hold alone (Servers); nil means
-	// this executable with the argument "toxiproxy-server".
-	Server []string
-	// Env is added to the environment of every node and server process.
-	Env []string
-	// Bits is the puzzle difficulty of node identities, minted by each node
-	// at its start and required of every peer; 0 means live.DefaultBits.
-	Bits int
-	// Allowance is added to the link latency in the unit T that algorithm
-	// parameters are written in ("T1 = 2T"): a live message takes T plus
-	// the processing of two runtimes and a proxy, and a timer of exactly a
-	// round trip would fire ahead of its answer. 0 means max(5ms, T/2)
-	// (trial.LiveUnit): generous, because a loaded host delays processes
-	// by milliseconds.
-	// Records still use the configured latency as T.
-	Allowance time.Duration
-	// Forge makes node k (in spawn order, 0..N-1) present a dishonest
-	// identity, one of live.ForgeModes: its peers must refuse it.
-	Forge map[int]string
-	// Log receives the nodes' diagnostics and the harness's notes.
-	Log io.Writer
-	// SetupTimeout bounds starting, identifying and linking a cluster; 0
-	// means 30 s plus 1 s per node.
-	SetupTimeout time.Duration
-	// Observe, when set, is told what a trial acquired once its cluster is
-	// up: tests check that all of it is released.
-	Observe func(Info)
-	// Progress, when set, is told how each trial's set-up goes (Setup):
-	// every stage's first and last state, and in between at most one call
-	// per 100 ms, ending with Running. It is called on the trial's
-	// goroutine, between the harness's steps, and must return at once.
-	Progress func(Setup)
-}
-
-// Info is what one live trial acquired.
-type Info struct {
-	Toxiproxy  string   // the API endpoint of the first server
-	Servers    []string // every server's, by server: a link's proxy is on its receiver's (serverOf)
-	ServerPIDs []int    // the server processes beyond the first
-	Prefix     string   // every proxy of the trial is named with it
-	Proxies    []string // proxy names
-	ProxyAddrs []string // their listen addresses
-	PIDs       []int    // node processes (each leads its own process group)
-	NodeAddrs  []string // the nodes' listen addresses
-	Dir        string   // the trial's temporary directory (identities)
-}
-
-// Result is one live trial: the neutral record, and what only the live
-// runtime sees.
-type Result struct {
-	trial.Record
-	Ranks []nodes.Rank // by position: the identities the nodes minted
-	// Refused lists the positions whose identity a peer refused; they take
-	// no part (as if crashed at the start).
-	Refused []int
-	// Refusals counts handshake refusals, as every node counted them.
-	Refusals int64
-	// Sent, Received and Dropped are message counts by kind from the step
-	// lines of every node (the runtime's PING and PING_ACK excluded);
-	// Dropped were sent with no link up and never written. Lost is what
-	// was written but never delivered: sent − dropped − received.
-	Sent, Received, Dropped, Lost Counts
-	// DeliveredFrom counts the messages delivered to any machine, by
-	// sender position: a refused node's stays zero.
-	DeliveredFrom []int64
-	// Stats are the nodes' own final counts, by position; nil for a node
-	// that did not stop cleanly (crashed, refused).
-	Stats []*live.Stats
-	// Suspicions are the detector verdicts the machines were given.
-	Suspicions []Suspicion
-	Info       Info
-}
-
-// Suspicion is one verdict: By suspected Of at At.
-type Suspicion struct {
-	At     time.Duration
-	By, Of int
-}
-
-// Counts are message counts by nodes.Kind.
-type Counts []int64
-
-func newCounts() Counts { return make(Counts, nodes.NumKinds()) }
-
-// grow makes room for the kinds registered since c was made: an external
-// program's, registered as its nodes first name them.
-func (c *Counts) grow() {
-	if k := nodes.NumKinds(); k > len(*c) {
-		*c = append(*c, make([]int64, k-len(*c))...)
-	}
-}
-
-// Total is the sum of the counts.
-func (c Counts) Total() int64 {
-	var t int64
-	for _, v := range c {
-		t += v
-	}
-	return t
-}
-
-// String lists the non-zero counts as KIND=n;KIND=n, by kind name.
-func (c Counts) String() string {
-	var parts []string
-	for k, v := range c {
-		if v != 0 {
-			parts = append(parts, fmt.Sprintf("%s=%d", nodes.Kind(k), v))
-		}
-	}
-	slices.Sort(parts)
-	return strings.Join(parts, ";")
-}
 
 // Runtime runs live trials, one at a time, against one Toxiproxy, or,
 // for clusters too large for one process, several (servers.go).
