@@ -143,7 +143,7 @@ func (r *Runtime) Run(ctx context.Context, cfg trial.Config) (*Result, error) {
 		return nil, fmt.Errorf("live: %w: %w", trial.ErrInfrastructure, err)
 	}
 	r.trials++
-	lt := newLiveTrial(r, cfg, fs, r.trials)
+	lt := newLiveTrial(&r.opt, r.kept, &r.srv, cfg, fs, r.trials)
 	res, err := lt.run(ctx)
 	if err != nil && ctx.Err() == nil {
 		// The trial's failure is the infrastructure's when Toxiproxy
@@ -195,13 +195,6 @@ func (r *Runtime) release(ctx context.Context, err error) {
 		}
 	}
 }
-
-// healthTimeout bounds a health check of Toxiproxy; closeHealthTimeout,
-// the one of Close, which an interrupted run waits for.
-const (
-	healthTimeout      = 2 * time.Second
-	closeHealthTimeout = 500 * time.Millisecond
-)
 
 // unsupported says what of cfg the harness cannot run, if anything.
 func unsupported(cfg *trial.Config) error {

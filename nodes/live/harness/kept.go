@@ -12,6 +12,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/electbench/electbench/nodes/live/harness/toxi"
@@ -415,4 +416,98 @@ func procEnd(hostport string) (string, bool) {
 	}
 	a := ap.Addr().Unmap().As4()
 	return fmt.Sprintf("%08X:%04X", binary.NativeEndian.Uint32(a[:]), ap.Port()), true
+}
+
+type link = [2]int // (from, to)
+
+// removeTimeout bounds the removal of a cluster's proxies, all of them,
+// and its reset; removeHealthTimeout the health check before a removal.
+const (
+	removeTimeout       = 15 * time.Second
+	removeHealthTimeout = time.Second
+)
+
+// parallel runs f over items on two goroutines, returning the first
+// error: a large cluster has thousands of links and each toxic is one API
+// call. Two, because the HTTP client keeps two idle connections to a
+// server: more callers would dial new ones and close them again, call
+// after call.
+func parallel[T any](ctx context.Context, items []T, f func(context.Context, T) error) error {
+	const workers = 2
+	ch := make(chan T)
+	errs := make(chan error, workers)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var first error
+			for it := range ch {
+				if first == nil {
+					first = f(ctx, it)
+				}
+			}
+			errs <- first
+		}()
+	}
+	for _, it := range items {
+		ch <- it
+	}
+	close(ch)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stopWarm stops the cluster's kept processes, if any.
+func (k *kept) stopWarm() {
+	if k != nil && k.warm != nil {
+		k.warm.stop()
+		k.warm = nil
+	}
+}
+
+// takeWarm gives a trial the cluster's kept processes, when there are and
+// it can run on them (usable: warmable), for the trial's epoch after
+// theirs; nil if not. Kept processes it does not give are stopped.
+func (k *kept) takeWarm(usable bool, opt *Options, logf func(format string, args ...any)) *procs {
+	w := k.warm
+	if w == nil {
+		return nil
+	}
+	k.warm = nil
+	if !usable {
+		w.stop()
+		return nil
+	}
+	for _, p := range w.procs.all {
+		select {
+		case <-p.exited:
+			logf("a kept node process (%d) has exited: starting new ones", p.idx)
+			w.stop()
+			return nil
+		default:
+		}
+	}
+	// Anything a node said after its reset (a connection it refused) is
+	// the last trial's business.
+	for drained := false; !drained; {
+		select {
+		case <-w.procs.reports:
+		default:
+			drained = true
+		}
+	}
+	for _, p := range w.procs.all {
+		p.pos, p.linked, p.stopped = -1, false, false
+	}
+	ps := w.procs
+	ps.opt, ps.logf, ps.epoch = opt, logf, ps.epoch+1
+	ps.byPos, ps.ranks, ps.restarting = nil, nil, map[int]bool{}
+	return ps
 }

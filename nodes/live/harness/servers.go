@@ -39,6 +39,13 @@ type serverProc struct {
 	tail   *tailWriter
 }
 
+// healthTimeout bounds a health check of Toxiproxy; closeHealthTimeout,
+// the one of Close, which an interrupted run waits for.
+const (
+	healthTimeout      = 2 * time.Second
+	closeHealthTimeout = 500 * time.Millisecond
+)
+
 // serverStartTimeout bounds the start of a server process, until it
 // reports its URL and answers.
 const serverStartTimeout = 30 * time.Second
