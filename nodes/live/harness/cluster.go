@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/electbench/electbench/nodes/live/harness/toxi"
@@ -189,7 +192,7 @@ func (r *Runtime) release(ctx context.Context, err error) {
 		}
 		r.dropKept(ctx)
 	default:
-		if rerr := r.reset(ctx); rerr != nil {
+		if rerr := k.reset(ctx); rerr != nil {
 			r.logf("cluster %s not kept: %v", k.prefix, rerr)
 			r.dropKept(ctx)
 		}
@@ -230,4 +233,102 @@ func (r *Recorder) Run(ctx context.Context, cfg trial.Config) (*trial.Record, er
 		return nil, err
 	}
 	return &res.Record, err
+}
+
+// keptFor returns the runtime's cluster of n nodes on at least k servers,
+// making one (and removing one of another size, or on fewer servers) if
+// needed, and starting the server processes it needs. A cluster split
+// over more servers than a trial needs serves it: a ring trial between two
+// complete-graph trials of 128 nodes would otherwise make the second's
+// 16,256 proxies again (half a minute), as the ring needs one server.
+func (r *Runtime) keptFor(ctx context.Context, n, k int) (*kept, error) {
+	if r.kept != nil && r.kept.n == n && len(r.kept.servers) >= k {
+		return r.kept, nil
+	}
+	r.dropKept(ctx)
+	if err := r.srv.grow(ctx, k, &r.opt); err != nil {
+		return nil, err
+	}
+	r.clusters++
+	kc := &kept{n: n, prefix: fmt.Sprintf("eb%d-c%d-%x-", os.Getpid(), r.clusters, rand.Uint32()),
+		proxy: map[link]string{}, listen: map[string]string{}, latency: map[string][2]time.Duration{},
+		servers: slices.Clone(r.srv.clients[:k]), at: map[string]*toxi.Client{}}
+	if err := kc.listenAll(); err != nil {
+		return nil, err
+	}
+	r.kept = kc
+	return kc, nil
+}
+
+// dropKept removes the runtime's cluster: its proxies (with a context of
+// their own: the run's may be cancelled, and they must go all the same)
+// and its sockets. A server found down is not waited for: what it keeps is
+// removed once it answers (leftovers).
+func (r *Runtime) dropKept(ctx context.Context) {
+	k := r.kept
+	if k == nil {
+		return
+	}
+	r.kept = nil
+	k.stopWarm()
+	k.closeListeners()
+	if len(k.proxy) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
+	defer cancel()
+	if err := onEach(k.servers, func(_ int, c *toxi.Client) error { return c.Check(ctx, removeHealthTimeout) }); err != nil {
+		r.logf("removing proxies of %s later: %v", k.prefix, err)
+		r.leftovers = append(r.leftovers, k.prefix)
+		return
+	}
+	if err := k.delete(ctx, k.names()); err != nil {
+		r.logf("removing proxies of %s: %v", k.prefix, err)
+		r.leftovers = append(r.leftovers, k.prefix)
+	}
+}
+
+func (r *Runtime) logf(format string, args ...any) {
+	if r.opt.Log != nil {
+		fmt.Fprintf(r.opt.Log, "live: "+format+"\n", args...)
+	}
+}
+
+// removeLeftovers deletes the proxies of this runtime's trials that a down
+// server kept, from every server that answers. The prefixes are kept until
+// Close: a request the server queued while stopped may create proxies
+// after it answers again.
+func (r *Runtime) removeLeftovers(ctx context.Context) error {
+	if len(r.leftovers) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, removeTimeout)
+	defer cancel()
+	return onEach(r.srv.clients, func(_ int, c *toxi.Client) error {
+		if c.Down() != nil {
+			return nil
+		}
+		return r.removeLeftoversOn(ctx, c)
+	})
+}
+
+// removeLeftoversOn deletes the leftovers one server holds.
+func (r *Runtime) removeLeftoversOn(ctx context.Context, c *toxi.Client) error {
+	names, err := c.Names(ctx, fmt.Sprintf("eb%d-", os.Getpid()))
+	if err != nil {
+		return err
+	}
+	var left []string
+	for _, name := range names {
+		for _, prefix := range r.leftovers {
+			if strings.HasPrefix(name, prefix) {
+				left = append(left, name)
+				break
+			}
+		}
+	}
+	if len(left) == 0 {
+		return nil
+	}
+	return c.Delete(ctx, left...)
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"math/rand/v2"
 	"net"
 	"net/netip"
 	"os"
@@ -56,31 +55,6 @@ type kept struct {
 	// warm is the node processes kept with their links for the next
 	// trial (warm.go), or nil.
 	warm *warm
-}
-
-// keptFor returns the runtime's cluster of n nodes on at least k servers,
-// making one (and removing one of another size, or on fewer servers) if
-// needed, and starting the server processes it needs. A cluster split
-// over more servers than a trial needs serves it: a ring trial between two
-// complete-graph trials of 128 nodes would otherwise make the second's
-// 16,256 proxies again (half a minute), as the ring needs one server.
-func (r *Runtime) keptFor(ctx context.Context, n, k int) (*kept, error) {
-	if r.kept != nil && r.kept.n == n && len(r.kept.servers) >= k {
-		return r.kept, nil
-	}
-	r.dropKept(ctx)
-	if err := r.growServers(ctx, k); err != nil {
-		return nil, err
-	}
-	r.clusters++
-	kc := &kept{n: n, prefix: fmt.Sprintf("eb%d-c%d-%x-", os.Getpid(), r.clusters, rand.Uint32()),
-		proxy: map[link]string{}, listen: map[string]string{}, latency: map[string][2]time.Duration{},
-		servers: slices.Clone(r.srv.clients[:k]), at: map[string]*toxi.Client{}}
-	if err := kc.listenAll(); err != nil {
-		return nil, err
-	}
-	r.kept = kc
-	return kc, nil
 }
 
 // listenAll opens the listening socket of every spawn index.
@@ -162,40 +136,6 @@ func (k *kept) states(ctx context.Context) (map[string]toxi.State, error) {
 	return out, err
 }
 
-// dropKept removes the runtime's cluster: its proxies (with a context of
-// their own: the run's may be cancelled, and they must go all the same)
-// and its sockets. A server found down is not waited for: what it keeps is
-// removed once it answers (leftovers).
-func (r *Runtime) dropKept(ctx context.Context) {
-	k := r.kept
-	if k == nil {
-		return
-	}
-	r.kept = nil
-	k.stopWarm()
-	k.closeListeners()
-	if len(k.proxy) == 0 {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
-	defer cancel()
-	if err := onEach(k.servers, func(_ int, c *toxi.Client) error { return c.Check(ctx, removeHealthTimeout) }); err != nil {
-		r.logf("removing proxies of %s later: %v", k.prefix, err)
-		r.leftovers = append(r.leftovers, k.prefix)
-		return
-	}
-	if err := k.delete(ctx, k.names()); err != nil {
-		r.logf("removing proxies of %s: %v", k.prefix, err)
-		r.leftovers = append(r.leftovers, k.prefix)
-	}
-}
-
-func (r *Runtime) logf(format string, args ...any) {
-	if r.opt.Log != nil {
-		fmt.Fprintf(r.opt.Log, "live: "+format+"\n", args...)
-	}
-}
-
 // ensure gives every pair of spawn indices a proxy, creating those
 // missing in parallel batches (toxi.Client.Create). The cluster holds at
 // most budget proxies (what the host check allowed for): a ring run whose
@@ -210,7 +150,7 @@ func (k *kept) ensure(ctx context.Context, pairs []link, budget int) error {
 	for _, p := range pairs {
 		want[p] = true
 		if _, ok := k.proxy[p]; !ok {
-			missing = append(missing, toxi.Link{Name: k.prefix + strconv.Itoa(p[0]) + "-" + strconv.Itoa(p[1]), Upstream: k.addrs[p[1]], Host: proxyHost(p)})
+			missing = append(missing, toxi.Link{Name: k.prefix + strconv.Itoa(p[0]) + "-" + strconv.Itoa(p[1]), Upstream: k.addrs[p[1]], Host: proxyHost(p[1])})
 			made = append(made, p)
 		}
 	}
@@ -276,8 +216,7 @@ const resetWait = 3 * time.Second
 // left through a proxy or into a socket (kept processes, warm, hold
 // theirs). An error says what was found; the caller then drops the
 // cluster.
-func (r *Runtime) reset(ctx context.Context) error {
-	k := r.kept
+func (k *kept) reset(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
 	defer cancel()
 	states, err := k.states(ctx)
@@ -382,7 +321,7 @@ func (k *kept) quiet(ctx context.Context) error {
 	}
 	deadline := time.Now().Add(resetWait)
 	for {
-		k.drain()
+		drain(k.lns)
 		n, err := openConns(ends)
 		switch {
 		case err != nil:

@@ -50,22 +50,21 @@ const (
 // reports its URL and answers.
 const serverStartTimeout = 30 * time.Second
 
-// growServers starts server processes until there are k servers.
-func (r *Runtime) growServers(ctx context.Context, k int) error {
-	for len(r.srv.clients) < k {
-		c, p, err := r.startServer(ctx, len(r.srv.clients))
+// grow starts server processes (opt.Server) until there are k servers.
+func (s *servers) grow(ctx context.Context, k int, opt *Options) error {
+	for len(s.clients) < k {
+		c, p, err := startServer(ctx, len(s.clients), opt)
 		if err != nil {
 			return err
 		}
-		r.srv.clients, r.srv.procs = append(r.srv.clients, c), append(r.srv.procs, p)
+		s.clients, s.procs = append(s.clients, c), append(s.procs, p)
 	}
 	return nil
 }
 
-// startServer starts server process i (r.opt.Server) and returns its
+// startServer starts server process i (opt.Server) and returns its
 // client once it answers.
-func (r *Runtime) startServer(ctx context.Context, i int) (*toxi.Client, *serverProc, error) {
-	opt := r.opt
+func startServer(ctx context.Context, i int, opt *Options) (*toxi.Client, *serverProc, error) {
 	cmd := exec.Command(opt.Server[0], opt.Server[1:]...)
 	cmd.Env = append(cmd.Environ(), opt.Env...)
 	cmd.SysProcAttr = nodeSysProcAttr()
