@@ -12,7 +12,7 @@ import "os"
 //
 // What a trial sees is unchanged: the nodes start from nothing (no
 // machine, timer, count or stable state survives a reset), every proxy is
-// put back as created (Runtime.reset), and a message of the last trial
+// put back as created (kept.reset), and a message of the last trial
 // still in flight is stale in the next (an EPOCH frame marks each link's
 // trial), dropped and never delivered. The identities stay: a cluster's
 // trials rank the same minted identities, arranged as each trial's ranks
