@@ -52,6 +52,13 @@ type faults struct {
 	downAtStart []int         // positions crashed (or refused) before the run started
 }
 
+// attach gives the faults the trial they act in: its configuration and
+// detector, its parts, and the host for what needs its bookkeeping. The
+// event log comes once the trial has one (setup).
+func (f *faults) attach(cfg *trial.Config, det trial.Detector, host faultHost, ps *procs, ls *links, clock *schedule) {
+	f.cfg, f.det, f.host, f.procs, f.links, f.clock, f.firstInit = cfg, det, host, ps, ls, clock, -1
+}
+
 // faultHost is what the faults ask of the trial they act in: a command
 // sent with the trial's bookkeeping (the step it expects back), a recount
 // of its settling after a position's or a link's state changed, and a

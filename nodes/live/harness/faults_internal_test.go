@@ -63,8 +63,8 @@ faults:
 	}
 	lt := running(&Runtime{srv: servers{clients: []*toxi.Client{toxi.NewClient("http://127.0.0.1:1")}}}, cfg, ranks)
 	lt.clock.started = false
-	fs.cfg, fs.det, fs.host, fs.procs, fs.links, fs.clock, fs.log, fs.firstInit = &lt.cfg, lt.det, lt, lt.procs, lt.links, lt.clock, lt.log, -1
-	lt.faults = fs
+	fs.attach(&lt.cfg, lt.det, lt, lt.procs, lt.links, lt.clock)
+	fs.log, lt.faults = lt.log, fs
 	fs.tl.Begin(injector{fs})
 	if len(lt.faults.deferred) != len(want) {
 		t.Fatalf("%d effects wait for the links, want %d", len(lt.faults.deferred), len(want))

@@ -315,22 +315,7 @@ func (l *eventLog) decode(p *proc, at time.Duration, r *live.Report) []nodes.Ran
 	default:
 		l.fail("node %d: unknown step %q", pos, r.Ev)
 	}
-	// The step's decisions, in order, and how many of its messages came
-	// before each: the events keep the machine's order.
-	var leaders []nodes.Rank
-	var after []int
-	for i, d := range r.Decide {
-		leader, err := nodes.ParseRank(d)
-		if err != nil {
-			l.fail("node %d decided %q: %v", pos, d, err)
-			continue
-		}
-		k := len(r.Sent)
-		if i < len(r.DecideAfter) {
-			k = r.DecideAfter[i]
-		}
-		leaders, after = append(leaders, leader), append(after, k)
-	}
+	leaders, after := l.decisions(pos, r)
 	d := 0
 	decide := func(sent int) {
 		for ; d < len(leaders) && after[d] <= sent; d++ {
@@ -374,6 +359,25 @@ func (l *eventLog) decode(p *proc, at time.Duration, r *live.Report) []nodes.Ran
 		l.add(entry{at: at, kind: trial.EvPhase, p: pos, extra: l.text(r.Phase)})
 	}
 	return leaders
+}
+
+// decisions are the decisions of a step line of position pos, in order,
+// and how many of its messages came before each: the events keep the
+// machine's order.
+func (l *eventLog) decisions(pos int32, r *live.Report) (leaders []nodes.Rank, after []int) {
+	for i, d := range r.Decide {
+		leader, err := nodes.ParseRank(d)
+		if err != nil {
+			l.fail("node %d decided %q: %v", pos, d, err)
+			continue
+		}
+		k := len(r.Sent)
+		if i < len(r.DecideAfter) {
+			k = r.DecideAfter[i]
+		}
+		leaders, after = append(leaders, leader), append(after, k)
+	}
+	return leaders, after
 }
 
 func parseRank(s string) (nodes.Rank, error) {

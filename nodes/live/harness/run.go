@@ -69,7 +69,7 @@ func newLiveTrial(opt *Options, k *kept, srv *servers, cfg trial.Config, fs *fau
 	}
 	lt.prog = newSetupProgress(opt.Progress, Setup{Trial: serial, Algorithm: cfg.Algorithm.Name, Variant: cfg.VariantName(), Nodes: n, Seed: cfg.Seed})
 	lt.res.Info.Toxiproxy = srv.clients[0].URL()
-	fs.cfg, fs.det, fs.host, fs.procs, fs.links, fs.clock, fs.firstInit = &lt.cfg, lt.det, lt, lt.procs, lt.links, lt.clock, -1
+	fs.attach(&lt.cfg, lt.det, lt, lt.procs, lt.links, lt.clock)
 	return lt
 }
 
