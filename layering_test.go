@@ -71,7 +71,7 @@ var floors = [][]string{
 	{"nodes"}, // the contract
 	append([]string{
 		"nodes/external", "nodes/trial", "nodes/nodetest", // beside the contract
-		"pow", "reports", "chaos/toxi", // leaves that know rows, identities, a Toxiproxy client
+		"pow", "reports", "nodes/live/harness/toxi", // leaves that know rows, identities, a Toxiproxy client
 	}, algorithms...),
 	{"nodes/check", "chaos/timeline"},                    // read trial events; the one fault engine
 	append([]string{"nodes/live/livetest"}, runtimes...), // the runtimes and their test support
@@ -134,10 +134,10 @@ var only = map[string][]string{
 	"nodes/nodetest": {"nodes"},
 	// Identities: pow -> nodes for nodes.ID is the one arrow between
 	// top-level rooms that runs back up the layout's list.
-	"pow":                 {"nodes"},
-	"chaos/toxi":          {}, // Toxiproxy's client and server, nothing of ours
-	"reports":             {}, // rows, not runtimes
-	"nodes/live/livetest": {"nodes/live"},
+	"pow":                     {"nodes"},
+	"nodes/live/harness/toxi": {}, // Toxiproxy's client and server, nothing of ours
+	"reports":                 {}, // rows, not runtimes
+	"nodes/live/livetest":     {"nodes/live"},
 }
 
 // pendingTestImports are test imports that break the floor rule today,
@@ -198,7 +198,7 @@ func TestLayering(t *testing.T) {
 	never := map[string][]string{
 		"chaos":     runtimes,
 		"reports":   append(append([]string{"workloads", "chaos"}, runtimes...), algorithms...),
-		"workloads": {"chaos/toxi", "os/exec", "github.com/Shopify/toxiproxy/v2"},
+		"workloads": {"nodes/live/harness/toxi", "os/exec", "github.com/Shopify/toxiproxy/v2"},
 	}
 	for _, r := range runtimes {
 		never[r] = append([]string{"workloads"}, algorithms...)

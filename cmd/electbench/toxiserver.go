@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/electbench/electbench/chaos/toxi"
+	"github.com/electbench/electbench/nodes/live/harness/toxi"
 )
 
 func init() { commands = append(commands, newToxiServerCmd) }

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/electbench/electbench/chaos/toxi"
 	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/live/harness/toxi"
 	"github.com/electbench/electbench/pow"
 )
 

@@ -21,9 +21,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/electbench/electbench/chaos/toxi"
 	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/live/harness"
+	"github.com/electbench/electbench/nodes/live/harness/toxi"
 	"github.com/electbench/electbench/nodes/live/livetest"
 	"github.com/electbench/electbench/nodes/trial"
 )
@@ -70,7 +70,7 @@ func TestReleasesEverything(t *testing.T) {
 		buf := make([]byte, 1<<20)
 		stacks := string(buf[:goruntime.Stack(buf, true)])
 		if !strings.Contains(stacks, "harness.(*liveTrial)") && !strings.Contains(stacks, "harness.(*procs)") &&
-			!strings.Contains(stacks, "chaos/toxi.(*Client)") {
+			!strings.Contains(stacks, "harness/toxi.(*Client)") {
 			break
 		}
 		if time.Now().After(deadline) {

@@ -4,148 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/electbench/electbench/chaos/toxi"
-	"github.com/electbench/electbench/nodes"
-	"github.com/electbench/electbench/nodes/live"
+	"github.com/electbench/electbench/nodes/live/harness/toxi"
 	"github.com/electbench/electbench/nodes/trial"
 )
 
 // MaxNodes bounds a live cluster: every node is a process and every
 // directed link a proxy.
 const MaxNodes = 128
-
-// Options say how live trials run: where Toxiproxy is, how to start a node
-// process, and what the harness adds to every trial.
-type Options struct {
-	// Toxiproxy is the URL of an existing toxiproxy-server; "" embeds one in
-	// this process, on loopback. Either way it is driven through its HTTP
-	// API, every call with a deadline.
-	Toxiproxy string
-	// Node is the command that runs one node process, before the node's own
-	// flags; nil means this executable with the argument "node" (the
-	// electbench binary re-executed as `electbench node`). It must be the
-	// harness's own binary: a node whose registry of kinds and timers
-	// differs is refused (live.CheckRegistry).
-	Node []string
-	// Server is the command that runs one Toxiproxy server process, for a
-	// cluster the harness process cannot hold alone (Servers); nil means
-	// this executable with the argument "toxiproxy-server".
-	Server []string
-	// Env is added to the environment of every node and server process.
-	Env []string
-	// Bits is the puzzle difficulty of node identities, minted by each node
-	// at its start and required of every peer; 0 means live.DefaultBits.
-	Bits int
-	// Allowance is added to the link latency in the unit T that algorithm
-	// parameters are written in ("T1 = 2T"): a live message takes T plus
-	// the processing of two runtimes and a proxy, and a timer of exactly a
-	// round trip would fire ahead of its answer. 0 means max(5ms, T/2)
-	// (trial.LiveUnit): generous, because a loaded host delays processes
-	// by milliseconds.
-	// Records still use the configured latency as T.
-	Allowance time.Duration
-	// Forge makes node k (in spawn order, 0..N-1) present a dishonest
-	// identity, one of live.ForgeModes: its peers must refuse it.
-	Forge map[int]string
-	// Log receives the nodes' diagnostics and the harness's notes.
-	Log io.Writer
-	// SetupTimeout bounds starting, identifying and linking a cluster; 0
-	// means 30 s plus 1 s per node.
-	SetupTimeout time.Duration
-	// Observe, when set, is told what a trial acquired once its cluster is
-	// up: tests check that all of it is released.
-	Observe func(Info)
-	// Progress, when set, is told how each trial's set-up goes (Setup):
-	// every stage's first and last state, and in between at most one call
-	// per 100 ms, ending with Running. It is called on the trial's
-	// goroutine, between the harness's steps, and must return at once.
-	Progress func(Setup)
-}
-
-// Info is what one live trial acquired.
-type Info struct {
-	Toxiproxy  string   // the API endpoint of the first server
-	Servers    []string // every server's, by server: a link's proxy is on its receiver's (serverOf)
-	ServerPIDs []int    // the server processes beyond the first
-	Prefix     string   // every proxy of the trial is named with it
-	Proxies    []string // proxy names
-	ProxyAddrs []string // their listen addresses
-	PIDs       []int    // node processes (each leads its own process group)
-	NodeAddrs  []string // the nodes' listen addresses
-	Dir        string   // the trial's temporary directory (identities)
-}
-
-// Result is one live trial: the neutral record, and what only the live
-// runtime sees.
-type Result struct {
-	trial.Record
-	Ranks []nodes.Rank // by position: the identities the nodes minted
-	// Refused lists the positions whose identity a peer refused; they take
-	// no part (as if crashed at the start).
-	Refused []int
-	// Refusals counts handshake refusals, as every node counted them.
-	Refusals int64
-	// Sent, Received and Dropped are message counts by kind from the step
-	// lines of every node (the runtime's PING and PING_ACK excluded);
-	// Dropped were sent with no link up and never written. Lost is what
-	// was written but never delivered: sent − dropped − received.
-	Sent, Received, Dropped, Lost Counts
-	// DeliveredFrom counts the messages delivered to any machine, by
-	// sender position: a refused node's stays zero.
-	DeliveredFrom []int64
-	// Stats are the nodes' own final counts, by position; nil for a node
-	// that did not stop cleanly (crashed, refused).
-	Stats []*live.Stats
-	// Suspicions are the detector verdicts the machines were given.
-	Suspicions []Suspicion
-	Info       Info
-}
-
-// Suspicion is one verdict: By suspected Of at At.
-type Suspicion struct {
-	At     time.Duration
-	By, Of int
-}
-
-// Counts are message counts by nodes.Kind.
-type Counts []int64
-
-func newCounts() Counts { return make(Counts, nodes.NumKinds()) }
-
-// grow makes room for the kinds registered since c was made: an external
-// program's, registered as its nodes first name them.
-func (c *Counts) grow() {
-	if k := nodes.NumKinds(); k > len(*c) {
-		*c = append(*c, make([]int64, k-len(*c))...)
-	}
-}
-
-// Total is the sum of the counts.
-func (c Counts) Total() int64 {
-	var t int64
-	for _, v := range c {
-		t += v
-	}
-	return t
-}
-
-// String lists the non-zero counts as KIND=n;KIND=n, by kind name.
-func (c Counts) String() string {
-	var parts []string
-	for k, v := range c {
-		if v != 0 {
-			parts = append(parts, fmt.Sprintf("%s=%d", nodes.Kind(k), v))
-		}
-	}
-	slices.Sort(parts)
-	return strings.Join(parts, ";")
-}
 
 // Runtime runs live trials, one at a time, against one Toxiproxy, or,
 // for clusters too large for one process, several (servers.go).
@@ -275,7 +146,7 @@ func (r *Runtime) Run(ctx context.Context, cfg trial.Config) (*Result, error) {
 		return nil, fmt.Errorf("live: %w: %w", trial.ErrInfrastructure, err)
 	}
 	r.trials++
-	lt := newLiveTrial(r, cfg, fs, r.trials)
+	lt := newLiveTrial(&r.opt, r.kept, &r.srv, cfg, fs, r.trials)
 	res, err := lt.run(ctx)
 	if err != nil && ctx.Err() == nil {
 		// The trial's failure is the infrastructure's when Toxiproxy
@@ -321,19 +192,12 @@ func (r *Runtime) release(ctx context.Context, err error) {
 		}
 		r.dropKept(ctx)
 	default:
-		if rerr := r.reset(ctx); rerr != nil {
+		if rerr := k.reset(ctx); rerr != nil {
 			r.logf("cluster %s not kept: %v", k.prefix, rerr)
 			r.dropKept(ctx)
 		}
 	}
 }
-
-// healthTimeout bounds a health check of Toxiproxy; closeHealthTimeout,
-// the one of Close, which an interrupted run waits for.
-const (
-	healthTimeout      = 2 * time.Second
-	closeHealthTimeout = 500 * time.Millisecond
-)
 
 // unsupported says what of cfg the harness cannot run, if anything.
 func unsupported(cfg *trial.Config) error {
@@ -369,4 +233,102 @@ func (r *Recorder) Run(ctx context.Context, cfg trial.Config) (*trial.Record, er
 		return nil, err
 	}
 	return &res.Record, err
+}
+
+// keptFor returns the runtime's cluster of n nodes on at least k servers,
+// making one (and removing one of another size, or on fewer servers) if
+// needed, and starting the server processes it needs. A cluster split
+// over more servers than a trial needs serves it: a ring trial between two
+// complete-graph trials of 128 nodes would otherwise make the second's
+// 16,256 proxies again (half a minute), as the ring needs one server.
+func (r *Runtime) keptFor(ctx context.Context, n, k int) (*kept, error) {
+	if r.kept != nil && r.kept.n == n && len(r.kept.servers) >= k {
+		return r.kept, nil
+	}
+	r.dropKept(ctx)
+	if err := r.srv.grow(ctx, k, &r.opt); err != nil {
+		return nil, err
+	}
+	r.clusters++
+	kc := &kept{n: n, prefix: fmt.Sprintf("eb%d-c%d-%x-", os.Getpid(), r.clusters, rand.Uint32()),
+		proxy: map[link]string{}, listen: map[string]string{}, latency: map[string][2]time.Duration{},
+		servers: slices.Clone(r.srv.clients[:k]), at: map[string]*toxi.Client{}}
+	if err := kc.listenAll(); err != nil {
+		return nil, err
+	}
+	r.kept = kc
+	return kc, nil
+}
+
+// dropKept removes the runtime's cluster: its proxies (with a context of
+// their own: the run's may be cancelled, and they must go all the same)
+// and its sockets. A server found down is not waited for: what it keeps is
+// removed once it answers (leftovers).
+func (r *Runtime) dropKept(ctx context.Context) {
+	k := r.kept
+	if k == nil {
+		return
+	}
+	r.kept = nil
+	k.stopWarm()
+	k.closeListeners()
+	if len(k.proxy) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
+	defer cancel()
+	if err := onEach(k.servers, func(_ int, c *toxi.Client) error { return c.Check(ctx, removeHealthTimeout) }); err != nil {
+		r.logf("removing proxies of %s later: %v", k.prefix, err)
+		r.leftovers = append(r.leftovers, k.prefix)
+		return
+	}
+	if err := k.delete(ctx, k.names()); err != nil {
+		r.logf("removing proxies of %s: %v", k.prefix, err)
+		r.leftovers = append(r.leftovers, k.prefix)
+	}
+}
+
+func (r *Runtime) logf(format string, args ...any) {
+	if r.opt.Log != nil {
+		fmt.Fprintf(r.opt.Log, "live: "+format+"\n", args...)
+	}
+}
+
+// removeLeftovers deletes the proxies of this runtime's trials that a down
+// server kept, from every server that answers. The prefixes are kept until
+// Close: a request the server queued while stopped may create proxies
+// after it answers again.
+func (r *Runtime) removeLeftovers(ctx context.Context) error {
+	if len(r.leftovers) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, removeTimeout)
+	defer cancel()
+	return onEach(r.srv.clients, func(_ int, c *toxi.Client) error {
+		if c.Down() != nil {
+			return nil
+		}
+		return r.removeLeftoversOn(ctx, c)
+	})
+}
+
+// removeLeftoversOn deletes the leftovers one server holds.
+func (r *Runtime) removeLeftoversOn(ctx context.Context, c *toxi.Client) error {
+	names, err := c.Names(ctx, fmt.Sprintf("eb%d-", os.Getpid()))
+	if err != nil {
+		return err
+	}
+	var left []string
+	for _, name := range names {
+		for _, prefix := range r.leftovers {
+			if strings.HasPrefix(name, prefix) {
+				left = append(left, name)
+				break
+			}
+		}
+	}
+	if len(left) == 0 {
+		return nil
+	}
+	return c.Delete(ctx, left...)
 }

@@ -3,6 +3,7 @@ package harness
 import (
 	"bufio"
 	"fmt"
+	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -12,8 +13,8 @@ import (
 // drain accepts and closes the connections waiting on the sockets: made
 // by proxies for dialers of the trial, after the process that would have
 // taken them died. It never blocks: it takes what the kernel queued.
-func (k *kept) drain() {
-	for _, ln := range k.lns {
+func drain(lns []*net.TCPListener) {
+	for _, ln := range lns {
 		raw, err := ln.SyscallConn()
 		if err != nil {
 			continue

@@ -21,27 +21,52 @@ import (
 // perfect detector's suspect commands, disabled proxies for cuts, and
 // Toxiproxy's toxics for the link effects it has one for.
 
-// faults are a trial's fault timeline and what the injector keeps.
+// faults are a trial's fault timeline and what the injector keeps: the
+// effects in force, the latest leader named (the faults' target), and
+// whether the run saw a fault. They act on the processes and the links
+// (procs.go, links.go), log to the event log (record.go), and ask the
+// trial for only what needs its bookkeeping (faultHost).
 type faults struct {
 	tl   *timeline.Timeline
 	rand *rand.Rand
-	// early are the actions scheduled before the run's clock started
-	// (heals of faults in force from the start): scheduled at its start.
-	early []timed
-	// due are the actions due now: run once the handler running now has
-	// returned.
-	due []func()
 	// effects are the link effects in force (or waiting for the links to
 	// exist, at the start), by the fault's ID.
 	effects map[int]*linkEffect
 	// deferred are link effects begun before the links existed: applied
 	// once they do, before the run starts.
 	deferred []*linkEffect
+
+	cfg   *trial.Config
+	det   trial.Detector
+	ctx   context.Context // the run's: Toxiproxy calls of faults made while it runs
+	host  faultHost
+	procs *procs
+	links *links
+	log   *eventLog
+	clock *schedule
+
+	lastLeader  nodes.Rank    // the latest decision, as reports arrive
+	firstInit   time.Duration // the first initiation, as reports arrive; -1 before
+	elected     int64         // election messages sent
+	faulty      bool          // any fault beyond crashes at the start
+	downAtStart []int         // positions crashed (or refused) before the run started
 }
 
-type timed struct {
-	at time.Duration
-	f  func()
+// attach gives the faults the trial they act in: its configuration and
+// detector, its parts, and the host for what needs its bookkeeping. The
+// event log comes once the trial has one (setup).
+func (f *faults) attach(cfg *trial.Config, det trial.Detector, host faultHost, ps *procs, ls *links, clock *schedule) {
+	f.cfg, f.det, f.host, f.procs, f.links, f.clock, f.firstInit = cfg, det, host, ps, ls, clock, -1
+}
+
+// faultHost is what the faults ask of the trial they act in: a command
+// sent with the trial's bookkeeping (the step it expects back), a recount
+// of its settling after a position's or a link's state changed, and a
+// failure noted.
+type faultHost interface {
+	command(p *proc, c live.Command)
+	recount()
+	fail(format string, args ...any)
 }
 
 // linkEffect is one link fault in force on the links it affects: a cut
@@ -54,25 +79,17 @@ type linkEffect struct {
 	toxic toxic
 }
 
-// toxic is a Toxiproxy toxic as the harness adds it to the proxy of a
-// link a→b, which a dials: upstream, on every connection.
-type toxic struct {
-	name  string
-	typ   string           // Toxiproxy's type: latency, bandwidth, slicer, limit_data, timeout, reset_peer, slow_close
-	attrs map[string]int64 // in Toxiproxy's units: ms, KB/s, µs, bytes
-}
-
 // newFaults prepares the trial's fault timeline, refusing a fault the
 // live runtime cannot apply before anything starts.
-func newFaults(cfg *trial.Config) (faults, error) {
+func newFaults(cfg *trial.Config) (*faults, error) {
 	tl, err := timeline.New(cfg.Crashes, cfg.Faults)
 	if err != nil {
-		return faults{}, err
+		return nil, err
 	}
 	if err := tl.Check(injector{}); err != nil {
-		return faults{}, err
+		return nil, err
 	}
-	return faults{tl: tl, effects: map[int]*linkEffect{}}, nil
+	return &faults{tl: tl, effects: map[int]*linkEffect{}, ctx: context.Background(), faulty: tl.Needs().Links}, nil
 }
 
 // injector is the live trial as the fault timeline sees and acts on it:
@@ -80,7 +97,7 @@ func newFaults(cfg *trial.Config) (faults, error) {
 // Toxiproxy has a toxic for. Loss, duplication, reordering and per-link
 // latency models have none, so the timeline refuses them before a live
 // run (TCP links never lose or reorder a message).
-type injector struct{ lt *liveTrial }
+type injector struct{ f *faults }
 
 var (
 	_ trial.Injector   = injector{}
@@ -93,33 +110,33 @@ var (
 	_ trial.SlowCloser = injector{}
 )
 
-func (in injector) N() int                { return in.lt.n }
-func (in injector) Rank(p int) nodes.Rank { return in.lt.ranks[p] }
-func (in injector) Alive(p int) bool      { return in.lt.alive[p] }
-func (in injector) Now() time.Duration    { return in.lt.now() }
+func (in injector) N() int                { return len(in.f.procs.byPos) }
+func (in injector) Rank(p int) nodes.Rank { return in.f.procs.ranks[p] }
+func (in injector) Alive(p int) bool      { return in.f.procs.alive[p] }
+func (in injector) Now() time.Duration    { return in.f.clock.now() }
 
 // Leader is the position the latest decision named, or -1.
 func (in injector) Leader() int {
-	if in.lt.lastLeader.IsZero() {
+	if in.f.lastLeader.IsZero() {
 		return -1
 	}
-	return slices.Index(in.lt.ranks, in.lt.lastLeader)
+	return slices.Index(in.f.procs.ranks, in.f.lastLeader)
 }
 
 // Initiators are the positions told to initiate; everyone for algorithms
 // in which everyone starts.
 func (in injector) Initiators() []int {
-	if in.lt.cfg.Algorithm.StartsAll {
-		return trial.AllPositions(in.lt.n)
+	if in.f.cfg.Algorithm.StartsAll {
+		return trial.AllPositions(len(in.f.procs.byPos))
 	}
-	return in.lt.cfg.Initiators
+	return in.f.cfg.Initiators
 }
 
 // Rand is the trial's fault stream, the simulator's.
 func (in injector) Rand() *rand.Rand {
-	fs := &in.lt.faults
+	fs := in.f
 	if fs.rand == nil {
-		fs.rand = trial.FaultRand(in.lt.cfg.Seed)
+		fs.rand = trial.FaultRand(fs.cfg.Seed)
 	}
 	return fs.rand
 }
@@ -127,83 +144,71 @@ func (in injector) Rand() *rand.Rand {
 // At runs f at time at on the trial's goroutine: at once after the
 // handler running now if at has come, else when it comes. Before the
 // run's clock starts (faults in force from the start), it waits for it.
-func (in injector) At(at time.Duration, f func()) {
-	lt := in.lt
-	switch {
-	case !lt.started:
-		lt.faults.early = append(lt.faults.early, timed{at, f})
-	case at <= lt.now():
-		lt.pending++
-		lt.faults.due = append(lt.faults.due, f)
-	default:
-		lt.after(at, f)
-	}
-}
+func (in injector) At(at time.Duration, f func()) { in.f.clock.at(at, f) }
 
 // Crash SIGKILLs p. The perfect detector tells the others, unless the
 // fault is undetected: at once for the initiators of a crash at the
 // start, D after it otherwise.
-func (in injector) Crash(p int, _, undetected bool) { in.lt.crash(p, undetected) }
+func (in injector) Crash(p int, _, undetected bool) { in.f.crash(p, undetected) }
 
 // Restart respawns p with its identity, if it is down.
 func (in injector) Restart(p int) {
-	lt := in.lt
-	if lt.alive[p] || lt.restarting[p] || lt.refused[p] {
+	f, ps := in.f, in.f.procs
+	if ps.alive[p] || ps.restarting[p] || ps.refused[p] {
 		return
 	}
-	if !slices.ContainsFunc(lt.links.list, func(l link) bool { return l[0] == p }) {
-		lt.fail("cannot restart node %d: it was down from the start and has no links", p)
+	if !slices.ContainsFunc(f.links.list, func(l link) bool { return l[0] == p }) {
+		f.host.fail("cannot restart node %d: it was down from the start and has no links", p)
 		return
 	}
-	lt.restarting[p] = true
-	lt.respawn(p)
+	ps.restarting[p] = true
+	if err := ps.respawn(p); err != nil {
+		f.host.fail("restarting node %d: %v", p, err)
+	}
 }
 
 // Pause stops p's process (SIGSTOP). While paused it counts as gone for
 // settling, as the simulator holds its events: a run with nothing else
 // pending is over.
 func (in injector) Pause(p int) {
-	lt := in.lt
-	if !lt.alive[p] || lt.paused[p] {
+	f, ps := in.f, in.f.procs
+	if !ps.alive[p] || ps.paused[p] {
 		return
 	}
-	if err := pauseGroup(lt.procs.byPos[p].pid); err != nil {
-		lt.fail("pausing node %d: %v", p, err)
+	if err := ps.pause(p); err != nil {
+		f.host.fail("pausing node %d: %v", p, err)
 		return
 	}
-	lt.paused[p], lt.gone[p] = true, true
-	lt.recount()
-	lt.log.proc(lt.now(), trial.EvPause, p)
+	f.host.recount()
+	f.log.proc(f.clock.now(), trial.EvPause, p)
 }
 
 // Resume continues a paused process (SIGCONT).
 func (in injector) Resume(p int) {
-	lt := in.lt
-	if !lt.paused[p] {
+	f, ps := in.f, in.f.procs
+	if !ps.paused[p] {
 		return
 	}
-	resumeGroup(lt.procs.byPos[p].pid)
-	lt.paused[p] = false
-	lt.gone[p] = !lt.alive[p] || lt.restarting[p]
-	lt.recount()
-	lt.log.proc(lt.now(), trial.EvResume, p)
+	ps.resume(p)
+	f.host.recount()
+	f.log.proc(f.clock.now(), trial.EvResume, p)
 }
 
 // Suspect makes observer's detector suspect q through the control channel.
 func (in injector) Suspect(observer, q int) {
-	lt := in.lt
-	if lt.alive[observer] {
-		lt.send(lt.procs.byPos[observer], live.Command{Type: "suspect", Peer: q})
+	ps := in.f.procs
+	if ps.alive[observer] {
+		in.f.host.command(ps.byPos[observer], live.Command{Type: "suspect", Peer: q})
 	}
 }
 
 // Note records a start or heal in the schedule; traced says it is a
 // scenario's fault, which the trace shows (a --crash crash is not).
-func (in injector) Note(what string, traced bool) { in.lt.log.fault(in.lt.now(), what, traced) }
+func (in injector) Note(what string, traced bool) { in.f.log.fault(in.f.clock.now(), what, traced) }
 
 // Cut disables the proxies of the links, so that every connection fails
 // and nothing is carried until Heal.
-func (in injector) Cut(l trial.LinkEffect) { in.lt.begin(l, &linkEffect{what: "cut", cut: true}) }
+func (in injector) Cut(l trial.LinkEffect) { in.f.begin(l, &linkEffect{what: "cut", cut: true}) }
 
 func (in injector) Delay(l trial.LinkEffect, latency, jitter time.Duration) {
 	in.toxic(l, "latency", map[string]int64{"latency": latency.Milliseconds(), "jitter": jitter.Milliseconds()})
@@ -235,7 +240,7 @@ func (in injector) SlowClose(l trial.LinkEffect, delay time.Duration) {
 
 // toxic puts a toxic of Toxiproxy's type typ on the affected links.
 func (in injector) toxic(l trial.LinkEffect, typ string, attrs map[string]int64) {
-	in.lt.begin(l, &linkEffect{what: typ, toxic: toxic{name: "chaos-" + strconv.Itoa(l.ID) + "-" + typ, typ: typ, attrs: attrs}})
+	in.f.begin(l, &linkEffect{what: typ, toxic: toxic{name: "chaos-" + strconv.Itoa(l.ID) + "-" + typ, typ: typ, attrs: attrs}})
 }
 
 // lossyToxics lose what is written to a link while they hold.
@@ -243,92 +248,72 @@ var lossyToxics = map[string]bool{"timeout": true, "reset_peer": true, "limit_da
 
 // begin puts link effect e in force; before the links exist (a fault
 // from the start) it waits for them.
-func (lt *liveTrial) begin(l trial.LinkEffect, e *linkEffect) {
+func (f *faults) begin(l trial.LinkEffect, e *linkEffect) {
 	e.l = l
-	lt.faults.effects[l.ID] = e
-	if lt.links.list == nil {
-		lt.faults.deferred = append(lt.faults.deferred, e)
+	f.effects[l.ID] = e
+	if f.links.list == nil {
+		f.deferred = append(f.deferred, e)
 		return
 	}
-	lt.apply(lt.ctx, e)
+	f.apply(f.ctx, e)
 }
 
 // applyDeferred puts the effects begun before the links existed in force.
-func (lt *liveTrial) applyDeferred(ctx context.Context) {
-	for _, e := range lt.faults.deferred {
-		lt.apply(ctx, e)
+func (f *faults) applyDeferred(ctx context.Context) {
+	for _, e := range f.deferred {
+		f.apply(ctx, e)
 	}
-	lt.faults.deferred = nil
+	f.deferred = nil
 }
 
 // apply makes Toxiproxy carry out e on the links of the trial it
 // affects, chosen by its toxicity exactly as the simulator chooses them.
-func (lt *liveTrial) apply(ctx context.Context, e *linkEffect) {
-	for _, k := range lt.links.list {
-		if e.l.Affects(lt.cfg.Seed, k[0], k[1]) {
+func (f *faults) apply(ctx context.Context, e *linkEffect) {
+	for _, k := range f.links.list {
+		if e.l.Affects(f.cfg.Seed, k[0], k[1]) {
 			e.links = append(e.links, k)
 		}
 	}
 	if e.cut || lossyToxics[e.toxic.typ] {
-		lt.lossy(e.links)
+		f.links.markLossy(e.links)
+		f.host.recount()
 	}
 	if e.cut {
-		var toCut []link
-		for _, k := range e.links {
-			if lt.links.cuts[k]++; lt.links.cuts[k] == 1 {
-				toCut = append(toCut, k)
-			}
-		}
-		lt.toxic(ctx, e.what, toCut, func(ctx context.Context, k link) error {
-			c, name := lt.proxy(k)
-			return c.SetEnabled(ctx, name, false)
-		})
+		f.links.cut(ctx, e.what, e.links)
 		return
 	}
-	t := e.toxic
-	lt.toxic(ctx, t.typ, e.links, func(ctx context.Context, k link) error {
-		c, name := lt.proxy(k)
-		return c.AddToxic(ctx, name, t.name, t.typ, t.attrs)
-	})
+	f.links.addToxic(ctx, e.toxic, e.links)
 }
 
 // Heal ends link effect id: the proxies are enabled again (once no other
 // cut holds them) or the toxic is removed.
 func (in injector) Heal(id int) {
-	lt := in.lt
-	e := lt.faults.effects[id]
+	f := in.f
+	e := f.effects[id]
 	if e == nil {
 		return
 	}
-	delete(lt.faults.effects, id)
+	delete(f.effects, id)
 	if e.cut {
-		var heal []link
-		for _, k := range e.links {
-			if lt.links.cuts[k]--; lt.links.cuts[k] == 0 {
-				heal = append(heal, k)
-			}
-		}
-		lt.toxic(lt.ctx, "heal "+e.what, heal, func(ctx context.Context, k link) error {
-			c, name := lt.proxy(k)
-			return c.SetEnabled(ctx, name, true)
-		})
-		lt.redial(heal)
+		f.redial(f.links.uncut(f.ctx, "heal "+e.what, e.links))
 		return
 	}
-	t := e.toxic
-	lt.toxic(lt.ctx, "heal "+t.typ, e.links, func(ctx context.Context, k link) error {
-		c, name := lt.proxy(k)
-		return c.RemoveToxic(ctx, name, t.name)
-	})
+	f.links.removeToxic(f.ctx, e.toxic, e.links)
 }
 
-// runDue runs the actions due now, in order, and any they make due.
-func (lt *liveTrial) runDue() {
-	for len(lt.faults.due) > 0 {
-		f := lt.faults.due[0]
-		lt.faults.due = lt.faults.due[1:]
-		lt.pending--
-		f()
+// redial tells the live senders of links that can carry messages again
+// (a healed cut, proxies rewired to a restarted process) to dial them at
+// once: a node's dialer waits up to 100 ms between attempts on a link that
+// is down, and a cut of 30T healed at T = 1 ms would otherwise last until
+// the next attempt, two or three times as long.
+func (f *faults) redial(links []link) {
+	ps := f.procs
+	told := map[int]bool{}
+	for _, k := range links {
+		if from := k[0]; !told[from] && ps.alive[from] {
+			told[from] = true
+			ps.write(ps.byPos[from], live.Command{Type: "redial"})
+		}
 	}
 }
 
@@ -337,72 +322,121 @@ func (lt *liveTrial) runDue() {
 // crash SIGKILLs position p's process. Unless undetected, the perfect
 // detector tells the others: at the start, the initiators at once (when
 // the run starts), else D after the crash.
-func (lt *liveTrial) crash(p int, undetected bool) {
-	if !lt.alive[p] {
+func (f *faults) crash(p int, undetected bool) {
+	if !f.procs.alive[p] {
 		return
 	}
-	lt.down(p)
+	f.down(p)
 	switch {
 	case undetected:
-	case !lt.started:
-		lt.downAtStart = append(lt.downAtStart, p)
+	case !f.clock.started:
+		f.downAtStart = append(f.downAtStart, p)
 	default:
-		lt.detect(p, false)
+		f.detect(p, false)
 	}
 }
 
 // down SIGKILLs live position p's process and records the crash; the
 // detector is told separately.
-func (lt *liveTrial) down(p int) {
-	wasLeader := lt.target(trial.CurrentLeader) == p
-	lt.kill(lt.procs.byPos[p])
-	lt.alive[p], lt.gone[p] = false, true
-	lt.recount()
-	lt.log.crash(lt.now(), p, wasLeader)
-	if lt.started {
-		lt.faulty = true
+func (f *faults) down(p int) {
+	wasLeader := f.target(trial.CurrentLeader) == p
+	f.procs.down(p)
+	f.host.recount()
+	f.log.crash(f.clock.now(), p, wasLeader)
+	if f.clock.started {
+		f.faulty = true
 	}
 }
 
 // detect is the perfect detector, with the harness as its oracle: every
 // live process is told D after the crash; at the start, the initiators are
 // told at once. A heartbeat detector needs no help.
-func (lt *liveTrial) detect(c int, atStart bool) {
-	if lt.det.Kind == "heartbeat" {
+func (f *faults) detect(c int, atStart bool) {
+	if f.det.Kind == "heartbeat" {
 		return
 	}
-	now := make([]bool, lt.n)
+	ps := f.procs
+	n := len(ps.byPos)
+	now := make([]bool, n)
 	if atStart {
-		for _, p := range lt.cfg.Initiators {
+		for _, p := range f.cfg.Initiators {
 			now[p] = true
 		}
-		if lt.cfg.Algorithm.StartsAll {
+		if f.cfg.Algorithm.StartsAll {
 			for p := range now {
 				now[p] = true
 			}
 		}
 	}
-	at := lt.now()
-	for q := range lt.n {
-		if q == c || !lt.alive[q] {
+	at := f.clock.now()
+	for q := range n {
+		if q == c || !ps.alive[q] {
 			continue
 		}
 		if now[q] {
-			lt.send(lt.procs.byPos[q], live.Command{Type: "suspect", Peer: c})
+			f.host.command(ps.byPos[q], live.Command{Type: "suspect", Peer: c})
 			continue
 		}
-		lt.after(at+lt.det.D, func() {
-			if lt.alive[q] {
-				lt.send(lt.procs.byPos[q], live.Command{Type: "suspect", Peer: c})
+		f.clock.after(at+f.det.D, func() {
+			if ps.alive[q] {
+				f.host.command(ps.byPos[q], live.Command{Type: "suspect", Peer: c})
 			}
 		})
 	}
 }
 
-// lossy marks links that may lose the messages written to them.
-func (lt *liveTrial) lossy(ls []link) {
-	for _, l := range ls {
-		lt.links.lossy[l[0]*lt.n+l[1]] = true
+// target resolves trial.CurrentLeader: whom the latest decision named, or the
+// highest live process if nobody has decided.
+func (f *faults) target(pos int) int {
+	if pos != trial.CurrentLeader {
+		return pos
 	}
-	lt.recount()
+	ps := f.procs
+	if !f.lastLeader.IsZero() {
+		if p := slices.Index(ps.ranks, f.lastLeader); p >= 0 {
+			return p
+		}
+	}
+	best := -1
+	for p := range ps.byPos {
+		if ps.alive[p] && (best < 0 || ps.ranks[best].Less(ps.ranks[p])) {
+			best = p
+		}
+	}
+	return max(best, 0)
+}
+
+// stepped tells the timeline what a step at `at` brought: the first
+// initiation, election messages sent, decisions (each the latest leader
+// named).
+func (f *faults) stepped(at time.Duration, r *live.Report, leaders []nodes.Rank) {
+	tl := f.tl
+	initiated := f.firstInit >= 0
+	switch r.Ev {
+	case "start":
+		if f.cfg.Algorithm.StartsAll && (f.firstInit < 0 || at < f.firstInit) {
+			f.firstInit = at
+		}
+	case "initiate":
+		if f.firstInit < 0 || at < f.firstInit {
+			f.firstInit = at
+		}
+	}
+	if !initiated && f.firstInit >= 0 && tl != nil {
+		tl.Initiated()
+	}
+	for i := range r.Sent {
+		if r.Sent[i].Kind.IsElection() {
+			f.elected++
+			if tl.WantsSends() {
+				tl.Sent(f.elected)
+			}
+		}
+	}
+	for _, leader := range leaders {
+		f.lastLeader = leader
+		if tl != nil {
+			tl.Decided()
+		}
+	}
 }

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/electbench/electbench/chaos"
-	"github.com/electbench/electbench/chaos/toxi"
 	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/live/harness/toxi"
 	"github.com/electbench/electbench/nodes/trial"
 )
 
@@ -62,8 +62,10 @@ faults:
 		t.Fatal(err)
 	}
 	lt := running(&Runtime{srv: servers{clients: []*toxi.Client{toxi.NewClient("http://127.0.0.1:1")}}}, cfg, ranks)
-	lt.started, lt.faults = false, fs
-	fs.tl.Begin(injector{lt})
+	lt.clock.started = false
+	fs.attach(&lt.cfg, lt.det, lt, lt.procs, lt.links, lt.clock)
+	fs.log, lt.faults = lt.log, fs
+	fs.tl.Begin(injector{fs})
 	if len(lt.faults.deferred) != len(want) {
 		t.Fatalf("%d effects wait for the links, want %d", len(lt.faults.deferred), len(want))
 	}

@@ -6,15 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"math/rand/v2"
 	"net"
 	"net/netip"
 	"os"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
-	"github.com/electbench/electbench/chaos/toxi"
+	"github.com/electbench/electbench/nodes/live/harness/toxi"
 )
 
 // kept is what a Runtime keeps of a live cluster across the trials of one
@@ -55,31 +55,6 @@ type kept struct {
 	// warm is the node processes kept with their links for the next
 	// trial (warm.go), or nil.
 	warm *warm
-}
-
-// keptFor returns the runtime's cluster of n nodes on at least k servers,
-// making one (and removing one of another size, or on fewer servers) if
-// needed, and starting the server processes it needs. A cluster split
-// over more servers than a trial needs serves it: a ring trial between two
-// complete-graph trials of 128 nodes would otherwise make the second's
-// 16,256 proxies again (half a minute), as the ring needs one server.
-func (r *Runtime) keptFor(ctx context.Context, n, k int) (*kept, error) {
-	if r.kept != nil && r.kept.n == n && len(r.kept.servers) >= k {
-		return r.kept, nil
-	}
-	r.dropKept(ctx)
-	if err := r.growServers(ctx, k); err != nil {
-		return nil, err
-	}
-	r.clusters++
-	kc := &kept{n: n, prefix: fmt.Sprintf("eb%d-c%d-%x-", os.Getpid(), r.clusters, rand.Uint32()),
-		proxy: map[link]string{}, listen: map[string]string{}, latency: map[string][2]time.Duration{},
-		servers: slices.Clone(r.srv.clients[:k]), at: map[string]*toxi.Client{}}
-	if err := kc.listenAll(); err != nil {
-		return nil, err
-	}
-	r.kept = kc
-	return kc, nil
 }
 
 // listenAll opens the listening socket of every spawn index.
@@ -161,40 +136,6 @@ func (k *kept) states(ctx context.Context) (map[string]toxi.State, error) {
 	return out, err
 }
 
-// dropKept removes the runtime's cluster: its proxies (with a context of
-// their own: the run's may be cancelled, and they must go all the same)
-// and its sockets. A server found down is not waited for: what it keeps is
-// removed once it answers (leftovers).
-func (r *Runtime) dropKept(ctx context.Context) {
-	k := r.kept
-	if k == nil {
-		return
-	}
-	r.kept = nil
-	k.stopWarm()
-	k.closeListeners()
-	if len(k.proxy) == 0 {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
-	defer cancel()
-	if err := onEach(k.servers, func(_ int, c *toxi.Client) error { return c.Check(ctx, removeHealthTimeout) }); err != nil {
-		r.logf("removing proxies of %s later: %v", k.prefix, err)
-		r.leftovers = append(r.leftovers, k.prefix)
-		return
-	}
-	if err := k.delete(ctx, k.names()); err != nil {
-		r.logf("removing proxies of %s: %v", k.prefix, err)
-		r.leftovers = append(r.leftovers, k.prefix)
-	}
-}
-
-func (r *Runtime) logf(format string, args ...any) {
-	if r.opt.Log != nil {
-		fmt.Fprintf(r.opt.Log, "live: "+format+"\n", args...)
-	}
-}
-
 // ensure gives every pair of spawn indices a proxy, creating those
 // missing in parallel batches (toxi.Client.Create). The cluster holds at
 // most budget proxies (what the host check allowed for): a ring run whose
@@ -209,7 +150,7 @@ func (k *kept) ensure(ctx context.Context, pairs []link, budget int) error {
 	for _, p := range pairs {
 		want[p] = true
 		if _, ok := k.proxy[p]; !ok {
-			missing = append(missing, toxi.Link{Name: k.prefix + strconv.Itoa(p[0]) + "-" + strconv.Itoa(p[1]), Upstream: k.addrs[p[1]], Host: proxyHost(p)})
+			missing = append(missing, toxi.Link{Name: k.prefix + strconv.Itoa(p[0]) + "-" + strconv.Itoa(p[1]), Upstream: k.addrs[p[1]], Host: proxyHost(p[1])})
 			made = append(made, p)
 		}
 	}
@@ -275,8 +216,7 @@ const resetWait = 3 * time.Second
 // left through a proxy or into a socket (kept processes, warm, hold
 // theirs). An error says what was found; the caller then drops the
 // cluster.
-func (r *Runtime) reset(ctx context.Context) error {
-	k := r.kept
+func (k *kept) reset(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
 	defer cancel()
 	states, err := k.states(ctx)
@@ -381,7 +321,7 @@ func (k *kept) quiet(ctx context.Context) error {
 	}
 	deadline := time.Now().Add(resetWait)
 	for {
-		k.drain()
+		drain(k.lns)
 		n, err := openConns(ends)
 		switch {
 		case err != nil:
@@ -415,4 +355,98 @@ func procEnd(hostport string) (string, bool) {
 	}
 	a := ap.Addr().Unmap().As4()
 	return fmt.Sprintf("%08X:%04X", binary.NativeEndian.Uint32(a[:]), ap.Port()), true
+}
+
+type link = [2]int // (from, to)
+
+// removeTimeout bounds the removal of a cluster's proxies, all of them,
+// and its reset; removeHealthTimeout the health check before a removal.
+const (
+	removeTimeout       = 15 * time.Second
+	removeHealthTimeout = time.Second
+)
+
+// parallel runs f over items on two goroutines, returning the first
+// error: a large cluster has thousands of links and each toxic is one API
+// call. Two, because the HTTP client keeps two idle connections to a
+// server: more callers would dial new ones and close them again, call
+// after call.
+func parallel[T any](ctx context.Context, items []T, f func(context.Context, T) error) error {
+	const workers = 2
+	ch := make(chan T)
+	errs := make(chan error, workers)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var first error
+			for it := range ch {
+				if first == nil {
+					first = f(ctx, it)
+				}
+			}
+			errs <- first
+		}()
+	}
+	for _, it := range items {
+		ch <- it
+	}
+	close(ch)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// stopWarm stops the cluster's kept processes, if any.
+func (k *kept) stopWarm() {
+	if k != nil && k.warm != nil {
+		k.warm.stop()
+		k.warm = nil
+	}
+}
+
+// takeWarm gives a trial the cluster's kept processes, when there are and
+// it can run on them (usable: warmable), for the trial's epoch after
+// theirs; nil if not. Kept processes it does not give are stopped.
+func (k *kept) takeWarm(usable bool, opt *Options, logf func(format string, args ...any)) *procs {
+	w := k.warm
+	if w == nil {
+		return nil
+	}
+	k.warm = nil
+	if !usable {
+		w.stop()
+		return nil
+	}
+	for _, p := range w.procs.all {
+		select {
+		case <-p.exited:
+			logf("a kept node process (%d) has exited: starting new ones", p.idx)
+			w.stop()
+			return nil
+		default:
+		}
+	}
+	// Anything a node said after its reset (a connection it refused) is
+	// the last trial's business.
+	for drained := false; !drained; {
+		select {
+		case <-w.procs.reports:
+		default:
+			drained = true
+		}
+	}
+	for _, p := range w.procs.all {
+		p.pos, p.linked, p.stopped = -1, false, false
+	}
+	ps := w.procs
+	ps.opt, ps.logf, ps.epoch = opt, logf, ps.epoch+1
+	ps.byPos, ps.ranks, ps.restarting = nil, nil, map[int]bool{}
+	return ps
 }

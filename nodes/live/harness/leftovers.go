@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/electbench/electbench/chaos/toxi"
+	"github.com/electbench/electbench/nodes/live/harness/toxi"
 )
 
 // What a run leaves behind when it cannot clean up: the proxies of a trial
@@ -141,43 +141,4 @@ func Clean(ctx context.Context, url string) (Cleaned, error) {
 	proxies, perr := RemoveDeadProxies(ctx, c)
 	out.Proxies = proxies
 	return out, errors.Join(err, perr)
-}
-
-// removeLeftovers deletes the proxies of this runtime's trials that a down
-// server kept, from every server that answers. The prefixes are kept until
-// Close: a request the server queued while stopped may create proxies
-// after it answers again.
-func (r *Runtime) removeLeftovers(ctx context.Context) error {
-	if len(r.leftovers) == 0 {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(ctx, removeTimeout)
-	defer cancel()
-	return onEach(r.srv.clients, func(_ int, c *toxi.Client) error {
-		if c.Down() != nil {
-			return nil
-		}
-		return r.removeLeftoversOn(ctx, c)
-	})
-}
-
-// removeLeftoversOn deletes the leftovers one server holds.
-func (r *Runtime) removeLeftoversOn(ctx context.Context, c *toxi.Client) error {
-	names, err := c.Names(ctx, fmt.Sprintf("eb%d-", os.Getpid()))
-	if err != nil {
-		return err
-	}
-	var left []string
-	for _, name := range names {
-		for _, prefix := range r.leftovers {
-			if strings.HasPrefix(name, prefix) {
-				left = append(left, name)
-				break
-			}
-		}
-	}
-	if len(left) == 0 {
-		return nil
-	}
-	return c.Delete(ctx, left...)
 }

@@ -9,19 +9,21 @@ import (
 	"sync"
 	"time"
 
-	"github.com/electbench/electbench/chaos/toxi"
+	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/live"
+	"github.com/electbench/electbench/nodes/live/harness/toxi"
 	"github.com/electbench/electbench/nodes/trial"
 )
 
 // streamLinks seeds the per-link latency draws of a live trial.
 const streamLinks = 0x11a4
 
-type link = [2]int // (from, to)
-
-// links are a trial's directed links, their proxies, and what each
-// carried.
+// links are a trial's directed links, their proxies on the kept cluster
+// (kept.go) and the toxics and cuts on them, and what each carried.
 type links struct {
+	n       int
+	kept    *kept
+	fail    func(format string, args ...any) // notes a failure as the trial's
 	list    []link
 	proxy   map[link]string // link → proxy name
 	addrs   map[string]string
@@ -35,30 +37,41 @@ type links struct {
 	cuts       map[link]int // partitions holding each link cut
 }
 
-func newLinks(n int) links {
-	return links{proxy: map[link]string{}, latency: map[link]time.Duration{}, jitter: map[link]time.Duration{},
+func newLinks(n int, k *kept, fail func(format string, args ...any)) *links {
+	return &links{n: n, kept: k, fail: fail, proxy: map[link]string{}, latency: map[link]time.Duration{}, jitter: map[link]time.Duration{},
 		cuts: map[link]int{}, sent: make([]int64, n*n), recv: make([]int64, n*n), lossy: make([]bool, n*n)}
 }
 
-// makeLinks gives every directed link the run can use a proxy of the
+// linkPlan is what make needs to know of the trial: which links its
+// topology uses, between which processes, with which latency.
+type linkPlan struct {
+	topo     nodes.Topology
+	ringOnly bool   // only the ring's own links (limits.go's ringOnly)
+	alive    []bool // by position
+	idx      []int  // spawn index by position
+	latency  trial.Latency
+	seed     uint64
+	embedded bool // the first Toxiproxy server is this process's
+}
+
+// make gives every directed link the run can use a proxy of the
 // runtime's kept cluster (kept.go), created if the cluster has none for its
 // processes yet, and sets every link's latency. Rings with no fault use
 // only their own links; otherwise a process may reach any other (ring
-// repair, heartbeats, complete topologies).
-func (lt *liveTrial) makeLinks(ctx context.Context) error {
-	n, topo, ls, k := lt.n, lt.cfg.Algorithm.Topology, &lt.links, lt.r.kept
-	ringOnly := ringOnly(topo, len(lt.cfg.Crashes), len(lt.cfg.Faults), lt.det.Kind == "heartbeat", len(lt.r.opt.Forge) > 0)
+// repair, heartbeats, complete topologies). What it acquired goes to info.
+func (ls *links) make(ctx context.Context, plan linkPlan, prog *setupProgress, info *Info) error {
+	n, topo, k := ls.n, plan.topo, ls.kept
 	var pairs []link // the spawn indices of each link's ends
 	for i := range n {
 		for j := range n {
-			if i == j || !lt.alive[i] || !lt.alive[j] {
+			if i == j || !plan.alive[i] || !plan.alive[j] {
 				continue
 			}
-			if ringOnly && !topo.Linked(i, j, n) {
+			if plan.ringOnly && !topo.Linked(i, j, n) {
 				continue
 			}
 			ls.list = append(ls.list, link{i, j})
-			pairs = append(pairs, link{lt.procs.byPos[i].idx, lt.procs.byPos[j].idx})
+			pairs = append(pairs, link{plan.idx[i], plan.idx[j]})
 		}
 	}
 	made := 0
@@ -67,12 +80,12 @@ func (lt *liveTrial) makeLinks(ctx context.Context) error {
 			made++
 		}
 	}
-	lt.prog.proxies(made, len(pairs)-made)
-	lt.prog.stage(Proxying, 0, len(pairs))
-	budget := NeedsFor(n, topo, !ringOnly, lt.r.srv.embedded != nil).Proxies
+	prog.proxies(made, len(pairs)-made)
+	prog.stage(Proxying, 0, len(pairs))
+	budget := NeedsFor(n, topo, !plan.ringOnly, plan.embedded).Proxies
 	if err := k.ensure(ctx, pairs, budget); err != nil {
 		ls.list = nil
-		if lt.r.srv.embedded == nil && !errors.Is(err, toxi.ErrUnreachable) && ctx.Err() == nil {
+		if !plan.embedded && !errors.Is(err, toxi.ErrUnreachable) && ctx.Err() == nil {
 			// An external server is one process, which the harness cannot
 			// split: its own limit may be what failed.
 			return fmt.Errorf("%w (the --toxiproxy server holds all %d proxies of this cluster, about %d file descriptors: its ulimit -n must allow them)",
@@ -83,19 +96,19 @@ func (lt *liveTrial) makeLinks(ctx context.Context) error {
 	for i, l := range ls.list {
 		name := k.proxy[pairs[i]]
 		ls.proxy[l] = name
-		lt.res.Info.Proxies = append(lt.res.Info.Proxies, name)
-		lt.res.Info.ProxyAddrs = append(lt.res.Info.ProxyAddrs, k.listen[name])
+		info.Proxies = append(info.Proxies, name)
+		info.ProxyAddrs = append(info.ProxyAddrs, k.listen[name])
 	}
 	ls.addrs = k.listen
-	lt.res.Info.Prefix = k.prefix
+	info.Prefix = k.prefix
 	// Per-link latency from our seed; jitter, if any, is Toxiproxy's. A
 	// proxy that holds it from an earlier trial is not asked again.
-	src := rand.New(rand.NewPCG(lt.cfg.Seed, streamLinks))
+	src := rand.New(rand.NewPCG(plan.seed, streamLinks))
 	for _, l := range ls.list {
-		ls.latency[l], ls.jitter[l] = linkLatency(lt.cfg.Latency, src)
+		ls.latency[l], ls.jitter[l] = linkLatency(plan.latency, src)
 	}
 	var mu sync.Mutex
-	err := lt.parallel(ctx, ls.list, func(ctx context.Context, l link) error {
+	err := ls.parallel(ctx, ls.list, func(ctx context.Context, l link) error {
 		name, want := ls.proxy[l], [2]time.Duration{ls.latency[l], ls.jitter[l]}
 		mu.Lock()
 		have := k.latency[name]
@@ -118,15 +131,15 @@ func (lt *liveTrial) makeLinks(ctx context.Context) error {
 		return nil
 	})
 	if err == nil {
-		lt.prog.progress(len(pairs))
+		prog.progress(len(pairs))
 	}
 	return err
 }
 
-// proxy is link l's proxy: the server holding it and its name.
-func (lt *liveTrial) proxy(l link) (*toxi.Client, string) {
-	name := lt.links.proxy[l]
-	return lt.r.kept.on(name), name
+// on is link l's proxy: the server holding it and its name.
+func (ls *links) on(l link) (*toxi.Client, string) {
+	name := ls.proxy[l]
+	return ls.kept.on(name), name
 }
 
 // linkLatency draws one link's latency from the model with our source:
@@ -157,121 +170,101 @@ func (ls *links) outgoing(p int) []live.Link {
 
 // parallel runs f over links on two goroutines (parallel) per server
 // holding their proxies, the servers at once.
-func (lt *liveTrial) parallel(ctx context.Context, links []link, f func(context.Context, link) error) error {
-	k := lt.r.kept
+func (ls *links) parallel(ctx context.Context, links []link, f func(context.Context, link) error) error {
+	k := ls.kept
 	groups := make([][]link, len(k.servers))
 	for _, l := range links {
-		c, _ := lt.proxy(l)
+		c, _ := ls.on(l)
 		s := slices.Index(k.servers, c)
 		groups[s] = append(groups[s], l)
 	}
 	return onEach(k.servers, func(s int, _ *toxi.Client) error { return parallel(ctx, groups[s], f) })
 }
 
-// parallel runs f over items on two goroutines, returning the first
-// error: a large cluster has thousands of links and each toxic is one API
-// call. Two, because the HTTP client keeps two idle connections to a
-// server: more callers would dial new ones and close them again, call
-// after call.
-func parallel[T any](ctx context.Context, items []T, f func(context.Context, T) error) error {
-	const workers = 2
-	ch := make(chan T)
-	errs := make(chan error, workers)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var first error
-			for it := range ch {
-				if first == nil {
-					first = f(ctx, it)
-				}
-			}
-			errs <- first
-		}()
-	}
-	for _, it := range items {
-		ch <- it
-	}
-	close(ch)
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // toxic applies f to links, noting a failure as the trial's.
-func (lt *liveTrial) toxic(ctx context.Context, what string, links []link, f func(context.Context, link) error) {
-	if err := lt.parallel(ctx, links, f); err != nil {
-		lt.fail("%s: %v", what, err)
+func (ls *links) toxic(ctx context.Context, what string, links []link, f func(context.Context, link) error) {
+	if err := ls.parallel(ctx, links, f); err != nil {
+		ls.fail("%s: %v", what, err)
 	}
 }
 
-// rewire points the proxies into a restarted process at its new address,
-// forgets what was lost with the old one, and configures it.
-func (lt *liveTrial) rewire(p *proc) {
-	ctx, cancel := context.WithTimeout(context.Background(), lt.setupTimeout())
-	defer cancel()
+// rewire points the proxies into position p at its new process's address
+// and forgets what was lost with the old one; it returns those links.
+func (ls *links) rewire(ctx context.Context, p int, addr string) []link {
 	var into []link
-	for _, l := range lt.links.list {
-		if l[1] == p.pos {
+	for _, l := range ls.list {
+		if l[1] == p {
 			into = append(into, l)
 		}
 	}
-	lt.toxic(ctx, "rewire", into, func(ctx context.Context, l link) error {
-		c, name := lt.proxy(l)
-		return c.SetUpstream(ctx, name, p.addr)
+	ls.toxic(ctx, "rewire", into, func(ctx context.Context, l link) error {
+		c, name := ls.on(l)
+		return c.SetUpstream(ctx, name, addr)
 	})
-	n := lt.n
+	n := ls.n
 	for i := range n {
-		lt.links.recv[i*n+p.pos] = lt.links.sent[i*n+p.pos]
+		ls.recv[i*n+p] = ls.sent[i*n+p]
 	}
-	lt.armed[p.pos], lt.expect[p.pos] = 0, 0
-	lt.recount()
-	lt.configure(p)
-	lt.redial(into)
+	return into
 }
 
-// redial tells the live senders of links that can carry messages again
-// (a healed cut, proxies rewired to a restarted process) to dial them at
-// once: a node's dialer waits up to 100 ms between attempts on a link that
-// is down, and a cut of 30T healed at T = 1 ms would otherwise last until
-// the next attempt, two or three times as long.
-func (lt *liveTrial) redial(links []link) {
-	told := map[int]bool{}
+// markLossy marks links that may lose the messages written to them.
+func (ls *links) markLossy(links []link) {
+	for _, l := range links {
+		ls.lossy[l[0]*ls.n+l[1]] = true
+	}
+}
+
+// cut disables the proxies of links not cut already, so that every
+// connection fails and nothing is carried until uncut.
+func (ls *links) cut(ctx context.Context, what string, links []link) {
+	var toCut []link
 	for _, k := range links {
-		if from := k[0]; !told[from] && lt.alive[from] {
-			told[from] = true
-			lt.send(lt.procs.byPos[from], live.Command{Type: "redial"})
+		if ls.cuts[k]++; ls.cuts[k] == 1 {
+			toCut = append(toCut, k)
 		}
 	}
+	ls.toxic(ctx, what, toCut, func(ctx context.Context, k link) error {
+		c, name := ls.on(k)
+		return c.SetEnabled(ctx, name, false)
+	})
 }
 
-// removeTimeout bounds the removal of a cluster's proxies, all of them,
-// and its reset; removeHealthTimeout the health check before a removal.
-const (
-	removeTimeout       = 15 * time.Second
-	removeHealthTimeout = time.Second
-)
-
-// linkBusy reports whether link k (from*n+to) holds messages that will
-// still be delivered.
-func (lt *liveTrial) linkBusy(k int) bool {
-	return !lt.gone[k%lt.n] && !lt.links.lossy[k] && lt.links.sent[k] != lt.links.recv[k]
+// uncut enables the proxies of links no other cut holds, and returns them.
+func (ls *links) uncut(ctx context.Context, what string, links []link) []link {
+	var heal []link
+	for _, k := range links {
+		if ls.cuts[k]--; ls.cuts[k] == 0 {
+			heal = append(heal, k)
+		}
+	}
+	ls.toxic(ctx, what, heal, func(ctx context.Context, k link) error {
+		c, name := ls.on(k)
+		return c.SetEnabled(ctx, name, true)
+	})
+	return heal
 }
 
-// count applies change to link k's counts, keeping unsettledLinks right.
-func (lt *liveTrial) count(k int, change func()) {
-	if lt.linkBusy(k) {
-		lt.unsettledLinks--
-	}
-	change()
-	if lt.linkBusy(k) {
-		lt.unsettledLinks++
-	}
+// addToxic puts toxic t on the proxies of links.
+func (ls *links) addToxic(ctx context.Context, t toxic, links []link) {
+	ls.toxic(ctx, t.typ, links, func(ctx context.Context, k link) error {
+		c, name := ls.on(k)
+		return c.AddToxic(ctx, name, t.name, t.typ, t.attrs)
+	})
+}
+
+// removeToxic takes toxic t off the proxies of links.
+func (ls *links) removeToxic(ctx context.Context, t toxic, links []link) {
+	ls.toxic(ctx, "heal "+t.typ, links, func(ctx context.Context, k link) error {
+		c, name := ls.on(k)
+		return c.RemoveToxic(ctx, name, t.name)
+	})
+}
+
+// toxic is a Toxiproxy toxic as the harness adds it to the proxy of a
+// link a→b, which a dials: upstream, on every connection.
+type toxic struct {
+	name  string
+	typ   string           // Toxiproxy's type: latency, bandwidth, slicer, limit_data, timeout, reset_peer, slow_close
+	attrs map[string]int64 // in Toxiproxy's units: ms, KB/s, µs, bytes
 }

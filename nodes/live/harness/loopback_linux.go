@@ -18,6 +18,6 @@ var loopbackHosts = func() []string {
 	return h
 }()
 
-// proxyHost is the address the proxy of link l (spawn indices) listens
+// proxyHost is the address the proxy of a link into spawn index to listens
 // on: the proxies into one node share one, about 250 at N = 128.
-func proxyHost(l link) string { return loopbackHosts[l[1]%len(loopbackHosts)] }
+func proxyHost(to int) string { return loopbackHosts[to%len(loopbackHosts)] }

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/live"
 	"github.com/electbench/electbench/pow"
 )
@@ -50,13 +51,30 @@ type nodeReport struct {
 	eof bool
 }
 
-// procs are a trial's node processes and their pipes.
+// procs are a trial's node processes, their pipes and every position's
+// state: whether it runs, is paused, will not come back, was refused or is
+// restarting. They are spawned, signalled, respawned and waited for here;
+// what the trial makes of their reports is the coordinator's (run.go).
 type procs struct {
-	byPos   []*proc // current incarnation by position (after assignment)
-	all     []*proc // every process ever started
-	reports chan nodeReport
-	done    chan struct{} // closed at teardown: unblocks readers and pending actions
-	wg      sync.WaitGroup
+	opt  *Options
+	logf func(format string, args ...any)
+	// dir holds the identities the nodes minted: the trial's, or the kept
+	// cluster's while its processes are kept (warm.go); epoch is the
+	// trial's among a kept cluster's processes (live.Config.Epoch): 0 on
+	// processes of its own.
+	dir   string
+	epoch uint64
+	byPos []*proc      // current incarnation by position (after assignment)
+	ranks []nodes.Rank // the minted identities' ranks, by position
+	// Every position's state, from positions on.
+	alive, paused []bool
+	gone          []bool // will not come back: crashed, refused, paused until the end
+	refused       []bool
+	restarting    map[int]bool
+	all           []*proc // every process ever started
+	reports       chan nodeReport
+	done          chan struct{} // closed at teardown: unblocks readers and pending actions
+	wg            sync.WaitGroup
 	// spawnErr is the first failure to start a process: the host's, not
 	// the algorithm's (Runtime.Run reports it as infrastructure).
 	spawnErr error
@@ -66,8 +84,19 @@ type procs struct {
 	health func(context.Context) error
 }
 
-func newProcs() *procs {
-	return &procs{reports: make(chan nodeReport, 256), done: make(chan struct{})}
+func newProcs(opt *Options, logf func(format string, args ...any)) *procs {
+	return &procs{opt: opt, logf: logf, reports: make(chan nodeReport, 256), done: make(chan struct{}), restarting: map[int]bool{}}
+}
+
+// positions gives every position its state once identities are assigned:
+// running, unless its identity failed the cluster's puzzle.
+func (ps *procs) positions() {
+	n := len(ps.byPos)
+	ps.alive, ps.paused, ps.gone, ps.refused = make([]bool, n), make([]bool, n), make([]bool, n), make([]bool, n)
+	for pos, p := range ps.byPos {
+		ps.alive[pos] = true
+		ps.refused[pos] = p.unproven != nil
+	}
 }
 
 // spawnWorkers is how many node processes spawnAll starts at once.
@@ -77,20 +106,11 @@ const spawnWorkers = 8
 // a time, each on the kept cluster's listening socket of its index, and
 // keeping its identity in the trial's directory. Every process that
 // started is kept (and released at teardown), whatever failed.
-func (lt *liveTrial) spawnAll() error {
-	n := lt.n
+func (ps *procs) spawnAll(n int, files []*os.File) error {
 	// The trial's directory names its owner, so that a later run removes
 	// it if this harness is killed before it can (RemoveDeadDirs).
-	if err := claimDir(lt.dir); err != nil {
-		return lt.procs.spawnFailed(err)
-	}
-	if lt.r.srv.embedded == nil {
-		// Only an external server can stop while the harness runs. The
-		// embedded one is this process: under load (thousands of
-		// connections in their handshakes at once, on a busy host) it
-		// answers late, and a late answer is no failure of the
-		// infrastructure.
-		lt.procs.health = func(ctx context.Context) error { return lt.r.srv.clients[0].Check(ctx, healthTimeout) }
+	if err := claimDir(ps.dir); err != nil {
+		return ps.spawnFailed(err)
 	}
 	started := make([]*proc, n)
 	errs := make([]error, n)
@@ -100,16 +120,16 @@ func (lt *liveTrial) spawnAll() error {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			started[i], errs[i] = lt.startProc(i, filepath.Join(lt.dir, strconv.Itoa(i)), lt.r.opt.Forge[i], lt.r.kept.files[i])
+			started[i], errs[i] = ps.startProc(i, filepath.Join(ps.dir, strconv.Itoa(i)), ps.opt.Forge[i], files[i])
 		})
 	}
 	wg.Wait()
 	var first error
 	for i, p := range started {
 		if p != nil {
-			lt.procs.add(p)
+			ps.add(p)
 		} else if first == nil {
-			first = lt.procs.spawnFailed(errs[i])
+			first = ps.spawnFailed(errs[i])
 		}
 	}
 	return first
@@ -118,15 +138,15 @@ func (lt *liveTrial) spawnAll() error {
 // spawn starts a node process for spawn index idx keeping its identity in
 // dir, listening on a socket of its own (a restart: its proxies are
 // pointed at it, rewire).
-func (lt *liveTrial) spawn(idx int, dir, forge string) (*proc, error) {
+func (ps *procs) spawn(idx int, dir, forge string) (*proc, error) {
 	if err := claimDir(filepath.Dir(dir)); err != nil {
-		return nil, lt.procs.spawnFailed(err)
+		return nil, ps.spawnFailed(err)
 	}
-	p, err := lt.startProc(idx, dir, forge, nil)
+	p, err := ps.startProc(idx, dir, forge, nil)
 	if err != nil {
-		return nil, lt.procs.spawnFailed(err)
+		return nil, ps.spawnFailed(err)
 	}
-	lt.procs.add(p)
+	ps.add(p)
 	return p, nil
 }
 
@@ -134,9 +154,9 @@ func (lt *liveTrial) spawn(idx int, dir, forge string) (*proc, error) {
 // dir, accepting its peers on ln if not nil (inherited as descriptor 3).
 // It touches nothing of the trial's but reads: spawnAll runs several at
 // once.
-func (lt *liveTrial) startProc(idx int, dir, forge string, ln *os.File) (*proc, error) {
-	opt := lt.r.opt
-	args := append(slices.Clone(opt.Node[1:]), "--identity-dir", dir, "--bits", strconv.Itoa(lt.bits()))
+func (ps *procs) startProc(idx int, dir, forge string, ln *os.File) (*proc, error) {
+	opt := ps.opt
+	args := append(slices.Clone(opt.Node[1:]), "--identity-dir", dir, "--bits", strconv.Itoa(ps.bits()))
 	if forge != "" {
 		args = append(args, "--forge", forge)
 	}
@@ -181,12 +201,16 @@ func (ps *procs) spawnFailed(err error) error {
 	return err
 }
 
-func (lt *liveTrial) bits() int {
-	if lt.r.opt.Bits > 0 {
-		return lt.r.opt.Bits
+func (ps *procs) bits() int {
+	if ps.opt.Bits > 0 {
+		return ps.opt.Bits
 	}
 	return live.DefaultBits
 }
+
+// puzzle is the cluster's puzzle, the one every node mints with and
+// requires of its peers.
+func (ps *procs) puzzle() pow.Params { return live.IdentityParams(ps.bits()) }
 
 // readReports forwards a node's control lines to the trial, then reaps it.
 func (ps *procs) readReports(p *proc, stdout io.Reader) {
@@ -240,84 +264,75 @@ func (ps *procs) next(ctx context.Context) (nodeReport, error) {
 	}
 }
 
-// send writes one command to a node; a node that has gone cannot read it.
-func (lt *liveTrial) send(p *proc, c live.Command) {
+// write sends one command to a node; a node that has gone cannot read it.
+// What the trial expects back is the caller's (liveTrial.command).
+func (ps *procs) write(p *proc, c live.Command) {
 	b, err := json.Marshal(c)
 	if err != nil {
 		panic(err)
 	}
 	if _, err := p.stdin.Write(append(b, '\n')); err != nil && !p.killed {
-		lt.logf("node %d: command %s: %v", p.pos, c.Type, err)
-	}
-	switch c.Type {
-	case "start", "initiate", "suspect":
-		lt.busy(p.pos, func() { lt.expect[p.pos]++ }) // the node answers with a step
-	}
-	if c.Type == "start" {
-		lt.clockStarts(p, lt.now())
+		ps.logf("node %d: command %s: %v", p.pos, c.Type, err)
 	}
 }
 
 // kill is a crash: SIGKILL to the process's group.
-func (lt *liveTrial) kill(p *proc) {
+func (ps *procs) kill(p *proc) {
 	if !p.killed {
 		p.killed = true
 		killGroup(p.pid)
 	}
 }
 
-// respawn starts position p again with its identity, and reports whether
-// it could; rewire and the "linked" report finish the job.
-func (lt *liveTrial) respawn(p int) bool {
-	old := lt.procs.byPos[p]
-	np, err := lt.spawn(old.idx, old.dir, "")
+// down SIGKILLs position p's process: it runs no more and will not come
+// back unless restarted.
+func (ps *procs) down(p int) {
+	ps.kill(ps.byPos[p])
+	ps.alive[p], ps.gone[p] = false, true
+}
+
+// pause stops position p's process (SIGSTOP): while paused it counts as
+// gone.
+func (ps *procs) pause(p int) error {
+	if err := pauseGroup(ps.byPos[p].pid); err != nil {
+		return err
+	}
+	ps.paused[p], ps.gone[p] = true, true
+	return nil
+}
+
+// resume continues position p's paused process (SIGCONT).
+func (ps *procs) resume(p int) {
+	resumeGroup(ps.byPos[p].pid)
+	ps.paused[p] = false
+	ps.gone[p] = !ps.alive[p] || ps.restarting[p]
+}
+
+// respawn starts position p again with its identity; the caller's rewire
+// and the "linked" report finish the job. A failure ends the restart.
+func (ps *procs) respawn(p int) error {
+	old := ps.byPos[p]
+	np, err := ps.spawn(old.idx, old.dir, "")
 	if err != nil {
-		lt.fail("restarting node %d: %v", p, err)
-		delete(lt.restarting, p)
-		return false
+		delete(ps.restarting, p)
+		return err
 	}
 	np.pos, np.inc, np.ident = p, old.inc+1, old.ident
-	lt.procs.byPos[p] = np
-	return true
+	ps.byPos[p] = np
+	return nil
 }
+
+// restarted notes that position p's new process is up and linked.
+func (ps *procs) restarted(p int) {
+	delete(ps.restarting, p)
+	ps.gone[p], ps.alive[p] = false, true
+}
+
+// current reports whether p is its position's current process.
+func (ps *procs) current(p *proc) bool { return p.pos >= 0 && ps.byPos[p.pos] == p }
 
 // stopWait bounds how long stopped nodes have to report their stats.
 const stopWait = 5 * time.Second
-
-// stopAll ends every process: those that run are asked to stop (and
-// report their stats, within a bound), then every one is killed and its
-// pipes closed, and the readers are waited for. An interrupted trial
-// (its context ended: Ctrl-C) is not asked: its record is not kept, and
-// the run must end at once.
-func (lt *liveTrial) stopAll() {
-	running := 0
-	for pos, p := range lt.procs.byPos {
-		if lt.ctx.Err() != nil {
-			break
-		}
-		if p != nil && !p.killed && lt.alive != nil && lt.alive[pos] {
-			if lt.paused[pos] {
-				resumeGroup(p.pid)
-			}
-			lt.send(p, live.Command{Type: "stop"})
-			running++
-		}
-	}
-	wait := time.NewTimer(stopWait)
-	for running > 0 {
-		select {
-		case rep := <-lt.procs.reports:
-			lt.handle(rep)
-			if rep.eof && !rep.p.killed {
-				running--
-			}
-		case <-wait.C:
-			running = 0
-		}
-	}
-	wait.Stop()
-	lt.procs.release()
-}
 
 // release kills every process, closes its pipes and waits for the
 // readers: the end of a trial's processes, or of those a cluster kept.
@@ -374,4 +389,54 @@ func (w *tailWriter) String() string {
 		return "(no diagnostics)"
 	}
 	return s
+}
+
+// hello takes a node's hello: its address and identity, once its registry
+// is found to number kinds and timers as the harness's does.
+func (ps *procs) hello(p *proc, r *live.Report) error {
+	if err := live.CheckRegistry(r.Kinds, r.Timers); err != nil {
+		return fmt.Errorf("node %d (%s) refused: %w", p.idx, strings.Join(ps.opt.Node, " "), err)
+	}
+	id, err := pow.Decode([]byte(r.Identity))
+	if err != nil {
+		return fmt.Errorf("node %d: its identity does not decode: %w", p.idx, err)
+	}
+	p.ident, p.addr = id, r.Addr
+	// The harness checks every reported identity itself (proof of work
+	// and key/id binding) under the cluster's puzzle rather than take the
+	// node's word for it; the handshake proves possession of the key.
+	p.unproven = nil
+	if err := pow.PolicyFor(ps.puzzle()).Verify(id); err != nil {
+		p.unproven = err
+		ps.logf("node %d: its identity fails the cluster's puzzle: %v", p.idx, err)
+	}
+	return nil
+}
+
+// assign hands identities out to positions by rank order: the minted
+// identities take the places of ranks (the trial's arrangement), so
+// relative ranks are the arrangement's.
+func (ps *procs) assign(ranks *nodes.Ranks) error {
+	n := ranks.Len()
+	byRank := slices.Clone(ps.all)
+	slices.SortFunc(byRank, func(a, b *proc) int { return a.ident.ID.Compare(b.ident.ID) })
+	for i := 1; i < n; i++ {
+		if byRank[i].ident.ID == byRank[i-1].ident.ID {
+			return fmt.Errorf("nodes %d and %d show the same identity %s", byRank[i-1].idx, byRank[i].idx, byRank[i].ident.ID)
+		}
+	}
+	positions := make([]int, n)
+	for i := range positions {
+		positions[i] = i
+	}
+	slices.SortFunc(positions, ranks.Cmp)
+	ps.byPos = make([]*proc, n)
+	ps.ranks = make([]nodes.Rank, n)
+	for k, pos := range positions {
+		p := byRank[k]
+		p.pos = pos
+		ps.byPos[pos] = p
+		ps.ranks[pos] = p.ident.Rank()
+	}
+	return nil
 }

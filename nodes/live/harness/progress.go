@@ -70,11 +70,10 @@ type setupProgress struct {
 	reported    bool // s was passed to f
 }
 
-func newSetupProgress(f func(Setup), lt *liveTrial) *setupProgress {
-	return &setupProgress{f: f, now: time.Now, s: Setup{
-		Trial: lt.serial, Algorithm: lt.cfg.Algorithm.Name, Variant: lt.cfg.VariantName(), Nodes: lt.n, Seed: lt.cfg.Seed,
-		Stage: -1,
-	}}
+// newSetupProgress tells f of the set-up of the trial s names.
+func newSetupProgress(f func(Setup), s Setup) *setupProgress {
+	s.Stage = -1
+	return &setupProgress{f: f, now: time.Now, s: s}
 }
 
 // stage begins stage s at done of total.

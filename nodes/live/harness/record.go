@@ -3,7 +3,6 @@ package harness
 import (
 	"cmp"
 	"errors"
-	"math"
 	"slices"
 	"time"
 
@@ -60,9 +59,9 @@ type entry struct {
 	timer     nodes.TimerID
 }
 
-// eventLog is a trial's events from their arrival to their emission.
-type eventLog struct {
-	n       int
+// entries hold a trial's events from their arrival to their emission, in
+// slots reused once emitted, with the ranks and texts few events have.
+type entries struct {
 	slots   []entry
 	free    []int32
 	pending []int32 // slots not yet emitted
@@ -71,7 +70,19 @@ type eventLog struct {
 	freeRk  []int32
 	texts   []string
 	freeTx  []int32
-	steps   int64 // step lines: events the machines handled
+	held    int           // the most events held at once
+	mark    time.Duration // the watermark of the latest flush
+	late    int64         // events that arrived earlier than it: a node broke its clock's order
+}
+
+// eventLog is a trial's events from their arrival (the nodes' step lines,
+// the harness's own) to their emission into the record and the sink, and
+// the counts of the trial's result they carry. It reads the processes'
+// state and writes them sync commands, nothing else.
+type eventLog struct {
+	entries
+	n     int
+	steps int64 // step lines: events the machines handled
 	// trace: the sink reads messages, ranks and all, so the nodes report
 	// the ranks too (live.Config.Trace).
 	trace bool
@@ -96,11 +107,18 @@ type eventLog struct {
 	startsAll bool
 	numbered  uint64
 	sends     map[uint64]sentMsg
-	held      int           // the most events held at once
-	mark      time.Duration // the watermark of the latest flush
-	late      int64         // events that arrived earlier than it: a node broke its clock's order
-	// The watermark: every running process's clock as last known, and the
-	// sync round under way.
+	wm        watermark
+	// res is the trial's result, whose counts of messages by kind and
+	// suspicions the log fills.
+	res   *Result
+	procs *procs
+	clock *schedule
+	fail  func(format string, args ...any) // notes a failure as the trial's
+}
+
+// watermark is every running process's clock as last known, and the sync
+// round under way.
+type watermark struct {
 	clocks  map[*proc]*clock
 	syncing int // sync answers awaited
 	// nextRound is how many events held start the next round: holdEvents
@@ -125,16 +143,16 @@ type clock struct {
 // the deliveries that arrived before their send's step line.
 type inflight struct{ sends, early []int32 }
 
-func newEventLog(n int, cfg *trial.Config, t time.Duration, det trial.Detector) eventLog {
+func newEventLog(n int, cfg *trial.Config, t time.Duration, det trial.Detector) *eventLog {
 	sink := cfg.Events
 	want := trial.KindsOfSink(sink)
-	return eventLog{n: n, trace: (want.Has(trial.EvSend) || want.Has(trial.EvRecv)) && trial.ReadsRanks(sink),
+	return &eventLog{n: n, trace: (want.Has(trial.EvSend) || want.Has(trial.EvRecv)) && trial.ReadsRanks(sink),
 		flight: make([]inflight, n*n), nodeSent: make([]Counts, n), maint: make([]map[string]int64, n),
 		rec: trial.NewRecord(n, t, det), sink: sink, want: want, startsAll: cfg.Algorithm.StartsAll,
-		sends: map[uint64]sentMsg{}, clocks: map[*proc]*clock{}, nextRound: holdEvents}
+		sends: map[uint64]sentMsg{}, wm: watermark{clocks: map[*proc]*clock{}, nextRound: holdEvents}}
 }
 
-func (l *eventLog) add(e entry) int32 {
+func (l *entries) add(e entry) int32 {
 	l.seq++
 	e.seq = l.seq
 	if e.at < l.mark {
@@ -156,7 +174,7 @@ func (l *eventLog) add(e entry) int32 {
 
 // release frees slot i once it is emitted and off every queue, with the
 // ranks or text it holds.
-func (l *eventLog) release(i int32) {
+func (l *entries) release(i int32) {
 	e := &l.slots[i]
 	if !e.emitted || e.queued {
 		return
@@ -177,7 +195,7 @@ func (l *eventLog) release(i int32) {
 
 // rank keeps a message's rank and aux (or a decision's leader) aside and
 // returns their index.
-func (l *eventLog) rank(r, aux nodes.Rank) int32 {
+func (l *entries) rank(r, aux nodes.Rank) int32 {
 	if k := len(l.freeRk); k > 0 {
 		i := l.freeRk[k-1]
 		l.freeRk = l.freeRk[:k-1]
@@ -189,7 +207,7 @@ func (l *eventLog) rank(r, aux nodes.Rank) int32 {
 }
 
 // text keeps s aside and returns its index.
-func (l *eventLog) text(s string) int32 {
+func (l *entries) text(s string) int32 {
 	if k := len(l.freeTx); k > 0 {
 		i := l.freeTx[k-1]
 		l.freeTx = l.freeTx[:k-1]
@@ -218,7 +236,7 @@ func (l *eventLog) fault(at time.Duration, what string, traced bool) {
 }
 
 // event builds e's trial.Event.
-func (l *eventLog) event(e *entry, ev *trial.Event) {
+func (l *entries) event(e *entry, ev *trial.Event) {
 	*ev = trial.Event{At: e.at, Kind: e.kind, P: e.p, Q: e.q, ID: e.id, Timer: e.timer}
 	switch {
 	case e.kind.IsMessage():
@@ -256,11 +274,11 @@ func (l *eventLog) countNodeSent(p int, r *live.Report) {
 // position, and returns the leaders it decided. Kinds and timers are the
 // numbers of the shared registry (hello checked it), used as they are;
 // anything out of range fails the trial and is skipped.
-func (lt *liveTrial) decode(p *proc, at time.Duration, r *live.Report) []nodes.Rank {
-	l, res, n, pos := &lt.log, &lt.res, lt.n, int32(p.pos)
+func (l *eventLog) decode(p *proc, at time.Duration, r *live.Report) []nodes.Rank {
+	res, n, pos := l.res, l.n, int32(p.pos)
 	l.steps++
-	lt.stepped(p, at)
-	defer lt.watermark()
+	l.stepped(p, at)
+	defer l.watermark()
 	ev := entry{at: at, p: pos, extra: -1}
 	switch r.Ev {
 	case "start":
@@ -274,7 +292,7 @@ func (lt *liveTrial) decode(p *proc, at time.Duration, r *live.Report) []nodes.R
 		l.add(ev)
 	case "recv":
 		if !r.Kind.Valid() || int(r.Kind) >= len(res.Received) || r.From < 0 || r.From >= n {
-			lt.fail("node %d received a message of kind %d from %d", pos, r.Kind, r.From)
+			l.fail("node %d received a message of kind %d from %d", pos, r.Kind, r.From)
 			break
 		}
 		res.Received[r.Kind]++
@@ -282,37 +300,22 @@ func (lt *liveTrial) decode(p *proc, at time.Duration, r *live.Report) []nodes.R
 		l.delivered(l.add(ev))
 	case "timer":
 		if int(r.Timer) <= 0 || int(r.Timer) >= nodes.NumTimers() {
-			lt.fail("node %d: timer %d fired, which is not registered", pos, r.Timer)
+			l.fail("node %d: timer %d fired, which is not registered", pos, r.Timer)
 			break
 		}
 		ev.kind, ev.timer = trial.EvTimer, r.Timer
 		l.add(ev)
 	case "suspect":
 		if r.Peer < 0 || r.Peer >= n {
-			lt.fail("node %d suspected %d", pos, r.Peer)
+			l.fail("node %d suspected %d", pos, r.Peer)
 			break
 		}
 		ev.kind, ev.q = trial.EvSuspect, int32(r.Peer)
 		l.add(ev)
 	default:
-		lt.fail("node %d: unknown step %q", pos, r.Ev)
+		l.fail("node %d: unknown step %q", pos, r.Ev)
 	}
-	// The step's decisions, in order, and how many of its messages came
-	// before each: the events keep the machine's order.
-	var leaders []nodes.Rank
-	var after []int
-	for i, d := range r.Decide {
-		leader, err := nodes.ParseRank(d)
-		if err != nil {
-			lt.fail("node %d decided %q: %v", pos, d, err)
-			continue
-		}
-		k := len(r.Sent)
-		if i < len(r.DecideAfter) {
-			k = r.DecideAfter[i]
-		}
-		leaders, after = append(leaders, leader), append(after, k)
-	}
+	leaders, after := l.decisions(pos, r)
 	d := 0
 	decide := func(sent int) {
 		for ; d < len(leaders) && after[d] <= sent; d++ {
@@ -323,7 +326,7 @@ func (lt *liveTrial) decode(p *proc, at time.Duration, r *live.Report) []nodes.R
 		decide(i)
 		m := &r.Sent[i]
 		if !m.Kind.Valid() || int(m.Kind) >= len(res.Sent) || m.To < 0 || m.To >= n {
-			lt.fail("node %d sent a message of kind %d to %d", pos, m.Kind, m.To)
+			l.fail("node %d sent a message of kind %d to %d", pos, m.Kind, m.To)
 			continue
 		}
 		res.Sent[m.Kind]++
@@ -334,7 +337,7 @@ func (lt *liveTrial) decode(p *proc, at time.Duration, r *live.Report) []nodes.R
 			rk, err1 := parseRank(m.Rank)
 			aux, err2 := parseRank(m.Aux)
 			if err := errors.Join(err1, err2); err != nil {
-				lt.fail("node %d sent %s with %v", pos, m.Kind, err)
+				l.fail("node %d sent %s with %v", pos, m.Kind, err)
 			}
 			e.extra = l.rank(rk, aux)
 		}
@@ -356,6 +359,25 @@ func (lt *liveTrial) decode(p *proc, at time.Duration, r *live.Report) []nodes.R
 		l.add(entry{at: at, kind: trial.EvPhase, p: pos, extra: l.text(r.Phase)})
 	}
 	return leaders
+}
+
+// decisions are the decisions of a step line of position pos, in order,
+// and how many of its messages came before each: the events keep the
+// machine's order.
+func (l *eventLog) decisions(pos int32, r *live.Report) (leaders []nodes.Rank, after []int) {
+	for i, d := range r.Decide {
+		leader, err := nodes.ParseRank(d)
+		if err != nil {
+			l.fail("node %d decided %q: %v", pos, d, err)
+			continue
+		}
+		k := len(r.Sent)
+		if i < len(r.DecideAfter) {
+			k = r.DecideAfter[i]
+		}
+		leaders, after = append(leaders, leader), append(after, k)
+	}
+	return leaders, after
 }
 
 func parseRank(s string) (nodes.Rank, error) {
@@ -459,8 +481,7 @@ func (l *eventLog) ended(p int) {
 
 // emit counts entry e into the record and hands it to the sink, in time
 // order, numbering messages in the order they were sent.
-func (lt *liveTrial) emit(i int32) {
-	l := &lt.log
+func (l *eventLog) emit(i int32) {
 	e := &l.slots[i]
 	rec := &l.rec
 	switch e.kind {
@@ -480,7 +501,7 @@ func (lt *liveTrial) emit(i int32) {
 		rec.CountFire(e.timer)
 	case trial.EvSuspect:
 		rec.Suspected(int(e.q), e.at)
-		lt.res.Suspicions = append(lt.res.Suspicions, Suspicion{At: e.at, By: int(e.p), Of: int(e.q)})
+		l.res.Suspicions = append(l.res.Suspicions, Suspicion{At: e.at, By: int(e.p), Of: int(e.q)})
 	case trial.EvDecide:
 		rec.Decided(int(e.p), &l.ranks[e.extra][0], e.at)
 	case trial.EvCrash:
@@ -526,8 +547,7 @@ func (lt *liveTrial) emit(i int32) {
 
 // flush emits, in time order, every event held that is no later than w;
 // those of equal time in the order they arrived.
-func (lt *liveTrial) flush(w time.Duration) {
-	l := &lt.log
+func (l *eventLog) flush(w time.Duration) {
 	slices.SortFunc(l.pending, func(a, b int32) int {
 		x, y := &l.slots[a], &l.slots[b]
 		if c := cmp.Compare(x.at, y.at); c != 0 {
@@ -537,7 +557,7 @@ func (lt *liveTrial) flush(w time.Duration) {
 	})
 	k := 0
 	for k < len(l.pending) && l.slots[l.pending[k]].at <= w {
-		lt.emit(l.pending[k])
+		l.emit(l.pending[k])
 		k++
 	}
 	l.pending = append(l.pending[:0], l.pending[k:]...)
@@ -547,189 +567,77 @@ func (lt *liveTrial) flush(w time.Duration) {
 // clockStarts notes that p was told to start at the harness's time `at`: its
 // machine's events are no earlier (the node's clock reads the shared one
 // after the harness's did).
-func (lt *liveTrial) clockStarts(p *proc, at time.Duration) {
-	lt.log.clocks[p] = &clock{bound: at}
+func (l *eventLog) clockStarts(p *proc, at time.Duration) {
+	l.wm.clocks[p] = &clock{bound: at}
 }
 
 // synced takes p's answer to a sync: its clock read t.
-func (lt *liveTrial) synced(p *proc, t time.Duration) {
-	c := lt.log.clocks[p]
+func (l *eventLog) synced(p *proc, t time.Duration) {
+	c := l.wm.clocks[p]
 	if c == nil || !c.awaiting {
 		return
 	}
 	c.bound, c.awaiting = max(c.bound, t), false
-	lt.log.syncing--
-	lt.advance()
+	l.wm.syncing--
+	l.advance()
 }
 
 // procEnded notes that p's output ended: it holds the watermark back no
 // more, and what was in flight to it is lost.
-func (lt *liveTrial) procEnded(p *proc) {
-	c := lt.log.clocks[p]
+func (l *eventLog) procEnded(p *proc) {
+	c := l.wm.clocks[p]
 	if c == nil {
 		return
 	}
-	delete(lt.log.clocks, p)
-	if p.pos >= 0 && lt.procs.byPos[p.pos] == p {
+	delete(l.wm.clocks, p)
+	if l.procs.current(p) {
 		// Not yet replaced: a restarted position's new process may
 		// already have messages in flight to it.
-		lt.log.ended(p.pos)
+		l.ended(p.pos)
 	}
 	if c.awaiting {
-		lt.log.syncing--
-		lt.advance()
+		l.wm.syncing--
+		l.advance()
 	}
 }
 
 // stepped notes that p reported an event at `at`: nothing it reports
 // later is earlier.
-func (lt *liveTrial) stepped(p *proc, at time.Duration) {
-	if c := lt.log.clocks[p]; c != nil {
+func (l *eventLog) stepped(p *proc, at time.Duration) {
+	if c := l.wm.clocks[p]; c != nil {
 		c.bound = max(c.bound, at)
 	}
 }
 
 // watermark asks for the clocks of the running processes once enough
 // events are held (nextRound), and no round is under way.
-func (lt *liveTrial) watermark() {
-	l := &lt.log
-	if len(l.pending) < l.nextRound || l.syncing > 0 {
+func (l *eventLog) watermark() {
+	if len(l.pending) < l.wm.nextRound || l.wm.syncing > 0 {
 		return
 	}
-	for p, c := range l.clocks {
-		if p.pos >= 0 && !lt.paused[p.pos] && !p.killed {
+	for p, c := range l.wm.clocks {
+		if p.pos >= 0 && !l.procs.paused[p.pos] && !p.killed {
 			c.awaiting = true
-			l.syncing++
-			lt.send(p, live.Command{Type: "sync"})
+			l.wm.syncing++
+			l.procs.write(p, live.Command{Type: "sync"})
 		}
 	}
-	lt.advance()
+	l.advance()
 }
 
 // advance emits what the clocks known allow, once no answer is awaited.
-func (lt *liveTrial) advance() {
-	l := &lt.log
-	if l.syncing > 0 {
+func (l *eventLog) advance() {
+	if l.wm.syncing > 0 {
 		return
 	}
-	w := lt.now()
-	for _, c := range l.clocks {
+	w := l.clock.now()
+	for _, c := range l.wm.clocks {
 		w = min(w, c.bound)
 	}
-	lt.flush(w)
-	l.nextRound = len(l.pending) + holdEvents
+	l.flush(w)
+	l.wm.nextRound = len(l.pending) + holdEvents
 }
 
 // maintKinds are the runtime's own kinds (the heartbeat detector's), which
 // step lines do not carry: the nodes count them.
 var maintKinds = []nodes.Kind{trial.KindPing, trial.KindPingAck}
-
-// finish turns what the run reported into the result: the events still
-// held emitted, the runtime's pings from the nodes' own counts, and the
-// checks that the counts reconcile.
-func (lt *liveTrial) finish() (*Result, error) {
-	if lt.ranks == nil || !lt.started {
-		err := lt.failure()
-		if err == nil {
-			err = errors.New("live: the trial did not start")
-		}
-		return nil, err
-	}
-	res, l := &lt.res, &lt.log
-	lt.flush(time.Duration(math.MaxInt64))
-	if l.late > 0 {
-		lt.logf("%d events arrived after later ones were emitted: the trace has them out of time order", l.late)
-	}
-	rec := l.rec
-	for p := range lt.n {
-		sent := l.maint[p]
-		if st := res.Stats[p]; st != nil {
-			sent = st.Sent
-		}
-		for _, k := range maintKinds {
-			rec.CountSends(k, sent[k.String()], int64(nodes.Message{Kind: k}.EncodedSize()))
-		}
-	}
-	res.Lost = newCounts()
-	for k, s := range res.Sent {
-		if lost := s - res.Dropped[k] - res.Received[k]; lost != 0 {
-			res.Lost[k] = lost
-			rec.CountLost(max(lost, 0))
-		}
-	}
-	rec.Events, rec.Quiescent, rec.End = l.steps, lt.quiescent, lt.lastCore
-	rec.Settled = lt.settled
-	rec.Alive = slices.Clone(lt.alive)
-	res.Record = rec
-	for _, st := range res.Stats {
-		if st != nil {
-			res.Refusals += st.Refused
-			res.Record.AnonymousRefused += st.Anonymous
-		}
-	}
-	lt.reconcile()
-	out := *res // the trial's state can go; its result stays
-	if err := lt.failure(); err != nil || lt.overBudget == nil {
-		return &out, err
-	}
-	return &out, lt.overBudget
-}
-
-// growCounts makes room in the trial's counts for kinds registered since
-// they were made (an external program's: live.ResolveExternal).
-func (lt *liveTrial) growCounts() {
-	res := &lt.res
-	res.Sent.grow()
-	res.Received.grow()
-	res.Dropped.grow()
-}
-
-// reconcile checks the counts: in a run without faults every message
-// written is delivered, and each node's own count of what it sent agrees
-// with its step lines.
-func (lt *liveTrial) reconcile() {
-	res := &lt.res
-	if !lt.faulty && len(res.Crashes) == 0 {
-		for k, d := range res.Dropped {
-			if d != 0 {
-				lt.fail("%d %s messages dropped: no link was up", d, nodes.Kind(k))
-			}
-		}
-		if !lt.quiescent && !lt.cfg.Algorithm.NeverRests() && lt.atDeadline != "" {
-			lt.fail("not settled by the deadline: %s", lt.atDeadline)
-		}
-		if lt.quiescent {
-			for k, lost := range res.Lost {
-				if lost != 0 {
-					lt.fail("%d %s messages written but never delivered (sent %d, dropped %d, received %d)",
-						lost, nodes.Kind(k), res.Sent[k], res.Dropped[k], res.Received[k])
-				}
-			}
-		}
-	}
-	for p, st := range res.Stats {
-		if st == nil || lt.procs.byPos[p].inc > 0 {
-			continue
-		}
-		// By name, as the node counts: an external program's kind may
-		// share its name with a built-in one.
-		steps := map[string]int64{}
-		for k, c := range lt.log.nodeSent[p] {
-			if c != 0 && !slices.Contains(maintKinds, nodes.Kind(k)) {
-				steps[nodes.Kind(k).String()] += c
-			}
-		}
-		for name, c := range st.Sent {
-			if k, ok := nodes.KindByName(name); ok && slices.Contains(maintKinds, k) {
-				continue
-			}
-			if got := steps[name]; got != c {
-				lt.fail("node %d counted %d %s sent, its step lines %d", p, c, name, got)
-			}
-			delete(steps, name)
-		}
-		for name, got := range steps {
-			lt.fail("node %d counted 0 %s sent, its step lines %d", p, name, got)
-		}
-	}
-}

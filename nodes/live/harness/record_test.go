@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/electbench/electbench/chaos/toxi"
 	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/check"
 	"github.com/electbench/electbench/nodes/live"
+	"github.com/electbench/electbench/nodes/live/harness/toxi"
 	_ "github.com/electbench/electbench/nodes/quorum"
 	"github.com/electbench/electbench/nodes/trial"
 )
@@ -119,23 +119,17 @@ func BenchmarkStepLines(b *testing.B) {
 // running is a trial as setup leaves it, with no processes behind it.
 func running(r *Runtime, cfg trial.Config, ranks []nodes.Rank) *liveTrial {
 	n := len(ranks)
-	lt := newLiveTrial(r, cfg, faults{}, 1)
+	lt := newLiveTrial(&r.opt, r.kept, &r.srv, cfg, &faults{effects: map[int]*linkEffect{}}, 1)
 	all := make([]*proc, n)
 	for i := range all {
 		all[i] = &proc{pos: i, idx: i, stdin: discard{}}
 	}
 	lt.procs.byPos, lt.procs.all = all, all
-	lt.ranks, lt.res.Ranks = ranks, ranks
-	lt.alive, lt.paused, lt.gone, lt.refused = make([]bool, n), make([]bool, n), make([]bool, n), make([]bool, n)
-	for i := range lt.alive {
-		lt.alive[i] = true
-	}
-	lt.armed, lt.expect = make([]int, n), make([]int, n)
-	lt.log = newEventLog(n, &lt.cfg, lt.T, lt.det)
-	lt.res.Sent, lt.res.Received, lt.res.Dropped = newCounts(), newCounts(), newCounts()
-	lt.res.DeliveredFrom = make([]int64, n)
-	lt.res.Stats = make([]*live.Stats, n)
-	lt.started, lt.start = true, time.Now()
+	lt.procs.ranks, lt.res.Ranks = ranks, ranks
+	lt.procs.positions()
+	lt.settle.init(n)
+	lt.newLog()
+	lt.clock.begin(0)
 	lt.recount()
 	return lt
 }
@@ -167,9 +161,9 @@ func streamRun(t *testing.T, hold int, order []int, lines [][]byte, senders []in
 	tr := trial.NewTrace(&buf)
 	cfg := trial.Config{Algorithm: alg, Variant: variant, Ranks: nodes.RanksOf(ranks), Latency: trial.Constant(5 * time.Millisecond), Events: tr}
 	lt := running(&Runtime{srv: servers{clients: []*toxi.Client{toxi.NewClient("http://127.0.0.1:1")}}}, cfg, ranks)
-	lt.start = time.Now().Add(-time.Hour) // the harness's clock is past every line's
+	lt.clock.start = time.Now().Add(-time.Hour) // the harness's clock is past every line's
 	for _, p := range lt.procs.byPos {
-		lt.clockStarts(p, 0)
+		lt.log.clockStarts(p, 0)
 	}
 	last := make([]int64, n)
 	for _, i := range order {
@@ -180,7 +174,7 @@ func streamRun(t *testing.T, hold int, order []int, lines [][]byte, senders []in
 		p := lt.procs.byPos[senders[i]]
 		last[senders[i]] = rep.T
 		lt.handle(nodeReport{p: p, r: rep})
-		for q, c := range lt.log.clocks {
+		for q, c := range lt.log.wm.clocks {
 			if c.awaiting {
 				lt.handle(nodeReport{p: q, r: live.Report{Type: "synced", T: last[q.pos]}})
 			}

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/electbench/electbench/chaos/toxi"
+	"github.com/electbench/electbench/nodes/live/harness/toxi"
 )
 
 // servers are the Toxiproxy servers a runtime drives: the first embedded
@@ -39,26 +39,32 @@ type serverProc struct {
 	tail   *tailWriter
 }
 
+// healthTimeout bounds a health check of Toxiproxy; closeHealthTimeout,
+// the one of Close, which an interrupted run waits for.
+const (
+	healthTimeout      = 2 * time.Second
+	closeHealthTimeout = 500 * time.Millisecond
+)
+
 // serverStartTimeout bounds the start of a server process, until it
 // reports its URL and answers.
 const serverStartTimeout = 30 * time.Second
 
-// growServers starts server processes until there are k servers.
-func (r *Runtime) growServers(ctx context.Context, k int) error {
-	for len(r.srv.clients) < k {
-		c, p, err := r.startServer(ctx, len(r.srv.clients))
+// grow starts server processes (opt.Server) until there are k servers.
+func (s *servers) grow(ctx context.Context, k int, opt *Options) error {
+	for len(s.clients) < k {
+		c, p, err := startServer(ctx, len(s.clients), opt)
 		if err != nil {
 			return err
 		}
-		r.srv.clients, r.srv.procs = append(r.srv.clients, c), append(r.srv.procs, p)
+		s.clients, s.procs = append(s.clients, c), append(s.procs, p)
 	}
 	return nil
 }
 
-// startServer starts server process i (r.opt.Server) and returns its
+// startServer starts server process i (opt.Server) and returns its
 // client once it answers.
-func (r *Runtime) startServer(ctx context.Context, i int) (*toxi.Client, *serverProc, error) {
-	opt := r.opt
+func startServer(ctx context.Context, i int, opt *Options) (*toxi.Client, *serverProc, error) {
 	cmd := exec.Command(opt.Server[0], opt.Server[1:]...)
 	cmd.Env = append(cmd.Environ(), opt.Env...)
 	cmd.SysProcAttr = nodeSysProcAttr()

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/electbench/electbench/chaos/toxi"
 	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/live/harness"
+	"github.com/electbench/electbench/nodes/live/harness/toxi"
 	"github.com/electbench/electbench/nodes/trial"
 )
 

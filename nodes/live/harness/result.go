@@ -1,0 +1,91 @@
+package harness
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/live"
+	"github.com/electbench/electbench/nodes/trial"
+)
+
+// Info is what one live trial acquired.
+type Info struct {
+	Toxiproxy  string   // the API endpoint of the first server
+	Servers    []string // every server's, by server: a link's proxy is on its receiver's (serverOf)
+	ServerPIDs []int    // the server processes beyond the first
+	Prefix     string   // every proxy of the trial is named with it
+	Proxies    []string // proxy names
+	ProxyAddrs []string // their listen addresses
+	PIDs       []int    // node processes (each leads its own process group)
+	NodeAddrs  []string // the nodes' listen addresses
+	Dir        string   // the trial's temporary directory (identities)
+}
+
+// Result is one live trial: the neutral record, and what only the live
+// runtime sees.
+type Result struct {
+	trial.Record
+	Ranks []nodes.Rank // by position: the identities the nodes minted
+	// Refused lists the positions whose identity a peer refused; they take
+	// no part (as if crashed at the start).
+	Refused []int
+	// Refusals counts handshake refusals, as every node counted them.
+	Refusals int64
+	// Sent, Received and Dropped are message counts by kind from the step
+	// lines of every node (the runtime's PING and PING_ACK excluded);
+	// Dropped were sent with no link up and never written. Lost is what
+	// was written but never delivered: sent − dropped − received.
+	Sent, Received, Dropped, Lost Counts
+	// DeliveredFrom counts the messages delivered to any machine, by
+	// sender position: a refused node's stays zero.
+	DeliveredFrom []int64
+	// Stats are the nodes' own final counts, by position; nil for a node
+	// that did not stop cleanly (crashed, refused).
+	Stats []*live.Stats
+	// Suspicions are the detector verdicts the machines were given.
+	Suspicions []Suspicion
+	Info       Info
+}
+
+// Suspicion is one verdict: By suspected Of at At.
+type Suspicion struct {
+	At     time.Duration
+	By, Of int
+}
+
+// Counts are message counts by nodes.Kind.
+type Counts []int64
+
+func newCounts() Counts { return make(Counts, nodes.NumKinds()) }
+
+// grow makes room for the kinds registered since c was made: an external
+// program's, registered as its nodes first name them.
+func (c *Counts) grow() {
+	if k := nodes.NumKinds(); k > len(*c) {
+		*c = append(*c, make([]int64, k-len(*c))...)
+	}
+}
+
+// Total is the sum of the counts.
+func (c Counts) Total() int64 {
+	var t int64
+	for _, v := range c {
+		t += v
+	}
+	return t
+}
+
+// String lists the non-zero counts as KIND=n;KIND=n, by kind name.
+func (c Counts) String() string {
+	var parts []string
+	for k, v := range c {
+		if v != 0 {
+			parts = append(parts, fmt.Sprintf("%s=%d", nodes.Kind(k), v))
+		}
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, ";")
+}
