@@ -64,9 +64,9 @@ func TestLayering(t *testing.T) {
 	}
 	// Only these module packages may be imported directly.
 	only := map[string][]string{
-		"nodes/trial":    {"nodes"},
-		"nodes/check":    {"nodes", "nodes/trial"},
-		"chaos/timeline": {"nodes", "nodes/trial"},
+		"nodes/trial":          {"nodes"},
+		"nodes/check":          {"nodes", "nodes/trial"},
+		"nodes/trial/timeline": {"nodes", "nodes/trial"},
 		// Programs in any language behind the Machine contract: it runs
 		// processes (os/exec), but it is no runtime.
 		"nodes/external": {"nodes"},
@@ -100,7 +100,7 @@ func TestLayering(t *testing.T) {
 	for _, r := range runtimes {
 		never[r] = append([]string{"workloads"}, algorithms...)
 	}
-	// Both runtimes run the one fault engine (chaos/timeline) as its
+	// Both runtimes run the one fault engine (nodes/trial/timeline) as its
 	// Injector and never read scenario files.
 	for _, r := range runtimes {
 		never[r] = append(never[r], "chaos")

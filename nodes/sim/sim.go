@@ -9,10 +9,10 @@ import (
 	"slices"
 	"time"
 
-	"github.com/electbench/electbench/chaos/timeline"
 	"github.com/electbench/electbench/internal/prefault"
 	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/trial"
+	"github.com/electbench/electbench/nodes/trial/timeline"
 )
 
 // payload kinds of heap events.

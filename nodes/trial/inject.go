@@ -2,7 +2,7 @@ package trial
 
 import "time"
 
-// Injector is how the fault timeline (chaos.Timeline) acts on a running
+// Injector is how the fault timeline (timeline.Timeline) acts on a running
 // trial. Each runtime implements it over its own world: the simulator with
 // events in its queue, the live harness with signals, its control channel
 // and Toxiproxy. Every method acts now, at the runtime's current time, and

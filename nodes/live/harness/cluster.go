@@ -241,7 +241,7 @@ func (r *Runtime) Close() error {
 }
 
 // Run runs one trial of cfg on node processes and returns what it counted.
-// Its crashes and faults run on the one fault engine (chaos/timeline), as
+// Its crashes and faults run on the one fault engine (nodes/trial/timeline), as
 // in the simulator, acting through signals, the control channel and
 // Toxiproxy (faults.go).
 //

@@ -16,7 +16,7 @@
 // its latency (links.go), starts the run on the
 // host's shared monotonic clock and drives it — commands out, step lines
 // in — until it settles, its deadline passes or its context ends. The
-// trial's crashes and faults run on the one fault engine, chaos/timeline,
+// trial's crashes and faults run on the one fault engine, nodes/trial/timeline,
 // as in the simulator: the harness is its trial.Injector (faults.go),
 // acting through signals, the control channel and Toxiproxy.
 // Whatever happens, every process and file a trial acquired is released

@@ -7,14 +7,14 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/electbench/electbench/chaos/timeline"
 	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/live"
 	"github.com/electbench/electbench/nodes/trial"
+	"github.com/electbench/electbench/nodes/trial/timeline"
 )
 
 // This file is how a live trial's faults act: the one fault engine
-// (chaos/timeline) decides when each of the trial's crashes
+// (nodes/trial/timeline) decides when each of the trial's crashes
 // (trial.Config.Crashes) and faults (trial.Config.Faults) starts and heals
 // and whom it hits, as in the simulator, and acts through injector, the
 // harness's trial.Injector: SIGKILL, SIGSTOP and SIGCONT, respawning, the

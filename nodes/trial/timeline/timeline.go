@@ -1,6 +1,3 @@
-// Package timeline is the one fault engine: it runs a trial's fault
-// timeline (trial.Crash and trial.Fault, as chaos compiles scenario faults)
-// on either runtime, through the runtime's trial.Injector.
 package timeline
 
 import (
