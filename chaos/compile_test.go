@@ -51,8 +51,8 @@ func TestEveryKindCompiles(t *testing.T) {
 			t.Errorf("%s compiles to an invalid fault: %v", f.Kind, err)
 		}
 		class := f.KindInfo().Class
-		if onLinks := class == LinkFault || class == PartitionFault; tf.Effect.OnLinks() != onLinks {
-			t.Errorf("%s (%s) compiles to effect %s", f.Kind, class, tf.Effect)
+		if onLinks := class == LinkFault || class == PartitionFault; tf.OnLinks() != onLinks {
+			t.Errorf("%s (%s) compiles to effect %s", f.Kind, class, tf.What())
 		}
 		if tf.Start != (trial.When{Trigger: trial.AtTime, At: 2 * T}) {
 			t.Errorf("%s starts %+v, want at 2ms", f.Kind, tf.Start)

@@ -205,32 +205,32 @@ func (in injector) Note(what string, traced bool) { in.lt.log.fault(in.lt.now(),
 // and nothing is carried until Heal.
 func (in injector) Cut(l trial.LinkEffect) { in.lt.begin(l, &linkEffect{what: "cut", cut: true}) }
 
-func (in injector) Delay(l trial.LinkEffect, latency, jitter time.Duration) {
-	in.toxic(l, "latency", map[string]int64{"latency": latency.Milliseconds(), "jitter": jitter.Milliseconds()})
+func (in injector) Delay(l trial.LinkEffect, p trial.Delay) {
+	in.toxic(l, "latency", map[string]int64{"latency": p.Latency.Milliseconds(), "jitter": p.Jitter.Milliseconds()})
 }
 
-func (in injector) Throttle(l trial.LinkEffect, rate int64) {
-	in.toxic(l, "bandwidth", map[string]int64{"rate": rate / 1000}) // KB/s
+func (in injector) Throttle(l trial.LinkEffect, p trial.Bandwidth) {
+	in.toxic(l, "bandwidth", map[string]int64{"rate": p.Rate / 1000}) // KB/s
 }
 
-func (in injector) Slice(l trial.LinkEffect, size, variation int64, delay time.Duration) {
-	in.toxic(l, "slicer", map[string]int64{"average_size": size, "size_variation": variation, "delay": delay.Microseconds()})
+func (in injector) Slice(l trial.LinkEffect, p trial.Slice) {
+	in.toxic(l, "slicer", map[string]int64{"average_size": p.Size, "size_variation": p.Variation, "delay": p.Delay.Microseconds()})
 }
 
-func (in injector) Limit(l trial.LinkEffect, bytes int64) {
-	in.toxic(l, "limit_data", map[string]int64{"bytes": bytes})
+func (in injector) Limit(l trial.LinkEffect, p trial.DataLimit) {
+	in.toxic(l, "limit_data", map[string]int64{"bytes": p.Bytes})
 }
 
-func (in injector) Blackhole(l trial.LinkEffect, timeout time.Duration) {
-	in.toxic(l, "timeout", map[string]int64{"timeout": timeout.Milliseconds()})
+func (in injector) Blackhole(l trial.LinkEffect, p trial.Blackhole) {
+	in.toxic(l, "timeout", map[string]int64{"timeout": p.Timeout.Milliseconds()})
 }
 
-func (in injector) Reset(l trial.LinkEffect, timeout time.Duration) {
-	in.toxic(l, "reset_peer", map[string]int64{"timeout": timeout.Milliseconds()})
+func (in injector) Reset(l trial.LinkEffect, p trial.Reset) {
+	in.toxic(l, "reset_peer", map[string]int64{"timeout": p.Timeout.Milliseconds()})
 }
 
-func (in injector) SlowClose(l trial.LinkEffect, delay time.Duration) {
-	in.toxic(l, "slow_close", map[string]int64{"delay": delay.Milliseconds()})
+func (in injector) SlowClose(l trial.LinkEffect, p trial.SlowClose) {
+	in.toxic(l, "slow_close", map[string]int64{"delay": p.Delay.Milliseconds()})
 }
 
 // toxic puts a toxic of Toxiproxy's type typ on the affected links.

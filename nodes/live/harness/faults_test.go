@@ -160,11 +160,11 @@ func partition(groups [][]int, silent bool) trial.Fault {
 		}
 		text = append(text, trial.Positions(ps))
 	}
-	eff := trial.EffCut
+	var eff trial.Shaping = trial.Cut{}
 	if silent {
-		eff = trial.EffBlackhole
+		eff = trial.Blackhole{}
 	}
-	return trial.Fault{Effect: eff, Name: "partition", Links: func(trial.View) trial.LinkSet {
+	return trial.Fault{Link: eff, Name: "partition", Links: func(trial.View) trial.LinkSet {
 		return trial.LinkSet{Has: func(a, b int) bool { return group[a] != group[b] }, Text: strings.Join(text, "|")}
 	}}
 }

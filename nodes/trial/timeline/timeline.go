@@ -65,7 +65,7 @@ func New(crashes []trial.Crash, faults []trial.Fault) (*Timeline, error) {
 			return nil, fmt.Errorf("fault %d (%s): %w", i, f.Name, err)
 		}
 		if f.Name == "" {
-			f.Name = f.Effect.String()
+			f.Name = f.What()
 		}
 		t.faults = append(t.faults, f)
 	}
@@ -131,7 +131,7 @@ func (t *Timeline) Needs() Needs {
 			continue
 		}
 		n.Links = true
-		n.Reorder = n.Reorder || f.Effect.Delays()
+		n.Reorder = n.Reorder || f.OnLinks() && f.Link.Delays()
 		n.Pause = n.Pause || f.Effect == trial.EffPause
 	}
 	return n
@@ -316,7 +316,7 @@ func (t *Timeline) activate(i int, atStart bool, due time.Duration) {
 		return
 	default:
 		ls := f.Links(inj)
-		shapers[f.Effect](inj, f, trial.LinkEffect{ID: i, Links: ls, Toxicity: f.Toxicity}, true)
+		f.Link.Apply(inj, trial.LinkEffect{ID: i, Links: ls, Toxicity: f.Toxicity}, true)
 		t.note(i, ls.Text, nil)
 	}
 	if f.For > 0 {
@@ -324,53 +324,17 @@ func (t *Timeline) activate(i int, atStart bool, due time.Duration) {
 	}
 }
 
-// shapers put each link effect in force through the runtime's link-shaping
-// interface for it; with apply false they only report whether the runtime
-// has that interface. Cuts are every runtime's (trial.Injector.Cut).
-var shapers = map[trial.Effect]func(inj trial.Injector, f *trial.Fault, l trial.LinkEffect, apply bool) bool{
-	trial.EffCut: func(inj trial.Injector, _ *trial.Fault, l trial.LinkEffect, apply bool) bool {
-		if apply {
-			inj.Cut(l)
-		}
-		return true
-	},
-	trial.EffNone:      func(trial.Injector, *trial.Fault, trial.LinkEffect, bool) bool { return true },
-	trial.EffDelay:     shaper(func(x trial.Delayer, f *trial.Fault, l trial.LinkEffect) { x.Delay(l, f.Latency, f.Jitter) }),
-	trial.EffBandwidth: shaper(func(x trial.Throttler, f *trial.Fault, l trial.LinkEffect) { x.Throttle(l, f.Rate) }),
-	trial.EffSlicer: shaper(func(x trial.Slicer, f *trial.Fault, l trial.LinkEffect) {
-		x.Slice(l, f.SliceSize, f.SliceVariation, f.SliceDelay)
-	}),
-	trial.EffLoss:      shaper(func(x trial.Loser, f *trial.Fault, l trial.LinkEffect) { x.Lose(l, f.P) }),
-	trial.EffDuplicate: shaper(func(x trial.Duplicator, f *trial.Fault, l trial.LinkEffect) { x.Duplicate(l, f.P) }),
-	trial.EffReorder:   shaper(func(x trial.Reorderer, f *trial.Fault, l trial.LinkEffect) { x.Reorder(l, f.P, f.Latency) }),
-	trial.EffDataLimit: shaper(func(x trial.Limiter, f *trial.Fault, l trial.LinkEffect) { x.Limit(l, f.Bytes) }),
-	trial.EffLinkModel: shaper(func(x trial.Relatencer, f *trial.Fault, l trial.LinkEffect) { x.Relatency(l, f.Model) }),
-	trial.EffBlackhole: shaper(func(x trial.Blackholer, f *trial.Fault, l trial.LinkEffect) { x.Blackhole(l, f.Timeout) }),
-	trial.EffReset:     shaper(func(x trial.Resetter, f *trial.Fault, l trial.LinkEffect) { x.Reset(l, f.Timeout) }),
-	trial.EffSlowClose: shaper(func(x trial.SlowCloser, f *trial.Fault, l trial.LinkEffect) { x.SlowClose(l, f.CloseDelay) }),
-}
-
-// shaper adapts a call on one optional interface I to a shapers entry.
-func shaper[I any](call func(x I, f *trial.Fault, l trial.LinkEffect)) func(trial.Injector, *trial.Fault, trial.LinkEffect, bool) bool {
-	return func(inj trial.Injector, f *trial.Fault, l trial.LinkEffect, apply bool) bool {
-		x, ok := inj.(I)
-		if ok && apply {
-			call(x, f, l)
-		}
-		return ok
-	}
-}
-
 // Check reports the first fault the runtime behind inj cannot apply: a
-// link effect whose shaping interface it does not implement.
+// link effect whose shaping interface (trial.Shaping) it does not
+// implement.
 func (t *Timeline) Check(inj trial.Injector) error {
 	if t == nil {
 		return nil
 	}
 	for i := range t.faults {
 		f := &t.faults[i]
-		if f.Effect.OnLinks() && !shapers[f.Effect](inj, f, trial.LinkEffect{}, false) {
-			return fmt.Errorf("fault %d (%s): this runtime cannot apply %s to links", i, f.Name, f.Effect)
+		if f.OnLinks() && !f.Link.Apply(inj, trial.LinkEffect{}, false) {
+			return fmt.Errorf("fault %d (%s): this runtime cannot apply %s to links", i, f.Name, f.Link.Name())
 		}
 	}
 	return nil
@@ -421,7 +385,7 @@ func (t *Timeline) validTargets(ps []int) []int {
 func (t *Timeline) note(i int, links string, targets []int) {
 	f := &t.faults[i]
 	what := f.Name
-	if targets != nil || !f.Effect.OnLinks() {
+	if targets != nil || !f.OnLinks() {
 		what += "(" + trial.Positions(targets) + ")"
 	} else if links != "" {
 		what += "[" + links + "]"

@@ -84,8 +84,8 @@ func (w *rig) advance(t time.Duration) {
 // delayer adds the optional link-shaping interface for latency.
 type delayer struct{ *rig }
 
-func (d delayer) Delay(l trial.LinkEffect, lat, jitter time.Duration) {
-	d.logf("delay #%d %v±%v", l.ID, lat, jitter)
+func (d delayer) Delay(l trial.LinkEffect, p trial.Delay) {
+	d.logf("delay #%d %v±%v", l.ID, p.Latency, p.Jitter)
 }
 
 const ms = time.Millisecond
@@ -102,7 +102,7 @@ func TestTimelineTriggers(t *testing.T) {
 		[]trial.Crash{{Pos: 2, When: trial.AtStart}},
 		[]trial.Fault{
 			{Effect: trial.EffPause, Name: "pause", Targets: procs(1), Start: trial.When{Trigger: trial.ElectionStart, Delay: 2 * ms}, For: 3 * ms},
-			{Effect: trial.EffCut, Name: "partition(x)", Links: every, Start: trial.When{Trigger: trial.AtTime, At: ms}, End: &end},
+			{Link: trial.Cut{}, Name: "partition(x)", Links: every, Start: trial.When{Trigger: trial.AtTime, At: ms}, End: &end},
 			{Effect: trial.EffSuspect, Name: "suspect", Targets: procs(0), Observers: procs(1, 0), Start: trial.When{Trigger: trial.AfterMessages, K: 3}},
 			{Effect: trial.EffRestart, Name: "restart", Targets: procs(2, 2, 9), Start: trial.When{Trigger: trial.AtTime, At: 20 * ms}},
 		})
@@ -151,7 +151,7 @@ func TestTimelineHealBeforeStartAndLeaderCrash(t *testing.T) {
 	early := trial.When{Trigger: trial.AtTime, At: ms}
 	tl, err := New(
 		[]trial.Crash{{Pos: trial.CurrentLeader, When: trial.LeaderElected}},
-		[]trial.Fault{{Effect: trial.EffCut, Links: every, Start: trial.When{Trigger: trial.AtTime, At: 2 * ms}, End: &early}})
+		[]trial.Fault{{Link: trial.Cut{}, Links: every, Start: trial.When{Trigger: trial.AtTime, At: 2 * ms}, End: &early}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestTimelineHealBeforeStartAndLeaderCrash(t *testing.T) {
 // A runtime that lacks a link-shaping interface is refused before the run,
 // naming the fault.
 func TestTimelineCheck(t *testing.T) {
-	tl, err := New(nil, []trial.Fault{{Effect: trial.EffDelay, Name: "latency", Links: every, Latency: ms}})
+	tl, err := New(nil, []trial.Fault{{Link: trial.Delay{Latency: ms}, Name: "latency", Links: every}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,21 +188,11 @@ func TestTimelineCheck(t *testing.T) {
 	if got := strings.Join(w.log, "\n"); got != "0s delay #0 1ms±0s\n0s note latency[all] traced=true" {
 		t.Fatalf("log %q", got)
 	}
-	if _, err := New(nil, []trial.Fault{{Effect: trial.EffLoss, P: 2, Links: every}}); err == nil {
+	if _, err := New(nil, []trial.Fault{{Link: trial.Loss{P: 2}, Links: every}}); err == nil {
 		t.Fatal("an invalid fault was accepted")
 	}
 	if tl, err := New(nil, nil); tl != nil || err != nil || tl.Needs() != (Needs{}) || tl.WantsSends() {
 		t.Fatal("no faults: no timeline")
-	}
-}
-
-// Every link effect has its shaper: a new effect without one would panic
-// when its fault starts.
-func TestEveryLinkEffectHasAShaper(t *testing.T) {
-	for e := trial.EffCrash; e.String() != "Effect("+fmt.Sprint(int(e))+")"; e++ {
-		if e.OnLinks() && shapers[e] == nil {
-			t.Errorf("link effect %s has no shaper", e)
-		}
 	}
 }
 
@@ -238,7 +228,7 @@ func TestTimelineRandomOffset(t *testing.T) {
 // longer than the scenario's. On the simulator the two instants are one.
 func TestHealFromWhenDue(t *testing.T) {
 	tl, err := New(nil, []trial.Fault{
-		{Effect: trial.EffCut, Name: "partition(x)", Links: every, Start: trial.When{Trigger: trial.AtTime, At: 10 * ms}, For: 30 * ms},
+		{Link: trial.Cut{}, Name: "partition(x)", Links: every, Start: trial.When{Trigger: trial.AtTime, At: 10 * ms}, For: 30 * ms},
 	})
 	if err != nil {
 		t.Fatal(err)
