@@ -87,7 +87,7 @@ func (s *sim) faultRand() *rand.Rand {
 // initFaults prepares the fault timeline: what it needs of the run, and
 // whether this runtime can apply every fault.
 func (s *sim) initFaults() error {
-	tl, err := timeline.New(s.cfg.Crashes, s.cfg.Faults)
+	tl, err := timeline.New(s.cfg.Faults)
 	if err != nil {
 		return fmt.Errorf("sim: %w", err)
 	}

@@ -129,7 +129,7 @@ type sim struct {
 
 	// Faults (effects.go), kept after the hot fields.
 	newMachine  func() nodes.Machine
-	tl          *timeline.Timeline // Config.Crashes and Config.Faults; nil without any
+	tl          *timeline.Timeline // Config.Faults; nil without any
 	tlSends     bool               // the timeline counts election messages
 	actions     []func()           // the timeline's scheduled actions, by evFault gen
 	links       []*activeLink      // link effects in force, in activation order

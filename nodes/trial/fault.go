@@ -117,7 +117,7 @@ type Fault struct {
 	Toxicity float64
 
 	Undetected bool // EffCrash: no detector ever suspects it (an incomplete detector)
-	// Quiet marks a crash of the --crash flag's (or of Config.Crashes): it
+	// Quiet marks a crash of the --crash flag's (or CrashFault's): it
 	// is in the schedule (the faults column) but not traced as a fault,
 	// and it does not make the run's links look at link effects.
 	Quiet bool

@@ -259,7 +259,7 @@ func (r *Runtime) Run(ctx context.Context, cfg trial.Config) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("live: %w", err)
 	}
-	all := !ringOnly(cfg.Algorithm.Topology, len(cfg.Crashes), len(cfg.Faults),
+	all := !ringOnly(cfg.Algorithm.Topology, len(cfg.Faults),
 		cfg.DetectorOrDefault().Kind == "heartbeat", len(r.opt.Forge) > 0)
 	k, err := Servers(cfg.Ranks.Len(), cfg.Algorithm.Topology, all, r.srv.embedded != nil)
 	if err != nil {

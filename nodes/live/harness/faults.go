@@ -14,8 +14,8 @@ import (
 )
 
 // This file is how a live trial's faults act: the one fault engine
-// (nodes/trial/timeline) decides when each of the trial's crashes
-// (trial.Config.Crashes) and faults (trial.Config.Faults) starts and heals
+// (nodes/trial/timeline) decides when each of the trial's faults
+// (trial.Config.Faults, crashes among them) starts and heals
 // and whom it hits, as in the simulator, and acts through injector, the
 // harness's trial.Injector: SIGKILL, SIGSTOP and SIGCONT, respawning, the
 // perfect detector's suspect commands, disabled proxies for cuts, and
@@ -65,7 +65,7 @@ type toxic struct {
 // newFaults prepares the trial's fault timeline, refusing a fault the
 // live runtime cannot apply before anything starts.
 func newFaults(cfg *trial.Config) (faults, error) {
-	tl, err := timeline.New(cfg.Crashes, cfg.Faults)
+	tl, err := timeline.New(cfg.Faults)
 	if err != nil {
 		return faults{}, err
 	}

@@ -28,7 +28,7 @@ func TestFaults(t *testing.T) {
 	t.Run("kill the would-be leader mid-election", func(t *testing.T) {
 		ranks := random(5, 1)
 		cfg := config(t, "bully", ranks, []int{lowest(ranks)}, T)
-		cfg.Crashes = []trial.Crash{{Pos: highest(ranks), When: trial.AfterMessages, K: 2}}
+		cfg.Faults = []trial.Fault{trial.CrashFault(highest(ranks), trial.When{Trigger: trial.AfterMessages, K: 2})}
 		res, v, _ := run(t, r, cfg)
 		if len(res.Crashes) != 1 || !res.Crashes[0].WasLeader {
 			t.Fatalf("crashes %+v", res.Crashes)

@@ -47,7 +47,7 @@ func newLinks(n int) links {
 // repair, heartbeats, complete topologies).
 func (lt *liveTrial) makeLinks(ctx context.Context) error {
 	n, topo, ls, k := lt.n, lt.cfg.Algorithm.Topology, &lt.links, lt.r.kept
-	ringOnly := ringOnly(topo, len(lt.cfg.Crashes), len(lt.cfg.Faults), lt.det.Kind == "heartbeat", len(lt.r.opt.Forge) > 0)
+	ringOnly := ringOnly(topo, len(lt.cfg.Faults), lt.det.Kind == "heartbeat", len(lt.r.opt.Forge) > 0)
 	var pairs []link // the spawn indices of each link's ends
 	for i := range n {
 		for j := range n {

@@ -20,7 +20,7 @@ import (
 // initiation), Decided (every decision) and, when WantsSends, Sent (every
 // message sent, with the run's count of election messages so far).
 type Timeline struct {
-	faults []trial.Fault // the crashes, then the faults
+	faults []trial.Fault
 	state  []faultState
 	inj    trial.Injector
 
@@ -48,17 +48,13 @@ type pend struct {
 	end bool
 }
 
-// New validates a trial's crashes and faults and prepares their
-// timeline: the crashes (the --crash flag's) first, as crash faults, then
-// the faults. It returns nil when there is nothing to run.
-func New(crashes []trial.Crash, faults []trial.Fault) (*Timeline, error) {
-	if len(crashes) == 0 && len(faults) == 0 {
+// New validates a trial's faults and prepares their timeline. It returns
+// nil when there is nothing to run.
+func New(faults []trial.Fault) (*Timeline, error) {
+	if len(faults) == 0 {
 		return nil, nil
 	}
 	t := &Timeline{}
-	for _, c := range crashes {
-		t.faults = append(t.faults, crashFault(c))
-	}
 	for i := range faults {
 		f := faults[i]
 		if err := f.Validate(); err != nil {
@@ -75,37 +71,6 @@ func New(crashes []trial.Crash, faults []trial.Fault) (*Timeline, error) {
 	}
 	t.state = make([]faultState, len(t.faults))
 	return t, nil
-}
-
-// crashFault is a crash as a crash fault: the same engine applies crashes
-// from the command line and from scenarios.
-func crashFault(c trial.Crash) trial.Fault {
-	pos := c.Pos
-	return trial.Fault{
-		Effect: trial.EffCrash, Name: "crash", Quiet: true,
-		Start: trial.When{Trigger: c.When, At: c.At, K: c.K},
-		Targets: func(v trial.View) []int {
-			if pos == trial.CurrentLeader {
-				return []int{currentLeader(v)}
-			}
-			return []int{pos}
-		},
-	}
-}
-
-// currentLeader is the process named by the latest decision, or the highest
-// live process when nobody has decided.
-func currentLeader(v trial.View) int {
-	if p := v.Leader(); p >= 0 {
-		return p
-	}
-	best := -1
-	for p := range v.N() {
-		if v.Alive(p) && (best < 0 || v.Rank(best).Less(v.Rank(p))) {
-			best = p
-		}
-	}
-	return max(best, 0)
 }
 
 // Needs is what the timeline's faults require of the runtime.
