@@ -542,7 +542,7 @@ func (n *node) configure(cfg Config) error {
 	n.phased, _ = n.machine.(nodes.Phased)
 	n.carrier, _ = n.machine.(nodes.BodyCarrier)
 	n.peers = nodes.PeersOf(n.topo, n.ranks, n.self)
-	n.rnd = rand.New(rand.NewPCG(cfg.Seed, trial.Mix(uint64(n.self)+1)))
+	n.rnd = trial.ProcessRand(cfg.Seed, int(n.self))
 	puzzle := n.o.Identity.Params
 	puzzle.Bits, puzzle.DynBits = cfg.MinBits, 0
 	if cfg.Puzzle != nil {

@@ -803,7 +803,7 @@ func (s *sim) rand(p int32) *rand.Rand {
 	if r := s.rands[p]; r != nil {
 		return r
 	}
-	r := rand.New(rand.NewPCG(s.cfg.Seed, trial.Mix(uint64(p)+1)))
+	r := trial.ProcessRand(s.cfg.Seed, int(p))
 	s.rands[p] = r
 	return r
 }
