@@ -29,7 +29,7 @@ func (n *Net) Transcript() string {
 	for p := range ranks {
 		ranks[p] = n.Rank(p)
 	}
-	tr := trial.NewTranscript(n.alg.Name, n.variant, ranks, n.unit)
+	tr := trial.NewTranscript(n.alg.Name, n.variant, n.params, ranks, n.unit)
 	for i := range n.log {
 		tr.Event(&n.log[i])
 	}

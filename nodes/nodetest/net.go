@@ -47,6 +47,7 @@ type Net struct {
 	t          testing.TB
 	alg        *nodes.Algorithm
 	variant    string
+	params     nodes.Params
 	newMachine func() nodes.Machine
 	unit       time.Duration
 	latency    func(*rand.Rand) time.Duration
@@ -114,7 +115,7 @@ func New(t testing.TB, cfg Config) *Net {
 		t.Fatalf("nodetest: %s/%s: %v", alg.Name, variant, err)
 	}
 	n := &Net{
-		t: t, alg: alg, variant: variant, newMachine: newMachine, unit: unit,
+		t: t, alg: alg, variant: variant, params: cfg.Params, newMachine: newMachine, unit: unit,
 		// Process p draws from its own stream (trial.ProcessRand, as in
 		// the runtimes), the latency from stream N of the seed.
 		latency: cfg.Latency, netRand: rand.New(rand.NewPCG(cfg.Seed, uint64(len(cfg.Ranks)))),
@@ -435,9 +436,11 @@ func (n *Net) input(ev trial.Event, f func(nodes.Machine, nodes.Env)) {
 	}
 	n.record(ev)
 	f(pr.m, pr.env)
-	if ph := phaseOf(pr.m); ph != pr.phase {
-		pr.phase = ph
-		n.record(trial.Event{Kind: trial.EvPhase, P: int32(p), Phase: ph})
+	// Like the simulator, the network reports a Phased machine's phase
+	// after every event it handles; a transcript shows the changes.
+	if ph, ok := pr.m.(nodes.Phased); ok {
+		pr.phase = ph.Phase()
+		n.record(trial.Event{Kind: trial.EvPhase, P: int32(p), Phase: pr.phase})
 	}
 	n.checkPhases()
 }

@@ -629,7 +629,7 @@ func TestBuildByName(t *testing.T) {
 		if got := lastConfig; got.T != nodetest.DefaultT || got.N != 2 || got.Params["x"] != "1" || got.Variant != c.variant {
 			t.Errorf("%+v: the algorithm was given %+v", c.cfg, got)
 		}
-		if !strings.HasPrefix(n.Transcript(), "# nodetest-registered/"+c.variant+" ranks 1 2\n") {
+		if !strings.HasPrefix(n.Transcript(), "# nodetest-registered/"+c.variant+" params x=1 ranks 1 2\n") {
 			t.Errorf("%+v: header %q", c.cfg, strings.SplitN(n.Transcript(), "\n", 2)[0])
 		}
 	}

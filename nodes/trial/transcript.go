@@ -2,6 +2,8 @@ package trial
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,13 +20,33 @@ import (
 type Transcript struct {
 	b    strings.Builder
 	unit time.Duration
+	// phase is each process's phase as last reported, and whether it has
+	// been reported since the process (re)started: runtimes report a
+	// Phased machine's phase after every event, and a transcript shows
+	// only its changes from the phase it is in once started.
+	phase map[int32]phaseSeen
 }
 
-// NewTranscript starts a transcript of alg/variant on ranks, with times in
-// units of unit.
-func NewTranscript(alg, variant string, ranks []nodes.Rank, unit time.Duration) *Transcript {
+type phaseSeen struct {
+	phase string
+	known bool
+}
+
+// NewTranscript starts a transcript of alg/variant with params on ranks,
+// with times in units of unit. The header says all a run under the
+// reference model needs besides its initiators and crashes, which its
+// lines say: "# maekawa/default params stagger=1T ranks 1 2 3 4".
+func NewTranscript(alg, variant string, params nodes.Params, ranks []nodes.Rank, unit time.Duration) *Transcript {
 	t := &Transcript{unit: unit}
-	fmt.Fprintf(&t.b, "# %s/%s ranks", alg, variant)
+	fmt.Fprintf(&t.b, "# %s/%s", alg, variant)
+	if len(params) > 0 {
+		var kv []string
+		for _, k := range slices.Sorted(maps.Keys(params)) {
+			kv = append(kv, k+"="+params[k])
+		}
+		t.b.WriteString(" params " + strings.Join(kv, ","))
+	}
+	t.b.WriteString(" ranks")
 	for _, r := range ranks {
 		fmt.Fprintf(&t.b, " %v", r)
 	}
@@ -34,6 +56,19 @@ func NewTranscript(alg, variant string, ranks []nodes.Rank, unit time.Duration) 
 
 // Event writes one line.
 func (t *Transcript) Event(e *Event) {
+	switch e.Kind {
+	case EvStart, EvRestart:
+		delete(t.phase, e.P)
+	case EvPhase:
+		if t.phase == nil {
+			t.phase = map[int32]phaseSeen{}
+		}
+		was := t.phase[e.P]
+		t.phase[e.P] = phaseSeen{e.Phase, true}
+		if !was.known || was.phase == e.Phase {
+			return
+		}
+	}
 	fmt.Fprintf(&t.b, "t=%sT %s\n", strconv.FormatFloat(float64(e.At)/float64(t.unit), 'f', -1, 64), e.Line())
 }
 
