@@ -57,7 +57,7 @@ var (
 
 func TestLayering(t *testing.T) {
 	pkgs := listPackages(t)
-	for _, must := range append(append([]string{"nodes", "nodes/trial", "nodes/check", "nodes/external", "chaos", "workloads", "reports"}, algorithms...), runtimes...) {
+	for _, must := range append(append([]string{"nodes", "nodes/trial", "nodes/trial/timeline", "nodes/check", "nodes/external", "chaos", "workloads", "reports"}, algorithms...), runtimes...) {
 		if _, ok := pkgs[must]; !ok {
 			t.Fatalf("package %s is missing: update the rules with the layout", must)
 		}
