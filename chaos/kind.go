@@ -283,6 +283,11 @@ func param[P any](name, typ, def, doc string, read func(d *decoder, n *yaml.Node
 		}}
 }
 
+// paramIndex is where the parameter named name is in k's Params.
+func paramIndex(k *Kind, name string) int {
+	return slices.IndexFunc(k.Params, func(f field[Fault]) bool { return f.name == name })
+}
+
 // setParams changes P in tf: its link effect's parameters, or tf itself.
 // A P that is neither is a kind registered wrong: its first compile
 // panics (TestEveryKindCompiles).

@@ -254,6 +254,11 @@ func (d *decoder) check(s *Scenario, n *yaml.Node) {
 		// Parameters that each read well may still not go together
 		// (a slicer's size-variation below its average-size): the effect's
 		// own check says, once every one of them is read.
+		// Written ones first, then defaults: put them in the kind's order,
+		// so that the order of a fault's keys changes nothing.
+		slices.SortStableFunc(f.Params, func(a, b Param) int {
+			return paramIndex(k, a.Name) - paramIndex(k, b.Name)
+		})
 		if k.Link != nil && len(f.Params) == len(k.Params) {
 			if err := f.Compile(time.Millisecond).Link.Validate(); err != nil {
 				d.errorf(at("kind"), path, "%v", err)
