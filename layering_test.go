@@ -73,7 +73,7 @@ var floors = [][]string{
 		"nodes/external", "nodes/trial", "nodes/nodetest", // beside the contract
 		"pow", "reports", "nodes/live/harness/toxi", // leaves that know rows, identities, a Toxiproxy client
 	}, algorithms...),
-	{"nodes/check", "chaos/timeline"},                    // read trial events; the one fault engine
+	{"nodes/check", "nodes/trial/timeline"},              // read trial events; the one fault engine
 	append([]string{"nodes/live/livetest"}, runtimes...), // the runtimes and their test support
 	{"chaos"},     // scenario files, compiled to trial faults
 	{"workloads"}, // what a run does, over every runtime
@@ -123,15 +123,16 @@ func TestEveryPackageHasRules(t *testing.T) {
 
 // Only these module packages may be imported directly (internal/ aside).
 var only = map[string][]string{
-	"nodes":          {}, // the contract rests on internal/ alone
-	"nodes/trial":    {"nodes"},
-	"nodes/check":    {"nodes", "nodes/trial"},
-	"chaos/timeline": {"nodes", "nodes/trial"},
+	"nodes":                {}, // the contract rests on internal/ alone
+	"nodes/trial":          {"nodes"},
+	"nodes/check":          {"nodes", "nodes/trial"},
+	"nodes/trial/timeline": {"nodes", "nodes/trial"},
 	// Programs in any language behind the Machine contract: it runs
 	// processes (os/exec), but it is no runtime.
 	"nodes/external": {"nodes"},
-	// The in-memory network algorithm tests run on: no runtime's code.
-	"nodes/nodetest": {"nodes"},
+	// The in-memory network algorithm tests run on: no runtime's code, but
+	// the one event vocabulary and transcript format (nodes/trial).
+	"nodes/nodetest": {"nodes", "nodes/trial"},
 	// Identities: pow -> nodes for nodes.ID is the one arrow between
 	// top-level rooms that runs back up the layout's list.
 	"pow":                     {"nodes"},
@@ -152,7 +153,7 @@ var pendingTestImports = map[string][]string{
 
 func TestLayering(t *testing.T) {
 	pkgs := listPackages(t)
-	for _, must := range append(append([]string{"nodes", "nodes/trial", "nodes/check", "nodes/external", "chaos", "workloads", "reports"}, algorithms...), runtimes...) {
+	for _, must := range append(append([]string{"nodes", "nodes/trial", "nodes/trial/timeline", "nodes/check", "nodes/external", "chaos", "workloads", "reports"}, algorithms...), runtimes...) {
 		if _, ok := pkgs[must]; !ok {
 			t.Fatalf("package %s is missing: update the rules with the layout", must)
 		}
@@ -203,7 +204,7 @@ func TestLayering(t *testing.T) {
 	for _, r := range runtimes {
 		never[r] = append([]string{"workloads"}, algorithms...)
 	}
-	// Both runtimes run the one fault engine (chaos/timeline) as its
+	// Both runtimes run the one fault engine (nodes/trial/timeline) as its
 	// Injector and never read scenario files.
 	for _, r := range runtimes {
 		never[r] = append(never[r], "chaos")

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/trial"
 )
 
 // world is a fixed World for tests: ranks by position, a leader, initiators.
@@ -283,13 +284,13 @@ expect:
 		t.Fatalf("%d faults (the heal is not one)", len(s.Faults))
 	}
 	c, p, l := s.Faults[0], s.Faults[1], s.Faults[2]
-	if !c.Undetected || c.Heal == nil || c.Heal.At.Text != "40T" || c.Start.Kind != LeaderElected || c.Start.Delay.Text != "2T" {
+	if !c.Compile(time.Millisecond).Undetected || c.Heal == nil || c.Heal.At.Text != "40T" || c.Start.Kind != LeaderElected || c.Start.Delay.Text != "2T" {
 		t.Errorf("crash %+v heal %+v", c, c.Heal)
 	}
 	if p.Start.Kind != AfterMessages || p.Start.K != 9 || p.For.Text != "10T" || p.Shape.String() != "isolate(successor(leader))" || p.Label() != "partition(isolate(successor(leader)))" {
 		t.Errorf("partition %+v", p)
 	}
-	if l.Direction != "out" || l.Toxicity != 0.5 || l.Jitter.Text != "1ms" {
+	if l.Direction != "out" || l.Toxicity != 0.5 || l.Compile(time.Millisecond).Link.(trial.Delay).Jitter != time.Millisecond {
 		t.Errorf("latency %+v", l)
 	}
 	if s.Expect.Messages.Theory != 2 || s.Expect.Turnaround.Q != 95 || !s.Expect.Safety || s.Expect.Liveness.Text != "50T" {
@@ -315,7 +316,7 @@ expect:
 	if f := s.Faults[0]; f.Toxicity != 1 || f.Start.Kind != AtStart || !f.For.IsZero() {
 		t.Errorf("fault defaults %+v", f)
 	}
-	if f := s.Faults[1]; f.Delay.Text != "2T" {
+	if f := s.Faults[1]; f.Compile(time.Millisecond).Link != (trial.Reordering{P: 0.2, Hold: 2 * time.Millisecond}) {
 		t.Errorf("reorder's default delay %+v", f)
 	}
 }

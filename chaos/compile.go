@@ -28,15 +28,17 @@ func (t Trigger) When(T time.Duration) trial.When {
 }
 
 // Compile is the timeline's fault for this scenario fault, for the mean
-// latency T: its kind's effect (Kind.Effect), its triggers, and its
-// selectors, which resolve against the running trial when it starts.
+// latency T: its kind's effect (Kind.Effect or Kind.Link) with the
+// parameters written, its triggers, and its selectors, which resolve
+// against the running trial when it starts.
 func (f *Fault) Compile(T time.Duration) trial.Fault {
-	tf := trial.Fault{Name: f.Label(), Start: f.Start.When(T), For: f.For.Of(T), Toxicity: f.Toxicity}
+	k := f.KindInfo()
+	tf := trial.Fault{Effect: k.Effect, Link: k.Link, Name: f.Label(), Start: f.Start.When(T), For: f.For.Of(T), Toxicity: f.Toxicity}
 	if f.Heal != nil {
 		w := f.Heal.When(T)
 		tf.End = &w
 	}
-	switch f.KindInfo().Class {
+	switch k.Class {
 	case ProcessFault:
 		tf.Targets = func(v trial.View) []int { return f.Targets(v) }
 	case DetectorFault:
@@ -48,7 +50,9 @@ func (f *Fault) Compile(T time.Duration) trial.Fault {
 			return trial.LinkSet{Has: ls.Has, Text: ls.Text}
 		}
 	}
-	f.KindInfo().Effect(f, &tf, T)
+	for _, p := range f.Params {
+		p.set(&tf, T)
+	}
 	return tf
 }
 
@@ -56,7 +60,7 @@ func (f *Fault) Compile(T time.Duration) trial.Fault {
 // scenario's network.links): in force from the start, on the links from
 // any of from to any of to (zero selectors: all).
 func LinkModel(from, to Selector, model trial.Latency) trial.Fault {
-	return trial.Fault{Effect: trial.EffLinkModel, Name: "link-latency(" + model.String() + ")", Model: model,
+	return trial.Fault{Link: trial.LinkModel{Model: model}, Name: "link-latency(" + model.String() + ")",
 		Links: func(v trial.View) trial.LinkSet {
 			ls := oneWay(v, from, to)
 			return trial.LinkSet{Has: ls.Has, Text: ls.Text}

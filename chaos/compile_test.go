@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -51,8 +52,8 @@ func TestEveryKindCompiles(t *testing.T) {
 			t.Errorf("%s compiles to an invalid fault: %v", f.Kind, err)
 		}
 		class := f.KindInfo().Class
-		if onLinks := class == LinkFault || class == PartitionFault; tf.Effect.OnLinks() != onLinks {
-			t.Errorf("%s (%s) compiles to effect %s", f.Kind, class, tf.Effect)
+		if onLinks := class == LinkFault || class == PartitionFault; tf.OnLinks() != onLinks {
+			t.Errorf("%s (%s) compiles to effect %s", f.Kind, class, tf.What())
 		}
 		if tf.Start != (trial.When{Trigger: trial.AtTime, At: 2 * T}) {
 			t.Errorf("%s starts %+v, want at 2ms", f.Kind, tf.Start)
@@ -60,5 +61,25 @@ func TestEveryKindCompiles(t *testing.T) {
 		if heals := f.KindInfo().Heals != ""; heals != (tf.For == 5*T) {
 			t.Errorf("%s: lasts %v", f.Kind, tf.For)
 		}
+	}
+}
+
+// A fault's parameters are kept in its kind's order, whatever the order of
+// its keys (the plan hash prints them), and compile the same.
+func TestParamsInKindOrder(t *testing.T) {
+	var got []string
+	for _, f := range []string{"{kind: slicer, delay: 1T, average-size: 8}", "{kind: slicer, average-size: 8, delay: 1T}"} {
+		scs, err := Parse("p.yaml", []byte("name: p\nalgorithms: [bully]\nfaults:\n  - "+f+"\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps := scs[0].Faults[0].Params
+		if c := scs[0].Faults[0].Compile(time.Millisecond).Link; c != (trial.Slice{Size: 8, Delay: time.Millisecond}) {
+			t.Errorf("%s compiles to %+v", f, c)
+		}
+		got = append(got, fmt.Sprint(ps))
+	}
+	if got[0] != got[1] || got[0] != "[average-size=8 size-variation=0 delay=1T]" {
+		t.Fatalf("params %q", got)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/electbench/electbench/nodes/trial"
 )
@@ -39,18 +40,20 @@ type Fault struct {
 	// affected (Toxiproxy's toxicity, drawn per link from the seed).
 	Toxicity float64
 
-	// Parameters, by kind (see each Kind's Params).
-	Latency       Duration // latency: added one-way latency
-	Jitter        Duration // latency: ± uniform
-	Rate          int64    // bandwidth: KB/s
-	Delay         Duration // slow-close: delay before closing; slicer: between slices; reorder: longest hold-back
-	Timeout       Duration // blackhole, reset: Toxiproxy's timeout
-	AverageSize   int64    // slicer: bytes
-	SizeVariation int64    // slicer: bytes
-	Bytes         int64    // limit-data: bytes
-	Probability   float64  // loss, duplicate, reorder
-	Undetected    bool     // crash: no failure detector ever suspects it
+	// Params are the kind's parameters as written (or defaulted), in the
+	// order of its Params.
+	Params []Param
 }
+
+// Param is one parameter of a fault's kind as written: its name and text,
+// and how it sets the trial fault's parameters once T is known.
+type Param struct {
+	Name, Text string
+	set        func(tf *trial.Fault, T time.Duration)
+}
+
+// String is the parameter as written: "average-size=8".
+func (p Param) String() string { return p.Name + "=" + p.Text }
 
 // KindInfo is the fault's registered kind.
 func (f *Fault) KindInfo() *Kind { return kinds[f.Kind] }

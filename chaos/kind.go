@@ -36,7 +36,9 @@ func (c Class) String() string {
 }
 
 // Kind is one registered fault kind. Kinds register themselves from init
-// (kinds_*.go), so adding one touches nothing central.
+// (kind_*.go), so adding one touches nothing central: a kind on an
+// existing trial effect is its one file; a new effect adds its parameter
+// struct and interface (nodes/trial/shaping.go) and each runtime's method.
 type Kind struct {
 	Name    string
 	Class   Class
@@ -49,13 +51,16 @@ type Kind struct {
 	Sim string
 	// Live is how the live runtime applies it: a Toxiproxy toxic, a signal,
 	// the node's link layer.
-	Live   string
-	Params []field[Fault] // kind-specific parameters
-	// Effect is its behaviour: the timeline fault it compiles to for mean
-	// latency T (trial.Fault's effect and parameters; Compile fills in
-	// the name, triggers and selectors). The timeline applies it through
-	// the runtime's trial.Injector.
-	Effect func(f *Fault, tf *trial.Fault, T time.Duration)
+	Live string
+	// Params are its own parameters; each sets a field of the trial
+	// parameters of its effect (Link), or of the trial fault for a process
+	// kind's, once T is known (Compile).
+	Params []field[Fault]
+	// Effect is a process or detector kind's behaviour; Link a link or
+	// partition kind's: its trial effect, with the parameters Params do not
+	// set. The timeline applies it through the runtime's trial.Injector.
+	Effect trial.Effect
+	Link   trial.Shaping
 }
 
 // ParamDocs documents the kind's own parameters.
@@ -70,7 +75,7 @@ var kinds = map[string]*Kind{}
 // Register adds a fault kind; it panics on a duplicate or incomplete entry
 // (registration happens in init, so a mistake is a bug).
 func Register(k Kind) {
-	if k.Name == "" || k.Class == 0 || k.Summary == "" || k.Sim == "" || k.Live == "" || k.Effect == nil {
+	if k.Name == "" || k.Class == 0 || k.Summary == "" || k.Sim == "" || k.Live == "" || (k.Effect == 0) == (k.Link == nil) {
 		panic("chaos: incomplete fault kind " + k.Name)
 	}
 	if kinds[k.Name] != nil {
@@ -261,33 +266,65 @@ func explainField(k *Kind, key string) string {
 	return fmt.Sprintf("does not apply to a %s fault (it is a field of %s)", k.Name, strings.Join(owners, ", "))
 }
 
-// Parameter constructors for kinds.
+// Parameter constructors for kinds. A parameter whose def is empty is
+// required. Each sets P: the trial parameters of the kind's effect
+// (trial.Slice, trial.Delay, ...), or trial.Fault for a process kind's.
 
-// A parameter whose def is empty is required.
-
-func durationParam(name, def, doc string, set func(f *Fault) *Duration) field[Fault] {
-	return field[Fault]{name: name, typ: "duration", def: def, auto: def != "", required: def == "", doc: doc,
+// param is a kind's parameter: read decodes the value written (or its
+// default) into how it sets P once T is known.
+func param[P any](name, typ, def, doc string, read func(d *decoder, n *yaml.Node, path string) (func(p *P, T time.Duration), bool)) field[Fault] {
+	return field[Fault]{name: name, typ: typ, def: def, auto: def != "", required: def == "", doc: doc,
 		dec: func(d *decoder, n *yaml.Node, path string, f *Fault) {
-			if v, ok := d.duration(n, path); ok {
-				*set(f) = v
+			if set, ok := read(d, n, path); ok {
+				f.Params = append(f.Params, Param{Name: name, Text: n.Value, set: func(tf *trial.Fault, T time.Duration) {
+					setParams(tf, func(p *P) { set(p, T) })
+				}})
 			}
 		}}
 }
 
-func countParam(name, def, doc string, lo, hi int64, set func(f *Fault) *int64) field[Fault] {
-	return field[Fault]{name: name, typ: "count", def: def, auto: def != "", required: def == "", doc: doc,
-		dec: func(d *decoder, n *yaml.Node, path string, f *Fault) {
-			if v, ok := d.integer(n, path, lo, hi); ok {
-				*set(f) = v
-			}
-		}}
+// paramIndex is where the parameter named name is in k's Params.
+func paramIndex(k *Kind, name string) int {
+	return slices.IndexFunc(k.Params, func(f field[Fault]) bool { return f.name == name })
 }
 
-func probabilityParam(def, doc string) field[Fault] {
-	return field[Fault]{name: "probability", typ: "probability", def: def, auto: def != "", required: def == "", doc: doc,
-		dec: func(d *decoder, n *yaml.Node, path string, f *Fault) {
-			if v, ok := d.number(n, path, 0, 1); ok {
-				f.Probability = v
-			}
-		}}
+// setParams changes P in tf: its link effect's parameters, or tf itself.
+// A P that is neither is a kind registered wrong: its first compile
+// panics (TestEveryKindCompiles).
+func setParams[P any](tf *trial.Fault, set func(p *P)) {
+	if p, ok := any(tf).(*P); ok {
+		set(p)
+		return
+	}
+	p := tf.Link.(P)
+	set(&p)
+	tf.Link = any(p).(trial.Shaping)
+}
+
+func durationParam[P any](name, def, doc string, set func(p *P, v time.Duration)) field[Fault] {
+	return param(name, "duration", def, doc, func(d *decoder, n *yaml.Node, path string) (func(*P, time.Duration), bool) {
+		v, ok := d.duration(n, path)
+		return func(p *P, T time.Duration) { set(p, v.Of(T)) }, ok
+	})
+}
+
+func countParam[P any](name, def, doc string, lo, hi int64, set func(p *P, v int64)) field[Fault] {
+	return param(name, "count", def, doc, func(d *decoder, n *yaml.Node, path string) (func(*P, time.Duration), bool) {
+		v, ok := d.integer(n, path, lo, hi)
+		return func(p *P, _ time.Duration) { set(p, v) }, ok
+	})
+}
+
+func probabilityParam[P any](def, doc string, set func(p *P, v float64)) field[Fault] {
+	return param("probability", "probability", def, doc, func(d *decoder, n *yaml.Node, path string) (func(*P, time.Duration), bool) {
+		v, ok := d.number(n, path, 0, 1)
+		return func(p *P, _ time.Duration) { set(p, v) }, ok
+	})
+}
+
+func booleanParam[P any](name, def, doc string, set func(p *P, v bool)) field[Fault] {
+	return param(name, "boolean", def, doc, func(d *decoder, n *yaml.Node, path string) (func(*P, time.Duration), bool) {
+		v, ok := d.boolean(n, path)
+		return func(p *P, _ time.Duration) { set(p, v) }, ok
+	})
 }

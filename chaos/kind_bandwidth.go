@@ -1,10 +1,6 @@
 package chaos
 
-import (
-	"time"
-
-	"github.com/electbench/electbench/nodes/trial"
-)
+import "github.com/electbench/electbench/nodes/trial"
 
 func init() {
 	Register(Kind{
@@ -13,10 +9,9 @@ func init() {
 		Sim:     "a message occupies the link for its encoded size ÷ rate; later messages wait for it (serialization delay)",
 		Live:    "Toxiproxy bandwidth toxic (rate in KB/s)",
 		Params: []field[Fault]{
-			countParam("rate", "", "KB/s (1 KB = 1000 bytes)", 1, 1<<40, func(f *Fault) *int64 { return &f.Rate }),
+			// KB/s, as Toxiproxy counts; the trial's rate is bytes/s.
+			countParam("rate", "", "KB/s (1 KB = 1000 bytes)", 1, 1<<40, func(p *trial.Bandwidth, v int64) { p.Rate = v * 1000 }),
 		},
-		Effect: func(f *Fault, tf *trial.Fault, _ time.Duration) {
-			tf.Effect, tf.Rate = trial.EffBandwidth, f.Rate*1000 // KB/s, as Toxiproxy counts
-		},
+		Link: trial.Bandwidth{},
 	})
 }

@@ -13,10 +13,8 @@ func init() {
 		Sim:     "the same as a cut: every message on the links is lost while it holds, also those in flight. The timeout (when Toxiproxy closes the connection) changes nothing at the message level",
 		Live:    "Toxiproxy timeout toxic (timeout in ms; 0 keeps the connection open, dropping data, until healed)",
 		Params: []field[Fault]{
-			durationParam("timeout", "0s", "after this, the connection is closed (live runs)", func(f *Fault) *Duration { return &f.Timeout }),
+			durationParam("timeout", "0s", "after this, the connection is closed (live runs)", func(p *trial.Blackhole, v time.Duration) { p.Timeout = v }),
 		},
-		Effect: func(f *Fault, tf *trial.Fault, T time.Duration) {
-			tf.Effect, tf.Timeout = trial.EffBlackhole, f.Timeout.Of(T)
-		},
+		Link: trial.Blackhole{},
 	})
 }

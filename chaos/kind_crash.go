@@ -1,12 +1,6 @@
 package chaos
 
-import (
-	"time"
-
-	yaml "go.yaml.in/yaml/v4"
-
-	"github.com/electbench/electbench/nodes/trial"
-)
+import "github.com/electbench/electbench/nodes/trial"
 
 func init() {
 	Register(Kind{
@@ -14,15 +8,9 @@ func init() {
 		Summary: "crash-stop the target: it receives nothing, sends nothing, its timers never fire",
 		Sim:     "the process stops at once; messages to it are counted as sent and lost. At `start` it never boots and exactly the initiators' detectors suspect it at time 0; otherwise the run's detector follows its model. Healed (for/heal): it restarts as a fresh machine with the same rank, knowing no leader; messages that arrived while it was down are lost, those still in flight reach the new machine",
 		Live:    "SIGKILL; healing respawns the node with the same identity",
-		Params: []field[Fault]{{name: "undetected", typ: "boolean", def: "false", auto: true,
-			doc: "no failure detector's schedule ever suspects this crash: an incomplete detector (heartbeats still notice the silence)",
-			dec: func(d *decoder, n *yaml.Node, path string, f *Fault) {
-				if v, ok := d.boolean(n, path); ok {
-					f.Undetected = v
-				}
-			}}},
-		Effect: func(f *Fault, tf *trial.Fault, _ time.Duration) {
-			tf.Effect, tf.Undetected = trial.EffCrash, f.Undetected
-		},
+		Params: []field[Fault]{booleanParam("undetected", "false",
+			"no failure detector's schedule ever suspects this crash: an incomplete detector (heartbeats still notice the silence)",
+			func(p *trial.Fault, v bool) { p.Undetected = v })},
+		Effect: trial.EffCrash,
 	})
 }

@@ -21,8 +21,8 @@ func TestJitterBurst(t *testing.T) {
 	}
 	const T = time.Millisecond
 	f := scs[0].Faults[0].Compile(T)
-	if f.Effect != trial.EffDelay || f.Latency != 2*T || f.Jitter != 2*T {
-		t.Fatalf("compiles to %s %v ± %v, want delay 2ms ± 2ms", f.Effect, f.Latency, f.Jitter)
+	if f.Link != (trial.Delay{Latency: 2 * T, Jitter: 2 * T}) {
+		t.Fatalf("compiles to %s %+v, want delay 2ms ± 2ms", f.What(), f.Link)
 	}
 	alg, _, err := nodes.Lookup("chang-roberts")
 	if err != nil {

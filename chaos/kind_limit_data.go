@@ -1,10 +1,6 @@
 package chaos
 
-import (
-	"time"
-
-	"github.com/electbench/electbench/nodes/trial"
-)
+import "github.com/electbench/electbench/nodes/trial"
 
 func init() {
 	Register(Kind{
@@ -13,10 +9,8 @@ func init() {
 		Sim:     "each link counts the encoded bytes of its messages from the fault's start; the message that goes past the limit and every later one is lost until healed (the live link layer would reconnect and the toxic close it again)",
 		Live:    "Toxiproxy limit_data toxic (bytes)",
 		Params: []field[Fault]{
-			countParam("bytes", "", "bytes a link carries before it closes", 0, 1<<50, func(f *Fault) *int64 { return &f.Bytes }),
+			countParam("bytes", "", "bytes a link carries before it closes", 0, 1<<50, func(p *trial.DataLimit, v int64) { p.Bytes = v }),
 		},
-		Effect: func(f *Fault, tf *trial.Fault, _ time.Duration) {
-			tf.Effect, tf.Bytes = trial.EffDataLimit, f.Bytes
-		},
+		Link: trial.DataLimit{},
 	})
 }

@@ -1,10 +1,6 @@
 package chaos
 
-import (
-	"time"
-
-	"github.com/electbench/electbench/nodes/trial"
-)
+import "github.com/electbench/electbench/nodes/trial"
 
 func init() {
 	Register(Kind{
@@ -12,6 +8,6 @@ func init() {
 		Summary: "cut the links between groups of processes (shape), both ways or one-way",
 		Sim:     "messages on a cut link are lost, both those sent while it holds and those in flight when it starts; healing reconnects the links",
 		Live:    "the proxies of the cut links are disabled (Toxiproxy enabled=false, which also drops open connections) and re-enabled on heal",
-		Effect:  func(_ *Fault, tf *trial.Fault, _ time.Duration) { tf.Effect = trial.EffCut },
+		Link:    trial.Cut{},
 	})
 }

@@ -1,10 +1,6 @@
 package chaos
 
-import (
-	"time"
-
-	"github.com/electbench/electbench/nodes/trial"
-)
+import "github.com/electbench/electbench/nodes/trial"
 
 func init() {
 	Register(Kind{
@@ -12,6 +8,6 @@ func init() {
 		Summary: "pause the target: it handles nothing until resumed, then everything it missed",
 		Sim:     "events to the process (messages, timers, detector verdicts, heartbeat ticks) are held and delivered in order when it resumes: its timers fire late and its peers' heartbeats see silence. A pause without for or heal lasts to the end of the run",
 		Live:    "SIGSTOP; healing sends SIGCONT",
-		Effect:  func(_ *Fault, tf *trial.Fault, _ time.Duration) { tf.Effect = trial.EffPause },
+		Effect:  trial.EffPause,
 	})
 }

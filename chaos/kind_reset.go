@@ -13,10 +13,8 @@ func init() {
 		Sim:     "the same as a cut starting timeout after the fault: every message on the links is lost, also those in flight (a reset connection loses its buffers; the live link layer reconnects, and the reset repeats while the toxic holds)",
 		Live:    "Toxiproxy reset_peer toxic (timeout in ms)",
 		Params: []field[Fault]{
-			durationParam("timeout", "0s", "the reset happens this long after the fault starts", func(f *Fault) *Duration { return &f.Timeout }),
+			durationParam("timeout", "0s", "the reset happens this long after the fault starts", func(p *trial.Reset, v time.Duration) { p.Timeout = v }),
 		},
-		Effect: func(f *Fault, tf *trial.Fault, T time.Duration) {
-			tf.Effect, tf.Timeout = trial.EffReset, f.Timeout.Of(T)
-		},
+		Link: trial.Reset{},
 	})
 }

@@ -1,10 +1,6 @@
 package chaos
 
-import (
-	"time"
-
-	"github.com/electbench/electbench/nodes/trial"
-)
+import "github.com/electbench/electbench/nodes/trial"
 
 func init() {
 	Register(Kind{
@@ -12,6 +8,6 @@ func init() {
 		Summary: "restart crashed targets as fresh machines with the same rank (live ones are left alone)",
 		Sim:     "the machine is built anew and started; it knows no leader and its old timers are void",
 		Live:    "respawn the node process with the same identity",
-		Effect:  func(_ *Fault, tf *trial.Fault, _ time.Duration) { tf.Effect = trial.EffRestart },
+		Effect:  trial.EffRestart,
 	})
 }

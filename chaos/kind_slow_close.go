@@ -13,10 +13,8 @@ func init() {
 		Sim:     "no effect: simulated links never close. It is recorded in the schedule so live and simulated runs of one file list the same faults",
 		Live:    "Toxiproxy slow_close toxic (delay in ms)",
 		Params: []field[Fault]{
-			durationParam("delay", "0s", "how long a close is delayed", func(f *Fault) *Duration { return &f.Delay }),
+			durationParam("delay", "0s", "how long a close is delayed", func(p *trial.SlowClose, v time.Duration) { p.Delay = v }),
 		},
-		Effect: func(f *Fault, tf *trial.Fault, T time.Duration) {
-			tf.Effect, tf.CloseDelay = trial.EffSlowClose, f.Delay.Of(T)
-		},
+		Link: trial.SlowClose{},
 	})
 }

@@ -1,10 +1,6 @@
 package chaos
 
-import (
-	"time"
-
-	"github.com/electbench/electbench/nodes/trial"
-)
+import "github.com/electbench/electbench/nodes/trial"
 
 func init() {
 	Register(Kind{
@@ -12,6 +8,6 @@ func init() {
 		Summary: "detector inaccuracy: the observers' failure detectors falsely suspect the target, once",
 		Sim:     "each observer's algorithm is told Suspect(target) at the instant the fault starts, as the run's detector would",
 		Live:    "the harness sends each observer a suspicion over its control channel",
-		Effect:  func(_ *Fault, tf *trial.Fault, _ time.Duration) { tf.Effect = trial.EffSuspect },
+		Effect:  trial.EffSuspect,
 	})
 }

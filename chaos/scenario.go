@@ -1,6 +1,8 @@
 package chaos
 
 import (
+	"time"
+
 	"bytes"
 	"errors"
 	"fmt"
@@ -249,11 +251,27 @@ func (d *decoder) check(s *Scenario, n *yaml.Node) {
 				d.errorf(at("from"), join(path, "from"), "from and to apply to shape one-way, not %s", shape)
 			}
 		}
-		if f.Kind == "slicer" && f.SizeVariation >= f.AverageSize && f.AverageSize > 0 {
-			d.errorf(at("size-variation"), join(path, "size-variation"), "must be below average-size (%d)", f.AverageSize)
+		// Parameters that each read well may still not go together
+		// (a slicer's size-variation below its average-size): the effect's
+		// own check says, once every one of them is read.
+		// Written ones first, then defaults: put them in the kind's order,
+		// so that the order of a fault's keys changes nothing.
+		slices.SortStableFunc(f.Params, func(a, b Param) int {
+			return paramIndex(k, a.Name) - paramIndex(k, b.Name)
+		})
+		if k.Link != nil && len(f.Params) == len(k.Params) {
+			if err := f.Compile(time.Millisecond).Link.Validate(); err != nil {
+				d.errorf(at("kind"), path, "%v", err)
+			}
 		}
 	}
-	// Heals name earlier or later faults; resolve them now.
+	d.resolveHeals(s, byName)
+}
+
+// resolveHeals hands each heal to the fault it names (byName: a fault's
+// index by name), earlier or later in the file, and drops the heals from
+// s.Faults.
+func (d *decoder) resolveHeals(s *Scenario, byName map[string]int) {
 	kept := s.Faults[:0]
 	for i, f := range s.Faults {
 		if f.Kind != "" {

@@ -20,8 +20,8 @@ import (
 // but cannot be judged faithfully (its row is then neither correct nor
 // live). Events go to cfg.Events; a runtime that settles the ranks itself
 // (live nodes mint theirs) tells a trial.SetupSink before the first. Both
-// runtimes run the trial's crashes and faults (cfg.Crashes, cfg.Faults) on
-// the one fault engine, chaos/timeline.
+// runtimes run the trial's crashes and faults (cfg.Faults) on
+// the one fault engine, nodes/trial/timeline.
 type Runtime interface {
 	Run(ctx context.Context, cfg trial.Config) (*trial.Record, error)
 }

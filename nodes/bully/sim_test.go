@@ -109,7 +109,7 @@ func simTrial(t *testing.T, spec string, ids []uint64, initiator int, crash bool
 	}
 	in := nodes.TheoryInput{Variant: variant, N: len(ids), Ranks: cfg.Ranks, Initiators: cfg.Initiators}
 	if crash {
-		cfg.Crashes = []trial.Crash{{Pos: top, When: trial.AtStart}}
+		cfg.Faults = []trial.Fault{trial.CrashFault(top, trial.When{Trigger: trial.AtStart})}
 		in.Crashed = []int{top}
 	}
 	w := &normalWatch{phase: map[int]string{}, leader: map[int]nodes.Rank{}}
@@ -284,7 +284,7 @@ func TestSimJitterWithLongTimers(t *testing.T) {
 			}
 			want := nodes.RankOf(uint64(n))
 			if crash {
-				cfg.Crashes = []trial.Crash{{Pos: top, When: trial.AtStart}}
+				cfg.Faults = []trial.Fault{trial.CrashFault(top, trial.When{Trigger: trial.AtStart})}
 				want = nodes.RankOf(uint64(n - 1))
 			}
 			w := &normalWatch{phase: map[int]string{}, leader: map[int]nodes.Rank{}}

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"time"
 
@@ -401,7 +400,7 @@ func (n *node) configure(cfg Config) error {
 	n.phased, _ = n.machine.(nodes.Phased)
 	n.env = &env{
 		ranks: ranks, self: cfg.Self, peers: nodes.PeersOf(alg.Topology, ranks, cfg.Self), topo: alg.Topology, name: alg.Name,
-		rnd:         rand.New(rand.NewPCG(cfg.Seed, trial.Mix(uint64(cfg.Self)+1))),
+		rnd:         trial.ProcessRand(cfg.Seed, cfg.Self),
 		selfLatency: cfg.SelfLatency, trace: cfg.Trace,
 		timers: n.timers, store: n.store, count: n.count, net: n.net, rep: n.rep, post: n.post,
 	}

@@ -18,7 +18,7 @@ import (
 // (the highest, position 4) crashes at 3T, as the first of them leaves.
 func crashCoordinator(params nodes.Params) setup {
 	return setup{spec: "central", params: params, ids: ascending(5), initiators: []int{0, 1, 2},
-		crashes: []trial.Crash{{Pos: 4, When: trial.AtTime, At: 3 * T}}}
+		crashes: []trial.Fault{trial.CrashFault(4, trial.When{Trigger: trial.AtTime, At: 3 * T})}}
 }
 
 // "a crashed coordinator (re-election)": without an election algorithm
@@ -54,7 +54,7 @@ func TestCentralCoordinatorCrash(t *testing.T) {
 // again from 8T, never sees the token after that.
 func TestTokenRingHolderCrash(t *testing.T) {
 	s := setup{spec: "token-ring", params: nodes.Params{"requests": "3", "think": "2T", "hold": "5T"},
-		ids: ascending(5), initiators: []int{0, 2}, crashes: []trial.Crash{{Pos: 2, When: trial.AtTime, At: 10 * T}}}
+		ids: ascending(5), initiators: []int{0, 2}, crashes: []trial.Fault{trial.CrashFault(2, trial.When{Trigger: trial.AtTime, At: 10 * T})}}
 	o := run(t, s)
 	if o.v.Live || o.v.Violations != 0 || o.v.Recorded[len(o.v.Recorded)-1].Kind != "starved" {
 		t.Fatalf("live %v, %v; want process 0 starved", o.v.Live, o.v.Recorded)
@@ -66,7 +66,7 @@ func TestTokenRingHolderCrash(t *testing.T) {
 	}
 	// A crash of a process not holding the token: the ring closes over it
 	// once the detector suspects it, and everyone is served.
-	s.crashes = []trial.Crash{{Pos: 3, When: trial.AtTime, At: 2 * T}}
+	s.crashes = []trial.Fault{trial.CrashFault(3, trial.When{Trigger: trial.AtTime, At: 2 * T})}
 	s.initiators = []int{0, 1, 2, 4}
 	o = run(t, s)
 	o.ok(t, 12)
@@ -79,7 +79,7 @@ func TestTokenRingHolderCrash(t *testing.T) {
 // passed the token on regenerates nothing: one token, never two.
 func TestTokenRingRegenerate(t *testing.T) {
 	s := setup{spec: "token-ring/regenerate", params: nodes.Params{"requests": "3", "think": "2T", "hold": "5T"},
-		ids: ascending(5), initiators: []int{0, 2}, crashes: []trial.Crash{{Pos: 2, When: trial.AtTime, At: 10 * T}}, deadline: 200 * T}
+		ids: ascending(5), initiators: []int{0, 2}, crashes: []trial.Fault{trial.CrashFault(2, trial.When{Trigger: trial.AtTime, At: 10 * T})}, deadline: 200 * T}
 	o := run(t, s)
 	// 0 makes its 3 requests; 2 made one (from 8T) and crashed in it.
 	if o.v.Violations != 0 || !o.v.Live || len(o.v.Entries) != 4 {
@@ -89,7 +89,7 @@ func TestTokenRingRegenerate(t *testing.T) {
 		t.Errorf("%d REGENERATE, want 1 (from 1 to 3)", got)
 	}
 	for _, at := range []time.Duration{3 * T, 9 * T, 40 * T} { // before, as and long after it reaches 2
-		s.crashes = []trial.Crash{{Pos: 2, When: trial.AtTime, At: at}}
+		s.crashes = []trial.Fault{trial.CrashFault(2, trial.When{Trigger: trial.AtTime, At: at})}
 		s.initiators = []int{0, 1, 3, 4}
 		o = run(t, s)
 		if o.v.Violations != 0 || !o.v.Live || len(o.v.Entries) != 12 {

@@ -37,7 +37,7 @@ type setup struct {
 	initiators []int
 	latency    trial.Latency
 	seed       uint64
-	crashes    []trial.Crash
+	crashes    []trial.Fault
 	deadline   time.Duration
 }
 
@@ -65,7 +65,7 @@ func run(t *testing.T, s setup) outcome {
 	}
 	cfg := trial.DefaultConfig()
 	cfg.Algorithm, cfg.Variant, cfg.Params, cfg.Ranks, cfg.Initiators = alg, variant, s.params, nodes.RanksOf(ranks), s.initiators
-	cfg.Events, cfg.Crashes, cfg.Deadline = c, s.crashes, s.deadline
+	cfg.Events, cfg.Faults, cfg.Deadline = c, s.crashes, s.deadline
 	if s.latency != nil {
 		cfg.Latency = s.latency
 	}

@@ -2,9 +2,9 @@
 // tests run their machines on, and their golden message transcripts.
 //
 // A Net runs one registered algorithm on N processes through nodes.Env,
-// with no dependency on the simulator: it imports only nodes and the
-// standard library, so that a test pins an algorithm's rules without the
-// runtime in between. It follows the reference model of ALGORITHMS.md:
+// with no dependency on the simulator: it imports only nodes, nodes/trial
+// (the event vocabulary both runtimes share) and the standard library, so
+// that a test pins an algorithm's rules without the runtime in between. It follows the reference model of ALGORITHMS.md:
 // every message takes exactly T (Config.Latency may draw other delays),
 // and at one instant actions scheduled with At come first, then deliveries
 // in send order, then timer expirations in arming order. Processes are
@@ -26,19 +26,24 @@
 // (Crash, Restart, Pause, Resume, Cut, Block, Heal, Drop, and At to
 // schedule any of them) and inspects the outcome: decisions per process,
 // armed timers, messages sent by kind, timer expirations, the time of the
-// last election message, and every event (Events, Observe).
+// last election message, and every event (Events, Observe), as the
+// trial.Events the runtimes emit.
 //
 // Every random draw comes from a source seeded by Config.Seed: one per
-// process for Env.Rand, one for Config.Latency. Nothing reads a clock.
+// process for Env.Rand (trial.ProcessRand, as in the runtimes), one for
+// Config.Latency. Nothing reads a clock.
 //
-// Transcript prints the history one event a line,
+// Transcript prints the history as a trial.Transcript, one event a line,
 //
 //	t=0T send 0->1 ELECTION(r=1)
 //	t=1T recv 0->1 ELECTION(r=1)
 //	t=2T timer p=1 T1
 //	t=3T decide p=2 leader=5
 //
-// and Golden compares it with testdata/<name>.txt. Importing nodetest
+// and Golden compares it with testdata/<name>.txt. The simulator writes
+// the same transcript for the same run under the reference model
+// (nodes/sim's TestGoldenTranscriptsAreSimulated checks every file, but
+// those of tests that drive a process by hand). Importing nodetest
 // declares the -rewrite test flag, which writes the files instead:
 //
 //	go test ./nodes/ring -run Golden -rewrite

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/trial"
 )
 
 // Queue.
@@ -83,7 +84,7 @@ func (e *env) After(p nodes.PeerID) (nodes.Peer, bool) {
 func (e *env) Decide(l nodes.Rank) {
 	pr := e.n.procs[e.p]
 	pr.decided = append(pr.decided, l)
-	e.n.record(Event{Kind: EvDecide, P: e.p, Leader: l})
+	e.n.record(trial.Event{Kind: trial.EvDecide, P: int32(e.p), Leader: l})
 }
 
 func (e *env) SetTimer(d time.Duration, tm nodes.TimerID) {
@@ -101,9 +102,9 @@ func (e *env) Send(to nodes.PeerID, m nodes.Message) {
 	}
 	n.total++
 	n.sent[m.Kind.String()]++
-	n.record(Event{Kind: EvSend, P: e.p, Q: int(to), Msg: m})
+	n.record(trial.Event{Kind: trial.EvSend, P: int32(e.p), Q: int32(to), Msg: m})
 	if n.blocked[[2]int{e.p, int(to)}] {
-		n.record(Event{Kind: EvDrop, P: e.p, Q: int(to), Msg: m, Note: "cut"})
+		n.record(trial.Event{Kind: trial.EvLose, P: int32(e.p), Q: int32(to), Msg: m})
 		return
 	}
 	d := n.unit

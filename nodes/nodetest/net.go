@@ -3,6 +3,7 @@ package nodetest
 import (
 	"cmp"
 	"container/heap"
+	"fmt"
 	"maps"
 	"math/rand/v2"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/trial"
 )
 
 // DefaultT is the one-way latency of a network whose Config leaves T zero.
@@ -45,6 +47,7 @@ type Net struct {
 	t          testing.TB
 	alg        *nodes.Algorithm
 	variant    string
+	params     nodes.Params
 	newMachine func() nodes.Machine
 	unit       time.Duration
 	latency    func(*rand.Rand) time.Duration
@@ -57,9 +60,9 @@ type Net struct {
 	seq     int
 	blocked map[[2]int]bool // directed links that lose every message
 
-	log       []Event
+	log       []trial.Event
 	taken     int // log entries Take has already looked at
-	observers []func(Event)
+	observers []func(trial.Event)
 
 	sent         map[string]int
 	total        int
@@ -112,8 +115,9 @@ func New(t testing.TB, cfg Config) *Net {
 		t.Fatalf("nodetest: %s/%s: %v", alg.Name, variant, err)
 	}
 	n := &Net{
-		t: t, alg: alg, variant: variant, newMachine: newMachine, unit: unit,
-		// Process p draws from stream p of the seed, the latency from stream N.
+		t: t, alg: alg, variant: variant, params: cfg.Params, newMachine: newMachine, unit: unit,
+		// Process p draws from its own stream (trial.ProcessRand, as in
+		// the runtimes), the latency from stream N of the seed.
 		latency: cfg.Latency, netRand: rand.New(rand.NewPCG(cfg.Seed, uint64(len(cfg.Ranks)))),
 		blocked: map[[2]int]bool{}, sent: map[string]int{}, fired: map[string]int{}, lastElection: -1,
 	}
@@ -125,7 +129,7 @@ func New(t testing.TB, cfg Config) *Net {
 	byRank := slices.SortedFunc(slices.Values(all), func(a, b nodes.Peer) int { return a.Rank.Compare(b.Rank) })
 	for p := range size {
 		pr := &proc{m: newMachine(), timers: map[nodes.TimerID]armed{}}
-		pr.env = &env{n: n, p: p, rank: cfg.Ranks[p], rand: rand.New(rand.NewPCG(cfg.Seed, uint64(p)))}
+		pr.env = &env{n: n, p: p, rank: cfg.Ranks[p], rand: trial.ProcessRand(cfg.Seed, p)}
 		pr.peers = byRank // shared, as the simulator shares it
 		if alg.Topology.IsRing() {
 			pr.peers = nodes.PeersOf(alg.Topology, cfg.Ranks, p)
@@ -154,7 +158,7 @@ func Ranks(ids ...uint64) []nodes.Rank {
 
 // Observe calls f with every event as it is recorded: a delivery before the
 // receiver handles it, each send as it is made.
-func (n *Net) Observe(f func(Event)) { n.observers = append(n.observers, f) }
+func (n *Net) Observe(f func(trial.Event)) { n.observers = append(n.observers, f) }
 
 // SetLatency changes how later sends draw their delay (nil: exactly T).
 func (n *Net) SetLatency(f func(*rand.Rand) time.Duration) { n.latency = f }
@@ -168,7 +172,7 @@ func (n *Net) Start() {
 	n.started = true
 	for p := range n.procs {
 		if !n.procs[p].crashed {
-			n.input(Event{Kind: EvStart, P: p}, func(m nodes.Machine, e nodes.Env) { m.Start(e) })
+			n.input(trial.Event{Kind: trial.EvStart, P: int32(p)}, func(m nodes.Machine, e nodes.Env) { m.Start(e) })
 		}
 	}
 }
@@ -176,12 +180,12 @@ func (n *Net) Start() {
 // Initiate asks p to start an election now. Like every input below, it is
 // ignored when p has crashed.
 func (n *Net) Initiate(p int) {
-	n.input(Event{Kind: EvInitiate, P: p}, func(m nodes.Machine, e nodes.Env) { m.Initiate(e) })
+	n.input(trial.Event{Kind: trial.EvInitiate, P: int32(p)}, func(m nodes.Machine, e nodes.Env) { m.Initiate(e) })
 }
 
 // Suspect hands p its failure detector's verdict on q now.
 func (n *Net) Suspect(p, q int) {
-	n.input(Event{Kind: EvSuspect, P: p, Q: q}, func(m nodes.Machine, e nodes.Env) { m.Suspect(e, nodes.PeerID(q)) })
+	n.input(trial.Event{Kind: trial.EvSuspect, P: int32(p), Q: int32(q)}, func(m nodes.Machine, e nodes.Env) { m.Suspect(e, nodes.PeerID(q)) })
 }
 
 // Receive hands p message m from process from now, bypassing the queue.
@@ -205,7 +209,7 @@ func (n *Net) Crash(p int) {
 	if pr.crashed {
 		return
 	}
-	n.record(Event{Kind: EvCrash, P: p})
+	n.record(trial.Event{Kind: trial.EvCrash, P: int32(p)})
 	n.down(p)
 	pr.crashed = true
 }
@@ -218,7 +222,7 @@ func (n *Net) Restart(p int) {
 	pr.crashed, pr.paused = false, false
 	pr.m = n.newMachine()
 	pr.phase = phaseOf(pr.m)
-	n.input(Event{Kind: EvRestart, P: p}, func(m nodes.Machine, e nodes.Env) { m.Start(e) })
+	n.input(trial.Event{Kind: trial.EvRestart, P: int32(p)}, func(m nodes.Machine, e nodes.Env) { m.Start(e) })
 }
 
 // down loses p's timers and the events held while it was paused.
@@ -227,7 +231,7 @@ func (n *Net) down(p int) {
 	clear(pr.timers)
 	for _, e := range pr.held {
 		if e.class == classDelivery {
-			n.record(Event{Kind: EvDrop, P: e.from, Q: e.to, Msg: e.m, Note: "crashed"})
+			n.record(trial.Event{Kind: trial.EvDrop, P: int32(e.from), Q: int32(e.to), Msg: e.m})
 		}
 	}
 	pr.held = nil
@@ -237,7 +241,7 @@ func (n *Net) down(p int) {
 // order, until Resume.
 func (n *Net) Pause(p int) {
 	if pr := n.procs[p]; !pr.paused && !pr.crashed {
-		n.record(Event{Kind: EvPause, P: p})
+		n.record(trial.Event{Kind: trial.EvPause, P: int32(p)})
 		pr.paused = true
 	}
 }
@@ -248,7 +252,7 @@ func (n *Net) Resume(p int) {
 	if !pr.paused {
 		return
 	}
-	n.record(Event{Kind: EvResume, P: p})
+	n.record(trial.Event{Kind: trial.EvResume, P: int32(p)})
 	pr.paused = false
 	for _, e := range pr.held {
 		e.at = n.now
@@ -263,7 +267,7 @@ func (n *Net) Resume(p int) {
 // Cut partitions the network: every message between two different groups,
 // either way, is lost from now until Heal.
 func (n *Net) Cut(groups ...[]int) {
-	n.record(Event{Kind: EvCut, P: -1, Note: formatGroups(groups)})
+	n.record(trial.Event{Kind: trial.EvFault, What: "cut " + formatGroups(groups)})
 	for a, g := range groups {
 		for b, h := range groups {
 			for _, p := range g {
@@ -279,13 +283,13 @@ func (n *Net) Cut(groups ...[]int) {
 
 // Block loses every message from one process to another, one way only.
 func (n *Net) Block(from, to int) {
-	n.record(Event{Kind: EvCut, P: from, Q: to})
+	n.record(trial.Event{Kind: trial.EvFault, What: fmt.Sprintf("cut %d->%d", from, to)})
 	n.blocked[[2]int{from, to}] = true
 }
 
 // Heal restores every link.
 func (n *Net) Heal() {
-	n.record(Event{Kind: EvHeal, P: -1})
+	n.record(trial.Event{Kind: trial.EvFault, What: "heal"})
 	clear(n.blocked)
 }
 
@@ -302,7 +306,7 @@ func (n *Net) Drop(match func(Envelope) bool) int {
 	slices.SortFunc(hit, func(a, b *event) int { return a.seq - b.seq })
 	for _, e := range hit {
 		e.dropped = true
-		n.record(Event{Kind: EvDrop, P: e.from, Q: e.to, Msg: e.m, Note: "dropped"})
+		n.record(trial.Event{Kind: trial.EvLose, P: int32(e.from), Q: int32(e.to), Msg: e.m})
 	}
 	return len(hit)
 }
@@ -398,7 +402,7 @@ func (n *Net) pop() {
 	case e.class == classTimer:
 		n.expire(e.to, e.timer)
 	case pr.crashed:
-		n.record(Event{Kind: EvDrop, P: e.from, Q: e.to, Msg: e.m, Note: "crashed"})
+		n.record(trial.Event{Kind: trial.EvDrop, P: int32(e.from), Q: int32(e.to), Msg: e.m})
 	default:
 		n.deliver(e)
 	}
@@ -408,7 +412,7 @@ func (n *Net) deliver(e event) {
 	if e.m.Kind.IsElection() && !n.procs[e.to].crashed {
 		n.lastElection = n.now
 	}
-	n.input(Event{Kind: EvRecv, P: e.from, Q: e.to, Msg: e.m}, func(m nodes.Machine, env nodes.Env) {
+	n.input(trial.Event{Kind: trial.EvRecv, P: int32(e.from), Q: int32(e.to), Msg: e.m}, func(m nodes.Machine, env nodes.Env) {
 		m.Receive(env, nodes.PeerID(e.from), e.m)
 	})
 }
@@ -416,15 +420,15 @@ func (n *Net) deliver(e event) {
 func (n *Net) expire(p int, tm nodes.TimerID) {
 	delete(n.procs[p].timers, tm)
 	n.fired[tm.String()]++
-	n.input(Event{Kind: EvTimer, P: p, Timer: tm}, func(m nodes.Machine, e nodes.Env) { m.Timeout(e, tm) })
+	n.input(trial.Event{Kind: trial.EvTimer, P: int32(p), Timer: tm}, func(m nodes.Machine, e nodes.Env) { m.Timeout(e, tm) })
 }
 
 // input records what a live process is handed, lets it handle it, then
 // reads its phase. A crashed process is handed nothing.
-func (n *Net) input(ev Event, f func(nodes.Machine, nodes.Env)) {
-	p := ev.Q
-	if ev.Kind != EvRecv {
-		p = ev.P
+func (n *Net) input(ev trial.Event, f func(nodes.Machine, nodes.Env)) {
+	p := int(ev.Q)
+	if ev.Kind != trial.EvRecv {
+		p = int(ev.P)
 	}
 	pr := n.procs[p]
 	if pr.crashed {
@@ -432,9 +436,11 @@ func (n *Net) input(ev Event, f func(nodes.Machine, nodes.Env)) {
 	}
 	n.record(ev)
 	f(pr.m, pr.env)
-	if ph := phaseOf(pr.m); ph != pr.phase {
-		pr.phase = ph
-		n.record(Event{Kind: EvPhase, P: p, Note: ph})
+	// Like the simulator, the network reports a Phased machine's phase
+	// after every event it handles; a transcript shows the changes.
+	if ph, ok := pr.m.(nodes.Phased); ok {
+		pr.phase = ph.Phase()
+		n.record(trial.Event{Kind: trial.EvPhase, P: int32(p), Phase: pr.phase})
 	}
 	n.checkPhases()
 }
@@ -463,7 +469,7 @@ func (n *Net) checkPhases() {
 	}
 }
 
-func (n *Net) record(e Event) {
+func (n *Net) record(e trial.Event) {
 	e.At = n.now
 	n.log = append(n.log, e)
 	for _, f := range n.observers {
@@ -534,14 +540,14 @@ func (n *Net) RandCalls() int { return n.randCalls }
 func (n *Net) PhaseViolations() int { return n.violations }
 
 // Events is everything that happened, in order. Do not modify it.
-func (n *Net) Events() []Event { return n.log }
+func (n *Net) Events() []trial.Event { return n.log }
 
 // Take returns the messages sent since the last Take, in send order.
 func (n *Net) Take() []Envelope {
 	var out []Envelope
 	for _, e := range n.log[n.taken:] {
-		if e.Kind == EvSend {
-			out = append(out, Envelope{e.P, e.Q, e.Msg})
+		if e.Kind == trial.EvSend {
+			out = append(out, Envelope{int(e.P), int(e.Q), e.Msg})
 		}
 	}
 	n.taken = len(n.log)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/nodetest"
+	"github.com/electbench/electbench/nodes/trial"
 )
 
 // The network is tested with a scripted machine: each test says what the
@@ -129,10 +130,10 @@ func TestOrderingRule(t *testing.T) {
 			}
 		},
 	}, 1, 2, 3)
-	var observed []nodetest.Event
-	n.Observe(func(e nodetest.Event) {
+	var observed []trial.Event
+	n.Observe(func(e trial.Event) {
 		observed = append(observed, e)
-		if e.Kind == nodetest.EvRecv && e.Q == 1 && n.Machine(1).(*machine).handled != 1 {
+		if e.Kind == trial.EvRecv && e.Q == 1 && n.Machine(1).(*machine).handled != 1 {
 			t.Errorf("%v observed after process 1 handled it", e)
 		}
 	})
@@ -225,15 +226,15 @@ func TestCutBlockHeal(t *testing.T) {
 	n.Stabilize(5 * T)
 	var got []string
 	for _, e := range n.Events() {
-		if e.Kind == nodetest.EvRecv || e.Kind == nodetest.EvDrop || e.Kind == nodetest.EvCut || e.Kind == nodetest.EvHeal {
-			got = append(got, e.String())
+		if e.Kind == trial.EvRecv || e.Kind == trial.EvLose || e.Kind == trial.EvFault {
+			got = append(got, e.Line())
 		}
 	}
 	want := []string{
-		"cut 0|1,2", "cut 1->2",
-		"drop 0->1 NODETEST_PING cut", "drop 1->0 NODETEST_PING(r=1) cut",
-		"drop 1->2 NODETEST_PING(r=1) cut", "recv 2->1 NODETEST_PING(r=2)",
-		"heal", "recv 0->1 NODETEST_PING",
+		"fault cut 0|1,2", "fault cut 1->2",
+		"lose 0->1 NODETEST_PING", "lose 1->0 NODETEST_PING(r=1)",
+		"lose 1->2 NODETEST_PING(r=1)", "recv 2->1 NODETEST_PING(r=2)",
+		"fault heal", "recv 0->1 NODETEST_PING",
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("events %q, want %q", got, want)
@@ -263,14 +264,14 @@ func TestCrashDropsAndSilences(t *testing.T) {
 	if got := n.Machine(1).(*machine).handled; got != 1 {
 		t.Fatalf("the crashed process handled %d events, want only its start", got)
 	}
-	want := "drop 0->1 NODETEST_PING(r=1) crashed"
+	want := "drop 0->1 NODETEST_PING(r=1)"
 	var drops []string
 	for _, e := range n.Events() {
-		if e.Kind == nodetest.EvDrop {
-			drops = append(drops, e.String())
+		if e.Kind == trial.EvDrop {
+			drops = append(drops, e.Line())
 		}
-		if e.P == 1 && (e.Kind == nodetest.EvTimer || e.Kind == nodetest.EvInitiate || e.Kind == nodetest.EvSuspect) ||
-			e.Q == 1 && e.Kind == nodetest.EvRecv {
+		if e.P == 1 && (e.Kind == trial.EvTimer || e.Kind == trial.EvInitiate || e.Kind == trial.EvSuspect) ||
+			e.Q == 1 && e.Kind == trial.EvRecv {
 			t.Fatalf("the crashed process was handed %v", e)
 		}
 	}
@@ -375,7 +376,7 @@ func TestPauseHoldsEvents(t *testing.T) {
 	var got []string
 	for _, e := range n.Events() {
 		if e.At == 5*T {
-			got = append(got, e.String())
+			got = append(got, e.Line())
 		}
 	}
 	want := []string{"resume p=1", "recv 0->1 NODETEST_PING(r=1)", "recv 0->1 NODETEST_PING(r=2)", "timer p=1 NODETEST_TICK"}
@@ -405,13 +406,13 @@ func TestDropAndStep(t *testing.T) {
 	}
 	var drops []string
 	for _, e := range n.Events() {
-		if e.Kind == nodetest.EvDrop {
-			drops = append(drops, e.String())
+		if e.Kind == trial.EvLose {
+			drops = append(drops, e.Line())
 		}
 	}
-	want := []string{"drop 0->0 NODETEST_PING(r=10) dropped", "drop 0->0 NODETEST_PING(r=11) dropped", "drop 0->0 NODETEST_PING(r=12) dropped",
-		"drop 0->0 NODETEST_PING(r=13) dropped", "drop 0->0 NODETEST_PING(r=14) dropped", "drop 0->0 NODETEST_PING(r=15) dropped",
-		"drop 0->1 NODETEST_PING(r=1) dropped"}
+	want := []string{"lose 0->0 NODETEST_PING(r=10)", "lose 0->0 NODETEST_PING(r=11)", "lose 0->0 NODETEST_PING(r=12)",
+		"lose 0->0 NODETEST_PING(r=13)", "lose 0->0 NODETEST_PING(r=14)", "lose 0->0 NODETEST_PING(r=15)",
+		"lose 0->1 NODETEST_PING(r=1)"}
 	if !slices.Equal(drops, want) {
 		t.Fatalf("drops %q, want %q: in send order", drops, want)
 	}
@@ -536,7 +537,7 @@ func TestSeededRand(t *testing.T) {
 		n.Start()
 		n.Stabilize(time.Second)
 		for _, e := range n.Events() {
-			if e.Kind == nodetest.EvRecv {
+			if e.Kind == trial.EvRecv {
 				out = append(out, uint64(e.At))
 			}
 		}
@@ -628,7 +629,7 @@ func TestBuildByName(t *testing.T) {
 		if got := lastConfig; got.T != nodetest.DefaultT || got.N != 2 || got.Params["x"] != "1" || got.Variant != c.variant {
 			t.Errorf("%+v: the algorithm was given %+v", c.cfg, got)
 		}
-		if !strings.HasPrefix(n.Transcript(), "# nodetest-registered/"+c.variant+" ranks 1 2\n") {
+		if !strings.HasPrefix(n.Transcript(), "# nodetest-registered/"+c.variant+" params x=1 ranks 1 2\n") {
 			t.Errorf("%+v: header %q", c.cfg, strings.SplitN(n.Transcript(), "\n", 2)[0])
 		}
 	}
@@ -646,7 +647,7 @@ func TestFormats(t *testing.T) {
 		{Kind: kindPing, Rank: nodes.RankOf(30), Aux: nodes.RankOf(2), A: 1, B: -1}: "NODETEST_PING(r=30 aux=2 a=1 b=-1)",
 		{Kind: kindPing, Rank: nodes.Rank{Attr: 3, ID: nodes.IDFromUint64(4)}}:      "NODETEST_PING(r=3/4)",
 	} {
-		if got := nodetest.FormatMessage(m); got != want {
+		if got := trial.FormatMessage(m); got != want {
 			t.Errorf("%+v formats as %q, want %q", m, got, want)
 		}
 	}

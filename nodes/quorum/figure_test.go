@@ -37,7 +37,7 @@ func raftFailoversAt(t testing.TB, lat trial.Latency, tmin, tmax string, trials 
 	out := make([]failover, trials)
 	for i := range out {
 		tr := run(t, "raft", params, 5, lat, uint64(i)+1, deadline, true,
-			[]trial.Crash{{Pos: trial.CurrentLeader, When: trial.LeaderElected}}, nil)
+			[]trial.Fault{trial.CrashFault(trial.CurrentLeader, trial.When{Trigger: trial.LeaderElected})}, nil)
 		if tr.v.Violations > 0 {
 			t.Fatalf("seed %d: %v", i+1, tr.v.Recorded[0])
 		}

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/electbench/electbench/nodes/nodetest"
+	"github.com/electbench/electbench/nodes/trial"
 )
 
 // Golden message transcripts of quorum elections on five processes, ids
@@ -18,7 +18,7 @@ import (
 func sendTimes(n *net, k string) []time.Duration {
 	var at []time.Duration
 	for _, e := range n.Events() {
-		if e.Kind == nodetest.EvSend && e.Msg.Kind.String() == k {
+		if e.Kind == trial.EvSend && e.Msg.Kind.String() == k {
 			at = append(at, e.At)
 		}
 	}
@@ -41,7 +41,7 @@ func TestGoldenRaftCampaign(t *testing.T) {
 	}
 	granted := 0
 	for _, e := range n.Events() {
-		if e.Kind == nodetest.EvRecv && e.Msg.Kind == kindVote && e.Msg.A == 1 && e.Msg.B == 1 {
+		if e.Kind == trial.EvRecv && e.Msg.Kind == kindVote && e.Msg.A == 1 && e.Msg.B == 1 {
 			granted++
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/nodetest"
 	"github.com/electbench/electbench/nodes/quorum/tally"
+	"github.com/electbench/electbench/nodes/trial"
 )
 
 // T is the network's mean one-way latency.
@@ -89,15 +90,15 @@ func (n *net) safe() {
 	}
 }
 
-func (n *net) observe(e nodetest.Event) {
+func (n *net) observe(e trial.Event) {
 	switch e.Kind {
-	case nodetest.EvSend:
+	case trial.EvSend:
 		if e.P == e.Q {
 			n.t.Fatalf("process %d sent %s to itself", e.P, e.Msg.Kind)
 		}
-		n.observeSend(e.At, e.P, e.Msg)
-	case nodetest.EvRecv:
-		n.observeDelivery(e.Q, e.P, e.Msg)
+		n.observeSend(e.At, int(e.P), e.Msg)
+	case trial.EvRecv:
+		n.observeDelivery(int(e.Q), int(e.P), e.Msg)
 	}
 }
 

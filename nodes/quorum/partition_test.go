@@ -21,7 +21,7 @@ var quorumAlgorithms = []string{"raft", "chubby", "zookeeper", "etcd-raft"}
 // cut is a partition into the groups returned by groups, resolved when the
 // fault starts: a message between two groups is lost.
 func cut(name string, start trial.When, d time.Duration, groups func(v trial.View) [][]int) trial.Fault {
-	return trial.Fault{Effect: trial.EffCut, Name: name, Start: start, For: d, Links: func(v trial.View) trial.LinkSet {
+	return trial.Fault{Link: trial.Cut{}, Name: name, Start: start, For: d, Links: func(v trial.View) trial.LinkSet {
 		of := make([]int, v.N())
 		gs := groups(v)
 		for i, g := range gs {
@@ -77,7 +77,7 @@ func isolateLeader(v trial.View) [][]int {
 // (itself and k on each side), and no two reach the same one.
 func majoritiesRing(n int) trial.Fault {
 	k := (n - 1) / 4
-	return trial.Fault{Effect: trial.EffCut, Name: "partition(majorities-ring)", Start: trial.When{Trigger: trial.AtStart},
+	return trial.Fault{Link: trial.Cut{}, Name: "partition(majorities-ring)", Start: trial.When{Trigger: trial.AtStart},
 		Links: func(v trial.View) trial.LinkSet {
 			return trial.LinkSet{Has: func(from, to int) bool {
 				d := (from - to + n) % n

@@ -33,13 +33,13 @@ type simRun struct {
 // told to initiate at time 0, so that it wins a first election before any
 // election timeout expires.
 func run(t testing.TB, spec string, params nodes.Params, n int, lat trial.Latency, seed uint64, deadline time.Duration,
-	warm bool, crashes []trial.Crash, faults []trial.Fault) simRun {
+	warm bool, crashes []trial.Fault, faults []trial.Fault) simRun {
 	t.Helper()
 	return runWith(t, spec, params, n, lat, seed, deadline, warm, crashes, faults, trial.Detector{}, nil)
 }
 
 func runWith(t testing.TB, spec string, params nodes.Params, n int, lat trial.Latency, seed uint64, deadline time.Duration,
-	warm bool, crashes []trial.Crash, faults []trial.Fault, det trial.Detector, trace io.Writer) simRun {
+	warm bool, crashes []trial.Fault, faults []trial.Fault, det trial.Detector, trace io.Writer) simRun {
 	t.Helper()
 	alg, variant, err := nodes.Lookup(spec)
 	if err != nil {
@@ -66,7 +66,7 @@ func runWith(t testing.TB, spec string, params nodes.Params, n int, lat trial.La
 		events = trial.Tee(tr, checker)
 	}
 	res, err := sim.Run(trial.Config{Algorithm: alg, Variant: variant, Params: params, Ranks: nodes.RanksOf(ranks), Initiators: initiators,
-		Latency: lat, Seed: seed, Deadline: deadline, Events: events, Crashes: crashes, Faults: faults,
+		Latency: lat, Seed: seed, Deadline: deadline, Events: events, Faults: append(slices.Clip(crashes), faults...),
 		Detector: det})
 	if err != nil {
 		t.Fatal(err)
@@ -130,7 +130,7 @@ var jittered = trial.Uniform{Lo: T / 2, Hi: 3 * T / 2}
 // bully, in the same run, has every survivor start an election (the herd).
 func TestZookeeperNoHerd(t *testing.T) {
 	const n = 9
-	crash := []trial.Crash{{Pos: trial.CurrentLeader, When: trial.AtTime, At: 100 * T}}
+	crash := []trial.Fault{trial.CrashFault(trial.CurrentLeader, trial.When{Trigger: trial.AtTime, At: 100 * T})}
 	for seed := range uint64(20) {
 		var trace bytes.Buffer
 		tr := runWith(t, "zookeeper", nil, n, jittered, seed, 400*T, false, crash, nil, trial.Detector{}, &trace)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/nodetest"
+	"github.com/electbench/electbench/nodes/trial"
 )
 
 // The unit tests of this package run on nodetest's network: the reference
@@ -74,7 +75,7 @@ func (n *net) decisions() [][]nodes.Rank {
 func (n *net) rerun() int {
 	count := 0
 	for _, e := range n.Events() {
-		if e.Kind != nodetest.EvSend {
+		if e.Kind != trial.EvSend {
 			continue
 		}
 		switch m := e.Msg; m.Kind {

@@ -21,7 +21,7 @@ var repaired = []string{"ring", "chang-roberts", "ring-initiator", "lcr", "hs"}
 
 // crashTrial runs one trial with crashes and a detector, judged as it
 // happens by the checker (nodes/check).
-func crashTrial(t *testing.T, name string, rs []nodes.Rank, initiators []int, lat trial.Latency, seed uint64, det trial.Detector, crashes ...trial.Crash) (*trial.Record, check.Verdict) {
+func crashTrial(t *testing.T, name string, rs []nodes.Rank, initiators []int, lat trial.Latency, seed uint64, det trial.Detector, crashes ...trial.Fault) (*trial.Record, check.Verdict) {
 	t.Helper()
 	alg, _, err := nodes.Lookup(name)
 	if err != nil {
@@ -29,7 +29,7 @@ func crashTrial(t *testing.T, name string, rs []nodes.Rank, initiators []int, la
 	}
 	c := check.New(nodes.RanksOf(rs))
 	res, err := sim.Run(trial.Config{Algorithm: alg, Ranks: nodes.RanksOf(rs), Initiators: initiators, Latency: lat, Seed: seed,
-		Crashes: crashes, Detector: det, Events: c})
+		Faults: crashes, Detector: det, Events: c})
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -92,18 +92,15 @@ func TestRepairRestoresLiveness(t *testing.T) {
 				}
 				for _, initiators := range sets {
 					total := faultFreeMessages(t, name, rs, initiators)
-					crashes := []trial.Crash{
-						{Pos: top, When: trial.AtStart},
-						{Pos: trial.CurrentLeader, When: trial.LeaderElected},
-					}
+					crashes := []trial.Fault{trial.CrashFault(top, trial.When{Trigger: trial.AtStart}), trial.CrashFault(trial.CurrentLeader, trial.When{Trigger: trial.LeaderElected})}
 					for _, k := range crashPoints(n, total) {
-						crashes = append(crashes, trial.Crash{Pos: top, When: trial.AfterMessages, K: k})
+						crashes = append(crashes, trial.CrashFault(top, trial.When{Trigger: trial.AfterMessages, K: k}))
 					}
 					for range 4 {
 						other := (top + 1 + r.IntN(n-1)) % n
 						crashes = append(crashes,
-							trial.Crash{Pos: other, When: trial.AfterMessages, K: 1 + r.Int64N(total)},
-							trial.Crash{Pos: other, When: trial.AtTime, At: time.Duration(r.Int64N(int64(3*n) * int64(T)))})
+							trial.CrashFault(other, trial.When{Trigger: trial.AfterMessages, K: 1 + r.Int64N(total)}),
+							trial.CrashFault(other, trial.When{Trigger: trial.AtTime, At: time.Duration(r.Int64N(int64(3*n) * int64(T)))}))
 					}
 					for _, d := range []time.Duration{T, 10 * T} {
 						det := trial.Detector{Kind: "perfect", D: d}
@@ -134,7 +131,7 @@ func TestRepairUnderRandomLatency(t *testing.T) {
 		if r.IntN(2) == 0 {
 			pos = r.IntN(n)
 		}
-		crash := trial.Crash{Pos: pos, When: trial.AtTime, At: time.Duration(r.Int64N(int64(4*n) * int64(T)))}
+		crash := trial.CrashFault(pos, trial.When{Trigger: trial.AtTime, At: time.Duration(r.Int64N(int64(4*n) * int64(T)))})
 		det := trial.Detector{Kind: "perfect", D: time.Duration(1+r.IntN(10)) * T}
 		for _, name := range repaired {
 			initiators := randomSubset(r, n)
@@ -155,15 +152,15 @@ func TestRepairSeveralCrashes(t *testing.T) {
 		n := 3 + r.IntN(12)
 		rs := randomRanks(r, n)
 		lat := latencies[r.IntN(len(latencies))]
-		var crashes []trial.Crash
+		var crashes []trial.Fault
 		for range 1 + r.IntN(n-1) {
 			switch r.IntN(3) {
 			case 0:
-				crashes = append(crashes, trial.Crash{Pos: r.IntN(n), When: trial.AtTime, At: time.Duration(r.Int64N(int64(4*n) * int64(T)))})
+				crashes = append(crashes, trial.CrashFault(r.IntN(n), trial.When{Trigger: trial.AtTime, At: time.Duration(r.Int64N(int64(4*n) * int64(T)))}))
 			case 1:
-				crashes = append(crashes, trial.Crash{Pos: r.IntN(n), When: trial.AfterMessages, K: 1 + r.Int64N(int64(3*n))})
+				crashes = append(crashes, trial.CrashFault(r.IntN(n), trial.When{Trigger: trial.AfterMessages, K: 1 + r.Int64N(int64(3*n))}))
 			default:
-				crashes = append(crashes, trial.Crash{Pos: trial.CurrentLeader, When: trial.AfterMessages, K: 1 + r.Int64N(int64(6*n))})
+				crashes = append(crashes, trial.CrashFault(trial.CurrentLeader, trial.When{Trigger: trial.AfterMessages, K: 1 + r.Int64N(int64(6*n))}))
 			}
 		}
 		det := trial.Detector{Kind: "perfect", D: time.Duration(1+r.IntN(40)) * T / 4}

@@ -6,9 +6,9 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/electbench/electbench/chaos/timeline"
 	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/trial"
+	"github.com/electbench/electbench/nodes/trial/timeline"
 )
 
 // view is the simulator's trial.View: the world as a fault sees it when
@@ -53,22 +53,13 @@ func (v view) Rand() *rand.Rand { return v.s.faultRand() }
 // Now is the virtual time.
 func (v view) Now() time.Duration { return time.Duration(v.s.now) }
 
-// activeLink is a link effect in force: the fault's effect and its
-// parameters (trial.Fault's fields of the same names).
+// activeLink is a link effect in force: the fault's effect with its
+// parameters, and what the simulator keeps for it.
 type activeLink struct {
-	eff            trial.Effect
-	l              trial.LinkEffect
-	latency        time.Duration
-	jitter         time.Duration
-	rate           int64
-	bytes          int64
-	p              float64
-	sliceSize      int64
-	sliceVariation int64
-	sliceDelay     time.Duration
-	model          trial.Latency
-	busy           map[uint64]int64 // EffBandwidth: when each link is free again
-	sent           map[uint64]int64 // EffDataLimit: bytes each link carried
+	eff  trial.Shaping
+	l    trial.LinkEffect
+	busy map[uint64]int64 // trial.Bandwidth: when each link is free again
+	sent map[uint64]int64 // trial.DataLimit: bytes each link carried
 }
 
 // held is an event withheld from a paused process until it resumes.
@@ -88,7 +79,7 @@ func (s *sim) faultRand() *rand.Rand {
 // initFaults prepares the fault timeline: what it needs of the run, and
 // whether this runtime can apply every fault.
 func (s *sim) initFaults() error {
-	tl, err := timeline.New(s.cfg.Crashes, s.cfg.Faults)
+	tl, err := timeline.New(s.cfg.Faults)
 	if err != nil {
 		return fmt.Errorf("sim: %w", err)
 	}
@@ -158,54 +149,41 @@ func (v view) Heal(id int) {
 	}
 }
 
-func (v view) Cut(l trial.LinkEffect) { v.link(l, activeLink{eff: trial.EffCut}) }
-func (v view) Delay(l trial.LinkEffect, latency, jitter time.Duration) {
-	v.link(l, activeLink{eff: trial.EffDelay, latency: latency, jitter: jitter})
+func (v view) Cut(l trial.LinkEffect)                            { v.link(l, activeLink{eff: trial.Cut{}}) }
+func (v view) Delay(l trial.LinkEffect, p trial.Delay)           { v.link(l, activeLink{eff: p}) }
+func (v view) Lose(l trial.LinkEffect, p trial.Loss)             { v.link(l, activeLink{eff: p}) }
+func (v view) Slice(l trial.LinkEffect, p trial.Slice)           { v.link(l, activeLink{eff: p}) }
+func (v view) Reorder(l trial.LinkEffect, p trial.Reordering)    { v.link(l, activeLink{eff: p}) }
+func (v view) Relatency(l trial.LinkEffect, p trial.LinkModel)   { v.link(l, activeLink{eff: p}) }
+func (v view) Duplicate(l trial.LinkEffect, p trial.Duplication) { v.link(l, activeLink{eff: p}) }
+func (v view) Throttle(l trial.LinkEffect, p trial.Bandwidth) {
+	v.link(l, activeLink{eff: p, busy: map[uint64]int64{}})
 }
-func (v view) Throttle(l trial.LinkEffect, rate int64) {
-	v.link(l, activeLink{eff: trial.EffBandwidth, rate: rate, busy: map[uint64]int64{}})
-}
-func (v view) Slice(l trial.LinkEffect, size, variation int64, delay time.Duration) {
-	v.link(l, activeLink{eff: trial.EffSlicer, sliceSize: size, sliceVariation: variation, sliceDelay: delay})
-}
-func (v view) Limit(l trial.LinkEffect, bytes int64) {
-	v.link(l, activeLink{eff: trial.EffDataLimit, bytes: bytes, sent: map[uint64]int64{}})
-}
-func (v view) Lose(l trial.LinkEffect, p float64) {
-	v.link(l, activeLink{eff: trial.EffLoss, p: p})
-}
-func (v view) Duplicate(l trial.LinkEffect, p float64) {
-	v.link(l, activeLink{eff: trial.EffDuplicate, p: p})
-}
-func (v view) Reorder(l trial.LinkEffect, p float64, hold time.Duration) {
-	v.link(l, activeLink{eff: trial.EffReorder, p: p, latency: hold})
+func (v view) Limit(l trial.LinkEffect, p trial.DataLimit) {
+	v.link(l, activeLink{eff: p, sent: map[uint64]int64{}})
 }
 
 // Blackhole stops all data: at the message level, a cut. Closing the
 // connection after a timeout changes nothing there.
-func (v view) Blackhole(l trial.LinkEffect, _ time.Duration) { v.Cut(l) }
+func (v view) Blackhole(l trial.LinkEffect, _ trial.Blackhole) { v.Cut(l) }
 
-// Reset cuts the links timeout after the fault starts: a reset connection
+// Reset cuts the links Timeout after the fault starts: a reset connection
 // loses its buffers (the live link layer reconnects, and the reset repeats
 // while the toxic holds).
-func (v view) Reset(l trial.LinkEffect, timeout time.Duration) {
-	if timeout <= 0 {
+func (v view) Reset(l trial.LinkEffect, p trial.Reset) {
+	if p.Timeout <= 0 {
 		v.Cut(l)
 		return
 	}
 	s := v.s
-	a := &activeLink{eff: trial.EffNone, l: l}
+	a := &activeLink{eff: trial.Mark{}, l: l}
 	s.links = append(s.links, a) // inert until the reset: Heal before it removes it
-	v.At(time.Duration(s.now)+timeout, func() { a.eff = trial.EffCut })
+	v.At(time.Duration(s.now)+p.Timeout, func() { a.eff = trial.Cut{} })
 }
 
 // SlowClose has no effect: simulated links never close.
-func (v view) SlowClose(l trial.LinkEffect, _ time.Duration) {
-	v.link(l, activeLink{eff: trial.EffNone})
-}
-
-func (v view) Relatency(l trial.LinkEffect, model trial.Latency) {
-	v.link(l, activeLink{eff: trial.EffLinkModel, model: model})
+func (v view) SlowClose(l trial.LinkEffect, _ trial.SlowClose) {
+	v.link(l, activeLink{eff: trial.Mark{}})
 }
 
 // affects reports whether active link effect a applies to the link
@@ -236,50 +214,50 @@ func (s *sim) route(from, to int32, m *nodes.Message, ord uint64, size int64) {
 			continue
 		}
 		link := uint64(from)<<32 | uint64(uint32(to))
-		switch a.eff {
-		case trial.EffCut:
+		switch e := a.eff.(type) {
+		case trial.Cut:
 			lost = true
-		case trial.EffLoss:
-			if s.faultRand().Float64() < a.p {
+		case trial.Loss:
+			if s.faultRand().Float64() < e.P {
 				lost = true
 			}
-		case trial.EffDelay:
-			d := int64(a.latency)
-			if a.jitter > 0 {
-				d += s.faultRand().Int64N(2*int64(a.jitter)+1) - int64(a.jitter)
+		case trial.Delay:
+			d := int64(e.Latency)
+			if e.Jitter > 0 {
+				d += s.faultRand().Int64N(2*int64(e.Jitter)+1) - int64(e.Jitter)
 			}
 			extra += max(d, 0)
-		case trial.EffBandwidth:
+		case trial.Bandwidth:
 			start := max(s.now, a.busy[link])
-			done := start + size*int64(time.Second)/a.rate
+			done := start + size*int64(time.Second)/e.Rate
 			a.busy[link] = done
 			extra += done - s.now
-		case trial.EffSlicer:
+		case trial.Slice:
 			slices := int64(0)
 			for left := size; left > 0; slices++ {
-				sz := a.sliceSize
-				if a.sliceVariation > 0 {
-					sz += s.faultRand().Int64N(2*a.sliceVariation+1) - a.sliceVariation
+				sz := e.Size
+				if e.Variation > 0 {
+					sz += s.faultRand().Int64N(2*e.Variation+1) - e.Variation
 				}
 				left -= sz
 			}
-			extra += max(slices-1, 0) * int64(a.sliceDelay)
-		case trial.EffDuplicate:
-			if s.faultRand().Float64() < a.p {
+			extra += max(slices-1, 0) * int64(e.Delay)
+		case trial.Duplication:
+			if s.faultRand().Float64() < e.P {
 				dup = true
 			}
-		case trial.EffReorder:
-			if s.faultRand().Float64() < a.p {
+		case trial.Reordering:
+			if s.faultRand().Float64() < e.P {
 				overtake = true
-				extra += s.faultRand().Int64N(int64(a.latency) + 1)
+				extra += s.faultRand().Int64N(int64(e.Hold) + 1)
 			}
-		case trial.EffDataLimit:
+		case trial.DataLimit:
 			a.sent[link] += size
-			if a.sent[link] > a.bytes {
+			if a.sent[link] > e.Bytes {
 				lost = true
 			}
-		case trial.EffLinkModel:
-			model = a.model
+		case trial.LinkModel:
+			model = e.Model
 		}
 	}
 	if lost {
@@ -345,7 +323,7 @@ func (s *sim) intercept(to, from int32, ord uint64, m *nodes.Message) bool {
 		return true
 	}
 	for _, a := range s.links {
-		if a.eff == trial.EffCut && s.affects(a, from, to) {
+		if _, cut := a.eff.(trial.Cut); cut && s.affects(a, from, to) {
 			s.lose(from, to, ord, m)
 			return true
 		}

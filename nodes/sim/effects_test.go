@@ -67,7 +67,7 @@ func schedule(res *trial.Record) string {
 func TestCutLosesSentAndInFlight(t *testing.T) {
 	var log []string
 	res := runFaults(t, stream(&log, 6, ms), 2, trial.Constant(ms), 1,
-		trial.Fault{Effect: trial.EffCut, Name: "partition(halves)", Links: link(0, 1), Start: trial.When{Trigger: trial.AtTime, At: 2*ms + ms/2}, For: 2 * ms})
+		trial.Fault{Link: trial.Cut{}, Name: "partition(halves)", Links: link(0, 1), Start: trial.When{Trigger: trial.AtTime, At: 2*ms + ms/2}, For: 2 * ms})
 	// Sent at 0..5ms, due 1..6ms. The cut holds over [2.5ms, 4.5ms): the
 	// message sent at 2ms (in flight) and those sent at 3ms and 4ms are lost.
 	if strings.Join(log, " ") != "1@1ms 2@2ms 6@6ms" || res.Lost != 3 || res.Messages != 6 {
@@ -92,7 +92,7 @@ func TestOneWayCut(t *testing.T) {
 			}
 		}
 	})
-	res := runFaults(t, a, 2, trial.Constant(ms), 1, trial.Fault{Effect: trial.EffCut, Links: link(1, 0)})
+	res := runFaults(t, a, 2, trial.Constant(ms), 1, trial.Fault{Link: trial.Cut{}, Links: link(1, 0)})
 	if strings.Join(log, " ") != "2<0" || res.Lost != 1 {
 		t.Fatalf("log %q lost %d", log, res.Lost)
 	}
@@ -103,7 +103,7 @@ func TestOneWayCut(t *testing.T) {
 func TestDelayAndJitterKeepFIFO(t *testing.T) {
 	var log []string
 	res := runFaults(t, stream(&log, 50, ms/10), 2, trial.Constant(ms), 3,
-		trial.Fault{Effect: trial.EffDelay, Links: every, Latency: 4 * ms, Jitter: 2 * ms})
+		trial.Fault{Link: trial.Delay{Latency: 4 * ms, Jitter: 2 * ms}, Links: every})
 	if len(log) != 50 || res.Lost != 0 {
 		t.Fatalf("delivered %d", len(log))
 	}
@@ -128,7 +128,7 @@ func TestBandwidthSerializes(t *testing.T) {
 	var log []string
 	size := int64(nodes.Message{Kind: kPing, A: 1}.EncodedSize())
 	// Rate: one message per ms. Three sent at once arrive 1ms apart.
-	res := runFaults(t, stream(&log, 3, 0), 2, trial.Constant(ms), 1, trial.Fault{Effect: trial.EffBandwidth, Links: every, Rate: size * 1000})
+	res := runFaults(t, stream(&log, 3, 0), 2, trial.Constant(ms), 1, trial.Fault{Link: trial.Bandwidth{Rate: size * 1000}, Links: every})
 	if got := strings.Join(log, " "); got != "1@2ms 2@3ms 3@4ms" || res.Lost != 0 {
 		t.Fatalf("delivered %q", got)
 	}
@@ -139,7 +139,7 @@ func TestBandwidthSerializes(t *testing.T) {
 func TestSlicerDelaysBySlices(t *testing.T) {
 	var log []string
 	size := int64(nodes.Message{Kind: kPing, A: 1}.EncodedSize())
-	runFaults(t, stream(&log, 1, 0), 2, trial.Constant(ms), 1, trial.Fault{Effect: trial.EffSlicer, Links: every, SliceSize: 1, SliceDelay: ms})
+	runFaults(t, stream(&log, 1, 0), 2, trial.Constant(ms), 1, trial.Fault{Link: trial.Slice{Size: 1, Delay: ms}, Links: every})
 	if want := fmt.Sprintf("1@%v", ms+time.Duration(size-1)*ms); strings.Join(log, " ") != want {
 		t.Fatalf("delivered %q, want %q (%d bytes)", log, want, size)
 	}
@@ -150,7 +150,7 @@ func TestSlicerDelaysBySlices(t *testing.T) {
 func TestLossIsSeeded(t *testing.T) {
 	lossy := func(seed uint64, p float64) ([]string, *trial.Record) {
 		var log []string
-		res := runFaults(t, stream(&log, 200, ms/10), 2, trial.Constant(ms), seed, trial.Fault{Effect: trial.EffLoss, Links: every, P: p})
+		res := runFaults(t, stream(&log, 200, ms/10), 2, trial.Constant(ms), seed, trial.Fault{Link: trial.Loss{P: p}, Links: every})
 		return log, res
 	}
 	a, ra := lossy(1, 0.5)
@@ -181,7 +181,7 @@ func TestFaultDrawsLeaveNetworkStreamAlone(t *testing.T) {
 		return log
 	}
 	clean := run()
-	withLoss := run(trial.Fault{Effect: trial.EffLoss, Links: link(2, 0), P: 0.5})
+	withLoss := run(trial.Fault{Link: trial.Loss{P: 0.5}, Links: link(2, 0)})
 	if !slices.Equal(clean, withLoss) {
 		t.Fatalf("a fault on an idle link changed the deliveries:\n%q\n%q", clean, withLoss)
 	}
@@ -190,7 +190,7 @@ func TestFaultDrawsLeaveNetworkStreamAlone(t *testing.T) {
 // Duplication with p = 1 delivers every message twice, at the same time.
 func TestDuplicate(t *testing.T) {
 	var log []string
-	res := runFaults(t, stream(&log, 3, ms), 2, trial.Constant(ms), 1, trial.Fault{Effect: trial.EffDuplicate, Links: every, P: 1})
+	res := runFaults(t, stream(&log, 3, ms), 2, trial.Constant(ms), 1, trial.Fault{Link: trial.Duplication{P: 1}, Links: every})
 	if got := strings.Join(log, " "); got != "1@1ms 1@1ms 2@2ms 2@2ms 3@3ms 3@3ms" || res.Duplicated != 3 || res.Messages != 3 {
 		t.Fatalf("delivered %q, duplicated %d", got, res.Duplicated)
 	}
@@ -200,7 +200,7 @@ func TestDuplicate(t *testing.T) {
 // under constant latency some messages overtake others.
 func TestReorderLetsMessagesOvertake(t *testing.T) {
 	var log []string
-	runFaults(t, stream(&log, 100, ms/10), 2, trial.Constant(ms), 4, trial.Fault{Effect: trial.EffReorder, Links: every, P: 0.3, Latency: 2 * ms})
+	runFaults(t, stream(&log, 100, ms/10), 2, trial.Constant(ms), 4, trial.Fault{Link: trial.Reordering{P: 0.3, Hold: 2 * ms}, Links: every})
 	if len(log) != 100 {
 		t.Fatalf("delivered %d", len(log))
 	}
@@ -224,7 +224,7 @@ func TestDataLimit(t *testing.T) {
 	var log []string
 	size := int64(nodes.Message{Kind: kPing, A: 1}.EncodedSize())
 	res := runFaults(t, stream(&log, 6, ms), 2, trial.Constant(ms), 1,
-		trial.Fault{Effect: trial.EffDataLimit, Links: every, Bytes: 2 * size, Start: trial.When{Trigger: trial.AtStart}, For: 4*ms + ms/2})
+		trial.Fault{Link: trial.DataLimit{Bytes: 2 * size}, Links: every, Start: trial.When{Trigger: trial.AtStart}, For: 4*ms + ms/2})
 	if got := strings.Join(log, " "); got != "1@1ms 2@2ms 6@6ms" || res.Lost != 3 {
 		t.Fatalf("delivered %q lost %d", got, res.Lost)
 	}
@@ -233,7 +233,7 @@ func TestDataLimit(t *testing.T) {
 // A per-link latency model replaces the run's on that link only.
 func TestLinkLatencyOverride(t *testing.T) {
 	var log []string
-	runFaults(t, stream(&log, 2, ms), 2, trial.Constant(ms), 1, trial.Fault{Effect: trial.EffLinkModel, Links: link(0, 1), Model: trial.Constant(5 * ms)})
+	runFaults(t, stream(&log, 2, ms), 2, trial.Constant(ms), 1, trial.Fault{Link: trial.LinkModel{Model: trial.Constant(5 * ms)}, Links: link(0, 1)})
 	if got := strings.Join(log, " "); got != "1@5ms 2@6ms" {
 		t.Fatalf("delivered %q", got)
 	}
@@ -254,7 +254,7 @@ func TestToxicityPicksLinks(t *testing.T) {
 	})
 	lost := func(seed uint64) int64 {
 		res, err := Run(trial.Config{Algorithm: a, Ranks: nodes.RanksOf(ranks(20)), Latency: trial.Constant(ms), Seed: seed,
-			Faults: []trial.Fault{{Effect: trial.EffCut, Links: every, Toxicity: 0.25}}})
+			Faults: []trial.Fault{{Link: trial.Cut{}, Links: every, Toxicity: 0.25}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -347,8 +347,8 @@ func TestTriggersAndDynamicTargets(t *testing.T) {
 	leader := func(v trial.View) []int { return []int{v.Leader()} }
 	res, err := Run(trial.Config{Algorithm: a, Ranks: nodes.RanksOf(ranks(3)), Initiators: []int{0}, Latency: trial.Constant(ms),
 		Faults: []trial.Fault{
-			{Effect: trial.EffNone, Name: "mark-start", Links: every, Start: trial.When{Trigger: trial.ElectionStart, Delay: ms / 4}},
-			{Effect: trial.EffNone, Name: "mark-msgs", Links: every, Start: trial.When{Trigger: trial.AfterMessages, K: 2}},
+			{Link: trial.Mark{}, Name: "mark-start", Links: every, Start: trial.When{Trigger: trial.ElectionStart, Delay: ms / 4}},
+			{Link: trial.Mark{}, Name: "mark-msgs", Links: every, Start: trial.When{Trigger: trial.AfterMessages, K: 2}},
 			{Effect: trial.EffCrash, Name: "crash", Targets: leader, Start: trial.When{Trigger: trial.LeaderElected, Delay: ms}},
 		}})
 	if err != nil {
@@ -373,8 +373,8 @@ func TestSuspectEffect(t *testing.T) {
 func TestHealAtTriggerAndBeforeStart(t *testing.T) {
 	var log []string
 	res := runFaults(t, stream(&log, 4, ms), 2, trial.Constant(ms), 1,
-		trial.Fault{Effect: trial.EffCut, Name: "a", Links: every, End: &trial.When{Trigger: trial.AfterMessages, K: 2}},
-		trial.Fault{Effect: trial.EffCut, Name: "b", Links: every, Start: trial.When{Trigger: trial.AtTime, At: 10 * ms}, End: &trial.When{Trigger: trial.AtTime, At: 5 * ms}})
+		trial.Fault{Link: trial.Cut{}, Name: "a", Links: every, End: &trial.When{Trigger: trial.AfterMessages, K: 2}},
+		trial.Fault{Link: trial.Cut{}, Name: "b", Links: every, Start: trial.When{Trigger: trial.AtTime, At: 10 * ms}, End: &trial.When{Trigger: trial.AtTime, At: 5 * ms}})
 	if got := schedule(res); got != "t=0s:a[all] t=1ms:heal a" {
 		t.Fatalf("schedule %q", got)
 	}
@@ -407,7 +407,7 @@ func TestInertFaultChangesNothing(t *testing.T) {
 			}
 			return fmt.Sprint(res.Messages, res.End, res.Decisions, strings.Join(keep, "\n"))
 		}
-		if a, b := run(), run(trial.Fault{Effect: trial.EffNone, Links: every}); a != b {
+		if a, b := run(), run(trial.Fault{Link: trial.Mark{}, Links: every}); a != b {
 			t.Fatalf("%v: an inert fault changed the run", lat)
 		}
 	}
@@ -415,14 +415,14 @@ func TestInertFaultChangesNothing(t *testing.T) {
 
 func TestFaultValidation(t *testing.T) {
 	for _, f := range []trial.Fault{
-		{Effect: trial.EffCut},
+		{Link: trial.Cut{}},
 		{Effect: trial.EffCrash},
-		{Effect: trial.EffLoss, Links: every, P: 2},
-		{Effect: trial.EffBandwidth, Links: every},
-		{Effect: trial.EffCut, Links: every, Toxicity: -1},
-		{Effect: trial.EffCut, Links: every, Start: trial.When{Trigger: trial.AfterMessages}},
-		{Effect: trial.EffSlicer, Links: every, SliceSize: 2, SliceVariation: 2},
-		{Effect: trial.EffLinkModel, Links: every},
+		{Link: trial.Loss{P: 2}, Links: every},
+		{Link: trial.Bandwidth{}, Links: every},
+		{Link: trial.Cut{}, Links: every, Toxicity: -1},
+		{Link: trial.Cut{}, Links: every, Start: trial.When{Trigger: trial.AfterMessages}},
+		{Link: trial.Slice{Size: 2, Variation: 2}, Links: every},
+		{Link: trial.LinkModel{}, Links: every},
 		{Effect: 99, Links: every},
 	} {
 		if _, err := Run(trial.Config{Algorithm: gossip(), Ranks: nodes.RanksOf(ranks(3)), Latency: trial.Constant(ms), Faults: []trial.Fault{f}}); err == nil {

@@ -9,10 +9,10 @@ import (
 	"slices"
 	"time"
 
-	"github.com/electbench/electbench/chaos/timeline"
 	"github.com/electbench/electbench/internal/prefault"
 	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/trial"
+	"github.com/electbench/electbench/nodes/trial/timeline"
 )
 
 // payload kinds of heap events.
@@ -129,7 +129,7 @@ type sim struct {
 
 	// Faults (effects.go), kept after the hot fields.
 	newMachine  func() nodes.Machine
-	tl          *timeline.Timeline // Config.Crashes and Config.Faults; nil without any
+	tl          *timeline.Timeline // Config.Faults; nil without any
 	tlSends     bool               // the timeline counts election messages
 	actions     []func()           // the timeline's scheduled actions, by evFault gen
 	links       []*activeLink      // link effects in force, in activation order
@@ -810,7 +810,7 @@ func (s *sim) rand(p int32) *rand.Rand {
 	if r := s.rands[p]; r != nil {
 		return r
 	}
-	r := rand.New(rand.NewPCG(s.cfg.Seed, trial.Mix(uint64(p)+1)))
+	r := trial.ProcessRand(s.cfg.Seed, int(p))
 	s.rands[p] = r
 	return r
 }

@@ -32,9 +32,6 @@ type Config struct {
 	// trial's machines read them in LiveUnit; the simulator given that
 	// unit models the live trial's timing (a live trial's cost estimate).
 	Unit time.Duration
-	// Crashes are the crash-stop faults of the trial, applied as the first
-	// faults of the timeline.
-	Crashes []Crash
 	// Faults is the trial's fault timeline: network effects, crashes and
 	// restarts, pauses, false suspicions, each resolved when it starts.
 	Faults []Fault
@@ -161,11 +158,6 @@ func (c *Config) Validate() error {
 	for i := range n {
 		if c.Ranks.IsZero(i) {
 			return fmt.Errorf("process %d has the zero rank", i)
-		}
-	}
-	for _, cr := range c.Crashes {
-		if err := cr.Validate(n); err != nil {
-			return err
 		}
 	}
 	for i := range c.Faults {

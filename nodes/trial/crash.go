@@ -1,11 +1,8 @@
 package trial
 
-import (
-	"fmt"
-	"time"
-)
+import "time"
 
-// Trigger says when a crash happens.
+// Trigger says when a fault starts or heals (When).
 type Trigger uint8
 
 const (
@@ -15,19 +12,41 @@ const (
 	LeaderElected                // at the first decision of the run
 )
 
-// Crash is one crash-stop fault: from its instant on the process receives
-// nothing, sends nothing and its timers never fire. Messages sent to it are
-// still counted as sent (and lost).
-type Crash struct {
-	Pos  int           // the position to crash; CurrentLeader for whoever is leader then
-	When Trigger       //
-	At   time.Duration // for AtTime
-	K    int64         // for AfterMessages
+// CurrentLeader as a crash's position (CrashFault) means the leader named
+// by the latest decision at the crash's instant (the highest live process
+// if nobody decided yet).
+const CurrentLeader = -1
+
+// CrashFault is a crash-stop of position pos (or CurrentLeader) at w, as
+// the --crash flag's crashes run: quiet, in the schedule but not traced as
+// a scenario's fault, and not making the run's links look at link effects.
+// From its instant the process receives nothing, sends nothing and its
+// timers never fire; messages sent to it are still counted as sent (and
+// lost). A position out of range crashes nobody.
+func CrashFault(pos int, w When) Fault {
+	return Fault{Effect: EffCrash, Name: "crash", Quiet: true, Start: w,
+		Targets: func(v View) []int {
+			if pos == CurrentLeader {
+				return []int{Leading(v)}
+			}
+			return []int{pos}
+		}}
 }
 
-// CurrentLeader as a Crash position means the leader named by the latest
-// decision at the crash's instant (the highest process if nobody decided yet).
-const CurrentLeader = -1
+// Leading is the process named by the latest decision, or the highest
+// live process when nobody has decided.
+func Leading(v View) int {
+	if p := v.Leader(); p >= 0 {
+		return p
+	}
+	best := -1
+	for p := range v.N() {
+		if v.Alive(p) && (best < 0 || v.Rank(best).Less(v.Rank(p))) {
+			best = p
+		}
+	}
+	return max(best, 0)
+}
 
 // CrashRecord is what happened to one crash.
 type CrashRecord struct {
@@ -35,21 +54,4 @@ type CrashRecord struct {
 	At             time.Duration // when
 	WasLeader      bool          // the latest decision named it, or it was the highest and nobody had decided
 	FirstSuspicion time.Duration // when a detector first suspected it; -1 if none did
-}
-
-// Validate checks the crash against a run of n processes.
-func (c Crash) Validate(n int) error {
-	if c.Pos != CurrentLeader && (c.Pos < 0 || c.Pos >= n) {
-		return fmt.Errorf("crash of position %d out of range 0..%d", c.Pos, n-1)
-	}
-	if c.When == AtStart && c.Pos == CurrentLeader {
-		return fmt.Errorf("there is no leader to crash at the start")
-	}
-	if c.When == AtTime && c.At < 0 {
-		return fmt.Errorf("crash at negative time %v", c.At)
-	}
-	if c.When == AfterMessages && c.K < 1 {
-		return fmt.Errorf("crash after %d messages: need at least 1", c.K)
-	}
-	return nil
 }

@@ -11,57 +11,28 @@ import (
 	"github.com/electbench/electbench/nodes"
 )
 
-// Effect is what a fault does to the simulated world. The scenario layer
-// (chaos) names faults the way Toxiproxy and process signals do; each maps
-// onto one of these message-level effects (docs/scenarios.md lists where the
-// message level makes a toxic a no-op or equal to loss).
+// Effect is what a process fault does. The scenario layer (chaos) names
+// faults the way Toxiproxy and process signals do; each maps onto one of
+// these, or onto a link effect (Shaping: Cut, Delay, Loss, ...), at the
+// message level (docs/scenarios.md lists where the message level makes a
+// toxic a no-op or equal to loss).
 type Effect uint8
 
+// Process effects act on the processes Fault.Targets resolves.
 const (
-	// Process effects act on the processes Fault.Targets resolves.
 	EffCrash   Effect = iota + 1 // crash-stop; healing restarts it
 	EffRestart                   // a crashed process restarts as a fresh machine with the same rank
 	EffPause                     // events to it are held until healed (resume); its timers fire late
 	EffSuspect                   // Fault.Observers' detectors falsely suspect the targets, once
-
-	// Link effects act on the directed links Fault.Links resolves, on the
-	// messages sent while they are active.
-	EffCut       // every message is lost, also those in flight when it arrives (partitions, blackhole, reset)
-	EffDelay     // extra latency Latency ± Jitter (uniform), FIFO kept
-	EffBandwidth // serialization at Rate bytes/s: a message waits for the link to carry earlier ones
-	EffSlicer    // the message is cut into slices of SliceSize ± SliceVariation bytes, SliceDelay apart
-	EffLoss      // each message lost with probability P
-	EffDuplicate // each message delivered twice with probability P
-	EffReorder   // with probability P a message is held back up to Latency and may be overtaken
-	EffDataLimit // the link carries Bytes bytes, then loses everything until healed
-	EffLinkModel // the link's latency is drawn from Model instead of the run's model
-	EffNone      // recorded in the schedule only
-	EffBlackhole // all data on the link stops (Toxiproxy's timeout toxic; closed after Timeout if set)
-	EffReset     // connections are reset (TCP RST) Timeout after the fault starts
-	EffSlowClose // closing a connection is delayed by CloseDelay
 )
 
-var effectNames = [...]string{"", "crash", "restart", "pause", "suspect", "cut", "delay", "bandwidth",
-	"slicer", "loss", "duplicate", "reorder", "data-limit", "link-latency", "none", "blackhole", "reset", "slow-close"}
+var effectNames = [...]string{"", "crash", "restart", "pause", "suspect"}
 
 func (e Effect) String() string {
 	if int(e) < len(effectNames) && e > 0 {
 		return effectNames[e]
 	}
 	return "Effect(" + strconv.Itoa(int(e)) + ")"
-}
-
-// OnLinks reports whether the effect acts on links rather than processes.
-func (e Effect) OnLinks() bool { return e >= EffCut && e <= EffSlowClose }
-
-// Delays reports whether the effect can change a message's latency, so
-// that delivery order may differ from send order.
-func (e Effect) Delays() bool {
-	switch e {
-	case EffDelay, EffBandwidth, EffSlicer, EffDuplicate, EffReorder, EffLinkModel:
-		return true
-	}
-	return false
 }
 
 // ElectionStart as a trigger fires at the first initiation of the run: the
@@ -118,7 +89,10 @@ func (w When) Validate() error {
 // it starts, against the world as it is then: roles such as "the leader"
 // change during a run.
 type Fault struct {
+	// Effect is a process fault's effect; Link a link fault's, with its
+	// parameters. A fault has one of them.
 	Effect Effect
+	Link   Shaping
 	// Name is how the schedule and the trace call it: "crash",
 	// "partition(halves)", "latency".
 	Name  string
@@ -142,23 +116,11 @@ type Fault struct {
 	// drawn per link from the fault seed; 0 means 1 (every link).
 	Toxicity float64
 
-	Latency        time.Duration // EffDelay: added latency; EffReorder: the longest hold-back
-	Jitter         time.Duration // EffDelay: ± uniform around Latency
-	Rate           int64         // EffBandwidth: bytes per second
-	Bytes          int64         // EffDataLimit: bytes carried before the link closes
-	P              float64       // EffLoss, EffDuplicate, EffReorder: probability per message
-	SliceSize      int64         // EffSlicer: mean slice size in bytes
-	SliceVariation int64         // EffSlicer: ± uniform variation of a slice's size, bytes
-	SliceDelay     time.Duration // EffSlicer: between two slices
-	Model          Latency       // EffLinkModel
-	Undetected     bool          // EffCrash: no detector ever suspects it (an incomplete detector)
-	// Quiet marks a crash of the --crash flag's (or of Config.Crashes): it
+	Undetected bool // EffCrash: no detector ever suspects it (an incomplete detector)
+	// Quiet marks a crash of the --crash flag's (or CrashFault's): it
 	// is in the schedule (the faults column) but not traced as a fault,
 	// and it does not make the run's links look at link effects.
-	Quiet      bool
-	Timeout    time.Duration // EffBlackhole: when the connection is closed (0: never); EffReset: when the reset happens
-	CloseDelay time.Duration // EffSlowClose: how long a close is delayed
-
+	Quiet bool
 }
 
 // LinkSet is a set of directed links, with a description for the schedule.
@@ -178,34 +140,35 @@ func (f *Fault) Validate() error {
 		}
 	}
 	switch {
-	case f.Effect < EffCrash || f.Effect > EffSlowClose:
+	case f.Link != nil && f.Effect != 0:
+		return fmt.Errorf("both a process effect (%s) and a link effect (%s)", f.Effect, f.Link.Name())
+	case f.Link == nil && (f.Effect < EffCrash || f.Effect > EffSuspect):
 		return fmt.Errorf("unknown effect %d", f.Effect)
 	case f.For < 0:
 		return fmt.Errorf("negative duration %v", f.For)
-	case f.Effect.OnLinks() && f.Links == nil:
+	case f.OnLinks() && f.Links == nil:
 		return errors.New("a link effect needs Links")
-	case !f.Effect.OnLinks() && f.Targets == nil:
+	case !f.OnLinks() && f.Targets == nil:
 		return errors.New("a process effect needs Targets")
 	case f.Quiet && f.Effect != EffCrash:
-		return fmt.Errorf("a quiet fault is a crash, not %s", f.Effect)
+		return fmt.Errorf("a quiet fault is a crash, not %s", f.What())
 	case f.Toxicity < 0 || f.Toxicity > 1:
 		return fmt.Errorf("toxicity %g outside [0, 1]", f.Toxicity)
-	case f.P < 0 || f.P > 1:
-		return fmt.Errorf("probability %g outside [0, 1]", f.P)
-	case f.Effect == EffBandwidth && f.Rate <= 0:
-		return fmt.Errorf("bandwidth %d bytes/s: must be positive", f.Rate)
-	case f.Effect == EffDataLimit && f.Bytes < 0:
-		return fmt.Errorf("data limit %d bytes is negative", f.Bytes)
-	case f.Effect == EffSlicer && (f.SliceSize < 1 || f.SliceVariation < 0 || f.SliceVariation >= f.SliceSize || f.SliceDelay < 0):
-		return fmt.Errorf("slicer: need slice size ≥ 1, 0 ≤ variation < size, delay ≥ 0")
-	case f.Effect == EffLinkModel && f.Model == nil:
-		return errors.New("a link latency override needs a model")
-	case f.Latency < 0 || f.Jitter < 0:
-		return errors.New("negative latency or jitter")
-	case f.Timeout < 0 || f.CloseDelay < 0:
-		return errors.New("negative timeout or close delay")
+	case f.OnLinks():
+		return f.Link.Validate()
 	}
 	return nil
+}
+
+// OnLinks reports whether the fault acts on links rather than processes.
+func (f *Fault) OnLinks() bool { return f.Link != nil }
+
+// What names the fault's effect: "crash", "delay".
+func (f *Fault) What() string {
+	if f.Link != nil {
+		return f.Link.Name()
+	}
+	return f.Effect.String()
 }
 
 // FaultEvent is one entry of the schedule a trial applied.

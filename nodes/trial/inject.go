@@ -2,17 +2,17 @@ package trial
 
 import "time"
 
-// Injector is how the fault timeline (chaos.Timeline) acts on a running
+// Injector is how the fault timeline (timeline.Timeline) acts on a running
 // trial. Each runtime implements it over its own world: the simulator with
 // events in its queue, the live harness with signals, its control channel
 // and Toxiproxy. Every method acts now, at the runtime's current time, and
 // is called only from the trial's own goroutine.
 //
 // Link effects beyond cutting are optional, each its own small interface
-// (Delayer, Throttler, Slicer, Limiter, Loser, Duplicator, Reorderer,
-// Blackholer, Resetter, SlowCloser, Relatencer) detected by type assertion, as Toxiproxy's toxics are: a
-// runtime that cannot shape links a way says so by not implementing it, and
-// the timeline refuses such a fault before the run.
+// (Delayer, Throttler, ...: shaping.go) detected by type assertion, as
+// Toxiproxy's toxics are: a runtime that cannot shape links a way says so
+// by not implementing it, and the timeline refuses such a fault before the
+// run.
 type Injector interface {
 	View
 	// At runs f at time at (not before now) as a control event of the
@@ -64,62 +64,4 @@ func (l LinkEffect) Affects(seed uint64, from, to int) bool {
 	}
 	h := Mix(seed ^ Mix(uint64(l.ID)<<40^uint64(from)<<20^uint64(to)))
 	return float64(h>>11)/(1<<53) < l.Toxicity
-}
-
-// Delayer adds latency ± uniform jitter to every message on the links.
-type Delayer interface {
-	Delay(l LinkEffect, latency, jitter time.Duration)
-}
-
-// Throttler limits the links to rate bytes per second.
-type Throttler interface {
-	Throttle(l LinkEffect, rate int64)
-}
-
-// Slicer cuts messages into slices of size ± variation bytes, delay apart.
-type Slicer interface {
-	Slice(l LinkEffect, size, variation int64, delay time.Duration)
-}
-
-// Limiter lets the links carry bytes bytes, then loses everything.
-type Limiter interface {
-	Limit(l LinkEffect, bytes int64)
-}
-
-// Loser loses each message with probability p.
-type Loser interface {
-	Lose(l LinkEffect, p float64)
-}
-
-// Duplicator delivers each message twice with probability p.
-type Duplicator interface {
-	Duplicate(l LinkEffect, p float64)
-}
-
-// Reorderer holds back each message with probability p, up to hold, so
-// that later ones may overtake it.
-type Reorderer interface {
-	Reorder(l LinkEffect, p float64, hold time.Duration)
-}
-
-// Blackholer stops all data on the links; after timeout (if not zero) the
-// connections are closed.
-type Blackholer interface {
-	Blackhole(l LinkEffect, timeout time.Duration)
-}
-
-// Resetter resets the links' connections timeout after the effect starts,
-// and again while it holds.
-type Resetter interface {
-	Reset(l LinkEffect, timeout time.Duration)
-}
-
-// SlowCloser delays the closing of the links' connections by delay.
-type SlowCloser interface {
-	SlowClose(l LinkEffect, delay time.Duration)
-}
-
-// Relatencer draws the links' latency from model instead of the run's.
-type Relatencer interface {
-	Relatency(l LinkEffect, model Latency)
 }

@@ -17,7 +17,7 @@ func OutsideModel(cfg *Config, rec *Record) bool {
 		return false
 	}
 	for i := range cfg.Faults {
-		if e := cfg.Faults[i].Effect; e.Delays() || e == EffPause {
+		if f := &cfg.Faults[i]; f.OnLinks() && f.Link.Delays() || f.Effect == EffPause {
 			return false
 		}
 	}

@@ -34,11 +34,11 @@ func TestOutsideModel(t *testing.T) {
 		want bool
 	}{
 		{"bounded delay, constant latency", cfg(bounded, Constant(5*time.Millisecond)), &rec, true},
-		{"bounded delay, uniform latency, a cut", cfg(bounded, Uniform{Lo: time.Millisecond, Hi: 9 * time.Millisecond}, Fault{Effect: EffCut}), &rec, true},
+		{"bounded delay, uniform latency, a cut", cfg(bounded, Uniform{Lo: time.Millisecond, Hi: 9 * time.Millisecond}, Fault{Link: Cut{}}), &rec, true},
 		{"no overrun", cfg(bounded, Constant(5*time.Millisecond)), &within, false},
 		{"an algorithm safe without a bound", cfg(&nodes.Algorithm{Name: "a"}, Constant(5*time.Millisecond)), &rec, false},
 		{"normal latency: D is a quantile", cfg(bounded, Normal{MeanD: 5 * time.Millisecond, SD: time.Millisecond}), &rec, false},
-		{"a delay fault", cfg(bounded, Constant(5*time.Millisecond), Fault{Effect: EffDelay}), &rec, false},
+		{"a delay fault", cfg(bounded, Constant(5*time.Millisecond), Fault{Link: Delay{}}), &rec, false},
 		{"a pause", cfg(bounded, Constant(5*time.Millisecond), Fault{Effect: EffPause}), &rec, false},
 	} {
 		if got := OutsideModel(tc.cfg, tc.rec); got != tc.want {

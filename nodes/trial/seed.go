@@ -19,3 +19,11 @@ func Mix(x uint64) uint64 {
 func FaultRand(seed uint64) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, 0x6661756c7473)) // "faults"
 }
+
+// ProcessRand is process p's own stream (nodes.Env.Rand): seeded by the
+// trial's seed apart from every other process's and from the network's,
+// the same in every runtime and in nodetest's network, so that a machine
+// draws the same values wherever it runs.
+func ProcessRand(seed uint64, p int) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, Mix(uint64(p)+1)))
+}

@@ -161,11 +161,10 @@ func TestConfigValidate(t *testing.T) {
 		"initiator":      func(c *Config) { c.Initiators = []int{2} },
 		"zero rank":      func(c *Config) { c.Ranks = nodes.RanksOf([]nodes.Rank{c.Ranks.At(0), {}}) },
 		"negative":       func(c *Config) { c.Deadline = -1 },
-		"crash of":       func(c *Config) { c.Crashes = []Crash{{Pos: 5}} },
-		"fault 0 (cut)":  func(c *Config) { c.Faults = []Fault{{Effect: EffCut, Name: "cut"}} },
+		"fault 0 (cut)":  func(c *Config) { c.Faults = []Fault{{Link: Cut{}, Name: "cut"}} },
 		"unknown effect": func(c *Config) { c.Faults = []Fault{{Effect: 200, Targets: func(View) []int { return nil }}} },
 		"probability 1.5": func(c *Config) {
-			c.Faults = []Fault{{Effect: EffLoss, P: 1.5, Links: func(View) LinkSet { return LinkSet{} }}}
+			c.Faults = []Fault{{Link: Loss{P: 1.5}, Links: func(View) LinkSet { return LinkSet{} }}}
 		},
 	} {
 		c := good()

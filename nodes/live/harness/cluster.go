@@ -112,7 +112,7 @@ func (r *Runtime) Close() error {
 }
 
 // Run runs one trial of cfg on node processes and returns what it counted.
-// Its crashes and faults run on the one fault engine (chaos/timeline), as
+// Its crashes and faults run on the one fault engine (nodes/trial/timeline), as
 // in the simulator, acting through signals, the control channel and
 // Toxiproxy (faults.go).
 //
@@ -130,7 +130,7 @@ func (r *Runtime) Run(ctx context.Context, cfg trial.Config) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("live: %w", err)
 	}
-	all := !ringOnly(cfg.Algorithm.Topology, len(cfg.Crashes), len(cfg.Faults),
+	all := !ringOnly(cfg.Algorithm.Topology, len(cfg.Faults),
 		cfg.DetectorOrDefault().Kind == "heartbeat", len(r.opt.Forge) > 0)
 	k, err := Servers(cfg.Ranks.Len(), cfg.Algorithm.Topology, all, r.srv.embedded != nil)
 	if err != nil {

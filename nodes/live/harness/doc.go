@@ -26,8 +26,8 @@
 // its latency, starts the run on the host's shared monotonic clock and
 // drives it — commands out, step lines in — until it settles, its
 // deadline passes or its context ends. The trial's crashes and faults
-// run on the one fault engine, chaos/timeline, as in the simulator: the
-// harness is its trial.Injector (faults.go), acting through signals, the
+// run on the one fault engine, nodes/trial/timeline, as in the simulator:
+// the harness is its trial.Injector (faults.go), acting through signals, the
 // control channel and Toxiproxy (the client in toxi/, its only user).
 // Whatever happens, every process and file a trial acquired is released
 // before Run returns; the kept proxies and sockets, at the latest at Close

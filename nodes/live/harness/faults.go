@@ -7,15 +7,15 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/electbench/electbench/chaos/timeline"
 	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/live"
 	"github.com/electbench/electbench/nodes/trial"
+	"github.com/electbench/electbench/nodes/trial/timeline"
 )
 
 // This file is how a live trial's faults act: the one fault engine
-// (chaos/timeline) decides when each of the trial's crashes
-// (trial.Config.Crashes) and faults (trial.Config.Faults) starts and heals
+// (nodes/trial/timeline) decides when each of the trial's faults
+// (trial.Config.Faults, crashes among them) starts and heals
 // and whom it hits, as in the simulator, and acts through injector, the
 // harness's trial.Injector: SIGKILL, SIGSTOP and SIGCONT, respawning, the
 // perfect detector's suspect commands, disabled proxies for cuts, and
@@ -82,7 +82,7 @@ type linkEffect struct {
 // newFaults prepares the trial's fault timeline, refusing a fault the
 // live runtime cannot apply before anything starts.
 func newFaults(cfg *trial.Config) (*faults, error) {
-	tl, err := timeline.New(cfg.Crashes, cfg.Faults)
+	tl, err := timeline.New(cfg.Faults)
 	if err != nil {
 		return nil, err
 	}
@@ -210,32 +210,32 @@ func (in injector) Note(what string, traced bool) { in.f.log.fault(in.f.clock.no
 // and nothing is carried until Heal.
 func (in injector) Cut(l trial.LinkEffect) { in.f.begin(l, &linkEffect{what: "cut", cut: true}) }
 
-func (in injector) Delay(l trial.LinkEffect, latency, jitter time.Duration) {
-	in.toxic(l, "latency", map[string]int64{"latency": latency.Milliseconds(), "jitter": jitter.Milliseconds()})
+func (in injector) Delay(l trial.LinkEffect, p trial.Delay) {
+	in.toxic(l, "latency", map[string]int64{"latency": p.Latency.Milliseconds(), "jitter": p.Jitter.Milliseconds()})
 }
 
-func (in injector) Throttle(l trial.LinkEffect, rate int64) {
-	in.toxic(l, "bandwidth", map[string]int64{"rate": rate / 1000}) // KB/s
+func (in injector) Throttle(l trial.LinkEffect, p trial.Bandwidth) {
+	in.toxic(l, "bandwidth", map[string]int64{"rate": p.Rate / 1000}) // KB/s
 }
 
-func (in injector) Slice(l trial.LinkEffect, size, variation int64, delay time.Duration) {
-	in.toxic(l, "slicer", map[string]int64{"average_size": size, "size_variation": variation, "delay": delay.Microseconds()})
+func (in injector) Slice(l trial.LinkEffect, p trial.Slice) {
+	in.toxic(l, "slicer", map[string]int64{"average_size": p.Size, "size_variation": p.Variation, "delay": p.Delay.Microseconds()})
 }
 
-func (in injector) Limit(l trial.LinkEffect, bytes int64) {
-	in.toxic(l, "limit_data", map[string]int64{"bytes": bytes})
+func (in injector) Limit(l trial.LinkEffect, p trial.DataLimit) {
+	in.toxic(l, "limit_data", map[string]int64{"bytes": p.Bytes})
 }
 
-func (in injector) Blackhole(l trial.LinkEffect, timeout time.Duration) {
-	in.toxic(l, "timeout", map[string]int64{"timeout": timeout.Milliseconds()})
+func (in injector) Blackhole(l trial.LinkEffect, p trial.Blackhole) {
+	in.toxic(l, "timeout", map[string]int64{"timeout": p.Timeout.Milliseconds()})
 }
 
-func (in injector) Reset(l trial.LinkEffect, timeout time.Duration) {
-	in.toxic(l, "reset_peer", map[string]int64{"timeout": timeout.Milliseconds()})
+func (in injector) Reset(l trial.LinkEffect, p trial.Reset) {
+	in.toxic(l, "reset_peer", map[string]int64{"timeout": p.Timeout.Milliseconds()})
 }
 
-func (in injector) SlowClose(l trial.LinkEffect, delay time.Duration) {
-	in.toxic(l, "slow_close", map[string]int64{"delay": delay.Milliseconds()})
+func (in injector) SlowClose(l trial.LinkEffect, p trial.SlowClose) {
+	in.toxic(l, "slow_close", map[string]int64{"delay": p.Delay.Milliseconds()})
 }
 
 // toxic puts a toxic of Toxiproxy's type typ on the affected links.

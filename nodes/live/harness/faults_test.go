@@ -28,7 +28,7 @@ func TestFaults(t *testing.T) {
 	t.Run("kill the would-be leader mid-election", func(t *testing.T) {
 		ranks := random(5, 1)
 		cfg := config(t, "bully", ranks, []int{lowest(ranks)}, T)
-		cfg.Crashes = []trial.Crash{{Pos: highest(ranks), When: trial.AfterMessages, K: 2}}
+		cfg.Faults = []trial.Fault{trial.CrashFault(highest(ranks), trial.When{Trigger: trial.AfterMessages, K: 2})}
 		res, v, _ := run(t, r, cfg)
 		if len(res.Crashes) != 1 || !res.Crashes[0].WasLeader {
 			t.Fatalf("crashes %+v", res.Crashes)
@@ -160,11 +160,11 @@ func partition(groups [][]int, silent bool) trial.Fault {
 		}
 		text = append(text, trial.Positions(ps))
 	}
-	eff := trial.EffCut
+	var eff trial.Shaping = trial.Cut{}
 	if silent {
-		eff = trial.EffBlackhole
+		eff = trial.Blackhole{}
 	}
-	return trial.Fault{Effect: eff, Name: "partition", Links: func(trial.View) trial.LinkSet {
+	return trial.Fault{Link: eff, Name: "partition", Links: func(trial.View) trial.LinkSet {
 		return trial.LinkSet{Has: func(a, b int) bool { return group[a] != group[b] }, Text: strings.Join(text, "|")}
 	}}
 }

@@ -126,7 +126,7 @@ func TestWarmCluster(t *testing.T) {
 	// A crash: the trial runs on the kept processes; the next on new ones.
 	ranks := random(n, 7)
 	cfg := config(t, "bully", ranks, []int{lowest(ranks)}, 10*time.Millisecond)
-	cfg.Crashes = []trial.Crash{{Pos: highest(ranks), When: trial.AtStart}}
+	cfg.Faults = []trial.Fault{trial.CrashFault(highest(ranks), trial.When{Trigger: trial.AtStart})}
 	first := len(*infos)
 	if _, v, _ := run(t, r, cfg); !v.Correct || !v.Live {
 		t.Fatalf("bully with the highest crashed: %+v", v)

@@ -124,9 +124,9 @@ func CheckHost(n int, topo nodes.Topology, allLinks, embedded bool) error {
 }
 
 // ringOnly says whether a ring run uses only its ring's links: with no
-// fault, crash, heartbeat or forged identity a process only ever talks to
-// its neighbours; otherwise it may reach any other (ring repair,
-// heartbeats).
-func ringOnly(topo nodes.Topology, crashes, faults int, heartbeat, forged bool) bool {
-	return topo.IsRing() && crashes == 0 && faults == 0 && !heartbeat && !forged
+// fault (crashes are faults), heartbeat or forged identity a process only
+// ever talks to its neighbours; otherwise it may reach any other (ring
+// repair, heartbeats).
+func ringOnly(topo nodes.Topology, faults int, heartbeat, forged bool) bool {
+	return topo.IsRing() && faults == 0 && !heartbeat && !forged
 }

@@ -280,7 +280,7 @@ func (lt *liveTrial) makeLinks(ctx context.Context) error {
 	}
 	return lt.links.make(ctx, linkPlan{
 		topo:     lt.cfg.Algorithm.Topology,
-		ringOnly: ringOnly(lt.cfg.Algorithm.Topology, len(lt.cfg.Crashes), len(lt.cfg.Faults), lt.det.Kind == "heartbeat", len(lt.opt.Forge) > 0),
+		ringOnly: ringOnly(lt.cfg.Algorithm.Topology, len(lt.cfg.Faults), lt.det.Kind == "heartbeat", len(lt.opt.Forge) > 0),
 		alive:    ps.alive, idx: idx, latency: lt.cfg.Latency, seed: lt.cfg.Seed, embedded: lt.srv.embedded != nil,
 	}, lt.prog, &lt.res.Info)
 }

@@ -84,7 +84,7 @@ func TestSplitServers(t *testing.T) {
 	t.Run("kill the would-be leader, correct and live", func(t *testing.T) {
 		ranks := random(6, 2)
 		cfg := config(t, "bully", ranks, []int{lowest(ranks)}, T)
-		cfg.Crashes = []trial.Crash{{Pos: highest(ranks), When: trial.AfterMessages, K: 2}}
+		cfg.Faults = []trial.Fault{trial.CrashFault(highest(ranks), trial.When{Trigger: trial.AfterMessages, K: 2})}
 		res, v, _ := run(t, r, cfg)
 		_, want, _ := simulate(t, cfg)
 		if len(res.Crashes) != 1 || !v.Correct || !v.Live || leaderPos(t, res.Ranks, v.Leader) != leaderPos(t, cfg.Ranks.Slice(), want.Leader) {

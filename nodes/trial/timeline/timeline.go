@@ -1,6 +1,3 @@
-// Package timeline is the one fault engine: it runs a trial's fault
-// timeline (trial.Crash and trial.Fault, as chaos compiles scenario faults)
-// on either runtime, through the runtime's trial.Injector.
 package timeline
 
 import (
@@ -23,7 +20,7 @@ import (
 // initiation), Decided (every decision) and, when WantsSends, Sent (every
 // message sent, with the run's count of election messages so far).
 type Timeline struct {
-	faults []trial.Fault // the crashes, then the faults
+	faults []trial.Fault
 	state  []faultState
 	inj    trial.Injector
 
@@ -51,24 +48,20 @@ type pend struct {
 	end bool
 }
 
-// New validates a trial's crashes and faults and prepares their
-// timeline: the crashes (the --crash flag's) first, as crash faults, then
-// the faults. It returns nil when there is nothing to run.
-func New(crashes []trial.Crash, faults []trial.Fault) (*Timeline, error) {
-	if len(crashes) == 0 && len(faults) == 0 {
+// New validates a trial's faults and prepares their timeline. It returns
+// nil when there is nothing to run.
+func New(faults []trial.Fault) (*Timeline, error) {
+	if len(faults) == 0 {
 		return nil, nil
 	}
 	t := &Timeline{}
-	for _, c := range crashes {
-		t.faults = append(t.faults, crashFault(c))
-	}
 	for i := range faults {
 		f := faults[i]
 		if err := f.Validate(); err != nil {
 			return nil, fmt.Errorf("fault %d (%s): %w", i, f.Name, err)
 		}
 		if f.Name == "" {
-			f.Name = f.Effect.String()
+			f.Name = f.What()
 		}
 		t.faults = append(t.faults, f)
 	}
@@ -78,37 +71,6 @@ func New(crashes []trial.Crash, faults []trial.Fault) (*Timeline, error) {
 	}
 	t.state = make([]faultState, len(t.faults))
 	return t, nil
-}
-
-// crashFault is a crash as a crash fault: the same engine applies crashes
-// from the command line and from scenarios.
-func crashFault(c trial.Crash) trial.Fault {
-	pos := c.Pos
-	return trial.Fault{
-		Effect: trial.EffCrash, Name: "crash", Quiet: true,
-		Start: trial.When{Trigger: c.When, At: c.At, K: c.K},
-		Targets: func(v trial.View) []int {
-			if pos == trial.CurrentLeader {
-				return []int{currentLeader(v)}
-			}
-			return []int{pos}
-		},
-	}
-}
-
-// currentLeader is the process named by the latest decision, or the highest
-// live process when nobody has decided.
-func currentLeader(v trial.View) int {
-	if p := v.Leader(); p >= 0 {
-		return p
-	}
-	best := -1
-	for p := range v.N() {
-		if v.Alive(p) && (best < 0 || v.Rank(best).Less(v.Rank(p))) {
-			best = p
-		}
-	}
-	return max(best, 0)
 }
 
 // Needs is what the timeline's faults require of the runtime.
@@ -134,7 +96,7 @@ func (t *Timeline) Needs() Needs {
 			continue
 		}
 		n.Links = true
-		n.Reorder = n.Reorder || f.Effect.Delays()
+		n.Reorder = n.Reorder || f.OnLinks() && f.Link.Delays()
 		n.Pause = n.Pause || f.Effect == trial.EffPause
 	}
 	return n
@@ -319,7 +281,7 @@ func (t *Timeline) activate(i int, atStart bool, due time.Duration) {
 		return
 	default:
 		ls := f.Links(inj)
-		shapers[f.Effect](inj, f, trial.LinkEffect{ID: i, Links: ls, Toxicity: f.Toxicity}, true)
+		f.Link.Apply(inj, trial.LinkEffect{ID: i, Links: ls, Toxicity: f.Toxicity}, true)
 		t.note(i, ls.Text, nil)
 	}
 	if f.For > 0 {
@@ -327,53 +289,17 @@ func (t *Timeline) activate(i int, atStart bool, due time.Duration) {
 	}
 }
 
-// shapers put each link effect in force through the runtime's link-shaping
-// interface for it; with apply false they only report whether the runtime
-// has that interface. Cuts are every runtime's (trial.Injector.Cut).
-var shapers = map[trial.Effect]func(inj trial.Injector, f *trial.Fault, l trial.LinkEffect, apply bool) bool{
-	trial.EffCut: func(inj trial.Injector, _ *trial.Fault, l trial.LinkEffect, apply bool) bool {
-		if apply {
-			inj.Cut(l)
-		}
-		return true
-	},
-	trial.EffNone:      func(trial.Injector, *trial.Fault, trial.LinkEffect, bool) bool { return true },
-	trial.EffDelay:     shaper(func(x trial.Delayer, f *trial.Fault, l trial.LinkEffect) { x.Delay(l, f.Latency, f.Jitter) }),
-	trial.EffBandwidth: shaper(func(x trial.Throttler, f *trial.Fault, l trial.LinkEffect) { x.Throttle(l, f.Rate) }),
-	trial.EffSlicer: shaper(func(x trial.Slicer, f *trial.Fault, l trial.LinkEffect) {
-		x.Slice(l, f.SliceSize, f.SliceVariation, f.SliceDelay)
-	}),
-	trial.EffLoss:      shaper(func(x trial.Loser, f *trial.Fault, l trial.LinkEffect) { x.Lose(l, f.P) }),
-	trial.EffDuplicate: shaper(func(x trial.Duplicator, f *trial.Fault, l trial.LinkEffect) { x.Duplicate(l, f.P) }),
-	trial.EffReorder:   shaper(func(x trial.Reorderer, f *trial.Fault, l trial.LinkEffect) { x.Reorder(l, f.P, f.Latency) }),
-	trial.EffDataLimit: shaper(func(x trial.Limiter, f *trial.Fault, l trial.LinkEffect) { x.Limit(l, f.Bytes) }),
-	trial.EffLinkModel: shaper(func(x trial.Relatencer, f *trial.Fault, l trial.LinkEffect) { x.Relatency(l, f.Model) }),
-	trial.EffBlackhole: shaper(func(x trial.Blackholer, f *trial.Fault, l trial.LinkEffect) { x.Blackhole(l, f.Timeout) }),
-	trial.EffReset:     shaper(func(x trial.Resetter, f *trial.Fault, l trial.LinkEffect) { x.Reset(l, f.Timeout) }),
-	trial.EffSlowClose: shaper(func(x trial.SlowCloser, f *trial.Fault, l trial.LinkEffect) { x.SlowClose(l, f.CloseDelay) }),
-}
-
-// shaper adapts a call on one optional interface I to a shapers entry.
-func shaper[I any](call func(x I, f *trial.Fault, l trial.LinkEffect)) func(trial.Injector, *trial.Fault, trial.LinkEffect, bool) bool {
-	return func(inj trial.Injector, f *trial.Fault, l trial.LinkEffect, apply bool) bool {
-		x, ok := inj.(I)
-		if ok && apply {
-			call(x, f, l)
-		}
-		return ok
-	}
-}
-
 // Check reports the first fault the runtime behind inj cannot apply: a
-// link effect whose shaping interface it does not implement.
+// link effect whose shaping interface (trial.Shaping) it does not
+// implement.
 func (t *Timeline) Check(inj trial.Injector) error {
 	if t == nil {
 		return nil
 	}
 	for i := range t.faults {
 		f := &t.faults[i]
-		if f.Effect.OnLinks() && !shapers[f.Effect](inj, f, trial.LinkEffect{}, false) {
-			return fmt.Errorf("fault %d (%s): this runtime cannot apply %s to links", i, f.Name, f.Effect)
+		if f.OnLinks() && !f.Link.Apply(inj, trial.LinkEffect{}, false) {
+			return fmt.Errorf("fault %d (%s): this runtime cannot apply %s to links", i, f.Name, f.Link.Name())
 		}
 	}
 	return nil
@@ -424,7 +350,7 @@ func (t *Timeline) validTargets(ps []int) []int {
 func (t *Timeline) note(i int, links string, targets []int) {
 	f := &t.faults[i]
 	what := f.Name
-	if targets != nil || !f.Effect.OnLinks() {
+	if targets != nil || !f.OnLinks() {
 		what += "(" + trial.Positions(targets) + ")"
 	} else if links != "" {
 		what += "[" + links + "]"

@@ -84,8 +84,8 @@ func (w *rig) advance(t time.Duration) {
 // delayer adds the optional link-shaping interface for latency.
 type delayer struct{ *rig }
 
-func (d delayer) Delay(l trial.LinkEffect, lat, jitter time.Duration) {
-	d.logf("delay #%d %v±%v", l.ID, lat, jitter)
+func (d delayer) Delay(l trial.LinkEffect, p trial.Delay) {
+	d.logf("delay #%d %v±%v", l.ID, p.Latency, p.Jitter)
 }
 
 const ms = time.Millisecond
@@ -99,10 +99,10 @@ var every = func(trial.View) trial.LinkSet {
 func TestTimelineTriggers(t *testing.T) {
 	end := trial.When{Trigger: trial.LeaderElected, Delay: ms}
 	tl, err := New(
-		[]trial.Crash{{Pos: 2, When: trial.AtStart}},
 		[]trial.Fault{
+			trial.CrashFault(2, trial.When{Trigger: trial.AtStart}),
 			{Effect: trial.EffPause, Name: "pause", Targets: procs(1), Start: trial.When{Trigger: trial.ElectionStart, Delay: 2 * ms}, For: 3 * ms},
-			{Effect: trial.EffCut, Name: "partition(x)", Links: every, Start: trial.When{Trigger: trial.AtTime, At: ms}, End: &end},
+			{Link: trial.Cut{}, Name: "partition(x)", Links: every, Start: trial.When{Trigger: trial.AtTime, At: ms}, End: &end},
 			{Effect: trial.EffSuspect, Name: "suspect", Targets: procs(0), Observers: procs(1, 0), Start: trial.When{Trigger: trial.AfterMessages, K: 3}},
 			{Effect: trial.EffRestart, Name: "restart", Targets: procs(2, 2, 9), Start: trial.When{Trigger: trial.AtTime, At: 20 * ms}},
 		})
@@ -149,9 +149,9 @@ func TestTimelineTriggers(t *testing.T) {
 // resolves when it fires.
 func TestTimelineHealBeforeStartAndLeaderCrash(t *testing.T) {
 	early := trial.When{Trigger: trial.AtTime, At: ms}
-	tl, err := New(
-		[]trial.Crash{{Pos: trial.CurrentLeader, When: trial.LeaderElected}},
-		[]trial.Fault{{Effect: trial.EffCut, Links: every, Start: trial.When{Trigger: trial.AtTime, At: 2 * ms}, End: &early}})
+	tl, err := New([]trial.Fault{
+		trial.CrashFault(trial.CurrentLeader, trial.When{Trigger: trial.LeaderElected}),
+		{Link: trial.Cut{}, Links: every, Start: trial.When{Trigger: trial.AtTime, At: 2 * ms}, End: &early}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestTimelineHealBeforeStartAndLeaderCrash(t *testing.T) {
 // A runtime that lacks a link-shaping interface is refused before the run,
 // naming the fault.
 func TestTimelineCheck(t *testing.T) {
-	tl, err := New(nil, []trial.Fault{{Effect: trial.EffDelay, Name: "latency", Links: every, Latency: ms}})
+	tl, err := New([]trial.Fault{{Link: trial.Delay{Latency: ms}, Name: "latency", Links: every}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,21 +188,11 @@ func TestTimelineCheck(t *testing.T) {
 	if got := strings.Join(w.log, "\n"); got != "0s delay #0 1ms±0s\n0s note latency[all] traced=true" {
 		t.Fatalf("log %q", got)
 	}
-	if _, err := New(nil, []trial.Fault{{Effect: trial.EffLoss, P: 2, Links: every}}); err == nil {
+	if _, err := New([]trial.Fault{{Link: trial.Loss{P: 2}, Links: every}}); err == nil {
 		t.Fatal("an invalid fault was accepted")
 	}
-	if tl, err := New(nil, nil); tl != nil || err != nil || tl.Needs() != (Needs{}) || tl.WantsSends() {
+	if tl, err := New(nil); tl != nil || err != nil || tl.Needs() != (Needs{}) || tl.WantsSends() {
 		t.Fatal("no faults: no timeline")
-	}
-}
-
-// Every link effect has its shaper: a new effect without one would panic
-// when its fault starts.
-func TestEveryLinkEffectHasAShaper(t *testing.T) {
-	for e := trial.EffCrash; e.String() != "Effect("+fmt.Sprint(int(e))+")"; e++ {
-		if e.OnLinks() && shapers[e] == nil {
-			t.Errorf("link effect %s has no shaper", e)
-		}
 	}
 }
 
@@ -210,7 +200,7 @@ func TestEveryLinkEffectHasAShaper(t *testing.T) {
 // stream, View.Rand, when the trigger fires: the rig's stream decides it.
 func TestTimelineRandomOffset(t *testing.T) {
 	start := trial.When{Trigger: trial.LeaderElected, Delay: 5 * ms, Spread: true, SpreadLo: 10 * ms, SpreadHi: 75 * ms}
-	tl, err := New(nil, []trial.Fault{{Effect: trial.EffPause, Name: "pause", Targets: procs(1), Start: start}})
+	tl, err := New([]trial.Fault{{Effect: trial.EffPause, Name: "pause", Targets: procs(1), Start: start}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +216,7 @@ func TestTimelineRandomOffset(t *testing.T) {
 	if len(w.log) != 2 || w.log[0] != want {
 		t.Fatalf("log %q, want first %q", w.log, want)
 	}
-	if _, err := New(nil, []trial.Fault{{Effect: trial.EffPause, Name: "p", Targets: procs(1),
+	if _, err := New([]trial.Fault{{Effect: trial.EffPause, Name: "p", Targets: procs(1),
 		Start: trial.When{Trigger: trial.LeaderElected, Spread: true, SpreadLo: 2 * ms, SpreadHi: ms}}}); err == nil {
 		t.Fatal("a reversed random offset was accepted")
 	}
@@ -237,8 +227,8 @@ func TestTimelineRandomOffset(t *testing.T) {
 // calls that apply it), and timing the heal from then made every live cut
 // longer than the scenario's. On the simulator the two instants are one.
 func TestHealFromWhenDue(t *testing.T) {
-	tl, err := New(nil, []trial.Fault{
-		{Effect: trial.EffCut, Name: "partition(x)", Links: every, Start: trial.When{Trigger: trial.AtTime, At: 10 * ms}, For: 30 * ms},
+	tl, err := New([]trial.Fault{
+		{Link: trial.Cut{}, Name: "partition(x)", Links: every, Start: trial.When{Trigger: trial.AtTime, At: 10 * ms}, For: 30 * ms},
 	})
 	if err != nil {
 		t.Fatal(err)
