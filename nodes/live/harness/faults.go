@@ -339,7 +339,7 @@ func (f *faults) crash(p int, undetected bool) {
 // down SIGKILLs live position p's process and records the crash; the
 // detector is told separately.
 func (f *faults) down(p int) {
-	wasLeader := f.target(trial.CurrentLeader) == p
+	wasLeader := trial.Leading(injector{f}) == p
 	f.procs.down(p)
 	f.host.recount()
 	f.log.crash(f.clock.now(), p, wasLeader)
@@ -383,27 +383,6 @@ func (f *faults) detect(c int, atStart bool) {
 			}
 		})
 	}
-}
-
-// target resolves trial.CurrentLeader: whom the latest decision named, or the
-// highest live process if nobody has decided.
-func (f *faults) target(pos int) int {
-	if pos != trial.CurrentLeader {
-		return pos
-	}
-	ps := f.procs
-	if !f.lastLeader.IsZero() {
-		if p := slices.Index(ps.ranks, f.lastLeader); p >= 0 {
-			return p
-		}
-	}
-	best := -1
-	for p := range ps.byPos {
-		if ps.alive[p] && (best < 0 || ps.ranks[best].Less(ps.ranks[p])) {
-			best = p
-		}
-	}
-	return max(best, 0)
 }
 
 // stepped tells the timeline what a step at `at` brought: the first
