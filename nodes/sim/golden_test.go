@@ -3,7 +3,6 @@ package sim_test
 import (
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -21,67 +20,16 @@ import (
 // T is nodetest's default one-way latency, the unit of its transcripts.
 const T = time.Millisecond
 
-// golden is what a golden transcript says of the run that wrote it: the
-// algorithm, the ranks by position, who was told to initiate at time 0 and
-// who was down before the start, and how far it goes.
-type golden struct {
-	spec       string
-	params     nodes.Params
-	ranks      []nodes.Rank
-	initiators []int
-	down       []int
-	last       time.Duration // the time of its last line, in units of T
-	lines      []string
-}
-
 // readGolden reads a transcript written by nodetest (trial.Transcript).
-func readGolden(t *testing.T, path string) golden {
+func readGolden(t *testing.T, path string) trial.TranscriptRun {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
-	head := strings.Fields(strings.TrimPrefix(lines[0], "# "))
-	g := golden{spec: head[0], lines: lines[1:]}
-	rest := head[1:]
-	if len(rest) > 0 && rest[0] == "params" {
-		g.params = nodes.Params{}
-		for kv := range strings.SplitSeq(rest[1], ",") {
-			k, v, _ := strings.Cut(kv, "=")
-			g.params[k] = v
-		}
-		rest = rest[2:]
-	}
-	if len(rest) == 0 || rest[0] != "ranks" {
-		t.Fatalf("%s: header %q: want \"# alg/variant [params k=v,...] ranks r...\"", path, lines[0])
-	}
-	for _, s := range rest[1:] {
-		r, err := nodes.ParseRank(s)
-		if err != nil {
-			t.Fatalf("%s: rank %q: %v", path, s, err)
-		}
-		g.ranks = append(g.ranks, r)
-	}
-	started := false
-	for _, l := range g.lines {
-		at, what, _ := strings.Cut(strings.TrimPrefix(l, "t="), "T ")
-		v, err := strconv.ParseFloat(at, 64)
-		if err != nil {
-			t.Fatalf("%s: line %q: %v", path, l, err)
-		}
-		g.last = time.Duration(v * float64(T))
-		verb, arg, _ := strings.Cut(what, " p=")
-		p, _ := strconv.Atoi(arg)
-		switch {
-		case v != 0:
-		case verb == "start":
-			started = true
-		case verb == "crash" && !started:
-			g.down = append(g.down, p)
-		case verb == "initiate":
-			g.initiators = append(g.initiators, p)
-		}
+	g, err := trial.ReadTranscript(string(raw), T)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
 	}
 	return g
 }
@@ -89,19 +37,19 @@ func readGolden(t *testing.T, path string) golden {
 // simulate runs what the golden transcript says on the simulator under the
 // reference model (constant latency T, no faults but the crashes before
 // the start) and returns its transcript up to the golden's last instant.
-func simulate(t *testing.T, g golden) string {
+func simulate(t *testing.T, g trial.TranscriptRun) string {
 	t.Helper()
-	alg, variant, err := nodes.Lookup(g.spec)
+	alg, variant, err := nodes.Lookup(g.Spec)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var faults []trial.Fault
-	for _, p := range g.down {
+	for _, p := range g.Down {
 		faults = append(faults, trial.CrashFault(p, trial.When{Trigger: trial.AtStart}))
 	}
-	tr := trial.NewTranscript(alg.Name, variant, g.params, g.ranks, T)
-	_, err = sim.Run(trial.Config{Algorithm: alg, Variant: variant, Params: g.params, Ranks: nodes.RanksOf(g.ranks),
-		Initiators: g.initiators, Latency: trial.Constant(T), Faults: faults, Events: until{tr, g.last}})
+	tr := trial.NewTranscript(alg.Name, variant, g.Params, g.Ranks, T)
+	_, err = sim.Run(trial.Config{Algorithm: alg, Variant: variant, Params: g.Params, Ranks: nodes.RanksOf(g.Ranks),
+		Initiators: g.Initiators, Latency: trial.Constant(T), Faults: faults, Events: until{tr, g.Last}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +94,7 @@ func TestGoldenTranscriptsAreSimulated(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			g := readGolden(t, path)
 			got := simulate(t, g)
-			want := strings.Join(append([]string{strings.SplitN(got, "\n", 2)[0]}, g.lines...), "\n") + "\n"
+			want := strings.Join(append([]string{strings.SplitN(got, "\n", 2)[0]}, g.Lines...), "\n") + "\n"
 			if why, ok := scripted[name]; ok {
 				if got == want {
 					t.Fatalf("listed as no simulated run (%s), but the simulator writes it", why)

@@ -120,3 +120,100 @@ func FormatMessage(m nodes.Message) string {
 	}
 	return m.Kind.String() + "(" + strings.Join(fields, " ") + ")"
 }
+
+// TranscriptRun is what a transcript says of the run that wrote it: the
+// algorithm (Spec, as nodes.Lookup takes it), its params, the ranks by
+// position, who was told to initiate at time 0 and who was down before the
+// start, the time of its last line, and its lines after the header.
+type TranscriptRun struct {
+	Spec       string
+	Params     nodes.Params
+	Ranks      []nodes.Rank
+	Initiators []int
+	Down       []int
+	Last       time.Duration
+	Lines      []string
+}
+
+// ReadTranscript reads a transcript written with times in units of unit,
+// so that a runtime can run what it says again (the metamorphic tests of
+// the simulator and the live harness do, for every golden transcript).
+func ReadTranscript(text string, unit time.Duration) (TranscriptRun, error) {
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	head := strings.Fields(strings.TrimPrefix(lines[0], "# "))
+	if len(head) == 0 || !strings.HasPrefix(lines[0], "# ") {
+		return TranscriptRun{}, fmt.Errorf("header %q: want \"# alg/variant [params k=v,...] ranks r...\"", lines[0])
+	}
+	g := TranscriptRun{Spec: head[0], Lines: lines[1:]}
+	rest := head[1:]
+	if len(rest) > 1 && rest[0] == "params" {
+		g.Params = nodes.Params{}
+		for kv := range strings.SplitSeq(rest[1], ",") {
+			k, v, _ := strings.Cut(kv, "=")
+			g.Params[k] = v
+		}
+		rest = rest[2:]
+	}
+	if len(rest) == 0 || rest[0] != "ranks" {
+		return g, fmt.Errorf("header %q: want \"# alg/variant [params k=v,...] ranks r...\"", lines[0])
+	}
+	for _, s := range rest[1:] {
+		r, err := nodes.ParseRank(s)
+		if err != nil {
+			return g, fmt.Errorf("header: rank %q: %w", s, err)
+		}
+		g.Ranks = append(g.Ranks, r)
+	}
+	started := false
+	for i, l := range g.Lines {
+		at, what, _ := strings.Cut(strings.TrimPrefix(l, "t="), "T ")
+		v, err := strconv.ParseFloat(at, 64)
+		if err != nil {
+			return g, fmt.Errorf("line %d %q: %w", i+2, l, err)
+		}
+		g.Last = time.Duration(v * float64(unit))
+		verb, arg, _ := strings.Cut(what, " p=")
+		p, _ := strconv.Atoi(arg)
+		switch {
+		case v != 0:
+		case verb == "start":
+			started = true
+		case verb == "crash" && !started:
+			g.Down = append(g.Down, p)
+		case verb == "initiate":
+			g.Initiators = append(g.Initiators, p)
+		}
+	}
+	return g, nil
+}
+
+// Sent counts the transcript's sends by message kind.
+func (g TranscriptRun) Sent() map[string]int64 {
+	out := map[string]int64{}
+	for _, l := range g.Lines {
+		_, what, _ := strings.Cut(l, "T ")
+		if rest, ok := strings.CutPrefix(what, "send "); ok {
+			_, msg, _ := strings.Cut(rest, " ")
+			kind, _, _ := strings.Cut(msg, "(")
+			out[kind]++
+		}
+	}
+	return out
+}
+
+// Decided is the leader each process decided last, by position, as the
+// transcript's decide lines name it (its rank).
+func (g TranscriptRun) Decided() map[int]string {
+	out := map[int]string{}
+	for _, l := range g.Lines {
+		_, what, _ := strings.Cut(l, "T ")
+		if rest, ok := strings.CutPrefix(what, "decide p="); ok {
+			p, leader, _ := strings.Cut(rest, " leader=")
+			n, err := strconv.Atoi(p)
+			if err == nil {
+				out[n] = leader
+			}
+		}
+	}
+	return out
+}
