@@ -54,17 +54,8 @@ func houseSizes(t *testing.T) map[string]int {
 	sizes := map[string]int{}
 	structs := map[string]int{}     // struct fields under nodes/live/, by key
 	hasMethods := map[string]bool{} // "struct dir.Name" of every receiver
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if path != "." && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+	err := walkGo(func(path string) error {
+		if strings.HasSuffix(path, "_test.go") {
 			return nil
 		}
 		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments|parser.SkipObjectResolution)
@@ -188,16 +179,7 @@ func TestHouseShape(t *testing.T) {
 func TestEveryFuzzTargetHasCorpus(t *testing.T) {
 	fset := token.NewFileSet()
 	targets := 0
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if path != "." && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
+	err := walkGo(func(path string) error {
 		if !strings.HasSuffix(path, "_test.go") {
 			return nil
 		}
@@ -224,4 +206,24 @@ func TestEveryFuzzTargetHasCorpus(t *testing.T) {
 	if targets < 17 {
 		t.Errorf("found %d fuzz targets, want at least the 17 of issue 36: is the walk missing files?", targets)
 	}
+}
+
+// walkGo calls f with every .go file of the module's tree, testdata and
+// hidden folders left out.
+func walkGo(f func(path string) error) error {
+	return filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != "." && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		return f(path)
+	})
 }

@@ -190,14 +190,11 @@ func ReadTranscript(text string, unit time.Duration) (TranscriptRun, error) {
 // Sent counts the transcript's sends by message kind.
 func (g TranscriptRun) Sent() map[string]int64 {
 	out := map[string]int64{}
-	for _, l := range g.Lines {
-		_, what, _ := strings.Cut(l, "T ")
-		if rest, ok := strings.CutPrefix(what, "send "); ok {
-			_, msg, _ := strings.Cut(rest, " ")
-			kind, _, _ := strings.Cut(msg, "(")
-			out[kind]++
-		}
-	}
+	g.each("send ", func(rest string) {
+		_, msg, _ := strings.Cut(rest, " ")
+		kind, _, _ := strings.Cut(msg, "(")
+		out[kind]++
+	})
 	return out
 }
 
@@ -205,15 +202,22 @@ func (g TranscriptRun) Sent() map[string]int64 {
 // transcript's decide lines name it (its rank).
 func (g TranscriptRun) Decided() map[int]string {
 	out := map[int]string{}
+	g.each("decide p=", func(rest string) {
+		p, leader, _ := strings.Cut(rest, " leader=")
+		if n, err := strconv.Atoi(p); err == nil {
+			out[n] = leader
+		}
+	})
+	return out
+}
+
+// each calls f with what follows verb on every line whose event starts
+// with it.
+func (g TranscriptRun) each(verb string, f func(rest string)) {
 	for _, l := range g.Lines {
 		_, what, _ := strings.Cut(l, "T ")
-		if rest, ok := strings.CutPrefix(what, "decide p="); ok {
-			p, leader, _ := strings.Cut(rest, " leader=")
-			n, err := strconv.Atoi(p)
-			if err == nil {
-				out[n] = leader
-			}
+		if rest, ok := strings.CutPrefix(what, verb); ok {
+			f(rest)
 		}
 	}
-	return out
 }
