@@ -8,75 +8,72 @@ import (
 	"time"
 
 	"github.com/electbench/electbench/chaos"
+	"github.com/electbench/electbench/nodes/live"
 	"github.com/electbench/electbench/nodes/trial"
 	"github.com/electbench/electbench/reports"
 )
 
-// MaxLiveNodes bounds a live cluster: every node is a process and every
-// directed link a proxy. It is the harness's harness.MaxNodes (a test
-// keeps them equal), checked here so that a flag fails before anything
-// runs.
-const MaxLiveNodes = 128
-
-// ValidateLive reports what a live run cannot do with this spec, naming the
-// flag at fault: live links delay in whole milliseconds (Toxiproxy's
-// latency toxic), so T must be at least 1 ms and a constant latency a whole
-// number of milliseconds.
+// ValidateLive reports what the live runtime cannot do with this spec
+// (live.Capabilities), naming the flag at fault.
 func (s *Spec) ValidateLive() error {
 	if err := s.Validate(); err != nil {
 		return err
 	}
-	t := s.Latency.Mean()
-	if t < time.Millisecond {
-		return fmt.Errorf("--latency %s: live links delay in whole milliseconds (Toxiproxy's latency toxic), so T must be at least 1ms", s.Latency)
-	}
-	if s.Latency.Constant() && t%time.Millisecond != 0 {
-		return fmt.Errorf("--latency %s: live links delay in whole milliseconds (Toxiproxy's latency toxic); use %v or %v", s.Latency, t.Truncate(time.Millisecond), t.Truncate(time.Millisecond)+time.Millisecond)
+	c := &live.Capabilities
+	if err := c.CheckLatency(s.Latency); err != nil {
+		return fmt.Errorf("--latency %s: %w", s.Latency, err)
 	}
 	for _, n := range s.Nodes {
-		if n > MaxLiveNodes {
-			return fmt.Errorf("--nodes %d: a live cluster is at most %d processes", n, MaxLiveNodes)
+		if err := c.CheckNodes(n); err != nil {
+			return fmt.Errorf("--nodes %d: %w", n, err)
 		}
 	}
+	if err := c.CheckDetector(s.Detector); err != nil {
+		return fmt.Errorf("--detector %s: %w", s.Detector, err)
+	}
 	switch {
-	case s.Detector.Kind == "inaccurate":
-		return fmt.Errorf("--detector %s: the inaccurate detector is simulator-only; live runs take perfect(D) or heartbeat(P,τ)", s.Detector)
-	case s.RankBy == RankByEpoch:
+	case c.MintsIDs && s.RankBy == RankByEpoch:
 		return fmt.Errorf("--rank epoch: live nodes are ranked by the identities they mint; epoch ranking is simulator-only")
-	case s.IDs.Mode == "pow":
+	case c.MintsIDs && s.IDs.Mode == "pow":
 		return fmt.Errorf("--ids %s: live nodes mint their own identities; the arrangement orders them (random, ascending, descending or a list)", s.IDs)
 	}
 	return nil
 }
 
-// liveUnsupported says why the live runtime cannot apply a fault kind; a
-// kind not listed runs live.
-var liveUnsupported = map[string]string{
-	"loss":      "TCP links never lose a message and the node's link layer cannot drop one in this build",
-	"duplicate": "the node's link layer cannot duplicate a message in this build",
-	"reorder":   "the node's link layer cannot reorder messages in this build (TCP keeps each link FIFO)",
-}
-
-// checkLive reports what of a scenario the live runtime cannot do: every
-// such fault is named, with the reason, and nothing runs.
+// checkLive reports what of a scenario the live runtime cannot do
+// (live.Capabilities): every such fault is named, with the reason, and
+// nothing runs.
 func checkLive(sc *chaos.Scenario, spec *Spec, fail func(field, format string, args ...any)) {
-	if len(sc.Network.Links) > 0 {
-		fail("network.links", "runtime live: per-link latency models are simulator-only; live links all take network.latency")
+	c := &live.Capabilities
+	if why, lacks := c.Lacks[trial.EffLinkModel]; lacks && len(sc.Network.Links) > 0 {
+		fail("network.links", "runtime live: %s", why)
 	}
 	for i := range sc.Faults {
 		f := &sc.Faults[i]
 		path := fmt.Sprintf("faults[%d]", i)
-		if why, ok := liveUnsupported[f.Kind]; ok {
+		if why, ok := c.Lacks[effectOf(f)]; ok {
 			fail(path+".kind", "runtime live cannot apply a %s fault: %s; run this scenario with runtime: sim", f.Kind, why)
 			continue
 		}
-		if f.Kind == "suspect" && spec.Detector.Kind == "heartbeat" {
+		if f.Kind == "suspect" && c.OwnHeartbeats && spec.Detector.Kind == "heartbeat" {
 			fail(path+".kind", "runtime live cannot apply a suspect fault under the heartbeat detector (its nodes judge by their own heartbeats); use perfect(D), or runtime: sim")
 		}
-		if f.Kind == "crash" && f.Start.Kind == chaos.AtStart && (!f.For.IsZero() || f.Heal != nil) {
+		if f.Kind == "crash" && !c.RestartsAtStart && f.Start.Kind == chaos.AtStart && (!f.For.IsZero() || f.Heal != nil) {
 			fail(path+".for", "runtime live cannot restart a process crashed at start: it never linked to its peers; crash it at a time or trigger instead")
 		}
 	}
+}
+
+// effectOf is the effect a scenario fault's kind injects (EffNone for a
+// kind the scenario's parser refused already).
+func effectOf(f *chaos.Fault) trial.Effect {
+	k := f.KindInfo()
+	if k == nil {
+		return trial.EffNone
+	}
+	var tf trial.Fault
+	k.Effect(f, &tf, time.Millisecond) // the effect depends on the kind alone, not on T
+	return tf.Effect
 }
 
 // LiveBaseRow is a live trial's row before it runs (see BaseRow).

@@ -16,10 +16,6 @@ import (
 	"github.com/electbench/electbench/nodes/trial"
 )
 
-// MaxNodes bounds a live cluster: every node is a process and every
-// directed link a proxy.
-const MaxNodes = 128
-
 // Options say how live trials run: where Toxiproxy is, how to start a node
 // process, and what the harness adds to every trial.
 type Options struct {
@@ -252,7 +248,7 @@ func (r *Runtime) Close() error {
 // cfg.Events once the trial is over, in time order; a trial.SetupSink
 // learns the ranks the nodes minted before the first.
 func (r *Runtime) Run(ctx context.Context, cfg trial.Config) (*Result, error) {
-	if err := unsupported(&cfg); err != nil {
+	if err := live.Capabilities.Check(&cfg); err != nil {
 		return nil, fmt.Errorf("live: %w", err)
 	}
 	fs, err := newFaults(&cfg)
@@ -334,22 +330,6 @@ const (
 	healthTimeout      = 2 * time.Second
 	closeHealthTimeout = 500 * time.Millisecond
 )
-
-// unsupported says what of cfg the harness cannot run, if anything.
-func unsupported(cfg *trial.Config) error {
-	if err := cfg.Validate(); err != nil {
-		return err
-	}
-	switch n := cfg.Ranks.Len(); {
-	case n > MaxNodes:
-		return fmt.Errorf("%d processes: a live cluster is at most %d", n, MaxNodes)
-	case cfg.T() < time.Millisecond:
-		return fmt.Errorf("latency %s: live links delay in whole milliseconds (Toxiproxy's latency toxic), so T must be at least 1ms", cfg.Latency)
-	case cfg.DetectorOrDefault().Kind == "inaccurate":
-		return errors.New("the inaccurate detector is simulator-only; live runs take perfect(D) or heartbeat(P,τ)")
-	}
-	return nil
-}
 
 // Recorder runs trials on R for callers that want the neutral record
 // only: it has the method set of workloads.Runtime, so workloads runs live
