@@ -2,7 +2,6 @@ package workloads
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -98,7 +97,8 @@ func liveLatencyLabel(l trial.Latency) string {
 // trial runs again while the host pushes it outside its algorithm's
 // model: MaxReruns).
 func RunLiveTrial(ctx context.Context, rt Runtime, t Trial, trace io.Writer) reports.Row {
-	row, sp, err := runLiveAttempts(ctx, rt, t, trace != nil, nil)
+	res, sp, err := t.attempts(ctx, rt, t.config(t.Spec.IDs), true, trace != nil)
+	row := res.Row
 	defer sp.discard()
 	if err == nil && sp != nil {
 		err = sp.copyTo(trace)
@@ -125,100 +125,45 @@ func RunLiveTrial(ctx context.Context, rt Runtime, t Trial, trace io.Writer) rep
 // figure towards correct.
 const MaxReruns = 2
 
-// runLiveAttempts runs t on rt until an attempt stays within its
-// algorithm's model or MaxReruns have run again, and returns the row kept
-// and, with trace, the kept attempt's trace spooled to disk (the others'
-// are discarded). before, when set, is called before each attempt.
-func runLiveAttempts(ctx context.Context, rt Runtime, t Trial, trace bool, before func()) (reports.Row, *spool, error) {
+// attempts runs cfg, trial t's configuration, on rt: once on the
+// simulator; live, until an attempt stays within its algorithm's model
+// or MaxReruns have run again. It returns the attempt kept and, with
+// trace, its trace spooled to disk (the others' are discarded); the error
+// says the trace could not be spooled.
+func (t Trial) attempts(ctx context.Context, rt Runtime, cfg trial.Config, live, trace bool) (Result, *spool, error) {
 	for reruns := int64(0); ; reruns++ {
-		if before != nil {
-			before()
-		}
 		var sp *spool
 		var w io.Writer
 		if trace {
 			var err error
 			if sp, err = newSpool(); err != nil {
-				return reports.Row{}, nil, err
+				return Result{}, nil, err
 			}
 			w = sp
 		}
-		row, outside := t.run(ctx, rt, true, w, nil)
-		if !outside || reruns == MaxReruns || ctx.Err() != nil {
-			row.Reruns = reports.Some(reruns)
-			return row, sp, nil
+		res := t.execute(ctx, rt, cfg, live, w)
+		if !live {
+			return res, sp, nil
+		}
+		if !res.Outside || reruns == MaxReruns || ctx.Err() != nil {
+			res.Row.Reruns = reports.Some(reruns)
+			return res, sp, nil
 		}
 		sp.discard()
 	}
-}
-
-// RunLive runs trials on rt, the live harness, one at a time (a trial
-// already uses a process per node), and emits each row as it ends;
-// opt.Trace, when set, receives each trial's trace first, as Run writes
-// them. It stops at the first emit error, when ctx ends (after the
-// harness has released the running trial's processes and proxies) or at
-// the first trial that failed for the infrastructure (an error wrapping
-// trial.ErrInfrastructure, naming the trial: that trial is no result, so
-// it is not emitted, and a resumed run runs it again), and returns why.
-// opt.Parallel is ignored.
-func RunLive(ctx context.Context, trials []Trial, rt Runtime, opt Options, emit func(reports.Row) error) error {
-	watch := &infraWatch{rt: rt}
-	rt = watch
-	for _, t := range trials {
-		if opt.Skip != nil && opt.Skip(t) {
-			continue
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		row, sp, err := runLiveSpooled(ctx, watch, t, opt.Trace != nil)
-		if err != nil {
-			return err
-		}
-		if opt.Trace != nil {
-			err := writeTrace(opt.Trace, t, "live", sp)
-			sp.discard()
-			if err != nil {
-				return err
-			}
-		}
-		if err := emit(row); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// infraWatch passes trials to rt and keeps the last error that was the
-// infrastructure's.
-type infraWatch struct {
-	rt  Runtime
-	err error
-}
-
-func (w *infraWatch) Run(ctx context.Context, cfg trial.Config) (*trial.Record, error) {
-	rec, err := w.rt.Run(ctx, cfg)
-	if errors.Is(err, trial.ErrInfrastructure) {
-		w.err = err
-	}
-	return rec, err
 }
 
 // runLiveSpooled runs one live trial, its trace (when asked for) spooled
-// to disk; it returns why the trial is no result, if it is none, with the
-// spool already discarded.
-func runLiveSpooled(ctx context.Context, watch *infraWatch, t Trial, trace bool) (reports.Row, *spool, error) {
-	row, sp, err := runLiveAttempts(ctx, watch, t, trace, func() { watch.err = nil })
+// to disk; it returns why the trial is no result, if it is none (ctx
+// ended, or the infrastructure failed), with the spool already discarded.
+func runLiveSpooled(ctx context.Context, rt Runtime, t Trial, trace bool) (reports.Row, *spool, error) {
+	res, sp, err := t.attempts(ctx, rt, t.config(t.Spec.IDs), true, trace)
 	if err != nil {
 		return reports.Row{}, nil, err
 	}
-	if err := ctx.Err(); err != nil {
+	if err := res.noResult(ctx); err != nil {
 		sp.discard()
-		return row, nil, err // an interrupted trial's row is not a result
+		return res.Row, nil, fmt.Errorf("%s trial %d on %d nodes: %w", res.Row.Algorithm, res.Row.Trial, res.Row.Nodes, err)
 	}
-	if watch.err != nil {
-		sp.discard()
-		return row, nil, fmt.Errorf("%s trial %d on %d nodes: %w", row.Algorithm, row.Trial, row.Nodes, watch.err)
-	}
-	return row, sp, nil
+	return res.Row, sp, nil
 }

@@ -74,7 +74,7 @@ func TestRunLiveRows(t *testing.T) {
 	s := spec(t, "chang-roberts", "5", "random", "successor-of-max", "10ms", 2)
 	var rows []reports.Row
 	var trace bytes.Buffer
-	err := RunLive(context.Background(), s.Plan(), liveRuntime(t), Options{Trace: &trace}, func(r reports.Row) error {
+	err := (&Executor{Live: liveRuntime(t), Trace: &trace}).Execute(context.Background(), asLive(s.Plan()), func(r reports.Row) error {
 		rows = append(rows, r)
 		return nil
 	})
@@ -82,7 +82,7 @@ func TestRunLiveRows(t *testing.T) {
 		t.Fatalf("%d rows: %v", len(rows), err)
 	}
 	for i, got := range rows {
-		want := RunTrial(s.Plan()[i], nil)
+		want := RunSim(s.Plan()[i], nil)
 		if got.Runtime != "live" || got.TS != 0.01 || got.Error != "" || !got.Correct || !got.Live ||
 			got.Messages != 14 || got.MessagesByKind.String() != want.MessagesByKind.String() || got.Bytes <= 0 ||
 			got.TheoryMessages != want.TheoryMessages || got.Timeouts != 0 ||
@@ -117,7 +117,7 @@ func TestRunLiveInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	rt := liveRuntime(t, func(o *harness.Options) { o.Observe = func(harness.Info) { cancel() } })
 	var trace bytes.Buffer
-	err := RunLive(ctx, spec(t, "bully", "5", "random", "lowest", "1ms", 3).Plan(), rt, Options{Trace: &trace}, func(r reports.Row) error {
+	err := (&Executor{Live: rt, Trace: &trace}).Execute(ctx, asLive(spec(t, "bully", "5", "random", "lowest", "1ms", 3).Plan()), func(r reports.Row) error {
 		t.Errorf("an interrupted trial emitted %+v", r)
 		return nil
 	})
@@ -179,7 +179,7 @@ func TestRunLiveStopsAtInfrastructureFailure(t *testing.T) {
 	rt := liveRuntime(t)
 	var rows []reports.Row
 	emit := func(r reports.Row) error { rows = append(rows, r); return nil }
-	err := RunLive(context.Background(), plan, &failOnce{rt: rt, seed: plan[1].Seed}, Options{}, emit)
+	err := (&Executor{Live: &failOnce{rt: rt, seed: plan[1].Seed}}).Execute(context.Background(), asLive(plan), emit)
 	if !errors.Is(err, trial.ErrInfrastructure) || !strings.Contains(err.Error(), "bully trial 1 on 4 nodes") {
 		t.Fatalf("run: %v; want the infrastructure error of trial 1", err)
 	}
@@ -188,11 +188,19 @@ func TestRunLiveStopsAtInfrastructureFailure(t *testing.T) {
 	}
 	done := map[reports.Key]bool{rows[0].Key(): true}
 	var resumed []int
-	err = RunLive(context.Background(), plan, rt, Options{Skip: func(tr Trial) bool { return done[tr.LiveBaseRow().Key()] }},
-		func(r reports.Row) error { resumed = append(resumed, r.Trial); return nil })
+	err = (&Executor{Live: rt, Skip: func(tr Trial) bool { return done[tr.LiveBaseRow().Key()] }}).Execute(context.Background(), asLive(plan), func(r reports.Row) error { resumed = append(resumed, r.Trial); return nil })
 	if err != nil || !slices.Equal(resumed, []int{1, 2}) {
 		t.Fatalf("resumed run: trials %v, %v; want 1 and 2", resumed, err)
 	}
+}
+
+// asLive marks a plan's trials live (as --runtime live does), for the
+// executor's live runtime.
+func asLive(plan []Trial) []Trial {
+	for i := range plan {
+		plan[i].Live = true
+	}
+	return plan
 }
 
 // A live spec refuses what Toxiproxy cannot do, with the flag at fault.
@@ -298,7 +306,7 @@ func TestLiveRerunsStoppedOutsideTheModel(t *testing.T) {
 	s := spec(t, "bully", "4", "ascending", "lowest", "5ms", 1)
 	s.Budget.MaxEvents = 6
 	var rows []reports.Row
-	err := RunLive(context.Background(), s.Plan(), rt, Options{}, func(r reports.Row) error {
+	err := (&Executor{Live: rt}).Execute(context.Background(), asLive(s.Plan()), func(r reports.Row) error {
 		rows = append(rows, r)
 		return nil
 	})
@@ -326,7 +334,7 @@ func TestLiveRerunsOutsideTheModel(t *testing.T) {
 	s := spec(t, "bully,chang-roberts", "4", "ascending", "lowest", "5ms", 1)
 	var rows []reports.Row
 	var trace bytes.Buffer
-	err := RunLive(context.Background(), s.Plan(), rt, Options{Trace: &trace}, func(r reports.Row) error {
+	err := (&Executor{Live: rt, Trace: &trace}).Execute(context.Background(), asLive(s.Plan()), func(r reports.Row) error {
 		rows = append(rows, r)
 		return nil
 	})
@@ -367,7 +375,7 @@ func TestLiveRerunsOutsideTheModel(t *testing.T) {
 func TestLiveChubbyFirstStartIsNoRestart(t *testing.T) {
 	rt := liveRuntime(t)
 	var rows []reports.Row
-	err := RunLive(context.Background(), spec(t, "chubby", "3", "random", "lowest", "5ms", 2).Plan(), rt, Options{}, func(r reports.Row) error {
+	err := (&Executor{Live: rt}).Execute(context.Background(), asLive(spec(t, "chubby", "3", "random", "lowest", "5ms", 2).Plan()), func(r reports.Row) error {
 		rows = append(rows, r)
 		return nil
 	})

@@ -77,34 +77,38 @@ func (a *algETA) price(m *algETA) float64 {
 	return m.doneTime.Seconds() / m.work() * (a.left*corr + simOverhead*float64(a.count))
 }
 
-// newETA prepares the ETA of the trials a run will execute (skip leaves
-// out those already done, or in another shard); liveCosts are the live
-// trials' costs when already priced (sharding does), otherwise ctx stops
-// the simulations that price them (workloads.Costs).
-func newETA(ctx context.Context, start time.Time, sim, live []workloads.Trial, liveCosts []float64, skip, liveSkip func(workloads.Trial) bool) *eta {
+// newETA prepares the ETA of the trials a run will execute, in plan order;
+// costs are the plan's costs by Trial.Index when already priced (sharding
+// does), otherwise ctx stops the simulations that price the live trials
+// (workloads.Costs).
+func newETA(ctx context.Context, start time.Time, toRun []workloads.Trial, costs []float64) *eta {
 	e := &eta{est: map[reports.Key]float64{}, alg: map[string]*algETA{}, prev: start, start: start}
-	for _, t := range sim {
-		if skip == nil || !skip(t) {
-			e.addSim(t.BaseRow().Key(), t.Cost(false))
+	var live []workloads.Trial
+	for _, t := range toRun {
+		if t.Live {
+			live = append(live, t)
+		} else {
+			e.addSim(t.Key(), t.Cost(false))
+		}
+	}
+	liveCosts := make([]float64, len(live))
+	if costs == nil {
+		liveCosts = workloads.Costs(ctx, live, true)
+	} else {
+		for i, t := range live {
+			liveCosts[i] = costs[t.Index]
 		}
 	}
 	// A live trial that follows one of its size which keeps its
 	// processes runs on them, and does not start a cluster: it makes only
 	// the links the last one's processes lack.
 	var prev *workloads.Trial
-	costs := liveCosts
-	if costs == nil {
-		costs = workloads.Costs(ctx, live, true)
-	}
 	for i, t := range live {
-		if liveSkip != nil && liveSkip(t) {
-			continue
-		}
-		cost := costs[i]
+		cost := liveCosts[i]
 		if prev != nil && prev.Nodes == t.Nodes && prev.KeepsProcesses() && t.KeepsProcesses() {
 			cost -= t.LiveSetupCost() - t.WarmSetupCost(*prev)
 		}
-		e.addLive(t.LiveBaseRow().Key(), cost)
+		e.addLive(t.Key(), cost)
 		prev = &t
 	}
 	return e

@@ -14,7 +14,6 @@ import (
 
 	"github.com/electbench/electbench/nodes/live/harness"
 	"github.com/electbench/electbench/reports"
-	"github.com/electbench/electbench/workloads"
 )
 
 // progress follows a run trial by trial. On a terminal it draws a bar with
@@ -55,20 +54,6 @@ func left(e *eta, now time.Time) string {
 		return "?"
 	}
 	return d.Round(time.Second).String()
-}
-
-// countToRun is how many trials a run will execute: those not skipped.
-func countToRun(trials []workloads.Trial, skip func(workloads.Trial) bool) int {
-	if skip == nil {
-		return len(trials)
-	}
-	n := 0
-	for _, t := range trials {
-		if !skip(t) {
-			n++
-		}
-	}
-	return n
 }
 
 // setupLine says what a live trial's set-up is doing, as "raft n=64 trial

@@ -25,7 +25,7 @@ import (
 func TestLogProgress(t *testing.T) {
 	var b bytes.Buffer
 	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	e := newETA(t.Context(), now, nil, nil, nil, nil, nil)
+	e := newETA(t.Context(), now, nil, nil)
 	for i := range 100 {
 		e.addSim(reports.Row{Algorithm: "lcr", Trial: i}.Key(), 1000)
 	}
@@ -59,7 +59,7 @@ func TestLogProgressSetup(t *testing.T) {
 	var b bytes.Buffer
 	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	now := start
-	e := newETA(t.Context(), now, nil, nil, nil, nil, nil)
+	e := newETA(t.Context(), now, nil, nil)
 	raft := reports.Row{Algorithm: "raft", Nodes: 64, Runtime: "live", Correct: true, Live: true}
 	for i := range 2 {
 		raft.Trial = i
@@ -136,7 +136,7 @@ func TestSetupLine(t *testing.T) {
 func TestBarProgress(t *testing.T) {
 	for _, n := range []int{3, 1} {
 		var b bytes.Buffer
-		p := newBarProgress(&b, 3, newETA(t.Context(), time.Now(), nil, nil, nil, nil, nil))
+		p := newBarProgress(&b, 3, newETA(t.Context(), time.Now(), nil, nil))
 		for range n {
 			p.Done(reports.Row{Algorithm: "lcr", Nodes: 8, Correct: true, Live: true})
 		}
@@ -147,7 +147,7 @@ func TestBarProgress(t *testing.T) {
 	}
 	// A live trial's set-up shows in place of the configuration.
 	var b bytes.Buffer
-	p := newBarProgress(&b, 1, newETA(t.Context(), time.Now(), nil, nil, nil, nil, nil))
+	p := newBarProgress(&b, 1, newETA(t.Context(), time.Now(), nil, nil))
 	p.Setup(harness.Setup{Algorithm: "raft", Nodes: 64, Stage: harness.Linking, Done: 2100, Total: 4032}, 3)
 	p.mu.Lock()
 	current := p.current
@@ -167,7 +167,7 @@ func TestBarProgress(t *testing.T) {
 // take their own rate.
 func TestETAFromCost(t *testing.T) {
 	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	e := newETA(t.Context(), start, nil, nil, nil, nil, nil)
+	e := newETA(t.Context(), start, nil, nil)
 	row := func(i int) reports.Row { return reports.Row{Algorithm: "lcr", Nodes: 1 << i, Events: int64(1000 << i)} }
 	var total float64 // actual events and set-ups, at 1 µs each
 	for i := range 10 {
@@ -270,7 +270,7 @@ func TestETAStable(t *testing.T) {
 		}
 	}
 	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	e := newETA(t.Context(), start, nil, nil, nil, nil, nil)
+	e := newETA(t.Context(), start, nil, nil)
 	for _, tr := range plan {
 		e.addSim(tr.row.Key(), tr.est)
 	}
@@ -304,7 +304,7 @@ func TestETALiveOnly(t *testing.T) {
 	// At the run's start (a fixed instant: read later, the countdown
 	// below would have begun).
 	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	e := newETA(t.Context(), start, nil, nil, nil, nil, nil)
+	e := newETA(t.Context(), start, nil, nil)
 	e.addLive(reports.Row{Algorithm: "raft", Nodes: 64, Runtime: "live"}.Key(), 14.8e6)
 	got, ok := e.remainingAt(start)
 	if !ok || got.Round(time.Millisecond) != 14800*time.Millisecond {
@@ -312,7 +312,7 @@ func TestETALiveOnly(t *testing.T) {
 	}
 	// The ETA counts down while the trial runs, and once the running
 	// trial outruns its share, what is left is the trials after it.
-	e = newETA(t.Context(), start, nil, nil, nil, nil, nil)
+	e = newETA(t.Context(), start, nil, nil)
 	e.addLive(reports.Row{Algorithm: "raft", Nodes: 64, Runtime: "live", Trial: 0}.Key(), 14.8e6)
 	e.addLive(reports.Row{Algorithm: "raft", Nodes: 64, Runtime: "live", Trial: 1}.Key(), 14.8e6)
 	for _, tc := range []struct{ at, want time.Duration }{
@@ -335,7 +335,7 @@ func TestETALiveOnly(t *testing.T) {
 // the running ones did already is taken off what is left.
 func TestETAWithinATrial(t *testing.T) {
 	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	e := newETA(t.Context(), start, nil, nil, nil, nil, nil)
+	e := newETA(t.Context(), start, nil, nil)
 	e.processed = new(atomic.Int64)
 	e.addSim(reports.Row{Algorithm: "chang-roberts", Nodes: 10_000_000, Trial: 0}.Key(), 3e7)
 	if _, ok := e.remainingAt(start.Add(time.Second)); ok {
@@ -353,7 +353,7 @@ func TestETAWithinATrial(t *testing.T) {
 	}
 	// Two trials of 1e6 events: the first took 1 s; the second has done
 	// half of its events, so half a second is left.
-	e = newETA(t.Context(), start, nil, nil, nil, nil, nil)
+	e = newETA(t.Context(), start, nil, nil)
 	e.processed = new(atomic.Int64)
 	for i := range 2 {
 		e.addSim(reports.Row{Algorithm: "lcr", Nodes: 1000, Trial: i}.Key(), 1e6)
@@ -370,7 +370,7 @@ func TestETAWithinATrial(t *testing.T) {
 func TestLogProgressTicks(t *testing.T) {
 	var b livetest.Buffer // safe for the ticker's writes
 	start := time.Now()
-	l := &logProgress{w: &b, total: 1, start: start, last: start, every: time.Millisecond, now: time.Now, eta: newETA(t.Context(), start, nil, nil, nil, nil, nil)}
+	l := &logProgress{w: &b, total: 1, start: start, last: start, every: time.Millisecond, now: time.Now, eta: newETA(t.Context(), start, nil, nil)}
 	l.tick()
 	deadline := time.Now().Add(30 * time.Second)
 	for !strings.Contains(b.String(), "progress: 0/1 trials") && time.Now().Before(deadline) {
@@ -429,7 +429,7 @@ func TestETAKeptProcesses(t *testing.T) {
 		{"a crash in every trial", crashing.Plan(), []bool{true, true}},
 	}
 	for _, c := range cases {
-		e := newETA(t.Context(), time.Now(), nil, c.plan, nil, nil, nil)
+		e := newETA(t.Context(), time.Now(), livePlan(c.plan), nil)
 		for i, tr := range c.plan {
 			want := tr.Cost(true)
 			if !c.setup[i] {
@@ -444,7 +444,7 @@ func TestETAKeptProcesses(t *testing.T) {
 		// prices a live run at nothing, the ETA holds the same figures.
 		done, cancel := context.WithCancel(t.Context())
 		cancel()
-		again := newETA(done, time.Now(), nil, c.plan, workloads.Costs(t.Context(), c.plan, true), nil, nil)
+		again := newETA(done, time.Now(), livePlan(c.plan), workloads.Costs(t.Context(), c.plan, true))
 		if !slices.Equal(again.liveNext, e.liveNext) {
 			t.Errorf("%s: with the costs given, priced %v; want %v", c.name, again.liveNext, e.liveNext)
 		}
@@ -472,7 +472,7 @@ func TestETALiveTokenRing(t *testing.T) {
 	}
 	plan := s.Plan()
 	start := time.Now()
-	e := newETA(t.Context(), start, nil, plan, nil, nil, nil)
+	e := newETA(t.Context(), start, livePlan(plan), nil)
 	now := start
 	for i := range 2 {
 		now = now.Add(time.Duration(e.liveNext[0] * float64(time.Microsecond)))
@@ -504,7 +504,7 @@ func TestETAKeptLinks(t *testing.T) {
 	}
 	plan := s.Plan()
 	costs := workloads.Costs(t.Context(), plan, true)
-	e := newETA(t.Context(), time.Now(), nil, plan, nil, nil, nil)
+	e := newETA(t.Context(), time.Now(), livePlan(plan), nil)
 	link := 1.2e3 // µs a link, workloads.Trial.LiveSetupCost
 	want := []float64{costs[0], costs[1] - plan[1].LiveSetupCost() + link*(16*15-16), costs[2] - plan[2].LiveSetupCost()}
 	for i := range plan {
@@ -512,4 +512,12 @@ func TestETAKeptLinks(t *testing.T) {
 			t.Errorf("trial %d (%s): priced %v, want %v", i, plan[i].Algo.Alg.Name, got, want[i])
 		}
 	}
+}
+
+// livePlan marks a plan's trials live, as --runtime live does.
+func livePlan(plan []workloads.Trial) []workloads.Trial {
+	for i := range plan {
+		plan[i].Live = true
+	}
+	return plan
 }

@@ -14,10 +14,10 @@ import (
 // returns it (nil for the whole plan) with the test a trial of the plan
 // passes when it is this part's: the plan's trials, simulated then live,
 // assigned by workloads.AssignShards. The manifest records the part. It
-// returns the live trials' costs it priced them by (nil for the whole
-// plan), which the ETA then uses rather than price them again.
-func (o runOptions) shardOf(trials, live []workloads.Trial, m *reports.Manifest) (*workloads.Shard, func(workloads.Trial, bool) bool, []float64, error) {
-	all := func(workloads.Trial, bool) bool { return true }
+// returns the trials' costs it priced them by (nil for the whole plan),
+// which the ETA then uses rather than price them again.
+func (o runOptions) shardOf(trials []workloads.Trial, m *reports.Manifest) (*workloads.Shard, func(workloads.Trial) bool, []float64, error) {
+	all := func(workloads.Trial) bool { return true }
 	var s workloads.Shard
 	switch {
 	case o.shard != "" && o.shards != 0:
@@ -49,29 +49,42 @@ func (o runOptions) shardOf(trials, live []workloads.Trial, m *reports.Manifest)
 	default:
 		return nil, all, nil, nil
 	}
-	liveCosts := workloads.Costs(context.Background(), live, true)
-	costs := append(workloads.Costs(context.Background(), trials, false), liveCosts...)
+	costs := planCosts(trials)
 	assigned := workloads.AssignShards(costs, s.M)
-	// Live trials' Index is their place among the live ones: they follow
-	// the simulated trials in the plan (and in results.csv).
-	mine := map[[2]int]bool{}
+	mine := map[int]bool{} // by Trial.Index, the place in the plan
 	var idx []int
 	for i, a := range assigned {
-		if a != s.K {
-			continue
-		}
-		idx = append(idx, i)
-		if i < len(trials) {
-			mine[[2]int{0, trials[i].Index}] = true
-		} else {
-			mine[[2]int{1, i - len(trials)}] = true
+		if a == s.K {
+			idx = append(idx, i)
+			mine[trials[i].Index] = true
 		}
 	}
 	m.Shard, m.PlanTrials, m.ShardTrials = s.String(), len(costs), workloads.IndexRanges(idx)
-	return &s, func(t workloads.Trial, isLive bool) bool {
-		if isLive {
-			return mine[[2]int{1, t.Index}]
+	return &s, func(t workloads.Trial) bool { return mine[t.Index] }, costs, nil
+}
+
+// planCosts is each trial's cost (workloads.Costs), simulated or live.
+func planCosts(trials []workloads.Trial) []float64 {
+	var sim, live []int // positions
+	for i, t := range trials {
+		if t.Live {
+			live = append(live, i)
+		} else {
+			sim = append(sim, i)
 		}
-		return mine[[2]int{0, t.Index}]
-	}, liveCosts, nil
+	}
+	costs := make([]float64, len(trials))
+	for _, part := range []struct {
+		at   []int
+		live bool
+	}{{sim, false}, {live, true}} {
+		ts := make([]workloads.Trial, len(part.at))
+		for j, i := range part.at {
+			ts[j] = trials[i]
+		}
+		for j, c := range workloads.Costs(context.Background(), ts, part.live) {
+			costs[part.at[j]] = c
+		}
+	}
+	return costs
 }

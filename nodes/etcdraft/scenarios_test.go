@@ -39,7 +39,7 @@ func runBuiltin(t *testing.T, file string, algos []workloads.Algo) ([]reports.Ro
 		trials = append(trials, s.Plan()...)
 	}
 	var rows []reports.Row
-	if err := workloads.Run(context.Background(), trials, workloads.Options{}, func(r reports.Row) error {
+	if err := (&workloads.Executor{}).Execute(context.Background(), trials, func(r reports.Row) error {
 		rows = append(rows, r)
 		return nil
 	}); err != nil {

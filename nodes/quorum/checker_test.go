@@ -140,7 +140,7 @@ func TestRows(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, tr := range s.Plan() {
-				row := workloads.RunTrial(tr, nil)
+				row := workloads.RunSim(tr, nil)
 				if row.Error != "" || !row.Live || !row.Correct || row.SafetyViolations != 0 {
 					t.Fatalf("trial %d: %+v", tr.Trial, row)
 				}
