@@ -388,3 +388,26 @@ func TestLiveChubbyFirstStartIsNoRestart(t *testing.T) {
 		}
 	}
 }
+
+// RunTrial drives the live harness as it does the simulator: one call, a
+// live row (with its reruns counted) built from the record and verdict it
+// returns, the same election as the planned trial's.
+func TestRunTrialLive(t *testing.T) {
+	tr := spec(t, "chang-roberts", "4", "random", "lowest", "2ms", 1).Plan()[0]
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	res, err := RunTrial(ctx, liveRuntime(t), tr.config(tr.Spec.IDs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := res.Row
+	if row.Runtime != "live" || !row.Reruns.Set || row.Error != "" || res.Record == nil {
+		t.Fatalf("row %+v, record %v", row, res.Record)
+	}
+	if !res.Verdict.Correct || !res.Verdict.Live || row.Correct != res.Verdict.Correct || row.Messages != res.Record.Messages {
+		t.Errorf("verdict %+v, row correct %v messages %d, record messages %d", res.Verdict, row.Correct, row.Messages, res.Record.Messages)
+	}
+	if sim := RunSim(tr, nil); row.Messages != sim.Messages {
+		t.Errorf("live chang-roberts sent %d messages, the simulator %d", row.Messages, sim.Messages)
+	}
+}
