@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"os"
 	"strconv"
 
@@ -12,10 +11,10 @@ import (
 // shardOf reads which part of the plan this run is (--shard K/M, or
 // --shards M with K from $ELECTBENCH_SHARD or $JOB_COMPLETION_INDEX), and
 // returns it (nil for the whole plan) with the test a trial of the plan
-// passes when it is this part's: the plan's trials, simulated then live,
-// assigned by workloads.AssignShards. The manifest records the part. It
-// returns the trials' costs it priced them by (nil for the whole plan),
-// which the ETA then uses rather than price them again.
+// passes when it is this part's (workloads.Shard.Part). The manifest
+// records the part. It returns the trials' costs it priced them by (nil
+// for the whole plan), which the ETA then uses rather than price them
+// again.
 func (o runOptions) shardOf(trials []workloads.Trial, m *reports.Manifest) (*workloads.Shard, func(workloads.Trial) bool, []float64, error) {
 	all := func(workloads.Trial) bool { return true }
 	var s workloads.Shard
@@ -49,42 +48,7 @@ func (o runOptions) shardOf(trials []workloads.Trial, m *reports.Manifest) (*wor
 	default:
 		return nil, all, nil, nil
 	}
-	costs := planCosts(trials)
-	assigned := workloads.AssignShards(costs, s.M)
-	mine := map[int]bool{} // by Trial.Index, the place in the plan
-	var idx []int
-	for i, a := range assigned {
-		if a == s.K {
-			idx = append(idx, i)
-			mine[trials[i].Index] = true
-		}
-	}
-	m.Shard, m.PlanTrials, m.ShardTrials = s.String(), len(costs), workloads.IndexRanges(idx)
-	return &s, func(t workloads.Trial) bool { return mine[t.Index] }, costs, nil
-}
-
-// planCosts is each trial's cost (workloads.Costs), simulated or live.
-func planCosts(trials []workloads.Trial) []float64 {
-	var sim, live []int // positions
-	for i, t := range trials {
-		if t.Live {
-			live = append(live, i)
-		} else {
-			sim = append(sim, i)
-		}
-	}
-	costs := make([]float64, len(trials))
-	for _, part := range []struct {
-		at   []int
-		live bool
-	}{{sim, false}, {live, true}} {
-		ts := make([]workloads.Trial, len(part.at))
-		for j, i := range part.at {
-			ts[j] = trials[i]
-		}
-		for j, c := range workloads.Costs(context.Background(), ts, part.live) {
-			costs[part.at[j]] = c
-		}
-	}
-	return costs
+	in, costs, ranges := s.Part(trials)
+	m.Shard, m.PlanTrials, m.ShardTrials = s.String(), len(costs), ranges
+	return &s, in, costs, nil
 }
