@@ -217,7 +217,7 @@ func (x *Executor) simTrial(ctx context.Context, rt Runtime, i int, t Trial, pro
 		}
 		w = sp
 	}
-	row, _ := t.run(ctx, rt, false, w, processed)
+	row := t.simulate(ctx, rt, w, processed)
 	if err := ctx.Err(); err != nil {
 		// An interrupted trial's row is not a result: it stops the rows
 		// here, and a resumed run runs it again.

@@ -68,8 +68,8 @@ func runLive(t *testing.T, rt Runtime, tr Trial) reports.Row {
 
 // A live row means what a simulated one does: the same columns from the
 // same record, verdict and reference figures (row.go), differing only in
-// what the network's timing decides. RunLive writes each trial's trace
-// before its row, under a header that says it ran live.
+// what the network's timing decides. The executor writes each live
+// trial's trace before its row, under a header that says it ran live.
 func TestRunLiveRows(t *testing.T) {
 	s := spec(t, "chang-roberts", "5", "random", "successor-of-max", "10ms", 2)
 	var rows []reports.Row

@@ -43,8 +43,7 @@ func (t Trial) BaseRow() reports.Row {
 // never panics: an algorithm that panics yields a row whose error column
 // says so.
 func RunSim(t Trial, trace io.Writer) reports.Row {
-	row, _ := t.run(context.Background(), Sim, false, trace, nil)
-	return row
+	return t.simulate(context.Background(), Sim, trace, nil)
 }
 
 func allPositions(n int) []int {

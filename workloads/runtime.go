@@ -147,20 +147,16 @@ func CapabilitiesOf(rt Runtime) trial.Capabilities {
 	return sim.Capabilities
 }
 
-// run runs trial t on rt and returns its row; live says rt is the live
-// harness, and outside that the run left its algorithm's model through no
-// doing of its configuration (Result.Outside). processed, when set,
-// follows the trial's progress (trial.Config.Processed).
-func (t Trial) run(ctx context.Context, rt Runtime, live bool, trace io.Writer, processed *atomic.Int64) (row reports.Row, outside bool) {
-	// Live nodes mint their own identities and take the places of these
-	// ranks in their order, so relative ranks are the arrangement's.
+// simulate runs trial t on rt, a simulated runtime, and returns its row;
+// processed, when set, follows the trial's progress
+// (trial.Config.Processed).
+func (t Trial) simulate(ctx context.Context, rt Runtime, trace io.Writer, processed *atomic.Int64) reports.Row {
 	cfg := t.config(t.Spec.IDs)
 	cfg.Processed = processed
-	if !live && t.Spec.LiveUnit {
+	if t.Spec.LiveUnit {
 		cfg.Unit = t.Spec.Unit()
 	}
-	res := t.execute(ctx, rt, cfg, live, trace)
-	return res.Row, res.Outside
+	return t.execute(ctx, rt, cfg, false, trace).Row
 }
 
 // execute runs cfg, trial t's configuration, on rt once and returns what
@@ -239,7 +235,8 @@ func (t Trial) execute(ctx context.Context, rt Runtime, cfg trial.Config, live b
 }
 
 // config is the configuration trial t runs with, its identities placed
-// by ids.
+// by ids. Live nodes mint their own identities and take the places of
+// these ranks in their order, so relative ranks are the arrangement's.
 func (t Trial) config(ids IDs) trial.Config {
 	s, a := t.Spec, t.Algo
 	ranks := s.RankBy.apply(ids.Ranks(t.Nodes, t.Seed), t.Seed)

@@ -43,7 +43,7 @@ type eta struct {
 	prev     time.Time               // when the last trial finished, or the run started
 	start    time.Time               // when the run started
 	// processed, when set, holds the events the running simulated trials
-	// have processed (workloads.Options.Processed): a run of a few long
+	// have processed (workloads.Observer.Begin): a run of a few long
 	// trials has an ETA before the first ends, and one that does not
 	// stand still while they run.
 	processed *atomic.Int64

@@ -330,7 +330,7 @@ func TestETALiveOnly(t *testing.T) {
 }
 
 // A run of one long simulated trial has an ETA while it runs: from the
-// events it has processed so far (workloads.Options.Processed) against its
+// events it has processed so far (workloads.Observer.Begin) against its
 // estimate, at the rate it processed them; once a trial has finished, what
 // the running ones did already is taken off what is left.
 func TestETAWithinATrial(t *testing.T) {
