@@ -66,13 +66,10 @@ func checkLive(sc *chaos.Scenario, spec *Spec, fail func(field, format string, a
 // effectOf is the effect a scenario fault's kind injects (EffNone for a
 // kind the scenario's parser refused already).
 func effectOf(f *chaos.Fault) trial.Effect {
-	k := f.KindInfo()
-	if k == nil {
+	if f.KindInfo() == nil {
 		return trial.EffNone
 	}
-	var tf trial.Fault
-	k.Effect(f, &tf, time.Millisecond) // the effect depends on the kind alone, not on T
-	return tf.Effect
+	return f.Compile(time.Millisecond).Effect // the effect depends on the kind alone, not on T
 }
 
 // LiveBaseRow is a live trial's row before it runs (see BaseRow).
