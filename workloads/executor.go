@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/electbench/electbench/reports"
 )
@@ -33,17 +34,23 @@ type Executor struct {
 	// is nil, the live trials' only.
 	Trace, LiveTrace io.Writer
 	Observer         Observer // nil: nobody watches
+	// Costs, when set, are the plan's costs by Trial.Index, priced already
+	// (PlanCosts: sharding does), which the ETA takes rather than price
+	// the live trials again.
+	Costs []float64
 }
 
 // Observer follows an execution. Its methods are called from the
 // goroutine that called Execute.
 type Observer interface {
 	// Begin is told, before the first trial starts, the trials that will
-	// run (those not skipped), in plan order, and where the running
-	// simulated trials count the events they have processed
-	// (trial.Config.Processed): progress within trials, for an ETA.
-	Begin(toRun []Trial, processed *atomic.Int64)
-	// Done is told each trial's row once emitted, in plan order.
+	// run (those not skipped), in plan order, and the ETA of the run,
+	// which the executor keeps up to date as trials end and as the
+	// running simulated trials process events; it may be read from any
+	// goroutine.
+	Begin(toRun []Trial, eta *ETA)
+	// Done is told each trial's row once emitted, in plan order, after
+	// the ETA has taken it.
 	Done(t Trial, row reports.Row)
 }
 
@@ -70,15 +77,19 @@ func (x *Executor) Execute(ctx context.Context, plan []Trial, emit func(reports.
 			toRun = append(toRun, t)
 		}
 	}
+	var eta *ETA
 	processed := new(atomic.Int64)
 	if x.Observer != nil {
-		x.Observer.Begin(toRun, processed)
+		eta = newETA(ctx, time.Now(), toRun, x.Costs)
+		eta.processed = processed
+		x.Observer.Begin(toRun, eta)
 	}
 	done := func(t Trial, row reports.Row) error {
 		if err := emit(row); err != nil {
 			return err
 		}
 		if x.Observer != nil {
+			eta.finished(row, time.Now())
 			x.Observer.Done(t, row)
 		}
 		return nil

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/electbench/electbench/nodes/trial"
 	"github.com/electbench/electbench/reports"
@@ -73,24 +74,37 @@ func TestRunTrialNoResult(t *testing.T) {
 	}
 }
 
-// watcher is an Observer that keeps what it is told.
-type watcher struct {
-	begun     []int // Trial.Index of the trials to run
-	processed *atomic.Int64
-	done      []int
-	rows      []reports.Row
+// asLive marks a plan's trials live (as --runtime live does), for the
+// executor's live runtime.
+func asLive(plan []Trial) []Trial {
+	for i := range plan {
+		plan[i].Live = true
+	}
+	return plan
 }
 
-func (w *watcher) Begin(toRun []Trial, processed *atomic.Int64) {
+// watcher is an Observer that keeps what it is told.
+type watcher struct {
+	begun []int // Trial.Index of the trials to run
+	eta   *ETA
+	done  []int
+	rows  []reports.Row
+	known int // rows after which the ETA knew the time left
+}
+
+func (w *watcher) Begin(toRun []Trial, eta *ETA) {
 	for _, t := range toRun {
 		w.begun = append(w.begun, t.Index)
 	}
-	w.processed = processed
+	w.eta = eta
 }
 
 func (w *watcher) Done(t Trial, row reports.Row) {
 	w.done = append(w.done, t.Index)
 	w.rows = append(w.rows, row)
+	if _, ok := w.eta.Remaining(time.Now()); ok {
+		w.known++
+	}
 }
 
 // simCounting is the simulator, counting the trials it runs at once.
@@ -159,8 +173,12 @@ func TestExecutorMixedPlan(t *testing.T) {
 			t.Errorf("row %d: %s %s N=%d trial %d; want trial %d of the plan (%v)", i, r.Runtime, r.Algorithm, r.Nodes, r.Trial, tr.Index, tr.Key())
 		}
 	}
-	if live.opened != 1 || live.beside != 0 || w.processed == nil {
-		t.Errorf("live runtime opened %d times, ran %d trials beside simulated ones; processed %v", live.opened, live.beside, w.processed)
+	if live.opened != 1 || live.beside != 0 {
+		t.Errorf("live runtime opened %d times, ran %d trials beside simulated ones", live.opened, live.beside)
+	}
+	// Once trials have ended the ETA knows the time left: none at the end.
+	if left, ok := w.eta.Remaining(time.Now()); w.known == 0 || !ok || left > time.Second {
+		t.Errorf("the ETA knew the time left after %d of %d rows; at the end %v (%v), want none", w.known, len(want), left, ok)
 	}
 	live.opened = 0
 	x.Skip = func(tr Trial) bool { return tr.Live }

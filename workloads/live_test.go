@@ -194,15 +194,6 @@ func TestRunLiveStopsAtInfrastructureFailure(t *testing.T) {
 	}
 }
 
-// asLive marks a plan's trials live (as --runtime live does), for the
-// executor's live runtime.
-func asLive(plan []Trial) []Trial {
-	for i := range plan {
-		plan[i].Live = true
-	}
-	return plan
-}
-
 // A live spec refuses what Toxiproxy cannot do, with the flag at fault.
 func TestValidateLive(t *testing.T) {
 	for lat, want := range map[string]string{"500us": "at least 1ms", "1500us": "whole milliseconds"} {

@@ -8,8 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sync/atomic"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -156,10 +154,10 @@ func (p *runPlan) execute(cmd *cobra.Command, o *runOptions) (int, error) {
 	}
 	ctx, stop := interrupts(cmd, "the run")
 	defer stop()
-	obs := &runObserver{ctx: ctx, w: cmd.ErrOrStderr(), start: time.Now(), costs: p.costs}
+	obs := &runObserver{w: cmd.ErrOrStderr()}
 	lh := &liveHarness{dir: o.out, url: o.toxiproxy, trials: p.liveTrials(), setup: obs.setup}
 	x := &workloads.Executor{
-		Live: lh, Parallel: o.parallel, Trace: writer(tr.all), LiveTrace: writer(tr.live), Observer: obs,
+		Live: lh, Parallel: o.parallel, Trace: writer(tr.all), LiveTrace: writer(tr.live), Observer: obs, Costs: p.costs,
 		Skip: func(t workloads.Trial) bool { return done[t.Key()] || !p.inShard(t) },
 	}
 	runErr := x.Execute(ctx, p.trials, w.Write)
@@ -229,22 +227,17 @@ func writer(f *os.File) io.Writer {
 	return f
 }
 
-// runObserver draws a run's progress (progress.go) and its ETA (eta.go)
-// from what the executor tells it, and counts the trials written.
+// runObserver draws a run's progress and ETA (progress.go) from what the
+// executor tells it, and counts the trials written.
 type runObserver struct {
-	ctx     context.Context // stops pricing the live trials for the ETA
 	w       io.Writer
-	start   time.Time
-	costs   []float64 // the plan's costs, when sharding priced them
-	prog    progress  // from Begin
+	prog    progress // from Begin
 	trialOf func(harness.Setup) int
 	written int
 }
 
-func (r *runObserver) Begin(toRun []workloads.Trial, processed *atomic.Int64) {
-	est := newETA(r.ctx, r.start, toRun, r.costs)
-	est.processed = processed
-	r.prog = newProgress(r.w, len(toRun), est)
+func (r *runObserver) Begin(toRun []workloads.Trial, eta *workloads.ETA) {
+	r.prog = newProgress(r.w, len(toRun), eta)
 	r.trialOf = liveTrialNumbers(toRun)
 }
 
