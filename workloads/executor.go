@@ -94,7 +94,7 @@ func (x *Executor) Execute(ctx context.Context, plan []Trial, emit func(reports.
 		}
 		return nil
 	}
-	opened := map[Runtime]bool{}
+	opened := map[bool]bool{} // by Trial.Live: its runtime was opened
 	// Consecutive trials on one runtime form a segment, run before the
 	// next segment starts: a live trial never shares the host with
 	// simulated ones.
@@ -105,15 +105,15 @@ func (x *Executor) Execute(ctx context.Context, plan []Trial, emit func(reports.
 		}
 		seg := toRun[:n]
 		toRun = toRun[n:]
-		rt := x.runtime(seg[0])
-		if o, ok := rt.(opener); ok && !opened[rt] {
+		rt, live := x.runtime(seg[0]), seg[0].Live
+		if o, ok := rt.(opener); ok && !opened[live] {
 			if err := o.Open(ctx); err != nil {
 				return err
 			}
-			opened[rt] = true
+			opened[live] = true
 		}
 		var err error
-		if seg[0].Live {
+		if live {
 			err = x.runLive(ctx, rt, seg, done)
 		} else {
 			err = x.runSim(ctx, rt, seg, processed, done)
