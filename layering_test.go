@@ -141,16 +141,6 @@ var only = map[string][]string{
 	"nodes/live/livetest":     {"nodes/live"},
 }
 
-// pendingTestImports are test imports that break the floor rule today,
-// each with the package its tests import from above. The harness's tests
-// parse scenario files (chaos) and read workloads.MaxReruns; the live
-// runtime's rework (issue 36) takes them out. TestTestImports lets these
-// through and fails once one is no longer needed: delete an entry as its
-// fix lands.
-var pendingTestImports = map[string][]string{
-	"nodes/live/harness": {"chaos", "workloads"},
-}
-
 func TestLayering(t *testing.T) {
 	pkgs := listPackages(t)
 	for _, must := range append(append([]string{"nodes", "nodes/trial", "nodes/trial/timeline", "nodes/check", "nodes/external", "chaos", "workloads", "reports"}, algorithms...), runtimes...) {
@@ -239,25 +229,13 @@ func TestLayering(t *testing.T) {
 func TestTestImports(t *testing.T) {
 	pkgs := listPackages(t)
 	bench := floorOf(runtimes[0])
-	pending := map[string]bool{}
 	for p, info := range pkgs {
 		ceiling := max(floorOf(p), bench)
 		for _, imp := range local(append(slices.Clone(info.TestImports), info.XTestImports...)) {
 			if floorOf(imp) <= ceiling {
 				continue
 			}
-			if slices.Contains(pendingTestImports[p], imp) {
-				pending[p+" -> "+imp] = true
-				continue
-			}
 			t.Errorf("tests of %s import %s, above the runtimes and %s's floor: move the test to the lowest package that may import %s", p, imp, p, imp)
-		}
-	}
-	for p, imps := range pendingTestImports {
-		for _, imp := range imps {
-			if !pending[p+" -> "+imp] {
-				t.Errorf("pendingTestImports lists %s -> %s, which no test imports now: delete the entry", p, imp)
-			}
 		}
 	}
 }

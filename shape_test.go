@@ -34,16 +34,6 @@ var exempt = map[string]string{
 	"func chaos.init": "the scenario schema's field table",
 }
 
-// pendingHouse are today's offenders that other parts of issue 36 are
-// fixing (the live node, the harness, the run executor, the CLI's run), each
-// with its size today (lines, or fields for a struct). The test fails when
-// one grows, and also when one is no longer an offender: delete its entry
-// as its fix lands.
-var pendingHouse = map[string]int{
-	"func cmd/electbench.runRun": 216,
-	"func workloads.Run":         121,
-}
-
 // houseSizes returns the size of every function (lines, from func to its
 // closing brace) and every type with methods under nodes/live/ (fields, an
 // embedded type counting as one), keyed as "func dir.Recv.Name" and
@@ -158,18 +148,7 @@ func TestHouseShape(t *testing.T) {
 		if n <= limit(key) || exempt[key] != "" {
 			continue
 		}
-		was, pending := pendingHouse[key]
-		switch {
-		case !pending:
-			t.Errorf("%s measures %d, over %d: split it (STYLE: small functions, types that own one thing)", key, n, limit(key))
-		case n > was:
-			t.Errorf("%s grew from %d to %d while its fix is pending: it may only shrink", key, was, n)
-		}
-	}
-	for key, was := range pendingHouse {
-		if n, ok := sizes[key]; !ok || n <= limit(key) {
-			t.Errorf("pendingHouse lists %s (%d), which now measures %d, within %d: delete the entry", key, was, n, limit(key))
-		}
+		t.Errorf("%s measures %d, over %d: split it (docs/STYLE.md: small functions, types that own one thing)", key, n, limit(key))
 	}
 }
 

@@ -24,7 +24,7 @@ type Algorithm struct {
 	// took longer (trial.Record.Overruns) ran outside the algorithm's
 	// model, and a wrong leader there is the network's doing, not the
 	// algorithm's. A live trial the host pushed outside it runs again
-	// (trial.OutsideModel, workloads.MaxReruns).
+	// (trial.OutsideModel, trial.MaxReruns).
 	BoundedDelay bool
 	Variants     []Variant // selectable variants; the first is the default
 	Params       []Param   // settable parameters with their defaults

@@ -74,7 +74,7 @@ func TestBullyTextbookCrash(t *testing.T) {
 	for _, n := range []int{3, 5, 8, 16, 33} {
 		s := withCrash(t, spec(t, "bully", strconv.Itoa(n), "random", "lowest", "1ms", 2), "highest")
 		for _, tr := range s.Plan() {
-			r := RunTrial(tr, nil)
+			r := RunSim(tr, nil)
 			N := int64(n)
 			if r.MessagesByKind.Get("ELECTION") != N*(N-1)/2 || r.MessagesByKind.Get("OK") != (N-1)*(N-2)/2 ||
 				r.MessagesByKind.Get("COORDINATOR") != N-2 || r.TurnaroundT.V != 4 || !r.Correct || !r.Live || r.SafetyViolations != 0 {
@@ -93,13 +93,13 @@ func TestBullyTextbookCrash(t *testing.T) {
 func TestBullyShortT1ViolatesSafety(t *testing.T) {
 	s := spec(t, "bully", "6", "random", "lowest", "1ms", 3)
 	for _, tr := range s.Plan() {
-		if r := RunTrial(tr, nil); r.SafetyViolations != 0 || !r.Correct {
+		if r := RunSim(tr, nil); r.SafetyViolations != 0 || !r.Correct {
 			t.Fatalf("reference model: %+v", r)
 		}
 	}
 	s.Algos[0].Params = map[string]string{"t1": "1.5T"}
 	for _, tr := range s.Plan() {
-		r := RunTrial(tr, nil)
+		r := RunSim(tr, nil)
 		if r.SafetyViolations == 0 || !strings.Contains(r.Violation, "wrong-leader") {
 			t.Fatalf("t1=1.5T: no violation recorded: %+v", r)
 		}
@@ -122,7 +122,7 @@ func TestFalseSuspicionsViolateSafety(t *testing.T) {
 		s.Detector = det
 		violations := 0
 		for _, tr := range s.Plan() {
-			violations += RunTrial(tr, nil).SafetyViolations
+			violations += RunSim(tr, nil).SafetyViolations
 		}
 		if violations == 0 {
 			t.Errorf("%s: 20 trials with false suspicions recorded no violation", algo)
@@ -141,7 +141,7 @@ func TestMissedCrashIsNotLive(t *testing.T) {
 			t.Fatal(err)
 		}
 		s.Detector = det
-		return RunTrial(s.Plan()[0], nil)
+		return RunSim(s.Plan()[0], nil)
 	}
 	if r := run("perfect(0.5T)"); !r.Live || !r.Correct || r.Leader != "6" {
 		t.Fatalf("perfect detector: %+v", r)
@@ -180,7 +180,7 @@ func TestTheoryWithExplicitDefaultDetector(t *testing.T) {
 			t.Fatal(err)
 		}
 		s.Detector = d
-		if r := RunTrial(s.Plan()[0], nil); r.TheoryMessages.Set != want {
+		if r := RunSim(s.Plan()[0], nil); r.TheoryMessages.Set != want {
 			t.Errorf("--detector %s: theory_messages set = %v, want %v", det, r.TheoryMessages.Set, want)
 		}
 	}

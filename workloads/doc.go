@@ -6,12 +6,18 @@
 // A Spec is parsed from command-line flags or scenario files by the Parse*
 // functions here, so both front ends share one grammar and one set of error
 // messages. Plan expands a Spec into Trials. Every trial runs through one
-// Runtime interface, which takes a trial.Config and returns a trial.Record:
-// Run executes trials on the simulator (Sim) in parallel, RunLive on the
-// live harness (nodes/live/harness, adapted by its Recorder) one at a time;
-// either way one checker judges the trial's events and one row builder
-// (row.go) turns record and verdict into a row, handed to the caller as
-// soon as every earlier trial has been handed over. workloads imports no
-// runtime but the simulator: process control and Toxiproxy stay in the
-// harness.
+// Runtime interface, which takes a trial.Config and returns a trial.Record.
+// An Executor runs a whole plan (executor.go): simulated trials (Sim) in
+// parallel, live ones (the harness, nodes/live/harness, adapted by its
+// Recorder and wired in by the command) one at a time, skipping those a
+// resumed run or another shard has, spooling traces, stopping at an
+// interrupt or an infrastructure failure, and telling an Observer what it
+// does. RunTrial runs one trial.Config and returns its record, verdict and
+// row. Either way one checker judges the trial's events and one row
+// builder (row.go) turns record and verdict into a row, handed to the
+// caller as soon as every earlier trial has been handed over. What each
+// runtime can run is declared once (trial.Capabilities: sim.Capabilities,
+// live.Capabilities) and the checks here read it. workloads imports no
+// runtime's machinery but the simulator's: process control and Toxiproxy
+// stay in the harness.
 package workloads

@@ -39,7 +39,7 @@ func runBuiltin(t *testing.T, file string, algos []Algo) ([]reports.Row, []Failu
 		trials = append(trials, s.Plan()...)
 	}
 	var rows []reports.Row
-	if err := Run(context.Background(), trials, Options{}, func(r reports.Row) error {
+	if err := (&Executor{}).Execute(context.Background(), trials, func(r reports.Row) error {
 		rows = append(rows, r)
 		return nil
 	}); err != nil {

@@ -39,7 +39,7 @@ func TestRaftFigure16Order(t *testing.T) {
 	}
 	medians := map[string]float64{} // "algorithm scenario" → median downtime, ms (unfinished trials count as +Inf)
 	by := map[string][]float64{}
-	if err := Run(context.Background(), trials, Options{Parallel: 2}, func(r reports.Row) error {
+	if err := (&Executor{Parallel: 2}).Execute(context.Background(), trials, func(r reports.Row) error {
 		if r.Error != "" || r.SafetyViolations != 0 {
 			t.Errorf("%s %s trial %d: error %q, %d safety violations", r.Algorithm, r.Scenario, r.Trial, r.Error, r.SafetyViolations)
 		}

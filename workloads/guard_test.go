@@ -75,7 +75,7 @@ func TestEstimateMatchesRun(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	row := RunTrial(tr, nil)
+	row := RunSim(tr, nil)
 	runtime.ReadMemStats(&after)
 	if !row.Correct {
 		t.Fatalf("row %+v", row)
@@ -114,7 +114,7 @@ func TestEstimateQuorumEvents(t *testing.T) {
 			s.KeepRunning = c.keep
 			tr := s.Plan()[0]
 			est := tr.Estimate()
-			row := RunTrial(tr, nil)
+			row := RunSim(tr, nil)
 			if row.Error != "" {
 				t.Fatalf("%s %v N=%s: %s", c.algo, c.params, n, row.Error)
 			}

@@ -47,7 +47,7 @@ func TestLiveMutexFaults(t *testing.T) {
 		for i := range sims {
 			simPlan, livePlan := sims[i].Plan(), lives[i].Plan()
 			for j := range simPlan {
-				s := RunTrial(simPlan[j], nil)
+				s := RunSim(simPlan[j], nil)
 				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 				l := RunLiveTrial(ctx, r, livePlan[j], nil)
 				cancel()
@@ -80,7 +80,7 @@ func TestLiveMutexFaults(t *testing.T) {
 func TestMutexPartition(t *testing.T) {
 	for _, spec := range mutexScenario(t, "mutex-partition", "sim") {
 		for _, tr := range spec.Plan() {
-			row := RunTrial(tr, nil)
+			row := RunSim(tr, nil)
 			name := row.Algorithm + "/" + row.Variant
 			if row.Algorithm == "token-ring" {
 				if row.SafetyViolations != 0 || row.Live || !strings.HasPrefix(row.Violation, "starved") {
@@ -105,7 +105,7 @@ func TestLiveTokenRingRunsToItsDeadline(t *testing.T) {
 		s := spec(t, "token-ring", "4", "random", "all", "5ms", 1)
 		s.Deadline = 300 * 5 * time.Millisecond
 		tr := s.Plan()[0]
-		row := RunTrial(tr, nil)
+		row := RunSim(tr, nil)
 		if runtime == "live" {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			row = RunLiveTrial(ctx, r, tr, nil)

@@ -47,7 +47,7 @@ func liveScenario(t *testing.T, file, name, algo, nodes, latency, runtime string
 // both rows.
 func runBoth(t *testing.T, rt Runtime, file, name, algo, nodes, latency string) (simRow, liveRow reports.Row) {
 	t.Helper()
-	simRow = RunTrial(liveScenario(t, file, name, algo, nodes, latency, "sim").Plan()[0], nil)
+	simRow = RunSim(liveScenario(t, file, name, algo, nodes, latency, "sim").Plan()[0], nil)
 	spec := liveScenario(t, file, name, algo, nodes, latency, "live")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -244,7 +244,7 @@ func simAndLive(t *testing.T, r Runtime, file, src string) (sim, live reports.Ro
 		}
 		tr := specs[0].Plan()[0]
 		if rt == "sim" {
-			rows = append(rows, RunTrial(tr, nil))
+			rows = append(rows, RunSim(tr, nil))
 		} else {
 			rows = append(rows, runLive(t, r, tr))
 		}

@@ -68,13 +68,13 @@ func runLive(t *testing.T, rt Runtime, tr Trial) reports.Row {
 
 // A live row means what a simulated one does: the same columns from the
 // same record, verdict and reference figures (row.go), differing only in
-// what the network's timing decides. RunLive writes each trial's trace
-// before its row, under a header that says it ran live.
+// what the network's timing decides. The executor writes each live
+// trial's trace before its row, under a header that says it ran live.
 func TestRunLiveRows(t *testing.T) {
 	s := spec(t, "chang-roberts", "5", "random", "successor-of-max", "10ms", 2)
 	var rows []reports.Row
 	var trace bytes.Buffer
-	err := RunLive(context.Background(), s.Plan(), liveRuntime(t), Options{Trace: &trace}, func(r reports.Row) error {
+	err := (&Executor{Live: liveRuntime(t), Trace: &trace}).Execute(context.Background(), asLive(s.Plan()), func(r reports.Row) error {
 		rows = append(rows, r)
 		return nil
 	})
@@ -82,7 +82,7 @@ func TestRunLiveRows(t *testing.T) {
 		t.Fatalf("%d rows: %v", len(rows), err)
 	}
 	for i, got := range rows {
-		want := RunTrial(s.Plan()[i], nil)
+		want := RunSim(s.Plan()[i], nil)
 		if got.Runtime != "live" || got.TS != 0.01 || got.Error != "" || !got.Correct || !got.Live ||
 			got.Messages != 14 || got.MessagesByKind.String() != want.MessagesByKind.String() || got.Bytes <= 0 ||
 			got.TheoryMessages != want.TheoryMessages || got.Timeouts != 0 ||
@@ -117,7 +117,7 @@ func TestRunLiveInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	rt := liveRuntime(t, func(o *harness.Options) { o.Observe = func(harness.Info) { cancel() } })
 	var trace bytes.Buffer
-	err := RunLive(ctx, spec(t, "bully", "5", "random", "lowest", "1ms", 3).Plan(), rt, Options{Trace: &trace}, func(r reports.Row) error {
+	err := (&Executor{Live: rt, Trace: &trace}).Execute(ctx, asLive(spec(t, "bully", "5", "random", "lowest", "1ms", 3).Plan()), func(r reports.Row) error {
 		t.Errorf("an interrupted trial emitted %+v", r)
 		return nil
 	})
@@ -156,7 +156,7 @@ func TestLiveFailureRows(t *testing.T) {
 
 // failOnce is a runtime whose first call for the trial of seed `seed` is
 // the infrastructure's failure (a stand-in for a Toxiproxy stopped in the
-// middle of a run); an attempt run again (MaxReruns) is no new trial.
+// middle of a run); an attempt run again (trial.MaxReruns) is no new trial.
 type failOnce struct {
 	rt     Runtime
 	seed   uint64
@@ -179,7 +179,7 @@ func TestRunLiveStopsAtInfrastructureFailure(t *testing.T) {
 	rt := liveRuntime(t)
 	var rows []reports.Row
 	emit := func(r reports.Row) error { rows = append(rows, r); return nil }
-	err := RunLive(context.Background(), plan, &failOnce{rt: rt, seed: plan[1].Seed}, Options{}, emit)
+	err := (&Executor{Live: &failOnce{rt: rt, seed: plan[1].Seed}}).Execute(context.Background(), asLive(plan), emit)
 	if !errors.Is(err, trial.ErrInfrastructure) || !strings.Contains(err.Error(), "bully trial 1 on 4 nodes") {
 		t.Fatalf("run: %v; want the infrastructure error of trial 1", err)
 	}
@@ -188,8 +188,7 @@ func TestRunLiveStopsAtInfrastructureFailure(t *testing.T) {
 	}
 	done := map[reports.Key]bool{rows[0].Key(): true}
 	var resumed []int
-	err = RunLive(context.Background(), plan, rt, Options{Skip: func(tr Trial) bool { return done[tr.LiveBaseRow().Key()] }},
-		func(r reports.Row) error { resumed = append(resumed, r.Trial); return nil })
+	err = (&Executor{Live: rt, Skip: func(tr Trial) bool { return done[tr.LiveBaseRow().Key()] }}).Execute(context.Background(), asLive(plan), func(r reports.Row) error { resumed = append(resumed, r.Trial); return nil })
 	if err != nil || !slices.Equal(resumed, []int{1, 2}) {
 		t.Fatalf("resumed run: trials %v, %v; want 1 and 2", resumed, err)
 	}
@@ -212,9 +211,9 @@ func TestValidateLive(t *testing.T) {
 		t.Errorf("--rank epoch: %v", err)
 	}
 	s.RankBy = ""
-	s.Nodes = []int{harness.MaxNodes + 1}
-	if err := s.ValidateLive(); err == nil || MaxLiveNodes != harness.MaxNodes || !strings.Contains(err.Error(), "at most 128") {
-		t.Errorf("--nodes %d: %v (MaxLiveNodes %d, harness.MaxNodes %d)", s.Nodes[0], err, MaxLiveNodes, harness.MaxNodes)
+	s.Nodes = []int{129}
+	if err := s.ValidateLive(); err == nil || !strings.Contains(err.Error(), "--nodes 129: a live cluster is at most 128 processes") {
+		t.Errorf("--nodes %d: %v", s.Nodes[0], err)
 	}
 	if got := (Trial{Spec: spec(t, "ring", "4", "random", "lowest", "normal(5ms,1ms)", 1), Algo: s.Algos[0], Nodes: 4}).LiveBaseRow(); got.Runtime != "live" || !strings.Contains(got.Latency, "unseeded") {
 		t.Errorf("live row %+v", got)
@@ -298,27 +297,27 @@ func TestLiveRerunsStoppedOutsideTheModel(t *testing.T) {
 	s := spec(t, "bully", "4", "ascending", "lowest", "5ms", 1)
 	s.Budget.MaxEvents = 6
 	var rows []reports.Row
-	err := RunLive(context.Background(), s.Plan(), rt, Options{}, func(r reports.Row) error {
+	err := (&Executor{Live: rt}).Execute(context.Background(), asLive(s.Plan()), func(r reports.Row) error {
 		rows = append(rows, r)
 		return nil
 	})
 	if err != nil || len(rows) != 1 {
 		t.Fatalf("%d rows: %v", len(rows), err)
 	}
-	if r := rows[0]; r.Budget == "" || r.Reruns != reports.Some(int64(MaxReruns)) || !r.Overruns.Set || r.Overruns.V == 0 {
-		t.Errorf("bully: budget %q, reruns %+v, overruns %+v; want stopped by its budget, %d reruns and overruns", r.Budget, r.Reruns, r.Overruns, MaxReruns)
+	if r := rows[0]; r.Budget == "" || r.Reruns != reports.Some(int64(trial.MaxReruns)) || !r.Overruns.Set || r.Overruns.V == 0 {
+		t.Errorf("bully: budget %q, reruns %+v, overruns %+v; want stopped by its budget, %d reruns and overruns", r.Budget, r.Reruns, r.Overruns, trial.MaxReruns)
 	}
-	if *attempts != 1+MaxReruns {
-		t.Errorf("%d attempts ran on the harness, want %d", *attempts, 1+MaxReruns)
+	if *attempts != 1+trial.MaxReruns {
+		t.Errorf("%d attempts ran on the harness, want %d", *attempts, 1+trial.MaxReruns)
 	}
 }
 
 // A live host that delays a message past the bound D its algorithm was
 // given takes a bounded-delay algorithm outside its model: such an attempt
-// is run again, up to MaxReruns times, and only the attempt kept reaches
+// is run again, up to trial.MaxReruns times, and only the attempt kept reaches
 // the row and the trace. Here the allowance is 1 ns, so D is the link's
 // latency plus 1 ns and every real message outlasts it: bully runs
-// 1+MaxReruns attempts and keeps the last, whatever its verdict; Chang–
+// 1+trial.MaxReruns attempts and keeps the last, whatever its verdict; Chang–
 // Roberts, whose safety needs no bound, counts its overruns and is never
 // run again.
 func TestLiveRerunsOutsideTheModel(t *testing.T) {
@@ -326,7 +325,7 @@ func TestLiveRerunsOutsideTheModel(t *testing.T) {
 	s := spec(t, "bully,chang-roberts", "4", "ascending", "lowest", "5ms", 1)
 	var rows []reports.Row
 	var trace bytes.Buffer
-	err := RunLive(context.Background(), s.Plan(), rt, Options{Trace: &trace}, func(r reports.Row) error {
+	err := (&Executor{Live: rt, Trace: &trace}).Execute(context.Background(), asLive(s.Plan()), func(r reports.Row) error {
 		rows = append(rows, r)
 		return nil
 	})
@@ -334,14 +333,14 @@ func TestLiveRerunsOutsideTheModel(t *testing.T) {
 		t.Fatalf("%d rows: %v", len(rows), err)
 	}
 	bully, cr := rows[0], rows[1]
-	if bully.Algorithm != "bully" || bully.Reruns != reports.Some(int64(MaxReruns)) || !bully.Overruns.Set || bully.Overruns.V == 0 {
-		t.Errorf("bully: reruns %+v, overruns %+v; want %d reruns and overruns", bully.Reruns, bully.Overruns, MaxReruns)
+	if bully.Algorithm != "bully" || bully.Reruns != reports.Some(int64(trial.MaxReruns)) || !bully.Overruns.Set || bully.Overruns.V == 0 {
+		t.Errorf("bully: reruns %+v, overruns %+v; want %d reruns and overruns", bully.Reruns, bully.Overruns, trial.MaxReruns)
 	}
 	if cr.Algorithm != "chang-roberts" || cr.Reruns != reports.Some(int64(0)) || !cr.Overruns.Set || cr.Overruns.V == 0 || !cr.Correct {
 		t.Errorf("chang-roberts: reruns %+v, overruns %+v, correct %v; want none run again, overruns counted", cr.Reruns, cr.Overruns, cr.Correct)
 	}
-	if *attempts != 1+MaxReruns+1 {
-		t.Errorf("%d trials ran on the harness, want %d", *attempts, 1+MaxReruns+1)
+	if *attempts != 1+trial.MaxReruns+1 {
+		t.Errorf("%d trials ran on the harness, want %d", *attempts, 1+trial.MaxReruns+1)
 	}
 	// The trace holds each trial once: the attempt kept.
 	var headers, sends int
@@ -367,7 +366,7 @@ func TestLiveRerunsOutsideTheModel(t *testing.T) {
 func TestLiveChubbyFirstStartIsNoRestart(t *testing.T) {
 	rt := liveRuntime(t)
 	var rows []reports.Row
-	err := RunLive(context.Background(), spec(t, "chubby", "3", "random", "lowest", "5ms", 2).Plan(), rt, Options{}, func(r reports.Row) error {
+	err := (&Executor{Live: rt}).Execute(context.Background(), asLive(spec(t, "chubby", "3", "random", "lowest", "5ms", 2).Plan()), func(r reports.Row) error {
 		rows = append(rows, r)
 		return nil
 	})
@@ -378,5 +377,28 @@ func TestLiveChubbyFirstStartIsNoRestart(t *testing.T) {
 		if r.Error != "" || !r.Correct || !r.TurnaroundS.Set || r.TurnaroundS.V >= 0.4 {
 			t.Errorf("chubby trial %d: turnaround %v s, correct %v, error %q; want a leader within 0.4 s", r.Trial, r.TurnaroundS, r.Correct, r.Error)
 		}
+	}
+}
+
+// RunTrial drives the live harness as it does the simulator: one call, a
+// live row (with its reruns counted) built from the record and verdict it
+// returns, the same election as the planned trial's.
+func TestRunTrialLive(t *testing.T) {
+	tr := spec(t, "chang-roberts", "4", "random", "lowest", "2ms", 1).Plan()[0]
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	res, err := RunTrial(ctx, liveRuntime(t), tr.config(tr.Spec.IDs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := res.Row
+	if row.Runtime != "live" || !row.Reruns.Set || row.Error != "" || res.Record == nil {
+		t.Fatalf("row %+v, record %v", row, res.Record)
+	}
+	if !res.Verdict.Correct || !res.Verdict.Live || row.Correct != res.Verdict.Correct || row.Messages != res.Record.Messages {
+		t.Errorf("verdict %+v, row correct %v messages %d, record messages %d", res.Verdict, row.Correct, row.Messages, res.Record.Messages)
+	}
+	if sim := RunSim(tr, nil); row.Messages != sim.Messages {
+		t.Errorf("live chang-roberts sent %d messages, the simulator %d", row.Messages, sim.Messages)
 	}
 }

@@ -21,7 +21,7 @@ func TestSimOverruns(t *testing.T) {
 	}{{"uniform(1ms,9ms)", false}, {"exponential(5ms)", true}} {
 		s := spec(t, "bully", "24", "random", "all", tc.latency, 1)
 		var trace bytes.Buffer
-		row := RunTrial(s.Plan()[0], &trace)
+		row := RunSim(s.Plan()[0], &trace)
 		d := time.Duration(row.DS * float64(time.Second))
 		sent := map[int64]int64{}
 		var over int64

@@ -54,7 +54,7 @@ func peakMain() {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	debug.SetGCPercent(10)
-	row := RunTrial(tr, nil)
+	row := RunSim(tr, nil)
 	runtime.ReadMemStats(&after)
 	out, _ := json.Marshal(peakResult{Estimate: tr.Estimate().Memory, Heap: float64(after.HeapSys - before.HeapSys), Correct: row.Correct, Error: row.Error})
 	fmt.Println(string(out))

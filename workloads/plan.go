@@ -7,6 +7,7 @@ import (
 	"github.com/electbench/electbench/chaos"
 	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/trial"
+	"github.com/electbench/electbench/reports"
 )
 
 // Algo is one algorithm to run, with its variant and parameters.
@@ -79,6 +80,18 @@ type Trial struct {
 	Nodes int
 	Trial int    // 0..Trials-1 within its algorithm and size
 	Seed  uint64 // TrialSeed(Spec.Seed, Trial)
+	// Live says it runs on node processes (Executor.Live): its spec's
+	// runtime is live, or the run's is (--runtime live).
+	Live bool
+}
+
+// Key identifies the trial across runs, for resume: its row's key before
+// it runs (BaseRow, or LiveBaseRow for a live trial).
+func (t Trial) Key() reports.Key {
+	if t.Live {
+		return t.LiveBaseRow().Key()
+	}
+	return t.BaseRow().Key()
 }
 
 // Validate checks a spec before anything runs, so that bad input fails fast
@@ -157,7 +170,7 @@ func (s *Spec) Plan() []Trial {
 				continue
 			}
 			for t := range s.Trials {
-				out = append(out, Trial{Index: len(out), Spec: s, Algo: a, Nodes: n, Trial: t, Seed: TrialSeed(s.Seed, t)})
+				out = append(out, Trial{Index: len(out), Spec: s, Algo: a, Nodes: n, Trial: t, Seed: TrialSeed(s.Seed, t), Live: s.Runtime == "live"})
 			}
 		}
 	}

@@ -23,7 +23,7 @@ func TestPowIdentities(t *testing.T) {
 	}
 	leaders := map[string]bool{}
 	for _, tr := range s.Plan() {
-		r := RunTrial(tr, nil)
+		r := RunSim(tr, nil)
 		if !r.Correct || r.Arrangement != "pow(4,blake2b-256)" || len(r.Leader) != 64 {
 			t.Fatalf("%+v", r)
 		}
@@ -37,7 +37,7 @@ func TestPowIdentities(t *testing.T) {
 	s.RankBy = RankByEpoch
 	leaders = map[string]bool{}
 	for _, tr := range s.Plan() {
-		r := RunTrial(tr, nil)
+		r := RunSim(tr, nil)
 		if !r.Correct || r.Arrangement != "pow(4,blake2b-256)+epoch" {
 			t.Fatalf("%+v", r)
 		}

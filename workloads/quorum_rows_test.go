@@ -38,7 +38,7 @@ func TestQuorumRows(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, tr := range s.Plan() {
-				row := RunTrial(tr, nil)
+				row := RunSim(tr, nil)
 				if row.Error != "" || !row.Live || !row.Correct || row.SafetyViolations != 0 {
 					t.Fatalf("trial %d: %+v", tr.Trial, row)
 				}

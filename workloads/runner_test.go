@@ -44,7 +44,7 @@ func spec(t *testing.T, algos, nodesSpec, ids, initiators, latency string, trial
 func runCSV(t *testing.T, s *Spec, parallel int) []byte {
 	t.Helper()
 	var rows []reports.Row
-	err := Run(context.Background(), s.Plan(), Options{Parallel: parallel}, func(r reports.Row) error {
+	err := (&Executor{Parallel: parallel}).Execute(context.Background(), s.Plan(), func(r reports.Row) error {
 		rows = append(rows, r)
 		return nil
 	})
@@ -81,7 +81,7 @@ func TestRowsComeInPlanOrderAndSkipWorks(t *testing.T) {
 	plan := s.Plan()
 	var got []int
 	skip := func(tr Trial) bool { return tr.Index%4 == 1 }
-	err := Run(context.Background(), plan, Options{Parallel: 4, Skip: skip}, func(r reports.Row) error {
+	err := (&Executor{Parallel: 4, Skip: skip}).Execute(context.Background(), plan, func(r reports.Row) error {
 		for _, tr := range plan {
 			if tr.BaseRow().Key() == r.Key() {
 				got = append(got, tr.Index)
@@ -112,7 +112,7 @@ func TestCancelledRunKeepsAPrefix(t *testing.T) {
 	s := spec(t, "lcr", "64", "random", "all", "1ms", 200)
 	ctx, cancel := context.WithCancel(context.Background())
 	n := 0
-	err := Run(ctx, s.Plan(), Options{Parallel: 2}, func(r reports.Row) error {
+	err := (&Executor{Parallel: 2}).Execute(ctx, s.Plan(), func(r reports.Row) error {
 		if r.Trial != n {
 			t.Fatalf("row for trial %d after %d rows", r.Trial, n)
 		}
@@ -146,25 +146,26 @@ func TestPanickingAlgorithmBecomesAnErrorRow(t *testing.T) {
 		New: func(nodes.Config) (func() nodes.Machine, error) {
 			return func() nodes.Machine { return panicky{} }, nil
 		}}, Variant: "default"}
-	row := RunTrial(s.Plan()[0], nil)
+	row := RunSim(s.Plan()[0], nil)
 	if !strings.Contains(row.Error, "panic: boom") || row.Correct || row.Live {
 		t.Fatalf("row = %+v", row)
 	}
 }
 
-// Run is the simulator: handed a live scenario's trials it runs nothing and
-// says so, rather than emitting simulated rows for a live run.
+// An executor without a live runtime, handed a live scenario's trials,
+// runs nothing and says so, rather than emitting simulated rows for a live
+// run.
 func TestRunRefusesLiveTrials(t *testing.T) {
 	s := spec(t, "chang-roberts", "4", "random", "lowest", "2ms", 2)
 	s.Runtime = "live"
 	emitted := 0
-	err := Run(context.Background(), s.Plan(), Options{Parallel: 1}, func(reports.Row) error { emitted++; return nil })
-	if err == nil || !strings.Contains(err.Error(), "RunLive") || emitted != 0 {
-		t.Fatalf("Run on a live spec: err %v, %d rows emitted; want an error naming RunLive and no row", err, emitted)
+	err := (&Executor{Parallel: 1}).Execute(context.Background(), s.Plan(), func(reports.Row) error { emitted++; return nil })
+	if err == nil || !strings.Contains(err.Error(), "no live runtime") || emitted != 0 {
+		t.Fatalf("a live spec: err %v, %d rows emitted; want an error saying there is no live runtime and no row", err, emitted)
 	}
 	s.Runtime = "sim"
-	if err := Run(context.Background(), s.Plan(), Options{Parallel: 1}, func(reports.Row) error { emitted++; return nil }); err != nil || emitted != 2 {
-		t.Fatalf("Run on a sim spec: err %v, %d rows", err, emitted)
+	if err := (&Executor{Parallel: 1}).Execute(context.Background(), s.Plan(), func(reports.Row) error { emitted++; return nil }); err != nil || emitted != 2 {
+		t.Fatalf("a sim spec: err %v, %d rows", err, emitted)
 	}
 }
 
@@ -178,7 +179,7 @@ func TestBudgetStopsTrialRunGoesOn(t *testing.T) {
 	s.Algos[0].Params = nodes.Params{"t1": "2T", "settle": "0"}
 	s.Budget = trial.Budget{MaxEvents: 20000}
 	var rows []reports.Row
-	if err := Run(context.Background(), s.Plan(), Options{Parallel: 2}, func(r reports.Row) error {
+	if err := (&Executor{Parallel: 2}).Execute(context.Background(), s.Plan(), func(r reports.Row) error {
 		rows = append(rows, r)
 		return nil
 	}); err != nil {

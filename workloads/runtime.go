@@ -31,6 +31,8 @@ var Sim Runtime = simRuntime{}
 
 type simRuntime struct{}
 
+func (simRuntime) Capabilities() trial.Capabilities { return sim.Capabilities }
+
 func (simRuntime) Run(ctx context.Context, cfg trial.Config) (*trial.Record, error) {
 	return sim.RunContext(ctx, cfg)
 }
@@ -82,33 +84,100 @@ func (j *judge) Setup(s trial.Setup) {
 	j.tee()
 }
 
-// run runs trial t on rt and returns its row; live says rt is the live
-// harness, and outside that the run left its algorithm's model through no
-// doing of its configuration (trial.OutsideModel: the host delayed a
-// message past D). It never panics: an algorithm that panics yields a row
-// whose error column says so. processed, when set, follows the trial's
-// progress (trial.Config.Processed).
-func (t Trial) run(ctx context.Context, rt Runtime, live bool, trace io.Writer, processed *atomic.Int64) (row reports.Row, outside bool) {
-	s, a := t.Spec, t.Algo
-	var theory *figures // the fault-free reference figures, when computed during the run
-	row = t.BaseRow()
-	if live {
-		row = t.LiveBaseRow()
+// Result is what one trial yields: what the runtime counted, the
+// checker's verdict and the row built from both.
+type Result struct {
+	Record  *trial.Record // nil when the trial could not run (Row.Error says why)
+	Verdict check.Verdict
+	Row     reports.Row
+	// Outside says the host took a live run outside its algorithm's model
+	// through no doing of its configuration (trial.OutsideModel: it
+	// delayed a message past D): the attempt measures the host, and is
+	// run again (trial.MaxReruns).
+	Outside bool
+	err     error // the runtime's, already in Row.Error
+}
+
+// noResult says why a trial is no result, if it is none: ctx ended (an
+// interrupted trial's row is not a result), or the runtime's
+// infrastructure failed (trial.ErrInfrastructure). A resumed run runs it
+// again.
+func (r *Result) noResult(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
 	}
+	if errors.Is(r.err, trial.ErrInfrastructure) {
+		return r.err
+	}
+	return nil
+}
+
+// RunTrial runs one trial of cfg on rt and returns its record, its
+// verdict and its row: the row of a trial of its own (scenario "config",
+// trial 0), with the columns the record and verdict give as a planned
+// trial's. On the live runtime (Capabilities().Runtime "live") the trial
+// runs again while the host takes it outside its model (trial.MaxReruns), as in
+// a run. It never panics. The error says the trial is no result, with
+// what was seen in Result: ctx ended, or the runtime's infrastructure
+// failed (an error wrapping trial.ErrInfrastructure).
+func RunTrial(ctx context.Context, rt Runtime, cfg trial.Config) (Result, error) {
+	t := configTrial(&cfg)
+	res, _, _ := t.attempts(ctx, rt, cfg, CapabilitiesOf(rt).Runtime == "live", false) // no trace: no spool to fail
+	if err := res.noResult(ctx); err != nil {
+		return res, fmt.Errorf("%s trial on %d nodes: %w", t.Algo.Alg.Name, t.Nodes, err)
+	}
+	return res, nil
+}
+
+// configTrial is the trial RunTrial runs cfg as: a spec of its own that
+// says what cfg says, for the row builder.
+func configTrial(cfg *trial.Config) Trial {
+	s := &Spec{Scenario: "config", Trials: 1, Seed: cfg.Seed, Latency: cfg.Latency, Deadline: cfg.Deadline,
+		KeepRunning: cfg.KeepRunning, Detector: cfg.Detector, Budget: cfg.Budget}
+	a := Algo{Alg: cfg.Algorithm, Variant: cfg.Variant, Params: cfg.Params}
+	return Trial{Spec: s, Algo: a, Nodes: cfg.Ranks.Len(), Seed: cfg.Seed}
+}
+
+// CapabilitiesOf is what rt declares it runs (trial.Capabilities), the
+// simulator's when it declares nothing.
+func CapabilitiesOf(rt Runtime) trial.Capabilities {
+	if c, ok := rt.(interface{ Capabilities() trial.Capabilities }); ok {
+		return c.Capabilities()
+	}
+	return sim.Capabilities
+}
+
+// simulate runs trial t on rt, a simulated runtime, and returns its row;
+// processed, when set, follows the trial's progress
+// (trial.Config.Processed).
+func (t Trial) simulate(ctx context.Context, rt Runtime, trace io.Writer, processed *atomic.Int64) reports.Row {
+	cfg := t.config(t.Spec.IDs)
+	cfg.Processed = processed
+	if t.Spec.LiveUnit {
+		cfg.Unit = t.Spec.Unit()
+	}
+	return t.execute(ctx, rt, cfg, false, trace).Row
+}
+
+// execute runs cfg, trial t's configuration, on rt once and returns what
+// it yields.
+// It never panics: an algorithm that panics yields a row whose error
+// column says so.
+func (t Trial) execute(ctx context.Context, rt Runtime, cfg trial.Config, live bool, trace io.Writer) (res Result) {
+	a := t.Algo
+	var theory *figures // the fault-free reference figures, when computed during the run
+	res.Row = t.BaseRow()
+	if live {
+		res.Row = t.LiveBaseRow()
+	}
+	row := &res.Row
 	defer func() {
 		if r := recover(); r != nil {
 			row.Error = oneLine(fmt.Sprintf("panic: %v", r))
 			row.Correct, row.Live = false, false
 		}
 	}()
-	// Live nodes mint their own identities and take the places of these
-	// ranks in their order, so relative ranks are the arrangement's.
-	cfg := t.config(s.IDs)
 	ranks, initiators := cfg.Ranks, cfg.Initiators
-	cfg.Processed = processed
-	if !live && s.LiveUnit {
-		cfg.Unit = s.Unit()
-	}
 	if !live && a.Alg.Theory != nil && t.Nodes >= aheadFrom {
 		ahead := figuresAhead(a.Alg.Theory, t.theoryInput(ranks, initiators))
 		defer ahead.wait()
@@ -123,8 +192,10 @@ func (t Trial) run(ctx context.Context, rt Runtime, live bool, trace io.Writer, 
 	if live {
 		cfg.Events = j
 	}
-	rec, err := rt.Run(ctx, cfg)
+	rec, runErr := rt.Run(ctx, cfg)
+	res.err = runErr
 	if rec == nil {
+		err := runErr
 		if err == nil {
 			err = fmt.Errorf("%s runtime returned no record", row.Runtime)
 		}
@@ -136,9 +207,9 @@ func (t Trial) run(ctx context.Context, rt Runtime, live bool, trace io.Writer, 
 	// bounded-delay algorithm the host took outside its model ends so,
 	// and whether the attempt runs again depends on its delays only.
 	stopped := false
-	if err != nil {
-		failure = append(failure, err.Error())
-		if be, ok := errors.AsType[*trial.BudgetError](err); ok {
+	if runErr != nil {
+		failure = append(failure, runErr.Error())
+		if be, ok := errors.AsType[*trial.BudgetError](runErr); ok {
 			row.Budget, stopped = be.What, true
 		}
 	}
@@ -152,18 +223,20 @@ func (t Trial) run(ctx context.Context, rt Runtime, live bool, trace io.Writer, 
 		}
 	}
 	o := outcome{rec: rec, ranks: j.cfg.Ranks, initiators: initiators, theory: theory, failure: oneLine(strings.Join(failure, "; "))}
-	o.crashedAtStart, o.faulty = s.disturbance(rec)
+	o.crashedAtStart, o.faulty = disturbance(&cfg, rec)
 	o.verdict = j.checker.Finish(&rec.Decisions, rec.Quiescent, rec.End)
-	t.fillRow(&row, o)
+	t.fillRow(row, o)
+	res.Record, res.Verdict = rec, o.verdict
 	if live {
 		row.AnonymousRefused = reports.Some(rec.AnonymousRefused)
-		outside = (o.failure == "" || stopped) && trial.OutsideModel(&cfg, rec)
+		res.Outside = (o.failure == "" || stopped) && trial.OutsideModel(&cfg, rec)
 	}
 	return
 }
 
 // config is the configuration trial t runs with, its identities placed
-// by ids.
+// by ids. Live nodes mint their own identities and take the places of
+// these ranks in their order, so relative ranks are the arrangement's.
 func (t Trial) config(ids IDs) trial.Config {
 	s, a := t.Spec, t.Algo
 	ranks := s.RankBy.apply(ids.Ranks(t.Nodes, t.Seed), t.Seed)
@@ -181,12 +254,13 @@ func (t Trial) config(ids IDs) trial.Config {
 
 // disturbance says which processes a run had down before it began
 // (crashed at the start; live, also refused by their peers) and whether
-// anything else disturbed it: a scenario fault or link latency model, a
-// crash once it ran. A disturbed run's crashes all count as faults.
-func (s *Spec) disturbance(rec *trial.Record) (crashedAtStart []int, faulty bool) {
-	faulty = len(s.Faults) > 0 || len(s.LinkLatency) > 0
-	for _, c := range s.Crashes {
-		faulty = faulty || !c.atStart()
+// anything else disturbed it: a fault of cfg's other than a crash at the
+// start (a scenario's fault, a link latency model, a crash once it ran).
+// A disturbed run's crashes all count as faults.
+func disturbance(cfg *trial.Config, rec *trial.Record) (crashedAtStart []int, faulty bool) {
+	for i := range cfg.Faults {
+		f := &cfg.Faults[i]
+		faulty = faulty || !(f.Quiet && f.Effect == trial.EffCrash && f.Start.Immediate())
 	}
 	for _, c := range rec.Crashes {
 		faulty = faulty || c.At > 0

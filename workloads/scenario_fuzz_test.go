@@ -55,7 +55,7 @@ faults:
 			if s.Deadline == 0 {
 				s.Deadline = min(3000*s.Latency.Mean(), 10*time.Second)
 			}
-			if row := RunTrial(plan[0], nil); len(row.Error) > 6 && row.Error[:6] == "panic:" {
+			if row := RunSim(plan[0], nil); len(row.Error) > 6 && row.Error[:6] == "panic:" {
 				t.Fatalf("trial panicked: %s", row.Error)
 			}
 		}

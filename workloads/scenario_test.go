@@ -285,7 +285,7 @@ func TestEveryKindInATrial(t *testing.T) {
 		t.Fatalf("%v\n%s", err, b.String())
 	}
 	var trace bytes.Buffer
-	row := RunTrial(specs[0].Plan()[0], &trace)
+	row := RunSim(specs[0].Plan()[0], &trace)
 	if row.Error != "" {
 		t.Fatal(row.Error)
 	}

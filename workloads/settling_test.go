@@ -15,7 +15,7 @@ import (
 func rowsOf(t *testing.T, trials []Trial, parallel int) []reports.Row {
 	t.Helper()
 	var rows []reports.Row
-	if err := Run(context.Background(), trials, Options{Parallel: parallel}, func(r reports.Row) error {
+	if err := (&Executor{Parallel: parallel}).Execute(context.Background(), trials, func(r reports.Row) error {
 		rows = append(rows, r)
 		return nil
 	}); err != nil {

@@ -194,6 +194,42 @@ func AssignShards(costs []float64, m int) []int {
 	return out
 }
 
+// Part is the part of plan that shard s runs: the test a trial passes when
+// it is the part's (by Trial.Index, its place in the plan), the plan's
+// costs it was split by (PlanCosts, by AssignShards) and the part's
+// places as IndexRanges, which a manifest records.
+func (s Shard) Part(plan []Trial) (in func(Trial) bool, costs []float64, ranges string) {
+	costs = PlanCosts(context.Background(), plan)
+	mine := map[int]bool{}
+	var idx []int
+	for i, k := range AssignShards(costs, s.M) {
+		if k == s.K {
+			idx = append(idx, i)
+			mine[plan[i].Index] = true
+		}
+	}
+	return func(t Trial) bool { return mine[t.Index] }, costs, IndexRanges(idx)
+}
+
+// PlanCosts is Costs of each trial of a plan, the simulated and the live
+// ones each priced as they run.
+func PlanCosts(ctx context.Context, plan []Trial) []float64 {
+	costs := make([]float64, len(plan))
+	for _, live := range []bool{false, true} {
+		var at []int
+		var trials []Trial
+		for i, t := range plan {
+			if t.Live == live {
+				at, trials = append(at, i), append(trials, t)
+			}
+		}
+		for k, c := range Costs(ctx, trials, live) {
+			costs[at[k]] = c
+		}
+	}
+	return costs
+}
+
 // IndexRanges writes plan indices (ascending) compactly: "0-4,9,12-20".
 func IndexRanges(idx []int) string {
 	var b strings.Builder

@@ -56,7 +56,7 @@ func TestTraceCostsConstantMemory(t *testing.T) {
 				}
 			}
 		}()
-		err := Run(context.Background(), s.Plan(), Options{Parallel: par, Trace: out}, func(reports.Row) error { return nil })
+		err := (&Executor{Parallel: par, Trace: out}).Execute(context.Background(), s.Plan(), func(reports.Row) error { return nil })
 		close(stop)
 		<-sampled
 		if err != nil {

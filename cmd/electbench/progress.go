@@ -14,7 +14,6 @@ import (
 
 	"github.com/electbench/electbench/nodes/live/harness"
 	"github.com/electbench/electbench/reports"
-	"github.com/electbench/electbench/workloads"
 )
 
 // progress follows a run trial by trial. On a terminal it draws a bar with
@@ -36,7 +35,7 @@ const logEvery = 10 * time.Second
 
 // newProgress chooses bars when w is a terminal, occasional lines otherwise.
 // total is the number of trials that will run; e predicts the time left.
-func newProgress(w io.Writer, total int, e *eta) progress {
+func newProgress(w io.Writer, total int, e estimator) progress {
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) && total > 0 {
 		// A terminal that reports no width (some ptys) would get no bar at all.
 		if width, _, err := term.GetSize(int(f.Fd())); err == nil && width > 0 {
@@ -48,27 +47,19 @@ func newProgress(w io.Writer, total int, e *eta) progress {
 	return l
 }
 
+// estimator predicts the time a run has left at a time, and says false
+// while it cannot tell (workloads.ETA, which the executor keeps).
+type estimator interface {
+	Remaining(now time.Time) (time.Duration, bool)
+}
+
 // left prints the time e predicts at now, or "?" while it cannot tell.
-func left(e *eta, now time.Time) string {
-	d, ok := e.remainingAt(now)
+func left(e estimator, now time.Time) string {
+	d, ok := e.Remaining(now)
 	if !ok {
 		return "?"
 	}
 	return d.Round(time.Second).String()
-}
-
-// countToRun is how many trials a run will execute: those not skipped.
-func countToRun(trials []workloads.Trial, skip func(workloads.Trial) bool) int {
-	if skip == nil {
-		return len(trials)
-	}
-	n := 0
-	for _, t := range trials {
-		if !skip(t) {
-			n++
-		}
-	}
-	return n
 }
 
 // setupLine says what a live trial's set-up is doing, as "raft n=64 trial
@@ -105,10 +96,10 @@ type barProgress struct {
 	done    int
 	total   int
 	start   time.Time
-	eta     *eta // under mu
+	eta     estimator
 }
 
-func newBarProgress(w io.Writer, total int, e *eta) *barProgress {
+func newBarProgress(w io.Writer, total int, e estimator) *barProgress {
 	b := &barProgress{total: total, start: time.Now(), eta: e}
 	b.p = mpb.New(mpb.WithOutput(w), mpb.WithAutoRefresh(), mpb.WithWidth(32), mpb.WithRefreshRate(120*time.Millisecond))
 	b.bar = b.p.AddBar(int64(total),
@@ -135,7 +126,6 @@ func newBarProgress(w io.Writer, total int, e *eta) *barProgress {
 func (b *barProgress) Done(r reports.Row) {
 	b.done++
 	b.mu.Lock()
-	b.eta.finished(r, time.Now())
 	b.current = fmt.Sprintf("%s n=%d", r.Algorithm, r.Nodes)
 	if !r.Correct || !r.Live || r.SafetyViolations > 0 || r.Error != "" {
 		b.failing++
@@ -170,7 +160,7 @@ type logProgress struct {
 	start, last time.Time
 	every       time.Duration
 	now         func() time.Time
-	eta         *eta
+	eta         estimator
 	stop        chan struct{} // closed by Close: the ticker ends
 	ticking     sync.WaitGroup
 	setup       string // where the live set-up under way is, as its last line said; "" if none
@@ -184,7 +174,6 @@ func (l *logProgress) Done(r reports.Row) {
 		l.failing++
 	}
 	now := l.now()
-	l.eta.finished(r, now)
 	l.setup = ""
 	l.line(now, "")
 }

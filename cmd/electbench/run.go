@@ -1,21 +1,17 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/electbench/electbench/nodes"
-	"github.com/electbench/electbench/nodes/live/harness"
 	"github.com/electbench/electbench/nodes/trial"
 	"github.com/electbench/electbench/pow"
 	"github.com/electbench/electbench/reports"
@@ -364,201 +360,55 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 		return err
 	}
 	defer closeNodeLog()
-	specs, err := scenarioSpecs(cmd, args, o)
+	p, err := planRun(cmd, o, args)
 	if err != nil {
 		return err
 	}
-	var liveSpecs []*workloads.Spec // run live, after the simulated ones
-	if specs == nil {
-		spec, err := o.buildSpec()
-		if err != nil {
-			return err
-		}
-		if o.runtime == "live" {
-			liveSpecs = []*workloads.Spec{spec}
-		} else {
-			specs = []*workloads.Spec{spec}
-		}
-	} else {
-		// Scenarios with runtime: live (the bare default run's small faulty
-		// cluster among them: DESIGN.md, "The command line") run on node
-		// processes after the simulated ones.
-		var simSpecs []*workloads.Spec
-		for _, s := range specs {
-			if s.Runtime == "live" {
-				liveSpecs = append(liveSpecs, s)
-			} else {
-				simSpecs = append(simSpecs, s)
-			}
-		}
-		specs = simSpecs
-	}
-	if specs != nil && o.parallel < 0 {
-		return badInputf("--parallel %d: must be at least 1 (or 0 for one per core)", o.parallel)
-	}
-	formats, err := parseFormats(o.formats)
-	if err != nil {
-		return badInput(err)
-	}
-	if err := guardPlan(o, append(slices.Clone(specs), liveSpecs...)); err != nil {
-		return err
-	}
-	var trials []workloads.Trial
-	for _, spec := range specs {
-		for _, t := range spec.Plan() {
-			t.Index = len(trials)
-			trials = append(trials, t)
-		}
-		if err := prepareIdentities(cmd, spec); err != nil {
-			return err
-		}
-	}
-
-	var liveTrials []workloads.Trial
-	for _, spec := range liveSpecs {
-		noteLiveUnit(cmd.ErrOrStderr(), spec)
-		for _, t := range spec.Plan() {
-			t.Index = len(liveTrials) // its place among the live trials (shard.go)
-			liveTrials = append(liveTrials, t)
-		}
-	}
-	manifest := newManifest(cmd, o.seed, append(slices.Clone(specs), liveSpecs...), args)
-	shard, inShard, liveCosts, err := o.shardOf(trials, liveTrials, &manifest)
-	if err != nil {
-		return err
-	}
-	if o.resume {
-		keys := make([]reports.Key, 0, len(trials)+len(liveTrials))
-		for _, t := range trials {
-			keys = append(keys, trialKey(t))
-		}
-		for _, t := range liveTrials {
-			keys = append(keys, t.LiveBaseRow().Key())
-		}
-		if err := checkResume(o.out, &manifest, keys); err != nil {
-			return err
-		}
-		if old, ok, _ := reports.ReadManifest(o.out); ok && old.Shard != manifest.Shard {
-			return badInputf("--resume %s: the directory holds shard %q of this plan, not %q", o.out, old.Shard, manifest.Shard)
-		}
-	}
-
-	// The writer keeps the rows of an earlier run when resuming (dropping a
-	// last line cut short by a crash); those trials are not run again.
-	w, err := reports.NewWriter(o.out, formats, reports.WriterOptions{Append: o.resume})
-	if err != nil {
-		if o.resume {
-			return badInputf("--resume: %w", err)
-		}
-		return err
-	}
-	var done map[reports.Key]bool
-	if o.resume {
-		done = map[reports.Key]bool{}
-		for _, r := range w.Existing() {
-			done[r.Key()] = true
-		}
-	}
-	if err := reports.WriteManifest(o.out, manifest); err != nil {
-		w.Close()
-		return err
-	}
-	var traceFile *os.File
-	opts := workloads.Options{Parallel: o.parallel}
-	if o.trace != "" {
-		if traceFile, err = os.Create(o.trace); err != nil {
-			return badInputf("--trace: %w", err)
-		}
-		defer traceFile.Close()
-		opts.Trace = traceFile
-	}
-	opts.Skip = func(t workloads.Trial) bool { return done[trialKey(t)] || !inShard(t, false) }
-
-	ctx, stop := interrupts(cmd, "the run")
-	defer stop()
 	start := time.Now()
-	written := 0
-	liveOpts := workloads.Options{Trace: opts.Trace}
-	// Small live clusters record their events by default (a few thousand
-	// lines), so that the report draws their message sequences.
-	liveTrace, err := openLiveTrace(o, formats, liveTrials)
+	written, err := p.execute(cmd, &o)
 	if err != nil {
 		return err
-	}
-	if liveTrace != nil {
-		defer liveTrace.Close()
-		liveOpts.Trace = liveTrace
-	}
-	liveOpts.Skip = func(t workloads.Trial) bool { return done[t.LiveBaseRow().Key()] || !inShard(t, true) }
-	est := newETA(ctx, start, trials, liveTrials, liveCosts, opts.Skip, liveOpts.Skip)
-	opts.Processed = new(atomic.Int64)
-	est.processed = opts.Processed
-	prog := newProgress(cmd.ErrOrStderr(), countToRun(trials, opts.Skip)+countToRun(liveTrials, liveOpts.Skip), est)
-	emit := func(r reports.Row) error {
-		written++
-		prog.Done(r)
-		return w.Write(r)
-	}
-	runErr := workloads.Run(ctx, trials, opts, emit)
-	if runErr == nil && countToRun(liveTrials, liveOpts.Skip) > 0 {
-		trialOf := liveTrialNumbers(liveTrials)
-		runErr = runLive(ctx, o.out, o.toxiproxy, liveTrials, liveOpts, emit, func(s harness.Setup) { prog.Setup(s, trialOf(s)) })
-	}
-	prog.Close()
-	if err := w.Close(); err != nil && runErr == nil {
-		runErr = err
-	}
-	if traceFile != nil {
-		if err := traceFile.Close(); err != nil && runErr == nil {
-			runErr = fmt.Errorf("--trace: %w", err)
-		}
-	}
-	if liveTrace != nil {
-		if err := liveTrace.Close(); err != nil && runErr == nil {
-			runErr = fmt.Errorf("%s: %w", liveTrace.Name(), err)
-		}
-		o.trace = liveTrace.Name() // what the report reads
-	}
-	if errors.Is(runErr, context.Canceled) {
-		fmt.Fprintf(cmd.ErrOrStderr(), "interrupted: %d trials written to %s; rerun with --resume to finish\n", written, o.out)
-		return &exitError{code: exitInterrupted, err: errors.New("interrupted")}
-	}
-	if errors.Is(runErr, trial.ErrInfrastructure) {
-		fmt.Fprintf(cmd.ErrOrStderr(), "stopped: %d trials written to %s; once the failure below is fixed, rerun with --resume to run the rest\n", written, o.out)
-		return &exitError{code: exitInfra, err: runErr}
-	}
-	if runErr != nil {
-		return runErr
 	}
 	rows, err := reports.ReadFile(filepath.Join(o.out, reports.ResultsCSV))
 	if err != nil {
 		return err
 	}
-	if shard != nil {
+	if p.shard != nil {
 		// A part of a plan: its rows and its manifest; the summary, the
 		// report, the history and the expectations over trials come from
 		// the whole, after electbench merge.
-		manifest.Rows = len(rows)
-		if err := reports.WriteManifest(o.out, manifest); err != nil {
+		p.manifest.Rows = len(rows)
+		if err := reports.WriteManifest(o.out, p.manifest); err != nil {
 			return err
 		}
 		fmt.Fprintf(cmd.OutOrStdout(), "shard %s: %d of the plan's %d trials (%d run now) in %v; results in %s (electbench merge puts the shards together)\n",
-			shard, len(rows), manifest.PlanTrials, written, time.Since(start).Round(time.Millisecond), o.out)
+			p.shard, len(rows), p.manifest.PlanTrials, written, time.Since(start).Round(time.Millisecond), o.out)
 		return nil
 	}
 	sum := reports.Summarize(rows)
-	if err := reports.WriteSummaryFiles(o.out, formats, sum); err != nil {
+	if err := reports.WriteSummaryFiles(o.out, p.formats, sum); err != nil {
 		return err
 	}
-	fails := workloads.CheckRun(append(slices.Clone(specs), liveSpecs...), rows)
-	if err := o.report.finish(cmd, o, manifest, formats, rows, fails); err != nil {
+	fails := workloads.CheckRun(p.specs, rows)
+	if err := o.report.finish(cmd, o, p.manifest, p.formats, rows, fails); err != nil {
 		return err
 	}
-	out := cmd.OutOrStdout()
+	if err := printRun(cmd.OutOrStdout(), sum, rows, written, start, o.out); err != nil {
+		return err
+	}
+	if err := reportFailures(cmd.ErrOrStderr(), fails, len(rows)); err != nil {
+		return err
+	}
+	return reportNodeErrors(cmd.ErrOrStderr(), rows)
+}
+
+// printRun prints the summary table, the failing trials under it, and how
+// the run went.
+func printRun(out io.Writer, sum []reports.Group, rows []reports.Row, written int, start time.Time, dir string) error {
 	if err := writeRunTable(out, sum, rows); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "\n%d trials (%d run now) in %v; results in %s\n", len(rows), written, time.Since(start).Round(time.Millisecond), o.out)
+	fmt.Fprintf(out, "\n%d trials (%d run now) in %v; results in %s\n", len(rows), written, time.Since(start).Round(time.Millisecond), dir)
 	if n := reports.BudgetHits(rows); n > 0 {
 		fmt.Fprintf(out, "%d trials exhausted a budget and were stopped (not live; see the error and budget columns; raise --max-events or --max-inflight)\n", n)
 	}
@@ -569,10 +419,7 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 		}
 		fmt.Fprintln(out, ")")
 	}
-	if err := reportFailures(cmd.ErrOrStderr(), fails, len(rows)); err != nil {
-		return err
-	}
-	return reportNodeErrors(cmd.ErrOrStderr(), rows)
+	return nil
 }
 
 // LiveTraceFile is where a run without --trace keeps the events of its
@@ -606,56 +453,6 @@ func writeRunTable(out io.Writer, sum []reports.Group, rows []reports.Row) error
 // failingTrialsShown caps the unsafe or not live trials listed under the
 // table; results.csv and report.html have every one.
 const failingTrialsShown = 10
-
-// runLive runs trials on live node processes through the Toxiproxy at url
-// (embedded when ""), their diagnostics logged to DIR/live.log and their
-// set-ups told to setup.
-func runLive(ctx context.Context, dir, url string, trials []workloads.Trial, opt workloads.Options, emit func(reports.Row) error, setup func(harness.Setup)) error {
-	// What the clusters need of this host is known before anything
-	// starts: a cluster it cannot hold is refused now, saying why.
-	for _, t := range trials {
-		s := t.Spec
-		all := len(s.Faults) > 0 || len(s.Crashes) > 0 || s.Detector.Kind == "heartbeat"
-		if err := harness.CheckHost(t.Nodes, t.Algo.Alg.Topology, all, url == ""); err != nil {
-			return badInputf("--nodes %d (%s): %w", t.Nodes, t.Algo.Alg.Name, err)
-		}
-	}
-	log, err := os.OpenFile(filepath.Join(dir, "live.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return err
-	}
-	defer log.Close()
-	h, err := harness.New(ctx, harness.Options{Toxiproxy: url, Log: log, Progress: setup})
-	if err != nil {
-		return err
-	}
-	defer h.Close()
-	return workloads.RunLive(ctx, trials, &harness.Recorder{R: h}, opt, emit)
-}
-
-// liveTrialNumbers finds the trial the harness is setting up among a run's
-// live trials, by its configuration and seed, and returns its number
-// among its configuration's (the trial column), or -1.
-func liveTrialNumbers(trials []workloads.Trial) func(harness.Setup) int {
-	type config struct {
-		algorithm, variant string
-		nodes              int
-		seed               uint64
-	}
-	num := map[config]int{}
-	for _, t := range trials {
-		num[config{t.Algo.Alg.Name, t.Algo.Variant, t.Nodes, t.Seed}] = t.Trial
-	}
-	return func(s harness.Setup) int {
-		if k, ok := num[config{s.Algorithm, s.Variant, s.Nodes, s.Seed}]; ok {
-			return k
-		}
-		return -1
-	}
-}
-
-// trialKey identifies a trial across runs, for --resume.
-func trialKey(t workloads.Trial) reports.Key { return t.BaseRow().Key() }
 
 // prepareIdentities mints the proof-of-work identities a pow(b) arrangement
 // needs, once for the whole run (they are cached on disk for the next).

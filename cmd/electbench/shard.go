@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"os"
 	"strconv"
 
@@ -12,12 +11,12 @@ import (
 // shardOf reads which part of the plan this run is (--shard K/M, or
 // --shards M with K from $ELECTBENCH_SHARD or $JOB_COMPLETION_INDEX), and
 // returns it (nil for the whole plan) with the test a trial of the plan
-// passes when it is this part's: the plan's trials, simulated then live,
-// assigned by workloads.AssignShards. The manifest records the part. It
-// returns the live trials' costs it priced them by (nil for the whole
-// plan), which the ETA then uses rather than price them again.
-func (o runOptions) shardOf(trials, live []workloads.Trial, m *reports.Manifest) (*workloads.Shard, func(workloads.Trial, bool) bool, []float64, error) {
-	all := func(workloads.Trial, bool) bool { return true }
+// passes when it is this part's (workloads.Shard.Part). The manifest
+// records the part. It returns the trials' costs it priced them by (nil
+// for the whole plan), which the ETA then uses rather than price them
+// again.
+func (o runOptions) shardOf(trials []workloads.Trial, m *reports.Manifest) (*workloads.Shard, func(workloads.Trial) bool, []float64, error) {
+	all := func(workloads.Trial) bool { return true }
 	var s workloads.Shard
 	switch {
 	case o.shard != "" && o.shards != 0:
@@ -49,29 +48,7 @@ func (o runOptions) shardOf(trials, live []workloads.Trial, m *reports.Manifest)
 	default:
 		return nil, all, nil, nil
 	}
-	liveCosts := workloads.Costs(context.Background(), live, true)
-	costs := append(workloads.Costs(context.Background(), trials, false), liveCosts...)
-	assigned := workloads.AssignShards(costs, s.M)
-	// Live trials' Index is their place among the live ones: they follow
-	// the simulated trials in the plan (and in results.csv).
-	mine := map[[2]int]bool{}
-	var idx []int
-	for i, a := range assigned {
-		if a != s.K {
-			continue
-		}
-		idx = append(idx, i)
-		if i < len(trials) {
-			mine[[2]int{0, trials[i].Index}] = true
-		} else {
-			mine[[2]int{1, i - len(trials)}] = true
-		}
-	}
-	m.Shard, m.PlanTrials, m.ShardTrials = s.String(), len(costs), workloads.IndexRanges(idx)
-	return &s, func(t workloads.Trial, isLive bool) bool {
-		if isLive {
-			return mine[[2]int{1, t.Index}]
-		}
-		return mine[[2]int{0, t.Index}]
-	}, liveCosts, nil
+	in, costs, ranges := s.Part(trials)
+	m.Shard, m.PlanTrials, m.ShardTrials = s.String(), len(costs), ranges
+	return &s, in, costs, nil
 }

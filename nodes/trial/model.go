@@ -10,7 +10,7 @@ package trial
 // a pause). A loaded live host does this: a process scheduled late delays
 // a message past D, a timer fires under it, and a lower bully process
 // rightly declares itself while a higher one is alive. The live runtime
-// runs such a trial again (workloads.MaxReruns); the simulator's delays
+// runs such a trial again (MaxReruns); the simulator's delays
 // are its model's draws, so it never finds one there.
 func OutsideModel(cfg *Config, rec *Record) bool {
 	if cfg.Algorithm == nil || !cfg.Algorithm.BoundedDelay || rec.Overruns == 0 || !Bounded(cfg.Latency) {
@@ -32,3 +32,15 @@ func Bounded(l Latency) bool {
 	}
 	return false
 }
+
+// MaxReruns is how many times a live trial runs again when the host,
+// not its configuration, took it outside its algorithm's model
+// (trial.OutsideModel: an algorithm that assumes bounded delay saw a
+// message outlast D, because a loaded host scheduled a process late).
+// Such an attempt measures the host, not the algorithm, so it is not
+// kept; the row of the attempt kept counts those run again (reruns) and
+// its own overruns, and after MaxReruns reruns the last attempt is kept
+// whatever it shows. Whether an attempt is run again depends on its
+// delays alone, never on its verdict, so keeping attempts biases no
+// figure towards correct.
+const MaxReruns = 2

@@ -10,13 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/electbench/electbench/nodes/live"
 	"github.com/electbench/electbench/nodes/live/harness/toxi"
 	"github.com/electbench/electbench/nodes/trial"
 )
-
-// MaxNodes bounds a live cluster: every node is a process and every
-// directed link a proxy.
-const MaxNodes = 128
 
 // Runtime runs live trials, one at a time, against one Toxiproxy, or,
 // for clusters too large for one process, several (servers.go).
@@ -123,7 +120,7 @@ func (r *Runtime) Close() error {
 // cfg.Events once the trial is over, in time order; a trial.SetupSink
 // learns the ranks the nodes minted before the first.
 func (r *Runtime) Run(ctx context.Context, cfg trial.Config) (*Result, error) {
-	if err := unsupported(&cfg); err != nil {
+	if err := live.Capabilities.Check(&cfg); err != nil {
 		return nil, fmt.Errorf("live: %w", err)
 	}
 	fs, err := newFaults(&cfg)
@@ -197,22 +194,6 @@ func (r *Runtime) release(ctx context.Context, err error) {
 			r.dropKept(ctx)
 		}
 	}
-}
-
-// unsupported says what of cfg the harness cannot run, if anything.
-func unsupported(cfg *trial.Config) error {
-	if err := cfg.Validate(); err != nil {
-		return err
-	}
-	switch n := cfg.Ranks.Len(); {
-	case n > MaxNodes:
-		return fmt.Errorf("%d processes: a live cluster is at most %d", n, MaxNodes)
-	case cfg.T() < time.Millisecond:
-		return fmt.Errorf("latency %s: live links delay in whole milliseconds (Toxiproxy's latency toxic), so T must be at least 1ms", cfg.Latency)
-	case cfg.DetectorOrDefault().Kind == "inaccurate":
-		return errors.New("the inaccurate detector is simulator-only; live runs take perfect(D) or heartbeat(P,τ)")
-	}
-	return nil
 }
 
 // Recorder runs trials on R for callers that want the neutral record

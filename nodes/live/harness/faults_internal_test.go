@@ -2,11 +2,9 @@ package harness
 
 import (
 	"fmt"
-	"slices"
 	"testing"
 	"time"
 
-	"github.com/electbench/electbench/chaos"
 	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/live/harness/toxi"
 	"github.com/electbench/electbench/nodes/trial"
@@ -18,22 +16,20 @@ import (
 // wait for them and can be read without a Toxiproxy.
 func TestToxics(t *testing.T) {
 	const T = 2 * time.Millisecond
-	src := `name: t
-algorithms: [ring]
-faults:
-  - {kind: latency, latency: 3T, jitter: 1ms, toxicity: 0.25}
-  - {kind: bandwidth, rate: 64}
-  - {kind: slicer, average-size: 8, size-variation: 2, delay: 1T}
-  - {kind: reset, timeout: 5T}
-  - {kind: blackhole, timeout: 2T}
-  - {kind: slow-close, delay: 1T}
-  - {kind: limit-data, bytes: 100}
-  - {kind: partition, shape: halves}
-`
-	scs, err := chaos.Parse("t.yaml", []byte(src))
-	if err != nil {
-		t.Fatal(err)
+	every := func(trial.View) trial.LinkSet {
+		return trial.LinkSet{Has: func(a, b int) bool { return true }, Text: "all"}
 	}
+	// The faults as chaos compiles a scenario's (its kinds' parameters in
+	// units of T, now durations): latency 3T ± 1ms on a quarter of the
+	// links, bandwidth 64 KB/s, slicer 8 ± 2 bytes 1T apart, reset after
+	// 5T, blackhole closing after 2T, slow-close 1T, 100 bytes, a cut.
+	var faults []trial.Fault
+	for _, l := range []trial.Shaping{trial.Delay{Latency: 3 * T, Jitter: time.Millisecond}, trial.Bandwidth{Rate: 64000},
+		trial.Slice{Size: 8, Variation: 2, Delay: T}, trial.Reset{Timeout: 5 * T}, trial.Blackhole{Timeout: 2 * T},
+		trial.SlowClose{Delay: T}, trial.DataLimit{Bytes: 100}, trial.Cut{}} {
+		faults = append(faults, trial.Fault{Link: l, Name: l.Name(), Links: every})
+	}
+	faults[0].Toxicity = 0.25
 	want := []string{
 		"chaos-0-latency latency map[jitter:1 latency:6]",
 		"chaos-1-bandwidth bandwidth map[rate:64]",
@@ -54,9 +50,7 @@ faults:
 		t.Fatal(err) // main_test.go registers every algorithm
 	}
 	cfg := trial.Config{Algorithm: alg, Variant: variant, Ranks: nodes.RanksOf(ranks), Latency: trial.Constant(T), Seed: 3}
-	for _, f := range scs[0].Faults {
-		cfg.Faults = append(cfg.Faults, f.Compile(T))
-	}
+	cfg.Faults = faults
 	fs, err := newFaults(&cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +70,7 @@ faults:
 			got = fmt.Sprint(e.toxic.name, " ", e.toxic.typ, " ", e.toxic.attrs)
 		}
 		if got != w {
-			t.Errorf("%s: %s, want %s", scs[0].Faults[i].Kind, got, w)
+			t.Errorf("%s: %s, want %s", faults[i].Name, got, w)
 		}
 	}
 	// The links a toxicity of 0.25 picks are the simulator's: those for
@@ -90,22 +84,5 @@ faults:
 	}
 	if len(e.links) == 0 || len(e.links) == len(lt.links.list) {
 		t.Errorf("toxicity 0.25 over 8 links affects %v: seed 3 should pick some, not all", e.links)
-	}
-}
-
-// Every link fault kind runs live except those TCP cannot do; the fault
-// timeline refuses those before the run, naming the fault.
-func TestLiveLinkKinds(t *testing.T) {
-	tcpCannot := []string{"loss", "duplicate", "reorder"}
-	for _, k := range chaos.Kinds() {
-		if k.Class != chaos.LinkFault {
-			continue
-		}
-		// The timeline's check (newFaults) asks the effect whether the
-		// injector has its interface; the parameters do not matter.
-		can := k.Link.Apply(injector{}, trial.LinkEffect{}, false)
-		if refused := slices.Contains(tcpCannot, k.Name); can == refused {
-			t.Errorf("%s: the injector applies it: %v, want %v", k.Name, can, !refused)
-		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/live"
 )
 
 // Needs is what one live cluster takes of this host.
@@ -100,7 +101,7 @@ func Servers(n int, topo nodes.Topology, allLinks, embedded bool) (int, error) {
 			n, topo, need.Proxies, need.Shares(n)[0], fdBase+5*n, 3*need.perReceiver, n, limit)
 	}
 	most := 0
-	for m := 2; m <= MaxNodes && uint64(NeedsFor(m, topo, allLinks, embedded).FDs) <= limit; m++ {
+	for m := 2; m <= live.Capabilities.MaxNodes && uint64(NeedsFor(m, topo, allLinks, embedded).FDs) <= limit; m++ {
 		most = m
 	}
 	return 0, fmt.Errorf("%d nodes of a %s topology need %d proxies and about %d file descriptors in this process, over its limit of %d: "+

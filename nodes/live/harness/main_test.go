@@ -21,7 +21,6 @@ import (
 	_ "github.com/electbench/electbench/nodes/ring"
 	"github.com/electbench/electbench/nodes/sim"
 	"github.com/electbench/electbench/nodes/trial"
-	"github.com/electbench/electbench/workloads"
 )
 
 // TestMain lets the test binary be a live node, as the electbench binary
@@ -205,12 +204,12 @@ func (j *judge) verdict(rec *trial.Record) check.Verdict {
 // run runs cfg live, judged, and fails the test if the trial could not be
 // judged faithfully. As workloads runs live trials, an attempt the host
 // pushed outside the algorithm's model (trial.OutsideModel) runs again,
-// up to workloads.MaxReruns times.
+// up to trial.MaxReruns times.
 func run(t testing.TB, r *harness.Runtime, cfg trial.Config) (*harness.Result, check.Verdict, *judge) {
 	t.Helper()
 	for reruns := 0; ; reruns++ {
 		res, v, j := runOnce(t, r, cfg)
-		if !trial.OutsideModel(&cfg, &res.Record) || reruns == workloads.MaxReruns {
+		if !trial.OutsideModel(&cfg, &res.Record) || reruns == trial.MaxReruns {
 			return res, v, j
 		}
 		t.Logf("%s n=%d: %d messages outlasted D = %v (the longest %v): run again", cfg.Algorithm.Name, cfg.Ranks.Len(),

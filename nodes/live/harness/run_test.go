@@ -15,6 +15,7 @@ import (
 
 	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/check"
+	"github.com/electbench/electbench/nodes/live"
 	"github.com/electbench/electbench/nodes/live/harness"
 	"github.com/electbench/electbench/nodes/sim"
 	"github.com/electbench/electbench/nodes/trial"
@@ -191,7 +192,7 @@ func TestRunRefuses(t *testing.T) {
 		{func(c *trial.Config) {
 			c.Faults = []trial.Fault{{Link: trial.Loss{P: 0.5}, Links: func(trial.View) trial.LinkSet { return trial.LinkSet{} }}}
 		}, "cannot apply loss to links"},
-		{func(c *trial.Config) { c.Ranks = nodes.RanksOf(random(harness.MaxNodes+1, 1)) }, "at most 128"},
+		{func(c *trial.Config) { c.Ranks = nodes.RanksOf(random(live.Capabilities.MaxNodes+1, 1)) }, "at most 128"},
 		{func(c *trial.Config) { c.Ranks = nodes.Ranks{} }, "at least 2"},
 	} {
 		cfg := config(t, "chang-roberts", ranks, []int{0}, 2*time.Millisecond)

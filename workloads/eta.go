@@ -1,25 +1,25 @@
-package main
+package workloads
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/electbench/electbench/reports"
-	"github.com/electbench/electbench/workloads"
 )
 
 // A simulated trial pays a fixed set-up beside its events, counted as
 // simOverhead events. Live trials are measured in the units of
-// workloads.Trial.Cost (10⁶ + 10⁴·N).
+// Trial.Cost (10⁶ + 10⁴·N).
 const simOverhead = 2000
 
 // liveSecondsPerCost is the time a unit of live cost is assumed to take
 // before any live trial has finished: a unit is a microsecond
-// (workloads.Trial.Cost).
+// (Trial.Cost).
 const liveSecondsPerCost = 1e-6
 
-// eta predicts the time a run has left from the plan's estimates and what
+// ETA predicts the time a run has left from the plan's estimates and what
 // the finished trials turned out to cost. Simulated trials, per algorithm:
 // the wall time per event processed (each trial's events column, plus a
 // fixed set-up) measured on that algorithm's finished trials, times the
@@ -33,7 +33,8 @@ const liveSecondsPerCost = 1e-6
 // trials run after the simulated ones at their own rate, measured the same
 // way (on their costs) once one has finished. An ETA from trial counts
 // swings by orders of magnitude over a sweep of N; this one does not.
-type eta struct {
+type ETA struct {
+	mu       sync.Mutex              // Finished comes from the executor, Remaining from whoever draws it
 	est      map[reports.Key]float64 // each trial's cost (estimated events, for simulated ones)
 	alg      map[string]*algETA      // simulated trials by algorithm
 	liveLeft float64                 // cost of the live trials left
@@ -43,9 +44,9 @@ type eta struct {
 	prev     time.Time               // when the last trial finished, or the run started
 	start    time.Time               // when the run started
 	// processed, when set, holds the events the running simulated trials
-	// have processed (workloads.Options.Processed): a run of a few long
-	// trials has an ETA before the first ends, and one that does not
-	// stand still while they run.
+	// have processed (trial.Config.Processed): a run of a few long trials
+	// has an ETA before the first ends, and one that does not stand still
+	// while they run.
 	processed *atomic.Int64
 }
 
@@ -77,40 +78,44 @@ func (a *algETA) price(m *algETA) float64 {
 	return m.doneTime.Seconds() / m.work() * (a.left*corr + simOverhead*float64(a.count))
 }
 
-// newETA prepares the ETA of the trials a run will execute (skip leaves
-// out those already done, or in another shard); liveCosts are the live
-// trials' costs when already priced (sharding does), otherwise ctx stops
-// the simulations that price them (workloads.Costs).
-func newETA(ctx context.Context, start time.Time, sim, live []workloads.Trial, liveCosts []float64, skip, liveSkip func(workloads.Trial) bool) *eta {
-	e := &eta{est: map[reports.Key]float64{}, alg: map[string]*algETA{}, prev: start, start: start}
-	for _, t := range sim {
-		if skip == nil || !skip(t) {
-			e.addSim(t.BaseRow().Key(), t.Cost(false))
+// newETA prepares the ETA of the trials a run will execute, in plan order;
+// costs are the plan's costs by Trial.Index when already priced (sharding
+// does), otherwise ctx stops the simulations that price the live trials
+// (Costs).
+func newETA(ctx context.Context, start time.Time, toRun []Trial, costs []float64) *ETA {
+	e := &ETA{est: map[reports.Key]float64{}, alg: map[string]*algETA{}, prev: start, start: start}
+	var live []Trial
+	for _, t := range toRun {
+		if t.Live {
+			live = append(live, t)
+		} else {
+			e.addSim(t.Key(), t.Cost(false))
+		}
+	}
+	liveCosts := make([]float64, len(live))
+	if costs == nil {
+		liveCosts = Costs(ctx, live, true)
+	} else {
+		for i, t := range live {
+			liveCosts[i] = costs[t.Index]
 		}
 	}
 	// A live trial that follows one of its size which keeps its
 	// processes runs on them, and does not start a cluster: it makes only
 	// the links the last one's processes lack.
-	var prev *workloads.Trial
-	costs := liveCosts
-	if costs == nil {
-		costs = workloads.Costs(ctx, live, true)
-	}
+	var prev *Trial
 	for i, t := range live {
-		if liveSkip != nil && liveSkip(t) {
-			continue
-		}
-		cost := costs[i]
+		cost := liveCosts[i]
 		if prev != nil && prev.Nodes == t.Nodes && prev.KeepsProcesses() && t.KeepsProcesses() {
 			cost -= t.LiveSetupCost() - t.WarmSetupCost(*prev)
 		}
-		e.addLive(t.LiveBaseRow().Key(), cost)
+		e.addLive(t.Key(), cost)
 		prev = &t
 	}
 	return e
 }
 
-func (e *eta) algorithm(name string) *algETA {
+func (e *ETA) algorithm(name string) *algETA {
 	a := e.alg[name]
 	if a == nil {
 		a = &algETA{}
@@ -119,21 +124,23 @@ func (e *eta) algorithm(name string) *algETA {
 	return a
 }
 
-func (e *eta) addSim(k reports.Key, events float64) {
+func (e *ETA) addSim(k reports.Key, events float64) {
 	e.est[k] = events
 	a := e.algorithm(k.Algorithm)
 	a.left += events
 	a.count++
 }
 
-func (e *eta) addLive(k reports.Key, cost float64) {
+func (e *ETA) addLive(k reports.Key, cost float64) {
 	e.est[k] = cost
 	e.liveLeft += cost
 	e.liveNext = append(e.liveNext, cost)
 }
 
 // finished notes a trial's row at time now.
-func (e *eta) finished(r reports.Row, now time.Time) {
+func (e *ETA) finished(r reports.Row, now time.Time) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	k := r.Key()
 	est := e.est[k]
 	if r.Runtime == "live" {
@@ -155,12 +162,15 @@ func (e *eta) finished(r reports.Row, now time.Time) {
 	e.prev = now
 }
 
-// remaining is the time the run has left, and false while nothing is
-// known to base it on.
-func (e *eta) remaining() (time.Duration, bool) { return e.remainingAt(time.Now()) }
+// Remaining is the time the run has left at time now, and false while
+// nothing is known to base it on.
+func (e *ETA) Remaining(now time.Time) (time.Duration, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.remainingAt(now)
+}
 
-// remainingAt is remaining at time now.
-func (e *eta) remainingAt(now time.Time) (time.Duration, bool) {
+func (e *ETA) remainingAt(now time.Time) (time.Duration, bool) {
 	var all algETA // every finished simulated trial: the rates of algorithms not yet measured
 	for _, a := range e.alg {
 		all.done += a.done

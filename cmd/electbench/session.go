@@ -1,0 +1,332 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/spf13/cobra"
+
+	"github.com/electbench/electbench/nodes/live/harness"
+	"github.com/electbench/electbench/nodes/trial"
+	"github.com/electbench/electbench/reports"
+	"github.com/electbench/electbench/workloads"
+)
+
+// runPlan is what `electbench run` executes: its specs, simulated first and
+// live after them (the bare default run's small faulty cluster among them:
+// DESIGN.md, "The command line"), their trials in that order, and which
+// part of them this run is.
+type runPlan struct {
+	specs    []*workloads.Spec
+	trials   []workloads.Trial // Index: the place in this list
+	formats  []string
+	manifest reports.Manifest
+	shard    *workloads.Shard             // nil: the whole plan
+	inShard  func(t workloads.Trial) bool // whether a trial is this part's
+	costs    []float64                    // each trial's cost, when sharding priced them
+}
+
+// planRun reads the run's specs from scenario files or flags and plans
+// them, refusing what cannot run before anything starts: bad input, a plan
+// the memory cannot hold, a resume into another plan's directory.
+func planRun(cmd *cobra.Command, o runOptions, args []string) (*runPlan, error) {
+	sim, live, err := runSpecs(cmd, o, args)
+	if err != nil {
+		return nil, err
+	}
+	if sim != nil && o.parallel < 0 {
+		return nil, badInputf("--parallel %d: must be at least 1 (or 0 for one per core)", o.parallel)
+	}
+	p := &runPlan{specs: slices.Concat(sim, live)}
+	if p.formats, err = parseFormats(o.formats); err != nil {
+		return nil, badInput(err)
+	}
+	if err := guardPlan(o, p.specs); err != nil {
+		return nil, err
+	}
+	for _, spec := range sim {
+		p.add(spec, false)
+		if err := prepareIdentities(cmd, spec); err != nil {
+			return nil, err
+		}
+	}
+	for _, spec := range live {
+		noteLiveUnit(cmd.ErrOrStderr(), spec)
+		p.add(spec, true)
+	}
+	p.manifest = newManifest(cmd, o.seed, p.specs, args)
+	if p.shard, p.inShard, p.costs, err = o.shardOf(p.trials, &p.manifest); err != nil {
+		return nil, err
+	}
+	if o.resume {
+		keys := make([]reports.Key, len(p.trials))
+		for i, t := range p.trials {
+			keys[i] = t.Key()
+		}
+		if err := checkResume(o.out, &p.manifest, keys); err != nil {
+			return nil, err
+		}
+		if old, ok, _ := reports.ReadManifest(o.out); ok && old.Shard != p.manifest.Shard {
+			return nil, badInputf("--resume %s: the directory holds shard %q of this plan, not %q", o.out, old.Shard, p.manifest.Shard)
+		}
+	}
+	return p, nil
+}
+
+// runSpecs are the run's specs, simulated and live: the scenario files' or
+// the flags'.
+func runSpecs(cmd *cobra.Command, o runOptions, args []string) (sim, live []*workloads.Spec, err error) {
+	specs, err := scenarioSpecs(cmd, args, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	if specs == nil {
+		spec, err := o.buildSpec()
+		if err != nil {
+			return nil, nil, err
+		}
+		if o.runtime == "live" {
+			return nil, []*workloads.Spec{spec}, nil
+		}
+		return []*workloads.Spec{spec}, nil, nil
+	}
+	for _, s := range specs {
+		if s.Runtime == "live" {
+			live = append(live, s)
+		} else {
+			sim = append(sim, s)
+		}
+	}
+	return sim, live, nil
+}
+
+// add appends spec's trials to the plan, live ones marked so (an ad-hoc
+// spec runs live by --runtime, a scenario's by its runtime).
+func (p *runPlan) add(spec *workloads.Spec, live bool) {
+	for _, t := range spec.Plan() {
+		t.Index, t.Live = len(p.trials), live
+		p.trials = append(p.trials, t)
+	}
+}
+
+// liveTrials are the plan's live trials.
+func (p *runPlan) liveTrials() []workloads.Trial {
+	var out []workloads.Trial
+	for _, t := range p.trials {
+		if t.Live {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// execute runs the plan into o.out (whose rows of an earlier run a resumed
+// run keeps) and returns how many trials it ran now; o.trace becomes the
+// trace the report reads. An interrupt and a failure of the infrastructure
+// are exit errors saying how to resume.
+func (p *runPlan) execute(cmd *cobra.Command, o *runOptions) (int, error) {
+	// The writer keeps the rows of an earlier run when resuming (dropping a
+	// last line cut short by a crash); those trials are not run again.
+	w, err := reports.NewWriter(o.out, p.formats, reports.WriterOptions{Append: o.resume})
+	if err != nil {
+		if o.resume {
+			return 0, badInputf("--resume: %w", err)
+		}
+		return 0, err
+	}
+	done := map[reports.Key]bool{}
+	for _, r := range w.Existing() {
+		done[r.Key()] = true
+	}
+	if err := reports.WriteManifest(o.out, p.manifest); err != nil {
+		w.Close()
+		return 0, err
+	}
+	tr, err := openTraces(*o, p.formats, p.liveTrials())
+	if err != nil {
+		w.Close()
+		return 0, err
+	}
+	ctx, stop := interrupts(cmd, "the run")
+	defer stop()
+	obs := &runObserver{w: cmd.ErrOrStderr()}
+	lh := &liveHarness{dir: o.out, url: o.toxiproxy, trials: p.liveTrials(), setup: obs.setup}
+	x := &workloads.Executor{
+		Live: lh, Parallel: o.parallel, Trace: writer(tr.all), LiveTrace: writer(tr.live), Observer: obs, Costs: p.costs,
+		Skip: func(t workloads.Trial) bool { return done[t.Key()] || !p.inShard(t) },
+	}
+	runErr := x.Execute(ctx, p.trials, w.Write)
+	lh.close()
+	obs.close()
+	if err := w.Close(); err != nil && runErr == nil {
+		runErr = err
+	}
+	runErr = tr.close(runErr, o)
+	if errors.Is(runErr, context.Canceled) {
+		fmt.Fprintf(cmd.ErrOrStderr(), "interrupted: %d trials written to %s; rerun with --resume to finish\n", obs.written, o.out)
+		return obs.written, &exitError{code: exitInterrupted, err: errors.New("interrupted")}
+	}
+	if errors.Is(runErr, trial.ErrInfrastructure) {
+		fmt.Fprintf(cmd.ErrOrStderr(), "stopped: %d trials written to %s; once the failure below is fixed, rerun with --resume to run the rest\n", obs.written, o.out)
+		return obs.written, &exitError{code: exitInfra, err: runErr}
+	}
+	return obs.written, runErr
+}
+
+// runTraces are the files a run writes its trials' events to: --trace,
+// every trial's; DIR/live-trace.jsonl, the small live trials' when there
+// is no --trace (openLiveTrace). Either may be nil.
+type runTraces struct{ all, live *os.File }
+
+func openTraces(o runOptions, formats []string, live []workloads.Trial) (runTraces, error) {
+	var tr runTraces
+	var err error
+	if o.trace != "" {
+		if tr.all, err = os.Create(o.trace); err != nil {
+			return tr, badInputf("--trace: %w", err)
+		}
+	}
+	// Small live clusters record their events by default (a few thousand
+	// lines), so that the report draws their message sequences.
+	if tr.live, err = openLiveTrace(o, formats, live); err != nil {
+		tr.close(nil, &o)
+		return tr, err
+	}
+	return tr, nil
+}
+
+// close closes the trace files, returning runErr or else the first error
+// closing them; o.trace becomes the live trace when there is one (what the
+// report reads).
+func (tr runTraces) close(runErr error, o *runOptions) error {
+	if tr.all != nil {
+		if err := tr.all.Close(); err != nil && runErr == nil {
+			runErr = fmt.Errorf("--trace: %w", err)
+		}
+	}
+	if tr.live != nil {
+		if err := tr.live.Close(); err != nil && runErr == nil {
+			runErr = fmt.Errorf("%s: %w", tr.live.Name(), err)
+		}
+		o.trace = tr.live.Name()
+	}
+	return runErr
+}
+
+// writer is f as an io.Writer, nil when f is (a nil *os.File in an
+// interface is no nil writer).
+func writer(f *os.File) io.Writer {
+	if f == nil {
+		return nil
+	}
+	return f
+}
+
+// runObserver draws a run's progress and ETA (progress.go) from what the
+// executor tells it, and counts the trials written.
+type runObserver struct {
+	w       io.Writer
+	prog    progress // from Begin
+	trialOf func(harness.Setup) int
+	written int
+}
+
+func (r *runObserver) Begin(toRun []workloads.Trial, eta *workloads.ETA) {
+	r.prog = newProgress(r.w, len(toRun), eta)
+	r.trialOf = liveTrialNumbers(toRun)
+}
+
+func (r *runObserver) Done(_ workloads.Trial, row reports.Row) {
+	r.written++
+	r.prog.Done(row)
+}
+
+// setup tells the progress where a live trial's set-up is
+// (harness.Options.Progress).
+func (r *runObserver) setup(s harness.Setup) { r.prog.Setup(s, r.trialOf(s)) }
+
+func (r *runObserver) close() {
+	if r.prog != nil {
+		r.prog.Close()
+	}
+}
+
+// liveTrialNumbers finds the trial the harness is setting up among a run's
+// live trials, by its configuration and seed, and returns its number
+// among its configuration's (the trial column), or -1.
+func liveTrialNumbers(trials []workloads.Trial) func(harness.Setup) int {
+	type config struct {
+		algorithm, variant string
+		nodes              int
+		seed               uint64
+	}
+	num := map[config]int{}
+	for _, t := range trials {
+		if t.Live {
+			num[config{t.Algo.Alg.Name, t.Algo.Variant, t.Nodes, t.Seed}] = t.Trial
+		}
+	}
+	return func(s harness.Setup) int {
+		if k, ok := num[config{s.Algorithm, s.Variant, s.Nodes, s.Seed}]; ok {
+			return k
+		}
+		return -1
+	}
+}
+
+// liveHarness is the live harness as the executor's live runtime: node
+// processes through the Toxiproxy at url (embedded when ""), their
+// diagnostics logged to DIR/live.log and their set-ups told to setup. It
+// is opened before the first live trial that runs, and not at all when
+// none does.
+type liveHarness struct {
+	dir, url string
+	trials   []workloads.Trial // the plan's live trials
+	setup    func(harness.Setup)
+	log      *os.File
+	h        *harness.Runtime
+	rec      *harness.Recorder
+}
+
+// Open refuses a cluster this host cannot hold, saying why, before any
+// starts, then starts the harness.
+func (l *liveHarness) Open(ctx context.Context) error {
+	for _, t := range l.trials {
+		s := t.Spec
+		all := len(s.Faults) > 0 || len(s.Crashes) > 0 || s.Detector.Kind == "heartbeat"
+		if err := harness.CheckHost(t.Nodes, t.Algo.Alg.Topology, all, l.url == ""); err != nil {
+			return badInputf("--nodes %d (%s): %w", t.Nodes, t.Algo.Alg.Name, err)
+		}
+	}
+	log, err := os.OpenFile(filepath.Join(l.dir, "live.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	h, err := harness.New(ctx, harness.Options{Toxiproxy: l.url, Log: log, Progress: l.setup})
+	if err != nil {
+		log.Close()
+		return err
+	}
+	l.log, l.h, l.rec = log, h, &harness.Recorder{R: h}
+	return nil
+}
+
+func (l *liveHarness) Run(ctx context.Context, cfg trial.Config) (*trial.Record, error) {
+	return l.rec.Run(ctx, cfg)
+}
+
+func (l *liveHarness) Capabilities() trial.Capabilities { return l.rec.Capabilities() }
+
+// close stops the harness (its processes and proxies) and its log, if
+// opened.
+func (l *liveHarness) close() {
+	if l.h != nil {
+		l.h.Close()
+		l.log.Close()
+	}
+}

@@ -1,0 +1,277 @@
+package workloads
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/electbench/electbench/reports"
+)
+
+// Executor owns the execution of a plan, whichever runtimes its trials run
+// on: one scheduler (simulated trials Parallel at a time, a live trial
+// alone, since it uses a process per node and measures wall time; rows in
+// plan order across both), resume and shard skipping (Skip), trace
+// spooling, infrastructure errors and interrupts (ctx). What it does is
+// told to an Observer: the CLI draws its bars and ETA from it, tests
+// assert on it. Options of the Executor control how trials are executed,
+// never what they compute: rows are the same whatever the parallelism.
+type Executor struct {
+	// Sim runs the simulated trials (default: Sim); Live the live ones
+	// (Trial.Live), one at a time: nil refuses a plan with a live trial
+	// before anything runs. A runtime with an Open(ctx) error method is
+	// opened before its first trial that runs, and not at all when none
+	// does (the live harness starts Toxiproxy).
+	Sim, Live Runtime
+	Parallel  int                // simulated trials run at once; 0 means one per core
+	Skip      func(t Trial) bool // trials done already (resume) or another shard's: not run, not emitted
+	// Trace, when set, receives every trial's event trace in plan order,
+	// each preceded by a {"trial":...} header line; LiveTrace, when Trace
+	// is nil, the live trials' only.
+	Trace, LiveTrace io.Writer
+	Observer         Observer // nil: nobody watches
+	// Costs, when set, are the plan's costs by Trial.Index, priced already
+	// (PlanCosts: sharding does), which the ETA takes rather than price
+	// the live trials again.
+	Costs []float64
+}
+
+// Observer follows an execution. Its methods are called from the
+// goroutine that called Execute.
+type Observer interface {
+	// Begin is told, before the first trial starts, the trials that will
+	// run (those not skipped), in plan order, and the ETA of the run,
+	// which the executor keeps up to date as trials end and as the
+	// running simulated trials process events; it may be read from any
+	// goroutine.
+	Begin(toRun []Trial, eta *ETA)
+	// Done is told each trial's row once emitted, in plan order, after
+	// the ETA has taken it.
+	Done(t Trial, row reports.Row)
+}
+
+// opener is a runtime that must be set up before its first trial.
+type opener interface {
+	Open(ctx context.Context) error
+}
+
+// Execute runs the plan and calls emit with each row in plan order, as
+// soon as every earlier trial has been emitted. It stops early, and says
+// why, when ctx is cancelled (the rows already emitted are complete;
+// rerun with Skip for the rest: the interrupted trials are no result),
+// when emit fails, or at the first live trial that failed for the
+// infrastructure (an error wrapping trial.ErrInfrastructure, naming the
+// trial, which is not emitted). A simulated row never passes for a live
+// one: a live trial with no Live runtime is refused before anything runs.
+func (x *Executor) Execute(ctx context.Context, plan []Trial, emit func(reports.Row) error) error {
+	var toRun []Trial
+	for _, t := range plan {
+		if t.Live && x.Live == nil {
+			return fmt.Errorf("trial %d (%s, %s N=%d): it runs live, and the executor has no live runtime", t.Index, t.Spec.Scenario, t.Algo.Alg.Name, t.Nodes)
+		}
+		if x.Skip == nil || !x.Skip(t) {
+			toRun = append(toRun, t)
+		}
+	}
+	var eta *ETA
+	processed := new(atomic.Int64)
+	if x.Observer != nil {
+		eta = newETA(ctx, time.Now(), toRun, x.Costs)
+		eta.processed = processed
+		x.Observer.Begin(toRun, eta)
+	}
+	done := func(t Trial, row reports.Row) error {
+		if err := emit(row); err != nil {
+			return err
+		}
+		if x.Observer != nil {
+			eta.finished(row, time.Now())
+			x.Observer.Done(t, row)
+		}
+		return nil
+	}
+	opened := map[bool]bool{} // by Trial.Live: its runtime was opened
+	// Consecutive trials on one runtime form a segment, run before the
+	// next segment starts: a live trial never shares the host with
+	// simulated ones.
+	for len(toRun) > 0 {
+		n := 1
+		for n < len(toRun) && toRun[n].Live == toRun[0].Live {
+			n++
+		}
+		seg := toRun[:n]
+		toRun = toRun[n:]
+		rt, live := x.runtime(seg[0]), seg[0].Live
+		if o, ok := rt.(opener); ok && !opened[live] {
+			if err := o.Open(ctx); err != nil {
+				return err
+			}
+			opened[live] = true
+		}
+		var err error
+		if live {
+			err = x.runLive(ctx, rt, seg, done)
+		} else {
+			err = x.runSim(ctx, rt, seg, processed, done)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (x *Executor) runtime(t Trial) Runtime {
+	switch {
+	case t.Live:
+		return x.Live
+	case x.Sim != nil:
+		return x.Sim
+	}
+	return Sim
+}
+
+// runLive runs live trials one at a time.
+func (x *Executor) runLive(ctx context.Context, rt Runtime, trials []Trial, done func(Trial, reports.Row) error) error {
+	trace := x.Trace
+	if trace == nil {
+		trace = x.LiveTrace
+	}
+	for _, t := range trials {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		row, sp, err := runLiveSpooled(ctx, rt, t, trace != nil)
+		if err != nil {
+			return err
+		}
+		if trace != nil {
+			err := writeTrace(trace, t, "live", sp)
+			sp.discard()
+			if err != nil {
+				return err
+			}
+		}
+		if err := done(t, row); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// simResult is a simulated trial's outcome on its way to the emitter.
+type simResult struct {
+	index int
+	row   reports.Row
+	trace *spool // with a trace: the trial's trace, on disk
+	err   error  // the trace could not be spooled, or ctx's: the trial was interrupted
+}
+
+// runSim runs simulated trials Parallel at a time and hands their rows to
+// done in order.
+func (x *Executor) runSim(ctx context.Context, rt Runtime, trials []Trial, processed *atomic.Int64, done func(Trial, reports.Row) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	p := x.Parallel
+	if p <= 0 {
+		p = runtime.GOMAXPROCS(0)
+	}
+	jobs := make(chan int)
+	results := make(chan simResult, p)
+	var wg sync.WaitGroup
+	for range p {
+		wg.Go(func() {
+			for i := range jobs {
+				results <- x.simTrial(ctx, rt, i, trials[i], processed)
+			}
+		})
+	}
+	go func() {
+		defer close(jobs)
+		for i := range trials {
+			select {
+			case jobs <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+	next, err := x.emitInOrder(trials, results, cancel, done)
+	if err != nil {
+		return err
+	}
+	if next < len(trials) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return fmt.Errorf("executor: %d of %d trials finished", next, len(trials))
+	}
+	return nil
+}
+
+// simTrial runs one simulated trial, its trace spooled to disk.
+func (x *Executor) simTrial(ctx context.Context, rt Runtime, i int, t Trial, processed *atomic.Int64) simResult {
+	var sp *spool
+	var w io.Writer
+	if x.Trace != nil {
+		var err error
+		if sp, err = newSpool(); err != nil {
+			return simResult{index: i, err: err}
+		}
+		w = sp
+	}
+	row := t.simulate(ctx, rt, w, processed)
+	if err := ctx.Err(); err != nil {
+		// An interrupted trial's row is not a result: it stops the rows
+		// here, and a resumed run runs it again.
+		sp.discard()
+		return simResult{index: i, err: err}
+	}
+	return simResult{index: i, row: row, trace: sp}
+}
+
+// emitInOrder hands the results to done in plan order as they complete,
+// each after its trace, and returns how many it handed and the first
+// error (after which it cancels the rest, discarding their traces).
+func (x *Executor) emitInOrder(trials []Trial, results <-chan simResult, cancel func(), done func(Trial, reports.Row) error) (int, error) {
+	pending := map[int]simResult{}
+	next := 0
+	var emitErr error
+	for r := range results {
+		pending[r.index] = r
+		for emitErr == nil {
+			r, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			next++
+			if emitErr = r.err; emitErr != nil {
+				break
+			}
+			if x.Trace != nil {
+				emitErr = writeTrace(x.Trace, trials[r.index], "", r.trace)
+				r.trace.discard()
+				if emitErr != nil {
+					break
+				}
+			}
+			emitErr = done(trials[r.index], r.row)
+		}
+		if emitErr != nil {
+			cancel()
+		}
+	}
+	for _, r := range pending { // left by an error: not written
+		r.trace.discard()
+	}
+	return next, emitErr
+}

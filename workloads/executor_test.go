@@ -1,0 +1,188 @@
+package workloads
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/electbench/electbench/nodes/trial"
+	"github.com/electbench/electbench/reports"
+)
+
+// RunTrial of a planned trial's configuration yields the row the plan's
+// run does, but for the columns that name the plan (scenario, arrangement,
+// initiators, trial), with the record and verdict that row was built from: also
+// under a crash at the start, whose disturbance it reads from the
+// configuration's faults alone.
+func TestRunTrialFromConfig(t *testing.T) {
+	clean := spec(t, "chang-roberts,lcr", "5,8", "random", "lowest", "uniform(1ms,3ms)", 2)
+	crashed := spec(t, "chang-roberts", "6", "random", "lowest", "1ms", 2)
+	c, err := ParseCrash("highest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	crashed.Crashes = []CrashSpec{c}
+	for _, tr := range slices.Concat(clean.Plan(), crashed.Plan()) {
+		res, err := RunTrial(t.Context(), Sim, tr.config(tr.Spec.IDs))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := RunSim(tr, nil)
+		got := res.Row
+		if got.Scenario != "config" || got.Runtime != "sim" {
+			t.Errorf("%s N=%d: scenario %q runtime %q, want config and sim", tr.Algo.Alg.Name, tr.Nodes, got.Scenario, got.Runtime)
+		}
+		got.Scenario, got.Arrangement, got.Initiators, got.Trial = want.Scenario, want.Arrangement, want.Initiators, want.Trial
+		if fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) {
+			t.Errorf("%s N=%d trial %d:\n got %+v\nwant %+v", tr.Algo.Alg.Name, tr.Nodes, tr.Trial, got, want)
+		}
+		if res.Record == nil || res.Record.Messages != want.Messages || res.Verdict.Correct != want.Correct || res.Verdict.Leader != want.Leader {
+			t.Errorf("%s N=%d: record %v, verdict %+v; the row says messages %d correct %v leader %q",
+				tr.Algo.Alg.Name, tr.Nodes, res.Record, res.Verdict, want.Messages, want.Correct, want.Leader)
+		}
+	}
+}
+
+// failing is a runtime whose every trial fails with err.
+type failing struct{ err error }
+
+func (f failing) Run(context.Context, trial.Config) (*trial.Record, error) { return nil, f.err }
+
+// A trial is no result when its context ended or its runtime's
+// infrastructure failed: RunTrial says so, with what was seen; any other
+// failure is a row with its error column.
+func TestRunTrialNoResult(t *testing.T) {
+	tr := spec(t, "chang-roberts", "5", "random", "lowest", "1ms", 1).Plan()[0]
+	cfg := tr.config(tr.Spec.IDs)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := RunTrial(ctx, Sim, cfg); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+	infra := failing{fmt.Errorf("live: %w: toxiproxy stopped", trial.ErrInfrastructure)}
+	res, err := RunTrial(t.Context(), infra, cfg)
+	if !errors.Is(err, trial.ErrInfrastructure) || res.Row.Error == "" || res.Record != nil {
+		t.Errorf("infrastructure: %v, row error %q, record %v", err, res.Row.Error, res.Record)
+	}
+	res, err = RunTrial(t.Context(), failing{errors.New("no such thing")}, cfg)
+	if err != nil || res.Row.Error != "no such thing" || res.Row.Correct {
+		t.Errorf("a failed trial: %v, row %+v", err, res.Row)
+	}
+}
+
+// asLive marks a plan's trials live (as --runtime live does), for the
+// executor's live runtime.
+func asLive(plan []Trial) []Trial {
+	for i := range plan {
+		plan[i].Live = true
+	}
+	return plan
+}
+
+// watcher is an Observer that keeps what it is told.
+type watcher struct {
+	begun []int // Trial.Index of the trials to run
+	eta   *ETA
+	done  []int
+	rows  []reports.Row
+	known int // rows after which the ETA knew the time left
+}
+
+func (w *watcher) Begin(toRun []Trial, eta *ETA) {
+	for _, t := range toRun {
+		w.begun = append(w.begun, t.Index)
+	}
+	w.eta = eta
+}
+
+func (w *watcher) Done(t Trial, row reports.Row) {
+	w.done = append(w.done, t.Index)
+	w.rows = append(w.rows, row)
+	if _, ok := w.eta.Remaining(time.Now()); ok {
+		w.known++
+	}
+}
+
+// simCounting is the simulator, counting the trials it runs at once.
+type simCounting struct{ running *atomic.Int64 }
+
+func (s simCounting) Run(ctx context.Context, cfg trial.Config) (*trial.Record, error) {
+	s.running.Add(1)
+	defer s.running.Add(-1)
+	return Sim.Run(ctx, cfg)
+}
+
+// fakeLive stands in for the live harness: the simulator under the live
+// runtime's name, refusing to run beside a simulated trial and counting
+// how often it is opened.
+type fakeLive struct {
+	simRunning *atomic.Int64
+	opened     int
+	beside     int // trials run while a simulated one ran
+}
+
+func (f *fakeLive) Open(context.Context) error { f.opened++; return nil }
+func (f *fakeLive) Capabilities() trial.Capabilities {
+	return trial.Capabilities{Runtime: "live"}
+}
+
+func (f *fakeLive) Run(ctx context.Context, cfg trial.Config) (*trial.Record, error) {
+	if f.simRunning.Load() != 0 {
+		f.beside++
+	}
+	return Sim.Run(ctx, cfg)
+}
+
+// One executor over both runtimes: rows in plan order across them, a live
+// trial never beside a simulated one, the live runtime opened once before
+// its first trial and not at all when every live trial is skipped, and
+// the observer told the trials to run and each row as it is emitted.
+func TestExecutorMixedPlan(t *testing.T) {
+	var plan []Trial
+	sims := spec(t, "chang-roberts,lcr", "4,8", "random", "lowest", "1ms", 2)
+	lives := spec(t, "chang-roberts", "4", "random", "lowest", "1ms", 2)
+	for _, tr := range slices.Concat(sims.Plan(), asLive(lives.Plan()), sims.Plan()[:2]) {
+		tr.Index = len(plan)
+		plan = append(plan, tr)
+	}
+	skip := func(tr Trial) bool { return tr.Index == 1 || tr.Index == 9 }
+	running := new(atomic.Int64)
+	live := &fakeLive{simRunning: running}
+	w := &watcher{}
+	var emitted []reports.Row
+	x := &Executor{Sim: simCounting{running}, Live: live, Parallel: 3, Skip: skip, Observer: w}
+	if err := x.Execute(t.Context(), plan, func(r reports.Row) error { emitted = append(emitted, r); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	var want []int
+	for _, tr := range plan {
+		if !skip(tr) {
+			want = append(want, tr.Index)
+		}
+	}
+	if !slices.Equal(w.begun, want) || !slices.Equal(w.done, want) || len(emitted) != len(want) {
+		t.Fatalf("begun %v, done %v, %d rows emitted; want trials %v", w.begun, w.done, len(emitted), want)
+	}
+	for i, r := range emitted {
+		tr := plan[want[i]]
+		if r.Key() != tr.Key() || (r.Runtime == "live") != tr.Live || fmt.Sprint(r) != fmt.Sprint(w.rows[i]) {
+			t.Errorf("row %d: %s %s N=%d trial %d; want trial %d of the plan (%v)", i, r.Runtime, r.Algorithm, r.Nodes, r.Trial, tr.Index, tr.Key())
+		}
+	}
+	if live.opened != 1 || live.beside != 0 {
+		t.Errorf("live runtime opened %d times, ran %d trials beside simulated ones", live.opened, live.beside)
+	}
+	// Once trials have ended the ETA knows the time left: none at the end.
+	if left, ok := w.eta.Remaining(time.Now()); w.known == 0 || !ok || left > time.Second {
+		t.Errorf("the ETA knew the time left after %d of %d rows; at the end %v (%v), want none", w.known, len(want), left, ok)
+	}
+	live.opened = 0
+	x.Skip = func(tr Trial) bool { return tr.Live }
+	if err := x.Execute(t.Context(), plan, func(reports.Row) error { return nil }); err != nil || live.opened != 0 {
+		t.Errorf("every live trial skipped: %v, live runtime opened %d times", err, live.opened)
+	}
+}
