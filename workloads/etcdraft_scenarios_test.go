@@ -23,14 +23,7 @@ var etcdVariants = []string{"plain", "pre-vote", "check-quorum", "etcd"}
 // returns the rows and the failed expectations.
 func runBuiltin(t *testing.T, file string, algos []Algo) ([]reports.Row, []Failure) {
 	t.Helper()
-	src, ok := chaos.Builtin(file)
-	if !ok {
-		t.Fatalf("no built-in %s", file)
-	}
-	specs, err := ParseScenariosOn(file+".yaml", src, "sim")
-	if err != nil {
-		t.Fatal(err)
-	}
+	specs := builtinSpecs(t, file)
 	var trials []Trial
 	for _, s := range specs {
 		if algos != nil {

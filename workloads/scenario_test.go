@@ -27,16 +27,7 @@ func runScenarios(t *testing.T, name string, parallel int) (map[string][]reports
 // when 0): the default sweep's largest clusters are the CLI tests' job.
 func runScenariosUpTo(t *testing.T, name string, parallel, maxNodes int) (map[string][]reports.Row, []Failure, []byte) {
 	t.Helper()
-	src, ok := chaos.Builtin(name)
-	if !ok {
-		t.Fatalf("no built-in %s", name)
-	}
-	// Every scenario runs on the simulator here, live ones included: it
-	// tells the same story, and the live tests run the live runtime.
-	specs, err := ParseScenariosOn(name+".yaml", src, "sim")
-	if err != nil {
-		t.Fatal(err)
-	}
+	specs := builtinSpecs(t, name)
 	var trials []Trial
 	for _, s := range specs {
 		for _, tr := range s.Plan() {
@@ -55,6 +46,22 @@ func runScenariosUpTo(t *testing.T, name string, parallel, maxNodes int) (map[st
 		t.Fatal(err)
 	}
 	return by, CheckRun(specs, rows), buf.Bytes()
+}
+
+// builtinSpecs parses a built-in scenario file for the simulator. Every
+// scenario runs on the simulator in these tests, live ones included: it
+// tells the same story, and the live tests run the live runtime.
+func builtinSpecs(t *testing.T, name string) []*Spec {
+	t.Helper()
+	src, ok := chaos.Builtin(name)
+	if !ok {
+		t.Fatalf("no built-in %s", name)
+	}
+	specs, err := ParseScenariosOn(name+".yaml", src, "sim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return specs
 }
 
 // failuresBy groups failed expectations by scenario, algorithm and the

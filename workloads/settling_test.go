@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/electbench/electbench/chaos"
 	"github.com/electbench/electbench/reports"
 )
 
@@ -70,15 +69,7 @@ func TestSettlingChangesOnlySteadyTraffic(t *testing.T) {
 	// A latency without a largest delay: the rule does not apply.
 	specs["normal"] = spec(t, "raft", "5", "random", "lowest", "normal(5ms,1ms)", 2)
 	for _, name := range []string{"quorum-halves", "quorum-flapping", "quorum-leader-crash", "quorum-paused-leader", "etcd-majorities-ring"} {
-		src, ok := chaos.Builtin(name)
-		if !ok {
-			t.Fatalf("no built-in %s", name)
-		}
-		ss, err := ParseScenariosOn(name+".yaml", src, "sim")
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, s := range ss {
+		for i, s := range builtinSpecs(t, name) {
 			s.Trials = 2
 			specs[name+"/"+string(rune('a'+i))] = s
 		}
