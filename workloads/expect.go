@@ -171,7 +171,9 @@ func checkColumn(c chaos.ColumnCondition, rows []reports.Row) []Failure {
 		return []Failure{fail}
 	}
 	slices.SortStableFunc(ts, func(a, b trial) int { return cmp.Compare(a.v, b.v) })
-	lo, hi := ts[0], ts[len(ts)-1]
+	// The extremes' trials: the first (in plan order) with each value.
+	lo := ts[0]
+	hi := ts[slices.IndexFunc(ts, func(x trial) bool { return x.v == ts[len(ts)-1].v })]
 	mid := ts[len(ts)/2].v
 	if len(ts)%2 == 0 {
 		mid = (ts[len(ts)/2-1].v + mid) / 2
