@@ -8,28 +8,54 @@ import (
 )
 
 // The built-in scenario files: the default run and the library of classic
-// failure stories. Each says in its comments what it demonstrates.
+// failure stories (scenarios/), and the incident library
+// (scenarios/incidents/: failures that took real clusters down, each citing
+// its source, docs/incidents.md). Each says in its comments what it
+// demonstrates.
 //
-//go:embed scenarios/*.yaml
+//go:embed scenarios/*.yaml scenarios/incidents/*.yaml
 var builtin embed.FS
 
+// incidentDir holds the incident library's files.
+const incidentDir = "scenarios/incidents"
+
 // Builtin returns the text of a built-in scenario file by name ("default",
-// "ring-would-be-leader-crash"), for `electbench scenario show` and for
-// running it.
+// "ring-would-be-leader-crash", "raft-chain"), for `electbench scenario
+// show` and for running it.
 func Builtin(name string) ([]byte, bool) {
-	b, err := builtin.ReadFile(path.Join("scenarios", name+".yaml"))
-	return b, err == nil
+	for _, dir := range []string{"scenarios", incidentDir} {
+		if b, err := builtin.ReadFile(path.Join(dir, name+".yaml")); err == nil {
+			return b, true
+		}
+	}
+	return nil, false
 }
 
-// BuiltinNames lists the built-in scenario files, sorted.
+// BuiltinNames lists every built-in scenario file, incidents included,
+// sorted.
 func BuiltinNames() []string {
-	entries, err := builtin.ReadDir("scenarios")
+	out := append(builtinIn("scenarios"), builtinIn(incidentDir)...)
+	slices.Sort(out)
+	return out
+}
+
+// IncidentNames lists the incident library, sorted: the built-in scenarios
+// `electbench scenario list` shows under their own heading.
+func IncidentNames() []string { return builtinIn(incidentDir) }
+
+// IsIncident reports whether a built-in scenario belongs to the incident
+// library.
+func IsIncident(name string) bool { return slices.Contains(IncidentNames(), name) }
+
+// builtinIn lists the files of one directory of built-ins, sorted.
+func builtinIn(dir string) []string {
+	entries, err := builtin.ReadDir(dir)
 	if err != nil {
 		return nil
 	}
 	var out []string
 	for _, e := range entries {
-		if name, ok := strings.CutSuffix(e.Name(), ".yaml"); ok {
+		if name, ok := strings.CutSuffix(e.Name(), ".yaml"); ok && !e.IsDir() {
 			out = append(out, name)
 		}
 	}

@@ -405,3 +405,92 @@ func TestReferenceIsCurrent(t *testing.T) {
 		}
 	}
 }
+
+// The comparisons of expect.columns: a bare number is equality, an operator
+// bounds one side, A..B both (included).
+func TestParseComparison(t *testing.T) {
+	for _, c := range []struct {
+		in      string
+		text    string
+		yes, no []float64
+	}{
+		{"0", "0", []float64{0}, []float64{-0.5, 1}},
+		{">=3", ">=3", []float64{3, 40}, []float64{2.99}},
+		{"> 3", ">3", []float64{3.5}, []float64{3}},
+		{"<2.5", "<2.5", []float64{2}, []float64{2.5}},
+		{"<= 2", "<=2", []float64{2, -1}, []float64{2.1}},
+		{"==4", "4", []float64{4}, []float64{5}},
+		{"1..4", "1..4", []float64{1, 2.5, 4}, []float64{0.9, 4.1}},
+	} {
+		cmp, err := ParseComparison(c.in)
+		if err != nil || cmp.Text != c.text {
+			t.Errorf("%q: %+v %v, want text %q", c.in, cmp, err, c.text)
+			continue
+		}
+		for _, x := range c.yes {
+			if !cmp.Holds(x) {
+				t.Errorf("%q does not hold for %g", c.in, x)
+			}
+		}
+		for _, x := range c.no {
+			if cmp.Holds(x) {
+				t.Errorf("%q holds for %g", c.in, x)
+			}
+		}
+	}
+	for _, bad := range []string{"", "about 3", ">=", "=>3", "4..1", "1..", "NaN", ">inf", "3%"} {
+		if _, err := ParseComparison(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+// expect.columns reads into conditions with their bounds in the order
+// written; which algorithms and variants they apply to.
+func TestColumnConditions(t *testing.T) {
+	scs, err := Parse("c.yaml", []byte(`name: c
+algorithms: [raft]
+expect:
+  columns:
+    - {algorithm: etcd-raft, variant: plain, column: terms, median: ">=10", max: 40}
+    - {variant: etcd, column: safety_violations, max: 0}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := scs[0].Expect.Columns
+	if len(cs) != 2 || scs[0].Expect.IsZero() || !scs[0].Expect.OverTrials() {
+		t.Fatalf("columns %+v", cs)
+	}
+	if got := cs[0].String(); got != "algorithm etcd-raft variant plain terms median >=10 max 40" {
+		t.Errorf("first: %q", got)
+	}
+	if !cs[0].Applies("etcd-raft", "plain") || cs[0].Applies("etcd-raft", "etcd") || cs[0].Applies("raft", "plain") {
+		t.Error("first applies to the wrong trials")
+	}
+	if !cs[1].Applies("etcd-raft", "etcd") || !cs[1].Applies("other", "etcd") || cs[1].Applies("etcd-raft", "plain") {
+		t.Error("second applies to the wrong trials")
+	}
+}
+
+// The incident library is listed apart, and every name of it is a built-in.
+func TestIncidentLibrary(t *testing.T) {
+	inc := IncidentNames()
+	for _, want := range []string{"bridge-split-brain", "raft-chain", "rejoin-term-inflation", "one-way-inbound"} {
+		if !slices.Contains(inc, want) || !IsIncident(want) || !slices.Contains(BuiltinNames(), want) {
+			t.Errorf("%s: not in the incident library %v", want, inc)
+		}
+	}
+	if IsIncident("default") || IsIncident("etcd-halves") {
+		t.Error("a classic scenario counted as an incident")
+	}
+	for _, name := range BuiltinNames() {
+		if strings.ToLower(name) != name {
+			t.Errorf("%s: built-in names are lower case (scenario list's headings are not)", name)
+		}
+		b, _ := Builtin(name)
+		if IsIncident(name) && !strings.Contains(string(b), "Source") {
+			t.Errorf("%s: an incident cites its source", name)
+		}
+	}
+}

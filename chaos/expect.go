@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -23,12 +24,20 @@ type Expect struct {
 	// Turnaround "pQ < D": per algorithm and size, the Q-th percentile of
 	// turnaround over the trials is below D.
 	Turnaround *Percentile
+	// Columns are conditions on numeric columns of results.csv, each judged
+	// per algorithm, variant and size on a statistic over the trials: an
+	// incident's signature (docs/incidents.md).
+	Columns []ColumnCondition
 }
 
 // IsZero reports whether nothing is expected.
 func (e Expect) IsZero() bool {
-	return !e.Safety && e.Liveness == nil && e.Messages == nil && e.Turnaround == nil
+	return !e.Safety && e.Liveness == nil && e.Messages == nil && e.Turnaround == nil && len(e.Columns) == 0
 }
+
+// OverTrials reports whether something is judged over the trials of an
+// algorithm, variant and size (by workloads.CheckRun) rather than per trial.
+func (e Expect) OverTrials() bool { return e.Turnaround != nil || len(e.Columns) > 0 }
 
 // MessageCap is a ceiling on election messages per trial.
 type MessageCap struct {
@@ -104,4 +113,117 @@ func parsePercentile(s string) (*Percentile, error) {
 		return nil, err
 	}
 	return &Percentile{Q: v, Below: d, Text: strings.TrimSpace(s)}, nil
+}
+
+// ColumnCondition is one item of expect.columns: bounds on statistics over
+// the trials of each algorithm, variant and size it applies to, of one
+// numeric column of results.csv (reports.NumericColumn).
+type ColumnCondition struct {
+	Algorithm string // "": every algorithm of the scenario
+	Variant   string // "": every variant
+	Column    string
+	Bounds    []Bound // in the order written; at least one
+}
+
+// Applies reports whether the condition judges the trials of an algorithm
+// and variant (the variant as the rows name it: etcd-raft's default is etcd).
+func (c ColumnCondition) Applies(algorithm, variant string) bool {
+	return (c.Algorithm == "" || c.Algorithm == algorithm) && (c.Variant == "" || c.Variant == variant)
+}
+
+func (c ColumnCondition) String() string {
+	var parts []string
+	if c.Algorithm != "" {
+		parts = append(parts, "algorithm "+c.Algorithm)
+	}
+	if c.Variant != "" {
+		parts = append(parts, "variant "+c.Variant)
+	}
+	parts = append(parts, c.Column)
+	for _, b := range c.Bounds {
+		parts = append(parts, b.String())
+	}
+	return strings.Join(parts, " ")
+}
+
+// Stat is a statistic over the trials of an algorithm, variant and size.
+type Stat string
+
+// The statistics a column condition bounds: the field names of expect.columns.
+const (
+	Median Stat = "median" // the middle value, or the mean of the middle two
+	Min    Stat = "min"
+	Max    Stat = "max"
+)
+
+// Bound is one statistic's condition: "median >=3".
+type Bound struct {
+	Stat Stat
+	Cmp  Comparison
+}
+
+func (b Bound) String() string { return string(b.Stat) + " " + b.Cmp.Text }
+
+// Comparison is a condition on a number: = v (a bare number), < v, <= v,
+// > v, >= v, or lo..hi (both included).
+type Comparison struct {
+	Op    string // =, <, <=, >, >=, ..
+	V, Hi float64
+	Text  string // as written, without spaces
+}
+
+// Holds reports whether x meets the comparison.
+func (c Comparison) Holds(x float64) bool {
+	switch c.Op {
+	case "<":
+		return x < c.V
+	case "<=":
+		return x <= c.V
+	case ">":
+		return x > c.V
+	case ">=":
+		return x >= c.V
+	case "..":
+		return x >= c.V && x <= c.Hi
+	}
+	return x == c.V
+}
+
+// ParseComparison reads a comparison as written in expect.columns: a
+// number (0, 2.5: equal to it), an operator and a number (">=3", "<0.5"),
+// or a range "A..B".
+func ParseComparison(s string) (Comparison, error) {
+	t := strings.ReplaceAll(strings.TrimSpace(s), " ", "")
+	bad := fmt.Errorf("want a number, a comparison or a range (0, \">=3\", \"<2.5\", \"1..4\"), got %q", s)
+	num := func(v string) (float64, bool) {
+		f, err := strconv.ParseFloat(v, 64)
+		return f, err == nil && !math.IsNaN(f) && !math.IsInf(f, 0)
+	}
+	if lo, hi, ok := strings.Cut(t, ".."); ok {
+		a, okA := num(lo)
+		b, okB := num(hi)
+		if !okA || !okB || a > b {
+			return Comparison{}, fmt.Errorf("range %q: want A..B with numbers A ≤ B", s)
+		}
+		return Comparison{Op: "..", V: a, Hi: b, Text: t}, nil
+	}
+	op := "="
+	for _, o := range []string{"<=", ">=", "==", "<", ">", "="} {
+		if rest, ok := strings.CutPrefix(t, o); ok {
+			op, t = o, rest
+			break
+		}
+	}
+	v, ok := num(t)
+	if !ok {
+		return Comparison{}, bad
+	}
+	if op == "==" {
+		op = "="
+	}
+	text := op + strconv.FormatFloat(v, 'f', -1, 64)
+	if op == "=" {
+		text = strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	return Comparison{Op: op, V: v, Text: text}, nil
 }

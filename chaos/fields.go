@@ -2,7 +2,10 @@ package chaos
 
 import (
 	"math"
+	"slices"
 	"strings"
+
+	"github.com/electbench/electbench/reports"
 
 	yaml "go.yaml.in/yaml/v4"
 )
@@ -219,6 +222,83 @@ var expectFields = []field[Expect]{
 				e.Turnaround = p
 			}
 		}},
+	{name: "columns", typ: "list", def: "none",
+		doc: "conditions on numeric columns of results.csv, each judged per algorithm, variant and size on the median, minimum or maximum over the trials (see Conditions on columns)",
+		dec: func(d *decoder, n *yaml.Node, path string, e *Expect) {
+			d.list(n, path, func(c *yaml.Node, p string) {
+				var cc ColumnCondition
+				if !decodeMapping(d, c, p, columnFields, &cc, nil) {
+					return
+				}
+				if !hasKey(c, string(Median), string(Min), string(Max)) {
+					d.errorf(c, p, "a condition needs median, min or max")
+				}
+				if cc.Column != "" && len(cc.Bounds) > 0 {
+					e.Columns = append(e.Columns, cc)
+				}
+			})
+		}},
+}
+
+// columnFields are the fields of an item of expect.columns.
+var columnFields = []field[ColumnCondition]{
+	{name: "algorithm", typ: "text", def: "every algorithm",
+		doc: "the algorithm whose trials are judged, one the scenario runs",
+		dec: func(d *decoder, n *yaml.Node, path string, c *ColumnCondition) {
+			if v, ok := d.text(n, path); ok {
+				c.Algorithm = v
+			}
+		}},
+	{name: "variant", typ: "text", def: "every variant",
+		doc: "the variant whose trials are judged, one the scenario runs (etcd-raft's default is `etcd`)",
+		dec: func(d *decoder, n *yaml.Node, path string, c *ColumnCondition) {
+			if v, ok := d.text(n, path); ok {
+				c.Variant = v
+			}
+		}},
+	{name: "column", typ: "text", required: true,
+		doc: "a numeric column of results.csv (README's column table): `terms`, `safety_violations`, `failover_t`, ...; trials whose cell is empty are left out",
+		dec: func(d *decoder, n *yaml.Node, path string, c *ColumnCondition) {
+			v, ok := d.text(n, path)
+			switch {
+			case !ok:
+			case !slices.Contains(reports.Columns, v):
+				d.errorf(n, path, "unknown column %q%s", v, suggest(v, reports.Columns))
+			case !reports.NumericColumn(v):
+				d.errorf(n, path, "column %q does not hold a number", v)
+			default:
+				c.Column = v
+			}
+		}},
+	boundField(Median, "the median over the trials (the mean of the middle two of an even count)"),
+	boundField(Min, "the smallest value over the trials"),
+	boundField(Max, "the largest value over the trials"),
+}
+
+// hasKey reports whether the mapping n has one of the keys.
+func hasKey(n *yaml.Node, keys ...string) bool {
+	for i := 0; i < len(n.Content); i += 2 {
+		if slices.Contains(keys, n.Content[i].Value) {
+			return true
+		}
+	}
+	return false
+}
+
+// boundField is the field of a column condition that bounds one statistic.
+func boundField(stat Stat, what string) field[ColumnCondition] {
+	return field[ColumnCondition]{name: string(stat), typ: "comparison", def: "not checked",
+		doc: what + " meets this: a number (`0`: equal), `\">=3\"`, `\"<2.5\"` (also `<=`, `>`) or a range `\"1..4\"`",
+		dec: func(d *decoder, n *yaml.Node, path string, c *ColumnCondition) {
+			if v, ok := d.word(n, path); ok {
+				cmp, err := ParseComparison(v)
+				if err != nil {
+					d.errorf(n, path, "%v", err)
+					return
+				}
+				c.Bounds = append(c.Bounds, Bound{Stat: stat, Cmp: cmp})
+			}
+		}}
 }
 
 func decodeAlgorithms(d *decoder, n *yaml.Node, path string, s *Scenario) {
@@ -424,6 +504,9 @@ func AlgorithmFields() []FieldDoc { return docs(algorithmFields) }
 
 // ExpectFields documents the expectations.
 func ExpectFields() []FieldDoc { return docs(expectFields) }
+
+// ColumnFields documents an item of expect.columns.
+func ColumnFields() []FieldDoc { return docs(columnFields) }
 
 // HealFields documents a heal item.
 func HealFields() []FieldDoc { return docs(healFields) }

@@ -189,6 +189,19 @@ func refResults(b *strings.Builder) {
 	p("algorithm, variant and size after the run. Any failure makes `electbench run`\n")
 	p("exit 1 once every row is written.\n\n")
 	table(b, ExpectFields())
+	p("### Conditions on columns\n\n")
+	p("Each item of `columns` bounds the median, minimum or maximum, over the trials of\n")
+	p("each algorithm, variant and size it applies to, of one numeric column of\n")
+	p("results.csv: an incident's signature, variant by variant. An algorithm or\n")
+	p("variant the scenario does not run, an unknown or non-numeric column, or a\n")
+	p("malformed comparison is an error at its line; a condition that fails names the\n")
+	p("group, the statistic and the figures (median, range, and the extreme trials'\n")
+	p("seeds), and makes the run exit 1. Quote a comparison: YAML reads a leading `>`\n")
+	p("as a folded block.\n\n")
+	p("```yaml\nexpect:\n  columns:\n    - {variant: plain, column: terms, median: \">=10\"}\n")
+	p("    - {algorithm: etcd-raft, variant: pre-vote, column: terms, max: \"<=2\"}\n")
+	p("    - {algorithm: bully, column: safety_violations, median: \">=1\"}\n```\n\n")
+	table(b, ColumnFields())
 
 	p("## What a run records\n\n")
 	p("Every row records its trial's seed (`seed`: rerun one trial from it) and the\n")
@@ -203,6 +216,17 @@ func refResults(b *strings.Builder) {
 	p("## Built-in scenarios\n\n")
 	p("| name | what it demonstrates |\n|---|---|\n")
 	for _, name := range BuiltinNames() {
+		if !IsIncident(name) {
+			p("| `%s` | %s |\n", name, BuiltinSummary(name))
+		}
+	}
+	p("\n### Incidents\n\n")
+	p("Failures that took real clusters down, each built-in scenario citing its source\n")
+	p("and stating, in `expect.columns`, the signature of each variant: a run whose\n")
+	p("signature changes exits 1. `electbench scenario list` shows them under their\n")
+	p("own heading; incidents.md tells each story with the figures measured.\n\n")
+	p("| name | what it demonstrates |\n|---|---|\n")
+	for _, name := range IncidentNames() {
 		p("| `%s` | %s |\n", name, BuiltinSummary(name))
 	}
 }

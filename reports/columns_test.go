@@ -139,3 +139,37 @@ func TestColumnMeanings(t *testing.T) {
 		t.Errorf("a meaning without a column: got %v, want an error naming it", err)
 	}
 }
+
+// Every column written with a number's codec is numeric, and reads back
+// what its cell says; text, flags and counts are not; an optional number's
+// empty cell has no value.
+func TestNumericColumns(t *testing.T) {
+	r := Row{Nodes: 5, Seed: 7, Messages: 30, TS: 0.001, Terms: Some(int64(4)), Leader: "3", Live: true}
+	for _, c := range []struct {
+		name    string
+		numeric bool
+		v       float64
+		set     bool
+	}{
+		{"nodes", true, 5, true}, {"seed", true, 7, true}, {"messages", true, 30, true},
+		{"t_s", true, 0.001, true}, {"terms", true, 4, true}, {"failover_t", true, 0, false},
+		{"leader", false, 0, false}, {"live", false, 0, false}, {"messages_by_kind", false, 0, false},
+		{"nonesuch", false, 0, false},
+	} {
+		if got := NumericColumn(c.name); got != c.numeric {
+			t.Errorf("NumericColumn(%s) = %v", c.name, got)
+		}
+		if v, ok := r.Number(c.name); v != c.v || ok != c.set {
+			t.Errorf("Number(%s) = %v, %v; want %v, %v", c.name, v, ok, c.v, c.set)
+		}
+	}
+	n := 0
+	for _, name := range Columns {
+		if NumericColumn(name) {
+			n++
+		}
+	}
+	if n < 30 {
+		t.Errorf("only %d numeric columns", n)
+	}
+}

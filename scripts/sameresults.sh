@@ -25,7 +25,8 @@ run --algo lcr,hs,chang-roberts --nodes 500 --trials 2 --latency 'uniform(1ms,5m
 # Ranks held whole (nodes.Ranks): minted identities and epoch ranks.
 run --algo all --nodes 4..32 --trials 2 --ids 'pow(8)' --latency 'uniform(1ms,5ms)' --crash 'leader@leader-elected'
 run --algo all --nodes 4..32 --trials 2 --rank epoch --latency 1ms --initiators all
-for s in $("$B" scenario list | awk '{print $1}'); do
+# Names are lower case; a capitalised line is a heading (the incidents').
+for s in $("$B" scenario list | awk '/^[a-z0-9]/ {print $1}'); do
 	"$B" scenario show "$s" | grep -q '^runtime: live' && continue
 	run "$s" --trials 2
 done

@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -20,7 +21,7 @@ import (
 // which "at-most theory*K" scales.
 func checkTrial(e chaos.Expect, row *reports.Row, faultFree nodes.Theory) string {
 	if !e.Safety && e.Liveness == nil && e.Messages == nil {
-		if e.Turnaround != nil {
+		if e.OverTrials() {
 			return "pass" // judged over the trials by CheckRun
 		}
 		return ""
@@ -129,13 +130,67 @@ func CheckRun(specs []*Spec, rows []reports.Row) []Failure {
 			}
 			by[g] = append(by[g], r)
 		}
-		if p := s.Expect.Turnaround; p != nil {
-			for _, g := range order {
+		for _, g := range order {
+			var fails []Failure
+			if p := s.Expect.Turnaround; p != nil {
 				if f, ok := checkTurnaround(p, by[g]); !ok {
-					f.Scenario = s.Scenario
-					out = append(out, f)
+					fails = append(fails, f)
 				}
 			}
+			for _, c := range s.Expect.Columns {
+				if c.Applies(g.algo, g.variant) {
+					fails = append(fails, checkColumn(c, by[g])...)
+				}
+			}
+			for _, f := range fails {
+				f.Scenario = s.Scenario
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// checkColumn judges a condition of expect.columns over a group's trials,
+// those whose cell is empty left out: one failure per bound that does not
+// hold, with the median, the range and the extreme trials' seeds.
+func checkColumn(c chaos.ColumnCondition, rows []reports.Row) []Failure {
+	type trial struct {
+		v   float64
+		row reports.Row
+	}
+	var ts []trial
+	for _, r := range rows {
+		if v, ok := r.Number(c.Column); ok {
+			ts = append(ts, trial{v, r})
+		}
+	}
+	fail := Failure{Algorithm: algoName(rows[0]), Nodes: rows[0].Nodes, Trial: -1, Trials: len(rows)}
+	if len(ts) == 0 {
+		fail.What = fmt.Sprintf("%s: %s is empty in every trial", c, c.Column)
+		return []Failure{fail}
+	}
+	slices.SortStableFunc(ts, func(a, b trial) int { return cmp.Compare(a.v, b.v) })
+	// The extremes' trials: the first (in plan order) with each value.
+	lo := ts[0]
+	hi := ts[slices.IndexFunc(ts, func(x trial) bool { return x.v == ts[len(ts)-1].v })]
+	mid := ts[len(ts)/2].v
+	if len(ts)%2 == 0 {
+		mid = (ts[len(ts)/2-1].v + mid) / 2
+	}
+	stat := map[chaos.Stat]float64{chaos.Median: mid, chaos.Min: lo.v, chaos.Max: hi.v}
+	var out []Failure
+	for _, b := range c.Bounds {
+		if got := stat[b.Stat]; !b.Cmp.Holds(got) {
+			f := fail
+			f.Seed = lo.row.Seed
+			if b.Stat != chaos.Min {
+				f.Seed = hi.row.Seed
+			}
+			f.What = fmt.Sprintf("%s %s %s: the %s is %s (median %s, min %s in trial %d seed %d, max %s in trial %d seed %d, over %d trials with a value)",
+				c.Column, b.Stat, b.Cmp.Text, b.Stat, reports.FormatFloat(got), reports.FormatFloat(mid),
+				reports.FormatFloat(lo.v), lo.row.Trial, lo.row.Seed, reports.FormatFloat(hi.v), hi.row.Trial, hi.row.Seed, len(ts))
+			out = append(out, f)
 		}
 	}
 	return out

@@ -109,5 +109,8 @@ func canonicalExpect(e chaos.Expect) string {
 	if e.Turnaround != nil {
 		parts = append(parts, "turnaround "+e.Turnaround.Text)
 	}
+	for _, c := range e.Columns {
+		parts = append(parts, "columns "+c.String())
+	}
 	return strings.Join(parts, "; ")
 }

@@ -46,6 +46,7 @@ func FromScenario(sc *chaos.Scenario) (*Spec, error) {
 		spec.LinkLatency = append(spec.LinkLatency, LinkLatency{From: l.From, To: l.To, Latency: m})
 	}
 	spec.Algos = scenarioAlgos(sc, fail)
+	checkColumnConditions(sc.Expect.Columns, spec.Algos, fail)
 	if spec.Nodes, err = ParseNodes(sc.Nodes); err != nil {
 		fail("nodes", "%s", unflag(err))
 	}
@@ -150,6 +151,33 @@ func scenarioAlgos(sc *chaos.Scenario, fail func(field, format string, args ...a
 		algos = append(algos, Algo{Alg: alg, Variant: variant, Params: params})
 	}
 	return algos
+}
+
+// checkColumnConditions reports a condition of expect.columns naming an
+// algorithm or a variant the scenario does not run: it would judge no trial.
+func checkColumnConditions(cs []chaos.ColumnCondition, algos []Algo, fail func(field, format string, args ...any)) {
+	for i, c := range cs {
+		path := fmt.Sprintf("expect.columns[%d]", i)
+		var names, variants []string
+		for _, a := range algos {
+			names = append(names, a.Alg.Name)
+			if c.Algorithm == "" || c.Algorithm == a.Alg.Name {
+				variants = append(variants, a.Variant)
+			}
+		}
+		slices.Sort(names)
+		slices.Sort(variants)
+		switch {
+		case c.Algorithm != "" && !slices.Contains(names, c.Algorithm):
+			fail(path+".algorithm", "the scenario runs no algorithm %q (it runs: %s)", c.Algorithm, strings.Join(slices.Compact(names), ", "))
+		case c.Variant != "" && !slices.Contains(variants, c.Variant):
+			of := ""
+			if c.Algorithm != "" {
+				of = " of " + c.Algorithm
+			}
+			fail(path+".variant", "the scenario runs no variant %q%s (it runs: %s)", c.Variant, of, strings.Join(slices.Compact(variants), ", "))
+		}
+	}
 }
 
 type fieldError struct{ field, msg string }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -363,6 +364,60 @@ func TestExpectations(t *testing.T) {
 }
 
 func nodesTheory(messages int64) nodes.Theory { return nodes.Theory{Messages: messages} }
+
+// Conditions on columns: judged per algorithm, variant and size on the
+// trials whose cell is set; a failure names the statistic, the median, the
+// range and the extreme trials' seeds; the trials themselves pass.
+func TestColumnExpectations(t *testing.T) {
+	scs, err := chaos.Parse("c.yaml", []byte(`name: c
+algorithms: [ring]
+expect:
+  columns:
+    - {variant: plain, column: terms, median: ">=10"}
+    - {variant: pre-vote, column: terms, median: "<=2", max: "<=2"}
+    - {column: failover_t, min: ">0"}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	expect := scs[0].Expect
+	if got := checkTrial(expect, &reports.Row{TS: 0.001}, nodesTheory(0)); got != "pass" {
+		t.Errorf("per trial: %q, want pass (judged over the trials)", got)
+	}
+	var rows []reports.Row
+	for i, terms := range []int64{12, 9, 30, 11} {
+		for _, v := range []string{"plain", "pre-vote"} {
+			r := reports.Row{Scenario: "c", Algorithm: "etcd-raft", Variant: v, Nodes: 5, Trial: i, Seed: uint64(100 + i), Terms: reports.Some(terms)}
+			if v == "pre-vote" {
+				r.Terms = reports.Some(int64(1 + i%2*2)) // 1, 3, 1, 3
+			}
+			rows = append(rows, r)
+		}
+	}
+	fails := CheckRun([]*Spec{{Scenario: "c", Expect: expect}}, rows)
+	var got []string
+	for _, f := range fails {
+		got = append(got, f.String())
+	}
+	want := []string{
+		// plain's median is (11+12)/2: it holds; failover_t is empty everywhere.
+		"c: etcd-raft/plain N=5 over 4 trials: failover_t min >0: failover_t is empty in every trial",
+		"c: etcd-raft/pre-vote N=5 over 4 trials: terms max <=2: the max is 3 (median 2, min 1 in trial 0 seed 100, max 3 in trial 1 seed 101, over 4 trials with a value)",
+		"c: etcd-raft/pre-vote N=5 over 4 trials: failover_t min >0: failover_t is empty in every trial",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("failures:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for i := range rows {
+		if rows[i].Variant == "plain" {
+			rows[i].Terms = reports.Some(int64(i)) // 0, 2, 4, 6: median 3
+		}
+	}
+	fails = CheckRun([]*Spec{{Scenario: "c", Expect: expect}}, rows)
+	if len(fails) == 0 || !strings.Contains(fails[0].What, "terms median >=10: the median is 3 ") {
+		t.Errorf("plain's median 3 passed: %v", fails)
+	}
+}
 
 // "all" runs each algorithm on the sizes it allows there (AllUpTo:
 // etcd-raft up to 64); named, an algorithm runs at every size asked.

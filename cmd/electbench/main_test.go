@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -23,7 +24,7 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:           "testdata/script",
 		UpdateScripts: os.Getenv("UPDATE_SCRIPTS") == "1",
-		Cmds:          map[string]func(*testscript.TestScript, bool, []string){"exits": cmdExits},
+		Cmds:          map[string]func(*testscript.TestScript, bool, []string){"exits": cmdExits, "replace": cmdReplace},
 		Setup:         setupExamples,
 	})
 }
@@ -80,5 +81,22 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got != want {
 		ts.Fatalf("%s exited with %d, want %d", args[1], got, want)
+	}
+}
+
+// cmdReplace edits a file of the script's work directory, replacing the one
+// line OLD with NEW, so that a script can change one expectation of a
+// built-in scenario it wrote out: replace FILE OLD NEW
+func cmdReplace(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: replace FILE OLD NEW")
+	}
+	text := ts.ReadFile(args[0])
+	if strings.Count(text, args[1]+"\n") != 1 {
+		ts.Fatalf("replace: %s has not exactly one line %q", args[0], args[1])
+	}
+	text = strings.Replace(text, args[1]+"\n", args[2]+"\n", 1)
+	if err := os.WriteFile(ts.MkAbs(args[0]), []byte(text), 0o644); err != nil {
+		ts.Fatalf("replace: %v", err)
 	}
 }

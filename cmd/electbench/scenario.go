@@ -83,8 +83,17 @@ line, column and field).`,
 		Short: "List the built-in scenario files",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// The incident library comes last, under its own heading (a
+			// capitalised line, where every name is lower case), so that
+			// the classic stories keep their places in the listing.
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			for _, name := range chaos.BuiltinNames() {
+				if !chaos.IsIncident(name) {
+					fmt.Fprintf(tw, "%s\t%s\n", name, chaos.BuiltinSummary(name))
+				}
+			}
+			fmt.Fprintf(tw, "\nIncidents: failures that took real clusters down (docs/incidents.md)\n")
+			for _, name := range chaos.IncidentNames() {
 				fmt.Fprintf(tw, "%s\t%s\n", name, chaos.BuiltinSummary(name))
 			}
 			return tw.Flush()
