@@ -24,13 +24,21 @@ import (
 // etcd's check-quorum steps down without a word, but is judged only at its
 // next sign (a paused leader that resumes in its term leads again).
 //
+// A process follows the leader it last decided, from that decision until
+// it campaigns (sends a Ballot or Campaign message) or crashes; a
+// campaigner that hears its leader again in a term not below its own
+// Ballot's follows it again (a failed pre-vote). A leader is acknowledged
+// while it and its followers are a majority; leaderless time starts after
+// the first acknowledgement.
+//
 // A tenure ended by a sign other than a crash is a disruption when the
-// leader still reached a majority: it, plus the live processes whose last
-// decision is for it and to which one of its messages was delivered in the
-// reach window (two heartbeats; two steady periods without a heartbeat)
-// before its last Leader message, number a majority. A leader cut off
-// (nothing delivered) or already replaced (its followers decided another)
-// is not disrupted; one deposed while it was heard is.
+// leader still reached a majority: it, plus the live processes that last
+// decided it, had not campaigned since by its last Leader message, and to
+// which one of its messages was delivered in the reach window (two
+// heartbeats; two steady periods without a heartbeat) before that message,
+// number a majority. A leader cut off (nothing delivered) or already
+// replaced (its followers decided another, or campaigned while it still
+// sent) is not disrupted; one deposed while it was heard is.
 
 // tenure is one leadership (above).
 type tenure struct {
@@ -48,14 +56,18 @@ type disruptWatch struct {
 	window    time.Duration // the reach window
 	majority  int
 	pos       map[nodes.Rank]int
-	follows   []int     // by position: the position last decided, -1 none or crashed
-	followers []int32   // by position: live processes whose last decision is for it
-	leading   []*tenure // by position: its tenure, open or silent
-	tenures   []*tenure // the same, a handful, for the per-event pass
-	open      int       // tenures neither ended nor silent
-	ballot    []int64   // by position: the term of its last Ballot
-	balloted  []bool
-	elections int64
+	follows   []int   // by position: the position last decided, -1 none or crashed
+	followers []int32 // by position: live processes following it (above)
+	// campaigning: by position, it campaigned since its last decision (at
+	// campaignedAt, the latest time), and so follows nobody.
+	campaigning  []bool
+	campaignedAt []time.Duration
+	leading      []*tenure // by position: its tenure, open or silent
+	tenures      []*tenure // the same, a handful, for the per-event pass
+	open         int       // tenures neither ended nor silent
+	ballot       []int64   // by position: the term of its last Ballot
+	balloted     []bool
+	elections    int64
 	// Terms on the wire (Ballot, Grant, Leader kinds): the highest, and the
 	// first leader's, from which term_inflation counts.
 	maxTerm, baseTerm int64
@@ -74,6 +86,7 @@ func newDisruptWatch(ranks nodes.Ranks, majority int, silence, window time.Durat
 	n := ranks.Len()
 	d := &disruptWatch{silence: silence, window: window, majority: majority, pos: make(map[nodes.Rank]int, n),
 		follows: make([]int, n), followers: make([]int32, n), leading: make([]*tenure, n),
+		campaigning: make([]bool, n), campaignedAt: make([]time.Duration, n),
 		ballot: make([]int64, n), balloted: make([]bool, n)}
 	for i := range n {
 		d.pos[ranks.At(i)] = i
@@ -133,7 +146,7 @@ func (d *disruptWatch) reacknowledge() {
 // support is p and its live followers.
 func (d *disruptWatch) support(p int) int {
 	n := int(d.followers[p]) + 1
-	if d.follows[p] == p {
+	if d.follows[p] == p && !d.campaigning[p] {
 		n--
 	}
 	return n
@@ -151,6 +164,7 @@ func (d *disruptWatch) sent(at time.Duration, p int, q *nodes.Quorum, m *nodes.M
 			}
 		}
 		d.end(at, p, true)
+		d.campaign(at, p)
 	case m.Kind == q.Grant:
 		d.sawTerm(m.A)
 		if t := d.leading[p]; t != nil && m.A > t.term {
@@ -197,11 +211,33 @@ func (d *disruptWatch) lead(at time.Duration, p int, term int64) {
 	d.reacknowledge()
 }
 
-// delivered notes a message of from delivered to to.
-func (d *disruptWatch) delivered(at time.Duration, to, from int) {
-	if t := d.leading[from]; t != nil {
-		t.reach[to], t.heard[to] = at, true
+// delivered notes a message of from delivered to to; leader says it is a
+// Leader message.
+func (d *disruptWatch) delivered(at time.Duration, to, from int, leader bool) {
+	t := d.leading[from]
+	if t == nil {
+		return
 	}
+	t.reach[to], t.heard[to] = at, true
+	if leader && d.campaigning[to] && d.follows[to] == from && (!d.balloted[to] || t.term >= d.ballot[to]) {
+		d.campaigning[to] = false
+		d.followers[from]++
+		d.reacknowledge()
+	}
+}
+
+// campaign notes p's campaigning: it follows nobody until it decides or
+// hears its leader again.
+func (d *disruptWatch) campaign(at time.Duration, p int) {
+	d.campaignedAt[p] = at
+	if d.campaigning[p] {
+		return
+	}
+	d.campaigning[p] = true
+	if l := d.follows[p]; l >= 0 {
+		d.followers[l]--
+	}
+	d.reacknowledge()
 }
 
 // end ends p's tenure, if it has one, at at; judge says whether the sign
@@ -227,7 +263,8 @@ func (d *disruptWatch) end(at time.Duration, p int, judge bool) {
 func (d *disruptWatch) reached(t *tenure) int {
 	n := 1
 	for q, f := range d.follows {
-		if q != t.p && f == t.p && t.heard[q] && t.reach[q] >= t.last-d.window {
+		if q != t.p && f == t.p && t.heard[q] && t.reach[q] >= t.last-d.window &&
+			(!d.campaigning[q] || d.campaignedAt[q] > t.last) {
 			n++
 		}
 	}
@@ -245,10 +282,10 @@ func (d *disruptWatch) decided(at time.Duration, p, l int) {
 }
 
 func (d *disruptWatch) follow(p, l int) {
-	if old := d.follows[p]; old >= 0 {
+	if old := d.follows[p]; old >= 0 && !d.campaigning[p] {
 		d.followers[old]--
 	}
-	d.follows[p] = l
+	d.follows[p], d.campaigning[p] = l, false
 	if l >= 0 {
 		d.followers[l]++
 	}
