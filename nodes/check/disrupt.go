@@ -58,8 +58,8 @@ type disruptWatch struct {
 	pos       map[nodes.Rank]int
 	follows   []int   // by position: the position last decided, -1 none or crashed
 	followers []int32 // by position: live processes following it (above)
-	// campaigning: by position, it campaigned since its last decision (at
-	// campaignedAt, the latest time), and so follows nobody.
+	// campaigning: by position, it campaigned since its last decision
+	// (first at campaignedAt), and so follows nobody.
 	campaigning  []bool
 	campaignedAt []time.Duration
 	leading      []*tenure // by position: its tenure, open or silent
@@ -229,11 +229,10 @@ func (d *disruptWatch) delivered(at time.Duration, to, from int, leader bool) {
 // campaign notes p's campaigning: it follows nobody until it decides or
 // hears its leader again.
 func (d *disruptWatch) campaign(at time.Duration, p int) {
-	d.campaignedAt[p] = at
 	if d.campaigning[p] {
 		return
 	}
-	d.campaigning[p] = true
+	d.campaigning[p], d.campaignedAt[p] = true, at
 	if l := d.follows[p]; l >= 0 {
 		d.followers[l]--
 	}
