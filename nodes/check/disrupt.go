@@ -21,7 +21,7 @@ import (
 // Leader message, of a higher term; or a decision for another leader. A
 // leader that falls silent (no Leader message for two heartbeats,
 // nodes.Quorum.Heartbeat) stops counting as leading at that instant, as
-// etcd's check-quorum steps down without a word, but is judged only at its
+// etcd's check-quorum steps down without a word, and its tenure ends at its
 // next sign (a paused leader that resumes in its term leads again).
 //
 // A process follows the leader it last decided, from that decision until
@@ -31,23 +31,33 @@ import (
 // while it and its followers are a majority; leaderless time starts after
 // the first acknowledgement.
 //
-// A tenure ended by a sign other than a crash is a disruption when the
-// leader still reached a majority: it, plus the live processes that last
-// decided it, had not campaigned since by its last Leader message, and to
+// A leader is deposed when it learns a higher term: a message of a higher
+// term other than a Ballot or Campaign message (which check-quorum's lease
+// may refuse) is delivered to it, or it sends a Grant or Leader message of
+// a higher term, or decides another leader, whichever comes first. A
+// tenure that ends without (a crash; silence, a Ballot or a Campaign
+// message not preceded by a higher term: a leader that lost its quorum or
+// its lease gave up on its own) is no disruption. A deposition is a
+// disruption when the leader still reached a majority then: it, plus the
+// live processes that last decided it, had not campaigned by then, and to
 // which one of its messages was delivered in the reach window (two
-// heartbeats; two steady periods without a heartbeat) before that message,
-// number a majority. A leader cut off (nothing delivered) or already
-// replaced (its followers decided another, or campaigned while it still
-// sent) is not disrupted; one deposed while it was heard is.
+// heartbeats; two steady periods without a heartbeat) before, number a
+// majority. A leader cut off (nothing delivered) or already replaced (its
+// followers decided another, or campaigned) is not disrupted; one deposed
+// while it was heard is.
 
 // tenure is one leadership (above).
 type tenure struct {
 	p      int
 	term   int64
 	last   time.Duration // its latest Leader message
-	silent bool          // fell silent: no longer leading, not yet judged
+	silent bool          // fell silent: no longer leading, its tenure not yet ended
 	reach  []time.Duration
 	heard  []bool // by position: reach holds a delivery
+	// deposed: it learned a higher term (above), and reached is how many
+	// it reached then.
+	deposed bool
+	reached int
 }
 
 // disruptWatch is the quorum watch's disruption state.
@@ -58,16 +68,15 @@ type disruptWatch struct {
 	pos       map[nodes.Rank]int
 	follows   []int   // by position: the position last decided, -1 none or crashed
 	followers []int32 // by position: live processes following it (above)
-	// campaigning: by position, it campaigned since its last decision
-	// (first at campaignedAt), and so follows nobody.
-	campaigning  []bool
-	campaignedAt []time.Duration
-	leading      []*tenure // by position: its tenure, open or silent
-	tenures      []*tenure // the same, a handful, for the per-event pass
-	open         int       // tenures neither ended nor silent
-	ballot       []int64   // by position: the term of its last Ballot
-	balloted     []bool
-	elections    int64
+	// campaigning: by position, it campaigned since its last decision,
+	// and so follows nobody.
+	campaigning []bool
+	leading     []*tenure // by position: its tenure, open or silent
+	tenures     []*tenure // the same, a handful, for the per-event pass
+	open        int       // tenures neither ended nor silent
+	ballot      []int64   // by position: the term of its last Ballot
+	balloted    []bool
+	elections   int64
 	// Terms on the wire (Ballot, Grant, Leader kinds): the highest, and the
 	// first leader's, from which term_inflation counts.
 	maxTerm, baseTerm int64
@@ -86,8 +95,8 @@ func newDisruptWatch(ranks nodes.Ranks, majority int, silence, window time.Durat
 	n := ranks.Len()
 	d := &disruptWatch{silence: silence, window: window, majority: majority, pos: make(map[nodes.Rank]int, n),
 		follows: make([]int, n), followers: make([]int32, n), leading: make([]*tenure, n),
-		campaigning: make([]bool, n), campaignedAt: make([]time.Duration, n),
-		ballot: make([]int64, n), balloted: make([]bool, n)}
+		campaigning: make([]bool, n),
+		ballot:      make([]int64, n), balloted: make([]bool, n)}
 	for i := range n {
 		d.pos[ranks.At(i)] = i
 		d.follows[i] = -1
@@ -163,12 +172,12 @@ func (d *disruptWatch) sent(at time.Duration, p int, q *nodes.Quorum, m *nodes.M
 				d.elections++
 			}
 		}
-		d.end(at, p, true)
-		d.campaign(at, p)
+		d.end(at, p, gaveUp)
+		d.campaign(p)
 	case m.Kind == q.Grant:
 		d.sawTerm(m.A)
 		if t := d.leading[p]; t != nil && m.A > t.term {
-			d.end(at, p, true)
+			d.end(at, p, deposed)
 		}
 	case q.IsLeader(m.Kind):
 		d.sawTerm(m.A)
@@ -198,7 +207,7 @@ func (d *disruptWatch) lead(at time.Duration, p int, term int64) {
 		}
 		return
 	case t != nil:
-		d.end(at, p, true) // a new term without a Ballot seen: judged as a loss all the same
+		d.end(at, p, deposed) // a new term without a Ballot seen: it left the old
 	}
 	if !d.based {
 		d.baseTerm, d.based = term, true
@@ -211,13 +220,16 @@ func (d *disruptWatch) lead(at time.Duration, p int, term int64) {
 	d.reacknowledge()
 }
 
-// delivered notes a message of from delivered to to; leader says it is a
-// Leader message.
-func (d *disruptWatch) delivered(at time.Duration, to, from int, leader bool) {
+// delivered notes a message m of from delivered to to.
+func (d *disruptWatch) delivered(at time.Duration, to, from int, q *nodes.Quorum, m *nodes.Message) {
+	if t := d.leading[to]; t != nil && !t.deposed && m.A > t.term && !q.IsCampaign(m.Kind) {
+		d.depose(at, t)
+	}
 	t := d.leading[from]
 	if t == nil {
 		return
 	}
+	leader := q.IsLeader(m.Kind)
 	t.reach[to], t.heard[to] = at, true
 	if leader && d.campaigning[to] && d.follows[to] == from && (!d.balloted[to] || t.term >= d.ballot[to]) {
 		d.campaigning[to] = false
@@ -228,26 +240,41 @@ func (d *disruptWatch) delivered(at time.Duration, to, from int, leader bool) {
 
 // campaign notes p's campaigning: it follows nobody until it decides or
 // hears its leader again.
-func (d *disruptWatch) campaign(at time.Duration, p int) {
+func (d *disruptWatch) campaign(p int) {
 	if d.campaigning[p] {
 		return
 	}
-	d.campaigning[p], d.campaignedAt[p] = true, at
+	d.campaigning[p] = true
 	if l := d.follows[p]; l >= 0 {
 		d.followers[l]--
 	}
 	d.reacknowledge()
 }
 
-// end ends p's tenure, if it has one, at at; judge says whether the sign
-// can make it a disruption (a crash cannot).
-func (d *disruptWatch) end(at time.Duration, p int, judge bool) {
+// depose notes that t's leader learned a higher term at at: a disruption if
+// it still reached a majority.
+func (d *disruptWatch) depose(at time.Duration, t *tenure) {
+	t.deposed, t.reached = true, d.reached(t, at)
+	if t.reached >= d.majority {
+		d.disrupted = append(d.disrupted, at)
+	}
+}
+
+// How a tenure ends (end).
+const (
+	crashed = iota // no disruption
+	gaveUp         // a disruption only if it had learned a higher term before
+	deposed        // it learns a higher term now, if not before
+)
+
+// end ends p's tenure, if it has one, at at, in one of the ways above.
+func (d *disruptWatch) end(at time.Duration, p int, how int) {
 	t := d.leading[p]
 	if t == nil {
 		return
 	}
-	if judge && d.reached(t) >= d.majority {
-		d.disrupted = append(d.disrupted, at)
+	if how == deposed && !t.deposed {
+		d.depose(at, t)
 	}
 	d.leading[p] = nil
 	d.tenures = slices.DeleteFunc(d.tenures, func(o *tenure) bool { return o == t })
@@ -258,12 +285,12 @@ func (d *disruptWatch) end(at time.Duration, p int, judge bool) {
 }
 
 // reached counts t's leader and its live followers that one of its
-// messages reached in the window before its last Leader message.
-func (d *disruptWatch) reached(t *tenure) int {
+// messages reached in the window before at. Its O(N) pass runs once a
+// tenure.
+func (d *disruptWatch) reached(t *tenure, at time.Duration) int {
 	n := 1
 	for q, f := range d.follows {
-		if q != t.p && f == t.p && t.heard[q] && t.reach[q] >= t.last-d.window &&
-			(!d.campaigning[q] || d.campaignedAt[q] > t.last) {
+		if q != t.p && f == t.p && !d.campaigning[q] && t.heard[q] && t.reach[q] >= at-d.window {
 			n++
 		}
 	}
@@ -274,7 +301,7 @@ func (d *disruptWatch) reached(t *tenure) int {
 // no process), ending p's own tenure first if l is another.
 func (d *disruptWatch) decided(at time.Duration, p, l int) {
 	if l != p {
-		d.end(at, p, true)
+		d.end(at, p, deposed)
 	}
 	d.follow(p, l)
 	d.reacknowledge()
@@ -293,7 +320,7 @@ func (d *disruptWatch) follow(p, l int) {
 // crashed ends p's tenure (no disruption: it was not deposed) and its
 // following.
 func (d *disruptWatch) crashed(at time.Duration, p int) {
-	d.end(at, p, false)
+	d.end(at, p, crashed)
 	d.follow(p, -1)
 	d.reacknowledge()
 }

@@ -132,7 +132,7 @@ func (c *Checker) Delivered(at time.Duration, to, from int, m nodes.Message) {
 		return
 	}
 	w.disrupt.advance(at)
-	w.disrupt.delivered(at, to, from, w.q.IsLeader(m.Kind))
+	w.disrupt.delivered(at, to, from, w.q, &m)
 	if m.Kind != w.q.Grant || m.B == 0 {
 		return
 	}

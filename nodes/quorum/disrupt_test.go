@@ -215,24 +215,31 @@ func TestDisruptionFailover(t *testing.T) {
 	}
 }
 
-// Check-quorum's silent step-down: 0 leads term 1; a higher-term answer
-// makes it a follower after its heartbeat at 22T, and it sends nothing
-// until its ballot of term 6 at 50T. It stopped leading at 22T + 10T
-// (two heartbeats of silence); its 1 and 2 follow it and heard it at
-// 23T: a disruption, judged at its ballot. Leaderless from 32T to the end
-// (80T; its term 6 is never won): 48T. term_inflation 6 − 1 = 5 (the
-// rejoining 2's term 5 Grant is on the wire too).
+// Check-quorum's silent step-down. 0 leads term 1 and sends its last
+// heartbeat at 22T, delivered to 1 and 2 at 23T; then it is silent until
+// its ballot of term 6 at 50T, so it stopped leading at 22T + 10T (two
+// heartbeats of silence) and is leaderless from then to the end (80T; term
+// 6 is never won): 48T. Deposed: 2, back in term 5, answers it at 25T, a
+// higher term while 1 and 2 follow it and heard it 2T before: a
+// disruption (term_inflation 6 − 1 = 5). On its own: without that answer
+// it lost its quorum and gave up, no disruption.
 func TestDisruptionSilentStepDown(t *testing.T) {
-	s := newScript(t)
-	s.elect(0, 0, 1, 22)
-	s.send(24, 2, msg("VOTE", 5, 0)) // 2, back in term 5, refuses something
-	s.send(50, 0, msg("REQUEST_VOTE", 6, 0))
-	f := s.figures(80)
-	if !near(f.Leaderless, 48*T) {
-		t.Errorf("leaderless %v, want 48T = %v", f.Leaderless, 48*T)
-	}
-	f.Leaderless = 0
-	if want := (check.Disruption{Elections: 2, Disruptions: 1, TermInflation: 5}); f != want {
-		t.Fatalf("got %+v\nwant %+v", f, want)
+	for _, answered := range []bool{true, false} {
+		s := newScript(t)
+		s.elect(0, 0, 1, 22)
+		want := check.Disruption{Elections: 2, TermInflation: 5}
+		if answered {
+			s.send(24, 2, msg("HEARTBEAT_ACK", 5, 0), 0)
+			want.Disruptions = 1
+		}
+		s.send(50, 0, msg("REQUEST_VOTE", 6, 0))
+		f := s.figures(80)
+		if !near(f.Leaderless, 48*T) {
+			t.Errorf("answered %v: leaderless %v, want 48T = %v", answered, f.Leaderless, 48*T)
+		}
+		f.Leaderless = 0
+		if f != want {
+			t.Fatalf("answered %v: got %+v\nwant %+v", answered, f, want)
+		}
 	}
 }
