@@ -48,16 +48,13 @@ import (
 
 // tenure is one leadership (above).
 type tenure struct {
-	p      int
-	term   int64
-	last   time.Duration // its latest Leader message
-	silent bool          // fell silent: no longer leading, its tenure not yet ended
-	reach  []time.Duration
-	heard  []bool // by position: reach holds a delivery
-	// deposed: it learned a higher term (above), and reached is how many
-	// it reached then.
-	deposed bool
-	reached int
+	p       int
+	term    int64
+	last    time.Duration // its latest Leader message
+	silent  bool          // fell silent: no longer leading, its tenure not yet ended
+	reach   []time.Duration
+	heard   []bool // by position: reach holds a delivery
+	deposed bool   // it learned a higher term (above), and was judged then
 }
 
 // disruptWatch is the quorum watch's disruption state.
@@ -254,8 +251,8 @@ func (d *disruptWatch) campaign(p int) {
 // depose notes that t's leader learned a higher term at at: a disruption if
 // it still reached a majority.
 func (d *disruptWatch) depose(at time.Duration, t *tenure) {
-	t.deposed, t.reached = true, d.reached(t, at)
-	if t.reached >= d.majority {
+	t.deposed = true
+	if d.reached(t, at) >= d.majority {
 		d.disrupted = append(d.disrupted, at)
 	}
 }
