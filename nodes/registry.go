@@ -150,6 +150,17 @@ type Quorum struct {
 	// an algorithm whose leader speaks first in more than one kind
 	// (etcd-raft's leader opens its term with MsgApp, then MsgHeartbeat).
 	LeaderAlso []Kind
+	// Campaign lists kinds, besides Ballot, that only a process that is
+	// not leading sends (etcd-raft's MsgPreVote, whose term is the one it
+	// would campaign for, not its own): a leader that sends one has
+	// stepped down. Their term is not the sender's and is read from none.
+	Campaign []Kind
+	// Heartbeat gives the longest interval between a leader's Leader
+	// (or LeaderAlso) messages while it leads (raft: its heartbeat); nil
+	// when a leader does not repeat them (zookeeper's COMMIT). The
+	// checker's disruption figures take a leader silent for two of them
+	// as no longer leading (ALGORITHMS.md, "Disruption").
+	Heartbeat func(cfg Config) (time.Duration, error)
 	// Lease, when set, gives the master lease of a configuration: a Leader
 	// message sent at time t claims mastership over [t, t+lease] in the
 	// harness clock, and no two processes' claims may overlap.
@@ -177,6 +188,12 @@ type Quorum struct {
 	// leader); the trial then runs to its deadline, as it does when
 	// Settle is nil.
 	Settle func(cfg Config) (time.Duration, error)
+}
+
+// IsCampaign reports whether k is a kind only a process that is not leading
+// sends: Ballot or one of Campaign.
+func (q *Quorum) IsCampaign(k Kind) bool {
+	return k == q.Ballot || slices.Contains(q.Campaign, k)
 }
 
 // IsLeader reports whether k is a kind only the leader of a term sends.

@@ -109,6 +109,13 @@ var columns = []column{
 	optIntCol("voting_set", func(r *Row) *Opt[int64] { return &r.VotingSet }),
 	optIntCol("overruns", func(r *Row) *Opt[int64] { return &r.Overruns }),
 	optIntCol("reruns", func(r *Row) *Opt[int64] { return &r.Reruns }),
+	optIntCol("elections", func(r *Row) *Opt[int64] { return &r.Elections }),
+	optIntCol("disruptions", func(r *Row) *Opt[int64] { return &r.Disruptions }),
+	optFloatCol("leaderless_s", func(r *Row) *Opt[float64] { return &r.LeaderlessS }),
+	optFloatCol("leaderless_t", func(r *Row) *Opt[float64] { return &r.LeaderlessT }),
+	optFloatCol("stale_leader_s", func(r *Row) *Opt[float64] { return &r.StaleLeaderS }),
+	optIntCol("term_inflation", func(r *Row) *Opt[int64] { return &r.TermInflation }),
+	optIntCol("heal_disruptions", func(r *Row) *Opt[int64] { return &r.HealDisruptions }),
 }
 
 // FormatFloat is how every float in a results file is written: the shortest

@@ -106,6 +106,22 @@ type Row struct {
 	// kept, because the host pushed a message of an algorithm that
 	// assumes bounded delay past its bound (trial.OutsideModel).
 	Overruns, Reruns Opt[int64]
+
+	// The disruption figures (quorum algorithms; empty for the others;
+	// ALGORITHMS.md, "Disruption"): Elections counts candidacies (a
+	// process's Ballot in a term); Disruptions the leaders deposed while
+	// they still reached a majority, HealDisruptions those at or after
+	// the last fault's heal (empty when no fault healed); LeaderlessS
+	// (and in T, LeaderlessT) the time after the first leader during
+	// which no leading process was followed by a majority; StaleLeaderS
+	// the time during which two or more processes led, in any terms; and
+	// TermInflation how far the highest term on the wire rose above the
+	// first leader's.
+	Elections, Disruptions   Opt[int64]
+	LeaderlessS, LeaderlessT Opt[float64]
+	StaleLeaderS             Opt[float64]
+	TermInflation            Opt[int64]
+	HealDisruptions          Opt[int64]
 }
 
 // Columns lists the CSV header in order. The first 24 are DESIGN.md's stable
@@ -122,6 +138,7 @@ var Columns = []string{
 	"entries", "entry_messages", "exit_messages", "client_delay_s", "client_delay_t",
 	"sync_delay_s", "sync_delay_t", "throughput", "voting_set",
 	"overruns", "reruns",
+	"elections", "disruptions", "leaderless_s", "leaderless_t", "stale_leader_s", "term_inflation", "heal_disruptions",
 }
 
 // BudgetHits counts the rows whose trial was stopped because it exhausted a

@@ -166,6 +166,7 @@ func fillQuorum(row *reports.Row, res *trial.Record, v check.Verdict) {
 		}
 	}
 	row.TermLeaders = string(leaders)
+	fillDisruption(row, res, v.Disruption)
 	row.TurnaroundS, row.TurnaroundT = reports.Opt[float64]{}, reports.Opt[float64]{}
 	if len(v.KnownAt) > 0 && res.FirstInitiation >= 0 {
 		row.TurnaroundS, row.TurnaroundT = inUnits(v.KnownAt[0]-res.FirstInitiation, res.T)
@@ -185,6 +186,17 @@ func fillQuorum(row *reports.Row, res *trial.Record, v check.Verdict) {
 			}
 		}
 		return
+	}
+}
+
+// fillDisruption sets the disruption columns of a quorum trial.
+func fillDisruption(row *reports.Row, res *trial.Record, d check.Disruption) {
+	row.Elections, row.Disruptions = reports.Some(d.Elections), reports.Some(d.Disruptions)
+	row.LeaderlessS, row.LeaderlessT = inUnits(d.Leaderless, res.T)
+	row.StaleLeaderS = reports.Some(d.StaleLeader.Seconds())
+	row.TermInflation = reports.Some(d.TermInflation)
+	if d.Healed {
+		row.HealDisruptions = reports.Some(d.HealDisruptions)
 	}
 }
 

@@ -84,10 +84,26 @@ func TestExampleScenarios(t *testing.T) {
 		if len(fails) != 0 {
 			t.Fatalf("the default run fails expectations: %v", fails)
 		}
+		quorum := 0
 		for _, r := range by["default-sweep"] {
 			if !r.Correct || !r.Live || r.Faults != "" {
 				t.Fatalf("sweep row not correct and live: %+v", r)
 			}
+			// Fault-free: nobody deposed, never two leaders, never
+			// leaderless after the first (ALGORITHMS.md, "Disruption").
+			if r.Terms.Set != r.Disruptions.Set {
+				t.Fatalf("%s at N = %d: terms set %v, disruptions set %v", r.Algorithm, r.Nodes, r.Terms.Set, r.Disruptions.Set)
+			}
+			if r.Disruptions.Set {
+				quorum++
+				if r.Disruptions.V != 0 || r.StaleLeaderS.V != 0 || r.LeaderlessS.V != 0 || r.HealDisruptions.Set {
+					t.Errorf("%s/%s at N = %d, trial %d: disruptions %d, stale_leader_s %v, leaderless_s %v, heal_disruptions %+v without a fault",
+						r.Algorithm, r.Variant, r.Nodes, r.Trial, r.Disruptions.V, r.StaleLeaderS.V, r.LeaderlessS.V, r.HealDisruptions)
+				}
+			}
+		}
+		if quorum == 0 {
+			t.Fatal("the default sweep has no quorum trial")
 		}
 		// One crash and one partition, with their resolved targets.
 		for _, r := range by["default-faults"] {

@@ -123,7 +123,7 @@ func (c *Checker) Kinds() trial.Kinds {
 	if c.quorum != nil || c.mutex != nil && c.mutex.vc != nil {
 		k |= trial.KindsOf(trial.EvSend, trial.EvRecv)
 	}
-	if c.mutex != nil {
+	if c.mutex != nil || c.quorum != nil {
 		k |= trial.KindsOf(trial.EvFault)
 	}
 	return k
@@ -143,6 +143,9 @@ func (c *Checker) Event(e *trial.Event) {
 	case trial.EvFault:
 		if c.mutex != nil {
 			c.mutex.faulted = true
+		}
+		if c.quorum != nil {
+			c.quorum.disrupt.fault(e.At, e.What)
 		}
 	case trial.EvDecide:
 		c.decided(e.At, int(e.P), &e.Leader)
@@ -195,6 +198,8 @@ func (c *Checker) decided(at time.Duration, p int, rank *nodes.Rank) {
 	}
 	if c.quorum != nil {
 		defer c.updateKnown(at) // and no wrong-leader or disagreement check (quorum.go)
+		c.quorum.disrupt.advance(at)
+		c.quorum.disruptDecided(at, p, rank)
 	}
 	i := c.leader(rank)
 	if c.quorum == nil && i != c.rightful {
@@ -278,6 +283,8 @@ func (c *Checker) Crashed(at time.Duration, p int) {
 	c.recomputeHighest()
 	if c.quorum != nil {
 		c.updateKnown(at)
+		c.quorum.disrupt.advance(at)
+		c.quorum.disrupt.crashed(at, p)
 	}
 }
 
@@ -339,9 +346,10 @@ type Verdict struct {
 	// Quorum algorithms only (quorum.go): Perpetual is set, Terms lists
 	// every term with a ballot in order, KnownAt every instant at which a
 	// live leader became known by a majority.
-	Perpetual bool
-	Terms     []Term
-	KnownAt   []time.Duration
+	Perpetual  bool
+	Terms      []Term
+	KnownAt    []time.Duration
+	Disruption Disruption
 	// Mutual-exclusion algorithms only (mutex.go): Mutex is set and
 	// Entries lists every passage through the critical section.
 	Mutex   bool

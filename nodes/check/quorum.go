@@ -61,6 +61,7 @@ type quorumWatch struct {
 	reported map[overlap]bool   // overlaps already recorded
 	known    bool               // a live leader is known by a majority now
 	knownAt  []time.Duration    // instants at which that became true
+	disrupt  *disruptWatch      // the disruption figures (disrupt.go)
 }
 
 type leaseSpan struct{ start, end time.Duration }
@@ -94,6 +95,11 @@ func (c *Checker) WatchQuorum(a *nodes.Algorithm, cfg nodes.Config) error {
 		}
 		w.lease = l
 	}
+	window, silence, err := disruptWindows(q, cfg)
+	if err != nil {
+		return fmt.Errorf("%s: %w", a.Name, err)
+	}
+	w.disrupt = newDisruptWatch(c.ranks, w.majority, silence, window)
 	c.quorum = w
 	return nil
 }
@@ -114,13 +120,20 @@ func (c *Checker) Sent(at time.Duration, from int, m nodes.Message) {
 	case w.q.IsLeader(m.Kind):
 		c.actsAsLeader(at, from, m.A)
 	}
+	w.disrupt.advance(at)
+	w.disrupt.sent(at, from, w.q, &m)
 }
 
 // Delivered is told of every message delivered to process to from process
 // from. It does nothing unless the checker watches a quorum algorithm.
-func (c *Checker) Delivered(_ time.Duration, to, from int, m nodes.Message) {
+func (c *Checker) Delivered(at time.Duration, to, from int, m nodes.Message) {
 	w := c.quorum
-	if w == nil || m.Kind != w.q.Grant || m.B == 0 {
+	if w == nil {
+		return
+	}
+	w.disrupt.advance(at)
+	w.disrupt.delivered(at, to, from, w.q, &m)
+	if m.Kind != w.q.Grant || m.B == 0 {
 		return
 	}
 	k := [3]int64{int64(to), m.A, int64(from)}
@@ -217,6 +230,7 @@ func (c *Checker) finishQuorum(decisions *trial.Decisions, end time.Duration) Ve
 	}
 	v.Violations = c.count
 	v.Recorded = c.list
+	v.Disruption = w.disrupt.figures(end)
 	if !v.Live {
 		v.Recorded = append(v.Recorded, Violation{At: end, Kind: "no-majority-leader",
 			Detail: "no live leader was known by a majority at the deadline"})
@@ -246,4 +260,34 @@ func (v Verdict) Downtime(at time.Duration) (time.Duration, bool) {
 		}
 	}
 	return 0, false
+}
+
+// disruptWindows gives the disruption watch's reach window and silence
+// (disrupt.go): two heartbeats each; without a heartbeat, a reach window of
+// two steady periods (5T each when unknown, as the plan's estimate assumes)
+// and no silence.
+func disruptWindows(q *nodes.Quorum, cfg nodes.Config) (window, silence time.Duration, err error) {
+	if q.Heartbeat != nil {
+		h, err := q.Heartbeat(cfg)
+		if err != nil {
+			return 0, 0, err
+		}
+		return 2 * h, 2 * h, nil
+	}
+	steady := 5 * cfg.T
+	if q.Steady != nil {
+		if steady, err = q.Steady(cfg); err != nil {
+			return 0, 0, err
+		}
+	}
+	return 2 * steady, 0, nil
+}
+
+// disruptDecided tells the disruption watch of p's decision for rank.
+func (w *quorumWatch) disruptDecided(at time.Duration, p int, rank *nodes.Rank) {
+	l, ok := w.disrupt.pos[*rank]
+	if !ok {
+		l = -1
+	}
+	w.disrupt.decided(at, p, l)
 }

@@ -64,6 +64,17 @@ func init() {
 			// MsgTimeoutNow are a leader's too.
 			Leader:     kinds[raftpb.MsgHeartbeat],
 			LeaderAlso: []nodes.Kind{kinds[raftpb.MsgApp], kinds[raftpb.MsgSnap], kinds[raftpb.MsgTimeoutNow]},
+			// A pre-vote asks for the term after the sender's: only a
+			// follower or a candidate sends one.
+			Campaign: []nodes.Kind{kinds[raftpb.MsgPreVote]},
+			// The leader broadcasts MsgHeartbeat every heartbeat-tick ticks.
+			Heartbeat: func(cfg nodes.Config) (time.Duration, error) {
+				s, err := settingsOf(cfg)
+				if err != nil {
+					return 0, err
+				}
+				return time.Duration(s.heartbeatTick) * s.tick, nil
+			},
 			// Every process ticks once a tick, and the leader's heartbeats
 			// come every few.
 			Steady: func(cfg nodes.Config) (time.Duration, error) {

@@ -46,7 +46,10 @@ func init() {
 			// The master renews its lease with everyone once a lease less
 			// the margin.
 			Steady: timing(chubbyTimingOf, func(tm *chubbyTiming, _ time.Duration) time.Duration { return tm.lease - tm.margin }),
-			Settle: timing(chubbyTimingOf, (*chubbyTiming).settle)},
+			// A won renewal is a new LEASE: its round starts lease −
+			// margin after the last and lasts at most the margin.
+			Heartbeat: timing(chubbyTimingOf, func(tm *chubbyTiming, _ time.Duration) time.Duration { return tm.lease }),
+			Settle:    timing(chubbyTimingOf, (*chubbyTiming).settle)},
 	})
 }
 

@@ -51,8 +51,9 @@ func init() {
 		Params:    raftParams,
 		New:       newRaft,
 		Quorum: &nodes.Quorum{Ballot: kindRequestVote, Grant: kindVote, Leader: kindHeartbeat,
-			Steady: timing(raftTimingOf, func(tm *raftTiming, _ time.Duration) time.Duration { return tm.heartbeat }),
-			Settle: timing(raftTimingOf, (*raftTiming).settle)},
+			Steady:    timing(raftTimingOf, func(tm *raftTiming, _ time.Duration) time.Duration { return tm.heartbeat }),
+			Heartbeat: timing(raftTimingOf, func(tm *raftTiming, _ time.Duration) time.Duration { return tm.heartbeat }),
+			Settle:    timing(raftTimingOf, (*raftTiming).settle)},
 	})
 }
 

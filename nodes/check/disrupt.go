@@ -1,0 +1,365 @@
+package check
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/electbench/electbench/nodes"
+)
+
+// The disruption figures of a quorum algorithm (ALGORITHMS.md,
+// "Disruption"), read off the same events as the rest of the quorum watch:
+// the failures that took real clusters down pass "one leader per term", so
+// these measure how often and how long a cluster was without a leader, or
+// with two, and why.
+//
+// A tenure is one process's leadership as the wire shows it: it begins with
+// the process's first Leader (or LeaderAlso) message of a term and lasts
+// while it keeps sending them. It ends at the process's next sign that it
+// no longer leads: a crash; a Ballot or Campaign message; a Grant, or a
+// Leader message, of a higher term; or a decision for another leader. A
+// leader that falls silent (no Leader message for two heartbeats,
+// nodes.Quorum.Heartbeat) stops counting as leading at that instant, as
+// etcd's check-quorum steps down without a word, and its tenure ends at its
+// next sign (a paused leader that resumes in its term leads again).
+//
+// A process follows the leader it last decided, from that decision until
+// it campaigns (sends a Ballot or Campaign message) or crashes; a
+// campaigner that hears its leader again in a term not below its own
+// Ballot's follows it again (a failed pre-vote). A leader is acknowledged
+// while it and its followers are a majority; leaderless time starts after
+// the first acknowledgement.
+//
+// A leader is deposed when it learns a higher term: a message of a higher
+// term other than a Ballot or Campaign message (which check-quorum's lease
+// may refuse) is delivered to it, or it sends a Grant or Leader message of
+// a higher term, or decides another leader, whichever comes first. A
+// tenure that ends without (a crash; silence, a Ballot or a Campaign
+// message not preceded by a higher term: a leader that lost its quorum or
+// its lease gave up on its own) is no disruption. A deposition is a
+// disruption when the leader still reached a majority then: it, plus the
+// live processes that last decided it, had not campaigned by then, and to
+// which one of its messages was delivered in the reach window (two
+// heartbeats; two steady periods without a heartbeat) before, number a
+// majority. A leader cut off (nothing delivered) or already replaced (its
+// followers decided another, or campaigned) is not disrupted; one deposed
+// while it was heard is.
+
+// tenure is one leadership (above).
+type tenure struct {
+	p       int
+	term    int64
+	last    time.Duration // its latest Leader message
+	silent  bool          // fell silent: no longer leading, its tenure not yet ended
+	reach   []time.Duration
+	heard   []bool // by position: reach holds a delivery
+	deposed bool   // it learned a higher term (above), and was judged then
+}
+
+// disruptWatch is the quorum watch's disruption state.
+type disruptWatch struct {
+	silence   time.Duration // a leader this long without a Leader message is silent; 0: never
+	window    time.Duration // the reach window
+	majority  int
+	pos       map[nodes.Rank]int
+	follows   []int   // by position: the position last decided, -1 none or crashed
+	followers []int32 // by position: live processes following it (above)
+	// campaigning: by position, it campaigned since its last decision,
+	// and so follows nobody.
+	campaigning []bool
+	leading     []*tenure // by position: its tenure, open or silent
+	tenures     []*tenure // the same, a handful, for the per-event pass
+	open        int       // tenures neither ended nor silent
+	ballot      []int64   // by position: the term of its last Ballot
+	balloted    []bool
+	elections   int64
+	// Terms on the wire (Ballot, Grant, Leader kinds): the highest, and the
+	// first leader's, from which term_inflation counts.
+	maxTerm, baseTerm int64
+	termSeen, based   bool
+	disrupted         []time.Duration // when each disruption happened
+	healedAt          time.Duration   // the last fault's heal
+	healed            bool
+	// Time with two leaders or more (stale), and without an acknowledged
+	// leader since the first (leaderless): mark is the last change of
+	// either, acked whether a leading process is followed by a majority.
+	mark, stale, leaderless time.Duration
+	acked, everAcked        bool
+}
+
+func newDisruptWatch(ranks nodes.Ranks, majority int, silence, window time.Duration) *disruptWatch {
+	n := ranks.Len()
+	d := &disruptWatch{silence: silence, window: window, majority: majority, pos: make(map[nodes.Rank]int, n),
+		follows: make([]int, n), followers: make([]int32, n), leading: make([]*tenure, n),
+		campaigning: make([]bool, n),
+		ballot:      make([]int64, n), balloted: make([]bool, n)}
+	for i := range n {
+		d.pos[ranks.At(i)] = i
+		d.follows[i] = -1
+	}
+	return d
+}
+
+// advance accounts the time up to at, first ending the leadership of any
+// leader that fell silent before it. It runs before every event the
+// quorum watch is given, so nothing changed between a leader's falling
+// silent and its being noticed.
+func (d *disruptWatch) advance(at time.Duration) {
+	if d.silence > 0 && d.open > 0 {
+		for _, t := range d.tenures {
+			if !t.silent && at > t.last+d.silence {
+				d.account(t.last + d.silence)
+				t.silent = true
+				d.open--
+				d.reacknowledge()
+			}
+		}
+	}
+	d.account(at)
+}
+
+// account adds the time since mark to the figures the state since then
+// says it belongs to.
+func (d *disruptWatch) account(at time.Duration) {
+	if at <= d.mark {
+		return
+	}
+	if d.open >= 2 {
+		d.stale += at - d.mark
+	}
+	if d.everAcked && !d.acked {
+		d.leaderless += at - d.mark
+	}
+	d.mark = at
+}
+
+// reacknowledge recomputes whether a leading process is followed by a
+// majority, itself included, after a change of leaders or followers.
+func (d *disruptWatch) reacknowledge() {
+	d.acked = false
+	if d.open == 0 {
+		return
+	}
+	for _, t := range d.tenures {
+		if !t.silent && d.support(t.p) >= d.majority {
+			d.acked, d.everAcked = true, true
+			return
+		}
+	}
+}
+
+// support is p and its live followers.
+func (d *disruptWatch) support(p int) int {
+	n := int(d.followers[p]) + 1
+	if d.follows[p] == p && !d.campaigning[p] {
+		n--
+	}
+	return n
+}
+
+// sent is told of every message sent, after the quorum watch's own checks.
+func (d *disruptWatch) sent(at time.Duration, p int, q *nodes.Quorum, m *nodes.Message) {
+	switch {
+	case q.IsCampaign(m.Kind):
+		if m.Kind == q.Ballot {
+			d.sawTerm(m.A)
+			if !d.balloted[p] || d.ballot[p] != m.A {
+				d.balloted[p], d.ballot[p] = true, m.A
+				d.elections++
+			}
+		}
+		d.end(at, p, gaveUp)
+		d.campaign(p)
+	case m.Kind == q.Grant:
+		d.sawTerm(m.A)
+		if t := d.leading[p]; t != nil && m.A > t.term {
+			d.end(at, p, deposed)
+		}
+	case q.IsLeader(m.Kind):
+		d.sawTerm(m.A)
+		d.lead(at, p, m.A)
+	}
+}
+
+func (d *disruptWatch) sawTerm(term int64) {
+	if !d.termSeen || term > d.maxTerm {
+		d.maxTerm, d.termSeen = term, true
+	}
+}
+
+// lead notes a Leader message of p in term: the start of a tenure, the
+// continuation of one, or a silent leader leading again.
+func (d *disruptWatch) lead(at time.Duration, p int, term int64) {
+	t := d.leading[p]
+	switch {
+	case t != nil && term < t.term:
+		return // a late message of a term it has left
+	case t != nil && term == t.term:
+		t.last = at
+		if t.silent { // it paused and leads on
+			t.silent = false
+			d.open++
+			d.reacknowledge()
+		}
+		return
+	case t != nil:
+		d.end(at, p, deposed) // a new term without a Ballot seen: it left the old
+	}
+	if !d.based {
+		d.baseTerm, d.based = term, true
+	}
+	n := len(d.follows)
+	t = &tenure{p: p, term: term, last: at, reach: make([]time.Duration, n), heard: make([]bool, n)}
+	d.leading[p] = t
+	d.tenures = append(d.tenures, t)
+	d.open++
+	d.reacknowledge()
+}
+
+// delivered notes a message m of from delivered to to.
+func (d *disruptWatch) delivered(at time.Duration, to, from int, q *nodes.Quorum, m *nodes.Message) {
+	if t := d.leading[to]; t != nil && !t.deposed && m.A > t.term && !q.IsCampaign(m.Kind) {
+		d.depose(at, t)
+	}
+	t := d.leading[from]
+	if t == nil {
+		return
+	}
+	leader := q.IsLeader(m.Kind)
+	t.reach[to], t.heard[to] = at, true
+	if leader && d.campaigning[to] && d.follows[to] == from && (!d.balloted[to] || t.term >= d.ballot[to]) {
+		d.campaigning[to] = false
+		d.followers[from]++
+		d.reacknowledge()
+	}
+}
+
+// campaign notes p's campaigning: it follows nobody until it decides or
+// hears its leader again.
+func (d *disruptWatch) campaign(p int) {
+	if d.campaigning[p] {
+		return
+	}
+	d.campaigning[p] = true
+	if l := d.follows[p]; l >= 0 {
+		d.followers[l]--
+	}
+	d.reacknowledge()
+}
+
+// depose notes that t's leader learned a higher term at at: a disruption if
+// it still reached a majority.
+func (d *disruptWatch) depose(at time.Duration, t *tenure) {
+	t.deposed = true
+	if d.reached(t, at) >= d.majority {
+		d.disrupted = append(d.disrupted, at)
+	}
+}
+
+// How a tenure ends (end).
+const (
+	crashed = iota // no disruption
+	gaveUp         // a disruption only if it had learned a higher term before
+	deposed        // it learns a higher term now, if not before
+)
+
+// end ends p's tenure, if it has one, at at, in one of the ways above.
+func (d *disruptWatch) end(at time.Duration, p int, how int) {
+	t := d.leading[p]
+	if t == nil {
+		return
+	}
+	if how == deposed && !t.deposed {
+		d.depose(at, t)
+	}
+	d.leading[p] = nil
+	d.tenures = slices.DeleteFunc(d.tenures, func(o *tenure) bool { return o == t })
+	if !t.silent {
+		d.open--
+		d.reacknowledge()
+	}
+}
+
+// reached counts t's leader and its live followers that one of its
+// messages reached in the window before at. Its O(N) pass runs once a
+// tenure.
+func (d *disruptWatch) reached(t *tenure, at time.Duration) int {
+	n := 1
+	for q, f := range d.follows {
+		if q != t.p && f == t.p && !d.campaigning[q] && t.heard[q] && t.reach[q] >= at-d.window {
+			n++
+		}
+	}
+	return n
+}
+
+// decided notes p's decision for the process at position l (-1: a rank of
+// no process), ending p's own tenure first if l is another.
+func (d *disruptWatch) decided(at time.Duration, p, l int) {
+	if l != p {
+		d.end(at, p, deposed)
+	}
+	d.follow(p, l)
+	d.reacknowledge()
+}
+
+func (d *disruptWatch) follow(p, l int) {
+	if old := d.follows[p]; old >= 0 && !d.campaigning[p] {
+		d.followers[old]--
+	}
+	d.follows[p], d.campaigning[p] = l, false
+	if l >= 0 {
+		d.followers[l]++
+	}
+}
+
+// crashed ends p's tenure (no disruption: it was not deposed) and its
+// following.
+func (d *disruptWatch) crashed(at time.Duration, p int) {
+	d.end(at, p, crashed)
+	d.follow(p, -1)
+	d.reacknowledge()
+}
+
+// fault notes a fault event: a heal (of a link fault, a restart or a
+// resume, trial.Event.What) moves the instant after which disruptions are
+// counted again in heal_disruptions.
+func (d *disruptWatch) fault(at time.Duration, what string) {
+	for _, verb := range []string{"heal ", "restart(", "resume("} {
+		if strings.HasPrefix(what, verb) {
+			d.healedAt, d.healed = at, true
+			return
+		}
+	}
+}
+
+// Disruption is the disruption figures of a quorum trial (ALGORITHMS.md,
+// "Disruption").
+type Disruption struct {
+	Elections     int64         // candidacies: distinct (process, term) with a Ballot
+	Disruptions   int64         // leaders deposed while they reached a majority
+	Leaderless    time.Duration // after the first, time with no leader followed by a majority
+	StaleLeader   time.Duration // time with two or more processes leading
+	TermInflation int64         // highest term on the wire less the first leader's
+	// HealDisruptions counts disruptions at or after the last heal; Healed
+	// is false when no fault healed (HealDisruptions is then meaningless).
+	HealDisruptions int64
+	Healed          bool
+}
+
+// figures closes the watch at end.
+func (d *disruptWatch) figures(end time.Duration) Disruption {
+	d.advance(end)
+	f := Disruption{Elections: d.elections, Disruptions: int64(len(d.disrupted)),
+		Leaderless: d.leaderless, StaleLeader: d.stale, Healed: d.healed}
+	if d.based {
+		f.TermInflation = d.maxTerm - d.baseTerm
+	}
+	for _, at := range d.disrupted {
+		if d.healed && at >= d.healedAt {
+			f.HealDisruptions++
+		}
+	}
+	return f
+}
