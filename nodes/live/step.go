@@ -89,6 +89,12 @@ func (n *node) fire(t nodes.TimerID, gen uint64) {
 	n.stepEnd()
 }
 
+func (n *node) initiate() {
+	n.stepBegin("initiate", 0)
+	n.machine.Initiate(n.env)
+	n.stepEnd()
+}
+
 func (n *node) suspect(p int) {
 	n.count.fired[timerSusp]++
 	n.stepBegin("suspect", p)

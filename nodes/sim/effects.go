@@ -99,7 +99,7 @@ func (s *sim) initFaults() error {
 		s.held = make([][]held, s.n)
 	}
 	if need.Slow {
-		s.slow = &slowProcs{service: make([]int64, s.n), free: make([]int64, s.n), served: map[int32]bool{}}
+		s.slow = &slowProcs{service: make([]int64, s.n), free: make([]int64, s.n), by: map[[2]int]int64{}, served: map[int32]bool{}}
 	}
 	s.faulty = need.Links
 	return nil
@@ -121,11 +121,20 @@ func (v view) Pause(p int)                           { v.s.pause(int32(p)) }
 func (v view) Resume(p int)                          { v.s.resume(int32(p)) }
 
 // Slow makes p's every step cost service more (trial.Slower), on top of
-// any other slow fault in force on it; Fast takes one such fault's
-// service off. The events p queued meanwhile are still handled when their
-// steps complete.
-func (v view) Slow(p int, service time.Duration) { v.s.slow.service[p] += int64(service) }
-func (v view) Fast(p int, service time.Duration) { v.s.slow.service[p] -= int64(service) }
+// any other slow fault in force on it; Fast takes fault id's service off.
+// The events p queued meanwhile are still handled when their steps
+// complete.
+func (v view) Slow(p, id int, service time.Duration) {
+	sp := v.s.slow
+	sp.service[p] += int64(service)
+	sp.by[[2]int{p, id}] = int64(service)
+}
+
+func (v view) Fast(p, id int) {
+	sp := v.s.slow
+	sp.service[p] -= sp.by[[2]int{p, id}]
+	delete(sp.by, [2]int{p, id})
+}
 
 // Suspect makes observer's detector suspect q, as a control event now.
 func (v view) Suspect(observer, q int) {
@@ -415,8 +424,9 @@ func (s *sim) restart(p int32) {
 // slowProcs are the slow faults in force (trial.EffSlow): each slow
 // process is a single server whose every step takes its service time.
 type slowProcs struct {
-	service []int64 // by position: the extra service time of each step, ns (0: not slow)
-	free    []int64 // by position: when its server has finished the steps queued
+	service []int64          // by position: the extra service time of each step, ns (0: not slow)
+	free    []int64          // by position: when its server has finished the steps queued
+	by      map[[2]int]int64 // the service each fault in force adds, by position and fault
 	// served marks the queue entries (by slab slot) of steps whose
 	// service is done: handled when popped, not queued again.
 	served map[int32]bool

@@ -32,13 +32,13 @@ var effectNames = [...]string{"", "crash", "restart", "pause", "suspect", "slow"
 // Slower is a runtime that can make a process slow (EffSlow): while in
 // force, every step p takes (a delivery, a timer, a suspicion, an
 // initiation) costs service more, one step after another, and its sends
-// leave when its step completes; its detector keeps answering. Fast ends
-// one such fault, taking its service off (slow faults in force on one
-// process add up). A runtime without it refuses a slow fault before the
-// run.
+// leave when its step completes; its detector keeps answering. id is the
+// fault's index in the timeline: Fast(p, id) ends that fault's slowness
+// of p (slow faults in force on one process add up). A runtime without
+// it refuses a slow fault before the run.
 type Slower interface {
-	Slow(p int, service time.Duration)
-	Fast(p int, service time.Duration)
+	Slow(p, id int, service time.Duration)
+	Fast(p, id int)
 }
 
 func (e Effect) String() string {

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -70,13 +71,15 @@ type faultHost interface {
 }
 
 // linkEffect is one link fault in force on the links it affects: a cut
-// (disabled proxies) or a toxic on each link's proxy.
+// (disabled proxies), a toxic on each link's proxy, or loss in the
+// sending nodes' link layer (Toxiproxy has no loss toxic).
 type linkEffect struct {
 	l     trial.LinkEffect
 	what  string
 	links []link
 	cut   bool
 	toxic toxic
+	loss  *trial.Loss
 }
 
 // newFaults prepares the trial's fault timeline, refusing a fault the
@@ -93,10 +96,11 @@ func newFaults(cfg *trial.Config) (*faults, error) {
 }
 
 // injector is the live trial as the fault timeline sees and acts on it:
-// its trial.View and trial.Injector, and the link-shaping interfaces
-// Toxiproxy has a toxic for. Loss, duplication, reordering and per-link
-// latency models have none, so the timeline refuses them before a live
-// run (TCP links never lose or reorder a message).
+// its trial.View and trial.Injector, the link-shaping interfaces
+// Toxiproxy has a toxic for, loss (told to the sending nodes' link layer)
+// and slow processes (told to their event loops). Duplication, reordering
+// and per-link latency models have none, so the timeline refuses them
+// before a live run (TCP links never reorder a message).
 type injector struct{ f *faults }
 
 var (
@@ -108,6 +112,8 @@ var (
 	_ trial.Blackholer = injector{}
 	_ trial.Resetter   = injector{}
 	_ trial.SlowCloser = injector{}
+	_ trial.Loser      = injector{}
+	_ trial.Slower     = injector{}
 )
 
 func (in injector) N() int                { return len(in.f.procs.byPos) }
@@ -238,6 +244,28 @@ func (in injector) SlowClose(l trial.LinkEffect, p trial.SlowClose) {
 	in.toxic(l, "slow_close", map[string]int64{"delay": p.Delay.Milliseconds()})
 }
 
+// Lose has the sending node of each affected link lose what it sends on
+// it with probability p.P, each sender drawing from its own stream
+// (trial.LossSeed): Toxiproxy has no loss toxic.
+func (in injector) Lose(l trial.LinkEffect, p trial.Loss) {
+	in.f.begin(l, &linkEffect{what: "loss", loss: &p})
+}
+
+// Slow has p's node hold each step of its machine for service (its event
+// loop, not SIGSTOP: it keeps answering its peers' pings).
+func (in injector) Slow(p, id int, service time.Duration) {
+	if ps := in.f.procs; ps.alive[p] {
+		ps.write(ps.byPos[p], live.Command{Type: "slow", Fault: id, Service: service})
+	}
+}
+
+// Fast ends slow fault id on p.
+func (in injector) Fast(p, id int) {
+	if ps := in.f.procs; ps.alive[p] {
+		ps.write(ps.byPos[p], live.Command{Type: "heal", Fault: id})
+	}
+}
+
 // toxic puts a toxic of Toxiproxy's type typ on the affected links.
 func (in injector) toxic(l trial.LinkEffect, typ string, attrs map[string]int64) {
 	in.f.begin(l, &linkEffect{what: typ, toxic: toxic{name: "chaos-" + strconv.Itoa(l.ID) + "-" + typ, typ: typ, attrs: attrs}})
@@ -274,9 +302,15 @@ func (f *faults) apply(ctx context.Context, e *linkEffect) {
 			e.links = append(e.links, k)
 		}
 	}
-	if e.cut || lossyToxics[e.toxic.typ] {
+	if e.cut || e.loss != nil || lossyToxics[e.toxic.typ] {
 		f.links.markLossy(e.links)
 		f.host.recount()
+	}
+	if e.loss != nil {
+		f.tellSenders(e, func(from int, to []int) live.Command {
+			return live.Command{Type: "lose", Fault: e.l.ID, Peers: to, P: e.loss.P, Seed: trial.LossSeed(f.cfg.Seed, e.l.ID, from)}
+		})
+		return
 	}
 	if e.cut {
 		f.links.cut(ctx, e.what, e.links)
@@ -294,11 +328,30 @@ func (in injector) Heal(id int) {
 		return
 	}
 	delete(f.effects, id)
+	if e.loss != nil {
+		f.tellSenders(e, func(int, []int) live.Command { return live.Command{Type: "heal", Fault: id} })
+		return
+	}
 	if e.cut {
 		f.redial(f.links.uncut(f.ctx, "heal "+e.what, e.links))
 		return
 	}
 	f.links.removeToxic(f.ctx, e.toxic, e.links)
+}
+
+// tellSenders sends each live sender of e's links the command cmd makes
+// of it and the peers its links of e lead to.
+func (f *faults) tellSenders(e *linkEffect, cmd func(from int, to []int) live.Command) {
+	ps := f.procs
+	to := map[int][]int{}
+	for _, k := range e.links {
+		to[k[0]] = append(to[k[0]], k[1])
+	}
+	for _, from := range slices.Sorted(maps.Keys(to)) {
+		if ps.alive[from] {
+			ps.write(ps.byPos[from], cmd(from, to[from]))
+		}
+	}
 }
 
 // redial tells the live senders of links that can carry messages again

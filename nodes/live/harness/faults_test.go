@@ -270,3 +270,71 @@ func TestHeartbeatInTheLiveUnit(t *testing.T) {
 		t.Errorf("nobody suspected the other half: suspicions %+v", res.Suspicions)
 	}
 }
+
+// Loss runs in the sending nodes' link layer: a loss on the links out of
+// process 0 only (one direction) loses messages 0 sends, each counted
+// sent and lost (a lose event, in the record's Lost), and nothing sent to
+// 0. Raft at T = 1 ms: with every message out of 0 lost with p = 0.5 over
+// 2 s, 0 sends tens of messages (votes, replies to the leader's
+// heartbeats, or heartbeats of its own: 8 in 400 ms as a follower), so a
+// run with none lost, or none delivered, is a chance below 10⁻⁹.
+func TestLossIsTheSendersOneWay(t *testing.T) {
+	r := runtime(t, options(t))
+	const T = time.Millisecond
+	cfg := config(t, "raft", random(3, 1), nil, T)
+	cfg.Deadline = 2000 * T
+	cfg.Faults = []trial.Fault{{Link: trial.Loss{P: 0.5}, Name: "loss", Links: func(trial.View) trial.LinkSet {
+		return trial.LinkSet{Has: func(a, b int) bool { return a == 0 }, Text: "0>*"}
+	}}}
+	j := newJudge(t, &cfg, cfg.T())
+	j.record = true
+	cfg.Events = j
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := r.Run(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lost, from0 := 0, 0
+	for _, e := range j.events {
+		switch {
+		case e.Kind == trial.EvLose && e.P != 0:
+			t.Errorf("%s from %d to %d lost: only links out of 0 lose", e.Msg.Kind, e.P, e.Q)
+		case e.Kind == trial.EvLose:
+			lost++
+		case e.Kind == trial.EvRecv && e.P == 0:
+			from0++
+		}
+	}
+	if lost == 0 || from0 == 0 || res.Record.Lost < int64(lost) {
+		t.Fatalf("out of 0: %d lost, %d delivered; the record's Lost %d", lost, from0, res.Record.Lost)
+	}
+	t.Logf("out of 0: %d lost, %d delivered; the record's Lost %d", lost, from0, res.Record.Lost)
+	if got := schedule(res.Faults); got != "loss[0>*]" {
+		t.Errorf("schedule %q", got)
+	}
+}
+
+// A slow node holds each step of its machine for the service time, one
+// after another: lcr's election passes every process twice (the highest
+// id's ELECTION, then its ELECTED), 8 hops of at least T each, so with one
+// process slow by S its last election message arrives no sooner than
+// 8T + 2S after the start (a held step waits at least S), and later than
+// the same trial's without the fault. T = 10 ms, S = 30 ms.
+func TestSlowNodeTurnaroundGrows(t *testing.T) {
+	r := runtime(t, options(t))
+	const T, S = 10 * time.Millisecond, 30 * time.Millisecond
+	cfg := config(t, "lcr", ascending(4), nil, T)
+	clean, _, _ := runOnce(t, r, cfg)
+	cfg.Faults = []trial.Fault{{Effect: trial.EffSlow, Name: "slow", Service: S, Targets: procs(1), For: 100 * T}}
+	res, v, _ := runOnce(t, r, cfg)
+	took := func(rec *trial.Record) time.Duration { return rec.LastElection - rec.FirstInitiation }
+	if !v.Correct || took(&res.Record) < 8*T+2*S || took(&res.Record) < took(&clean.Record)+S {
+		t.Fatalf("slow: %v to the last election message (clean %v), want at least 8T+2S = %v; verdict %+v",
+			took(&res.Record), took(&clean.Record), 8*T+2*S, v)
+	}
+	t.Logf("last election message %v after the start, %v without the fault", took(&res.Record), took(&clean.Record))
+	if got := schedule(res.Faults); got != "slow(1);heal slow" {
+		t.Errorf("schedule %q", got)
+	}
+}

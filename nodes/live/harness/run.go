@@ -536,7 +536,7 @@ func (lt *liveTrial) step(p *proc, r *live.Report) {
 		lt.res.DeliveredFrom[r.From]++
 	}
 	for i := range r.Sent {
-		if m := &r.Sent[i]; !m.Dropped && m.To >= 0 && m.To < n {
+		if m := &r.Sent[i]; !m.Dropped && !m.Lost && m.To >= 0 && m.To < n {
 			k := pos*n + m.To
 			st.count(k, func() { lt.links.sent[k]++ })
 		}

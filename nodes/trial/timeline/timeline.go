@@ -265,7 +265,7 @@ func (t *Timeline) activate(i int, atStart bool, due time.Duration) {
 		st.targets = t.validTargets(f.Targets(inj))
 		t.note(i, "", st.targets)
 		for _, p := range st.targets {
-			inj.(trial.Slower).Slow(p, f.Service)
+			inj.(trial.Slower).Slow(p, i, f.Service)
 		}
 	case trial.EffSuspect:
 		st.targets = t.validTargets(f.Targets(inj))
@@ -340,7 +340,7 @@ func (t *Timeline) heal(i int) {
 	case trial.EffSlow:
 		t.noteEnd("heal", i, st.targets)
 		for _, p := range st.targets {
-			t.inj.(trial.Slower).Fast(p, t.faults[i].Service)
+			t.inj.(trial.Slower).Fast(p, i)
 		}
 	default:
 		t.inj.Heal(i)
