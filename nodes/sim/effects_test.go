@@ -527,3 +527,16 @@ func TestLossOfOneIsAOneWayCut(t *testing.T) {
 		t.Fatalf("cut: lost %d, %d messages\n%s\nloss: lost %d, %d messages\n%s", cut.Lost, cut.Messages, cutLog, loss.Lost, loss.Messages, lossLog)
 	}
 }
+
+// A slow process keeps heartbeating: where a pause of 20ms gets it
+// suspected by the three others (TestPausedProcessIsSuspectedByHeartbeats),
+// a slowness of 5ms a step for as long does not, since its detector
+// answers pings at once. The message process 0 sends it at initiation
+// arrives at 1ms and is handled at 1 + 5 = 6ms.
+func TestSlowProcessKeepsHeartbeating(t *testing.T) {
+	_, log := runLog(t, trial.Config{Initiators: []int{0}, Detector: trial.Detector{Kind: "heartbeat", P: ms, Tau: 3 * ms},
+		Faults: []trial.Fault{{Effect: trial.EffSlow, Service: 5 * ms, Targets: procs(3), For: 20 * ms}}})
+	if strings.Count(log, ">4@") != 0 || !strings.Contains(log, "recv@4 6ms") {
+		t.Fatalf("a slow process suspected, or its step not late: %q", log)
+	}
+}

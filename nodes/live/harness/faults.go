@@ -36,6 +36,9 @@ type faults struct {
 	// deferred are link effects begun before the links existed: applied
 	// once they do, before the run starts.
 	deferred []*linkEffect
+	// slowed are the slow faults in force, by process and fault: a
+	// process restarted meanwhile is told them again, as its loss.
+	slowed map[[2]int]time.Duration
 
 	cfg   *trial.Config
 	det   trial.Detector
@@ -254,15 +257,45 @@ func (in injector) Lose(l trial.LinkEffect, p trial.Loss) {
 // Slow has p's node hold each step of its machine for service (its event
 // loop, not SIGSTOP: it keeps answering its peers' pings).
 func (in injector) Slow(p, id int, service time.Duration) {
-	if ps := in.f.procs; ps.alive[p] {
+	f := in.f
+	if f.slowed == nil {
+		f.slowed = map[[2]int]time.Duration{}
+	}
+	f.slowed[[2]int{p, id}] = service
+	if ps := f.procs; ps.alive[p] {
 		ps.write(ps.byPos[p], live.Command{Type: "slow", Fault: id, Service: service})
 	}
 }
 
 // Fast ends slow fault id on p.
 func (in injector) Fast(p, id int) {
+	delete(in.f.slowed, [2]int{p, id})
 	if ps := in.f.procs; ps.alive[p] {
 		ps.write(ps.byPos[p], live.Command{Type: "heal", Fault: id})
+	}
+}
+
+// retell tells restarted process p's node the loss and slow faults in
+// force on it, which its old process held: as in the simulator, a
+// restart heals neither its links nor its slowness.
+func (f *faults) retell(p int) {
+	ps := f.procs
+	for _, id := range slices.Sorted(maps.Keys(f.effects)) {
+		e := f.effects[id]
+		var to []int
+		for _, k := range e.links {
+			if k[0] == p {
+				to = append(to, k[1])
+			}
+		}
+		if e.loss != nil && to != nil {
+			ps.write(ps.byPos[p], live.Command{Type: "lose", Fault: id, Peers: to, P: e.loss.P, Seed: trial.LossSeed(f.cfg.Seed, id, p)})
+		}
+	}
+	for _, k := range slices.SortedFunc(maps.Keys(f.slowed), func(a, b [2]int) int { return a[1] - b[1] }) {
+		if k[0] == p {
+			ps.write(ps.byPos[p], live.Command{Type: "slow", Fault: k[1], Service: f.slowed[k]})
+		}
 	}
 }
 

@@ -338,3 +338,26 @@ func TestSlowNodeTurnaroundGrows(t *testing.T) {
 		t.Errorf("schedule %q", got)
 	}
 }
+
+// A slow node keeps heartbeating: its node answers pings at once while it
+// holds its machine's steps, so the heartbeat detector (a ping every 2T,
+// silence of 8T suspected) never suspects it, where a pause as long is
+// suspected (TestFaults, "pause a node beyond the detector's timeout").
+// Bully at T = 10 ms, the leader slow by 3T a step for 40T.
+func TestSlowNodeKeepsHeartbeating(t *testing.T) {
+	r := runtime(t, options(t))
+	const T = 10 * time.Millisecond
+	ranks := random(4, 1)
+	cfg := config(t, "bully", ranks, []int{lowest(ranks)}, T)
+	cfg.Detector = trial.Detector{Kind: "heartbeat", P: 2 * T, Tau: 8 * T}
+	top := highest(ranks)
+	cfg.Faults = []trial.Fault{{Effect: trial.EffSlow, Name: "slow", Service: 3 * T, Targets: procs(top),
+		Start: trial.When{Trigger: trial.AtTime, At: 40 * T}, For: 40 * T}}
+	res, _, _ := run(t, r, cfg)
+	if i := slices.IndexFunc(res.Suspicions, func(s harness.Suspicion) bool { return s.Of == top }); i >= 0 {
+		t.Fatalf("the slow leader was suspected: %+v", res.Suspicions[i])
+	}
+	if want := fmt.Sprintf("slow(%d);heal slow", top); schedule(res.Faults) != want {
+		t.Errorf("schedule %q, want %q", schedule(res.Faults), want)
+	}
+}

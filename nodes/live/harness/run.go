@@ -493,6 +493,7 @@ func (lt *liveTrial) restarted(p *proc) {
 		st.decisions.Forget(p.pos)
 		st.electionEvent(lt.now())
 	}
+	lt.faults.retell(p.pos)
 	lt.command(p, live.Command{Type: "start", T0: lt.clock.t0, Restart: true})
 }
 
