@@ -416,6 +416,9 @@ func (s *sim) run() {
 				s.popped()
 			}
 			s.hold(p.to, *p, e.ord, p.kind == evHeartbeat)
+			if s.slow != nil {
+				delete(s.slow.served, e.slot) // its slot is freed: resumed, it is served again
+			}
 			s.slab.release(e.slot)
 			continue
 		}
