@@ -343,9 +343,7 @@ func (n *node) command(c Command) (bool, error) {
 		if c.Peer < 0 || c.Peer >= len(n.env.ranks) {
 			return false, fmt.Errorf("live: suspect of peer %d out of range", c.Peer)
 		}
-		if !n.faults.hold(event{kind: evCmd, cmd: c}) {
-			n.suspect(c.Peer)
-		}
+		n.suspectStep(c.Peer)
 	case "lose":
 		return false, n.faults.lose(c)
 	case "slow":

@@ -540,3 +540,19 @@ func TestSlowProcessKeepsHeartbeating(t *testing.T) {
 		t.Fatalf("a slow process suspected, or its step not late: %q", log)
 	}
 }
+
+// A slow process's own heartbeat suspicion is a step of its own: it waits
+// in its queue. Process 0 crashes at 2ms (heartbeat(1ms,3ms)): the last
+// PING_ACK from it arrives at 2ms, so every observer suspects it at the
+// tick at 6ms; slow process 3 (5ms a step) is busy until 6ms with the
+// message 0 sent it at 1ms, and suspects at 6 + 5 = 11ms.
+func TestSlowProcessSuspectsLate(t *testing.T) {
+	_, log := runLog(t, trial.Config{Initiators: []int{0}, Detector: trial.Detector{Kind: "heartbeat", P: ms, Tau: 3 * ms},
+		Faults: []trial.Fault{
+			{Effect: trial.EffSlow, Service: 5 * ms, Targets: procs(3)},
+			{Effect: trial.EffCrash, Targets: procs(0), Start: trial.When{Trigger: trial.AtTime, At: 2 * ms}},
+		}})
+	if got := strings.Join(slices.DeleteFunc(strings.Fields(log), func(s string) bool { return !strings.Contains(s, ">1@") }), " "); got != "2>1@6ms 3>1@6ms 4>1@11ms" {
+		t.Fatalf("suspicions of the crashed process %q (log %q)", got, log)
+	}
+}
