@@ -369,3 +369,42 @@ func TestSlowNodeKeepsHeartbeating(t *testing.T) {
 		t.Errorf("schedule %q, want %q", schedule(res.Faults), want)
 	}
 }
+
+// A restart heals no loss: the node restarted during a loss fault on its
+// links out is told it again, so that, as in the simulator, nothing it
+// sends after the restart arrives either. Raft at T = 1 ms, everything
+// out of 0 lost, 0 crashed at 100T and restarted at 150T.
+func TestLossOutlivesARestart(t *testing.T) {
+	r := runtime(t, options(t))
+	const T = time.Millisecond
+	cfg := config(t, "raft", random(3, 1), nil, T)
+	cfg.Deadline = 600 * T
+	cfg.Faults = []trial.Fault{
+		{Link: trial.Loss{P: 1}, Name: "loss", Links: func(trial.View) trial.LinkSet {
+			return trial.LinkSet{Has: func(a, b int) bool { return a == 0 }, Text: "0>*"}
+		}},
+		{Effect: trial.EffCrash, Name: "crash", Targets: procs(0), Start: trial.When{Trigger: trial.AtTime, At: 100 * T}, For: 50 * T},
+	}
+	j := newJudge(t, &cfg, cfg.T())
+	j.record = true
+	cfg.Events = j
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := r.Run(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lostAfter := 0
+	for _, e := range j.events {
+		switch {
+		case e.Kind == trial.EvRecv && e.P == 0:
+			t.Fatalf("%s from 0 delivered to %d at %v: the loss did not hold", e.Msg.Kind, e.Q, e.At)
+		case e.Kind == trial.EvLose && e.P == 0 && e.At > 150*T:
+			lostAfter++
+		}
+	}
+	if lostAfter == 0 || schedule(res.Faults) != "loss[0>*];crash(0);restart(0)" {
+		t.Fatalf("%d lost after the restart; schedule %q", lostAfter, schedule(res.Faults))
+	}
+	t.Logf("%d messages of 0 lost after its restart", lostAfter)
+}
