@@ -37,8 +37,11 @@ func (c Class) String() string {
 
 // Kind is one registered fault kind. Kinds register themselves from init
 // (kind_*.go), so adding one touches nothing central: a kind on an
-// existing trial effect is its one file; a new effect adds its parameter
-// struct and interface (nodes/trial/shaping.go) and each runtime's method.
+// existing trial effect is its one file; a new link effect adds its
+// parameter struct and interface (nodes/trial/shaping.go) and each
+// runtime's method; a new process effect its Effect and optional
+// interface (nodes/trial/fault.go: Slower), its case in the timeline and
+// each runtime's method.
 type Kind struct {
 	Name    string
 	Class   Class

@@ -137,7 +137,7 @@ detector: heartbeat(2T,6T)
 faults:
   - kind: crash
     target: leader
-  - kind: loss
+  - kind: reorder
     probability: 0.1
   - kind: suspect
     target: 0
@@ -150,7 +150,7 @@ faults:
 	}
 	msg := err.Error()
 	for _, want := range []string{
-		"x.yaml:9:11: faults[1].kind: runtime live cannot apply a loss fault",
+		"x.yaml:9:11: faults[1].kind: runtime live cannot apply a reorder fault",
 		"faults[2].kind: runtime live cannot apply a suspect fault under the heartbeat detector",
 		"faults[3].kind: runtime live cannot apply a duplicate fault",
 	} {

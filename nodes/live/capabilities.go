@@ -23,7 +23,6 @@ var Capabilities = trial.Capabilities{
 	// simulator; live nodes watch each other.
 	Detectors: []string{"perfect(D)", "heartbeat(P,τ)"},
 	Lacks: map[string]string{
-		trial.Loss{}.Name():        "TCP links never lose a message and the node's link layer cannot drop one in this build",
 		trial.Duplication{}.Name(): "the node's link layer cannot duplicate a message in this build",
 		trial.Reordering{}.Name():  "the node's link layer cannot reorder messages in this build (TCP keeps each link FIFO)",
 		trial.LinkModel{}.Name():   "per-link latency models are simulator-only; live links all take network.latency",

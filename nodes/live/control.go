@@ -24,6 +24,14 @@ import (
 //	{"type":"suspect","peer":P}           Machine.Suspect(P): the harness is the perfect detector's oracle
 //	{"type":"redial"}                     dial every link that is down now, without waiting out its
 //	                                      backoff (a cut was healed, a restarted peer's proxies rewired)
+//	{"type":"lose","fault":F,"peers":[..],"p":P,"seed":S}
+//	                                      until healed, lose each message to these peers with
+//	                                      probability P instead of writing it (a loss fault F on the
+//	                                      links out of this node), drawn from a stream seeded by S
+//	{"type":"slow","fault":F,"service":NS}
+//	                                      until healed, hold each step (a delivery, timer, suspicion,
+//	                                      initiation) NS nanoseconds, one after another (a slow fault F)
+//	{"type":"heal","fault":F}             end fault F's loss or slowness on this node
 //	{"type":"sync"}                       report the time on the node's clock (synced)
 //	{"type":"stop"}                       report stats and exit
 //	{"type":"reset"}                      report stats, end the trial, keep the process and its links for
@@ -31,8 +39,9 @@ import (
 //
 // Node → harness:
 //
-//	{"type":"hello","addr":..,"identity":..,"pid":..,"kinds":[..],"timers":[..]}
-//	                                                    listening, with the identity it will show and its registry
+//	{"type":"hello","addr":..,"identity":..,"pid":..,"kinds":[..],"timers":[..],"control":V}
+//	                                                    listening, with the identity it will show, its registry
+//	                                                    and the version of this channel it speaks (ControlVersion)
 //	{"type":"link","peer":P}                            the outgoing link to P is up or was refused, the
 //	                                                    first time (before linked; the harness counts them)
 //	{"type":"linked","up":K,"refused":R}                every outgoing link is up or was refused
@@ -60,7 +69,8 @@ import (
 // initiate, recv (with "kind" and "from"), timer (with "timer"), or suspect
 // (with "peer"). "sent" lists every message the machine sent while handling
 // it — {"to":P,"k":KIND,"b":BYTES}, with "d":true when it could not be
-// written because no link to P was up (counted as dropped), the message's A
+// written because no link to P was up (counted as dropped), "l":true when
+// a loss fault lost it instead of writing it (counted as lost), the message's A
 // and B as "a" and "v" when they are not zero, and, when the configuration
 // asks for a trace, its Rank and Aux as "r" and "x" (nodes.Rank.String) when
 // they are not zero — "armed" is the number of its timers left armed,
@@ -69,6 +79,12 @@ import (
 // (none: after them all) — and "phase" its phase for nodes.Phased
 // machines. A received message's A and B are on the step as "a" and "v".
 // Times are nanoseconds since t0.
+
+// ControlVersion is the version of the control channel this build speaks,
+// which hello reports: 2 added lose, slow and heal, and a step's lost
+// messages ("l"). The harness refuses a node of another version, as it
+// refuses one of another registry.
+const ControlVersion = 2
 
 // Command is one line from the harness.
 type Command struct {
@@ -80,6 +96,16 @@ type Command struct {
 	// where at the run's start it reads 0.
 	Restart bool `json:"restart,omitempty"`
 	Peer    int  `json:"peer,omitempty"`
+	// Fault names a loss or slow fault (lose, slow) for its heal: the
+	// fault's index in the trial's timeline.
+	Fault int `json:"fault,omitempty"`
+	// lose: the peers whose links lose, the probability (per message) and
+	// the seed of the draws (trial.LossSeed).
+	Peers []int   `json:"peers,omitempty"`
+	P     float64 `json:"p,omitempty"`
+	Seed  uint64  `json:"seed,omitempty"`
+	// slow: the extra service time of each step.
+	Service time.Duration `json:"service,omitempty"`
 }
 
 // Config is everything a node needs to run its machine.
@@ -144,8 +170,9 @@ type Report struct {
 	Addr     string   `json:"addr,omitempty"`
 	Identity string   `json:"identity,omitempty"`
 	PID      int      `json:"pid,omitempty"`
-	Kinds    []string `json:"kinds,omitempty"`  // the registry's message kinds, from 1 (KindNames)
-	Timers   []string `json:"timers,omitempty"` // and its timers, from 1 (TimerNames)
+	Kinds    []string `json:"kinds,omitempty"`   // the registry's message kinds, from 1 (KindNames)
+	Timers   []string `json:"timers,omitempty"`  // and its timers, from 1 (TimerNames)
+	Control  int      `json:"control,omitempty"` // the control channel's version (ControlVersion)
 	// linked
 	Up      int `json:"up,omitempty"`
 	Refused int `json:"refused,omitempty"`
@@ -189,6 +216,7 @@ type Sent struct {
 	Rank    string     `json:"r,omitempty"` // the message's Rank and Aux, on a traced run (Config.Trace)
 	Aux     string     `json:"x,omitempty"`
 	Dropped bool       `json:"d,omitempty"`
+	Lost    bool       `json:"l,omitempty"` // a loss fault lost it: never written
 	// KindName and KindMaint name an external kind (Report.KindName).
 	KindName  string `json:"kn,omitempty"`
 	KindMaint bool   `json:"km,omitempty"`
@@ -291,6 +319,9 @@ func appendStep(b []byte, t time.Duration, s *step) []byte {
 			}
 			if m.Dropped {
 				b = append(b, `,"d":true`...)
+			}
+			if m.Lost {
+				b = append(b, `,"l":true`...)
 			}
 			b = append(b, '}')
 		}

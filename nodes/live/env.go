@@ -35,6 +35,7 @@ type env struct {
 	net         transport
 	rep         *reporter
 	post        func(event) bool // to the node's goroutine
+	faults      *faults          // the node's: loss on links out
 }
 
 func (v *env) Self() nodes.Rank    { return v.ranks[v.self] }
@@ -124,10 +125,13 @@ func (v *env) send(to int, m nodes.Message, step bool) {
 	}
 	v.count.sent[m.Kind]++
 	v.count.bytes += int64(size)
-	dropped := false
-	if to == v.self {
+	dropped, lost := false, false
+	switch {
+	case to == v.self:
 		v.deliverLater(m, size, body)
-	} else {
+	case v.faults.lost(to):
+		lost = true // never written: the harness counts it sent and lost
+	default:
 		var err error
 		if dropped, err = v.net.send(to, m, body); err != nil {
 			if body == nil {
@@ -141,7 +145,7 @@ func (v *env) send(to int, m nodes.Message, step bool) {
 		v.count.dropped[m.Kind]++
 	}
 	if step {
-		s := Sent{To: to, Kind: m.Kind, Bytes: size, A: m.A, B: m.B, Dropped: dropped}
+		s := Sent{To: to, Kind: m.Kind, Bytes: size, A: m.A, B: m.B, Dropped: dropped, Lost: lost}
 		if v.trace {
 			s.Rank, s.Aux = rankText(m.Rank), rankText(m.Aux)
 		}

@@ -34,6 +34,7 @@ const (
 	evLink                   // an outgoing link came up or broke (apply)
 	evRefused                // a handshake refused an identity
 	evProtocol               // a link was closed for breaking the protocol
+	evServe                  // a slow node's held step has had its service (faults)
 )
 
 type event struct {
@@ -84,6 +85,7 @@ type node struct {
 	linked  bool
 	started bool
 	early   []event // messages that arrived before start
+	faults  *faults // the harness's loss and slow faults in force here
 }
 
 // Run runs one node: it listens, says hello on out, then obeys the commands
@@ -127,6 +129,7 @@ func newNode(o Options, out io.Writer) *node {
 		n.id = &o.Identity.Identity
 	}
 	n.timers = &timers{m: map[nodes.TimerID]*timer{}, post: n.post}
+	n.faults = &faults{post: n.post}
 	return n
 }
 
@@ -139,7 +142,7 @@ func (n *node) run(ctx context.Context, t transport, in io.Reader) error {
 		return fmt.Errorf("live: encoding the identity: %w", err)
 	}
 	n.rep.report(Report{Type: "hello", Addr: t.addr(), Identity: string(file), PID: os.Getpid(),
-		Kinds: KindNames(), Timers: TimerNames()})
+		Kinds: KindNames(), Timers: TimerNames(), Control: ControlVersion})
 	if err := n.rep.flush(); err != nil {
 		return fmt.Errorf("live: control channel: %w", err)
 	}
@@ -256,11 +259,35 @@ func (n *node) handle(e event) (stop bool, err error) {
 			n.early = append(n.early, e)
 			return false, nil
 		}
+		if e.msg.Kind != kindPing && e.msg.Kind != kindPingAck && n.faults.hold(e) {
+			return false, nil // a slow node: its detector still answers at once
+		}
 		n.deliver(e)
 	case evTimer:
-		n.fire(e.timer, e.gen)
+		if !n.faults.hold(e) {
+			n.fire(e.timer, e.gen)
+		}
+	case evServe:
+		if h, ok := n.faults.next(e.gen); ok {
+			n.step(h)
+		}
 	}
 	return false, nil
+}
+
+// step handles a machine's step that a slow fault held: a delivery, a
+// timer, an initiation or a suspicion.
+func (n *node) step(e event) {
+	switch {
+	case e.kind == evMsg:
+		n.deliver(e)
+	case e.kind == evTimer:
+		n.fire(e.timer, e.gen)
+	case e.cmd.Type == "initiate":
+		n.initiate()
+	case e.cmd.Type == "suspect":
+		n.suspect(e.cmd.Peer)
+	}
 }
 
 // refused counts and reports a handshake that refused an identity; a link
@@ -306,9 +333,9 @@ func (n *node) command(c Command) (bool, error) {
 		if !n.started {
 			return false, errors.New("live: initiate before start")
 		}
-		n.stepBegin("initiate", 0)
-		n.machine.Initiate(n.env)
-		n.stepEnd()
+		if !n.faults.hold(event{kind: evCmd, cmd: c}) {
+			n.initiate()
+		}
 	case "suspect":
 		if !n.started {
 			return false, errors.New("live: suspect before start")
@@ -316,7 +343,13 @@ func (n *node) command(c Command) (bool, error) {
 		if c.Peer < 0 || c.Peer >= len(n.env.ranks) {
 			return false, fmt.Errorf("live: suspect of peer %d out of range", c.Peer)
 		}
-		n.suspect(c.Peer)
+		n.suspectStep(c.Peer)
+	case "lose":
+		return false, n.faults.lose(c)
+	case "slow":
+		return false, n.faults.slowDown(c)
+	case "heal":
+		n.faults.heal(c.Fault)
 	case "redial":
 		// A cut was healed, or a restarted peer's proxies rewired: dial
 		// every link that is down now instead of waiting out its backoff
@@ -402,7 +435,7 @@ func (n *node) configure(cfg Config) error {
 		ranks: ranks, self: cfg.Self, peers: nodes.PeersOf(alg.Topology, ranks, cfg.Self), topo: alg.Topology, name: alg.Name,
 		rnd:         trial.ProcessRand(cfg.Seed, cfg.Self),
 		selfLatency: cfg.SelfLatency, trace: cfg.Trace,
-		timers: n.timers, store: n.store, count: n.count, net: n.net, rep: n.rep, post: n.post,
+		timers: n.timers, store: n.store, count: n.count, net: n.net, rep: n.rep, post: n.post, faults: n.faults,
 	}
 	n.env.carrier, _ = n.machine.(nodes.BodyCarrier)
 	puzzle := n.o.Identity.Params
@@ -447,6 +480,7 @@ func (n *node) reset() {
 	n.net.reset()
 	n.started, n.linked, n.failed = false, false, false
 	n.early = nil
+	n.faults.reset()
 	n.count.reset()
 	n.store.reset()
 }

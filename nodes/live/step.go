@@ -89,6 +89,20 @@ func (n *node) fire(t nodes.TimerID, gen uint64) {
 	n.stepEnd()
 }
 
+func (n *node) initiate() {
+	n.stepBegin("initiate", 0)
+	n.machine.Initiate(n.env)
+	n.stepEnd()
+}
+
+// suspectStep has the machine suspect p: now, or, on a slow node, once
+// the steps queued before it and its own service are done.
+func (n *node) suspectStep(p int) {
+	if !n.faults.hold(event{kind: evCmd, cmd: Command{Type: "suspect", Peer: p}}) {
+		n.suspect(p)
+	}
+}
+
 func (n *node) suspect(p int) {
 	n.count.fired[timerSusp]++
 	n.stepBegin("suspect", p)
@@ -99,7 +113,7 @@ func (n *node) suspect(p int) {
 // heartbeat is one detector tick, as in the simulator: suspect every peer
 // silent for longer than τ, then ping every peer.
 func (n *node) heartbeat() {
-	n.det.expire(n.env.Now(), n.env.self, n.suspect)
+	n.det.expire(n.env.Now(), n.env.self, n.suspectStep)
 	for q := range len(n.env.ranks) {
 		if q != n.env.self {
 			n.env.send(q, nodes.Message{Kind: kindPing}, false)

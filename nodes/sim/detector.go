@@ -97,6 +97,12 @@ func (s *sim) heartbeat(p int32, incarnation uint32) {
 		}
 		if s.now-hb.lastHeard[i] > int64(s.det.Tau) {
 			hb.suspected[i] = true
+			if s.slow != nil && s.slow.service[p] > 0 {
+				// A slow process's suspicion is a step of its own: it
+				// waits in its queue (slowed).
+				s.scheduleSuspect(s.now, classTimer, p, q)
+				continue
+			}
 			s.suspect(p, q)
 		}
 	}

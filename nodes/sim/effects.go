@@ -98,6 +98,9 @@ func (s *sim) initFaults() error {
 		s.paused = make([]bool, s.n)
 		s.held = make([][]held, s.n)
 	}
+	if need.Slow {
+		s.slow = &slowProcs{service: make([]int64, s.n), free: make([]int64, s.n), by: map[[2]int]int64{}, served: map[int32]bool{}}
+	}
 	s.faulty = need.Links
 	return nil
 }
@@ -116,6 +119,22 @@ func (v view) Crash(p int, atStart, undetected bool) { v.s.crash(int32(p), atSta
 func (v view) Restart(p int)                         { v.s.restart(int32(p)) }
 func (v view) Pause(p int)                           { v.s.pause(int32(p)) }
 func (v view) Resume(p int)                          { v.s.resume(int32(p)) }
+
+// Slow makes p's every step cost service more (trial.Slower), on top of
+// any other slow fault in force on it; Fast takes fault id's service off.
+// The events p queued meanwhile are still handled when their steps
+// complete.
+func (v view) Slow(p, id int, service time.Duration) {
+	sp := v.s.slow
+	sp.service[p] += int64(service)
+	sp.by[[2]int{p, id}] = int64(service)
+}
+
+func (v view) Fast(p, id int) {
+	sp := v.s.slow
+	sp.service[p] -= sp.by[[2]int{p, id}]
+	delete(sp.by, [2]int{p, id})
+}
 
 // Suspect makes observer's detector suspect q, as a control event now.
 func (v view) Suspect(observer, q int) {
@@ -400,4 +419,55 @@ func (s *sim) restart(p int32) {
 	s.machines.at(p).Start(s.enter(p))
 	s.leave()
 	s.afterEvent(p)
+}
+
+// slowProcs are the slow faults in force (trial.EffSlow): each slow
+// process is a single server whose every step takes its service time.
+type slowProcs struct {
+	service []int64          // by position: the extra service time of each step, ns (0: not slow)
+	free    []int64          // by position: when its server has finished the steps queued
+	by      map[[2]int]int64 // the service each fault in force adds, by position and fault
+	// served marks the queue entries (by slab slot) of steps whose
+	// service is done: handled when popped, not queued again.
+	served map[int32]bool
+}
+
+// queue puts the event in slab slot slot, ordered ord, of process p in
+// p's server: it is handled when the steps before it and its own service
+// are done.
+func (s *sim) queue(p int32, slot int32, ord uint64) {
+	sp := s.slow
+	done := max(s.now, sp.free[p]) + sp.service[p]
+	sp.free[p] = done
+	sp.served[slot] = true
+	s.heap.push(entry{at: done, ord: ord, slot: slot, to: p})
+}
+
+// slowed reports whether heap event e (a delivery, a timer, an initiation
+// or a suspicion) is a step of a slow process not yet served: it is then
+// queued in the process's server instead of handled now. Detector traffic
+// is not a step: a slow process keeps heartbeating.
+func (s *sim) slowed(e entry, p *payload) bool {
+	sp := s.slow
+	if sp.served[e.slot] {
+		delete(sp.served, e.slot)
+		return false
+	}
+	if sp.service[p.to] <= 0 || p.kind == evDeliver && s.background(p.msg.Kind) {
+		return false
+	}
+	s.queue(p.to, e.slot, e.ord)
+	return true
+}
+
+// slowDelivery queues a delivery of the FIFO queue to a slow process in
+// its server (the heap takes it from there); it reports whether it did.
+func (s *sim) slowDelivery(d *delivery) bool {
+	if s.slow.service[d.to] <= 0 || s.background(d.msg.Kind) {
+		return false
+	}
+	slot, p := s.slab.alloc()
+	p.kind, p.to, p.from, p.msg = evDeliver, d.to, d.from, d.msg
+	s.queue(d.to, slot, d.ord)
+	return true
 }

@@ -440,3 +440,119 @@ func TestHealRestartsOnlyItsOwnCrash(t *testing.T) {
 		t.Fatalf("schedule %q alive %v", got, res.Alive)
 	}
 }
+
+// A slow process is a single server: each step it takes costs the service
+// time, after the steps queued before it. Process 1 receives at 1, 2, 3
+// and 4ms (T = 1ms, a message every 1ms) and takes 3ms a step: it handles
+// them at 1+3 = 4ms, then 4+3 = 7, 10 and 13ms. Healed at 8ms, the steps
+// already queued keep their times.
+func TestSlowProcessIsASingleServer(t *testing.T) {
+	var log []string
+	res := runFaults(t, stream(&log, 6, ms), 2, trial.Constant(ms), 1,
+		trial.Fault{Effect: trial.EffSlow, Service: 3 * ms, Targets: procs(1), For: 8 * ms})
+	// Arrivals 5 and 6 (at 5ms and 6ms) were queued before the heal at 8ms,
+	// behind the fourth: 16 and 19ms.
+	if got := strings.Join(log, " "); got != "1@4ms 2@7ms 3@10ms 4@13ms 5@16ms 6@19ms" {
+		t.Fatalf("delivered %q", got)
+	}
+	if got := schedule(res); got != "t=0s:slow(1) t=8ms:heal slow" {
+		t.Fatalf("schedule %q", got)
+	}
+	var after []string
+	runFaults(t, stream(&after, 3, 2*ms), 2, trial.Constant(ms), 1,
+		trial.Fault{Effect: trial.EffSlow, Service: 3 * ms, Targets: procs(1), For: ms / 2})
+	if got := strings.Join(after, " "); got != "1@1ms 2@3ms 3@5ms" {
+		t.Fatalf("healed before its first step, delivered %q", got)
+	}
+}
+
+// lcr on a ring of 4 (ranks 1..4 in ring order, T = 1ms): the leader's
+// ELECTION(4) goes round in 4T, its ELECTED in 4T more, so the last
+// election message arrives at 8ms. Slow process 0 (service 3ms) handles
+// two steps of that chain, each when it is idle: 8 + 2·3 = 14ms. Slow
+// process 1 is busy with ELECTION(1) until 1+3 = 4ms when ELECTION(4)
+// arrives at 2ms, so that one waits 2ms in its queue: 8 + 2·3 + 2 = 16ms.
+func TestSlowProcessDelaysLCRByItsSteps(t *testing.T) {
+	alg, _, err := nodes.Lookup("lcr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(faults ...trial.Fault) *trial.Record {
+		res, err := Run(trial.Config{Algorithm: alg, Ranks: nodes.RanksOf(ranks(4)), Latency: trial.Constant(ms), Seed: 1, Faults: faults})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	slow := func(p int) trial.Fault {
+		return trial.Fault{Effect: trial.EffSlow, Service: 3 * ms, Targets: procs(p)}
+	}
+	for _, c := range []struct {
+		name   string
+		faults []trial.Fault
+		last   time.Duration
+	}{{"fault-free", nil, 8 * ms}, {"slow 0", []trial.Fault{slow(0)}, 14 * ms}, {"slow 1", []trial.Fault{slow(1)}, 16 * ms}} {
+		res := run(c.faults...)
+		decided := 0
+		for _, d := range res.Decisions.List() {
+			if d.Leader == nodes.RankOf(4) {
+				decided++
+			}
+		}
+		if res.LastElection != c.last || decided != 4 {
+			t.Errorf("%s: last election message at %v, want %v; %d decided 4", c.name, res.LastElection, c.last, decided)
+		}
+	}
+}
+
+// Loss of p = 1 on one direction of one link is a one-way cut of it: the
+// same messages delivered and lost, the same leader and times.
+func TestLossOfOneIsAOneWayCut(t *testing.T) {
+	alg, _, err := nodes.Lookup("lcr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(e trial.Shaping) (*trial.Record, string) {
+		ev := trial.NewTranscript("lcr", "default", nil, ranks(4), ms)
+		res, err := Run(trial.Config{Algorithm: alg, Ranks: nodes.RanksOf(ranks(4)), Latency: trial.Constant(ms), Seed: 1,
+			Events: ev, Faults: []trial.Fault{{Link: e, Name: "f", Links: link(2, 3), Start: trial.When{Trigger: trial.AtTime, At: 3 * ms}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res, ev.String()
+	}
+	cut, cutLog := run(trial.Cut{})
+	loss, lossLog := run(trial.Loss{P: 1})
+	if cutLog != lossLog || cut.Lost != loss.Lost || cut.Lost == 0 || cut.Messages != loss.Messages || cut.LastElection != loss.LastElection {
+		t.Fatalf("cut: lost %d, %d messages\n%s\nloss: lost %d, %d messages\n%s", cut.Lost, cut.Messages, cutLog, loss.Lost, loss.Messages, lossLog)
+	}
+}
+
+// A slow process keeps heartbeating: where a pause of 20ms gets it
+// suspected by the three others (TestPausedProcessIsSuspectedByHeartbeats),
+// a slowness of 5ms a step for as long does not, since its detector
+// answers pings at once. The message process 0 sends it at initiation
+// arrives at 1ms and is handled at 1 + 5 = 6ms.
+func TestSlowProcessKeepsHeartbeating(t *testing.T) {
+	_, log := runLog(t, trial.Config{Initiators: []int{0}, Detector: trial.Detector{Kind: "heartbeat", P: ms, Tau: 3 * ms},
+		Faults: []trial.Fault{{Effect: trial.EffSlow, Service: 5 * ms, Targets: procs(3), For: 20 * ms}}})
+	if strings.Count(log, ">4@") != 0 || !strings.Contains(log, "recv@4 6ms") {
+		t.Fatalf("a slow process suspected, or its step not late: %q", log)
+	}
+}
+
+// A slow process's own heartbeat suspicion is a step of its own: it waits
+// in its queue. Process 0 crashes at 2ms (heartbeat(1ms,3ms)): the last
+// PING_ACK from it arrives at 2ms, so every observer suspects it at the
+// tick at 6ms; slow process 3 (5ms a step) is busy until 6ms with the
+// message 0 sent it at 1ms, and suspects at 6 + 5 = 11ms.
+func TestSlowProcessSuspectsLate(t *testing.T) {
+	_, log := runLog(t, trial.Config{Initiators: []int{0}, Detector: trial.Detector{Kind: "heartbeat", P: ms, Tau: 3 * ms},
+		Faults: []trial.Fault{
+			{Effect: trial.EffSlow, Service: 5 * ms, Targets: procs(3)},
+			{Effect: trial.EffCrash, Targets: procs(0), Start: trial.When{Trigger: trial.AtTime, At: 2 * ms}},
+		}})
+	if got := strings.Join(slices.DeleteFunc(strings.Fields(log), func(s string) bool { return !strings.Contains(s, ">1@") }), " "); got != "2>1@6ms 3>1@6ms 4>1@11ms" {
+		t.Fatalf("suspicions of the crashed process %q (log %q)", got, log)
+	}
+}

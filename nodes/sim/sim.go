@@ -135,6 +135,7 @@ type sim struct {
 	links       []*activeLink      // link effects in force, in activation order
 	paused      []bool             // by position; nil without pause faults
 	held        [][]held           // events withheld from paused processes
+	slow        *slowProcs         // nil without slow faults
 	incarnation []uint32           // by position: restarts, for heartbeat ticks
 	fr          *rand.Rand         // the fault stream
 	stable      [][]byte           // by position: nodes.StableStore's bytes; nil until a machine saves
@@ -394,6 +395,9 @@ func (s *sim) run() {
 			if s.background(d.msg.Kind) && s.settled() {
 				return
 			}
+			if s.slow != nil && s.slowDelivery(d) {
+				continue
+			}
 			s.res.End = time.Duration(at)
 			s.res.Events++
 			s.deliver(d.to, d.from, d.ord, &d.msg)
@@ -412,8 +416,14 @@ func (s *sim) run() {
 				s.popped()
 			}
 			s.hold(p.to, *p, e.ord, p.kind == evHeartbeat)
+			if s.slow != nil {
+				delete(s.slow.served, e.slot) // its slot is freed: resumed, it is served again
+			}
 			s.slab.release(e.slot)
 			continue
+		}
+		if s.slow != nil && p.kind < evHeartbeat && s.slowed(e, p) {
+			continue // handled when its step completes
 		}
 		s.res.End = time.Duration(at)
 		s.res.Events++

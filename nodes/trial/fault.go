@@ -24,9 +24,22 @@ const (
 	EffRestart                   // a crashed process restarts as a fresh machine with the same rank
 	EffPause                     // events to it are held until healed (resume); its timers fire late
 	EffSuspect                   // Fault.Observers' detectors falsely suspect the targets, once
+	EffSlow                      // each step of the targets costs Fault.Service more (Slower); healing ends it
 )
 
-var effectNames = [...]string{"", "crash", "restart", "pause", "suspect"}
+var effectNames = [...]string{"", "crash", "restart", "pause", "suspect", "slow"}
+
+// Slower is a runtime that can make a process slow (EffSlow): while in
+// force, every step p takes (a delivery, a timer, a suspicion, an
+// initiation) costs service more, one step after another, and its sends
+// leave when its step completes; its detector keeps answering. id is the
+// fault's index in the timeline: Fast(p, id) ends that fault's slowness
+// of p (slow faults in force on one process add up). A runtime without
+// it refuses a slow fault before the run.
+type Slower interface {
+	Slow(p, id int, service time.Duration)
+	Fast(p, id int)
+}
 
 func (e Effect) String() string {
 	if int(e) < len(effectNames) && e > 0 {
@@ -117,6 +130,8 @@ type Fault struct {
 	Toxicity float64
 
 	Undetected bool // EffCrash: no detector ever suspects it (an incomplete detector)
+	// Service is EffSlow's extra service time of each step (≥ 0).
+	Service time.Duration
 	// Quiet marks a crash of the --crash flag's (or CrashFault's): it
 	// is in the schedule (the faults column) but not traced as a fault,
 	// and it does not make the run's links look at link effects.
@@ -142,10 +157,12 @@ func (f *Fault) Validate() error {
 	switch {
 	case f.Link != nil && f.Effect != 0:
 		return fmt.Errorf("both a process effect (%s) and a link effect (%s)", f.Effect, f.Link.Name())
-	case f.Link == nil && (f.Effect < EffCrash || f.Effect > EffSuspect):
+	case f.Link == nil && (f.Effect < EffCrash || f.Effect > EffSlow):
 		return fmt.Errorf("unknown effect %d", f.Effect)
 	case f.For < 0:
 		return fmt.Errorf("negative duration %v", f.For)
+	case f.Service < 0:
+		return fmt.Errorf("negative service time %v", f.Service)
 	case f.OnLinks() && f.Links == nil:
 		return errors.New("a link effect needs Links")
 	case !f.OnLinks() && f.Targets == nil:

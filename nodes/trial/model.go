@@ -7,7 +7,7 @@ package trial
 // latency model has a largest delay (under normal or exponential latency D
 // is a quantile, and a message past it is the model's own draw), and no
 // fault of the trial stretches delays on purpose (a delay, a link model,
-// a pause). A loaded live host does this: a process scheduled late delays
+// a pause, a slow process). A loaded live host does this: a process scheduled late delays
 // a message past D, a timer fires under it, and a lower bully process
 // rightly declares itself while a higher one is alive. The live runtime
 // runs such a trial again (MaxReruns); the simulator's delays
@@ -17,7 +17,7 @@ func OutsideModel(cfg *Config, rec *Record) bool {
 		return false
 	}
 	for i := range cfg.Faults {
-		if f := &cfg.Faults[i]; f.OnLinks() && f.Link.Delays() || f.Effect == EffPause {
+		if f := &cfg.Faults[i]; f.OnLinks() && f.Link.Delays() || f.Effect == EffPause || f.Effect == EffSlow {
 			return false
 		}
 	}

@@ -152,6 +152,16 @@ func (p Loss) Apply(inj Injector, l LinkEffect, apply bool) bool {
 	return shape(inj, apply, func(x Loser) { x.Lose(l, p) })
 }
 
+// LossSeed seeds the draws of sender from's losses under link effect id
+// where a runtime draws them per sender (the live node's link layer: each
+// sender draws for its own messages, in the order it sends them). It is
+// derived from the trial's seed as the fault stream is, and apart from it,
+// so that the fault stream's draws, which both runtimes share for
+// selectors and offsets, are the same whether loss runs or not.
+func LossSeed(seed uint64, id, from int) uint64 {
+	return Mix(seed ^ Mix(0x6c6f7373<<32^uint64(id)<<20^uint64(from))) // "loss"
+}
+
 // Duplication delivers each message twice with probability P.
 type Duplication struct {
 	P float64 // per message

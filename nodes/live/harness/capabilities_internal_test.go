@@ -32,4 +32,13 @@ func TestInjectorMatchesCapabilities(t *testing.T) {
 			t.Errorf("%s: lacked %v by live.Capabilities, but the injector's fault engine says %v", e.Name(), lacks, err)
 		}
 	}
+	// The process effects the fault engine asks an optional interface
+	// for: a slow process (trial.Slower).
+	slow := trial.Fault{Effect: trial.EffSlow, Name: "slow", Service: ms, Targets: func(trial.View) []int { return []int{0} }}
+	cfg := trial.Config{Ranks: nodes.SmallRanks([]uint32{1, 2}), Faults: []trial.Fault{slow}}
+	_, err := newFaults(&cfg)
+	_, lacks := live.Capabilities.Lacks[slow.What()]
+	if lacks != (err != nil) {
+		t.Errorf("slow: lacked %v by live.Capabilities, but the injector's fault engine says %v", lacks, err)
+	}
 }

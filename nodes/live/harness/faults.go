@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -35,6 +36,9 @@ type faults struct {
 	// deferred are link effects begun before the links existed: applied
 	// once they do, before the run starts.
 	deferred []*linkEffect
+	// slowed are the slow faults in force, by process and fault: a
+	// process restarted meanwhile is told them again, as its loss.
+	slowed map[[2]int]time.Duration
 
 	cfg   *trial.Config
 	det   trial.Detector
@@ -70,13 +74,15 @@ type faultHost interface {
 }
 
 // linkEffect is one link fault in force on the links it affects: a cut
-// (disabled proxies) or a toxic on each link's proxy.
+// (disabled proxies), a toxic on each link's proxy, or loss in the
+// sending nodes' link layer (Toxiproxy has no loss toxic).
 type linkEffect struct {
 	l     trial.LinkEffect
 	what  string
 	links []link
 	cut   bool
 	toxic toxic
+	loss  *trial.Loss
 }
 
 // newFaults prepares the trial's fault timeline, refusing a fault the
@@ -93,10 +99,11 @@ func newFaults(cfg *trial.Config) (*faults, error) {
 }
 
 // injector is the live trial as the fault timeline sees and acts on it:
-// its trial.View and trial.Injector, and the link-shaping interfaces
-// Toxiproxy has a toxic for. Loss, duplication, reordering and per-link
-// latency models have none, so the timeline refuses them before a live
-// run (TCP links never lose or reorder a message).
+// its trial.View and trial.Injector, the link-shaping interfaces
+// Toxiproxy has a toxic for, loss (told to the sending nodes' link layer)
+// and slow processes (told to their event loops). Duplication, reordering
+// and per-link latency models have none, so the timeline refuses them
+// before a live run (TCP links never reorder a message).
 type injector struct{ f *faults }
 
 var (
@@ -108,6 +115,8 @@ var (
 	_ trial.Blackholer = injector{}
 	_ trial.Resetter   = injector{}
 	_ trial.SlowCloser = injector{}
+	_ trial.Loser      = injector{}
+	_ trial.Slower     = injector{}
 )
 
 func (in injector) N() int                { return len(in.f.procs.byPos) }
@@ -238,6 +247,58 @@ func (in injector) SlowClose(l trial.LinkEffect, p trial.SlowClose) {
 	in.toxic(l, "slow_close", map[string]int64{"delay": p.Delay.Milliseconds()})
 }
 
+// Lose has the sending node of each affected link lose what it sends on
+// it with probability p.P, each sender drawing from its own stream
+// (trial.LossSeed): Toxiproxy has no loss toxic.
+func (in injector) Lose(l trial.LinkEffect, p trial.Loss) {
+	in.f.begin(l, &linkEffect{what: "loss", loss: &p})
+}
+
+// Slow has p's node hold each step of its machine for service (its event
+// loop, not SIGSTOP: it keeps answering its peers' pings).
+func (in injector) Slow(p, id int, service time.Duration) {
+	f := in.f
+	if f.slowed == nil {
+		f.slowed = map[[2]int]time.Duration{}
+	}
+	f.slowed[[2]int{p, id}] = service
+	if ps := f.procs; ps.alive[p] {
+		ps.write(ps.byPos[p], live.Command{Type: "slow", Fault: id, Service: service})
+	}
+}
+
+// Fast ends slow fault id on p.
+func (in injector) Fast(p, id int) {
+	delete(in.f.slowed, [2]int{p, id})
+	if ps := in.f.procs; ps.alive[p] {
+		ps.write(ps.byPos[p], live.Command{Type: "heal", Fault: id})
+	}
+}
+
+// retell tells restarted process p's node the loss and slow faults in
+// force on it, which its old process held: as in the simulator, a
+// restart heals neither its links nor its slowness.
+func (f *faults) retell(p int) {
+	ps := f.procs
+	for _, id := range slices.Sorted(maps.Keys(f.effects)) {
+		e := f.effects[id]
+		var to []int
+		for _, k := range e.links {
+			if k[0] == p {
+				to = append(to, k[1])
+			}
+		}
+		if e.loss != nil && to != nil {
+			ps.write(ps.byPos[p], live.Command{Type: "lose", Fault: id, Peers: to, P: e.loss.P, Seed: trial.LossSeed(f.cfg.Seed, id, p)})
+		}
+	}
+	for _, k := range slices.SortedFunc(maps.Keys(f.slowed), func(a, b [2]int) int { return a[1] - b[1] }) {
+		if k[0] == p {
+			ps.write(ps.byPos[p], live.Command{Type: "slow", Fault: k[1], Service: f.slowed[k]})
+		}
+	}
+}
+
 // toxic puts a toxic of Toxiproxy's type typ on the affected links.
 func (in injector) toxic(l trial.LinkEffect, typ string, attrs map[string]int64) {
 	in.f.begin(l, &linkEffect{what: typ, toxic: toxic{name: "chaos-" + strconv.Itoa(l.ID) + "-" + typ, typ: typ, attrs: attrs}})
@@ -274,9 +335,15 @@ func (f *faults) apply(ctx context.Context, e *linkEffect) {
 			e.links = append(e.links, k)
 		}
 	}
-	if e.cut || lossyToxics[e.toxic.typ] {
+	if e.cut || e.loss != nil || lossyToxics[e.toxic.typ] {
 		f.links.markLossy(e.links)
 		f.host.recount()
+	}
+	if e.loss != nil {
+		f.tellSenders(e, func(from int, to []int) live.Command {
+			return live.Command{Type: "lose", Fault: e.l.ID, Peers: to, P: e.loss.P, Seed: trial.LossSeed(f.cfg.Seed, e.l.ID, from)}
+		})
+		return
 	}
 	if e.cut {
 		f.links.cut(ctx, e.what, e.links)
@@ -294,11 +361,30 @@ func (in injector) Heal(id int) {
 		return
 	}
 	delete(f.effects, id)
+	if e.loss != nil {
+		f.tellSenders(e, func(int, []int) live.Command { return live.Command{Type: "heal", Fault: id} })
+		return
+	}
 	if e.cut {
 		f.redial(f.links.uncut(f.ctx, "heal "+e.what, e.links))
 		return
 	}
 	f.links.removeToxic(f.ctx, e.toxic, e.links)
+}
+
+// tellSenders sends each live sender of e's links the command cmd makes
+// of it and the peers its links of e lead to.
+func (f *faults) tellSenders(e *linkEffect, cmd func(from int, to []int) live.Command) {
+	ps := f.procs
+	to := map[int][]int{}
+	for _, k := range e.links {
+		to[k[0]] = append(to[k[0]], k[1])
+	}
+	for _, from := range slices.Sorted(maps.Keys(to)) {
+		if ps.alive[from] {
+			ps.write(ps.byPos[from], cmd(from, to[from]))
+		}
+	}
 }
 
 // redial tells the live senders of links that can carry messages again

@@ -270,3 +270,141 @@ func TestHeartbeatInTheLiveUnit(t *testing.T) {
 		t.Errorf("nobody suspected the other half: suspicions %+v", res.Suspicions)
 	}
 }
+
+// Loss runs in the sending nodes' link layer: a loss on the links out of
+// process 0 only (one direction) loses messages 0 sends, each counted
+// sent and lost (a lose event, in the record's Lost), and nothing sent to
+// 0. Raft at T = 1 ms: with every message out of 0 lost with p = 0.5 over
+// 2 s, 0 sends tens of messages (votes, replies to the leader's
+// heartbeats, or heartbeats of its own: 8 in 400 ms as a follower), so a
+// run with none lost, or none delivered, is a chance below 10⁻⁹.
+func TestLossIsTheSendersOneWay(t *testing.T) {
+	r := runtime(t, options(t))
+	const T = time.Millisecond
+	cfg := config(t, "raft", random(3, 1), nil, T)
+	cfg.Deadline = 2000 * T
+	cfg.Faults = []trial.Fault{{Link: trial.Loss{P: 0.5}, Name: "loss", Links: func(trial.View) trial.LinkSet {
+		return trial.LinkSet{Has: func(a, b int) bool { return a == 0 }, Text: "0>*"}
+	}}}
+	j := newJudge(t, &cfg, cfg.T())
+	j.record = true
+	cfg.Events = j
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := r.Run(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lost, from0 := 0, 0
+	for _, e := range j.events {
+		switch {
+		case e.Kind == trial.EvLose && e.P != 0:
+			t.Errorf("%s from %d to %d lost: only links out of 0 lose", e.Msg.Kind, e.P, e.Q)
+		case e.Kind == trial.EvLose:
+			lost++
+		case e.Kind == trial.EvRecv && e.P == 0:
+			from0++
+		}
+	}
+	if lost == 0 || from0 == 0 || res.Record.Lost < int64(lost) {
+		t.Fatalf("out of 0: %d lost, %d delivered; the record's Lost %d", lost, from0, res.Record.Lost)
+	}
+	t.Logf("out of 0: %d lost, %d delivered; the record's Lost %d", lost, from0, res.Record.Lost)
+	if got := schedule(res.Faults); got != "loss[0>*]" {
+		t.Errorf("schedule %q", got)
+	}
+}
+
+// A slow node holds each step of its machine for the service time, one
+// after another, as the simulator's single-server queue does. lcr on 4
+// processes in ascending order, process 1 slow by S from the start: it
+// swallows ELECTION(1), which arrives first on the FIFO link from 0, until
+// at least T+S; ELECTION(4) waits behind it, leaves at least T+2S, and
+// takes 4 hops of at least T back to 1 as ELECTED, which waits S, and 2
+// hops on: the last election message arrives no sooner than 7T+3S after
+// the start. That is the simulator's figure (TestSlowProcessDelaysLCRByItsSteps
+// at T = 1 ms: 16 ms), which a live run can only exceed, and it exceeds the
+// same trial's without the fault by at least S. T = 10 ms, S = 30 ms: 160 ms.
+func TestSlowNodeTurnaroundGrows(t *testing.T) {
+	r := runtime(t, options(t))
+	const T, S = 10 * time.Millisecond, 30 * time.Millisecond
+	cfg := config(t, "lcr", ascending(4), nil, T)
+	clean, _, _ := runOnce(t, r, cfg)
+	cfg.Faults = []trial.Fault{{Effect: trial.EffSlow, Name: "slow", Service: S, Targets: procs(1), For: 100 * T}}
+	took := func(rec *trial.Record) time.Duration { return rec.LastElection - rec.FirstInitiation }
+	sim, _, _ := simulate(t, cfg)
+	if took(sim) != 7*T+3*S {
+		t.Fatalf("simulated: the last election message %v after the start, want 7T+3S = %v", took(sim), 7*T+3*S)
+	}
+	res, v, _ := runOnce(t, r, cfg)
+	if !v.Correct || took(&res.Record) < took(sim) || took(&res.Record) < took(&clean.Record)+S {
+		t.Fatalf("slow: %v to the last election message (clean %v), want at least the simulator's %v; verdict %+v",
+			took(&res.Record), took(&clean.Record), took(sim), v)
+	}
+	t.Logf("last election message %v after the start (simulated %v), %v without the fault", took(&res.Record), took(sim), took(&clean.Record))
+	if got := schedule(res.Faults); got != "slow(1);heal slow" {
+		t.Errorf("schedule %q", got)
+	}
+}
+
+// A slow node keeps heartbeating: its node answers pings at once while it
+// holds its machine's steps, so the heartbeat detector (a ping every 2T,
+// silence of 8T suspected) never suspects it, where a pause as long is
+// suspected (TestFaults, "pause a node beyond the detector's timeout").
+// Bully at T = 10 ms, the leader slow by 3T a step for 40T.
+func TestSlowNodeKeepsHeartbeating(t *testing.T) {
+	r := runtime(t, options(t))
+	const T = 10 * time.Millisecond
+	ranks := random(4, 1)
+	cfg := config(t, "bully", ranks, []int{lowest(ranks)}, T)
+	cfg.Detector = trial.Detector{Kind: "heartbeat", P: 2 * T, Tau: 8 * T}
+	top := highest(ranks)
+	cfg.Faults = []trial.Fault{{Effect: trial.EffSlow, Name: "slow", Service: 3 * T, Targets: procs(top),
+		Start: trial.When{Trigger: trial.AtTime, At: 40 * T}, For: 40 * T}}
+	res, _, _ := run(t, r, cfg)
+	if i := slices.IndexFunc(res.Suspicions, func(s harness.Suspicion) bool { return s.Of == top }); i >= 0 {
+		t.Fatalf("the slow leader was suspected: %+v", res.Suspicions[i])
+	}
+	if want := fmt.Sprintf("slow(%d);heal slow", top); schedule(res.Faults) != want {
+		t.Errorf("schedule %q, want %q", schedule(res.Faults), want)
+	}
+}
+
+// A restart heals no loss: the node restarted during a loss fault on its
+// links out is told it again, so that, as in the simulator, nothing it
+// sends after the restart arrives either. Raft at T = 1 ms, everything
+// out of 0 lost, 0 crashed at 100T and restarted at 150T.
+func TestLossOutlivesARestart(t *testing.T) {
+	r := runtime(t, options(t))
+	const T = time.Millisecond
+	cfg := config(t, "raft", random(3, 1), nil, T)
+	cfg.Deadline = 600 * T
+	cfg.Faults = []trial.Fault{
+		{Link: trial.Loss{P: 1}, Name: "loss", Links: func(trial.View) trial.LinkSet {
+			return trial.LinkSet{Has: func(a, b int) bool { return a == 0 }, Text: "0>*"}
+		}},
+		{Effect: trial.EffCrash, Name: "crash", Targets: procs(0), Start: trial.When{Trigger: trial.AtTime, At: 100 * T}, For: 50 * T},
+	}
+	j := newJudge(t, &cfg, cfg.T())
+	j.record = true
+	cfg.Events = j
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := r.Run(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lostAfter := 0
+	for _, e := range j.events {
+		switch {
+		case e.Kind == trial.EvRecv && e.P == 0:
+			t.Fatalf("%s from 0 delivered to %d at %v: the loss did not hold", e.Msg.Kind, e.Q, e.At)
+		case e.Kind == trial.EvLose && e.P == 0 && e.At > 150*T:
+			lostAfter++
+		}
+	}
+	if lostAfter == 0 || schedule(res.Faults) != "loss[0>*];crash(0);restart(0)" {
+		t.Fatalf("%d lost after the restart; schedule %q", lostAfter, schedule(res.Faults))
+	}
+	t.Logf("%d messages of 0 lost after its restart", lostAfter)
+}

@@ -397,6 +397,10 @@ func (ps *procs) hello(p *proc, r *live.Report) error {
 	if err := live.CheckRegistry(r.Kinds, r.Timers); err != nil {
 		return fmt.Errorf("node %d (%s) refused: %w", p.idx, strings.Join(ps.opt.Node, " "), err)
 	}
+	if r.Control != live.ControlVersion {
+		return fmt.Errorf("node %d (%s) refused: it speaks version %d of the control channel, this harness %d: the node must be this very binary",
+			p.idx, strings.Join(ps.opt.Node, " "), r.Control, live.ControlVersion)
+	}
 	id, err := pow.Decode([]byte(r.Identity))
 	if err != nil {
 		return fmt.Errorf("node %d: its identity does not decode: %w", p.idx, err)

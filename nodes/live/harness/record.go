@@ -342,10 +342,13 @@ func (l *eventLog) decode(p *proc, at time.Duration, r *live.Report) []nodes.Ran
 			e.extra = l.rank(rk, aux)
 		}
 		i := l.add(e)
-		if m.Dropped {
-			res.Dropped[m.Kind]++
-			l.slots[i].awaited = true // the drop takes the send's number
-			e.kind, e.size = trial.EvDrop, 0
+		if m.Dropped || m.Lost {
+			e.kind, e.size = trial.EvLose, 0 // counted lost at the end: sent, neither dropped nor received
+			if m.Dropped {
+				res.Dropped[m.Kind]++
+				e.kind = trial.EvDrop
+			}
+			l.slots[i].awaited = true // the drop or loss takes the send's number
 			if e.extra >= 0 {
 				e.extra = l.rank(l.ranks[e.extra][0], l.ranks[e.extra][1])
 			}

@@ -493,6 +493,7 @@ func (lt *liveTrial) restarted(p *proc) {
 		st.decisions.Forget(p.pos)
 		st.electionEvent(lt.now())
 	}
+	lt.faults.retell(p.pos)
 	lt.command(p, live.Command{Type: "start", T0: lt.clock.t0, Restart: true})
 }
 
@@ -536,7 +537,7 @@ func (lt *liveTrial) step(p *proc, r *live.Report) {
 		lt.res.DeliveredFrom[r.From]++
 	}
 	for i := range r.Sent {
-		if m := &r.Sent[i]; !m.Dropped && m.To >= 0 && m.To < n {
+		if m := &r.Sent[i]; !m.Dropped && !m.Lost && m.To >= 0 && m.To < n {
 			k := pos*n + m.To
 			st.count(k, func() { lt.links.sent[k]++ })
 		}

@@ -190,8 +190,8 @@ func TestRunRefuses(t *testing.T) {
 		{func(c *trial.Config) { c.Latency = trial.Constant(500 * time.Microsecond) }, "at least 1ms"},
 		{func(c *trial.Config) { c.Detector = trial.Detector{Kind: "inaccurate", Lambda: 1} }, "simulator-only"},
 		{func(c *trial.Config) {
-			c.Faults = []trial.Fault{{Link: trial.Loss{P: 0.5}, Links: func(trial.View) trial.LinkSet { return trial.LinkSet{} }}}
-		}, "cannot apply loss to links"},
+			c.Faults = []trial.Fault{{Link: trial.Duplication{P: 0.5}, Links: func(trial.View) trial.LinkSet { return trial.LinkSet{} }}}
+		}, "cannot apply duplicate to links"},
 		{func(c *trial.Config) { c.Ranks = nodes.RanksOf(random(live.Capabilities.MaxNodes+1, 1)) }, "at most 128"},
 		{func(c *trial.Config) { c.Ranks = nodes.Ranks{} }, "at least 2"},
 	} {

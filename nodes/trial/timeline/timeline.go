@@ -83,6 +83,8 @@ type Needs struct {
 	Reorder bool
 	// Pause: some fault pauses processes.
 	Pause bool
+	// Slow: some fault makes processes slow (trial.EffSlow).
+	Slow bool
 }
 
 // Needs says what the runtime must prepare before the run.
@@ -98,6 +100,7 @@ func (t *Timeline) Needs() Needs {
 		n.Links = true
 		n.Reorder = n.Reorder || f.OnLinks() && f.Link.Delays()
 		n.Pause = n.Pause || f.Effect == trial.EffPause
+		n.Slow = n.Slow || f.Effect == trial.EffSlow
 	}
 	return n
 }
@@ -258,6 +261,12 @@ func (t *Timeline) activate(i int, atStart bool, due time.Duration) {
 		for _, p := range st.targets {
 			inj.Pause(p)
 		}
+	case trial.EffSlow:
+		st.targets = t.validTargets(f.Targets(inj))
+		t.note(i, "", st.targets)
+		for _, p := range st.targets {
+			inj.(trial.Slower).Slow(p, i, f.Service)
+		}
 	case trial.EffSuspect:
 		st.targets = t.validTargets(f.Targets(inj))
 		var observers []int
@@ -291,7 +300,7 @@ func (t *Timeline) activate(i int, atStart bool, due time.Duration) {
 
 // Check reports the first fault the runtime behind inj cannot apply: a
 // link effect whose shaping interface (trial.Shaping) it does not
-// implement.
+// implement, or a slow process on a runtime that is no trial.Slower.
 func (t *Timeline) Check(inj trial.Injector) error {
 	if t == nil {
 		return nil
@@ -300,6 +309,9 @@ func (t *Timeline) Check(inj trial.Injector) error {
 		f := &t.faults[i]
 		if f.OnLinks() && !f.Link.Apply(inj, trial.LinkEffect{}, false) {
 			return fmt.Errorf("fault %d (%s): this runtime cannot apply %s to links", i, f.Name, f.Link.Name())
+		}
+		if _, ok := inj.(trial.Slower); f.Effect == trial.EffSlow && !ok {
+			return fmt.Errorf("fault %d (%s): this runtime cannot make a process slow", i, f.Name)
 		}
 	}
 	return nil
@@ -324,6 +336,11 @@ func (t *Timeline) heal(i int) {
 		t.noteEnd("resume", i, st.targets)
 		for _, p := range st.targets {
 			t.inj.Resume(p)
+		}
+	case trial.EffSlow:
+		t.noteEnd("heal", i, st.targets)
+		for _, p := range st.targets {
+			t.inj.(trial.Slower).Fast(p, i)
 		}
 	default:
 		t.inj.Heal(i)

@@ -251,3 +251,36 @@ func TestHealFromWhenDue(t *testing.T) {
 		t.Fatalf("log %q, want %q", w.log, want)
 	}
 }
+
+// slower adds the optional interface for slow processes.
+type slower struct{ *rig }
+
+func (s slower) Slow(p, id int, service time.Duration) { s.logf("slow %d #%d by %v", p, id, service) }
+func (s slower) Fast(p, id int)                        { s.logf("fast %d #%d", p, id) }
+
+// A slow fault needs a trial.Slower: refused before the run on a runtime
+// without one; on one with it, it starts and heals with its fault's index
+// and service, and the run needs to know (Needs.Slow).
+func TestTimelineSlow(t *testing.T) {
+	tl, err := New([]trial.Fault{{Effect: trial.EffSlow, Name: "slow", Service: 3 * ms, Targets: procs(1), Start: trial.When{Trigger: trial.AtTime, At: ms}, For: 2 * ms}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newRig(2)
+	if err := tl.Check(w); err == nil || !strings.Contains(err.Error(), "cannot make a process slow") {
+		t.Fatalf("a runtime without Slower: %v", err)
+	}
+	if err := tl.Check(slower{w}); err != nil || !tl.Needs().Slow {
+		t.Fatalf("check %v, needs %+v", err, tl.Needs())
+	}
+	tl.Begin(slower{w})
+	tl.Arm(false)
+	w.advance(5 * ms)
+	want := "1ms note slow(1) traced=true\n1ms slow 1 #0 by 3ms\n3ms note heal slow traced=true\n3ms fast 1 #0"
+	if got := strings.Join(w.log, "\n"); got != want {
+		t.Fatalf("log:\n%s\nwant:\n%s", got, want)
+	}
+	if _, err := New([]trial.Fault{{Effect: trial.EffSlow, Service: -ms, Targets: procs(1)}}); err == nil {
+		t.Fatal("a negative service time was accepted")
+	}
+}
