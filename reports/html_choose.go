@@ -161,10 +161,9 @@ func writeFailover(p *page, groups []*reportGroup) error {
 		return o
 	}
 	var labels []string
-	for _, g := range groups {
-		if g.FailoverT.N == 0 {
-			continue
-		}
+	failed := slices.DeleteFunc(slices.Clone(groups), func(g *reportGroup) bool { return g.FailoverT.N == 0 })
+	heads := disruptionHeads(failed)
+	for _, g := range failed {
 		label := algoLabel(g.Algorithm, g.Variant)
 		if g.Runtime != "sim" {
 			label += " (" + g.Runtime + ")"
@@ -185,6 +184,7 @@ func writeFailover(p *page, groups []*reportGroup) error {
 		splits := describe(metricValues(g.rows, func(r *Row) Opt[float64] { return optFloat(r.SplitVotes) }))
 		rows = append(rows, []cell{textCell(label), intCell(len(fv)), medianCell(d, 1), medianCell(f, 1),
 			optCell(f.P95, 1), optCell(f.Max, 1), medianCell(g.FailoverT, 2), optCell(terms.Mean, 2), optCell(splits.Mean, 2)})
+		rows[len(rows)-1] = append(rows[len(rows)-1], disruptionCells(g, heads)...)
 	}
 	var figures []string
 	for _, c := range []struct {
@@ -205,14 +205,17 @@ func writeFailover(p *page, groups []*reportGroup) error {
 			"Failover: from the leader's crash until every live process (quorum algorithms: a majority) knows the new leader. " +
 			"Detection: from the crash until the first suspicion (quorum algorithms: the first ballot). " +
 			"Cumulative share of trials against milliseconds, as in the Raft paper's Figure 16.")
+		if len(heads) > 0 {
+			p.note("Disruption figures (ALGORITHMS.md, \"Disruption\"), where a trial has them: median [min, max] over the trials.")
+		}
 		p.figures(figures)
 		if len(figures) > 0 {
 			p.legend(labels)
 		} else {
 			p.note("One trial per configuration: its figures are in the table, not a distribution.")
 		}
-		p.table("sortable", []string{"configuration", "trials", "detection ms", "failover ms", "failover p95 ms", "failover max ms",
-			"failover (T)", "terms mean", "split votes mean"}, rows)
+		p.table("sortable", append([]string{"configuration", "trials", "detection ms", "failover ms", "failover p95 ms", "failover max ms",
+			"failover (T)", "terms mean", "split votes mean"}, headNames(heads)...), rows)
 	})
 	return nil
 }
