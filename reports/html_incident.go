@@ -70,11 +70,187 @@ func disruptionCells(g *reportGroup, heads []disruptionColumn) []cell {
 	return out
 }
 
-// headNames are the table headings of heads, marked as median and range.
+// headNames are the table headings of heads: the column names of
+// results.csv, which expect.columns names too.
 func headNames(heads []disruptionColumn) []string {
 	out := make([]string, len(heads))
 	for i, c := range heads {
-		out[i] = strings.ReplaceAll(c.name, "_", " ")
+		out[i] = c.name
 	}
 	return out
+}
+
+// Signature is one condition of a scenario's expected signature (its
+// expect.columns, workloads.Signatures) judged on one configuration: the
+// incident view sets it beside the figure it bounds, marked held or not.
+type Signature struct {
+	Scenario, Algorithm, Variant string
+	Nodes                        int
+	Column                       string
+	Condition                    string // the bounds as written: "median >=1"
+	Held                         bool
+}
+
+// incidentGroups are the groups of the incident scenarios, by scenario in
+// the groups' order.
+func incidentGroups(groups []*reportGroup, incident func(string) bool) (names []string, by map[string][]*reportGroup) {
+	by = map[string][]*reportGroup{}
+	if incident == nil {
+		return nil, by
+	}
+	for _, g := range groups {
+		if !incident(g.Scenario) {
+			continue
+		}
+		if by[g.Scenario] == nil {
+			names = append(names, g.Scenario)
+		}
+		by[g.Scenario] = append(by[g.Scenario], g)
+	}
+	return names, by
+}
+
+// signaturesOf are the conditions judged on g.
+func signaturesOf(g *reportGroup, sigs []Signature) []Signature {
+	var out []Signature
+	for _, s := range sigs {
+		if s.Scenario == g.Scenario && s.Algorithm == g.Algorithm && s.Variant == g.Variant && s.Nodes == g.Nodes {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// matrixHeads are the columns of an incident's matrix: the disruption
+// figures its trials have, then the other columns its signature bounds.
+func matrixHeads(groups []*reportGroup, sigs []Signature) []disruptionColumn {
+	heads := disruptionHeads(groups)
+	for _, g := range groups {
+		for _, s := range signaturesOf(g, sigs) {
+			if !slices.ContainsFunc(heads, func(c disruptionColumn) bool { return c.name == s.Column }) {
+				heads = append(heads, disruptionColumn{s.Column, 3})
+			}
+		}
+	}
+	return heads
+}
+
+// matrixCell is a group's figure under head with the conditions of its
+// signature on it: "3 [1, 5] · median >=1 ✓", marked bad when one failed.
+func matrixCell(g *reportGroup, head disruptionColumn, sigs []Signature) cell {
+	c := rangeCell(columnStat(g.rows, head.name), head.decimals)
+	if c.text == "" {
+		c.text = "-"
+	}
+	var conds []string
+	held := true
+	for _, s := range sigs {
+		if s.Column != head.name {
+			continue
+		}
+		mark := "✓"
+		if !s.Held {
+			mark, held = "✗", false
+		}
+		conds = append(conds, s.Condition+" "+mark)
+	}
+	if len(conds) > 0 {
+		c.text += " · expected " + strings.Join(conds, ", ")
+		c.classes = "good"
+		if !held {
+			c.classes = "bad"
+		}
+	}
+	return c
+}
+
+// writeIncidentMatrix writes an incident scenario's matrix: one row per
+// configuration, one column per disruption figure (and per other column
+// its signature bounds), each cell the median [min, max] over the trials
+// beside the expected signature, held ✓ or not ✗.
+func writeIncidentMatrix(p *page, name string, groups []*reportGroup, sigs []Signature) {
+	heads := matrixHeads(groups, sigs)
+	var rows []tableRow
+	for _, g := range groups {
+		own := signaturesOf(g, sigs)
+		cells := []cell{linkCell("#"+g.anchor, algoLabel(g.Algorithm, g.Variant)), textCell(g.Runtime), intCell(g.Nodes), intCell(g.Trials)}
+		class := ""
+		for _, h := range heads {
+			c := matrixCell(g, h, own)
+			if c.classes == "bad" {
+				class = "bad"
+			}
+			cells = append(cells, c)
+		}
+		rows = append(rows, tableRow{class: class, cells: cells})
+	}
+	if len(heads) == 0 {
+		p.note("No trial of " + name + " has a disruption figure (they are the quorum algorithms').")
+	}
+	p.tableRows("incident-"+name, "sortable", append([]string{"variant", "runtime", "nodes", "trials"}, headNames(heads)...), rows)
+}
+
+// writeIncidents writes the incident view of each incident scenario in
+// the rows: its matrix, then a leadership time-line of one trial per
+// configuration from the trace (leads), or a line saying there is none.
+func writeIncidents(p *page, names []string, by map[string][]*reportGroup, leads map[groupKey]*TraceTrial, opt HTMLOptions) {
+	if len(names) == 0 {
+		return
+	}
+	p.section("incident", func() {
+		p.h2("", txt("Incident"))
+		p.note("A scenario of the incident library (docs/incidents.md): per configuration, the disruption figures (ALGORITHMS.md, \"Disruption\") " +
+			"and the other columns its signature bounds, as median [min, max] over the trials, each beside the signature the scenario expects " +
+			"(✓ held, ✗ failed). leaderless_t: time after the first leader with no leader followed by a majority, in T; stale_leader_s: time with two or more leaders, in seconds.")
+		for _, name := range names {
+			p.h3("", txt(name))
+			writeIncidentMatrix(p, name, by[name], opt.Signatures)
+			writeLeadership(p, by[name], leads, opt)
+		}
+	})
+}
+
+// writeLeadership draws, per configuration, who believed it led, when and
+// in which term, in the first trial the trace holds.
+func writeLeadership(p *page, groups []*reportGroup, leads map[groupKey]*TraceTrial, opt HTMLOptions) {
+	var missing []string
+	drawn := 0
+	for _, g := range groups {
+		label := algoLabel(g.Algorithm, g.Variant)
+		t := leads[groupKey{g.Algorithm, g.Variant, g.Runtime, g.Scenario, g.Nodes}]
+		if t == nil || opt.Leads == nil {
+			missing = append(missing, label)
+			continue
+		}
+		var r *Row
+		for _, x := range g.rows {
+			if rowTraceKey(x) == t.key() {
+				r = x
+			}
+		}
+		tNs := 0.0
+		var fw []FaultWindow
+		if r != nil {
+			tNs = r.TS * 1e9
+			if opt.Faults != nil {
+				fw = opt.Faults(r)
+			}
+		}
+		title := fmt.Sprintf("%s n=%d (%s) — trial %d, seed %d: who led, when, in which term", label, g.Nodes, g.Runtime, t.Trial, t.Seed)
+		bands := leadBands(t.Leads)
+		p.details("", true, []run{txt(title)}, func() {
+			if len(bands) == 0 {
+				p.note("No process led in this trial.")
+				return
+			}
+			p.svg(leadershipTimeline(title, g.Nodes, bands, t.End, tNs, fw))
+		})
+		drawn++
+	}
+	if drawn > 0 {
+		p.note("One lane per process (its position); a band while it sent the messages only a leader sends, labelled with their term; two bands at once are two processes that believed they led. The strip under the axis: fault windows. Hover for times.")
+	}
+	if len(missing) > 0 {
+		p.note("No time-line of " + strings.Join(missing, ", ") + ": the report was given no trace of their trials (electbench run --trace FILE).")
+	}
 }

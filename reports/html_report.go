@@ -47,6 +47,19 @@ type HTMLOptions struct {
 	// each failing trial.
 	Replay func(r *Row) string
 
+	// Incident tells an incident scenario (chaos.IsIncident): the report
+	// opens with its incident view (html_incident.go). Nil: none is.
+	Incident func(scenario string) bool
+	// Signatures are the conditions of the incident scenarios' expected
+	// signatures, judged per configuration (workloads.Signatures): the
+	// incident view sets each beside the figure it bounds.
+	Signatures []Signature
+	// Leads says which message kinds of an algorithm only its leader
+	// sends, with its term in the message's A field (nodes.Quorum's Leader
+	// kinds): given a trace, the incident view draws each process as
+	// leading while it sends them. Nil draws no time-line.
+	Leads func(algorithm, kind string) bool
+
 	// MaxFailing bounds the failing trials listed in detail (0: 200).
 	MaxFailing int
 	// MaxDiagrams bounds the message-sequence diagrams (0: 8).
@@ -109,16 +122,22 @@ func WriteHTML(out io.Writer, rows []Row, opt HTMLOptions) error {
 	fails := failingTrials(groups)
 
 	var diagrams []*TraceTrial
+	var leads map[groupKey]*TraceTrial
 	if opt.Trace != nil {
 		var err error
-		if diagrams, err = attachTrace(opt, rows, fails); err != nil {
+		if diagrams, leads, err = attachTrace(opt, rows, fails); err != nil {
 			return &TraceError{Name: cmpOr(opt.TraceName, "trace"), Err: err}
 		}
 	}
 
 	p := newPage(opt.Title)
 	writeMeta(p, rows, groups, opt)
-	nav := []run{link("#verdict", "Verdict"), link("#summary", "Key numbers"), link("#choose", "Choosing an algorithm")}
+	incidents, byIncident := incidentGroups(groups, opt.Incident)
+	nav := []run{link("#verdict", "Verdict")}
+	if len(incidents) > 0 {
+		nav = append(nav, link("#incident", "Incident"))
+	}
+	nav = append(nav, link("#summary", "Key numbers"), link("#choose", "Choosing an algorithm"))
 	if slices.ContainsFunc(groups, func(g *reportGroup) bool { return g.FailoverT.N > 0 }) {
 		nav = append(nav, link("#failover", "Failover"))
 	}
@@ -138,6 +157,7 @@ func WriteHTML(out io.Writer, rows []Row, opt HTMLOptions) error {
 		return p.write(out)
 	}
 	writeHeadline(p, rows, groups, fails, opt)
+	writeIncidents(p, incidents, byIncident, leads, opt)
 	writeKeyTable(p, allSeries)
 	if err := writeChoose(p, allSeries, opt.Faults); err != nil {
 		return err
@@ -258,9 +278,11 @@ func failingTrials(groups []*reportGroup) []*failing {
 }
 
 // attachTrace reads the trace once: the excerpt around each listed failing
-// trial's violation, and the events of up to MaxDiagrams small trials —
-// failing ones first come, then the first trial of each configuration.
-func attachTrace(opt HTMLOptions, rows []Row, fails []*failing) ([]*TraceTrial, error) {
+// trial's violation, the events of up to MaxDiagrams small trials —
+// failing ones first come, then the first trial of each configuration —
+// and the leader messages of the first trial of each configuration of an
+// incident scenario (leadWant).
+func attachTrace(opt HTMLOptions, rows []Row, fails []*failing) ([]*TraceTrial, map[groupKey]*TraceTrial, error) {
 	byKey := map[traceKey]*failing{}
 	for i, f := range fails {
 		if i >= opt.MaxFailing {
@@ -270,8 +292,10 @@ func attachTrace(opt HTMLOptions, rows []Row, fails []*failing) ([]*TraceTrial, 
 	}
 	seenConfig := map[string]bool{}
 	drawn := map[traceKey]bool{}
+	leads := map[groupKey]*TraceTrial{}
+	leadTrial := map[traceKey]groupKey{}
 	trials, err := readTrace(opt.Trace, func(h TraceHeader) (traceWant, bool) {
-		w := traceWant{around: -1, maint: opt.maint()}
+		w := traceWant{around: -1, maint: opt.maint(), lead: leadWant(opt, h, leads, leadTrial)}
 		f := byKey[h.key()]
 		if f != nil {
 			w.around = math.MaxInt64
@@ -286,10 +310,10 @@ func attachTrace(opt HTMLOptions, rows []Row, fails []*failing) ([]*TraceTrial, 
 			// One more than drawn, so a trial over the limit shows as truncated.
 			w.max = DiagramMaxEvents + 1
 		}
-		return w, w.max > 0 || w.around >= 0
+		return w, w.max > 0 || w.around >= 0 || w.lead != nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var out []*TraceTrial
 	for _, t := range trials {
@@ -299,8 +323,29 @@ func attachTrace(opt HTMLOptions, rows []Row, fails []*failing) ([]*TraceTrial, 
 		if drawn[t.key()] {
 			out = append(out, t)
 		}
+		if k, ok := leadTrial[t.key()]; ok {
+			leads[k] = t
+		}
 	}
-	return out, nil
+	return out, leads, nil
+}
+
+// leadWant selects, for the first trial of each configuration of an
+// incident scenario, its leader messages and crashes (the leadership
+// time-line), noting the trial in leadTrial; nil for other trials.
+func leadWant(opt HTMLOptions, h TraceHeader, leads map[groupKey]*TraceTrial, leadTrial map[traceKey]groupKey) func(*TraceEvent) bool {
+	if opt.Incident == nil || opt.Leads == nil || !opt.Incident(h.Scenario) {
+		return nil
+	}
+	k := groupKey{h.Algorithm, h.Variant, cmpOr(h.Runtime, "sim"), h.Scenario, h.Nodes}
+	if _, ok := leads[k]; ok {
+		return nil
+	}
+	leads[k] = nil // the first trial is taken
+	leadTrial[h.key()] = k
+	return func(ev *TraceEvent) bool {
+		return ev.Ev == "crash" || ev.Ev == "send" && opt.Leads(h.Algorithm, ev.Kind)
+	}
 }
 
 func writeMeta(p *page, rows []Row, groups []*reportGroup, opt HTMLOptions) {

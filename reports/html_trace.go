@@ -69,6 +69,11 @@ type TraceTrial struct {
 	// diagram's time axis starts at the first of them, and a send whose
 	// delivery is not among them is not drawn as lost.
 	Window bool
+	// Leads are all the trial's events that lead asked for (an incident's
+	// leader messages and crashes, for its leadership time-line), and End
+	// the time of its last event.
+	Leads []TraceEvent
+	End   int64
 }
 
 // traceKey matches a trace header to a results row. The scenario is part of
@@ -99,6 +104,7 @@ type traceWant struct {
 	max    int
 	around int64
 	maint  func(kind string) bool
+	lead   func(ev *TraceEvent) bool // keep every event it selects, without a bound
 }
 
 // excerptBefore and excerptAfter are how many events other than
@@ -236,6 +242,10 @@ func readTrace(r io.Reader, want func(TraceHeader) (traceWant, bool)) ([]*TraceT
 		if ex != nil {
 			ex.add(ev)
 		}
+		if w.lead != nil && w.lead(&ev) {
+			cur.Leads = append(cur.Leads, ev)
+		}
+		cur.End = max(cur.End, ev.T)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("trace line %d: %w", line+1, err)

@@ -40,12 +40,13 @@ var unshapingFlags = []string{"out", "format", "parallel", "resume", "trace", "h
 
 // finish writes what follows the summary: report.html when the formats ask
 // for it (with the trace, when the run kept one, and the expectations that
-// failed over trials), the results directory's
+// failed over trials, and the incident signatures judged), the results directory's
 // manifest with its row count, and the history entry.
-func (r *runReportOptions) finish(cmd *cobra.Command, o runOptions, m reports.Manifest, formats []string, rows []reports.Row, fails []workloads.Failure) error {
+func (r *runReportOptions) finish(cmd *cobra.Command, o runOptions, m reports.Manifest, formats []string, rows []reports.Row, fails []workloads.Failure, sigs []reports.Signature) error {
 	results := filepath.Join(o.out, reports.ResultsCSV)
 	if slices.Contains(formats, "html") {
 		opt := htmlOptions(results, &m)
+		opt.Signatures = sigs
 		for _, f := range fails {
 			if f.Trial < 0 { // over trials; the per-trial ones are in the expect column
 				opt.Expectations = append(opt.Expectations, f.String())

@@ -127,7 +127,7 @@ func runMerge(cmd *cobra.Command, o mergeOptions, dirs []string) error {
 	m := ref.m
 	m.Shard, m.ShardTrials, m.PlanTrials = "", "", 0
 	m.RunID, m.Time = newRunID(), time.Now().UTC().Truncate(time.Second)
-	if err := (&runReportOptions{history: o.history}).finish(cmd, runOptions{out: o.out}, m, formats, rows, nil); err != nil {
+	if err := (&runReportOptions{history: o.history}).finish(cmd, runOptions{out: o.out}, m, formats, rows, nil, nil); err != nil {
 		return err
 	}
 	out := cmd.OutOrStdout()

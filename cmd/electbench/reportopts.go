@@ -9,24 +9,38 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/electbench/electbench/chaos"
 	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/reports"
 	"github.com/electbench/electbench/workloads"
 )
 
 // htmlOptions are the report options every command that writes report.html
-// shares: fault windows from the faults column, maintenance kinds from the
-// registry, and, given the run's manifest, a replay command per trial.
+// shares: fault windows from the faults column, maintenance and leader
+// kinds from the registry, the incident scenarios, and, given the run's
+// manifest, a replay command per trial.
 func htmlOptions(source string, m *reports.Manifest) reports.HTMLOptions {
 	opt := reports.HTMLOptions{Source: source, Generator: "electbench " + versionString(), Faults: reports.FaultWindows,
 		Maintenance: func(kind string) bool {
 			k, ok := nodes.KindByName(kind)
 			return ok && !k.IsElection()
-		}}
+		},
+		Incident: chaos.IsIncident, Leads: leaderKind}
 	if m != nil {
 		opt.Replay = replayCommand(*m)
 	}
 	return opt
+}
+
+// leaderKind reports whether kind is a message only the leader of a quorum
+// algorithm sends, with its term (nodes.Quorum.IsLeader).
+func leaderKind(algorithm, kind string) bool {
+	a, _, err := nodes.Lookup(algorithm)
+	if err != nil || a.Quorum == nil {
+		return false
+	}
+	k, ok := nodes.KindByName(kind)
+	return ok && a.Quorum.IsLeader(k)
 }
 
 // replayFlags are the run flags a replay command sets itself, or that do

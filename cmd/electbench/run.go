@@ -390,7 +390,7 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 		return err
 	}
 	fails := workloads.CheckRun(p.specs, rows)
-	if err := o.report.finish(cmd, o, p.manifest, p.formats, rows, fails); err != nil {
+	if err := o.report.finish(cmd, o, p.manifest, p.formats, rows, fails, workloads.Signatures(p.specs, rows)); err != nil {
 		return err
 	}
 	if err := printRun(cmd.OutOrStdout(), sum, rows, written, start, o.out); err != nil {
