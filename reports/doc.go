@@ -54,7 +54,15 @@
 // curves, turnaround and decided distributions, timeouts), the verdicts with
 // every failing trial's seed and violation, and, given the trace file of the
 // run, the events around each violation and message-sequence diagrams of
-// small trials. The same input gives the same bytes.
+// small trials. Where failover is shown, so are the disruption figures
+// (ALGORITHMS.md, "Disruption") of the trials that have them. Rows of an
+// incident scenario (HTMLOptions.Incident) open the page with the incident
+// view: per configuration, each disruption figure as median [min, max]
+// beside the conditions of the scenario's expected signature
+// (HTMLOptions.Signatures), held or failed; and, given the trace, a
+// time-line of one trial per configuration: a band per process while it
+// sent the messages only a leader sends (HTMLOptions.Leads), labelled with
+// their term. The same input gives the same bytes.
 //
 // # Comparison
 //
