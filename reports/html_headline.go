@@ -213,8 +213,18 @@ func writeKeyTables(p *page, all []*series, failover bool) {
 		"Messages are election messages per trial; times are in units of T, the mean one-way latency. Click a heading to sort.")
 	head := []string{"algorithm", "runtime", "scenario", "sizes", "trials", "unsafe trials", "live %", "errors",
 		"at N", "messages", "turnaround (T)", "decided (T)"}
+	var heads []disruptionColumn // at the largest sizes, beside failover
 	if failover {
 		head = append(head, "failover (T)")
+		tops := make([]*reportGroup, len(all))
+		for i, s := range all {
+			tops[i] = s.groups[len(s.groups)-1]
+		}
+		heads = disruptionHeads(tops)
+		head = append(head, headNames(heads)...)
+	}
+	if len(heads) > 0 {
+		p.note("Beside failover: the disruption figures of the trials that have them, as median [min, max].")
 	}
 	var rows [][]cell
 	sizes := map[int]bool{}
@@ -238,7 +248,7 @@ func writeKeyTables(p *page, all []*series, failover bool) {
 			intCell(top.Nodes), medianCell(top.Messages, 1), medianCell(top.TurnaroundT, 2), medianCell(top.DecidedT, 2),
 		}
 		if failover {
-			row = append(row, medianCell(top.FailoverT, 2))
+			row = append(append(row, medianCell(top.FailoverT, 2)), disruptionCells(top, heads)...)
 		}
 		rows = append(rows, row)
 	}

@@ -173,3 +173,31 @@ func TestIncidentSectionGolden(t *testing.T) {
 		}
 	}
 }
+
+// Where failover is shown, the disruption figures are too, only those a
+// trial has: in the key numbers and the failover table.
+func TestFailoverShowsDisruptions(t *testing.T) {
+	rows := incidentRows()[:3] // plain's
+	for i := range rows {
+		rows[i].FailoverS, rows[i].FailoverT = Some(0.01), Some(10.0)
+	}
+	var buf bytes.Buffer
+	if err := WriteHTML(&buf, rows, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	key := tableTexts(t, page, "key-table")
+	if got := key[0][len(key[0])-6:]; !slices.Equal(got, []string{"failover (T)", "elections", "disruptions", "leaderless_t", "stale_leader_s", "term_inflation"}) {
+		t.Errorf("key table ends with %q", got)
+	}
+	if got := key[1][len(key[1])-5:]; !slices.Equal(got, []string{"11 [10, 12]", "3 [2, 5]", "1.5 [0.5, 3]", "0", "4"}) {
+		t.Errorf("key table's disruption cells %q", got)
+	}
+	sec := page[strings.Index(page, `<section id="failover">`):]
+	if !strings.Contains(sec[:strings.Index(sec, "</section>")], `<th>disruptions</th>`) {
+		t.Error("the failover table lacks the disruptions")
+	}
+	if strings.Contains(page, "heal_disruptions") {
+		t.Error("a figure no trial has is shown")
+	}
+}
