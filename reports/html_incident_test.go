@@ -175,7 +175,7 @@ func TestIncidentSectionGolden(t *testing.T) {
 }
 
 // Where failover is shown, the disruption figures are too, only those a
-// trial has: in the key numbers and the failover table.
+// trial has: in the key numbers, the failover table and the summary.
 func TestFailoverShowsDisruptions(t *testing.T) {
 	rows := incidentRows()[:3] // plain's
 	for i := range rows {
@@ -192,6 +192,9 @@ func TestFailoverShowsDisruptions(t *testing.T) {
 	}
 	if got := key[1][len(key[1])-5:]; !slices.Equal(got, []string{"11 [10, 12]", "3 [2, 5]", "1.5 [0.5, 3]", "0", "4"}) {
 		t.Errorf("key table's disruption cells %q", got)
+	}
+	if sum := tableTexts(t, page, "summary-table"); sum[0][len(sum[0])-1] != "term_inflation" || sum[1][len(sum[1])-4] != "3 [2, 5]" {
+		t.Errorf("the summary table's disruption figures: %q, %q", sum[0], sum[1])
 	}
 	sec := page[strings.Index(page, `<section id="failover">`):]
 	if !strings.Contains(sec[:strings.Index(sec, "</section>")], `<th>disruptions</th>`) {

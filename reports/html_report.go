@@ -464,17 +464,19 @@ func writeSummaryTable(p *page, groups []*reportGroup) {
 	head := []string{"algorithm", "variant", "runtime", "scenario", "nodes", "trials", "errors", "correct %", "live %",
 		"safety violations", "unsafe trials", "messages median", "messages median 95% CI", "messages mean", "theory_messages",
 		"theory_bound", "turnaround_t median", "decided_t median", "failover_t median", "timeouts mean"}
+	heads := disruptionHeads(groups)
+	head = append(head, headNames(heads)...)
 	var rows [][]cell
 	for _, g := range groups {
 		to := describe(groupTimeouts(g))
-		rows = append(rows, []cell{
+		rows = append(rows, append([]cell{
 			linkCell("#"+g.anchor, g.Algorithm), textCell(g.Variant),
 			textCell(g.Runtime), textCell(g.Scenario), intCell(g.Nodes), intCell(g.Trials), intCell(g.Errors),
 			floatCell(100*g.CorrectShare, 1), floatCell(100*g.LiveShare, 1), intCell(g.SafetyViolations),
 			intCell(g.UnsafeTrials), optCell(g.Messages.Median, 1), ciText(g.Messages), optCell(g.Messages.Mean, 1),
 			optInt(g.TheoryMessages), optInt(groupTheoryBound(g)),
 			optCell(g.TurnaroundT.Median, 2), optCell(g.DecidedT.Median, 2), optCell(g.FailoverT.Median, 2), optCell(to.Mean, 2),
-		})
+		}, disruptionCells(g, heads)...))
 	}
 	p.details("all-figures", false, []run{txt("Every figure per configuration (the summary)")}, func() {
 		p.note("One line per algorithm, variant, runtime, scenario and size. Click a heading to sort.")
