@@ -182,9 +182,9 @@ func writeFailover(p *page, groups []*reportGroup) error {
 		f, d := describe(fv), describe(dv)
 		terms := describe(metricValues(g.rows, func(r *Row) Opt[float64] { return optFloat(r.Terms) }))
 		splits := describe(metricValues(g.rows, func(r *Row) Opt[float64] { return optFloat(r.SplitVotes) }))
-		rows = append(rows, []cell{textCell(label), intCell(len(fv)), medianCell(d, 1), medianCell(f, 1),
-			optCell(f.P95, 1), optCell(f.Max, 1), medianCell(g.FailoverT, 2), optCell(terms.Mean, 2), optCell(splits.Mean, 2)})
-		rows[len(rows)-1] = append(rows[len(rows)-1], disruptionCells(g, heads)...)
+		rows = append(rows, append([]cell{textCell(label), intCell(len(fv)), medianCell(d, 1), medianCell(f, 1),
+			optCell(f.P95, 1), optCell(f.Max, 1), medianCell(g.FailoverT, 2), optCell(terms.Mean, 2), optCell(splits.Mean, 2)},
+			disruptionCells(g, heads)...))
 	}
 	var figures []string
 	for _, c := range []struct {

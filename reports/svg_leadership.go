@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
 	"html"
 	"math"
@@ -58,7 +59,7 @@ func leadBands(evs []TraceEvent) []leadBand {
 	for _, p := range ps {
 		closeBand(p)
 	}
-	slices.SortStableFunc(out, func(a, b leadBand) int { return int(a.from - b.from) })
+	slices.SortStableFunc(out, func(a, b leadBand) int { return cmp.Compare(a.from, b.from) })
 	return out
 }
 
