@@ -6,11 +6,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/electbench/electbench/internal/boundedio"
 	"github.com/electbench/electbench/reports"
+	"github.com/electbench/electbench/workloads"
 )
 
 func init() { commands = append(commands, newReportCmd) }
@@ -85,6 +87,7 @@ func runReport(cmd *cobra.Command, arg string, o reportOptions) error {
 		m = &mf
 	}
 	opt := htmlOptions(path, m)
+	opt.Signatures = manifestSignatures(m, rows)
 	if o.trace != "" {
 		f, err := os.Open(o.trace)
 		if err != nil {
@@ -108,6 +111,27 @@ func runReport(cmd *cobra.Command, arg string, o reportOptions) error {
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (%d trials)\n", out, len(rows))
 	return nil
+}
+
+// manifestSignatures judges the incident signatures of the run m
+// describes on rows, from those of its scenario files (or built-ins) whose
+// text is still the one it ran (the manifest's hash); nil without them.
+func manifestSignatures(m *reports.Manifest, rows []reports.Row) []reports.Signature {
+	if m == nil {
+		return nil
+	}
+	var args []string
+	for _, s := range m.Scenarios {
+		arg, hash, _ := strings.Cut(s, "=")
+		if text, err := readScenario(arg); err == nil && shortHash(string(text)) == hash {
+			args = append(args, arg)
+		}
+	}
+	specs, err := loadScenarios(args, "")
+	if err != nil {
+		return nil
+	}
+	return workloads.Signatures(specs, rows)
 }
 
 // traceInputError marks an unreadable trace as bad input; other errors
