@@ -16,6 +16,7 @@ import (
 type algoVerdict struct {
 	label                         string
 	trials, unsafe, notLive, errs int
+	wrong                         int // live, safe, and still not correct
 	violations                    int
 	firstFail                     *failing
 }
@@ -65,10 +66,13 @@ func algoVerdicts(groups []*reportGroup, fails []*failing) (order []string, by m
 				v.unsafe++
 				v.violations += r.SafetyViolations
 			}
-			if r.Error != "" {
+			switch {
+			case r.Error != "":
 				v.errs++
-			} else if !r.Live {
+			case !r.Live:
 				v.notLive++
+			case !r.Correct && r.SafetyViolations == 0:
+				v.wrong++
 			}
 		}
 	}
@@ -145,6 +149,9 @@ func writeAlgoVerdicts(p *page, order []string, by map[string]*algoVerdict) {
 		}
 		if v.notLive > 0 {
 			what = append(what, fmt.Sprintf("%d of %d trials elected nobody all agreed on (not live)", v.notLive, v.trials))
+		}
+		if v.wrong > 0 {
+			what = append(what, fmt.Sprintf("%d of %d trials live but not correct (a live process decided no leader, or another)", v.wrong, v.trials))
 		}
 		if v.errs > 0 {
 			what = append(what, fmt.Sprintf("%d of %d trials ended in an error", v.errs, v.trials))

@@ -183,11 +183,24 @@ func TestReportHeadline(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := b.String()
+	if strings.Contains(page, "<b>lcr (sim)</b>") {
+		t.Error("lcr, every trial correct and live, is listed among the failing pairs")
+	}
 	for _, want := range []string{`<div class="verdict fail">`, "<b>2 expectations failed</b> (per scenario, algorithm and size)", "p99 turnaround 9ms",
 		"adhoc: ring N=4: safety violations 2 &gt; 0 — failed in 1 trial; first, trial 3 (seed", "<b>ring (sim)</b>: 1 of ", "trials broke safety (2 violations)"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("headline lacks %q", want)
 		}
+	}
+	// A trial that is live and safe but not correct (a quorum trial whose
+	// processes do not all agree) is no clean pair either.
+	rows[3].SafetyViolations, rows[3].Expect = 0, ""
+	b.Reset()
+	if err := WriteHTML(&b, rows, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "<b>ring (sim)</b>: 1 of ") || !strings.Contains(b.String(), "trials live but not correct") {
+		t.Error("a live, safe, incorrect trial is not named in the headline")
 	}
 }
 
