@@ -476,7 +476,7 @@ expect:
 // The incident library is listed apart, and every name of it is a built-in.
 func TestIncidentLibrary(t *testing.T) {
 	inc := IncidentNames()
-	for _, want := range []string{"bridge-split-brain", "raft-chain", "rejoin-term-inflation", "one-way-inbound"} {
+	for _, want := range []string{"bridge-split-brain", "raft-chain", "rejoin-term-inflation", "one-way-inbound", "cloudflare-2020", "limping-leader", "lease-pause"} {
 		if !slices.Contains(inc, want) || !IsIncident(want) || !slices.Contains(BuiltinNames(), want) {
 			t.Errorf("%s: not in the incident library %v", want, inc)
 		}
