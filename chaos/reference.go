@@ -132,12 +132,13 @@ func refFaults(b *strings.Builder) {
 	p("(crash is SIGKILL, pause SIGSTOP/SIGCONT, restart respawns the node with its\n")
 	p("identity), disabled proxies (partitions) and Toxiproxy toxics (each directed\n")
 	p("link is one proxy: a fault on the link a→b is an upstream toxic on that proxy;\n")
-	p("`toxicity` is drawn per link from the trial's seed); suspicions go over the\n")
+	p("`toxicity` is drawn per link from the trial's seed); suspicions, loss (in the\n")
+	p("sending node's link layer) and a slow process (in its event loop) go over the\n")
 	p("control channel. The harness fires triggers from the nodes' events and resolves\n")
 	p("selectors when a fault starts, as the simulator does, and records the schedule\n")
-	p("in the faults column. Loss, duplication and reordering are simulator-only: a\n")
-	p("live scenario with one is rejected at validation, as is a suspect fault under\n")
-	p("the heartbeat detector. Toxiproxy's own jitter is not seeded; the simulator's is.\n\n")
+	p("in the faults column. A kind whose Live line below says \"not available\" is\n")
+	p("rejected at validation in a live scenario, as is a suspect fault under the\n")
+	p("heartbeat detector. Toxiproxy's own jitter is not seeded; the simulator's is.\n\n")
 	classFields := map[Class][]FieldDoc{
 		ProcessFault:   docs([]field[Fault]{fieldTarget}),
 		DetectorFault:  docs([]field[Fault]{fieldTarget, fieldObservers}),
