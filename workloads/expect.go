@@ -111,25 +111,12 @@ func CheckRun(specs []*Spec, rows []reports.Row) []Failure {
 		if s.Expect.IsZero() {
 			continue
 		}
-		type group struct {
-			algo, variant string
-			nodes         int
-		}
-		var order []group
-		by := map[group][]reports.Row{}
 		for _, r := range rows {
-			if r.Scenario != s.Scenario {
-				continue
-			}
-			if what, ok := strings.CutPrefix(r.Expect, "fail: "); ok {
+			if what, ok := strings.CutPrefix(r.Expect, "fail: "); ok && r.Scenario == s.Scenario {
 				out = append(out, Failure{Scenario: r.Scenario, Algorithm: algoName(r), Nodes: r.Nodes, Trial: r.Trial, Seed: r.Seed, What: what})
 			}
-			g := group{r.Algorithm, r.Variant, r.Nodes}
-			if _, ok := by[g]; !ok {
-				order = append(order, g)
-			}
-			by[g] = append(by[g], r)
 		}
+		order, by := groupRows(s.Scenario, rows)
 		for _, g := range order {
 			var fails []Failure
 			if p := s.Expect.Turnaround; p != nil {
@@ -149,6 +136,30 @@ func CheckRun(specs []*Spec, rows []reports.Row) []Failure {
 		}
 	}
 	return out
+}
+
+// rowGroup is one configuration of a scenario's rows: the trials that
+// expectations over trials judge together.
+type rowGroup struct {
+	algo, variant string
+	nodes         int
+}
+
+// groupRows gathers the rows of scenario by algorithm, variant and size,
+// the groups in the order of their first row.
+func groupRows(scenario string, rows []reports.Row) (order []rowGroup, by map[rowGroup][]reports.Row) {
+	by = map[rowGroup][]reports.Row{}
+	for _, r := range rows {
+		if r.Scenario != scenario {
+			continue
+		}
+		g := rowGroup{r.Algorithm, r.Variant, r.Nodes}
+		if _, ok := by[g]; !ok {
+			order = append(order, g)
+		}
+		by[g] = append(by[g], r)
+	}
+	return order, by
 }
 
 // checkColumn judges a condition of expect.columns over a group's trials,

@@ -17,22 +17,7 @@ func Signatures(specs []*Spec, rows []reports.Row) []reports.Signature {
 		if len(s.Expect.Columns) == 0 {
 			continue
 		}
-		type group struct {
-			algo, variant string
-			nodes         int
-		}
-		var order []group
-		by := map[group][]reports.Row{}
-		for _, r := range rows {
-			if r.Scenario != s.Scenario {
-				continue
-			}
-			g := group{r.Algorithm, r.Variant, r.Nodes}
-			if _, ok := by[g]; !ok {
-				order = append(order, g)
-			}
-			by[g] = append(by[g], r)
-		}
+		order, by := groupRows(s.Scenario, rows)
 		for _, g := range order {
 			for _, c := range s.Expect.Columns {
 				if !c.Applies(g.algo, g.variant) {
