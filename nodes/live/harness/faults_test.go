@@ -3,7 +3,6 @@
 package harness_test
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -199,15 +198,7 @@ func TestHealedCutCarriesAtOnce(t *testing.T) {
 		cut.Start, cut.For = trial.When{Trigger: trial.AtTime, At: time.Duration(50+300*i) * T}, 200*T
 		cfg.Faults = append(cfg.Faults, cut)
 	}
-	j := newJudge(t, &cfg, cfg.T())
-	j.record = true
-	cfg.Events = j
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	res, err := r.Run(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, j := runJudged(t, r, cfg, true)
 	var healed time.Duration = -1
 	heals := 0
 	for _, e := range j.events {
@@ -286,15 +277,7 @@ func TestLossIsTheSendersOneWay(t *testing.T) {
 	cfg.Faults = []trial.Fault{{Link: trial.Loss{P: 0.5}, Name: "loss", Links: func(trial.View) trial.LinkSet {
 		return trial.LinkSet{Has: func(a, b int) bool { return a == 0 }, Text: "0>*"}
 	}}}
-	j := newJudge(t, &cfg, cfg.T())
-	j.record = true
-	cfg.Events = j
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	res, err := r.Run(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, j := runJudged(t, r, cfg, true)
 	lost, from0 := 0, 0
 	for _, e := range j.events {
 		switch {
@@ -385,15 +368,7 @@ func TestLossOutlivesARestart(t *testing.T) {
 		}},
 		{Effect: trial.EffCrash, Name: "crash", Targets: procs(0), Start: trial.When{Trigger: trial.AtTime, At: 100 * T}, For: 50 * T},
 	}
-	j := newJudge(t, &cfg, cfg.T())
-	j.record = true
-	cfg.Events = j
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	res, err := r.Run(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, j := runJudged(t, r, cfg, true)
 	lostAfter := 0
 	for _, e := range j.events {
 		switch {

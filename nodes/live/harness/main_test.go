@@ -220,7 +220,16 @@ func run(t testing.TB, r *harness.Runtime, cfg trial.Config) (*harness.Result, c
 // runOnce is run without running again: one attempt, whatever its delays.
 func runOnce(t testing.TB, r *harness.Runtime, cfg trial.Config) (*harness.Result, check.Verdict, *judge) {
 	t.Helper()
+	res, j := runJudged(t, r, cfg, false)
+	return res, j.verdict(&res.Record), j
+}
+
+// runJudged runs cfg once on r with a judge, which keeps every event
+// (judge.events) when record is set.
+func runJudged(t testing.TB, r *harness.Runtime, cfg trial.Config, record bool) (*harness.Result, *judge) {
+	t.Helper()
 	j := newJudge(t, &cfg, cfg.T())
+	j.record = record
 	cfg.Events = j
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -228,7 +237,7 @@ func runOnce(t testing.TB, r *harness.Runtime, cfg trial.Config) (*harness.Resul
 	if err != nil {
 		t.Fatalf("%s n=%d: %v", cfg.Algorithm.Name, cfg.Ranks.Len(), err)
 	}
-	return res, j.verdict(&res.Record), j
+	return res, j
 }
 
 // simulate runs cfg on the simulator, judged.
