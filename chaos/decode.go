@@ -48,6 +48,10 @@ type field[T any] struct {
 	required bool
 	doc      string
 	dec      func(d *decoder, n *yaml.Node, path string, dst *T)
+	// enc writes the field's value back as Format writes it: nil leaves
+	// the field out (unset, or its default where reading the default
+	// gives the same). Set in format.go, beside every table.
+	enc func(src *T) *yaml.Node
 }
 
 // FieldDoc documents one field.

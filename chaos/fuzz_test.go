@@ -3,11 +3,13 @@ package chaos
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 )
 
-// FuzzParse: no input makes the parser panic or hang, and whatever parses
-// resolves against a small world without panicking. Inputs are bounded by
+// FuzzParse: no input makes the parser panic or hang, whatever parses
+// resolves against a small world without panicking, and Format writes it
+// as a file that parses back to it. Inputs are bounded by
 // MaxFileSize (Parse refuses larger ones); the fuzzer's stay far below.
 func FuzzParse(f *testing.F) {
 	for _, name := range BuiltinNames() {
@@ -35,6 +37,7 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		for _, s := range scs {
+			roundTrip(t, s)
 			for n := 2; n <= 6; n += 4 {
 				w := newWorld(make([]uint64, n)...)
 				for i := range w.ranks {
@@ -53,4 +56,20 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// roundTrip fails t unless s, formatted, parses back to s.
+func roundTrip(t *testing.T, s *Scenario) {
+	t.Helper()
+	out, err := Format(s)
+	if err != nil {
+		t.Fatalf("formatting %s: %v", s.Name, err)
+	}
+	back, err := Parse("formatted", out)
+	if err != nil || len(back) != 1 {
+		t.Fatalf("formatted %s does not parse back (%d scenarios): %v\n%s", s.Name, len(back), err, out)
+	}
+	if a, b := comparable(s), comparable(back[0]); !reflect.DeepEqual(a, b) {
+		t.Fatalf("formatting changed %s\nbefore %+v\nafter  %+v\n%s", s.Name, a, b, out)
+	}
 }

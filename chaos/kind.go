@@ -283,6 +283,14 @@ func param[P any](name, typ, def, doc string, read func(d *decoder, n *yaml.Node
 					setParams(tf, func(p *P) { set(p, T) })
 				}})
 			}
+		},
+		enc: func(f *Fault) *yaml.Node {
+			for _, p := range f.Params {
+				if p.Name == name {
+					return wordNode(p.Text)
+				}
+			}
+			return nil
 		}}
 }
 
