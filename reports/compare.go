@@ -24,6 +24,9 @@ type CompareOptions struct {
 	// simulated trials (base) meet its live ones (new): electbench twin.
 	// Its changes name the runtime TwinRuntime.
 	AcrossRuntimes bool
+	// Disruption compares the disruption figures too (DisruptionMetrics):
+	// twin of an incident scenario, whose signature they are.
+	Disruption bool
 }
 
 // TwinRuntime is the runtime a Change names when it compares the
@@ -68,6 +71,11 @@ var compareMetrics = []struct {
 	{"detect_t", detectT, true},
 	{"failover_t", func(r *Row) Opt[float64] { return r.FailoverT }, true},
 }
+
+// DisruptionMetrics are the disruption figures (ALGORITHMS.md,
+// "Disruption") compared with CompareOptions.Disruption, as medians: the
+// columns an incident scenario's signature is written in.
+var DisruptionMetrics = []string{"disruptions", "leaderless_t", "stale_leader_s", "term_inflation", "elections"}
 
 // detectT is detect_s in units of T (t_s); unset when either is.
 func detectT(r *Row) Opt[float64] {
@@ -222,12 +230,36 @@ func Compare(base, new []Row, opt CompareOptions) Comparison {
 			judge(&ch, b, n, opt, c.MinSamples)
 			c.Changes = append(c.Changes, ch)
 		}
+		if opt.Disruption {
+			c.Changes = append(c.Changes, disruptionChanges(group, baseBy[k], newBy[k], opt, c.MinSamples)...)
+		}
 	}
 	c.Tests = adjust(c.Changes, opt.Alpha)
 	if c.Tests > 0 {
 		c.LoneSamples = MinSamples(opt.Alpha / float64(c.Tests))
 	}
 	return c
+}
+
+// disruptionChanges compares a group's disruption figures, those either
+// side has (an algorithm without terms or leases has none).
+func disruptionChanges(group Change, base, new []*Row, opt CompareOptions, minSamples int) []Change {
+	var out []Change
+	for _, name := range DisruptionMetrics {
+		value := func(r *Row) Opt[float64] {
+			v, ok := r.Number(name)
+			return Opt[float64]{V: v, Set: ok}
+		}
+		b, n := metricValues(base, value), metricValues(new, value)
+		if len(b) == 0 && len(n) == 0 {
+			continue
+		}
+		ch := group
+		ch.Metric, ch.Kind = name, KindMedian
+		judge(&ch, b, n, opt, minSamples)
+		out = append(out, ch)
+	}
+	return out
 }
 
 // withRuntime is a copy of rows naming runtime rt.

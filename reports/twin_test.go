@@ -119,3 +119,43 @@ func TestTwinShareLabel(t *testing.T) {
 	}
 	t.Fatal("no safety change")
 }
+
+// An incident's twin (CompareOptions.Disruption) compares the disruption
+// figures its signature is written in, as medians, where either side has
+// them: live term_inflation 9 against 3 simulated exceeds the noise,
+// disruptions equal on both sides do not; without Disruption, or for a
+// group without terms, there is no such line.
+func TestTwinDisruption(t *testing.T) {
+	sim := trialsOf("raft", 3, 20, 22, 20, 24, 20, 22)
+	live := trialsOf("raft", 3, 20, 22, 20, 24, 20, 22)
+	for i := range sim {
+		live[i].Runtime = "live"
+		for _, r := range []*Row{&sim[i], &live[i]} {
+			r.Disruptions, r.Elections = Some(int64(1)), Some(int64(4))
+			r.LeaderlessT, r.StaleLeaderS = Some(2.0), Some(0.0)
+		}
+		sim[i].TermInflation, live[i].TermInflation = Some(int64(3)), Some(int64(9))
+	}
+	lcr := trialsOf("lcr", 8, 44, 46, 44)
+	c := Twin(append(sim, lcr...), live, CompareOptions{Threshold: -1, Disruption: true})
+	v := verdicts(c)
+	for _, m := range DisruptionMetrics {
+		want := NoChange
+		if m == "term_inflation" {
+			want = Regression
+		}
+		if v["raft/3/"+m] != want {
+			t.Errorf("raft %s: %q, want %q", m, v["raft/3/"+m], want)
+		}
+		if _, ok := v["lcr/8/"+m]; ok {
+			t.Errorf("lcr, no terms: compared on %s", m)
+		}
+	}
+	if ch := changeOf(t, c, "term_inflation"); ch.BaseMedian.V != 3 || ch.NewMedian.V != 9 {
+		t.Errorf("term_inflation: sim median %v, live %v; want 3 and 9", ch.BaseMedian, ch.NewMedian)
+	}
+	v = verdicts(Twin(sim, live, CompareOptions{Threshold: -1}))
+	if _, ok := v["raft/3/term_inflation"]; ok {
+		t.Error("without Disruption: term_inflation compared")
+	}
+}

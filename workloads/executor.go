@@ -29,11 +29,13 @@ type Executor struct {
 	Sim, Live Runtime
 	Parallel  int                // simulated trials run at once; 0 means one per core
 	Skip      func(t Trial) bool // trials done already (resume) or another shard's: not run, not emitted
-	// Trace, when set, receives every trial's event trace in plan order,
-	// each preceded by a {"trial":...} header line; LiveTrace, when Trace
-	// is nil, the live trials' only.
-	Trace, LiveTrace io.Writer
-	Observer         Observer // nil: nobody watches
+	// Trace, when set, receives the event trace of every trial TraceIf
+	// selects (nil: every trial) in plan order, each preceded by a
+	// {"trial":...} header line. A trial's trace is the same bytes whether
+	// or not the others are traced.
+	Trace    io.Writer
+	TraceIf  func(t Trial) bool
+	Observer Observer // nil: nobody watches
 	// Costs, when set, are the plan's costs by Trial.Index, priced already
 	// (PlanCosts: sharding does), which the ETA takes rather than price
 	// the live trials again.
@@ -135,22 +137,24 @@ func (x *Executor) runtime(t Trial) Runtime {
 	return Sim
 }
 
+// traced says whether t's trace is written.
+func (x *Executor) traced(t Trial) bool {
+	return x.Trace != nil && (x.TraceIf == nil || x.TraceIf(t))
+}
+
 // runLive runs live trials one at a time.
 func (x *Executor) runLive(ctx context.Context, rt Runtime, trials []Trial, done func(Trial, reports.Row) error) error {
-	trace := x.Trace
-	if trace == nil {
-		trace = x.LiveTrace
-	}
 	for _, t := range trials {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		row, sp, err := runLiveSpooled(ctx, rt, t, trace != nil)
+		traced := x.traced(t)
+		row, sp, err := runLiveSpooled(ctx, rt, t, traced)
 		if err != nil {
 			return err
 		}
-		if trace != nil {
-			err := writeTrace(trace, t, "live", sp)
+		if traced {
+			err := writeTrace(x.Trace, t, "live", sp)
 			sp.discard()
 			if err != nil {
 				return err
@@ -167,7 +171,7 @@ func (x *Executor) runLive(ctx context.Context, rt Runtime, trials []Trial, done
 type simResult struct {
 	index int
 	row   reports.Row
-	trace *spool // with a trace: the trial's trace, on disk
+	trace *spool // when traced: the trial's trace, on disk
 	err   error  // the trace could not be spooled, or ctx's: the trial was interrupted
 }
 
@@ -221,7 +225,7 @@ func (x *Executor) runSim(ctx context.Context, rt Runtime, trials []Trial, proce
 func (x *Executor) simTrial(ctx context.Context, rt Runtime, i int, t Trial, processed *atomic.Int64) simResult {
 	var sp *spool
 	var w io.Writer
-	if x.Trace != nil {
+	if x.traced(t) {
 		var err error
 		if sp, err = newSpool(); err != nil {
 			return simResult{index: i, err: err}
@@ -257,7 +261,7 @@ func (x *Executor) emitInOrder(trials []Trial, results <-chan simResult, cancel 
 			if emitErr = r.err; emitErr != nil {
 				break
 			}
-			if x.Trace != nil {
+			if r.trace != nil {
 				emitErr = writeTrace(x.Trace, trials[r.index], "", r.trace)
 				r.trace.discard()
 				if emitErr != nil {

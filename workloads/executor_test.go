@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -184,5 +185,70 @@ func TestExecutorMixedPlan(t *testing.T) {
 	x.Skip = func(tr Trial) bool { return tr.Live }
 	if err := x.Execute(t.Context(), plan, func(reports.Row) error { return nil }); err != nil || live.opened != 0 {
 		t.Errorf("every live trial skipped: %v, live runtime opened %d times", err, live.opened)
+	}
+}
+
+// traceByTrial splits a trace into its trials' parts (header line and
+// events) by the header, in order.
+func traceByTrial(t *testing.T, trace string) []string {
+	t.Helper()
+	var parts []string
+	for line := range strings.Lines(trace) {
+		if strings.HasPrefix(line, `{"trial":`) {
+			parts = append(parts, "")
+		}
+		if len(parts) == 0 {
+			t.Fatalf("the trace starts with %q, not a trial's header", line)
+		}
+		parts[len(parts)-1] += line
+	}
+	return parts
+}
+
+// TraceIf traces the trials it selects, simulated and live, and each is
+// the same bytes as when every trial is traced (the run's default trace
+// of an incident's first trials draws the time-line --trace's would);
+// the rows are the same whether or not a trial is traced.
+func TestExecutorTracesSelected(t *testing.T) {
+	var plan []Trial
+	sims := spec(t, "chang-roberts,lcr", "4,8", "random", "lowest", "1ms", 3)
+	lives := spec(t, "chang-roberts", "4", "random", "lowest", "1ms", 2)
+	for _, tr := range slices.Concat(sims.Plan(), asLive(lives.Plan())) {
+		tr.Index = len(plan)
+		plan = append(plan, tr)
+	}
+	run := func(only func(Trial) bool) (string, []reports.Row) {
+		var trace strings.Builder
+		var rows []reports.Row
+		x := &Executor{Live: &fakeLive{simRunning: new(atomic.Int64)}, Parallel: 3, Trace: &trace, TraceIf: only}
+		if err := x.Execute(t.Context(), plan, func(r reports.Row) error { rows = append(rows, r); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return trace.String(), rows
+	}
+	all, allRows := run(nil)
+	parts := traceByTrial(t, all)
+	if len(parts) != len(plan) {
+		t.Fatalf("every trial traced: %d trials in the trace, want %d", len(parts), len(plan))
+	}
+	only := func(tr Trial) bool { return tr.Trial == 0 || tr.Live }
+	got, rows := run(only)
+	var want []string
+	for i, tr := range plan {
+		if only(tr) {
+			want = append(want, parts[i])
+		}
+	}
+	gotParts := traceByTrial(t, got)
+	if len(gotParts) != len(want) || len(want) != 6 {
+		t.Fatalf("selected trials traced: %d, want %d (4 configurations' first trial, 2 live)", len(gotParts), len(want))
+	}
+	for i := range want {
+		if gotParts[i] != want[i] {
+			t.Errorf("selected trial %d: its trace differs from the one every trial's trace holds (%.80q against %.80q)", i, gotParts[i], want[i])
+		}
+	}
+	if fmt.Sprint(rows) != fmt.Sprint(allRows) {
+		t.Error("the rows differ between a trace of every trial and a selective one")
 	}
 }

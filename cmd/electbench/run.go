@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/electbench/electbench/chaos"
 	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/trial"
 	"github.com/electbench/electbench/pow"
@@ -422,23 +423,41 @@ func printRun(out io.Writer, sum []reports.Group, rows []reports.Row, written in
 	return nil
 }
 
-// LiveTraceFile is where a run without --trace keeps the events of its
-// small live trials (at most reports.DiagramMaxNodes processes each).
-const LiveTraceFile = "live-trace.jsonl"
+// TraceFile is where a run without --trace keeps the events of the
+// trials its report draws (openDefaultTrace).
+const TraceFile = "trace.jsonl"
 
-// openLiveTrace opens DIR/live-trace.jsonl when the run writes a report,
-// has live trials, all of them small enough for a diagram, and no --trace
-// (which records them already); appended to on --resume.
-func openLiveTrace(o runOptions, formats []string, live []workloads.Trial) (*os.File, error) {
-	if o.trace != "" || !slices.Contains(formats, "html") || len(live) == 0 ||
-		slices.ContainsFunc(live, func(t workloads.Trial) bool { return t.Nodes > reports.DiagramMaxNodes }) {
-		return nil, nil
+// openDefaultTrace opens DIR/trace.jsonl when the run writes a report, has
+// no --trace (which records every trial) and plans a trial defaultTraced
+// selects; appended to on --resume.
+func openDefaultTrace(o runOptions, formats []string, plan []workloads.Trial) (runTrace, error) {
+	only := defaultTraced(plan)
+	if !slices.Contains(formats, "html") || !slices.ContainsFunc(plan, only) {
+		return runTrace{}, nil
 	}
 	flags := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
 	if o.resume {
 		flags = os.O_CREATE | os.O_WRONLY | os.O_APPEND
 	}
-	return os.OpenFile(filepath.Join(o.out, LiveTraceFile), flags, 0o644)
+	f, err := os.OpenFile(filepath.Join(o.out, TraceFile), flags, 0o644)
+	if err != nil {
+		return runTrace{}, fmt.Errorf("opening the run's trace: %w", err)
+	}
+	return runTrace{f: f, only: only}, nil
+}
+
+// defaultTraced selects the trials a run records without --trace, for its
+// report: every live trial when none has more than reports.DiagramMaxNodes
+// processes (a few thousand lines each, for the message-sequence
+// diagrams), and the first trial of each configuration of an incident
+// scenario (chaos.IsIncident), whose leadership time-line the report
+// draws. The report takes the first trial of a configuration the trace
+// holds, which --trace's is too: the time-line is the same either way.
+func defaultTraced(plan []workloads.Trial) func(workloads.Trial) bool {
+	smallLive := !slices.ContainsFunc(plan, func(t workloads.Trial) bool { return t.Live && t.Nodes > reports.DiagramMaxNodes })
+	return func(t workloads.Trial) bool {
+		return t.Live && smallLive || t.Trial == 0 && chaos.IsIncident(t.Spec.Scenario)
+	}
 }
 
 // writeRunTable prints the summary table and, under it, the unsafe or not

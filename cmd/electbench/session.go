@@ -147,7 +147,7 @@ func (p *runPlan) execute(cmd *cobra.Command, o *runOptions) (int, error) {
 		w.Close()
 		return 0, err
 	}
-	tr, err := openTraces(*o, p.formats, p.liveTrials())
+	tr, err := openTrace(*o, p.formats, p.trials)
 	if err != nil {
 		w.Close()
 		return 0, err
@@ -157,7 +157,7 @@ func (p *runPlan) execute(cmd *cobra.Command, o *runOptions) (int, error) {
 	obs := &runObserver{w: cmd.ErrOrStderr()}
 	lh := &liveHarness{dir: o.out, url: o.toxiproxy, trials: p.liveTrials(), setup: obs.setup}
 	x := &workloads.Executor{
-		Live: lh, Parallel: o.parallel, Trace: writer(tr.all), LiveTrace: writer(tr.live), Observer: obs, Costs: p.costs,
+		Live: lh, Parallel: o.parallel, Trace: writer(tr.f), TraceIf: tr.only, Observer: obs, Costs: p.costs,
 		Skip: func(t workloads.Trial) bool { return done[t.Key()] || !p.inShard(t) },
 	}
 	runErr := x.Execute(ctx, p.trials, w.Write)
@@ -178,43 +178,36 @@ func (p *runPlan) execute(cmd *cobra.Command, o *runOptions) (int, error) {
 	return obs.written, runErr
 }
 
-// runTraces are the files a run writes its trials' events to: --trace,
-// every trial's; DIR/live-trace.jsonl, the small live trials' when there
-// is no --trace (openLiveTrace). Either may be nil.
-type runTraces struct{ all, live *os.File }
-
-func openTraces(o runOptions, formats []string, live []workloads.Trial) (runTraces, error) {
-	var tr runTraces
-	var err error
-	if o.trace != "" {
-		if tr.all, err = os.Create(o.trace); err != nil {
-			return tr, badInputf("--trace: %w", err)
-		}
-	}
-	// Small live clusters record their events by default (a few thousand
-	// lines), so that the report draws their message sequences.
-	if tr.live, err = openLiveTrace(o, formats, live); err != nil {
-		tr.close(nil, &o)
-		return tr, err
-	}
-	return tr, nil
+// runTrace is the file a run writes its trials' events to: --trace, every
+// trial's; or, without --trace, DIR/trace.jsonl, those of the trials its
+// report draws (openDefaultTrace), selected by only. f is nil for none.
+type runTrace struct {
+	f    *os.File
+	only func(workloads.Trial) bool
 }
 
-// close closes the trace files, returning runErr or else the first error
-// closing them; o.trace becomes the live trace when there is one (what the
-// report reads).
-func (tr runTraces) close(runErr error, o *runOptions) error {
-	if tr.all != nil {
-		if err := tr.all.Close(); err != nil && runErr == nil {
-			runErr = fmt.Errorf("--trace: %w", err)
+func openTrace(o runOptions, formats []string, plan []workloads.Trial) (runTrace, error) {
+	if o.trace != "" {
+		f, err := os.Create(o.trace)
+		if err != nil {
+			return runTrace{}, badInputf("--trace: %w", err)
 		}
+		return runTrace{f: f}, nil
 	}
-	if tr.live != nil {
-		if err := tr.live.Close(); err != nil && runErr == nil {
-			runErr = fmt.Errorf("%s: %w", tr.live.Name(), err)
-		}
-		o.trace = tr.live.Name()
+	return openDefaultTrace(o, formats, plan)
+}
+
+// close closes the trace file, returning runErr or else the error closing
+// it; o.trace becomes the default trace when there is one (what the report
+// reads).
+func (tr runTrace) close(runErr error, o *runOptions) error {
+	if tr.f == nil {
+		return runErr
 	}
+	if err := tr.f.Close(); err != nil && runErr == nil {
+		runErr = fmt.Errorf("%s: %w", tr.f.Name(), err)
+	}
+	o.trace = tr.f.Name()
 	return runErr
 }
 

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/spf13/cobra"
 
+	"github.com/electbench/electbench/chaos"
 	"github.com/electbench/electbench/reports"
 )
 
@@ -38,7 +40,9 @@ the shares of safe, live and correct trials by a two-sided Fisher exact
 test, and the medians of messages, turnaround_t, turnaround_tm (turnaround
 in the T the network actually gave), decided_t, detect_t and failover_t by
 a two-sided Mann–Whitney U test with --threshold as the least change that
-counts. A difference that is significant (a Benjamini–Hochberg q-value at
+counts; for an incident scenario (docs/incidents.md) also the medians of
+its signature's disruption figures: disruptions, leaderless_t,
+stale_leader_s, term_inflation and elections. A difference that is significant (a Benjamini–Hochberg q-value at
 most --alpha over the tests that could reach it, as compare judges) and
 beyond the threshold, for a median, exceeds the noise.
 
@@ -129,7 +133,8 @@ func runTwin(cmd *cobra.Command, scenario string, o twinOptions) error {
 			return err
 		}
 	}
-	c := reports.Twin(rows[0], rows[1], reports.CompareOptions{Alpha: o.alpha, Threshold: threshold})
+	c := reports.Twin(rows[0], rows[1], reports.CompareOptions{Alpha: o.alpha, Threshold: threshold,
+		Disruption: incidentRows(scenario, rows[0])})
 	if err := reports.WriteFileAtomic(filepath.Join(o.out, "twin.csv"), func(w io.Writer) error { return reports.WriteTwinCSV(w, c) }); err != nil {
 		return err
 	}
@@ -137,4 +142,11 @@ func runTwin(cmd *cobra.Command, scenario string, o twinOptions) error {
 		return err
 	}
 	return reports.WriteTwinText(cmd.OutOrStdout(), c)
+}
+
+// incidentRows says whether the twin runs an incident scenario: a
+// built-in of the library, or a file with one of its scenarios (a copy cut
+// down to fewer trials or variants, as `scenario show` prints it).
+func incidentRows(scenario string, rows []reports.Row) bool {
+	return chaos.IsIncident(scenario) || slices.ContainsFunc(rows, func(r reports.Row) bool { return chaos.IsIncident(r.Scenario) })
 }
