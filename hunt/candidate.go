@@ -158,6 +158,18 @@ func (g *generator) start(n int) string {
 	return fmt.Sprintf("after-messages(%d)", 1+r.IntN(4*n))
 }
 
+// heals draws whether a fault that can heal does: always, never (a
+// crash-stop model: a ring algorithm's), or two times in three.
+func (g *generator) heals() bool {
+	switch g.s.Heal {
+	case HealAlways:
+		return true
+	case HealNever:
+		return false
+	}
+	return g.r.IntN(3) > 0
+}
+
 // spans are the lengths drawn for a fault's for: and a duration parameter.
 var spans = []float64{0.5, 1, 2, 3, 5, 8, 13, 20, 40}
 
@@ -174,7 +186,7 @@ func (g *generator) fault(c *candidate, k int) fault {
 	f := fault{kind: k}
 	f.set("kind", kind.Name)
 	f.set("at", g.start(c.nodes))
-	if kind.Heals != "" && r.IntN(3) > 0 {
+	if kind.Heals != "" && g.heals() {
 		f.set("for", g.span())
 	}
 	switch kind.Class {

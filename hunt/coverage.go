@@ -124,3 +124,15 @@ func fnv(h, x uint64) uint64 {
 	}
 	return h
 }
+
+// aliveCount is how many processes are up now (at the end of a trial:
+// at its end).
+func (c *coverage) aliveCount() int {
+	n := 0
+	for _, a := range c.alive {
+		if a {
+			n++
+		}
+	}
+	return n
+}

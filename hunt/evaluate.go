@@ -21,7 +21,7 @@ type result struct {
 	algo     string
 	states   map[uint64]struct{}
 	violated bool
-	beyond   bool // a bounded-delay algorithm's message outlasted its D
+	beyond   string // why the violation lies beyond the algorithm's model; "" within it
 	what     string
 	bound    time.Duration // under --within: the liveness bound it was held to
 }
@@ -83,11 +83,11 @@ func (h *hunter) judge(ctx context.Context, spec *workloads.Spec) result {
 	var cov *coverage
 	res := t.Watch(ctx, workloads.Sim, watchCoverage(&cov))
 	row := &res.Row
-	r := result{algo: algoName(row), beyond: t.Algo.Alg.BoundedDelay && row.Overruns.V > 0}
+	r := result{algo: algoName(row)}
 	if cov != nil {
 		r.states = cov.states
 	}
-	if fails := workloads.CheckRun([]*workloads.Spec{spec}, []reports.Row{*row}); len(fails) > 0 {
+	if fails := workloads.CheckRun([]*workloads.Spec{spec}, []reports.Row{*row}); len(fails) > 0 && h.o.Property.shows(row) {
 		r.violated, r.what = true, fails[0].What
 	} else if res.Record != nil {
 		var at []time.Duration
@@ -102,10 +102,35 @@ func (h *hunter) judge(ctx context.Context, spec *workloads.Spec) result {
 			}
 		}
 	}
+	if r.violated {
+		r.beyond = beyond(&t, row, cov)
+	}
 	if r.violated && len(res.Verdict.Recorded) > 0 && !strings.Contains(r.what, res.Verdict.Recorded[0].Kind) {
 		r.what += "; first violation " + res.Verdict.Recorded[0].String()
 	}
 	return r
+}
+
+// beyond says why a violating trial lies outside its algorithm's model,
+// "" when it does not: a bounded-delay algorithm's message took longer
+// than its D (the overruns column: every bully breaks so), no process
+// was left alive to elect, or a quorum algorithm failed liveness with no
+// majority alive at the end (safety it must keep even then).
+func beyond(t *workloads.Trial, row *reports.Row, cov *coverage) string {
+	if t.Algo.Alg.BoundedDelay && row.Overruns.V > 0 {
+		return fmt.Sprintf("%d messages outlasted the delay bound D", row.Overruns.V)
+	}
+	if cov == nil {
+		return ""
+	}
+	alive := cov.aliveCount()
+	switch {
+	case alive == 0:
+		return "every process was down at the end"
+	case t.Algo.Alg.Quorum != nil && row.SafetyViolations == 0 && 2*alive <= t.Nodes:
+		return fmt.Sprintf("only %d of %d processes were up at the end, no majority", alive, t.Nodes)
+	}
+	return ""
 }
 
 func algoName(r *reports.Row) string {
@@ -127,8 +152,8 @@ func (h *hunter) finish(ctx context.Context, c *candidate, r result, f *Finding)
 		set(m, "expect", mapping("liveness", "within "+r.bound.String()))
 	}
 	kind := "counterexample"
-	if f.Beyond {
-		kind = "violation beyond the model (a message outlasted the bound D: the overruns column)"
+	if f.Beyond != "" {
+		kind = "violation beyond the model (" + f.Beyond + ")"
 	}
 	desc := fmt.Sprintf("%s found by electbench hunt (seed %d, candidate %d): %s violated by %s on %d processes with %d faults: %s",
 		kind, h.o.Seed, f.Trial, h.o.Property, f.Algorithm, f.Nodes, f.Faults, f.What)

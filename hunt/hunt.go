@@ -29,8 +29,9 @@ type Options struct {
 	// comparing guided and uniform search).
 	Uniform bool
 	// BeyondModel counts a violation beyond the algorithm's model (a
-	// bounded-delay algorithm whose message took longer than its D) as a
-	// counterexample; without it such a trial is counted and passed over.
+	// bounded-delay algorithm whose message took longer than its D, no
+	// process left, a quorum without a majority up) as a counterexample;
+	// without it such a trial is counted and passed over.
 	BeyondModel bool
 	// Progress, when set, is told the search's figures after each batch.
 	Progress func(Stats)
@@ -57,7 +58,7 @@ type Finding struct {
 	Nodes     int
 	Faults    int
 	What      string // the expectation that failed and what the trial did instead
-	Beyond    bool   // beyond the algorithm's model (with BeyondModel)
+	Beyond    string // why it lies beyond the algorithm's model (with BeyondModel); "" within it
 }
 
 // batchSize is how many candidates are drawn at once, from the corpus as
@@ -176,7 +177,7 @@ func (h *hunter) fold(st *Stats, c *candidate, r result, k int) *Finding {
 	if !r.violated {
 		return nil
 	}
-	if r.beyond && !h.o.BeyondModel {
+	if r.beyond != "" && !h.o.BeyondModel {
 		st.Beyond++
 		return nil
 	}

@@ -38,4 +38,3 @@ func hunt(t *testing.T, o Options) (*Finding, Stats) {
 	}
 	return f, st
 }
-

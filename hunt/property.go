@@ -111,3 +111,18 @@ func (p Property) livenessBound(faults []time.Duration, firstInitiation, T time.
 	}
 	return last - firstInitiation + p.Within.Of(T), true
 }
+
+// shows reports whether a row whose expectation failed shows the
+// property's violation itself: a liveness expectation also fails a live
+// trial whose decision time it cannot measure (no process initiated: the
+// initiator crashed at the start, and a suspicion started the election),
+// which is no liveness violation.
+func (p Property) shows(row *reports.Row) bool {
+	switch p.Name {
+	case "liveness":
+		return !row.Live || !p.Within.IsZero() && row.DecidedS.Set
+	case "verdict":
+		return !row.Live || row.SafetyViolations > 0
+	}
+	return true
+}

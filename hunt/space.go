@@ -32,9 +32,23 @@ type Space struct {
 	Latencies  []string      // among LatencyModels
 	Initiators []string      // the choices; one when the base sets them
 	Kinds      []*chaos.Kind // the fault kinds drawn
-	deadline   string        // the base's deadline, "" for the runtime's default
-	expect     *yaml.Node    // the base's expect:, nil when it has none
+	// Heal says whether the faults that can heal do (HealModes): the
+	// model's faults, crash-stop for a ring algorithm, crash-recovery and
+	// partitions that end for a quorum one. Sometimes by default.
+	Heal     string
+	deadline string     // the base's deadline, "" for the runtime's default
+	expect   *yaml.Node // the base's expect:, nil when it has none
 }
+
+// The values of Space.Heal.
+const (
+	HealSometimes = "sometimes"
+	HealAlways    = "always"
+	HealNever     = "never"
+)
+
+// HealModes are Space.Heal's values.
+var HealModes = []string{HealSometimes, HealAlways, HealNever}
 
 // ErrNothingToVary says a space holds one schedule only: no fault kind,
 // one cluster size and one latency model.
@@ -57,7 +71,7 @@ func NewSpace(base *chaos.Scenario, kinds, latencies []string) (*Space, error) {
 	if err := yaml.Unmarshal(text, &doc); err != nil {
 		return nil, fmt.Errorf("reading back scenario %s: %w", base.Name, err)
 	}
-	s := &Space{base: doc.Content[0], deadline: base.Deadline.Text, expect: get(doc.Content[0], "expect")}
+	s := &Space{Heal: HealSometimes, base: doc.Content[0], deadline: base.Deadline.Text, expect: get(doc.Content[0], "expect")}
 	if err := s.readAlgos(base); err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -23,21 +24,22 @@ func init() { commands = append(commands, newHuntCmd) }
 // huntOptions are the flags of `electbench hunt`.
 type huntOptions struct {
 	algos, variant, params string // as run's --algo, --variant, --param
-	nodes                      string
-	latency                    string
-	detector                   string
-	initiators                 string
-	deadline                   string
-	seed                       uint64
-	kinds                      string
-	latencies                  string // --latency-models
-	property                   string
-	within                     string
-	budget                     string
-	parallel                   int
-	uniform                    bool
-	beyondModel                bool
-	out                        string
+	nodes                  string
+	latency                string
+	detector               string
+	initiators             string
+	deadline               string
+	seed                   uint64
+	kinds                  string
+	latencies              string // --latency-models
+	heal                   string
+	property               string
+	within                 string
+	budget                 string
+	parallel               int
+	uniform                bool
+	beyondModel            bool
+	out                    string
 }
 
 // huntFlags are hunt's flags that describe the base scenario, which a
@@ -91,6 +93,7 @@ Exit codes: 0 nothing found in the budget (it says what it covered),
 	f.Uint64Var(&o.seed, "seed", o.seed, "seed of the search: the same seed finds the same counterexample")
 	f.StringVar(&o.kinds, "kinds", "", "fault kinds searched, comma-separated (default every kind: electbench list faults); none for no faults")
 	f.StringVar(&o.latencies, "latency-models", strings.Join(hunt.LatencyModels, ","), "latency models drawn around T, comma-separated")
+	f.StringVar(&o.heal, "heal", hunt.HealSometimes, "whether faults that can heal do (crashes restart, partitions reconnect): sometimes, always (crash-recovery, partitions that end),\nor never (crash-stop, as the ring algorithms assume)")
 	f.StringVar(&o.property, "property", o.property, "the property: verdict, safety, liveness, expect, or a column threshold such as disruptions>=1")
 	f.StringVar(&o.within, "within", "", "with --property liveness: the bound after the last fault's heal by which every live process decides (50T)")
 	f.StringVar(&o.budget, "budget", o.budget, "how long to search: a number of trials (1000) or a duration (30s)")
@@ -187,6 +190,10 @@ func (o huntOptions) options(cmd *cobra.Command, args []string) (hunt.Options, e
 	if opts.Space, err = hunt.NewSpace(base, list(o.kinds, cmd.Flags().Changed("kinds")), list(o.latencies, true)); err != nil {
 		return opts, badInput(err)
 	}
+	if !slices.Contains(hunt.HealModes, o.heal) {
+		return opts, badInputf("--heal %q: want %s", o.heal, orList(hunt.HealModes))
+	}
+	opts.Space.Heal = o.heal
 	opts.Seed, opts.Parallel, opts.Uniform, opts.BeyondModel = o.seed, o.parallel, o.uniform, o.beyondModel
 	return opts, nil
 }
