@@ -100,9 +100,8 @@ func (g *generator) latency() string {
 	T := g.s.T
 	switch g.s.Latencies[g.r.IntN(len(g.s.Latencies))] {
 	case "uniform":
-		w := []float64{0.25, 0.5, 0.9}[g.r.IntN(3)]
-		lo, hi := time.Duration(float64(T)*(1-w)), time.Duration(float64(T)*(1+w))
-		return fmt.Sprintf("uniform(%v,%v)", lo, hi)
+		w := []time.Duration{25, 50, 90}[g.r.IntN(3)] // ± this many hundredths of T
+		return fmt.Sprintf("uniform(%v,%v)", T-T*w/100, T+T*w/100)
 	case "exponential":
 		return fmt.Sprintf("exponential(%v)", T)
 	}
@@ -208,15 +207,43 @@ func (g *generator) fault(c *candidate, k int) fault {
 			f.set("to", g.selector(c.nodes))
 		}
 	}
-	for _, p := range kind.ParamDocs() {
-		// A parameter with a default keeps it three times in four, and a
-		// boolean always: crash's undetected makes a detector incomplete,
-		// which is no fault of the network's but another model.
-		if p.Required || p.Type != "boolean" && r.IntN(4) == 0 {
-			f.set(p.Name, g.value(p.Type))
+	base := len(f.fields)
+	for range maxParamDraws {
+		f.fields = f.fields[:base]
+		for _, p := range kind.ParamDocs() {
+			// A parameter with a default keeps it three times in four, and a
+			// boolean always: crash's undetected makes a detector incomplete,
+			// which is no fault of the network's but another model.
+			if p.Required || p.Type != "boolean" && r.IntN(4) == 0 {
+				f.set(p.Name, g.value(p.Type))
+			}
+		}
+		if f.valid() {
+			break
 		}
 	}
 	return f
+}
+
+// maxParamDraws bounds the draws of a fault's parameters that go together
+// (a slicer's size-variation below its average-size): the last is kept
+// whatever its kind's check says, and the candidate refused.
+const maxParamDraws = 8
+
+// valid reports whether the fault alone reads as a fault of a scenario:
+// its parameters may each read well and still not go together, which only
+// its kind's own check knows (chaos.Parse runs it).
+func (f *fault) valid() bool {
+	item := mapping()
+	for _, kv := range f.fields {
+		set(item, kv.key, scalar(kv.value))
+	}
+	data, err := yaml.Marshal(mapping("name", "fault", "algorithms", "all", "faults", sequence(item)))
+	if err != nil {
+		return false
+	}
+	_, err = chaos.Parse("fault", data)
+	return err == nil
 }
 
 // value draws a parameter's value by its declared type, within ranges an
