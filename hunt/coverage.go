@@ -86,10 +86,12 @@ func (c *coverage) Event(e *trial.Event) {
 	c.record()
 }
 
-// record adds the abstract state now to the states reached. The hash is
-// FNV-1a, keyed by nothing: the same state hashes the same in every
-// process, so that a search's coverage, and what it keeps, depends on its
-// seed alone.
+// record adds the abstract state now to the states reached: the
+// processes' tuples as a multiset whose counts are bucketed (one, two, a
+// minority, a majority), so that the same story on another cluster size
+// is the same state. The hash is FNV-1a, keyed by nothing: the same state
+// hashes the same in every process, so that a search's coverage, and what
+// it keeps, depends on its seed alone.
 func (c *coverage) record() {
 	leaders := 0
 	for i := range c.alive {
@@ -106,12 +108,30 @@ func (c *coverage) record() {
 		}
 	}
 	slices.Sort(c.scratch)
+	n := len(c.scratch)
 	h := uint64(fnvOffset)
-	for _, x := range c.scratch {
-		h = fnv(h, x)
+	for i := 0; i < n; {
+		j := i
+		for j < n && c.scratch[j] == c.scratch[i] {
+			j++
+		}
+		h = fnv(fnv(h, c.scratch[i]), bucket(j-i, n))
+		i = j
 	}
-	h = fnv(fnv(h, uint64(leaders)), uint64(bits.Len64(uint64(c.term))))
+	h = fnv(fnv(h, bucket(leaders, n)), uint64(bits.Len64(uint64(c.term))))
 	c.states[h] = struct{}{}
+}
+
+// bucket abstracts a count k of n processes: none, one, two, a minority,
+// a majority.
+func bucket(k, n int) uint64 {
+	switch {
+	case k <= 2:
+		return uint64(k)
+	case 2*k <= n:
+		return 3
+	}
+	return 4
 }
 
 const fnvOffset, fnvPrime = 14695981039346656037, 1099511628211

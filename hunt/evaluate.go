@@ -173,10 +173,9 @@ func (h *hunter) finish(ctx context.Context, c *candidate, r result, f *Finding)
 	if err != nil {
 		return nil, fmt.Errorf("reading the written counterexample back: %w", err)
 	}
-	if again := h.judge(ctx, spec); !again.violated {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
+	// Not cancelled with ctx: an interrupt that comes now still keeps
+	// what was found (one trial more).
+	if again := h.judge(context.WithoutCancel(ctx), spec); !again.violated {
 		return nil, fmt.Errorf("hunt: candidate %d violated %s but its counterexample file does not: %s", f.Trial, h.o.Property, f.What)
 	}
 	return f, nil

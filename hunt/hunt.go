@@ -125,8 +125,18 @@ func (h *hunter) next() *candidate {
 	if h.o.Uniform || len(h.corpus) == 0 || h.gen.r.IntN(2) == 0 {
 		return h.gen.fresh()
 	}
-	return h.gen.mutate(h.corpus[h.gen.r.IntN(len(h.corpus))])
+	// Recent entries reached the newest states: they get most of the
+	// mutations (the frontier), the rest the whole corpus.
+	i := h.gen.r.IntN(len(h.corpus))
+	if recent := min(len(h.corpus), frontier); h.gen.r.IntN(4) > 0 {
+		i = len(h.corpus) - 1 - h.gen.r.IntN(recent)
+	}
+	return h.gen.mutate(h.corpus[i])
 }
+
+// frontier is how many of the latest corpus entries most mutations start
+// from.
+const frontier = 16
 
 // runBatch runs the batch's candidates, parallel at a time; first is the
 // number of candidates drawn before it.
