@@ -76,7 +76,7 @@ func Run(ctx context.Context, o Options) (*Finding, Stats, error) {
 	if o.Trials <= 0 && o.Time <= 0 {
 		return nil, Stats{}, errors.New("hunt: no budget")
 	}
-	h := &hunter{o: o, gen: generator{s: o.Space, r: rand.New(rand.NewPCG(o.Seed, 0x68756e74))}, seen: map[uint64]struct{}{}}
+	h := newHunter(o)
 	parallel := o.Parallel
 	if parallel <= 0 {
 		parallel = runtime.GOMAXPROCS(0)
@@ -117,6 +117,10 @@ type hunter struct {
 	gen    generator
 	seen   map[uint64]struct{}
 	corpus []*candidate
+}
+
+func newHunter(o Options) *hunter {
+	return &hunter{o: o, gen: generator{s: o.Space, r: rand.New(rand.NewPCG(o.Seed, 0x68756e74))}, seen: map[uint64]struct{}{}}
 }
 
 // next draws a candidate: fresh, or half the time once the corpus holds

@@ -15,7 +15,7 @@ import (
 )
 
 // base reads a base scenario written in the test.
-func base(t *testing.T, text string) *chaos.Scenario {
+func base(t testing.TB, text string) *chaos.Scenario {
 	t.Helper()
 	ss, err := chaos.Parse("base.yaml", []byte(text))
 	if err != nil {
@@ -24,7 +24,7 @@ func base(t *testing.T, text string) *chaos.Scenario {
 	return ss[0]
 }
 
-func space(t *testing.T, text string, kinds ...string) *Space {
+func space(t testing.TB, text string, kinds ...string) *Space {
 	t.Helper()
 	s, err := NewSpace(base(t, text), kinds, nil)
 	if err != nil {
