@@ -18,9 +18,9 @@ import (
 // disrupting raft's leaders six times.
 var searches = []struct {
 	name, scenario string
-	kinds      []string
-	heal       string
-	property   string
+	kinds          []string
+	heal           string
+	property       string
 }{
 	{"raft-two-leaders", "name: r\nalgorithms: [raft]\nnodes: 3..8\n", []string{"crash", "partition"}, HealAlways, "safety"},
 	{"raft-disruptions", "name: r\nalgorithms: [raft]\nnodes: 3..8\n", []string{"crash", "partition"}, HealSometimes, "disruptions>=6"},
