@@ -40,11 +40,12 @@ type huntOptions struct {
 	uniform                bool
 	beyondModel            bool
 	out                    string
+	external               externalOptions // --node-cmd and its companions
 }
 
 // huntFlags are hunt's flags that describe the base scenario, which a
 // scenario file names itself.
-var huntFlags = []string{"algo", "variant", "param", "nodes", "latency", "detector", "initiators", "deadline"}
+var huntFlags = []string{"algo", "variant", "param", "nodes", "latency", "detector", "initiators", "deadline", "node-cmd"}
 
 func newHuntCmd() *cobra.Command {
 	o := huntOptions{algos: "bully", nodes: "3..8", latency: "1ms", seed: 1, property: "verdict", budget: "1000", out: "hunt-out"}
@@ -105,6 +106,7 @@ Exit codes: 0 nothing found in the budget (it says what it covered),
 		return completeList(algoWords(), toComplete)
 	})
 	_ = cmd.RegisterFlagCompletionFunc("detector", completeDetector)
+	o.external.bind(f)
 	return cmd
 }
 
@@ -256,17 +258,9 @@ func (o huntOptions) base(cmd *cobra.Command, args []string) (*chaos.Scenario, e
 		}
 		return ss[0], nil
 	}
-	algos, err := parseAlgos(o.algos, o.variant, o.params)
+	items, err := o.algorithms(cmd)
 	if err != nil {
-		return nil, badInput(err)
-	}
-	var items []any
-	for _, a := range algos {
-		item := map[string]any{"name": a.Alg.Name, "variant": a.Variant}
-		if len(a.Params) > 0 {
-			item["params"] = map[string]string(a.Params)
-		}
-		items = append(items, item)
+		return nil, err
 	}
 	doc := map[string]any{"name": "hunt", "algorithms": items, "nodes": o.nodes, "network": map[string]any{"latency": o.latency}}
 	for k, v := range map[string]string{"detector": o.detector, "initiators": o.initiators, "deadline": o.deadline} {
@@ -283,6 +277,43 @@ func (o huntOptions) base(cmd *cobra.Command, args []string) (*chaos.Scenario, e
 		return nil, badInput(err)
 	}
 	return ss[0], nil
+}
+
+// algorithms are the items of the base's algorithms: --algo's, and a
+// --node-cmd program written as a scenario defines one (its command,
+// topology and theory), so that a counterexample names its program.
+func (o huntOptions) algorithms(cmd *cobra.Command) ([]any, error) {
+	var items []any
+	s, ok, err := o.external.spec(cmd)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		a, err := s.Algorithm()
+		if err != nil {
+			return nil, badInput(err)
+		}
+		item := map[string]any{"name": a.Name, "command": s.Command, "topology": o.external.topology}
+		if s.Theory != "" {
+			item["theory"] = s.Theory
+		}
+		items = append(items, item)
+		if !cmd.Flags().Changed("algo") {
+			return items, nil
+		}
+	}
+	algos, err := parseAlgos(o.algos, o.variant, o.params)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	for _, a := range algos {
+		item := map[string]any{"name": a.Alg.Name, "variant": a.Variant}
+		if len(a.Params) > 0 {
+			item["params"] = map[string]string(a.Params)
+		}
+		items = append(items, item)
+	}
+	return items, nil
 }
 
 // huntProgress reports a hunt's figures after each batch: on a terminal
