@@ -116,7 +116,14 @@ type hunter struct {
 	o      Options
 	gen    generator
 	seen   map[uint64]struct{}
-	corpus []*candidate
+	corpus []entry
+	energy int // the sum of the corpus's fresh
+}
+
+// entry is a corpus entry: a candidate and the states it reached first.
+type entry struct {
+	c     *candidate
+	fresh int
 }
 
 func newHunter(o Options) *hunter {
@@ -129,18 +136,15 @@ func (h *hunter) next() *candidate {
 	if h.o.Uniform || len(h.corpus) == 0 || h.gen.r.IntN(2) == 0 {
 		return h.gen.fresh()
 	}
-	// Recent entries reached the newest states: they get most of the
-	// mutations (the frontier), the rest the whole corpus.
-	i := h.gen.r.IntN(len(h.corpus))
-	if recent := min(len(h.corpus), frontier); h.gen.r.IntN(4) > 0 {
-		i = len(h.corpus) - 1 - h.gen.r.IntN(recent)
+	// An entry is picked in proportion to the new states it reached.
+	x := h.gen.r.IntN(h.energy)
+	for _, e := range h.corpus {
+		if x -= e.fresh; x < 0 {
+			return h.gen.mutate(e.c)
+		}
 	}
-	return h.gen.mutate(h.corpus[i])
+	panic("hunt: corpus energy out of step")
 }
-
-// frontier is how many of the latest corpus entries most mutations start
-// from.
-const frontier = 16
 
 // runBatch runs the batch's candidates, parallel at a time; first is the
 // number of candidates drawn before it.
@@ -179,9 +183,11 @@ func (h *hunter) fold(st *Stats, c *candidate, r result, k int) *Finding {
 	st.States = len(h.seen)
 	if fresh > 0 && !h.o.Uniform {
 		if len(h.corpus) == maxCorpus {
+			h.energy -= h.corpus[0].fresh
 			h.corpus = h.corpus[1:]
 		}
-		h.corpus = append(h.corpus, c)
+		h.corpus = append(h.corpus, entry{c, fresh})
+		h.energy += fresh
 	}
 	st.Corpus = len(h.corpus)
 	if len(r.states) > st.bestStates {
