@@ -46,7 +46,7 @@ func load(file string, data []byte) (*chaos.Scenario, *workloads.Spec, error) {
 // name is the k-th candidate's scenario name.
 func name(k int) string { return "hunt-" + strconv.Itoa(k) }
 
-// deadline is the deadline of a candidate on n processes, in T: the
+// deadlineOf is the deadline of a candidate on n processes, in T: the
 // base's, or the runtime's default (trial.DefaultDeadline, 100N+1000 T).
 func (s *Space) deadlineOf(n int) string {
 	if s.deadline != "" {

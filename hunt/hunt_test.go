@@ -3,7 +3,10 @@ package hunt
 import (
 	"bytes"
 	"context"
+	"errors"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/electbench/electbench/chaos"
 	_ "github.com/electbench/electbench/nodes/bully"
@@ -163,5 +166,48 @@ func TestSameSeedSameCounterexampleAtAnyParallel(t *testing.T) {
 		if f.Trial != first.Trial || !bytes.Equal(f.File, first.File) {
 			t.Errorf("parallel %d found candidate %d:\n%s\nparallel 1 found candidate %d:\n%s", parallel, f.Trial, f.File, first.Trial, first.File)
 		}
+	}
+}
+
+// A space is refused, before anything runs, when it has nothing to vary,
+// names an unknown kind or latency model, or runs live.
+func TestNewSpaceRefuses(t *testing.T) {
+	for _, c := range []struct {
+		scenario         string
+		kinds, latencies []string
+		msg              string
+	}{
+		{"name: a\nalgorithms: [raft]\nnodes: 5\n", []string{}, []string{"constant"}, "nothing to vary"},
+		{"name: a\nalgorithms: [raft]\n", []string{"crash", "meteor"}, nil, `unknown fault kind "meteor"`},
+		{"name: a\nalgorithms: [raft]\n", nil, []string{"pareto"}, `unknown latency model "pareto"`},
+		{"name: a\nruntime: live\nalgorithms: [raft]\nnodes: 3\n", nil, nil, "runs live"},
+	} {
+		_, err := NewSpace(base(t, c.scenario), c.kinds, c.latencies)
+		if err == nil || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("NewSpace(%q, %v, %v) = %v; want an error saying %q", c.scenario, c.kinds, c.latencies, err, c.msg)
+		}
+	}
+	if _, err := NewSpace(base(t, "name: a\nalgorithms: [raft]\nnodes: 3..8\n"), []string{}, []string{"constant"}); err != nil {
+		t.Errorf("sizes alone are something to vary: %v", err)
+	}
+}
+
+// An interrupted search says so and how far it went; a budget of time
+// ends it between batches with what it covered.
+func TestInterruptAndTimeBudget(t *testing.T) {
+	s := space(t, "name: c\nalgorithms: [chang-roberts]\nnodes: 3..8\n", "crash")
+	s.Heal = HealNever
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	f, _, err := Run(ctx, Options{Space: s, Property: Property{Name: "verdict"}, Trials: 100, Seed: 1})
+	if f != nil || !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled search: %v, %v; want no finding and context.Canceled", f, err)
+	}
+	f, st, err := Run(context.Background(), Options{Space: s, Property: Property{Name: "verdict"}, Time: 50 * time.Millisecond, Seed: 1})
+	if f != nil || err != nil || st.Trials < batchSize || st.States == 0 {
+		t.Errorf("50 ms search: %v, %+v, %v; want nothing found after a batch at least, with its states", f, st, err)
+	}
+	if _, _, err := Run(context.Background(), Options{Space: s, Property: Property{Name: "verdict"}}); err == nil {
+		t.Errorf("a search without a budget ran")
 	}
 }

@@ -26,7 +26,6 @@ var LatencyModels = []string{"constant", "uniform", "exponential"}
 type Space struct {
 	base       *yaml.Node   // the base as chaos.Format writes it: what a candidate keeps
 	algos      []*yaml.Node // an item of `algorithms:` each
-	names      []string     // the algorithms' names, name/variant
 	Sizes      []int
 	T          time.Duration
 	Latencies  []string      // among LatencyModels
@@ -114,24 +113,16 @@ func (s *Space) readAlgos(base *chaos.Scenario) error {
 	if base.AllAlgos {
 		for _, name := range nodes.ElectionNames() {
 			s.algos = append(s.algos, mapping("name", name))
-			s.names = append(s.names, name)
 		}
 	}
 	if list := get(s.base, "algorithms"); list != nil && list.Kind == yaml.SequenceNode {
-		for i, item := range list.Content {
-			s.algos = append(s.algos, item)
-			a := base.Algorithms[i]
-			s.names = append(s.names, strings.TrimSuffix(a.Name+"/"+a.Variant, "/"))
-		}
+		s.algos = append(s.algos, list.Content...)
 	}
 	if len(s.algos) == 0 {
 		return fmt.Errorf("scenario %s names no algorithm", base.Name)
 	}
 	return nil
 }
-
-// Algorithms are the names of the algorithms searched, name/variant.
-func (s *Space) Algorithms() []string { return s.names }
 
 // pick checks the words asked for against those known; nil asks for all.
 func pick(what string, asked, known []string) ([]string, error) {
