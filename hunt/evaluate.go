@@ -18,6 +18,7 @@ import (
 // result is what one candidate's trial showed.
 type result struct {
 	invalid  error // the scenario checks refused the candidate: it did not run
+	cut      bool  // the search was interrupted as it ran: no result
 	algo     string
 	states   map[uint64]struct{}
 	violated bool
@@ -82,6 +83,9 @@ func (h *hunter) judge(ctx context.Context, spec *workloads.Spec) result {
 	t := spec.Plan()[0]
 	var cov *coverage
 	res := t.Watch(ctx, workloads.Sim, watchCoverage(&cov))
+	if ctx.Err() != nil {
+		return result{cut: true} // perhaps stopped short: no result
+	}
 	row := &res.Row
 	r := result{algo: algoName(row)}
 	if cov != nil {

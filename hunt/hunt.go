@@ -93,14 +93,19 @@ func Run(ctx context.Context, o Options) (*Finding, Stats, error) {
 			batch[i] = h.next()
 		}
 		results := h.runBatch(ctx, batch, drawn, parallel)
-		if err := ctx.Err(); err != nil {
-			return nil, st, err
-		}
 		for i, r := range results {
+			// Interrupted: the candidates before the first cut short
+			// still count, so that a violation found is kept.
+			if r.cut {
+				return nil, st, ctx.Err()
+			}
 			if f := h.fold(&st, batch[i], r, drawn+i+1); f != nil {
 				f, err := h.finish(ctx, batch[i], r, f)
 				return f, st, err
 			}
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, st, err
 		}
 		drawn += n
 		if o.Progress != nil {
