@@ -74,8 +74,10 @@ func builtin(t *testing.T, name string) *chaos.Scenario {
 // The planted bugs of issue 38, each found from a fault-free start within
 // the budget stated, and written as a file whose run fails: bully with T1
 // below the round trip (1.5T) under random latency (bully-short-t1 with
-// its latency drawn uniform around T), and multicast/no-agree, whose
-// process that gave up waits for a COORDINATOR that a crash can silence.
+// its latency drawn uniform around T), multicast/no-agree, whose process
+// that gave up waits for a COORDINATOR that a crash can silence, and the
+// ring whose detector wrongly suspects a live process (a suspect fault):
+// ring repair routes around it and elects another.
 func TestPlantedBugsAreFound(t *testing.T) {
 	short, err := NewSpace(builtin(t, "bully-short-t1"), []string{}, []string{"constant", "uniform"})
 	if err != nil {
@@ -88,6 +90,7 @@ func TestPlantedBugsAreFound(t *testing.T) {
 	}{
 		{"bully-short-t1", Options{Space: short, Property: Property{Name: "expect"}}, 20},
 		{"multicast/no-agree", Options{Space: space(t, "name: m\nalgorithms: [multicast/no-agree]\nnodes: 3..8\n", "crash"), Property: Property{Name: "verdict"}}, 100},
+		{"ring/inaccurate-detector", Options{Space: space(t, "name: r\nalgorithms: [ring, chang-roberts]\nnodes: 3..8\n", "suspect"), Property: Property{Name: "safety"}}, 50},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			c.o.Trials, c.o.Seed = c.budget, 1
