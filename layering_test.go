@@ -77,6 +77,7 @@ var floors = [][]string{
 	append([]string{"nodes/live/livetest"}, runtimes...), // the runtimes and their test support
 	{"chaos"},     // scenario files, compiled to trial faults
 	{"workloads"}, // what a run does, over every runtime
+	{"hunt"},      // the search for failing schedules, over workloads' trials
 	{"cmd/electbench", "cmd/heaploop", "examples/nodes/cr-go", "."}, // programs, and the root's tests
 }
 

@@ -252,3 +252,39 @@ func TestExecutorTracesSelected(t *testing.T) {
 		t.Error("the rows differ between a trace of every trial and a selective one")
 	}
 }
+
+// eventCount counts the events of each kind a trial tells it.
+type eventCount map[trial.EventKind]int
+
+func (c eventCount) Event(e *trial.Event) { c[e.Kind]++ }
+
+// Watch runs a planned trial as a run does, its row the run's to the
+// byte, while the sink it is given sees the trial's events: every
+// message sent and every decision the row counts.
+func TestWatchSeesTheEventsOfTheRunsTrial(t *testing.T) {
+	s := spec(t, "chang-roberts,bully", "5", "random", "lowest", "uniform(1ms,3ms)", 2)
+	for _, tr := range s.Plan() {
+		seen := eventCount{}
+		var ranks int
+		res := tr.Watch(t.Context(), Sim, func(cfg *trial.Config) trial.Sink {
+			ranks = cfg.Ranks.Len()
+			return seen
+		})
+		want := RunSim(tr, nil)
+		if fmt.Sprintf("%+v", res.Row) != fmt.Sprintf("%+v", want) {
+			t.Errorf("%s trial %d: watched row differs from the run's:\n got %+v\nwant %+v", tr.Algo.Alg.Name, tr.Trial, res.Row, want)
+		}
+		if ranks != tr.Nodes {
+			t.Errorf("%s: watch was given a configuration of %d ranks, want %d", tr.Algo.Alg.Name, ranks, tr.Nodes)
+		}
+		if int64(seen[trial.EvSend]) != want.Messages || seen[trial.EvDecide] < tr.Nodes {
+			t.Errorf("%s trial %d: the sink saw %d sends and %d decisions; the row counts %d messages over %d processes",
+				tr.Algo.Alg.Name, tr.Trial, seen[trial.EvSend], seen[trial.EvDecide], want.Messages, tr.Nodes)
+		}
+	}
+	// No watch: the row is the run's all the same.
+	tr := s.Plan()[0]
+	if got, want := tr.Watch(t.Context(), Sim, nil).Row, RunSim(tr, nil); fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) {
+		t.Errorf("unwatched row differs from the run's")
+	}
+}

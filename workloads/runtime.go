@@ -119,7 +119,8 @@ func (r *Result) noResult(ctx context.Context) error {
 // runs again while the host takes it outside its model (trial.MaxReruns), as in
 // a run. It never panics. The error says the trial is no result, with
 // what was seen in Result: ctx ended, or the runtime's infrastructure
-// failed (an error wrapping trial.ErrInfrastructure).
+// failed (an error wrapping trial.ErrInfrastructure). On the simulator,
+// cfg.Events, when set, sees every event after the trial's judge.
 func RunTrial(ctx context.Context, rt Runtime, cfg trial.Config) (Result, error) {
 	t := configTrial(&cfg)
 	res, _, _ := t.attempts(ctx, rt, cfg, CapabilitiesOf(rt).Runtime == "live", false) // no trace: no spool to fail
@@ -151,12 +152,32 @@ func CapabilitiesOf(rt Runtime) trial.Capabilities {
 // processed, when set, follows the trial's progress
 // (trial.Config.Processed).
 func (t Trial) simulate(ctx context.Context, rt Runtime, trace io.Writer, processed *atomic.Int64) reports.Row {
-	cfg := t.config(t.Spec.IDs)
+	cfg := t.simConfig()
 	cfg.Processed = processed
+	return t.execute(ctx, rt, cfg, false, trace).Row
+}
+
+// simConfig is the configuration trial t runs with on the simulator.
+func (t Trial) simConfig() trial.Config {
+	cfg := t.config(t.Spec.IDs)
 	if t.Spec.LiveUnit {
 		cfg.Unit = t.Spec.Unit()
 	}
-	return t.execute(ctx, rt, cfg, false, trace).Row
+	return cfg
+}
+
+// Watch runs planned trial t on rt, a simulated runtime, as a run does
+// (the same configuration, judge and row: Result.Row is the row `electbench
+// run` writes for it, its expect column included), with every event also
+// told, after the judge, to the sink watch returns for the trial's
+// configuration: a search's coverage of abstract states (package hunt).
+// A nil watch, or a nil sink, watches nothing.
+func (t Trial) Watch(ctx context.Context, rt Runtime, watch func(cfg *trial.Config) trial.Sink) Result {
+	cfg := t.simConfig()
+	if watch != nil {
+		cfg.Events = watch(&cfg)
+	}
+	return t.execute(ctx, rt, cfg, false, nil)
 }
 
 // execute runs cfg, trial t's configuration, on rt once and returns what
@@ -188,7 +209,9 @@ func (t Trial) execute(ctx context.Context, rt Runtime, cfg trial.Config, live b
 		row.Error = oneLine(err.Error())
 		return
 	}
-	cfg.Events = j.sink
+	// A caller's own sink (Watch: a search's coverage) sees the events
+	// after the judge; with none, the judge's sink runs alone, as before.
+	cfg.Events = trial.Tee(j.sink, cfg.Events)
 	if live {
 		cfg.Events = j
 	}
