@@ -1,6 +1,8 @@
 package quorum
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"strconv"
 	"strings"
@@ -35,6 +37,7 @@ var raftParams = []nodes.Param{
 	{Name: "tmax", Default: "40T", Summary: "longest election timeout; each timeout is drawn uniformly from [tmin, tmax] (duration)"},
 	{Name: "heartbeat", Default: heartbeatDefault, Summary: "interval between a leader's heartbeats (duration, or tmin/K; default tmin/3)"},
 	{Name: "persist", Default: "0", Summary: "time to write the term and vote to stable storage before a VOTE leaves (Figure 2: \"updated on stable storage before responding to RPCs\"; duration; 0: at once)"},
+	{Name: "amnesia", Default: "false", Summary: "a restart forgets the term, the vote and the log, as a server without durable storage does (the hazard Figure 2's rule prevents: a restarted server may vote twice in a term); false: they are kept on the runtime's stable store"},
 	{Name: "logs", Default: "0", Summary: "each server's last-log index is drawn per trial uniformly from 1..logs, and a vote needs the candidate's log at least as up-to-date (Raft §5.4.1); 0: no log, any candidate may win"},
 }
 
@@ -61,6 +64,7 @@ type raftTiming struct {
 	tmin, tmax, heartbeat time.Duration
 	persist               time.Duration // a VOTE leaves this long after its decision; 0: at once
 	logs                  int64         // last-log indexes are drawn from 1..logs; 0: no log
+	amnesia               bool          // a restart forgets what save keeps
 }
 
 // settle is raft's settling window (nodes.Quorum.Settle). A follower hears
@@ -131,6 +135,13 @@ func raftTimingOf(cfg nodes.Config) (*raftTiming, error) {
 		}
 		tm.logs = k
 	}
+	if v, ok := cfg.Params["amnesia"]; ok {
+		b, err := strconv.ParseBool(strings.TrimSpace(v))
+		if err != nil {
+			return nil, fmt.Errorf("parameter amnesia: %q is not true or false", v)
+		}
+		tm.amnesia = b
+	}
 	return tm, nil
 }
 
@@ -181,11 +192,59 @@ type raft struct {
 
 func (r *raft) Start(env nodes.Env) {
 	r.Init(env, "raft")
-	if r.logs > 0 {
+	r.votedFor = -1
+	if !r.restore(env) && r.logs > 0 {
 		r.lastIndex = 1 + env.Rand().Int64N(r.logs)
 	}
-	r.becomeFollower(env, 0)
+	r.becomeFollower(env, r.term)
 	r.resetElectionTimer(env)
+}
+
+// Stable state: "updated on stable storage before responding to RPCs"
+// (Figure 2): currentTerm, votedFor and the log (here its last index).
+// Where the runtime keeps a stable store (nodes.StableStore) every change
+// is saved when it is made, so a restarted process comes back in its term
+// with its vote and cannot vote twice in a term; persist delays only the
+// VOTE that depends on the write. Without a store, or with amnesia, a
+// restart is a fresh machine, and may vote twice in a term.
+const raftStableVersion = 1
+
+// save stores the term, the vote and the log's last index.
+func (r *raft) save(env nodes.Env) {
+	if st, ok := env.(nodes.StableStore); ok && !r.amnesia {
+		b := []byte{raftStableVersion}
+		b = binary.AppendVarint(b, r.term)
+		b = binary.AppendVarint(b, int64(r.votedFor))
+		st.SaveStable(binary.AppendVarint(b, r.lastIndex))
+	}
+}
+
+// restore reads what save stored, if anything; it panics on bytes save
+// cannot have written (the runtime makes that the trial's error).
+func (r *raft) restore(env nodes.Env) bool {
+	st, ok := env.(nodes.StableStore)
+	if !ok || r.amnesia {
+		return false
+	}
+	b := st.LoadStable()
+	if b == nil {
+		return false
+	}
+	var v [3]int64
+	rest, ok := bytes.CutPrefix(b, []byte{raftStableVersion})
+	for i := range v {
+		n := 0
+		if ok {
+			v[i], n = binary.Varint(rest)
+			ok = n > 0
+			rest = rest[max(n, 0):]
+		}
+	}
+	if !ok || len(rest) != 0 || v[1] < -1 || v[1] >= int64(r.N()) {
+		panic(fmt.Sprintf("raft: stable state of %d bytes is not one this version saved", len(b)))
+	}
+	r.term, r.votedFor, r.lastIndex = v[0], int(v[1]), v[2]
+	return true
 }
 
 // Initiate asks for an election now: a follower or candidate stands at once,
@@ -262,6 +321,7 @@ func (r *raft) requestVote(env nodes.Env, from int, m nodes.Message) {
 	reply := r.msg(kindVote)
 	if grant {
 		r.votedFor = from
+		r.save(env)
 		r.resetElectionTimer(env)
 		reply.B = 1
 	}
@@ -307,6 +367,7 @@ func (r *raft) persisted(env nodes.Env) {
 func (r *raft) becomeFollower(env nodes.Env, term int64) {
 	if term > r.term {
 		r.term, r.votedFor = term, -1
+		r.save(env)
 	}
 	if r.role == leader {
 		env.CancelTimer(timerHeartbeat)
@@ -320,6 +381,7 @@ func (r *raft) becomeFollower(env nodes.Env, term int64) {
 func (r *raft) campaign(env nodes.Env) {
 	r.term++
 	r.votedFor = r.Self
+	r.save(env)
 	r.role, r.step = candidate, stepCandidate
 	r.votes.Reset(r.N())
 	r.votes.Record(r.Self, true)
@@ -387,9 +449,9 @@ func stepCandidate(r *raft, env nodes.Env, from int, m nodes.Message) {
 
 // stepLeader ignores late votes. Another leader's heartbeat in its own term
 // is impossible while votes survive crashes — each process votes once per
-// term and two majorities intersect. A restart without stable storage (the
-// simulator's restart is a fresh machine) can forget a vote; the checker
-// then records two leaders, and this one yields to the other.
+// term and two majorities intersect. A restart without a stable store can
+// forget a vote; the checker then records two leaders, and this one yields
+// to the other.
 func stepLeader(r *raft, env nodes.Env, from int, m nodes.Message) {
 	if m.Kind == kindHeartbeat {
 		r.becomeFollower(env, m.A)
