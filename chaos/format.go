@@ -134,6 +134,7 @@ func attach() {
 		"deadline":    func(s *Scenario) *yaml.Node { return textNode(s.Deadline.Text) },
 		"faults":      encodeFaults,
 		"expect":      func(s *Scenario) *yaml.Node { return encodeMapping(expectFields, &s.Expect) },
+		"trace-hash":  func(s *Scenario) *yaml.Node { return textNode(s.TraceHash) },
 	})
 	set(networkFields, map[string]func(*Network) *yaml.Node{
 		"latency": func(nw *Network) *yaml.Node { return wordNode(nw.Latency) },

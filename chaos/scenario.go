@@ -35,6 +35,10 @@ type Scenario struct {
 	Deadline    Duration // zero: the runtime's default
 	Faults      []Fault
 	Expect      Expect
+	// TraceHash is the sha256 (hex) of the trace of the scenario's one
+	// trial as `electbench run --trace` writes it: a counterexample's
+	// fingerprint, which run and replay check (docs/SHRINK.md).
+	TraceHash string
 
 	pos map[string]Pos
 }
