@@ -297,6 +297,11 @@ func encodeFaults(s *Scenario) *yaml.Node {
 			continue
 		}
 		items = append(items, encodeMapping(faultFields(kinds[f.Kind]), f))
+		if f.Heal != nil {
+			// The parser hands a heal item to the fault it names
+			// (resolveHeals): write it back as its own item, after.
+			items = append(items, encodeMapping(healFields, f))
+		}
 	}
 	return seqNode(items)
 }

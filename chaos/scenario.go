@@ -276,10 +276,8 @@ func (d *decoder) check(s *Scenario, n *yaml.Node) {
 // index by name), earlier or later in the file, and drops the heals from
 // s.Faults.
 func (d *decoder) resolveHeals(s *Scenario, byName map[string]int) {
-	kept := s.Faults[:0]
 	for i, f := range s.Faults {
 		if f.Kind != "" {
-			kept = append(kept, f)
 			continue
 		}
 		if f.Heal == nil || f.Name == "" {
@@ -311,7 +309,10 @@ func (d *decoder) resolveHeals(s *Scenario, byName map[string]int) {
 			}
 		}
 	}
-	s.Faults = kept
+	// Only now drop the heals: byName indexes the items as written, and
+	// dropping them in the loop moved the faults under later heals (a
+	// second fault's heal was lost).
+	s.Faults = slices.DeleteFunc(s.Faults, func(f Fault) bool { return f.Kind == "" })
 }
 
 func sortedKeys[V any](m map[string]V) []string {
