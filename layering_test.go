@@ -77,6 +77,7 @@ var floors = [][]string{
 	append([]string{"nodes/live/livetest"}, runtimes...), // the runtimes and their test support
 	{"chaos"},     // scenario files, compiled to trial faults
 	{"workloads"}, // what a run does, over every runtime
+	{"shrink"},    // minimising a failing scenario, replaying it, its fault story
 	{"cmd/electbench", "cmd/heaploop", "examples/nodes/cr-go", "."}, // programs, and the root's tests
 }
 

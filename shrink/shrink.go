@@ -85,6 +85,10 @@ func Shrink(ctx context.Context, p *Picked, progress func(Step)) (*Result, error
 		return nil, err
 	}
 	final.TraceHash = s.out.Hash
+	final.Description = fmt.Sprintf("The smallest run electbench shrink found that still fails %s: %s.", s.v, s.out.Row.Violation)
+	if s.out.Row.Violation == "" {
+		final.Description = fmt.Sprintf("The smallest run electbench shrink found that still fails %s.", s.v)
+	}
 	res.Scenario = final
 	return res, nil
 }

@@ -1,0 +1,274 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Story is what a fault story page (electbench shrink's story.html)
+// tells: a shrunk scenario's file, the violation it still shows, and its
+// one trial's trace, drawn as a Lamport diagram with the violating event
+// marked, each fault told in a sentence.
+type Story struct {
+	Name      string   // the scenario's name
+	File      []byte   // the scenario file
+	Violation string   // the row's violation column: "wrong-leader at 1ms: process 0 ..."
+	Failures  []string // the expectations it failed
+	TNs       float64  // T, in nanoseconds
+	Trace     io.Reader
+}
+
+// WriteStory writes the fault story page: self-contained (inline style
+// and SVG, nothing fetched), so that it opens offline.
+func WriteStory(w io.Writer, st Story) error {
+	trs, err := readTrace(st.Trace, func(TraceHeader) (traceWant, bool) {
+		return traceWant{max: DiagramMaxEvents, around: -1}, true
+	})
+	if err != nil {
+		return fmt.Errorf("reading the story's trace: %w", err)
+	}
+	if len(trs) != 1 {
+		return fmt.Errorf("reading the story's trace: %d trials, want one", len(trs))
+	}
+	tr := trs[0]
+	faults := storyFaults(tr.Events)
+	p := newPage("electbench shrink: " + st.Name)
+	p.para("", txt("The smallest run found that still fails "), bold(strings.Join(st.Failures, "; ")),
+		txtf(": %s N=%d, seed %d.", algoLabelOf(tr.Algorithm, tr.Variant), tr.Nodes, tr.Seed))
+	p.h2("story", txt("The fault story"))
+	var items [][]run
+	for _, f := range faults {
+		items = append(items, []run{txt(f.sentence(tr.Events, st.TNs))})
+	}
+	mark, because := violationStory(tr.Events, st.Violation, st.TNs)
+	items = append(items, []run{bold(because)})
+	p.list("", items)
+	if len(faults) == 0 {
+		p.note("No fault: the violation needs none, only the configuration (parameters, latency, seed) above.")
+	}
+	var windows []FaultWindow
+	for _, f := range faults {
+		windows = append(windows, f.window(tr.End, st.TNs))
+	}
+	p.h2("diagram", txt("Space-time diagram"))
+	p.note("Time runs down, one lane per process; an arrow is a message from its send to its delivery, a cross a message lost. Shaded: the faults. Ringed: the violating event.")
+	p.svg(markedDiagram("story", tr, st.TNs, windows, nil, mark, "violation"))
+	p.h2("scenario", txt("The scenario"))
+	var lines []preLine
+	for _, l := range strings.Split(strings.TrimRight(string(st.File), "\n"), "\n") {
+		lines = append(lines, preLine{Text: l})
+	}
+	p.pre("", lines)
+	return p.write(w)
+}
+
+func algoLabelOf(alg, variant string) string {
+	if variant == "" || variant == "default" {
+		return alg
+	}
+	return alg + "/" + variant
+}
+
+// storyFault is one fault of the trace: the event that started it and
+// the one that healed it (nil: it lasted to the end, or acts once).
+type storyFault struct {
+	start, heal *TraceEvent
+}
+
+// storyFaults pairs the trace's fault events: "heal K" ends the first
+// open fault of kind K, "resume(x)" the pause of x, "restart(x)" the
+// crash of x.
+func storyFaults(evs []TraceEvent) []storyFault {
+	var out []storyFault
+	for i := range evs {
+		ev := &evs[i]
+		if ev.Ev != "fault" {
+			continue
+		}
+		if j := healed(out, ev.What); j >= 0 {
+			out[j].heal = ev
+			continue
+		}
+		out = append(out, storyFault{start: ev})
+	}
+	return out
+}
+
+// healed is the index of the open fault what heals, or -1.
+func healed(fs []storyFault, what string) int {
+	for j := range fs {
+		if fs[j].heal != nil {
+			continue
+		}
+		start := fs[j].start.What
+		kind, _, _ := strings.Cut(strings.SplitN(start, "[", 2)[0], "(")
+		args := strings.TrimPrefix(start, kind)
+		switch {
+		case what == "heal "+kind || strings.HasPrefix(what, "heal "+kind+"("):
+			return j
+		case kind == "pause" && what == "resume"+args, kind == "crash" && what == "restart"+args:
+			return j
+		}
+	}
+	return -1
+}
+
+// window is the fault's shaded time, in T.
+func (f storyFault) window(end int64, tNs float64) FaultWindow {
+	from := float64(f.start.T) / tNs
+	until := math.Inf(1)
+	if f.heal != nil {
+		until = float64(f.heal.T) / tNs
+	}
+	if strings.HasPrefix(f.start.What, "crash(") || strings.HasPrefix(f.start.What, "suspect(") {
+		until = from // acts once: its lane says the rest
+	}
+	return FaultWindow{From: from, Until: until, Label: f.start.What}
+}
+
+// sentence tells what the fault did: when it held, the messages it lost,
+// the slowest message sent while it held, the processes it stopped.
+func (f storyFault) sentence(evs []TraceEvent, tNs float64) string {
+	from, until := f.start.T, int64(math.MaxInt64)
+	when := "from " + formatTraceTime(from, tNs)[2:]
+	if f.heal != nil {
+		until = f.heal.T
+		when += " to " + formatTraceTime(until, tNs)[2:]
+	} else {
+		when += " to the end"
+	}
+	var did []string
+	lost, firstLost := 0, ""
+	sent := map[int64]*TraceEvent{}
+	var slow *TraceEvent
+	var slowest int64
+	for i := range evs {
+		ev := &evs[i]
+		switch {
+		case ev.Ev == "send":
+			sent[ev.ID] = ev
+		case (ev.Ev == "lose" || ev.Ev == "drop") && ev.T >= from && ev.T <= until:
+			if lost++; lost == 1 {
+				firstLost = fmt.Sprintf("the %s from p%d to p%d at %s", ev.Kind, ev.From, ev.To, formatTraceTime(ev.T, tNs)[2:])
+			}
+		case ev.Ev == "recv" && sent[ev.ID] != nil && sent[ev.ID].T >= from && sent[ev.ID].T < until:
+			if d := ev.T - sent[ev.ID].T; d > slowest {
+				slow, slowest = ev, d
+			}
+		}
+	}
+	if lost > 0 {
+		did = append(did, fmt.Sprintf("%d message(s) lost, the first %s", lost, firstLost))
+	}
+	if slow != nil && float64(slowest) > 1.5*tNs {
+		did = append(did, fmt.Sprintf("the %s from p%d to p%d sent at %s took %s", slow.Kind, slow.From, slow.To,
+			formatTraceTime(sent[slow.ID].T, tNs)[2:], formatTraceTime(slowest, tNs)[2:]))
+	}
+	if held := f.unhandled(evs, until, tNs); held != "" {
+		did = append(did, held)
+	}
+	if len(did) == 0 {
+		did = append(did, "nothing the trace shows changed by it")
+	}
+	return fmt.Sprintf("%s %s: %s.", f.start.What, when, strings.Join(did, "; "))
+}
+
+var violationProc = regexp.MustCompile(`\bprocess (\d+)`)
+
+// violationStory finds the violating event (the last event of the
+// process the violation names at its instant) and says why it happened:
+// the timer of that process that fired last before it, the answers still
+// on their way to it then, and what the checker saw.
+func violationStory(evs []TraceEvent, violation string, tNs float64) (mark int, because string) {
+	at, ok := violationTime(violation)
+	p := -1
+	if m := violationProc.FindStringSubmatch(violation); m != nil {
+		p, _ = strconv.Atoi(m[1])
+	}
+	mark = -1
+	for i, ev := range evs {
+		if ok && ev.T == at && (ev.P == p || p < 0) && ev.Ev != "send" && ev.Ev != "recv" {
+			mark = i
+		}
+	}
+	because = "Violation: " + violation + "."
+	if mark < 0 || p < 0 {
+		return mark, because
+	}
+	var timer *TraceEvent
+	for i := mark; i >= 0; i-- {
+		if evs[i].Ev == "timer" && evs[i].P == p {
+			timer = &evs[i]
+			break
+		}
+	}
+	if timer == nil {
+		return mark, because
+	}
+	var late []string
+	sent := map[int64]*TraceEvent{}
+	for i := range evs {
+		ev := &evs[i]
+		switch {
+		case ev.Ev == "send" && ev.To == p && ev.T <= timer.T:
+			sent[ev.ID] = ev
+		case ev.Ev == "recv" && sent[ev.ID] != nil && ev.T > timer.T && len(late) < 2:
+			late = append(late, fmt.Sprintf("the %s from p%d (sent at %s) arrived at %s", ev.Kind, ev.From,
+				formatTraceTime(sent[ev.ID].T, tNs)[2:], formatTraceTime(ev.T, tNs)[2:]))
+			delete(sent, ev.ID)
+		}
+	}
+	s := fmt.Sprintf("p%d's timer %s fired at %s", p, timer.Timer, formatTraceTime(timer.T, tNs)[2:])
+	if len(late) > 0 {
+		s += ", before " + strings.Join(late, ", and ")
+	}
+	return mark, s + "; then " + violation + "."
+}
+
+// unhandled tells, for a fault on processes ("pause(0)", "crash(2,3)"),
+// the messages to them sent while it held that they did not handle
+// before it ended: a paused or crashed process's silence is what its
+// peers' timers see.
+func (f storyFault) unhandled(evs []TraceEvent, until int64, tNs float64) string {
+	kind, args, ok := strings.Cut(f.start.What, "(")
+	if !ok || strings.Contains(kind, "[") {
+		return ""
+	}
+	targets := map[int]bool{}
+	var procs []string
+	for _, a := range strings.Split(strings.TrimSuffix(args, ")"), ",") {
+		if p, err := strconv.Atoi(strings.TrimSpace(a)); err == nil {
+			targets[p] = true
+			procs = append(procs, "p"+strconv.Itoa(p))
+		}
+	}
+	handled := map[int64]int64{}
+	for _, ev := range evs {
+		if ev.Ev == "recv" {
+			handled[ev.ID] = ev.T
+		}
+	}
+	n, first := 0, ""
+	for _, ev := range evs {
+		if ev.Ev != "send" || !targets[ev.To] || ev.T < f.start.T || ev.T >= until {
+			continue
+		}
+		if at, ok := handled[ev.ID]; ok && at <= until {
+			continue
+		}
+		if n++; n == 1 {
+			first = fmt.Sprintf("the %s from p%d to p%d sent at %s", ev.Kind, ev.From, ev.To, formatTraceTime(ev.T, tNs)[2:])
+			if at, ok := handled[ev.ID]; ok {
+				first += ", handled only at " + formatTraceTime(at, tNs)[2:]
+			}
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s (%s) handled none of the %d message(s) sent meanwhile, the first %s", strings.Join(procs, ", "), kind, n, first)
+}

@@ -1,0 +1,48 @@
+package shrink
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/electbench/electbench/chaos"
+	"github.com/electbench/electbench/reports"
+)
+
+// The files a shrink writes under its output directory.
+const (
+	ShrunkFile = "shrunk.yaml" // the smallest scenario, with its trace-hash
+	TraceFile  = "trace.jsonl" // its trial's trace, as run --trace writes it
+	StoryFile  = "story.html"  // the fault story
+)
+
+// Write writes the shrunk scenario, its trace and its fault story under
+// dir (made if need be): the trace's sha256 is the scenario's trace-hash.
+func Write(dir string, r *Result) error {
+	file, err := chaos.Format(r.Scenario)
+	if err != nil {
+		return err
+	}
+	var story bytes.Buffer
+	err = reports.WriteStory(&story, reports.Story{
+		Name: r.Scenario.Name, File: file, Violation: r.Outcome.Row.Violation,
+		Failures: []string{r.Violation.String()}, TNs: r.Outcome.Row.TS * 1e9,
+		Trace: bytes.NewReader(r.Outcome.Trace),
+	})
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("shrink output: %w", err)
+	}
+	for _, f := range []struct {
+		name string
+		data []byte
+	}{{ShrunkFile, file}, {TraceFile, r.Outcome.Trace}, {StoryFile, story.Bytes()}} {
+		if err := os.WriteFile(filepath.Join(dir, f.name), f.data, 0o644); err != nil {
+			return fmt.Errorf("shrink output: %w", err)
+		}
+	}
+	return nil
+}
