@@ -117,6 +117,38 @@ func healed(fs []storyFault, what string) int {
 	return -1
 }
 
+// once reports whether the fault acts once (a crash, a false suspicion,
+// a restart) rather than holding for a while.
+func (f storyFault) once() bool {
+	for _, k := range []string{"crash(", "suspect(", "restart("} {
+		if strings.HasPrefix(f.start.What, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// suspicions tells who suspected whom at the instant at: "p1, p2 suspected
+// p0".
+func suspicions(evs []TraceEvent, at int64) string {
+	by := map[int][]string{}
+	var order []int
+	for _, ev := range evs {
+		if ev.Ev != "suspect" || ev.T != at {
+			continue
+		}
+		if by[ev.Q] == nil {
+			order = append(order, ev.Q)
+		}
+		by[ev.Q] = append(by[ev.Q], "p"+strconv.Itoa(ev.P))
+	}
+	var out []string
+	for _, q := range order {
+		out = append(out, fmt.Sprintf("the detectors of %s suspected p%d", strings.Join(by[q], ", "), q))
+	}
+	return strings.Join(out, "; ")
+}
+
 // window is the fault's shaded time, in T.
 func (f storyFault) window(end int64, tNs float64) FaultWindow {
 	from := float64(f.start.T) / tNs
@@ -124,8 +156,8 @@ func (f storyFault) window(end int64, tNs float64) FaultWindow {
 	if f.heal != nil {
 		until = float64(f.heal.T) / tNs
 	}
-	if strings.HasPrefix(f.start.What, "crash(") || strings.HasPrefix(f.start.What, "suspect(") {
-		until = from // acts once: its lane says the rest
+	if f.once() {
+		until = from // its lane says the rest
 	}
 	return FaultWindow{From: from, Until: until, Label: f.start.What}
 }
@@ -135,13 +167,19 @@ func (f storyFault) window(end int64, tNs float64) FaultWindow {
 func (f storyFault) sentence(evs []TraceEvent, tNs float64) string {
 	from, until := f.start.T, int64(math.MaxInt64)
 	when := "from " + formatTraceTime(from, tNs)[2:]
-	if f.heal != nil {
+	var did []string
+	switch {
+	case f.heal != nil:
 		until = f.heal.T
 		when += " to " + formatTraceTime(until, tNs)[2:]
-	} else {
+	case f.once():
+		when = "at " + formatTraceTime(from, tNs)[2:]
+	default:
 		when += " to the end"
 	}
-	var did []string
+	if sus := suspicions(evs, f.start.T); strings.HasPrefix(f.start.What, "suspect(") && sus != "" {
+		did = append(did, sus)
+	}
 	lost, firstLost := 0, ""
 	sent := map[int64]*TraceEvent{}
 	var slow *TraceEvent
@@ -207,7 +245,7 @@ func violationStory(evs []TraceEvent, violation string, tNs float64) (mark int, 
 		}
 	}
 	if timer == nil {
-		return mark, because
+		return mark, lastHeard(evs, mark, p, tNs) + violation + "."
 	}
 	var late []string
 	sent := map[int64]*TraceEvent{}
@@ -271,4 +309,24 @@ func (f storyFault) unhandled(evs []TraceEvent, until int64, tNs float64) string
 		return ""
 	}
 	return fmt.Sprintf("%s (%s) handled none of the %d message(s) sent meanwhile, the first %s", strings.Join(procs, ", "), kind, n, first)
+}
+
+// lastHeard tells the last message process p received before the event
+// evs[mark]: what it decided on ("after the ELECTION from p3 (sent at 2T,
+// arrived at 3T), "), "" when none.
+func lastHeard(evs []TraceEvent, mark, p int, tNs float64) string {
+	for i := mark; i >= 0; i-- {
+		ev := evs[i]
+		if ev.Ev != "recv" || ev.To != p {
+			continue
+		}
+		for j := i; j >= 0; j-- {
+			if evs[j].Ev == "send" && evs[j].ID == ev.ID {
+				return fmt.Sprintf("After the %s from p%d (sent at %s, arrived at %s): ", messageLabel(ev), ev.From,
+					formatTraceTime(evs[j].T, tNs)[2:], formatTraceTime(ev.T, tNs)[2:])
+			}
+		}
+		return fmt.Sprintf("After the %s from p%d (arrived at %s): ", messageLabel(ev), ev.From, formatTraceTime(ev.T, tNs)[2:])
+	}
+	return "Violation: "
 }
