@@ -190,7 +190,7 @@ func checkTraceHash(sc *chaos.Scenario, spec *Spec, fail func(field, format stri
 	case sc.Runtime == "live":
 		fail("trace-hash", "a live trial's trace is not reproducible: trace-hash applies to the simulator")
 	case spec.Trials != 1 || len(spec.Algos) != 1 || len(spec.Nodes) != 1:
-		fail("trace-hash", "a trace hash names one trial: the scenario needs trials: 1, one algorithm and one size (it has %d trials, %d algorithms, %d sizes)",
+		fail("trace-hash", "a trace hash names one trial: the scenario needs trials: 1, one algorithm and one size (it has %d trial(s), %d algorithm(s), %d size(s))",
 			spec.Trials, len(spec.Algos), len(spec.Nodes))
 	}
 }
