@@ -215,3 +215,28 @@ func TestCheckHash(t *testing.T) {
 		t.Fatalf("edited file: %v, want a mismatch naming %s and another hash", err, o.Hash)
 	}
 }
+
+// TestShrinkInterrupted: an interrupted shrink returns the best scenario
+// so far, with that scenario's own trace-hash.
+func TestShrinkInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	file := "testdata/multicast-no-agree.yaml"
+	p, err := Pick(ctx, file, scenarioData(t, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Shrink(ctx, p, func(Step) { cancel() }) // Ctrl-C after the first change kept
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Interrupted || len(r.Steps) != 1 {
+		t.Fatalf("interrupted %t after %d steps; want interrupted after 1", r.Interrupted, len(r.Steps))
+	}
+	if got, want := len(r.Scenario.Faults), len(p.Scenario.Faults)-1; got != want {
+		t.Errorf("%d faults kept, want %d (one dropped before the interrupt)", got, want)
+	}
+	if r.Scenario.TraceHash != r.Outcome.Hash || !p.Violation.HeldBy(r.Outcome) {
+		t.Errorf("the best so far is not the run it names: hash %s, run's %s", r.Scenario.TraceHash, r.Outcome.Hash)
+	}
+}
