@@ -88,23 +88,53 @@ func halve(d chaos.Duration, T time.Duration) (chaos.Duration, bool) {
 	return inT(v/2, T), true
 }
 
-// shortenFaults halves how long each fault lasts (its for), toward 0.
+// shortenFaults halves how long each fault lasts, toward 0: its for, or
+// the time between its start and its heal, by healing it earlier or by
+// starting it later.
 func shortenFaults(s *shrinker) bool {
 	T := unitOf(s.best)
 	for i := range s.best.Faults {
 		f := &s.best.Faults[i]
-		if f.For.IsZero() {
-			continue
+		if !f.For.IsZero() {
+			h, ok := halve(f.For, T)
+			if ok && s.try(fmt.Sprintf("faults[%d] lasts %s instead of %s", i, h.Text, f.For.Text), func(c *chaos.Scenario) bool {
+				c.Faults[i].For = h
+				return true
+			}) {
+				return true
+			}
 		}
-		h, ok := halve(f.For, T)
-		if ok && s.try(fmt.Sprintf("faults[%d] lasts %s instead of %s", i, h.Text, f.For.Text), func(c *chaos.Scenario) bool {
-			c.Faults[i].For = h
-			return true
-		}) {
+		if timedWindow(f) && shortenWindow(s, i, T) {
 			return true
 		}
 	}
 	return false
+}
+
+// timedWindow reports whether a fault starts and heals at times (not on
+// triggers), so that its window can be halved from either end.
+func timedWindow(f *chaos.Fault) bool {
+	plain := func(t chaos.Trigger) bool { return t.Delay.IsZero() && t.Spread.IsZero() }
+	return f.Heal != nil && f.Heal.Kind == chaos.AtTime && plain(*f.Heal) &&
+		(f.Start.Kind == chaos.AtTime || f.Start.Kind == chaos.AtStart) && plain(f.Start)
+}
+
+// shortenWindow heals fault i half way through its window, or else starts
+// it half way.
+func shortenWindow(s *shrinker, i int, T time.Duration) bool {
+	f := &s.best.Faults[i]
+	from, until := f.Start.At.Of(T), f.Heal.At.Of(T)
+	if until-from < T/5 {
+		return false
+	}
+	mid := inT(from+(until-from)/2, T)
+	return s.try(fmt.Sprintf("faults[%d] heals at %s instead of %s", i, mid.Text, f.Heal.At.Text), func(c *chaos.Scenario) bool {
+		c.Faults[i].Heal.At = mid
+		return true
+	}) || s.try(fmt.Sprintf("faults[%d] starts at %s instead of %s", i, mid.Text, f.Start), func(c *chaos.Scenario) bool {
+		c.Faults[i].Start = chaos.Trigger{Kind: chaos.AtTime, At: mid}
+		return true
+	})
 }
 
 // simplerTriggers drops a trigger's random offset, halves its delay

@@ -240,3 +240,39 @@ func TestShrinkInterrupted(t *testing.T) {
 		t.Errorf("the best so far is not the run it names: hash %s, run's %s", r.Scenario.TraceHash, r.Outcome.Hash)
 	}
 }
+
+// TestShortenWindow: a fault healed at a time is healed half way through
+// its window while the violation holds (multicast/no-agree's pause of the
+// highest process needs to outlast the candidates' 2T timeout only).
+func TestShortenWindow(t *testing.T) {
+	const file = `name: window
+algorithms: [multicast/no-agree]
+nodes: 3
+trials: 1
+faults:
+  - kind: pause
+    name: nap
+    target: highest
+    at: start
+  - heal: nap
+    at: 40T
+expect:
+  safety: always
+`
+	ctx := context.Background()
+	p, err := Pick(ctx, "window.yaml", []byte(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &shrinker{ctx: ctx, v: p.Violation, best: p.Scenario, out: p.Outcome, seen: map[string]bool{}}
+	var heals []string
+	for shortenFaults(s) {
+		heals = append(heals, s.best.Faults[0].Heal.At.Text)
+	}
+	if len(heals) < 3 || heals[0] != "20T" || heals[1] != "10T" || heals[2] != "5T" {
+		t.Fatalf("heals moved to %v; want 20T, 10T, 5T, ...", heals)
+	}
+	if !p.Violation.HeldBy(s.out) {
+		t.Fatal("the shortened fault no longer fails")
+	}
+}
