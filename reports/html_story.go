@@ -38,7 +38,7 @@ func WriteStory(w io.Writer, st Story) error {
 	faults := storyFaults(tr.Events)
 	p := newPage("electbench shrink: " + st.Name)
 	p.para("", txt("The smallest run found that still fails "), bold(strings.Join(st.Failures, "; ")),
-		txtf(": %s N=%d, seed %d.", algoLabelOf(tr.Algorithm, tr.Variant), tr.Nodes, tr.Seed))
+		txtf(": %s N=%d, trial seed %d.", algoLabelOf(tr.Algorithm, tr.Variant), tr.Nodes, tr.Seed))
 	p.h2("story", txt("The fault story"))
 	var items [][]run
 	for _, f := range faults {
@@ -234,6 +234,9 @@ func violationStory(evs []TraceEvent, violation string, tNs float64) (mark int, 
 		}
 	}
 	because = "Violation: " + violation + "."
+	if violation == "" {
+		because = "No safety violation: the trial failed the expectations above."
+	}
 	if mark < 0 || p < 0 {
 		return mark, because
 	}

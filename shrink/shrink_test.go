@@ -20,12 +20,14 @@ import (
 // built-in scenarios of several trials and algorithms.
 var plantedBugs = []struct {
 	name, file string // file: under testdata, or a built-in scenario
-	kind       string // the safety violation that must remain
+	property   string // the property that must still fail
+	kind       string // for safety, the kind of violation
 }{
-	{"bully t1 below the round trip", "testdata/bully-short-t1.yaml", "wrong-leader"},
-	{"multicast/no-agree", "testdata/multicast-no-agree.yaml", "wrong-leader"},
-	{"built-in bully-short-t1", "bully-short-t1", "wrong-leader"},
-	{"built-in ring-inaccurate-detector", "ring-inaccurate-detector", "wrong-leader"},
+	{"bully t1 below the round trip", "testdata/bully-short-t1.yaml", "safety", "wrong-leader"},
+	{"multicast/no-agree", "testdata/multicast-no-agree.yaml", "safety", "wrong-leader"},
+	{"built-in bully-short-t1", "bully-short-t1", "safety", "wrong-leader"},
+	{"built-in ring-inaccurate-detector", "ring-inaccurate-detector", "safety", "wrong-leader"},
+	{"a partition never healed", "testdata/liveness.yaml", "liveness", ""},
 }
 
 func scenarioData(t *testing.T, file string) []byte {
@@ -52,8 +54,8 @@ func TestShrinkPlantedBugs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if p.Violation.Property != "safety" || p.Violation.Kind != c.kind {
-				t.Fatalf("picked violation %s, want safety (%s)", p.Violation, c.kind)
+			if p.Violation.Property != c.property || p.Violation.Kind != c.kind {
+				t.Fatalf("picked violation %s, want %s (%s)", p.Violation, c.property, c.kind)
 			}
 			r, err := Shrink(ctx, p, nil)
 			if err != nil {
