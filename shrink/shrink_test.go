@@ -278,3 +278,38 @@ expect:
 		t.Fatal("the shortened fault no longer fails")
 	}
 }
+
+// TestPickStandInSeed: a failing trial whose seed no scenario seed gives
+// trial 0 is stood in for by the smallest seed of 1..32 that fails the
+// same way.
+func TestPickStandInSeed(t *testing.T) {
+	ctx := context.Background()
+	scs, err := chaos.Parse("bully-short-t1", scenarioData(t, "bully-short-t1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := scs[0]
+	sc.Trials = 8
+	spec, err := workloads.FromScenario(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []reports.Row
+	if err := (&workloads.Executor{}).Execute(ctx, spec.Plan(), func(r reports.Row) error { rows = append(rows, r); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range rows {
+		if _, exact := fileSeed(row.Seed); exact || row.Expect == "pass" {
+			continue
+		}
+		p, err := pickTrial(ctx, sc, spec, row)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Scenario.Seed < 1 || p.Scenario.Seed > seedSearch || p.Violation.Kind != violationKind(row) {
+			t.Fatalf("stand-in seed %d failing with %s, for trial %d failing with %s", p.Scenario.Seed, p.Violation, row.Trial, violationKind(row))
+		}
+		return
+	}
+	t.Fatal("no failing trial of 8 had a seed beyond a file's: the test needs more trials")
+}
