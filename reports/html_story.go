@@ -10,16 +10,15 @@ import (
 )
 
 // Story is what a fault story page (electbench shrink's story.html)
-// tells: a shrunk scenario's file, the violation it still shows, and its
-// one trial's trace, drawn as a Lamport diagram with the violating event
-// marked, each fault told in a sentence.
+// tells: a shrunk scenario's file, its one trial's row (the violation, the
+// fault schedule, T) and trace, drawn as a Lamport diagram with the
+// violating event marked, each fault told in a sentence.
 type Story struct {
-	Name      string   // the scenario's name
-	File      []byte   // the scenario file
-	Violation string   // the row's violation column: "wrong-leader at 1ms: process 0 ..."
-	Failures  []string // the expectations it failed
-	TNs       float64  // T, in nanoseconds
-	Trace     io.Reader
+	Name     string   // the scenario's name
+	File     []byte   // the scenario file
+	Row      Row      // the trial's row
+	Failures []string // the expectations it failed
+	Trace    io.Reader
 }
 
 // WriteStory writes the fault story page: self-contained (inline style
@@ -35,28 +34,25 @@ func WriteStory(w io.Writer, st Story) error {
 		return fmt.Errorf("reading the story's trace: %d trials, want one", len(trs))
 	}
 	tr := trs[0]
-	faults := storyFaults(tr.Events)
+	tNs := st.Row.TS * 1e9
+	windows := FaultWindows(&st.Row)
 	p := newPage("electbench shrink: " + st.Name)
 	p.para("", txt("The smallest run found that still fails "), bold(strings.Join(st.Failures, "; ")),
 		txtf(": %s N=%d, trial seed %d.", algoLabelOf(tr.Algorithm, tr.Variant), tr.Nodes, tr.Seed))
 	p.h2("story", txt("The fault story"))
 	var items [][]run
-	for _, f := range faults {
-		items = append(items, []run{txt(f.sentence(tr.Events, st.TNs))})
+	for _, w := range windows {
+		items = append(items, []run{txt(faultSentence(w, tr.Events, tNs))})
 	}
-	mark, because := violationStory(tr.Events, st.Violation, st.TNs)
+	mark, because := violationStory(tr.Events, st.Row.Violation, tNs)
 	items = append(items, []run{bold(because)})
 	p.list("", items)
-	if len(faults) == 0 {
+	if len(windows) == 0 {
 		p.note("No fault: the violation needs none, only the configuration (parameters, latency, seed) above.")
-	}
-	var windows []FaultWindow
-	for _, f := range faults {
-		windows = append(windows, f.window(tr.End, st.TNs))
 	}
 	p.h2("diagram", txt("Space-time diagram"))
 	p.note("Time runs down, one lane per process; an arrow is a message from its send to its delivery, a cross a message lost. Shaded: the faults. Ringed: the violating event.")
-	p.svg(markedDiagram("story", tr, st.TNs, windows, nil, mark, "violation"))
+	p.svg(markedDiagram("story", tr, tNs, windows, nil, mark, "violation"))
 	p.h2("scenario", txt("The scenario"))
 	var lines []preLine
 	for _, l := range strings.Split(strings.TrimRight(string(st.File), "\n"), "\n") {
@@ -73,59 +69,10 @@ func algoLabelOf(alg, variant string) string {
 	return alg + "/" + variant
 }
 
-// storyFault is one fault of the trace: the event that started it and
-// the one that healed it (nil: it lasted to the end, or acts once).
-type storyFault struct {
-	start, heal *TraceEvent
-}
-
-// storyFaults pairs the trace's fault events: "heal K" ends the first
-// open fault of kind K, "resume(x)" the pause of x, "restart(x)" the
-// crash of x.
-func storyFaults(evs []TraceEvent) []storyFault {
-	var out []storyFault
-	for i := range evs {
-		ev := &evs[i]
-		if ev.Ev != "fault" {
-			continue
-		}
-		if j := healed(out, ev.What); j >= 0 {
-			out[j].heal = ev
-			continue
-		}
-		out = append(out, storyFault{start: ev})
-	}
-	return out
-}
-
-// healed is the index of the open fault what heals, or -1.
-func healed(fs []storyFault, what string) int {
-	for j := range fs {
-		if fs[j].heal != nil {
-			continue
-		}
-		start := fs[j].start.What
-		kind, _, _ := strings.Cut(strings.SplitN(start, "[", 2)[0], "(")
-		args := strings.TrimPrefix(start, kind)
-		switch {
-		case what == "heal "+kind || strings.HasPrefix(what, "heal "+kind+"("):
-			return j
-		case kind == "pause" && what == "resume"+args, kind == "crash" && what == "restart"+args:
-			return j
-		}
-	}
-	return -1
-}
-
-// once reports whether the fault acts once (a crash, a false suspicion,
-// a restart) rather than holding for a while.
-func (f storyFault) once() bool {
-	for _, k := range []string{"crash(", "suspect(", "restart("} {
-		if strings.HasPrefix(f.start.What, k) {
-			return true
-		}
-	}
-	return false
+// actsOnce reports whether a fault acts once (a false suspicion, a
+// restart) rather than holding for a while.
+func actsOnce(label string) bool {
+	return strings.HasPrefix(label, "suspect(") || strings.HasPrefix(label, "restart(")
 }
 
 // suspicions tells who suspected whom at the instant at: "p1, p2 suspected
@@ -149,35 +96,23 @@ func suspicions(evs []TraceEvent, at int64) string {
 	return strings.Join(out, "; ")
 }
 
-// window is the fault's shaded time, in T.
-func (f storyFault) window(end int64, tNs float64) FaultWindow {
-	from := float64(f.start.T) / tNs
-	until := math.Inf(1)
-	if f.heal != nil {
-		until = float64(f.heal.T) / tNs
-	}
-	if f.once() {
-		until = from // its lane says the rest
-	}
-	return FaultWindow{From: from, Until: until, Label: f.start.What}
-}
-
-// sentence tells what the fault did: when it held, the messages it lost,
-// the slowest message sent while it held, the processes it stopped.
-func (f storyFault) sentence(evs []TraceEvent, tNs float64) string {
-	from, until := f.start.T, int64(math.MaxInt64)
+// faultSentence tells what a fault did: when it held, the messages it
+// lost, the slowest message sent while it held, the processes it stopped,
+// whose detectors it made suspect whom.
+func faultSentence(w FaultWindow, evs []TraceEvent, tNs float64) string {
+	from, until := int64(math.Round(w.From*tNs)), int64(math.MaxInt64)
 	when := "from " + formatTraceTime(from, tNs)[2:]
 	var did []string
 	switch {
-	case f.heal != nil:
-		until = f.heal.T
-		when += " to " + formatTraceTime(until, tNs)[2:]
-	case f.once():
+	case actsOnce(w.Label):
 		when = "at " + formatTraceTime(from, tNs)[2:]
+	case !math.IsInf(w.Until, 1):
+		until = int64(math.Round(w.Until * tNs))
+		when += " to " + formatTraceTime(until, tNs)[2:]
 	default:
 		when += " to the end"
 	}
-	if sus := suspicions(evs, f.start.T); strings.HasPrefix(f.start.What, "suspect(") && sus != "" {
+	if sus := suspicions(evs, from); strings.HasPrefix(w.Label, "suspect(") && sus != "" {
 		did = append(did, sus)
 	}
 	lost, firstLost := 0, ""
@@ -206,13 +141,13 @@ func (f storyFault) sentence(evs []TraceEvent, tNs float64) string {
 		did = append(did, fmt.Sprintf("the %s from p%d to p%d sent at %s took %s", slow.Kind, slow.From, slow.To,
 			formatTraceTime(sent[slow.ID].T, tNs)[2:], formatTraceTime(slowest, tNs)[2:]))
 	}
-	if held := f.unhandled(evs, until, tNs); held != "" {
+	if held := unhandled(w.Label, evs, from, until, tNs); held != "" {
 		did = append(did, held)
 	}
 	if len(did) == 0 {
 		did = append(did, "nothing the trace shows changed by it")
 	}
-	return fmt.Sprintf("%s %s: %s.", f.start.What, when, strings.Join(did, "; "))
+	return fmt.Sprintf("%s %s: %s.", w.Label, when, strings.Join(did, "; "))
 }
 
 var violationProc = regexp.MustCompile(`\bprocess (\d+)`)
@@ -274,8 +209,8 @@ func violationStory(evs []TraceEvent, violation string, tNs float64) (mark int, 
 // the messages to them sent while it held that they did not handle
 // before it ended: a paused or crashed process's silence is what its
 // peers' timers see.
-func (f storyFault) unhandled(evs []TraceEvent, until int64, tNs float64) string {
-	kind, args, ok := strings.Cut(f.start.What, "(")
+func unhandled(label string, evs []TraceEvent, from, until int64, tNs float64) string {
+	kind, args, ok := strings.Cut(label, "(")
 	if !ok || strings.Contains(kind, "[") {
 		return ""
 	}
@@ -295,7 +230,7 @@ func (f storyFault) unhandled(evs []TraceEvent, until int64, tNs float64) string
 	}
 	n, first := 0, ""
 	for _, ev := range evs {
-		if ev.Ev != "send" || !targets[ev.To] || ev.T < f.start.T || ev.T >= until {
+		if ev.Ev != "send" || !targets[ev.To] || ev.T < from || ev.T >= until {
 			continue
 		}
 		if at, ok := handled[ev.ID]; ok && at <= until {

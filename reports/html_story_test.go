@@ -33,11 +33,10 @@ const storyTrace = `{"trial":0,"algorithm":"bully","variant":"classic","nodes":3
 // nothing (it opens offline).
 func TestWriteStory(t *testing.T) {
 	var b strings.Builder
-	err := WriteStory(&b, Story{
-		Name: "story", File: []byte("name: story\n"), TNs: 1e6,
-		Violation: "wrong-leader at 1.5ms: process 0 (id 1) decided 1 while 3 is alive",
-		Failures:  []string{"safety (wrong-leader)"}, Trace: strings.NewReader(storyTrace),
-	})
+	row := Row{TS: 0.001, Violation: "wrong-leader at 1.5ms: process 0 (id 1) decided 1 while 3 is alive",
+		Faults: "t=500µs:partition(isolate(2))[0,1|2];t=3ms:heal partition(isolate(2))"}
+	err := WriteStory(&b, Story{Name: "story", File: []byte("name: story\n"), Row: row,
+		Failures: []string{"safety (wrong-leader)"}, Trace: strings.NewReader(storyTrace)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,33 +53,5 @@ func TestWriteStory(t *testing.T) {
 	}
 	if ext := regexp.MustCompile(`(src|href)="https?:`).FindString(page); ext != "" {
 		t.Errorf("the page fetches %s: it must open offline", ext)
-	}
-}
-
-// TestStoryFaultsPairHeals: a heal, a resume and a restart each end the
-// fault they name; a fault never healed lasts to the end.
-func TestStoryFaultsPairHeals(t *testing.T) {
-	evs := []TraceEvent{
-		{T: 1, Ev: "fault", What: "latency[0>1]"},
-		{T: 2, Ev: "fault", What: "pause(2)"},
-		{T: 3, Ev: "fault", What: "crash(1)"},
-		{T: 4, Ev: "fault", What: "partition(halves)[0|1,2]"},
-		{T: 5, Ev: "fault", What: "resume(2)"},
-		{T: 6, Ev: "fault", What: "heal latency"},
-		{T: 7, Ev: "fault", What: "restart(1)"},
-	}
-	fs := storyFaults(evs)
-	want := map[string]int64{"latency[0>1]": 6, "pause(2)": 5, "crash(1)": 7, "partition(halves)[0|1,2]": -1}
-	if len(fs) != len(want) {
-		t.Fatalf("%d faults, want %d", len(fs), len(want))
-	}
-	for _, f := range fs {
-		got := int64(-1)
-		if f.heal != nil {
-			got = f.heal.T
-		}
-		if got != want[f.start.What] {
-			t.Errorf("%s healed at %d, want %d", f.start.What, got, want[f.start.What])
-		}
 	}
 }

@@ -56,7 +56,6 @@ type TraceEvent struct {
 	Timer  string `json:"timer"`
 	Leader string `json:"leader"`
 	Text   string `json:"text"` // note: an external program's log line
-	What   string `json:"what"` // fault: what started or healed ("partition(halves)[0,1|2,3]", "heal latency")
 }
 
 // TraceTrial is the kept part of one trial's trace.

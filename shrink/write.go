@@ -26,9 +26,8 @@ func Write(dir string, r *Result) error {
 	}
 	var story bytes.Buffer
 	err = reports.WriteStory(&story, reports.Story{
-		Name: r.Scenario.Name, File: file, Violation: r.Outcome.Row.Violation,
-		Failures: []string{r.Violation.String()}, TNs: r.Outcome.Row.TS * 1e9,
-		Trace: bytes.NewReader(r.Outcome.Trace),
+		Name: r.Scenario.Name, File: file, Row: r.Outcome.Row,
+		Failures: []string{r.Violation.String()}, Trace: bytes.NewReader(r.Outcome.Trace),
 	})
 	if err != nil {
 		return err
