@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -44,7 +45,7 @@ func WriteStory(w io.Writer, st Story) error {
 	for _, w := range windows {
 		items = append(items, []run{txt(faultSentence(w, tr.Events, tNs))})
 	}
-	mark, because := violationStory(tr.Events, st.Row.Violation, tNs)
+	_, because := violationStory(tr.Events, st.Row.Violation, tNs)
 	items = append(items, []run{bold(because)})
 	p.list("", items)
 	if len(windows) == 0 {
@@ -52,6 +53,8 @@ func WriteStory(w io.Writer, st Story) error {
 	}
 	p.h2("diagram", txt("Space-time diagram"))
 	p.note("Time runs down, one lane per process; an arrow is a message from its send to its delivery, a cross a message lost. Shaded: the faults. Ringed: the violating event.")
+	focus(tr, st.Row.Violation, tNs)
+	mark, _ := violationStory(tr.Events, st.Row.Violation, tNs)
 	p.svg(markedDiagram("story", tr, tNs, windows, nil, mark, "violation"))
 	p.h2("scenario", txt("The scenario"))
 	var lines []preLine
@@ -268,3 +271,31 @@ func lastHeard(evs []TraceEvent, mark, p int, tNs float64) string {
 	}
 	return "Violation: "
 }
+
+// storyEvents bounds the events a story draws: a shrunk run is small,
+// but a quorum algorithm's heartbeats can fill a long deadline.
+const storyEvents = 400
+
+// focus keeps, of a trace too long to draw whole, the events that lead up
+// to the violation (from storyLead before it to 2T after), or else the
+// last storyEvents; the diagram then draws them as a window.
+func focus(tr *TraceTrial, violation string, tNs float64) {
+	if len(tr.Events) <= storyEvents {
+		return
+	}
+	evs := tr.Events[len(tr.Events)-storyEvents:]
+	if at, ok := violationTime(violation); ok && tNs > 0 {
+		from, until := at-int64(storyLead*tNs), at+int64(2*tNs)
+		i := sort.Search(len(tr.Events), func(i int) bool { return tr.Events[i].T >= from })
+		j := sort.Search(len(tr.Events), func(i int) bool { return tr.Events[i].T > until })
+		evs = tr.Events[i:j]
+		if len(evs) > storyEvents {
+			evs = evs[len(evs)-storyEvents:]
+		}
+	}
+	tr.Events, tr.Window = evs, true
+}
+
+// storyLead is how long before the violation a long story's diagram
+// starts, in T.
+const storyLead = 10

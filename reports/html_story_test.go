@@ -55,3 +55,17 @@ func TestWriteStory(t *testing.T) {
 		t.Errorf("the page fetches %s: it must open offline", ext)
 	}
 }
+
+// TestStoryFocus: a trace too long to draw is drawn from 10T before its
+// violation to 2T after, as a window.
+func TestStoryFocus(t *testing.T) {
+	tr := &TraceTrial{}
+	for i := range 1000 {
+		tr.Events = append(tr.Events, TraceEvent{T: int64(i) * 1e5, Ev: "timer", P: 0, Timer: "beat"}) // 10 a T
+	}
+	focus(tr, "wrong-leader at 50ms: process 0 decided", 1e6)
+	first, last := tr.Events[0].T, tr.Events[len(tr.Events)-1].T
+	if !tr.Window || first != 40e6 || last != 52e6 {
+		t.Errorf("window %t, from %d to %d; want a window from 40ms to 52ms", tr.Window, first, last)
+	}
+}
