@@ -60,11 +60,18 @@ func runShrink(cmd *cobra.Command, o *shrinkOptions, file string) error {
 	}
 	ctx, stop := interrupts(cmd, "the shrink")
 	defer stop()
+	interrupted := &exitError{code: exitInterrupted, err: errors.New("interrupted before a failing trial was picked: nothing written")}
 	if err := checkFileHashes(ctx, file, data); err != nil {
+		if ctx.Err() != nil {
+			return interrupted
+		}
 		return badInput(err)
 	}
 	p, err := shrink.Pick(ctx, file, data)
 	if err != nil {
+		if ctx.Err() != nil {
+			return interrupted
+		}
 		return badInput(err)
 	}
 	stderr := cmd.ErrOrStderr()
