@@ -191,6 +191,9 @@ func TestLayering(t *testing.T) {
 		"chaos":     runtimes,
 		"reports":   append(append([]string{"workloads", "chaos"}, runtimes...), algorithms...),
 		"workloads": {"nodes/live/harness/toxi", "os/exec", "github.com/Shopify/toxiproxy/v2"},
+		// The shrinker runs and replays on the simulator only: a trace
+		// hash fingerprints a simulated trial.
+		"shrink": {"nodes/live/harness", "nodes/live/harness/toxi", "github.com/Shopify/toxiproxy/v2"},
 	}
 	for _, r := range runtimes {
 		never[r] = append([]string{"workloads"}, algorithms...)
