@@ -77,6 +77,7 @@ var floors = [][]string{
 	append([]string{"nodes/live/livetest"}, runtimes...), // the runtimes and their test support
 	{"chaos"},     // scenario files, compiled to trial faults
 	{"workloads"}, // what a run does, over every runtime
+	{"shrink"},    // minimising a failing scenario, replaying it, its fault story
 	{"hunt"},      // the search for failing schedules, over workloads' trials
 	{"cmd/electbench", "cmd/heaploop", "examples/nodes/cr-go", "."}, // programs, and the root's tests
 }
@@ -191,6 +192,9 @@ func TestLayering(t *testing.T) {
 		"chaos":     runtimes,
 		"reports":   append(append([]string{"workloads", "chaos"}, runtimes...), algorithms...),
 		"workloads": {"nodes/live/harness/toxi", "os/exec", "github.com/Shopify/toxiproxy/v2"},
+		// The shrinker runs and replays on the simulator only: a trace
+		// hash fingerprints a simulated trial.
+		"shrink": {"nodes/live/harness", "nodes/live/harness/toxi", "github.com/Shopify/toxiproxy/v2"},
 	}
 	for _, r := range runtimes {
 		never[r] = append([]string{"workloads"}, algorithms...)

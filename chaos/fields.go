@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -126,8 +127,21 @@ func init() {
 			dec: func(d *decoder, n *yaml.Node, path string, s *Scenario) {
 				decodeMapping(d, n, path, expectFields, &s.Expect, nil)
 			}},
+		{name: "trace-hash", typ: "text", def: "not checked",
+			doc: "the sha256 (64 hex digits) of the trace of the scenario's one trial as `electbench run --trace` writes it; `run` and `replay` fail (exit 1) when the trial's trace differs. `electbench shrink` writes it (SHRINK.md)",
+			dec: func(d *decoder, n *yaml.Node, path string, s *Scenario) {
+				if v, ok := d.text(n, path); ok {
+					if !traceHashRE.MatchString(v) {
+						d.errorf(n, path, "%q: want a sha256 as 64 lowercase hex digits", v)
+						return
+					}
+					s.TraceHash = v
+				}
+			}},
 	}
 }
+
+var traceHashRE = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
 // maxFaults bounds a timeline.
 const maxFaults = 1000

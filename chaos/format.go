@@ -134,6 +134,7 @@ func attach() {
 		"deadline":    func(s *Scenario) *yaml.Node { return textNode(s.Deadline.Text) },
 		"faults":      encodeFaults,
 		"expect":      func(s *Scenario) *yaml.Node { return encodeMapping(expectFields, &s.Expect) },
+		"trace-hash":  func(s *Scenario) *yaml.Node { return textNode(s.TraceHash) },
 	})
 	set(networkFields, map[string]func(*Network) *yaml.Node{
 		"latency": func(nw *Network) *yaml.Node { return wordNode(nw.Latency) },
@@ -296,6 +297,11 @@ func encodeFaults(s *Scenario) *yaml.Node {
 			continue
 		}
 		items = append(items, encodeMapping(faultFields(kinds[f.Kind]), f))
+		if f.Heal != nil {
+			// The parser hands a heal item to the fault it names
+			// (resolveHeals): write it back as its own item, after.
+			items = append(items, encodeMapping(healFields, f))
+		}
 	}
 	return seqNode(items)
 }

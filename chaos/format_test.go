@@ -26,6 +26,40 @@ func TestFormatRoundTrips(t *testing.T) {
 	}
 }
 
+// TestFormatWritesHeals: a heal item is read into the fault it names
+// (Fault.Heal), and written back as an item of its own; no built-in
+// scenario has one.
+func TestFormatWritesHeals(t *testing.T) {
+	const file = `name: healed
+algorithms: [bully]
+faults:
+  - kind: pause
+    name: nap
+    target: highest
+    at: 3T
+  - heal: nap
+    at: leader-elected+2T
+  - kind: partition
+    name: cut
+    shape: halves
+    at: 5T
+  - heal: cut
+    at: after-messages(7)
+`
+	scs, err := Parse("healed.yaml", []byte(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	roundTrip(t, scs[0])
+	out, _ := Format(scs[0])
+	back, _ := Parse("formatted", out)
+	for i, f := range back[0].Faults {
+		if f.Heal == nil {
+			t.Errorf("faults[%d] (%s) lost its heal in:\n%s", i, f.Name, out)
+		}
+	}
+}
+
 // comparable is s without where it was read from (positions, the file)
 // nor the parameters' setters (functions, which never compare equal).
 func comparable(s *Scenario) Scenario {

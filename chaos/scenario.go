@@ -35,6 +35,10 @@ type Scenario struct {
 	Deadline    Duration // zero: the runtime's default
 	Faults      []Fault
 	Expect      Expect
+	// TraceHash is the sha256 (hex) of the trace of the scenario's one
+	// trial as `electbench run --trace` writes it: a counterexample's
+	// fingerprint, which run and replay check (docs/SHRINK.md).
+	TraceHash string
 
 	pos map[string]Pos
 }
@@ -272,10 +276,8 @@ func (d *decoder) check(s *Scenario, n *yaml.Node) {
 // index by name), earlier or later in the file, and drops the heals from
 // s.Faults.
 func (d *decoder) resolveHeals(s *Scenario, byName map[string]int) {
-	kept := s.Faults[:0]
 	for i, f := range s.Faults {
 		if f.Kind != "" {
-			kept = append(kept, f)
 			continue
 		}
 		if f.Heal == nil || f.Name == "" {
@@ -307,7 +309,10 @@ func (d *decoder) resolveHeals(s *Scenario, byName map[string]int) {
 			}
 		}
 	}
-	s.Faults = kept
+	// Only now drop the heals: byName indexes the items as written, and
+	// dropping them in the loop moved the faults under later heals (a
+	// second fault's heal was lost).
+	s.Faults = slices.DeleteFunc(s.Faults, func(f Fault) bool { return f.Kind == "" })
 }
 
 func sortedKeys[V any](m map[string]V) []string {

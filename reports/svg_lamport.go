@@ -41,7 +41,23 @@ const (
 // windows (in T, which needs tNs, T in nanoseconds) shade the time they
 // cover. id prefixes the element ids so several diagrams share a page.
 func lamportDiagram(id string, tr *TraceTrial, tNs float64, faults []FaultWindow, maint func(string) bool) string {
+	return markedDiagram(id, tr, tNs, faults, maint, -1, "")
+}
+
+// markedDiagram is lamportDiagram with the event tr.Events[mark] ringed
+// in red and labelled (a fault story's violating event); mark < 0 marks
+// nothing.
+func markedDiagram(id string, tr *TraceTrial, tNs float64, faults []FaultWindow, maint func(string) bool, mark int, label string) string {
 	d := newLamport(id, tr, tNs, maint)
+	if mark >= 0 {
+		// A story's diagram is small (a shrunk run): make room for the
+		// mark's label and the whole legend.
+		legend := lamportLeft
+		for _, k := range d.kinds {
+			legend += 26 + 7*float64(len(k))
+		}
+		d.width = max(d.width+7*float64(len(label)), legend)
+	}
 	var b strings.Builder
 	d.header(&b)
 	d.faults(&b, faults) // behind everything else
@@ -49,8 +65,18 @@ func lamportDiagram(id string, tr *TraceTrial, tNs float64, faults []FaultWindow
 	d.lanes(&b)
 	d.messages(&b) // then the events on the lanes above them
 	d.events(&b)
+	if mark >= 0 && mark < len(tr.Events) {
+		d.mark(&b, &tr.Events[mark], label)
+	}
 	b.WriteString("</svg>\n")
 	return b.String()
+}
+
+// mark rings an event on its lane, with its label beside it.
+func (d *lamport) mark(b *strings.Builder, ev *TraceEvent, label string) {
+	px, py := d.x(ev.P), d.y(ev.T)
+	fmt.Fprintf(b, `<g class="violation"><circle cx="%s" cy="%s" r="9" fill="none" stroke="#c00" stroke-width="2.5"/><text x="%s" y="%s" font-size="11" fill="#c00">%s</text><title>%s</title></g>`+"\n",
+		num(px), num(py), num(px+12), num(py+4), html.EscapeString(label), html.EscapeString(label))
 }
 
 // lamport is one diagram's layout: its lanes, its time scale, and the

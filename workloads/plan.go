@@ -58,6 +58,9 @@ type Spec struct {
 	// trial.DefaultBudget, scaled to each trial's N). The simulator
 	// enforces it; a trial that exhausts it is recorded as not live.
 	Budget trial.Budget
+	// TraceHash is a scenario's trace-hash: the sha256 of its one trial's
+	// trace, which run and replay check (shrink.TraceOf).
+	TraceHash string
 }
 
 // Unit is the unit the spec's machines read their parameters in, and a

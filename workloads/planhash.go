@@ -64,6 +64,9 @@ func Canonical(specs []*Spec) string {
 			b.WriteString("fault " + canonicalFault(f) + "\n")
 		}
 		b.WriteString("expect " + canonicalExpect(s.Expect) + "\n")
+		if s.TraceHash != "" { // checked as an expectation is: a run of another hash judges otherwise
+			b.WriteString("trace-hash " + s.TraceHash + "\n")
+		}
 	}
 	return b.String()
 }

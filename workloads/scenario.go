@@ -93,6 +93,9 @@ func FromScenario(sc *chaos.Scenario) (*Spec, error) {
 	if sc.Runtime == "live" {
 		checkLive(sc, spec, fail)
 	}
+	if spec.TraceHash = sc.TraceHash; sc.TraceHash != "" {
+		checkTraceHash(sc, spec, fail)
+	}
 	for i, l := range spec.LinkLatency {
 		for _, n := range spec.Nodes {
 			if err := errors.Join(l.From.Check(n), l.To.Check(n)); err != nil {
@@ -177,6 +180,18 @@ func checkColumnConditions(cs []chaos.ColumnCondition, algos []Algo, fail func(f
 			}
 			fail(path+".variant", "the scenario runs no variant %q%s (it runs: %s)", c.Variant, of, strings.Join(slices.Compact(variants), ", "))
 		}
+	}
+}
+
+// checkTraceHash refuses a trace-hash where it names no one trace: it is
+// the fingerprint of a single simulated trial.
+func checkTraceHash(sc *chaos.Scenario, spec *Spec, fail func(field, format string, args ...any)) {
+	switch {
+	case sc.Runtime == "live":
+		fail("trace-hash", "a live trial's trace is not reproducible: trace-hash applies to the simulator")
+	case spec.Trials != 1 || len(spec.Algos) != 1 || len(spec.Nodes) != 1:
+		fail("trace-hash", "a trace hash names one trial: the scenario needs trials: 1, one algorithm and one size (it has %d trial(s), %d algorithm(s), %d size(s))",
+			spec.Trials, len(spec.Algos), len(spec.Nodes))
 	}
 }
 

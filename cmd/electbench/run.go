@@ -1,6 +1,8 @@
 package main
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +18,7 @@ import (
 	"github.com/electbench/electbench/nodes/trial"
 	"github.com/electbench/electbench/pow"
 	"github.com/electbench/electbench/reports"
+	"github.com/electbench/electbench/shrink"
 	"github.com/electbench/electbench/workloads"
 )
 
@@ -397,10 +400,34 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 	if err := printRun(cmd.OutOrStdout(), sum, rows, written, start, o.out); err != nil {
 		return err
 	}
-	if err := reportFailures(cmd.ErrOrStderr(), fails, len(rows)); err != nil {
-		return err
+	hashErr := checkRunHashes(cmd, p.specs)
+	if err := reportFailures(cmd.ErrOrStderr(), fails, len(rows)); err != nil || hashErr != nil {
+		return cmp.Or(hashErr, err) // a trace that is not the file's says more than its failures
 	}
 	return reportNodeErrors(cmd.ErrOrStderr(), rows)
+}
+
+// checkRunHashes runs again the trial of each simulated scenario that gives
+// a trace-hash, with its trace, and compares: exit 1 naming both hashes
+// when they differ. --seed and --trials make another trial than the one
+// the hash names: it is then not checked, and the run says so.
+func checkRunHashes(cmd *cobra.Command, specs []*workloads.Spec) error {
+	for _, s := range specs {
+		if s.TraceHash == "" || s.Runtime == "live" {
+			continue
+		}
+		if cmd.Flags().Changed("seed") || cmd.Flags().Changed("trials") {
+			fmt.Fprintf(cmd.ErrOrStderr(), "%s: --seed or --trials runs another trial than its trace-hash names: the hash is not checked\n", s.Scenario)
+			continue
+		}
+		if err := shrink.CheckHash(cmd.Context(), s); err != nil {
+			if _, ok := errors.AsType[*shrink.HashMismatch](err); ok {
+				return failed(err)
+			}
+			return err
+		}
+	}
+	return nil
 }
 
 // printRun prints the summary table, the failing trials under it, and how

@@ -1,0 +1,58 @@
+package shrink
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/electbench/electbench/reports"
+	"github.com/electbench/electbench/workloads"
+)
+
+// Replayed is what replaying a one-trial scenario gave: its first run,
+// and how many runs gave that run's trace and verdict.
+type Replayed struct {
+	First *Outcome
+	Runs  int // runs made
+	Same  int // of them, with the first's trace hash and verdict
+	// Differ says how the first run that differed did, "" when none did.
+	Differ string
+}
+
+// Replay runs spec's one trial times times and compares every run's trace
+// hash and verdict with the first's: the simulator is deterministic, so a
+// difference is a bug (in electbench or in a node program that draws
+// from a source the runtime did not seed).
+func Replay(ctx context.Context, spec *workloads.Spec, times int) (*Replayed, error) {
+	if times < 1 {
+		return nil, fmt.Errorf("replaying %d times: want at least once", times)
+	}
+	r := &Replayed{}
+	for range times {
+		o, err := Run(ctx, spec)
+		if err != nil {
+			return nil, err
+		}
+		r.Runs++
+		if r.First == nil {
+			r.First, r.Same = o, 1
+			continue
+		}
+		switch {
+		case o.Hash != r.First.Hash:
+			r.Differ = fmt.Sprintf("run %d's trace hash is %s, run 1's %s", r.Runs, o.Hash, r.First.Hash)
+		case verdict(o.Row) != verdict(r.First.Row):
+			r.Differ = fmt.Sprintf("run %d's verdict is %q, run 1's %q", r.Runs, verdict(o.Row), verdict(r.First.Row))
+		default:
+			r.Same++
+			continue
+		}
+		return r, nil // the first difference says it
+	}
+	return r, nil
+}
+
+// verdict is what a row says of its trial's correctness, safety,
+// liveness and expectations.
+func verdict(r reports.Row) string {
+	return fmt.Sprintf("correct=%t live=%t safety_violations=%d violation=%s expect=%s", r.Correct, r.Live, r.SafetyViolations, r.Violation, r.Expect)
+}
