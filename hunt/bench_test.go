@@ -14,7 +14,7 @@ import (
 
 // searches are the properties the guided and the uniform search are
 // compared on: raft forgetting its vote across a restart (two leaders in
-// a term: nodes/quorum keeps no stable state) and a partition storm
+// a term: raft with amnesia keeps no stable state) and a partition storm
 // disrupting raft's leaders six times.
 var searches = []struct {
 	name, scenario string
@@ -22,9 +22,12 @@ var searches = []struct {
 	heal           string
 	property       string
 }{
-	{"raft-two-leaders", "name: r\nalgorithms: [raft]\nnodes: 3..8\n", []string{"crash", "partition"}, HealAlways, "safety"},
+	{"raft-two-leaders", amnesiac, []string{"crash", "partition"}, HealAlways, "safety"},
 	{"raft-disruptions", "name: r\nalgorithms: [raft]\nnodes: 3..8\n", []string{"crash", "partition"}, HealSometimes, "disruptions>=6"},
 }
+
+// amnesiac is raft whose restarts forget the term and vote.
+const amnesiac = "name: r\nalgorithms: [{name: raft, params: {amnesia: true}}]\nnodes: 3..8\n"
 
 // BenchmarkGuidedAgainstUniform reports the median, over 10 search seeds,
 // of the trials to the first violation with guidance (coverage, corpus,

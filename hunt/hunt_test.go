@@ -77,7 +77,8 @@ func builtin(t *testing.T, name string) *chaos.Scenario {
 // its latency drawn uniform around T), multicast/no-agree, whose process
 // that gave up waits for a COORDINATOR that a crash can silence, and the
 // ring whose detector wrongly suspects a live process (a suspect fault):
-// ring repair routes around it and elects another.
+// ring repair routes around it and elects another; and raft with amnesia,
+// whose restarted server votes again in its term (crashes that restart).
 func TestPlantedBugsAreFound(t *testing.T) {
 	short, err := NewSpace(builtin(t, "bully-short-t1"), []string{}, []string{"constant", "uniform"})
 	if err != nil {
@@ -91,11 +92,15 @@ func TestPlantedBugsAreFound(t *testing.T) {
 		{"bully-short-t1", Options{Space: short, Property: Property{Name: "expect"}}, 20},
 		{"multicast/no-agree", Options{Space: space(t, "name: m\nalgorithms: [multicast/no-agree]\nnodes: 3..8\n", "crash"), Property: Property{Name: "verdict"}}, 100},
 		{"ring/inaccurate-detector", Options{Space: space(t, "name: r\nalgorithms: [ring, chang-roberts]\nnodes: 3..8\n", "suspect"), Property: Property{Name: "safety"}}, 50},
+		{"raft/amnesia", Options{Space: space(t, amnesiac, "crash"), Property: Property{Name: "safety"}}, 1500},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			c.o.Trials, c.o.Seed = c.budget, 1
-			if c.name == "multicast/no-agree" {
+			switch c.name {
+			case "multicast/no-agree":
 				c.o.Space.Heal = HealNever
+			case "raft/amnesia":
+				c.o.Space.Heal = HealAlways
 			}
 			f, st := hunt(t, c.o)
 			if f == nil {
@@ -114,9 +119,8 @@ func TestPlantedBugsAreFound(t *testing.T) {
 
 // Correct algorithms under their model's faults: nothing is found in the
 // budget, and the search says what it covered. chang-roberts under
-// crash-stop (perfect detector), raft under crash-stop and under
-// partitions that heal, etcd-raft under crashes that restart (its hard
-// state kept) and partitions that heal.
+// crash-stop (perfect detector), raft and etcd-raft under crashes that
+// restart (their stable state kept) and partitions that heal.
 func TestCorrectAlgorithmsHold(t *testing.T) {
 	for _, c := range []struct {
 		algo, heal string
@@ -124,8 +128,7 @@ func TestCorrectAlgorithmsHold(t *testing.T) {
 		budget     int
 	}{
 		{"chang-roberts", HealNever, []string{"crash"}, 1000},
-		{"raft", HealNever, []string{"crash"}, 500},
-		{"raft", HealAlways, []string{"partition"}, 500},
+		{"raft", HealAlways, []string{"crash", "partition"}, 500},
 		{"etcd-raft", HealAlways, []string{"crash", "partition"}, 200},
 	} {
 		t.Run(c.algo+"/"+c.heal, func(t *testing.T) {
