@@ -147,10 +147,40 @@ func faultSentence(w FaultWindow, evs []TraceEvent, tNs float64) string {
 	if held := unhandled(w.Label, evs, from, until, tNs); held != "" {
 		did = append(did, held)
 	}
+	if c := crashed(evs, from, until, tNs); c != "" {
+		did = append(did, c)
+	}
 	if len(did) == 0 {
 		did = append(did, "nothing the trace shows changed by it")
 	}
 	return fmt.Sprintf("%s %s: %s.", w.Label, when, strings.Join(did, "; "))
+}
+
+// crashed tells the processes that crashed in [from, until], the leader
+// each had last decided then, and when each came back: a restart is a
+// fresh machine that keeps only what it saved on its stable store, so
+// what it forgot is often the whole story.
+func crashed(evs []TraceEvent, from, until int64, tNs float64) string {
+	believed := map[int]string{}
+	var downs []string
+	down := map[int]bool{}
+	for _, ev := range evs {
+		switch {
+		case ev.Ev == "decide" && ev.T < from:
+			believed[ev.P] = ev.Leader
+		case ev.Ev == "crash" && ev.T >= from && ev.T <= until && !down[ev.P]:
+			down[ev.P] = true
+			what := fmt.Sprintf("p%d crashed", ev.P)
+			if l, ok := believed[ev.P]; ok {
+				what += fmt.Sprintf(" having decided %s", l)
+			}
+			downs = append(downs, what)
+		case ev.Ev == "restart" && ev.T >= from && down[ev.P]:
+			down[ev.P] = false
+			downs = append(downs, fmt.Sprintf("p%d restarted at %s as a fresh machine, keeping only its stable store", ev.P, formatTraceTime(ev.T, tNs)[2:]))
+		}
+	}
+	return strings.Join(downs, "; ")
 }
 
 var violationProc = regexp.MustCompile(`\bprocess (\d+)`)

@@ -69,3 +69,25 @@ func TestStoryFocus(t *testing.T) {
 		t.Errorf("window %t, from %d to %d; want a window from 40ms to 52ms", tr.Window, first, last)
 	}
 }
+
+// A crash's sentence names who went down believing what, and when each
+// came back as a fresh machine: a restarted raft with amnesia votes again
+// in its term, and that is the story.
+func TestStoryTellsCrashes(t *testing.T) {
+	evs := []TraceEvent{
+		{T: 10, Ev: "decide", P: 0, Leader: "7"},
+		{T: 10, Ev: "decide", P: 1, Leader: "7"},
+		{T: 32, Ev: "crash", P: 0},
+		{T: 40, Ev: "restart", P: 0},
+		{T: 90, Ev: "crash", P: 1}, // after the window
+	}
+	got := faultSentence(FaultWindow{Label: "crash(0)", From: 30, Until: 40}, evs, 1)
+	for _, want := range []string{"p0 crashed having decided 7", "p0 restarted at 40T as a fresh machine"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("crash sentence %q does not say %q", got, want)
+		}
+	}
+	if strings.Contains(got, "p1") || strings.Contains(got, "nothing the trace shows") {
+		t.Errorf("crash sentence %q tells what the crash did not do", got)
+	}
+}
