@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"html"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -200,17 +201,29 @@ func (d *lamport) axis(b *strings.Builder) {
 	}
 }
 
-// lanes draws one lane per process, greyed from a crash on.
+// lanes draws one lane per process, greyed from a crash to its restart
+// (or the end).
 func (d *lamport) lanes(b *strings.Builder) {
 	for p := range d.nodes {
 		fmt.Fprintf(b, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#999"/><text x="%s" y="%s" font-size="11" text-anchor="middle">p%d<title>process at position %d</title></text>`+"\n",
 			num(d.x(p)), num(lamportTop-6), num(d.x(p)), num(lamportTop+d.h), num(d.x(p)), num(lamportTop-12), p, p)
 	}
+	down := map[int]int64{}
+	grey := func(p int, from int64, bottom float64) {
+		fmt.Fprintf(b, `<rect x="%s" y="%s" width="8" height="%s" fill="#ccc"><title>p%d crashed at %s</title></rect>`+"\n",
+			num(d.x(p)-4), num(d.y(from)), num(math.Max(1, bottom-d.y(from))), p, formatTraceTime(from, d.tNs)[2:])
+	}
 	for _, ev := range d.tr.Events {
-		if ev.Ev == "crash" {
-			fmt.Fprintf(b, `<rect x="%s" y="%s" width="8" height="%s" fill="#ccc"><title>p%d crashed at %s</title></rect>`+"\n",
-				num(d.x(ev.P)-4), num(d.y(ev.T)), num(math.Max(1, lamportTop+d.h-d.y(ev.T))), ev.P, formatTraceTime(ev.T, d.tNs)[2:])
+		switch _, isDown := down[ev.P]; {
+		case ev.Ev == "crash" && !isDown:
+			down[ev.P] = ev.T
+		case ev.Ev == "restart" && isDown:
+			grey(ev.P, down[ev.P], d.y(ev.T))
+			delete(down, ev.P)
 		}
+	}
+	for _, p := range slices.Sorted(maps.Keys(down)) {
+		grey(p, down[p], lamportTop+d.h)
 	}
 }
 

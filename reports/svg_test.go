@@ -4,6 +4,8 @@ import (
 	"encoding/xml"
 	"io"
 	"math"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -278,5 +280,38 @@ func TestViolationTime(t *testing.T) {
 		if got != tc.want || ok != tc.ok {
 			t.Errorf("%q: %v %v", tc.v, got, ok)
 		}
+	}
+}
+
+// A crashed lane is grey until its restart, not to the end: a restarted
+// process is back (and may be the story, as raft with amnesia is).
+func TestLamportGreysACrashUntilItsRestart(t *testing.T) {
+	const trace = `{"trial":0,"algorithm":"raft","variant":"default","nodes":2,"seed":1}
+{"t":0,"ev":"start","p":0}
+{"t":0,"ev":"start","p":1}
+{"t":2000000,"ev":"crash","p":0}
+{"t":4000000,"ev":"restart","p":0}
+{"t":6000000,"ev":"crash","p":1}
+{"t":10000000,"ev":"decide","p":0,"leader":"1"}
+`
+	trials, err := readTrace(strings.NewReader(trace), func(TraceHeader) (traceWant, bool) {
+		return traceWant{max: DiagramMaxEvents, around: -1}, true
+	})
+	if err != nil || len(trials) != 1 {
+		t.Fatalf("%v, %d trials", err, len(trials))
+	}
+	d := newLamport("g", trials[0], 1e6, nil)
+	var b strings.Builder
+	d.lanes(&b)
+	rects := regexp.MustCompile(`<rect x="[^"]*" y="([^"]*)" width="8" height="([^"]*)"`).FindAllStringSubmatch(b.String(), -1)
+	if len(rects) != 2 {
+		t.Fatalf("%d grey spans, want 2 (p0 until its restart, p1 to the end):\n%s", len(rects), b.String())
+	}
+	span := func(i int) float64 { v, _ := strconv.ParseFloat(rects[i][2], 64); return v }
+	if want := d.y(4000000) - d.y(2000000); math.Abs(span(0)-want) > 0.01 {
+		t.Errorf("p0 grey for %.2f, want %.2f (crash to restart)", span(0), want)
+	}
+	if want := lamportTop + d.h - d.y(6000000); math.Abs(span(1)-want) > 0.01 {
+		t.Errorf("p1 grey for %.2f, want %.2f (crash to the end)", span(1), want)
 	}
 }
