@@ -120,7 +120,8 @@ func (c *Checker) beliefOf(p int) nodes.Rank {
 }
 
 // Kinds is what the checker listens to: decisions, crashes, restarts and
-// phases, and for a quorum algorithm every send and delivery.
+// phases, for a quorum algorithm every send and delivery, and for one
+// whose elections it counts (WatchElections) every send.
 func (c *Checker) Kinds() trial.Kinds {
 	k := trial.KindsOf(trial.EvDecide, trial.EvCrash, trial.EvRestart, trial.EvPhase)
 	if c.quorum != nil || c.mutex != nil && c.mutex.vc != nil {
