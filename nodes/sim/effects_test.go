@@ -466,6 +466,24 @@ func TestSlowProcessIsASingleServer(t *testing.T) {
 	}
 }
 
+// A slow process paused keeps its queue's order, as a live node stopped
+// by SIGSTOP does (chaos's slow kind, Sim): process 1 (3ms a step)
+// receives at 1, 2, 3 and 4ms and queues them to end at 4, 7, 10 and
+// 13ms; paused from 4.5ms to 9.5ms, it handles the second, whose service
+// ended during the pause, at the resumption (9.5ms), the third and
+// fourth at their times, and the messages that arrived during the pause
+// (5 and 6ms) only then enter its queue, behind the fourth: 16 and 19ms.
+// No step is served twice, and none overtakes another.
+func TestSlowProcessPausedKeepsItsOrder(t *testing.T) {
+	var log []string
+	runFaults(t, stream(&log, 6, ms), 2, trial.Constant(ms), 1,
+		trial.Fault{Effect: trial.EffSlow, Service: 3 * ms, Targets: procs(1)},
+		trial.Fault{Effect: trial.EffPause, Targets: procs(1), Start: trial.When{Trigger: trial.AtTime, At: 4*ms + ms/2}, For: 5 * ms})
+	if got := strings.Join(log, " "); got != "1@4ms 2@9.5ms 3@10ms 4@13ms 5@16ms 6@19ms" {
+		t.Fatalf("delivered %q", got)
+	}
+}
+
 // lcr on a ring of 4 (ranks 1..4 in ring order, T = 1ms): the leader's
 // ELECTION(4) goes round in 4T, its ELECTED in 4T more, so the last
 // election message arrives at 8ms. Slow process 0 (service 3ms) handles

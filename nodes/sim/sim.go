@@ -415,9 +415,10 @@ func (s *sim) run() {
 			if p.kind != evHeartbeat {
 				s.popped()
 			}
-			s.hold(p.to, *p, e.ord, p.kind == evHeartbeat)
-			if s.slow != nil {
-				delete(s.slow.served, e.slot) // its slot is freed: resumed, it is served again
+			served := s.slow != nil && s.slow.served[e.slot]
+			s.hold(p.to, *p, e.ord, p.kind == evHeartbeat, served)
+			if served {
+				delete(s.slow.served, e.slot) // its slot is freed; held as served, it is not served again
 			}
 			s.slab.release(e.slot)
 			continue
