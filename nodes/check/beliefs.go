@@ -64,6 +64,13 @@ func (c *Checker) WatchElections(a *nodes.Algorithm) {
 	}
 }
 
+// WantsSend makes the checker a trial.SendFilter: a quorum or mutual
+// exclusion algorithm's checker wants every send, one counting elections
+// only those of its Candidacy kind.
+func (c *Checker) WantsSend(k nodes.Kind) bool {
+	return c.quorum != nil || c.mutex != nil || c.beliefs.candidacy != 0 && k == c.beliefs.candidacy
+}
+
 // account adds the time since mark to the figures the state since then
 // says it belongs to.
 func (b *beliefWatch) account(at time.Duration) {

@@ -218,7 +218,7 @@ func (s *sim) affects(a *activeLink, from, to int32) bool {
 func (s *sim) sendFaulty(from, to int32, m *nodes.Message, size int64) {
 	s.seq++
 	ord := order(classDeliver, s.seq)
-	if s.want.Has(trial.EvSend) {
+	if s.want.Has(trial.EvSend) && s.wantsSend(m.Kind) {
 		s.emitMsg(trial.EvSend, ord, from, to, m)
 	}
 	s.route(from, to, m, ord, size)

@@ -574,3 +574,34 @@ func TestSlowProcessSuspectsLate(t *testing.T) {
 		t.Fatalf("suspicions of the crashed process %q (log %q)", got, log)
 	}
 }
+
+// sendSink wants the sends of one kind only (trial.SendFilter).
+type sendSink struct {
+	only nodes.Kind
+	got  map[string]int
+}
+
+func (s *sendSink) Kinds() trial.Kinds          { return trial.KindsOf(trial.EvSend) }
+func (s *sendSink) WantsSend(k nodes.Kind) bool { return k == s.only }
+func (s *sendSink) Event(e *trial.Event)        { s.got[e.Msg.Kind.String()]++ }
+
+// A sink that wants the sends of one kind (a checker counting bully's
+// elections: ELECTION) is given those and no others, every one of them.
+func TestSendFilterLeavesOutOtherKinds(t *testing.T) {
+	alg, _, err := nodes.Lookup("bully")
+	if err != nil {
+		t.Fatal(err)
+	}
+	election, ok := nodes.KindByName("ELECTION")
+	if !ok {
+		t.Fatal("no ELECTION kind")
+	}
+	s := &sendSink{only: election, got: map[string]int{}}
+	res, err := Run(trial.Config{Algorithm: alg, Ranks: nodes.RanksOf(ranks(6)), Initiators: []int{0}, Latency: trial.Constant(ms), Seed: 1, Events: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := res.MessagesByKind()["ELECTION"]; len(s.got) != 1 || s.got["ELECTION"] != int(want) || want == 0 {
+		t.Fatalf("sends given %v, want only the %d ELECTION", s.got, want)
+	}
+}
