@@ -351,8 +351,10 @@ func (d *disruptWatch) fault(at time.Duration, what string) {
 	}
 }
 
-// Disruption is the disruption figures of a quorum trial (ALGORITHMS.md,
-// "Disruption").
+// Disruption is the disruption figures of a trial (ALGORITHMS.md,
+// "Disruption"): all of them for a quorum trial; for the families without
+// terms (beliefs.go) Elections (ELECTION steps), Leaderless and
+// StaleLeader, the others 0.
 type Disruption struct {
 	Elections     int64         // candidacies: distinct (process, term) with a Ballot
 	Disruptions   int64         // leaders deposed while they reached a majority
