@@ -482,6 +482,24 @@ func TestSlowProcessPausedKeepsItsOrder(t *testing.T) {
 	if got := strings.Join(log, " "); got != "1@4ms 2@9.5ms 3@10ms 4@13ms 5@16ms 6@19ms" {
 		t.Fatalf("delivered %q", got)
 	}
+	// A timer's step likewise: process 1's timer fires at 1ms, its
+	// service ends at 4ms, during a pause from 2ms to 6ms: handled at 6ms,
+	// not served again (9ms).
+	var timed []string
+	a := algo(&timed, func(p *probe, env nodes.Env, ev string, from nodes.PeerID, m nodes.Message) {
+		switch {
+		case ev == "start" && env.Self() == nodes.RankOf(2):
+			env.SetTimer(ms, tWait)
+		case ev == "timeout:WAIT":
+			timed = append(timed, fmt.Sprintf("%v@%v", env.Self(), env.Now()))
+		}
+	})
+	runFaults(t, a, 2, trial.Constant(ms), 1,
+		trial.Fault{Effect: trial.EffSlow, Service: 3 * ms, Targets: procs(1)},
+		trial.Fault{Effect: trial.EffPause, Targets: procs(1), Start: trial.When{Trigger: trial.AtTime, At: 2 * ms}, For: 4 * ms})
+	if got := strings.Join(timed, " "); got != "2@6ms" {
+		t.Fatalf("timer handled %q", got)
+	}
 }
 
 // lcr on a ring of 4 (ranks 1..4 in ring order, T = 1ms): the leader's
