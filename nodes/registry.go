@@ -51,6 +51,13 @@ type Algorithm struct {
 	// or not): its run lasts until the deadline, when a message of it is
 	// always in flight, as a quorum algorithm's heartbeat is (NeverRests).
 	Restless bool
+	// Candidacy, for an algorithm without terms, is the kind a process
+	// sends, to every process it asks, in the step in which it starts an
+	// election (bully's and multicast's ELECTION): the checker counts an
+	// election per step that sends it (ALGORITHMS.md, "Disruption"). Zero
+	// when the wire does not delimit an algorithm's elections (a ring's
+	// ELECTION is also forwarded).
+	Candidacy Kind
 	// Quorum, when set, marks a majority-vote algorithm that runs until the
 	// deadline (heartbeats, lease renewals) and says how to read its
 	// elections off the wire. Nil for algorithms that terminate.

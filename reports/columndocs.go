@@ -65,13 +65,13 @@ var columnMeanings = map[string]string{
 	"voting_set":        "mutual exclusion: K, how many other processes each asks (maekawa)",
 	"overruns":          "election messages that took longer than the delay bound D the machines were given (live: plus the host allowance); for bully and multicast such a trial is outside the algorithm's model",
 	"reruns":            "live: attempts at this trial run again, and not kept, because the host delayed a message of a bounded-delay algorithm past D (at most 2; DESIGN.md, \"Overruns and reruns\")",
-	"elections":         "quorum algorithms: candidacies, a process's Ballot (REQUEST_VOTE, MsgVote, ...) in a term it had not balloted in; pre-votes are not elections (ALGORITHMS.md, \"Disruption\")",
-	"disruptions":       "quorum algorithms: times a leader lost leadership, other than by crashing, while it still reached a majority: it and the followers that had last decided it and received one of its messages in the two heartbeats before its last, a majority (deposed, not cut off)",
-	"leaderless_s":      "quorum algorithms: seconds, after a leader was first followed by a majority, during which no leading process was (a crash's failover counts, the first election does not)",
+	"elections":         "quorum algorithms: candidacies, a process's Ballot (REQUEST_VOTE, MsgVote, ...) in a term it had not balloted in; pre-votes are not elections (ALGORITHMS.md, \"Disruption\"). bully and multicast: steps in which a process sends ELECTION (all its ELECTION messages at one instant are one election); empty for the ring family",
+	"disruptions":       "quorum algorithms only (the others have no terms): times a leader lost leadership, other than by crashing, while it still reached a majority: it and the followers that had last decided it and received one of its messages in the two heartbeats before its last, a majority (deposed, not cut off)",
+	"leaderless_s":      "quorum algorithms: seconds, after a leader was first followed by a majority, during which no leading process was (a crash's failover counts, the first election does not). ring, bully and multicast: seconds, after every live process first believed one live leader, during which none was believed by every live process",
 	"leaderless_t":      "leaderless_s in units of T",
-	"stale_leader_s":    "quorum algorithms: seconds during which two or more processes were leading (sending their Leader messages), in any terms",
-	"term_inflation":    "quorum algorithms: how far the highest term (epoch) any process sent rose above the first leader's term",
-	"heal_disruptions":  "quorum algorithms: disruptions at or after the last fault healed; empty when no fault healed",
+	"stale_leader_s":    "quorum algorithms: seconds during which two or more processes were leading (sending their Leader messages), in any terms. ring, bully and multicast: seconds during which two or more live processes had decided themselves and not since another",
+	"term_inflation":    "quorum algorithms only: how far the highest term (epoch) any process sent rose above the first leader's term",
+	"heal_disruptions":  "quorum algorithms only: disruptions at or after the last fault healed; empty when no fault healed",
 }
 
 // ColumnTable is README's reference of results.csv's columns: one Markdown

@@ -185,7 +185,7 @@ func writeIncidentMatrix(p *page, name string, groups []*reportGroup, sigs []Sig
 		rows = append(rows, tableRow{class: class, cells: cells})
 	}
 	if len(heads) == 0 {
-		p.note("No trial of " + name + " has a disruption figure (they are the quorum algorithms').")
+		p.note("No trial of " + name + " has a disruption figure (election algorithms have them, mutual exclusion not).")
 	}
 	p.tableRows("incident-"+name, "sortable", append([]string{"variant", "runtime", "nodes", "trials"}, headNames(heads)...), rows)
 }

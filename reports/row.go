@@ -107,9 +107,11 @@ type Row struct {
 	// assumes bounded delay past its bound (trial.OutsideModel).
 	Overruns, Reruns Opt[int64]
 
-	// The disruption figures (quorum algorithms; empty for the others;
-	// ALGORITHMS.md, "Disruption"): Elections counts candidacies (a
-	// process's Ballot in a term); Disruptions the leaders deposed while
+	// The disruption figures (ALGORITHMS.md, "Disruption"; quorum
+	// algorithms all of them, ring, bully and multicast the ones that need
+	// no terms: LeaderlessS/T, StaleLeaderS and, for bully and multicast,
+	// Elections; mutual exclusion none): Elections counts candidacies (a
+	// process's Ballot in a term; an ELECTION step); Disruptions the leaders deposed while
 	// they still reached a majority, HealDisruptions those at or after
 	// the last fault's heal (empty when no fault healed); LeaderlessS
 	// (and in T, LeaderlessT) the time after the first leader during

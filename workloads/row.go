@@ -23,6 +23,7 @@ func NewChecker(cfg *trial.Config, tAlg time.Duration) (*check.Checker, error) {
 			return nil, err
 		}
 	}
+	c.WatchElections(cfg.Algorithm)
 	if cfg.Algorithm.Quorum != nil {
 		if err := c.WatchQuorum(cfg.Algorithm, nodes.Config{Variant: cfg.VariantName(), Params: cfg.Params, N: cfg.Ranks.Len(), T: tAlg, D: cfg.BoundIn(tAlg)}); err != nil {
 			return nil, err
@@ -76,6 +77,7 @@ func (t Trial) fillRow(row *reports.Row, o outcome) {
 	}
 	fillFailover(row, res, v)
 	fillQuorum(row, res, v)
+	fillBeliefs(row, res, v, a.Alg)
 	fillDelays(row, res)
 	fillMutex(row, res, v, a.Alg, nodes.Config{Variant: a.Variant, Params: a.Params, N: t.Nodes, T: res.T})
 	row.Faults = faultSchedule(res.Faults)
@@ -197,6 +199,22 @@ func fillDisruption(row *reports.Row, res *trial.Record, d check.Disruption) {
 	row.TermInflation = reports.Some(d.TermInflation)
 	if d.Healed {
 		row.HealDisruptions = reports.Some(d.HealDisruptions)
+	}
+}
+
+// fillBeliefs sets the disruption columns of an election without terms
+// (check's beliefs.go): leaderless and stale leader time, and elections
+// where the algorithm's Candidacy kind delimits them. disruptions,
+// heal_disruptions and term_inflation need terms and stay empty.
+func fillBeliefs(row *reports.Row, res *trial.Record, v check.Verdict, a *nodes.Algorithm) {
+	if v.Perpetual || v.Mutex {
+		return
+	}
+	d := v.Disruption
+	row.LeaderlessS, row.LeaderlessT = inUnits(d.Leaderless, res.T)
+	row.StaleLeaderS = reports.Some(d.StaleLeader.Seconds())
+	if a.Candidacy != 0 {
+		row.Elections = reports.Some(d.Elections)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/check"
 	"github.com/electbench/electbench/nodes/sim"
 	"github.com/electbench/electbench/nodes/trial"
@@ -73,7 +74,10 @@ func (j *judge) tee() {
 func (j *judge) Event(e *trial.Event) { j.sink.Event(e) }
 
 func (j *judge) Kinds() trial.Kinds { return trial.KindsOfSink(j.sink) }
-func (j *judge) ReadsRanks() bool   { return j.trace != nil }
+
+// WantsSend makes the judge a trial.SendFilter, as its sinks are.
+func (j *judge) WantsSend(k nodes.Kind) bool { return trial.WantsSend(j.sink, k) }
+func (j *judge) ReadsRanks() bool            { return j.trace != nil }
 func (j *judge) Setup(s trial.Setup) {
 	j.cfg.Ranks = s.Ranks
 	c, err := NewChecker(&j.cfg, s.Unit)

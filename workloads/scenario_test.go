@@ -84,7 +84,7 @@ func TestExampleScenarios(t *testing.T) {
 		if len(fails) != 0 {
 			t.Fatalf("the default run fails expectations: %v", fails)
 		}
-		quorum := 0
+		quorum, beliefs := 0, 0
 		for _, r := range by["default-sweep"] {
 			if !r.Correct || !r.Live || r.Faults != "" {
 				t.Fatalf("sweep row not correct and live: %+v", r)
@@ -100,10 +100,25 @@ func TestExampleScenarios(t *testing.T) {
 					t.Errorf("%s/%s at N = %d, trial %d: disruptions %d, stale_leader_s %v, leaderless_s %v, heal_disruptions %+v without a fault",
 						r.Algorithm, r.Variant, r.Nodes, r.Trial, r.Disruptions.V, r.StaleLeaderS.V, r.LeaderlessS.V, r.HealDisruptions)
 				}
+				continue
+			}
+			// The families without terms: never two processes that
+			// decided themselves, never leaderless after the first
+			// leader; elections counted for bully and multicast only
+			// (ALGORITHMS.md, "Disruption", "Without terms").
+			beliefs++
+			counted := r.Algorithm == "bully" || r.Algorithm == "multicast"
+			if !r.StaleLeaderS.Set || !r.LeaderlessS.Set || r.StaleLeaderS.V != 0 || r.LeaderlessS.V != 0 ||
+				r.Elections.Set != counted || counted && r.Elections.V < 1 || r.TermInflation.Set {
+				t.Errorf("%s/%s at N = %d, trial %d: stale_leader_s %+v, leaderless_s %+v, elections %+v, term_inflation %+v without a fault",
+					r.Algorithm, r.Variant, r.Nodes, r.Trial, r.StaleLeaderS, r.LeaderlessS, r.Elections, r.TermInflation)
 			}
 		}
 		if quorum == 0 {
 			t.Fatal("the default sweep has no quorum trial")
+		}
+		if beliefs == 0 {
+			t.Fatal("the default sweep has no ring, bully or multicast trial")
 		}
 		// One crash and one partition, with their resolved targets.
 		for _, r := range by["default-faults"] {

@@ -29,6 +29,7 @@ func init() {
 		Topology: nodes.Complete,
 		// T1 = 2D outlasts a round trip only if D bounds every delay.
 		BoundedDelay: true,
+		Candidacy:    kindElection,
 		Variants: []nodes.Variant{
 			{Name: "classic", Summary: "the winner announces COORDINATOR at once"},
 			{Name: "two-phase", Summary: "the winner halts every lower process and collects ACKs before announcing (Normal, Election, Waiting)"},

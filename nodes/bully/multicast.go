@@ -20,6 +20,7 @@ func init() {
 		Topology: nodes.Complete,
 		// T1 = 2D outlasts a round trip only if D bounds every delay.
 		BoundedDelay: true,
+		Candidacy:    kindElection,
 		Variants: []nodes.Variant{
 			{Name: "agree", Summary: "lower processes answer AGREE; AGREE from all elects at once"},
 			{Name: "no-agree", Summary: "only DISAGREE is sent; elected when the timer expires without one"},

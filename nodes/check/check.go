@@ -61,6 +61,7 @@ type Checker struct {
 	normal    map[nodes.Rank]int // live processes in Normal by belief
 	count     int
 	list      []Violation
+	beliefs   beliefWatch  // the disruption figures of the families without terms (beliefs.go)
 	quorum    *quorumWatch // set by WatchQuorum for a quorum algorithm (quorum.go)
 	mutex     *mutexWatch  // set by WatchMutex for a mutual-exclusion algorithm (mutex.go)
 }
@@ -72,6 +73,7 @@ func New(ranks nodes.Ranks) *Checker {
 	for i := range c.alive {
 		c.alive[i] = true
 	}
+	c.beliefs.live = n
 	c.recomputeHighest()
 	return c
 }
@@ -95,6 +97,7 @@ func (c *Checker) isDead(r nodes.Rank) bool {
 
 // believe adds one believer to leader number i.
 func (c *Checker) believe(i int32) {
+	c.beliefs.believing++
 	if c.believers[i]++; c.believers[i] == 1 {
 		c.believed++
 	}
@@ -117,7 +120,8 @@ func (c *Checker) beliefOf(p int) nodes.Rank {
 }
 
 // Kinds is what the checker listens to: decisions, crashes, restarts and
-// phases, and for a quorum algorithm every send and delivery.
+// phases, for a quorum algorithm every send and delivery, and for one
+// whose elections it counts (WatchElections) every send.
 func (c *Checker) Kinds() trial.Kinds {
 	k := trial.KindsOf(trial.EvDecide, trial.EvCrash, trial.EvRestart, trial.EvPhase)
 	if c.quorum != nil || c.mutex != nil && c.mutex.vc != nil {
@@ -125,6 +129,9 @@ func (c *Checker) Kinds() trial.Kinds {
 	}
 	if c.mutex != nil || c.quorum != nil {
 		k |= trial.KindsOf(trial.EvFault)
+	}
+	if c.beliefs.candidacy != 0 {
+		k |= trial.KindsOf(trial.EvSend)
 	}
 	return k
 }
@@ -156,6 +163,7 @@ func (c *Checker) Event(e *trial.Event) {
 	case trial.EvPhase:
 		c.Phase(e.At, int(e.P), e.Phase)
 	case trial.EvSend:
+		c.beliefs.sent(e.At, int(e.P), &e.Msg)
 		c.Sent(e.At, int(e.P), e.Msg)
 	case trial.EvRecv:
 		c.Delivered(e.At, int(e.Q), int(e.P), e.Msg)
@@ -211,6 +219,10 @@ func (c *Checker) decided(at time.Duration, p int, rank *nodes.Rank) {
 		}
 	}
 	old := c.belief[p] // the previous leader's number + 1 (0: none)
+	changed := c.quorum == nil && old != i+1
+	if changed {
+		c.beliefChanged(at, p, old, i+1)
+	}
 	c.belief[p] = i + 1
 	if c.phase != nil && c.phase[p] == nodes.PhaseNormal {
 		var was nodes.Rank
@@ -224,9 +236,15 @@ func (c *Checker) decided(at time.Duration, p int, rank *nodes.Rank) {
 		c.unbelieveNumber(old - 1)
 	}
 	if c.dead[i] {
+		if changed {
+			c.beliefs.reacknowledge(c.believed)
+		}
 		return // a stale belief in a crashed leader disagrees with nobody alive
 	}
 	c.believe(i)
+	if changed {
+		c.beliefs.reacknowledge(c.believed)
+	}
 	if c.quorum == nil && c.believers[i] == 1 && c.believed > 1 {
 		var other nodes.Rank
 		for j, n := range c.believers {
@@ -254,6 +272,7 @@ func (c *Checker) unbelieveNumber(i int32) {
 	if c.dead[i] || c.believers[i] == 0 || c.leaders.Rank(i).IsZero() {
 		return
 	}
+	c.beliefs.believing--
 	if c.believers[i]--; c.believers[i] == 0 {
 		c.believed--
 	}
@@ -267,6 +286,10 @@ func (c *Checker) Crashed(at time.Duration, p int) {
 	if c.mutex != nil {
 		c.mutexCrashed(p)
 	}
+	c.beliefs.account(at)
+	if c.isSelf(p, c.belief[p]) {
+		c.beliefs.selfLed--
+	}
 	belief := c.beliefOf(p)
 	c.unbelieve(belief)
 	if c.phase != nil && c.phase[p] == nodes.PhaseNormal {
@@ -277,9 +300,12 @@ func (c *Checker) Crashed(at time.Duration, p int) {
 	i := c.leader(&r)
 	c.dead[i] = true
 	if c.believers[i] > 0 { // nobody alive can follow a dead leader
+		c.beliefs.believing -= int(c.believers[i])
 		c.believers[i] = 0
 		c.believed--
 	}
+	c.beliefs.live--
+	c.beliefs.reacknowledge(c.believed)
 	c.recomputeHighest()
 	if c.quorum != nil {
 		c.updateKnown(at)
@@ -378,6 +404,7 @@ func (c *Checker) Finish(decisions *trial.Decisions, quiescent bool, end time.Du
 	v.Live = allDecided && quiescent
 	v.Violations = c.count
 	v.Recorded = c.list
+	v.Disruption = c.beliefs.figures(end)
 	if !allDecided {
 		v.Recorded = append(v.Recorded, Violation{At: end, Kind: "undecided",
 			Detail: "a live process never learned a leader"})

@@ -25,9 +25,10 @@ import (
 // next sign (a paused leader that resumes in its term leads again).
 //
 // A process follows the leader it last decided, from that decision until
-// it campaigns (sends a Ballot or Campaign message) or crashes; a
-// campaigner that hears its leader again in a term not below its own
-// Ballot's follows it again (a failed pre-vote). A leader is acknowledged
+// it campaigns (sends a Ballot or Campaign message), grants a vote of a
+// term above its leader's tenure's (it supports a newer candidate), or
+// crashes; one that hears its leader again in a term not below its own
+// Ballot's nor its vote's follows it again (a failed pre-vote). A leader is acknowledged
 // while it and its followers are a majority; leaderless time starts after
 // the first acknowledgement.
 //
@@ -73,6 +74,7 @@ type disruptWatch struct {
 	open        int       // tenures neither ended nor silent
 	ballot      []int64   // by position: the term of its last Ballot
 	balloted    []bool
+	voted       []int64 // by position: the highest term of a vote that ended its following (granted)
 	elections   int64
 	// Terms on the wire (Ballot, Grant, Leader kinds): the highest, and the
 	// first leader's, from which term_inflation counts.
@@ -93,7 +95,7 @@ func newDisruptWatch(ranks nodes.Ranks, majority int, silence, window time.Durat
 	d := &disruptWatch{silence: silence, window: window, majority: majority, pos: make(map[nodes.Rank]int, n),
 		follows: make([]int, n), followers: make([]int32, n), leading: make([]*tenure, n),
 		campaigning: make([]bool, n),
-		ballot:      make([]int64, n), balloted: make([]bool, n)}
+		ballot:      make([]int64, n), balloted: make([]bool, n), voted: make([]int64, n)}
 	for i := range n {
 		d.pos[ranks.At(i)] = i
 		d.follows[i] = -1
@@ -176,6 +178,7 @@ func (d *disruptWatch) sent(at time.Duration, p int, q *nodes.Quorum, m *nodes.M
 		if t := d.leading[p]; t != nil && m.A > t.term {
 			d.end(at, p, deposed)
 		}
+		d.granted(p, m)
 	case q.IsLeader(m.Kind):
 		d.sawTerm(m.A)
 		d.lead(at, p, m.A)
@@ -228,10 +231,24 @@ func (d *disruptWatch) delivered(at time.Duration, to, from int, q *nodes.Quorum
 	}
 	leader := q.IsLeader(m.Kind)
 	t.reach[to], t.heard[to] = at, true
-	if leader && d.campaigning[to] && d.follows[to] == from && (!d.balloted[to] || t.term >= d.ballot[to]) {
+	if leader && d.campaigning[to] && d.follows[to] == from && (!d.balloted[to] || t.term >= d.ballot[to]) && t.term >= d.voted[to] {
 		d.campaigning[to] = false
 		d.followers[from]++
 		d.reacknowledge()
+	}
+}
+
+// granted notes p's vote m: a vote for a term above its leader's ends its
+// following, as a campaign does (it now supports a candidate of a newer
+// term), until it decides or hears a leader of a term not below the vote's.
+func (d *disruptWatch) granted(p int, m *nodes.Message) {
+	l := d.follows[p]
+	if m.B == 0 || l < 0 || l == p {
+		return
+	}
+	if t := d.leading[l]; t != nil && m.A > t.term {
+		d.voted[p] = max(d.voted[p], m.A)
+		d.campaign(p)
 	}
 }
 
@@ -334,8 +351,10 @@ func (d *disruptWatch) fault(at time.Duration, what string) {
 	}
 }
 
-// Disruption is the disruption figures of a quorum trial (ALGORITHMS.md,
-// "Disruption").
+// Disruption is the disruption figures of a trial (ALGORITHMS.md,
+// "Disruption"): all of them for a quorum trial; for the families without
+// terms (beliefs.go) Elections (ELECTION steps), Leaderless and
+// StaleLeader, the others 0.
 type Disruption struct {
 	Elections     int64         // candidacies: distinct (process, term) with a Ballot
 	Disruptions   int64         // leaders deposed while they reached a majority

@@ -11,7 +11,9 @@ func (c *Checker) Restarted(at time.Duration, p int) {
 	if c.alive[p] {
 		return
 	}
+	c.beliefs.account(at)
 	c.alive[p] = true
+	c.beliefs.live++
 	r := c.ranks.At(p)
 	if i, ok := c.leaders.Lookup(&r); ok {
 		c.dead[i] = false
@@ -23,12 +25,13 @@ func (c *Checker) Restarted(at time.Duration, p int) {
 	// Beliefs in the restarted process were set aside while it was dead;
 	// count every live belief again.
 	clear(c.believers)
-	c.believed = 0
+	c.believed, c.beliefs.believing = 0, 0
 	for q, b := range c.belief {
 		if c.alive[q] && b != 0 && !c.dead[b-1] {
 			c.believe(b - 1)
 		}
 	}
+	c.beliefs.reacknowledge(c.believed)
 	c.recomputeHighest()
 	if c.quorum != nil {
 		c.updateKnown(at)

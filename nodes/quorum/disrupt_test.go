@@ -160,9 +160,10 @@ func TestDisruptionRejoiningFollower(t *testing.T) {
 // 1 wins term 2 at 32T (2 follows it at 33T); at the heal (60T) 0 hears 1's
 // heartbeat at 63T and decides 1. Two leaders from 32T to 63T:
 // stale_leader_s 31T. Not a disruption: when it last sent, 0 reached
-// nobody (its followers had left it). Never leaderless: 2 follows 0 until
-// it decides 1. No heal: heal_disruptions is meaningless (Healed false)
-// until the fault event says so, here at 60T with 0 after it.
+// nobody (its followers had left it). Leaderless from 31T, when 2 grants
+// term 2 and so no longer follows 0, until 2 decides 1 at 33T: 2T. No
+// heal: heal_disruptions is meaningless (Healed false) until the fault
+// event says so, here at 60T with 0 after it.
 func TestDisruptionStaleLeader(t *testing.T) {
 	s := newScript(t)
 	s.elect(0, 0, 1, 9)
@@ -182,8 +183,40 @@ func TestDisruptionStaleLeader(t *testing.T) {
 	if !near(f.StaleLeader, 31*T) {
 		t.Errorf("stale_leader %v, want 31T = %v", f.StaleLeader, 31*T)
 	}
-	f.StaleLeader = 0
+	if !near(f.Leaderless, 2*T) {
+		t.Errorf("leaderless %v, want 2T = %v", f.Leaderless, 2*T)
+	}
+	f.StaleLeader, f.Leaderless = 0, 0
 	if want := (check.Disruption{Elections: 2, TermInflation: 1, Healed: true}); f != want {
+		t.Fatalf("got %+v\nwant %+v", f, want)
+	}
+}
+
+// A vote for a newer term ends following (ALGORITHMS.md, "Disruption": "a
+// follower that grants a vote of a term above its leader's follows it no
+// more"). 0 leads term 1; from 10T it reaches only 1. 2 campaigns for term
+// 2 at 30T and 1 grants it at 31T; 0's heartbeat of 31T reaches 1 at 32T,
+// which answers in term 2, deposing 0 at 33T. 0 then reached only itself:
+// 1 had moved to term 2 (without the rule it would count, and this would
+// be a disruption). Leaderless from 1's vote (31T) until 1 decides 2
+// (33T): 2T. Two leaders from 2's first heartbeat (32T) until 0, silent
+// since 31T, stops leading at 41T: 9T. elections 2, term_inflation 1.
+func TestDisruptionVoteEndsFollowing(t *testing.T) {
+	s := newScript(t)
+	s.elect(0, 0, 1, 9)
+	s.heartbeats(11, 31, 0, 1, 1)
+	s.send(30, 2, msg("REQUEST_VOTE", 2, 0), 1)
+	s.send(31, 1, msg("VOTE", 2, 1), 2)
+	s.decide(32, 2, 2)
+	s.heartbeats(32, 47, 2, 2, 1)
+	s.send(32, 1, msg("HEARTBEAT_ACK", 2, 0), 0)
+	s.decide(33, 1, 2)
+	f := s.figures(50)
+	if !near(f.Leaderless, 2*T) || !near(f.StaleLeader, 9*T) {
+		t.Errorf("leaderless %v, want 2T = %v; stale_leader %v, want 9T = %v", f.Leaderless, 2*T, f.StaleLeader, 9*T)
+	}
+	f.Leaderless, f.StaleLeader = 0, 0
+	if want := (check.Disruption{Elections: 2, TermInflation: 1}); f != want {
 		t.Fatalf("got %+v\nwant %+v", f, want)
 	}
 }

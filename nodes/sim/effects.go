@@ -63,10 +63,13 @@ type activeLink struct {
 }
 
 // held is an event withheld from a paused process until it resumes.
+// served marks a step of a slow process whose service ended during the
+// pause: it is handled at the resumption without a new service.
 type held struct {
-	p   payload
-	ord uint64
-	bg  bool
+	p      payload
+	ord    uint64
+	bg     bool
+	served bool
 }
 
 func (s *sim) faultRand() *rand.Rand {
@@ -215,7 +218,7 @@ func (s *sim) affects(a *activeLink, from, to int32) bool {
 func (s *sim) sendFaulty(from, to int32, m *nodes.Message, size int64) {
 	s.seq++
 	ord := order(classDeliver, s.seq)
-	if s.want.Has(trial.EvSend) {
+	if s.want.Has(trial.EvSend) && s.wantsSend(m.Kind) {
 		s.emitMsg(trial.EvSend, ord, from, to, m)
 	}
 	s.route(from, to, m, ord, size)
@@ -338,7 +341,7 @@ func (s *sim) lose(from, to int32, ord uint64, m *nodes.Message) {
 // partition drops what is in flight). It reports whether it took the message.
 func (s *sim) intercept(to, from int32, ord uint64, m *nodes.Message) bool {
 	if s.paused != nil && s.paused[to] {
-		s.hold(to, payload{kind: evDeliver, to: to, from: from, msg: *m}, ord, s.background(m.Kind))
+		s.hold(to, payload{kind: evDeliver, to: to, from: from, msg: *m}, ord, s.background(m.Kind), false)
 		return true
 	}
 	for _, a := range s.links {
@@ -351,8 +354,8 @@ func (s *sim) intercept(to, from int32, ord uint64, m *nodes.Message) bool {
 }
 
 // hold keeps an event of a paused process for its resumption.
-func (s *sim) hold(p int32, ev payload, ord uint64, bg bool) {
-	s.held[p] = append(s.held[p], held{p: ev, ord: ord, bg: bg})
+func (s *sim) hold(p int32, ev payload, ord uint64, bg, served bool) {
+	s.held[p] = append(s.held[p], held{p: ev, ord: ord, bg: bg, served: served})
 }
 
 func (s *sim) pause(p int32) {
@@ -364,7 +367,12 @@ func (s *sim) pause(p int32) {
 }
 
 // resume releases what a paused process missed, at this instant and in the
-// order it arrived: its messages, then its overdue timers.
+// order it arrived: its messages, then its overdue timers. A slow process
+// (slowProcs) resumes as a live node does after SIGCONT: the steps whose
+// service ended during the pause are handled now, in the order they were
+// queued, those still in service at their times, and what arrived during
+// the pause then enters its queue behind them, in arrival order, each
+// step with one whole service.
 func (s *sim) resume(p int32) {
 	if !s.paused[p] {
 		return
@@ -373,13 +381,24 @@ func (s *sim) resume(p int32) {
 	s.emitProc(trial.EvResume, p)
 	evs := s.held[p]
 	s.held[p] = nil
+	slow := s.slow != nil && s.slow.service[p] > 0
 	for _, h := range evs {
 		if !h.bg {
 			s.core++
 		}
-		slot, p := s.slab.alloc()
-		*p = h.p
-		s.heap.push(entry{at: s.now, ord: h.ord, slot: slot, to: h.p.to})
+		slot, ev := s.slab.alloc()
+		*ev = h.p
+		switch {
+		case slow && h.served:
+			// A fresh sequence number keeps the queue's order among them.
+			s.seq++
+			s.slow.served[slot] = true
+			s.heap.push(entry{at: s.now, ord: order(h.ord>>56, s.seq), slot: slot, to: p})
+		case slow && !h.bg:
+			s.queue(p, slot, h.ord)
+		default:
+			s.heap.push(entry{at: s.now, ord: h.ord, slot: slot, to: h.p.to})
+		}
 	}
 }
 
@@ -447,13 +466,25 @@ func (s *sim) queue(p int32, slot int32, ord uint64) {
 // or a suspicion) is a step of a slow process not yet served: it is then
 // queued in the process's server instead of handled now. Detector traffic
 // is not a step: a slow process keeps heartbeating.
+//
+// A paused process takes no new step into its queue (its events are held
+// unserved, as a stopped node reads nothing), and a delivery whose service
+// ends while it is paused is held as served (resume); its other steps are
+// held by the loop.
 func (s *sim) slowed(e entry, p *payload) bool {
 	sp := s.slow
+	paused := s.paused != nil && s.paused[p.to]
 	if sp.served[e.slot] {
 		delete(sp.served, e.slot)
-		return false
+		if !paused {
+			return false
+		}
+		s.popped()
+		s.hold(p.to, *p, e.ord, false, true)
+		s.slab.release(e.slot)
+		return true
 	}
-	if sp.service[p.to] <= 0 || p.kind == evDeliver && s.background(p.msg.Kind) {
+	if paused || sp.service[p.to] <= 0 || p.kind == evDeliver && s.background(p.msg.Kind) {
 		return false
 	}
 	s.queue(p.to, e.slot, e.ord)
@@ -463,7 +494,7 @@ func (s *sim) slowed(e entry, p *payload) bool {
 // slowDelivery queues a delivery of the FIFO queue to a slow process in
 // its server (the heap takes it from there); it reports whether it did.
 func (s *sim) slowDelivery(d *delivery) bool {
-	if s.slow.service[d.to] <= 0 || s.background(d.msg.Kind) {
+	if s.slow.service[d.to] <= 0 || s.background(d.msg.Kind) || s.paused != nil && s.paused[d.to] {
 		return false
 	}
 	slot, p := s.slab.alloc()

@@ -466,6 +466,42 @@ func TestSlowProcessIsASingleServer(t *testing.T) {
 	}
 }
 
+// A slow process paused keeps its queue's order, as a live node stopped
+// by SIGSTOP does (chaos's slow kind, Sim): process 1 (3ms a step)
+// receives at 1, 2, 3 and 4ms and queues them to end at 4, 7, 10 and
+// 13ms; paused from 4.5ms to 9.5ms, it handles the second, whose service
+// ended during the pause, at the resumption (9.5ms), the third and
+// fourth at their times, and the messages that arrived during the pause
+// (5 and 6ms) only then enter its queue, behind the fourth: 16 and 19ms.
+// No step is served twice, and none overtakes another.
+func TestSlowProcessPausedKeepsItsOrder(t *testing.T) {
+	var log []string
+	runFaults(t, stream(&log, 6, ms), 2, trial.Constant(ms), 1,
+		trial.Fault{Effect: trial.EffSlow, Service: 3 * ms, Targets: procs(1)},
+		trial.Fault{Effect: trial.EffPause, Targets: procs(1), Start: trial.When{Trigger: trial.AtTime, At: 4*ms + ms/2}, For: 5 * ms})
+	if got := strings.Join(log, " "); got != "1@4ms 2@9.5ms 3@10ms 4@13ms 5@16ms 6@19ms" {
+		t.Fatalf("delivered %q", got)
+	}
+	// A timer's step likewise: process 1's timer fires at 1ms, its
+	// service ends at 4ms, during a pause from 2ms to 6ms: handled at 6ms,
+	// not served again (9ms).
+	var timed []string
+	a := algo(&timed, func(p *probe, env nodes.Env, ev string, from nodes.PeerID, m nodes.Message) {
+		switch {
+		case ev == "start" && env.Self() == nodes.RankOf(2):
+			env.SetTimer(ms, tWait)
+		case ev == "timeout:WAIT":
+			timed = append(timed, fmt.Sprintf("%v@%v", env.Self(), env.Now()))
+		}
+	})
+	runFaults(t, a, 2, trial.Constant(ms), 1,
+		trial.Fault{Effect: trial.EffSlow, Service: 3 * ms, Targets: procs(1)},
+		trial.Fault{Effect: trial.EffPause, Targets: procs(1), Start: trial.When{Trigger: trial.AtTime, At: 2 * ms}, For: 4 * ms})
+	if got := strings.Join(timed, " "); got != "2@6ms" {
+		t.Fatalf("timer handled %q", got)
+	}
+}
+
 // lcr on a ring of 4 (ranks 1..4 in ring order, T = 1ms): the leader's
 // ELECTION(4) goes round in 4T, its ELECTED in 4T more, so the last
 // election message arrives at 8ms. Slow process 0 (service 3ms) handles
@@ -554,5 +590,36 @@ func TestSlowProcessSuspectsLate(t *testing.T) {
 		}})
 	if got := strings.Join(slices.DeleteFunc(strings.Fields(log), func(s string) bool { return !strings.Contains(s, ">1@") }), " "); got != "2>1@6ms 3>1@6ms 4>1@11ms" {
 		t.Fatalf("suspicions of the crashed process %q (log %q)", got, log)
+	}
+}
+
+// sendSink wants the sends of one kind only (trial.SendFilter).
+type sendSink struct {
+	only nodes.Kind
+	got  map[string]int
+}
+
+func (s *sendSink) Kinds() trial.Kinds          { return trial.KindsOf(trial.EvSend) }
+func (s *sendSink) WantsSend(k nodes.Kind) bool { return k == s.only }
+func (s *sendSink) Event(e *trial.Event)        { s.got[e.Msg.Kind.String()]++ }
+
+// A sink that wants the sends of one kind (a checker counting bully's
+// elections: ELECTION) is given those and no others, every one of them.
+func TestSendFilterLeavesOutOtherKinds(t *testing.T) {
+	alg, _, err := nodes.Lookup("bully")
+	if err != nil {
+		t.Fatal(err)
+	}
+	election, ok := nodes.KindByName("ELECTION")
+	if !ok {
+		t.Fatal("no ELECTION kind")
+	}
+	s := &sendSink{only: election, got: map[string]int{}}
+	res, err := Run(trial.Config{Algorithm: alg, Ranks: nodes.RanksOf(ranks(6)), Initiators: []int{0}, Latency: trial.Constant(ms), Seed: 1, Events: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := res.MessagesByKind()["ELECTION"]; len(s.got) != 1 || s.got["ELECTION"] != int(want) || want == 0 {
+		t.Fatalf("sends given %v, want only the %d ELECTION", s.got, want)
 	}
 }

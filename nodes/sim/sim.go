@@ -125,7 +125,10 @@ type sim struct {
 	leader  nodes.Rank         // the leader handed to decider
 	want    trial.Kinds        // the kinds ev wants
 	evbuf   trial.Event        // the event being emitted (emit)
-	sink    uint8              // see warm
+	// sendKinds, for a sink that wants the sends of some kinds only
+	// (trial.SendFilter), says by kind which; nil: every send.
+	sendKinds []bool
+	sink      uint8 // see warm
 
 	// Faults (effects.go), kept after the hot fields.
 	newMachine  func() nodes.Machine
@@ -310,6 +313,12 @@ func (s *sim) prepare(n int) {
 	}
 	s.ev = s.cfg.Events
 	s.want = trial.KindsOfSink(s.ev)
+	if _, ok := s.ev.(trial.SendFilter); ok && s.want.Has(trial.EvSend) {
+		s.sendKinds = make([]bool, nodes.NumKinds())
+		for k := range s.sendKinds {
+			s.sendKinds[k] = trial.WantsSend(s.ev, nodes.Kind(k))
+		}
+	}
 	s.decider, _ = s.ev.(trial.DecisionSink)
 	if s.want.Has(trial.EvPhase) {
 		_, s.phased = s.machines.at(0).(nodes.Phased)
@@ -415,9 +424,10 @@ func (s *sim) run() {
 			if p.kind != evHeartbeat {
 				s.popped()
 			}
-			s.hold(p.to, *p, e.ord, p.kind == evHeartbeat)
-			if s.slow != nil {
-				delete(s.slow.served, e.slot) // its slot is freed: resumed, it is served again
+			served := s.slow != nil && s.slow.served[e.slot]
+			s.hold(p.to, *p, e.ord, p.kind == evHeartbeat, served)
+			if served {
+				delete(s.slow.served, e.slot) // its slot is freed; held as served, it is not served again
 			}
 			s.slab.release(e.slot)
 			continue
@@ -597,6 +607,13 @@ func (s *sim) emitProc(k trial.EventKind, p int32) {
 	}
 }
 
+// wantsSend reports whether the sink wants the send of a message of kind
+// k (sendKinds); a kind registered after the run began (an external
+// program's) is emitted.
+func (s *sim) wantsSend(k nodes.Kind) bool {
+	return s.sendKinds == nil || int(k) >= len(s.sendKinds) || s.sendKinds[k]
+}
+
 // emitMsg emits a message event; callers check s.want first, so that the
 // hot path costs one test when nobody listens.
 func (s *sim) emitMsg(k trial.EventKind, ord uint64, from, to int32, m *nodes.Message) {
@@ -681,7 +698,7 @@ func (s *sim) send(from int32, to nodes.PeerID, m *nodes.Message) {
 	}
 	s.seq++
 	ord := order(classDeliver, s.seq)
-	if s.want.Has(trial.EvSend) {
+	if s.want.Has(trial.EvSend) && s.wantsSend(m.Kind) {
 		s.emitMsg(trial.EvSend, ord, from, int32(to), m)
 	}
 	if s.fifoMode {

@@ -141,6 +141,27 @@ func KindsOfSink(s Sink) Kinds {
 	return AllKinds
 }
 
+// SendFilter is implemented by sinks that want the EvSend events of some
+// message kinds only (a checker counting bully's elections wants its
+// ELECTION sends, not its OK and COORDINATOR ones): a runtime may leave
+// the others out, as emitting an event per send costs a bully run a tenth
+// of its time. A sink that does not implement it wants every send.
+type SendFilter interface {
+	WantsSend(k nodes.Kind) bool
+}
+
+// WantsSend reports whether sink s wants the EvSend events of messages of
+// kind k.
+func WantsSend(s Sink, k nodes.Kind) bool {
+	if !KindsOfSink(s).Has(EvSend) {
+		return false
+	}
+	if f, ok := s.(SendFilter); ok {
+		return f.WantsSend(k)
+	}
+	return true
+}
+
 // Tee sends every event to each non-nil sink that wants its kind, in the
 // order given. It returns nil when no sink is given.
 func Tee(sinks ...Sink) Sink {
@@ -168,6 +189,17 @@ type tee struct {
 }
 
 func (t *tee) Kinds() Kinds { return t.all }
+
+// WantsSend makes a tee a SendFilter: it wants a send that one of its
+// sinks wants.
+func (t *tee) WantsSend(k nodes.Kind) bool {
+	for _, s := range t.sinks {
+		if WantsSend(s, k) {
+			return true
+		}
+	}
+	return false
+}
 
 func (t *tee) Event(e *Event) {
 	for i, s := range t.sinks {
