@@ -40,12 +40,13 @@ import (
 // message not preceded by a higher term: a leader that lost its quorum or
 // its lease gave up on its own) is no disruption. A deposition is a
 // disruption when the leader still reached a majority then: it, plus the
-// live processes that last decided it, had not campaigned by then, and to
-// which one of its messages was delivered in the reach window (two
-// heartbeats; two steady periods without a heartbeat) before, number a
-// majority. A leader cut off (nothing delivered) or already replaced (its
-// followers decided another, or campaigned) is not disrupted; one deposed
-// while it was heard is.
+// live processes that last decided it, had not campaigned by then (a vote
+// for a newer term ends acknowledging it, not being reached by it: the
+// wave that took the vote is the one deposing it), and to which one of its
+// messages was delivered in the reach window (two heartbeats; two steady
+// periods without a heartbeat) before, number a majority. A leader cut off
+// (nothing delivered) or already replaced (its followers decided another,
+// or campaigned) is not disrupted; one deposed while it was heard is.
 
 // tenure is one leadership (above).
 type tenure struct {
@@ -75,6 +76,10 @@ type disruptWatch struct {
 	ballot      []int64   // by position: the term of its last Ballot
 	balloted    []bool
 	voted       []int64 // by position: the highest term of a vote that ended its following (granted)
+	// byVote: by position, its campaigning is a vote for a newer term, not
+	// a campaign of its own: it no longer acknowledges its leader, but a
+	// deposition by that same wave still finds it reached (reached).
+	byVote []bool
 	elections   int64
 	// Terms on the wire (Ballot, Grant, Leader kinds): the highest, and the
 	// first leader's, from which term_inflation counts.
@@ -95,7 +100,7 @@ func newDisruptWatch(ranks nodes.Ranks, majority int, silence, window time.Durat
 	d := &disruptWatch{silence: silence, window: window, majority: majority, pos: make(map[nodes.Rank]int, n),
 		follows: make([]int, n), followers: make([]int32, n), leading: make([]*tenure, n),
 		campaigning: make([]bool, n),
-		ballot:      make([]int64, n), balloted: make([]bool, n), voted: make([]int64, n)}
+		ballot:      make([]int64, n), balloted: make([]bool, n), voted: make([]int64, n), byVote: make([]bool, n)}
 	for i := range n {
 		d.pos[ranks.At(i)] = i
 		d.follows[i] = -1
@@ -173,6 +178,7 @@ func (d *disruptWatch) sent(at time.Duration, p int, q *nodes.Quorum, m *nodes.M
 		}
 		d.end(at, p, gaveUp)
 		d.campaign(p)
+		d.byVote[p] = false
 	case m.Kind == q.Grant:
 		d.sawTerm(m.A)
 		if t := d.leading[p]; t != nil && m.A > t.term {
@@ -232,7 +238,7 @@ func (d *disruptWatch) delivered(at time.Duration, to, from int, q *nodes.Quorum
 	leader := q.IsLeader(m.Kind)
 	t.reach[to], t.heard[to] = at, true
 	if leader && d.campaigning[to] && d.follows[to] == from && (!d.balloted[to] || t.term >= d.ballot[to]) && t.term >= d.voted[to] {
-		d.campaigning[to] = false
+		d.campaigning[to], d.byVote[to] = false, false
 		d.followers[from]++
 		d.reacknowledge()
 	}
@@ -248,7 +254,10 @@ func (d *disruptWatch) granted(p int, m *nodes.Message) {
 	}
 	if t := d.leading[l]; t != nil && m.A > t.term {
 		d.voted[p] = max(d.voted[p], m.A)
-		d.campaign(p)
+		if !d.campaigning[p] {
+			d.campaign(p)
+			d.byVote[p] = true
+		}
 	}
 }
 
@@ -304,7 +313,7 @@ func (d *disruptWatch) end(at time.Duration, p int, how int) {
 func (d *disruptWatch) reached(t *tenure, at time.Duration) int {
 	n := 1
 	for q, f := range d.follows {
-		if q != t.p && f == t.p && !d.campaigning[q] && t.heard[q] && t.reach[q] >= at-d.window {
+		if q != t.p && f == t.p && (!d.campaigning[q] || d.byVote[q]) && t.heard[q] && t.reach[q] >= at-d.window {
 			n++
 		}
 	}
@@ -325,7 +334,7 @@ func (d *disruptWatch) follow(p, l int) {
 	if old := d.follows[p]; old >= 0 && !d.campaigning[p] {
 		d.followers[old]--
 	}
-	d.follows[p], d.campaigning[p] = l, false
+	d.follows[p], d.campaigning[p], d.byVote[p] = l, false, false
 	if l >= 0 {
 		d.followers[l]++
 	}
