@@ -155,6 +155,9 @@ func runCompare(cmd *cobra.Command, args []string, o compareOptions) error {
 		return err
 	}
 	c := reports.Compare(base, newer, reports.CompareOptions{Alpha: o.alpha, Threshold: threshold})
+	if c.Counterexamples, err = newCounterexamples(o, args, newName); err != nil {
+		return err
+	}
 	out := cmd.OutOrStdout()
 	if o.output == "" || o.output == "-" {
 		err = writeComparison(out, format, c, baseName, newName)
@@ -167,12 +170,15 @@ func runCompare(cmd *cobra.Command, args []string, o compareOptions) error {
 	if err != nil {
 		return err
 	}
-	if regs := c.Regressions(); len(regs) > 0 {
+	if regs := c.Regressions(); len(regs) > 0 || len(c.Counterexamples) > 0 {
 		names := make([]string, len(regs))
 		for i := range regs {
 			names[i] = regs[i].Name()
 		}
-		return failed(fmt.Errorf("%d significant regression(s): %s", len(regs), strings.Join(names, "; ")))
+		for _, n := range c.Counterexamples {
+			names = append(names, n.String())
+		}
+		return failed(fmt.Errorf("%d significant regression(s): %s", len(names), strings.Join(names, "; ")))
 	}
 	return nil
 }

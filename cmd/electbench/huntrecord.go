@@ -137,3 +137,63 @@ func recordHunt(cmd *cobra.Command, dir, history string, h reports.Hunt) error {
 	fmt.Fprintf(cmd.ErrOrStderr(), "history: stored hunt %s in %s\n", filepath.Base(stored), history)
 	return nil
 }
+
+// newCounterexamples are the findings of the hunts whose output lies in
+// NEW's results directory (a nightly job's hunts) that the base's hunts
+// did not have: those of the base's directory, or with --base-history
+// the last --last hunts of the same search stored in the history (NEW's
+// own copies left out). newResults is NEW's results file.
+func newCounterexamples(o compareOptions, args []string, newResults string) ([]reports.NewCounterexample, error) {
+	newer, err := reports.HuntsIn(filepath.Dir(newResults))
+	if err != nil {
+		return nil, badInput(err)
+	}
+	if len(newer) == 0 {
+		return nil, nil
+	}
+	var base []reports.Hunt
+	k := 0
+	if o.baseHistory != "" {
+		base, err = reports.ReadHistoryHunts(o.baseHistory)
+		k = o.last
+	} else {
+		var path string
+		if path, err = resultsPath(args[0]); err == nil {
+			base, err = reports.HuntsIn(filepath.Dir(path))
+		}
+	}
+	if err != nil {
+		return nil, badInput(err)
+	}
+	news := reports.NewCounterexamples(newer, base, k)
+	for i := range news {
+		news[i].Hunt.Dir = linkFrom(o.output, news[i].Hunt.Dir)
+	}
+	return news, nil
+}
+
+// linkFrom is the path by which a page written to page links to dir:
+// relative to the page's directory; dir itself for standard output.
+func linkFrom(page, dir string) string {
+	if page == "" || page == "-" {
+		return dir
+	}
+	rel, err := filepath.Rel(filepath.Dir(page), dir)
+	if err != nil {
+		return dir
+	}
+	return filepath.ToSlash(rel)
+}
+
+// runHunts are the hunts whose output lies in a run's results directory,
+// their directories as a report written to page links them.
+func runHunts(results, page string) ([]reports.Hunt, error) {
+	hunts, err := reports.HuntsIn(filepath.Dir(results))
+	if err != nil {
+		return nil, badInput(err)
+	}
+	for i := range hunts {
+		hunts[i].Dir = linkFrom(page, hunts[i].Dir)
+	}
+	return hunts, nil
+}
