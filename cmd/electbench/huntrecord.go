@@ -91,7 +91,10 @@ func shrinkFinding(ctx context.Context, cmd *cobra.Command, dir string, found *h
 	path := filepath.Join(dir, "counterexample.yaml")
 	f := &reports.Finding{Algorithm: found.Algorithm, Nodes: found.Nodes, Faults: found.Faults,
 		Candidate: found.Trial, What: found.What, File: "counterexample.yaml"}
-	p, err := shrink.Pick(ctx, path, found.File)
+	// Read as hunt read it back (hunt.Run), from the working directory: a
+	// node program's relative command resolves as it did in the search,
+	// and shrink.Write rewrites it from dir.
+	p, err := shrink.Pick(ctx, "counterexample.yaml", found.File)
 	if err != nil {
 		return nil, fmt.Errorf("picking the counterexample's trial %s: %w", path, err)
 	}
