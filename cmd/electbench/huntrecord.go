@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
@@ -29,7 +28,7 @@ var unshapingHuntFlags = []string{"out", "history", "parallel"}
 // what it covered; the finding is added by the caller.
 func huntRecord(cmd *cobra.Command, o huntOptions, args []string, opts hunt.Options, st hunt.Stats) reports.Hunt {
 	h := reports.Hunt{ID: newRunID(), Time: time.Now().UTC().Truncate(time.Second), Version: versionString(),
-		Commit: vcsCommit(), Args: append([]string{"hunt"}, os.Args[min(2, len(os.Args)):]...),
+		Commit: vcsCommit(), Args: append([]string{"hunt"}, args...),
 		Property: opts.Property.String(), Seed: opts.Seed, Trials: st.Trials, States: st.States, Beyond: st.Beyond}
 	searched := o.algos
 	switch {
@@ -45,6 +44,9 @@ func huntRecord(cmd *cobra.Command, o huntOptions, args []string, opts hunt.Opti
 		kinds = append(kinds, k.Name)
 	}
 	h.Search = searched + " under " + cmp.Or(strings.Join(kinds, ","), "no fault") + " (heal " + opts.Space.Heal + ")"
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		h.Args = append(h.Args, "--"+f.Name+"="+f.Value.String())
+	})
 	var flags []string
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {
 		if !slices.Contains(unshapingHuntFlags, f.Name) {
