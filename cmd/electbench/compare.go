@@ -59,6 +59,13 @@ carries the run id of the manifest beside NEW's results (run --out DIR
 --history H stores the same run in both). The runs pooled are named on
 stderr.
 
+Counterexamples: the hunts whose output lies in NEW's directory (hunt
+--history, as a nightly job runs them inside its run's directory) are
+compared with BASE's, or the last K stored in the history; a counterexample
+none of them found (the same algorithm violating the same property the
+same way) is a regression: "new counterexample: ..., shrunk to N=2, 0
+faults: PATH".
+
 The text report lists only what changed or could not be decided; --format
 json writes every comparison, --format html a self-contained page. The
 document goes to standard output, or to -o FILE (its format then follows

@@ -75,7 +75,14 @@ liveness (with --within D: decided within D of the last fault's heal),
 expect (the base scenario's own expectations), or a threshold on a numeric
 column such as disruptions>=1. A violation of a bounded-delay algorithm
 whose message outlasted its D (the overruns column) lies beyond its model:
-it is counted, not written, unless --beyond-model. docs/HUNT.md tells more.
+it is counted, not written, unless --beyond-model.
+
+--shrink also shrinks a counterexample as electbench shrink does, writing
+DIR/shrunk.yaml, DIR/story.html and DIR/trace.jsonl beside it, and prints
+its fault story in one line. --history H records the outcome, found or
+not, as DIR/hunt.json and stores it under H/hunts/: compare --base-history
+H names a counterexample that earlier hunts of the same search did not
+find as a regression (docs/HUNT.md, Nightly). docs/HUNT.md tells more.
 
 Exit codes: 0 nothing found in the budget (it says what it covered),
 1 a counterexample was written, 2 bad usage or input (nothing written),
