@@ -159,6 +159,10 @@ type Comparison struct {
 	BaseRows    int
 	NewRows     int
 	Changes     []Change // every group and metric, base's group order first
+	// Counterexamples are the findings of NEW's hunts that its base's
+	// hunts did not have (NewCounterexamples), set by the caller: each is
+	// a regression.
+	Counterexamples []NewCounterexample
 }
 
 // Regressions returns the changes judged regressions.
@@ -481,6 +485,9 @@ func WriteCompareText(out io.Writer, c Comparison) error {
 		}
 		b.WriteByte('\n')
 	}
+	for _, n := range c.Counterexamples {
+		fmt.Fprintf(&b, "%-13s  %s\n", strings.ToUpper(string(Regression)), n)
+	}
 	fmt.Fprintf(&b, "compared %d groups, %d tests (%d base rows, %d new rows; shares of safe, live, correct trials: Fisher exact; medians: Mann–Whitney; two-sided; significant: Benjamini–Hochberg q ≤ α=%s over %s that could reach it; threshold ±%s on medians): ",
 		c.Groups, len(c.Changes), c.BaseRows, c.NewRows,
 		strconv.FormatFloat(c.Alpha, 'f', -1, 64), familyText(c.Tests), strings.TrimPrefix(fmtPercent(c.Threshold), "+"))
@@ -489,6 +496,9 @@ func WriteCompareText(out io.Writer, c Comparison) error {
 		if counts[v] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[v], v))
 		}
+	}
+	if len(c.Counterexamples) > 0 {
+		parts = append(parts, fmt.Sprintf("%d new counterexample(s)", len(c.Counterexamples)))
 	}
 	if len(parts) == 0 {
 		b.WriteString("no significant change\n")
@@ -564,6 +574,8 @@ type jsonComparison struct {
 	NewRows    int          `json:"new_rows"`
 	Regression bool         `json:"regression"`
 	Changes    []jsonChange `json:"changes"`
+	// NewCounterexamples name the findings of NEW's hunts its base did not have.
+	NewCounterexamples []string `json:"new_counterexamples,omitempty"`
 }
 
 // CompareMethod says how Compare decides; the JSON output records it.
@@ -580,7 +592,10 @@ const CompareMethod = "shares of safe (no safety violation), live and correct tr
 func WriteCompareJSON(out io.Writer, c Comparison) error {
 	doc := jsonComparison{Method: CompareMethod, Alpha: c.Alpha, Threshold: c.Threshold,
 		MinSamples: c.MinSamples, Tests: c.Tests, Lone: c.LoneSamples, Groups: c.Groups, BaseRows: c.BaseRows, NewRows: c.NewRows,
-		Regression: len(c.Regressions()) > 0, Changes: make([]jsonChange, len(c.Changes))}
+		Regression: len(c.Regressions()) > 0 || len(c.Counterexamples) > 0, Changes: make([]jsonChange, len(c.Changes))}
+	for _, n := range c.Counterexamples {
+		doc.NewCounterexamples = append(doc.NewCounterexamples, n.String())
+	}
 	for i, ch := range c.Changes {
 		jc := jsonChange{Change: ch, BaseMedian: jsonNumber(ch.BaseMedian),
 			NewMedian: jsonNumber(ch.NewMedian), BaseShare: jsonNumber(ch.BaseShare),

@@ -26,7 +26,8 @@ func WriteCompareHTML(out io.Writer, c Comparison, base, new string) error {
 		tally = append(tally, span(verdictClass(v), fmt.Sprintf("%d %s", counts[v], v)), txt(" · "))
 	}
 	p.para("", tally...)
-	if counts[Regression] > 0 {
+	writeNewCounterexamples(p, c.Counterexamples)
+	if counts[Regression] > 0 || len(c.Counterexamples) > 0 {
 		p.para("bad", bold("Significant regression: compare exits 1."))
 		var items [][]run
 		for _, ch := range c.Regressions() {

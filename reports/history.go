@@ -269,16 +269,28 @@ func WriteHistoryIndex(history string) error {
 		}
 		sums[i] = Summarize(rows)
 	}
+	hunts, err := ReadHistoryHunts(history)
+	if err != nil {
+		return err
+	}
+	for i := range hunts {
+		// The page links a hunt's files by paths relative to itself.
+		if rel, err := filepath.Rel(history, hunts[i].Dir); err == nil {
+			hunts[i].Dir = filepath.ToSlash(rel)
+		}
+	}
 	path := filepath.Join(history, HistoryIndex)
 	return writeFileAtomic(history, path, func(out io.Writer) error {
-		return writeHistoryPage(out, runs, sums)
+		return writeHistoryPage(out, runs, sums, hunts)
 	})
 }
 
-func writeHistoryPage(out io.Writer, runs []HistoryRun, sums [][]Group) error {
+func writeHistoryPage(out io.Writer, runs []HistoryRun, sums [][]Group, hunts []Hunt) error {
 	p := newPage("electbench history")
-	p.para("meta", txtf("%d runs · ", len(runs)), link("#runs", "Runs"), txt(" · "), link("#trends", "Trends"), txt(" · "), link("#medians", "Medians by run"))
+	p.para("meta", txtf("%d runs · ", len(runs)), link("#runs", "Runs"), txt(" · "), link("#hunts", "Hunts"), txt(" · "), link("#trends", "Trends"), txt(" · "), link("#medians", "Medians by run"))
+	writeNewCounterexamples(p, newestCounterexamples(hunts))
 	writeHistoryRuns(p, runs, sums)
+	writeHistoryHunts(p, hunts)
 	tr := collectTrends(runs, sums)
 	if err := writeTrends(p, tr, runs); err != nil {
 		return err

@@ -60,6 +60,12 @@ type HTMLOptions struct {
 	// leading while it sends them. Nil draws no time-line.
 	Leads func(algorithm, kind string) bool
 
+	// Hunts are the hunts whose output lies in the run's directory (a
+	// nightly job's): the counterexamples they found are named at the top,
+	// each linked to its fault story. Their Dir is the path from the
+	// report to the hunt's directory.
+	Hunts []Hunt
+
 	// MaxFailing bounds the failing trials listed in detail (0: 200).
 	MaxFailing int
 	// MaxDiagrams bounds the message-sequence diagrams (0: 8).
@@ -152,6 +158,7 @@ func WriteHTML(out io.Writer, rows []Row, opt HTMLOptions) error {
 		nav = append(nav, link("#diagrams", "Message sequences"))
 	}
 	p.nav(nav...)
+	writeHuntFindings(p, opt.Hunts)
 	if len(rows) == 0 {
 		p.note("No trials in these results.")
 		return p.write(out)

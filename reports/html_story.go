@@ -25,16 +25,10 @@ type Story struct {
 // WriteStory writes the fault story page: self-contained (inline style
 // and SVG, nothing fetched), so that it opens offline.
 func WriteStory(w io.Writer, st Story) error {
-	trs, err := readTrace(st.Trace, func(TraceHeader) (traceWant, bool) {
-		return traceWant{max: DiagramMaxEvents, around: -1}, true
-	})
+	tr, err := readStoryTrace(st)
 	if err != nil {
-		return fmt.Errorf("reading the story's trace: %w", err)
+		return err
 	}
-	if len(trs) != 1 {
-		return fmt.Errorf("reading the story's trace: %d trials, want one", len(trs))
-	}
-	tr := trs[0]
 	tNs := st.Row.TS * 1e9
 	windows := FaultWindows(&st.Row)
 	p := newPage("electbench shrink: " + st.Name)
@@ -63,6 +57,33 @@ func WriteStory(w io.Writer, st Story) error {
 	}
 	p.pre("", lines)
 	return p.write(w)
+}
+
+// StoryLine tells the fault story in one line: the violation by its
+// cause, as the page's last sentence tells it ("p1's timer T1 fired at
+// 1.5T, before the OK from p0 (sent at 1T) arrived at 2T; then
+// wrong-leader at 1.5ms: ..."), for a terminal or a job's log.
+func StoryLine(st Story) (string, error) {
+	tr, err := readStoryTrace(st)
+	if err != nil {
+		return "", err
+	}
+	_, because := violationStory(tr.Events, st.Row.Violation, st.Row.TS*1e9)
+	return because, nil
+}
+
+// readStoryTrace reads the story's trace: one trial.
+func readStoryTrace(st Story) (*TraceTrial, error) {
+	trs, err := readTrace(st.Trace, func(TraceHeader) (traceWant, bool) {
+		return traceWant{max: DiagramMaxEvents, around: -1}, true
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading the story's trace: %w", err)
+	}
+	if len(trs) != 1 {
+		return nil, fmt.Errorf("reading the story's trace: %d trials, want one", len(trs))
+	}
+	return trs[0], nil
 }
 
 func algoLabelOf(alg, variant string) string {

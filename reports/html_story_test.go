@@ -56,6 +56,23 @@ func TestWriteStory(t *testing.T) {
 	}
 }
 
+// TestStoryLine: the story in one line is the page's sentence on the
+// violation, by its cause.
+func TestStoryLine(t *testing.T) {
+	row := Row{TS: 0.001, Violation: "wrong-leader at 1.5ms: process 0 (id 1) decided 1 while 3 is alive"}
+	line, err := StoryLine(Story{Row: row, Trace: strings.NewReader(storyTrace)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "p0's timer T1 fired at 1.5T, before the OK from p1 (sent at 1T) arrived at 2T; then wrong-leader at 1.5ms: process 0 (id 1) decided 1 while 3 is alive."
+	if line != want {
+		t.Errorf("StoryLine = %q\nwant %q", line, want)
+	}
+	if _, err := StoryLine(Story{Row: row, Trace: strings.NewReader("")}); err == nil {
+		t.Error("StoryLine of an empty trace: no error")
+	}
+}
+
 // TestStoryFocus: a trace too long to draw is drawn from 10T before its
 // violation to 2T after, as a window.
 func TestStoryFocus(t *testing.T) {

@@ -59,6 +59,13 @@ carries the run id of the manifest beside NEW's results (run --out DIR
 --history H stores the same run in both). The runs pooled are named on
 stderr.
 
+Counterexamples: the hunts whose output lies in NEW's directory (hunt
+--history, as a nightly job runs them inside its run's directory) are
+compared with BASE's, or the last K stored in the history; a counterexample
+none of them found (the same algorithm violating the same property the
+same way) is a regression: "new counterexample: ..., shrunk to N=2, 0
+faults: PATH".
+
 The text report lists only what changed or could not be decided; --format
 json writes every comparison, --format html a self-contained page. The
 document goes to standard output, or to -o FILE (its format then follows
@@ -155,6 +162,9 @@ func runCompare(cmd *cobra.Command, args []string, o compareOptions) error {
 		return err
 	}
 	c := reports.Compare(base, newer, reports.CompareOptions{Alpha: o.alpha, Threshold: threshold})
+	if c.Counterexamples, err = newCounterexamples(o, args, newName); err != nil {
+		return err
+	}
 	out := cmd.OutOrStdout()
 	if o.output == "" || o.output == "-" {
 		err = writeComparison(out, format, c, baseName, newName)
@@ -167,12 +177,15 @@ func runCompare(cmd *cobra.Command, args []string, o compareOptions) error {
 	if err != nil {
 		return err
 	}
-	if regs := c.Regressions(); len(regs) > 0 {
+	if regs := c.Regressions(); len(regs) > 0 || len(c.Counterexamples) > 0 {
 		names := make([]string, len(regs))
 		for i := range regs {
 			names[i] = regs[i].Name()
 		}
-		return failed(fmt.Errorf("%d significant regression(s): %s", len(regs), strings.Join(names, "; ")))
+		for _, n := range c.Counterexamples {
+			names = append(names, n.String())
+		}
+		return failed(fmt.Errorf("%d significant regression(s): %s", len(names), strings.Join(names, "; ")))
 	}
 	return nil
 }

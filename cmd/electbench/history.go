@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -120,18 +119,7 @@ func newManifest(cmd *cobra.Command, seed uint64, specs []*workloads.Spec, scena
 		}
 		m.Scenarios = append(m.Scenarios, a+"="+shortHash(string(text)))
 	}
-	if info, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range info.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				m.Commit = s.Value + m.Commit
-			case "vcs.modified":
-				if s.Value == "true" {
-					m.Commit += "+modified"
-				}
-			}
-		}
-	}
+	m.Commit = vcsCommit()
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {
 		if !slices.Contains(unshapingFlags, f.Name) {
 			m.Flags = append(m.Flags, f.Name+"="+f.Value.String())

@@ -40,6 +40,8 @@ type huntOptions struct {
 	uniform                bool
 	beyondModel            bool
 	out                    string
+	shrink                 bool            // also shrink a finding
+	history                string          // store the outcome in this history
 	external               externalOptions // --node-cmd and its companions
 }
 
@@ -73,7 +75,14 @@ liveness (with --within D: decided within D of the last fault's heal),
 expect (the base scenario's own expectations), or a threshold on a numeric
 column such as disruptions>=1. A violation of a bounded-delay algorithm
 whose message outlasted its D (the overruns column) lies beyond its model:
-it is counted, not written, unless --beyond-model. docs/HUNT.md tells more.
+it is counted, not written, unless --beyond-model.
+
+--shrink also shrinks a counterexample as electbench shrink does, writing
+DIR/shrunk.yaml, DIR/story.html and DIR/trace.jsonl beside it, and prints
+its fault story in one line. --history H records the outcome, found or
+not, as DIR/hunt.json and stores it under H/hunts/: compare --base-history
+H names a counterexample that earlier hunts of the same search did not
+find as a regression (docs/HUNT.md, Nightly). docs/HUNT.md tells more.
 
 Exit codes: 0 nothing found in the budget (it says what it covered),
 1 a counterexample was written, 2 bad usage or input (nothing written),
@@ -101,7 +110,9 @@ Exit codes: 0 nothing found in the budget (it says what it covered),
 	f.IntVar(&o.parallel, "parallel", 0, "trials run at once (default: one per core); what is found does not depend on it")
 	f.BoolVar(&o.uniform, "uniform", false, "turn guidance off: every candidate a fresh draw")
 	f.BoolVar(&o.beyondModel, "beyond-model", false, "count a violation beyond the algorithm's model (overruns) as a counterexample")
-	f.StringVar(&o.out, "out", o.out, "directory the counterexample is written to (only when one is found)")
+	f.StringVar(&o.out, "out", o.out, "directory the counterexample is written to (only when one is found, or with --history)")
+	f.BoolVar(&o.shrink, "shrink", false, "also shrink a counterexample: DIR/shrunk.yaml, DIR/story.html, DIR/trace.jsonl, and its story in one line")
+	f.StringVar(&o.history, "history", "", "record the outcome (found or not, trials, states, the files found) as DIR/hunt.json and store it in this history (run --history)")
 	_ = cmd.RegisterFlagCompletionFunc("algo", func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 		return completeList(algoWords(), toComplete)
 	})
@@ -128,11 +139,15 @@ func runHunt(cmd *cobra.Command, o huntOptions, args []string) error {
 		return err
 	}
 	out := cmd.OutOrStdout()
+	rec := huntRecord(cmd, o, args, opts, st)
 	if found == nil {
 		fmt.Fprintf(out, "no counterexample to %s in %d trials (%v): %d distinct states covered%s\n",
 			opts.Property, st.Trials, time.Since(start).Round(time.Millisecond), st.States, covered(st))
 		if interrupted {
 			return &exitError{code: exitInterrupted, err: errors.New("interrupted")}
+		}
+		if o.history != "" {
+			return recordHunt(cmd, o.out, o.history, rec)
 		}
 		return nil
 	}
@@ -145,6 +160,14 @@ func runHunt(cmd *cobra.Command, o huntOptions, args []string) error {
 	}
 	fmt.Fprintf(out, "counterexample after %d trials: %s N=%d, %d faults: %s; written to %s\n",
 		found.Trial, found.Algorithm, found.Nodes, found.Faults, found.What, path)
+	if (o.shrink || o.history != "") && !interrupted {
+		if rec.Found, err = shrinkFinding(ctx, cmd, o.out, found, o.shrink); err != nil {
+			return err
+		}
+		if err := recordHunt(cmd, o.out, o.history, rec); err != nil {
+			return err
+		}
+	}
 	return failed(fmt.Errorf("%s violated (electbench run %s reproduces it)", opts.Property, path))
 }
 

@@ -77,25 +77,38 @@ func TestReadmeExamples(t *testing.T) {
 // order, for two nights: the first has no history to compare with (the
 // workflow skips compare), the second compares tonight with the first
 // night, leaving tonight's own stored copy out, and must pass; the history
-// page's links must resolve. (compare.txtar pins the regressions.)
+// page's links must resolve. The hunts (scripts/nightlyhunts.sh) run on a
+// tiny budget, find nothing and are stored. (compare.txtar pins the
+// regressions, nightly_hunt.txtar a counterexample new in a night.)
 func TestNightlyWorkflow(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "nightly.yml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var steps []string
+	hunts := ""
 	for _, l := range strings.Split(string(b), "\n") {
 		if cmd, ok := strings.CutPrefix(strings.TrimSpace(l), "run: electbench "); ok {
 			steps = append(steps, "electbench "+cmd)
 		}
+		if cmd, ok := strings.CutPrefix(strings.TrimSpace(l), "run: bash scripts/nightlyhunts.sh "); ok {
+			hunts = "bash scripts/nightlyhunts.sh " + cmd
+		}
 	}
-	if len(steps) != 3 || !strings.Contains(steps[0], " run ") || !strings.Contains(steps[1], " compare ") {
-		t.Fatalf("docs/nightly.yml: want the run, compare and report steps, found %q", steps)
+	if len(steps) != 3 || !strings.Contains(steps[0], " run ") || !strings.Contains(steps[1], " compare ") || hunts == "" {
+		t.Fatalf("docs/nightly.yml: want the run, hunts, compare and report steps, found %q and %q", steps, hunts)
+	}
+	huntScript, err := os.ReadFile(filepath.Join("..", "..", "scripts", "nightlyhunts.sh"))
+	if err != nil {
+		t.Fatal(err)
 	}
 	var script strings.Builder
+	script.WriteString("env HUNT_BUDGET=8\n")
 	night := func(compare bool) {
 		script.WriteString("rm tonight\n")
 		fmt.Fprintf(&script, "exec bash run.sh\n")
+		script.WriteString("exec bash hunts.sh\nstdout '^nightly hunts: no counterexample$'\n")
+		script.WriteString("exists tonight/hunt-chang-roberts/hunt.json tonight/hunt-raft/hunt.json tonight/hunt-etcd-raft/hunt.json tonight/hunt-incidents/hunt.json\n")
 		if compare {
 			script.WriteString("exec bash compare.sh\nstdout 'no significant change'\nstderr '^base: [0-9] run\\(s\\) of history pooled: 000001-.*\\(left out 00000[0-9]-.*: it is NEW\\)$'\nexists history/compare.html\n")
 		}
@@ -103,9 +116,12 @@ func TestNightlyWorkflow(t *testing.T) {
 	}
 	night(false)
 	night(true)
+	// Both nights' hunts are stored in the history and listed on its page.
+	script.WriteString("exec ls history/hunts\nstdout -count=8 '^0000'\ngrep 'id=\"hunts\"' history/index.html\n")
 	// history/index.html links every run's results by a relative path that exists.
 	script.WriteString("exec bash links.sh\n")
-	fmt.Fprintf(&script, "-- run.sh --\n%s\n-- compare.sh --\n%s\n-- report.sh --\n%s\n", steps[0], steps[1], steps[2])
+	fmt.Fprintf(&script, "-- run.sh --\n%s\n-- hunts.sh --\n%s\n-- compare.sh --\n%s\n-- report.sh --\n%s\n", steps[0], hunts, steps[1], steps[2])
+	fmt.Fprintf(&script, "-- scripts/nightlyhunts.sh --\n%s", huntScript)
 	script.WriteString("-- links.sh --\nset -e\ncd history\nn=0\nfor l in $(grep -o 'href=\"[^\"#]*\"' index.html | sed 's/href=\"//; s/\"$//'); do test -e \"$l\"; n=$((n+1)); done\ntest $n -ge 2\n")
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "nightly.txtar"), []byte(script.String()), 0o644); err != nil {

@@ -97,6 +97,9 @@ func runReport(cmd *cobra.Command, arg string, o reportOptions) error {
 		opt.Trace, opt.TraceName = f, o.trace
 	}
 	if o.out == "-" {
+		if opt.Hunts, err = runHunts(path, o.out); err != nil {
+			return err
+		}
 		if err := reports.WriteHTML(cmd.OutOrStdout(), rows, opt); err != nil {
 			return traceInputError(err)
 		}
@@ -105,6 +108,9 @@ func runReport(cmd *cobra.Command, arg string, o reportOptions) error {
 	out := o.out
 	if out == "" {
 		out = filepath.Join(filepath.Dir(path), reports.ReportHTML)
+	}
+	if opt.Hunts, err = runHunts(path, out); err != nil {
+		return err
 	}
 	if err := reports.WriteHTMLFile(out, rows, opt); err != nil {
 		return traceInputError(err)
