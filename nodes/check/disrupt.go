@@ -79,8 +79,8 @@ type disruptWatch struct {
 	// byVote: by position, its campaigning is a vote for a newer term, not
 	// a campaign of its own: it no longer acknowledges its leader, but a
 	// deposition by that same wave still finds it reached (reached).
-	byVote []bool
-	elections   int64
+	byVote    []bool
+	elections int64
 	// Terms on the wire (Ballot, Grant, Leader kinds): the highest, and the
 	// first leader's, from which term_inflation counts.
 	maxTerm, baseTerm int64
