@@ -5,6 +5,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // The built-in scenario files: the default run and the library of classic
@@ -43,9 +44,27 @@ func BuiltinNames() []string {
 // `electbench scenario list` shows under their own heading.
 func IncidentNames() []string { return builtinIn(incidentDir) }
 
-// IsIncident reports whether a built-in scenario belongs to the incident
-// library.
-func IsIncident(name string) bool { return slices.Contains(IncidentNames(), name) }
+// IsIncident reports whether name is of the incident library: one of its
+// files, or a scenario one of them declares (cloudflare-2020-cut, the
+// second phase in cloudflare-2020's file), as a row's scenario column
+// names it.
+func IsIncident(name string) bool { return slices.Contains(incidentScenarios(), name) }
+
+// incidentScenarios are the incident library's file names and the names of
+// the scenarios its files declare.
+var incidentScenarios = sync.OnceValue(func() []string {
+	names := IncidentNames()
+	for _, file := range IncidentNames() {
+		b, _ := Builtin(file)
+		scs, _ := Parse(file, b) // every built-in parses (TestBuiltinsParse)
+		for _, s := range scs {
+			if !slices.Contains(names, s.Name) {
+				names = append(names, s.Name)
+			}
+		}
+	}
+	return names
+})
 
 // builtinIn lists the files of one directory of built-ins, sorted.
 func builtinIn(dir string) []string {

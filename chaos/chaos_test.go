@@ -494,3 +494,14 @@ func TestIncidentLibrary(t *testing.T) {
 		}
 	}
 }
+
+// A scenario an incident file declares beside its first is of the
+// library too: its rows get the incident view and the default trace.
+func TestIsIncidentKnowsEveryPhase(t *testing.T) {
+	for name, want := range map[string]bool{"cloudflare-2020": true, "cloudflare-2020-cut": true, "raft-chain": true,
+		"limping-leader-10t": true, "default": false, "quorum-halves": false, "no-such": false} {
+		if got := IsIncident(name); got != want {
+			t.Errorf("IsIncident(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
