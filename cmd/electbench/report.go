@@ -32,7 +32,8 @@ func newReportCmd() *cobra.Command {
 one) as a single HTML page that opens offline: summary, messages against N
 with the theoretical curves, turnaround and decided distributions, timeouts,
 and the verdicts with every failing trial. With --trace (the file written by
-run --trace) it adds the events around each violation and message-sequence
+run --trace; by default the directory's trace.jsonl, which run keeps without
+--trace for small live trials and incidents, if there is one) it adds the events around each violation and message-sequence
 diagrams of small trials.
 
 The report goes beside the results file unless -o says otherwise (- for
@@ -88,6 +89,13 @@ func runReport(cmd *cobra.Command, arg string, o reportOptions) error {
 	}
 	opt := htmlOptions(path, m)
 	opt.Signatures = manifestSignatures(m, rows)
+	if o.trace == "" {
+		// What run kept without --trace (small live trials, an incident's
+		// first trial per configuration) serves its report again.
+		if p := filepath.Join(filepath.Dir(path), TraceFile); regularFile(p) {
+			o.trace = p
+		}
+	}
 	if o.trace != "" {
 		f, err := os.Open(o.trace)
 		if err != nil {
@@ -148,4 +156,10 @@ func traceInputError(err error) error {
 		return badInput(fmt.Errorf("--trace: %w", te))
 	}
 	return err
+}
+
+// regularFile reports whether p names a regular file.
+func regularFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
 }
