@@ -63,6 +63,19 @@ func (a IDs) Check(n int) error {
 	return nil
 }
 
+// numbers reports why the arrangement cannot give algorithm name, of
+// synchronous rounds (nodes.ModelRounds), what it reads its ids as: small
+// positive whole numbers, whose value sets when a process sends (random,
+// ascending, descending: 1..N; a list). Minted identities and epoch ranks
+// are not such numbers. How long the ids make the run is the plan guard's
+// to judge (CheckPlan).
+func (a IDs) numbers(name string, rank RankBy) error {
+	if a.Mode == "pow" || rank == RankByEpoch {
+		return fmt.Errorf("--algo %s: this algorithm of synchronous rounds reads ids as small whole numbers (its time grows with the smallest); use --ids random, ascending, descending or a list such as 3,1,2, with --rank id", name)
+	}
+	return nil
+}
+
 // small reports whether Ranks holds this arrangement's ranks small
 // (nodes.Ranks): the simulated arrangements, and lists that fit.
 func (a IDs) small() bool {

@@ -18,6 +18,9 @@ import (
 // runs T plus the processing allowance; D takes the same allowance).
 func NewChecker(cfg *trial.Config, tAlg time.Duration) (*check.Checker, error) {
 	c := check.New(cfg.Ranks)
+	if cfg.Algorithm.ElectsLowest {
+		c.ElectLowest()
+	}
 	if cfg.Algorithm.Mutex != nil {
 		if err := c.WatchMutex(cfg.Algorithm); err != nil {
 			return nil, err

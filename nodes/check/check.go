@@ -40,7 +40,10 @@ const maxRecorded = 16
 type Checker struct {
 	ranks   nodes.Ranks
 	alive   []bool
-	highest nodes.Rank // highest live rank
+	highest nodes.Rank // highest live rank (lowest, after ElectLowest)
+	// dir is 1, or -1 for an algorithm that elects the lowest rank
+	// (ElectLowest): which end of the ranks the rightful leader is at.
+	dir int
 	// rightful is the number of a leader known not to rank below highest
 	// (-1: none), so that the many decisions for one leader compare ranks
 	// once; recomputeHighest forgets it.
@@ -68,7 +71,7 @@ type Checker struct {
 // New prepares a checker for a run over ranks (by position).
 func New(ranks nodes.Ranks) *Checker {
 	n := ranks.Len()
-	c := &Checker{ranks: ranks, alive: prefault.Make[bool](n), belief: prefault.Make[int32](n)}
+	c := &Checker{ranks: ranks, alive: prefault.Make[bool](n), belief: prefault.Make[int32](n), dir: 1}
 	for i := range c.alive {
 		c.alive[i] = true
 	}
@@ -167,12 +170,21 @@ func (c *Checker) EventDecide(at time.Duration, p int32, leader *nodes.Rank) {
 	c.decided(at, int(p), leader)
 }
 
-// recomputeHighest finds the highest live rank (Ranks.Extreme): a checker
-// of ten million processes starts with this pass.
+// ElectLowest makes the lowest live rank the rightful leader, for an
+// algorithm that elects it (nodes.Algorithm.ElectsLowest): a decision for
+// a process while a lower one is alive is then the wrong leader.
+func (c *Checker) ElectLowest() {
+	c.dir = -1
+	c.recomputeHighest()
+}
+
+// recomputeHighest finds the highest live rank (Ranks.Extreme), or the
+// lowest after ElectLowest: a checker of ten million processes starts with
+// this pass.
 func (c *Checker) recomputeHighest() {
 	c.highest = nodes.Rank{}
 	c.rightful = -1
-	if best := c.ranks.Extreme(1, c.alive); best >= 0 {
+	if best := c.ranks.Extreme(c.dir, c.alive); best >= 0 {
 		c.highest = c.ranks.At(best)
 	}
 }
@@ -203,7 +215,7 @@ func (c *Checker) decided(at time.Duration, p int, rank *nodes.Rank) {
 	}
 	i := c.leader(rank)
 	if c.quorum == nil && i != c.rightful {
-		if rank.Cmp(&c.highest) < 0 {
+		if rank.Cmp(&c.highest)*c.dir < 0 {
 			c.record(Violation{At: at, Kind: "wrong-leader", Procs: []int{p},
 				Detail: fmt.Sprintf("process %d (id %s) decided %s while %s is alive", p, c.ranks.At(p), *rank, c.highest)})
 		} else {
