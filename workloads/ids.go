@@ -17,18 +17,19 @@ import (
 // IDs says how identities are placed on positions 0..N-1 (ring order: the
 // successor of position i is i+1 mod N).
 type IDs struct {
-	Mode string   // random, ascending, descending, bit-reversal, list, pow
+	Mode string   // random, ascending, descending, bit-reversal, anonymous, list, pow
 	List []uint64 // the ids by position, for Mode "list"
 	Pow  *powPool // for Mode "pow": minted identities (IDs.Prepare)
 }
 
 // ParseIDs reads --ids: random, ascending (ids increase in the direction of
 // travel: the successor has the larger id), descending, bit-reversal (the
-// ring of the Ω(N log N) lower bound, bitReversal), a list of distinct
-// positive ids "5,1,4,2,3" by position, or pow(b[,hash]): minted identities.
+// ring of the Ω(N log N) lower bound, bitReversal), anonymous (every
+// process id 1: the same rank), a list of distinct positive ids
+// "5,1,4,2,3" by position, or pow(b[,hash]): minted identities.
 func ParseIDs(s string) (IDs, error) {
 	switch s = strings.TrimSpace(s); s {
-	case "random", "ascending", "descending", "bit-reversal":
+	case "random", "ascending", "descending", "bit-reversal", "anonymous":
 		return IDs{Mode: s}, nil
 	}
 	if ids, ok, err := parsePowIDs(s); ok {
@@ -39,7 +40,7 @@ func ParseIDs(s string) (IDs, error) {
 	for i, part := range strings.Split(s, ",") {
 		v, err := strconv.ParseUint(strings.TrimSpace(part), 10, 64)
 		if err != nil || v == 0 {
-			return IDs{}, fmt.Errorf("--ids %q: want random, ascending, descending, bit-reversal or a list of positive whole numbers; item %d is %q", s, i+1, strings.TrimSpace(part))
+			return IDs{}, fmt.Errorf("--ids %q: want random, ascending, descending, bit-reversal, anonymous or a list of positive whole numbers; item %d is %q", s, i+1, strings.TrimSpace(part))
 		}
 		if j, dup := seen[v]; dup {
 			return IDs{}, fmt.Errorf("--ids: id %d appears twice (items %d and %d)", v, j+1, i+1)
@@ -73,6 +74,9 @@ func (a IDs) Check(n int) error {
 // are not such numbers. How long the ids make the run is the plan guard's
 // to judge (CheckPlan).
 func (a IDs) numbers(name string, rank RankBy) error {
+	if a.Mode == "anonymous" {
+		return fmt.Errorf("--algo %s: this algorithm of synchronous rounds needs distinct ids, and --ids anonymous gives every process the same", name)
+	}
 	if a.Mode == "pow" || rank == RankByEpoch {
 		return fmt.Errorf("--algo %s: this algorithm of synchronous rounds reads ids as small whole numbers (its time grows with the smallest); use --ids random, ascending, descending or a list such as 3,1,2, with --rank id", name)
 	}
@@ -83,7 +87,7 @@ func (a IDs) numbers(name string, rank RankBy) error {
 // (nodes.Ranks): the simulated arrangements, and lists that fit.
 func (a IDs) small() bool {
 	switch a.Mode {
-	case "random", "ascending", "descending", "bit-reversal":
+	case "random", "ascending", "descending", "bit-reversal", "anonymous":
 		return true
 	case "list":
 		return nodes.FitSmall(a.List...)
@@ -107,6 +111,14 @@ func (a IDs) Ranks(n int, seed uint64) nodes.Ranks {
 		return nodes.SmallRanks(r)
 	case "bit-reversal":
 		return nodes.SmallRanks(bitReversal(n))
+	case "anonymous":
+		// Every process the same (ALGORITHMS.md, "Anonymous rings"): the
+		// checker then watches for symmetry (check.WatchSymmetry).
+		r := prefault.Make[uint32](n)
+		for i := range r {
+			r[i] = 1
+		}
+		return nodes.SmallRanks(r)
 	case "list":
 		return nodes.RanksFrom(a.List...)
 	case "pow":

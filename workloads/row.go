@@ -21,6 +21,9 @@ func NewChecker(cfg *trial.Config, tAlg time.Duration) (*check.Checker, error) {
 	if cfg.Algorithm.ElectsLowest {
 		c.ElectLowest()
 	}
+	if cfg.Ranks.Len() > 1 && cfg.Ranks.AllSame() {
+		c.WatchSymmetry(cfg.T()) // an anonymous ring (--ids anonymous)
+	}
 	if cfg.Algorithm.Mutex != nil {
 		if err := c.WatchMutex(cfg.Algorithm); err != nil {
 			return nil, err

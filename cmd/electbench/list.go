@@ -61,6 +61,7 @@ func listWorkloads(w io.Writer) error {
 		"--ids ascending: ids increase in the direction of travel (successor larger)",
 		"--ids descending: ids decrease in the direction of travel",
 		"--ids bit-reversal: position i holds its bit-reversed index + 1, the ring of the Ω(N log N) lower bound",
+		"--ids anonymous: every process the same id; the checker reports symmetric, several leaders or none",
 		"--ids 5,1,4,2,3: explicit ids by ring position",
 		"--initiators all | max | successor-of-max | lowest | random(k) | 0,3: who initiates at time 0 (mutual exclusion: who requests the section)",
 		"--param requests=K,hold=1T,think=0,stagger=0: mutual exclusion's request workload: each initiator asks K times, holds the section for hold, waits think before asking again; rank order r asks first at r×stagger",

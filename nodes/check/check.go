@@ -64,8 +64,9 @@ type Checker struct {
 	normal    map[nodes.Rank]int // live processes in Normal by belief
 	count     int
 	list      []Violation
-	quorum    *quorumWatch // set by WatchQuorum for a quorum algorithm (quorum.go)
-	mutex     *mutexWatch  // set by WatchMutex for a mutual-exclusion algorithm (mutex.go)
+	quorum    *quorumWatch   // set by WatchQuorum for a quorum algorithm (quorum.go)
+	mutex     *mutexWatch    // set by WatchMutex for a mutual-exclusion algorithm (mutex.go)
+	symmetry  *symmetryWatch // set by WatchSymmetry for an anonymous ring (anonymous.go)
 }
 
 // New prepares a checker for a run over ranks (by position).
@@ -129,6 +130,9 @@ func (c *Checker) Kinds() trial.Kinds {
 	if c.mutex != nil || c.quorum != nil {
 		k |= trial.KindsOf(trial.EvFault)
 	}
+	if c.symmetry != nil {
+		k |= trial.KindsOf(trial.EvSend)
+	}
 	return k
 }
 
@@ -141,6 +145,9 @@ func (c *Checker) Event(e *trial.Event) {
 	if c.mutex != nil && c.mutex.vc != nil && (e.Kind == trial.EvSend || e.Kind == trial.EvRecv) {
 		c.mutexMessage(e)
 		return
+	}
+	if c.symmetry != nil {
+		c.symmetryEvent(e)
 	}
 	switch e.Kind {
 	case trial.EvFault:
@@ -207,6 +214,9 @@ func (c *Checker) decided(at time.Duration, p int, rank *nodes.Rank) {
 	if c.mutex != nil {
 		c.belief[p] = c.leader(rank) + 1 // the coordinator (central); no election checks
 		return
+	}
+	if c.symmetry != nil {
+		c.symmetry.fold(int32(p), at, 2)
 	}
 	if c.quorum != nil {
 		defer c.updateKnown(at) // and no wrong-leader or disagreement check (quorum.go)
@@ -396,6 +406,9 @@ func (c *Checker) Finish(decisions *trial.Decisions, quiescent bool, end time.Du
 	} else if !quiescent {
 		v.Recorded = append(v.Recorded, Violation{At: end, Kind: "unsettled",
 			Detail: "the run was still busy at its deadline"})
+	}
+	if c.symmetry != nil {
+		c.finishSymmetry(&v, decisions, end)
 	}
 	return v
 }
