@@ -64,6 +64,11 @@ type Algorithm struct {
 	// variable-speeds) elect the smallest id, the one that starts first or
 	// travels fastest. The checker judges such a run by the lowest rank.
 	ElectsLowest bool
+	// ElectsAny means any one live process is a rightful leader: a
+	// randomized election on an anonymous ring (itai-rodeh) picks one by
+	// chance. The checker then asks only for one leader, alive, that every
+	// live process decided.
+	ElectsAny bool
 	// Mutex, when set, marks a mutual-exclusion algorithm (nodes/mutex):
 	// its processes request a critical section rather than elect, and
 	// the runtime judges the run by the section's entries and exits,

@@ -42,4 +42,17 @@ func TestAnonymousRows(t *testing.T) {
 	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "needs distinct ids") {
 		t.Errorf("time-slice on an anonymous ring: %v", err)
 	}
+	// itai-rodeh is anonymous already: refused there, and on distinct ids
+	// any one leader is correct (Algorithm.ElectsAny).
+	s.Algos = spec(t, "itai-rodeh", "3", "random", "all", "1ms", 1).Algos
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "anonymous already") {
+		t.Errorf("itai-rodeh on an anonymous ring: %v", err)
+	}
+	s = spec(t, "itai-rodeh", "16", "random", "all", "uniform(1ms,5ms)", 20)
+	s.Algos[0].Params = map[string]string{"k": "2"}
+	for _, tr := range s.Plan() {
+		if row := tr.Watch(t.Context(), Sim, nil).Row; !row.Correct || !row.Live || row.Leader == "" || row.Violation != "" {
+			t.Errorf("itai-rodeh trial %d: correct %v live %v leader %q violation %q", tr.Trial, row.Correct, row.Live, row.Leader, row.Violation)
+		}
+	}
 }

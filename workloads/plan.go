@@ -156,6 +156,9 @@ func (s *Spec) Validate() error {
 		if err := a.Alg.CheckParams(a.Params); err != nil {
 			return err
 		}
+		if a.Alg.Model == nodes.ModelAnonymous && s.IDs.Mode == "anonymous" {
+			return fmt.Errorf("--algo %s: this algorithm is anonymous already (it draws its own ids and reads none), and its winner names itself by its rank for the checker: run it on distinct ids (--ids random), not --ids anonymous", a.Alg.Name)
+		}
 		if a.Alg.Model == nodes.ModelRounds {
 			if err := s.IDs.numbers(a.Alg.Name, s.RankBy); err != nil {
 				return err

@@ -21,6 +21,9 @@ func NewChecker(cfg *trial.Config, tAlg time.Duration) (*check.Checker, error) {
 	if cfg.Algorithm.ElectsLowest {
 		c.ElectLowest()
 	}
+	if cfg.Algorithm.ElectsAny {
+		c.ElectAny()
+	}
 	if cfg.Ranks.Len() > 1 && cfg.Ranks.AllSame() {
 		c.WatchSymmetry(cfg.T()) // an anonymous ring (--ids anonymous)
 	}

@@ -65,7 +65,7 @@ func listWorkloads(w io.Writer) error {
 		"--ids 5,1,4,2,3: explicit ids by ring position",
 		"--initiators all | max | successor-of-max | lowest | random(k) | 0,3: who initiates at time 0 (mutual exclusion: who requests the section)",
 		"--param requests=K,hold=1T,think=0,stagger=0: mutual exclusion's request workload: each initiator asks K times, holds the section for hold, waits think before asking again; rank order r asks first at r×stagger",
-		"--algo all: every asynchronous election algorithm (time-slice and variable-speeds run when named); --algo mutex: every mutual-exclusion algorithm",
+		"--algo all: every asynchronous election algorithm (time-slice, variable-speeds and itai-rodeh run when named); --algo mutex: every mutual-exclusion algorithm",
 	}
 	for _, l := range trial.LatencyModels() {
 		lines = append(lines, "--latency "+l)

@@ -42,7 +42,8 @@ type Checker struct {
 	alive   []bool
 	highest nodes.Rank // highest live rank (lowest, after ElectLowest)
 	// dir is 1, or -1 for an algorithm that elects the lowest rank
-	// (ElectLowest): which end of the ranks the rightful leader is at.
+	// (ElectLowest): which end of the ranks the rightful leader is at; 0
+	// when any live process is rightful (ElectAny).
 	dir int
 	// rightful is the number of a leader known not to rank below highest
 	// (-1: none), so that the many decisions for one leader compare ranks
@@ -175,6 +176,13 @@ func (c *Checker) Event(e *trial.Event) {
 // EventDecide is Event of a decision (trial.DecisionSink).
 func (c *Checker) EventDecide(at time.Duration, p int32, leader *nodes.Rank) {
 	c.decided(at, int(p), leader)
+}
+
+// ElectAny makes any live process a rightful leader, for a randomized
+// election (nodes.Algorithm.ElectsAny): no decision is the wrong leader,
+// and a run is correct when every live process decided the same live one.
+func (c *Checker) ElectAny() {
+	c.dir = 0
 }
 
 // ElectLowest makes the lowest live rank the rightful leader, for an
@@ -396,7 +404,8 @@ func (c *Checker) Finish(decisions *trial.Decisions, quiescent bool, end time.Du
 		c.record(Violation{At: end, Kind: "disagreement", Procs: []int{a.First, a.Dissent},
 			Detail: fmt.Sprintf("processes %d and %d ended believing different leaders (%s and %s)", a.First, a.Dissent, leader, decisions.Get(a.Dissent).Leader)})
 	}
-	v.Correct = allDecided && agree && a.First >= 0 && leader == c.highest
+	rightful := leader == c.highest || c.dir == 0 && !leader.IsZero() && !c.isDead(leader)
+	v.Correct = allDecided && agree && a.First >= 0 && rightful
 	v.Live = allDecided && quiescent
 	v.Violations = c.count
 	v.Recorded = c.list
