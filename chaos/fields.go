@@ -57,7 +57,7 @@ func init() {
 				}
 			}},
 		{name: "ids", typ: "arrangement", def: DefaultIDs, auto: true,
-			doc: "identities by ring position: `random`, `ascending` (the successor has the larger id), `descending`, a list `[5, 1, 4, 2, 3]`, or `pow(b[,hash])` for minted proof-of-work identities",
+			doc: "identities by ring position: `random`, `ascending` (the successor has the larger id), `descending`, `bit-reversal` (the lower-bound ring: position i holds its bit-reversed index + 1), `anonymous` (every process the same id: the checker reports `symmetric` or the violation), a list `[5, 1, 4, 2, 3]`, or `pow(b[,hash])` for minted proof-of-work identities",
 			dec: func(d *decoder, n *yaml.Node, path string, s *Scenario) {
 				if v, ok := d.wordOrList(n, path); ok {
 					s.IDs = v

@@ -154,6 +154,17 @@ func (r *Ranks) Extreme(dir int, alive []bool) int {
 	return best
 }
 
+// AllSame reports whether every position holds the same rank: an
+// anonymous ring. A ring of distinct ranks stops at position 1.
+func (r *Ranks) AllSame() bool {
+	for i := 1; i < r.Len(); i++ {
+		if r.Cmp(0, i) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // Same reports whether r and o are the same ranks in the same memory: a
 // cheap test that two views were made from one arrangement.
 func (r *Ranks) Same(o Ranks) bool {

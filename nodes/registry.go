@@ -62,6 +62,20 @@ type Algorithm struct {
 	// deadline (heartbeats, lease renewals) and says how to read its
 	// elections off the wire. Nil for algorithms that terminate.
 	Quorum *Quorum
+	// Model is the system model the algorithm assumes, which `electbench
+	// list algorithms` shows: asynchronous (the zero value), synchronous
+	// rounds or anonymous. Only asynchronous algorithms are in "all" (InAll).
+	Model Model
+	// ElectsLowest means the rightful leader is the live process of lowest
+	// rank, not highest: the lecture's synchronous algorithms (time-slice,
+	// variable-speeds) elect the smallest id, the one that starts first or
+	// travels fastest. The checker judges such a run by the lowest rank.
+	ElectsLowest bool
+	// ElectsAny means any one live process is a rightful leader: a
+	// randomized election on an anonymous ring (itai-rodeh) picks one by
+	// chance. The checker then asks only for one leader, alive, that every
+	// live process decided.
+	ElectsAny bool
 	// Mutex, when set, marks a mutual-exclusion algorithm (nodes/mutex):
 	// its processes request a critical section rather than elect, and
 	// the runtime judges the run by the section's entries and exits,
@@ -116,12 +130,50 @@ const (
 	PhaseHeld     = "Held"     // in the critical section
 )
 
-// ElectionNames returns the registered election algorithms' names
-// (every family but mutual exclusion), sorted: what "all" means.
+// Model is a system model an algorithm assumes (ALGORITHMS.md, "The
+// reference model" and the ring lecture's synchronous and anonymous rings).
+type Model uint8
+
+const (
+	// ModelAsync: messages take any finite time; processes have distinct
+	// ids used only by comparison. Every algorithm before the ring
+	// lecture's synchronous ones.
+	ModelAsync Model = iota
+	// ModelRounds: synchronous rounds of one T each (the reference model's
+	// constant latency), and ids that are small positive whole numbers
+	// used as numbers (time-slice, variable-speeds): under any other
+	// latency the algorithm runs outside its model.
+	ModelRounds
+	// ModelAnonymous: every process the same, a ring of known size, and a
+	// random source (itai-rodeh); ids are not used.
+	ModelAnonymous
+)
+
+func (m Model) String() string {
+	switch m {
+	case ModelAsync:
+		return "asynchronous"
+	case ModelRounds:
+		return "synchronous-rounds"
+	case ModelAnonymous:
+		return "anonymous"
+	}
+	return "unknown-model"
+}
+
+// InAll reports whether a is among "all" (a scenario's `algorithms: all`,
+// `--algo all`, the default sweep): every election algorithm of the
+// asynchronous model. Synchronous-round algorithms need small ids and a
+// time that grows with them, which "all"'s arrangements (minted ids, ten
+// million processes) do not give, so they run when named.
+func (a *Algorithm) InAll() bool { return !a.IsMutex() && a.Model == ModelAsync }
+
+// ElectionNames returns the names of the algorithms "all" means (InAll),
+// sorted.
 func ElectionNames() []string {
 	var names []string
 	for _, a := range Algorithms() {
-		if !a.IsMutex() {
+		if a.InAll() {
 			names = append(names, a.Name)
 		}
 	}

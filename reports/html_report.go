@@ -153,6 +153,9 @@ func WriteHTML(out io.Writer, rows []Row, opt HTMLOptions) error {
 	if hasMutex(groups) {
 		nav = append(nav, link("#mutex", "Mutual exclusion"))
 	}
+	if ringDrawn(groups) {
+		nav = append(nav, link("#ring", "Ring lecture"))
+	}
 	nav = append(nav, link("#verdicts", "Failing trials"), link("#timeouts", "Timeouts and faults"))
 	if opt.Trace != nil {
 		nav = append(nav, link("#diagrams", "Message sequences"))
@@ -176,6 +179,9 @@ func WriteHTML(out io.Writer, rows []Row, opt HTMLOptions) error {
 		return err
 	}
 	writeMutex(p, groups)
+	if err := writeRingLecture(p, groups); err != nil {
+		return err
+	}
 	writeVerdicts(p, groups, fails, opt)
 	if err := writeTimeouts(p, allSeries, opt.Faults); err != nil {
 		return err

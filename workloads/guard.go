@@ -285,6 +285,9 @@ func CheckPlan(specs []*Spec, lim Limits) error {
 					return &PlanError{fmt.Sprintf("%s: estimated %s events a trial, more than --max-events %s: every trial would be stopped unfinished; choose a smaller N, or raise --max-events",
 						what, si(e.Events), si(float64(budget)))}
 				}
+				if err := t.checkRounds(what); err != nil {
+					return err
+				}
 				if lim.MaxMemory > 0 && e.Memory > float64(lim.MaxMemory) {
 					return &PlanError{fmt.Sprintf("%s: estimated %s at its peak (%s events pending at once), more than --max-memory %s; choose a smaller N, raise --max-memory, or bound the events pending with --max-inflight",
 						what, sizeOf(e.Memory), si(e.InFlight), sizeOf(float64(lim.MaxMemory)))}
@@ -314,6 +317,32 @@ func CheckPlan(specs []*Spec, lim Limits) error {
 	if sum > float64(lim.MaxMemory) {
 		return &PlanError{fmt.Sprintf("%d trials at once (--parallel %d) of %s and the next largest: estimated %s together, more than --max-memory %s; lower --parallel or raise --max-memory",
 			lim.Parallel, lim.Parallel, mems[0].what, sizeOf(sum), sizeOf(float64(lim.MaxMemory)))}
+	}
+	return nil
+}
+
+// checkRounds refuses an algorithm of synchronous rounds
+// (nodes.ModelRounds) whose run needs more time than the trial's deadline:
+// time-slice N·v_min rounds, variable-speeds N·2^v_min + N, exponential
+// in its smallest id (ALGORITHMS.md), plus up to N rounds for the last
+// tick of a process's clock. Every trial would end unfinished. The figure
+// is the algorithm's own reference turnaround on the arrangement of the
+// first trial: random arrangements of 1..N all have the smallest id 1.
+func (t Trial) checkRounds(what string) error {
+	s, a := t.Spec, t.Algo.Alg
+	if a.Model != nodes.ModelRounds || a.Theory == nil {
+		return nil
+	}
+	ranks := s.IDs.Ranks(t.Nodes, TrialSeed(s.Seed, 0))
+	th := a.Theory(nodes.TheoryInput{N: t.Nodes, Ranks: ranks, Initiators: trial.AllPositions(t.Nodes)})
+	T := s.Latency.Mean()
+	limit := float64(t.deadline()) / float64(max(T, 1))
+	if th.Turnaround == 0 {
+		return &PlanError{fmt.Sprintf("%s: its ids (smallest %s) make a run longer than can be worked out in rounds of T; choose smaller ids", what, ranks.At(ranks.Extreme(-1, nil)))}
+	}
+	if need := th.Turnaround + float64(t.Nodes); need > limit {
+		return &PlanError{fmt.Sprintf("%s: a run of synchronous rounds needs %s T with the smallest id %s, beyond the deadline of %s T: every trial would end unfinished; choose smaller ids or raise --deadline",
+			what, si(need), ranks.At(ranks.Extreme(-1, nil)), si(limit))}
 	}
 	return nil
 }

@@ -1,7 +1,9 @@
 package workloads
 
 import (
+	"cmp"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -15,17 +17,19 @@ import (
 // IDs says how identities are placed on positions 0..N-1 (ring order: the
 // successor of position i is i+1 mod N).
 type IDs struct {
-	Mode string   // random, ascending, descending, list, pow
+	Mode string   // random, ascending, descending, bit-reversal, anonymous, list, pow
 	List []uint64 // the ids by position, for Mode "list"
 	Pow  *powPool // for Mode "pow": minted identities (IDs.Prepare)
 }
 
 // ParseIDs reads --ids: random, ascending (ids increase in the direction of
-// travel: the successor has the larger id), descending, a list of distinct
-// positive ids "5,1,4,2,3" by position, or pow(b[,hash]): minted identities.
+// travel: the successor has the larger id), descending, bit-reversal (the
+// ring of the Ω(N log N) lower bound, bitReversal), anonymous (every
+// process id 1: the same rank), a list of distinct positive ids
+// "5,1,4,2,3" by position, or pow(b[,hash]): minted identities.
 func ParseIDs(s string) (IDs, error) {
 	switch s = strings.TrimSpace(s); s {
-	case "random", "ascending", "descending":
+	case "random", "ascending", "descending", "bit-reversal", "anonymous":
 		return IDs{Mode: s}, nil
 	}
 	if ids, ok, err := parsePowIDs(s); ok {
@@ -36,7 +40,7 @@ func ParseIDs(s string) (IDs, error) {
 	for i, part := range strings.Split(s, ",") {
 		v, err := strconv.ParseUint(strings.TrimSpace(part), 10, 64)
 		if err != nil || v == 0 {
-			return IDs{}, fmt.Errorf("--ids %q: want random, ascending, descending or a list of positive whole numbers; item %d is %q", s, i+1, strings.TrimSpace(part))
+			return IDs{}, fmt.Errorf("--ids %q: want random, ascending, descending, bit-reversal, anonymous or a list of positive whole numbers; item %d is %q", s, i+1, strings.TrimSpace(part))
 		}
 		if j, dup := seen[v]; dup {
 			return IDs{}, fmt.Errorf("--ids: id %d appears twice (items %d and %d)", v, j+1, i+1)
@@ -63,11 +67,27 @@ func (a IDs) Check(n int) error {
 	return nil
 }
 
+// numbers reports why the arrangement cannot give algorithm name, of
+// synchronous rounds (nodes.ModelRounds), what it reads its ids as: small
+// positive whole numbers, whose value sets when a process sends (random,
+// ascending, descending: 1..N; a list). Minted identities and epoch ranks
+// are not such numbers. How long the ids make the run is the plan guard's
+// to judge (CheckPlan).
+func (a IDs) numbers(name string, rank RankBy) error {
+	if a.Mode == "anonymous" {
+		return fmt.Errorf("--algo %s: this algorithm of synchronous rounds needs distinct ids, and --ids anonymous gives every process the same", name)
+	}
+	if a.Mode == "pow" || rank == RankByEpoch {
+		return fmt.Errorf("--algo %s: this algorithm of synchronous rounds reads ids as small whole numbers (its time grows with the smallest); use --ids random, ascending, descending or a list such as 3,1,2, with --rank id", name)
+	}
+	return nil
+}
+
 // small reports whether Ranks holds this arrangement's ranks small
 // (nodes.Ranks): the simulated arrangements, and lists that fit.
 func (a IDs) small() bool {
 	switch a.Mode {
-	case "random", "ascending", "descending":
+	case "random", "ascending", "descending", "bit-reversal", "anonymous":
 		return true
 	case "list":
 		return nodes.FitSmall(a.List...)
@@ -89,6 +109,16 @@ func (a IDs) Ranks(n int, seed uint64) nodes.Ranks {
 			slices.Reverse(r)
 		}
 		return nodes.SmallRanks(r)
+	case "bit-reversal":
+		return nodes.SmallRanks(bitReversal(n))
+	case "anonymous":
+		// Every process the same (ALGORITHMS.md, "Anonymous rings"): the
+		// checker then watches for symmetry (check.WatchSymmetry).
+		r := prefault.Make[uint32](n)
+		for i := range r {
+			r[i] = 1
+		}
+		return nodes.SmallRanks(r)
 	case "list":
 		return nodes.RanksFrom(a.List...)
 	case "pow":
@@ -96,6 +126,32 @@ func (a IDs) Ranks(n int, seed uint64) nodes.Ranks {
 	}
 	// random: a uniformly random permutation of 1..n
 	return nodes.SmallRanks(shuffle(n, 1, rand.New(rand.NewPCG(seed, streamIDs))))
+}
+
+// bitReversal is the arrangement of the lower-bound proofs for
+// comparison-based elections on asynchronous rings (Attiya & Welch, ch. 3;
+// Frederickson & Lynch 1987): for N = 2^k the process at position i has
+// id rev_k(i) + 1, i's k-bit index reversed, so that every stretch of the
+// ring looks like every other of its length and LCR pays N·log₂N/2 + 2N
+// messages (ALGORITHMS.md, `lcr`). For other N, ids 1..N go to the
+// positions in the order of their reversed ⌈log₂N⌉-bit index: the same
+// permutation on the positions that exist.
+func bitReversal(n int) []uint32 {
+	k := bits.Len(uint(max(n, 1) - 1))
+	rev := func(i int) uint32 { return uint32(bits.Reverse64(uint64(i)) >> (64 - k)) }
+	if k == 0 {
+		rev = func(int) uint32 { return 0 }
+	}
+	pos := make([]int, n)
+	for i := range pos {
+		pos[i] = i
+	}
+	slices.SortFunc(pos, func(a, b int) int { return cmp.Compare(rev(a), rev(b)) })
+	ids := prefault.Make[uint32](n)
+	for id, p := range pos {
+		ids[p] = uint32(id + 1)
+	}
+	return ids
 }
 
 // aheadFrom is the number of processes from which a simulated trial

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/electbench/electbench/chaos"
+	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/live"
 	"github.com/electbench/electbench/nodes/trial"
 	"github.com/electbench/electbench/reports"
@@ -35,6 +36,15 @@ func (s *Spec) ValidateLive() error {
 		return fmt.Errorf("--rank epoch: live nodes are ranked by the identities they mint; epoch ranking is simulator-only")
 	case c.MintsIDs && s.IDs.Mode == "pow":
 		return fmt.Errorf("--ids %s: live nodes mint their own identities; the arrangement orders them (random, ascending, descending or a list)", s.IDs)
+	case c.MintsIDs && s.IDs.Mode == "anonymous":
+		return fmt.Errorf("--ids anonymous: live nodes mint distinct identities, so an anonymous ring is simulator-only")
+	}
+	for _, a := range s.Algos {
+		if a.Alg.Model == nodes.ModelRounds && c.MintsIDs {
+			// Minted ids are 256-bit numbers, and real processing delays
+			// break rounds of T: the model is the simulator's.
+			return fmt.Errorf("--algo %s: an algorithm of synchronous rounds reads ids as small numbers, and live nodes mint theirs; it is simulator-only", a.Alg.Name)
+		}
 	}
 	return nil
 }

@@ -211,6 +211,17 @@ func TestValidateLive(t *testing.T) {
 		t.Errorf("--rank epoch: %v", err)
 	}
 	s.RankBy = ""
+	// The ring lecture's simulator-only cases: an anonymous ring, and
+	// rounds over minted ids.
+	s.IDs = IDs{Mode: "anonymous"}
+	if err := s.ValidateLive(); err == nil || !strings.Contains(err.Error(), "simulator-only") {
+		t.Errorf("--ids anonymous: %v", err)
+	}
+	ts := spec(t, "time-slice", "4", "random", "lowest", "1ms", 1)
+	if err := ts.ValidateLive(); err == nil || !strings.Contains(err.Error(), "--algo time-slice: an algorithm of synchronous rounds") {
+		t.Errorf("time-slice live: %v", err)
+	}
+	s.IDs = IDs{Mode: "random"}
 	s.Nodes = []int{129}
 	if err := s.ValidateLive(); err == nil || !strings.Contains(err.Error(), "--nodes 129: a live cluster is at most 128 processes") {
 		t.Errorf("--nodes %d: %v", s.Nodes[0], err)

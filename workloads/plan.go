@@ -156,6 +156,14 @@ func (s *Spec) Validate() error {
 		if err := a.Alg.CheckParams(a.Params); err != nil {
 			return err
 		}
+		if a.Alg.Model == nodes.ModelAnonymous && s.IDs.Mode == "anonymous" {
+			return fmt.Errorf("--algo %s: this algorithm is anonymous already (it draws its own ids and reads none), and its winner names itself by its rank for the checker: run it on distinct ids (--ids random), not --ids anonymous", a.Alg.Name)
+		}
+		if a.Alg.Model == nodes.ModelRounds {
+			if err := s.IDs.numbers(a.Alg.Name, s.RankBy); err != nil {
+				return err
+			}
+		}
 		// Let the algorithm validate its parameters once, at the first size.
 		if _, err := a.Alg.New(nodes.Config{Variant: a.Variant, Params: a.Params, N: s.Nodes[0], T: s.Latency.Mean(), D: s.Latency.Bound()}); err != nil {
 			return fmt.Errorf("%s: %w", a.Alg.Name, err)

@@ -18,6 +18,15 @@ import (
 // runs T plus the processing allowance; D takes the same allowance).
 func NewChecker(cfg *trial.Config, tAlg time.Duration) (*check.Checker, error) {
 	c := check.New(cfg.Ranks)
+	if cfg.Algorithm.ElectsLowest {
+		c.ElectLowest()
+	}
+	if cfg.Algorithm.ElectsAny {
+		c.ElectAny()
+	}
+	if cfg.Ranks.Len() > 1 && cfg.Ranks.AllSame() {
+		c.WatchSymmetry(cfg.T()) // an anonymous ring (--ids anonymous)
+	}
 	if cfg.Algorithm.Mutex != nil {
 		if err := c.WatchMutex(cfg.Algorithm); err != nil {
 			return nil, err

@@ -126,8 +126,8 @@ func scenarioAlgos(sc *chaos.Scenario, fail func(field, format string, args ...a
 	var algos []Algo
 	if sc.AllAlgos {
 		for _, a := range nodes.Algorithms() {
-			if a.IsMutex() {
-				continue // "all" means every election algorithm
+			if !a.InAll() {
+				continue // "all" means every asynchronous election algorithm
 			}
 			algos = append(algos, Algo{Alg: a, Variant: a.Variants[0].Name, Params: nodes.Params{}, UpTo: a.AllUpTo})
 		}

@@ -39,7 +39,7 @@ func newListCmd() *cobra.Command {
 
 func listAlgorithms(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ALGORITHM\tFAMILY\tTOPOLOGY\tVARIANTS\tPARAMETERS\tSUMMARY")
+	fmt.Fprintln(tw, "ALGORITHM\tFAMILY\tTOPOLOGY\tVARIANTS\tPARAMETERS\tMODEL\tSUMMARY")
 	for _, a := range nodes.Algorithms() {
 		var vs, ps []string
 		for _, v := range a.Variants {
@@ -48,8 +48,8 @@ func listAlgorithms(w io.Writer) error {
 		for _, p := range a.Params {
 			ps = append(ps, p.Name+"="+p.Default)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", a.Name, a.Family, a.Topology,
-			strings.Join(vs, ","), orDash(strings.Join(ps, ",")), a.Summary)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.Name, a.Family, a.Topology,
+			strings.Join(vs, ","), orDash(strings.Join(ps, ",")), a.Model, a.Summary)
 	}
 	return tw.Flush()
 }
@@ -60,10 +60,12 @@ func listWorkloads(w io.Writer) error {
 		"--ids random: a random permutation of 1..N, drawn from the trial seed",
 		"--ids ascending: ids increase in the direction of travel (successor larger)",
 		"--ids descending: ids decrease in the direction of travel",
+		"--ids bit-reversal: position i holds its bit-reversed index + 1, the ring of the Ω(N log N) lower bound",
+		"--ids anonymous: every process the same id; the checker reports symmetric, several leaders or none",
 		"--ids 5,1,4,2,3: explicit ids by ring position",
 		"--initiators all | max | successor-of-max | lowest | random(k) | 0,3: who initiates at time 0 (mutual exclusion: who requests the section)",
 		"--param requests=K,hold=1T,think=0,stagger=0: mutual exclusion's request workload: each initiator asks K times, holds the section for hold, waits think before asking again; rank order r asks first at r×stagger",
-		"--algo all: every election algorithm; --algo mutex: every mutual-exclusion algorithm",
+		"--algo all: every asynchronous election algorithm (time-slice, variable-speeds and itai-rodeh run when named); --algo mutex: every mutual-exclusion algorithm",
 	}
 	for _, l := range trial.LatencyModels() {
 		lines = append(lines, "--latency "+l)

@@ -111,7 +111,7 @@ host; the failed trial is not recorded and --resume runs it again),
 	f.Uint64Var(&o.seed, "seed", o.seed, "seed of the run; trial i uses a seed derived from it and i")
 	f.StringVar(&o.runtime, "runtime", o.runtime, "runtime: sim, or live (node processes through Toxiproxy; T ≥ 1ms, whole milliseconds)")
 	f.StringVar(&o.toxiproxy, "toxiproxy", "", "live runs: URL of an existing toxiproxy-server (default: embed one, on loopback)")
-	f.StringVar(&o.ids, "ids", o.ids, "id arrangement by ring position: random, ascending, descending, a list,\nor pow(b[,hash]) for minted proof-of-work identities (cached on disk)")
+	f.StringVar(&o.ids, "ids", o.ids, "id arrangement by ring position: random, ascending, descending, bit-reversal, anonymous, a list,\nor pow(b[,hash]) for minted proof-of-work identities (cached on disk)")
 	f.StringVar(&o.rank, "rank", o.rank, "rank processes by id, or by epoch: H(id ‖ a nonce drawn per trial)")
 	f.StringVar(&o.initiators, "initiators", o.initiators, "who initiates: all, max, successor-of-max, lowest, random(k) or positions")
 	f.StringVar(&o.latency, "latency", o.latency, "link latency: 1ms, uniform(1ms,5ms), normal(5ms,1ms), exponential(2ms)")

@@ -65,10 +65,11 @@ func (c *Checker) WatchElections(a *nodes.Algorithm) {
 }
 
 // WantsSend makes the checker a trial.SendFilter: a quorum or mutual
-// exclusion algorithm's checker wants every send, one counting elections
-// only those of its Candidacy kind.
+// exclusion algorithm's checker, or one watching an anonymous ring's
+// symmetry, wants every send, one counting elections only those of its
+// Candidacy kind.
 func (c *Checker) WantsSend(k nodes.Kind) bool {
-	return c.quorum != nil || c.mutex != nil || c.beliefs.candidacy != 0 && k == c.beliefs.candidacy
+	return c.quorum != nil || c.mutex != nil || c.symmetry != nil || c.beliefs.candidacy != 0 && k == c.beliefs.candidacy
 }
 
 // account adds the time since mark to the figures the state since then

@@ -40,7 +40,11 @@ const maxRecorded = 16
 type Checker struct {
 	ranks   nodes.Ranks
 	alive   []bool
-	highest nodes.Rank // highest live rank
+	highest nodes.Rank // highest live rank (lowest, after ElectLowest)
+	// dir is 1, or -1 for an algorithm that elects the lowest rank
+	// (ElectLowest): which end of the ranks the rightful leader is at; 0
+	// when any live process is rightful (ElectAny).
+	dir int
 	// rightful is the number of a leader known not to rank below highest
 	// (-1: none), so that the many decisions for one leader compare ranks
 	// once; recomputeHighest forgets it.
@@ -61,15 +65,16 @@ type Checker struct {
 	normal    map[nodes.Rank]int // live processes in Normal by belief
 	count     int
 	list      []Violation
-	beliefs   beliefWatch  // the disruption figures of the families without terms (beliefs.go)
-	quorum    *quorumWatch // set by WatchQuorum for a quorum algorithm (quorum.go)
-	mutex     *mutexWatch  // set by WatchMutex for a mutual-exclusion algorithm (mutex.go)
+	beliefs   beliefWatch    // the disruption figures of the families without terms (beliefs.go)
+	quorum    *quorumWatch   // set by WatchQuorum for a quorum algorithm (quorum.go)
+	mutex     *mutexWatch    // set by WatchMutex for a mutual-exclusion algorithm (mutex.go)
+	symmetry  *symmetryWatch // set by WatchSymmetry for an anonymous ring (anonymous.go)
 }
 
 // New prepares a checker for a run over ranks (by position).
 func New(ranks nodes.Ranks) *Checker {
 	n := ranks.Len()
-	c := &Checker{ranks: ranks, alive: prefault.Make[bool](n), belief: prefault.Make[int32](n)}
+	c := &Checker{ranks: ranks, alive: prefault.Make[bool](n), belief: prefault.Make[int32](n), dir: 1}
 	for i := range c.alive {
 		c.alive[i] = true
 	}
@@ -130,7 +135,7 @@ func (c *Checker) Kinds() trial.Kinds {
 	if c.mutex != nil || c.quorum != nil {
 		k |= trial.KindsOf(trial.EvFault)
 	}
-	if c.beliefs.candidacy != 0 {
+	if c.beliefs.candidacy != 0 || c.symmetry != nil {
 		k |= trial.KindsOf(trial.EvSend)
 	}
 	return k
@@ -145,6 +150,9 @@ func (c *Checker) Event(e *trial.Event) {
 	if c.mutex != nil && c.mutex.vc != nil && (e.Kind == trial.EvSend || e.Kind == trial.EvRecv) {
 		c.mutexMessage(e)
 		return
+	}
+	if c.symmetry != nil {
+		c.symmetryEvent(e)
 	}
 	switch e.Kind {
 	case trial.EvFault:
@@ -175,12 +183,28 @@ func (c *Checker) EventDecide(at time.Duration, p int32, leader *nodes.Rank) {
 	c.decided(at, int(p), leader)
 }
 
-// recomputeHighest finds the highest live rank (Ranks.Extreme): a checker
-// of ten million processes starts with this pass.
+// ElectAny makes any live process a rightful leader, for a randomized
+// election (nodes.Algorithm.ElectsAny): no decision is the wrong leader,
+// and a run is correct when every live process decided the same live one.
+func (c *Checker) ElectAny() {
+	c.dir = 0
+}
+
+// ElectLowest makes the lowest live rank the rightful leader, for an
+// algorithm that elects it (nodes.Algorithm.ElectsLowest): a decision for
+// a process while a lower one is alive is then the wrong leader.
+func (c *Checker) ElectLowest() {
+	c.dir = -1
+	c.recomputeHighest()
+}
+
+// recomputeHighest finds the highest live rank (Ranks.Extreme), or the
+// lowest after ElectLowest: a checker of ten million processes starts with
+// this pass.
 func (c *Checker) recomputeHighest() {
 	c.highest = nodes.Rank{}
 	c.rightful = -1
-	if best := c.ranks.Extreme(1, c.alive); best >= 0 {
+	if best := c.ranks.Extreme(c.dir, c.alive); best >= 0 {
 		c.highest = c.ranks.At(best)
 	}
 }
@@ -204,6 +228,9 @@ func (c *Checker) decided(at time.Duration, p int, rank *nodes.Rank) {
 		c.belief[p] = c.leader(rank) + 1 // the coordinator (central); no election checks
 		return
 	}
+	if c.symmetry != nil {
+		c.symmetry.fold(int32(p), at, 2)
+	}
 	if c.quorum != nil {
 		defer c.updateKnown(at) // and no wrong-leader or disagreement check (quorum.go)
 		c.quorum.disrupt.advance(at)
@@ -211,7 +238,7 @@ func (c *Checker) decided(at time.Duration, p int, rank *nodes.Rank) {
 	}
 	i := c.leader(rank)
 	if c.quorum == nil && i != c.rightful {
-		if rank.Cmp(&c.highest) < 0 {
+		if rank.Cmp(&c.highest)*c.dir < 0 {
 			c.record(Violation{At: at, Kind: "wrong-leader", Procs: []int{p},
 				Detail: fmt.Sprintf("process %d (id %s) decided %s while %s is alive", p, c.ranks.At(p), *rank, c.highest)})
 		} else {
@@ -400,7 +427,8 @@ func (c *Checker) Finish(decisions *trial.Decisions, quiescent bool, end time.Du
 		c.record(Violation{At: end, Kind: "disagreement", Procs: []int{a.First, a.Dissent},
 			Detail: fmt.Sprintf("processes %d and %d ended believing different leaders (%s and %s)", a.First, a.Dissent, leader, decisions.Get(a.Dissent).Leader)})
 	}
-	v.Correct = allDecided && agree && a.First >= 0 && leader == c.highest
+	rightful := leader == c.highest || c.dir == 0 && !leader.IsZero() && !c.isDead(leader)
+	v.Correct = allDecided && agree && a.First >= 0 && rightful
 	v.Live = allDecided && quiescent
 	v.Violations = c.count
 	v.Recorded = c.list
@@ -411,6 +439,9 @@ func (c *Checker) Finish(decisions *trial.Decisions, quiescent bool, end time.Du
 	} else if !quiescent {
 		v.Recorded = append(v.Recorded, Violation{At: end, Kind: "unsettled",
 			Detail: "the run was still busy at its deadline"})
+	}
+	if c.symmetry != nil {
+		c.finishSymmetry(&v, decisions, end)
 	}
 	return v
 }

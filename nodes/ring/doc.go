@@ -4,6 +4,15 @@
 // file that registers itself with nodes.Register from init, so a runtime
 // finds it by name after a blank import of this package.
 //
+// The lecture's other rings live here too, outside the asynchronous model
+// (nodes.Algorithm.Model) and so outside "all": `time-slice` and
+// `variable-speeds` run in synchronous rounds of T and elect the smallest
+// id, keeping a clock of ticks of at most N rounds (rounds.go, their
+// figures in roundstheory.go); `itai-rodeh` elects on an anonymous ring
+// by drawing ids from Env.Rand, its IR_ROUND message carrying the drawn
+// id in Rank, the round in A and hop·2 + tie bit in B. None of them takes
+// part in ring repair.
+//
 // Every process is a small struct (a few words: the successor's handle, a
 // pointer to repair state, a flag, at most one remembered rank), because
 // the simulator runs rings of a million processes; receiving a message is a

@@ -134,7 +134,7 @@ func changRobertsTheory(in nodes.TheoryInput) nodes.Theory {
 		run := s.singleRun(in.Initiators[0])
 		return nodes.Theory{Messages: run, Turnaround: float64(run)}
 	case s.allInitiate(in.Initiators):
-		return s.lcr()
+		return s.lcrOn(in.Ranks)
 	}
 	return nodes.Theory{}
 }
@@ -155,7 +155,41 @@ func lcrTheory(in nodes.TheoryInput) nodes.Theory {
 	if !ok {
 		return nodes.Theory{}
 	}
-	return s.lcr()
+	return s.lcrOn(in.Ranks)
+}
+
+// lcrOn is lcr's figures on ranks of shape s: those of s.lcr, and on the
+// bit-reversal ring of N = 2^k (id rev_k(i)+1 at position i) its count.
+// There the id of a position whose index ends in exactly j ones, j < k
+// (N/2^(j+1) of them), is swallowed 2^j hops on, at the first index whose
+// last j+1 bits are all ones: Σ_j N/2^(j+1)·2^j = N·k/2 hops; the highest
+// (k ones) goes round, N; ELECTED N more: N·log₂N/2 + 2N.
+func (s shape) lcrOn(ranks nodes.Ranks) nodes.Theory {
+	t := s.lcr()
+	if t.Messages == 0 && bitReversed(ranks) {
+		n := int64(s.n)
+		t.Messages = n*int64(ceilLog2(s.n))/2 + 2*n
+	}
+	return t
+}
+
+// bitReversed reports whether ranks are the bit-reversal arrangement of a
+// power-of-two ring (workloads' --ids bit-reversal): position i holds
+// rev_k(i) + 1, N = 2^k. Random rings fail at the first or second
+// position, so the pass is short where it is not the arrangement.
+func bitReversed(r nodes.Ranks) bool {
+	n := r.Len()
+	if n < 2 || n&(n-1) != 0 {
+		return false
+	}
+	shift := 64 - ceilLog2(n)
+	for i := range n {
+		want := nodes.RankOf(bits.Reverse64(uint64(i))>>shift + 1)
+		if r.CmpTo(i, &want) != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // lcr gives ALGORITHMS.md's lcr figures. The highest id's message goes round

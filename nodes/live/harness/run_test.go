@@ -106,6 +106,13 @@ func TestEveryAlgorithm(t *testing.T) {
 	opt.Allowance = 20 * time.Millisecond
 	terminating := runtime(t, opt)
 	for _, a := range nodes.Algorithms() {
+		if a.Model != nodes.ModelAsync {
+			// Synchronous rounds elect the lowest in rounds of T, which real
+			// processing delays break, and itai-rodeh any one process:
+			// their figures and leaders are pinned by simulation
+			// (nodes/ring/rounds_test.go, itairodeh_test.go).
+			continue
+		}
 		ranks := random(8, 1)
 		cfg := config(t, a.Name, ranks, []int{lowest(ranks)}, 5*time.Millisecond)
 		r := terminating
