@@ -16,7 +16,7 @@ var columnMeanings = map[string]string{
 	"runtime":           "`sim` or `live`",
 	"scenario":          "the scenario's name; `adhoc` for a run from flags",
 	"nodes":             "cluster size N",
-	"arrangement":       "how ids were placed: `random`, `ascending`, `descending`, a list, `pow(b)`",
+	"arrangement":       "how ids were placed: `random`, `ascending`, `descending`, `bit-reversal`, `anonymous`, a list, `pow(b)`",
 	"initiators":        "who initiated, as given (`all` for algorithms where every process starts)",
 	"trial":             "the trial's number within its configuration",
 	"seed":              "the trial's own seed, derived from the run's seed and the trial",
