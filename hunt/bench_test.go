@@ -12,18 +12,30 @@ import (
 	"github.com/electbench/electbench/workloads"
 )
 
-// searches are the properties the guided and the uniform search are
-// compared on: raft forgetting its vote across a restart (two leaders in
-// a term: raft with amnesia keeps no stable state) and a partition storm
-// disrupting raft's leaders six times.
-var searches = []struct {
+// search is one comparison of the guided and the uniform search: a space
+// and the property hunted in it.
+type search struct {
 	name, scenario string
 	kinds          []string
+	latencies      []string // nil: every model
 	heal           string
 	property       string
-}{
-	{"raft-two-leaders", amnesiac, []string{"crash", "partition"}, HealAlways, "safety"},
-	{"raft-disruptions", "name: r\nalgorithms: [raft]\nnodes: 3..8\n", []string{"crash", "partition"}, HealSometimes, "disruptions>=6"},
+	// wins says that guidance needs fewer trials than uniform sampling
+	// with margin, which TestGuidanceBeatsUniform asserts.
+	wins bool
+}
+
+// searches are the properties the guided and the uniform search are
+// compared on (HUNT.md's table): raft forgetting its vote across a
+// restart (two leaders in a term: raft with amnesia keeps no stable
+// state), partition storms disrupting raft's and zookeeper's leaders
+// several times, and bully whose T1 of 2.25T lies between the round trip
+// 2T and that of the slowest messages under uniform latency.
+var searches = []search{
+	{"raft-two-leaders", amnesiac, []string{"crash", "partition"}, nil, HealAlways, "safety", true},
+	{"raft-disruptions", "name: r\nalgorithms: [raft]\nnodes: 3..8\n", []string{"crash", "partition"}, nil, HealSometimes, "disruptions>=6", true},
+	{"zookeeper-disruptions", "name: z\nalgorithms: [zookeeper]\nnodes: 3..8\n", []string{"crash", "partition"}, nil, HealSometimes, "disruptions>=4", true},
+	{"bully-t1-2.25T", "name: b\nalgorithms: [{name: bully, params: {t1: 2.25T}}]\nnodes: 3..8\n", []string{"crash"}, []string{"uniform"}, HealNever, "safety", false},
 }
 
 // amnesiac is raft whose restarts forget the term and vote.
@@ -35,43 +47,52 @@ const amnesiac = "name: r\nalgorithms: [{name: raft, params: {amnesia: true}}]\n
 func BenchmarkGuidedAgainstUniform(b *testing.B) {
 	for _, c := range searches {
 		b.Run(c.name, func(b *testing.B) {
-			p, err := ParseProperty(c.property)
-			if err != nil {
-				b.Fatal(err)
-			}
-			var guided, uniform float64
+			var guided, uniform []int
 			for b.Loop() {
-				guided, uniform = medianTrials(b, c.scenario, c.kinds, c.heal, p, false), medianTrials(b, c.scenario, c.kinds, c.heal, p, true)
+				guided, uniform = c.trials(b, false), c.trials(b, true)
 			}
-			b.ReportMetric(guided, "guided-trials")
-			b.ReportMetric(uniform, "uniform-trials")
+			b.Logf("guided %v, uniform %v", guided, uniform)
+			b.ReportMetric(median(guided), "guided-trials")
+			b.ReportMetric(median(uniform), "uniform-trials")
 		})
 	}
 }
 
-// medianTrials is the median over search seeds 1..10 of the candidate at
-// which the first violation is found (the budget, 3000, when none is).
-func medianTrials(b *testing.B, scenario string, kinds []string, heal string, p Property, uniform bool) float64 {
-	const budget = 3000
+// searchBudget bounds each search of a comparison; a search that finds
+// nothing counts as the budget.
+const searchBudget = 3000
+
+// trials is, for each search seed 1..10, the candidate at which the
+// first violation is found (searchBudget when none is).
+func (c search) trials(tb testing.TB, uniform bool) []int {
+	p, err := ParseProperty(c.property)
+	if err != nil {
+		tb.Fatal(err)
+	}
 	var at []int
 	for seed := range uint64(10) {
-		s, err := NewSpace(base(b, scenario), kinds, nil)
+		s, err := NewSpace(base(tb, c.scenario), c.kinds, c.latencies)
 		if err != nil {
-			b.Fatal(err)
+			tb.Fatal(err)
 		}
-		s.Heal = heal
-		f, _, err := Run(context.Background(), Options{Space: s, Property: p, Trials: budget, Seed: seed + 1, Uniform: uniform})
+		s.Heal = c.heal
+		f, _, err := Run(context.Background(), Options{Space: s, Property: p, Trials: searchBudget, Seed: seed + 1, Uniform: uniform})
 		if err != nil {
-			b.Fatal(err)
+			tb.Fatal(err)
 		}
-		n := budget
+		n := searchBudget
 		if f != nil {
 			n = f.Trial
 		}
 		at = append(at, n)
 	}
+	return at
+}
+
+// median is the median of at, which it sorts.
+func median(at []int) float64 {
 	slices.Sort(at)
-	return float64(at[4]+at[5]) / 2
+	return float64(at[len(at)/2-1]+at[len(at)/2]) / 2
 }
 
 // BenchmarkHuntAgainstRun compares a hunt's cost per trial with that of

@@ -17,10 +17,15 @@ import (
 
 // result is what one candidate's trial showed.
 type result struct {
-	invalid  error // the scenario checks refused the candidate: it did not run
-	cut      bool  // the search was interrupted as it ran: no result
-	algo     string
-	states   map[uint64]struct{}
+	invalid error // the scenario checks refused the candidate: it did not run
+	cut     bool  // the search was interrupted as it ran: no result
+	algo    string
+	states  map[uint64]time.Duration // each state reached, with when it was first
+	// score is how close the trial came to violating a column property
+	// (its column, signed so that higher is closer); scored is false for
+	// the other properties and an empty cell.
+	score    float64
+	scored   bool
 	violated bool
 	beyond   string // why the violation lies beyond the algorithm's model; "" within it
 	what     string
@@ -91,6 +96,7 @@ func (h *hunter) judge(ctx context.Context, spec *workloads.Spec) result {
 	if cov != nil {
 		r.states = cov.states
 	}
+	r.score, r.scored = h.o.Property.score(row)
 	if fails := workloads.CheckRun([]*workloads.Spec{spec}, []reports.Row{*row}); len(fails) > 0 && h.o.Property.shows(row) {
 		r.violated, r.what = true, fails[0].What
 	} else if res.Record != nil {
