@@ -113,7 +113,7 @@ func (h *hunter) judge(ctx context.Context, spec *workloads.Spec) result {
 		}
 	}
 	if r.violated {
-		r.beyond = beyond(&t, row, cov)
+		r.beyond = beyond(&t, row, cov, res.Record == nil || res.Record.FirstInitiation >= 0)
 	}
 	if r.violated && len(res.Verdict.Recorded) > 0 && !strings.Contains(r.what, res.Verdict.Recorded[0].Kind) {
 		r.what += "; first violation " + res.Verdict.Recorded[0].String()
@@ -125,10 +125,16 @@ func (h *hunter) judge(ctx context.Context, spec *workloads.Spec) result {
 // "" when it does not: a bounded-delay algorithm's message took longer
 // than its D (the overruns column: every bully breaks so), no process
 // was left alive to elect, or a quorum algorithm failed liveness with no
-// majority alive at the end (safety it must keep even then).
-func beyond(t *workloads.Trial, row *reports.Row, cov *coverage) string {
+// majority alive at the end (safety it must keep even then), or the
+// trial failed liveness with no process ever asked to elect (initiated
+// false: its initiators were down before they were told to, and a
+// terminating algorithm elects only when asked).
+func beyond(t *workloads.Trial, row *reports.Row, cov *coverage, initiated bool) string {
 	if t.Algo.Alg.BoundedDelay && row.Overruns.V > 0 {
 		return fmt.Sprintf("%d messages outlasted the delay bound D", row.Overruns.V)
+	}
+	if !initiated && row.SafetyViolations == 0 {
+		return "no process was asked to elect: the initiators were down"
 	}
 	if cov == nil {
 		return ""
