@@ -8,6 +8,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v4"
 
+	"github.com/electbench/electbench/chaos"
 	"github.com/electbench/electbench/reports"
 	"github.com/electbench/electbench/workloads"
 )
@@ -20,6 +21,7 @@ type search struct {
 	latencies      []string // nil: every model
 	heal           string
 	property       string
+	program        string // a planted node program of testdata (programBase): the base instead of scenario
 	// wins says that guidance needs fewer trials than uniform sampling
 	// with margin, which TestGuidanceBeatsUniform asserts.
 	wins bool
@@ -32,11 +34,11 @@ type search struct {
 // leaders several times, and bully whose T1 of 2.25T lies between the
 // round trip 2T and that of the slowest messages under uniform latency.
 var searches = []search{
-	{"raft-two-leaders", amnesiac, []string{"crash", "partition"}, nil, HealAlways, "safety", true},
-	{"zookeeper-disruptions", "name: z\nalgorithms: [zookeeper]\nnodes: 3..5\n", []string{"crash", "partition"}, nil, HealSometimes, "disruptions>=4", true},
-	{"chubby-disruptions", "name: c\nalgorithms: [chubby]\nnodes: 3..8\n", []string{"crash", "partition"}, nil, HealSometimes, "disruptions>=3", false},
-	{"raft-disruptions", "name: r\nalgorithms: [raft]\nnodes: 3..8\n", []string{"crash", "partition"}, nil, HealSometimes, "disruptions>=6", false},
-	{"bully-t1-2.25T", "name: b\nalgorithms: [{name: bully, params: {t1: 2.25T}}]\nnodes: 3..8\n", []string{"crash"}, []string{"uniform"}, HealNever, "safety", false},
+	{"raft-two-leaders", amnesiac, []string{"crash", "partition"}, nil, HealAlways, "safety", "", true},
+	{"zookeeper-disruptions", "name: z\nalgorithms: [zookeeper]\nnodes: 3..5\n", []string{"crash", "partition"}, nil, HealSometimes, "disruptions>=4", "", true},
+	{"chubby-disruptions", "name: c\nalgorithms: [chubby]\nnodes: 3..8\n", []string{"crash", "partition"}, nil, HealSometimes, "disruptions>=3", "", false},
+	{"raft-disruptions", "name: r\nalgorithms: [raft]\nnodes: 3..8\n", []string{"crash", "partition"}, nil, HealSometimes, "disruptions>=6", "", false},
+	{"bully-t1-2.25T", "name: b\nalgorithms: [{name: bully, params: {t1: 2.25T}}]\nnodes: 3..8\n", []string{"crash"}, []string{"uniform"}, HealNever, "safety", "", false},
 }
 
 // amnesiac is raft whose restarts forget the term and vote.
@@ -47,6 +49,40 @@ const amnesiac = "name: r\nalgorithms: [{name: raft, params: {amnesia: true}}]\n
 // mutation) and with uniform sampling of the same space (--uniform).
 func BenchmarkGuidedAgainstUniform(b *testing.B) {
 	for _, c := range searches {
+		b.Run(c.name, func(b *testing.B) {
+			var guided, uniform []int
+			for b.Loop() {
+				guided, uniform = c.trials(b, false), c.trials(b, true)
+			}
+			b.Logf("guided %v, uniform %v", guided, uniform)
+			b.ReportMetric(median(guided), "guided-trials")
+			b.ReportMetric(median(uniform), "uniform-trials")
+		})
+	}
+}
+
+// plantedBugs are issue 38's planted bugs as searches, each from a
+// fault-free start (TestPlantedBugsAreFound, TestPlantedProgramsAreFoundAndShrunk).
+var plantedBugs = []search{
+	{"bully-short-t1", builtinText("bully-short-t1"), []string{}, []string{"constant", "uniform"}, HealSometimes, "expect", "", false},
+	{"multicast-no-agree", "name: m\nalgorithms: [multicast/no-agree]\nnodes: 3..8\n", []string{"crash"}, nil, HealNever, "verdict", "", false},
+	{"ring-inaccurate-detector", "name: r\nalgorithms: [ring, chang-roberts]\nnodes: 3..8\n", []string{"suspect"}, nil, HealSometimes, "safety", "", false},
+	{"raft-amnesia", amnesiac, []string{"crash"}, nil, HealAlways, "safety", "", false},
+	{"bully-without-t2", "", []string{"crash"}, []string{"constant"}, HealNever, "liveness", "bully_no_t2", false},
+}
+
+// builtinText is the text of a built-in scenario file.
+func builtinText(name string) string {
+	b, _ := chaos.Builtin(name)
+	return string(b)
+}
+
+// BenchmarkPlantedBugs reports, for each planted bug, the median over 10
+// search seeds of the trials to the first violation, guided and uniform
+// (HUNT.md's table of planted bugs). The node program runs a process per
+// node and trial: it takes minutes.
+func BenchmarkPlantedBugs(b *testing.B) {
+	for _, c := range plantedBugs {
 		b.Run(c.name, func(b *testing.B) {
 			var guided, uniform []int
 			for b.Loop() {
@@ -72,7 +108,11 @@ func (c search) trials(tb testing.TB, uniform bool) []int {
 	}
 	var at []int
 	for seed := range uint64(10) {
-		s, err := NewSpace(base(tb, c.scenario), c.kinds, c.latencies)
+		b := base(tb, c.scenario)
+		if c.program != "" {
+			b = programBase(tb, c.program)
+		}
+		s, err := NewSpace(b, c.kinds, c.latencies)
 		if err != nil {
 			tb.Fatal(err)
 		}
