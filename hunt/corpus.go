@@ -10,6 +10,12 @@ import (
 // how often each is mutated: its power schedule (AFL; Böhme et al.,
 // AFLFast, CCS 2016).
 type corpus struct {
+	// index numbers every state reached, in the order first reached;
+	// hits counts, by that number, the candidates that reached it: the
+	// power schedule reads it for each state of each entry at every
+	// batch, a slice being many times cheaper to read than a map.
+	index   map[uint64]int32
+	hits    []int32
 	entries []entry
 	// weights are the entries' chances to be mutated, set at each batch's
 	// start (the corpus and the counts change only between batches, and
@@ -26,7 +32,7 @@ type corpus struct {
 // it reached the last one no earlier candidate had.
 type entry struct {
 	c        *candidate
-	states   []uint64
+	states   []int32 // by their number in the corpus's index
 	frontier time.Duration
 	score    float64
 	scored   bool
@@ -36,18 +42,25 @@ type entry struct {
 // maxCorpus bounds the candidates kept; the oldest make way.
 const maxCorpus = 512
 
-// consider counts the states candidate c reached in seen and keeps c when
-// it reached one no earlier candidate did, or raised the best score (a
+// consider counts the states candidate c reached and keeps c when it
+// reached one no earlier candidate did, or raised the best score (a
 // column property's gradient). uniform counts without keeping.
-func (k *corpus) consider(seen map[uint64]int, c *candidate, r result, uniform bool) {
-	var frontier time.Duration
+func (k *corpus) consider(c *candidate, r result, uniform bool) {
+	var frontier, last time.Duration
 	fresh := false
+	states := make([]int32, 0, len(r.states))
 	for s, at := range r.states {
-		if seen[s] == 0 {
+		i, ok := k.index[s]
+		if !ok {
+			i = int32(len(k.hits))
+			k.index[s] = i
+			k.hits = append(k.hits, 0)
 			fresh = true
 			frontier = max(frontier, at)
 		}
-		seen[s]++
+		k.hits[i]++
+		states = append(states, i)
+		last = max(last, at)
 	}
 	better := r.scored && (!k.scored || r.score > k.best)
 	if better {
@@ -59,19 +72,13 @@ func (k *corpus) consider(seen map[uint64]int, c *candidate, r result, uniform b
 	if !fresh {
 		// A better score without a new state: the trial's last change of
 		// state is where the mutations that extend it start.
-		for _, at := range r.states {
-			frontier = max(frontier, at)
-		}
+		frontier = last
 	}
-	e := entry{c: c, frontier: frontier, score: r.score, scored: r.scored}
-	for s := range r.states {
-		e.states = append(e.states, s)
-	}
-	slices.Sort(e.states) // map order is random: the weights' sums must not be
+	slices.Sort(states) // map order is random: the weights' sums must not be
 	if len(k.entries) == maxCorpus {
 		k.entries = k.entries[1:]
 	}
-	k.entries = append(k.entries, e)
+	k.entries = append(k.entries, entry{c: c, states: states, frontier: frontier, score: r.score, scored: r.scored})
 }
 
 // weigh sets the entries' weights from how rare their states are now: an
@@ -81,13 +88,13 @@ func (k *corpus) consider(seen map[uint64]int, c *candidate, r result, uniform b
 // for states every later candidate reaches too (AFLFast's favouring of
 // rare paths). The entries at the best score take as much again between
 // them: half the mutations climb the property's gradient.
-func (k *corpus) weigh(seen map[uint64]int) {
+func (k *corpus) weigh() {
 	k.weights, k.total = k.weights[:0], 0
 	var top []int
 	for i, e := range k.entries {
 		w := 0.0
 		for _, s := range e.states {
-			w += 1 / float64(seen[s])
+			w += 1 / float64(k.hits[s])
 		}
 		w /= math.Sqrt(float64(1 + e.picked))
 		k.weights = append(k.weights, w)

@@ -86,7 +86,7 @@ func Run(ctx context.Context, o Options) (*Finding, Stats, error) {
 			n = min(n, o.Trials-drawn)
 		}
 		batch := make([]*candidate, n)
-		h.corpus.weigh(h.seen)
+		h.corpus.weigh()
 		for i := range batch {
 			batch[i] = h.next()
 		}
@@ -118,12 +118,11 @@ func Run(ctx context.Context, o Options) (*Finding, Stats, error) {
 type hunter struct {
 	o      Options
 	gen    generator
-	seen   map[uint64]int // each state reached, with how many candidates reached it
 	corpus corpus
 }
 
 func newHunter(o Options) *hunter {
-	return &hunter{o: o, gen: generator{s: o.Space, r: rand.New(rand.NewPCG(o.Seed, 0x68756e74))}, seen: map[uint64]int{}}
+	return &hunter{o: o, gen: generator{s: o.Space, r: rand.New(rand.NewPCG(o.Seed, 0x68756e74))}, corpus: corpus{index: map[uint64]int32{}}}
 }
 
 // next draws a candidate: fresh, or three times in four once the corpus
@@ -162,8 +161,8 @@ func (h *hunter) fold(st *Stats, c *candidate, r result, k int) *Finding {
 		return nil
 	}
 	st.Trials++
-	h.corpus.consider(h.seen, c, r, h.o.Uniform)
-	st.States, st.Corpus = len(h.seen), len(h.corpus.entries)
+	h.corpus.consider(c, r, h.o.Uniform)
+	st.States, st.Corpus = len(h.corpus.hits), len(h.corpus.entries)
 	if len(r.states) > st.bestStates {
 		st.bestStates = len(r.states)
 		st.Best = fmt.Sprintf("%s N=%d, %d faults: %d states", r.algo, c.nodes, len(c.faults), len(r.states))
