@@ -1,6 +1,7 @@
 package hunt
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"time"
@@ -48,8 +49,13 @@ const maxCorpus = 512
 func (k *corpus) consider(c *candidate, r result, uniform bool) {
 	var frontier, last time.Duration
 	fresh := false
-	states := make([]int32, 0, len(r.states))
-	for s, at := range r.states {
+	// The states in the order of their hashes, not the map's, which is
+	// random: the numbers given to new states, and so the order of the
+	// weights' sums, must depend on the seed alone.
+	hashes := slices.Sorted(maps.Keys(r.states))
+	states := make([]int32, 0, len(hashes))
+	for _, s := range hashes {
+		at := r.states[s]
 		i, ok := k.index[s]
 		if !ok {
 			i = int32(len(k.hits))
@@ -74,7 +80,7 @@ func (k *corpus) consider(c *candidate, r result, uniform bool) {
 		// state is where the mutations that extend it start.
 		frontier = last
 	}
-	slices.Sort(states) // map order is random: the weights' sums must not be
+	slices.Sort(states)
 	if len(k.entries) == maxCorpus {
 		k.entries = k.entries[1:]
 	}
