@@ -95,33 +95,34 @@ func BenchmarkPlantedBugs(b *testing.B) {
 	}
 }
 
-// searchBudget bounds each search of a comparison; a search that finds
-// nothing counts as the budget.
-const searchBudget = 3000
+// searchBudget bounds each search of a comparison, programBudget one of
+// a node program (a process per node and trial: about a second a
+// candidate); a search that finds nothing counts as the budget.
+const searchBudget, programBudget = 3000, 150
 
 // trials is, for each search seed 1..10, the candidate at which the
-// first violation is found (searchBudget when none is).
+// first violation is found (the budget when none is).
 func (c search) trials(tb testing.TB, uniform bool) []int {
 	p, err := ParseProperty(c.property)
 	if err != nil {
 		tb.Fatal(err)
 	}
+	budget, mk := searchBudget, func() *chaos.Scenario { return base(tb, c.scenario) }
+	if c.program != "" {
+		budget, mk = programBudget, func() *chaos.Scenario { return programBase(tb, c.program) }
+	}
 	var at []int
 	for seed := range uint64(10) {
-		b := base(tb, c.scenario)
-		if c.program != "" {
-			b = programBase(tb, c.program)
-		}
-		s, err := NewSpace(b, c.kinds, c.latencies)
+		s, err := NewSpace(mk(), c.kinds, c.latencies)
 		if err != nil {
 			tb.Fatal(err)
 		}
 		s.Heal = c.heal
-		f, _, err := Run(context.Background(), Options{Space: s, Property: p, Trials: searchBudget, Seed: seed + 1, Uniform: uniform})
+		f, _, err := Run(context.Background(), Options{Space: s, Property: p, Trials: budget, Seed: seed + 1, Uniform: uniform})
 		if err != nil {
 			tb.Fatal(err)
 		}
-		n := searchBudget
+		n := budget
 		if f != nil {
 			n = f.Trial
 		}
