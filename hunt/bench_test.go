@@ -8,22 +8,37 @@ import (
 
 	yaml "go.yaml.in/yaml/v4"
 
+	"github.com/electbench/electbench/chaos"
 	"github.com/electbench/electbench/reports"
 	"github.com/electbench/electbench/workloads"
 )
 
-// searches are the properties the guided and the uniform search are
-// compared on: raft forgetting its vote across a restart (two leaders in
-// a term: raft with amnesia keeps no stable state) and a partition storm
-// disrupting raft's leaders six times.
-var searches = []struct {
+// search is one comparison of the guided and the uniform search: a space
+// and the property hunted in it.
+type search struct {
 	name, scenario string
 	kinds          []string
+	latencies      []string // nil: every model
 	heal           string
 	property       string
-}{
-	{"raft-two-leaders", amnesiac, []string{"crash", "partition"}, HealAlways, "safety"},
-	{"raft-disruptions", "name: r\nalgorithms: [raft]\nnodes: 3..8\n", []string{"crash", "partition"}, HealSometimes, "disruptions>=6"},
+	program        string // a planted node program of testdata (programBase): the base instead of scenario
+	// wins says that guidance needs fewer trials than uniform sampling
+	// with margin, which TestGuidanceBeatsUniform asserts.
+	wins bool
+}
+
+// searches are the properties the guided and the uniform search are
+// compared on (HUNT.md's table): raft forgetting its vote across a
+// restart (two leaders in a term: raft with amnesia keeps no stable
+// state), partition storms disrupting raft's, zookeeper's and chubby's
+// leaders several times, and bully whose T1 of 2.25T lies between the
+// round trip 2T and that of the slowest messages under uniform latency.
+var searches = []search{
+	{"raft-two-leaders", amnesiac, []string{"crash", "partition"}, nil, HealAlways, "safety", "", true},
+	{"zookeeper-disruptions", "name: z\nalgorithms: [zookeeper]\nnodes: 3..5\n", []string{"crash", "partition"}, nil, HealSometimes, "disruptions>=4", "", true},
+	{"chubby-disruptions", "name: c\nalgorithms: [chubby]\nnodes: 3..8\n", []string{"crash", "partition"}, nil, HealSometimes, "disruptions>=3", "", false},
+	{"raft-disruptions", "name: r\nalgorithms: [raft]\nnodes: 3..8\n", []string{"crash", "partition"}, nil, HealSometimes, "disruptions>=6", "", false},
+	{"bully-t1-2.25T", "name: b\nalgorithms: [{name: bully, params: {t1: 2.25T}}]\nnodes: 3..8\n", []string{"crash"}, []string{"uniform"}, HealNever, "safety", "", false},
 }
 
 // amnesiac is raft whose restarts forget the term and vote.
@@ -35,34 +50,77 @@ const amnesiac = "name: r\nalgorithms: [{name: raft, params: {amnesia: true}}]\n
 func BenchmarkGuidedAgainstUniform(b *testing.B) {
 	for _, c := range searches {
 		b.Run(c.name, func(b *testing.B) {
-			p, err := ParseProperty(c.property)
-			if err != nil {
-				b.Fatal(err)
-			}
-			var guided, uniform float64
+			var guided, uniform []int
 			for b.Loop() {
-				guided, uniform = medianTrials(b, c.scenario, c.kinds, c.heal, p, false), medianTrials(b, c.scenario, c.kinds, c.heal, p, true)
+				guided, uniform = c.trials(b, false), c.trials(b, true)
 			}
-			b.ReportMetric(guided, "guided-trials")
-			b.ReportMetric(uniform, "uniform-trials")
+			b.Logf("guided %v, uniform %v", guided, uniform)
+			b.ReportMetric(median(guided), "guided-trials")
+			b.ReportMetric(median(uniform), "uniform-trials")
 		})
 	}
 }
 
-// medianTrials is the median over search seeds 1..10 of the candidate at
-// which the first violation is found (the budget, 3000, when none is).
-func medianTrials(b *testing.B, scenario string, kinds []string, heal string, p Property, uniform bool) float64 {
-	const budget = 3000
+// plantedBugs are issue 38's planted bugs as searches, each from a
+// fault-free start (TestPlantedBugsAreFound, TestPlantedProgramsAreFoundAndShrunk).
+var plantedBugs = []search{
+	{"bully-short-t1", builtinText("bully-short-t1"), []string{}, []string{"constant", "uniform"}, HealSometimes, "expect", "", false},
+	{"multicast-no-agree", "name: m\nalgorithms: [multicast/no-agree]\nnodes: 3..8\n", []string{"crash"}, nil, HealNever, "verdict", "", false},
+	{"ring-inaccurate-detector", "name: r\nalgorithms: [ring, chang-roberts]\nnodes: 3..8\n", []string{"suspect"}, nil, HealSometimes, "safety", "", false},
+	{"raft-amnesia", amnesiac, []string{"crash"}, nil, HealAlways, "safety", "", false},
+	{"bully-without-t2", "", []string{"crash"}, []string{"constant"}, HealNever, "liveness", "bully_no_t2", false},
+}
+
+// builtinText is the text of a built-in scenario file.
+func builtinText(name string) string {
+	b, _ := chaos.Builtin(name)
+	return string(b)
+}
+
+// BenchmarkPlantedBugs reports, for each planted bug, the median over 10
+// search seeds of the trials to the first violation, guided and uniform
+// (HUNT.md's table of planted bugs). The node program runs a process per
+// node and trial: it takes minutes.
+func BenchmarkPlantedBugs(b *testing.B) {
+	for _, c := range plantedBugs {
+		b.Run(c.name, func(b *testing.B) {
+			var guided, uniform []int
+			for b.Loop() {
+				guided, uniform = c.trials(b, false), c.trials(b, true)
+			}
+			b.Logf("guided %v, uniform %v", guided, uniform)
+			b.ReportMetric(median(guided), "guided-trials")
+			b.ReportMetric(median(uniform), "uniform-trials")
+		})
+	}
+}
+
+// searchBudget bounds each search of a comparison, programBudget one of
+// a node program (a process per node and trial: about a second a
+// candidate); a search that finds nothing counts as the budget.
+const searchBudget, programBudget = 3000, 150
+
+// trials is, for each search seed 1..10, the candidate at which the
+// first violation is found (the budget when none is).
+func (c search) trials(tb testing.TB, uniform bool) []int {
+	p, err := ParseProperty(c.property)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	budget, mk := searchBudget, func() *chaos.Scenario { return base(tb, c.scenario) }
+	if c.program != "" {
+		budget, mk = programBudget, func() *chaos.Scenario { return programBase(tb, c.program) }
+	}
 	var at []int
 	for seed := range uint64(10) {
-		s, err := NewSpace(base(b, scenario), kinds, nil)
+		s, err := NewSpace(mk(), c.kinds, c.latencies)
 		if err != nil {
-			b.Fatal(err)
+			tb.Fatal(err)
 		}
-		s.Heal = heal
+		s.Heal = c.heal
 		f, _, err := Run(context.Background(), Options{Space: s, Property: p, Trials: budget, Seed: seed + 1, Uniform: uniform})
 		if err != nil {
-			b.Fatal(err)
+			tb.Fatal(err)
 		}
 		n := budget
 		if f != nil {
@@ -70,8 +128,32 @@ func medianTrials(b *testing.B, scenario string, kinds []string, heal string, p 
 		}
 		at = append(at, n)
 	}
+	return at
+}
+
+// TestGuidanceBeatsUniform: on the searches where guidance wins with
+// margin (HUNT.md's table), the median over 10 search seeds of the trials
+// to the first violation is lower guided than uniform, by a quarter at
+// least. The searches are deterministic: this cannot flake.
+func TestGuidanceBeatsUniform(t *testing.T) {
+	for _, c := range searches {
+		if !c.wins {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			g, u := c.trials(t, false), c.trials(t, true)
+			t.Logf("guided %v, uniform %v", g, u)
+			if mg, mu := median(g), median(u); mg > 0.75*mu {
+				t.Errorf("guided median %v trials, uniform %v: guidance does not pay by a quarter", mg, mu)
+			}
+		})
+	}
+}
+
+// median is the median of at, which it sorts.
+func median(at []int) float64 {
 	slices.Sort(at)
-	return float64(at[4]+at[5]) / 2
+	return float64(at[len(at)/2-1]+at[len(at)/2]) / 2
 }
 
 // BenchmarkHuntAgainstRun compares a hunt's cost per trial with that of

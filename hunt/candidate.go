@@ -2,6 +2,7 @@ package hunt
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"time"
@@ -305,6 +306,27 @@ func (g *generator) mutate(c *candidate) *candidate {
 			c.initiators = g.initiators(c.nodes)
 		case 7:
 			c.seed = r.Uint64N(1 << 53)
+		}
+	}
+	return c
+}
+
+// extend keeps candidate c's schedule up to frontier, the moment it
+// reached its last new state, and adds one or two faults after it, at
+// that moment plus 0 to 2N T: the simulator is deterministic, so the way
+// to the new state is kept and only what follows changes. nil when c
+// draws no fault kind.
+func (g *generator) extend(c *candidate, frontier time.Duration) *candidate {
+	if len(c.kinds) == 0 || len(c.faults) >= 2*maxFaults {
+		return nil
+	}
+	c, r := c.clone(), g.r
+	from := math.Ceil(float64(frontier) / float64(g.s.T))
+	for range 1 + r.IntN(2) {
+		if len(c.faults) < 2*maxFaults {
+			f := g.fault(c, c.kinds[r.IntN(len(c.kinds))])
+			f.set("at", inT(from+float64(r.IntN(2*c.nodes+1))))
+			c.faults = append(c.faults, f)
 		}
 	}
 	return c

@@ -3,6 +3,7 @@ package hunt
 import (
 	"math/bits"
 	"slices"
+	"time"
 
 	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/trial"
@@ -21,13 +22,17 @@ import (
 // and for quorum algorithms the bucket of the highest term seen (log2:
 // term growth, not its exact value).
 type coverage struct {
-	ranks   nodes.Ranks
-	alive   []bool
-	phase   []string
-	belief  []int8 // beliefNone, or Ranks.CmpTo's sign of the leader against self, +2
-	term    int64  // highest term (Message.A) seen, quorum algorithms only
-	kinds   trial.Kinds
-	states  map[uint64]struct{}
+	ranks  nodes.Ranks
+	alive  []bool
+	phase  []string
+	belief []int8 // beliefNone, or Ranks.CmpTo's sign of the leader against self, +2
+	term   int64  // highest term (Message.A) seen, quorum algorithms only
+	kinds  trial.Kinds
+	now    time.Duration // the time of the event being taken in
+	// states maps each state reached to when it was first reached: a
+	// mutation that keeps the schedule before the moment a candidate
+	// reached its last new state keeps the way there.
+	states  map[uint64]time.Duration
 	scratch []uint64
 }
 
@@ -36,7 +41,7 @@ const beliefNone = 0 // 1: a lower leader, 2: itself, 3: a higher one
 func newCoverage(cfg *trial.Config) *coverage {
 	n := cfg.Ranks.Len()
 	c := &coverage{ranks: cfg.Ranks, alive: make([]bool, n), phase: make([]string, n), belief: make([]int8, n),
-		states: map[uint64]struct{}{}, scratch: make([]uint64, n)}
+		states: map[uint64]time.Duration{}, scratch: make([]uint64, n)}
 	for i := range c.alive {
 		c.alive[i] = true
 	}
@@ -55,6 +60,7 @@ func (c *coverage) ReadsRanks() bool { return true }
 
 func (c *coverage) Event(e *trial.Event) {
 	p := int(e.P)
+	c.now = e.At
 	switch e.Kind {
 	case trial.EvPhase:
 		if c.phase[p] == e.Phase {
@@ -119,7 +125,9 @@ func (c *coverage) record() {
 		i = j
 	}
 	h = fnv(fnv(h, bucket(leaders, n)), uint64(bits.Len64(uint64(c.term))))
-	c.states[h] = struct{}{}
+	if _, ok := c.states[h]; !ok {
+		c.states[h] = c.now
+	}
 }
 
 // bucket abstracts a count k of n processes: none, one, two, a minority,

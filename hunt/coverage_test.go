@@ -2,6 +2,7 @@ package hunt
 
 import (
 	"testing"
+	"time"
 
 	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/trial"
@@ -10,7 +11,7 @@ import (
 // story feeds a coverage sink a decision story: each process in turn
 // decides the process given (by position), then the one at crash
 // crashes. It returns the states reached.
-func story(t *testing.T, ids []uint64, decide []int, crash int) map[uint64]struct{} {
+func story(t *testing.T, ids []uint64, decide []int, crash int) map[uint64]time.Duration {
 	t.Helper()
 	alg, _, err := nodes.Lookup("chang-roberts")
 	if err != nil {
@@ -31,7 +32,7 @@ func story(t *testing.T, ids []uint64, decide []int, crash int) map[uint64]struc
 // the cluster's size: the same story on another arrangement or another
 // N reaches the same states; another story reaches others.
 func TestCoverageAbstractsTheStory(t *testing.T) {
-	same := func(a, b map[uint64]struct{}) bool {
+	same := func(a, b map[uint64]time.Duration) bool {
 		if len(a) != len(b) {
 			return false
 		}

@@ -6,8 +6,10 @@
 // single-trial scenario, its faults chosen by swarm testing (Groce et al.,
 // ISSTA 2012) — the properties a candidate is judged by, the coverage of
 // abstract protocol states that guides the search (a corpus of the
-// candidates that reached new states, mutated beside fresh draws), and
-// the counterexample it writes.
+// candidates that reached new states or raised a column property's
+// score, mutated beside fresh draws by a power schedule that favours rare
+// states, often keeping the schedule up to an entry's last new state),
+// and the counterexample it writes.
 //
 // Every candidate is built as YAML and read by chaos.Parse, then run
 // through workloads.FromScenario and Trial.Watch, exactly as `electbench

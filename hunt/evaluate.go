@@ -17,10 +17,15 @@ import (
 
 // result is what one candidate's trial showed.
 type result struct {
-	invalid  error // the scenario checks refused the candidate: it did not run
-	cut      bool  // the search was interrupted as it ran: no result
-	algo     string
-	states   map[uint64]struct{}
+	invalid error // the scenario checks refused the candidate: it did not run
+	cut     bool  // the search was interrupted as it ran: no result
+	algo    string
+	states  map[uint64]time.Duration // each state reached, with when it was first
+	// score is how close the trial came to violating a column property
+	// (its column, signed so that higher is closer); scored is false for
+	// the other properties and an empty cell.
+	score    float64
+	scored   bool
 	violated bool
 	beyond   string // why the violation lies beyond the algorithm's model; "" within it
 	what     string
@@ -91,6 +96,7 @@ func (h *hunter) judge(ctx context.Context, spec *workloads.Spec) result {
 	if cov != nil {
 		r.states = cov.states
 	}
+	r.score, r.scored = h.o.Property.score(row)
 	if fails := workloads.CheckRun([]*workloads.Spec{spec}, []reports.Row{*row}); len(fails) > 0 && h.o.Property.shows(row) {
 		r.violated, r.what = true, fails[0].What
 	} else if res.Record != nil {
@@ -107,7 +113,7 @@ func (h *hunter) judge(ctx context.Context, spec *workloads.Spec) result {
 		}
 	}
 	if r.violated {
-		r.beyond = beyond(&t, row, cov)
+		r.beyond = beyond(&t, row, cov, res.Record == nil || res.Record.FirstInitiation >= 0)
 	}
 	if r.violated && len(res.Verdict.Recorded) > 0 && !strings.Contains(r.what, res.Verdict.Recorded[0].Kind) {
 		r.what += "; first violation " + res.Verdict.Recorded[0].String()
@@ -119,10 +125,16 @@ func (h *hunter) judge(ctx context.Context, spec *workloads.Spec) result {
 // "" when it does not: a bounded-delay algorithm's message took longer
 // than its D (the overruns column: every bully breaks so), no process
 // was left alive to elect, or a quorum algorithm failed liveness with no
-// majority alive at the end (safety it must keep even then).
-func beyond(t *workloads.Trial, row *reports.Row, cov *coverage) string {
+// majority alive at the end (safety it must keep even then), or the
+// trial failed liveness with no process ever asked to elect (initiated
+// false: its initiators were down before they were told to, and a
+// terminating algorithm elects only when asked).
+func beyond(t *workloads.Trial, row *reports.Row, cov *coverage, initiated bool) string {
 	if t.Algo.Alg.BoundedDelay && row.Overruns.V > 0 {
 		return fmt.Sprintf("%d messages outlasted the delay bound D", row.Overruns.V)
+	}
+	if !initiated && row.SafetyViolations == 0 {
+		return "no process was asked to elect: the initiators were down"
 	}
 	if cov == nil {
 		return ""

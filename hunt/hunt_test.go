@@ -118,8 +118,8 @@ func TestPlantedBugsAreFound(t *testing.T) {
 }
 
 // Correct algorithms under their model's faults: nothing is found in the
-// budget, and the search says what it covered. chang-roberts under
-// crash-stop (perfect detector), raft and etcd-raft under crashes that
+// budget, and the search says what it covered. chang-roberts and bully
+// under crash-stop (perfect detector), raft and etcd-raft under crashes that
 // restart (their stable state kept) and partitions that heal.
 func TestCorrectAlgorithmsHold(t *testing.T) {
 	for _, c := range []struct {
@@ -128,6 +128,10 @@ func TestCorrectAlgorithmsHold(t *testing.T) {
 		budget     int
 	}{
 		{"chang-roberts", HealNever, []string{"crash"}, 1000},
+		// A crash of bully's one initiator before it is told to initiate
+		// leaves everyone undecided: beyond the model, not a
+		// counterexample (found at candidate 66 before that rule).
+		{"bully", HealNever, []string{"crash"}, 300},
 		{"raft", HealAlways, []string{"crash", "partition"}, 500},
 		{"etcd-raft", HealAlways, []string{"crash", "partition"}, 200},
 	} {

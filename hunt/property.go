@@ -126,3 +126,21 @@ func (p Property) shows(row *reports.Row) bool {
 	}
 	return true
 }
+
+// score is how close a row came to violating a column property: its
+// column, negated for < and <= so that higher is always closer, the
+// gradient a search climbs (a storm of four disruptions is one partition
+// away from six). ok is false for the other properties, which have no
+// such measure, and for an empty cell.
+func (p Property) score(row *reports.Row) (v float64, ok bool) {
+	if p.Name != "column" {
+		return 0, false
+	}
+	if v, ok = row.Number(p.Column); !ok {
+		return 0, false
+	}
+	if p.Found.Op == "<" || p.Found.Op == "<=" {
+		return -v, true
+	}
+	return v, true
+}

@@ -193,6 +193,28 @@ func TestHeldBy(t *testing.T) {
 	}
 }
 
+// TestHeldByKeepsTheInitiation: a liveness violation of a trial in which
+// a process was told to initiate is not held by one in which nobody was
+// (its initiators down before they were told: a failure of the set-up,
+// which the example bully.py and built-in bully share).
+func TestHeldByKeepsTheInitiation(t *testing.T) {
+	undecided := func(trace string) *Outcome {
+		return &Outcome{Row: reports.Row{Expect: "fail: liveness within 1300T: not live (undecided at 10ms: ...)"}, Trace: []byte(trace)}
+	}
+	asked := undecided("{\"t\":0,\"ev\":\"start\",\"p\":0}\n{\"t\":0,\"ev\":\"initiate\",\"p\":0}\n")
+	nobody := undecided("{\"t\":0,\"ev\":\"crash\",\"p\":0}\n{\"t\":0,\"ev\":\"start\",\"p\":1}\n")
+	v, ok := First(asked)
+	if !ok || v.Property != "liveness" || !v.Initiated {
+		t.Fatalf("First = %+v, %t; want liveness, initiated", v, ok)
+	}
+	if !v.HeldBy(asked) || v.HeldBy(nobody) {
+		t.Errorf("HeldBy: a trial with an initiation %t (want true), one without %t (want false)", v.HeldBy(asked), v.HeldBy(nobody))
+	}
+	if w, _ := First(nobody); !w.HeldBy(nobody) {
+		t.Error("a violation found without an initiation may shrink without one")
+	}
+}
+
 // TestCheckHash: a file whose trial runs as it did passes; one edited
 // since names both hashes.
 func TestCheckHash(t *testing.T) {

@@ -1,6 +1,7 @@
 package shrink
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/electbench/electbench/reports"
@@ -23,6 +24,12 @@ type Violation struct {
 	// Stopped says the original trial failed to run through (an error, a
 	// budget): a shrunk one may then too.
 	Stopped bool
+	// Initiated says a process was told to initiate in the original
+	// trial. A shrunk trial whose initiators are all down before they are
+	// told fails liveness by its set-up (nobody is asked to elect), not
+	// by the algorithm: it does not hold a liveness violation of one that
+	// initiated (the shrinker drifted there from a bully without T2).
+	Initiated bool
 }
 
 func (v Violation) String() string {
@@ -86,18 +93,26 @@ func First(o *Outcome) (Violation, bool) {
 	}
 	v := vs[0]
 	v.Stopped = o.Row.Error != "" || o.Row.Budget != ""
+	v.Initiated = initiated(o)
 	return v, true
 }
+
+// initiated reports whether a process of o's trial was told to initiate:
+// its trace holds an initiate event.
+func initiated(o *Outcome) bool { return bytes.Contains(o.Trace, []byte(`"ev":"initiate"`)) }
 
 // HeldBy reports whether o still shows the violation v: the same property
 // and kind, a trial that ran through (a trial stopped by an error or a
 // budget fails every property) unless v's did not, and no overrun unless
-// v had them.
+// v had them, and for liveness an initiation if v's trial had one.
 func (v Violation) HeldBy(o *Outcome) bool {
 	if !v.Stopped && (o.Row.Error != "" || o.Row.Budget != "") {
 		return false // stopped or failed: not the story the original told
 	}
 	if !v.Overruns && o.Row.Overruns.Set && o.Row.Overruns.V > 0 {
+		return false
+	}
+	if v.Property == "liveness" && v.Initiated && !initiated(o) {
 		return false
 	}
 	for _, w := range violations(o) {

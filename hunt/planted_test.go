@@ -1,0 +1,97 @@
+package hunt
+
+import (
+	"context"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/electbench/electbench/chaos"
+	_ "github.com/electbench/electbench/nodes/external" // the programs run as external nodes
+	"github.com/electbench/electbench/shrink"
+	"github.com/electbench/electbench/workloads"
+)
+
+// programs are the planted node programs of issue 38 (docs/NODE-PROTOCOL.md):
+// bully_no_t2.py is the example bully (examples/nodes/bully.py) that never
+// arms T2, so a process that got an OK waits for ever for a COORDINATOR
+// its sender crashed before sending. It breaks liveness under crashes
+// alone, at constant latency (bully's model: T1 = 2T covers the round
+// trip), where the example itself holds (HUNT.md).
+var programs = []string{"bully_no_t2"}
+
+// programBase is the base scenario of a planted program: the program on
+// the complete topology, judged against bully's figures, 3 to 5 processes.
+func programBase(t testing.TB, program string) *chaos.Scenario {
+	t.Helper()
+	path, err := filepath.Abs(filepath.Join("testdata", program+".py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return base(t, "name: p\nalgorithms:\n  - name: "+program+"\n    command: [python3, "+path+"]\n    topology: complete\n    theory: bully\nnodes: 3..5\n")
+}
+
+// programSpace is the space a planted program is hunted in: crash-stop
+// faults only (--kinds crash --heal never), constant latency.
+func programSpace(t testing.TB, program string) *Space {
+	t.Helper()
+	s, err := NewSpace(programBase(t, program), []string{"crash"}, []string{"constant"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Heal = HealNever
+	return s
+}
+
+// TestPlantedProgramsAreFoundAndShrunk: each planted program is found
+// within 100 candidates from a fault-free start (liveness, --kinds
+// crash), and its counterexample shrinks to at most 2 faults and 5
+// processes that still fail the same way and replay 10/10 with the trace
+// hash the shrunk file carries.
+func TestPlantedProgramsAreFoundAndShrunk(t *testing.T) {
+	ctx := context.Background()
+	for _, program := range programs {
+		t.Run(program, func(t *testing.T) {
+			f, st := hunt(t, Options{Space: programSpace(t, program), Property: Property{Name: "liveness"}, Trials: 100, Seed: 1})
+			if f == nil {
+				t.Fatalf("nothing found in %d trials (%d states)", st.Trials, st.States)
+			}
+			t.Logf("found at candidate %d: %s", f.Trial, f.What)
+			p, err := shrink.Pick(ctx, "counterexample.yaml", f.File)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Violation.Property != "liveness" {
+				t.Fatalf("picked violation %s, want liveness", p.Violation)
+			}
+			r, err := shrink.Shrink(ctx, p, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc := r.Scenario
+			n, _ := strconv.Atoi(sc.Nodes)
+			if len(sc.Faults) > 2 || n > 5 || n < 1 {
+				t.Errorf("shrunk to %d faults and N=%s; want at most 2 faults and 5 processes", len(sc.Faults), sc.Nodes)
+			}
+			file, err := chaos.Format(sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			specs, err := workloads.ParseScenarios("shrunk.yaml", file)
+			if err != nil {
+				t.Fatalf("the shrunk file does not read back: %v\n%s", err, file)
+			}
+			rep, err := shrink.Replay(ctx, specs[0], 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Same != 10 || rep.First.Hash != sc.TraceHash {
+				t.Errorf("replay: %d/10 alike (%s), hash %s, file's %s", rep.Same, rep.Differ, rep.First.Hash, sc.TraceHash)
+			}
+			if !rep.First.Failed() || !p.Violation.HeldBy(rep.First) {
+				t.Errorf("the shrunk file no longer fails with %s: expect %q", p.Violation, rep.First.Row.Expect)
+			}
+			t.Logf("shrunk to %d faults, N=%s, in %d runs:\n%s", len(sc.Faults), sc.Nodes, r.Tried, file)
+		})
+	}
+}
