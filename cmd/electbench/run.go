@@ -44,6 +44,7 @@ type runOptions struct {
 	keep       bool   // --keep-running: quorum trials run to their deadline
 	unit       string // --unit: T, or live (the simulator reads parameters as live nodes do)
 	trace      string
+	trial      string // --trial: run only this trial of the plan (trialid.go)
 	crashes    []string
 	detector   string
 	rank       string
@@ -123,6 +124,7 @@ host; the failed trial is not recorded and --resume runs it again),
 	f.BoolVar(&o.keep, "keep-running", o.keep, "run quorum trials (raft, chubby, zookeeper, etcd-raft) to their deadline, their steady traffic included,\ninstead of ending each once its election is over for good")
 	f.StringVar(&o.unit, "unit", o.unit, "the unit the simulator's machines read their parameters in (t1=2T): T, the mean latency (the reference model),\nor live: T plus the live runtime's allowance max(5ms, T/2), as live nodes read them (electbench twin's simulated side)")
 	f.StringVar(&o.trace, "trace", o.trace, "write every event of every trial as JSON lines to this file")
+	f.StringVar(&o.trial, "trial", "", "run only this trial of the plan, with its trace (default DIR/trace.jsonl): SCENARIO/ALGORITHM/VARIANT/N/TRIAL,\nas in default-sweep/bully/classic/8/3, or the trial as the report's Replay line and the list of failing trials name it")
 	f.StringArrayVar(&o.crashes, "crash", nil, "crash SELECTOR[@WHEN] (repeatable), a scenario's crash fault: highest, lowest, leader,\nwould-be-leader, initiator, K, random(k), successor(x), unions a,b @ start, a time (5ms, 3T),\nelection-start, leader-elected, after-messages(K), each +DELAY and/or +uniform(A,B) (a random offset)")
 	f.StringVar(&o.detector, "detector", "", "failure detector: perfect(D), heartbeat(P,τ), inaccurate(λ,μ[,D[,W]]) (default perfect(10T))")
 	f.StringVar(&o.shard, "shard", "", "run only part K/M of the plan (for sweeps across machines; electbench merge puts the parts together)")
@@ -364,6 +366,9 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 		return err
 	}
 	defer closeNodeLog()
+	if o.trial != "" && o.trace == "" {
+		o.trace = filepath.Join(o.out, TraceFile) // the one trial's every event, for its diagram
+	}
 	p, err := planRun(cmd, o, args)
 	if err != nil {
 		return err
@@ -400,7 +405,10 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 	if err := printRun(cmd.OutOrStdout(), sum, rows, written, start, o.out); err != nil {
 		return err
 	}
-	hashErr := checkRunHashes(cmd, p.specs)
+	var hashErr error
+	if o.trial == "" { // a trace-hash names its scenario's run, not one trial picked from the plan
+		hashErr = checkRunHashes(cmd, p.specs)
+	}
 	if err := reportFailures(cmd.ErrOrStderr(), fails, len(rows)); err != nil || hashErr != nil {
 		return cmp.Or(hashErr, err) // a trace that is not the file's says more than its failures
 	}

@@ -59,6 +59,11 @@ func planRun(cmd *cobra.Command, o runOptions, args []string) (*runPlan, error) 
 		noteLiveUnit(cmd.ErrOrStderr(), spec)
 		p.add(spec, true)
 	}
+	if o.trial != "" {
+		if err := p.onlyTrial(o); err != nil {
+			return nil, err
+		}
+	}
 	p.manifest = newManifest(cmd, o.seed, p.specs, args)
 	if p.shard, p.inShard, p.costs, err = o.shardOf(p.trials, &p.manifest); err != nil {
 		return nil, err
@@ -112,6 +117,26 @@ func (p *runPlan) add(spec *workloads.Spec, live bool) {
 		t.Index, t.Live = len(p.trials), live
 		p.trials = append(p.trials, t)
 	}
+}
+
+// onlyTrial narrows the plan to the one trial --trial names, run alone:
+// its seed is the one the whole plan gives it (it depends only on its
+// scenario's seed and its number), and no other trial runs.
+func (p *runPlan) onlyTrial(o runOptions) error {
+	if o.shard != "" || o.shards != 0 || o.resume {
+		return badInputf("--trial runs one trial: it cannot be combined with --shard, --shards or --resume")
+	}
+	ref, err := parseTrialID(o.trial)
+	if err != nil {
+		return badInput(err)
+	}
+	t, err := selectTrial(p.trials, o.trial, ref)
+	if err != nil {
+		return badInput(err)
+	}
+	t.Index = 0
+	p.trials = []workloads.Trial{t}
+	return nil
 }
 
 // liveTrials are the plan's live trials.
