@@ -107,8 +107,9 @@ func percent(share float64) string { return fmt.Sprintf("%.1f", 100*share) }
 // WriteFailingTrials lists, under the table, the trials that violated
 // safety or were not live, with their seeds and the first violation, at
 // most limit of them, then how many more. It writes nothing when every
-// trial was safe and live.
-func WriteFailingTrials(out io.Writer, rows []Row, limit int) error {
+// trial was safe and live. replay, when set, gives the command that runs a
+// listed trial again (HTMLOptions.Replay), written under it.
+func WriteFailingTrials(out io.Writer, rows []Row, limit int, replay func(*Row) string) error {
 	var b strings.Builder
 	shown, total := 0, 0
 	for i := range rows {
@@ -140,6 +141,11 @@ func WriteFailingTrials(out io.Writer, rows []Row, limit int) error {
 			b.WriteString(": " + r.Error)
 		}
 		b.WriteByte('\n')
+		if replay != nil {
+			if cmd := replay(r); cmd != "" {
+				b.WriteString("    replay: " + cmd + "\n")
+			}
+		}
 	}
 	if total > shown {
 		fmt.Fprintf(&b, "  ... and %d more (the violation column of results.csv lists every trial)\n", total-shown)

@@ -131,7 +131,7 @@ func runMerge(cmd *cobra.Command, o mergeOptions, dirs []string) error {
 		return err
 	}
 	out := cmd.OutOrStdout()
-	if err := writeRunTable(out, sum, rows); err != nil {
+	if err := writeRunTable(out, sum, rows, replayCommand(m)); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "\nmerged %d shards: %d trials; results in %s\n", len(shards), len(rows), o.out)

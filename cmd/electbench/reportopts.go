@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/csv"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,32 +42,29 @@ func leaderKind(algorithm, kind string) bool {
 	return ok && a.Quorum.IsLeader(k)
 }
 
-// replayFlags are the run flags a replay command sets itself, or that do
-// not change what a trial does.
-var replayFlags = []string{"algo", "variant", "nodes", "trials", "seed", "runtime", "out", "format", "parallel",
-	"resume", "trace", "history", "toxiproxy"}
+// replayFlags are the run flags a replay command sets itself (the ad-hoc
+// run's algorithm and size, narrowed to the trial's; its output and
+// trace), or that do not change what a trial does.
+var replayFlags = []string{"algo", "variant", "nodes", "out", "format", "parallel",
+	"resume", "trace", "history", "toxiproxy", "shard", "shards", "trial"}
 
-// replayCommand returns the command that replays a trial of the run m
-// describes: the same scenario or flags, its seed, and --trials up to the
-// trial (trial t's seed depends only on the run's seed and t), with a
-// trace for its diagram. A live trial replays with the same seeds and
-// faults; its timing is the host's.
+// replayCommand returns the command that runs one trial of the run m
+// describes again, alone (run --trial): the same scenario, or for an
+// ad-hoc run the trial's algorithm and size, and the other flags the run
+// set (those whose value differs from the default: the manifest keeps
+// every flag's value, not whether it was typed), with a trace for its
+// diagram. A live trial replays with the same seeds and faults; its
+// timing is the host's.
 func replayCommand(m reports.Manifest) func(r *reports.Row) string {
-	defaults := map[string]string{}
-	newRunCmd().Flags().VisitAll(func(f *pflag.Flag) { defaults[f.Name] = f.DefValue })
+	run := newRunCmd().Flags()
 	var shaping []string
 	for _, nv := range m.Flags {
 		name, value, _ := strings.Cut(nv, "=")
-		if slices.Contains(replayFlags, name) || value == defaults[name] {
-			continue
+		f := run.Lookup(name)
+		if f == nil || slices.Contains(replayFlags, name) || value == f.DefValue {
+			continue // a flag run does not have (help) is not the run's to repeat
 		}
-		if name == "crash" {
-			for _, c := range stringArray(value) {
-				shaping = append(shaping, "--crash "+shellQuote(c))
-			}
-			continue
-		}
-		shaping = append(shaping, "--"+name+" "+shellQuote(value))
+		shaping = append(shaping, flagArgs(f, value)...)
 	}
 	scenarios := map[string]string{} // scenario name → how the run named it
 	for _, s := range m.Scenarios {
@@ -86,24 +82,52 @@ func replayCommand(m reports.Manifest) func(r *reports.Row) string {
 		if !ok {
 			return ""
 		}
-		algo := r.Algorithm
-		if r.Variant != "" && r.Variant != "default" {
-			algo += "/" + r.Variant
-		}
-		tail := fmt.Sprintf("--seed %d --trials %d --runtime %s --trace replay.jsonl --out replay", seed, r.Trial+1, r.Runtime)
+		var args []string
 		if r.Scenario == "adhoc" {
-			parts := append([]string{"electbench run --algo " + shellQuote(algo) + " --nodes " + strconv.Itoa(r.Nodes)}, shaping...)
-			return strings.Join(append(parts, tail), " ")
-		}
-		arg := scenarios[r.Scenario]
-		if arg == "" {
-			arg = r.Scenario
-			if len(m.Scenarios) == 1 {
-				arg, _, _ = strings.Cut(m.Scenarios[0], "=") // a file holding this scenario
+			algo := r.Algorithm
+			if r.Variant != "" && r.Variant != "default" {
+				algo += "/" + r.Variant
 			}
+			args = []string{"--algo", shellQuote(algo), "--nodes", strconv.Itoa(r.Nodes)}
+		} else {
+			arg := scenarios[r.Scenario]
+			if arg == "" {
+				arg = r.Scenario
+				if len(m.Scenarios) == 1 {
+					arg, _, _ = strings.Cut(m.Scenarios[0], "=") // a file holding this scenario
+				}
+			}
+			args = []string{shellQuote(arg)}
 		}
-		return "electbench run " + shellQuote(arg) + " " + tail
+		// --seed is kept apart from the flags (a nightly run varies it):
+		// the trial's scenario took the run's unless it is its file's own.
+		if seed == m.Seed && seed != defaultRunOptions().seed {
+			args = append(args, "--seed", strconv.FormatUint(seed, 10))
+		}
+		args = append(args, shaping...)
+		args = append(args, "--trial", shellQuote(trialID(r)), "--out", "replay")
+		return "electbench run " + strings.Join(args, " ")
 	}
+}
+
+// flagArgs renders a run flag set to value as it is typed: a string array
+// (--crash) once per element, a boolean as --name or --name=false (a
+// separate "true" would be read as a scenario file).
+func flagArgs(f *pflag.Flag, value string) []string {
+	switch f.Value.Type() {
+	case "stringArray":
+		var out []string
+		for _, v := range stringArray(value) {
+			out = append(out, "--"+f.Name, shellQuote(v))
+		}
+		return out
+	case "bool":
+		if value == "true" {
+			return []string{"--" + f.Name}
+		}
+		return []string{"--" + f.Name + "=" + value}
+	}
+	return []string{"--" + f.Name, shellQuote(value)}
 }
 
 // stringArray reads pflag's rendering of a string array, "[a,b]" in CSV.

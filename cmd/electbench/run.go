@@ -402,7 +402,7 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 	if err := o.report.finish(cmd, o, p.manifest, p.formats, rows, fails, workloads.Signatures(p.specs, rows)); err != nil {
 		return err
 	}
-	if err := printRun(cmd.OutOrStdout(), sum, rows, written, start, o.out); err != nil {
+	if err := printRun(cmd.OutOrStdout(), sum, rows, written, start, o.out, replayCommand(p.manifest)); err != nil {
 		return err
 	}
 	var hashErr error
@@ -438,10 +438,10 @@ func checkRunHashes(cmd *cobra.Command, specs []*workloads.Spec) error {
 	return nil
 }
 
-// printRun prints the summary table, the failing trials under it, and how
-// the run went.
-func printRun(out io.Writer, sum []reports.Group, rows []reports.Row, written int, start time.Time, dir string) error {
-	if err := writeRunTable(out, sum, rows); err != nil {
+// printRun prints the summary table, the failing trials under it with
+// the command replaying each, and how the run went.
+func printRun(out io.Writer, sum []reports.Group, rows []reports.Row, written int, start time.Time, dir string, replay func(*reports.Row) string) error {
+	if err := writeRunTable(out, sum, rows, replay); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "\n%d trials (%d run now) in %v; results in %s\n", len(rows), written, time.Since(start).Round(time.Millisecond), dir)
@@ -496,12 +496,12 @@ func defaultTraced(plan []workloads.Trial) func(workloads.Trial) bool {
 }
 
 // writeRunTable prints the summary table and, under it, the unsafe or not
-// live trials (the first failingTrialsShown).
-func writeRunTable(out io.Writer, sum []reports.Group, rows []reports.Row) error {
+// live trials (the first failingTrialsShown), each with its replay command.
+func writeRunTable(out io.Writer, sum []reports.Group, rows []reports.Row, replay func(*reports.Row) string) error {
 	if err := reports.WriteTable(out, sum); err != nil {
 		return err
 	}
-	return reports.WriteFailingTrials(out, rows, failingTrialsShown)
+	return reports.WriteFailingTrials(out, rows, failingTrialsShown, replay)
 }
 
 // failingTrialsShown caps the unsafe or not live trials listed under the
