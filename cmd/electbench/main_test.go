@@ -24,7 +24,7 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:           "testdata/script",
 		UpdateScripts: os.Getenv("UPDATE_SCRIPTS") == "1",
-		Cmds:          map[string]func(*testscript.TestScript, bool, []string){"exits": cmdExits, "replace": cmdReplace},
+		Cmds:          map[string]func(*testscript.TestScript, bool, []string){"exits": cmdExits, "replace": cmdReplace, "replays": cmdReplays},
 		Setup:         setupExamples,
 	})
 }
