@@ -1,0 +1,84 @@
+package external_test
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/external"
+)
+
+// hostile returns an external algorithm running one of the programs of
+// testdata/hostile with args.
+func hostile(t *testing.T, prog string, timeout time.Duration, args ...string) *nodes.Algorithm {
+	t.Helper()
+	if _, err := os.Stat("/usr/bin/env"); err != nil {
+		t.Fatalf("the hostile programs run under python3 through /usr/bin/env: %v", err)
+	}
+	path, err := filepath.Abs(filepath.Join("testdata", "hostile", prog))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := external.Spec{
+		Name: strings.TrimSuffix(prog, ".py"), Command: append([]string{"python3", path}, args...),
+		Topology: nodes.RingUni, StepTimeout: timeout,
+	}.Algorithm()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &a
+}
+
+// alive reports whether process pid exists and is not a zombie (Linux).
+func alive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	return len(f) > 0 && f[0] != "Z"
+}
+
+// issue 39, item 5: a program's child, in its process group or in a
+// session of its own, holding the program's standard error, neither
+// delays the end of the trial nor outlives it.
+func TestChildrenDieWithTheTrial(t *testing.T) {
+	for _, mode := range []string{"setsid", "group"} {
+		t.Run(mode, func(t *testing.T) {
+			pidfile := filepath.Join(t.TempDir(), "child")
+			a := hostile(t, "forker.py", 5*time.Second, mode, pidfile)
+			done := make(chan error, 1)
+			start := time.Now()
+			go func() {
+				_, err := run(t, a, 3, []int{0})
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatalf("trial: %v", err)
+				}
+			case <-time.After(15 * time.Second):
+				t.Fatalf("the trial has not ended after %v: its end waits for the child", time.Since(start))
+			}
+			for i := range 3 {
+				b, err := os.ReadFile(pidfile + ".n" + strconv.Itoa(i))
+				if err != nil {
+					t.Fatalf("node n%d wrote no child pid: %v", i, err)
+				}
+				pid, err := strconv.Atoi(string(b))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if alive(pid) {
+					t.Errorf("n%d's child, pid %d, survived the trial", i, pid)
+				}
+			}
+		})
+	}
+}
