@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -80,5 +81,56 @@ func TestChildrenDieWithTheTrial(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// issue 39, item 10: a program that writes messages without ending its
+// step fails the trial with a flood error naming the node and the step,
+// as soon as its output passes the bound, not at the step timeout with
+// every message held meanwhile.
+func TestFloodIsAStepError(t *testing.T) {
+	_, err := run(t, hostile(t, "flood.py", 20*time.Second, "stdout"), 3, []int{0})
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, w := range []string{"flood n", "step 2 (start)", "flooded its step: more than 65536 lines in one step"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q lacks %q", err, w)
+		}
+	}
+}
+
+// counter counts the bytes written to it and keeps the last write.
+type counter struct {
+	mu   sync.Mutex
+	n    int
+	last string
+}
+
+func (c *counter) Write(b []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n += len(b)
+	c.last = string(b)
+	return len(b), nil
+}
+
+// issue 39, item 10: a program writing its standard error without end adds
+// at most MaxLogBytes to the run's log, and says where its log stops.
+func TestStderrFloodIsCapped(t *testing.T) {
+	var log counter
+	external.SetLog(&log)
+	defer external.SetLog(nil)
+	_, err := run(t, hostile(t, "flood.py", 2*time.Second, "stderr"), 3, []int{0})
+	if err == nil || !strings.Contains(err.Error(), "did not end its step within the step timeout") {
+		t.Fatalf("error %v, want a step timeout", err)
+	}
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	if log.n > external.MaxLogBytes+64<<10 {
+		t.Errorf("%d bytes logged, more than the bound of %d", log.n, external.MaxLogBytes)
+	}
+	if !strings.Contains(log.last, "the rest is not logged") {
+		t.Errorf("the log ends %q, not with the notice that it stops", log.last)
 	}
 }

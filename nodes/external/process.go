@@ -314,9 +314,17 @@ type tail struct {
 	buf     []byte
 	prefix  string // "alg node: ", or "alg pid N: " before init
 	pending []byte // a line not yet ended
+	logged  int    // bytes copied to the run's log, against MaxLogBytes
 }
 
 const tailSize = 4 << 10
+
+// MaxLogBytes bounds what one program's standard error adds to the run's
+// log (NODE-PROTOCOL.md, "Standard error"): past it the program's lines are
+// no longer logged, once a line says so, and only its tail is kept, for
+// error messages. A program writing without end would otherwise fill the
+// disk (nodes.log grew 3.5 GB in 16 s, issue 39).
+const MaxLogBytes = 4 << 20
 
 func (t *tail) Write(b []byte) (int, error) {
 	t.mu.Lock()
@@ -327,7 +335,7 @@ func (t *tail) Write(b []byte) (int, error) {
 	}
 	logMu.Lock()
 	defer logMu.Unlock()
-	if logOut == nil {
+	if logOut == nil || t.logged > MaxLogBytes {
 		return len(b), nil
 	}
 	t.pending = append(t.pending, b...)
@@ -336,14 +344,30 @@ func (t *tail) Write(b []byte) (int, error) {
 		if i < 0 {
 			break
 		}
-		logOut.Write(append([]byte(t.prefix), t.pending[:i+1]...))
+		t.log(t.pending[:i+1])
 		t.pending = t.pending[i+1:]
 	}
 	if len(t.pending) > tailSize { // a line that never ends: log it in pieces
-		logOut.Write(append(append([]byte(t.prefix), t.pending...), '\n'))
+		t.log(append(t.pending, '\n'))
 		t.pending = t.pending[:0]
 	}
+	if t.logged > MaxLogBytes {
+		t.pending = nil
+	}
 	return len(b), nil
+}
+
+// log copies one line to the run's log, or the notice that the program's
+// share of it is used up. logMu is held.
+func (t *tail) log(line []byte) {
+	if t.logged > MaxLogBytes {
+		return
+	}
+	t.logged += len(line)
+	if t.logged > MaxLogBytes {
+		line = fmt.Appendf(nil, "standard error past %d bytes: the rest is not logged\n", MaxLogBytes)
+	}
+	logOut.Write(append([]byte(t.prefix), line...))
 }
 
 // name sets the prefix of the program's lines in the run's log.
