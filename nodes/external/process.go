@@ -84,8 +84,12 @@ func spawn(argv []string, dir string, timeout time.Duration) (*process, error) {
 		p.waitErr = cmd.Wait()
 		// What the program started in its process group goes with it, at
 		// once: the group's id cannot have been reused by another process
-		// in the instant since the reaping.
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		// in the instant since the reaping. Only when the kill reached
+		// someone is /proc read, to wait for them to be gone.
+		pid := cmd.Process.Pid
+		if syscall.Kill(-pid, syscall.SIGKILL) == nil {
+			waitGone(group(pid), time.Now().Add(stopGrace))
+		}
 		close(p.exited)
 	}()
 	p.w = bufio.NewWriterSize(p.in, 16<<10)
@@ -181,6 +185,13 @@ func (p *process) exitStatus() string {
 		p.kill()
 	}
 	<-p.exited
+	// The last lines of its standard error may still be in the pipe; a
+	// process that left its group and holds the pipe must not keep the
+	// error message waiting, hence the bound.
+	select {
+	case <-p.errDone:
+	case <-time.After(sweepWait):
+	}
 	var st string
 	var ee *exec.ExitError
 	switch {
@@ -262,16 +273,21 @@ func (p *process) sweep() {
 	if held {
 		left := strays(0, p.pipes)
 		killAll(left)
-		deadline := time.Now().Add(stopGrace)
-		for _, pid := range left {
-			for !gone(pid) && time.Now().Before(deadline) {
-				time.Sleep(5 * time.Millisecond)
-			}
-		}
+		waitGone(left, time.Now().Add(stopGrace))
 	}
 	select {
 	case <-p.errDone:
 	case <-time.After(stopGrace):
+	}
+}
+
+// waitGone waits until every process in pids has ended, or the deadline:
+// they are not the harness's children, so they cannot be waited for.
+func waitGone(pids []int, deadline time.Time) {
+	for _, pid := range pids {
+		for !gone(pid) && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
 	}
 }
 

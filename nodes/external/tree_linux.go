@@ -30,12 +30,8 @@ func strays(root int, pipes []uint64) []int {
 		if err != nil || pid == self {
 			continue
 		}
-		if b, err := os.ReadFile(st); err == nil {
-			// pid (comm) state ppid ...: comm may hold spaces.
-			s := string(b)
-			if f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]); len(f) > 1 {
-				parent[pid], _ = strconv.Atoi(f[1])
-			}
+		if f := stat(pid); len(f) > 1 {
+			parent[pid], _ = strconv.Atoi(f[1])
 		}
 		if holds(dir, held) {
 			out = append(out, pid)
@@ -92,11 +88,33 @@ func inode(f *os.File) uint64 {
 // gone reports whether process pid has ended: absent, or a zombie that
 // only its new parent can reap.
 func gone(pid int) bool {
+	f := stat(pid)
+	return len(f) == 0 || f[0] == "Z"
+}
+
+// group lists the processes of process group pgid, zombies left out.
+func group(pgid int) []int {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	var out []int
+	for _, st := range stats {
+		pid, err := strconv.Atoi(filepath.Base(filepath.Dir(st)))
+		if err != nil {
+			continue
+		}
+		if f := stat(pid); len(f) > 2 && f[0] != "Z" && f[2] == strconv.Itoa(pgid) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// stat returns the fields of /proc/PID/stat after the command's name:
+// state, ppid, pgrp, ...; nil if the process is gone.
+func stat(pid int) []string {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return true
+		return nil
 	}
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	return len(f) == 0 || f[0] == "Z"
+	s := string(b) // pid (comm) state ...: comm may hold spaces
+	return strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
 }
