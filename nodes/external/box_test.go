@@ -134,3 +134,34 @@ func TestStderrFloodIsCapped(t *testing.T) {
 		t.Errorf("the log ends %q, not with the notice that it stops", log.last)
 	}
 }
+
+// issue 39, item 5: Ctrl-C (Interrupt) ends a step in progress at once,
+// not at its step timeout: a program stuck in a step does not hold the run.
+func TestInterruptEndsAStep(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "stalled")
+	a := hostile(t, "stall.py", time.Minute, marker)
+	done := make(chan error, 1)
+	go func() {
+		_, err := run(t, a, 3, []int{0})
+		done <- err
+	}()
+	for {
+		if _, err := os.Stat(marker); err == nil {
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("the trial ended before its program stalled: %v", err)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	external.Interrupt()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "step 2 (start)") {
+			t.Fatalf("error %v, want the start step's", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the trial still runs 20 s after Interrupt, with a step timeout of a minute")
+	}
+}

@@ -94,7 +94,31 @@ func spawn(argv []string, dir string, timeout time.Duration) (*process, error) {
 	}()
 	p.w = bufio.NewWriterSize(p.in, 16<<10)
 	p.r = bufio.NewReaderSize(p.out, 16<<10)
+	running.Lock()
+	running.procs[p] = struct{}{}
+	running.Unlock()
 	return p, nil
+}
+
+// running are the programs spawned and not yet stopped, for Interrupt.
+var running = struct {
+	sync.Mutex
+	procs map[*process]struct{}
+}{procs: map[*process]struct{}{}}
+
+// Interrupt ends every step in progress at once, as if its step timeout
+// had passed: the command line calls it on Ctrl-C, whose trials are
+// abandoned, so that a program stuck in a step does not hold the run for
+// up to its step timeout (the simulator looks at the interrupt only
+// between steps). Steps begun afterwards have their usual timeout.
+func Interrupt() {
+	running.Lock()
+	defer running.Unlock()
+	now := time.Now()
+	for p := range running.procs {
+		p.out.SetReadDeadline(now)
+		p.in.SetWriteDeadline(now)
+	}
 }
 
 // errTimeout is a step that did not end within the step timeout.
@@ -231,6 +255,9 @@ func (p *process) stop(deadline time.Time) {
 	}
 	<-p.exited
 	p.sweep()
+	running.Lock()
+	delete(running.procs, p)
+	running.Unlock()
 	p.out.Close()
 	p.errOut.Close()
 }
