@@ -94,23 +94,50 @@ func registerExternal(cmd *cobra.Command, o *runOptions) (func(), error) {
 
 // lazyFile is a log file opened for appending on its first write, so that
 // runs without node programs leave none. The external package serialises
-// its writes.
+// its writes. Past max bytes (0: maxNodesLog) it is rotated: renamed
+// PATH.1, replacing the one before, and begun again, so that the run's
+// log takes at most twice max whatever its programs write
+// (NODE-PROTOCOL.md, "Standard error").
 type lazyFile struct {
 	path string
+	max  int64
 	f    *os.File
+	size int64 // bytes in f
 	err  error
 }
 
+// maxNodesLog is where nodes.log is rotated.
+const maxNodesLog = 64 << 20
+
 func (l *lazyFile) Write(b []byte) (int, error) {
+	limit := l.max
+	if limit == 0 {
+		limit = maxNodesLog
+	}
+	if l.f != nil && l.size > 0 && l.size+int64(len(b)) > limit {
+		l.f.Close()
+		l.f, l.size = nil, 0
+		if err := os.Rename(l.path, l.path+".1"); err != nil {
+			l.err = fmt.Errorf("rotating %s: %w", l.path, err)
+		}
+	}
 	if l.f == nil && l.err == nil {
 		if l.err = os.MkdirAll(filepath.Dir(l.path), 0o755); l.err == nil {
 			l.f, l.err = os.OpenFile(l.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		}
+		if l.err == nil {
+			// A resumed run appends to the log of the run before.
+			if st, err := l.f.Stat(); err == nil {
+				l.size = st.Size()
+			}
 		}
 	}
 	if l.err != nil {
 		return 0, l.err
 	}
-	return l.f.Write(b)
+	n, err := l.f.Write(b)
+	l.size += int64(n)
+	return n, err
 }
 
 func (l *lazyFile) close() {

@@ -9,6 +9,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/electbench/electbench/nodes/external"
 )
 
 // interruptSignals stop a run: Ctrl-C, SIGTERM (a scheduler's stop) and
@@ -38,6 +40,7 @@ func watchInterrupts(parent context.Context, w io.Writer, what string) (context.
 		case sig := <-sigs:
 			fmt.Fprintf(w, "\n%s: stopping %s, keeping what has finished (%s again to quit at once)\n", sigName(sig), what, sigName(sig))
 			cancel()
+			external.Interrupt() // a node program stuck in a step
 		case <-stopped:
 			return
 		}

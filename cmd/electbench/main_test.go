@@ -36,12 +36,18 @@ var crGo struct {
 }
 
 // setupExamples points scripts at the example node programs of
-// examples/nodes ($EXAMPLES), with the Go one built once ($CRGO).
+// examples/nodes ($EXAMPLES), with the Go one built once ($CRGO), and at
+// the hostile ones of nodes/external/testdata/hostile ($HOSTILE).
 func setupExamples(env *testscript.Env) error {
 	dir, err := filepath.Abs("../../examples/nodes")
 	if err != nil {
 		return err
 	}
+	hostile, err := filepath.Abs("../../nodes/external/testdata/hostile")
+	if err != nil {
+		return err
+	}
+	env.Setenv("HOSTILE", hostile)
 	crGo.once.Do(func() {
 		bin, err := os.MkdirTemp("", "electbench-cr-go")
 		if err != nil {

@@ -23,10 +23,10 @@
 // nodes.Message whose A is the handle of its body, held for the trial by
 // the adapter, and whose B is the body's size, which is what it is
 // charged; a live node puts the body itself on the wire
-// (nodes.BodyCarrier). A node that misbehaves (garbage, a bad action, an
-// exit, a step that never ends) makes the machine fail (nodes.Fallible):
-// the runtime ends the trial with an error naming the node, the step and
-// the line or exit status. Machines are io.Closers: closing the last of a
+// (nodes.BodyCarrier). A node that misbehaves (garbage, a bad action, a
+// flood of output in one step, an exit, a step that never ends) makes the
+// machine fail (nodes.Fallible): the runtime ends the trial with an error
+// naming the node, the step and the line or exit status. Machines are io.Closers: closing the last of a
 // trial's stops and reaps every program it spawned.
 //
 // Probe drives one program line by line outside any trial, for the

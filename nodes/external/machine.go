@@ -82,6 +82,40 @@ type node struct {
 	kinds  map[string]nodes.Kind   // types seen, by name
 	timers map[string]nodes.TimerID
 	inited bool
+	// The step's output so far, against MaxStepLines and MaxStepBytes.
+	stepLines int
+	stepBytes int
+}
+
+// MaxStepLines bounds the lines (messages, actions and notes together) a
+// node writes in one step, and MaxStepBytes their bytes: the adapter holds
+// a step's messages until the step ends, so without a bound a program
+// could fill the harness's memory within one step timeout. A node that
+// broadcasts several times in a step stays far below either
+// (NODE-PROTOCOL.md, "Mistakes"); stepLinesPerNode raises the line bound
+// for clusters so large that a few broadcasts would reach it.
+const (
+	MaxStepLines     = 1 << 16
+	MaxStepBytes     = 64 << 20
+	stepLinesPerNode = 4
+)
+
+// errFlood is a step whose output went past MaxStepLines or MaxStepBytes.
+var errFlood = errors.New("flooded its step")
+
+// counted adds a line the node wrote to its step's output, and fails once
+// the output is past its bound.
+func (n *node) counted(raw []byte) error {
+	n.stepLines++
+	n.stepBytes += len(raw) + 1
+	most := max(MaxStepLines, stepLinesPerNode*n.ts.cfg.N)
+	if n.stepLines > most {
+		return fmt.Errorf("%w: more than %d lines in one step", errFlood, most)
+	}
+	if n.stepBytes > MaxStepBytes {
+		return fmt.Errorf("%w: more than %d bytes in one step", errFlood, MaxStepBytes)
+	}
+	return nil
 }
 
 // newNode spawns the program at once, so that a trial's programs boot side
@@ -359,6 +393,7 @@ func (n *node) init(env nodes.Env) error {
 		n.maint[m] = true
 	}
 	n.step++
+	n.stepLines, n.stepBytes = 0, 0
 	if err := n.proc.send(line); err != nil {
 		return n.writeErr(err)
 	}
@@ -367,6 +402,9 @@ func (n *node) init(env nodes.Env) error {
 		raw, err := n.proc.readLine()
 		if err != nil {
 			return n.readErr(raw, err)
+		}
+		if err := n.counted(raw); err != nil {
+			return err
 		}
 		o, err := parseOutput(raw, n.name)
 		if err != nil {
@@ -394,6 +432,7 @@ func (n *node) init(env nodes.Env) error {
 func (n *node) run(env nodes.Env, event string, in []byte) {
 	n.step++
 	n.event = event
+	n.stepLines, n.stepBytes = 0, 0
 	if err := n.proc.send(in); err != nil {
 		n.fail(n.writeErr(err))
 		return
@@ -403,6 +442,10 @@ func (n *node) run(env nodes.Env, event string, in []byte) {
 		raw, err := n.proc.readLine()
 		if err != nil {
 			n.fail(n.readErr(raw, err))
+			return
+		}
+		if err := n.counted(raw); err != nil {
+			n.fail(err)
 			return
 		}
 		o, err := parseOutput(raw, n.name)

@@ -33,16 +33,22 @@ type process struct {
 	r       *bufio.Reader
 	line    []byte // the line being read, when longer than r's buffer
 	stderr  *tail
+	errOut  *os.File      // the read end of its standard error, copied to stderr
+	errDone chan struct{} // closed once errOut has reached its end
+	pipes   []uint64      // the inodes of its three pipes, to find who holds them
 	timeout time.Duration
 	exited  chan struct{} // closed once Wait has returned
 	waitErr error         // Wait's result, once exited is closed
 	stopped sync.Once
 }
 
-// spawn starts argv with its standard input and output as pipes. The child
-// dies with the harness (Pdeathsig on Linux, procattr_*.go) and runs in a
-// process group of its own, so that stopping it reaches what it started
-// and a Ctrl-C at the terminal reaches only the harness, which stops it.
+// spawn starts argv with its standard input, output and error as pipes.
+// The child dies with the harness (Pdeathsig on Linux, procattr_*.go) and
+// runs in a process group of its own, so that stopping it reaches what it
+// started and a Ctrl-C at the terminal reaches only the harness, which
+// stops it. Its standard error is a pipe the adapter reads itself, not an
+// io.Writer that exec copies: Wait would then wait for the copy, that is
+// for every process holding the pipe, a grandchild's whole life.
 func spawn(argv []string, dir string, timeout time.Duration) (*process, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("empty command")
@@ -50,34 +56,69 @@ func spawn(argv []string, dir string, timeout time.Duration) (*process, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.SysProcAttr = procAttr()
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		return nil, fmt.Errorf("pipe: %w", err)
+	var ends [6]*os.File // read, write of stdin, stdout, stderr
+	for i := 0; i < len(ends); i += 2 {
+		r, w, err := os.Pipe()
+		if err != nil {
+			closeAll(ends[:i])
+			return nil, fmt.Errorf("pipe: %w", err)
+		}
+		ends[i], ends[i+1] = r, w
 	}
-	outR, outW, err := os.Pipe()
+	p := &process{cmd: cmd, in: ends[1], out: ends[2], errOut: ends[4], stderr: &tail{}, timeout: timeout,
+		exited: make(chan struct{}), errDone: make(chan struct{})}
+	p.pipes = []uint64{inode(ends[0]), inode(ends[2]), inode(ends[4])}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = ends[0], ends[3], ends[5]
+	err := cmd.Start()
+	closeAll([]*os.File{ends[0], ends[3], ends[5]})
 	if err != nil {
-		inR.Close()
-		inW.Close()
-		return nil, fmt.Errorf("pipe: %w", err)
-	}
-	p := &process{cmd: cmd, in: inW, out: outR, stderr: &tail{}, timeout: timeout, exited: make(chan struct{})}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, p.stderr
-	err = cmd.Start()
-	inR.Close()
-	outW.Close()
-	if err != nil {
-		inW.Close()
-		outR.Close()
+		closeAll([]*os.File{ends[1], ends[2], ends[4]})
 		return nil, fmt.Errorf("start %s: %w", strings.Join(argv, " "), err)
 	}
 	p.stderr.name(fmt.Sprintf("%s pid %d: ", filepath.Base(argv[0]), cmd.Process.Pid))
 	go func() {
+		io.Copy(p.stderr, p.errOut)
+		close(p.errDone)
+	}()
+	go func() {
 		p.waitErr = cmd.Wait()
+		// What the program started in its process group goes with it, at
+		// once: the group's id cannot have been reused by another process
+		// in the instant since the reaping. Only when the kill reached
+		// someone is /proc read, to wait for them to be gone.
+		pid := cmd.Process.Pid
+		if syscall.Kill(-pid, syscall.SIGKILL) == nil {
+			waitGone(group(pid), time.Now().Add(stopGrace))
+		}
 		close(p.exited)
 	}()
-	p.w = bufio.NewWriterSize(inW, 16<<10)
-	p.r = bufio.NewReaderSize(outR, 16<<10)
+	p.w = bufio.NewWriterSize(p.in, 16<<10)
+	p.r = bufio.NewReaderSize(p.out, 16<<10)
+	running.Lock()
+	running.procs[p] = struct{}{}
+	running.Unlock()
 	return p, nil
+}
+
+// running are the programs spawned and not yet stopped, for Interrupt.
+var running = struct {
+	sync.Mutex
+	procs map[*process]struct{}
+}{procs: map[*process]struct{}{}}
+
+// Interrupt ends every step in progress at once, as if its step timeout
+// had passed: the command line calls it on Ctrl-C, whose trials are
+// abandoned, so that a program stuck in a step does not hold the run for
+// up to its step timeout (the simulator looks at the interrupt only
+// between steps). Steps begun afterwards have their usual timeout.
+func Interrupt() {
+	running.Lock()
+	defer running.Unlock()
+	now := time.Now()
+	for p := range running.procs {
+		p.out.SetReadDeadline(now)
+		p.in.SetWriteDeadline(now)
+	}
 }
 
 // errTimeout is a step that did not end within the step timeout.
@@ -168,6 +209,13 @@ func (p *process) exitStatus() string {
 		p.kill()
 	}
 	<-p.exited
+	// The last lines of its standard error may still be in the pipe; a
+	// process that left its group and holds the pipe must not keep the
+	// error message waiting, hence the bound.
+	select {
+	case <-p.errDone:
+	case <-time.After(sweepWait):
+	}
 	var st string
 	var ee *exec.ExitError
 	switch {
@@ -206,14 +254,81 @@ func (p *process) stop(deadline time.Time) {
 		p.kill()
 	}
 	<-p.exited
+	p.sweep()
+	running.Lock()
+	delete(running.procs, p)
+	running.Unlock()
 	p.out.Close()
+	p.errOut.Close()
 }
 
-// kill sends SIGKILL to the program's process group.
+// kill sends SIGKILL to the program, its process group and every process
+// descending from it, found before the program dies and its children are
+// reparented.
 func (p *process) kill() {
-	if p.cmd.Process != nil {
-		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-		p.cmd.Process.Kill()
+	if p.cmd.Process == nil {
+		return
+	}
+	pid := p.cmd.Process.Pid
+	select {
+	case <-p.exited:
+	default:
+		killAll(strays(pid, nil))
+	}
+	syscall.Kill(-pid, syscall.SIGKILL)
+	p.cmd.Process.Kill()
+}
+
+// sweepWait is how long the program's output and error pipes may stay
+// open after it has been reaped before the processes holding them are
+// looked for: they close at once when nothing of the program is left.
+const sweepWait = 50 * time.Millisecond
+
+// sweep ends what is left of a reaped program: a process that left its
+// process group (setsid) and still holds its standard output or error is
+// killed, and waited for until it has gone, then the rest of its standard
+// error is logged.
+func (p *process) sweep() {
+	p.out.SetReadDeadline(time.Now().Add(sweepWait))
+	_, err := io.Copy(io.Discard, p.out)
+	held := err != nil // a deadline: someone still holds the write end
+	select {
+	case <-p.errDone:
+	case <-time.After(sweepWait):
+		held = true
+	}
+	if held {
+		left := strays(0, p.pipes)
+		killAll(left)
+		waitGone(left, time.Now().Add(stopGrace))
+	}
+	select {
+	case <-p.errDone:
+	case <-time.After(stopGrace):
+	}
+}
+
+// waitGone waits until every process in pids has ended, or the deadline:
+// they are not the harness's children, so they cannot be waited for.
+func waitGone(pids []int, deadline time.Time) {
+	for _, pid := range pids {
+		for !gone(pid) && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+}
+
+// killAll sends SIGKILL to every process in pids.
+func killAll(pids []int) {
+	for _, pid := range pids {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+// closeAll closes every file in fs.
+func closeAll(fs []*os.File) {
+	for _, f := range fs {
+		f.Close()
 	}
 }
 
@@ -242,9 +357,17 @@ type tail struct {
 	buf     []byte
 	prefix  string // "alg node: ", or "alg pid N: " before init
 	pending []byte // a line not yet ended
+	logged  int    // bytes copied to the run's log, against MaxLogBytes
 }
 
 const tailSize = 4 << 10
+
+// MaxLogBytes bounds what one program's standard error adds to the run's
+// log (NODE-PROTOCOL.md, "Standard error"): past it the program's lines are
+// no longer logged, once a line says so, and only its tail is kept, for
+// error messages. A program writing without end would otherwise fill the
+// disk (nodes.log grew 3.5 GB in 16 s, issue 39).
+const MaxLogBytes = 4 << 20
 
 func (t *tail) Write(b []byte) (int, error) {
 	t.mu.Lock()
@@ -255,7 +378,7 @@ func (t *tail) Write(b []byte) (int, error) {
 	}
 	logMu.Lock()
 	defer logMu.Unlock()
-	if logOut == nil {
+	if logOut == nil || t.logged > MaxLogBytes {
 		return len(b), nil
 	}
 	t.pending = append(t.pending, b...)
@@ -264,14 +387,30 @@ func (t *tail) Write(b []byte) (int, error) {
 		if i < 0 {
 			break
 		}
-		logOut.Write(append([]byte(t.prefix), t.pending[:i+1]...))
+		t.log(t.pending[:i+1])
 		t.pending = t.pending[i+1:]
 	}
 	if len(t.pending) > tailSize { // a line that never ends: log it in pieces
-		logOut.Write(append(append([]byte(t.prefix), t.pending...), '\n'))
+		t.log(append(t.pending, '\n'))
 		t.pending = t.pending[:0]
 	}
+	if t.logged > MaxLogBytes {
+		t.pending = nil
+	}
 	return len(b), nil
+}
+
+// log copies one line to the run's log, or the notice that the program's
+// share of it is used up. logMu is held.
+func (t *tail) log(line []byte) {
+	if t.logged > MaxLogBytes {
+		return
+	}
+	t.logged += len(line)
+	if t.logged > MaxLogBytes {
+		line = fmt.Appendf(nil, "standard error past %d bytes: the rest is not logged\n", MaxLogBytes)
+	}
+	logOut.Write(append([]byte(t.prefix), line...))
 }
 
 // name sets the prefix of the program's lines in the run's log.

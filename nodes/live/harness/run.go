@@ -384,6 +384,7 @@ func (lt *liveTrial) execute(ctx context.Context) {
 	defer stop.Stop()
 	recheck := time.NewTimer(time.Hour)
 	defer recheck.Stop()
+	graced := false // the deadline was put off by stepGrace
 	for {
 		lt.clock.runDue()
 		if st.atRest(lt.now(), lt.T, lt.clock.pending) {
@@ -408,12 +409,21 @@ func (lt *liveTrial) execute(ctx context.Context) {
 			if st.passedBudget(lt.log.steps, lt.log.inFlight, lt.now()) {
 				return
 			}
+			if graced && st.stepFailed {
+				st.atDeadline = st.unsettled(lt.clock.pending)
+				return
+			}
 		case f := <-lt.clock.actions:
 			lt.clock.pending--
 			st.electionEvent(lt.now()) // a fault starting or healing, a detection
 			f()
 		case <-recheck.C:
 		case <-stop.C:
+			if g := lt.stepGrace(); g > 0 && !graced {
+				graced = true
+				stop.Reset(g)
+				continue
+			}
 			st.atDeadline = st.unsettled(lt.clock.pending)
 			return
 		case <-ctx.Done():
@@ -421,6 +431,24 @@ func (lt *liveTrial) execute(ctx context.Context) {
 			return
 		}
 	}
+}
+
+// stepGrace is how long past its deadline a trial of a node program waits
+// when a process has not answered a command: its program may be stuck in
+// a step, and the node reports that step's failure once the step timeout
+// has passed, naming the node and the step, where the deadline alone would
+// say only "not settled". 0 when no command is unanswered.
+func (lt *liveTrial) stepGrace() time.Duration {
+	ext, st := lt.cfg.Algorithm.External, lt.settle
+	if ext == nil || st.stepFailed {
+		return 0
+	}
+	for p, e := range st.expect {
+		if e > 0 && !lt.procs.gone[p] {
+			return ext.StepTimeout + time.Second // the report's way back
+		}
+	}
+	return 0
 }
 
 // handle processes one line (or the end) of a node.
@@ -472,6 +500,7 @@ func (lt *liveTrial) handle(rep nodeReport) {
 		p.stopped = true
 	case "error":
 		lt.fail("node %d: %s", p.pos, r.Error)
+		lt.settle.stepFailed = true
 	case "hello":
 		if ps.restarting[p.pos] && current {
 			if err := ps.hello(p, r); err != nil {
@@ -743,7 +772,7 @@ func (lt *liveTrial) reconcile() {
 				lt.fail("%d %s messages dropped: no link was up", d, nodes.Kind(k))
 			}
 		}
-		if !st.quiescent && !lt.cfg.Algorithm.NeverRests() && st.atDeadline != "" {
+		if !st.quiescent && !lt.cfg.Algorithm.NeverRests() && st.atDeadline != "" && !st.stepFailed {
 			lt.fail("not settled by the deadline: %s", st.atDeadline)
 		}
 		if st.quiescent {

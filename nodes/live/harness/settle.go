@@ -35,6 +35,9 @@ type settling struct {
 	atDeadline string             // what had not settled when the deadline passed
 	budget     trial.Budget       // trial.Config.BudgetOrDefault
 	overBudget *trial.BudgetError // set when the machines passed it (passedBudget)
+	// stepFailed: a node reported that its machine failed (an external
+	// program's step): the trial failed, whatever had not settled.
+	stepFailed bool
 }
 
 // init sizes the per-position counts once the processes are identified.
