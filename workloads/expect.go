@@ -20,7 +20,7 @@ import (
 // faultFree is ALGORITHMS.md's figure for the configuration without faults,
 // which "at-most theory*K" scales.
 func checkTrial(e chaos.Expect, row *reports.Row, faultFree nodes.Theory) string {
-	if !e.Safety && e.Liveness == nil && e.Messages == nil {
+	if !e.Safety && !e.Correct && e.Liveness == nil && e.Messages == nil {
 		if e.OverTrials() {
 			return "pass" // judged over the trials by CheckRun
 		}
@@ -30,6 +30,9 @@ func checkTrial(e chaos.Expect, row *reports.Row, faultFree nodes.Theory) string
 	var fails []string
 	if e.Safety && row.SafetyViolations > 0 {
 		fails = append(fails, fmt.Sprintf("safety always: %d violation(s), first %s", row.SafetyViolations, row.Violation))
+	}
+	if e.Correct && !row.Correct {
+		fails = append(fails, "correct always: "+incorrect(row))
 	}
 	if e.Liveness != nil {
 		bound := e.Liveness.Of(T)
@@ -71,6 +74,22 @@ func checkTrial(e chaos.Expect, row *reports.Row, faultFree nodes.Theory) string
 		return "pass"
 	}
 	return "fail: " + strings.Join(fails, "; ")
+}
+
+// incorrect says why a trial is not correct: its first recorded
+// violation, or, in a trial that recorded none (safe and live), the
+// leader every live process decided, which the checker does not take
+// for rightful (it crashed, or a live process outranks it).
+func incorrect(row *reports.Row) string {
+	switch {
+	case row.Error != "":
+		return "the trial failed: " + row.Error
+	case row.Violation != "":
+		return "not correct, first " + row.Violation
+	case row.Leader != "":
+		return "every live process decided " + row.Leader + ", not the rightful leader (it is down, or a live process outranks it)"
+	}
+	return "no common leader was decided"
 }
 
 // inT formats a time in seconds with its value in units of T.
