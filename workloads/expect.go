@@ -31,9 +31,6 @@ func checkTrial(e chaos.Expect, row *reports.Row, faultFree nodes.Theory) string
 	if e.Safety && row.SafetyViolations > 0 {
 		fails = append(fails, fmt.Sprintf("safety always: %d violation(s), first %s", row.SafetyViolations, row.Violation))
 	}
-	if e.Correct && !row.Correct {
-		fails = append(fails, "correct always: "+incorrect(row))
-	}
 	if e.Liveness != nil {
 		bound := e.Liveness.Of(T)
 		switch {
@@ -50,6 +47,11 @@ func checkTrial(e chaos.Expect, row *reports.Row, faultFree nodes.Theory) string
 		case time.Duration(math.Round(row.DecidedS.V*1e9)) > bound:
 			fails = append(fails, fmt.Sprintf("liveness within %s: decided after %s", e.Liveness.Text, inT(row.DecidedS.V, row.DecidedT)))
 		}
+	}
+	// After liveness: a trial that is not live is not correct either, and
+	// its first failure is then the liveness one, the story it tells.
+	if e.Correct && !row.Correct {
+		fails = append(fails, "correct always: "+incorrect(row))
 	}
 	if c := e.Messages; c != nil {
 		limit, what := c.Max, c.Text

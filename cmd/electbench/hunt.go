@@ -175,7 +175,7 @@ func runHunt(cmd *cobra.Command, o huntOptions, args []string) error {
 func covered(st hunt.Stats) string {
 	s := ""
 	if st.Beyond > 0 {
-		s += fmt.Sprintf("; %d violations beyond the model (a message outlasted D: overruns; --beyond-model writes them)", st.Beyond)
+		s += fmt.Sprintf("; %d violations beyond the model (a message outlasted D, nobody left alive, no majority up, or no initiator told; --beyond-model writes them)", st.Beyond)
 	}
 	if st.Invalid > 0 {
 		s += fmt.Sprintf("; %d candidates refused by the scenario checks", st.Invalid)
