@@ -297,6 +297,7 @@ expect:
 	if s.Expect.Messages.Theory != 2 || s.Expect.Turnaround.Q != 95 || !s.Expect.Safety || !s.Expect.Correct || s.Expect.Liveness.Text != "50T" {
 		t.Errorf("expect %+v", s.Expect)
 	}
+	roundTrip(t, s) // every expectation, correct among them, is written back
 	if !s.Has("faults[2].toxicity") || s.Has("faults[3].toxicity") {
 		t.Error("Has does not tell written fields from defaults")
 	}
