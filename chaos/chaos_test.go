@@ -265,6 +265,7 @@ faults:
     at: 40T
 expect:
   safety: always
+  correct: always
   liveness: within 50T
   messages: at-most theory*2
   turnaround: p95 < 30T
@@ -293,9 +294,10 @@ expect:
 	if l.Direction != "out" || l.Toxicity != 0.5 || l.Compile(time.Millisecond).Link.(trial.Delay).Jitter != time.Millisecond {
 		t.Errorf("latency %+v", l)
 	}
-	if s.Expect.Messages.Theory != 2 || s.Expect.Turnaround.Q != 95 || !s.Expect.Safety || s.Expect.Liveness.Text != "50T" {
+	if s.Expect.Messages.Theory != 2 || s.Expect.Turnaround.Q != 95 || !s.Expect.Safety || !s.Expect.Correct || s.Expect.Liveness.Text != "50T" {
 		t.Errorf("expect %+v", s.Expect)
 	}
+	roundTrip(t, s) // every expectation, correct among them, is written back
 	if !s.Has("faults[2].toxicity") || s.Has("faults[3].toxicity") {
 		t.Error("Has does not tell written fields from defaults")
 	}

@@ -13,6 +13,11 @@ type Expect struct {
 	// Safety "always": no trial records a safety violation (a wrong
 	// leader, two live leaders at once, two Normal processes disagreeing).
 	Safety bool
+	// Correct "always": every trial is correct (the row's correct column):
+	// every live process decided the same leader, the one the checker
+	// takes for rightful. A trial can be safe and live and still not
+	// correct: every process believing a leader that crashed.
+	Correct bool
 	// Liveness "within D": in every trial every live process decides, the
 	// run comes to rest, and the last decision is at most D after the first
 	// initiation.
@@ -32,7 +37,7 @@ type Expect struct {
 
 // IsZero reports whether nothing is expected.
 func (e Expect) IsZero() bool {
-	return !e.Safety && e.Liveness == nil && e.Messages == nil && e.Turnaround == nil && len(e.Columns) == 0
+	return !e.Safety && !e.Correct && e.Liveness == nil && e.Messages == nil && e.Turnaround == nil && len(e.Columns) == 0
 }
 
 // OverTrials reports whether something is judged over the trials of an
@@ -53,7 +58,8 @@ type Percentile struct {
 	Text  string
 }
 
-func parseSafety(s string) (bool, error) {
+// parseAlways reads the one value safety and correct take.
+func parseAlways(s string) (bool, error) {
 	if strings.TrimSpace(s) != "always" {
 		return false, fmt.Errorf("want always, got %q", s)
 	}

@@ -192,12 +192,24 @@ var expectFields = []field[Expect]{
 		doc: "no trial records a safety violation: a wrong leader, two live leaders at once, two Normal processes disagreeing",
 		dec: func(d *decoder, n *yaml.Node, path string, e *Expect) {
 			if v, ok := d.text(n, path); ok {
-				b, err := parseSafety(v)
+				b, err := parseAlways(v)
 				if err != nil {
 					d.errorf(n, path, "%v", err)
 					return
 				}
 				e.Safety = b
+			}
+		}},
+	{name: "correct", typ: "`always`", def: "not checked",
+		doc: "every trial is correct (the `correct` column): every live process decided the same leader, the rightful one (the live process of highest rank; for a quorum algorithm one a majority believes); a trial can be safe and live and not correct, every process believing a leader that crashed",
+		dec: func(d *decoder, n *yaml.Node, path string, e *Expect) {
+			if v, ok := d.text(n, path); ok {
+				b, err := parseAlways(v)
+				if err != nil {
+					d.errorf(n, path, "%v", err)
+					return
+				}
+				e.Correct = b
 			}
 		}},
 	{name: "liveness", typ: "`within DURATION`", def: "not checked",

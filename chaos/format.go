@@ -181,6 +181,12 @@ func attachExpect() {
 			}
 			return textNode("always")
 		},
+		"correct": func(e *Expect) *yaml.Node {
+			if !e.Correct {
+				return nil
+			}
+			return textNode("always")
+		},
 		"liveness": func(e *Expect) *yaml.Node {
 			if e.Liveness == nil {
 				return nil

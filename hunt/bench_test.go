@@ -69,6 +69,7 @@ var plantedBugs = []search{
 	{"ring-inaccurate-detector", "name: r\nalgorithms: [ring, chang-roberts]\nnodes: 3..8\n", []string{"suspect"}, nil, HealSometimes, "safety", "", false},
 	{"raft-amnesia", amnesiac, []string{"crash"}, nil, HealAlways, "safety", "", false},
 	{"bully-without-t2", "", []string{"crash"}, []string{"constant"}, HealNever, "liveness", "bully_no_t2", false},
+	{"bully-ignoring-suspect", "", []string{"crash"}, []string{"constant"}, HealNever, "correct", "bully_no_suspect", false},
 }
 
 // builtinText is the text of a built-in scenario file.

@@ -12,13 +12,19 @@ import (
 	"github.com/electbench/electbench/workloads"
 )
 
-// programs are the planted node programs of issue 38 (docs/NODE-PROTOCOL.md):
-// bully_no_t2.py is the example bully (examples/nodes/bully.py) that never
-// arms T2, so a process that got an OK waits for ever for a COORDINATOR
-// its sender crashed before sending. It breaks liveness under crashes
-// alone, at constant latency (bully's model: T1 = 2T covers the round
-// trip), where the example itself holds (HUNT.md).
-var programs = []string{"bully_no_t2"}
+// programs are the planted node programs of issue 38 (docs/NODE-PROTOCOL.md),
+// each with the property it breaks under crashes alone, at constant
+// latency (bully's model: T1 = 2T covers the round trip), where the example
+// bully (examples/nodes/bully.py) holds (HUNT.md):
+//   - bully_no_t2.py never arms T2, so a process that got an OK waits for
+//     ever for a COORDINATOR its sender crashed before sending: liveness;
+//   - bully_no_suspect.py ignores SUSPECT, so when the leader crashes
+//     after its election every live process goes on believing it: safe
+//     and live, only not correct.
+var programs = []struct{ program, property string }{
+	{"bully_no_t2", "liveness"},
+	{"bully_no_suspect", "correct"},
+}
 
 // programBase is the base scenario of a planted program: the program on
 // the complete topology, judged against bully's figures, 3 to 5 processes.
@@ -44,15 +50,15 @@ func programSpace(t testing.TB, program string) *Space {
 }
 
 // TestPlantedProgramsAreFoundAndShrunk: each planted program is found
-// within 100 candidates from a fault-free start (liveness, --kinds
+// within 100 candidates from a fault-free start (its property, --kinds
 // crash), and its counterexample shrinks to at most 2 faults and 5
 // processes that still fail the same way and replay 10/10 with the trace
 // hash the shrunk file carries.
 func TestPlantedProgramsAreFoundAndShrunk(t *testing.T) {
 	ctx := context.Background()
-	for _, program := range programs {
-		t.Run(program, func(t *testing.T) {
-			f, st := hunt(t, Options{Space: programSpace(t, program), Property: Property{Name: "liveness"}, Trials: 100, Seed: 1})
+	for _, c := range programs {
+		t.Run(c.program, func(t *testing.T) {
+			f, st := hunt(t, Options{Space: programSpace(t, c.program), Property: Property{Name: c.property}, Trials: 100, Seed: 1})
 			if f == nil {
 				t.Fatalf("nothing found in %d trials (%d states)", st.Trials, st.States)
 			}
@@ -61,8 +67,8 @@ func TestPlantedProgramsAreFoundAndShrunk(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if p.Violation.Property != "liveness" {
-				t.Fatalf("picked violation %s, want liveness", p.Violation)
+			if p.Violation.Property != c.property {
+				t.Fatalf("picked violation %s, want %s", p.Violation, c.property)
 			}
 			r, err := shrink.Shrink(ctx, p, nil)
 			if err != nil {

@@ -18,7 +18,8 @@ import (
 // candidate would fail that expectation (workloads.CheckRun), so that the
 // counterexample's own expect: names the violation.
 type Property struct {
-	// Name is verdict (safe and live), safety, liveness, expect (the base
+	// Name is verdict (safe, live and correct: the row's verdict, as the
+	// report words it), safety, liveness, correct, expect (the base
 	// scenario's own expectations) or column (a condition on a numeric
 	// column of results.csv, Column and Found).
 	Name string
@@ -33,7 +34,7 @@ type Property struct {
 }
 
 // Properties are the names --property takes, a column condition aside.
-var Properties = []string{"verdict", "safety", "liveness", "expect"}
+var Properties = []string{"verdict", "safety", "liveness", "correct", "expect"}
 
 // ParseProperty reads --property: one of Properties, or COLUMN OP V with
 // a numeric column of results.csv and one of <, <=, >, >= (the
@@ -89,8 +90,10 @@ func (p Property) expectation(deadline string, base *yaml.Node) *yaml.Node {
 		return mapping("safety", "always")
 	case "liveness":
 		return mapping("liveness", "within "+deadline)
+	case "correct":
+		return mapping("correct", "always")
 	case "verdict":
-		return mapping("safety", "always", "liveness", "within "+deadline)
+		return mapping("safety", "always", "correct", "always", "liveness", "within "+deadline)
 	case "column":
 		bound := negated[p.Found.Op] + strconv.FormatFloat(p.Found.V, 'f', -1, 64)
 		return mapping("columns", sequence(mapping("column", p.Column, "max", text(bound))))
@@ -122,7 +125,7 @@ func (p Property) shows(row *reports.Row) bool {
 	case "liveness":
 		return !row.Live || !p.Within.IsZero() && row.DecidedS.Set
 	case "verdict":
-		return !row.Live || row.SafetyViolations > 0
+		return !row.Live || row.SafetyViolations > 0 || !row.Correct
 	}
 	return true
 }

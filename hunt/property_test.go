@@ -12,7 +12,7 @@ import (
 
 func TestParseProperty(t *testing.T) {
 	for in, want := range map[string]string{
-		"verdict": "verdict", "safety": "safety", " liveness ": "liveness", "expect": "expect",
+		"verdict": "verdict", "safety": "safety", " liveness ": "liveness", "correct": "correct", "expect": "expect",
 		"disruptions>=1": "disruptions>=1", "term_inflation > 5": "term_inflation>5", "stale_leader_s<0.5": "stale_leader_s<0.5",
 	} {
 		p, err := ParseProperty(in)
@@ -41,7 +41,8 @@ func TestExpectationIsTheProperty(t *testing.T) {
 	for prop, want := range map[string]string{
 		"safety":         "safety: always\n",
 		"liveness":       "liveness: within 1300T\n",
-		"verdict":        "safety: always\nliveness: within 1300T\n",
+		"correct":        "correct: always\n",
+		"verdict":        "safety: always\ncorrect: always\nliveness: within 1300T\n",
 		"disruptions>=2": "columns:\n    - column: disruptions\n      max: <2\n",
 		"disruptions<1":  "columns:\n    - column: disruptions\n      max: '>=1'\n",
 	} {
@@ -77,9 +78,11 @@ func indent(s string) string {
 // A live trial whose decision time the liveness expectation cannot
 // measure (no initiation: DecidedS empty) shows no liveness violation; a
 // trial that is not live does, and a safety violation shows under
-// verdict.
+// verdict, as does a safe and live trial that is not correct (the row's
+// verdict is safe, live and correct).
 func TestShows(t *testing.T) {
-	live := reports.Row{Live: true}
+	live := reports.Row{Live: true, Correct: true}
+	stale := reports.Row{Live: true, Leader: "3"}
 	dead := reports.Row{}
 	unsafe := reports.Row{Live: true, SafetyViolations: 1}
 	within := Property{Name: "liveness", Within: chaos.Duration{Text: "50T"}}
@@ -96,6 +99,9 @@ func TestShows(t *testing.T) {
 		{within, live, false},
 		{within, decided, true},
 		{Property{Name: "safety"}, unsafe, true},
+		{Property{Name: "verdict"}, stale, true},
+		{Property{Name: "correct"}, stale, true},
+		{Property{Name: "liveness"}, stale, false},
 	} {
 		if got := c.p.shows(&c.row); got != c.want {
 			t.Errorf("%s shows %+v = %v, want %v", c.p, c.row, got, c.want)

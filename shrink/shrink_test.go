@@ -215,6 +215,26 @@ func TestHeldByKeepsTheInitiation(t *testing.T) {
 	}
 }
 
+// TestHeldByKeepsTheCorrectStory: a trial that is safe and live but not
+// correct (every process believing a crashed leader: no violation
+// recorded) is held by another such trial, not by one that never decided
+// nor by one without an initiation.
+func TestHeldByKeepsTheCorrectStory(t *testing.T) {
+	asked := "{\"t\":0,\"ev\":\"initiate\",\"p\":0}\n"
+	stale := func(trace string) *Outcome {
+		return &Outcome{Row: reports.Row{Live: true, Leader: "5", Expect: "fail: correct always: every live process decided 5, not the rightful leader (it is down, or a live process outranks it)"}, Trace: []byte(trace)}
+	}
+	undecided := &Outcome{Row: reports.Row{Violation: "undecided at 10ms: a live process never learned a leader", Expect: "fail: correct always: not correct, first undecided at 10ms: a live process never learned a leader"}, Trace: []byte(asked)}
+	v, ok := First(stale(asked))
+	if !ok || v.Property != "correct" || v.Kind != "" || !v.Initiated {
+		t.Fatalf("First = %+v, %t; want correct, no kind, initiated", v, ok)
+	}
+	if !v.HeldBy(stale(asked)) || v.HeldBy(undecided) || v.HeldBy(stale("")) {
+		t.Errorf("HeldBy: another stale leader %t (want true), an undecided trial %t, no initiation %t (want false)",
+			v.HeldBy(stale(asked)), v.HeldBy(undecided), v.HeldBy(stale("")))
+	}
+}
+
 // TestCheckHash: a file whose trial runs as it did passes; one edited
 // since names both hashes.
 func TestCheckHash(t *testing.T) {

@@ -9,14 +9,16 @@ import (
 
 // Violation is what a shrunk scenario must still do: fail the same
 // property, for safety with the same kind of violation (nodes/check:
-// wrong-leader, disagreement, normal-disagreement), and stay inside its
-// algorithm's model unless the original did not.
+// wrong-leader, disagreement, normal-disagreement), for correct with the
+// same first violation kind or none (a safe, live trial that decided a
+// leader not rightful stays one, not an undecided trial), and stay
+// inside its algorithm's model unless the original did not.
 type Violation struct {
-	// Property is the failed expectation: safety, liveness, messages, or
+	// Property is the failed expectation: safety, correct, liveness, messages, or
 	// for an expectation over trials its text up to the colon
 	// (turnaround p50 < 10T, terms max >=3).
 	Property string
-	Kind     string // for safety: the checker's kind of the first violation
+	Kind     string // for safety and correct: the checker's kind of the first violation
 	// Overruns says the original trial had messages later than the delay
 	// bound D (the overruns column): outside a bounded-delay algorithm's
 	// model, which a shrunk trial may be only if the original was.
@@ -43,6 +45,7 @@ func (v Violation) String() string {
 // checkTrial) and the property each names.
 var perTrial = []struct{ prefix, property string }{
 	{"safety always", "safety"},
+	{"correct always", "correct"},
 	{"liveness within", "liveness"},
 	{"messages ", "messages"},
 }
@@ -58,7 +61,7 @@ func violations(o *Outcome) []Violation {
 			for _, p := range perTrial {
 				if strings.HasPrefix(part, p.prefix) {
 					v := Violation{Property: p.property, Overruns: over}
-					if p.property == "safety" {
+					if p.property == "safety" || p.property == "correct" {
 						v.Kind = violationKind(o.Row)
 					}
 					out = append(out, v)
@@ -104,7 +107,8 @@ func initiated(o *Outcome) bool { return bytes.Contains(o.Trace, []byte(`"ev":"i
 // HeldBy reports whether o still shows the violation v: the same property
 // and kind, a trial that ran through (a trial stopped by an error or a
 // budget fails every property) unless v's did not, and no overrun unless
-// v had them, and for liveness an initiation if v's trial had one.
+// v had them, and for liveness and correct an initiation if v's trial
+// had one.
 func (v Violation) HeldBy(o *Outcome) bool {
 	if !v.Stopped && (o.Row.Error != "" || o.Row.Budget != "") {
 		return false // stopped or failed: not the story the original told
@@ -112,7 +116,7 @@ func (v Violation) HeldBy(o *Outcome) bool {
 	if !v.Overruns && o.Row.Overruns.Set && o.Row.Overruns.V > 0 {
 		return false
 	}
-	if v.Property == "liveness" && v.Initiated && !initiated(o) {
+	if (v.Property == "liveness" || v.Property == "correct") && v.Initiated && !initiated(o) {
 		return false
 	}
 	for _, w := range violations(o) {

@@ -20,7 +20,7 @@ import (
 // faultFree is ALGORITHMS.md's figure for the configuration without faults,
 // which "at-most theory*K" scales.
 func checkTrial(e chaos.Expect, row *reports.Row, faultFree nodes.Theory) string {
-	if !e.Safety && e.Liveness == nil && e.Messages == nil {
+	if !e.Safety && !e.Correct && e.Liveness == nil && e.Messages == nil {
 		if e.OverTrials() {
 			return "pass" // judged over the trials by CheckRun
 		}
@@ -48,6 +48,11 @@ func checkTrial(e chaos.Expect, row *reports.Row, faultFree nodes.Theory) string
 			fails = append(fails, fmt.Sprintf("liveness within %s: decided after %s", e.Liveness.Text, inT(row.DecidedS.V, row.DecidedT)))
 		}
 	}
+	// After liveness: a trial that is not live is not correct either, and
+	// its first failure is then the liveness one, the story it tells.
+	if e.Correct && !row.Correct {
+		fails = append(fails, "correct always: "+incorrect(row))
+	}
 	if c := e.Messages; c != nil {
 		limit, what := c.Max, c.Text
 		if c.Theory > 0 {
@@ -71,6 +76,22 @@ func checkTrial(e chaos.Expect, row *reports.Row, faultFree nodes.Theory) string
 		return "pass"
 	}
 	return "fail: " + strings.Join(fails, "; ")
+}
+
+// incorrect says why a trial is not correct: its first recorded
+// violation, or, in a trial that recorded none (safe and live), the
+// leader every live process decided, which the checker does not take
+// for rightful (it crashed, or a live process outranks it).
+func incorrect(row *reports.Row) string {
+	switch {
+	case row.Error != "":
+		return "the trial failed: " + row.Error
+	case row.Violation != "":
+		return "not correct, first " + row.Violation
+	case row.Leader != "":
+		return "every live process decided " + row.Leader + ", not the rightful leader (it is down, or a live process outranks it)"
+	}
+	return "no common leader was decided"
 }
 
 // inT formats a time in seconds with its value in units of T.

@@ -103,6 +103,9 @@ func canonicalExpect(e chaos.Expect) string {
 	if e.Safety {
 		parts = append(parts, "safety")
 	}
+	if e.Correct {
+		parts = append(parts, "correct")
+	}
 	if e.Liveness != nil {
 		parts = append(parts, "liveness "+e.Liveness.String())
 	}

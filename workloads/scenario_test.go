@@ -350,6 +350,7 @@ func TestExpectations(t *testing.T) {
 	row := reports.Row{TS: 0.001, Live: true, Messages: 30, DecidedS: reports.Some(0.02), DecidedT: reports.Some(20.0)}
 	for expect, want := range map[string]string{
 		"  safety: always\n":             "pass",
+		"  correct: always\n":            "fail: correct always: no common leader was decided",
 		"  liveness: within 20T\n":       "pass",
 		"  liveness: within 19ms\n":      "fail: liveness within 19ms: decided after 20ms (20T)",
 		"  messages: at-most 30\n":       "pass",
@@ -366,6 +367,18 @@ func TestExpectations(t *testing.T) {
 	if got := checkTrial(parse("  safety: always\n  liveness: within 1s\n  messages: at-most theory\n"), &bad, nodesTheory(0)); got !=
 		"fail: safety always: 2 violation(s), first wrong-leader at 1ms: x; liveness within 1s: not live (wrong-leader at 1ms: x); messages at-most theory: ALGORITHMS.md gives no figure for this configuration" {
 		t.Errorf("combined: %q", got)
+	}
+	// Safe and live, every process believing a leader that crashed: only
+	// correct sees it.
+	stale := row
+	stale.Leader, stale.Correct = "3", false
+	if got := checkTrial(parse("  safety: always\n  correct: always\n  liveness: within 20T\n"), &stale, nodesTheory(0)); got !=
+		"fail: correct always: every live process decided 3, not the rightful leader (it is down, or a live process outranks it)" {
+		t.Errorf("stale leader: %q", got)
+	}
+	stale.Correct = true
+	if got := checkTrial(parse("  correct: always\n"), &stale, nodesTheory(0)); got != "pass" {
+		t.Errorf("correct trial: %q", got)
 	}
 	if checkTrial(chaos.Expect{}, &row, nodesTheory(0)) != "" {
 		t.Error("no expectations, yet a verdict")

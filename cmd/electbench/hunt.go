@@ -70,9 +70,9 @@ how many believe they lead, term growth) are kept and mutated beside fresh
 draws; --uniform draws every candidate fresh. The same --seed finds the
 same counterexample at any --parallel.
 
-Properties (--property): verdict (every trial safe and live), safety,
-liveness (with --within D: decided within D of the last fault's heal),
-expect (the base scenario's own expectations), or a threshold on a numeric
+Properties (--property): verdict (every trial safe, live and correct),
+safety, liveness (with --within D: decided within D of the last fault's
+heal), correct (every live process decided the rightful leader), expect (the base scenario's own expectations), or a threshold on a numeric
 column such as disruptions>=1. A violation of a bounded-delay algorithm
 whose message outlasted its D (the overruns column) lies beyond its model:
 it is counted, not written, unless --beyond-model.
@@ -104,7 +104,7 @@ Exit codes: 0 nothing found in the budget (it says what it covered),
 	f.StringVar(&o.kinds, "kinds", "", "fault kinds searched, comma-separated (default every kind: electbench list faults); none for no faults")
 	f.StringVar(&o.latencies, "latency-models", strings.Join(hunt.LatencyModels, ","), "latency models drawn around T, comma-separated")
 	f.StringVar(&o.heal, "heal", hunt.HealSometimes, "whether faults that can heal do (crashes restart, partitions reconnect): sometimes, always (crash-recovery, partitions that end),\nor never (crash-stop, as the ring algorithms assume)")
-	f.StringVar(&o.property, "property", o.property, "the property: verdict, safety, liveness, expect, or a column threshold such as disruptions>=1")
+	f.StringVar(&o.property, "property", o.property, "the property: verdict, safety, liveness, correct, expect, or a column threshold such as disruptions>=1")
 	f.StringVar(&o.within, "within", "", "with --property liveness: the bound after the last fault's heal by which every live process decides (50T)")
 	f.StringVar(&o.budget, "budget", o.budget, "how long to search: a number of trials (1000) or a duration (30s)")
 	f.IntVar(&o.parallel, "parallel", 0, "trials run at once (default: one per core); what is found does not depend on it")
@@ -175,7 +175,7 @@ func runHunt(cmd *cobra.Command, o huntOptions, args []string) error {
 func covered(st hunt.Stats) string {
 	s := ""
 	if st.Beyond > 0 {
-		s += fmt.Sprintf("; %d violations beyond the model (a message outlasted D: overruns; --beyond-model writes them)", st.Beyond)
+		s += fmt.Sprintf("; %d violations beyond the model (a message outlasted D, nobody left alive, no majority up, or no initiator told; --beyond-model writes them)", st.Beyond)
 	}
 	if st.Invalid > 0 {
 		s += fmt.Sprintf("; %d candidates refused by the scenario checks", st.Invalid)
