@@ -156,6 +156,10 @@ func (p *runPlan) execute(cmd *cobra.Command, o *runOptions) (int, error) {
 		w.Close()
 		return 0, err
 	}
+	// What killed runs' traces left in TMPDIR goes as this one starts, as
+	// a live run's directories and proxies do; what cannot be removed
+	// now is for electbench clean, which says why.
+	workloads.RemoveDeadSpools()
 	ctx, stop := interrupts(cmd, "the run")
 	defer stop()
 	obs := &runObserver{w: cmd.ErrOrStderr()}
