@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// Text from outside reaches the terminal visibly, never as an escape
+// Text from outside reaches the terminal and results.csv visibly, never as an escape
 // sequence (issue 39 item 14: a name with ESC [ 2 J cleared the screen of
 // whoever read run's table or compare's verdicts).
 func TestTerminalTextCarriesNoEscapes(t *testing.T) {
@@ -29,6 +29,9 @@ func TestTerminalTextCarriesNoEscapes(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := WriteCompareText(&b, Comparison{Changes: []Change{{Verdict: Regression, Algorithm: hostile, Kind: KindMedian}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteCSV(&b, rows); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
