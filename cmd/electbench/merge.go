@@ -77,10 +77,12 @@ func runMerge(cmd *cobra.Command, o mergeOptions, dirs []string) error {
 	if err != nil {
 		return err
 	}
-	// Every shard's rows, placed at their plan indices.
+	// Every shard's rows, checked, then placed at their plan indices: the
+	// plan's size is allocated only once the rows read fill it, so a
+	// manifest cannot make merge allocate for trials nobody ran.
 	ref := shards[0]
-	merged := make([]reports.Row, ref.m.PlanTrials)
-	for _, s := range shards {
+	rowsOf := make([][]reports.Row, len(shards))
+	for k, s := range shards {
 		rows, err := reports.ReadFile(filepath.Join(s.dir, reports.ResultsCSV))
 		if err != nil {
 			var pe *reports.ParseError
@@ -96,7 +98,11 @@ func runMerge(cmd *cobra.Command, o mergeOptions, dirs []string) error {
 			return badInputf("merge: %s: shard %s is incomplete: %d of its %d trials; run it again with --shard %s --resume",
 				s.dir, s.shard, len(rows), len(s.idx), s.shard)
 		}
-		for i, r := range rows {
+		rowsOf[k] = rows
+	}
+	merged := make([]reports.Row, ref.m.PlanTrials)
+	for k, s := range shards {
+		for i, r := range rowsOf[k] {
 			merged[s.idx[i]] = r
 		}
 	}
