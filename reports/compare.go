@@ -508,7 +508,7 @@ func WriteCompareText(out io.Writer, c Comparison) error {
 	if c.Tests > 1 {
 		fmt.Fprintf(&b, "(a change that shows in one group and metric alone needs p ≤ α/%d: at least %d trials a side; one that shows in many is found with fewer)\n", c.Tests, c.LoneSamples)
 	}
-	_, err := out.Write(b.Bytes())
+	_, err := io.WriteString(out, Printable(b.String()))
 	return err
 }
 

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/electbench/electbench/internal/boundedio"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -57,7 +58,21 @@ type Manifest struct {
 	Shard       string `json:"shard,omitempty"`
 	PlanTrials  int    `json:"plan_trials,omitempty"`
 	ShardTrials string `json:"shard_trials,omitempty"`
+	// ShardKeys is, for each of the shard's trials in plan order, the
+	// KeyHash of the row the plan says it writes (its algorithm, size,
+	// trial and the seed the plan derives), concatenated: merge checks
+	// every row against it, so swapped, foreign or copied rows are named.
+	ShardKeys string `json:"shard_keys,omitempty"`
 }
+
+// MaxManifest bounds a manifest.json: a shard's key hashes (KeyHashLen
+// bytes a trial) for MaxPlanTrials trials, and room for the rest.
+const MaxManifest = KeyHashLen*MaxPlanTrials + 1<<20
+
+// MaxPlanTrials bounds plan_trials in a manifest that merge reads: merge
+// holds a row for each, so a larger figure is refused before anything is
+// allocated for it.
+const MaxPlanTrials = 1 << 22
 
 // WriteManifest writes m as dir/manifest.json, atomically: a results
 // directory carries the manifest of the run that wrote it, which --resume
@@ -76,7 +91,7 @@ func WriteManifest(dir string, m Manifest) error {
 // ReadManifest reads dir/manifest.json; ok is false when there is none.
 func ReadManifest(dir string) (m Manifest, ok bool, err error) {
 	path := filepath.Join(dir, HistoryManifest)
-	b, err := os.ReadFile(path)
+	b, err := boundedio.ReadFile(path, MaxManifest, "manifest")
 	if errors.Is(err, fs.ErrNotExist) {
 		return Manifest{}, false, nil
 	}
@@ -176,16 +191,12 @@ func ReadHistory(history string) ([]HistoryRun, error) {
 			continue
 		}
 		dir := filepath.Join(history, name)
-		b, err := os.ReadFile(filepath.Join(dir, HistoryManifest))
-		if errors.Is(err, fs.ErrNotExist) {
+		m, ok, err := ReadManifest(dir)
+		if !ok && err == nil {
 			continue
 		}
 		if err != nil {
 			return nil, fmt.Errorf("history: %w", err)
-		}
-		var m Manifest
-		if err := json.Unmarshal(b, &m); err != nil {
-			return nil, fmt.Errorf("history: %s: %w", filepath.Join(dir, HistoryManifest), err)
 		}
 		runs = append(runs, HistoryRun{Name: name, Dir: dir, Manifest: m})
 	}

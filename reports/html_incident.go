@@ -210,6 +210,9 @@ func writeIncidents(p *page, names []string, by map[string][]*reportGroup, leads
 	})
 }
 
+// LeadershipMaxNodes bounds the processes a time-line draws a lane for.
+const LeadershipMaxNodes = 1024
+
 // writeLeadership draws, per configuration, who believed it led, when and
 // in which term, in the first trial the trace holds.
 func writeLeadership(p *page, groups []*reportGroup, leads map[groupKey]*TraceTrial, opt HTMLOptions) {
@@ -241,6 +244,12 @@ func writeLeadership(p *page, groups []*reportGroup, leads map[groupKey]*TraceTr
 		p.details("", true, []run{txt(title)}, func() {
 			if len(bands) == 0 {
 				p.note("No process led in this trial.")
+				return
+			}
+			if g.Nodes > LeadershipMaxNodes {
+				// A lane a process: a size the rows claim is not drawn
+				// beyond what a page can hold.
+				p.note(fmt.Sprintf("Not drawn: %d processes, more than the %d a time-line has lanes for.", g.Nodes, LeadershipMaxNodes))
 				return
 			}
 			p.svg(leadershipTimeline(title, g.Nodes, bands, t.End, tNs, fw))

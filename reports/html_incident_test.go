@@ -204,3 +204,18 @@ func TestFailoverShowsDisruptions(t *testing.T) {
 		t.Error("a figure no trial has is shown")
 	}
 }
+
+// A size the rows and trace claim is not drawn lane by lane (issue 39 item
+// 9: fifty million lanes): the time-line says why instead.
+func TestLeadershipTimelineBounded(t *testing.T) {
+	const n = 50_000_000
+	rows := incidentRows()
+	for i := range rows {
+		rows[i].Nodes = n
+	}
+	trace := strings.Replace(incidentTrace(), `"nodes":5`, `"nodes":50000000`, 1)
+	sec := incidentSection(t, rows, incidentOptions(trace))
+	if !strings.Contains(sec, "Not drawn: 50000000 processes") || len(sec) > 1<<20 {
+		t.Errorf("a %d-process time-line: %d bytes, note present %v", n, len(sec), strings.Contains(sec, "Not drawn"))
+	}
+}

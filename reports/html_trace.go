@@ -234,6 +234,12 @@ func readTrace(r io.Reader, want func(TraceHeader) (traceWant, bool)) ([]*TraceT
 		if err := json.Unmarshal(b, &ev); err != nil {
 			return nil, fmt.Errorf("trace line %d: %w", line, err)
 		}
+		// Positions are checked against the header before anything is
+		// sized by them: a diagram has a lane per process, and one event
+		// at position 5e7 would otherwise draw fifty million lanes.
+		if p := max(ev.P, ev.Q, ev.From, ev.To); p >= cur.Nodes {
+			return nil, fmt.Errorf("trace line %d: process position %d in a trial of %d nodes", line, p, cur.Nodes)
+		}
 		if cur.Total <= w.max {
 			cur.Events = append(cur.Events, ev)
 		} else if w.max > 0 {

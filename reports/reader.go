@@ -1,7 +1,9 @@
 package reports
 
 import (
+	"crypto/sha256"
 	"encoding/csv"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -41,6 +43,18 @@ func (r Row) Key() Key {
 		Trial:       r.Trial,
 		Seed:        r.Seed,
 	}
+}
+
+// KeyHashLen is the length of a KeyHash.
+const KeyHashLen = 8
+
+// KeyHash is a short hash of the trial's identity (every field of Key,
+// none of which measures time): what a shard's manifest records for each
+// row it must hold (Manifest.ShardKeys).
+func (k Key) KeyHash() string {
+	sum := sha256.Sum256(fmt.Appendf(nil, "%q %q %q %q %d %q %q %q %d %d",
+		k.Algorithm, k.Variant, k.Runtime, k.Scenario, k.Nodes, k.Arrangement, k.Initiators, k.Latency, k.Trial, k.Seed))
+	return hex.EncodeToString(sum[:KeyHashLen/2])
 }
 
 // String names the trial for messages: algorithm/variant runtime scenario

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -63,6 +64,7 @@ func WriteTable(out io.Writer, groups []Group) error {
 			if r > 0 {
 				s = cl.cell(&groups[r-1])
 			}
+			s = Printable(s)
 			cells[r][c] = s
 			widths[c] = max(widths[c], utf8.RuneCountInString(s))
 		}
@@ -86,6 +88,30 @@ func WriteTable(out io.Writer, groups []Group) error {
 	}
 	_, err := io.WriteString(out, b.String())
 	return err
+}
+
+// Printable writes every control character but the newline, every bidi
+// control and every invalid byte of s visibly (\x1b, \u202e, U+FFFD): the
+// rows' text comes from outside (a program's name, its errors, a scenario
+// file), and a terminal must show it, never obey it.
+func Printable(s string) string {
+	if utf8.ValidString(s) && !strings.ContainsFunc(s, isEscape) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if isEscape(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func isEscape(r rune) bool {
+	return r != '\n' && unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r)
 }
 
 func dash(s string) string {
@@ -150,6 +176,6 @@ func WriteFailingTrials(out io.Writer, rows []Row, limit int, replay func(*Row) 
 	if total > shown {
 		fmt.Fprintf(&b, "  ... and %d more (the violation column of results.csv lists every trial)\n", total-shown)
 	}
-	_, err := io.WriteString(out, b.String())
+	_, err := io.WriteString(out, Printable(b.String()))
 	return err
 }

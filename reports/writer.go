@@ -405,11 +405,13 @@ func encodeRecord(fields []string) []byte {
 	return []byte(b.String())
 }
 
-// cells returns the row's CSV cells in Columns order.
+// cells returns the row's CSV cells in Columns order, each Printable:
+// text from outside (a program's errors, its stderr) reaches a terminal
+// that shows results.csv, and must not carry an escape sequence there.
 func (r *Row) cells() []string {
 	out := make([]string, len(columns))
 	for i, c := range columns {
-		out[i] = c.cell(r)
+		out[i] = Printable(c.cell(r))
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -24,6 +25,15 @@ func TestParseNodes(t *testing.T) {
 	} {
 		if _, err := ParseNodes(in); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("ParseNodes(%q) error %v; want it to mention %q", in, err, want)
+		}
+	}
+	// A 200,000-element list (issue 39 item 16) is named in a bounded
+	// error line, not echoed whole (it made one 400 KB line).
+	long := strings.Repeat("4,5,6,", 200000/3) + "4"
+	for _, in := range []string{long, long + ",x", "9.." + long} {
+		_, err := ParseNodes(in)
+		if err == nil || len(err.Error()) > 200 {
+			t.Errorf("ParseNodes(a %d-byte list): error of %d bytes: %.200v", len(in), len(fmt.Sprint(err)), err)
 		}
 	}
 }

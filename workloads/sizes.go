@@ -25,7 +25,7 @@ func ParseNodes(s string) ([]int, error) {
 			return nil, err
 		}
 		if hi < lo {
-			return nil, fmt.Errorf("--nodes %q: the range ends below its start", s)
+			return nil, fmt.Errorf("--nodes %q: the range ends below its start", shortText(s))
 		}
 		var out []int
 		for n := lo; n <= hi; n *= 2 {
@@ -44,7 +44,7 @@ func ParseNodes(s string) ([]int, error) {
 			return nil, err
 		}
 		if seen[n] {
-			return nil, fmt.Errorf("--nodes %q: size %d listed twice", s, n)
+			return nil, fmt.Errorf("--nodes %q: size %d listed twice", shortText(s), n)
 		}
 		seen[n] = true
 		out = append(out, n)
@@ -56,7 +56,7 @@ func parseSize(s string) (int, error) {
 	s = strings.TrimSpace(s)
 	n, err := strconv.Atoi(s)
 	if err != nil {
-		return 0, fmt.Errorf("--nodes: %q is not a whole number", s)
+		return 0, fmt.Errorf("--nodes: %q is not a whole number", shortText(s))
 	}
 	if n < 2 {
 		return 0, fmt.Errorf("--nodes: %d is too few; an election needs at least 2 processes", n)

@@ -1,9 +1,14 @@
 package workloads
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 )
 
 // spool holds one trial's trace on disk while it runs, so that a trace of
@@ -15,10 +20,16 @@ type spool struct {
 	f *os.File
 }
 
+// SpoolPattern begins the name of every trace spool in the temporary
+// directory: electbench-trace-PID-TOKEN-RANDOM, TOKEN naming the process
+// beyond its pid (spoolToken), "x" where it cannot be known.
+const SpoolPattern = "electbench-trace-"
+
 // newSpool creates a spool in the temporary directory, named after this
-// process so that what a killed run leaves is recognisable.
+// process so that what a killed run leaves is recognised and, once the
+// process is provably gone, removed (RemoveDeadSpools).
 func newSpool() (*spool, error) {
-	f, err := os.CreateTemp("", fmt.Sprintf("electbench-trace-%d-*", os.Getpid()))
+	f, err := os.CreateTemp("", fmt.Sprintf("%s%d-%s-*", SpoolPattern, os.Getpid(), cmp.Or(spoolToken(), "x")))
 	if err != nil {
 		return nil, fmt.Errorf("spooling a trace: %w", err)
 	}
@@ -45,4 +56,44 @@ func (s *spool) discard() {
 		s.f.Close()
 		os.Remove(s.f.Name())
 	}
+}
+
+// RemoveDeadSpools removes the trace spools in the temporary directory
+// that runs killed before they could remove them left (SIGKILL left
+// gigabytes): those of this user whose owner is provably dead, by its pid
+// and token (spoolOwnerDead). A spool whose owner may run, in another PID
+// namespace or boot, or that names no token, is kept. It returns the
+// paths removed; every run calls it as it starts, and electbench clean.
+func RemoveDeadSpools() ([]string, error) {
+	paths, err := filepath.Glob(filepath.Join(os.TempDir(), SpoolPattern+"*"))
+	if err != nil {
+		return nil, err
+	}
+	var removed []string
+	var errs []error
+	for _, p := range paths {
+		pid, token, ok := spoolOwner(filepath.Base(p))
+		if !ok || pid == os.Getpid() || !spoolOwnerDead(pid, token) {
+			continue
+		}
+		fi, err := os.Lstat(p)
+		if err != nil || !fi.Mode().IsRegular() || !ownedByMe(fi) {
+			continue
+		}
+		if err := os.Remove(p); err != nil {
+			errs = append(errs, fmt.Errorf("removing a dead run's trace spool: %w", err))
+			continue
+		}
+		removed = append(removed, p)
+	}
+	return removed, errors.Join(errs...)
+}
+
+// spoolOwner reads the pid and token of a spool's name.
+func spoolOwner(name string) (pid int, token string, ok bool) {
+	rest, ok := strings.CutPrefix(name, SpoolPattern)
+	digits, rest, ok2 := strings.Cut(rest, "-")
+	token, _, ok3 := strings.Cut(rest, "-")
+	pid, err := strconv.Atoi(digits)
+	return pid, token, ok && ok2 && ok3 && err == nil && pid > 0 && token != "x"
 }

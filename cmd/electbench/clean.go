@@ -1,11 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/electbench/electbench/nodes/live/harness"
+	"github.com/electbench/electbench/workloads"
 )
 
 func init() { commands = append(commands, newCleanCmd) }
@@ -20,9 +22,11 @@ func newCleanCmd() *cobra.Command {
 		Use:   "clean",
 		Short: "Remove what killed live runs left behind",
 		Long: `Remove what live runs killed before they could clean up (SIGKILL, a crash
-of the host) left behind: their temporary directories (identities and keys)
+of the host) left behind: their temporary directories (identities and keys),
+every run's trace spools (electbench-trace-* in the temporary directory)
 and, with --toxiproxy, their proxies on that server. A run is taken for dead
-only once its process is gone; every live run does this itself when it starts.
+only once its process is gone (a spool's: by its pid and start time, in this
+PID namespace and boot); every run does this itself when it starts.
 
 Exit codes: 0 ok, 3 something could not be removed.`,
 		Args: cobra.NoArgs,
@@ -34,7 +38,12 @@ Exit codes: 0 ok, 3 something could not be removed.`,
 
 func runClean(cmd *cobra.Command, o *cleanOptions) error {
 	c, err := harness.Clean(cmd.Context(), o.toxiproxy)
+	spools, serr := workloads.RemoveDeadSpools()
+	err = errors.Join(err, serr)
 	out := cmd.OutOrStdout()
+	for _, p := range spools {
+		fmt.Fprintln(out, "removed", p)
+	}
 	for _, d := range c.Dirs {
 		fmt.Fprintln(out, "removed", d)
 	}

@@ -34,12 +34,15 @@ func newMergeCmd() *cobra.Command {
 		Long: `Put together the results directories of the shards of one run (each written
 by electbench run ... --shard K/M, on any machine, in any order): it checks
 that their manifests belong to one plan, seed and electbench version and
-cover it exactly once, then writes results.csv in plan order and computes
+cover it exactly once, and that every shard's rows are exactly its share of
+the plan, in order, each with the trial and seed the plan derives (the keys
+its manifest records), then writes results.csv in plan order and computes
 summary.csv, report.html and, with --history, the history entry from the
 rows — byte-identical to the rows and summary of the run unsharded.
 
-A missing, repeated, incomplete or foreign shard is named and nothing is
-written (exit 2); a failed shard is run again alone, with its --shard K/M
+A missing, repeated, incomplete or foreign shard, and the first row out of
+place (swapped, of another seed or shard, duplicated), is named and nothing
+is written (exit 2); a failed shard is run again alone, with its --shard K/M
 (and --resume to keep its finished trials).`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runMerge(cmd, o, args) },
@@ -74,10 +77,12 @@ func runMerge(cmd *cobra.Command, o mergeOptions, dirs []string) error {
 	if err != nil {
 		return err
 	}
-	// Every shard's rows, placed at their plan indices.
+	// Every shard's rows, checked, then placed at their plan indices: the
+	// plan's size is allocated only once the rows read fill it, so a
+	// manifest cannot make merge allocate for trials nobody ran.
 	ref := shards[0]
-	merged := make([]reports.Row, ref.m.PlanTrials)
-	for _, s := range shards {
+	rowsOf := make([][]reports.Row, len(shards))
+	for k, s := range shards {
 		rows, err := reports.ReadFile(filepath.Join(s.dir, reports.ResultsCSV))
 		if err != nil {
 			var pe *reports.ParseError
@@ -86,11 +91,18 @@ func runMerge(cmd *cobra.Command, o mergeOptions, dirs []string) error {
 			}
 			return err
 		}
+		if err := s.checkRows(rows); err != nil {
+			return err
+		}
 		if len(rows) != len(s.idx) {
 			return badInputf("merge: %s: shard %s is incomplete: %d of its %d trials; run it again with --shard %s --resume",
 				s.dir, s.shard, len(rows), len(s.idx), s.shard)
 		}
-		for i, r := range rows {
+		rowsOf[k] = rows
+	}
+	merged := make([]reports.Row, ref.m.PlanTrials)
+	for k, s := range shards {
+		for i, r := range rowsOf[k] {
 			merged[s.idx[i]] = r
 		}
 	}
@@ -157,12 +169,17 @@ func readShards(dirs []string) ([]shardDir, error) {
 		if err != nil {
 			return nil, badInputf("merge: %s: manifest: %w", d, err)
 		}
-		if m.PlanTrials < 1 {
-			return nil, badInputf("merge: %s: manifest: plan_trials %d", d, m.PlanTrials)
+		// Bounded before ParseIndexRanges and merge allocate for it.
+		if m.PlanTrials < 1 || m.PlanTrials > reports.MaxPlanTrials {
+			return nil, badInputf("merge: %s: manifest: plan_trials %d: want 1..%d", d, m.PlanTrials, reports.MaxPlanTrials)
 		}
 		idx, err := workloads.ParseIndexRanges(m.ShardTrials, m.PlanTrials)
 		if err != nil {
 			return nil, badInputf("merge: %s: manifest: %w", d, err)
+		}
+		if len(m.ShardKeys) != reports.KeyHashLen*len(idx) {
+			return nil, badInputf("merge: %s: manifest: shard_keys holds %d bytes, want %d for its %d trials (a shard written by an older electbench: run it again)",
+				d, len(m.ShardKeys), reports.KeyHashLen*len(idx), len(idx))
 		}
 		shards = append(shards, shardDir{dir: d, m: m, shard: s, idx: idx})
 	}
@@ -210,6 +227,25 @@ func readShards(dirs []string) ([]shardDir, error) {
 		}
 	}
 	return shards, nil
+}
+
+// checkRows checks that rows are the shard's share of the plan, in order:
+// row i must have the key (trial identity and seed) the plan gives the
+// shard's i-th trial. The first row that does not is named by its line.
+func (s shardDir) checkRows(rows []reports.Row) error {
+	path := filepath.Join(s.dir, reports.ResultsCSV)
+	for i, r := range rows {
+		line := i + 2 // after the header
+		if i >= len(s.idx) {
+			return badInputf("merge: %s:%d: a row beyond shard %s's %d trials (%s): a duplicated or foreign trial", path, line, s.shard, len(s.idx), r.Key())
+		}
+		want := s.m.ShardKeys[i*reports.KeyHashLen : (i+1)*reports.KeyHashLen]
+		if r.Key().KeyHash() != want {
+			return badInputf("merge: %s:%d: not the trial the plan places there (plan trial %d), but %s: rows swapped, of another seed, or of another shard",
+				path, line, s.idx[i], r.Key())
+		}
+	}
+	return nil
 }
 
 func pluralS(n int) string {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -123,7 +122,7 @@ host; the failed trial is not recorded and --resume runs it again),
 	f.StringVar(&o.deadline, "deadline", o.deadline, "virtual time after which an unfinished trial counts as not live (e.g. 500ms or 2000T)")
 	f.BoolVar(&o.keep, "keep-running", o.keep, "run quorum trials (raft, chubby, zookeeper, etcd-raft) to their deadline, their steady traffic included,\ninstead of ending each once its election is over for good")
 	f.StringVar(&o.unit, "unit", o.unit, "the unit the simulator's machines read their parameters in (t1=2T): T, the mean latency (the reference model),\nor live: T plus the live runtime's allowance max(5ms, T/2), as live nodes read them (electbench twin's simulated side)")
-	f.StringVar(&o.trace, "trace", o.trace, "write every event of every trial as JSON lines to this file")
+	f.StringVar(&o.trace, "trace", o.trace, "write every event of every trial as JSON lines to this regular file (appended to on --resume)")
 	f.StringVar(&o.trial, "trial", "", "run only this trial of the plan, with its trace (default DIR/trace.jsonl): SCENARIO/ALGORITHM/VARIANT/N/TRIAL,\nas in default-sweep/bully/classic/8/3, or the trial as the report's Replay line and the list of failing trials name it")
 	f.StringArrayVar(&o.crashes, "crash", nil, "crash SELECTOR[@WHEN] (repeatable), a scenario's crash fault: highest, lowest, leader,\nwould-be-leader, initiator, K, random(k), successor(x), unions a,b @ start, a time (5ms, 3T),\nelection-start, leader-elected, after-messages(K), each +DELAY and/or +uniform(A,B) (a random offset)")
 	f.StringVar(&o.detector, "detector", "", "failure detector: perfect(D), heartbeat(P,τ), inaccurate(λ,μ[,D[,W]]) (default perfect(10T))")
@@ -470,11 +469,7 @@ func openDefaultTrace(o runOptions, formats []string, plan []workloads.Trial) (r
 	if !slices.Contains(formats, "html") || !slices.ContainsFunc(plan, only) {
 		return runTrace{}, nil
 	}
-	flags := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
-	if o.resume {
-		flags = os.O_CREATE | os.O_WRONLY | os.O_APPEND
-	}
-	f, err := os.OpenFile(filepath.Join(o.out, TraceFile), flags, 0o644)
+	f, err := openTraceFile(filepath.Join(o.out, TraceFile), o.resume)
 	if err != nil {
 		return runTrace{}, fmt.Errorf("opening the run's trace: %w", err)
 	}

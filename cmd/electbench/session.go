@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -35,6 +36,9 @@ type runPlan struct {
 // them, refusing what cannot run before anything starts: bad input, a plan
 // the memory cannot hold, a resume into another plan's directory.
 func planRun(cmd *cobra.Command, o runOptions, args []string) (*runPlan, error) {
+	if err := checkTraceTarget(o.trace); err != nil {
+		return nil, err
+	}
 	sim, live, err := runSpecs(cmd, o, args)
 	if err != nil {
 		return nil, err
@@ -177,6 +181,10 @@ func (p *runPlan) execute(cmd *cobra.Command, o *runOptions) (int, error) {
 		w.Close()
 		return 0, err
 	}
+	// What killed runs' traces left in TMPDIR goes as this one starts, as
+	// a live run's directories and proxies do; what cannot be removed
+	// now is for electbench clean, which says why.
+	workloads.RemoveDeadSpools()
 	ctx, stop := interrupts(cmd, "the run")
 	defer stop()
 	obs := &runObserver{w: cmd.ErrOrStderr()}
@@ -213,13 +221,76 @@ type runTrace struct {
 
 func openTrace(o runOptions, formats []string, plan []workloads.Trial) (runTrace, error) {
 	if o.trace != "" {
-		f, err := os.Create(o.trace)
+		f, err := openTraceFile(o.trace, o.resume)
 		if err != nil {
 			return runTrace{}, badInputf("--trace: %w", err)
 		}
 		return runTrace{f: f}, nil
 	}
 	return openDefaultTrace(o, formats, plan)
+}
+
+// checkTraceTarget refuses, before anything runs, a --trace that is not a
+// regular file: the report reads the trace back after the run, and a
+// FIFO nobody reads again (or a device) would hang it or lose the events.
+func checkTraceTarget(path string) error {
+	if path == "" {
+		return nil
+	}
+	fi, err := os.Stat(path)
+	if err == nil && !fi.Mode().IsRegular() {
+		return badInputf("--trace %s: not a regular file (%s): the trace is read back after the run; name a file", path, fi.Mode().Type())
+	}
+	return nil
+}
+
+// openTraceFile opens a run's trace: truncated for a new run; for a
+// resumed one appended to, as results.csv is, after cutting a last line a
+// killed run left unfinished, so the earlier trials' events stay whole
+// and the file stays one JSON object a line.
+func openTraceFile(path string, resume bool) (*os.File, error) {
+	if !resume {
+		return os.Create(path)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := cutPartialLine(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return f, nil
+}
+
+// cutPartialLine truncates f after its last newline and leaves its offset
+// at the end, reading back from the end in small blocks (a trace may be
+// gigabytes).
+func cutPartialLine(f *os.File) error {
+	end, err := f.Seek(0, io.SeekEnd)
+	if err != nil {
+		return err
+	}
+	buf := make([]byte, 64<<10)
+	keep := int64(0)
+	for at := end; at > 0 && keep == 0; {
+		n := min(at, int64(len(buf)))
+		at -= n
+		if _, err := f.ReadAt(buf[:n], at); err != nil {
+			return err
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			keep = at + int64(i) + 1
+		}
+	}
+	if keep == end {
+		return nil
+	}
+	if err := f.Truncate(keep); err != nil {
+		return err
+	}
+	_, err = f.Seek(keep, io.SeekStart)
+	return err
 }
 
 // close closes the trace file, returning runErr or else the error closing

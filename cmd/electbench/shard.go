@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/electbench/electbench/reports"
 	"github.com/electbench/electbench/workloads"
@@ -50,5 +51,14 @@ func (o runOptions) shardOf(trials []workloads.Trial, m *reports.Manifest) (*wor
 	}
 	in, costs, ranges := s.Part(trials)
 	m.Shard, m.PlanTrials, m.ShardTrials = s.String(), len(costs), ranges
+	// The rows the part must write, by the plan's own keys (seeds
+	// included), for merge to check every row against.
+	var keys strings.Builder
+	for _, t := range trials {
+		if in(t) {
+			keys.WriteString(t.Key().KeyHash())
+		}
+	}
+	m.ShardKeys = keys.String()
 	return &s, in, costs, nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -69,8 +70,12 @@ func (s Spec) Algorithm() (nodes.Algorithm, error) {
 	if s.Name == "" {
 		s.Name = defaultName(s.Command)
 	}
-	if s.Name == "" || strings.ContainsAny(s.Name, "/, ") {
-		return nodes.Algorithm{}, fmt.Errorf("external algorithm name %q: use letters, digits, - and _", s.Name)
+	// The name is written into every row and table: the documented
+	// characters only, and no leading '-' (with = + @, what a spreadsheet
+	// takes for a formula), so no cell or terminal line carries a formula
+	// or an escape sequence from it.
+	if !nameRE.MatchString(s.Name) {
+		return nodes.Algorithm{}, fmt.Errorf("external algorithm name %q: use 1 to 64 letters, digits, - and _, not starting with - (choose one with --name)", s.Name)
 	}
 	if _, _, err := nodes.Lookup(s.Name); err == nil {
 		return nodes.Algorithm{}, fmt.Errorf("external algorithm name %q is taken by another algorithm: choose another with --name", s.Name)
@@ -126,6 +131,10 @@ func (s Spec) Algorithm() (nodes.Algorithm, error) {
 // defaultName is an algorithm's name when none is given: the base name of
 // the program's last word without its extension, so that `python3 cr.py`
 // is cr.
+// nameRE is an external algorithm's name: typeRE's characters, not
+// starting with '-'.
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_-]{0,63}$`)
+
 func defaultName(command []string) string {
 	base := filepath.Base(command[len(command)-1])
 	return strings.TrimSuffix(base, filepath.Ext(base))
