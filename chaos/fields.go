@@ -188,30 +188,10 @@ var linkFields = []field[LinkLatency]{
 }
 
 var expectFields = []field[Expect]{
-	{name: "safety", typ: "`always`", def: "not checked",
-		doc: "no trial records a safety violation: a wrong leader, two live leaders at once, two Normal processes disagreeing",
-		dec: func(d *decoder, n *yaml.Node, path string, e *Expect) {
-			if v, ok := d.text(n, path); ok {
-				b, err := parseAlways(v)
-				if err != nil {
-					d.errorf(n, path, "%v", err)
-					return
-				}
-				e.Safety = b
-			}
-		}},
-	{name: "correct", typ: "`always`", def: "not checked",
-		doc: "every trial is correct (the `correct` column): every live process decided the same leader, the rightful one (the live process of highest rank; for a quorum algorithm one a majority believes); a trial can be safe and live and not correct, every process believing a leader that crashed",
-		dec: func(d *decoder, n *yaml.Node, path string, e *Expect) {
-			if v, ok := d.text(n, path); ok {
-				b, err := parseAlways(v)
-				if err != nil {
-					d.errorf(n, path, "%v", err)
-					return
-				}
-				e.Correct = b
-			}
-		}},
+	alwaysField("safety", "no trial records a safety violation: a wrong leader, two live leaders at once, two Normal processes disagreeing",
+		func(e *Expect, b bool) { e.Safety = b }),
+	alwaysField("correct", "every trial is correct (the `correct` column): every live process decided the same leader, the rightful one (the live process of highest rank; for a quorum algorithm one a majority believes); a trial can be safe and live and not correct, every process believing a leader that crashed",
+		func(e *Expect, b bool) { e.Correct = b }),
 	{name: "liveness", typ: "`within DURATION`", def: "not checked",
 		doc: "in every trial every live process decides, the run comes to rest, and the last decision comes at most DURATION after the first initiation",
 		dec: func(d *decoder, n *yaml.Node, path string, e *Expect) {
@@ -299,6 +279,22 @@ var columnFields = []field[ColumnCondition]{
 	boundField(Median, "the median over the trials (the mean of the middle two of an even count)"),
 	boundField(Min, "the smallest value over the trials"),
 	boundField(Max, "the largest value over the trials"),
+}
+
+// alwaysField is an expectation written `always`, that every trial has a
+// property (safety, correct).
+func alwaysField(name, doc string, set func(e *Expect, b bool)) field[Expect] {
+	return field[Expect]{name: name, typ: "`always`", def: "not checked", doc: doc,
+		dec: func(d *decoder, n *yaml.Node, path string, e *Expect) {
+			if v, ok := d.text(n, path); ok {
+				b, err := parseAlways(v)
+				if err != nil {
+					d.errorf(n, path, "%v", err)
+					return
+				}
+				set(e, b)
+			}
+		}}
 }
 
 // hasKey reports whether the mapping n has one of the keys.
