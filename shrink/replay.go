@@ -1,9 +1,11 @@
 package shrink
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 
+	"github.com/electbench/electbench/chaos"
 	"github.com/electbench/electbench/reports"
 	"github.com/electbench/electbench/workloads"
 )
@@ -55,4 +57,32 @@ func Replay(ctx context.Context, spec *workloads.Spec, times int) (*Replayed, er
 // liveness and expectations.
 func verdict(r reports.Row) string {
 	return fmt.Sprintf("correct=%t live=%t safety_violations=%d violation=%s expect=%s", r.Correct, r.Live, r.SafetyViolations, r.Violation, r.Expect)
+}
+
+// Verify reads r's scenario back as the file Write writes and replays it
+// times times: it fails unless every run has the scenario's trace hash
+// and still shows r's violation. The shrunk file's promise, checked
+// before it is written.
+func Verify(ctx context.Context, r *Result, times int) error {
+	file, err := chaos.Format(r.Scenario)
+	if err != nil {
+		return err
+	}
+	name := cmp.Or(r.Scenario.File, ShrunkFile) // a program's relative command resolves as it did
+	specs, err := workloads.ParseScenarios(name, file)
+	if err != nil {
+		return fmt.Errorf("the shrunk scenario does not read back: %w", err)
+	}
+	rep, err := Replay(ctx, specs[0], times)
+	switch {
+	case err != nil:
+		return err
+	case rep.Same != times:
+		return fmt.Errorf("the shrunk scenario replayed %d of %d times alike: %s", rep.Same, times, rep.Differ)
+	case rep.First.Hash != r.Scenario.TraceHash:
+		return fmt.Errorf("the shrunk scenario replayed with trace hash %s, not its own %s", rep.First.Hash, r.Scenario.TraceHash)
+	case !rep.First.Failed() || !r.Violation.HeldBy(rep.First):
+		return fmt.Errorf("the shrunk scenario no longer fails with %s (expect %q)", r.Violation, rep.First.Row.Expect)
+	}
+	return nil
 }

@@ -108,6 +108,9 @@ func shrinkFinding(ctx context.Context, cmd *cobra.Command, dir string, found *h
 	if err != nil {
 		return nil, fmt.Errorf("shrinking %s: %w", path, err)
 	}
+	if err := shrink.Verify(ctx, res, verifyReplays); err != nil && !res.Interrupted {
+		return nil, fmt.Errorf("shrinking %s: %w", path, err)
+	}
 	if err := shrink.Write(dir, res); err != nil {
 		return nil, err
 	}

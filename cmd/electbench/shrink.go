@@ -53,6 +53,11 @@ interrupted (the best so far is written).`,
 	return cmd
 }
 
+// verifyReplays is how many times shrink replays its result before
+// writing it (replay's default is 10; a node program's trial costs a
+// second or so, so fewer here).
+const verifyReplays = 3
+
 func runShrink(cmd *cobra.Command, o *shrinkOptions, file string) error {
 	data, err := readScenario(file)
 	if err != nil {
@@ -82,6 +87,12 @@ func runShrink(cmd *cobra.Command, o *shrinkOptions, file string) error {
 	res, err := shrink.Shrink(ctx, p, func(s shrink.Step) { fmt.Fprintf(stderr, "shrink: %s\n", s) })
 	if err != nil {
 		return err
+	}
+	// The file's promise, checked before it is written: it replays its
+	// violation with its trace hash (a failure is electbench's, or a node
+	// program's that draws from a source the runtime did not seed).
+	if err := shrink.Verify(ctx, res, verifyReplays); err != nil && !res.Interrupted {
+		return &exitError{code: exitInfra, err: fmt.Errorf("shrink: %w", err)}
 	}
 	if err := shrink.Write(o.out, res); err != nil {
 		return err
