@@ -47,8 +47,12 @@ const amnesiac = "name: r\nalgorithms: [{name: raft, params: {amnesia: true}}]\n
 // BenchmarkGuidedAgainstUniform reports the median, over 10 search seeds,
 // of the trials to the first violation with guidance (coverage, corpus,
 // mutation) and with uniform sampling of the same space (--uniform).
-func BenchmarkGuidedAgainstUniform(b *testing.B) {
-	for _, c := range searches {
+func BenchmarkGuidedAgainstUniform(b *testing.B) { guidedAgainstUniform(b, searches) }
+
+// guidedAgainstUniform reports each search's median trials to the first
+// violation, guided and uniform.
+func guidedAgainstUniform(b *testing.B, ss []search) {
+	for _, c := range ss {
 		b.Run(c.name, func(b *testing.B) {
 			var guided, uniform []int
 			for b.Loop() {
@@ -82,19 +86,7 @@ func builtinText(name string) string {
 // search seeds of the trials to the first violation, guided and uniform
 // (HUNT.md's table of planted bugs). The node program runs a process per
 // node and trial: it takes minutes.
-func BenchmarkPlantedBugs(b *testing.B) {
-	for _, c := range plantedBugs {
-		b.Run(c.name, func(b *testing.B) {
-			var guided, uniform []int
-			for b.Loop() {
-				guided, uniform = c.trials(b, false), c.trials(b, true)
-			}
-			b.Logf("guided %v, uniform %v", guided, uniform)
-			b.ReportMetric(median(guided), "guided-trials")
-			b.ReportMetric(median(uniform), "uniform-trials")
-		})
-	}
-}
+func BenchmarkPlantedBugs(b *testing.B) { guidedAgainstUniform(b, plantedBugs) }
 
 // searchBudget bounds each search of a comparison, programBudget one of
 // a node program (a process per node and trial: about a second a
