@@ -85,6 +85,12 @@ type Algorithm struct {
 	// election algorithm: mutual exclusion is chosen by name or by
 	// "mutex" (every algorithm of the family).
 	Mutex *Mutex
+	// LiveOnly, when set, says why the algorithm runs only in the live
+	// runtime: a library that owns its goroutines and clocks, or a server
+	// run from outside, cannot be stepped deterministically. The simulator
+	// refuses it with this reason (trial.Capabilities.CheckAlgorithm), and
+	// "all" leaves it out: it runs when named.
+	LiveOnly string
 }
 
 // Mutex describes a mutual-exclusion algorithm to the runtime: which of
@@ -166,7 +172,17 @@ func (m Model) String() string {
 // asynchronous model. Synchronous-round algorithms need small ids and a
 // time that grows with them, which "all"'s arrangements (minted ids, ten
 // million processes) do not give, so they run when named.
-func (a *Algorithm) InAll() bool { return !a.IsMutex() && a.Model == ModelAsync }
+func (a *Algorithm) InAll() bool {
+	return !a.IsMutex() && a.Model == ModelAsync && a.LiveOnly == ""
+}
+
+// Runtimes names the runtimes that run a: "sim,live", or "live" (LiveOnly).
+func (a *Algorithm) Runtimes() string {
+	if a.LiveOnly != "" {
+		return "live"
+	}
+	return "sim,live"
+}
 
 // ElectionNames returns the names of the algorithms "all" means (InAll),
 // sorted.

@@ -9,9 +9,21 @@ import (
 	"github.com/electbench/electbench/chaos"
 	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/live"
+	"github.com/electbench/electbench/nodes/sim"
 	"github.com/electbench/electbench/nodes/trial"
 	"github.com/electbench/electbench/reports"
 )
+
+// ValidateSim reports what the simulator cannot run of this spec
+// (sim.Capabilities): a live-only algorithm, naming it and why.
+func (s *Spec) ValidateSim() error {
+	for _, a := range s.Algos {
+		if err := sim.Capabilities.CheckAlgorithm(a.Alg); err != nil {
+			return fmt.Errorf("--algo %s: %w", a.Alg.Name, err)
+		}
+	}
+	return nil
+}
 
 // ValidateLive reports what the live runtime cannot do with this spec
 // (live.Capabilities), naming the flag at fault.

@@ -115,6 +115,8 @@ func FromScenario(sc *chaos.Scenario) (*Spec, error) {
 		if err := spec.ValidateLive(); err != nil {
 			return nil, chaos.Errors{sc.Errorf("runtime", "runtime live: %s", unflag(err))}
 		}
+	} else if err := spec.ValidateSim(); err != nil {
+		return nil, chaos.Errors{sc.Errorf("algorithms", "%s", unflag(err))}
 	}
 	return spec, nil
 }

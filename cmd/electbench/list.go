@@ -39,7 +39,7 @@ func newListCmd() *cobra.Command {
 
 func listAlgorithms(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ALGORITHM\tFAMILY\tTOPOLOGY\tVARIANTS\tPARAMETERS\tMODEL\tSUMMARY")
+	fmt.Fprintln(tw, "ALGORITHM\tFAMILY\tTOPOLOGY\tVARIANTS\tPARAMETERS\tMODEL\tRUNTIMES\tSUMMARY")
 	for _, a := range nodes.Algorithms() {
 		var vs, ps []string
 		for _, v := range a.Variants {
@@ -48,8 +48,8 @@ func listAlgorithms(w io.Writer) error {
 		for _, p := range a.Params {
 			ps = append(ps, p.Name+"="+p.Default)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.Name, a.Family, a.Topology,
-			strings.Join(vs, ","), orDash(strings.Join(ps, ",")), a.Model, a.Summary)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.Name, a.Family, a.Topology,
+			strings.Join(vs, ","), orDash(strings.Join(ps, ",")), a.Model, a.Runtimes(), a.Summary)
 	}
 	return tw.Flush()
 }

@@ -214,6 +214,8 @@ func (o runOptions) buildSpec() (*workloads.Spec, error) {
 		if err := spec.ValidateLive(); err != nil {
 			return nil, badInput(err)
 		}
+	} else if err := spec.ValidateSim(); err != nil {
+		return nil, badInput(err)
 	}
 	return spec, nil
 }

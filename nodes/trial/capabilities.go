@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/electbench/electbench/nodes"
 )
 
 // Capabilities declare what a runtime can run. Each runtime declares them
@@ -36,6 +38,15 @@ type Capabilities struct {
 	// RestartsAtStart says a process crashed at the start can be restarted
 	// (one that never ran has links to its peers to take up).
 	RestartsAtStart bool
+}
+
+// CheckAlgorithm reports an algorithm the runtime cannot run: a live-only
+// one (nodes.Algorithm.LiveOnly) anywhere but live.
+func (c *Capabilities) CheckAlgorithm(a *nodes.Algorithm) error {
+	if a.LiveOnly != "" && c.Runtime != "live" {
+		return fmt.Errorf("%s runs only with --runtime live: %s", a.Name, a.LiveOnly)
+	}
+	return nil
 }
 
 // CheckNodes reports a cluster of n processes the runtime cannot hold.
@@ -92,6 +103,9 @@ func (c *Capabilities) CheckEffect(f *Fault) error {
 // were checked against the same declaration before the run).
 func (c *Capabilities) Check(cfg *Config) error {
 	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	if err := c.CheckAlgorithm(cfg.Algorithm); err != nil {
 		return err
 	}
 	if err := c.CheckNodes(cfg.Ranks.Len()); err != nil {
