@@ -70,6 +70,19 @@ func (r *runReportOptions) finish(cmd *cobra.Command, o runOptions, m reports.Ma
 	return storeHistory(cmd, r.history, m, results)
 }
 
+// checkHistoryDir refuses, before anything runs, a --history that cannot
+// be a history: an existing path that is not a directory. Without it a run
+// stored its results and then failed on the history.
+func checkHistoryDir(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return badInputf("--history %s: not a directory (a history is a directory of stored runs)", dir)
+	}
+	return nil
+}
+
 // storeHistory adds a run (its manifest and results) to the history in
 // dir and rewrites the history's index; nothing when dir is "".
 func storeHistory(cmd *cobra.Command, dir string, m reports.Manifest, results string) error {

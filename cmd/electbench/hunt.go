@@ -87,7 +87,7 @@ find as a regression (docs/HUNT.md, Nightly). docs/HUNT.md tells more.
 Exit codes: 0 nothing found in the budget (it says what it covered),
 1 a counterexample was written, 2 bad usage or input (nothing written),
 130 interrupted (a counterexample found so far is written).`,
-		Args:              cobra.MaximumNArgs(1),
+		Args:              usageArgs(0, 1),
 		ValidArgsFunction: completeScenarios,
 		RunE:              func(cmd *cobra.Command, args []string) error { return runHunt(cmd, o, args) },
 	}
@@ -124,6 +124,9 @@ Exit codes: 0 nothing found in the budget (it says what it covered),
 func runHunt(cmd *cobra.Command, o huntOptions, args []string) error {
 	opts, err := o.options(cmd, args)
 	if err != nil {
+		return err
+	}
+	if err := checkHistoryDir(o.history); err != nil {
 		return err
 	}
 	ctx, stop := interrupts(cmd, "the hunt")

@@ -26,7 +26,7 @@ func newListCmd() *cobra.Command {
 		Use:       "list algorithms|faults|workloads",
 		Short:     "List what exists, one line each",
 		ValidArgs: []string{"algorithms", "faults", "workloads"},
-		Args:      cobra.ExactArgs(1),
+		Args:      usageArgs(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			show, ok := listings[args[0]]
 			if !ok {

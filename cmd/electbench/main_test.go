@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,7 +25,7 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:           "testdata/script",
 		UpdateScripts: os.Getenv("UPDATE_SCRIPTS") == "1",
-		Cmds:          map[string]func(*testscript.TestScript, bool, []string){"exits": cmdExits, "replace": cmdReplace, "replays": cmdReplays},
+		Cmds:          map[string]func(*testscript.TestScript, bool, []string){"exits": cmdExits, "refused": cmdRefused, "replace": cmdReplace, "replays": cmdReplays},
 		Setup:         setupExamples,
 	})
 }
@@ -88,6 +89,41 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("%s exited with %d, want %d", args[1], got, want)
 	}
+}
+
+// cmdRefused runs electbench ARGS... as bad input must be met: exit 2, one
+// line on standard error, "electbench: " and the reason, nothing on
+// standard output, and nothing new in the work directory (no results, no
+// output directory): refused ARGS...
+func cmdRefused(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 {
+		ts.Fatalf("usage: refused ARGS...")
+	}
+	before := workEntries(ts)
+	cmdExits(ts, false, append([]string{"2", "electbench"}, args...))
+	stderr, stdout := ts.ReadFile("stderr"), ts.ReadFile("stdout")
+	if stdout != "" {
+		ts.Fatalf("refused input wrote to standard output: %q", stdout)
+	}
+	if strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "electbench: ") {
+		ts.Fatalf("refused input: want one line \"electbench: …\" on standard error, got %q", stderr)
+	}
+	if after := workEntries(ts); !slices.Equal(before, after) {
+		ts.Fatalf("refused input changed the work directory: %v before, %v after", before, after)
+	}
+}
+
+// workEntries names what the script's work directory holds.
+func workEntries(ts *testscript.TestScript) []string {
+	es, err := os.ReadDir(ts.Getenv("WORK"))
+	if err != nil {
+		ts.Fatalf("%v", err)
+	}
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	return names
 }
 
 // cmdReplace edits a file of the script's work directory, replacing the one

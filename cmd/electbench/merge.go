@@ -44,7 +44,7 @@ A missing, repeated, incomplete or foreign shard, and the first row out of
 place (swapped, of another seed or shard, duplicated), is named and nothing
 is written (exit 2); a failed shard is run again alone, with its --shard K/M
 (and --resume to keep its finished trials).`,
-		Args: cobra.MinimumNArgs(1),
+		Args: usageArgs(1, -1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runMerge(cmd, o, args) },
 	}
 	f := cmd.Flags()
@@ -65,6 +65,9 @@ type shardDir struct {
 func runMerge(cmd *cobra.Command, o mergeOptions, dirs []string) error {
 	if o.out == "" {
 		return badInputf("merge: --out DIR is required")
+	}
+	if err := checkHistoryDir(o.history); err != nil {
+		return err
 	}
 	formats, err := parseFormats(o.formats)
 	if err != nil {

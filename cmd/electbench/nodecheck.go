@@ -38,7 +38,7 @@ check prints PASS or FAIL with what is wrong in plain words.
 
 CMD is the program and its arguments, split as a shell would (quote it).
 Exit codes: 0 every check passed, 1 one failed, 2 bad usage.`,
-		Args: cobra.ExactArgs(1),
+		Args: usageArgs(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runNodeCheck(cmd, o, args[0]) },
 	}
 	f := cmd.Flags()
@@ -67,6 +67,9 @@ func runNodeCheck(cmd *cobra.Command, o nodeCheckOptions, command string) error 
 		return badInputf("--node-timeout %v: must be positive", o.timeout)
 	}
 	spec := external.Spec{Name: "node-check", Command: argv, Topology: topo, StepTimeout: o.timeout}
+	if err := spec.CheckProgram(); err != nil {
+		return badInput(err)
+	}
 	w := cmd.OutOrStdout()
 	fails := 0
 	report := func(what string, err error) {

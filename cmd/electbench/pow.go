@@ -259,7 +259,7 @@ per hash, as to mint).
 
 Exit codes: 0 every file verifies, 1 some file does not, 2 some file could
 not be read or a flag is wrong.`,
-		Args: cobra.MinimumNArgs(1),
+		Args: usageArgs(1, -1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runPowVerify(cmd, o, args) },
 	}
 	f := cmd.Flags()

@@ -32,7 +32,7 @@ Exit codes, as run's: 0 every run the same and every expectation held, 1 an
 expectation failed (a counterexample's violation occurred, as it should), a
 run differed, or the trace hash is not the file's (both named), 2 bad usage
 or input.`,
-		Args:              cobra.ExactArgs(1),
+		Args:              usageArgs(1, 1),
 		ValidArgsFunction: completeScenarios,
 		RunE:              func(cmd *cobra.Command, args []string) error { return runReplay(cmd, o, args[0]) },
 	}

@@ -40,7 +40,7 @@ The report goes beside the results file unless -o says otherwise (- for
 standard output).
 
 Exit codes: 0 ok, 2 bad usage or input.`,
-		Args: cobra.ExactArgs(1),
+		Args: usageArgs(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runReport(cmd, args[0], o) },
 	}
 	bindOutput(cmd.Flags(), &o.out, "report file (default: report.html beside the results; - for stdout)")

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"io"
 	"os"
 	"runtime/debug"
@@ -99,4 +100,24 @@ node processes behind Toxiproxy, and then breaks the network under them.`,
 	root.InitDefaultCompletionCmd()
 	requireSubcommand(root)
 	return root
+}
+
+// usageArgs accepts from min to max arguments (max < 0: no limit) and
+// refuses any other count with the command's usage line, which names what
+// it takes, rather than cobra's bare count.
+func usageArgs(min, max int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) >= min && (max < 0 || len(args) <= max) {
+			return nil
+		}
+		return badInputf("%s: got %d argument(s); usage: %s", strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" "), len(args), usageLine(cmd))
+	}
+}
+
+// usageLine is cmd's Use with its parents' names before it.
+func usageLine(cmd *cobra.Command) string {
+	if cmd.HasParent() {
+		return cmd.Parent().CommandPath() + " " + cmd.Use
+	}
+	return cmd.Use
 }

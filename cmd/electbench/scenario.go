@@ -39,7 +39,7 @@ line, column and field).`,
 	cmd.AddCommand(&cobra.Command{
 		Use:   "validate FILE...",
 		Short: "Check scenario files without running them",
-		Args:  cobra.MinimumNArgs(1),
+		Args:  usageArgs(1, -1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := cmd.OutOrStdout()
 			var bad []string
@@ -67,7 +67,7 @@ line, column and field).`,
 	cmd.AddCommand(&cobra.Command{
 		Use:               "show NAME",
 		Short:             "Print a built-in scenario file (default, or one of `scenario list`)",
-		Args:              cobra.ExactArgs(1),
+		Args:              usageArgs(1, 1),
 		ValidArgsFunction: completeBuiltins,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			b, ok := chaos.Builtin(args[0])
@@ -168,10 +168,9 @@ func loadScenarios(args []string, runtime string) ([]*workloads.Spec, error) {
 // (--runtime alone, without files, is an ad-hoc run).
 var workloadFlags = []string{"algo", "variant", "param", "nodes", "runtime", "ids", "rank", "initiators", "latency", "deadline", "crash", "detector"}
 
-// scenarioSpecs returns the specs of a run of scenario files (args), or of
-// the built-in default scenario when there are no args and no ad-hoc flag;
-// nil when the flags describe an ad-hoc run.
-func scenarioSpecs(cmd *cobra.Command, args []string, o runOptions) ([]*workloads.Spec, error) {
+// adhocFlags are the workload flags set (workloadFlags), which make a run
+// without files an ad-hoc one.
+func adhocFlags(cmd *cobra.Command, args []string) []string {
 	var set []string
 	cmd.Flags().Visit(func(f *pflag.Flag) {
 		for _, w := range workloadFlags {
@@ -180,9 +179,24 @@ func scenarioSpecs(cmd *cobra.Command, args []string, o runOptions) ([]*workload
 			}
 		}
 	})
+	return set
+}
+
+// noteAdhoc says, once a run from flags is planned, that it is not the
+// default scenario.
+func noteAdhoc(cmd *cobra.Command, args []string) {
+	if set := adhocFlags(cmd, args); len(args) == 0 && len(set) > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "ad-hoc run from %s: not the default scenario (no live cluster, no faults, no expectations; electbench scenario show default)\n", strings.Join(set, ", "))
+	}
+}
+
+// scenarioSpecs returns the specs of a run of scenario files (args), or of
+// the built-in default scenario when there are no args and no ad-hoc flag;
+// nil when the flags describe an ad-hoc run.
+func scenarioSpecs(cmd *cobra.Command, args []string, o runOptions) ([]*workloads.Spec, error) {
+	set := adhocFlags(cmd, args)
 	if len(args) == 0 {
 		if len(set) > 0 {
-			fmt.Fprintf(cmd.ErrOrStderr(), "ad-hoc run from %s: not the default scenario (no live cluster, no faults, no expectations; electbench scenario show default)\n", strings.Join(set, ", "))
 			return nil, nil
 		}
 		args = []string{"default"}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -41,6 +42,9 @@ func planRun(cmd *cobra.Command, o runOptions, args []string) (*runPlan, error) 
 	}
 	sim, live, err := runSpecs(cmd, o, args)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkRunFlags(cmd, o, sim, live); err != nil {
 		return nil, err
 	}
 	if sim != nil && o.parallel < 0 {
@@ -84,7 +88,41 @@ func planRun(cmd *cobra.Command, o runOptions, args []string) (*runPlan, error) 
 			return nil, badInputf("--resume %s: the directory holds shard %q of this plan, not %q", o.out, old.Shard, p.manifest.Shard)
 		}
 	}
+	noteAdhoc(cmd, args)
 	return p, nil
+}
+
+// checkRunFlags refuses flags that would be accepted and do nothing for
+// this run's specs, and warns of a --keep-running that changes nothing
+// and a --resume with nothing to resume.
+func checkRunFlags(cmd *cobra.Command, o runOptions, sim, live []*workloads.Spec) error {
+	if err := checkHistoryDir(o.report.history); err != nil {
+		return err
+	}
+	if o.toxiproxy != "" && len(live) == 0 {
+		return badInputf("--toxiproxy: this run has no live trials (--runtime sim); the flag names the toxiproxy-server of live runs")
+	}
+	if o.keep && !hasQuorum(slices.Concat(sim, live)) {
+		fmt.Fprintln(cmd.ErrOrStderr(), "--keep-running: no quorum algorithm (raft, chubby, zookeeper, etcd-raft) in this run, so it changes nothing: the others end when their election does")
+	}
+	if o.resume {
+		if _, err := os.Stat(filepath.Join(o.out, reports.ResultsCSV)); errors.Is(err, fs.ErrNotExist) {
+			fmt.Fprintf(cmd.ErrOrStderr(), "--resume: %s holds no earlier run; running every trial\n", o.out)
+		}
+	}
+	return nil
+}
+
+// hasQuorum reports whether any spec runs a quorum algorithm.
+func hasQuorum(specs []*workloads.Spec) bool {
+	for _, s := range specs {
+		for _, a := range s.Algos {
+			if a.Alg.Quorum != nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // runSpecs are the run's specs, simulated and live: the scenario files' or

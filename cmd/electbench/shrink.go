@@ -45,7 +45,7 @@ far. docs/SHRINK.md tells the rest.
 Exit codes: 0 shrunk, 2 bad input (no such file, a file whose run passes,
 one whose trace-hash no longer matches; nothing is written), 130
 interrupted (the best so far is written).`,
-		Args:              cobra.ExactArgs(1),
+		Args:              usageArgs(1, 1),
 		ValidArgsFunction: completeScenarios,
 		RunE:              func(cmd *cobra.Command, args []string) error { return runShrink(cmd, o, args[0]) },
 	}

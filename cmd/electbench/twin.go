@@ -92,6 +92,13 @@ func runTwin(cmd *cobra.Command, scenario string, o twinOptions) error {
 	if _, err := (runOptions{unit: o.unit}).liveUnit(); err != nil {
 		return err // refused before either side runs, in run's words
 	}
+	// Both sides read the scenario; either would refuse a bad one, but
+	// only after the other side's line about starting.
+	for _, rt := range []string{"sim", "live"} {
+		if _, err := loadScenarios([]string{scenario}, rt); err != nil {
+			return err
+		}
+	}
 	var rows [2][]reports.Row
 	for i, rt := range []string{"sim", "live"} {
 		dir := filepath.Join(o.out, rt)

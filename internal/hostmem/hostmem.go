@@ -1,6 +1,7 @@
 // Package hostmem tells how much memory this process may use: the
 // machine's physical memory, or the cgroup's limit when the process runs in
-// a container that sets a lower one.
+// a container that sets a lower one, or its address-space limit (ulimit -v)
+// when that is lower still.
 package hostmem
 
 import (
@@ -22,6 +23,9 @@ func Total() (int64, bool) {
 		if lim, ok := cgroupLimit(p); ok && lim < total {
 			total = lim
 		}
+	}
+	if lim, ok := addressSpaceLimit(); ok && lim < total {
+		total = lim
 	}
 	return total, true
 }

@@ -3,6 +3,8 @@ package external
 import (
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -94,6 +96,9 @@ func (s Spec) Algorithm() (nodes.Algorithm, error) {
 	if s.StepTimeout == 0 {
 		s.StepTimeout = DefaultStepTimeout
 	}
+	if err := s.CheckProgram(); err != nil {
+		return nodes.Algorithm{}, fmt.Errorf("external algorithm %s: %w", s.Name, err)
+	}
 	a := nodes.Algorithm{
 		Name:       s.Name,
 		Family:     "external",
@@ -138,4 +143,32 @@ var nameRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_-]{0,63}$`)
 func defaultName(command []string) string {
 	base := filepath.Base(command[len(command)-1])
 	return strings.TrimSuffix(base, filepath.Ext(base))
+}
+
+// CheckProgram reports a program that cannot start, before anything runs:
+// a bare name not on $PATH, or a path (relative to the scenario's
+// directory, where the program starts) that is missing, a directory or not
+// executable. A run of such a program would otherwise fail each trial.
+func (s Spec) CheckProgram() error {
+	prog := s.Command[0]
+	if !strings.ContainsRune(prog, filepath.Separator) {
+		if _, err := exec.LookPath(prog); err != nil {
+			return fmt.Errorf("program %q is not found in $PATH", prog)
+		}
+		return nil
+	}
+	path := prog
+	if !filepath.IsAbs(path) && s.Dir != "" {
+		path = filepath.Join(s.Dir, path)
+	}
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return fmt.Errorf("program %q: %w", prog, err)
+	case fi.IsDir():
+		return fmt.Errorf("program %q is a directory", prog)
+	case fi.Mode()&0o111 == 0:
+		return fmt.Errorf("program %q is not executable (chmod +x %s)", prog, path)
+	}
+	return nil
 }

@@ -148,6 +148,12 @@ func ParseDetector(spec string, lat Latency) (Detector, error) {
 		if d.Tau, err = dur(1, "timeout τ"); err != nil {
 			return Detector{}, err
 		}
+		if d.Tau <= d.P {
+			// A peer is heard at best every P: with τ ≤ P every process
+			// suspects every other between two heartbeats, and the run
+			// measures the detector, not the algorithm.
+			return Detector{}, fmt.Errorf("detector %q: the timeout τ (%s) must exceed the period P (%s), or every process suspects every other between two heartbeats", spec, args[1], args[0])
+		}
 		d.pText, d.tauText = args[0], args[1]
 	case "inaccurate":
 		if len(args) < 2 || len(args) > 4 {
