@@ -3,10 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"io"
 	"os"
 	"runtime/debug"
+	"strings"
 
 	"github.com/electbench/electbench/nodes/trial"
 
