@@ -56,7 +56,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		// An internal failure is never mistaken for bad input (which a
 		// panic's default exit status, 2, would be).
 		if p := recover(); p != nil {
-			fmt.Fprintf(stderr, "electbench: internal error: %v\n%s", p, debug.Stack())
+			fmt.Fprintf(stderr, "electbench: internal error: %v%s\n", p, keepStack(debug.Stack()))
 			code = exitInfra
 		}
 	}()
@@ -120,4 +120,19 @@ func usageLine(cmd *cobra.Command) string {
 		return cmd.Parent().CommandPath() + " " + cmd.Use
 	}
 	return cmd.Use
+}
+
+// keepStack writes an internal failure's stack to a file of its own, for
+// the report a user files, and says where: the terminal gets one line, not
+// a Go runtime dump.
+func keepStack(stack []byte) string {
+	f, err := os.CreateTemp("", "electbench-internal-*.txt")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	if _, err := f.Write(stack); err != nil {
+		return ""
+	}
+	return fmt.Sprintf(" (a bug of electbench: its stack is in %s; please report it)", f.Name())
 }
