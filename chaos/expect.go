@@ -22,6 +22,20 @@ type Expect struct {
 	// run comes to rest, and the last decision is at most D after the first
 	// initiation.
 	Liveness *Duration
+	// NotLive, "liveness: never": no trial is live. The scenario's faults
+	// forbid an election (no side of a halves partition holds a majority),
+	// so a trial that is not live met what was expected and reports show
+	// it so; a live one fails.
+	NotLive bool
+	// LiveShare, "liveness: at-least P%", is the least share of each
+	// algorithm's, variant's and size's trials that are live (a fraction,
+	// 0 when not set), judged over the trials: the others may have no
+	// leader by the deadline, as the scenario expects (Raft's Figure 16 at
+	// 150–151 ms, where split votes can outlast any deadline), and reports
+	// show them so.
+	LiveShare float64
+	// LiveShareText is LiveShare as written ("80%").
+	LiveShareText string
 	// Messages "at-most N" or "at-most theory*K": every trial sends at most
 	// N election messages, or K times the fault-free reference figure of
 	// ALGORITHMS.md (exact count or bound) for its configuration.
@@ -37,12 +51,14 @@ type Expect struct {
 
 // IsZero reports whether nothing is expected.
 func (e Expect) IsZero() bool {
-	return !e.Safety && !e.Correct && e.Liveness == nil && e.Messages == nil && e.Turnaround == nil && len(e.Columns) == 0
+	return !e.Safety && !e.Correct && e.Liveness == nil && !e.NotLive && e.LiveShare == 0 && e.Messages == nil && e.Turnaround == nil && len(e.Columns) == 0
 }
 
 // OverTrials reports whether something is judged over the trials of an
 // algorithm, variant and size (by workloads.CheckRun) rather than per trial.
-func (e Expect) OverTrials() bool { return e.Turnaround != nil || len(e.Columns) > 0 }
+func (e Expect) OverTrials() bool {
+	return e.Turnaround != nil || len(e.Columns) > 0 || e.LiveShare > 0
+}
 
 // MessageCap is a ceiling on election messages per trial.
 type MessageCap struct {
@@ -69,7 +85,7 @@ func parseAlways(s string) (bool, error) {
 func parseLiveness(s string) (*Duration, error) {
 	rest, ok := strings.CutPrefix(strings.TrimSpace(s), "within ")
 	if !ok {
-		return nil, fmt.Errorf("want within DURATION (within 50T, within 200ms), got %q", s)
+		return nil, fmt.Errorf("want within DURATION (within 50T, within 200ms), at-least P%% or never, got %q", s)
 	}
 	d, err := ParseDuration(strings.TrimSpace(rest))
 	if err != nil {
@@ -232,4 +248,27 @@ func ParseComparison(s string) (Comparison, error) {
 		text = strconv.FormatFloat(v, 'f', -1, 64)
 	}
 	return Comparison{Op: op, V: v, Text: text}, nil
+}
+
+// parseLiveShare reads "at-least P%" with 0 < P < 100.
+func parseLiveShare(s string) (share float64, text string, err error) {
+	rest, ok := strings.CutPrefix(strings.TrimSpace(s), "at-least ")
+	if !ok {
+		return 0, "", fmt.Errorf("want at-least P%% with 0 < P < 100, got %q", s)
+	}
+	text = strings.TrimSpace(rest)
+	p, err := strconv.ParseFloat(strings.TrimSuffix(text, "%"), 64)
+	if err != nil || !strings.HasSuffix(text, "%") || !(p > 0 && p < 100) {
+		return 0, "", fmt.Errorf("liveness at-least %q: want a share P%% with 0 < P < 100 (at-least 80%%)", text)
+	}
+	return p / 100, text, nil
+}
+
+// liveText is how a liveness expectation that allows trials without a
+// leader reads: "never" or "at-least P%".
+func liveText(e Expect) string {
+	if e.NotLive {
+		return "never"
+	}
+	return "at-least " + e.LiveShareText
 }

@@ -125,7 +125,9 @@ func init() {
 		{name: "expect", typ: "mapping", def: "nothing",
 			doc: "what must hold (see Expectations); a failure makes `electbench run` exit 1",
 			dec: func(d *decoder, n *yaml.Node, path string, s *Scenario) {
-				decodeMapping(d, n, path, expectFields, &s.Expect, nil)
+				if decodeMapping(d, n, path, expectFields, &s.Expect, nil) && (s.Expect.NotLive || s.Expect.LiveShare > 0) && s.Expect.Correct {
+					d.errorf(n, path, "liveness %s and correct always contradict each other: a trial that is not live is not correct", liveText(s.Expect))
+				}
 			}},
 		{name: "trace-hash", typ: "text", def: "not checked",
 			doc: "the sha256 (64 hex digits) of the trace of the scenario's one trial as `electbench run --trace` writes it; `run` and `replay` fail (exit 1) when the trial's trace differs. `electbench shrink` writes it (SHRINK.md)",
@@ -192,10 +194,23 @@ var expectFields = []field[Expect]{
 		func(e *Expect, b bool) { e.Safety = b }),
 	alwaysField("correct", "every trial is correct (the `correct` column): every live process decided the same leader, the rightful one (the live process of highest rank; for a quorum algorithm one a majority believes); a trial can be safe and live and not correct, every process believing a leader that crashed",
 		func(e *Expect, b bool) { e.Correct = b }),
-	{name: "liveness", typ: "`within DURATION`", def: "not checked",
-		doc: "in every trial every live process decides, the run comes to rest, and the last decision comes at most DURATION after the first initiation",
+	{name: "liveness", typ: "`within DURATION`, `at-least P%` or `never`", def: "not checked",
+		doc: "`within DURATION`: in every trial every live process decides, the run comes to rest, and the last decision comes at most DURATION after the first initiation. `never`: no trial is live, the outcome the scenario's faults force (a halves partition of an even cluster leaves no majority): reports show such trials as expected, in grey, not as failures, and a live one fails the expectation. `at-least P%`: per algorithm, variant and size at least P% of the trials are live, judged over the trials; the others, with no leader by the deadline, are shown as expected (Raft's Figure 16 at 150–151 ms, whose split votes can outlast any deadline)",
 		dec: func(d *decoder, n *yaml.Node, path string, e *Expect) {
 			if v, ok := d.text(n, path); ok {
+				if strings.TrimSpace(v) == "never" {
+					e.NotLive = true
+					return
+				}
+				if strings.HasPrefix(strings.TrimSpace(v), "at-least") {
+					share, text, err := parseLiveShare(v)
+					if err != nil {
+						d.errorf(n, path, "%v", err)
+						return
+					}
+					e.LiveShare, e.LiveShareText = share, text
+					return
+				}
 				l, err := parseLiveness(v)
 				if err != nil {
 					d.errorf(n, path, "%v", err)

@@ -188,6 +188,12 @@ func attachExpect() {
 			return textNode("always")
 		},
 		"liveness": func(e *Expect) *yaml.Node {
+			if e.NotLive {
+				return textNode("never")
+			}
+			if e.LiveShare > 0 {
+				return textNode("at-least " + e.LiveShareText)
+			}
 			if e.Liveness == nil {
 				return nil
 			}

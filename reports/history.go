@@ -50,6 +50,9 @@ type Manifest struct {
 	FlagHash    string    `json:"flag_hash"`                 // short hash of the scenarios and Flags: runs of the same configuration share it
 	Time        time.Time `json:"time"`                      // when the run started, UTC
 	Rows        int       `json:"rows"`
+	// Descriptions are the scenarios' descriptions by name, for the
+	// report (the outcomes a scenario expects are shown beside it).
+	Descriptions map[string]string `json:"descriptions,omitempty"`
 
 	// A shard's results directory (run --shard K/M) says which part of the
 	// plan it holds: Shard "K/M", the plan's trials in all (PlanTrials) and

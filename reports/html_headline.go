@@ -18,6 +18,7 @@ type algoVerdict struct {
 	trials, unsafe, notLive, errs int
 	wrong                         int // live, safe, and still not correct
 	violations                    int
+	host                          int // unsafe with overruns: the host delayed a message past the bound
 	firstFail                     *failing
 }
 
@@ -29,22 +30,75 @@ func writeHeadline(p *page, rows []Row, groups []*reportGroup, fails []*failing,
 	order, by := algoVerdicts(groups, fails)
 	ex := failedExpectations(rows)
 	bad := len(ex.order) > 0 || len(opt.Expectations) > 0 || len(fails) > 0
+	expected := expectedOutcomes(rows)
 	p.section("verdict", func() {
 		p.h2("", txt("Verdict"))
 		if !bad {
 			msg := fmt.Sprintf("All %d trials were correct and live, with no safety violation and no error.", len(rows))
+			if expected.n > 0 {
+				msg = fmt.Sprintf("All %d trials were as their scenarios expect: %d correct and live, %d not live as expected, with no safety violation and no error.",
+					len(rows), len(rows)-expected.n, expected.n)
+			}
 			if ex.checked > 0 {
 				msg += fmt.Sprintf(" Every expectation held (%d trials checked).", ex.checked)
 			}
 			p.para("verdict ok", txt(msg))
-			return
+		} else {
+			p.box("", "verdict fail", func() {
+				if n := len(ex.order) + len(opt.Expectations); n > 0 {
+					writeFailedExpectations(p, ex, opt.Expectations)
+				}
+				writeAlgoVerdicts(p, order, by)
+			})
 		}
-		p.box("", "verdict fail", func() {
-			if n := len(ex.order) + len(opt.Expectations); n > 0 {
-				writeFailedExpectations(p, ex, opt.Expectations)
+		writeExpectedOutcomes(p, expected, opt.Descriptions)
+	})
+}
+
+// outcomes counts, per scenario in order of first appearance, the trials
+// not live as their scenario expects (Row.ExpectedOutcome).
+type outcomes struct {
+	n      int
+	order  []string
+	by     map[string]int
+	trials map[string]int // every trial of the scenario
+}
+
+func expectedOutcomes(rows []Row) outcomes {
+	o := outcomes{by: map[string]int{}, trials: map[string]int{}}
+	for i := range rows {
+		r := &rows[i]
+		o.trials[r.Scenario]++
+		if !r.ExpectedOutcome() {
+			continue
+		}
+		if o.by[r.Scenario] == 0 {
+			o.order = append(o.order, r.Scenario)
+		}
+		o.by[r.Scenario]++
+		o.n++
+	}
+	return o
+}
+
+// writeExpectedOutcomes shows, in grey, the outcomes the scenarios expect
+// (no leader where the faults leave no majority), each scenario with its
+// description: they are what should happen, not failures.
+func writeExpectedOutcomes(p *page, o outcomes, descriptions map[string]string) {
+	if o.n == 0 {
+		return
+	}
+	p.box("", "verdict expected", func() {
+		p.para("", boldf("%d trial%s not live, as expected", o.n, plural(o.n)), txt(" (their scenario's liveness: never, or at-least P% of the trials):"))
+		var items [][]run
+		for _, sc := range o.order {
+			item := []run{bold(sc), txtf(": %d of %d trials", o.by[sc], o.trials[sc])}
+			if d := descriptions[sc]; d != "" {
+				item = append(item, txt(" — "+d))
 			}
-			writeAlgoVerdicts(p, order, by)
-		})
+			items = append(items, item)
+		}
+		p.list("", items)
 	})
 }
 
@@ -62,7 +116,13 @@ func algoVerdicts(groups []*reportGroup, fails []*failing) (order []string, by m
 		}
 		for _, r := range g.rows {
 			v.trials++
-			if r.SafetyViolations > 0 {
+			if r.ExpectedOutcome() {
+				continue // shown apart, as expected (writeExpectedOutcomes)
+			}
+			switch {
+			case r.SafetyViolations > 0 && r.Overruns.V > 0:
+				v.host++ // outside the algorithm's model: the run blames the host
+			case r.SafetyViolations > 0:
 				v.unsafe++
 				v.violations += r.SafetyViolations
 			}
@@ -146,6 +206,9 @@ func writeAlgoVerdicts(p *page, order []string, by map[string]*algoVerdict) {
 		var what []string
 		if v.unsafe > 0 {
 			what = append(what, fmt.Sprintf("%d of %d trials broke safety (%d violations)", v.unsafe, v.trials, v.violations))
+		}
+		if v.host > 0 {
+			what = append(what, fmt.Sprintf("%d of %d trials unsafe outside the algorithm's model: the host delayed a message past its bound (overruns)", v.host, v.trials))
 		}
 		if v.notLive > 0 {
 			what = append(what, fmt.Sprintf("%d of %d trials elected nobody all agreed on (not live)", v.notLive, v.trials))

@@ -31,7 +31,7 @@ pre{background:#f7f7f7;border:1px solid #e4e4e4;padding:6px 8px;overflow-x:auto;
 .trial{border:1px solid #e4c0c0;border-radius:4px;padding:6px 10px;margin:8px 0}.trial h3{margin:2px 0 4px}
 .note{color:#555;font-style:italic}#js-errors{color:#b00020;white-space:pre-wrap}
 .verdict{border-radius:4px;padding:8px 12px;margin:6px 0 10px;font-size:15px}.verdict.ok{background:#eef8f0;border:1px solid #9fd3aa;color:#1b5e2b}
-.verdict.fail{background:#fff1f0;border:1px solid #e4a0a0}.verdict ul{margin:0;padding-left:20px}.verdict li{margin:2px 0}
+.verdict.fail{background:#fff1f0;border:1px solid #e4a0a0}.verdict.expected{background:#f3f3f3;border:1px solid #c8c8c8;color:#444}.verdict ul{margin:0;padding-left:20px}.verdict li{margin:2px 0}
 ul.legend{list-style:none;padding:0;margin:2px 0 10px;display:flex;flex-wrap:wrap;gap:4px 16px;font-size:13px}ul.legend li{display:flex;align-items:center;gap:5px}
 .maint{display:none}body.show-maint .maint{display:inline}b.violating{background:#ffe1de}
 details{margin:10px 0}details>summary{cursor:pointer;font-weight:600;margin:6px 0}ul.singles{font-size:13px;color:#333}

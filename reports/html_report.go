@@ -26,6 +26,10 @@ type HTMLOptions struct {
 	Trace     io.Reader
 	TraceName string
 
+	// Descriptions are the scenarios' descriptions by name (the run's
+	// manifest), shown beside the outcomes a scenario expects.
+	Descriptions map[string]string
+
 	// Faults gives the fault windows of a trial, shaded on the time axes of
 	// its group's charts and of its diagram; FaultWindows reads them from
 	// the faults column. Nil shades nothing.
@@ -275,7 +279,7 @@ func groupSeries(groups []*reportGroup) []*series {
 }
 
 func isFailing(r *Row) bool {
-	return !r.Correct || !r.Live || r.SafetyViolations > 0 || r.Error != ""
+	return (!r.Correct || !r.Live || r.SafetyViolations > 0 || r.Error != "") && !r.ExpectedOutcome()
 }
 
 func failingTrials(groups []*reportGroup) []*failing {
@@ -764,9 +768,18 @@ func writeVerdicts(p *page, groups []*reportGroup, fails []*failing, opt HTMLOpt
 			class = "bad"
 			links = cell{text: strconv.Itoa(n), href: "#" + firstFail[g].anchor, num: true, v: float64(n), hasV: true}
 		}
+		correctCell, liveCell := verdictCell(correct, g.Trials), verdictCell(live, g.Trials)
+		if exp := expectedIn(g); exp > 0 && live+exp == g.Trials {
+			// Every trial that is not live is so as the scenario expects.
+			title := fmt.Sprintf("%d not live, as the scenario expects (liveness: never or at-least P%%)", exp)
+			liveCell.classes, liveCell.title = "note", title
+			if correct+exp == g.Trials {
+				correctCell.classes, correctCell.title = "note", title
+			}
+		}
 		rows = append(rows, tableRow{id: g.anchor, class: class, cells: []cell{
 			textCell(g.Algorithm), textCell(g.Variant), textCell(g.Runtime), textCell(g.Scenario),
-			intCell(g.Nodes), intCell(g.Trials), verdictCell(correct, g.Trials), verdictCell(live, g.Trials),
+			intCell(g.Nodes), intCell(g.Trials), correctCell, liveCell,
 			badCount(g.SafetyViolations), badCount(g.Errors), links,
 		}})
 	}
@@ -790,6 +803,17 @@ func writeVerdicts(p *page, groups []*reportGroup, fails []*failing, opt HTMLOpt
 		}
 		p.details("", false, []run{txt(failingTitle(f.row))}, func() { writeFailing(p, f, opt) })
 	}
+}
+
+// expectedIn counts g's trials not live as their scenario expects.
+func expectedIn(g *reportGroup) int {
+	n := 0
+	for _, r := range g.rows {
+		if r.ExpectedOutcome() {
+			n++
+		}
+	}
+	return n
 }
 
 // failingTitle names a failing trial: configuration, trial, seed.

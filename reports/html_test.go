@@ -301,3 +301,40 @@ func TestReportNoSinglePointCharts(t *testing.T) {
 		t.Error("the single values are not stated")
 	}
 }
+
+// Trials not live as their scenario expects are no failures: the verdict
+// stays clean, they are shown in grey with the scenario's description,
+// and no failing-trial card lists them; a trial that breaks what was
+// expected is still red.
+func TestReportExpectedOutcomes(t *testing.T) {
+	rows := syntheticRows(40)
+	for i := range rows {
+		rows[i].Correct, rows[i].Live, rows[i].Violation, rows[i].Leader, rows[i].Expect = true, true, "", "x", "pass"
+		if i%2 == 0 {
+			rows[i].Scenario, rows[i].Correct, rows[i].Live, rows[i].Leader, rows[i].Expect = "halves", false, false, "", ExpectNotLive
+		}
+	}
+	var b bytes.Buffer
+	opt := HTMLOptions{Descriptions: map[string]string{"halves": "no side holds a majority"}}
+	if err := WriteHTML(&b, rows, opt); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{`<p class="verdict ok">All 40 trials were as their scenarios expect: 20 correct and live, 20 not live as expected`,
+		`<div class="verdict expected">`, "<b>halves</b>: 20 of 20 trials — no side holds a majority"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if strings.Contains(page, `verdict fail`) || strings.Contains(page, "failing trial") && strings.Contains(page, `id="trial-1"`) {
+		t.Error("trials not live as expected are shown as failures")
+	}
+	rows[0].Expect, rows[0].Live = "fail: liveness never: the trial was live (leader x)", true
+	b.Reset()
+	if err := WriteHTML(&b, rows, opt); err != nil {
+		t.Fatal(err)
+	}
+	if page := b.String(); !strings.Contains(page, `<div class="verdict fail">`) || !strings.Contains(page, "liveness never") {
+		t.Error("a broken expectation is not red")
+	}
+}

@@ -50,7 +50,8 @@ type Row struct {
 	// "t=TIME:KIND(TARGETS)" entries joined by ';' ("t=2ms:crash(3);t=12ms:restart(3)").
 	Faults string
 	// Expect is the verdict on the scenario's per-trial expectations: empty
-	// when there are none, "pass", or "fail: " and what failed.
+	// when there are none, "pass" (ExpectNotLive for a trial its scenario
+	// expected not to be live), or "fail: " and what failed.
 	Expect string
 	// TermLeaders says, for a quorum algorithm, which process won which
 	// term: "TERM=POSITION" entries in the order the terms began, joined by
@@ -232,4 +233,17 @@ func CountsFromMap(m map[string]int64) Counts {
 	}
 	sort.Slice(c, func(i, j int) bool { return c[i].Kind < c[j].Kind })
 	return c
+}
+
+// ExpectNotLive is the expect column of a trial that was not live, as its
+// scenario expects ("liveness: never": no side of a partition holds a
+// majority; "liveness: at-least P%": some trials may outlast the
+// deadline). Such a trial met what was expected: reports show it in grey,
+// apart from the failures.
+const ExpectNotLive = "pass: not live, as expected"
+
+// ExpectedOutcome reports whether a trial that is not live is so as its
+// scenario expects, and is otherwise sound (safe, no error): not a failure.
+func (r *Row) ExpectedOutcome() bool {
+	return r.Expect == ExpectNotLive && !r.Live && r.SafetyViolations == 0 && r.Error == ""
 }

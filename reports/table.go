@@ -132,15 +132,20 @@ func percent(share float64) string { return fmt.Sprintf("%.1f", 100*share) }
 
 // WriteFailingTrials lists, under the table, the trials that violated
 // safety or were not live, with their seeds and the first violation, at
-// most limit of them, then how many more. It writes nothing when every
-// trial was safe and live. replay, when set, gives the command that runs a
+// most limit of them, then how many more, and counts apart the trials not
+// live as their scenario expects (Row.ExpectedOutcome). It writes nothing
+// when every trial was safe and live. replay, when set, gives the command that runs a
 // listed trial again (HTMLOptions.Replay), written under it.
 func WriteFailingTrials(out io.Writer, rows []Row, limit int, replay func(*Row) string) error {
 	var b strings.Builder
-	shown, total := 0, 0
+	shown, total, expected := 0, 0, 0
 	for i := range rows {
 		r := &rows[i]
 		var what []string
+		if r.ExpectedOutcome() {
+			expected++
+			continue
+		}
 		if r.SafetyViolations > 0 {
 			what = append(what, fmt.Sprintf("%d safety violation(s)", r.SafetyViolations))
 		}
@@ -175,6 +180,9 @@ func WriteFailingTrials(out io.Writer, rows []Row, limit int, replay func(*Row) 
 	}
 	if total > shown {
 		fmt.Fprintf(&b, "  ... and %d more (the violation column of results.csv lists every trial)\n", total-shown)
+	}
+	if expected > 0 {
+		fmt.Fprintf(&b, "\n%d trial(s) not live, as their scenario expects (liveness: never, or at-least P%% of the trials)\n", expected)
 	}
 	_, err := io.WriteString(out, Printable(b.String()))
 	return err

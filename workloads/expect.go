@@ -15,12 +15,14 @@ import (
 )
 
 // checkTrial judges one trial against a scenario's per-trial expectations
-// and returns its expect column: "" when there are none, "pass", or "fail: "
-// followed by every expectation that failed and what the trial did instead.
+// and returns its expect column: "" when there are none, "pass" (or
+// reports.ExpectNotLive, a pass that was expected not to be live), or
+// "fail: " followed by every expectation that failed and what the trial did
+// instead.
 // faultFree is ALGORITHMS.md's figure for the configuration without faults,
 // which "at-most theory*K" scales.
 func checkTrial(e chaos.Expect, row *reports.Row, faultFree nodes.Theory) string {
-	if !e.Safety && !e.Correct && e.Liveness == nil && e.Messages == nil {
+	if !e.Safety && !e.Correct && e.Liveness == nil && !e.NotLive && e.LiveShare == 0 && e.Messages == nil {
 		if e.OverTrials() {
 			return "pass" // judged over the trials by CheckRun
 		}
@@ -48,6 +50,17 @@ func checkTrial(e chaos.Expect, row *reports.Row, faultFree nodes.Theory) string
 			fails = append(fails, fmt.Sprintf("liveness within %s: decided after %s", e.Liveness.Text, inT(row.DecidedS.V, row.DecidedT)))
 		}
 	}
+	if e.LiveShare > 0 && row.Error != "" {
+		fails = append(fails, "liveness at-least "+e.LiveShareText+": the trial failed: "+row.Error)
+	}
+	if e.NotLive {
+		switch {
+		case row.Error != "":
+			fails = append(fails, "liveness never: the trial failed: "+row.Error)
+		case row.Live:
+			fails = append(fails, "liveness never: the trial was live (leader "+row.Leader+")")
+		}
+	}
 	// After liveness: a trial that is not live is not correct either, and
 	// its first failure is then the liveness one, the story it tells.
 	if e.Correct && !row.Correct {
@@ -73,6 +86,9 @@ func checkTrial(e chaos.Expect, row *reports.Row, faultFree nodes.Theory) string
 		}
 	}
 	if len(fails) == 0 {
+		if (e.NotLive || e.LiveShare > 0) && !row.Live {
+			return reports.ExpectNotLive
+		}
 		return "pass"
 	}
 	return "fail: " + strings.Join(fails, "; ")
@@ -142,6 +158,11 @@ func CheckRun(specs []*Spec, rows []reports.Row) []Failure {
 			var fails []Failure
 			if p := s.Expect.Turnaround; p != nil {
 				if f, ok := checkTurnaround(p, by[g]); !ok {
+					fails = append(fails, f)
+				}
+			}
+			if s.Expect.LiveShare > 0 {
+				if f, ok := checkLiveShare(s.Expect, by[g]); !ok {
 					fails = append(fails, f)
 				}
 			}
@@ -277,4 +298,20 @@ func checkTurnaround(p *chaos.Percentile, rows []reports.Row) (Failure, bool) {
 		What: fmt.Sprintf("turnaround %s: p%s is %s (slowest: trial %d, seed %d)",
 			p.Text, strconv.FormatFloat(p.Q, 'f', -1, 64), seen, slowest.Trial, slowest.Seed),
 	}, false
+}
+
+// checkLiveShare judges "liveness: at-least P%" over a group's trials.
+func checkLiveShare(e chaos.Expect, rows []reports.Row) (Failure, bool) {
+	live := 0
+	for _, r := range rows {
+		if r.Live {
+			live++
+		}
+	}
+	if float64(live) >= e.LiveShare*float64(len(rows)) {
+		return Failure{}, true
+	}
+	r := rows[0]
+	return Failure{Algorithm: algoName(r), Nodes: r.Nodes, Trial: -1, Trials: len(rows), Seed: r.Seed,
+		What: fmt.Sprintf("liveness at-least %s: %d of %d trials live (%.1f%%)", e.LiveShareText, live, len(rows), 100*float64(live)/float64(len(rows)))}, false
 }

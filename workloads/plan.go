@@ -51,6 +51,9 @@ type Spec struct {
 	// Expect is what must hold (expect.go): checked per trial into the
 	// expect column, and over the trials by CheckRun.
 	Expect chaos.Expect
+	// Description is the scenario's, for people (reports show it beside
+	// the outcomes it expects); it shapes no trial.
+	Description string
 	// Runtime is "live" for a scenario that runs on node processes through
 	// Toxiproxy (runtime: live); anything else runs on the simulator.
 	Runtime string

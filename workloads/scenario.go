@@ -29,7 +29,7 @@ func FromScenario(sc *chaos.Scenario) (*Spec, error) {
 			errs = append(errs, sc.Errorf(field, format, args...))
 		}
 	}
-	spec := &Spec{Scenario: sc.Name, Trials: sc.Trials, Seed: sc.Seed, Expect: sc.Expect, Runtime: sc.Runtime}
+	spec := &Spec{Scenario: sc.Name, Description: sc.Description, Trials: sc.Trials, Seed: sc.Seed, Expect: sc.Expect, Runtime: sc.Runtime}
 	lat, err := trial.ParseLatency(sc.Network.Latency)
 	if err != nil {
 		fail("network.latency", "%v", err)

@@ -492,3 +492,50 @@ func TestAllRespectsAllUpTo(t *testing.T) {
 		}
 	}
 }
+
+// A scenario that expects trials without a leader (liveness: never, or
+// at-least P% live) marks them so, fails a trial that breaks it, and
+// judges the share over the trials.
+func TestExpectedNotLive(t *testing.T) {
+	parse := func(expect string) chaos.Expect {
+		scs, err := chaos.Parse("e.yaml", []byte("name: e\nalgorithms: [raft]\nexpect:\n"+expect))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return scs[0].Expect
+	}
+	live := reports.Row{Scenario: "e", Algorithm: "raft", Variant: "default", Nodes: 4, TS: 0.001, Live: true, Correct: true, Leader: "p3"}
+	dead := live
+	dead.Live, dead.Correct, dead.Leader = false, false, ""
+	never := parse("  safety: always\n  liveness: never\n")
+	if got := checkTrial(never, &dead, nodesTheory(0)); got != reports.ExpectNotLive {
+		t.Errorf("never, not live: %q", got)
+	}
+	if got := checkTrial(never, &live, nodesTheory(0)); got != "fail: liveness never: the trial was live (leader p3)" {
+		t.Errorf("never, live: %q", got)
+	}
+	share := parse("  liveness: at-least 60%\n")
+	if got := checkTrial(share, &dead, nodesTheory(0)); got != reports.ExpectNotLive {
+		t.Errorf("at-least, not live: %q", got)
+	}
+	if got := checkTrial(share, &live, nodesTheory(0)); got != "pass" {
+		t.Errorf("at-least, live: %q", got)
+	}
+	rows := []reports.Row{live, live, live, dead, dead}
+	for i := range rows {
+		rows[i].Trial = i
+	}
+	if fails := CheckRun([]*Spec{{Scenario: "e", Expect: share}}, rows); len(fails) != 0 {
+		t.Errorf("3 of 5 live meets at-least 60%%: %v", fails)
+	}
+	rows[2] = dead
+	fails := CheckRun([]*Spec{{Scenario: "e", Expect: share}}, rows)
+	if len(fails) != 1 || fails[0].String() != "e: raft N=4 over 5 trials: liveness at-least 60%: 2 of 5 trials live (40.0%)" {
+		t.Errorf("2 of 5 live: %v", fails)
+	}
+	for _, bad := range []string{"  liveness: at-least 100%\n", "  liveness: at-least 80\n", "  liveness: never\n  correct: always\n"} {
+		if _, err := chaos.Parse("e.yaml", []byte("name: e\nalgorithms: [raft]\nexpect:\n"+bad)); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}

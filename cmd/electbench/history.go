@@ -113,6 +113,12 @@ func newManifest(cmd *cobra.Command, seed uint64, specs []*workloads.Spec, scena
 			names = append(names, s.Scenario)
 		}
 		m.Seeds = append(m.Seeds, s.Seed)
+		if s.Description != "" {
+			if m.Descriptions == nil {
+				m.Descriptions = map[string]string{}
+			}
+			m.Descriptions[s.Scenario] = s.Description
+		}
 	}
 	m.Scenario = strings.Join(names, ",")
 	m.Plan = strings.Split(strings.TrimSuffix(workloads.Canonical(specs), "\n"), "\n")

@@ -27,6 +27,7 @@ func htmlOptions(source string, m *reports.Manifest) reports.HTMLOptions {
 		Incident: chaos.IsIncident, Leads: leaderKind}
 	if m != nil {
 		opt.Replay = replayCommand(*m)
+		opt.Descriptions = m.Descriptions
 	}
 	return opt
 }
