@@ -1,7 +1,9 @@
 package workloads
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -239,4 +241,66 @@ func (e *ETA) remainingAt(now time.Time) (time.Duration, bool) {
 		return 0, false // what runs has outrun its estimate: overdue, by an unknown time
 	}
 	return time.Duration(left * float64(time.Second)), true
+}
+
+// priorSecondsPerEvent is what a simulated event (and a set-up, as
+// simOverhead events) is assumed to take on one core before a run has
+// measured anything: the figure of a 2-core VM of the kind CI runs on,
+// measured with the host loaded about 3.5 processes a core (chang-roberts
+// at N = 5: 0.09 µs; raft's Figure 16: 1.9 µs; bully at N = 512: 1.6
+// µs) and taken for a quieter host. A plan's preview (PlanCost) uses it;
+// a run's ETA replaces it with what its own trials took.
+const priorSecondsPerEvent = 0.5e-6
+
+// traceBytesPerEvent is what a simulated event costs in a trace, measured
+// on the sameresults trace (lcr, hs and chang-roberts at N = 500, all
+// initiating: 186 bytes an event, a send and a delivery line per message).
+const traceBytesPerEvent = 190
+
+// PlanCost is what a plan is expected to cost before anything runs: its
+// trials, the events the simulated ones process (Trial.Estimate), the wall
+// time at parallel workers from the prior rate (the live trials one at a
+// time, at Trial.Cost's microseconds), the memory of the parallel largest
+// simulated trials at once, and the trace's size if every trial were
+// traced.
+type PlanCost struct {
+	Trials, Live int
+	Events       float64
+	Wall         time.Duration
+	PeakMemory   float64
+	TraceBytes   float64
+}
+
+// EstimatePlan works out trials' PlanCost at parallel workers (at least
+// one); ctx stops the simulations that price live trials (Costs).
+func EstimatePlan(ctx context.Context, trials []Trial, parallel int) PlanCost {
+	parallel = max(parallel, 1)
+	var c PlanCost
+	var simSeconds float64
+	var mems []float64
+	var live []Trial
+	for _, t := range trials {
+		c.Trials++
+		if t.Live {
+			c.Live++
+			live = append(live, t)
+			continue
+		}
+		e := t.Estimate()
+		c.Events += e.Events
+		c.TraceBytes += traceBytesPerEvent * e.Events
+		simSeconds += (e.Events + simOverhead) * priorSecondsPerEvent
+		mems = append(mems, e.Memory)
+	}
+	slices.SortFunc(mems, func(a, b float64) int { return cmp.Compare(b, a) })
+	for _, m := range mems[:min(parallel, len(mems))] {
+		c.PeakMemory += m
+	}
+	var liveSeconds float64
+	for _, cost := range Costs(ctx, live, true) {
+		liveSeconds += cost * liveSecondsPerCost
+	}
+	workers := float64(min(parallel, max(c.Trials-c.Live, 1)))
+	c.Wall = time.Duration((simSeconds/workers + liveSeconds) * float64(time.Second))
+	return c
 }

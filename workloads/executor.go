@@ -180,10 +180,7 @@ type simResult struct {
 func (x *Executor) runSim(ctx context.Context, rt Runtime, trials []Trial, processed *atomic.Int64, done func(Trial, reports.Row) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	p := x.Parallel
-	if p <= 0 {
-		p = runtime.GOMAXPROCS(0)
-	}
+	p := Parallelism(x.Parallel)
 	jobs := make(chan int)
 	results := make(chan simResult, p)
 	var wg sync.WaitGroup
@@ -278,4 +275,13 @@ func (x *Executor) emitInOrder(trials []Trial, results <-chan simResult, cancel 
 		r.trace.discard()
 	}
 	return next, emitErr
+}
+
+// Parallelism is the simulated trials run at once for a --parallel of p:
+// p, or one per core when p is 0 or less.
+func Parallelism(p int) int {
+	if p <= 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return p
 }

@@ -255,7 +255,7 @@ func CheckPlan(specs []*Spec, lim Limits) error {
 	count := CountTrials(specs)
 	if lim.MaxMemory > 0 && count > lim.MaxMemory/planBytesPerTrial {
 		return &PlanError{fmt.Sprintf("the plan holds %s trials, about %s to plan before the first runs, more than --max-memory %s: ask for fewer --trials, sizes or algorithms",
-			si(float64(count)), sizeOf(float64(count)*float64(planBytesPerTrial)), sizeOf(float64(lim.MaxMemory)))}
+			Count(float64(count)), SizeOf(float64(count)*float64(planBytesPerTrial)), SizeOf(float64(lim.MaxMemory)))}
 	}
 	type big struct {
 		mem  float64
@@ -283,14 +283,14 @@ func CheckPlan(specs []*Spec, lim Limits) error {
 				}
 				if e.Events > float64(budget) {
 					return &PlanError{fmt.Sprintf("%s: estimated %s events a trial, more than --max-events %s: every trial would be stopped unfinished; choose a smaller N, or raise --max-events",
-						what, si(e.Events), si(float64(budget)))}
+						what, Count(e.Events), Count(float64(budget)))}
 				}
 				if err := t.checkRounds(what); err != nil {
 					return err
 				}
 				if lim.MaxMemory > 0 && e.Memory > float64(lim.MaxMemory) {
 					return &PlanError{fmt.Sprintf("%s: estimated %s at its peak (%s events pending at once), more than --max-memory %s; choose a smaller N, raise --max-memory, or bound the events pending with --max-inflight",
-						what, sizeOf(e.Memory), si(e.InFlight), sizeOf(float64(lim.MaxMemory)))}
+						what, SizeOf(e.Memory), Count(e.InFlight), SizeOf(float64(lim.MaxMemory)))}
 				}
 				for range min(s.Trials, max(lim.Parallel, 1)) {
 					mems = append(mems, big{e.Memory, what})
@@ -316,7 +316,7 @@ func CheckPlan(specs []*Spec, lim Limits) error {
 	}
 	if sum > float64(lim.MaxMemory) {
 		return &PlanError{fmt.Sprintf("%d trials at once (--parallel %d) of %s and the next largest: estimated %s together, more than --max-memory %s; lower --parallel or raise --max-memory",
-			lim.Parallel, lim.Parallel, mems[0].what, sizeOf(sum), sizeOf(float64(lim.MaxMemory)))}
+			lim.Parallel, lim.Parallel, mems[0].what, SizeOf(sum), SizeOf(float64(lim.MaxMemory)))}
 	}
 	return nil
 }
@@ -342,20 +342,21 @@ func (t Trial) checkRounds(what string) error {
 	}
 	if need := th.Turnaround + float64(t.Nodes); need > limit {
 		return &PlanError{fmt.Sprintf("%s: a run of synchronous rounds needs %s T with the smallest id %s, beyond the deadline of %s T: every trial would end unfinished; choose smaller ids or raise --deadline",
-			what, si(need), ranks.At(ranks.Extreme(-1, nil)), si(limit))}
+			what, Count(need), ranks.At(ranks.Extreme(-1, nil)), Count(limit))}
 	}
 	return nil
 }
 
-func sizeOf(b float64) string {
+// SizeOf prints bytes for people (2.5 GiB).
+func SizeOf(b float64) string {
 	if b >= math.MaxUint64 {
 		return fmt.Sprintf("%.2g B", b)
 	}
 	return humanize.IBytes(uint64(b))
 }
 
-// si prints a count as 1.2e+10 once it is too long to read.
-func si(x float64) string {
+// Count prints a count, as 1.2e+10 once it is too long to read.
+func Count(x float64) string {
 	if x < 1e7 {
 		return fmt.Sprintf("%.0f", x)
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -59,11 +58,7 @@ func guardPlan(o runOptions, specs []*workloads.Spec) error {
 	if err != nil {
 		return badInput(err)
 	}
-	parallel := o.parallel
-	if parallel <= 0 {
-		parallel = runtime.GOMAXPROCS(0)
-	}
-	if err := workloads.CheckPlan(specs, workloads.Limits{MaxMemory: limit, Parallel: parallel}); err != nil {
+	if err := workloads.CheckPlan(specs, workloads.Limits{MaxMemory: limit, Parallel: workloads.Parallelism(o.parallel)}); err != nil {
 		return badInput(err)
 	}
 	debug.SetMemoryLimit(limit)

@@ -102,10 +102,16 @@ type barProgress struct {
 func newBarProgress(w io.Writer, total int, e estimator) *barProgress {
 	b := &barProgress{total: total, start: time.Now(), eta: e}
 	b.p = mpb.New(mpb.WithOutput(w), mpb.WithAutoRefresh(), mpb.WithWidth(32), mpb.WithRefreshRate(120*time.Millisecond))
-	b.bar = b.p.AddBar(int64(total),
+	// The bar fills by the run's estimated cost done (share), not by
+	// trials: a sweep's last trials are its largest.
+	b.bar = b.p.AddBar(barSteps,
 		mpb.PrependDecorators(
 			decor.Name("trials ", decor.WCSyncSpaceR),
-			decor.CountersNoUnit("%d/%d", decor.WCSyncWidth),
+			decor.Any(func(decor.Statistics) string {
+				b.mu.Lock()
+				defer b.mu.Unlock()
+				return fmt.Sprintf("%d/%d", b.done, b.total)
+			}, decor.WCSyncWidth),
 		),
 		mpb.AppendDecorators(
 			decor.Percentage(decor.WC{W: 5}),
@@ -124,14 +130,38 @@ func newBarProgress(w io.Writer, total int, e estimator) *barProgress {
 }
 
 func (b *barProgress) Done(r reports.Row) {
-	b.done++
 	b.mu.Lock()
+	b.done++
 	b.current = fmt.Sprintf("%s n=%d", r.Algorithm, r.Nodes)
 	if !r.Correct || !r.Live || r.SafetyViolations > 0 || r.Error != "" {
 		b.failing++
 	}
+	done, total := b.done, b.total
 	b.mu.Unlock()
-	b.bar.EwmaIncrement(time.Since(b.start) / time.Duration(b.done))
+	step := int64(barSteps)
+	if done < total {
+		step = int64(share(b.eta, b.start, time.Now(), done, total) * barSteps)
+	}
+	b.bar.SetCurrent(max(step, b.bar.Current()))
+}
+
+// barSteps is the bar's resolution: a thousandth of the run's cost.
+const barSteps = 1000
+
+// share is the part of the run done at now: the time elapsed over the
+// time elapsed and the time e predicts left (the run's estimated cost),
+// or done of total trials while e cannot tell.
+func share(e estimator, start, now time.Time, done, total int) float64 {
+	if rem, ok := e.Remaining(now); ok {
+		elapsed := now.Sub(start)
+		if elapsed+rem > 0 {
+			return float64(elapsed) / float64(elapsed+rem)
+		}
+	}
+	if total == 0 {
+		return 0
+	}
+	return float64(done) / float64(total)
 }
 
 func (b *barProgress) Setup(s harness.Setup, trial int) {
@@ -148,8 +178,8 @@ func (b *barProgress) Close() {
 	b.p.Wait()
 }
 
-// logProgress writes "progress: 1200/5000 trials (24%), 35s elapsed, about
-// 1m50s left" at most once per every, as trials finish, a live trial's
+// logProgress writes "progress: 1200/5000 trials (24% of the estimated
+// work), 35s elapsed, about 1m50s left" at most once per every, as trials finish, a live trial's
 // set-up moves on (then saying where it is) or every passes; a run
 // shorter than that writes nothing.
 type logProgress struct {
@@ -196,8 +226,8 @@ func (l *logProgress) line(now time.Time, more string) {
 		return
 	}
 	l.last = now
-	fmt.Fprintf(l.w, "progress: %d/%d trials (%d%%), %d failing, %v elapsed, about %s left%s\n",
-		l.done, l.total, 100*l.done/l.total, l.failing, now.Sub(l.start).Round(time.Second), left(l.eta, now), more)
+	fmt.Fprintf(l.w, "progress: %d/%d trials (%d%% of the estimated work), %d failing, %v elapsed, about %s left%s\n",
+		l.done, l.total, int(100*share(l.eta, l.start, now, l.done, l.total)), l.failing, now.Sub(l.start).Round(time.Second), left(l.eta, now), more)
 }
 
 // tick writes the progress line every `every` while the run goes on, so

@@ -32,7 +32,7 @@ func TestLogProgress(t *testing.T) {
 	if len(lines) != 10 {
 		t.Fatalf("%d lines for 100s at one line per 10s:\n%s", len(lines), b.String())
 	}
-	if lines[0] != "progress: 10/100 trials (10%), 1 failing, 10s elapsed, about 1m30s left" {
+	if lines[0] != "progress: 10/100 trials (10% of the estimated work), 1 failing, 10s elapsed, about 1m30s left" {
 		t.Errorf("first line %q", lines[0])
 	}
 	// Not a terminal: a bytes.Buffer gets the plain lines.
@@ -91,8 +91,8 @@ func TestLogProgressSetup(t *testing.T) {
 	// Trial 0 took 8 s, so trial 1 is priced at 8 s: 6 s left 2 s into
 	// it; 12 s into it, it is overdue by a time nobody knows.
 	want := []string{
-		"progress: 1/2 trials (50%), 0 failing, 10s elapsed, about 6s left; setting up raft n=64 trial 1: starting processes 32/64 (2s so far)",
-		"progress: 1/2 trials (50%), 0 failing, 20s elapsed, about ? left; setting up raft n=64 trial 1: linking 2,565/4,032 (12s so far)",
+		"progress: 1/2 trials (62% of the estimated work), 0 failing, 10s elapsed, about 6s left; setting up raft n=64 trial 1: starting processes 32/64 (2s so far)",
+		"progress: 1/2 trials (50% of the estimated work), 0 failing, 20s elapsed, about ? left; setting up raft n=64 trial 1: linking 2,565/4,032 (12s so far)",
 	}
 	if got := strings.TrimSpace(b.String()); got != strings.Join(want, "\n") {
 		t.Fatalf("lines:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
@@ -189,7 +189,7 @@ func TestLogProgressTicks(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	l.Close()
-	if !strings.Contains(b.String(), "progress: 0/1 trials (0%)") {
+	if !strings.Contains(b.String(), "progress: 0/1 trials (0% of the estimated work)") {
 		t.Fatalf("no progress line while the trial ran: %q", b.String())
 	}
 	if strings.Count(b.String(), "setting up raft n=64 trial 0: linking 1/2") < 2 {

@@ -41,6 +41,7 @@ type runOptions struct {
 	resume     bool
 	deadline   string
 	keep       bool   // --keep-running: quorum trials run to their deadline
+	dryRun     bool   // --dry-run: print the plan's cost and exit (dryrun.go)
 	unit       string // --unit: T, or live (the simulator reads parameters as live nodes do)
 	trace      string
 	trial      string // --trial: run only this trial of the plan (trialid.go)
@@ -120,6 +121,7 @@ host; the failed trial is not recorded and --resume runs it again),
 	f.IntVar(&o.parallel, "parallel", o.parallel, "trials run at once (default: one per core); results do not depend on it")
 	f.BoolVar(&o.resume, "resume", o.resume, "keep the rows already in DIR/results.csv and run only the missing trials")
 	f.StringVar(&o.deadline, "deadline", o.deadline, "virtual time after which an unfinished trial counts as not live (e.g. 500ms or 2000T)")
+	f.BoolVar(&o.dryRun, "dry-run", false, "print what the plan holds and is expected to cost (trials, events, wall time, peak memory, trace size) and exit")
 	f.BoolVar(&o.keep, "keep-running", o.keep, "run quorum trials (raft, chubby, zookeeper, etcd-raft) to their deadline, their steady traffic included,\ninstead of ending each once its election is over for good")
 	f.StringVar(&o.unit, "unit", o.unit, "the unit the simulator's machines read their parameters in (t1=2T): T, the mean latency (the reference model),\nor live: T plus the live runtime's allowance max(5ms, T/2), as live nodes read them (electbench twin's simulated side)")
 	f.StringVar(&o.trace, "trace", o.trace, "write every event of every trial as JSON lines to this regular file (appended to on --resume)")
@@ -373,6 +375,9 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 	p, err := planRun(cmd, o, args)
 	if err != nil {
 		return err
+	}
+	if o.dryRun || warnLong(cmd, p, o) {
+		return previewPlan(cmd, p, o)
 	}
 	start := time.Now()
 	written, err := p.execute(cmd, &o)
