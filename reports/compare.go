@@ -124,7 +124,13 @@ type Change struct {
 	// BaseCount and NewCount are, for a share, the trials of each side
 	// with the property (safe, live, correct); BaseShare and NewShare the
 	// same over BaseN and NewN. For a share, Delta is NewShare−BaseShare.
-	BaseCount int          `json:"base_count"`
+	// Shift is the size of the change with its 95% interval [ShiftLow,
+	// ShiftHigh] (compare_interval.go): for a median the Hodges–Lehmann
+	// shift NEW − BASE in the metric's unit, for a share the difference
+	// of shares (Delta) and its Newcombe interval. The interval is unset
+	// when the samples are too small for one.
+	Shift, ShiftLow, ShiftHigh Opt[float64] `json:"-"`
+	BaseCount                  int          `json:"base_count"`
 	NewCount  int          `json:"new_count"`
 	BaseShare Opt[float64] `json:"-"`
 	NewShare  Opt[float64] `json:"-"`
@@ -306,6 +312,8 @@ func judgeShare(ch *Change, bk, bn, nk, nn int, opt CompareOptions) {
 		return
 	}
 	ch.Delta = Some(ch.NewShare.V - ch.BaseShare.V)
+	lo, hi := newcombe(bk, bn, nk, nn)
+	ch.Shift, ch.ShiftLow, ch.ShiftHigh = ch.Delta, Some(lo), Some(hi)
 	p := fisherExact(bk, bn, nk, nn)
 	ch.P, ch.Exact = Some(p), true
 	switch {
@@ -313,6 +321,10 @@ func judgeShare(ch *Change, bk, bn, nk, nn int, opt CompareOptions) {
 		ch.Verdict = Regression
 		ch.Reason = fmt.Sprintf("%d of %d NEW trials violate safety, none of %d BASE trials did: a new safety violation is a regression whatever the sample size",
 			nn-nk, nn, bn)
+	case lostAll(ch, opt):
+		ch.Verdict = Regression
+		ch.Reason = fmt.Sprintf("%d of %d NEW trials not %s, none of %d BASE trials: a loss beyond the threshold (%s of the trials) is a regression whatever q",
+			nn-nk, nn, ch.Metric, bn, strings.TrimPrefix(fmtPercent(opt.Threshold), "+"))
 	case ch.Delta.V == 0:
 		ch.Verdict, ch.Reason = NoChange, "same share"
 	case p >= opt.Alpha:
@@ -322,6 +334,18 @@ func judgeShare(ch *Change, bk, bn, nk, nn int, opt CompareOptions) {
 	default:
 		ch.Verdict, ch.Reason = Improvement, fmt.Sprintf("share %s points (p=%s)", fmtPoints(ch.Delta.V), fmtP(p))
 	}
+}
+
+// lostAll is a loss of liveness or correctness that needs no test: every
+// BASE trial had the property, and more than the threshold's share of NEW
+// trials lack it (100% live to 90% is a regression however few the
+// trials; a significance test over 20 a side would call it noise).
+func lostAll(ch *Change, opt CompareOptions) bool {
+	if ch.Metric != "live" && ch.Metric != "correct" {
+		return false
+	}
+	return ch.BaseCount == ch.BaseN && ch.NewCount < ch.NewN &&
+		float64(ch.NewN-ch.NewCount)/float64(ch.NewN) > opt.Threshold
 }
 
 // fmtPoints formats a difference of shares in percentage points.
@@ -378,6 +402,11 @@ func judge(ch *Change, base, new []float64, opt CompareOptions, minSamples int) 
 	}
 	mb, mn := median(base), median(new)
 	ch.BaseMedian, ch.NewMedian = Some(mb), Some(mn)
+	shift, lo, hi, ok := hodgesLehmann(base, new)
+	ch.Shift = Some(shift)
+	if ok {
+		ch.ShiftLow, ch.ShiftHigh = Some(lo), Some(hi)
+	}
 	switch {
 	case mb == mn:
 		ch.Delta = Some(0.0)
@@ -433,11 +462,13 @@ func sameMultiset(a, b []float64) bool {
 	return slices.Equal(sa, sb)
 }
 
+// fmtP writes a p- or q-value in scientific notation, two significant
+// digits: 7.9e-03, 1.5e-11; one too small for a float64 is "<1e-300", not 0.
 func fmtP(p float64) string {
-	if p < 0.0001 {
-		return strconv.FormatFloat(p, 'e', 1, 64)
+	if p < 1e-300 {
+		return "<1e-300"
 	}
-	return strconv.FormatFloat(p, 'f', 4, 64)
+	return strconv.FormatFloat(p, 'e', 1, 64)
 }
 
 func fmtPercent(d float64) string {
@@ -517,10 +548,48 @@ func WriteCompareText(out io.Writer, c Comparison) error {
 // share.
 func (c *Change) Figures() string {
 	if c.Kind == KindShare {
-		return fmt.Sprintf("%s → %s trials (%s points)", shareText(c.BaseCount, c.BaseN), shareText(c.NewCount, c.NewN), pointsText(c.Delta))
+		return fmt.Sprintf("%s → %s trials (%s points%s)", shareText(c.BaseCount, c.BaseN), shareText(c.NewCount, c.NewN), pointsText(c.Delta), c.IntervalText())
 	}
-	return fmt.Sprintf("median %s → %s (%s), %d vs %d trials",
-		optText(c.BaseMedian), optText(c.NewMedian), deltaText(c.Delta), c.BaseN, c.NewN)
+	shift := ""
+	if c.Shift.Set {
+		shift = ", shift " + signedText(c.Shift) + c.IntervalText()
+	}
+	return fmt.Sprintf("median %s → %s (%s)%s, %d vs %d trials",
+		optText(c.BaseMedian), optText(c.NewMedian), deltaText(c.Delta), shift, c.BaseN, c.NewN)
+}
+
+// IntervalText is the 95% interval of the change's size: " [−3.1, +0.4]"
+// (points for a share, the metric's unit for a median), "" without one.
+func (c *Change) IntervalText() string {
+	if !c.ShiftLow.Set {
+		return ""
+	}
+	if c.Kind == KindShare {
+		return fmt.Sprintf(" [%s, %s]", fmtPoints(c.ShiftLow.V), fmtPoints(c.ShiftHigh.V))
+	}
+	return fmt.Sprintf(" [%s, %s]", signedText(c.ShiftLow), signedText(c.ShiftHigh))
+}
+
+// signedText is a figure rounded to four significant digits, with its
+// sign: +3.5, -0.01235.
+func signedText(o Opt[float64]) string {
+	if !o.Set {
+		return "-"
+	}
+	s := roundedText(o.V)
+	if o.V >= 0 {
+		s = "+" + s
+	}
+	return s
+}
+
+// roundedText rounds a figure for people: four significant digits.
+func roundedText(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return FormatFloat(v)
+	}
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 4, 64), 64)
+	return FormatFloat(r)
 }
 
 func shareText(k, n int) string {
@@ -541,7 +610,7 @@ func optText(o Opt[float64]) string {
 	if !o.Set {
 		return "-"
 	}
-	return summaryNumber(o.V)
+	return roundedText(o.V)
 }
 
 func deltaText(o Opt[float64]) string {
@@ -560,6 +629,9 @@ type jsonChange struct {
 	Delta      json.RawMessage `json:"delta"` // a number, "+inf", "-inf" or null
 	P          jsonNumber      `json:"p"`
 	Q          jsonNumber      `json:"q"`
+	Shift      jsonNumber      `json:"shift"`      // Hodges–Lehmann shift (medians) or difference of shares
+	ShiftLow   jsonNumber      `json:"shift_low"`  // its 95% interval, null when too few samples
+	ShiftHigh  jsonNumber      `json:"shift_high"`
 }
 
 type jsonComparison struct {
@@ -584,7 +656,9 @@ const CompareMethod = "shares of safe (no safety violation), live and correct tr
 	"whatever the sample size, or a significant drop of a share; " +
 	"medians of messages, turnaround_t, turnaround_tm, decided_t, detect_t, failover_t on trials without error: two-sided Mann-Whitney U test; exact permutation distribution " +
 	"(conditional on ties) for n1+n2 <= 50, else normal approximation with tie and continuity correction; " +
-	"change = relative change of the median; regression = significant and change > threshold; " +
+	"change = relative change of the median; size = Hodges-Lehmann shift with Moses' distribution-free 95% interval (medians), " +
+	"difference of shares with Newcombe's hybrid score 95% interval (shares); regression = significant and change > threshold, " +
+	"or a share of live or correct trials that fell from all of BASE's by more than the threshold, whatever q; " +
 	"significant = Benjamini-Hochberg q <= alpha over the comparison's tests that could reach alpha (Fisher: the margins admit such a table; Mann-Whitney: a test ran)"
 
 // WriteCompareJSON writes every change, decided or not, as one JSON
@@ -599,7 +673,8 @@ func WriteCompareJSON(out io.Writer, c Comparison) error {
 	for i, ch := range c.Changes {
 		jc := jsonChange{Change: ch, BaseMedian: jsonNumber(ch.BaseMedian),
 			NewMedian: jsonNumber(ch.NewMedian), BaseShare: jsonNumber(ch.BaseShare),
-			NewShare: jsonNumber(ch.NewShare), P: jsonNumber(ch.P), Q: jsonNumber(ch.Q)}
+			NewShare: jsonNumber(ch.NewShare), P: jsonNumber(ch.P), Q: jsonNumber(ch.Q),
+			Shift: jsonNumber(ch.Shift), ShiftLow: jsonNumber(ch.ShiftLow), ShiftHigh: jsonNumber(ch.ShiftHigh)}
 		switch {
 		case !ch.Delta.Set:
 			jc.Delta = json.RawMessage("null")

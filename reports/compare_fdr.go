@@ -46,7 +46,7 @@ func adjust(changes []Change, alpha float64) int {
 	for j, i := range family {
 		ch := &changes[i]
 		ch.Q = Some(qs[j])
-		if ch.Verdict != Regression && ch.Verdict != Improvement || newSafetyViolation(ch) {
+		if ch.Verdict != Regression && ch.Verdict != Improvement || untested(ch) {
 			continue
 		}
 		if qs[j] > alpha {
@@ -72,10 +72,15 @@ func canReach(ch *Change, alpha float64) bool {
 	return fisherMinP(ch.BaseCount, ch.BaseN, ch.NewCount, ch.NewN) <= alpha
 }
 
-// newSafetyViolation is the verdict that needs no test: NEW violated
-// safety in a group whose BASE trials never did (judgeShare).
-func newSafetyViolation(ch *Change) bool {
-	return ch.Kind == KindShare && ch.Metric == "safety" && ch.BaseCount == ch.BaseN && ch.NewCount < ch.NewN
+// untested is a verdict that needs no test (judgeShare): NEW violated
+// safety in a group whose BASE trials never did, or lost liveness or
+// correctness in more than the threshold's share of its trials where
+// every BASE trial had it (lostAll; its reason says so).
+func untested(ch *Change) bool {
+	if ch.Kind != KindShare || ch.BaseCount != ch.BaseN || ch.NewCount >= ch.NewN {
+		return false
+	}
+	return ch.Metric == "safety" || strings.Contains(ch.Reason, "whatever q")
 }
 
 // fisherMinP is the least two-sided Fisher p-value a 2×2 table with the

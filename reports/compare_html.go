@@ -102,10 +102,13 @@ func changeRows(c Comparison, label func(*Change) string, withRuntime bool) [][]
 			}
 			vc := textCell(label(&ch))
 			vc.classes = verdictClass(ch.Verdict)
-			change := cell{text: deltaText(ch.Delta), num: true}
+			change := cell{text: deltaText(ch.Delta) + ch.IntervalText(), num: true}
+			if ch.Kind == KindMedian && ch.Shift.Set {
+				change.text = deltaText(ch.Delta) + " · shift " + signedText(ch.Shift) + ch.IntervalText()
+			}
 			baseC, newC := optCell(ch.BaseMedian, 3), optCell(ch.NewMedian, 3)
 			if ch.Kind == KindShare {
-				change.text = pointsText(ch.Delta) + " pts"
+				change.text = pointsText(ch.Delta) + " pts" + ch.IntervalText()
 				baseC, newC = shareCell(ch.BaseCount, ch.BaseN, ch.BaseShare), shareCell(ch.NewCount, ch.NewN, ch.NewShare)
 			}
 			if ch.Delta.Set && !math.IsInf(ch.Delta.V, 0) {
@@ -117,8 +120,17 @@ func changeRows(c Comparison, label func(*Change) string, withRuntime bool) [][]
 			}
 			rows = append(rows, append(row, textCell(ch.Scenario), intCell(ch.Nodes), textCell(ch.Metric),
 				intCell(ch.BaseN), intCell(ch.NewN), baseC, newC, change, cell{svg: changeBar(ch.Delta)},
-				optCell(ch.P, 4), optCell(ch.Q, 4), textCell(ch.Reason)))
+				pCell(ch.P), pCell(ch.Q), textCell(ch.Reason)))
 		}
 	}
 	return rows
+}
+
+// pCell shows a p- or q-value in scientific notation (fmtP), sorted by
+// its value: 1e-16 is not 0.
+func pCell(o Opt[float64]) cell {
+	if !o.Set {
+		return cell{text: "-", num: true}
+	}
+	return cell{text: fmtP(o.V), num: true, v: o.V, hasV: true}
 }

@@ -317,13 +317,28 @@ func TestCompareVerdicts(t *testing.T) {
 	t.Run("liveness", func(t *testing.T) {
 		newer := slices.Clone(base)
 		newer[0].Live = false
-		if ch := changeOf(t, Compare(base, newer, CompareOptions{}), "live"); ch.Verdict != NoChange {
-			t.Errorf("10 → 9 of 10 live is not significant: %s", ch.Verdict)
+		// 10 → 9 of 10 live: far from significant (p = 1), but every BASE
+		// trial was live and NEW lost 10% > the 5% threshold: a regression
+		// whatever q, named with its interval.
+		ch := changeOf(t, Compare(base, newer, CompareOptions{}), "live")
+		if ch.Verdict != Regression || !strings.Contains(ch.Reason, "whatever q") || ch.P.V < 0.5 {
+			t.Errorf("10 → 9 of 10 live: %s (%s)", ch.Verdict, ch.Reason)
+		}
+		if ch.Figures() != "10/10 → 9/10 trials (-10.0 points [-40.4, +18.9])" {
+			t.Errorf("figures %q", ch.Figures())
+		}
+		// Within the threshold (2 of 40 = 5%, not above 5%), no verdict
+		// without a test. (CompareOptions{} has threshold 0: any loss.)
+		base40, newer40 := slices.Concat(base, base, base, base), slices.Concat(base, base, base, base)
+		newer40 = slices.Clone(newer40)
+		newer40[0].Live, newer40[1].Live = false, false
+		if ch := changeOf(t, Compare(base40, newer40, CompareOptions{Threshold: 0.05}), "live"); ch.Verdict != NoChange {
+			t.Errorf("40 → 38 of 40 live, 5%%: %s (%s)", ch.Verdict, ch.Reason)
 		}
 		for i := range 6 {
 			newer[i].Live = false
 		}
-		ch := changeOf(t, Compare(base, newer, CompareOptions{}), "live")
+		ch = changeOf(t, Compare(base, newer, CompareOptions{}), "live")
 		if ch.Verdict != Regression || math.Abs(ch.P.V-fisherExact(10, 10, 4, 10)) > 1e-15 || ch.Delta.V != -0.6 {
 			t.Errorf("10 → 4 of 10 live: %+v", ch)
 		}
@@ -379,4 +394,50 @@ func TestCompareGolden(t *testing.T) {
 	}
 	golden(t, "compare.txt.golden", text.Bytes())
 	golden(t, "compare.json.golden", js.Bytes())
+}
+
+// The Hodges–Lehmann shift and its interval against a brute force over
+// every pairwise difference, and the interval's coverage of a known shift.
+func TestHodgesLehmann(t *testing.T) {
+	base := []float64{44, 46, 44, 48, 44, 51, 39, 47}
+	new := []float64{52, 49, 55, 50, 53, 57, 48, 51, 54}
+	var diffs []float64
+	for _, x := range new {
+		for _, b := range base {
+			diffs = append(diffs, x-b)
+		}
+	}
+	slices.Sort(diffs)
+	est, lo, hi, ok := hodgesLehmann(base, new)
+	want := (diffs[len(diffs)/2-1] + diffs[len(diffs)/2]) / 2
+	if len(diffs)%2 == 1 {
+		want = diffs[len(diffs)/2]
+	}
+	n, m := float64(len(base)), float64(len(new))
+	k := int(math.Floor(n*m/2 - zLevel*math.Sqrt(n*m*(n+m+1)/12)))
+	if !ok || math.Abs(est-want) > 1e-9 || math.Abs(lo-diffs[k-1]) > 1e-9 || math.Abs(hi-diffs[len(diffs)-k]) > 1e-9 {
+		t.Fatalf("HL %v [%v, %v] %v; brute force %v [%v, %v] (k=%d)", est, lo, hi, ok, want, diffs[k-1], diffs[len(diffs)-k], k)
+	}
+	if !(lo < est && est < hi) {
+		t.Errorf("interval [%v, %v] does not hold the estimate %v", lo, hi, est)
+	}
+	if _, _, _, ok := hodgesLehmann([]float64{1, 2}, []float64{3}); ok {
+		t.Error("an interval from 2 vs 1 samples")
+	}
+	// Coverage: 400 pairs of 20 vs 20 normal samples, NEW shifted by 3;
+	// a 95% interval holds 3 in about 380 of them (fixed seed).
+	rng := rand.New(rand.NewPCG(1, 2))
+	held := 0
+	for range 400 {
+		b, x := make([]float64, 20), make([]float64, 20)
+		for i := range b {
+			b[i], x[i] = rng.NormFloat64()*5, 3+rng.NormFloat64()*5
+		}
+		if _, lo, hi, ok := hodgesLehmann(b, x); ok && lo <= 3 && 3 <= hi {
+			held++
+		}
+	}
+	if held < 364 || held > 396 { // 91%–99%
+		t.Errorf("the 95%% interval held the true shift in %d of 400 draws", held)
+	}
 }
