@@ -131,10 +131,10 @@ type Change struct {
 	// when the samples are too small for one.
 	Shift, ShiftLow, ShiftHigh Opt[float64] `json:"-"`
 	BaseCount                  int          `json:"base_count"`
-	NewCount  int          `json:"new_count"`
-	BaseShare Opt[float64] `json:"-"`
-	NewShare  Opt[float64] `json:"-"`
-	P         Opt[float64] `json:"-"` // two-sided p-value; unset when no test ran
+	NewCount                   int          `json:"new_count"`
+	BaseShare                  Opt[float64] `json:"-"`
+	NewShare                   Opt[float64] `json:"-"`
+	P                          Opt[float64] `json:"-"` // two-sided p-value; unset when no test ran
 	// Q is the Benjamini–Hochberg q-value of P among the comparison's
 	// tests that could reach α (compare_fdr.go), on which the verdict
 	// rests; unset outside that family.
@@ -629,8 +629,8 @@ type jsonChange struct {
 	Delta      json.RawMessage `json:"delta"` // a number, "+inf", "-inf" or null
 	P          jsonNumber      `json:"p"`
 	Q          jsonNumber      `json:"q"`
-	Shift      jsonNumber      `json:"shift"`      // Hodges–Lehmann shift (medians) or difference of shares
-	ShiftLow   jsonNumber      `json:"shift_low"`  // its 95% interval, null when too few samples
+	Shift      jsonNumber      `json:"shift"`     // Hodges–Lehmann shift (medians) or difference of shares
+	ShiftLow   jsonNumber      `json:"shift_low"` // its 95% interval, null when too few samples
 	ShiftHigh  jsonNumber      `json:"shift_high"`
 }
 
