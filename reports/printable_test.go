@@ -22,7 +22,7 @@ func TestTerminalTextCarriesNoEscapes(t *testing.T) {
 	}
 	rows := []Row{{Algorithm: hostile, Variant: "default", Runtime: "sim", Scenario: hostile, Nodes: 3, Error: hostile}}
 	var b bytes.Buffer
-	if err := WriteTable(&b, Summarize(rows)); err != nil {
+	if err := WriteTable(&b, Summarize(rows), TableOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := WriteFailingTrials(&b, rows, 10, nil); err != nil {

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestSummaryGolden(t *testing.T) {
@@ -19,7 +20,7 @@ func TestSummaryGolden(t *testing.T) {
 	if err := WriteSummaryJSON(&js, groups); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteTable(&table, groups); err != nil {
+	if err := WriteTable(&table, groups, TableOptions{Wide: true}); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "summary.csv.golden", csv.Bytes())
@@ -301,7 +302,7 @@ func TestWriteTableOneRuntime(t *testing.T) {
 		}
 	}
 	var b bytes.Buffer
-	if err := WriteTable(&b, Summarize(rows)); err != nil {
+	if err := WriteTable(&b, Summarize(rows), TableOptions{Wide: true}); err != nil {
 		t.Fatal(err)
 	}
 	want := "" +
@@ -331,7 +332,7 @@ func TestWriteTableVerdicts(t *testing.T) {
 		rows = append(rows, r)
 	}
 	var b bytes.Buffer
-	if err := WriteTable(&b, Summarize(rows)); err != nil {
+	if err := WriteTable(&b, Summarize(rows), TableOptions{Wide: true}); err != nil {
 		t.Fatal(err)
 	}
 	want := "" +
@@ -354,5 +355,43 @@ func TestWriteTableVerdicts(t *testing.T) {
 	b.Reset()
 	if err := WriteFailingTrials(&b, rows[3:4], 2, nil); err != nil || b.Len() != 0 {
 		t.Errorf("a safe, live trial is listed: %q %v", b.String(), err)
+	}
+}
+
+// The narrow table: short titles, and at a stated width its least needed
+// columns left out, named under it, until it fits; the wide form keeps
+// every column whatever the width.
+func TestWriteTableFits(t *testing.T) {
+	groups := Summarize(sampleRows())
+	var wide, narrow, fit bytes.Buffer
+	if err := WriteTable(&wide, groups, TableOptions{Wide: true, Width: 40}); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteTable(&narrow, groups, TableOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteTable(&fit, groups, TableOptions{Width: 66}); err != nil {
+		t.Fatal(err)
+	}
+	widest := func(s string) int {
+		w := 0
+		for _, l := range strings.Split(s, "\n") {
+			w = max(w, utf8.RuneCountInString(l))
+		}
+		return w
+	}
+	if !strings.Contains(wide.String(), "messages_median") || strings.Contains(wide.String(), "left out") {
+		t.Errorf("wide form:\n%s", wide.String())
+	}
+	if !strings.HasPrefix(narrow.String(), "algorithm") || !strings.Contains(narrow.String(), "msgs") || widest(narrow.String()) >= widest(wide.String()) {
+		t.Errorf("narrow form is not narrower:\n%s", narrow.String())
+	}
+	lines := strings.Split(strings.TrimSuffix(fit.String(), "\n"), "\n")
+	note := lines[len(lines)-1]
+	if !strings.HasPrefix(note, "(") || !strings.Contains(note, "left out to fit 66 columns; --print wide shows every column)") {
+		t.Errorf("no note of what was left out:\n%s", fit.String())
+	}
+	if w := widest(strings.Join(lines[:len(lines)-1], "\n")); w > 66 {
+		t.Errorf("table %d wide at width 66:\n%s", w, fit.String())
 	}
 }

@@ -9,16 +9,25 @@ import (
 	"unicode/utf8"
 )
 
+// TableOptions shape WriteTable's table for a terminal.
+type TableOptions struct {
+	// Wide writes every column under summary.csv's names; otherwise the
+	// table is the narrow form, short titles, for a person at a terminal.
+	Wide bool
+	// Width, when positive, is the terminal's width: the narrow form leaves
+	// out its least needed columns until it fits, and says so under it.
+	Width int
+}
+
 // WriteTable writes groups as an aligned plain-text table, one line per
 // group: algorithm, variant, nodes, trials, median messages, the
 // theoretical figure, median turnaround in T, the percentages of correct and
 // live trials, the trials with a safety violation, and, when any leader
 // crashed, the median failover in T — medians, as summary.csv, the report
-// and compare use them, under the names summary.csv uses for the same
-// figures. Runtime and scenario columns are added when the groups span more
-// than one of either, so no two lines look alike. Missing figures print as
-// "-".
-func WriteTable(out io.Writer, groups []Group) error {
+// and compare use them; the wide form titles them with summary.csv's names.
+// Runtime and scenario columns are added when the groups span more than one
+// of either, so no two lines look alike. Missing figures print as "-".
+func WriteTable(out io.Writer, groups []Group, opt TableOptions) error {
 	runtimes, scenarios := map[string]bool{}, map[string]bool{}
 	failover := false
 	for _, g := range groups {
@@ -27,40 +36,43 @@ func WriteTable(out io.Writer, groups []Group) error {
 		failover = failover || g.FailoverT.N > 0
 	}
 	type col struct {
-		title string
-		right bool // numbers align right
-		cell  func(g *Group) string
+		title, wide string
+		right       bool // numbers align right
+		drop        int  // the narrow form leaves out higher first to fit; 0 never
+		cell        func(g *Group) string
 	}
 	cols := []col{
-		{"algorithm", false, func(g *Group) string { return dash(g.Algorithm) }},
-		{"variant", false, func(g *Group) string { return dash(g.Variant) }},
+		{"algorithm", "algorithm", false, 0, func(g *Group) string { return dash(g.Algorithm) }},
+		{"variant", "variant", false, 3, func(g *Group) string { return dash(g.Variant) }},
 	}
 	if len(runtimes) > 1 {
-		cols = append(cols, col{"runtime", false, func(g *Group) string { return dash(g.Runtime) }})
+		cols = append(cols, col{"rt", "runtime", false, 0, func(g *Group) string { return dash(g.Runtime) }})
 	}
 	if len(scenarios) > 1 {
-		cols = append(cols, col{"scenario", false, func(g *Group) string { return dash(g.Scenario) }})
+		cols = append(cols, col{"scenario", "scenario", false, 0, func(g *Group) string { return dash(g.Scenario) }})
 	}
 	cols = append(cols,
-		col{"nodes", true, func(g *Group) string { return strconv.Itoa(g.Nodes) }},
-		col{"trials", true, func(g *Group) string { return strconv.Itoa(g.Trials) }},
-		col{"messages_median", true, func(g *Group) string { return fixed(g.Messages.Median, 1) }},
-		col{"theory_messages", true, func(g *Group) string { return dash(g.TheoryMessages.String()) }},
-		col{"turnaround_t_median", true, func(g *Group) string { return fixed(g.TurnaroundT.Median, 2) }},
-		col{"correct%", true, func(g *Group) string { return percent(g.CorrectShare) }},
-		col{"live%", true, func(g *Group) string { return percent(g.LiveShare) }},
-		col{"unsafe_trials", true, func(g *Group) string { return strconv.Itoa(g.UnsafeTrials) }},
+		col{"N", "nodes", true, 0, func(g *Group) string { return strconv.Itoa(g.Nodes) }},
+		col{"trials", "trials", true, 4, func(g *Group) string { return strconv.Itoa(g.Trials) }},
+		col{"msgs", "messages_median", true, 0, func(g *Group) string { return fixed(g.Messages.Median, 1) }},
+		col{"theory", "theory_messages", true, 5, func(g *Group) string { return dash(g.TheoryMessages.String()) }},
+		col{"turn/T", "turnaround_t_median", true, 2, func(g *Group) string { return fixed(g.TurnaroundT.Median, 2) }},
+		col{"ok%", "correct%", true, 0, func(g *Group) string { return percent(g.CorrectShare) }},
+		col{"live%", "live%", true, 0, func(g *Group) string { return percent(g.LiveShare) }},
+		col{"unsafe", "unsafe_trials", true, 0, func(g *Group) string { return strconv.Itoa(g.UnsafeTrials) }},
 	)
 	if failover {
-		cols = append(cols, col{"failover_t_median", true, func(g *Group) string { return fixed(g.FailoverT.Median, 2) }})
+		cols = append(cols, col{"fail/T", "failover_t_median", true, 1, func(g *Group) string { return fixed(g.FailoverT.Median, 2) }})
 	}
-
 	cells := make([][]string, len(groups)+1)
 	widths := make([]int, len(cols))
 	for r := range cells {
 		cells[r] = make([]string, len(cols))
 		for c, cl := range cols {
 			s := cl.title
+			if opt.Wide {
+				s = cl.wide
+			}
 			if r > 0 {
 				s = cl.cell(&groups[r-1])
 			}
@@ -69,13 +81,45 @@ func WriteTable(out io.Writer, groups []Group) error {
 			widths[c] = max(widths[c], utf8.RuneCountInString(s))
 		}
 	}
+	keep := make([]bool, len(cols))
+	for c := range keep {
+		keep[c] = true
+	}
+	lineWidth := func() int {
+		w := 0
+		for c := range cols {
+			if keep[c] {
+				w += widths[c] + 2
+			}
+		}
+		return w - 2
+	}
+	var left []string
+	for !opt.Wide && opt.Width > 0 && lineWidth() > opt.Width {
+		worst := -1 // the droppable column kept with the highest drop
+		for c, cl := range cols {
+			if keep[c] && cl.drop > 0 && (worst < 0 || cl.drop > cols[worst].drop) {
+				worst = c
+			}
+		}
+		if worst < 0 {
+			break
+		}
+		keep[worst] = false
+		left = append(left, cols[worst].title)
+	}
 	var b strings.Builder
 	for _, row := range cells {
 		var line strings.Builder
+		first := true
 		for c, s := range row {
-			if c > 0 {
+			if !keep[c] {
+				continue
+			}
+			if !first {
 				line.WriteString("  ")
 			}
+			first = false
 			pad := strings.Repeat(" ", widths[c]-utf8.RuneCountInString(s))
 			if cols[c].right {
 				line.WriteString(pad + s)
@@ -85,6 +129,9 @@ func WriteTable(out io.Writer, groups []Group) error {
 		}
 		b.WriteString(strings.TrimRight(line.String(), " "))
 		b.WriteByte('\n')
+	}
+	if len(left) > 0 {
+		fmt.Fprintf(&b, "(%s left out to fit %d columns; --print wide shows every column)\n", strings.Join(left, ", "), opt.Width)
 	}
 	_, err := io.WriteString(out, b.String())
 	return err

@@ -3,13 +3,17 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"golang.org/x/term"
 
 	"github.com/electbench/electbench/chaos"
 	"github.com/electbench/electbench/nodes"
@@ -17,7 +21,8 @@ import (
 
 // The command-line conventions every command follows (cobra, gh, kubectl):
 // -o/--output FILE is always a file, --out DIR always a directory; --format
-// takes one vocabulary per output kind, validated and completed; an unknown
+// takes one vocabulary per output kind, validated and completed; --print
+// says what a command prints (table, wide, json); an unknown
 // subcommand is an error with a suggestion; pflag's own errors are
 // rewritten in the one-line style of the others.
 
@@ -269,4 +274,40 @@ func completeDetector(_ *cobra.Command, _ []string, toComplete string) ([]string
 		}
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+}
+
+// printForms are what --print takes where a command prints a table or a
+// list on standard output (run, list): the narrow table that fits
+// the terminal, every column, or JSON for a program. It is not -o: -o is
+// always a file.
+var printForms = []string{"table", "wide", "json"}
+
+// bindPrint adds --print with its vocabulary, completed in the shell.
+func bindPrint(cmd *cobra.Command, p *string, what string) {
+	cmd.Flags().StringVar(p, "print", "table", what+": table (fits the terminal, $COLUMNS), wide (every column) or json")
+	_ = cmd.RegisterFlagCompletionFunc("print", func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		return completeList(printForms, toComplete)
+	})
+}
+
+// checkPrint refuses a --print form no command prints.
+func checkPrint(form string) error {
+	if !slices.Contains(printForms, form) {
+		return badInputf("--print %q: want %s", form, orList(printForms))
+	}
+	return nil
+}
+
+// termWidth is the width a table printed to out must fit: $COLUMNS when
+// set, else the terminal's, else 0 (a file or a pipe: no limit).
+func termWidth(out io.Writer) int {
+	if c, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && c > 0 {
+		return c
+	}
+	if f, ok := out.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+			return w
+		}
+	}
+	return 0
 }

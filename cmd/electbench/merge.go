@@ -146,7 +146,7 @@ func runMerge(cmd *cobra.Command, o mergeOptions, dirs []string) error {
 		return err
 	}
 	out := cmd.OutOrStdout()
-	if err := writeRunTable(out, sum, rows, replayCommand(m)); err != nil {
+	if err := writeRunTable(out, sum, rows, replayCommand(m), "table"); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "\nmerged %d shards: %d trials; results in %s\n", len(shards), len(rows), o.out)

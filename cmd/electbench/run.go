@@ -42,6 +42,7 @@ type runOptions struct {
 	deadline   string
 	keep       bool   // --keep-running: quorum trials run to their deadline
 	dryRun     bool   // --dry-run: print the plan's cost and exit (dryrun.go)
+	print      string // --print: what run prints, table, wide or json (printForms)
 	unit       string // --unit: T, or live (the simulator reads parameters as live nodes do)
 	trace      string
 	trial      string // --trial: run only this trial of the plan (trialid.go)
@@ -121,6 +122,7 @@ host; the failed trial is not recorded and --resume runs it again),
 	f.IntVar(&o.parallel, "parallel", o.parallel, "trials run at once (default: one per core); results do not depend on it")
 	f.BoolVar(&o.resume, "resume", o.resume, "keep the rows already in DIR/results.csv and run only the missing trials")
 	f.StringVar(&o.deadline, "deadline", o.deadline, "virtual time after which an unfinished trial counts as not live (e.g. 500ms or 2000T)")
+	bindPrint(cmd, &o.print, "the summary printed")
 	f.BoolVar(&o.dryRun, "dry-run", false, "print what the plan holds and is expected to cost (trials, events, wall time, peak memory, trace size) and exit")
 	f.BoolVar(&o.keep, "keep-running", o.keep, "run quorum trials (raft, chubby, zookeeper, etcd-raft) to their deadline, their steady traffic included,\ninstead of ending each once its election is over for good")
 	f.StringVar(&o.unit, "unit", o.unit, "the unit the simulator's machines read their parameters in (t1=2T): T, the mean latency (the reference model),\nor live: T plus the live runtime's allowance max(5ms, T/2), as live nodes read them (electbench twin's simulated side)")
@@ -408,7 +410,7 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 	if err := o.report.finish(cmd, o, p.manifest, p.formats, rows, fails, workloads.Signatures(p.specs, rows)); err != nil {
 		return err
 	}
-	if err := printRun(cmd.OutOrStdout(), sum, rows, written, start, o.out, replayCommand(p.manifest)); err != nil {
+	if err := printRun(cmd.OutOrStdout(), sum, rows, written, start, o.out, replayCommand(p.manifest), o.print); err != nil {
 		return err
 	}
 	var hashErr error
@@ -446,8 +448,11 @@ func checkRunHashes(cmd *cobra.Command, specs []*workloads.Spec) error {
 
 // printRun prints the summary table, the failing trials under it with
 // the command replaying each, and how the run went.
-func printRun(out io.Writer, sum []reports.Group, rows []reports.Row, written int, start time.Time, dir string, replay func(*reports.Row) string) error {
-	if err := writeRunTable(out, sum, rows, replay); err != nil {
+func printRun(out io.Writer, sum []reports.Group, rows []reports.Row, written int, start time.Time, dir string, replay func(*reports.Row) string, form string) error {
+	if form == "json" {
+		return reports.WriteSummaryJSON(out, sum) // summary.json's document, for a program
+	}
+	if err := writeRunTable(out, sum, rows, replay, form); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "\n%d trials (%d run now) in %v; results in %s\n", len(rows), written, time.Since(start).Round(time.Millisecond), dir)
@@ -499,8 +504,8 @@ func defaultTraced(plan []workloads.Trial) func(workloads.Trial) bool {
 
 // writeRunTable prints the summary table and, under it, the unsafe or not
 // live trials (the first failingTrialsShown), each with its replay command.
-func writeRunTable(out io.Writer, sum []reports.Group, rows []reports.Row, replay func(*reports.Row) string) error {
-	if err := reports.WriteTable(out, sum); err != nil {
+func writeRunTable(out io.Writer, sum []reports.Group, rows []reports.Row, replay func(*reports.Row) string, form string) error {
+	if err := reports.WriteTable(out, sum, reports.TableOptions{Wide: form == "wide", Width: termWidth(out)}); err != nil {
 		return err
 	}
 	return reports.WriteFailingTrials(out, rows, failingTrialsShown, replay)

@@ -257,9 +257,8 @@ func reportFailures(w io.Writer, fails []workloads.Failure, trials int) error {
 }
 
 // listFaults prints every fault kind with its parameters and semantics.
-func listFaults(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "FAULT\tCLASS\tPARAMETERS\tHEALING\tSUMMARY")
+func listFaults(w io.Writer, form string) error {
+	l := listing{cols: []string{"FAULT", "CLASS", "PARAMETERS", "HEALING", "SUMMARY", "SIM", "LIVE"}, narrow: []int{0, 1, 4}}
 	for _, k := range chaos.Kinds() {
 		var ps []string
 		for _, p := range k.ParamDocs() {
@@ -273,9 +272,15 @@ func listFaults(w io.Writer) error {
 		if heals == "" {
 			heals = "acts once"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", k.Name, k.Class, orDash(strings.Join(ps, ",")), heals, k.Summary)
+		l.rows = append(l.rows, []string{k.Name, k.Class.String(), orDash(strings.Join(ps, ",")), heals, k.Summary, k.Sim, k.Live})
 	}
-	if err := tw.Flush(); err != nil {
+	if form == "json" {
+		return l.write(w, form)
+	}
+	if form == "wide" {
+		l.cols, l.rows = l.cols[:5], cutRows(l.rows, 5) // sim and live follow the table
+	}
+	if err := l.write(w, form); err != nil {
 		return err
 	}
 	fmt.Fprintln(w)
@@ -287,4 +292,13 @@ func listFaults(w io.Writer) error {
 	fmt.Fprintln(w, "at: start, a time (5ms, 3T), election-start, leader-elected or after-messages(K), a trigger optionally +DURATION")
 	_, err := fmt.Fprintln(w, "a fault lasts `for` a duration or until a `heal: NAME` item; docs/scenarios.md has every field")
 	return err
+}
+
+// cutRows is rows with their first n cells.
+func cutRows(rows [][]string, n int) [][]string {
+	out := make([][]string, len(rows))
+	for i, r := range rows {
+		out[i] = r[:n]
+	}
+	return out
 }

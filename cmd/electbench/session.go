@@ -99,6 +99,9 @@ func checkRunFlags(cmd *cobra.Command, o runOptions, sim, live []*workloads.Spec
 	if err := checkHistoryDir(o.report.history); err != nil {
 		return err
 	}
+	if err := checkPrint(o.print); err != nil {
+		return err
+	}
 	if o.toxiproxy != "" && len(live) == 0 {
 		return badInputf("--toxiproxy: this run has no live trials (--runtime sim); the flag names the toxiproxy-server of live runs")
 	}
