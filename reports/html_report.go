@@ -736,7 +736,7 @@ func writeFaultSchedules(p *page, all []*series, faults func(*Row) []FaultWindow
 			end = first.TurnaroundT.V
 		}
 		p.details("", drawn == 0, []run{txtf("%s — N = %d, trial %d (seed %d): ", s.label, first.Nodes, first.Trial, first.Seed),
-			code(shorten(first.Faults, 160))}, func() { p.svg(faultTimeline(faults(first), end)) })
+			code(shorten(ForPeople(first.Faults), 160))}, func() { p.svg(faultTimeline(faults(first), end)) })
 		drawn++
 	}
 	if drawn == 0 {
@@ -858,10 +858,10 @@ func writeFailing(p *page, f *failing, opt HTMLOptions) {
 			txtf(" · arrangement %s · initiators %s · latency %s · leader %s · %d messages · ", r.Arrangement, r.Initiators, r.Latency,
 				cmpOr(r.Leader, "none agreed"), r.Messages), link("#"+f.group.anchor, "group"))
 		if r.Violation != "" {
-			p.para("", txt("Violation: "), code(r.Violation))
+			p.para("", txt("Violation: "), code(ForPeople(r.Violation)))
 		}
 		if r.Error != "" {
-			p.para("", txt("Error: "), code(r.Error))
+			p.para("", txt("Error: "), code(ForPeople(r.Error)))
 		}
 		if opt.Faults != nil {
 			for _, fw := range opt.Faults(r) {

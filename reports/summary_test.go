@@ -307,8 +307,8 @@ func TestWriteTableOneRuntime(t *testing.T) {
 	}
 	want := "" +
 		"algorithm  variant  nodes  trials  messages_median  theory_messages  turnaround_t_median  correct%  live%  unsafe_trials\n" +
-		"lcr        -            8       6             44.0               44                11.12     100.0  100.0              0\n" +
-		"lcr        -           16       1            152.0              152                23.00     100.0  100.0              0\n"
+		"lcr        -            8       6               44               44                11.12     100.0  100.0              0\n" +
+		"lcr        -           16       1              152              152                23.00     100.0  100.0              0\n"
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
@@ -337,7 +337,7 @@ func TestWriteTableVerdicts(t *testing.T) {
 	}
 	want := "" +
 		"algorithm  variant  nodes  trials  messages_median  theory_messages  turnaround_t_median  correct%  live%  unsafe_trials  failover_t_median\n" +
-		"bully      classic      8       5            105.0                -                 3.00     100.0   80.0              3              12.00\n"
+		"bully      classic      8       5              105                -                 3.00     100.0   80.0              3              12.00\n"
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
@@ -393,5 +393,20 @@ func TestWriteTableFits(t *testing.T) {
 	}
 	if w := widest(strings.Join(lines[:len(lines)-1], "\n")); w > 66 {
 		t.Errorf("table %d wide at width 66:\n%s", w, fit.String())
+	}
+}
+
+// Lines for people carry identities and figures shortened; the rows keep
+// them whole.
+func TestForPeople(t *testing.T) {
+	id := strings.Repeat("ab", 32)
+	for in, want := range map[string]string{
+		"process 4 (id " + id + ") decided " + id:        "process 4 (id abababab…) decided abababab…",
+		"crash at t=1.610507511s and 333.3333333333333T": "crash at t=1.611s and 333.3T",
+		"wrong-leader at 1.5ms: 12 and 2.25T":            "wrong-leader at 1.5ms: 12 and 2.25T",
+	} {
+		if got := ForPeople(in); got != want {
+			t.Errorf("ForPeople(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -3,6 +3,8 @@ package reports
 import (
 	"fmt"
 	"io"
+	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
@@ -54,7 +56,7 @@ func WriteTable(out io.Writer, groups []Group, opt TableOptions) error {
 	cols = append(cols,
 		col{"N", "nodes", true, 0, func(g *Group) string { return strconv.Itoa(g.Nodes) }},
 		col{"trials", "trials", true, 4, func(g *Group) string { return strconv.Itoa(g.Trials) }},
-		col{"msgs", "messages_median", true, 0, func(g *Group) string { return fixed(g.Messages.Median, 1) }},
+		col{"msgs", "messages_median", true, 0, func(g *Group) string { return countText(g.Messages.Median) }},
 		col{"theory", "theory_messages", true, 5, func(g *Group) string { return dash(g.TheoryMessages.String()) }},
 		col{"turn/T", "turnaround_t_median", true, 2, func(g *Group) string { return fixed(g.TurnaroundT.Median, 2) }},
 		col{"ok%", "correct%", true, 0, func(g *Group) string { return percent(g.CorrectShare) }},
@@ -214,9 +216,9 @@ func WriteFailingTrials(out io.Writer, rows []Row, limit int, replay func(*Row) 
 			r.Nodes, r.Trial, r.Seed, strings.Join(what, ", "))
 		switch {
 		case r.Violation != "":
-			b.WriteString(": " + r.Violation)
+			b.WriteString(": " + ForPeople(r.Violation))
 		case r.Error != "":
-			b.WriteString(": " + r.Error)
+			b.WriteString(": " + ForPeople(r.Error))
 		}
 		b.WriteByte('\n')
 		if replay != nil {
@@ -233,4 +235,37 @@ func WriteFailingTrials(out io.Writer, rows []Row, limit int, replay func(*Row) 
 	}
 	_, err := io.WriteString(out, Printable(b.String()))
 	return err
+}
+
+var (
+	// hexID is a minted identity as a row writes it: 64 hex digits.
+	hexID = regexp.MustCompile(`\b[0-9a-f]{64}\b`)
+	// longDecimal is a figure with more decimals than a person reads,
+	// with its unit: 1.610507511s, 333.3333333333333T.
+	longDecimal = regexp.MustCompile(`\b(\d+\.\d{5,})(ns|µs|ms|s|T|D)?\b`)
+)
+
+// ForPeople shortens what a line meant for a person carries at a machine's
+// precision (the rows keep it whole): a minted identity to its first 8 hex
+// digits and "…", a figure with more than four decimals to four
+// significant digits.
+func ForPeople(s string) string {
+	s = hexID.ReplaceAllStringFunc(s, func(id string) string { return id[:8] + "…" })
+	return longDecimal.ReplaceAllStringFunc(s, func(m string) string {
+		sub := longDecimal.FindStringSubmatch(m)
+		v, err := strconv.ParseFloat(sub[1], 64)
+		if err != nil {
+			return m
+		}
+		return strconv.FormatFloat(v, 'g', 4, 64) + sub[2]
+	})
+}
+
+// countText prints a median of counts: whole when it is (8001, not 8001.0),
+// else with its half.
+func countText(o Opt[float64]) string {
+	if o.Set && o.V == math.Trunc(o.V) {
+		return strconv.FormatFloat(o.V, 'f', 0, 64)
+	}
+	return fixed(o, 1)
 }
