@@ -45,6 +45,11 @@ func refIntro(b *strings.Builder) {
 	p("and nothing runs (exit code 2). A run whose expectations fail exits 1, after\n")
 	p("writing every row and a summary naming each failed expectation, trial and seed.\n")
 	p("Every field not written takes the default listed here; a file is at most %d KiB.\n\n", MaxFileSize>>10)
+	p("Editors complete and check files against `docs/scenario.schema.json` (`electbench\n")
+	p("scenario schema` prints it; generated from the same tables as this page): with\n")
+	p("the YAML language server, start a file with `# yaml-language-server: $schema=`\n")
+	p("and the schema's path. It checks fields and their forms; `scenario validate` is\n")
+	p("the judge of values.\n\n")
 
 	p("## Example\n\n")
 	p("The default run of `electbench run` is this file (`electbench scenario show default`):\n\n")

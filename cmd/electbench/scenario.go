@@ -21,7 +21,7 @@ func init() { commands = append(commands, newScenarioCmd) }
 
 func newScenarioCmd() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "scenario validate|show|list",
+		Use:   "scenario validate|show|list|schema",
 		Short: "Check, show and list scenario files",
 		Long: `Scenario files describe experiments: algorithms, cluster, network, failure
 detector, a timeline of faults and expectations (docs/scenarios.md).
@@ -29,6 +29,7 @@ detector, a timeline of faults and expectations (docs/scenarios.md).
   electbench scenario validate FILE...   check files without running them
   electbench scenario show NAME          print a built-in scenario file to copy and edit
   electbench scenario list               list the built-in scenario files
+  electbench scenario schema             the files' JSON Schema, for editors
 
 A FILE that does not exist is looked up among the built-in scenarios, so
 "electbench run ring-halves-partition" runs the built-in file.
@@ -75,6 +76,19 @@ line, column and field).`,
 				return badInputf("scenario show: no built-in scenario %q (known: %s)", args[0], strings.Join(chaos.BuiltinNames(), ", "))
 			}
 			_, err := cmd.OutOrStdout().Write(b)
+			return err
+		},
+	})
+	cmd.AddCommand(&cobra.Command{
+		Use:   "schema",
+		Short: "Print the JSON Schema of scenario files, for editors (docs/scenario.schema.json)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			b, err := chaos.Schema()
+			if err != nil {
+				return err
+			}
+			_, err = cmd.OutOrStdout().Write(b)
 			return err
 		},
 	})
