@@ -60,7 +60,7 @@ import (
 const etcdDraw = "go.etcd.io/raft/v3.(*lockedRand).Intn"
 
 var (
-	slots  sync.Map  // goroutine id → *slot
+	slots  sync.Map  // goroutine identity (goid) → *slot
 	system io.Reader // crypto/rand.Reader as the process started
 	// seeded counts the reads dispatch served from a seeded source (tests).
 	seeded atomic.Int64
@@ -102,10 +102,11 @@ func here() *slot {
 	return s
 }
 
-// goid is the calling goroutine's id, read from the first line of its
-// stack trace ("goroutine 17 [running]:"). It costs a microsecond or so:
-// it is read when a machine starts and when etcd draws, not per event.
-func goid() uint64 {
+// goidFromStack is the calling goroutine's id, read from the first line of
+// its stack trace ("goroutine 17 [running]:"): goid where the goroutine's
+// own record cannot be read (goid_other.go). runtime.Stack formats the
+// whole stack to print its first line, some microseconds a call.
+func goidFromStack() uint64 {
 	var buf [64]byte
 	b := buf[:runtime.Stack(buf[:], false)]
 	b = b[len("goroutine "):]
