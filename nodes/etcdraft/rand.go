@@ -135,16 +135,45 @@ func fill(src *rand.Rand, b []byte) {
 func calledByEtcd() bool {
 	var pcs [12]uintptr
 	n := runtime.Callers(3, pcs[:])
-	frames := runtime.CallersFrames(pcs[:n])
-	for {
-		f, more := frames.Next()
-		if f.Function == etcdDraw {
+	for _, pc := range pcs[:n] {
+		if drawAt(pc) {
 			return true
 		}
-		if !more {
-			return false
-		}
 	}
+	return false
+}
+
+// drawPCs caches, by return address, whether a frame there is etcd's
+// draw (inlined frames included): naming the frames of every read
+// (runtime.CallersFrames) cost a sixth of an etcd-raft trial, while the
+// addresses such reads return to are few (issue 42).
+var drawPCs struct {
+	sync.RWMutex
+	m map[uintptr]bool
+}
+
+// drawAt reports whether any frame at return address pc, inlined ones
+// included, is etcdDraw.
+func drawAt(pc uintptr) bool {
+	drawPCs.RLock()
+	draw, ok := drawPCs.m[pc]
+	drawPCs.RUnlock()
+	if ok {
+		return draw
+	}
+	frames := runtime.CallersFrames([]uintptr{pc})
+	for more := true; more && !draw; {
+		var f runtime.Frame
+		f, more = frames.Next()
+		draw = f.Function == etcdDraw
+	}
+	drawPCs.Lock()
+	if drawPCs.m == nil {
+		drawPCs.m = map[uintptr]bool{}
+	}
+	drawPCs.m[pc] = draw
+	drawPCs.Unlock()
+	return draw
 }
 
 // enter publishes src in s, the calling goroutine's slot, for a call into
