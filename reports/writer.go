@@ -52,6 +52,12 @@ type Writer struct {
 	synced   time.Time
 	err      error // the first write error; the files may hold a partial line after it
 	closed   bool
+	// line and enc encode a row for results.csv: made once, not at every
+	// row (a csv.Writer buffers 4 KB), since a sweep of small trials
+	// writes rows by the hundred thousand.
+	line  bytes.Buffer
+	enc   *csv.Writer
+	cells []string
 }
 
 // NewWriter creates dir if needed and opens its result files. formats are the
@@ -73,6 +79,7 @@ func NewWriter(dir string, formats []string, opts WriterOptions) (*Writer, error
 		every:    opts.SyncEvery,
 		synced:   time.Now(),
 	}
+	w.enc = csv.NewWriter(&w.line)
 	if opts.Append {
 		err = w.openAppend(dir, wantJSON)
 	} else {
@@ -174,7 +181,12 @@ func (w *Writer) Write(r Row) error {
 		return fmt.Errorf("result row %v: %w", r.Key(), err)
 	}
 	// One write call per file and row, so a crash cuts at most the last line.
-	if _, err := w.csvFile.Write(encodeRecord(r.cells())); err != nil {
+	w.cells = r.appendCells(w.cells[:0])
+	w.line.Reset()
+	// Writing to a bytes.Buffer cannot fail.
+	_ = w.enc.Write(w.cells)
+	w.enc.Flush()
+	if _, err := w.csvFile.Write(w.line.Bytes()); err != nil {
 		w.err = fmt.Errorf("%s: %w", w.csvPath, err)
 		return w.err
 	}
@@ -408,10 +420,12 @@ func encodeRecord(fields []string) []byte {
 // cells returns the row's CSV cells in Columns order, each Printable:
 // text from outside (a program's errors, its stderr) reaches a terminal
 // that shows results.csv, and must not carry an escape sequence there.
-func (r *Row) cells() []string {
-	out := make([]string, len(columns))
-	for i, c := range columns {
-		out[i] = Printable(c.cell(r))
+func (r *Row) cells() []string { return r.appendCells(make([]string, 0, len(columns))) }
+
+// appendCells appends the row's cells, as cells returns them, to out.
+func (r *Row) appendCells(out []string) []string {
+	for _, c := range columns {
+		out = append(out, Printable(c.cell(r)))
 	}
 	return out
 }
