@@ -36,6 +36,10 @@ type WriterOptions struct {
 	// returns whatever this is, so a killed process loses no finished trial;
 	// fsync guards against losing the machine.
 	SyncEvery time.Duration
+	// KeepRows keeps every row as ReadFile would read results.csv back
+	// once closed (Rows): a run's summary and report take them so, rather
+	// than parse the whole file again after the last trial.
+	KeepRows bool
 }
 
 // Writer streams result rows to results.csv, and to results.jsonl when the
@@ -58,6 +62,8 @@ type Writer struct {
 	line  bytes.Buffer
 	enc   *csv.Writer
 	cells []string
+	keep  bool
+	rows  []Row // with keep: Existing, then each row written, as read back
 }
 
 // NewWriter creates dir if needed and opens its result files. formats are the
@@ -80,6 +86,7 @@ func NewWriter(dir string, formats []string, opts WriterOptions) (*Writer, error
 		synced:   time.Now(),
 	}
 	w.enc = csv.NewWriter(&w.line)
+	w.keep = opts.KeepRows
 	if opts.Append {
 		err = w.openAppend(dir, wantJSON)
 	} else {
@@ -190,6 +197,12 @@ func (w *Writer) Write(r Row) error {
 		w.err = fmt.Errorf("%s: %w", w.csvPath, err)
 		return w.err
 	}
+	if w.keep {
+		if err := w.keepRow(); err != nil {
+			w.err = err
+			return err
+		}
+	}
 	if w.jsonFile != nil {
 		if _, err := w.jsonFile.Write(append(r.appendJSON(nil), '\n')); err != nil {
 			w.err = fmt.Errorf("%s: %w", w.jsonPath, err)
@@ -204,6 +217,33 @@ func (w *Writer) Write(r Row) error {
 		w.synced = time.Now()
 	}
 	return nil
+}
+
+// keepRow keeps the row just encoded as ReadCSV reads it from the file:
+// decoded from its cells, so that a cell Printable escaped, or a value
+// the file rounds, reads as the file holds it.
+func (w *Writer) keepRow() error {
+	if w.rows == nil {
+		w.rows = slices.Clip(w.existing)
+	}
+	var row Row
+	for i := range columns {
+		if err := columns[i].parse(&row, w.cells[i]); err != nil {
+			return fmt.Errorf("%s: row %d, column %s reads back as no %s: %w", w.csvPath, len(w.rows)+1, columns[i].name, columns[i].name, err)
+		}
+	}
+	w.rows = append(w.rows, row)
+	return nil
+}
+
+// Rows returns, with WriterOptions.KeepRows, the rows results.csv holds,
+// as ReadFile reads them: Existing, then every row written. Call it once
+// the writer is closed.
+func (w *Writer) Rows() []Row {
+	if w.rows == nil {
+		return w.existing
+	}
+	return w.rows
 }
 
 // Close syncs and closes the files. Closing twice is harmless.
