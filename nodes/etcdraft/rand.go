@@ -29,8 +29,8 @@ import (
 //  2. Every call into etcd's raft publishes the stepping process's seeded
 //     source (nodes.Env.Rand) for its duration in a slot of the calling
 //     goroutine's own (enter/leave). A machine finds its goroutine's slot
-//     once, when it starts (here, by the goroutine's id), and is stepped on
-//     that goroutine ever after: the simulator runs a trial on one
+//     once, when it starts (here, by the goroutine's identity: goid), and
+//     is stepped on that goroutine ever after: the simulator runs a trial on one
 //     goroutine, and a live node runs its machine on its event loop.
 //     Trials running in parallel do not wait for each other: each
 //     goroutine's slot is its own.
