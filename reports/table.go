@@ -144,7 +144,7 @@ func WriteTable(out io.Writer, groups []Group, opt TableOptions) error {
 // rows' text comes from outside (a program's name, its errors, a scenario
 // file), and a terminal must show it, never obey it.
 func Printable(s string) string {
-	if utf8.ValidString(s) && !strings.ContainsFunc(s, isEscape) {
+	if plainASCII(s) || utf8.ValidString(s) && !strings.ContainsFunc(s, isEscape) {
 		return s
 	}
 	var b strings.Builder
@@ -157,6 +157,18 @@ func Printable(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// plainASCII reports whether s is printable ASCII only (space to tilde),
+// which Printable keeps as it is: the common cell, told without a look-up
+// in the Unicode tables per character.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < ' ' || s[i] > '~' {
+			return false
+		}
+	}
+	return true
 }
 
 func isEscape(r rune) bool {

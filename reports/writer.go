@@ -36,6 +36,10 @@ type WriterOptions struct {
 	// returns whatever this is, so a killed process loses no finished trial;
 	// fsync guards against losing the machine.
 	SyncEvery time.Duration
+	// KeepRows keeps every row as ReadFile would read results.csv back
+	// once closed (Rows): a run's summary and report take them so, rather
+	// than parse the whole file again after the last trial.
+	KeepRows bool
 }
 
 // Writer streams result rows to results.csv, and to results.jsonl when the
@@ -52,7 +56,21 @@ type Writer struct {
 	synced   time.Time
 	err      error // the first write error; the files may hold a partial line after it
 	closed   bool
+	// line and enc encode a row for results.csv: made once, not at every
+	// row (a csv.Writer buffers 4 KB), since a sweep of small trials
+	// writes rows by the hundred thousand.
+	line  bytes.Buffer
+	enc   *csv.Writer
+	cells []string
+	keep  bool
+	// kept holds, with keep, each row written as read back, in chunks of
+	// keptChunk: a slice doubling as it grows copied and faulted in twice
+	// what it holds (a tenth of a 10,000-trial run's CPU).
+	kept [][]Row
 }
+
+// keptChunk is how many kept rows share one allocation.
+const keptChunk = 512
 
 // NewWriter creates dir if needed and opens its result files. formats are the
 // run's --format values: "csv" (results.csv is always written), "json"
@@ -73,6 +91,8 @@ func NewWriter(dir string, formats []string, opts WriterOptions) (*Writer, error
 		every:    opts.SyncEvery,
 		synced:   time.Now(),
 	}
+	w.enc = csv.NewWriter(&w.line)
+	w.keep = opts.KeepRows
 	if opts.Append {
 		err = w.openAppend(dir, wantJSON)
 	} else {
@@ -174,9 +194,20 @@ func (w *Writer) Write(r Row) error {
 		return fmt.Errorf("result row %v: %w", r.Key(), err)
 	}
 	// One write call per file and row, so a crash cuts at most the last line.
-	if _, err := w.csvFile.Write(encodeRecord(r.cells())); err != nil {
+	w.cells = r.appendCells(w.cells[:0])
+	w.line.Reset()
+	// Writing to a bytes.Buffer cannot fail.
+	_ = w.enc.Write(w.cells)
+	w.enc.Flush()
+	if _, err := w.csvFile.Write(w.line.Bytes()); err != nil {
 		w.err = fmt.Errorf("%s: %w", w.csvPath, err)
 		return w.err
+	}
+	if w.keep {
+		if err := w.keepRow(); err != nil {
+			w.err = err
+			return err
+		}
 	}
 	if w.jsonFile != nil {
 		if _, err := w.jsonFile.Write(append(r.appendJSON(nil), '\n')); err != nil {
@@ -192,6 +223,35 @@ func (w *Writer) Write(r Row) error {
 		w.synced = time.Now()
 	}
 	return nil
+}
+
+// keepRow keeps the row just encoded as ReadCSV reads it from the file:
+// decoded from its cells, so that a cell Printable escaped, or a value
+// the file rounds, reads as the file holds it.
+func (w *Writer) keepRow() error {
+	if k := len(w.kept); k == 0 || len(w.kept[k-1]) == keptChunk {
+		w.kept = append(w.kept, make([]Row, 0, keptChunk))
+	}
+	last := &w.kept[len(w.kept)-1]
+	*last = append(*last, Row{})
+	row := &(*last)[len(*last)-1]
+	for i := range columns {
+		if err := columns[i].parse(row, w.cells[i]); err != nil {
+			*last = (*last)[:len(*last)-1]
+			return fmt.Errorf("%s: a row reads back with a bad column %s: %w", w.csvPath, columns[i].name, err)
+		}
+	}
+	return nil
+}
+
+// Rows returns, with WriterOptions.KeepRows, the rows results.csv holds,
+// as ReadFile reads them: Existing, then every row written. Call it once
+// the writer is closed.
+func (w *Writer) Rows() []Row {
+	if len(w.kept) == 0 {
+		return w.existing
+	}
+	return slices.Concat(append([][]Row{w.existing}, w.kept...)...)
 }
 
 // Close syncs and closes the files. Closing twice is harmless.
@@ -408,10 +468,12 @@ func encodeRecord(fields []string) []byte {
 // cells returns the row's CSV cells in Columns order, each Printable:
 // text from outside (a program's errors, its stderr) reaches a terminal
 // that shows results.csv, and must not carry an escape sequence there.
-func (r *Row) cells() []string {
-	out := make([]string, len(columns))
-	for i, c := range columns {
-		out[i] = Printable(c.cell(r))
+func (r *Row) cells() []string { return r.appendCells(make([]string, 0, len(columns))) }
+
+// appendCells appends the row's cells, as cells returns them, to out.
+func (r *Row) appendCells(out []string) []string {
+	for _, c := range columns {
+		out = append(out, Printable(c.cell(r)))
 	}
 	return out
 }

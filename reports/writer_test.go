@@ -357,3 +357,38 @@ func TestSummaryFilesAreWorldReadable(t *testing.T) {
 		t.Fatalf("summary.csv has mode %v: others cannot read it", st.Mode().Perm())
 	}
 }
+
+// The rows a Writer keeps (KeepRows) are those ReadFile reads back from
+// results.csv, Printable's escapes and a resumed run's earlier rows
+// included: a run's summary takes them instead of reading the file again.
+func TestWriterKeepsRowsAsRead(t *testing.T) {
+	dir := t.TempDir()
+	rows := sampleRows()
+	escaped := rows[0]
+	escaped.Trial, escaped.Error = 99, "stderr: \x1b[31mred\x1b[0m\r\n"
+	rows = append(rows, escaped)
+	for _, resume := range []bool{false, true} {
+		w, err := NewWriter(dir, []string{"csv"}, WriterOptions{Append: resume, KeepRows: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			if err := w.Write(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		read, err := ReadFile(filepath.Join(dir, ResultsCSV))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := w.Rows(); !reflect.DeepEqual(got, read) {
+			t.Errorf("resume %v: kept %d rows, results.csv reads back %d, or they differ:\n kept %+v\n read %+v", resume, len(got), len(read), got[len(got)-1], read[len(read)-1])
+		}
+		if kept := w.Rows(); kept[len(kept)-1].Error == escaped.Error {
+			t.Errorf("resume %v: the escape sequence was kept as written, not as results.csv holds it", resume)
+		}
+	}
+}

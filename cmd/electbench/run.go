@@ -382,11 +382,9 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 		return previewPlan(cmd, p, o)
 	}
 	start := time.Now()
-	written, err := p.execute(cmd, &o)
-	if err != nil {
-		return err
-	}
-	rows, err := reports.ReadFile(filepath.Join(o.out, reports.ResultsCSV))
+	// The rows as results.csv holds them, kept as they were written: not
+	// parsed again from the file (issue 42).
+	written, rows, err := p.execute(cmd, &o)
 	if err != nil {
 		return err
 	}

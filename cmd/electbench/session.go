@@ -199,15 +199,15 @@ func (p *runPlan) liveTrials() []workloads.Trial {
 // run keeps) and returns how many trials it ran now; o.trace becomes the
 // trace the report reads. An interrupt and a failure of the infrastructure
 // are exit errors saying how to resume.
-func (p *runPlan) execute(cmd *cobra.Command, o *runOptions) (int, error) {
+func (p *runPlan) execute(cmd *cobra.Command, o *runOptions) (int, []reports.Row, error) {
 	// The writer keeps the rows of an earlier run when resuming (dropping a
 	// last line cut short by a crash); those trials are not run again.
-	w, err := reports.NewWriter(o.out, p.formats, reports.WriterOptions{Append: o.resume})
+	w, err := reports.NewWriter(o.out, p.formats, reports.WriterOptions{Append: o.resume, KeepRows: true})
 	if err != nil {
 		if o.resume {
-			return 0, badInputf("--resume: %w", err)
+			return 0, nil, badInputf("--resume: %w", err)
 		}
-		return 0, err
+		return 0, nil, err
 	}
 	done := map[reports.Key]bool{}
 	for _, r := range w.Existing() {
@@ -215,12 +215,12 @@ func (p *runPlan) execute(cmd *cobra.Command, o *runOptions) (int, error) {
 	}
 	if err := reports.WriteManifest(o.out, p.manifest); err != nil {
 		w.Close()
-		return 0, err
+		return 0, nil, err
 	}
 	tr, err := openTrace(*o, p.formats, p.trials)
 	if err != nil {
 		w.Close()
-		return 0, err
+		return 0, nil, err
 	}
 	// What killed runs' traces left in TMPDIR goes as this one starts, as
 	// a live run's directories and proxies do; what cannot be removed
@@ -243,13 +243,16 @@ func (p *runPlan) execute(cmd *cobra.Command, o *runOptions) (int, error) {
 	runErr = tr.close(runErr, o)
 	if errors.Is(runErr, context.Canceled) {
 		fmt.Fprintf(cmd.ErrOrStderr(), "interrupted: %d trials written to %s; rerun with --resume to finish\n", obs.written, o.out)
-		return obs.written, &exitError{code: exitInterrupted, err: errors.New("interrupted")}
+		return obs.written, nil, &exitError{code: exitInterrupted, err: errors.New("interrupted")}
 	}
 	if errors.Is(runErr, trial.ErrInfrastructure) {
 		fmt.Fprintf(cmd.ErrOrStderr(), "stopped: %d trials written to %s; once the failure below is fixed, rerun with --resume to run the rest\n", obs.written, o.out)
-		return obs.written, &exitError{code: exitInfra, err: runErr}
+		return obs.written, nil, &exitError{code: exitInfra, err: runErr}
 	}
-	return obs.written, runErr
+	if runErr != nil {
+		return obs.written, nil, runErr
+	}
+	return obs.written, w.Rows(), nil
 }
 
 // runTrace is the file a run writes its trials' events to: --trace, every

@@ -29,8 +29,8 @@ import (
 //  2. Every call into etcd's raft publishes the stepping process's seeded
 //     source (nodes.Env.Rand) for its duration in a slot of the calling
 //     goroutine's own (enter/leave). A machine finds its goroutine's slot
-//     once, when it starts (here, by the goroutine's id), and is stepped on
-//     that goroutine ever after: the simulator runs a trial on one
+//     once, when it starts (here, by the goroutine's identity: goid), and
+//     is stepped on that goroutine ever after: the simulator runs a trial on one
 //     goroutine, and a live node runs its machine on its event loop.
 //     Trials running in parallel do not wait for each other: each
 //     goroutine's slot is its own.
@@ -60,7 +60,7 @@ import (
 const etcdDraw = "go.etcd.io/raft/v3.(*lockedRand).Intn"
 
 var (
-	slots  sync.Map  // goroutine id → *slot
+	slots  sync.Map  // goroutine identity (goid) → *slot
 	system io.Reader // crypto/rand.Reader as the process started
 	// seeded counts the reads dispatch served from a seeded source (tests).
 	seeded atomic.Int64
@@ -102,10 +102,11 @@ func here() *slot {
 	return s
 }
 
-// goid is the calling goroutine's id, read from the first line of its
-// stack trace ("goroutine 17 [running]:"). It costs a microsecond or so:
-// it is read when a machine starts and when etcd draws, not per event.
-func goid() uint64 {
+// goidFromStack is the calling goroutine's id, read from the first line of
+// its stack trace ("goroutine 17 [running]:"): goid where the goroutine's
+// own record cannot be read (goid_other.go). runtime.Stack formats the
+// whole stack to print its first line, some microseconds a call.
+func goidFromStack() uint64 {
 	var buf [64]byte
 	b := buf[:runtime.Stack(buf[:], false)]
 	b = b[len("goroutine "):]
@@ -134,16 +135,45 @@ func fill(src *rand.Rand, b []byte) {
 func calledByEtcd() bool {
 	var pcs [12]uintptr
 	n := runtime.Callers(3, pcs[:])
-	frames := runtime.CallersFrames(pcs[:n])
-	for {
-		f, more := frames.Next()
-		if f.Function == etcdDraw {
+	for _, pc := range pcs[:n] {
+		if drawAt(pc) {
 			return true
 		}
-		if !more {
-			return false
-		}
 	}
+	return false
+}
+
+// drawPCs caches, by return address, whether a frame there is etcd's
+// draw (inlined frames included): naming the frames of every read
+// (runtime.CallersFrames) cost a sixth of an etcd-raft trial, while the
+// addresses such reads return to are few (issue 42).
+var drawPCs struct {
+	sync.RWMutex
+	m map[uintptr]bool
+}
+
+// drawAt reports whether any frame at return address pc, inlined ones
+// included, is etcdDraw.
+func drawAt(pc uintptr) bool {
+	drawPCs.RLock()
+	draw, ok := drawPCs.m[pc]
+	drawPCs.RUnlock()
+	if ok {
+		return draw
+	}
+	frames := runtime.CallersFrames([]uintptr{pc})
+	for more := true; more && !draw; {
+		var f runtime.Frame
+		f, more = frames.Next()
+		draw = f.Function == etcdDraw
+	}
+	drawPCs.Lock()
+	if drawPCs.m == nil {
+		drawPCs.m = map[uintptr]bool{}
+	}
+	drawPCs.m[pc] = draw
+	drawPCs.Unlock()
+	return draw
 }
 
 // enter publishes src in s, the calling goroutine's slot, for a call into

@@ -182,6 +182,9 @@ func RunContext(ctx context.Context, cfg trial.Config) (*trial.Record, error) {
 		return nil, err
 	}
 	defer s.closeMachines()
+	// The record keeps nothing of the slab: its chunks serve the next
+	// trial.
+	defer recycleSlab(&s.slab)
 	if s.cfg.Processed != nil {
 		defer func() { s.cfg.Processed.Add(-s.reported) }()
 	}
@@ -247,6 +250,7 @@ func newSim(cfg trial.Config) (*sim, error) {
 		machines: newMachineTable(n, batch),
 		alive:    prefault.Make[bool](n),
 		settle:   settle,
+		slab:     takeSlab(),
 	}
 	s.small, _ = s.ranks.Small()
 	s.win.base = -rankWindowLen // empty
