@@ -83,33 +83,15 @@ func WriteTable(out io.Writer, groups []Group, opt TableOptions) error {
 			widths[c] = max(widths[c], utf8.RuneCountInString(s))
 		}
 	}
-	keep := make([]bool, len(cols))
-	for c := range keep {
-		keep[c] = true
+	drops, titles := make([]int, len(cols)), make([]string, len(cols))
+	for c, cl := range cols {
+		drops[c], titles[c] = cl.drop, cl.title
 	}
-	lineWidth := func() int {
-		w := 0
-		for c := range cols {
-			if keep[c] {
-				w += widths[c] + 2
-			}
-		}
-		return w - 2
+	width := opt.Width
+	if opt.Wide {
+		width = 0
 	}
-	var left []string
-	for !opt.Wide && opt.Width > 0 && lineWidth() > opt.Width {
-		worst := -1 // the droppable column kept with the highest drop
-		for c, cl := range cols {
-			if keep[c] && cl.drop > 0 && (worst < 0 || cl.drop > cols[worst].drop) {
-				worst = c
-			}
-		}
-		if worst < 0 {
-			break
-		}
-		keep[worst] = false
-		left = append(left, cols[worst].title)
-	}
+	keep, left := fitColumns(widths, drops, titles, width)
 	var b strings.Builder
 	for _, row := range cells {
 		var line strings.Builder
@@ -137,6 +119,40 @@ func WriteTable(out io.Writer, groups []Group, opt TableOptions) error {
 	}
 	_, err := io.WriteString(out, b.String())
 	return err
+}
+
+// fitColumns chooses the columns of a table whose cells are widths wide
+// (two spaces between them) to fit width (0: every column): it leaves out
+// the droppable columns (drop > 0) highest drop first until the line fits,
+// and returns which it keeps and the titles of those it left out.
+func fitColumns(widths, drops []int, titles []string, width int) (keep []bool, left []string) {
+	keep = make([]bool, len(widths))
+	for c := range keep {
+		keep[c] = true
+	}
+	lineWidth := func() int {
+		w := 0
+		for c := range widths {
+			if keep[c] {
+				w += widths[c] + 2
+			}
+		}
+		return w - 2
+	}
+	for width > 0 && lineWidth() > width {
+		worst := -1 // the droppable column kept with the highest drop
+		for c, d := range drops {
+			if keep[c] && d > 0 && (worst < 0 || d > drops[worst]) {
+				worst = c
+			}
+		}
+		if worst < 0 {
+			break
+		}
+		keep[worst] = false
+		left = append(left, titles[worst])
+	}
+	return keep, left
 }
 
 // Printable writes every control character but the newline, every bidi
