@@ -20,12 +20,12 @@ type pairHost struct {
 	other **transport
 }
 
-func (h pairHost) Self() nodes.Rank                      { return h.peers[h.self].Rank }
-func (h pairHost) Peers() []nodes.Peer                   { return h.peers }
-func (h pairHost) Now() time.Duration                    { return 0 }
-func (h pairHost) Stable() nodes.StableStore             { return new(memStable) }
-func (h pairHost) Log() io.Writer                        { return io.Discard }
-func (h pairHost) Decide(nodes.Rank)                     {}
+func (h pairHost) Self() nodes.Rank                     { return h.peers[h.self].Rank }
+func (h pairHost) Peers() []nodes.Peer                  { return h.peers }
+func (h pairHost) Now() time.Duration                   { return 0 }
+func (h pairHost) Stable() nodes.StableStore            { return new(memStable) }
+func (h pairHost) Log() io.Writer                       { return io.Discard }
+func (h pairHost) Decide(nodes.Rank)                    {}
 func (h pairHost) Send(_ nodes.PeerID, m nodes.Message) { (*h.other).deliver(nodes.PeerID(h.self), m) }
 
 // answer answers every RPC on c as the library's main loop would, until
