@@ -81,7 +81,11 @@ type hosted struct {
 func (h *hosted) Start(env Env) {
 	host, ok := env.(Hosting)
 	if !ok {
-		panic(fmt.Sprintf("nodes: a live-only algorithm was started by a runtime that cannot host it (%T)", env))
+		// The simulator refuses a live-only algorithm before it runs
+		// (trial.Capabilities.CheckAlgorithm); a caller that skipped the
+		// check gets a failed trial, not a crash.
+		h.err = fmt.Errorf("a live-only algorithm cannot run on this runtime (%T)", env)
+		return
 	}
 	if err := h.lib.Start(host.Host()); err != nil {
 		h.err = fmt.Errorf("starting the library: %w", err)
