@@ -97,7 +97,7 @@ const liveRunEvents = 1 << 21
 // live run adds what the host's processing adds to each delay, which the
 // ETA learns from the trials that finish. Minted identities (pow) are
 // placed at random for it. It is 0 for an external program, which the
-// simulator does not run, where the simulation fails, and once ctx is
+// simulator does not run, the deadline for a live-only algorithm, where the simulation fails, and once ctx is
 // done (an interrupt while the run is planned).
 func (t Trial) LiveRun(ctx context.Context) time.Duration {
 	if t.Algo.Alg.External != nil {
@@ -111,6 +111,11 @@ func (t Trial) LiveRun(ctx context.Context) time.Duration {
 	}
 	cfg := first.config(ids)
 	cfg.Unit = trial.LiveUnit(cfg.T(), 0)
+	if t.Algo.Alg.LiveOnly != "" {
+		// The simulator cannot run it; a quorum algorithm without a
+		// settling window runs to its deadline.
+		return cfg.DeadlineOrDefault()
+	}
 	cfg.Budget.MaxEvents = min(cfg.BudgetOrDefault().MaxEvents, liveRunEvents)
 	rec, err := sim.RunContext(ctx, cfg)
 	if _, over := errors.AsType[*trial.BudgetError](err); over {

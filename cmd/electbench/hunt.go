@@ -17,6 +17,7 @@ import (
 
 	"github.com/electbench/electbench/chaos"
 	"github.com/electbench/electbench/hunt"
+	"github.com/electbench/electbench/workloads"
 )
 
 func init() { commands = append(commands, newHuntCmd) }
@@ -331,6 +332,9 @@ func (o huntOptions) algorithms(cmd *cobra.Command) ([]any, error) {
 	algos, err := parseAlgos(o.algos, o.variant, o.params)
 	if err != nil {
 		return nil, badInput(err)
+	}
+	if err := (&workloads.Spec{Algos: algos}).ValidateSim(); err != nil {
+		return nil, badInput(err) // a hunt simulates: a live-only algorithm is refused, as by run
 	}
 	for _, a := range algos {
 		item := map[string]any{"name": a.Alg.Name, "variant": a.Variant}

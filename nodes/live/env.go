@@ -36,6 +36,7 @@ type env struct {
 	rep         *reporter
 	post        func(event) bool // to the node's goroutine
 	faults      *faults          // the node's: loss on links out
+	host        *host            // what a live-only algorithm's library sees (Host)
 }
 
 func (v *env) Self() nodes.Rank    { return v.ranks[v.self] }
@@ -63,7 +64,7 @@ func (v *env) Decide(l nodes.Rank) {
 }
 
 func (v *env) Send(to nodes.PeerID, m nodes.Message) {
-	if v.store.err != nil {
+	if v.store.failed() != nil {
 		return // the state this message depends on was not kept: it must not leave, and the node stops
 	}
 	v.send(int(to), m, true)

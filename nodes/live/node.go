@@ -199,12 +199,16 @@ func (n *node) loop(ctx context.Context) error {
 			n.heartbeat()
 			n.flushIfIdle()
 			continue
+		case <-n.libraryKick():
+			n.libraryStep()
+			n.flushIfIdle()
+			continue
 		case <-ctx.Done():
 			return ctx.Err()
 		}
 		stop, err := n.handle(e)
-		if err == nil && n.store.err != nil {
-			err = n.store.err // the node cannot go on: its stable state could not be kept
+		if err == nil && n.store.failed() != nil {
+			err = n.store.failed() // the node cannot go on: its stable state could not be kept
 		}
 		if stop || err != nil {
 			if ferr := n.rep.flush(); err == nil && ferr != nil && !stop {
@@ -438,6 +442,7 @@ func (n *node) configure(cfg Config) error {
 		timers: n.timers, store: n.store, count: n.count, net: n.net, rep: n.rep, post: n.post, faults: n.faults,
 	}
 	n.env.carrier, _ = n.machine.(nodes.BodyCarrier)
+	n.env.host = newHost(n.env, n.store, n.o.Log)
 	puzzle := n.o.Identity.Params
 	puzzle.Bits, puzzle.DynBits = cfg.MinBits, 0
 	if cfg.Puzzle != nil {
@@ -473,8 +478,9 @@ func (n *node) reset() {
 	n.det.stop()
 	n.det = nil
 	if c, ok := n.machine.(io.Closer); ok {
-		c.Close() // an external program: stopped and reaped
+		c.Close() // an external program stopped and reaped, a library's goroutines ended
 	}
+	n.env.host.close()
 	n.machine, n.phased, n.env = nil, nil, nil
 	n.cfg = Config{}
 	n.net.reset()

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 )
 
 // stable is the machine's stable storage (nodes.StableStore, through env):
@@ -21,15 +22,29 @@ import (
 // power losses.) A failure to keep the state is err, which stops the node,
 // since a process that forgot its vote could elect a second leader in a
 // term; once set it stays.
+//
+// A machine's store is used on the node's goroutine only; a library's
+// (nodes.Host.Stable) from its own goroutines as well, hence mu, which
+// every method holds.
 type stable struct {
+	mu  sync.Mutex
 	dir string // Options.StateDir; "" keeps the state in mem
 	mem []byte
 	err error
 }
 
+// failed is the error that stops the node, if any.
+func (s *stable) failed() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
 func (s *stable) path() string { return filepath.Join(s.dir, StableFile) }
 
 func (s *stable) load() []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.dir == "" {
 		return s.mem
 	}
@@ -44,6 +59,8 @@ func (s *stable) load() []byte {
 }
 
 func (s *stable) save(b []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.dir == "" {
 		s.mem = append(s.mem[:0], b...)
 		return
@@ -56,6 +73,8 @@ func (s *stable) save(b []byte) {
 }
 
 func (s *stable) append(b []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.dir == "" {
 		s.mem = append(s.mem, b...)
 		return
@@ -70,6 +89,8 @@ func (s *stable) append(b []byte) {
 // reset forgets the last trial's state: nothing carries over from trial
 // to trial of a kept cluster.
 func (s *stable) reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.mem = nil
 	if s.dir != "" {
 		if err := os.Remove(s.path()); err != nil && !errors.Is(err, fs.ErrNotExist) {

@@ -15,6 +15,7 @@ func (n *node) begin(t0 int64, restart bool) {
 	n.started = true
 	n.net.start()
 	n.env.booting = !restart
+	n.env.host.start = n.env.start
 	n.stepBegin("start", 0)
 	n.machine.Start(n.env)
 	n.stepEnd()

@@ -305,6 +305,9 @@ func (l *eventLog) decode(p *proc, at time.Duration, r *live.Report) []nodes.Ran
 		}
 		ev.kind, ev.timer = trial.EvTimer, r.Timer
 		l.add(ev)
+	case "library":
+		// A live-only algorithm's library acted on its own clock
+		// (nodes.Library): the step is only its sends and decisions.
 	case "suspect":
 		if r.Peer < 0 || r.Peer >= n {
 			l.fail("node %d suspected %d", pos, r.Peer)

@@ -54,7 +54,7 @@ func newLiveTrial(opt *Options, k *kept, srv *servers, cfg trial.Config, fs *fau
 		faults: fs, clock: newSchedule()}
 	lt.procs = newProcs(opt, lt.logf)
 	lt.links = newLinks(n, k, lt.fail)
-	lt.settle = &settling{procs: lt.procs, links: lt.links, budget: cfg.BudgetOrDefault()}
+	lt.settle = &settling{procs: lt.procs, links: lt.links, budget: cfg.BudgetOrDefault(), ownClocks: cfg.Algorithm.LiveOnly != ""}
 	lt.tAlg = trial.LiveUnit(lt.T, opt.Allowance)
 	lt.det = cfg.DetectorIn(lt.tAlg)
 	if lt.det.Kind == "heartbeat" {

@@ -26,6 +26,9 @@ type settling struct {
 	lastCore       time.Duration
 	quiet          time.Duration // how long a heartbeat run must be quiet
 	quiescent      bool
+	// ownClocks: the algorithm is a library keeping clocks of its own
+	// (nodes.Library), which no step line shows armed: it is never at rest.
+	ownClocks bool
 	// rule ends a quorum trial once its election is over for good
 	// (trial.Settling), judged on decisions, the processes' latest
 	// beliefs as their steps report them; nil: it runs to its deadline.
@@ -112,7 +115,7 @@ func (s *settling) quietPeriod(T time.Duration) time.Duration {
 // reliable link to a process that will run again delivered, and, for runs
 // that may lose messages or run heartbeats, a quiet period behind it.
 func (s *settling) atRest(now, T time.Duration, pending int) bool {
-	if pending > 0 || len(s.procs.restarting) > 0 || s.busyProcs > 0 || s.unsettledLinks > 0 {
+	if s.ownClocks || pending > 0 || len(s.procs.restarting) > 0 || s.busyProcs > 0 || s.unsettledLinks > 0 {
 		return false
 	}
 	q := s.quietPeriod(T)
