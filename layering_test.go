@@ -73,6 +73,7 @@ var floors = [][]string{
 		"nodes/external", "nodes/trial", "nodes/nodetest", // beside the contract
 		"pow", "reports", "nodes/live/harness/toxi", // leaves that know rows, identities, a Toxiproxy client
 		"nodes/live/harness/netcut", // a leaf that cuts loopback links in nftables
+		"nodes/live/harness/system", // real servers run from outside, over netcut
 	}, algorithms...),
 	{"nodes/check", "nodes/trial/timeline"},              // read trial events; the one fault engine
 	append([]string{"nodes/live/livetest"}, runtimes...), // the runtimes and their test support
@@ -141,6 +142,7 @@ var only = map[string][]string{
 	"pow":                       {"nodes"},
 	"nodes/live/harness/toxi":   {}, // Toxiproxy's client and server, nothing of ours
 	"nodes/live/harness/netcut": {}, // nftables over netlink, nothing of ours
+	"nodes/live/harness/system": {"nodes/live/harness/netcut"},
 	"reports":                   {}, // rows, not runtimes
 	"nodes/live/livetest":       {"nodes/live"},
 }
