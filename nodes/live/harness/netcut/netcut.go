@@ -166,7 +166,7 @@ func RemoveDead(alive func(pid int) bool) ([]string, error) {
 	var removed []string
 	for _, tb := range tables {
 		pid, err := strconv.Atoi(strings.TrimPrefix(tb.Name, Prefix))
-		if !strings.HasPrefix(tb.Name, Prefix) || err != nil || alive(pid) {
+		if !strings.HasPrefix(tb.Name, Prefix) || err != nil || pid <= 0 || alive(pid) {
 			continue
 		}
 		conn.DelTable(tb)
