@@ -5,12 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -36,8 +38,24 @@ type Cluster struct {
 	cut   *netcut.Table
 	obs   chan Observation
 	mu    sync.Mutex // guards procs
-	procs []*exec.Cmd
+	procs []*proc
+	died  chan died      // a member that exited unasked
 	wg    sync.WaitGroup // the log readers
+}
+
+// proc is a member's running process.
+type proc struct {
+	cmd    *exec.Cmd
+	exited chan struct{} // closed once it has exited and been reaped
+	tail   *tail         // its last log lines, for the error if it dies
+	killed bool          // Crash or Close killed it: no news
+}
+
+// died is a member's unasked exit.
+type died struct {
+	member int
+	err    error
+	tail   string
 }
 
 // runBlock is this run's share of uids and loopback addresses, so that two
@@ -48,10 +66,9 @@ func runBlock(pid int) (uidBase uint32, net16 [2]byte) {
 	return 1_000_000 + uint32(pid)*MaxMembers, [2]byte{byte(100 + b/256), byte(b % 256)}
 }
 
-// Start starts n members of srv in dir (a fresh directory of the trial's,
-// made traversable by the members' uids) and returns once every member
-// has logged a leader; ctx bounds the wait. The error wraps ErrMissing or
-// ErrStart.
+// Start starts spec.N members of srv in dir (a fresh directory of the
+// trial's, which it makes traversable by the members' uids); WaitFormed
+// then waits for them to elect. The error wraps ErrMissing or ErrStart.
 func Start(ctx context.Context, srv *Server, spec Spec, dir string) (*Cluster, error) {
 	bin, err := srv.Path()
 	if err != nil {
@@ -60,7 +77,7 @@ func Start(ctx context.Context, srv *Server, spec Spec, dir string) (*Cluster, e
 	if spec.N < 1 || spec.N > MaxMembers {
 		return nil, fmt.Errorf("%s: %d members; want 1..%d", srv.Name, spec.N, MaxMembers)
 	}
-	c := &Cluster{srv: srv, bin: bin, spec: spec, dir: dir, obs: make(chan Observation, 1<<12), procs: make([]*exec.Cmd, spec.N)}
+	c := &Cluster{srv: srv, bin: bin, spec: spec, dir: dir, obs: make(chan Observation, 1<<12), procs: make([]*proc, spec.N), died: make(chan died, spec.N)}
 	if err := c.place(); err != nil {
 		return nil, errors.Join(fmt.Errorf("%w: %w", ErrStart, err), c.Close())
 	}
@@ -139,24 +156,61 @@ func (c *Cluster) Restart(i int) error {
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("%w: member %d (%s): %w", ErrStart, i, c.bin, err)
 	}
+	p := &proc{cmd: cmd, exited: make(chan struct{}), tail: &tail{}}
 	c.mu.Lock()
-	c.procs[i] = cmd
+	c.procs[i] = p
 	c.mu.Unlock()
 	c.wg.Add(1)
-	go c.read(stderr)
+	go func() {
+		c.read(stderr, p.tail)
+		err := cmd.Wait() // after the log ends: Wait closes the pipe
+		close(p.exited)
+		c.mu.Lock()
+		killed := p.killed
+		c.mu.Unlock()
+		if !killed {
+			select {
+			case c.died <- died{member: i, err: err, tail: p.tail.String()}:
+			default: // an earlier death of the cluster's is unread: one says enough
+			}
+		}
+	}()
 	return nil
 }
 
-// read turns a member's log lines into observations until it exits.
-func (c *Cluster) read(stderr interface{ Read([]byte) (int, error) }) {
+// read turns a member's log lines into observations until it exits,
+// keeping the last ones.
+func (c *Cluster) read(stderr io.Reader, t *tail) {
 	defer c.wg.Done()
 	sc := bufio.NewScanner(stderr)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
+		t.add(sc.Text())
 		if o, ok := c.srv.Observe(&c.spec, sc.Bytes()); ok {
 			c.obs <- o
 		}
 	}
+}
+
+// tail keeps a member's last log lines.
+type tail struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (t *tail) add(l string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.lines) == 3 {
+		t.lines = t.lines[1:]
+	}
+	t.lines = append(t.lines, l)
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return strings.Join(t.lines, "\n")
 }
 
 // signal sends sig to member i's process group; false if it is not
@@ -168,7 +222,10 @@ func (c *Cluster) signal(i int, sig syscall.Signal) bool {
 	if p == nil {
 		return false
 	}
-	_ = syscall.Kill(-p.Process.Pid, sig)
+	if sig == syscall.SIGKILL {
+		p.killed = true
+	}
+	_ = syscall.Kill(-p.cmd.Process.Pid, sig)
 	return true
 }
 
@@ -179,7 +236,7 @@ func (c *Cluster) Crash(i int) {
 		p := c.procs[i]
 		c.procs[i] = nil
 		c.mu.Unlock()
-		_ = p.Wait()
+		<-p.exited
 	}
 }
 
@@ -193,7 +250,8 @@ func (c *Cluster) Loss(i, j, percent int) error {
 	return c.cut.Loss(c.spec.Members[i].Addr, c.spec.Members[j].Addr, percent)
 }
 
-// WaitFormed waits until every member has logged the same leader.
+// WaitFormed waits until every member has logged the same leader; a
+// member that exits meanwhile fails it at once, with its last log lines.
 func WaitFormed(ctx context.Context, c *Cluster, seen func(Observation)) error {
 	leader := make([]int, c.spec.N)
 	for i := range leader {
@@ -203,6 +261,8 @@ func WaitFormed(ctx context.Context, c *Cluster, seen func(Observation)) error {
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("%w: %d members logged no common leader: %w", ErrStart, c.spec.N, ctx.Err())
+		case d := <-c.died:
+			return fmt.Errorf("%w: member %d exited (%v): %s", ErrStart, d.member, d.err, d.tail)
 		case o := <-c.obs:
 			seen(o)
 			if o.Leader != LeaderUnchanged {

@@ -1,6 +1,10 @@
 package system_test
 
 import (
+	"context"
+	"errors"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -92,4 +96,27 @@ func TestMinorityPartition(t *testing.T) {
 		return stepped && next.Role == system.Leader
 	})
 	t.Logf("cut-off leader %d replaced by %d at term %d and stepped down", old, next.Member, next.Term)
+}
+
+// A member that exits while the cluster forms (etcd refuses an election
+// timeout under five heartbeats) fails the start at once as an
+// infrastructure error, with its last log line, and leaves nothing.
+func TestMemberFailingToStart(t *testing.T) {
+	dir, err := os.MkdirTemp("", "electbench-system-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := system.Start(ctx, system.Etcd, system.Spec{N: 3, Params: map[string]int{"election-timeout": 100, "heartbeat-interval": 100}}, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
+	err = system.WaitFormed(ctx, c, func(system.Observation) {})
+	if !errors.Is(err, system.ErrStart) || !strings.Contains(err.Error(), "exited") || time.Since(began) > 10*time.Second {
+		t.Errorf("WaitFormed after %v: %v; want ErrStart naming the member that exited, at once", time.Since(began), err)
+	}
+	closeClean(t, c)
 }
