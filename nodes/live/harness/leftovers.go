@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/electbench/electbench/nodes/live/harness/netcut"
 	"github.com/electbench/electbench/nodes/live/harness/toxi"
 )
 
@@ -137,12 +136,9 @@ func Clean(ctx context.Context, url string) (Cleaned, error) {
 	var out Cleaned
 	dirs, err := RemoveDeadDirs()
 	out.Dirs = dirs
-	tables, terr := netcut.RemoveDead(alive)
+	tables, terr := removeDeadTables()
 	out.Tables = tables
-	if !errors.Is(terr, netcut.ErrNoNetlink) {
-		// Without root or nf_tables no run could have made a table.
-		err = errors.Join(err, terr)
-	}
+	err = errors.Join(err, terr)
 	if url == "" {
 		return out, err
 	}

@@ -42,9 +42,6 @@ func TestMain(m *testing.M) {
 		nodes.RegisterKind("ANOTHER_BUILD", nodes.ElectionClass)
 	}
 	livetest.Main()
-	if os.Getenv(systemHolder) != "" {
-		os.Exit(holdSystem())
-	}
 	if url := os.Getenv("ELECTBENCH_LIVE_HARNESS"); url != "" {
 		os.Exit(harnessMain(url))
 	}

@@ -53,6 +53,14 @@ func TestCleanRemovesDeadRunsTables(t *testing.T) {
 // (holdSystem), for TestKilledSystemRun to kill.
 const systemHolder = "ELECTBENCH_TEST_SYSTEM_HOLDER"
 
+// The holder is decided before TestMain, which would start the tests: the
+// variable is set only on the process TestKilledSystemRun starts.
+func init() {
+	if os.Getenv(systemHolder) != "" {
+		os.Exit(holdSystem())
+	}
+}
+
 // holdSystem starts three etcd members in a trial directory of its own,
 // prints the directory and the members' uids once they agree on a leader,
 // and waits to be killed.
