@@ -72,6 +72,8 @@ var floors = [][]string{
 	append([]string{
 		"nodes/external", "nodes/trial", "nodes/nodetest", // beside the contract
 		"pow", "reports", "nodes/live/harness/toxi", // leaves that know rows, identities, a Toxiproxy client
+		"nodes/live/harness/netcut", // a leaf that cuts loopback links in nftables
+		"nodes/live/harness/system", // real servers run from outside, over netcut
 	}, algorithms...),
 	{"nodes/check", "nodes/trial/timeline"},              // read trial events; the one fault engine
 	append([]string{"nodes/live/livetest"}, runtimes...), // the runtimes and their test support
@@ -137,10 +139,12 @@ var only = map[string][]string{
 	"nodes/nodetest": {"nodes", "nodes/trial"},
 	// Identities: pow -> nodes for nodes.ID is the one arrow between
 	// top-level rooms that runs back up the layout's list.
-	"pow":                     {"nodes"},
-	"nodes/live/harness/toxi": {}, // Toxiproxy's client and server, nothing of ours
-	"reports":                 {}, // rows, not runtimes
-	"nodes/live/livetest":     {"nodes/live"},
+	"pow":                       {"nodes"},
+	"nodes/live/harness/toxi":   {}, // Toxiproxy's client and server, nothing of ours
+	"nodes/live/harness/netcut": {}, // nftables over netlink, nothing of ours
+	"nodes/live/harness/system": {"nodes/live/harness/netcut"},
+	"reports":                   {}, // rows, not runtimes
+	"nodes/live/livetest":       {"nodes/live"},
 }
 
 func TestLayering(t *testing.T) {

@@ -81,8 +81,8 @@ func (r *Runtime) removeDead(ctx context.Context) {
 	if r.opt.Log == nil {
 		return
 	}
-	if n := len(c.Dirs) + len(c.Proxies); n > 0 {
-		fmt.Fprintf(r.opt.Log, "live: removed what dead runs left: %d temporary directories, %d proxies\n", len(c.Dirs), len(c.Proxies))
+	if n := len(c.Dirs) + len(c.Proxies) + len(c.Tables); n > 0 {
+		fmt.Fprintf(r.opt.Log, "live: removed what dead runs left: %d temporary directories, %d proxies, %d nftables tables\n", len(c.Dirs), len(c.Proxies), len(c.Tables))
 	}
 	if err != nil {
 		fmt.Fprintf(r.opt.Log, "live: removing what dead runs left: %v\n", err)

@@ -16,3 +16,7 @@ func SetFDLimit(t interface{ Cleanup(func()) }, n uint64) {
 	fdLimit = func() (uint64, bool) { return n, true }
 	t.Cleanup(func() { fdLimit = old })
 }
+
+// ClaimDir writes the owner file (this process's pid) into a trial's
+// directory, as a trial does (claimDir).
+func ClaimDir(dir string) error { return claimDir(dir) }

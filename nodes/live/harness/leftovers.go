@@ -17,8 +17,8 @@ import (
 // What a run leaves behind when it cannot clean up: the proxies of a trial
 // whose server stopped answering (they are removed once it answers again,
 // by this run or the next), and, when the harness itself was killed
-// (SIGKILL gives no chance to clean), its proxies and its trials'
-// temporary directories. Both are named after the harness's process id —
+// (SIGKILL gives no chance to clean), its proxies, its trials'
+// temporary directories and its nftables table (netcut: "electbench_<pid>"). Both are named after the harness's process id —
 // proxies "eb<pid>-…" (keptFor), directories holding an ownerFile
 // with the pid — so that a later run removes them once it has checked that
 // the process is gone.
@@ -47,6 +47,7 @@ func alive(pid int) bool { return pid == os.Getpid() || processAlive(pid) }
 type Cleaned struct {
 	Dirs    []string // temporary directories of dead runs
 	Proxies []string // proxies of dead runs
+	Tables  []string // nftables tables of dead runs (netcut)
 }
 
 // RemoveDeadDirs removes the temporary directories of live runs whose
@@ -127,13 +128,17 @@ func proxyOwner(name string) (int, bool) {
 	return pid, err == nil && pid > 0
 }
 
-// Clean removes what dead runs left: their temporary directories, and
-// their proxies on the Toxiproxy at url ("" for none: an embedded server
-// dies with its harness, and its proxies with it).
+// Clean removes what dead runs left: their temporary directories, their
+// nftables tables (the link cuts of system trials), and their proxies on
+// the Toxiproxy at url ("" for none: an embedded server dies with its
+// harness, and its proxies with it).
 func Clean(ctx context.Context, url string) (Cleaned, error) {
 	var out Cleaned
 	dirs, err := RemoveDeadDirs()
 	out.Dirs = dirs
+	tables, terr := removeDeadTables()
+	out.Tables = tables
+	err = errors.Join(err, terr)
 	if url == "" {
 		return out, err
 	}

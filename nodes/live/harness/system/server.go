@@ -1,0 +1,84 @@
+//go:build linux
+
+package system
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"os/exec"
+	"time"
+)
+
+// Server defines a kind of server the system algorithms run.
+type Server struct {
+	Name    string // the algorithm's name: "etcd-server"
+	Binary  string // looked up on PATH: "etcd"
+	Package string // the Debian package that installs Binary
+	// Args is the command line of member m of the cluster c.
+	Args func(c *Spec, m Member) []string
+	// Observe reads one line the server logged; ok is false for a line
+	// that says nothing of leadership.
+	Observe func(c *Spec, line []byte) (o Observation, ok bool)
+}
+
+// Spec is what a cluster is started with.
+type Spec struct {
+	N       int
+	Variant string         // the server's variant: "default", "pre-vote"
+	Params  map[string]int // the server's parameters, in its own units
+	Members []Member       // filled by Start
+}
+
+// Member is one server's place in the cluster.
+type Member struct {
+	Index      int        // 0-based
+	Addr       netip.Addr // its own loopback address
+	PeerPort   int
+	ClientPort int
+	Dir        string // its data directory
+	UID        uint32 // the uid it runs as
+}
+
+// Role is a member's state in the election, as the server names it.
+type Role string
+
+// Roles of a raft member (etcd) and of a ZooKeeper server, as logged.
+const (
+	Follower     Role = "follower"
+	PreCandidate Role = "pre-candidate"
+	Candidate    Role = "candidate"
+	Leader       Role = "leader"
+)
+
+// Observation is what one log line says of its member's leadership.
+type Observation struct {
+	At     time.Time // the server's own timestamp
+	Member int       // the index of the member that logged it
+	// Role is the member's new role, or "" when the line names only its
+	// leader.
+	Role Role
+	Term uint64
+	// Leader is the index of the member it now follows, -1 when it has
+	// none; unchanged (-2) when the line says nothing of it.
+	Leader int
+}
+
+// NoLeader and LeaderUnchanged are Observation.Leader's special values.
+const (
+	NoLeader        = -1
+	LeaderUnchanged = -2
+)
+
+// ErrMissing wraps the error of a server whose binary is not installed.
+var ErrMissing = errors.New("server binary missing")
+
+// Path finds the server's binary, or says which package installs it.
+func (s *Server) Path() (string, error) {
+	p, err := exec.LookPath(s.Binary)
+	if err != nil {
+		return "", fmt.Errorf("%w: %s needs %q on PATH: install Debian's %s (apt-get install %s, or scripts/setup-servers.sh)",
+			ErrMissing, s.Name, s.Binary, s.Package, s.Package)
+	}
+	return p, nil
+}

@@ -1,0 +1,164 @@
+package harness_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/electbench/electbench/nodes/live/harness"
+	"github.com/electbench/electbench/nodes/live/harness/netcut"
+	"github.com/electbench/electbench/nodes/live/harness/system"
+)
+
+// The nftables table of a run killed before it could delete it (its link
+// cuts, netcut) is removed by the next clean-up, once its pid is gone; a
+// live run's table is kept.
+func TestCleanRemovesDeadRunsTables(t *testing.T) {
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dead, err := netcut.Open(gone.Process.Pid)
+	if err != nil {
+		t.Fatalf("netcut needs root and nf_tables (CI runs as root): %v", err)
+	}
+	mine, err := netcut.Open(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mine.Close()
+	c, err := harness.Clean(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(c.Tables, dead.Name()) {
+		dead.Close()
+		t.Errorf("clean removed tables %v; want %s among them", c.Tables, dead.Name())
+	}
+	if slices.Contains(c.Tables, mine.Name()) {
+		t.Errorf("clean removed %s, the table of a live run", mine.Name())
+	}
+}
+
+// systemHolder makes this test binary a run holding an etcd cluster
+// (holdSystem), for TestKilledSystemRun to kill.
+const systemHolder = "ELECTBENCH_TEST_SYSTEM_HOLDER"
+
+// The holder is decided before TestMain, which would start the tests: the
+// variable is set only on the process TestKilledSystemRun starts.
+func init() {
+	if os.Getenv(systemHolder) != "" {
+		os.Exit(holdSystem())
+	}
+}
+
+// holdSystem starts three etcd members in a trial directory of its own,
+// prints the directory and the members' uids once they agree on a leader,
+// and waits to be killed.
+func holdSystem() int {
+	dir, err := os.MkdirTemp("", harness.TempPattern)
+	if err == nil {
+		err = harness.ClaimDir(dir)
+	}
+	if err != nil {
+		fmt.Println("error", err)
+		return 1
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := system.Start(ctx, system.Etcd, system.Spec{N: 3}, dir)
+	if err == nil {
+		err = system.WaitFormed(ctx, c, func(system.Observation) {})
+	}
+	if err != nil {
+		fmt.Println("error", err)
+		return 1
+	}
+	uids := ""
+	for _, m := range c.Spec().Members {
+		uids += fmt.Sprintf(" %d", m.UID)
+	}
+	fmt.Println("formed", dir, uids)
+	go func() {
+		for range c.Observations() { // keep the members' logs flowing
+		}
+	}()
+	select {}
+}
+
+// Issue 41, "What must hold": electbench killed with
+// SIGKILL while running etcd members leaves none running (the kernel's
+// parent-death signal kills them), and the next clean-up removes its
+// trial directory (the members' data) and its nftables table.
+func TestKilledSystemRun(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), systemHolder+"=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	f := strings.Fields(line)
+	if len(f) < 3 || f[0] != "formed" {
+		t.Fatalf("the holder did not form its cluster: %q", line)
+	}
+	dir, uids := f[1], f[2:]
+	table := netcut.Prefix + fmt.Sprint(cmd.Process.Pid)
+	cmd.Process.Kill()
+	cmd.Wait()
+	killed := time.Now()
+	for len(processesOf(t, uids)) > 0 && time.Since(killed) < 2*time.Second {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if left := processesOf(t, uids); len(left) > 0 {
+		t.Errorf("members of the killed run remain after 2 s: %v", left)
+	}
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatalf("the killed run left no directory (%v): the check below would prove nothing", err)
+	}
+	c, err := harness.Clean(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(c.Tables, table) {
+		t.Errorf("clean removed tables %v; want the killed run's %s", c.Tables, table)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the killed run's directory survives clean: %v", err)
+	}
+}
+
+// processesOf lists the pids running as one of uids.
+func processesOf(t *testing.T, uids []string) []string {
+	t.Helper()
+	status, err := filepath.Glob("/proc/[0-9]*/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []string
+	for _, s := range status {
+		b, err := os.ReadFile(s)
+		if err != nil {
+			continue // it exited
+		}
+		for l := range strings.Lines(string(b)) {
+			if f := strings.Fields(l); len(f) > 1 && f[0] == "Uid:" && slices.Contains(uids, f[1]) {
+				pids = append(pids, filepath.Base(filepath.Dir(s)))
+			}
+		}
+	}
+	return pids
+}
