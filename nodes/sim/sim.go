@@ -402,6 +402,7 @@ func (s *sim) run() {
 		}
 		if work := s.res.Events + int64(s.seq); work >= s.nextPoll {
 			s.nextPoll = work + cancelEvery
+			s.grow()
 			if s.done != nil {
 				select {
 				case <-s.done:
@@ -477,6 +478,20 @@ func (s *sim) run() {
 		}
 		s.slab.release(e.slot)
 	}
+}
+
+// grow trades the radix heap for a wheel once the pending set is big
+// (wheelFrom): it is checked every cancelEvery of work, so a set grows at
+// most that far past the mark before the trade. Both queues order events
+// alike, so the trade changes no event, only its cost.
+func (s *sim) grow() {
+	r, ok := s.heap.(*radix)
+	if !ok || r.len() < wheelFrom {
+		return
+	}
+	w := newWheel(s.cfg.Latency.Bound(), r.last, s.warm)
+	r.each(w.push)
+	s.heap = w
 }
 
 // ends reports whether the run ends before its next event, at `at`: past
