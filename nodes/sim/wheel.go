@@ -35,11 +35,15 @@ type wheel struct {
 	ni   int
 	late heap4
 	over heap4 // entries past the window, at>>shift > cur+wheelMask
-	head []int32
-	tail []int32  // per bucket: its first and last block, -1 for none
-	full []uint64 // bit b set when bucket b is not empty
-	pool wheelPool
-	warm func([]entry) // as radix.warm
+	// counts and spare are sortNow's: entries by time, and the sorted
+	// bucket, kept for the next.
+	counts []int32
+	spare  []entry
+	head   []int32
+	tail   []int32  // per bucket: its first and last block, -1 for none
+	full   []uint64 // bit b set when bucket b is not empty
+	pool   wheelPool
+	warm   func([]entry) // as radix.warm
 }
 
 // The wheel's window has wheelBuckets buckets; its span (wheelBuckets <<
@@ -167,14 +171,49 @@ func (w *wheel) drain(i int32) {
 	}
 	w.head[i], w.tail[i] = -1, -1
 	w.full[i>>6] &^= 1 << (i & 63)
-	slices.SortFunc(w.now, func(a, b entry) int {
-		if a.less(b) {
-			return -1
-		}
-		return 1 // keys are unique: (at, ord) never ties
-	})
+	w.sortNow()
 	w.warmFrom(0)
 	w.warmFrom(warmAhead) // pop warms from 2·warmAhead on
+}
+
+// sortNow sorts now by (at, ord). A bucket's times lie within 2^shift
+// nanoseconds: when that is not many more than its entries, it counts
+// them out by time (bully at N = 4,096: 1,300 entries over 256 ns; a
+// comparison sort took a fifth of the trial), then orders the entries of
+// each time by ord with an insertion sort, which costs little since they
+// come mostly in push order, which is ord's sequence.
+func (w *wheel) sortNow() {
+	width := 1 << w.shift
+	if width > 4*len(w.now) {
+		slices.SortFunc(w.now, func(a, b entry) int {
+			if a.less(b) {
+				return -1
+			}
+			return 1 // keys are unique: (at, ord) never ties
+		})
+		return
+	}
+	base := w.cur << w.shift
+	w.counts = slices.Grow(w.counts[:0], width+1)[:width+1]
+	clear(w.counts)
+	for _, e := range w.now {
+		w.counts[e.at-base+1]++
+	}
+	for t := 1; t <= width; t++ {
+		w.counts[t] += w.counts[t-1]
+	}
+	w.spare = slices.Grow(w.spare[:0], len(w.now))[:len(w.now)]
+	for _, e := range w.now {
+		t := e.at - base
+		w.spare[w.counts[t]] = e
+		w.counts[t]++
+	}
+	w.now, w.spare = w.spare, w.now
+	for i := 1; i < len(w.now); i++ {
+		for j := i; j > 0 && w.now[j].less(w.now[j-1]); j-- {
+			w.now[j], w.now[j-1] = w.now[j-1], w.now[j]
+		}
+	}
 }
 
 // warmFrom shows warm the warmAhead entries of now from index i: the
