@@ -487,7 +487,7 @@ func (s *sim) slowed(e entry, p *payload) bool {
 		s.slab.release(e.slot)
 		return true
 	}
-	if paused || sp.service[p.to] <= 0 || p.kind == evDeliver && s.background(p.mkind) {
+	if paused || sp.service[p.to] <= 0 || p.kind == evDeliver && s.background(nodes.Kind(p.sub)) {
 		return false
 	}
 	s.queue(p.to, e.slot, e.ord)

@@ -4,7 +4,7 @@ import "github.com/electbench/electbench/nodes"
 
 // A message in the slab is packed (payload): its ranks by handle into the
 // trial's rank table (sim.full) rather than by value, so that a pending
-// message costs 48 bytes there instead of 160, and the slab holds no
+// message costs 40 bytes there instead of 160, and the slab holds no
 // pointer for the collector to scan (bully at N = 4,096 under a random
 // latency holds about 25 million messages at once: 7.6 GB at 160 bytes).
 // A rank handle is a position whose rank equals the message's; a message
@@ -44,7 +44,7 @@ func (w *wide) take(i int32, dst *nodes.Message) {
 
 // pack fills p's message fields from m, sent from → to.
 func (s *sim) pack(p *payload, m *nodes.Message, from, to int32) {
-	p.mkind, p.a, p.b = m.Kind, m.A, m.B
+	p.sub, p.a, p.b = uint16(m.Kind), m.A, m.B
 	r := s.handle(&m.Rank, from, to)
 	a := s.handle(&m.Aux, from, to)
 	if r == handleNone || a == handleNone || m.Body != "" {
@@ -89,7 +89,7 @@ func (s *sim) unpack(p *payload) *nodes.Message {
 		s.rxRank, s.rxAux = handleNone, handleNone
 		return m
 	}
-	*m = nodes.Message{Kind: p.mkind, A: p.a, B: p.b}
+	*m = nodes.Message{Kind: nodes.Kind(p.sub), A: p.a, B: p.b}
 	if p.rank >= 0 {
 		m.Rank = s.full[p.rank]
 	}

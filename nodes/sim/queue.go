@@ -151,7 +151,7 @@ func (q *fifo) advance() {
 // then. Under constant latency a message is a delivery in the FIFO
 // queue's blocks, which hold what is pending and at most two blocks more
 // (under 350 kB; an eighth more is priced). Otherwise an event is a
-// packed payload in the slab (48 bytes), its slot in the free list, and
+// packed payload in the slab (40 bytes), its slot in the free list, and
 // its entries: in the radix heap's buckets, which keep the capacity they
 // reached as events move down them (measured within six entries an event
 // for 200,000 to 400,000 pending messages, lcr and hs on 200,000

@@ -25,15 +25,17 @@ const (
 	evFault     // the fault timeline's action number gen
 )
 
-// payload is a queued event, its message packed (packed.go): 48 bytes.
+// payload is a queued event, its message packed (packed.go): 40 bytes.
 type payload struct {
 	a, b      int64 // the message's A and B
 	rank, aux int32 // the message's ranks by handle, or where it is whole (packed.go)
 	to, from  int32
 	gen       uint32
-	timer     nodes.TimerID
-	mkind     nodes.Kind // the message's kind
-	kind      uint8
+	// sub is the message's nodes.Kind for evDeliver, the nodes.TimerID for
+	// evTimer: one field for both keeps a payload at 40 bytes, not 48
+	// (200 MB of bully's 25 million pending messages at N = 4,096).
+	sub  uint16
+	kind uint8
 }
 
 type timerState struct {
@@ -434,7 +436,7 @@ func (s *sim) run() {
 		// p points into the slab: its slot is freed only after dispatch, so
 		// a handler scheduling new events cannot overwrite it.
 		p := s.slab.at(e.slot)
-		if (p.kind == evHeartbeat || p.kind == evDeliver && s.background(p.mkind)) && s.settled() {
+		if (p.kind == evHeartbeat || p.kind == evDeliver && s.background(nodes.Kind(p.sub))) && s.settled() {
 			return
 		}
 		if s.paused != nil && p.kind != evDeliver && p.kind < evFault && s.paused[p.to] {
@@ -459,7 +461,7 @@ func (s *sim) run() {
 		case evDeliver:
 			s.deliver(e.to, p.from, e.ord, s.unpack(p))
 		case evTimer:
-			s.fire(p.to, p.timer, p.gen)
+			s.fire(p.to, nodes.TimerID(p.sub), p.gen)
 		case evInitiate:
 			s.popped()
 			s.electionEvent()
@@ -554,7 +556,7 @@ func (s *sim) warm(next []entry) {
 	var x uint8
 	for i := range next {
 		e := &next[i]
-		// A payload (48 bytes) spans one or two cache lines: load a
+		// A payload (40 bytes) spans one or two cache lines: load a
 		// byte at its start and its end, so as to touch each.
 		// The receiver's state lies in several arrays (machines, alive,
 		// ranks for Env.Self, and the FIFO ring state it reads when it
@@ -810,7 +812,7 @@ func (s *sim) setTimer(p int32, d time.Duration, t nodes.TimerID) {
 	st.gen++
 	st.armed = true
 	s.timers[k] = st
-	s.schedule(s.now+int64(max(d, 0)), classTimer, payload{kind: evTimer, to: p, timer: t, gen: st.gen})
+	s.schedule(s.now+int64(max(d, 0)), classTimer, payload{kind: evTimer, to: p, sub: uint16(t), gen: st.gen})
 }
 
 func (s *sim) cancelTimer(p int32, t nodes.TimerID) {
