@@ -158,7 +158,7 @@ func (q *fifo) advance() {
 // 200,000 processes, uniform and normal latency), until the pending set
 // reaches wheelFrom; from then in the wheel (wheel.go): an entry in a
 // block (25 bytes with the block's link), the capacity of its bucket
-// being taken and of its sorting buffers (an entry and two thirds at
+// being taken and of its sorting buffers (two entries and two thirds at
 // most), and at most one part-filled block a bucket (2^16 blocks of 200
 // bytes, under 50 bytes an event for the 2^18 events or more it holds),
 // within the six entries and 8 bytes; its overflow heap holds the timers
