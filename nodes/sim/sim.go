@@ -81,7 +81,7 @@ type sim struct {
 	fifoMode bool
 	faulty   bool // Config.Faults is not empty: only then do sends and deliveries look at link effects
 	fifo     fifo
-	heap     queue // a radix heap when fifoMode is off, a 4-ary heap beside the FIFO otherwise
+	heap     queue // a radix heap when fifoMode is off (a wheel once big: grow), a 4-ary heap beside the FIFO otherwise
 	slab     slab
 	wide     wide          // the queued messages that do not pack (packed.go)
 	rx       nodes.Message // the message being delivered, unpacked
