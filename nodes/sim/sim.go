@@ -483,17 +483,27 @@ func (s *sim) run() {
 }
 
 // grow trades the radix heap for a wheel once the pending set is big
-// (wheelFrom): it is checked every cancelEvery of work, so a set grows at
-// most that far past the mark before the trade. Both queues order events
-// alike, so the trade changes no event, only its cost.
+// (wheelFrom), and back once it is small again (wheelUntil): it is
+// checked every cancelEvery of work, so a set grows or shrinks at most
+// that far past the mark before the trade. Both queues order events
+// alike, so a trade changes no event, only its cost.
 func (s *sim) grow() {
-	r, ok := s.heap.(*radix)
-	if !ok || r.len() < wheelFrom {
-		return
+	switch q := s.heap.(type) {
+	case *radix:
+		if q.len() >= wheelFrom {
+			w := newWheel(s.cfg.Latency.Bound(), q.last, s.warm)
+			q.each(w.push)
+			s.heap = w
+		}
+	case *wheel:
+		if q.len() < wheelUntil {
+			// Every event pending is at s.now or later: the radix heap
+			// takes them from there.
+			r := &radix{last: s.now, warm: s.warm}
+			q.each(r.push)
+			s.heap = r
+		}
 	}
-	w := newWheel(s.cfg.Latency.Bound(), r.last, s.warm)
-	r.each(w.push)
-	s.heap = w
 }
 
 // ends reports whether the run ends before its next event, at `at`: past

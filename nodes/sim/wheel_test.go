@@ -15,8 +15,8 @@ import (
 
 // The wheel pops exactly what the 4-ary heap pops, for any sequence of
 // pushes that never goes below the last time taken out: keys within its
-// window, past it (the overflow heap) and at the current time, from a
-// wheel made empty or from a radix heap part-way (sim.grow).
+// window, past it (the overflow heap) and at the current time, made from
+// a radix heap part-way and traded back for one later (sim.grow).
 func TestWheelMatchesHeap(t *testing.T) {
 	for seed := range uint64(200) {
 		src := rand.New(rand.NewPCG(seed, 9))
@@ -26,12 +26,17 @@ func TestWheelMatchesHeap(t *testing.T) {
 		var q queue = &r
 		now, seq := int64(0), uint64(0)
 		spread := int64(1) << src.IntN(26) // up to 13 times the largest window
-		trade := src.IntN(2000)
+		trade, back := src.IntN(2000), 3000+src.IntN(2000)
 		for step := range 6000 {
-			if step == trade {
+			switch step {
+			case trade:
 				w := newWheel(bound, r.last, nil)
 				r.each(w.push)
 				q = w
+			case back: // as sim.grow: from the time of the last event taken out
+				r2 := &radix{last: now}
+				q.(*wheel).each(r2.push)
+				q = r2
 			}
 			if ref.len() == 0 || src.IntN(3) > 0 {
 				for range 1 + src.IntN(3) {
@@ -70,9 +75,9 @@ func TestWheelRefusesThePast(t *testing.T) {
 	w.push(entry{at: 1<<30 - 1<<w.shift})
 }
 
-// A trial that trades its radix heap for the wheel at its start runs as
-// one that keeps the radix heap: the same trace, byte for byte, and the
-// same counts, with crashes, pauses and link faults.
+// A trial that trades its radix heap for the wheel and back at every look
+// (sim.grow) runs as one that keeps the radix heap: the same trace, byte
+// for byte, and the same counts, with crashes, pauses and link faults.
 func TestWheelRunsAsRadix(t *testing.T) {
 	const ms = time.Millisecond
 	some := func(trial.View) []int { return []int{2, 5, 9} }
@@ -81,31 +86,35 @@ func TestWheelRunsAsRadix(t *testing.T) {
 		{{Effect: trial.EffPause, Targets: some, Start: trial.When{Trigger: trial.AtTime, At: 2 * ms}, For: 20 * ms}},
 		{{Link: trial.Delay{Latency: 30 * ms, Jitter: 5 * ms}, Links: every, Start: trial.When{Trigger: trial.AtTime, At: 1 * ms}, For: 50 * ms}},
 	}
-	for _, name := range []string{"bully", "lcr", "hs"} {
+	for _, c := range []struct {
+		name string
+		n    int
+	}{{"bully", 24}, {"bully", 160}, {"lcr", 24}, {"hs", 24}} {
+		name := c.name
 		a, v, err := nodes.Lookup(name)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, lat := range []trial.Latency{trial.Uniform{Lo: ms, Hi: 5 * ms}, trial.Exponential{MeanD: 2 * ms}} {
 			for i, f := range faults {
-				cfg := trial.Config{Algorithm: a, Variant: v, Ranks: nodes.RanksOf(ranks(24)), Initiators: []int{0, 7}, Latency: lat, Seed: 3, Faults: f}
-				radixTrace, radixRes := tracedRun(t, cfg, 1<<62)
-				wheelTrace, wheelRes := tracedRun(t, cfg, 1)
+				cfg := trial.Config{Algorithm: a, Variant: v, Ranks: nodes.RanksOf(ranks(c.n)), Initiators: []int{0, 7}, Latency: lat, Seed: 3, Faults: f}
+				radixTrace, radixRes := tracedRun(t, cfg, 1<<62, 0)
+				wheelTrace, wheelRes := tracedRun(t, cfg, 1, 1<<62)
 				if !bytes.Equal(radixTrace, wheelTrace) || radixRes.Messages != wheelRes.Messages || radixRes.Events != wheelRes.Events {
-					t.Errorf("%s, %v, faults %d: the wheel's run differs from the radix heap's (%d/%d messages, %d/%d trace bytes)",
-						name, lat, i, wheelRes.Messages, radixRes.Messages, len(wheelTrace), len(radixTrace))
+					t.Errorf("%s N = %d, %v, faults %d: the wheel's run differs from the radix heap's (%d/%d messages, %d/%d trace bytes)",
+						name, c.n, lat, i, wheelRes.Messages, radixRes.Messages, len(wheelTrace), len(radixTrace))
 				}
 			}
 		}
 	}
 }
 
-// tracedRun runs cfg, trading for the wheel at a pending set of from, and
-// returns its trace and record.
-func tracedRun(t *testing.T, cfg trial.Config, from int) ([]byte, *trial.Record) {
+// tracedRun runs cfg, trading for the wheel at a pending set of from and
+// back below until, and returns its trace and record.
+func tracedRun(t *testing.T, cfg trial.Config, from, until int) ([]byte, *trial.Record) {
 	t.Helper()
-	defer func(was int) { wheelFrom = was }(wheelFrom)
-	wheelFrom = from
+	defer func(f, u int) { wheelFrom, wheelUntil = f, u }(wheelFrom, wheelUntil)
+	wheelFrom, wheelUntil = from, until
 	var buf bytes.Buffer
 	tr := trial.NewTrace(&buf)
 	cfg.Events = tr
