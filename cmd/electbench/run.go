@@ -133,7 +133,7 @@ host; the failed trial is not recorded and --resume runs it again),
 	f.StringVar(&o.shard, "shard", "", "run only part K/M of the plan (for sweeps across machines; electbench merge puts the parts together)")
 	f.IntVar(&o.shards, "shards", 0, "the plan's parts M, with K from $ELECTBENCH_SHARD (1..M) or $JOB_COMPLETION_INDEX (0..M-1, a Kubernetes Indexed Job's)")
 	f.Int64Var(&o.budget.MaxEvents, "max-events", 0, "events one trial may process (live: the steps its machines handle) before it is stopped and recorded as not live\n(default 64·N² + 2²⁰, plus 4N per T of the deadline for quorum algorithms)")
-	f.Int64Var(&o.budget.MaxInFlight, "max-inflight", 0, "events one trial may hold pending (simulated: messages in flight and armed timers, 190 to\n300 bytes each; live: messages written not yet delivered) before it is stopped and recorded\nas not live (default max(4N, 2²⁰), and at least 2N² on a complete graph)")
+	f.Int64Var(&o.budget.MaxInFlight, "max-inflight", 0, "events one trial may hold pending (simulated: messages in flight and armed timers, about\n190 bytes each; live: messages written not yet delivered) before it is stopped and recorded\nas not live (default max(4N, 2²⁰), and at least 2N² on a complete graph)")
 	f.StringVar(&o.maxMemory, "max-memory", "", "memory the run may use, all trials at once: a size (16GiB, 512MB) or a share of this machine's (50%);\na plan estimated to need more is refused before it starts (default 75%)")
 	o.report.bind(f)
 	_ = cmd.RegisterFlagCompletionFunc("algo", func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {

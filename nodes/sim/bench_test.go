@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/electbench/electbench/nodes"
+	_ "github.com/electbench/electbench/nodes/bully"
 	_ "github.com/electbench/electbench/nodes/ring"
 	"github.com/electbench/electbench/nodes/sim"
 	"github.com/electbench/electbench/nodes/trial"
@@ -120,4 +121,17 @@ func BenchmarkHSAll1MConstant(b *testing.B) {
 func BenchmarkHSAll1MUniform(b *testing.B) {
 	n := 1_000_000
 	bench(b, "hs", shuffled(n), nil, trial.Uniform{Lo: time.Millisecond, Hi: 5 * time.Millisecond})
+}
+
+// Bully on a complete graph holds about N²·1.5 messages pending at its
+// busiest (issue 42: 25 million at N = 4,096): the cost of the queue and of
+// a pending event's bytes when the pending set is big.
+func BenchmarkBully2048Uniform(b *testing.B) {
+	n := 2048
+	bench(b, "bully", shuffled(n), []int{0}, trial.Uniform{Lo: time.Millisecond, Hi: 5 * time.Millisecond})
+}
+
+func BenchmarkBully2048Constant(b *testing.B) {
+	n := 2048
+	bench(b, "bully", shuffled(n), []int{0}, trial.Constant(time.Millisecond))
 }

@@ -14,10 +14,13 @@
 // same directed link. Under constant latency delivery order equals send order,
 // so deliveries go through a plain FIFO queue instead of the heap; that is
 // what lets a million-process ring elect in a fraction of a second. Under a
-// random latency every event goes through a radix heap (queue.go), whose
+// random latency every event goes through a radix heap (queue.go), traded
+// for a timing wheel (wheel.go) once a quarter million events are pending
+// (bully on thousands of processes holds tens of millions), whose
 // entries carry the receiving process so that the process and the payload
-// are fetched together; with a million events pending the cost per event is
-// cache misses, so each process keeps its machine, rank and link state in
+// are fetched together; a pending message's ranks are handles into the
+// trial's rank table (packed.go); with a million events pending the cost
+// per event is cache misses, so each process keeps its machine, rank and link state in
 // one struct (proc), and a refill of the radix heap loads the state of the
 // next events ahead of them (sim.warm), overlapping their misses. Neither
 // changes the order of events: only where their state lives.

@@ -325,7 +325,8 @@ func (s *sim) route(from, to int32, m *nodes.Message, ord uint64, size int64) {
 
 func (s *sim) pushDelivery(at int64, ord uint64, to, from int32, m *nodes.Message) {
 	slot, p := s.slab.alloc()
-	p.kind, p.to, p.from, p.msg = evDeliver, to, from, *m
+	p.kind, p.to, p.from = evDeliver, to, from
+	s.pack(p, m, from, to)
 	s.heap.push(entry{at: at, ord: ord, slot: slot, to: to})
 }
 
@@ -341,7 +342,9 @@ func (s *sim) lose(from, to int32, ord uint64, m *nodes.Message) {
 // partition drops what is in flight). It reports whether it took the message.
 func (s *sim) intercept(to, from int32, ord uint64, m *nodes.Message) bool {
 	if s.paused != nil && s.paused[to] {
-		s.hold(to, payload{kind: evDeliver, to: to, from: from, msg: *m}, ord, s.background(m.Kind), false)
+		p := payload{kind: evDeliver, to: to, from: from}
+		s.pack(&p, m, from, to)
+		s.hold(to, p, ord, s.background(m.Kind), false)
 		return true
 	}
 	for _, a := range s.links {
@@ -484,7 +487,7 @@ func (s *sim) slowed(e entry, p *payload) bool {
 		s.slab.release(e.slot)
 		return true
 	}
-	if paused || sp.service[p.to] <= 0 || p.kind == evDeliver && s.background(p.msg.Kind) {
+	if paused || sp.service[p.to] <= 0 || p.kind == evDeliver && s.background(nodes.Kind(p.sub)) {
 		return false
 	}
 	s.queue(p.to, e.slot, e.ord)
@@ -498,7 +501,8 @@ func (s *sim) slowDelivery(d *delivery) bool {
 		return false
 	}
 	slot, p := s.slab.alloc()
-	p.kind, p.to, p.from, p.msg = evDeliver, d.to, d.from, d.msg
+	p.kind, p.to, p.from = evDeliver, d.to, d.from
+	s.pack(p, &d.msg, d.from, d.to)
 	s.queue(d.to, slot, d.ord)
 	return true
 }

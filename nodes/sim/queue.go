@@ -150,14 +150,22 @@ func (q *fifo) advance() {
 // memory estimate (workloads' Trial.Estimate) to price the events pending
 // then. Under constant latency a message is a delivery in the FIFO
 // queue's blocks, which hold what is pending and at most two blocks more
-// (under 350 kB; an eighth more is priced). Otherwise an event is a payload in the slab,
-// its slot in the free list, and its entries in the radix heap's buckets,
-// which keep the capacity they reached as events move down them: measured
-// 250–260 bytes in all for each of 200,000 to 400,000 pending messages
-// (lcr and hs on 200,000 processes, uniform and normal latency), which
-// six entries cover. Both are bounds of
-// the live bytes: garbage beyond them is the collector's, which the run's
-// memory limit keeps below it (docs/DESIGN.md, "The plan guard").
+// (under 350 kB; an eighth more is priced). Otherwise an event is a
+// packed payload in the slab (40 bytes, its free list inside), 8 bytes
+// more priced, and its entries: in the radix heap's buckets, which keep
+// the capacity they reached as events move down them (measured within six
+// entries an event for 200,000 to 400,000 pending messages, lcr and hs on
+// 200,000 processes, uniform and normal latency), until the pending set
+// reaches wheelFrom; from then in the wheel (wheel.go): an entry in a
+// block (25 bytes with the block's link), the capacity of its bucket
+// being taken and of its sorting buffers (two entries and two thirds at
+// most), and at most one part-filled block a bucket (2^16 blocks of 200
+// bytes, under 50 bytes an event for the 2^18 events or more it holds),
+// within the six entries and 8 bytes; its overflow heap holds the timers
+// and fault-delayed messages past twice the delay bound, few. Both
+// are bounds of the live bytes: garbage beyond them (the radix heap's
+// buckets once traded) is the collector's, which the run's memory limit
+// keeps below it (docs/DESIGN.md, "The plan guard").
 func PendingBytes(constantLatency bool) int {
 	if constantLatency {
 		return int(unsafe.Sizeof(delivery{})) * 9 / 8
@@ -319,4 +327,16 @@ func (r *radix) pop() entry {
 	r.refill()
 	r.n--
 	return r.now.pop()
+}
+
+// each calls f with every entry the heap holds, in no particular order.
+func (r *radix) each(f func(entry)) {
+	for _, e := range r.now.e {
+		f(e)
+	}
+	for _, b := range r.buckets {
+		for _, e := range b {
+			f(e)
+		}
+	}
 }

@@ -12,19 +12,23 @@ const (
 // is held, and a million pending events take one allocation per thousand
 // rather than a doubling copy of everything so far (which, for fresh memory,
 // is mostly page faults). Freed slots are reused last-freed-first, while
-// they are still in the cache.
+// they are still in the cache. They are linked through the gen field of
+// their payloads rather than listed in a slice: once bully's 25 million
+// pending messages at N = 4,096 were delivered, the slice held them all,
+// 100 MB and the copies of its growth.
 type slab struct {
 	chunks []*[slabChunk]payload
 	used   int32 // slots ever handed out
-	free   []int32
+	free   int32 // the last freed slot plus one; 0 for none
 }
 
 // alloc returns a free slot and its payload, for the caller to fill in.
 func (b *slab) alloc() (int32, *payload) {
-	if k := len(b.free); k > 0 {
-		slot := b.free[k-1]
-		b.free = b.free[:k-1]
-		return slot, b.at(slot)
+	if b.free > 0 {
+		slot := b.free - 1
+		p := b.at(slot)
+		b.free = int32(p.gen) // the next freed slot plus one (release)
+		return slot, p
 	}
 	slot := b.used
 	if int(slot>>slabChunkBits) == len(b.chunks) {
@@ -39,5 +43,9 @@ func (b *slab) at(slot int32) *payload {
 	return &b.chunks[slot>>slabChunkBits][slot&(slabChunk-1)]
 }
 
-// release returns a slot; its payload may be overwritten by the next alloc.
-func (b *slab) release(slot int32) { b.free = append(b.free, slot) }
+// release returns a slot; its payload may be overwritten by the next
+// alloc, and its gen is at once.
+func (b *slab) release(slot int32) {
+	b.at(slot).gen = uint32(b.free)
+	b.free = slot + 1
+}

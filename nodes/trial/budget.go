@@ -19,16 +19,15 @@ type Budget struct {
 	MaxEvents int64
 	// MaxInFlight bounds the events pending at once: messages in flight and
 	// armed timers. It is what bounds a trial's memory (a pending event
-	// costs the simulator about 190 bytes under constant latency and 300
-	// otherwise: sim.PendingBytes), since everything else a trial holds is
-	// fixed by N.
+	// costs the simulator about 190 bytes: sim.PendingBytes), since
+	// everything else a trial holds is fixed by N.
 	MaxInFlight int64
 }
 
 // Floors of the default budget: small clusters get room whatever N.
 const (
 	minEvents   = 1 << 20
-	minInFlight = 1 << 20 // 1 Mi pending events: 190 to 300 MiB of heap (sim.PendingBytes)
+	minInFlight = 1 << 20 // 1 Mi pending events: about 190 MiB of heap (sim.PendingBytes)
 )
 
 // DefaultBudget is the budget of a trial of n processes of alg running until

@@ -1,0 +1,319 @@
+package sim
+
+import (
+	"fmt"
+	"math/bits"
+	"slices"
+	"time"
+)
+
+// wheel is a timing wheel, a calendar queue of fixed width (Brown, CACM
+// 1988): a priority queue for keys that never fall below the last key
+// taken out, with O(1) insert and removal when the keys inserted lie
+// within a bounded span ahead of it, as deliveries do under a latency
+// model with a delay bound D. Entries wait in buckets of 2^shift
+// nanoseconds, a bucket per span of the wheel's window; the bucket of
+// the current time is drained into a small heap by (at, ord) as it is
+// reached, and what lies past the window (timers, messages a fault
+// delays) waits in an overflow heap until the window reaches it.
+//
+// The radix heap moves each entry down its buckets about once per bit of
+// the span its key lies in (22 times for 5 ms ahead): with 25 million
+// events pending (bully at N = 4,096) that and the growth of its buckets
+// took half of the trial's time. Here an entry is written once into a
+// bucket and once into the heap of its time. Buckets are chains of
+// fixed blocks from one pool that never moves, so what the wheel holds is
+// what is pending, give or take a block a bucket.
+type wheel struct {
+	shift uint  // a bucket spans 1<<shift nanoseconds
+	cur   int64 // at>>shift of the bucket drained into now
+	n     int
+	// now holds the entries of bucket cur, sorted, from index ni; late
+	// those pushed into it after it was drained (timers of zero, control
+	// events), which are few.
+	now  []entry
+	ni   int
+	late heap4
+	over heap4 // entries past the window, at>>shift > cur+wheelMask
+	// counts and spare are sortNow's: entries by time, and the sorted
+	// bucket, kept for the next.
+	counts []int32
+	spare  []entry
+	head   []int32
+	tail   []int32  // per bucket: its first and last block, -1 for none
+	full   []uint64 // bit b set when bucket b is not empty
+	pool   wheelPool
+	warm   func([]entry) // as radix.warm
+}
+
+// The wheel's window has wheelBuckets buckets; its span (wheelBuckets <<
+// shift) covers twice the delay bound, so that deliveries never go to the
+// overflow heap.
+const (
+	wheelBits    = 16
+	wheelBuckets = 1 << wheelBits
+	wheelMask    = wheelBuckets - 1
+)
+
+// wheelFrom is the pending set past which the simulator trades its radix
+// heap for a wheel (sim.grow): below it the radix heap's buckets stay in
+// the cache, and a wheel's 0.5 MB of bucket heads would cost a small
+// trial more than its events. A variable only so that tests can make
+// small trials trade at their start.
+var wheelFrom = 1 << 18
+
+// wheelUntil is the pending set below which the simulator trades the
+// wheel back for a radix heap: a wheel that has emptied to a few events
+// spends its time looking for the next bucket that holds one (lcr with a
+// million initiators, whose messages die out, ran at 60% of its rate
+// with the radix heap). A sixteenth of wheelFrom, so that a set hovering
+// about one mark does not trade back and forth. A variable, as wheelFrom.
+var wheelUntil = 1 << 14
+
+// newWheel makes a wheel whose window covers twice the delay bound, its
+// current time at `last`, holding the entries of r.
+func newWheel(bound time.Duration, last int64, warm func([]entry)) *wheel {
+	span := max(2*int64(bound), wheelBuckets)
+	w := &wheel{
+		shift: uint(bits.Len64(uint64(span-1))) - wheelBits,
+		head:  make([]int32, wheelBuckets),
+		tail:  make([]int32, wheelBuckets),
+		full:  make([]uint64, wheelBuckets/64),
+		warm:  warm,
+	}
+	w.cur = last >> w.shift
+	for i := range w.head {
+		w.head[i], w.tail[i] = -1, -1
+	}
+	return w
+}
+
+func (w *wheel) len() int { return w.n }
+
+// each calls f with every entry the wheel holds, in no particular order.
+func (w *wheel) each(f func(entry)) {
+	for _, e := range w.now[w.ni:] {
+		f(e)
+	}
+	for _, e := range w.late.e {
+		f(e)
+	}
+	for _, e := range w.over.e {
+		f(e)
+	}
+	for _, b := range w.head {
+		for ; b >= 0; b = w.pool.at(b).next {
+			blk := w.pool.at(b)
+			for _, e := range blk.e[:blk.n] {
+				f(e)
+			}
+		}
+	}
+}
+
+func (w *wheel) push(e entry) {
+	w.n++
+	b := e.at >> w.shift
+	switch {
+	case b == w.cur:
+		w.late.push(e)
+	case b < w.cur:
+		panic(fmt.Sprintf("sim: event at %d scheduled before the current time %d", e.at, w.cur<<w.shift))
+	case b-w.cur <= wheelMask:
+		w.append(int32(b&wheelMask), e)
+	default:
+		w.over.push(e)
+	}
+}
+
+// append adds e at the end of bucket i.
+func (w *wheel) append(i int32, e entry) {
+	t := w.tail[i]
+	if t < 0 || w.pool.at(t).n == wheelBlockLen {
+		nb := w.pool.alloc()
+		if t < 0 {
+			w.head[i] = nb
+			w.full[i>>6] |= 1 << (i & 63)
+		} else {
+			w.pool.at(t).next = nb
+		}
+		w.tail[i], t = nb, nb
+	}
+	blk := w.pool.at(t)
+	blk.e[blk.n] = e
+	blk.n++
+}
+
+// refill moves the entries of the next bucket into now when it is empty,
+// and the overflow entries the window has reached into their buckets.
+func (w *wheel) refill() {
+	for w.ni == len(w.now) && w.late.len() == 0 {
+		b, ok := w.next()
+		if w.over.len() > 0 {
+			if ob := w.over.peek().at >> w.shift; !ok || ob < b {
+				b, ok = ob, true
+			}
+		}
+		if !ok {
+			panic("sim: refill of an empty wheel")
+		}
+		w.cur = b
+		w.drain(int32(b & wheelMask))
+		for w.over.len() > 0 && w.over.peek().at>>w.shift-w.cur <= wheelMask {
+			e := w.over.pop()
+			w.n-- // push counts it again
+			w.push(e)
+		}
+	}
+}
+
+// next finds the first bucket after cur that is not empty, as a time
+// index (at>>shift).
+func (w *wheel) next() (int64, bool) {
+	start := int32((w.cur + 1) & wheelMask)
+	wi := start >> 6
+	word := w.full[wi] &^ (1<<(start&63) - 1)
+	for k := 0; k <= len(w.full); k++ {
+		if word != 0 {
+			i := wi<<6 | int32(bits.TrailingZeros64(word))
+			return w.cur + 1 + int64((i-start)&wheelMask), true
+		}
+		wi = (wi + 1) % int32(len(w.full))
+		word = w.full[wi]
+		if k == len(w.full)-1 {
+			word &= 1<<(start&63) - 1 // back at the start's word: its bits before start
+		}
+	}
+	return 0, false
+}
+
+// drain moves the entries of bucket i into now, sorted, and frees its
+// blocks.
+func (w *wheel) drain(i int32) {
+	w.now, w.ni = w.now[:0], 0
+	for b := w.head[i]; b >= 0; {
+		blk := w.pool.at(b)
+		w.now = append(w.now, blk.e[:blk.n]...)
+		nb := blk.next
+		w.pool.release(b)
+		b = nb
+	}
+	w.head[i], w.tail[i] = -1, -1
+	w.full[i>>6] &^= 1 << (i & 63)
+	w.sortNow()
+	w.warmFrom(0)
+	w.warmFrom(warmAhead) // pop warms from 2·warmAhead on
+}
+
+// sortNow sorts now by (at, ord). A bucket's times lie within 2^shift
+// nanoseconds: when that is not many more than its entries, it counts
+// them out by time (bully at N = 4,096: 1,300 entries over 256 ns; a
+// comparison sort took a fifth of the trial), then orders the entries of
+// each time by ord with an insertion sort, which costs little since they
+// come mostly in push order, which is ord's sequence.
+func (w *wheel) sortNow() {
+	width := 1 << w.shift
+	if width > 4*len(w.now) {
+		slices.SortFunc(w.now, func(a, b entry) int {
+			if a.less(b) {
+				return -1
+			}
+			return 1 // keys are unique: (at, ord) never ties
+		})
+		return
+	}
+	base := w.cur << w.shift
+	w.counts = slices.Grow(w.counts[:0], width+1)[:width+1]
+	clear(w.counts)
+	for _, e := range w.now {
+		w.counts[e.at-base+1]++
+	}
+	for t := 1; t <= width; t++ {
+		w.counts[t] += w.counts[t-1]
+	}
+	w.spare = slices.Grow(w.spare[:0], len(w.now))[:len(w.now)]
+	for _, e := range w.now {
+		t := e.at - base
+		w.spare[w.counts[t]] = e
+		w.counts[t]++
+	}
+	w.now, w.spare = w.spare, w.now
+	for i := 1; i < len(w.now); i++ {
+		for j := i; j > 0 && w.now[j].less(w.now[j-1]); j-- {
+			w.now[j], w.now[j-1] = w.now[j-1], w.now[j]
+		}
+	}
+}
+
+// warmFrom shows warm the warmAhead entries of now from index i: the
+// entries are taken in order, so it is called again each warmAhead pops,
+// a batch ahead of them.
+func (w *wheel) warmFrom(i int) {
+	if w.warm != nil && i < len(w.now) {
+		w.warm(w.now[i:min(i+warmAhead, len(w.now))])
+	}
+}
+
+func (w *wheel) peek() entry {
+	w.refill()
+	if w.late.len() > 0 && (w.ni == len(w.now) || w.late.peek().less(w.now[w.ni])) {
+		return w.late.peek()
+	}
+	return w.now[w.ni]
+}
+
+func (w *wheel) pop() entry {
+	w.refill()
+	w.n--
+	if w.late.len() > 0 && (w.ni == len(w.now) || w.late.peek().less(w.now[w.ni])) {
+		return w.late.pop()
+	}
+	e := w.now[w.ni]
+	w.ni++
+	if w.ni%warmAhead == 0 {
+		w.warmFrom(w.ni + warmAhead)
+	}
+	return e
+}
+
+// wheelBlockLen is the entries of a block of a bucket: 200 bytes.
+const wheelBlockLen = 8
+
+type wheelBlock struct {
+	e    [wheelBlockLen]entry
+	n    int32
+	next int32 // the next block of the bucket, -1 for none
+}
+
+// wheelPool holds the wheel's blocks by number, in chunks that never move
+// (as slab does), and reuses freed blocks last-freed-first.
+type wheelPool struct {
+	chunks [][]wheelBlock
+	used   int32
+	free   []int32
+}
+
+const wheelChunkBits = 10
+
+func (p *wheelPool) alloc() int32 {
+	var b int32
+	if k := len(p.free); k > 0 {
+		b = p.free[k-1]
+		p.free = p.free[:k-1]
+	} else {
+		b = p.used
+		if int(b>>wheelChunkBits) == len(p.chunks) {
+			p.chunks = append(p.chunks, make([]wheelBlock, 1<<wheelChunkBits))
+		}
+		p.used++
+	}
+	blk := p.at(b)
+	blk.n, blk.next = 0, -1
+	return b
+}
+
+func (p *wheelPool) at(b int32) *wheelBlock {
+	return &p.chunks[b>>wheelChunkBits][b&(1<<wheelChunkBits-1)]
+}
+
+func (p *wheelPool) release(b int32) { p.free = append(p.free, b) }

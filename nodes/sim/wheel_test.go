@@ -1,0 +1,168 @@
+package sim
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/electbench/electbench/nodes"
+	_ "github.com/electbench/electbench/nodes/bully"
+	_ "github.com/electbench/electbench/nodes/ring"
+	"github.com/electbench/electbench/nodes/trial"
+)
+
+// The wheel pops exactly what the 4-ary heap pops, for any sequence of
+// pushes that never goes below the last time taken out: keys within its
+// window, past it (the overflow heap) and at the current time, made from
+// a radix heap part-way and traded back for one later (sim.grow).
+func TestWheelMatchesHeap(t *testing.T) {
+	for seed := range uint64(200) {
+		src := rand.New(rand.NewPCG(seed, 9))
+		bound := time.Duration(1 + src.Int64N(int64(5*time.Millisecond)))
+		var ref heap4
+		var r radix
+		var q queue = &r
+		now, seq := int64(0), uint64(0)
+		spread := int64(1) << src.IntN(26) // up to 13 times the largest window
+		trade, back := src.IntN(2000), 3000+src.IntN(2000)
+		for step := range 6000 {
+			switch step {
+			case trade:
+				w := newWheel(bound, r.last, nil)
+				r.each(w.push)
+				q = w
+			case back: // as sim.grow: from the time of the last event taken out
+				r2 := &radix{last: now}
+				q.(*wheel).each(r2.push)
+				q = r2
+			}
+			if ref.len() == 0 || src.IntN(3) > 0 {
+				for range 1 + src.IntN(3) {
+					seq++
+					at := now
+					if src.IntN(4) > 0 {
+						at += src.Int64N(spread)
+					}
+					e := entry{at: at, ord: order(uint64(src.IntN(3)), seq), slot: int32(seq)}
+					ref.push(e)
+					q.push(e)
+				}
+				continue
+			}
+			if q.len() != ref.len() || q.peek() != ref.peek() {
+				t.Fatalf("seed %d step %d: peek %+v, want %+v (len %d/%d)", seed, step, q.peek(), ref.peek(), q.len(), ref.len())
+			}
+			got, want := q.pop(), ref.pop()
+			if got != want {
+				t.Fatalf("seed %d step %d: pop %+v, want %+v", seed, step, got, want)
+			}
+			now = got.at
+		}
+	}
+}
+
+func TestWheelRefusesThePast(t *testing.T) {
+	w := newWheel(time.Millisecond, 0, nil)
+	w.push(entry{at: 1 << 30})
+	w.pop()
+	defer func() {
+		if recover() == nil {
+			t.Fatal("an event before the current time was accepted")
+		}
+	}()
+	w.push(entry{at: 1<<30 - 1<<w.shift})
+}
+
+// A trial that trades its radix heap for the wheel and back at every look
+// (sim.grow) runs as one that keeps the radix heap: the same trace, byte
+// for byte, and the same counts, with crashes, pauses and link faults.
+func TestWheelRunsAsRadix(t *testing.T) {
+	const ms = time.Millisecond
+	some := func(trial.View) []int { return []int{2, 5, 9} }
+	faults := [][]trial.Fault{nil,
+		{{Effect: trial.EffCrash, Targets: some, Start: trial.When{Trigger: trial.AtTime, At: 3 * ms}, For: 4 * ms}},
+		{{Effect: trial.EffPause, Targets: some, Start: trial.When{Trigger: trial.AtTime, At: 2 * ms}, For: 20 * ms}},
+		{{Link: trial.Delay{Latency: 30 * ms, Jitter: 5 * ms}, Links: every, Start: trial.When{Trigger: trial.AtTime, At: 1 * ms}, For: 50 * ms}},
+	}
+	for _, c := range []struct {
+		name string
+		n    int
+	}{{"bully", 24}, {"bully", 160}, {"lcr", 24}, {"hs", 24}} {
+		name := c.name
+		a, v, err := nodes.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, lat := range []trial.Latency{trial.Uniform{Lo: ms, Hi: 5 * ms}, trial.Exponential{MeanD: 2 * ms}} {
+			for i, f := range faults {
+				cfg := trial.Config{Algorithm: a, Variant: v, Ranks: nodes.RanksOf(ranks(c.n)), Initiators: []int{0, 7}, Latency: lat, Seed: 3, Faults: f}
+				radixTrace, radixRes := tracedRun(t, cfg, 1<<62, 0)
+				wheelTrace, wheelRes := tracedRun(t, cfg, 1, 1<<62)
+				if !bytes.Equal(radixTrace, wheelTrace) || radixRes.Messages != wheelRes.Messages || radixRes.Events != wheelRes.Events {
+					t.Errorf("%s N = %d, %v, faults %d: the wheel's run differs from the radix heap's (%d/%d messages, %d/%d trace bytes)",
+						name, c.n, lat, i, wheelRes.Messages, radixRes.Messages, len(wheelTrace), len(radixTrace))
+				}
+			}
+		}
+	}
+}
+
+// tracedRun runs cfg, trading for the wheel at a pending set of from and
+// back below until, and returns its trace and record.
+func tracedRun(t *testing.T, cfg trial.Config, from, until int) ([]byte, *trial.Record) {
+	t.Helper()
+	defer func(f, u int) { wheelFrom, wheelUntil = f, u }(wheelFrom, wheelUntil)
+	wheelFrom, wheelUntil = from, until
+	var buf bytes.Buffer
+	tr := trial.NewTrace(&buf)
+	cfg.Events = tr
+	res, err := Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if buf.Len() == 0 {
+		t.Fatal("empty trace")
+	}
+	return buf.Bytes(), res
+}
+
+// The cost of an event in each queue with k events pending, as in a trial
+// under uniform(1ms,5ms) (issue 42: bully at N = 4,096 holds 25 million):
+// each operation takes the least event out and schedules one 1 to 5 ms
+// after it. Run: go test -run '^$' -bench Queue -benchtime 2000000x ./nodes/sim
+func BenchmarkQueue(b *testing.B) {
+	const lo, hi = int64(time.Millisecond), int64(5 * time.Millisecond)
+	kinds := []struct {
+		name string
+		make func() queue
+	}{
+		{"heap4", func() queue { return &heap4{} }},
+		{"radix", func() queue { return &radix{} }},
+		{"wheel", func() queue { return newWheel(time.Duration(hi), 0, nil) }},
+	}
+	for _, k := range []int{1_000_000, 10_000_000} {
+		for _, kind := range kinds {
+			b.Run(fmt.Sprintf("%s/%d", kind.name, k), func(b *testing.B) {
+				src := rand.New(rand.NewPCG(1, 2))
+				q := kind.make()
+				seq := uint64(0)
+				for range k {
+					seq++
+					q.push(entry{at: lo + src.Int64N(hi-lo), ord: order(classDeliver, seq)})
+				}
+				b.ResetTimer()
+				for range b.N {
+					e := q.pop()
+					seq++
+					q.push(entry{at: e.at + lo + src.Int64N(hi-lo), ord: order(classDeliver, seq)})
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/event")
+			})
+		}
+	}
+}
