@@ -30,5 +30,5 @@ func recycleSlab(b *slab) {
 	if len(b.chunks) == 0 || len(b.chunks) > reuseChunks {
 		return
 	}
-	slabs.Put(&slab{chunks: b.chunks, free: b.free[:0]})
+	slabs.Put(&slab{chunks: b.chunks}) // no slot used, none free: alloc hands them out in order
 }

@@ -15,8 +15,8 @@ func TestRecycledSlab(t *testing.T) {
 	chunks := b.chunks
 	recycleSlab(&b)
 	got := takeSlab()
-	if len(got.chunks) != 0 && (got.used != 0 || len(got.free) != 0 || &got.chunks[0] != &chunks[0]) {
-		t.Fatalf("taken slab: %d chunks, %d used, %d free; want the recycled chunks, none used or free", len(got.chunks), got.used, len(got.free))
+	if len(got.chunks) != 0 && (got.used != 0 || got.free != 0 || &got.chunks[0] != &chunks[0]) {
+		t.Fatalf("taken slab: %d chunks, %d used, %d free; want the recycled chunks, none used or free", len(got.chunks), got.used, got.free)
 	}
 	var big slab
 	for range reuseChunks*slabChunk + 1 {
