@@ -63,7 +63,7 @@ var LANE=Math.max(40,Math.min(150,Math.floor(1000/Math.max(1,n))));
 var W=LEFT+n*LANE+20,H=HEAD+(BEFORE+AFTER+1)*ROW+4;
 var show=D.kinds.map(function(k,i){return !D.maint[i];}),showLost=true;
 var vis=new Int32Array(0),rowOf=new Int32Array(N),cursor=0;
-var X={stepMs:[]};window.__explore=X;
+var X={stepMs:[],cursor:function(){return cursor;},violation:D.violation};window.__explore=X;
 function esc(s){return String(s).replace(/[&<>"]/g,function(c){return {"&":"&amp;","<":"&lt;",">":"&gt;","\"":"&quot;"}[c];});}
 function str(i){return i>=0?D.strs[i]:"";}
 function short(id){return id.length>12?id.slice(0,8):id;}
