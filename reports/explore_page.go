@@ -205,7 +205,9 @@ function box(cls,text,checked,f){var l=document.createElement("label"),c=documen
 c.addEventListener("change",function(){f(c.checked);refilter();go(cursor);});l.appendChild(c);l.appendChild(document.createTextNode(" "+text));fl.appendChild(l);return c;}
 D.kinds.forEach(function(k,i){box("ex-kind",k+(D.maint[i]?" (maintenance)":""),show[i],function(v){show[i]=v;}).setAttribute("data-kind",k);});
 box("ex-lost","lost messages",true,function(v){showLost=v;});
-refilter();go(0);X.stepMs=[];
+// #violation or #event=N in the address opens the page there.
+var h=/^#(violation|event=(\d+))$/.exec(location.hash);
+refilter();go(h?(h[2]?+h[2]-1:Math.max(0,D.violation)):0);X.stepMs=[];
 document.body.setAttribute("data-explore-ready","1");
 })();
 `

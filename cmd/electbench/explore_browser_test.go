@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"html"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -108,6 +110,9 @@ func click(t *testing.T, ctx context.Context, button string, times int) {
 	}
 }
 
+// exploreLine is the explore command beside a traced trial in report.html.
+var exploreLine = regexp.MustCompile(`Step through it, event by event: <code>([^<]*)</code>`)
+
 func TestExploreInBrowser(t *testing.T) {
 	dir := t.TempDir()
 	run := filepath.Join(dir, "run")
@@ -115,9 +120,23 @@ func TestExploreInBrowser(t *testing.T) {
 	if err := exploreCLI(t, "run", "bully-short-t1", "--trial", "bully-short-t1/bully/classic/6/0", "--out", run); err == nil {
 		t.Fatal("bully-short-t1 trial 0 passed; its T1 is too short for it to")
 	}
-	bully := filepath.Join(dir, "bully.html")
-	if err := exploreCLI(t, "explore", run, "-o", bully); err != nil {
+	// The report's failing-trial card says how to explore the trial: that
+	// command writes the page the browser drives.
+	report, err := os.ReadFile(filepath.Join(run, "report.html"))
+	if err != nil {
 		t.Fatal(err)
+	}
+	m := exploreLine.FindSubmatch(report)
+	if m == nil {
+		t.Fatal("the report of a traced failing trial has no explore command")
+	}
+	words, err := shellWords(html.UnescapeString(string(m[1])))
+	if err != nil || len(words) < 2 || words[0] != "electbench" || words[1] != "explore" {
+		t.Fatalf("the report's explore line %q is no explore command (%v)", m[1], err)
+	}
+	bully := filepath.Join(dir, "bully.html")
+	if err := exploreCLI(t, append(words[1:], "-o", bully)...); err != nil {
+		t.Fatalf("%s: %v", m[1], err)
 	}
 	big := filepath.Join(dir, "big", "trace.jsonl")
 	writeBigTrace(t, big, 50000)
