@@ -75,8 +75,11 @@ func (e *TrialChoiceError) Error() string {
 	if e.More > 0 {
 		list += fmt.Sprintf(" and %d more", e.More)
 	}
-	if e.Chosen == 0 {
-		return "no trial of the trace is the one asked for; it holds " + cmpOr(list, "none")
+	switch {
+	case len(e.Names) == 0:
+		return "the trace holds no trial: no header line {\"trial\":…} (run --trace writes them)"
+	case e.Chosen == 0:
+		return "the trace holds no such trial; it holds " + list
 	}
 	return fmt.Sprintf("%d trials of the trace match; name one with --trial: %s", e.Chosen, list)
 }

@@ -86,7 +86,7 @@ func runExplore(cmd *cobra.Command, arg string, o exploreOptions) error {
 	defer f.Close()
 	x.Trace = f
 	if o.out == "-" {
-		return exploreError(reports.WriteExplore(cmd.OutOrStdout(), x))
+		return exploreError(reports.WriteExplore(cmd.OutOrStdout(), x), o.trial)
 	}
 	// The page is written whole in memory first: a trial that cannot be
 	// read leaves no file behind.
@@ -100,7 +100,7 @@ func runExplore(cmd *cobra.Command, arg string, o exploreOptions) error {
 		}
 		return ok
 	}
-	if err := exploreError(reports.WriteExplore(&page, x)); err != nil {
+	if err := exploreError(reports.WriteExplore(&page, x), o.trial); err != nil {
 		return err
 	}
 	out := o.out
@@ -122,10 +122,13 @@ func (ref trialRef) matches(h reports.TraceHeader) bool {
 
 // exploreError marks a trace that cannot be read, or a --trial that names
 // no trial of it (or a trace of several without --trial), as bad input.
-func exploreError(err error) error {
+func exploreError(err error, trial string) error {
 	var te *reports.TraceError
 	var ce *reports.TrialChoiceError
-	if errors.As(err, &te) || errors.As(err, &ce) {
+	switch {
+	case errors.As(err, &ce) && ce.Chosen == 0 && trial != "":
+		return badInputf("--trial %s: %w", trial, err)
+	case errors.As(err, &te) || errors.As(err, &ce):
 		return badInput(err)
 	}
 	return err
