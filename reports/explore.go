@@ -22,7 +22,7 @@ import (
 // of ten.
 
 // ExploreMaxEvents bounds the events of a trial the explorer embeds: past
-// it the page would be over 100 MB; the page says how many it left out.
+// it the page would pass 30 MB; the page says how many it leaves out.
 const ExploreMaxEvents = 1 << 20
 
 // ExploreMaxNodes bounds the lanes of an explorer page, as the incident
@@ -157,7 +157,7 @@ func readExploreTrial(x Explore) (*TraceTrial, error) {
 
 // exploreData is the trial as the page's script reads it: one array per
 // field, an entry per event, which JSON keeps small (a 50,000-event trial
-// is about 2 MB) and the script indexes without building objects.
+// is 1.4 MB) and the script indexes without building objects.
 type exploreData struct {
 	Nodes int      `json:"n"`
 	IDs   []string `json:"ids"`

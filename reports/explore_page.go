@@ -83,7 +83,7 @@ function copy(){return {st:S.st.slice(),lead:S.lead.slice(),term:S.term.slice(),
 function restore(c){S.st.set(c.st);S.lead.set(c.lead);S.term.set(c.term);S.part.set(c.part);S.dec.set(c.dec);S.last.set(c.last);}
 function apply(i){var e=D.ev[i],p=D.p[i],q=D.q[i];
 if(e===EV.send){S.last[p]=i;if(!D.maint[D.k[i]]&&!S.dec[p])S.part[p]=1;if(D.terms)S.term[p]=Math.max(S.term[p],D.a[i]);return;}
-if(e===EV.recv){S.last[q]=i;S.dec[q]=0;if(D.terms&&!D.maint[D.k[i]])S.term[q]=Math.max(S.term[q],D.a[i]);return;}
+if(e===EV.recv){S.last[q]=i;S.dec[q]=0;if(D.terms)S.term[q]=Math.max(S.term[q],D.a[i]);return;}
 if(e===EV.drop||e===EV.lose||e===EV.dup||e===EV.fault)return;
 S.last[p]=i;
 if(e===EV.start)S.st[p]=1;
