@@ -105,7 +105,9 @@ for(var i=0;i<N;i++){var e=D.ev[i];if(e===EV.timer)timers[D.p[i]].push(i);else i
 function after(a,c){var lo=0,hi=a.length;while(lo<hi){var m=(lo+hi)>>1;if(a[m]<=c)lo=m+1;else hi=m;}return lo;}
 function nextTimers(p,c){var b=bounds[p],j=after(b,c),end=j<b.length?b[j]:N,a=timers[p],seen={},out=[];
 for(var k=after(a,c);k<a.length&&a[k]<end&&out.length<4;k++){var name=str(D.s[a[k]]);if(!seen[name]){seen[name]=1;out.push(name+" at "+fmtT(D.t[a[k]]).slice(2));}}return out.join(", ");}
-function leads(p){return ids&&S.st[p]===1&&S.lead[p]>=0&&D.strs[S.lead[p]]===ids[p];}
+// A paused process still believes what it believed: the hazard of a
+// paused leader is that it wakes up leading. A crashed one believes nothing.
+function leads(p){return ids&&(S.st[p]===1||S.st[p]===3)&&S.lead[p]>=0&&D.strs[S.lead[p]]===ids[p];}
 function describe(i){var e=D.evs[D.ev[i]],p=D.p[i],q=D.q[i],s=str(D.s[i]);
 if(D.k[i]>=0)return e+" "+pname(p)+" → "+pname(q)+" "+s;
 if(e==="decide")return pname(p)+" decides leader "+leaderName(s);
@@ -119,7 +121,7 @@ var tbody=document.querySelector("#ex-state tbody");
 if(!D.terms)document.querySelectorAll("#ex-state .ex-term").forEach(function(c){c.hidden=true;});
 var rowsEl=[];for(var p=0;p<n;p++){var tr=document.createElement("tr");tr.id="ex-p"+p;tr.innerHTML="<td>"+esc(pname(p))+"</td><td></td><td></td><td"+(D.terms?"":" hidden")+"></td><td></td><td></td><td></td>";tbody.appendChild(tr);rowsEl.push(tr);}
 function renderState(){var L=[];
-for(var p=0;p<n;p++){var c=rowsEl[p].cells,l=leads(p);if(l)L.push(pname(p));
+for(var p=0;p<n;p++){var c=rowsEl[p].cells,l=leads(p);if(l)L.push(pname(p)+(S.st[p]===3?" (paused)":""));
 rowsEl[p].className=(l?"leads":"")+(S.st[p]===2?" down":"");
 c[1].textContent=ST[S.st[p]];c[2].textContent=S.lead[p]>=0?leaderName(D.strs[S.lead[p]])+(l?" (itself)":""):"none";
 c[3].textContent=D.terms?String(S.term[p]):"";c[4].textContent=S.part[p]?"yes":"no";
@@ -160,7 +162,7 @@ b.push('<line x1="'+x1+'" y1="'+top+'" x2="'+x2+'" y2="'+y2+'" stroke="'+col(D.k
 b.push('</g>');
 for(var r=r0;r<=r1;r++){var i=vis[r],e=D.evs[D.ev[i]],px=x(D.p[i]),py=y(r),s=str(D.s[i]),g=i>cursor?'<g class="ex-future">':'<g>';
 if(e==="initiate")b.push(g+'<path d="M'+px+','+(py-5)+'l5,8h-10z" fill="#333"/><text x="'+(px+7)+'" y="'+(py+3)+'" font-size="10">initiates</text></g>');
-else if(e==="decide")b.push(g+'<circle cx="'+px+'" cy="'+py+'" r="4" fill="#000"/><text x="'+(px+7)+'" y="'+(py+3)+'" font-size="10" font-weight="600">leader '+esc(short(s))+'</text></g>');
+else if(e==="decide")b.push(g+'<circle cx="'+px+'" cy="'+py+'" r="4" fill="#000"/><text x="'+(px+11)+'" y="'+(py+3)+'" font-size="10" font-weight="600">leader '+esc(short(s))+'</text></g>');
 else if(e==="timer")b.push(g+'<rect x="'+(px-3.5)+'" y="'+(py-3.5)+'" width="7" height="7" fill="#fff" stroke="#000"/><text x="'+(px+7)+'" y="'+(py+3)+'" font-size="10">'+esc(s)+'</text></g>');
 else if(e==="suspect")b.push(g+'<path d="M'+(px-5)+','+py+'h10" stroke="#e69f00" stroke-width="3"/><text x="'+(px+7)+'" y="'+(py+3)+'" font-size="10">suspects p'+D.q[i]+'</text></g>');
 else if(e==="crash")b.push(g+'<path d="M'+(px-5)+','+(py-5)+'l10,10m0,-10l-10,10" stroke="#c00" stroke-width="2"/><text x="'+(px+7)+'" y="'+(py+3)+'" font-size="10" fill="#c00">crashes</text></g>');
