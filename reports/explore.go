@@ -148,6 +148,9 @@ func readExploreTrial(x Explore) (*TraceTrial, error) {
 		return nil, &TrialChoiceError{Chosen: chosen, Names: names, More: seen - len(names)}
 	}
 	tr := trs[0]
+	if tr.Nodes < 1 {
+		return nil, &TraceError{Name: cmpOr(x.TraceName, "trace"), Err: fmt.Errorf("trial %s has %d processes", tr.TrialName(), tr.Nodes)}
+	}
 	if tr.Nodes > ExploreMaxNodes {
 		return nil, &TraceError{Name: cmpOr(x.TraceName, "trace"),
 			Err: fmt.Errorf("trial %s has %d processes: the explorer draws a lane each, for at most %d", tr.TrialName(), tr.Nodes, ExploreMaxNodes)}

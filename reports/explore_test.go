@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -88,4 +89,39 @@ func TestExploreChoice(t *testing.T) {
 	if err != nil || tr.Trial != 1 || len(tr.Events) != 12 {
 		t.Errorf("trial 1: %v", err)
 	}
+}
+
+// Any trace gives a page or an error that names what is wrong, never a
+// panic; the page's data are one JSON value the script can read, whatever
+// the events (out of order, unpaired, naming unknown kinds), for 1 to
+// ExploreMaxNodes lanes.
+func FuzzExplore(f *testing.F) {
+	f.Add([]byte(exploreTrace))
+	f.Add([]byte(`{"trial":0,"nodes":1}` + "\n" + `{"t":5,"ev":"recv","id":9,"from":0,"to":0,"kind":"X"}` + "\n" + `{"t":1,"ev":"fault","what":"heal x"}`))
+	f.Add([]byte(`{"trial":0,"nodes":2}` + "\n" + `{"t":-1,"ev":"send","id":1,"from":1,"to":0,"kind":"</script>"}`))
+	f.Add([]byte(`{"trial":0,"nodes":-3}`))
+	f.Fuzz(func(t *testing.T, trace []byte) {
+		var page bytes.Buffer
+		err := WriteExplore(&page, Explore{Trace: bytes.NewReader(trace)})
+		if err != nil {
+			var te *TraceError
+			var ce *TrialChoiceError
+			if !errors.As(err, &te) && !errors.As(err, &ce) {
+				t.Fatalf("error %v is neither a trace error nor a choice of trial", err)
+			}
+			return
+		}
+		html := page.String()
+		_, data, ok := strings.Cut(html, `<script type="application/json" id="explore-data">`)
+		data, _, ok2 := strings.Cut(data, "</script>")
+		var d struct {
+			N int `json:"n"`
+		}
+		if !ok || !ok2 || json.Unmarshal([]byte(data), &d) != nil {
+			t.Fatalf("the page's data are not one JSON value in their script element:\n%.500s", data)
+		}
+		if d.N < 1 || d.N > ExploreMaxNodes {
+			t.Fatalf("a page of %d lanes", d.N) // the script sizes its arrays by it
+		}
+	})
 }
