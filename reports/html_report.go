@@ -70,6 +70,13 @@ type HTMLOptions struct {
 	// report to the hunt's directory.
 	Hunts []Hunt
 
+	// Explore, when set, is the command that writes the step-through
+	// explorer page of a traced trial (electbench explore), shown beside
+	// its excerpt and its diagram. A command rather than a page written
+	// beside the report: an explorer page embeds its trial's every event,
+	// megabytes for a long one, and most readers want none of them.
+	Explore func(h TraceHeader) string
+
 	// MaxFailing bounds the failing trials listed in detail (0: 200).
 	MaxFailing int
 	// MaxDiagrams bounds the message-sequence diagrams (0: 8).
@@ -950,6 +957,17 @@ func writeExcerpt(p *page, f *failing, opt HTMLOptions) {
 	if len(f.trace.Events) > 0 && !f.trace.Truncated {
 		p.para("", link("#"+diagramID(f.trace), "The whole trial's message-sequence diagram"))
 	}
+	exploreLine(p, f.trace, opt)
+}
+
+// exploreLine writes the command that steps through a traced trial, when
+// the report knows it.
+func exploreLine(p *page, t *TraceTrial, opt HTMLOptions) {
+	if opt.Explore != nil {
+		if cmd := opt.Explore(t.TraceHeader); cmd != "" {
+			p.para("explore", txt("Step through it, event by event: "), code(cmd))
+		}
+	}
 }
 
 func diagramID(t *TraceTrial) string {
@@ -982,6 +1000,7 @@ func writeDiagrams(p *page, trials []*TraceTrial, rows []Row, opt HTMLOptions) {
 		body := func() {
 			if t.Truncated {
 				p.note(fmt.Sprintf("%d events: too many for a diagram (at most %d).", t.Total, DiagramMaxEvents))
+				exploreLine(p, t, opt)
 				return
 			}
 			var tNs float64
@@ -994,6 +1013,7 @@ func writeDiagrams(p *page, trials []*TraceTrial, rows []Row, opt HTMLOptions) {
 				p.para("meta", txtf("%d messages, leader %s, %s", r.Messages, cmpOr(r.Leader, "none"), verdictWords(r)))
 			}
 			p.svg(lamportDiagram(id, t, tNs, fw, opt.maint()))
+			exploreLine(p, t, opt)
 		}
 		// The first diagram is open; the others fold, one line each.
 		if drawn == 0 {

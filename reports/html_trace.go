@@ -56,6 +56,7 @@ type TraceEvent struct {
 	Timer  string `json:"timer"`
 	Leader string `json:"leader"`
 	Text   string `json:"text"` // note: an external program's log line
+	What   string `json:"what"` // fault: "crash(3)", "heal partition(halves)"
 }
 
 // TraceTrial is the kept part of one trial's trace.

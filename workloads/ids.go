@@ -286,3 +286,28 @@ func (in Initiators) Positions(ranks nodes.Ranks, seed uint64) []int {
 	slices.Sort(out)
 	return out
 }
+
+// ArrangementIDs gives the identities of a simulated trial's processes by
+// position, as its decisions name leaders (nodes.Rank.String), from its
+// row's arrangement column and seed: the same draw the trial made. ok is
+// false where the column does not determine them: a list (the column keeps
+// only "list"), minted identities (pow: minting costs seconds to hours)
+// and anything this version cannot read. A live trial's nodes mint their
+// own identities; ask only for simulated ones.
+func ArrangementIDs(arrangement string, n int, seed uint64) (ids []string, ok bool) {
+	rest, epoch := strings.CutSuffix(arrangement, RankByEpoch.suffix())
+	a, err := ParseIDs(rest)
+	if err != nil || a.Mode == "list" || a.Pow != nil || a.Check(n) != nil {
+		return nil, false
+	}
+	by := RankByID
+	if epoch {
+		by = RankByEpoch
+	}
+	ranks := by.apply(a.Ranks(n, seed), seed)
+	ids = make([]string, n)
+	for i := range ids {
+		ids[i] = ranks.At(i).String()
+	}
+	return ids, true
+}

@@ -58,6 +58,7 @@ func (r *runReportOptions) finish(cmd *cobra.Command, o runOptions, m reports.Ma
 			}
 			defer f.Close()
 			opt.Trace, opt.TraceName = f, o.trace
+			opt.Explore = exploreCommand(o.trace)
 		}
 		if err := reports.WriteHTMLFile(filepath.Join(o.out, reports.ReportHTML), rows, opt); err != nil {
 			return fmt.Errorf("report: %w", err)

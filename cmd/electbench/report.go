@@ -103,6 +103,7 @@ func runReport(cmd *cobra.Command, arg string, o reportOptions) error {
 		}
 		defer f.Close()
 		opt.Trace, opt.TraceName = f, o.trace
+		opt.Explore = exploreCommand(o.trace)
 	}
 	if o.out == "-" {
 		if opt.Hunts, err = runHunts(path, o.out); err != nil {
