@@ -53,11 +53,19 @@ func sendHello(t *testing.T, addr string, id *pow.Identity) (*Frame, error) {
 		t.Fatal(err)
 	}
 	defer c.Close()
+	return helloOn(t, c, id)
+}
+
+// helloOn is sendHello on a connection made already.
+func helloOn(t *testing.T, c net.Conn, id *pow.Identity) (*Frame, error) {
+	t.Helper()
 	file, err := pow.Encode(id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	challenge := make([]byte, ChallengeLen)
+	// A challenge and an ephemeral key (random bytes will do: the node
+	// refuses before it uses them), then the identity.
+	challenge := make([]byte, ChallengeLen+EphemeralLen)
 	rand.Read(challenge)
 	b, err := AppendFrame(nil, FrameHello, append(challenge, file...))
 	if err != nil {
@@ -139,9 +147,9 @@ func TestNodeBlamesNobodyForAnUnprovenClaim(t *testing.T) {
 	}
 }
 
-// A claimed id that keeps failing verification stops costing work: after
-// GateFailures failures it is refused unverified, and at most
-// GateConcurrency verifications ever run at once.
+// A source whose claims keep failing verification stops costing work:
+// after GateFailures failures its claims are refused unverified, and at
+// most GateConcurrency verifications ever run at once.
 func TestGateBoundsVerification(t *testing.T) {
 	g := NewGate()
 	var running, most atomic.Int32
@@ -161,7 +169,7 @@ func TestGateBoundsVerification(t *testing.T) {
 	id := claim(nodes.ID{9}, IdentityParams(testBits))
 	var wg sync.WaitGroup
 	for range 3 * GateFailures {
-		wg.Go(func() { g.Verify(id) })
+		wg.Go(func() { g.Verify("192.0.2.1", id) })
 	}
 	stop := make(chan struct{})
 	go func() {
@@ -178,14 +186,45 @@ func TestGateBoundsVerification(t *testing.T) {
 	if m := most.Load(); m > GateConcurrency {
 		t.Errorf("%d verifications ran at once; the bound is %d", m, GateConcurrency)
 	}
-	err := g.Verify(id)
+	err := g.Verify("192.0.2.1", id)
 	var ge gateError
 	if !errors.As(err, &ge) {
-		t.Fatalf("after %d failures: %v; want a refusal without verifying", g.failures(id.ID), err)
+		t.Fatalf("after %d failures: %v; want a refusal without verifying", g.failures("192.0.2.1"), err)
 	}
-	if f := g.failures(id.ID); f > GateFailures+GateConcurrency-1 {
-		t.Errorf("%d verifications of one claimed id; the bound is %d (+%d in flight)", f, GateFailures, GateConcurrency-1)
+	if f := g.failures("192.0.2.1"); f > GateFailures+GateConcurrency-1 {
+		t.Errorf("%d verifications for one source; the bound is %d (+%d in flight)", f, GateFailures, GateConcurrency-1)
 	}
+}
+
+// The lockout (item 13): a source that fails more than
+// GateFailures claims of position 1's id is locked out, but position 1's
+// genuine holder, dialling from another host, still gets in: the lockout
+// is the source's, not the id's.
+func TestFailedClaimsLockOutTheSourceNotTheID(t *testing.T) {
+	n, keys, addr := cluster3(t, Options{})
+	attacker := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)}}
+	for range 2 * GateFailures {
+		c, err := attacker.Dial("tcp", addr)
+		if err != nil {
+			t.Fatalf("dialling from 127.0.0.2: %v", err)
+		}
+		f, err := helloOn(t, c, claim(keys[1].ID, IdentityParams(testBits)))
+		c.Close()
+		if err != nil || f.Kind != FrameRefuse {
+			t.Fatalf("answer to a false claim: %+v, %v; want REFUSE", f, err)
+		}
+		n.next("refused")
+	}
+	peer := &Handshaker{Key: keys[1], Policy: pow.PolicyFor(IdentityParams(testBits)), Timeout: 10 * time.Second}
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, _, err := peer.Dial(c, keys[0].ID); err != nil {
+		t.Fatalf("the genuine holder after %d false claims of its id from another host: %v", 2*GateFailures, err)
+	}
+	n.stop()
 }
 
 // flakyListener fails Accept with EMFILE, as a listener does once a flood of
