@@ -313,6 +313,64 @@ func TestNodeCutsAPreStartFlood(t *testing.T) {
 	}
 }
 
+// The reset bound (item 2): the pre-start bound is the peer's, not
+// a connection's or an epoch's. An authenticated peer that sends most of
+// MaxEarly, then a sealed EPOCH frame of the trial and more, is cut as
+// it passes the bound; reconnecting, its next pre-start message is cut
+// at once. Today's code counted per connection and reset at each EPOCH.
+func TestNodeBoundsPreStartPerPeer(t *testing.T) {
+	const maxEarly = 64
+	n, keys, addr := cluster3(t, Options{MaxEarly: maxEarly})
+	peer := &Handshaker{Key: keys[1], Policy: pow.PolicyFor(IdentityParams(testBits)), Timeout: 10 * time.Second}
+	link := func() (net.Conn, *Session) {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		_, sess, err := peer.Dial(c, keys[0].ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c, sess
+	}
+	// send writes k messages after an EPOCH frame of the trial (its
+	// epoch, 0, is every connection's first: the frame changes nothing
+	// but the count today's code kept).
+	send := func(c net.Conn, sess *Session, k int) {
+		b := sess.AppendEpoch(nil, 0)
+		for range k {
+			var err error
+			if b, _, err = sess.AppendMessage(b, nodes.Message{Kind: testElection, Rank: keys[1].Rank()}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c.SetWriteDeadline(time.Now().Add(5 * time.Second))
+		c.Write(b) // the node may close the link midway: that is the point
+	}
+	protocol := func(what string) {
+		t.Helper()
+		select {
+		case r := <-n.reports:
+			if r.Type != "protocol" || r.Peer != 1 {
+				t.Fatalf("%s: report %+v; want a protocol error of peer 1", what, r)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: peer 1 went past its pre-start bound of %d unchecked", what, maxEarly)
+		}
+	}
+	c, sess := link()
+	send(c, sess, maxEarly-8)
+	send(c, sess, 16) // past the bound, after an EPOCH frame
+	protocol("an EPOCH frame midway")
+	c, sess = link()
+	send(c, sess, 1)
+	protocol("reconnecting")
+	if st := n.stop(); st.ProtocolErrors != 2 {
+		t.Errorf("stats %+v: want two protocol errors", st)
+	}
+}
+
 // syncBuffer is a log a node writes from several goroutines.
 type syncBuffer struct {
 	mu sync.Mutex

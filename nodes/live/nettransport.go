@@ -21,13 +21,13 @@ import (
 //
 // Its fields have three owners, and the locking follows them:
 //   - fixed at construction and then only read: hs, ln, dialer, post,
-//     logf, maxEarly, done (the handshakes read the trial's policy from
+//     logf, done (the handshakes read the trial's policy from
 //     view; hs's cache of decoded identities and its gate lock
 //     themselves);
 //   - shared with the connections' goroutines: view and running (atomics;
 //     a roster is replaced whole, never written), frames and shed (atomic
-//     counters), pending (a semaphore of MaxPending slots) and in (behind
-//     its own mutex); of a link, addr, want, quit and wake, fixed when it
+//     counters), pending (a semaphore of MaxPending slots), and in and
+//     early (behind their own mutexes); of a link, addr, want, quit and wake, fixed when it
 //     is made;
 //   - the node's goroutine's alone: links, byAddr, accepting and wbuf,
 //     and of every link its conn, sess, final, refused, down, epoch and
@@ -35,14 +35,13 @@ import (
 //     whose apply runs on the node's goroutine (linkUp, linkDown,
 //     linkRefused), so only that goroutine writes to a link's conn.
 type netTransport struct {
-	hs       *Handshaker
-	ln       net.Listener
-	dialer   func(ctx context.Context, addr string) (net.Conn, error)
-	post     func(event) bool // to the node's goroutine; false once it stopped
-	logf     func(format string, args ...any)
-	maxEarly int
-	done     <-chan struct{} // closed when the node stops
-	wg       sync.WaitGroup  // the goroutines, waited for by close
+	hs     *Handshaker
+	ln     net.Listener
+	dialer func(ctx context.Context, addr string) (net.Conn, error)
+	post   func(event) bool // to the node's goroutine; false once it stopped
+	logf   func(format string, args ...any)
+	done   <-chan struct{} // closed when the node stops
+	wg     sync.WaitGroup  // the goroutines, waited for by close
 
 	view    atomic.Pointer[roster]
 	running atomic.Bool   // the machine runs: serve stops counting early messages
@@ -50,6 +49,7 @@ type netTransport struct {
 	shed    atomic.Int64  // connections closed unread (acceptLoop)
 	pending chan struct{} // a slot per connection in its handshake
 	in      connSet       // accepted connections, closed at close
+	early   earlyBudget   // messages held before start, by peer
 
 	links     []*link // by position; nil where no link is configured
 	byAddr    map[string]*link
@@ -84,7 +84,8 @@ var _ transport = (*netTransport)(nil)
 // handshakes; nothing runs before the first configure.
 func newNetTransport(o Options, post func(event) bool, done <-chan struct{}, logf func(string, ...any)) (*netTransport, error) {
 	t := &netTransport{
-		ln: o.Listener, dialer: o.Dial, post: post, logf: logf, maxEarly: o.MaxEarly, done: done,
+		ln: o.Listener, dialer: o.Dial, post: post, logf: logf, done: done,
+		early:   earlyBudget{max: o.MaxEarly, held: map[nodes.ID]int{}},
 		pending: make(chan struct{}, o.MaxPending),
 		in:      connSet{m: map[net.Conn]bool{}},
 		byAddr:  map[string]*link{},
@@ -194,6 +195,7 @@ func (t *netTransport) reset() {
 	t.running.Store(false)
 	t.frames.reset()
 	t.shed.Store(0)
+	t.early.reset()
 }
 
 // close closes every connection and the listener, so that each goroutine
@@ -457,7 +459,6 @@ func (t *netTransport) readFrames(peer nodes.ID, fr *FrameReader, sess *Session)
 	// The frames belong to epoch 0 until the peer says otherwise (an
 	// EPOCH frame, in a kept cluster's later trials).
 	var epoch uint64
-	early := 0
 	for {
 		f, err := fr.Next()
 		if err != nil {
@@ -473,7 +474,6 @@ func (t *netTransport) readFrames(peer nodes.ID, fr *FrameReader, sess *Session)
 				t.post(event{kind: evProtocol, peer: peer, err: err})
 				return
 			}
-			early = 0
 			continue
 		case FrameSealedBody:
 			k, body, err := sess.OpenBody(f)
@@ -495,8 +495,8 @@ func (t *netTransport) readFrames(peer nodes.ID, fr *FrameReader, sess *Session)
 		if !t.running.Load() && epoch == t.epoch() {
 			// Held in memory until start: a peer may not grow that
 			// without bound. (Another trial's messages are dropped.)
-			if early++; early > t.maxEarly {
-				t.post(event{kind: evProtocol, peer: peer, err: fmt.Errorf("more than %d messages before start", t.maxEarly)})
+			if !t.early.take(peer) {
+				t.post(event{kind: evProtocol, peer: peer, err: fmt.Errorf("more than %d messages before start", t.early.max)})
 				return
 			}
 		}
@@ -504,6 +504,33 @@ func (t *netTransport) readFrames(peer nodes.ID, fr *FrameReader, sess *Session)
 			return
 		}
 	}
+}
+
+// earlyBudget bounds the messages each peer may have held before start:
+// counted by the peer's identity, across all its connections and frames,
+// so that neither reconnecting nor an EPOCH frame starts a fresh count
+// (the 36 MB to 2.58 GB). Only reset clears it, between trials.
+type earlyBudget struct {
+	max  int
+	mu   sync.Mutex
+	held map[nodes.ID]int // only roster peers' ids reach it (a handshake proved each)
+}
+
+// take counts one more message of peer's, false beyond the bound.
+func (b *earlyBudget) take(peer nodes.ID) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.held[peer] >= b.max {
+		return false
+	}
+	b.held[peer]++
+	return true
+}
+
+func (b *earlyBudget) reset() {
+	b.mu.Lock()
+	clear(b.held)
+	b.mu.Unlock()
 }
 
 // connSet is the accepted connections, closed all at once when the node

@@ -37,8 +37,9 @@ type Options struct {
 	// more are closed unread. 0 means DefaultMaxPending.
 	MaxPending int
 	// MaxEarly bounds the messages one peer may send before start (they
-	// wait for it in memory); one more closes its link as a protocol
-	// error. 0 means DefaultMaxEarly.
+	// wait for it in memory), counted by the peer's identity across all
+	// its connections and EPOCH frames; one more closes its link as a
+	// protocol error. 0 means DefaultMaxEarly.
 	MaxEarly int
 }
 
