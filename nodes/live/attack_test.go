@@ -371,6 +371,48 @@ func TestNodeBoundsPreStartPerPeer(t *testing.T) {
 	}
 }
 
+// The redirected proxy (#39 item 1): a link to position 1 that
+// leads to position 2's listener (Toxiproxy's API is unauthenticated, and
+// anyone can repoint a proxy) is refused as the path's fault, naming the
+// peer it was meant for with path set: position 1 showed nothing, so the
+// harness records "0>path(0>1)" and blames nobody.
+func TestNodeBlamesThePathForAnotherIdentity(t *testing.T) {
+	keys := []*pow.Key{mint(t), mint(t), mint(t)}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		// Position 2, honest, accepting whoever the proxy sends.
+		other := &Handshaker{Key: keys[2], Policy: pow.PolicyFor(IdentityParams(testBits)), Timeout: 10 * time.Second}
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			other.Accept(c, func(id nodes.ID) (int, bool) { return 0, id == keys[0].ID })
+			c.Close()
+		}
+	}()
+	n := runNode(t, Options{Identity: keys[0]})
+	n.next("hello")
+	cfg := configFor("live-test-echo", 0, keys)
+	cfg.Links = []Link{{To: 1, Addr: ln.Addr().String()}}
+	n.cmd(Command{Type: "configure", Config: cfg})
+	r := <-n.reports
+	for r.Type == "link" || r.Type == "linked" { // before or after it, as the node's goroutines go
+		r = <-n.reports
+	}
+	if r.Type != "refused" {
+		t.Fatalf("report %+v; want the refusal", r)
+	}
+	if r.Peer != 1 || r.Side != "dial" || !r.Path || r.ByPeer {
+		t.Errorf("refusal %+v: want the path to peer 1 blamed (path set)", r)
+	}
+	n.stop()
+}
+
 // syncBuffer is a log a node writes from several goroutines.
 type syncBuffer struct {
 	mu sync.Mutex

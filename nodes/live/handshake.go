@@ -61,6 +61,10 @@ type RefusedError struct {
 	Peer   nodes.ID // the identity the peer claimed; zero if it never showed a decodable one
 	Reason string
 	Err    error // the pow error behind a refusal of ours (errors.Is ErrPuzzle, ErrPolicy, ...)
+	// Path says a dial met another identity than the one its link leads
+	// to: what is wrong is the path (a proxy pointed elsewhere), not the
+	// peer the link was meant for, which showed nothing.
+	Path bool
 }
 
 func (e *RefusedError) Error() string {
@@ -297,7 +301,7 @@ func (h *Handshaker) Dial(c net.Conn, want nodes.ID) (*FrameReader, *Session, er
 		return nil, nil, h.refuse(c, err)
 	}
 	if peer.ID != want {
-		return nil, nil, h.refuse(c, &RefusedError{Peer: peer.ID, Reason: "identity " + peer.ID.String() + " is not the peer this link leads to (" + want.String() + ")"})
+		return nil, nil, h.refuse(c, &RefusedError{Peer: peer.ID, Path: true, Reason: "identity " + peer.ID.String() + " is not the peer this link leads to (" + want.String() + ")"})
 	}
 	if err := h.verify(c, peer); err != nil {
 		return nil, nil, h.refuse(c, err)

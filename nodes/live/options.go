@@ -16,6 +16,10 @@ type Options struct {
 	// Show is the identity presented to peers; nil means Identity's own.
 	// Only tests of refusal set it (see Forge).
 	Show *pow.Identity
+	// Challenge is the harness's, signed in hello with Identity's key
+	// (ProveToHarness): the harness excludes a node only on what it
+	// checked itself, and this is how it checks the key.
+	Challenge string
 	// Listener accepts peers' connections; nil listens on 127.0.0.1:0.
 	Listener net.Listener
 	// Dial opens a connection to a link's address; nil uses TCP.
