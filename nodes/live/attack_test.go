@@ -435,62 +435,94 @@ func (s *syncBuffer) String() string {
 func (s *syncBuffer) contains(sub string) bool { return strings.Contains(s.String(), sub) }
 
 // A flood of idle connections (each holding a handshake open, saying
-// nothing) takes at most MaxPending slots: the next is closed unread and
-// counted, and once the idle ones time out the node accepts a peer again.
+// nothing) takes at most MaxPending slots: a new connection evicts the
+// oldest of them (closed by the node and counted as shed), and idle ones
+// are closed once their HelloTimeout passes.
 func TestNodeShedsIdleConnections(t *testing.T) {
 	const pending = 3
-	n, keys, addr := cluster3(t, Options{MaxPending: pending, HandshakeTimeout: 300 * time.Millisecond})
+	n, _, addr := cluster3(t, Options{MaxPending: pending, HelloTimeout: 300 * time.Millisecond})
 	var idle []net.Conn
 	defer func() {
 		for _, c := range idle {
 			c.Close()
 		}
 	}()
-	for range pending {
+	for range pending + 1 {
 		c, err := net.Dial("tcp", addr)
 		if err != nil {
 			t.Fatal(err)
 		}
 		idle = append(idle, c)
 	}
-	// The slots are taken in the accept loop's order: wait until the
-	// node has taken all three before the one that must be shed.
-	var shed net.Conn
-	for range 100 {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
-		_, err = c.Read(make([]byte, 1))
-		if err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
-			shed = c // closed by the node, unread
-			break
-		}
-		c.Close()
-	}
-	if shed == nil {
-		t.Fatal("no connection was shed with every handshake slot taken")
-	}
-	shed.Close()
-	// The idle connections time out (the node closes them); a peer then
-	// gets through.
-	for _, c := range idle {
+	// Every one is closed by the node: the first evicted by the last
+	// (or timed out), the others after HelloTimeout.
+	for i, c := range idle {
 		c.SetReadDeadline(time.Now().Add(10 * time.Second))
 		if _, err := c.Read(make([]byte, 1)); errors.Is(err, os.ErrDeadlineExceeded) {
-			t.Fatal("an idle connection outlived the handshake timeout")
+			t.Fatalf("idle connection %d outlived the HELLO timeout", i)
 		}
-	}
-	peer := &Handshaker{Key: keys[1], Policy: pow.PolicyFor(IdentityParams(testBits)), Timeout: 10 * time.Second}
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if _, _, err := peer.Dial(c, keys[0].ID); err != nil {
-		t.Fatalf("a peer after the idle connections timed out: %v", err)
 	}
 	if st := n.stop(); st.Shed < 1 {
 		t.Errorf("stats %+v: no connection counted as shed", st)
 	}
+}
+
+// The slowloris (#39 item 3): 256 connections that say nothing,
+// each reopened as soon as the node closes it, hold every handshake slot;
+// an honest peer on the roster still completes its handshake at once (in
+// 1 s on an idle host; the bound asserted is generous). Before, the new
+// connection was closed unread while the slots were held (1 handshake in
+// 247 over 25 s).
+func TestSlowlorisStarvesNoRosterPeer(t *testing.T) {
+	const flood = DefaultMaxPending
+	n, keys, addr := cluster3(t, Options{})
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var opened atomic.Int64
+	for range flood {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				c, err := net.Dial("tcp", addr)
+				if err != nil {
+					time.Sleep(time.Millisecond)
+					continue
+				}
+				opened.Add(1)
+				// Held until the node closes it (or the test ends).
+				go func() { <-stop; c.Close() }()
+				c.Read(make([]byte, 1))
+				c.Close()
+			}
+		})
+	}
+	end := sync.OnceFunc(func() { close(stop); wg.Wait() })
+	defer end()
+	for opened.Load() < 2*flood { // every slot taken, and being retaken
+		time.Sleep(5 * time.Millisecond)
+	}
+	peer := &Handshaker{Key: keys[1], Policy: pow.PolicyFor(IdentityParams(testBits)), Timeout: 10 * time.Second}
+	for i := range 5 {
+		began := time.Now()
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = peer.Dial(c, keys[0].ID)
+		c.Close()
+		took := time.Since(began)
+		if err != nil {
+			t.Fatalf("handshake %d of the roster peer under the slowloris: %v (after %v)", i, err, took)
+		}
+		if took > 5*time.Second {
+			t.Errorf("handshake %d of the roster peer took %v under the slowloris", i, took)
+		}
+		t.Logf("handshake %d under a %d-connection slowloris: %v", i, flood, took)
+	}
+	end()
+	n.stop()
 }

@@ -243,8 +243,9 @@ type Stats struct {
 	// (a stranger, or someone claiming a peer's id without its key): they
 	// are not blamed on any position.
 	Anonymous int64 `json:"anonymous,omitempty"`
-	// Shed counts connections closed unread because too many were in
-	// their handshakes already.
+	// Shed counts connections closed because too many were in their
+	// handshakes already: a new one closed unread, or an anonymous one
+	// evicted to make room for it.
 	Shed int64 `json:"shed,omitempty"`
 	// ProtocolErrors counts links closed for breaking the protocol (a
 	// malformed frame, a flood before start).

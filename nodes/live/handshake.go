@@ -85,6 +85,9 @@ type Handshaker struct {
 	// (tests of the handshake alone).
 	Gate    *Gate
 	Timeout time.Duration // the whole handshake's deadline; 0 means 10 s
+	// HelloTimeout, on accepting, is the deadline of the dialer's HELLO,
+	// shorter than Timeout; 0 means DefaultHelloTimeout.
+	HelloTimeout time.Duration
 	// Count, when set, is told of every frame written (sent) or read on a
 	// connection this handshaker opened, the handshake's and later ones.
 	Count func(sent bool, k FrameKind)
@@ -340,13 +343,21 @@ func (h *Handshaker) Dial(c net.Conn, want nodes.ID) (*FrameReader, *Session, er
 // that opens what the dialer sends; on an error the peer is -1 — the
 // dialer proved no identity, so nobody is to blame.
 func (h *Handshaker) Accept(c net.Conn, known func(nodes.ID) (int, bool)) (int, *FrameReader, *Session, error) {
-	h.deadline(c)
+	first := h.HelloTimeout
+	if first <= 0 {
+		first = DefaultHelloTimeout
+	}
+	if h.Timeout > 0 {
+		first = min(first, h.Timeout)
+	}
+	c.SetDeadline(time.Now().Add(first))
 	defer c.SetDeadline(time.Time{})
 	fr := h.reader(c)
 	theirs, theirEph, peer, err := h.readHello(fr)
 	if err != nil {
 		return -1, nil, nil, h.refuse(c, err)
 	}
+	h.deadline(c)
 	p, ok := known(peer.ID)
 	if !ok {
 		return -1, nil, nil, h.refuse(c, &RefusedError{Peer: peer.ID, Reason: "identity " + peer.ID.String() + " is not in this run"})

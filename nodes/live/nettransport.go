@@ -26,8 +26,8 @@ import (
 //     themselves);
 //   - shared with the connections' goroutines: view and running (atomics;
 //     a roster is replaced whole, never written), frames and shed (atomic
-//     counters), pending (a semaphore of MaxPending slots), and in and
-//     early (behind their own mutexes); of a link, addr, want, quit and wake, fixed when it
+//     counters), and pending (MaxPending handshake slots), in and early
+//     (behind their own mutexes); of a link, addr, want, quit and wake, fixed when it
 //     is made;
 //   - the node's goroutine's alone: links, byAddr, accepting and wbuf,
 //     and of every link its conn, sess, final, refused, down, epoch and
@@ -44,12 +44,12 @@ type netTransport struct {
 	wg     sync.WaitGroup  // the goroutines, waited for by close
 
 	view    atomic.Pointer[roster]
-	running atomic.Bool   // the machine runs: serve stops counting early messages
-	frames  frameCounts   // by the handshakes' Count and by send
-	shed    atomic.Int64  // connections closed unread (acceptLoop)
-	pending chan struct{} // a slot per connection in its handshake
-	in      connSet       // accepted connections, closed at close
-	early   earlyBudget   // messages held before start, by peer
+	running atomic.Bool  // the machine runs: serve stops counting early messages
+	frames  frameCounts  // by the handshakes' Count and by send
+	shed    atomic.Int64 // connections closed unread (acceptLoop)
+	pending *handshakes  // a slot per connection in its handshake
+	in      connSet      // accepted connections, closed at close
+	early   earlyBudget  // messages held before start, by peer
 
 	links     []*link // by position; nil where no link is configured
 	byAddr    map[string]*link
@@ -86,11 +86,11 @@ func newNetTransport(o Options, post func(event) bool, done <-chan struct{}, log
 	t := &netTransport{
 		ln: o.Listener, dialer: o.Dial, post: post, logf: logf, done: done,
 		early:   earlyBudget{max: o.MaxEarly, held: map[nodes.ID]int{}},
-		pending: make(chan struct{}, o.MaxPending),
+		pending: newHandshakes(o.MaxPending),
 		in:      connSet{m: map[net.Conn]bool{}},
 		byAddr:  map[string]*link{},
 	}
-	t.hs = &Handshaker{Key: o.Identity, Show: o.Show, Timeout: o.HandshakeTimeout, Count: t.frames.add, Gate: NewGate(),
+	t.hs = &Handshaker{Key: o.Identity, Show: o.Show, Timeout: o.HandshakeTimeout, HelloTimeout: o.HelloTimeout, Count: t.frames.add, Gate: NewGate(),
 		trial: func() *pow.Policy { return &t.view.Load().policy }}
 	t.view.Store(&roster{})
 	if t.ln == nil {
@@ -409,12 +409,13 @@ func (t *netTransport) acceptLoop() {
 			continue
 		}
 		backoff = 0
-		select {
-		case t.pending <- struct{}{}:
-		default:
+		ok, evicted := t.pending.admit(c)
+		if !ok || evicted {
 			if k := t.shed.Add(1); k&(k-1) == 0 { // log the 1st, 2nd, 4th, 8th, ...
-				t.logf("%d connections in their handshake already: closing a new one unread (%d so far)", cap(t.pending), k)
+				t.logf("%d connections in their handshake already: closing one (%d so far)", t.pending.max, k)
 			}
+		}
+		if !ok {
 			c.Close()
 			continue
 		}
@@ -439,9 +440,13 @@ func (t *netTransport) serve(c net.Conn) {
 		r := t.view.Load()
 		p, ok := r.byID[id]
 		peer = id
-		return p, ok && p != r.self
+		if ok && p != r.self {
+			t.pending.claim(c, id) // a roster id: a reserved slot
+			return p, true
+		}
+		return p, false
 	})
-	<-t.pending
+	t.pending.done(c)
 	if err != nil {
 		// from is -1: the connection proved no identity, so its refusal
 		// is anonymous whatever id it claimed.

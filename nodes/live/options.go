@@ -31,6 +31,11 @@ type Options struct {
 	Log io.Writer
 	// HandshakeTimeout bounds each handshake; 0 means 10 s.
 	HandshakeTimeout time.Duration
+	// HelloTimeout bounds how long an accepted connection may take to
+	// send its HELLO, which an honest dialer sends first thing; 0 means
+	// DefaultHelloTimeout. A connection that says nothing holds a
+	// handshake slot no longer (the slowloris).
+	HelloTimeout time.Duration
 	// StateDir keeps the machine's stable state (nodes.StableStore: etcd-
 	// raft's hard state and log) in StableFile across a crash and restart of
 	// the process; "" keeps it in memory, where a restart loses it. The
@@ -56,6 +61,7 @@ const StableFile = "stable.state"
 // own early start; DefaultMaxEarly is far beyond what any algorithm's first
 // step sends (at most one message per peer and kind).
 const (
-	DefaultMaxPending = 256
-	DefaultMaxEarly   = 1024
+	DefaultMaxPending   = 256
+	DefaultMaxEarly     = 1024
+	DefaultHelloTimeout = time.Second
 )
