@@ -242,10 +242,10 @@ func (h *Handshaker) readHello(fr *FrameReader) (challenge, eph []byte, id *pow.
 	return challenge, eph, id, nil
 }
 
-// verify pays for the proof of work of the identity c's peer showed,
-// through the gate.
-func (h *Handshaker) verify(c net.Conn, id *pow.Identity) error {
-	err := h.Gate.Verify(sourceOf(c.RemoteAddr()), id)
+// verify pays for the proof of work of the identity shown by a peer from
+// source ("" for one this side dialled), through the gate.
+func (h *Handshaker) verify(source string, id *pow.Identity) error {
+	err := h.Gate.Verify(source, id)
 	if err != nil {
 		return &RefusedError{Peer: id.ID, Reason: "identity " + id.ID.String() + ": " + err.Error(), Err: err}
 	}
@@ -306,7 +306,7 @@ func (h *Handshaker) Dial(c net.Conn, want nodes.ID) (*FrameReader, *Session, er
 	if peer.ID != want {
 		return nil, nil, h.refuse(c, &RefusedError{Peer: peer.ID, Path: true, Reason: "identity " + peer.ID.String() + " is not the peer this link leads to (" + want.String() + ")"})
 	}
-	if err := h.verify(c, peer); err != nil {
+	if err := h.verify("", peer); err != nil {
 		return nil, nil, h.refuse(c, err)
 	}
 	self := h.shown().ID
@@ -362,7 +362,7 @@ func (h *Handshaker) Accept(c net.Conn, known func(nodes.ID) (int, bool)) (int, 
 	if !ok {
 		return -1, nil, nil, h.refuse(c, &RefusedError{Peer: peer.ID, Reason: "identity " + peer.ID.String() + " is not in this run"})
 	}
-	if err := h.verify(c, peer); err != nil {
+	if err := h.verify(sourceOf(c.RemoteAddr()), peer); err != nil {
 		return -1, nil, nil, h.refuse(c, err)
 	}
 	hello, mine, myEph, err := h.hello()
