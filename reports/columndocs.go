@@ -72,6 +72,7 @@ var columnMeanings = map[string]string{
 	"stale_leader_s":    "quorum algorithms: seconds during which two or more processes were leading (sending their Leader messages), in any terms. ring, bully and multicast: seconds during which two or more live processes had decided themselves and not since another",
 	"term_inflation":    "quorum algorithms only: how far the highest term (epoch) any process sent rose above the first leader's term",
 	"heal_disruptions":  "quorum algorithms only: disruptions at or after the last fault healed; empty when no fault healed",
+	"disputes":          "live: the refusals nodes reported of one another, `BY>OF` (BY said it refused OF's identity) or `BY>path(BY>OF)` (BY's link to OF met another identity: the path is at fault) joined by `;`; a node's word, kept as evidence: only the harness's own check excludes a node",
 }
 
 // ColumnTable is README's reference of results.csv's columns: one Markdown

@@ -125,6 +125,14 @@ type Row struct {
 	StaleLeaderS             Opt[float64]
 	TermInflation            Opt[int64]
 	HealDisruptions          Opt[int64]
+
+	// Disputes (live rows) are the refusals the nodes reported of one
+	// another: "BY>OF" entries (BY said it refused OF's identity), or
+	// "BY>path(BY>OF)" where BY's link to OF met another identity (the
+	// path is at fault, not OF), joined by ';'. A node's word is
+	// evidence, never a verdict: the harness excludes a node only on its
+	// own check of the node's identity and key.
+	Disputes string
 }
 
 // Columns lists the CSV header in order. The first 24 are DESIGN.md's stable
@@ -142,6 +150,7 @@ var Columns = []string{
 	"sync_delay_s", "sync_delay_t", "throughput", "voting_set",
 	"overruns", "reruns",
 	"elections", "disruptions", "leaderless_s", "leaderless_t", "stale_leader_s", "term_inflation", "heal_disruptions",
+	"disputes",
 }
 
 // BudgetHits counts the rows whose trial was stopped because it exhausted a

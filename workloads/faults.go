@@ -34,3 +34,13 @@ func faultSchedule(evs []trial.FaultEvent) string {
 	}
 	return strings.Join(parts, ";")
 }
+
+// disputes is the disputes column: what the nodes said they refused of
+// one another, in the order they said it.
+func disputes(ds []trial.Dispute) string {
+	parts := make([]string, len(ds))
+	for i, d := range ds {
+		parts[i] = d.String()
+	}
+	return strings.Join(parts, ";")
+}

@@ -256,6 +256,7 @@ func (t Trial) execute(ctx context.Context, rt Runtime, cfg trial.Config, live b
 	res.Record, res.Verdict = rec, o.verdict
 	if live {
 		row.AnonymousRefused = reports.Some(rec.AnonymousRefused)
+		row.Disputes = disputes(rec.Disputes)
 		res.Outside = (o.failure == "" || stopped) && trial.OutsideModel(&cfg, rec)
 	}
 	return

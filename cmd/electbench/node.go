@@ -19,11 +19,12 @@ type nodeOptions struct {
 	bits        int
 	forge       string
 	listenFD    int
+	challenge   string
 }
 
 // newNodeCmd is `electbench node`: one node process of a live run, started
 // by the harness (electbench run --runtime live) as
-// `electbench node --identity-dir DIR --bits B [--forge MODE] [--listen-fd FD]`, which talks
+// `electbench node --identity-dir DIR --bits B [--forge MODE] [--listen-fd FD] [--challenge C]`, which talks
 // to it over stdin and stdout. Hidden: nobody types it.
 func newNodeCmd() *cobra.Command { return nodeCmd(runNode) }
 
@@ -32,7 +33,7 @@ func newNodeCmd() *cobra.Command { return nodeCmd(runNode) }
 func nodeCmd(run func(*cobra.Command, live.NodeConfig) error) *cobra.Command {
 	o := nodeOptions{bits: live.DefaultBits}
 	cmd := &cobra.Command{
-		Use:    "node [--identity-dir DIR] [--bits B] [--forge MODE] [--listen-fd FD]",
+		Use:    "node [--identity-dir DIR] [--bits B] [--forge MODE] [--listen-fd FD] [--challenge C]",
 		Short:  "One node process of a live run (started by the harness)",
 		Hidden: true,
 		Args:   cobra.ArbitraryArgs, // refused by config, with a clearer message
@@ -49,6 +50,7 @@ func nodeCmd(run func(*cobra.Command, live.NodeConfig) error) *cobra.Command {
 	f.IntVar(&o.bits, "bits", o.bits, "static puzzle bits of a minted identity")
 	f.StringVar(&o.forge, "forge", o.forge, "present a dishonest identity (testing refusal): one of "+strings.Join(live.ForgeModes, ", "))
 	f.IntVar(&o.listenFD, "listen-fd", o.listenFD, "accept peers on this inherited listening socket (the harness's) instead of a new one")
+	f.StringVar(&o.challenge, "challenge", o.challenge, "sign this challenge of the harness's in hello, proving the node holds its identity's key")
 	return cmd
 }
 
@@ -64,8 +66,10 @@ func (o nodeOptions) config(args []string) (live.NodeConfig, error) {
 		return live.NodeConfig{}, badInputf("--forge %q: want one of %s", o.forge, strings.Join(live.ForgeModes, ", "))
 	case o.listenFD < 0 || o.listenFD > 0 && o.listenFD < 3:
 		return live.NodeConfig{}, badInputf("--listen-fd %d: want an inherited descriptor, 3 or above", o.listenFD)
+	case len(o.challenge) > live.MaxChallenge:
+		return live.NodeConfig{}, badInputf("--challenge: %d bytes, want at most %d", len(o.challenge), live.MaxChallenge)
 	}
-	return live.NodeConfig{IdentityDir: o.identityDir, Bits: o.bits, Forge: o.forge, ListenFD: o.listenFD}, nil
+	return live.NodeConfig{IdentityDir: o.identityDir, Bits: o.bits, Forge: o.forge, ListenFD: o.listenFD, Challenge: o.challenge}, nil
 }
 
 // runNode runs the node until the harness stops it; a node that fails

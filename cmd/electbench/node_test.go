@@ -34,6 +34,7 @@ func TestNodeFlags(t *testing.T) {
 		{[]string{"--identity-dir", "d/n3", "--bits", "5"}, live.NodeConfig{IdentityDir: "d/n3", Bits: 5}},
 		{[]string{"--identity-dir", "d/n3", "--bits", "5", "--forge", "stolen"}, live.NodeConfig{IdentityDir: "d/n3", Bits: 5, Forge: "stolen"}},
 		{[]string{"--listen-fd", "3"}, live.NodeConfig{Bits: live.DefaultBits, ListenFD: 3}},
+		{[]string{"--challenge", "c0ffee"}, live.NodeConfig{Bits: live.DefaultBits, Challenge: "c0ffee"}},
 	} {
 		if c, ran, err := parse(tc.args...); err != nil || !ran || c != tc.want {
 			t.Errorf("%q: %+v (ran %v), %v; want %+v", tc.args, c, ran, err, tc.want)
@@ -47,6 +48,7 @@ func TestNodeFlags(t *testing.T) {
 		{[]string{"--forge", "sideways"}, `--forge "sideways": want one of forged-id, unsolved, weak, stolen`},
 		{[]string{"--bits", "65"}, "--bits 65: want 0..64"},
 		{[]string{"--listen-fd", "1"}, "--listen-fd 1: want an inherited descriptor, 3 or above"},
+		{[]string{"--challenge", strings.Repeat("c", live.MaxChallenge+1)}, "--challenge: 129 bytes, want at most 128"},
 		{[]string{"--identity-dir", "d", "extra"}, `unexpected arguments ["extra"]`},
 	} {
 		_, ran, err := parse(tc.args...)

@@ -53,11 +53,19 @@ func sendHello(t *testing.T, addr string, id *pow.Identity) (*Frame, error) {
 		t.Fatal(err)
 	}
 	defer c.Close()
+	return helloOn(t, c, id)
+}
+
+// helloOn is sendHello on a connection made already.
+func helloOn(t *testing.T, c net.Conn, id *pow.Identity) (*Frame, error) {
+	t.Helper()
 	file, err := pow.Encode(id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	challenge := make([]byte, ChallengeLen)
+	// A challenge and an ephemeral key (random bytes will do: the node
+	// refuses before it uses them), then the identity.
+	challenge := make([]byte, ChallengeLen+EphemeralLen)
 	rand.Read(challenge)
 	b, err := AppendFrame(nil, FrameHello, append(challenge, file...))
 	if err != nil {
@@ -139,9 +147,9 @@ func TestNodeBlamesNobodyForAnUnprovenClaim(t *testing.T) {
 	}
 }
 
-// A claimed id that keeps failing verification stops costing work: after
-// GateFailures failures it is refused unverified, and at most
-// GateConcurrency verifications ever run at once.
+// A source whose claims keep failing verification stops costing work:
+// after GateFailures failures its claims are refused unverified, and at
+// most GateConcurrency verifications ever run at once.
 func TestGateBoundsVerification(t *testing.T) {
 	g := NewGate()
 	var running, most atomic.Int32
@@ -161,7 +169,7 @@ func TestGateBoundsVerification(t *testing.T) {
 	id := claim(nodes.ID{9}, IdentityParams(testBits))
 	var wg sync.WaitGroup
 	for range 3 * GateFailures {
-		wg.Go(func() { g.Verify(id) })
+		wg.Go(func() { g.Verify("192.0.2.1", id) })
 	}
 	stop := make(chan struct{})
 	go func() {
@@ -178,14 +186,45 @@ func TestGateBoundsVerification(t *testing.T) {
 	if m := most.Load(); m > GateConcurrency {
 		t.Errorf("%d verifications ran at once; the bound is %d", m, GateConcurrency)
 	}
-	err := g.Verify(id)
+	err := g.Verify("192.0.2.1", id)
 	var ge gateError
 	if !errors.As(err, &ge) {
-		t.Fatalf("after %d failures: %v; want a refusal without verifying", g.failures(id.ID), err)
+		t.Fatalf("after %d failures: %v; want a refusal without verifying", g.failures("192.0.2.1"), err)
 	}
-	if f := g.failures(id.ID); f > GateFailures+GateConcurrency-1 {
-		t.Errorf("%d verifications of one claimed id; the bound is %d (+%d in flight)", f, GateFailures, GateConcurrency-1)
+	if f := g.failures("192.0.2.1"); f > GateFailures+GateConcurrency-1 {
+		t.Errorf("%d verifications for one source; the bound is %d (+%d in flight)", f, GateFailures, GateConcurrency-1)
 	}
+}
+
+// The lockout (item 13): a source that fails more than
+// GateFailures claims of position 1's id is locked out, but position 1's
+// genuine holder, dialling from another host, still gets in: the lockout
+// is the source's, not the id's.
+func TestFailedClaimsLockOutTheSourceNotTheID(t *testing.T) {
+	n, keys, addr := cluster3(t, Options{})
+	attacker := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 2)}}
+	for range 2 * GateFailures {
+		c, err := attacker.Dial("tcp", addr)
+		if err != nil {
+			t.Fatalf("dialling from 127.0.0.2: %v", err)
+		}
+		f, err := helloOn(t, c, claim(keys[1].ID, IdentityParams(testBits)))
+		c.Close()
+		if err != nil || f.Kind != FrameRefuse {
+			t.Fatalf("answer to a false claim: %+v, %v; want REFUSE", f, err)
+		}
+		n.next("refused")
+	}
+	peer := &Handshaker{Key: keys[1], Policy: pow.PolicyFor(IdentityParams(testBits)), Timeout: 10 * time.Second}
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, _, err := peer.Dial(c, keys[0].ID); err != nil {
+		t.Fatalf("the genuine holder after %d false claims of its id from another host: %v", 2*GateFailures, err)
+	}
+	n.stop()
 }
 
 // flakyListener fails Accept with EMFILE, as a listener does once a flood of
@@ -274,6 +313,106 @@ func TestNodeCutsAPreStartFlood(t *testing.T) {
 	}
 }
 
+// The reset bound (item 2): the pre-start bound is the peer's, not
+// a connection's or an epoch's. An authenticated peer that sends most of
+// MaxEarly, then a sealed EPOCH frame of the trial and more, is cut as
+// it passes the bound; reconnecting, its next pre-start message is cut
+// at once. Today's code counted per connection and reset at each EPOCH.
+func TestNodeBoundsPreStartPerPeer(t *testing.T) {
+	const maxEarly = 64
+	n, keys, addr := cluster3(t, Options{MaxEarly: maxEarly})
+	peer := &Handshaker{Key: keys[1], Policy: pow.PolicyFor(IdentityParams(testBits)), Timeout: 10 * time.Second}
+	link := func() (net.Conn, *Session) {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		_, sess, err := peer.Dial(c, keys[0].ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c, sess
+	}
+	// send writes k messages after an EPOCH frame of the trial (its
+	// epoch, 0, is every connection's first: the frame changes nothing
+	// but the count today's code kept).
+	send := func(c net.Conn, sess *Session, k int) {
+		b := sess.AppendEpoch(nil, 0)
+		for range k {
+			var err error
+			if b, _, err = sess.AppendMessage(b, nodes.Message{Kind: testElection, Rank: keys[1].Rank()}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c.SetWriteDeadline(time.Now().Add(5 * time.Second))
+		c.Write(b) // the node may close the link midway: that is the point
+	}
+	protocol := func(what string) {
+		t.Helper()
+		select {
+		case r := <-n.reports:
+			if r.Type != "protocol" || r.Peer != 1 {
+				t.Fatalf("%s: report %+v; want a protocol error of peer 1", what, r)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: peer 1 went past its pre-start bound of %d unchecked", what, maxEarly)
+		}
+	}
+	c, sess := link()
+	send(c, sess, maxEarly-8)
+	send(c, sess, 16) // past the bound, after an EPOCH frame
+	protocol("an EPOCH frame midway")
+	c, sess = link()
+	send(c, sess, 1)
+	protocol("reconnecting")
+	if st := n.stop(); st.ProtocolErrors != 2 {
+		t.Errorf("stats %+v: want two protocol errors", st)
+	}
+}
+
+// The redirected proxy (#39 item 1): a link to position 1 that
+// leads to position 2's listener (Toxiproxy's API is unauthenticated, and
+// anyone can repoint a proxy) is refused as the path's fault, naming the
+// peer it was meant for with path set: position 1 showed nothing, so the
+// harness records "0>path(0>1)" and blames nobody.
+func TestNodeBlamesThePathForAnotherIdentity(t *testing.T) {
+	keys := []*pow.Key{mint(t), mint(t), mint(t)}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		// Position 2, honest, accepting whoever the proxy sends.
+		other := &Handshaker{Key: keys[2], Policy: pow.PolicyFor(IdentityParams(testBits)), Timeout: 10 * time.Second}
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			other.Accept(c, func(id nodes.ID) (int, bool) { return 0, id == keys[0].ID })
+			c.Close()
+		}
+	}()
+	n := runNode(t, Options{Identity: keys[0]})
+	n.next("hello")
+	cfg := configFor("live-test-echo", 0, keys)
+	cfg.Links = []Link{{To: 1, Addr: ln.Addr().String()}}
+	n.cmd(Command{Type: "configure", Config: cfg})
+	r := <-n.reports
+	for r.Type == "link" || r.Type == "linked" { // before or after it, as the node's goroutines go
+		r = <-n.reports
+	}
+	if r.Type != "refused" {
+		t.Fatalf("report %+v; want the refusal", r)
+	}
+	if r.Peer != 1 || r.Side != "dial" || !r.Path || r.ByPeer {
+		t.Errorf("refusal %+v: want the path to peer 1 blamed (path set)", r)
+	}
+	n.stop()
+}
+
 // syncBuffer is a log a node writes from several goroutines.
 type syncBuffer struct {
 	mu sync.Mutex
@@ -296,62 +435,94 @@ func (s *syncBuffer) String() string {
 func (s *syncBuffer) contains(sub string) bool { return strings.Contains(s.String(), sub) }
 
 // A flood of idle connections (each holding a handshake open, saying
-// nothing) takes at most MaxPending slots: the next is closed unread and
-// counted, and once the idle ones time out the node accepts a peer again.
+// nothing) takes at most MaxPending slots: a new connection evicts the
+// oldest of them (closed by the node and counted as shed), and idle ones
+// are closed once their HelloTimeout passes.
 func TestNodeShedsIdleConnections(t *testing.T) {
 	const pending = 3
-	n, keys, addr := cluster3(t, Options{MaxPending: pending, HandshakeTimeout: 300 * time.Millisecond})
+	n, _, addr := cluster3(t, Options{MaxPending: pending, HelloTimeout: 300 * time.Millisecond})
 	var idle []net.Conn
 	defer func() {
 		for _, c := range idle {
 			c.Close()
 		}
 	}()
-	for range pending {
+	for range pending + 1 {
 		c, err := net.Dial("tcp", addr)
 		if err != nil {
 			t.Fatal(err)
 		}
 		idle = append(idle, c)
 	}
-	// The slots are taken in the accept loop's order: wait until the
-	// node has taken all three before the one that must be shed.
-	var shed net.Conn
-	for range 100 {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
-		_, err = c.Read(make([]byte, 1))
-		if err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
-			shed = c // closed by the node, unread
-			break
-		}
-		c.Close()
-	}
-	if shed == nil {
-		t.Fatal("no connection was shed with every handshake slot taken")
-	}
-	shed.Close()
-	// The idle connections time out (the node closes them); a peer then
-	// gets through.
-	for _, c := range idle {
+	// Every one is closed by the node: the first evicted by the last
+	// (or timed out), the others after HelloTimeout.
+	for i, c := range idle {
 		c.SetReadDeadline(time.Now().Add(10 * time.Second))
 		if _, err := c.Read(make([]byte, 1)); errors.Is(err, os.ErrDeadlineExceeded) {
-			t.Fatal("an idle connection outlived the handshake timeout")
+			t.Fatalf("idle connection %d outlived the HELLO timeout", i)
 		}
-	}
-	peer := &Handshaker{Key: keys[1], Policy: pow.PolicyFor(IdentityParams(testBits)), Timeout: 10 * time.Second}
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if _, _, err := peer.Dial(c, keys[0].ID); err != nil {
-		t.Fatalf("a peer after the idle connections timed out: %v", err)
 	}
 	if st := n.stop(); st.Shed < 1 {
 		t.Errorf("stats %+v: no connection counted as shed", st)
 	}
+}
+
+// The slowloris (#39 item 3): 256 connections that say nothing,
+// each reopened as soon as the node closes it, hold every handshake slot;
+// an honest peer on the roster still completes its handshake at once (in
+// 1 s on an idle host; the bound asserted is generous). Before, the new
+// connection was closed unread while the slots were held (1 handshake in
+// 247 over 25 s).
+func TestSlowlorisStarvesNoRosterPeer(t *testing.T) {
+	const flood = DefaultMaxPending
+	n, keys, addr := cluster3(t, Options{})
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var opened atomic.Int64
+	for range flood {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				c, err := net.Dial("tcp", addr)
+				if err != nil {
+					time.Sleep(time.Millisecond)
+					continue
+				}
+				opened.Add(1)
+				// Held until the node closes it (or the test ends).
+				go func() { <-stop; c.Close() }()
+				c.Read(make([]byte, 1))
+				c.Close()
+			}
+		})
+	}
+	end := sync.OnceFunc(func() { close(stop); wg.Wait() })
+	defer end()
+	for opened.Load() < 2*flood { // every slot taken, and being retaken
+		time.Sleep(5 * time.Millisecond)
+	}
+	peer := &Handshaker{Key: keys[1], Policy: pow.PolicyFor(IdentityParams(testBits)), Timeout: 10 * time.Second}
+	for i := range 5 {
+		began := time.Now()
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = peer.Dial(c, keys[0].ID)
+		c.Close()
+		took := time.Since(began)
+		if err != nil {
+			t.Fatalf("handshake %d of the roster peer under the slowloris: %v (after %v)", i, err, took)
+		}
+		if took > 5*time.Second {
+			t.Errorf("handshake %d of the roster peer took %v under the slowloris", i, took)
+		}
+		t.Logf("handshake %d under a %d-connection slowloris: %v", i, flood, took)
+	}
+	end()
+	n.stop()
 }

@@ -39,15 +39,19 @@ import (
 //
 // Node → harness:
 //
-//	{"type":"hello","addr":..,"identity":..,"pid":..,"kinds":[..],"timers":[..],"control":V}
-//	                                                    listening, with the identity it will show, its registry
-//	                                                    and the version of this channel it speaks (ControlVersion)
+//	{"type":"hello","addr":..,"identity":..,"proof":..,"pid":..,"kinds":[..],"timers":[..],"control":V}
+//	                                                    listening, with the identity it will show, its
+//	                                                    signature over the harness's challenge (ProveToHarness),
+//	                                                    its registry and the version of this channel it speaks
+//	                                                    (ControlVersion)
 //	{"type":"link","peer":P}                            the outgoing link to P is up or was refused, the
 //	                                                    first time (before linked; the harness counts them)
 //	{"type":"linked","up":K,"refused":R}                every outgoing link is up or was refused
 //	{"type":"refused","peer":P,"side":..,"reason":..}  a handshake refused an identity (P = -1 when the
 //	                                                    connection proved none: an anonymous refusal);
-//	                                                    "by_peer":true when the peer refused this node
+//	                                                    "by_peer":true when the peer refused this node;
+//	                                                    "path":true when this node dialled its link to P
+//	                                                    and met another identity (the path is to blame)
 //	{"type":"protocol","peer":P,"reason":..}           a peer's link was closed for breaking the protocol
 //	{"type":"step","t":NS,"ev":..,...}                 one event the machine handled, with its effects
 //	{"type":"synced","t":NS}                           the answer to sync: every step line before it
@@ -82,9 +86,9 @@ import (
 
 // ControlVersion is the version of the control channel this build speaks,
 // which hello reports: 2 added lose, slow and heal, and a step's lost
-// messages ("l"). The harness refuses a node of another version, as it
+// messages ("l"); 3 hello's proof and refused's path. The harness refuses a node of another version, as it
 // refuses one of another registry.
-const ControlVersion = 2
+const ControlVersion = 3
 
 // Command is one line from the harness.
 type Command struct {
@@ -173,6 +177,7 @@ type Report struct {
 	Kinds    []string `json:"kinds,omitempty"`   // the registry's message kinds, from 1 (KindNames)
 	Timers   []string `json:"timers,omitempty"`  // and its timers, from 1 (TimerNames)
 	Control  int      `json:"control,omitempty"` // the control channel's version (ControlVersion)
+	Proof    []byte   `json:"proof,omitempty"`   // the signature over the harness's challenge (ProveToHarness)
 	// linked
 	Up      int `json:"up,omitempty"`
 	Refused int `json:"refused,omitempty"`
@@ -180,6 +185,7 @@ type Report struct {
 	Peer   int    `json:"peer,omitempty"`
 	Side   string `json:"side,omitempty"`    // refused: "dial" or "accept", this node's side of the link
 	ByPeer bool   `json:"by_peer,omitempty"` // refused: the peer refused this node's identity (else this node refused the peer's)
+	Path   bool   `json:"path,omitempty"`    // refused: a dial met another identity than Peer's: the link's path is at fault
 	Reason string `json:"reason,omitempty"`
 	// step
 	T    int64      `json:"t,omitempty"`
@@ -237,8 +243,9 @@ type Stats struct {
 	// (a stranger, or someone claiming a peer's id without its key): they
 	// are not blamed on any position.
 	Anonymous int64 `json:"anonymous,omitempty"`
-	// Shed counts connections closed unread because too many were in
-	// their handshakes already.
+	// Shed counts connections closed because too many were in their
+	// handshakes already: a new one closed unread, or an anonymous one
+	// evicted to make room for it.
 	Shed int64 `json:"shed,omitempty"`
 	// ProtocolErrors counts links closed for breaking the protocol (a
 	// malformed frame, a flood before start).

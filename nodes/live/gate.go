@@ -1,10 +1,10 @@
 package live
 
 import (
+	"net"
 	"strconv"
 	"sync"
 
-	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/pow"
 )
 
@@ -19,34 +19,54 @@ type Gate struct {
 	slots chan struct{}
 	mu    sync.Mutex
 	ok    map[pow.Identity]bool
-	fails map[nodes.ID]int
+	fails map[string]int // failed claims by source (sourceOf)
 	max   int
 	// verify is the costly check: Identity.Verify, or a test's stand-in.
 	verify func(*pow.Identity) error
 }
 
-// Gate limits: the verifications run at once, and the failures one claimed
-// id is allowed before the node refuses it without verifying.
+// Gate limits: the verifications run at once, the failures one source is
+// allowed before the node refuses its claims without verifying, and the
+// sources remembered (beyond them, new sources share one count).
 const (
 	GateConcurrency = 2
 	GateFailures    = 8
+	gateSources     = 4096
 )
 
 // NewGate returns a gate with the default limits.
 func NewGate() *Gate {
-	return &Gate{slots: make(chan struct{}, GateConcurrency), ok: map[pow.Identity]bool{}, fails: map[nodes.ID]int{}, max: GateFailures,
+	return &Gate{slots: make(chan struct{}, GateConcurrency), ok: map[pow.Identity]bool{}, fails: map[string]int{}, max: GateFailures,
 		verify: (*pow.Identity).Verify}
 }
 
-// gateError refuses an id that has failed verification too often.
+// gateError refuses a source whose claims have failed verification too
+// often.
 type gateError struct{ fails int }
 
 func (e gateError) Error() string {
-	return "its identity has failed verification " + strconv.Itoa(e.fails) + " times: no more work is spent on it"
+	return "this source's identities have failed verification " + strconv.Itoa(e.fails) + " times: no more work is spent on its claims"
 }
 
-// Verify runs id.Verify under the gate's bounds; a nil gate has none.
-func (g *Gate) Verify(id *pow.Identity) error {
+// sourceOf is the source a connection's failed claims are counted
+// against: its remote host (a peer's port changes with every dial).
+func sourceOf(addr net.Addr) string {
+	if addr == nil {
+		return ""
+	}
+	s := addr.String()
+	if host, _, err := net.SplitHostPort(s); err == nil {
+		return host
+	}
+	return s
+}
+
+// Verify runs id.Verify, for a claim that came from source, under the
+// gate's bounds; a nil gate has none. Source "" is a peer this node
+// dialled at the address its roster gave: its failures are that link's,
+// counted against no source (every link of a harness's run comes from the
+// same proxy host, which a few forged peers would otherwise lock out).
+func (g *Gate) Verify(source string, id *pow.Identity) error {
 	if g == nil {
 		return id.Verify()
 	}
@@ -55,15 +75,15 @@ func (g *Gate) Verify(id *pow.Identity) error {
 	case g.ok[*id]:
 		g.mu.Unlock()
 		return nil
-	case g.fails[id.ID] >= g.max:
-		n := g.fails[id.ID]
+	case source != "" && g.fails[source] >= g.max:
+		n := g.fails[source]
 		g.mu.Unlock()
 		return gateError{n}
 	}
 	g.mu.Unlock()
 	g.slots <- struct{}{}
 	g.mu.Lock()
-	if n := g.fails[id.ID]; n >= g.max { // it failed while this one waited
+	if n := g.fails[source]; source != "" && n >= g.max { // it failed while this one waited
 		g.mu.Unlock()
 		<-g.slots
 		return gateError{n}
@@ -74,16 +94,19 @@ func (g *Gate) Verify(id *pow.Identity) error {
 	g.mu.Lock()
 	if err == nil {
 		g.ok[*id] = true
-	} else {
-		g.fails[id.ID]++
+	} else if source != "" {
+		if _, seen := g.fails[source]; !seen && len(g.fails) >= gateSources {
+			source = "*" // a flood of sources shares one count
+		}
+		g.fails[source]++
 	}
 	g.mu.Unlock()
 	return err
 }
 
-// failures is how often claims of id failed verification.
-func (g *Gate) failures(id nodes.ID) int {
+// failures is how often claims from source failed verification.
+func (g *Gate) failures(source string) int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return g.fails[id]
+	return g.fails[source]
 }

@@ -61,6 +61,10 @@ type RefusedError struct {
 	Peer   nodes.ID // the identity the peer claimed; zero if it never showed a decodable one
 	Reason string
 	Err    error // the pow error behind a refusal of ours (errors.Is ErrPuzzle, ErrPolicy, ...)
+	// Path says a dial met another identity than the one its link leads
+	// to: what is wrong is the path (a proxy pointed elsewhere), not the
+	// peer the link was meant for, which showed nothing.
+	Path bool
 }
 
 func (e *RefusedError) Error() string {
@@ -81,6 +85,9 @@ type Handshaker struct {
 	// (tests of the handshake alone).
 	Gate    *Gate
 	Timeout time.Duration // the whole handshake's deadline; 0 means 10 s
+	// HelloTimeout, on accepting, is the deadline of the dialer's HELLO,
+	// shorter than Timeout; 0 means DefaultHelloTimeout.
+	HelloTimeout time.Duration
 	// Count, when set, is told of every frame written (sent) or read on a
 	// connection this handshaker opened, the handshake's and later ones.
 	Count func(sent bool, k FrameKind)
@@ -235,9 +242,10 @@ func (h *Handshaker) readHello(fr *FrameReader) (challenge, eph []byte, id *pow.
 	return challenge, eph, id, nil
 }
 
-// verify pays for the identity's proof of work, through the gate.
-func (h *Handshaker) verify(id *pow.Identity) error {
-	err := h.Gate.Verify(id)
+// verify pays for the proof of work of the identity shown by a peer from
+// source ("" for one this side dialled), through the gate.
+func (h *Handshaker) verify(source string, id *pow.Identity) error {
+	err := h.Gate.Verify(source, id)
 	if err != nil {
 		return &RefusedError{Peer: id.ID, Reason: "identity " + id.ID.String() + ": " + err.Error(), Err: err}
 	}
@@ -296,9 +304,9 @@ func (h *Handshaker) Dial(c net.Conn, want nodes.ID) (*FrameReader, *Session, er
 		return nil, nil, h.refuse(c, err)
 	}
 	if peer.ID != want {
-		return nil, nil, h.refuse(c, &RefusedError{Peer: peer.ID, Reason: "identity " + peer.ID.String() + " is not the peer this link leads to (" + want.String() + ")"})
+		return nil, nil, h.refuse(c, &RefusedError{Peer: peer.ID, Path: true, Reason: "identity " + peer.ID.String() + " is not the peer this link leads to (" + want.String() + ")"})
 	}
-	if err := h.verify(peer); err != nil {
+	if err := h.verify("", peer); err != nil {
 		return nil, nil, h.refuse(c, err)
 	}
 	self := h.shown().ID
@@ -335,18 +343,26 @@ func (h *Handshaker) Dial(c net.Conn, want nodes.ID) (*FrameReader, *Session, er
 // that opens what the dialer sends; on an error the peer is -1 — the
 // dialer proved no identity, so nobody is to blame.
 func (h *Handshaker) Accept(c net.Conn, known func(nodes.ID) (int, bool)) (int, *FrameReader, *Session, error) {
-	h.deadline(c)
+	first := h.HelloTimeout
+	if first <= 0 {
+		first = DefaultHelloTimeout
+	}
+	if h.Timeout > 0 {
+		first = min(first, h.Timeout)
+	}
+	c.SetDeadline(time.Now().Add(first))
 	defer c.SetDeadline(time.Time{})
 	fr := h.reader(c)
 	theirs, theirEph, peer, err := h.readHello(fr)
 	if err != nil {
 		return -1, nil, nil, h.refuse(c, err)
 	}
+	h.deadline(c)
 	p, ok := known(peer.ID)
 	if !ok {
 		return -1, nil, nil, h.refuse(c, &RefusedError{Peer: peer.ID, Reason: "identity " + peer.ID.String() + " is not in this run"})
 	}
-	if err := h.verify(peer); err != nil {
+	if err := h.verify(sourceOf(c.RemoteAddr()), peer); err != nil {
 		return -1, nil, nil, h.refuse(c, err)
 	}
 	hello, mine, myEph, err := h.hello()

@@ -108,3 +108,32 @@ func Forge(ctx context.Context, mode string, p pow.Params) (*pow.Key, *pow.Ident
 	}
 	return &k, &show, nil
 }
+
+// MaxChallenge bounds the harness's challenge (NodeConfig.Challenge).
+const MaxChallenge = 128
+
+// ProveToHarness signs the harness's challenge with key for the identity
+// shown, id: what lets the harness exclude a node whose key does not match
+// the identity it shows on its own check, where a peer's refusal is only
+// that peer's word (CheckHarnessProof).
+func ProveToHarness(key *pow.Key, id nodes.ID, challenge string) []byte {
+	return key.Sign(harnessTranscript(challenge, id))
+}
+
+// CheckHarnessProof reports whether proof is id's signature over the
+// challenge the harness gave its process.
+func CheckHarnessProof(id *pow.Identity, challenge string, proof []byte) error {
+	if err := id.VerifySignature(harnessTranscript(challenge, id.ID), proof); err != nil {
+		return fmt.Errorf("its signature over the harness's challenge does not verify under identity %s: %w", id.ID, err)
+	}
+	return nil
+}
+
+// harnessTranscript is what a node signs for the harness: a domain
+// separator of its own (so that no handshake signature serves), the
+// challenge and the id.
+func harnessTranscript(challenge string, id nodes.ID) []byte {
+	b := append([]byte("electbench/live/v2 harness\x00"), challenge...)
+	s := id.Bytes()
+	return append(append(b, 0), s[:]...)
+}

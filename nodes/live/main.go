@@ -9,7 +9,7 @@ import (
 )
 
 // NodeConfig is what a node process is told on its command line
-// (`electbench node --identity-dir DIR --bits B [--forge MODE] [--listen-fd FD]`).
+// (`electbench node --identity-dir DIR --bits B [--forge MODE] [--listen-fd FD] [--challenge C]`).
 type NodeConfig struct {
 	// IdentityDir holds the node's identity: loaded if present, else minted
 	// and kept there ("" mints one and keeps nothing).
@@ -24,6 +24,9 @@ type NodeConfig struct {
 	// cluster, so that its proxies keep their upstreams); 0 listens on
 	// 127.0.0.1:0.
 	ListenFD int
+	// Challenge is the harness's fresh challenge for this process, which
+	// hello signs (ProveToHarness); "" signs nothing.
+	Challenge string
 }
 
 // NodeMain is a node process (`electbench node`): it loads, mints or forges
@@ -33,7 +36,7 @@ type NodeConfig struct {
 // failed.
 func NodeMain(ctx context.Context, c NodeConfig, stdin io.Reader, stdout, log io.Writer) error {
 	p := IdentityParams(c.Bits)
-	o := Options{Log: log, StateDir: c.IdentityDir}
+	o := Options{Log: log, StateDir: c.IdentityDir, Challenge: c.Challenge}
 	var err error
 	if c.Forge != "" {
 		if o.Identity, o.Show, err = Forge(ctx, c.Forge, p); err != nil {

@@ -21,13 +21,13 @@ import (
 //
 // Its fields have three owners, and the locking follows them:
 //   - fixed at construction and then only read: hs, ln, dialer, post,
-//     logf, maxEarly, done (the handshakes read the trial's policy from
+//     logf, done (the handshakes read the trial's policy from
 //     view; hs's cache of decoded identities and its gate lock
 //     themselves);
 //   - shared with the connections' goroutines: view and running (atomics;
 //     a roster is replaced whole, never written), frames and shed (atomic
-//     counters), pending (a semaphore of MaxPending slots) and in (behind
-//     its own mutex); of a link, addr, want, quit and wake, fixed when it
+//     counters), and pending (MaxPending handshake slots), in and early
+//     (behind their own mutexes); of a link, addr, want, quit and wake, fixed when it
 //     is made;
 //   - the node's goroutine's alone: links, byAddr, accepting and wbuf,
 //     and of every link its conn, sess, final, refused, down, epoch and
@@ -35,21 +35,21 @@ import (
 //     whose apply runs on the node's goroutine (linkUp, linkDown,
 //     linkRefused), so only that goroutine writes to a link's conn.
 type netTransport struct {
-	hs       *Handshaker
-	ln       net.Listener
-	dialer   func(ctx context.Context, addr string) (net.Conn, error)
-	post     func(event) bool // to the node's goroutine; false once it stopped
-	logf     func(format string, args ...any)
-	maxEarly int
-	done     <-chan struct{} // closed when the node stops
-	wg       sync.WaitGroup  // the goroutines, waited for by close
+	hs     *Handshaker
+	ln     net.Listener
+	dialer func(ctx context.Context, addr string) (net.Conn, error)
+	post   func(event) bool // to the node's goroutine; false once it stopped
+	logf   func(format string, args ...any)
+	done   <-chan struct{} // closed when the node stops
+	wg     sync.WaitGroup  // the goroutines, waited for by close
 
 	view    atomic.Pointer[roster]
-	running atomic.Bool   // the machine runs: serve stops counting early messages
-	frames  frameCounts   // by the handshakes' Count and by send
-	shed    atomic.Int64  // connections closed unread (acceptLoop)
-	pending chan struct{} // a slot per connection in its handshake
-	in      connSet       // accepted connections, closed at close
+	running atomic.Bool  // the machine runs: serve stops counting early messages
+	frames  frameCounts  // by the handshakes' Count and by send
+	shed    atomic.Int64 // connections closed unread (acceptLoop)
+	pending *handshakes  // a slot per connection in its handshake
+	in      connSet      // accepted connections, closed at close
+	early   earlyBudget  // messages held before start, by peer
 
 	links     []*link // by position; nil where no link is configured
 	byAddr    map[string]*link
@@ -84,12 +84,13 @@ var _ transport = (*netTransport)(nil)
 // handshakes; nothing runs before the first configure.
 func newNetTransport(o Options, post func(event) bool, done <-chan struct{}, logf func(string, ...any)) (*netTransport, error) {
 	t := &netTransport{
-		ln: o.Listener, dialer: o.Dial, post: post, logf: logf, maxEarly: o.MaxEarly, done: done,
-		pending: make(chan struct{}, o.MaxPending),
+		ln: o.Listener, dialer: o.Dial, post: post, logf: logf, done: done,
+		early:   earlyBudget{max: o.MaxEarly, held: map[nodes.ID]int{}},
+		pending: newHandshakes(o.MaxPending),
 		in:      connSet{m: map[net.Conn]bool{}},
 		byAddr:  map[string]*link{},
 	}
-	t.hs = &Handshaker{Key: o.Identity, Show: o.Show, Timeout: o.HandshakeTimeout, Count: t.frames.add, Gate: NewGate(),
+	t.hs = &Handshaker{Key: o.Identity, Show: o.Show, Timeout: o.HandshakeTimeout, HelloTimeout: o.HelloTimeout, Count: t.frames.add, Gate: NewGate(),
 		trial: func() *pow.Policy { return &t.view.Load().policy }}
 	t.view.Store(&roster{})
 	if t.ln == nil {
@@ -194,6 +195,7 @@ func (t *netTransport) reset() {
 	t.running.Store(false)
 	t.frames.reset()
 	t.shed.Store(0)
+	t.early.reset()
 }
 
 // close closes every connection and the listener, so that each goroutine
@@ -407,12 +409,13 @@ func (t *netTransport) acceptLoop() {
 			continue
 		}
 		backoff = 0
-		select {
-		case t.pending <- struct{}{}:
-		default:
+		ok, evicted := t.pending.admit(c)
+		if !ok || evicted {
 			if k := t.shed.Add(1); k&(k-1) == 0 { // log the 1st, 2nd, 4th, 8th, ...
-				t.logf("%d connections in their handshake already: closing a new one unread (%d so far)", cap(t.pending), k)
+				t.logf("%d connections in their handshake already: closing one (%d so far)", t.pending.max, k)
 			}
+		}
+		if !ok {
 			c.Close()
 			continue
 		}
@@ -437,9 +440,13 @@ func (t *netTransport) serve(c net.Conn) {
 		r := t.view.Load()
 		p, ok := r.byID[id]
 		peer = id
-		return p, ok && p != r.self
+		if ok && p != r.self {
+			t.pending.claim(c, id) // a roster id: a reserved slot
+			return p, true
+		}
+		return p, false
 	})
-	<-t.pending
+	t.pending.done(c)
 	if err != nil {
 		// from is -1: the connection proved no identity, so its refusal
 		// is anonymous whatever id it claimed.
@@ -457,7 +464,6 @@ func (t *netTransport) readFrames(peer nodes.ID, fr *FrameReader, sess *Session)
 	// The frames belong to epoch 0 until the peer says otherwise (an
 	// EPOCH frame, in a kept cluster's later trials).
 	var epoch uint64
-	early := 0
 	for {
 		f, err := fr.Next()
 		if err != nil {
@@ -473,7 +479,6 @@ func (t *netTransport) readFrames(peer nodes.ID, fr *FrameReader, sess *Session)
 				t.post(event{kind: evProtocol, peer: peer, err: err})
 				return
 			}
-			early = 0
 			continue
 		case FrameSealedBody:
 			k, body, err := sess.OpenBody(f)
@@ -495,8 +500,8 @@ func (t *netTransport) readFrames(peer nodes.ID, fr *FrameReader, sess *Session)
 		if !t.running.Load() && epoch == t.epoch() {
 			// Held in memory until start: a peer may not grow that
 			// without bound. (Another trial's messages are dropped.)
-			if early++; early > t.maxEarly {
-				t.post(event{kind: evProtocol, peer: peer, err: fmt.Errorf("more than %d messages before start", t.maxEarly)})
+			if !t.early.take(peer) {
+				t.post(event{kind: evProtocol, peer: peer, err: fmt.Errorf("more than %d messages before start", t.early.max)})
 				return
 			}
 		}
@@ -504,6 +509,33 @@ func (t *netTransport) readFrames(peer nodes.ID, fr *FrameReader, sess *Session)
 			return
 		}
 	}
+}
+
+// earlyBudget bounds the messages each peer may have held before start:
+// counted by the peer's identity, across all its connections and frames,
+// so that neither reconnecting nor an EPOCH frame starts a fresh count
+// (the 36 MB to 2.58 GB). Only reset clears it, between trials.
+type earlyBudget struct {
+	max  int
+	mu   sync.Mutex
+	held map[nodes.ID]int // only roster peers' ids reach it (a handshake proved each)
+}
+
+// take counts one more message of peer's, false beyond the bound.
+func (b *earlyBudget) take(peer nodes.ID) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.held[peer] >= b.max {
+		return false
+	}
+	b.held[peer]++
+	return true
+}
+
+func (b *earlyBudget) reset() {
+	b.mu.Lock()
+	clear(b.held)
+	b.mu.Unlock()
 }
 
 // connSet is the accepted connections, closed all at once when the node

@@ -142,7 +142,7 @@ func (n *node) run(ctx context.Context, t transport, in io.Reader) error {
 		return fmt.Errorf("live: encoding the identity: %w", err)
 	}
 	n.rep.report(Report{Type: "hello", Addr: t.addr(), Identity: string(file), PID: os.Getpid(),
-		Kinds: KindNames(), Timers: TimerNames(), Control: ControlVersion})
+		Proof: ProveToHarness(n.o.Identity, n.id.ID, n.o.Challenge), Kinds: KindNames(), Timers: TimerNames(), Control: ControlVersion})
 	if err := n.rep.flush(); err != nil {
 		return fmt.Errorf("live: control channel: %w", err)
 	}
@@ -309,7 +309,7 @@ func (n *node) refused(e event) {
 		e.from = to
 	}
 	n.logf("handshake with peer %d (%s side): %s", e.from, e.side, reason)
-	n.rep.report(Report{Type: "refused", Peer: e.from, Side: e.side, ByPeer: re != nil && re.Remote, Reason: reason})
+	n.rep.report(Report{Type: "refused", Peer: e.from, Side: e.side, ByPeer: re != nil && re.Remote, Path: re != nil && re.Path, Reason: reason})
 	if e.side == "dial" {
 		n.settle(to, first)
 	}

@@ -16,6 +16,10 @@ type Options struct {
 	// Show is the identity presented to peers; nil means Identity's own.
 	// Only tests of refusal set it (see Forge).
 	Show *pow.Identity
+	// Challenge is the harness's, signed in hello with Identity's key
+	// (ProveToHarness): the harness excludes a node only on what it
+	// checked itself, and this is how it checks the key.
+	Challenge string
 	// Listener accepts peers' connections; nil listens on 127.0.0.1:0.
 	Listener net.Listener
 	// Dial opens a connection to a link's address; nil uses TCP.
@@ -27,6 +31,11 @@ type Options struct {
 	Log io.Writer
 	// HandshakeTimeout bounds each handshake; 0 means 10 s.
 	HandshakeTimeout time.Duration
+	// HelloTimeout bounds how long an accepted connection may take to
+	// send its HELLO, which an honest dialer sends first thing; 0 means
+	// DefaultHelloTimeout. A connection that says nothing holds a
+	// handshake slot no longer (the slowloris).
+	HelloTimeout time.Duration
 	// StateDir keeps the machine's stable state (nodes.StableStore: etcd-
 	// raft's hard state and log) in StableFile across a crash and restart of
 	// the process; "" keeps it in memory, where a restart loses it. The
@@ -37,8 +46,9 @@ type Options struct {
 	// more are closed unread. 0 means DefaultMaxPending.
 	MaxPending int
 	// MaxEarly bounds the messages one peer may send before start (they
-	// wait for it in memory); one more closes its link as a protocol
-	// error. 0 means DefaultMaxEarly.
+	// wait for it in memory), counted by the peer's identity across all
+	// its connections and EPOCH frames; one more closes its link as a
+	// protocol error. 0 means DefaultMaxEarly.
 	MaxEarly int
 }
 
@@ -51,6 +61,7 @@ const StableFile = "stable.state"
 // own early start; DefaultMaxEarly is far beyond what any algorithm's first
 // step sends (at most one message per peer and kind).
 const (
-	DefaultMaxPending = 256
-	DefaultMaxEarly   = 1024
+	DefaultMaxPending   = 256
+	DefaultMaxEarly     = 1024
+	DefaultHelloTimeout = time.Second
 )

@@ -1,6 +1,9 @@
 package trial
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Trigger says when a fault starts or heals (When).
 type Trigger uint8
@@ -54,4 +57,20 @@ type CrashRecord struct {
 	At             time.Duration // when
 	WasLeader      bool          // the latest decision named it, or it was the highest and nobody had decided
 	FirstSuspicion time.Duration // when a detector first suspected it; -1 if none did
+}
+
+// Dispute is one process's report that it refused another's identity: By
+// accused Of, or, with Path, By's link to Of led to another identity (the
+// path, a proxy pointed elsewhere, is at fault, not Of).
+type Dispute struct {
+	By, Of int
+	Path   bool
+}
+
+// String is "BY>OF", or "BY>path(BY>OF)" for the path's fault.
+func (d Dispute) String() string {
+	if d.Path {
+		return fmt.Sprintf("%d>path(%d>%d)", d.By, d.By, d.Of)
+	}
+	return fmt.Sprintf("%d>%d", d.By, d.Of)
 }

@@ -42,6 +42,10 @@ type Record struct {
 	// AnonymousRefused (live) counts connections refused that proved no
 	// identity, which are blamed on no process.
 	AnonymousRefused int64
+	// Disputes (live) are the refusals the processes reported of one
+	// another, each once: a process's word, kept as evidence, never a
+	// verdict (the runtime excludes a process only on its own check).
+	Disputes []Dispute
 	// Delays are the one-way delays of the election messages (Delayed):
 	// the T the network actually gave, against the configured T.
 	Delays Delays

@@ -153,6 +153,9 @@ func (r *Runtime) Run(ctx context.Context, cfg trial.Config) (*Result, error) {
 		if cause == nil {
 			cause = lt.procs.spawnErr
 		}
+		if cause == nil {
+			cause = lt.links.infra
+		}
 		if cause != nil {
 			err = fmt.Errorf("%w: %w; %v", trial.ErrInfrastructure, cause, err)
 		}

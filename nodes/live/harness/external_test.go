@@ -4,6 +4,8 @@ package harness_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -133,4 +135,46 @@ func TestExternalToxiproxy(t *testing.T) {
 	}
 	r.Close()
 	checkReleased(t, toxi.NewClient(url), infos)
+}
+
+// The redirected link (#39 item 1): with an external Toxiproxy,
+// whose API anyone may call, a proxy pointed at another node's listener
+// between trials is found before the next trial and refused as an
+// infrastructure error; no trial runs on it, so no honest node is blamed.
+func TestExternalToxiproxyRedirectedIsRefused(t *testing.T) {
+	opt := options(t)
+	url, _ := externalToxiproxy(t)
+	opt.Toxiproxy = url
+	var infos []harness.Info
+	opt.Observe = func(i harness.Info) { infos = append(infos, i) }
+	r := runtime(t, opt)
+	defer r.Close()
+	ranks := random(4, 1)
+	cfg := config(t, "chang-roberts", ranks, []int{lowest(ranks)}, 5*time.Millisecond)
+	if _, v, _ := run(t, r, cfg); !v.Correct || !v.Live {
+		t.Fatalf("the first trial: %+v", v)
+	}
+	info := infos[0]
+	// Repoint the first proxy at a node it does not lead to.
+	name, to := info.Proxies[0], ""
+	c := toxi.NewClient(url)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	states, err := c.States(ctx, info.Prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range info.NodeAddrs {
+		if a != states[name].Upstream {
+			to = a
+			break
+		}
+	}
+	if err := c.SetUpstream(ctx, name, to); err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.Run(context.Background(), cfg)
+	if !errors.Is(err, trial.ErrInfrastructure) || !strings.Contains(fmt.Sprint(err), name) {
+		t.Fatalf("a trial on a redirected proxy: result %v, error %v; want an infrastructure error naming %s", res != nil, err, name)
+	}
 }

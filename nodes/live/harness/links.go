@@ -35,6 +35,9 @@ type links struct {
 	lossy      []bool
 	anyLossy   bool
 	cuts       map[link]int // partitions holding each link cut
+	// infra is the infrastructure fault readBack found: the trial's
+	// failure is then not the algorithm's (Runtime.Run).
+	infra error
 }
 
 func newLinks(n int, k *kept, fail func(format string, args ...any)) *links {
@@ -130,10 +133,36 @@ func (ls *links) make(ctx context.Context, plan linkPlan, prog *setupProgress, i
 		mu.Unlock()
 		return nil
 	})
+	if err == nil && !plan.embedded {
+		err = ls.readBack(ctx, pairs)
+	}
 	if err == nil {
 		prog.progress(len(pairs))
 	}
 	return err
+}
+
+// readBack checks, before a trial on an external Toxiproxy, that every
+// proxy of the trial forwards where the harness pointed it. Its API is
+// unauthenticated: anyone can repoint a proxy at another node's listener,
+// which would make an honest dialer refuse the identity it meets there.
+// A proxy the harness did not configure is refused as an infrastructure
+// error (ls.infra), not run on.
+func (ls *links) readBack(ctx context.Context, pairs []link) error {
+	k := ls.kept
+	states, err := k.states(ctx)
+	if err != nil {
+		return err
+	}
+	for i, l := range ls.list {
+		name, want := ls.proxy[l], k.addrs[pairs[i][1]]
+		if st, ok := states[name]; !ok || st.Upstream != want {
+			ls.infra = fmt.Errorf("proxy %s forwards to %q, not to %s where the harness pointed it: the --toxiproxy server was reconfigured by someone else, and no trial runs on it",
+				name, st.Upstream, want)
+			return ls.infra
+		}
+	}
+	return nil
 }
 
 // on is link l's proxy: the server holding it and its name.

@@ -3,6 +3,8 @@ package harness
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -33,9 +35,13 @@ type proc struct {
 	pid    int
 	addr   string
 	ident  *pow.Identity
+	// challenge is the harness's, fresh for this process, which its
+	// hello signs (live.ProveToHarness).
+	challenge string
 	// unproven is why the identity the node reported fails the cluster's
-	// puzzle (the harness checks what it can check itself); such a node
-	// takes no part, as one its peers refused.
+	// puzzle or its key's proof (the harness checks what it can check
+	// itself); such a node takes no part. Only this excludes a node: a
+	// peer's refusal is a dispute, its word (run.go, handle).
 	unproven error
 	linked   bool
 	killed   bool // by the harness: its exit is expected
@@ -156,7 +162,10 @@ func (ps *procs) spawn(idx int, dir, forge string) (*proc, error) {
 // once.
 func (ps *procs) startProc(idx int, dir, forge string, ln *os.File) (*proc, error) {
 	opt := ps.opt
-	args := append(slices.Clone(opt.Node[1:]), "--identity-dir", dir, "--bits", strconv.Itoa(ps.bits()))
+	var nonce [16]byte
+	rand.Read(nonce[:])
+	challenge := hex.EncodeToString(nonce[:])
+	args := append(slices.Clone(opt.Node[1:]), "--identity-dir", dir, "--bits", strconv.Itoa(ps.bits()), "--challenge", challenge)
 	if forge != "" {
 		args = append(args, "--forge", forge)
 	}
@@ -167,7 +176,7 @@ func (ps *procs) startProc(idx int, dir, forge string, ln *os.File) (*proc, erro
 	}
 	cmd.Env = append(os.Environ(), opt.Env...)
 	cmd.SysProcAttr = nodeSysProcAttr()
-	p := &proc{idx: idx, pos: -1, dir: dir, cmd: cmd, exited: make(chan struct{}), tail: &tailWriter{log: opt.Log, prefix: fmt.Sprintf("node %d: ", idx)}}
+	p := &proc{idx: idx, pos: -1, dir: dir, cmd: cmd, challenge: challenge, exited: make(chan struct{}), tail: &tailWriter{log: opt.Log, prefix: fmt.Sprintf("node %d: ", idx)}}
 	cmd.Stderr = p.tail
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -407,12 +416,16 @@ func (ps *procs) hello(p *proc, r *live.Report) error {
 	}
 	p.ident, p.addr = id, r.Addr
 	// The harness checks every reported identity itself (proof of work
-	// and key/id binding) under the cluster's puzzle rather than take the
-	// node's word for it; the handshake proves possession of the key.
+	// and key/id binding) under the cluster's puzzle, and that the node
+	// holds its key (its signature over this process's challenge), rather
+	// than take anyone's word for it.
 	p.unproven = nil
 	if err := pow.PolicyFor(ps.puzzle()).Verify(id); err != nil {
 		p.unproven = err
 		ps.logf("node %d: its identity fails the cluster's puzzle: %v", p.idx, err)
+	} else if err := live.CheckHarnessProof(id, p.challenge, r.Proof); err != nil {
+		p.unproven = err
+		ps.logf("node %d: %v", p.idx, err)
 	}
 	return nil
 }

@@ -29,8 +29,10 @@ type Info struct {
 type Result struct {
 	trial.Record
 	Ranks []nodes.Rank // by position: the identities the nodes minted
-	// Refused lists the positions whose identity a peer refused; they take
-	// no part (as if crashed at the start).
+	// Refused lists the positions whose identity the harness's own check
+	// refused (its puzzle, or its key's proof: procs.hello); they take no
+	// part (as if crashed at the start). What nodes refused of one another
+	// is in Record.Disputes.
 	Refused []int
 	// Refusals counts handshake refusals, as every node counted them.
 	Refusals int64

@@ -471,10 +471,17 @@ func (lt *liveTrial) handle(rep nodeReport) {
 			lt.restarted(p)
 		}
 	case "refused":
-		// A refusal of the reporter by its peer names nobody new: the peer
-		// reports its own side of it.
-		if !r.ByPeer && r.Peer >= 0 && r.Peer < lt.n {
-			ps.refused[r.Peer] = true
+		// A node's word proves nothing (a dishonest node may say it of
+		// anyone; a proxy pointed elsewhere makes an honest one say it of
+		// the peer it never reached): it is kept in the row as a dispute,
+		// and only the harness's own check of an identity excludes a node
+		// (procs.hello). A refusal of the reporter by its peer names
+		// nobody new: the peer reports its own side of it.
+		if !r.ByPeer && r.Peer >= 0 && r.Peer < lt.n && current && p.pos >= 0 && r.Peer != p.pos {
+			d := trial.Dispute{By: p.pos, Of: r.Peer, Path: r.Path}
+			if !slices.Contains(lt.res.Disputes, d) {
+				lt.res.Disputes = append(lt.res.Disputes, d)
+			}
 		}
 	case "step":
 		if err := live.ResolveExternal(r); err != nil {
@@ -737,6 +744,7 @@ func (lt *liveTrial) finish() (*Result, error) {
 	rec.Events, rec.Quiescent, rec.End = l.steps, st.quiescent, st.lastCore
 	rec.Settled = st.settled
 	rec.Alive = slices.Clone(lt.procs.alive)
+	rec.Disputes = res.Disputes // handle's, as the nodes reported them
 	res.Record = rec
 	for _, st := range res.Stats {
 		if st != nil {

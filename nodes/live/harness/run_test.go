@@ -17,6 +17,7 @@ import (
 	"github.com/electbench/electbench/nodes/check"
 	"github.com/electbench/electbench/nodes/live"
 	"github.com/electbench/electbench/nodes/live/harness"
+	"github.com/electbench/electbench/nodes/live/livetest"
 	"github.com/electbench/electbench/nodes/sim"
 	"github.com/electbench/electbench/nodes/trial"
 )
@@ -167,6 +168,34 @@ func TestForgedIdentity(t *testing.T) {
 		}
 		if log := opt.Log.(fmt.Stringer).String(); !strings.Contains(log, "refused the peer") {
 			t.Errorf("%s: no refusal logged", tc.mode)
+		}
+	}
+}
+
+// The false blame (#39 item 1): a dishonest node that reports it
+// refused every peer, after linking, gets nobody excluded, in 10 trials of
+// 10; each row names the dispute (who accused whom) and the election is
+// correct among all five. Before, each accused node was SIGKILLed.
+func TestAccusationsExcludeNobody(t *testing.T) {
+	opt := options(t)
+	opt.Env = append(opt.Env, livetest.EnvAccuse+"=2:5")
+	r := runtime(t, opt)
+	for i := range 10 {
+		ranks := random(5, uint64(i+1))
+		res, v, _ := run(t, r, config(t, "chang-roberts", ranks, []int{lowest(ranks)}, 5*time.Millisecond))
+		if len(res.Refused) != 0 || len(res.Crashes) != 0 {
+			t.Errorf("trial %d: refused %v, crashes %+v: a node's word excluded a peer", i, res.Refused, res.Crashes)
+		}
+		if !v.Correct || !v.Live || v.Leader != res.Ranks[highest(res.Ranks)].String() {
+			t.Errorf("trial %d: %+v; want the highest of all five", i, v)
+		}
+		if len(res.Disputes) != 4 {
+			t.Errorf("trial %d: disputes %v; want the liar's four accusations", i, res.Disputes)
+		}
+		for _, d := range res.Disputes {
+			if d.By != res.Disputes[0].By || d.Of == d.By || d.Path {
+				t.Errorf("trial %d: dispute %v among %v", i, d, res.Disputes)
+			}
 		}
 	}
 }

@@ -18,7 +18,11 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -29,6 +33,12 @@ import (
 // binary as a node.
 const EnvNode = "ELECTBENCH_LIVE_NODE"
 
+// EnvAccuse, set to "K:N" in the nodes' environment, makes the node of
+// spawn index K dishonest: once linked it reports that it refused the
+// identity of every position 0..N-1 (its own among them), though every
+// peer is honest: a node's word, which the harness must not take as proof.
+const EnvAccuse = "ELECTBENCH_LIVE_ACCUSE"
+
 // Main runs this test binary as a node, and exits, when the harness started
 // it as one; otherwise it returns. Call it first in TestMain.
 func Main() {
@@ -38,7 +48,7 @@ func Main() {
 }
 
 // NodeMain is `electbench node` for a test binary: it parses the flags the
-// harness passes (--identity-dir, --bits, --forge, --listen-fd), runs the node on stdin
+// harness passes (--identity-dir, --bits, --forge, --listen-fd, --challenge), runs the node on stdin
 // and stdout, and returns the exit code.
 func NodeMain(args []string) int {
 	fs := flag.NewFlagSet("node", flag.ContinueOnError)
@@ -47,14 +57,38 @@ func NodeMain(args []string) int {
 	fs.IntVar(&c.Bits, "bits", c.Bits, "")
 	fs.StringVar(&c.Forge, "forge", c.Forge, "")
 	fs.IntVar(&c.ListenFD, "listen-fd", c.ListenFD, "")
+	fs.StringVar(&c.Challenge, "challenge", c.Challenge, "")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if err := live.NodeMain(context.Background(), c, os.Stdin, os.Stdout, os.Stderr); err != nil {
+	var out io.Writer = os.Stdout
+	if k, n, ok := strings.Cut(os.Getenv(EnvAccuse), ":"); ok && k == filepath.Base(c.IdentityDir) {
+		all, _ := strconv.Atoi(n)
+		out = &accuser{w: os.Stdout, n: all}
+	}
+	if err := live.NodeMain(context.Background(), c, os.Stdin, out, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "node:", err)
 		return 1
 	}
 	return 0
+}
+
+// accuser passes a node's control lines on and, after each "linked" (one
+// a trial), adds a false refusal of every position (EnvAccuse).
+type accuser struct {
+	w io.Writer
+	n int
+}
+
+func (a *accuser) Write(p []byte) (int, error) {
+	k, err := a.w.Write(p)
+	if err != nil || !bytes.Contains(p, []byte(`"type":"linked"`)) {
+		return k, err
+	}
+	for peer := range a.n {
+		fmt.Fprintf(a.w, "{\"type\":\"refused\",\"peer\":%d,\"side\":\"accept\",\"reason\":\"made up\"}\n", peer)
+	}
+	return k, nil
 }
 
 // Command is the node command and environment that run this test binary as
