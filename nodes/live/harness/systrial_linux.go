@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -48,7 +49,25 @@ func CheckSystem(a *nodes.Algorithm) error {
 	if os.Geteuid() != 0 {
 		return fmt.Errorf("%s runs its members as uids of their own and cuts links with nftables: it needs root (and Debian's %s)", a.Name, srv.Package)
 	}
-	return nil
+	return traversable(os.TempDir())
+}
+
+// traversable checks that every directory down to dir lets other users
+// through: the members, each its own uid, run in a trial directory under
+// it (and a later run finds a dead one's there, RemoveDeadDirs).
+func traversable(dir string) error {
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		fi, err := os.Stat(d)
+		if err != nil {
+			return fmt.Errorf("the temporary directory: %w", err)
+		}
+		if fi.Mode().Perm()&0o001 == 0 {
+			return fmt.Errorf("server members run as uids of their own and cannot enter %s (mode %v) on the way to the temporary directory %s: set TMPDIR to one they can reach, such as /tmp", d, fi.Mode().Perm(), dir)
+		}
+		if d == filepath.Dir(d) {
+			return nil
+		}
+	}
 }
 
 // sysTrial is one trial of a server algorithm.
