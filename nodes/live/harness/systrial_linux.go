@@ -135,12 +135,12 @@ func runSystem(ctx context.Context, srv *system.Server, cfg *trial.Config, logf 
 	if st.c, err = system.Start(ctx, srv, spec, dir); err != nil {
 		return nil, fmt.Errorf("live: %w: %w", trial.ErrInfrastructure, err)
 	}
-	runErr := st.run(ctx)
+	runErr := st.runAndClose(ctx)
 	logf("%s: %d members formed in %v, ran to %v", srv.Name, n, st.formed.Round(time.Millisecond), st.now().Round(time.Millisecond))
-	if err := st.c.Close(); err != nil {
-		st.errs = append(st.errs, fmt.Sprintf("closing the cluster: %v", err))
-	}
-	if runErr != nil {
+	switch {
+	case runErr != nil && ctx.Err() != nil:
+		return nil, fmt.Errorf("live: %w", runErr) // interrupted: nobody's failure
+	case runErr != nil:
 		return nil, fmt.Errorf("live: %w: %w", trial.ErrInfrastructure, runErr)
 	}
 	res := st.finish()
@@ -161,19 +161,36 @@ func systemSpec(cfg *trial.Config) (system.Spec, error) {
 		Params: map[string]int{"election-timeout": int(s.Election.Milliseconds()), "heartbeat-interval": int(s.Heartbeat.Milliseconds())}}, nil
 }
 
+// runAndClose runs the trial and closes the cluster whatever happens (a
+// panic of the run included): its members killed, their directories and
+// the run's nftables table removed.
+func (st *sysTrial) runAndClose(ctx context.Context) error {
+	defer func() {
+		if err := st.c.Close(); err != nil {
+			st.errs = append(st.errs, fmt.Sprintf("closing the cluster: %v", err))
+		}
+	}()
+	return st.run(ctx)
+}
+
 // run waits for the cluster to form, then applies the faults and reads
 // the members' observations until the deadline. An error is the
 // infrastructure's: the cluster did not form.
 func (st *sysTrial) run(ctx context.Context) error {
 	form, cancel := context.WithTimeout(ctx, 30*time.Second+time.Duration(st.n)*time.Second)
 	defer cancel()
-	st.tl.Begin(sysInjector{st})
+	tl := st.tl // nil when the trial has no fault
+	if tl != nil {
+		tl.Begin(sysInjector{st})
+	}
 	if err := system.WaitFormed(form, st.c, st.observe); err != nil {
 		return err
 	}
 	st.formed = st.now()
-	st.tl.Arm(true)
-	if st.latest >= 0 {
+	if tl != nil {
+		tl.Arm(true)
+	}
+	if tl != nil && st.latest >= 0 {
 		// The cluster elected while it formed, before the faults waiting
 		// for a leader were armed.
 		st.tl.Decided()
@@ -214,7 +231,9 @@ func (st *sysTrial) observe(o system.Observation) {
 	if o.Leader >= 0 {
 		st.add(trial.Event{At: at, Kind: trial.EvDecide, P: p, Leader: st.ranks[o.Leader]})
 		st.latest = o.Leader
-		st.tl.Decided()
+		if st.tl != nil {
+			st.tl.Decided()
+		}
 	}
 }
 
