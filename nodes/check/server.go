@@ -19,10 +19,12 @@ import (
 // starts with.
 const serverPhase = "server:"
 
-// Server roles the checker reads terms from.
+// Server roles the checker reads terms and disruptions from.
 const (
-	RoleCandidate = "candidate"
-	RoleLeader    = "leader"
+	RoleFollower     = "follower"
+	RolePreCandidate = "pre-candidate"
+	RoleCandidate    = "candidate"
+	RoleLeader       = "leader"
 )
 
 // ServerRole is the phase a server member is reported in once it logs
@@ -53,6 +55,7 @@ func (c *Checker) serverRole(at time.Duration, p int, phase string) bool {
 	if w == nil || !ok {
 		return false
 	}
+	w.disrupt.advance(at)
 	switch role {
 	case RoleCandidate:
 		if w.terms[term] == nil {
@@ -62,6 +65,49 @@ func (c *Checker) serverRole(at time.Duration, p int, phase string) bool {
 	case RoleLeader:
 		c.actsAsLeader(at, p, term, false)
 	}
-	w.disrupt.advance(at)
+	w.disrupt.serverRole(at, p, role, term)
 	return true
+}
+
+// serverRole is the disruption watch's reading of a server member's
+// role, as sent reads a library's messages: a candidacy is a Ballot (an
+// election, the term seen), a pre-candidacy a Campaign message (no term
+// entered), a leadership the first Leader message of its term. Nothing
+// else of a tenure is visible: it lasts until its leader's next role (no
+// silence, nodes.Quorum.Heartbeat unset), and a leader that becomes
+// follower of a higher term was deposed. Whether it still reached a
+// majority then cannot be read off deliveries nobody sees: its followers
+// that still followed it (decided it, did not campaign) count as reached.
+func (d *disruptWatch) serverRole(at time.Duration, p int, role string, term int64) {
+	switch role {
+	case RoleCandidate:
+		d.sawTerm(term)
+		if !d.balloted[p] || d.ballot[p] != term {
+			d.balloted[p], d.ballot[p] = true, term
+			d.elections++
+		}
+		fallthrough
+	case RolePreCandidate:
+		d.end(at, p, gaveUp)
+		d.campaign(p)
+		d.byVote[p] = false
+	case RoleLeader:
+		d.sawTerm(term)
+		d.lead(at, p, term)
+	case RoleFollower:
+		d.sawTerm(term)
+		t := d.leading[p]
+		switch {
+		case t == nil:
+		case term > t.term:
+			for q, f := range d.follows {
+				if q != p && f == p {
+					t.heard[q], t.reach[q] = true, at
+				}
+			}
+			d.end(at, p, deposed)
+		default:
+			d.end(at, p, gaveUp) // check-quorum: it lost its quorum
+		}
+	}
 }

@@ -46,13 +46,10 @@ func init() {
 		},
 		LiveOnly: liveOnly,
 		// No message is visible, so no kind is named: the checker reads
-		// terms from the members' logged roles (check.ServerRole).
+		// terms from the members' logged roles (check.ServerRole). No
+		// Heartbeat either: a leader's heartbeats are not seen, and its
+		// silence would say nothing.
 		Quorum: &nodes.Quorum{
-			// A leader heartbeats every heartbeat-interval.
-			Heartbeat: func(cfg nodes.Config) (time.Duration, error) {
-				s, err := EtcdSettings(cfg)
-				return s.Heartbeat, err
-			},
 			Steady: func(cfg nodes.Config) (time.Duration, error) {
 				s, err := EtcdSettings(cfg)
 				return s.Heartbeat, err

@@ -218,11 +218,8 @@ func (st *sysTrial) now() time.Duration { return time.Since(st.t0) }
 func (st *sysTrial) observe(o system.Observation) {
 	at := max(o.At.Sub(st.t0), 0)
 	p := int32(o.Member)
-	switch o.Role {
-	case system.Candidate:
-		st.add(trial.Event{At: at, Kind: trial.EvPhase, P: p, Phase: check.ServerRole(check.RoleCandidate, int64(o.Term))})
-	case system.Leader:
-		st.add(trial.Event{At: at, Kind: trial.EvPhase, P: p, Phase: check.ServerRole(check.RoleLeader, int64(o.Term))})
+	if role, ok := serverRoles[o.Role]; ok {
+		st.add(trial.Event{At: at, Kind: trial.EvPhase, P: p, Phase: check.ServerRole(role, int64(o.Term))})
 	}
 	if o.Leader == system.LeaderUnchanged || o.Leader == st.leader[o.Member] {
 		return
@@ -236,6 +233,10 @@ func (st *sysTrial) observe(o system.Observation) {
 		}
 	}
 }
+
+// serverRoles are the checker's names of the roles servers log.
+var serverRoles = map[system.Role]string{system.Follower: check.RoleFollower, system.PreCandidate: check.RolePreCandidate,
+	system.Candidate: check.RoleCandidate, system.Leader: check.RoleLeader}
 
 func (st *sysTrial) add(e trial.Event) { st.events = append(st.events, e) }
 
