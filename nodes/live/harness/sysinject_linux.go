@@ -50,10 +50,11 @@ func (in sysInjector) Crash(p int, _, _ bool) {
 	if !st.alive[p] {
 		return
 	}
+	at := st.now() // the SIGKILL's, not the exit's, which Crash waits for
 	st.c.Crash(p)
 	st.alive[p], st.paused[p] = false, false
 	st.leader[p] = -1
-	st.add(trial.Event{At: st.now(), Kind: trial.EvCrash, P: int32(p)})
+	st.add(trial.Event{At: at, Kind: trial.EvCrash, P: int32(p)})
 }
 
 // Restart runs member p again on its data directory.
