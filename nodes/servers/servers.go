@@ -31,7 +31,7 @@ func init() {
 	register(nodes.Algorithm{
 		Name:     "etcd-server",
 		Family:   "quorum",
-		Summary:  "etcd 3.4 as Debian ships it (etcd-server 3.4.23), run unchanged as a cluster on loopback; leadership read from its logs, messages not visible; live only, needs root",
+		Summary:  "etcd 3.4 as Debian ships it (etcd-server 3.4.23): unchanged server processes, leadership read from their logs, live only",
 		Topology: nodes.Complete,
 		Variants: []nodes.Variant{
 			{Name: "default", Summary: "3.4's defaults: CheckQuorum always on, PreVote off"},
