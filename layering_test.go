@@ -74,6 +74,9 @@ var floors = [][]string{
 		"pow", "reports", "nodes/live/harness/toxi", // leaves that know rows, identities, a Toxiproxy client
 		"nodes/live/harness/netcut", // a leaf that cuts loopback links in nftables
 		"nodes/live/harness/system", // real servers run from outside, over netcut
+		// The server algorithms' registrations (names, variants,
+		// parameters): the live harness reads them to run the servers.
+		"nodes/servers",
 	}, algorithms...),
 	{"nodes/check", "nodes/trial/timeline"},              // read trial events; the one fault engine
 	append([]string{"nodes/live/livetest"}, runtimes...), // the runtimes and their test support

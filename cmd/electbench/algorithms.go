@@ -8,4 +8,5 @@ import (
 	_ "github.com/electbench/electbench/nodes/mutex"
 	_ "github.com/electbench/electbench/nodes/quorum"
 	_ "github.com/electbench/electbench/nodes/ring"
+	_ "github.com/electbench/electbench/nodes/servers"
 )

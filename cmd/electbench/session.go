@@ -435,6 +435,9 @@ func (l *liveHarness) Open(ctx context.Context) error {
 		if err := harness.CheckHost(t.Nodes, t.Algo.Alg.Topology, all, l.url == ""); err != nil {
 			return badInputf("--nodes %d (%s): %w", t.Nodes, t.Algo.Alg.Name, err)
 		}
+		if err := harness.CheckSystem(t.Algo.Alg); err != nil {
+			return badInputf("%w", err)
+		}
 	}
 	log, err := os.OpenFile(filepath.Join(l.dir, "live.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {

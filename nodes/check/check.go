@@ -343,6 +343,9 @@ func (c *Checker) Crashed(at time.Duration, p int) {
 
 // Phase is called after every event of a nodes.Phased process.
 func (c *Checker) Phase(at time.Duration, p int, phase string) {
+	if c.serverRole(at, p, phase) {
+		return
+	}
 	if c.phase == nil {
 		c.phase = make([]string, c.ranks.Len())
 		c.normal = map[nodes.Rank]int{}

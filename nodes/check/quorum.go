@@ -118,7 +118,7 @@ func (c *Checker) Sent(at time.Duration, from int, m nodes.Message) {
 			w.order = append(w.order, m.A)
 		}
 	case w.q.IsLeader(m.Kind):
-		c.actsAsLeader(at, from, m.A)
+		c.actsAsLeader(at, from, m.A, true)
 	}
 	w.disrupt.advance(at)
 	w.disrupt.sent(at, from, w.q, &m)
@@ -143,7 +143,10 @@ func (c *Checker) Delivered(at time.Duration, to, from int, m nodes.Message) {
 	}
 }
 
-func (c *Checker) actsAsLeader(at time.Duration, p int, term int64) {
+// actsAsLeader notes p acting as leader of term. votesSeen says the
+// term's grants are on the wire the checker reads; a server's are not
+// (ServerRole), so the minority-leader check cannot apply to it.
+func (c *Checker) actsAsLeader(at time.Duration, p int, term int64, votesSeen bool) {
 	w := c.quorum
 	t := w.terms[term]
 	if t == nil { // a leader without a ballot: it cannot have had votes
@@ -154,7 +157,7 @@ func (c *Checker) actsAsLeader(at time.Duration, p int, term int64) {
 	switch {
 	case t.Leader < 0:
 		t.Leader, t.Won = p, at
-		if votes := w.granted[[2]int64{int64(p), term}] + 1; votes < w.majority {
+		if votes := w.granted[[2]int64{int64(p), term}] + 1; votesSeen && votes < w.majority {
 			c.record(Violation{At: at, Kind: "minority-leader", Procs: []int{p},
 				Detail: fmt.Sprintf("process %d (id %s) acted as leader of term %d with %d of %d votes (a majority is %d)",
 					p, c.ranks.At(p), term, votes, c.ranks.Len(), w.majority)})

@@ -123,6 +123,12 @@ func (r *Runtime) Run(ctx context.Context, cfg trial.Config) (*Result, error) {
 	if err := live.Capabilities.Check(&cfg); err != nil {
 		return nil, fmt.Errorf("live: %w", err)
 	}
+	if srv := systemServer(cfg.Algorithm); srv != nil {
+		// A server algorithm runs its own processes, not nodes behind
+		// Toxiproxy (systrial_linux.go).
+		r.trials++
+		return runSystem(ctx, srv, &cfg, func(format string, args ...any) { r.logf("trial %d: "+format, append([]any{r.trials}, args...)...) })
+	}
 	fs, err := newFaults(&cfg)
 	if err != nil {
 		return nil, fmt.Errorf("live: %w", err)

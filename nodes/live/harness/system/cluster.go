@@ -107,12 +107,11 @@ func (c *Cluster) place() error {
 	for i := range c.spec.Members {
 		m := Member{Index: i, Addr: netip.AddrFrom4([4]byte{127, n16[0], n16[1], byte(i + 1)}), UID: uidBase + uint32(i),
 			Dir: filepath.Join(c.dir, "m"+strconv.Itoa(i))}
-		if m.PeerPort, err = freePort(m.Addr); err != nil {
+		ports, err := freePorts(m.Addr, 2)
+		if err != nil {
 			return err
 		}
-		if m.ClientPort, err = freePort(m.Addr); err != nil {
-			return err
-		}
+		m.PeerPort, m.ClientPort = ports[0], ports[1]
 		if err := os.Mkdir(m.Dir, 0o700); err != nil {
 			return err
 		}
@@ -127,15 +126,22 @@ func (c *Cluster) place() error {
 	return nil
 }
 
-// freePort asks the kernel for a port free on addr. The address is the
-// member's own, so only this run binds it.
-func freePort(addr netip.Addr) (int, error) {
-	ln, err := net.Listen("tcp", netip.AddrPortFrom(addr, 0).String())
-	if err != nil {
-		return 0, fmt.Errorf("finding a port on %v: %w", addr, err)
+// freePorts asks the kernel for k ports free on addr, holding each open
+// until all are found: one closed before the next was asked for could be
+// given again (a member's peer and client ports were once the same, and
+// it failed to bind). The address is the member's own, so only this run
+// binds it.
+func freePorts(addr netip.Addr, k int) ([]int, error) {
+	ports := make([]int, k)
+	for i := range ports {
+		ln, err := net.Listen("tcp", netip.AddrPortFrom(addr, 0).String())
+		if err != nil {
+			return nil, fmt.Errorf("finding a port on %v: %w", addr, err)
+		}
+		defer ln.Close()
+		ports[i] = ln.Addr().(*net.TCPAddr).Port
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
+	return ports, nil
 }
 
 // Spec is the cluster as started, its members placed.

@@ -79,8 +79,11 @@ var (
 	// raft/raft.go: "<id> became <role> at term <t>"
 	etcdBecame = regexp.MustCompile(`^([0-9a-f]+) became (follower|pre-candidate|candidate|leader) at term (\d+)$`)
 	// raft/node.go: "raft.node: <id> elected leader <id> at term <t>",
-	// "raft.node: <id> lost leader <id> at term <t>"
-	etcdLeader = regexp.MustCompile(`^raft\.node: ([0-9a-f]+) (elected|lost) leader ([0-9a-f]+) at term (\d+)$`)
+	// "raft.node: <id> lost leader <id> at term <t>", and, for a member
+	// that learns a new leader without having lost the old one first (a
+	// follower whose next message is the new leader's), "raft.node: <id>
+	// changed leader from <id> to <id> at term <t>"
+	etcdLeader = regexp.MustCompile(`^raft\.node: ([0-9a-f]+) (?:(elected|lost) leader|changed leader from [0-9a-f]+ to) ([0-9a-f]+) at term (\d+)$`)
 )
 
 func etcdObserve(c *Spec, line []byte) (Observation, bool) {
@@ -105,7 +108,7 @@ func etcdObserve(c *Spec, line []byte) (Observation, bool) {
 	} else if m := etcdLeader.FindStringSubmatch(l.Msg); m != nil {
 		self, term = m[1], m[4]
 		o.Leader = NoLeader
-		if m[2] == "elected" {
+		if m[2] != "lost" {
 			if o.Leader = etcdMember(c, m[3]); o.Leader < 0 {
 				return Observation{}, false
 			}

@@ -70,6 +70,12 @@ const (
 	LeaderUnchanged = -2
 )
 
+// servers are the server definitions by algorithm name.
+var servers = map[string]*Server{Etcd.Name: Etcd}
+
+// ByName is the definition of the server algorithm name, or nil.
+func ByName(name string) *Server { return servers[name] }
+
 // ErrMissing wraps the error of a server whose binary is not installed.
 var ErrMissing = errors.New("server binary missing")
 

@@ -1,0 +1,64 @@
+package check_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/check"
+	"github.com/electbench/electbench/nodes/trial"
+)
+
+// A server's terms come from its members' logged roles (check.ServerRole):
+// a candidacy opens a term, a leadership wins it; a leader that becomes
+// follower of a higher term while its follower still follows it was
+// disrupted; the highest term logged less the first leader's is the
+// inflation; two leaders of one term break safety.
+func TestServerRoles(t *testing.T) {
+	ranks := nodes.SmallRanks([]uint32{1, 2, 3})
+	alg := &nodes.Algorithm{Name: "server", Quorum: &nodes.Quorum{}}
+	c := check.New(ranks)
+	if err := c.WatchQuorum(alg, nodes.Config{N: 3, T: time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	ms := time.Millisecond
+	role := func(at time.Duration, p int, r string, term int64) {
+		c.Event(&trial.Event{At: at * ms, Kind: trial.EvPhase, P: int32(p), Phase: check.ServerRole(r, term)})
+	}
+	decide := func(at time.Duration, p, leader int) {
+		c.Event(&trial.Event{At: at * ms, Kind: trial.EvDecide, P: int32(p), Leader: ranks.At(leader)})
+	}
+	role(1, 0, check.RoleCandidate, 2)
+	role(2, 0, check.RoleLeader, 2)
+	for p := range 3 {
+		decide(2, p, 0)
+	}
+	// Member 2 is cut off from the leader: it campaigns in terms 3 to 5
+	// and its term-5 vote request deposes the leader, whom member 1
+	// still followed.
+	for term := int64(3); term <= 5; term++ {
+		role(10*time.Duration(term), 2, check.RoleCandidate, term)
+	}
+	role(60, 0, check.RoleFollower, 5)
+	role(61, 1, check.RoleFollower, 5)
+	role(70, 1, check.RoleCandidate, 6)
+	role(71, 1, check.RoleLeader, 6)
+	for p := range 3 {
+		decide(71, p, 1)
+	}
+	v := c.Finish(&trial.Decisions{}, false, 100*ms)
+	if len(v.Terms) != 5 || v.Terms[0].Leader != 0 || v.Terms[4].Leader != 1 || v.SplitVotes() != 3 {
+		t.Errorf("terms %+v; want 2 to 6, led by 0 and 1, three split", v.Terms)
+	}
+	d := v.Disruption
+	if d.Elections != 5 || d.Disruptions != 1 || d.TermInflation != 4 {
+		t.Errorf("disruption %+v; want 5 elections, 1 disruption, term inflation 4", d)
+	}
+	if v.Violations != 0 {
+		t.Errorf("violations %v; want none", v.Recorded)
+	}
+	role(80, 2, check.RoleLeader, 6)
+	if v := c.Finish(&trial.Decisions{}, false, 100*ms); v.Violations != 1 || v.Recorded[0].Kind != "two-leaders" {
+		t.Errorf("a second leader of term 6: violations %v; want two-leaders", v.Recorded)
+	}
+}
