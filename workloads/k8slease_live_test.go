@@ -15,15 +15,18 @@ import (
 )
 
 // k8sLive is k8s-lease, live, 5 processes (the store and 4 candidates),
-// with client-go's defaults (15 s, 10 s, 2 s) scaled by 1/15 as far as the
-// Lease allows: its lease duration is whole seconds, so 1 s, with the
-// renew deadline 800 ms and the retry period 200 ms.
+// with client-go's defaults (15 s, 10 s, 2 s) scaled by about 1/7 (the
+// Lease's duration is whole seconds): 2 s, 1.5 s, 300 ms. At 1 s, 800 ms
+// and 200 ms, on a host loaded to more than 2 runnable threads a core, a
+// holder lost its lease with no fault in 1 trial of 20 and 1 of 6 (a
+// candidate saw no renewal for a second; the holder went on believing
+// for its renew deadline).
 const k8sLive = `
 name: k8s-live
 runtime: live
 algorithms:
   - name: k8s-lease
-    params: {lease-duration: 1s, renew-deadline: 800ms, retry-period: 200ms}
+    params: {lease-duration: 2s, renew-deadline: 1500ms, retry-period: 300ms}
 nodes: 5
 network:
   latency: 2ms
@@ -70,11 +73,11 @@ func runK8sLive(t *testing.T, rest string) []reports.Row {
 // for 2 ms links and a loaded host). Every trial is safe and correct; the
 // requests are counted by verb.
 func TestK8sLeaseLiveFailover(t *testing.T) {
-	const ld, rp = time.Second, 200 * time.Millisecond
+	const ld, rp = 2 * time.Second, 300 * time.Millisecond
 	lo, hi := ld-rp, ld+66*rp/10+50*time.Millisecond
 	rows := runK8sLive(t, `
 trials: 20
-deadline: 4s
+deadline: 6s
 faults:
   - kind: crash
     target: leader
@@ -86,7 +89,7 @@ faults:
 		if !r.FailoverS.Set || f < lo || f > hi || !strings.Contains(r.Faults, ":crash(") || r.SafetyViolations != 0 || !r.Correct {
 			t.Errorf("trial %d: failover %v (set %v), want within [%v, %v]; faults %q, violation %q, correct %v", r.Trial, f, r.FailoverS.Set, lo, hi, r.Faults, r.Violation, r.Correct)
 		}
-		if r.MessagesByKind["GET"] == 0 || r.MessagesByKind["UPDATE"] == 0 || r.MessagesByKind["UPDATEResp"] == 0 {
+		if r.MessagesByKind.Get("GET") == 0 || r.MessagesByKind.Get("UPDATE") == 0 || r.MessagesByKind.Get("UPDATEResp") == 0 {
 			t.Errorf("trial %d: messages by kind %v", r.Trial, r.MessagesByKind)
 		}
 		failovers = append(failovers, r.FailoverS.V)
@@ -98,21 +101,32 @@ faults:
 // The documented hazard, live: client-go does not fence, so a holder
 // paused (SIGSTOP) for longer than the lease wakes believing it still
 // leads while the candidate that took the lease over leads too, until its
-// next renewal fails: stale_leader_s > 0. Without the pause it is 0.
+// renewal has failed for the renew deadline: stale_leader_s > 0, and the
+// checker records the two beliefs as a disagreement. A pause that lands
+// inside a renewal's poll wakes past that poll's deadline and gives up at
+// once (no overlap), so the test asks for the overlap in most trials, not
+// all. Without the pause it is 0 in every trial, and every trial is safe.
 func TestK8sLeaseLivePausedHolder(t *testing.T) {
 	for _, tc := range []struct {
 		faults string
 		stale  bool
 	}{
-		{"faults:\n  - kind: pause\n    target: leader\n    at: leader-elected\n    for: 2s\n", true},
+		{"faults:\n  - kind: pause\n    target: leader\n    at: leader-elected+100ms\n    for: 3s\n", true},
 		{"", false},
 	} {
-		rows := runK8sLive(t, "trials: 5\ndeadline: 5s\n"+tc.faults)
+		stale := 0
+		rows := runK8sLive(t, "trials: 6\ndeadline: 7s\n"+tc.faults)
 		for _, r := range rows {
-			if got := r.StaleLeaderS.V > 0; got != tc.stale || !r.Live {
-				t.Errorf("pause %v, trial %d: stale_leader_s %v, live %v, violation %q", tc.stale, r.Trial, r.StaleLeaderS, r.Live, r.Violation)
+			if r.StaleLeaderS.V > 0 {
+				stale++
+			}
+			if !r.Live || !r.Correct || !tc.stale && (r.StaleLeaderS.V != 0 || r.SafetyViolations != 0) {
+				t.Errorf("pause %v, trial %d: stale_leader_s %v, live %v, correct %v, violation %q", tc.stale, r.Trial, r.StaleLeaderS, r.Live, r.Correct, r.Violation)
 			}
 			t.Logf("pause %v, trial %d: stale_leader_s %.3f, violation %q", tc.stale, r.Trial, r.StaleLeaderS.V, r.Violation)
+		}
+		if tc.stale && stale < len(rows)/2 {
+			t.Errorf("pause: stale_leader_s > 0 in %d trials of %d, want at least half", stale, len(rows))
 		}
 	}
 }
