@@ -46,7 +46,7 @@ func (s *memStable) AppendStable(b []byte) {
 // drained by one goroutine (the node's), sends to a stopped process are
 // lost, and decisions are recorded.
 type memCluster struct {
-	t     *testing.T
+	t     testing.TB
 	peers []nodes.Peer
 	mu    sync.Mutex
 	libs  []nodes.Library
@@ -95,7 +95,7 @@ func (h memHost) Send(to nodes.PeerID, m nodes.Message) {
 	}
 }
 
-func newMemCluster(t *testing.T, n int) *memCluster {
+func newMemCluster(t testing.TB, n int) *memCluster {
 	c := &memCluster{t: t, libs: make([]nodes.Library, n), inbox: make([]chan delivery, n), quit: make([]chan struct{}, n),
 		dec: make([][]nodes.Rank, n), disk: make([]*memStable, n), sent: map[nodes.Kind]int{}}
 	for i := range n {
