@@ -58,7 +58,7 @@ func local(paths []string) []string {
 }
 
 var (
-	algorithms = []string{"nodes/ring", "nodes/bully", "nodes/quorum", "nodes/quorum/tally", "nodes/etcdraft", "nodes/hraft", "nodes/mutex"}
+	algorithms = []string{"nodes/ring", "nodes/bully", "nodes/quorum", "nodes/quorum/tally", "nodes/etcdraft", "nodes/hraft", "nodes/k8slease", "nodes/mutex"}
 	runtimes   = []string{"nodes/sim", "nodes/live", "nodes/live/harness"}
 )
 

@@ -161,6 +161,9 @@ func WriteHTML(out io.Writer, rows []Row, opt HTMLOptions) error {
 	if slices.ContainsFunc(groups, func(g *reportGroup) bool { return figure16Name.MatchString(g.Scenario) }) {
 		nav = append(nav, link("#figure16", "Raft's Figure 16"))
 	}
+	if slices.ContainsFunc(groups, libraryCrashed) {
+		nav = append(nav, link("#library-failover", "Libraries' failover"))
+	}
 	if hasMutex(groups) {
 		nav = append(nav, link("#mutex", "Mutual exclusion"))
 	}
@@ -187,6 +190,9 @@ func WriteHTML(out io.Writer, rows []Row, opt HTMLOptions) error {
 		return err
 	}
 	if err := writeFigure16(p, groups); err != nil {
+		return err
+	}
+	if err := writeLibraryFailover(p, groups); err != nil {
 		return err
 	}
 	writeMutex(p, groups)

@@ -24,6 +24,9 @@ func NewChecker(cfg *trial.Config, tAlg time.Duration) (*check.Checker, error) {
 	if cfg.Algorithm.ElectsAny {
 		c.ElectAny()
 	}
+	if cfg.Algorithm.Restless && cfg.Algorithm.Mutex == nil {
+		c.RunToDeadline()
+	}
 	if cfg.Ranks.Len() > 1 && cfg.Ranks.AllSame() {
 		c.WatchSymmetry(cfg.T()) // an anonymous ring (--ids anonymous)
 	}

@@ -45,6 +45,8 @@ type Checker struct {
 	// (ElectLowest): which end of the ranks the rightful leader is at; 0
 	// when any live process is rightful (ElectAny).
 	dir int
+	// toDeadline: the algorithm never comes to rest (RunToDeadline).
+	toDeadline bool
 	// rightful is the number of a leader known not to rank below highest
 	// (-1: none), so that the many decisions for one leader compare ranks
 	// once; recomputeHighest forgets it.
@@ -188,6 +190,15 @@ func (c *Checker) EventDecide(at time.Duration, p int32, leader *nodes.Rank) {
 // and a run is correct when every live process decided the same live one.
 func (c *Checker) ElectAny() {
 	c.dir = 0
+}
+
+// RunToDeadline is for an election algorithm that never comes to rest
+// without being a quorum algorithm (nodes.Algorithm.Restless: a library
+// whose candidates poll a lease store for ever): its trial is judged where
+// the deadline ended it, as a quorum algorithm's is, and live when every
+// live process decided, without having come to rest.
+func (c *Checker) RunToDeadline() {
+	c.toDeadline = true
 }
 
 // ElectLowest makes the lowest live rank the rightful leader, for an
@@ -432,6 +443,7 @@ func (c *Checker) Finish(decisions *trial.Decisions, quiescent bool, end time.Du
 	}
 	rightful := leader == c.highest || c.dir == 0 && !leader.IsZero() && !c.isDead(leader)
 	v.Correct = allDecided && agree && a.First >= 0 && rightful
+	quiescent = quiescent || c.toDeadline
 	v.Live = allDecided && quiescent
 	v.Violations = c.count
 	v.Recorded = c.list
