@@ -209,8 +209,8 @@ func TestElectFailover(t *testing.T) {
 		if l := c.leader(); l != first {
 			t.Fatalf("leader %d while %d renews", l, first)
 		}
+		crashed := time.Now() // before stop, which waits for the library's goroutines to end
 		c.stop(first)
-		crashed := time.Now()
 		lo, hi := s.lease-s.retry, s.lease+66*s.retry/10
 		second := waitLeader(t, c, first, hi+s.retry)
 		failover := time.Since(crashed)
