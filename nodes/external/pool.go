@@ -22,11 +22,11 @@ var idle = struct {
 // spawned counts the programs started, for tests that check reuse.
 var spawned atomic.Int64
 
-// IdleLimit is how long a kept program waits for its next trial before it
+// idleLimit is how long a kept program waits for its next trial before it
 // is stopped: a run's next trial takes it at once, so only a run that has
 // ended (or a process that no longer runs trials of the spec) leaves one
 // waiting that long. StopIdle stops them at once.
-const IdleLimit = 5 * time.Second
+const idleLimit = 5 * time.Second
 
 // poolKey says which kept programs a spec may take: the same program,
 // started the same way, with the same step timeout.
@@ -56,12 +56,12 @@ func takeIdle(key string) *process {
 	return nil
 }
 
-// keepIdle keeps p for a later trial, for at most IdleLimit.
+// keepIdle keeps p for a later trial, for at most idleLimit.
 func keepIdle(key string, p *process) {
 	idle.Lock()
 	defer idle.Unlock()
 	idle.procs[key] = append(idle.procs[key], p)
-	p.idleTimer = time.AfterFunc(IdleLimit, func() {
+	p.idleTimer = time.AfterFunc(idleLimit, func() {
 		if dropIdle(key, p) {
 			p.stop(time.Now().Add(stopGrace))
 		}

@@ -21,7 +21,7 @@ import (
 //   - it may wait one step timeout without using CPU while none of its
 //     processes is runnable: a program blocked (on a read, a lock, a
 //     sleep) does not start by itself. A starved program is runnable.
-//   - InitWallLimit bounds the whole in wall time, for a host that does
+//   - initWallLimit bounds the whole in wall time, for a host that does
 //     not run the program at all: the trial is then an infrastructure
 //     failure (trial.ErrInfrastructure), no result.
 //
@@ -29,7 +29,7 @@ import (
 // step timeouts of wall time, as before.
 const (
 	initCPUTimeouts = 3
-	InitWallLimit   = 10 * time.Minute
+	initWallLimit   = 10 * time.Minute
 )
 
 // errStartup is an init step that went past its budget.
@@ -63,8 +63,8 @@ func (p *process) initMore() error {
 		return fmt.Errorf("%w: did not answer init within %d step timeouts (%v)", errStartup, initCPUTimeouts, initCPUTimeouts*p.timeout)
 	case ok && cpu-p.initBase >= initCPUTimeouts*p.timeout:
 		return fmt.Errorf("%w: used %v of CPU without answering init (at most %d step timeouts, %v)", errStartup, (cpu - p.initBase).Round(time.Millisecond), initCPUTimeouts, initCPUTimeouts*p.timeout)
-	case wall >= InitWallLimit:
-		return fmt.Errorf("%w: %w: did not answer init within %v of wall time, having used %v of CPU: the host did not run it", errStartup, trial.ErrInfrastructure, InitWallLimit, (cpu - p.initBase).Round(time.Millisecond))
+	case wall >= initWallLimit:
+		return fmt.Errorf("%w: %w: did not answer init within %v of wall time, having used %v of CPU: the host did not run it", errStartup, trial.ErrInfrastructure, initWallLimit, (cpu - p.initBase).Round(time.Millisecond))
 	}
 	if ok && cpu == p.initLast && !busy {
 		p.initIdle += p.initPoll()
