@@ -145,47 +145,66 @@ func checkInit(spec external.Spec, n int, extra bool) error {
 
 // checkElection runs one election in the simulator: on a ring the
 // successor of the highest initiates (the worst case), elsewhere the
-// lowest.
+// lowest. It runs it again with other ranks, on the programs of the first
+// if they declared reuse: a fresh init must start a node over
+// (NODE-PROTOCOL.md, "A fresh init: kept across trials").
 func checkElection(w io.Writer, spec external.Spec, n int) error {
 	a, err := spec.Algorithm()
 	if err != nil {
 		return err
 	}
-	cfg := trial.DefaultConfig()
-	cfg.Algorithm = &a
-	ids := make([]uint64, n)
-	for i := range ids {
-		ids[i] = uint64(i + 1)
+	for round := range 2 {
+		cfg := trial.DefaultConfig()
+		cfg.Algorithm = &a
+		ids := make([]uint64, n)
+		for i := range ids {
+			ids[i] = uint64(round*n + i + 1)
+		}
+		cfg.Ranks = nodes.RanksFrom(ids...)
+		cfg.Initiators = []int{0}
+		rec, err := electOnce(cfg, n)
+		if err != nil && round == 1 {
+			return fmt.Errorf("the second election, ranks %d to %d (on the same processes if they declared reuse): %w", n+1, 2*n, err)
+		}
+		if err != nil {
+			return err
+		}
+		if round == 0 {
+			kinds := rec.MessagesByKind()
+			var names []string
+			for k, c := range kinds {
+				names = append(names, fmt.Sprintf("%s=%d", k, c))
+			}
+			slices.Sort(names)
+			fmt.Fprintf(w, "      %d election messages (%s), %d timeouts, last election message at %v\n",
+				rec.Messages, strings.Join(names, " "), rec.Timeouts, rec.LastElection)
+		}
 	}
-	cfg.Ranks = nodes.RanksFrom(ids...)
-	cfg.Initiators = []int{0}
+	return nil
+}
+
+// electOnce runs cfg's election and checks that every node chose the
+// highest of n and the run came to rest.
+func electOnce(cfg trial.Config, n int) (*trial.Record, error) {
 	rec, err := sim.Run(cfg)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var wrong []string
 	for p, d := range rec.Decisions.All() {
 		if d.Count == 0 {
 			wrong = append(wrong, fmt.Sprintf("n%d never wrote a leader line", p))
 		} else if d.Leader != cfg.Ranks.At(n-1) {
-			wrong = append(wrong, fmt.Sprintf("n%d chose rank %v, not the highest, %d", p, d.Leader, n))
+			wrong = append(wrong, fmt.Sprintf("n%d chose rank %v, not the highest, %v", p, d.Leader, cfg.Ranks.At(n-1)))
 		}
 	}
 	if len(wrong) > 0 {
-		return fmt.Errorf("%s", strings.Join(wrong, "; "))
+		return nil, fmt.Errorf("%s", strings.Join(wrong, "; "))
 	}
 	if !rec.Quiescent {
-		return fmt.Errorf("still sending or with timers armed at the deadline (%v of virtual time)", cfg.DeadlineOrDefault())
+		return nil, fmt.Errorf("still sending or with timers armed at the deadline (%v of virtual time)", cfg.DeadlineOrDefault())
 	}
-	kinds := rec.MessagesByKind()
-	var names []string
-	for k, c := range kinds {
-		names = append(names, fmt.Sprintf("%s=%d", k, c))
-	}
-	slices.Sort(names)
-	fmt.Fprintf(w, "      %d election messages (%s), %d timeouts, last election message at %v\n",
-		rec.Messages, strings.Join(names, " "), rec.Timeouts, rec.LastElection)
-	return nil
+	return rec, nil
 }
 
 // checkTolerance sends a node what a later version of the protocol or a

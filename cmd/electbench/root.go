@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/electbench/electbench/nodes/external"
 	"github.com/electbench/electbench/nodes/trial"
 
 	"github.com/spf13/cobra"
@@ -60,6 +61,9 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 			code = exitInfra
 		}
 	}()
+	// Node programs kept for a next trial (NODE-PROTOCOL.md, "Kept across
+	// trials") end with the command.
+	defer external.StopIdle()
 	root := newRootCmd()
 	root.SetArgs(args)
 	root.SetOut(stdout)

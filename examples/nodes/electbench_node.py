@@ -3,6 +3,13 @@
 Subclass Node, override the on_* handlers you need, and call run(). Each
 input line is one step: the helper calls your handler, writes the lines it
 produced, then ends the step with "done". Standard library only.
+
+A Node declares "reuse" in its init_ok (docs/NODE-PROTOCOL.md, "Kept across
+trials"): electbench may give the same process a fresh init for its next
+trial instead of starting another. Each init then starts from a fresh
+object: the instance's attributes are dropped and __init__ runs again, so
+state kept on self never crosses trials. A subclass that keeps state
+anywhere else (module globals, files) sets reuse = False.
 """
 
 import json
@@ -11,6 +18,7 @@ import sys
 
 class Node:
     maintenance = []  # message types that are not election messages
+    reuse = True  # every trial's state is on self (see above)
 
     def __init__(self):
         self.id = None  # this node's name, n0 .. n{N-1}
@@ -74,6 +82,11 @@ class Node:
         if msg.get("src") != "eb":
             self.on_message(msg["src"], body)
         elif kind == "init":
+            if self.id is not None:
+                # A fresh init: a new trial on this process. Nothing of the
+                # last one is kept.
+                self.__dict__.clear()
+                type(self).__init__(self)
             self.id = body["node_id"]
             self.rank = body["rank"]
             self.peers = body["peers"]
@@ -83,7 +96,8 @@ class Node:
             self.params = body.get("params", {})
             self.seed = body["seed"]
             self.on_init(body)
-            self._flush({"type": "init_ok", "in_reply_to": body["msg_id"], "maintenance": self.maintenance})
+            self._flush({"type": "init_ok", "in_reply_to": body["msg_id"], "maintenance": self.maintenance,
+                         "reuse": self.reuse})
             return
         elif kind == "start":
             self.on_start()

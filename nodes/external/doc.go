@@ -8,7 +8,12 @@
 // scenario file) makes it an algorithm like any other, so both runtimes,
 // the recorder, the checker and the row builder treat it as they treat a
 // built-in one. Its constructor is called once per trial (once per node
-// process, live) and spawns one program per machine.
+// process, live) and gives each machine a program: one kept from an
+// earlier trial of the spec if the program declared "reuse" in its
+// init_ok (pool.go; it is given a fresh init), otherwise a new one. The
+// init step, which includes a new program's start-up, is bounded by the
+// program's CPU time and idleness, not the wall clock (startup.go), so
+// that a busy host does not fail it.
 //
 // Each event the runtime hands a machine is one step: the adapter writes
 // the event's line, then reads the node's lines up to "done" and applies

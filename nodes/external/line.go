@@ -36,6 +36,7 @@ type output struct {
 	text        string   // opLog
 	maintenance []string // opInitOK
 	inReplyTo   *int64   // opInitOK
+	reuse       bool     // opInitOK: the program may be kept for the next trial
 }
 
 var typeRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
@@ -54,6 +55,7 @@ type actionBody struct {
 	Text        *string  `json:"text"`
 	Maintenance []string `json:"maintenance"`
 	InReplyTo   *int64   `json:"in_reply_to"`
+	Reuse       bool     `json:"reuse"`
 }
 
 // maxTimerMs bounds a timer: a day, far beyond any run's deadline, and
@@ -131,7 +133,7 @@ func parseOutput(line []byte, self string) (output, error) {
 				return o, fmt.Errorf("maintenance type %q is not 1 to 64 characters of A-Z a-z 0-9 _ -", cut(m, 70))
 			}
 		}
-		o.op, o.maintenance, o.inReplyTo = opInitOK, b.Maintenance, b.InReplyTo
+		o.op, o.maintenance, o.inReplyTo, o.reuse = opInitOK, b.Maintenance, b.InReplyTo, b.Reuse
 	default:
 		return o, fmt.Errorf("unknown action %q", cut(typ, 70))
 	}

@@ -21,10 +21,12 @@ import (
 // so it needs no lock.
 type trialState struct {
 	spec   Spec
+	key    string // spec.poolKey(): the kept programs it may take
 	cfg    nodes.Config
 	bodies [][]byte // by handle-1
-	// procs are the programs spawned for the trial; once every machine is
-	// closed they are stopped together, so that their exits overlap.
+	// procs are the programs of the trial, spawned or kept from another;
+	// once every machine is closed those it keeps are kept for the next
+	// trial, the others stopped together, so that their exits overlap.
 	procs    []*process
 	machines int // machines made
 	closed   int // machines closed
@@ -36,7 +38,7 @@ type trialState struct {
 // newMachines is the algorithm's constructor: one call per trial (per node
 // process, live), one machine per node.
 func (s Spec) newMachines(cfg nodes.Config) (func() nodes.Machine, error) {
-	ts := &trialState{spec: s, cfg: cfg}
+	ts := &trialState{spec: s, key: s.poolKey(), cfg: cfg}
 	return func() nodes.Machine { return ts.newNode() }, nil
 }
 
@@ -82,6 +84,7 @@ type node struct {
 	kinds  map[string]nodes.Kind   // types seen, by name
 	timers map[string]nodes.TimerID
 	inited bool
+	reused bool // its program was kept from another trial
 	// The step's output so far, against MaxStepLines and MaxStepBytes.
 	stepLines int
 	stepBytes int
@@ -118,19 +121,32 @@ func (n *node) counted(raw []byte) error {
 	return nil
 }
 
-// newNode spawns the program at once, so that a trial's programs boot side
-// by side; it reads nothing until the node's first event.
+// newNode takes a program kept from another trial, or spawns one at once,
+// so that a trial's programs boot side by side; it reads nothing until
+// the node's first event.
 func (ts *trialState) newNode() *node {
 	n := &node{ts: ts, kinds: map[string]nodes.Kind{}, timers: map[string]nodes.TimerID{}}
 	ts.machines++
+	if p := takeIdle(ts.key); p != nil {
+		n.proc, n.reused = p, true
+		p.keep = false
+		ts.procs = append(ts.procs, p)
+		return n
+	}
+	n.spawn()
+	return n
+}
+
+// spawn starts the node's program.
+func (n *node) spawn() {
+	ts := n.ts
 	p, err := spawn(ts.spec.Command, ts.spec.Dir, ts.spec.timeout())
 	if err != nil {
 		n.err = fmt.Errorf("node program: %w", err)
-		return n
+		return
 	}
-	n.proc = p
+	n.proc, n.reused = p, false
 	ts.procs = append(ts.procs, p)
-	return n
 }
 
 func (s Spec) timeout() time.Duration {
@@ -144,20 +160,32 @@ func (s Spec) timeout() time.Duration {
 func (n *node) Err() error { return n.err }
 
 // Close stops the program (io.Closer): its standard input is closed and
-// it is killed if it has not exited within a second. The runtime closes
-// every machine it made exactly once; when the last of a trial's is closed,
-// Close waits until every program of the trial is reaped.
+// it is killed if it has not exited within a second. A program that
+// declared reuse and is between steps, with nothing written since its
+// last "done", is kept instead, for a later trial (pool.go). The runtime
+// closes every machine it made exactly once; when the last of a trial's is
+// closed, the programs it keeps are kept, and Close waits until every
+// other program of the trial is reaped.
 func (n *node) Close() error {
 	ts := n.ts
-	if n.proc != nil {
-		n.proc.closeInput()
+	if p := n.proc; p != nil {
+		if n.err == nil && p.reuse && p.r.Buffered() == 0 {
+			p.keep = true
+		} else {
+			p.closeInput()
+		}
 	}
 	ts.closed++
 	if ts.closed == ts.machines {
 		deadline := time.Now().Add(stopGrace)
 		for _, p := range ts.procs {
-			p.stop(deadline)
+			if p.keep {
+				keepIdle(ts.key, p)
+			} else {
+				p.stop(deadline)
+			}
 		}
+		ts.procs = nil
 	}
 	return nil
 }
@@ -169,10 +197,24 @@ func (n *node) Prepare(env nodes.Env) {
 	if n.err != nil || n.inited {
 		return
 	}
-	if err := n.init(env); err != nil {
+	err := n.init(env)
+	if errors.Is(err, errStale) {
+		// The kept program ended while it waited (killed, or it exited):
+		// it is stopped with the trial's, and the node starts afresh.
+		n.proc.closeInput()
+		n.step = 0
+		if n.spawn(); n.err != nil {
+			return
+		}
+		err = n.init(env)
+	}
+	if err != nil {
 		n.fail(err)
 	}
 }
+
+// errStale is a kept program found ended by its next trial's init.
+var errStale = errors.New("the kept program has ended")
 
 func (n *node) Start(env nodes.Env) {
 	n.Prepare(env)
@@ -395,12 +437,18 @@ func (n *node) init(env nodes.Env) error {
 	n.step++
 	n.stepLines, n.stepBytes = 0, 0
 	if err := n.proc.send(line); err != nil {
+		if n.reused && !errors.Is(err, errTimeout) {
+			return errStale
+		}
 		return n.writeErr(err)
 	}
-	n.proc.startInit()
+	n.proc.startInit(n.reused)
 	for {
-		raw, err := n.proc.readLine()
+		raw, err := n.proc.readLineWithin(n.proc.initMore)
 		if err != nil {
+			if n.reused && n.stepLines == 0 && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)) {
+				return errStale
+			}
 			return n.readErr(raw, err)
 		}
 		if err := n.counted(raw); err != nil {
@@ -420,6 +468,7 @@ func (n *node) init(env nodes.Env) error {
 			for _, m := range o.maintenance {
 				n.maint[m] = true
 			}
+			n.proc.reuse = o.reuse
 			n.inited = true
 			return nil
 		default:
@@ -520,8 +569,8 @@ func (n *node) apply(env nodes.Env, o *output) error {
 // ending (its exit status and the tail of its standard error).
 func (n *node) readErr(partial []byte, err error) error {
 	switch {
-	case errors.Is(err, errTimeout) && !n.inited:
-		return fmt.Errorf("did not answer init within %d step timeouts (%v)", initTimeouts, initTimeouts*n.ts.spec.timeout())
+	case errors.Is(err, errStartup):
+		return err
 	case errors.Is(err, errTimeout):
 		return fmt.Errorf("did not end its step within the step timeout (%v)", n.ts.spec.timeout())
 	case errors.Is(err, errLong):

@@ -11,8 +11,10 @@ import (
 
 // The test binary doubles as a node program: run with the arguments
 // "node-mode MODE" it speaks NODE-PROTOCOL.md on its standard input and
-// output instead of running tests. MODE "cr" is Chang-Roberts; the others
-// misbehave in one way each, at the node's first "elect".
+// output instead of running tests. MODE "cr" is Chang-Roberts; "reuse" is
+// Chang-Roberts kept across trials (reuse.go); "sleepinit" and "spininit"
+// never answer init, blocked or computing; the others misbehave in one way
+// each, at the node's first "elect".
 
 func init() {
 	if len(os.Args) == 3 && os.Args[1] == "node-mode" {
@@ -42,8 +44,16 @@ func testNode(mode string) int {
 		emit("eb", map[string]any{"type": "done"})
 		out.Flush()
 	}
-	if mode == "noop" {
+	switch mode {
+	case "noop":
 		return noopNode(in, out)
+	case "reuse":
+		return reuseNode(in, out)
+	case "sleepinit":
+		time.Sleep(time.Hour)
+	case "spininit":
+		for start := time.Now(); time.Since(start) < time.Hour; {
+		}
 	}
 	for in.Scan() {
 		var l line

@@ -11,9 +11,10 @@ import (
 // conformance check (electbench node-check) uses it to try the program on
 // inputs a trial would not send.
 type Probe struct {
-	spec Spec
-	proc *process
-	name string
+	spec  Spec
+	proc  *process
+	name  string
+	inits int // init lines sent
 }
 
 // StartProbe starts the program of spec as node name.
@@ -36,15 +37,20 @@ func (pr *Probe) Step(line []byte, init bool) ([][]byte, error) {
 		}
 		return nil, fmt.Errorf("could not be sent its input: the program %s", pr.proc.exitStatus())
 	}
+	var more func() error // the init step's budget (startup.go)
 	if init {
-		pr.proc.startInit()
+		pr.proc.startInit(pr.inits > 0)
+		pr.inits++
+		more = pr.proc.initMore
 	} else {
 		pr.proc.startStep()
 	}
 	var out [][]byte
 	for {
-		raw, err := pr.proc.readLine()
+		raw, err := pr.proc.readLineWithin(more)
 		switch {
+		case errors.Is(err, errStartup):
+			return out, err
 		case errors.Is(err, errTimeout):
 			return out, fmt.Errorf("did not end the step within %v (it must write %s)", pr.spec.timeout(), endOf(init))
 		case errors.Is(err, errLong):

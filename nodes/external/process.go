@@ -40,6 +40,15 @@ type process struct {
 	exited  chan struct{} // closed once Wait has returned
 	waitErr error         // Wait's result, once exited is closed
 	stopped sync.Once
+	// reuse is what its last init_ok declared: it may be kept for another
+	// trial (pool.go); keep, that its trial keeps it.
+	reuse, keep bool
+	idleTimer   *time.Timer // stops it while kept idle
+	// The init step's budget (startup.go): when it began, the program's
+	// CPU time then and at the last poll, and how long it has been idle.
+	initFrom           time.Time
+	initBase, initLast time.Duration
+	initIdle           time.Duration
 }
 
 // spawn starts argv with its standard input, output and error as pipes.
@@ -97,6 +106,7 @@ func spawn(argv []string, dir string, timeout time.Duration) (*process, error) {
 	running.Lock()
 	running.procs[p] = struct{}{}
 	running.Unlock()
+	spawned.Add(1)
 	return p, nil
 }
 
@@ -144,21 +154,15 @@ func (p *process) send(line []byte) error {
 // startStep arms the step timeout for the lines that follow.
 func (p *process) startStep() { p.out.SetReadDeadline(time.Now().Add(p.timeout)) }
 
-// initTimeouts is how many step timeouts the init step may take: it
-// includes the program's start-up (an interpreter's boot), which on a
-// loaded machine starting a trial's programs side by side takes seconds.
-const initTimeouts = 3
-
-// startInit arms the init step's timeout.
-func (p *process) startInit() {
-	p.out.SetReadDeadline(time.Now().Add(initTimeouts * p.timeout))
-}
-
 // readLine returns the next output line without its newline; the slice is
 // valid until the next call. io.EOF means the program closed its output
 // (it exited); errTimeout, that the step timeout passed; errLong, a line
 // longer than MaxLine (its first bytes are returned).
-func (p *process) readLine() ([]byte, error) {
+func (p *process) readLine() ([]byte, error) { return p.readLineWithin(nil) }
+
+// readLineWithin is readLine where a passed deadline asks more whether to
+// go on (it arms the next deadline) or to fail with its error.
+func (p *process) readLineWithin(more func() error) ([]byte, error) {
 	p.line = p.line[:0]
 	for {
 		b, err := p.r.ReadSlice('\n')
@@ -181,7 +185,13 @@ func (p *process) readLine() ([]byte, error) {
 		}
 		p.line = append(p.line, b...)
 		if errors.Is(err, os.ErrDeadlineExceeded) {
-			return p.line, errTimeout
+			if more == nil {
+				return p.line, errTimeout
+			}
+			if err := more(); err != nil {
+				return p.line, err
+			}
+			continue
 		}
 		if len(p.line) > 0 && err == io.EOF {
 			// A last line without its newline: the program exited

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // strays lists the processes, other than the harness, that descend from
@@ -117,4 +118,32 @@ func stat(pid int) []string {
 	}
 	s := string(b) // pid (comm) state ...: comm may hold spaces
 	return strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+}
+
+// groupUsage returns the CPU time (user and system) of process group pgid
+// and of the children its processes have reaped, and whether one of them
+// is runnable or in an uninterruptible wait (running or waiting for the
+// CPU or the disk, not blocked by choice).
+func groupUsage(pgid int) (cpu time.Duration, busy, ok bool) { return usage(group(pgid)) }
+
+// ownUsage is groupUsage of process pid alone: one file read, where the
+// group takes a pass over /proc.
+func ownUsage(pid int) (cpu time.Duration, busy, ok bool) { return usage([]int{pid}) }
+
+func usage(pids []int) (cpu time.Duration, busy, ok bool) {
+	var ticks int64
+	for _, pid := range pids {
+		f := stat(pid)
+		if len(f) < 15 {
+			continue
+		}
+		ok = true
+		busy = busy || f[0] == "R" || f[0] == "D"
+		for _, s := range f[11:15] { // utime, stime, cutime, cstime
+			v, _ := strconv.ParseInt(s, 10, 64)
+			ticks += v
+		}
+	}
+	// The kernel reports these in USER_HZ, 100 on every Linux ABI.
+	return time.Duration(ticks) * (time.Second / 100), busy, ok
 }

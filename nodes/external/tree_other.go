@@ -2,7 +2,10 @@
 
 package external
 
-import "os"
+import (
+	"os"
+	"time"
+)
 
 // strays finds nothing without /proc: on this system a program's child
 // that leaves its process group with setsid() can outlive the run.
@@ -16,3 +19,9 @@ func gone(pid int) bool { return true }
 
 // group is unknown without /proc.
 func group(pgid int) []int { return nil }
+
+// groupUsage is unknown without /proc: init is timed by the wall clock.
+func groupUsage(pgid int) (cpu time.Duration, busy, ok bool) { return 0, false, false }
+
+// ownUsage is unknown without /proc.
+func ownUsage(pid int) (cpu time.Duration, busy, ok bool) { return 0, false, false }

@@ -70,8 +70,10 @@ func (n *node) action(typ string, fields map[string]any) {
 func (n *node) step(e envelope, b body) {
 	switch b.Type {
 	case "init":
-		n.self, n.rank, n.succ = b.NodeID, b.Rank, b.Peers[0].Node
-		n.action("init_ok", map[string]any{"in_reply_to": b.MsgID})
+		// A fresh init is a new trial on this process (NODE-PROTOCOL.md,
+		// "Kept across trials"): the node starts over, and says it can.
+		*n = node{out: n.out, self: b.NodeID, rank: b.Rank, succ: b.Peers[0].Node}
+		n.action("init_ok", map[string]any{"in_reply_to": b.MsgID, "reuse": true})
 		return
 	case "elect":
 		n.participating = true

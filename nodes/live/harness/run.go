@@ -658,10 +658,11 @@ func (lt *liveTrial) stopAll() {
 }
 
 // warmable reports whether the trial can run on kept processes: not when
-// a node is to show a forged identity, nor for a program in any language,
-// whose process is started for each trial.
+// a node is to show a forged identity. A kept node process keeps a program
+// in any language only if it declared reuse, and starts it afresh
+// otherwise (NODE-PROTOCOL.md, "A fresh init").
 func (lt *liveTrial) warmable() bool {
-	return len(lt.opt.Forge) == 0 && lt.cfg.Algorithm.External == nil
+	return len(lt.opt.Forge) == 0
 }
 
 // keepable reports whether the trial leaves its processes fit for the
