@@ -109,6 +109,34 @@ func TestWheelRunsAsRadix(t *testing.T) {
 	}
 }
 
+// A ring keeps its radix heap however big its pending set (sim.grow: the
+// wheel misses the cache at ring event patterns), while a complete graph
+// trades it for the wheel.
+func TestRingKeepsRadix(t *testing.T) {
+	defer func(f, u int) { wheelFrom, wheelUntil = f, u }(wheelFrom, wheelUntil)
+	wheelFrom, wheelUntil = 1, 0 // trade at the first look, never back
+	for _, c := range []struct {
+		name  string
+		wheel bool
+	}{{"hs", false}, {"bully", true}} {
+		a, v, err := nodes.Lookup(c.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := trial.Config{Algorithm: a, Variant: v, Ranks: nodes.RanksOf(ranks(24)), Initiators: trial.AllPositions(24),
+			Latency: trial.Uniform{Lo: time.Millisecond, Hi: 5 * time.Millisecond}, Seed: 3}
+		s, err := newSim(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.run()
+		s.closeMachines()
+		if _, ok := s.heap.(*wheel); ok != c.wheel {
+			t.Errorf("%s: on the wheel %v at the end, want %v", c.name, ok, c.wheel)
+		}
+	}
+}
+
 // tracedRun runs cfg, trading for the wheel at a pending set of from and
 // back below until, and returns its trace and record.
 func tracedRun(t *testing.T, cfg trial.Config, from, until int) ([]byte, *trial.Record) {
