@@ -56,7 +56,7 @@ const (
 )
 
 // wheelFrom is the pending set past which the simulator trades its radix
-// heap for a wheel (sim.grow): below it the radix heap's buckets stay in
+// heap for a wheel (sim.grow; a ring never does): below it the radix heap's buckets stay in
 // the cache, and a wheel's 0.5 MB of bucket heads would cost a small
 // trial more than its events. A variable only so that tests can make
 // small trials trade at their start.

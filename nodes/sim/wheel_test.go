@@ -109,6 +109,34 @@ func TestWheelRunsAsRadix(t *testing.T) {
 	}
 }
 
+// A ring keeps its radix heap however big its pending set (sim.grow: the
+// wheel misses the cache at ring event patterns), while a complete graph
+// trades it for the wheel.
+func TestRingKeepsRadix(t *testing.T) {
+	defer func(f, u int) { wheelFrom, wheelUntil = f, u }(wheelFrom, wheelUntil)
+	wheelFrom, wheelUntil = 1, 0 // trade at the first look, never back
+	for _, c := range []struct {
+		name  string
+		wheel bool
+	}{{"hs", false}, {"bully", true}} {
+		a, v, err := nodes.Lookup(c.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := trial.Config{Algorithm: a, Variant: v, Ranks: nodes.RanksOf(ranks(24)), Initiators: trial.AllPositions(24),
+			Latency: trial.Uniform{Lo: time.Millisecond, Hi: 5 * time.Millisecond}, Seed: 3}
+		s, err := newSim(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.run()
+		s.closeMachines()
+		if _, ok := s.heap.(*wheel); ok != c.wheel {
+			t.Errorf("%s: on the wheel %v at the end, want %v", c.name, ok, c.wheel)
+		}
+	}
+}
+
 // tracedRun runs cfg, trading for the wheel at a pending set of from and
 // back below until, and returns its trace and record.
 func tracedRun(t *testing.T, cfg trial.Config, from, until int) ([]byte, *trial.Record) {
@@ -160,6 +188,49 @@ func BenchmarkQueue(b *testing.B) {
 					e := q.pop()
 					seq++
 					q.push(entry{at: e.at + lo + src.Int64N(hi-lo), ord: order(classDeliver, seq)})
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/event")
+			})
+		}
+	}
+}
+
+// The cost of an event at a ring's pattern, in each queue: k processes on
+// a ring, each with one message pending (lcr with every process
+// initiating), each event reading its process's state (a cache line of a
+// table of k, in ring order shuffled as the ranks are) and sending on to
+// the next process 1 to 5 ms later. Unlike BenchmarkQueue the queue's own
+// lines compete for the cache with the processes', as in a trial, where
+// the wheel's bucket tails (one a 256 ns of the 4 ms ahead) cost lcr at
+// N = 1,000,000 more than the radix heap's moves (sim.grow). Run: go test
+// -run '^$' -bench QueueRing -benchtime 2000000x ./nodes/sim
+func BenchmarkQueueRing(b *testing.B) {
+	const lo, hi = int64(time.Millisecond), int64(5 * time.Millisecond)
+	kinds := []struct {
+		name string
+		make func() queue
+	}{
+		{"radix", func() queue { return &radix{} }},
+		{"wheel", func() queue { return newWheel(time.Duration(hi), 0, nil) }},
+	}
+	for _, k := range []int{100_000, 1_000_000} {
+		for _, kind := range kinds {
+			b.Run(fmt.Sprintf("%s/%d", kind.name, k), func(b *testing.B) {
+				src := rand.New(rand.NewPCG(1, 2))
+				state := make([][8]int64, k) // a process's state: a cache line
+				next := src.Perm(k)          // the ring's successor of a position, shuffled
+				q := kind.make()
+				seq := uint64(0)
+				for p := range k {
+					seq++
+					q.push(entry{at: lo + src.Int64N(hi-lo), ord: order(classDeliver, seq), to: int32(p)})
+				}
+				b.ResetTimer()
+				for range b.N {
+					e := q.pop()
+					state[e.to][0]++
+					seq++
+					q.push(entry{at: e.at + lo + src.Int64N(hi-lo), ord: order(classDeliver, seq), to: int32(next[e.to])})
 				}
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/event")
 			})
