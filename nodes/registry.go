@@ -1,6 +1,7 @@
 package nodes
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -547,3 +548,8 @@ func DefineExternal(d ExternalDef) (*Algorithm, error) {
 // settling rule ends them, a Restless one's always. A message in flight
 // at the deadline is then the algorithm's, not a message lost.
 func (a *Algorithm) NeverRests() bool { return a.Quorum != nil || a.Restless }
+
+// ErrInfrastructure is wrapped by an error that is the infrastructure's,
+// not the algorithm's (trial.ErrInfrastructure is this value): an
+// algorithm package that runs something (a node program) says so with it.
+var ErrInfrastructure = errors.New("infrastructure failure")

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/electbench/electbench/nodes/trial"
+	"github.com/electbench/electbench/nodes"
 )
 
 // The init step includes the program's start-up (an interpreter's boot),
@@ -23,7 +23,7 @@ import (
 //     sleep) does not start by itself. A starved program is runnable.
 //   - initWallLimit bounds the whole in wall time, for a host that does
 //     not run the program at all: the trial is then an infrastructure
-//     failure (trial.ErrInfrastructure), no result.
+//     failure (nodes.ErrInfrastructure), no result.
 //
 // Without /proc the CPU time is unknown, and init has initCPUTimeouts
 // step timeouts of wall time, as before.
@@ -64,7 +64,7 @@ func (p *process) initMore() error {
 	case ok && cpu-p.initBase >= initCPUTimeouts*p.timeout:
 		return fmt.Errorf("%w: used %v of CPU without answering init (at most %d step timeouts, %v)", errStartup, (cpu - p.initBase).Round(time.Millisecond), initCPUTimeouts, initCPUTimeouts*p.timeout)
 	case wall >= initWallLimit:
-		return fmt.Errorf("%w: %w: did not answer init within %v of wall time, having used %v of CPU: the host did not run it", errStartup, trial.ErrInfrastructure, initWallLimit, (cpu - p.initBase).Round(time.Millisecond))
+		return fmt.Errorf("%w: %w: did not answer init within %v of wall time, having used %v of CPU: the host did not run it", errStartup, nodes.ErrInfrastructure, initWallLimit, (cpu - p.initBase).Round(time.Millisecond))
 	}
 	if ok && cpu == p.initLast && !busy {
 		p.initIdle += p.initPoll()
