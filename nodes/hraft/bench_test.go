@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/nodetest"
 )
 
 // pairHost connects two transports directly: a send is delivered at once,
@@ -23,7 +24,7 @@ type pairHost struct {
 func (h pairHost) Self() nodes.Rank                     { return h.peers[h.self].Rank }
 func (h pairHost) Peers() []nodes.Peer                  { return h.peers }
 func (h pairHost) Now() time.Duration                   { return 0 }
-func (h pairHost) Stable() nodes.StableStore            { return new(memStable) }
+func (h pairHost) Stable() nodes.StableStore            { return new(nodetest.MemStable) }
 func (h pairHost) Log() io.Writer                       { return io.Discard }
 func (h pairHost) Decide(nodes.Rank)                    {}
 func (h pairHost) Send(_ nodes.PeerID, m nodes.Message) { (*h.other).deliver(nodes.PeerID(h.self), m) }

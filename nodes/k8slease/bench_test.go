@@ -13,6 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	coordinationv1client "k8s.io/client-go/kubernetes/typed/coordination/v1"
 	"k8s.io/client-go/rest"
+
+	"github.com/electbench/electbench/nodes/nodetest"
 )
 
 // direct is the in-memory twin of the adapter's transport: the store's
@@ -38,17 +40,17 @@ func (d *direct) RoundTrip(req *http.Request) (*http.Response, error) {
 func BenchmarkLeaseGet(b *testing.B) {
 	for _, via := range []string{"adapter", "direct"} {
 		b.Run(via, func(b *testing.B) {
-			c := newMemCluster(b, 2)
+			c := nodetest.NewLibraries(b, 2)
 			var rt http.RoundTripper
 			switch via {
 			case "adapter":
-				c.start(0, &store{})
-				r := newRoundTripper(memHost{c, 1}, 0, time.Second)
-				c.start(1, rtLibrary{r})
+				c.Start(0, &store{})
+				r := newRoundTripper(c.Host(1), 0, time.Second)
+				c.Start(1, rtLibrary{r})
 				rt = r
 			case "direct":
 				s := &store{}
-				if err := s.Start(memHost{c, 0}); err != nil {
+				if err := s.Start(c.Host(0)); err != nil {
 					b.Fatal(err)
 				}
 				rt = &direct{s: s}
@@ -72,10 +74,10 @@ func BenchmarkLeaseGet(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "requests/s")
 			if via == "adapter" {
-				c.stop(1)
-				c.stop(0)
+				c.Stop(1)
+				c.Stop(0)
 			}
-			c.wg.Wait()
+			c.Wait()
 		})
 	}
 }
