@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/electbench/electbench/chaos"
 	_ "github.com/electbench/electbench/nodes/hraft"
 	"github.com/electbench/electbench/reports"
 )
@@ -39,23 +38,7 @@ network:
 // which must be safe and live.
 func runHraftLive(t *testing.T, rest string) []reports.Row {
 	t.Helper()
-	scs, err := chaos.Parse("hraft-live.yaml", []byte(hraftLive+rest))
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec, err := FromScenario(scs[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	var rows []reports.Row
-	if err := (&Executor{Live: liveRuntime(t)}).Execute(ctx, asLive(spec.Plan()), func(r reports.Row) error {
-		rows = append(rows, r)
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	rows := runLiveScenario(t, "hraft-live.yaml", hraftLive+rest)
 	if len(rows) != 20 {
 		t.Fatalf("%d rows", len(rows))
 	}

@@ -3,13 +3,11 @@
 package workloads
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/electbench/electbench/chaos"
 	_ "github.com/electbench/electbench/nodes/k8slease"
 	"github.com/electbench/electbench/reports"
 )
@@ -37,23 +35,7 @@ network:
 // which may have failed to run.
 func runK8sLive(t *testing.T, rest string) []reports.Row {
 	t.Helper()
-	scs, err := chaos.Parse("k8s-live.yaml", []byte(k8sLive+rest))
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec, err := FromScenario(scs[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	var rows []reports.Row
-	if err := (&Executor{Live: liveRuntime(t)}).Execute(ctx, asLive(spec.Plan()), func(r reports.Row) error {
-		rows = append(rows, r)
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	rows := runLiveScenario(t, "k8s-live.yaml", k8sLive+rest)
 	for _, r := range rows {
 		if r.Error != "" {
 			t.Errorf("trial %d: error %q", r.Trial, r.Error)

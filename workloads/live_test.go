@@ -413,3 +413,27 @@ func TestRunTrialLive(t *testing.T) {
 		t.Errorf("live chang-roberts sent %d messages, the simulator %d", row.Messages, sim.Messages)
 	}
 }
+
+// runLiveScenario runs a live scenario written as YAML (name names it in
+// errors) to its rows, through the executor, in at most five minutes.
+func runLiveScenario(t *testing.T, name, yaml string) []reports.Row {
+	t.Helper()
+	scs, err := chaos.Parse(name, []byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := FromScenario(scs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	var rows []reports.Row
+	if err := (&Executor{Live: liveRuntime(t)}).Execute(ctx, asLive(spec.Plan()), func(r reports.Row) error {
+		rows = append(rows, r)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
