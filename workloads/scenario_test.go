@@ -562,3 +562,20 @@ func TestExpectedNotLive(t *testing.T) {
 		}
 	}
 }
+
+// A jitter burst on a constant-latency ring, simulated: the queue's warm-up
+// of the next events met a fault's payload, which holds no rank handle,
+// and read the rank table past its end (a panic, the trial's error) once
+// pending ranks became handles. The row is the live run's twin
+// (TestLiveJitterBurst), 3N−1 messages, correct and live.
+func TestSimJitterBurstRing(t *testing.T) {
+	src := "name: burst\nalgorithms: [chang-roberts]\nnodes: 4\nids: ascending\ntrials: 1\nnetwork:\n  latency: 5ms\nfaults:\n  - {kind: jitter-burst, jitter: 8T, at: start, for: 200T}\n"
+	specs, err := ParseScenarios("burst.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := RunSim(specs[0].Plan()[0], nil)
+	if r.Error != "" || !r.Correct || !r.Live || r.Messages != 11 {
+		t.Fatalf("error %q, correct %v, live %v, %d messages (3N−1 = 11)", r.Error, r.Correct, r.Live, r.Messages)
+	}
+}

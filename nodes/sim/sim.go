@@ -591,7 +591,10 @@ func (s *sim) warm(next []entry) {
 		// sends), the message's rank in the rank table: load each.
 		p := s.slab.at(e.slot)
 		x += uint8(p.a) + p.kind + *(*uint8)(s.machines.dataWord(e.to)) + uint8(s.rank(e.to).ID[3])
-		if p.rank >= 0 {
+		// Only a delivery's payload sets rank; a timer's or a fault's
+		// holds what the slot's last event left, perhaps another trial's
+		// (reuse.go), so the handle is bounded before it is read.
+		if p.rank >= 0 && int(p.rank) < len(s.full) {
 			x += uint8(s.full[p.rank].Attr)
 		}
 		if s.alive[e.to] {
