@@ -33,17 +33,14 @@ type transport struct {
 	consumer chan raft.RPC
 	stop     chan struct{} // closed by close: calls fail, serving ends
 	wg       sync.WaitGroup
-
-	mu      sync.Mutex
-	next    uint64
-	pending map[uint64]chan []byte // calls waiting for their answer, by number
+	pending  nodes.Pending[[]byte] // calls waiting for their answer, by number
 }
 
 var errUnsupported = errors.New("hashicorp-raft: the transport carries no snapshots")
 
 func newTransport(host nodes.Host, self raft.ServerAddress, timeout time.Duration) *transport {
 	return &transport{host: host, self: self, timeout: timeout, consumer: make(chan raft.RPC),
-		stop: make(chan struct{}), pending: map[uint64]chan []byte{}}
+		stop: make(chan struct{})}
 }
 
 // answers gives each request kind its answer's kind.
@@ -95,17 +92,8 @@ func (t *transport) call(to raft.ServerAddress, k nodes.Kind, term uint64, req, 
 	if err != nil {
 		return fmt.Errorf("hashicorp-raft: address %q is not a position: %w", to, err)
 	}
-	answer := make(chan []byte, 1)
-	t.mu.Lock()
-	t.next++
-	id := t.next
-	t.pending[id] = answer
-	t.mu.Unlock()
-	defer func() {
-		t.mu.Lock()
-		delete(t.pending, id)
-		t.mu.Unlock()
-	}()
+	id, answer := t.pending.Open()
+	defer t.pending.Close(id)
 	body, err := encode(id, req)
 	if err != nil {
 		return fmt.Errorf("hashicorp-raft: %s to %s: %w", k, to, err)
@@ -133,15 +121,7 @@ func (t *transport) deliver(from nodes.PeerID, m nodes.Message) {
 	id := binary.BigEndian.Uint64([]byte(m.Body[:8]))
 	ak, request := answers[m.Kind]
 	if !request {
-		t.mu.Lock()
-		answer := t.pending[id]
-		t.mu.Unlock()
-		if answer != nil {
-			select {
-			case answer <- []byte(m.Body):
-			default: // answered twice: keep the first
-			}
-		}
+		t.pending.Answer(id, []byte(m.Body))
 		return
 	}
 	t.wg.Add(1)

@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/electbench/electbench/nodes"
@@ -28,15 +27,12 @@ type roundTripper struct {
 	host    nodes.Host
 	store   nodes.PeerID
 	timeout time.Duration
-	stop    chan struct{} // closed by close: requests in flight fail
-
-	mu      sync.Mutex
-	next    uint64
-	pending map[uint64]chan string // requests waiting for their answer, by number
+	stop    chan struct{}         // closed by close: requests in flight fail
+	pending nodes.Pending[string] // requests waiting for their answer, by number
 }
 
 func newRoundTripper(host nodes.Host, store nodes.PeerID, timeout time.Duration) *roundTripper {
-	return &roundTripper{host: host, store: store, timeout: timeout, stop: make(chan struct{}), pending: map[uint64]chan string{}}
+	return &roundTripper{host: host, store: store, timeout: timeout, stop: make(chan struct{})}
 }
 
 // verbs gives each HTTP method the library uses its kind, and each kind
@@ -54,17 +50,8 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	if !ok {
 		return nil, fmt.Errorf("k8s-lease: the store serves GET, POST and PUT, not %s %s", req.Method, req.URL.Path)
 	}
-	answer := make(chan string, 1)
-	t.mu.Lock()
-	t.next++
-	id := t.next
-	t.pending[id] = answer
-	t.mu.Unlock()
-	defer func() {
-		t.mu.Lock()
-		delete(t.pending, id)
-		t.mu.Unlock()
-	}()
+	id, answer := t.pending.Open()
+	defer t.pending.Close(id)
 	var buf bytes.Buffer
 	buf.Write(binary.BigEndian.AppendUint64(nil, id))
 	if err := req.Write(&buf); err != nil {
@@ -98,15 +85,7 @@ func (t *roundTripper) deliver(m nodes.Message) {
 	if len(m.Body) < 8 {
 		return
 	}
-	t.mu.Lock()
-	answer := t.pending[callNumber(m)]
-	t.mu.Unlock()
-	if answer != nil {
-		select {
-		case answer <- m.Body:
-		default: // answered twice: keep the first
-		}
-	}
+	t.pending.Answer(callNumber(m), m.Body)
 }
 
 func (t *roundTripper) close() { close(t.stop) }
