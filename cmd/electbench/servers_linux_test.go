@@ -4,14 +4,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/google/nftables"
+	"github.com/electbench/electbench/nodes/live/harness/system"
 )
 
 // Ctrl-C of a run of a server algorithm (issue 41) leaves nothing behind:
@@ -31,11 +30,14 @@ func TestServerRunInterrupted(t *testing.T) {
 	}
 	pid := run.Process.Pid
 	// The members run as 1,000,000 + 64 × pid + K (system.runBlock).
-	uids := []string{}
+	var uids []uint32
 	for k := range 3 {
-		uids = append(uids, strconv.Itoa(1_000_000+64*pid+k))
+		uids = append(uids, uint32(1_000_000+64*pid+k))
 	}
-	for deadline := time.Now().Add(30 * time.Second); len(processesOf(t, uids)) < 3; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if up, err := system.Processes(uids); err != nil || len(up) >= 3 {
+			break // an unreadable /proc fails the check of what is left below
+		}
 		if time.Now().After(deadline) {
 			run.Process.Kill()
 			run.Wait()
@@ -48,8 +50,12 @@ func TestServerRunInterrupted(t *testing.T) {
 	if code := waitExit(t, run, 30*time.Second); code != exitInterrupted {
 		t.Fatalf("exit %d, want %d; stderr:\n%s", code, exitInterrupted, stderr.String())
 	}
-	if left := processesOf(t, uids); len(left) > 0 {
-		t.Errorf("member processes remain: %v", left)
+	left, err := system.Leftovers(pid, uids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) > 0 {
+		t.Errorf("the run left behind: %v", left)
 	}
 	dirs, _ := filepath.Glob("/tmp/electbench-live-*/owner.pid")
 	for _, d := range dirs {
@@ -57,39 +63,4 @@ func TestServerRunInterrupted(t *testing.T) {
 			t.Errorf("the run's trial directory remains: %s", filepath.Dir(d))
 		}
 	}
-	conn, err := nftables.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tables, err := conn.ListTables()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tb := range tables {
-		if tb.Name == "electbench_"+strconv.Itoa(pid) {
-			t.Errorf("the run's nftables table %s remains", tb.Name)
-		}
-	}
-}
-
-// processesOf lists the pids running as any of uids.
-func processesOf(t *testing.T, uids []string) []string {
-	t.Helper()
-	status, err := filepath.Glob("/proc/[0-9]*/status")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pids []string
-	for _, s := range status {
-		b, err := os.ReadFile(s)
-		if err != nil {
-			continue // it exited
-		}
-		for l := range strings.Lines(string(b)) {
-			if f := strings.Fields(l); len(f) > 1 && f[0] == "Uid:" && slices.Contains(uids, f[1]) {
-				pids = append(pids, filepath.Base(filepath.Dir(s)))
-			}
-		}
-	}
-	return pids
 }

@@ -8,8 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -115,16 +115,32 @@ func TestKilledSystemRun(t *testing.T) {
 	if len(f) < 3 || f[0] != "formed" {
 		t.Fatalf("the holder did not form its cluster: %q", line)
 	}
-	dir, uids := f[1], f[2:]
+	dir := f[1]
+	var uids []uint32
+	for _, u := range f[2:] {
+		uid, err := strconv.ParseUint(u, 10, 32)
+		if err != nil {
+			t.Fatalf("the holder's uid %q: %v", u, err)
+		}
+		uids = append(uids, uint32(uid))
+	}
 	table := netcut.Prefix + fmt.Sprint(cmd.Process.Pid)
 	cmd.Process.Kill()
 	cmd.Wait()
 	killed := time.Now()
-	for len(processesOf(t, uids)) > 0 && time.Since(killed) < 2*time.Second {
+	for {
+		left, err := system.Processes(uids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(left) == 0 {
+			break
+		}
+		if time.Since(killed) > 2*time.Second {
+			t.Errorf("members of the killed run remain after 2 s: %v", left)
+			break
+		}
 		time.Sleep(10 * time.Millisecond)
-	}
-	if left := processesOf(t, uids); len(left) > 0 {
-		t.Errorf("members of the killed run remain after 2 s: %v", left)
 	}
 	if _, err := os.Stat(dir); err != nil {
 		t.Fatalf("the killed run left no directory (%v): the check below would prove nothing", err)
@@ -139,26 +155,7 @@ func TestKilledSystemRun(t *testing.T) {
 	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the killed run's directory survives clean: %v", err)
 	}
-}
-
-// processesOf lists the pids running as one of uids.
-func processesOf(t *testing.T, uids []string) []string {
-	t.Helper()
-	status, err := filepath.Glob("/proc/[0-9]*/status")
-	if err != nil {
-		t.Fatal(err)
+	if left, err := system.Leftovers(cmd.Process.Pid, uids); err != nil || len(left) > 0 {
+		t.Errorf("after clean the killed run left behind %v (%v)", left, err)
 	}
-	var pids []string
-	for _, s := range status {
-		b, err := os.ReadFile(s)
-		if err != nil {
-			continue // it exited
-		}
-		for l := range strings.Lines(string(b)) {
-			if f := strings.Fields(l); len(f) > 1 && f[0] == "Uid:" && slices.Contains(uids, f[1]) {
-				pids = append(pids, filepath.Base(filepath.Dir(s)))
-			}
-		}
-	}
-	return pids
 }

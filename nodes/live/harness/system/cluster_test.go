@@ -6,15 +6,11 @@ import (
 	"context"
 	"errors"
 	"os"
-	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/electbench/electbench/nodes/live/harness/system"
-	"github.com/google/nftables"
 )
 
 // The election timeout and heartbeat the tests give etcd, in ms: half
@@ -119,47 +115,18 @@ func crashLeader(t *testing.T, trial int) (time.Duration, uint64) {
 // nftables table of this run remains.
 func assertNothingLeft(t *testing.T, members []system.Member) {
 	t.Helper()
+	var uids []uint32
 	for _, m := range members {
 		if _, err := os.Stat(m.Dir); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("member %d's directory %s remains (%v)", m.Index, m.Dir, err)
 		}
-		if pids := processesOf(t, m.UID); len(pids) > 0 {
-			t.Errorf("member %d's processes remain: %v", m.Index, pids)
-		}
+		uids = append(uids, m.UID)
 	}
-	conn, err := nftables.New()
+	left, err := system.Leftovers(os.Getpid(), uids)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tables, err := conn.ListTables()
-	if err != nil {
-		t.Fatal(err)
+	if len(left) > 0 {
+		t.Errorf("the run left behind: %v", left)
 	}
-	for _, tb := range tables {
-		if tb.Name == "electbench_"+strconv.Itoa(os.Getpid()) {
-			t.Errorf("nftables table %s remains", tb.Name)
-		}
-	}
-}
-
-// processesOf lists the pids running as uid.
-func processesOf(t *testing.T, uid uint32) []string {
-	t.Helper()
-	status, err := filepath.Glob("/proc/[0-9]*/status")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pids []string
-	for _, s := range status {
-		b, err := os.ReadFile(s)
-		if err != nil {
-			continue // it exited
-		}
-		for l := range strings.Lines(string(b)) {
-			if f := strings.Fields(l); len(f) > 1 && f[0] == "Uid:" && f[1] == strconv.FormatUint(uint64(uid), 10) {
-				pids = append(pids, filepath.Base(filepath.Dir(s)))
-			}
-		}
-	}
-	return pids
 }
