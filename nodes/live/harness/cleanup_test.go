@@ -142,7 +142,7 @@ func TestInterruptedHarness(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
 		t.Fatalf("harness exit: %v; stderr:\n%s", err, stderr.String())
 	}
-	if left := markedProcesses(mark); len(left) != 0 {
+	if left := livetest.Marked(mark); len(left) != 0 {
 		t.Errorf("processes of the run remain: %v", left)
 	}
 	names, err := toxi.NewClient(srv.URL()).Names(context.Background(), prefix)
@@ -170,10 +170,10 @@ func TestKilledHarness(t *testing.T) {
 	cmd.Process.Kill()
 	cmd.Wait()
 	killed := time.Now()
-	for len(markedProcesses(mark)) > 0 && time.Since(killed) < time.Second {
+	for len(livetest.Marked(mark)) > 0 && time.Since(killed) < time.Second {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if left := markedProcesses(mark); len(left) != 0 {
+	if left := livetest.Marked(mark); len(left) != 0 {
 		t.Errorf("processes of the killed run remain after a second: %v", left)
 	}
 	c := toxi.NewClient(srv.URL())
@@ -205,23 +205,23 @@ func TestSplitHarnessLeavesNothing(t *testing.T) {
 			h := startHarness(t, splitHarness)
 			defer h.cmd.Process.Kill()
 			servers := 0
-			for _, p := range markedProcesses(h.mark) {
+			for _, p := range livetest.Marked(h.mark) {
 				if strings.Contains(p, " toxiproxy-server") {
 					servers++
 				}
 			}
 			if servers != 2 {
-				t.Fatalf("%d toxiproxy server processes run, want 2: %v", servers, markedProcesses(h.mark))
+				t.Fatalf("%d toxiproxy server processes run, want 2: %v", servers, livetest.Marked(h.mark))
 			}
 			h.cmd.Process.Signal(sig)
 			for h.out.Scan() {
 			}
 			h.cmd.Wait()
 			ended := time.Now()
-			for len(markedProcesses(h.mark)) > 0 && time.Since(ended) < time.Second {
+			for len(livetest.Marked(h.mark)) > 0 && time.Since(ended) < time.Second {
 				time.Sleep(10 * time.Millisecond)
 			}
-			if left := markedProcesses(h.mark); len(left) != 0 {
+			if left := livetest.Marked(h.mark); len(left) != 0 {
 				t.Errorf("processes of the run remain: %v; stderr:\n%s", left, h.stderr.String())
 			}
 		})
@@ -236,25 +236,6 @@ const splitHarness = "split"
 type noCleanup struct{}
 
 func (noCleanup) Cleanup(func()) {}
-
-// markedProcesses lists the processes whose environment holds mark.
-func markedProcesses(mark string) []string {
-	var out []string
-	dirs, _ := filepath.Glob("/proc/[0-9]*")
-	for _, d := range dirs {
-		env, err := os.ReadFile(filepath.Join(d, "environ"))
-		if err != nil {
-			continue
-		}
-		for _, kv := range strings.Split(string(env), "\x00") {
-			if kv == mark {
-				cmdline, _ := os.ReadFile(filepath.Join(d, "cmdline"))
-				out = append(out, filepath.Base(d)+": "+strings.ReplaceAll(string(cmdline), "\x00", " "))
-			}
-		}
-	}
-	return out
-}
 
 // harnessMain is a harness process for TestInterruptedHarness: it runs
 // live trials through the Toxiproxy at url until interrupted, saying
@@ -375,7 +356,7 @@ func startHarness(t *testing.T, toxiproxy string) harnessRun {
 		h.cmd.Process.Kill()
 		t.Fatalf("the harness never ran a trial: %s", h.stderr.String())
 	}
-	if len(markedProcesses(h.mark)) == 0 {
+	if len(livetest.Marked(h.mark)) == 0 {
 		h.cmd.Process.Kill()
 		t.Fatal("no node process carries the mark: the check below would prove nothing")
 	}

@@ -131,3 +131,25 @@ func (s *Buffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// Marked lists the processes whose environment holds mark (a KEY=value a
+// test adds to the environment of the run it starts, which the run's
+// nodes and servers inherit), as "pid: command line": what a run left
+// behind once it has exited.
+func Marked(mark string) []string {
+	var out []string
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		env, err := os.ReadFile(filepath.Join(d, "environ"))
+		if err != nil {
+			continue
+		}
+		for _, kv := range strings.Split(string(env), "\x00") {
+			if kv == mark {
+				cmdline, _ := os.ReadFile(filepath.Join(d, "cmdline"))
+				out = append(out, filepath.Base(d)+": "+strings.ReplaceAll(string(cmdline), "\x00", " "))
+			}
+		}
+	}
+	return out
+}
