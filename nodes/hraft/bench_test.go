@@ -2,6 +2,7 @@ package hraft
 
 import (
 	"io"
+	"strconv"
 	"testing"
 	"time"
 
@@ -90,4 +91,59 @@ func run(b *testing.B, call func(*raft.AppendEntriesResponse) error) {
 		}
 	}
 	b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(2*b.N), "ns/msg")
+}
+
+// The library's own CPU with a leader in place: five servers, unchanged,
+// over its in-memory transport and stores in one process, with the timing
+// electbench gives it live at uniform(5ms,10ms) (its defaults in T, T the
+// live unit, 12.5 ms: heartbeat and election timeouts 250 ms, lease 125
+// ms, commit 12.5 ms), run for a second per iteration once a leader is
+// elected. cpu-ms/s is the process's user and system CPU per second of
+// that steady state, all five servers together: the figure a live run's
+// node processes are compared with (docs/LIBRARIES.md, "CPU").
+func BenchmarkSteadyClusterCPU(b *testing.B) {
+	s := &settings{heartbeat: 250 * time.Millisecond, election: 250 * time.Millisecond, lease: 125 * time.Millisecond, commit: 12500 * time.Microsecond}
+	var servers []raft.Server
+	var trans []*raft.InmemTransport
+	for i := range 5 {
+		id := raft.ServerID(strconv.Itoa(i))
+		addr, t := raft.NewInmemTransport(raft.ServerAddress(id))
+		servers = append(servers, raft.Server{Suffrage: raft.Voter, ID: id, Address: addr})
+		trans = append(trans, t)
+	}
+	for _, a := range trans {
+		for i, t := range trans {
+			a.Connect(servers[i].Address, t)
+		}
+	}
+	var rafts []*raft.Raft
+	for i := range 5 {
+		stable := raft.NewInmemStore()
+		logs, err := bootLog(servers, stable)
+		if err != nil {
+			b.Fatal(err)
+		}
+		c := s.config(servers[i].ID)
+		c.LogLevel = "off"
+		r, err := raft.NewRaft(c, fsm{}, logs, stable, raft.NewInmemSnapshotStore(), trans[i])
+		if err != nil {
+			b.Fatal(err)
+		}
+		rafts = append(rafts, r)
+	}
+	defer func() {
+		for _, r := range rafts {
+			r.Shutdown().Error()
+		}
+	}()
+	for deadline := time.Now().Add(10 * time.Second); rafts[0].Leader() == ""; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			b.Fatal("no leader within 10 s")
+		}
+	}
+	before, start := nodetest.CPUTime(b), time.Now()
+	for b.Loop() {
+		time.Sleep(time.Second)
+	}
+	b.ReportMetric(float64((nodetest.CPUTime(b)-before).Microseconds())/1e3/time.Since(start).Seconds(), "cpu-ms/s")
 }

@@ -4,6 +4,7 @@ import (
 	"io"
 	"maps"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -203,4 +204,15 @@ func (s *MemStable) AppendStable(b []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.b = append(s.b, b...)
+}
+
+// CPUTime is this process's user and system CPU time so far (getrusage):
+// the libraries' benchmarks of their own CPU in a steady state, with
+// nothing of the live runtime around them (docs/LIBRARIES.md, "CPU").
+func CPUTime(t testing.TB) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		t.Fatalf("getrusage: %v", err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
