@@ -36,7 +36,7 @@ func init() {
 				}
 			}},
 		{name: "runtime", typ: "sim or live", def: DefaultRuntime, auto: true,
-			doc: "where it runs: the simulator, or real node processes behind Toxiproxy",
+			doc: "where it runs: the simulator, or real node processes behind Toxiproxy; a live-only algorithm runs live either way",
 			dec: func(d *decoder, n *yaml.Node, path string, s *Scenario) {
 				if v, ok := d.text(n, path); ok {
 					if v != "sim" && v != "live" {

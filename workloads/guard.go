@@ -267,6 +267,9 @@ func CheckPlan(specs []*Spec, lim Limits) error {
 			continue
 		}
 		for _, a := range s.Algos {
+			if a.liveOnly() {
+				continue // it runs live, as the spec's live trials do
+			}
 			for _, n := range s.Nodes {
 				if a.UpTo > 0 && n > a.UpTo {
 					continue

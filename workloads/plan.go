@@ -55,7 +55,10 @@ type Spec struct {
 	// the outcomes it expects); it shapes no trial.
 	Description string
 	// Runtime is "live" for a scenario that runs on node processes through
-	// Toxiproxy (runtime: live); anything else runs on the simulator.
+	// Toxiproxy (runtime: live); anything else runs on the simulator, but
+	// for a live-only algorithm (nodes.Algorithm.LiveOnly), which runs live
+	// whatever the scenario's runtime (Trial.Live): a runtime chooses for
+	// the algorithms that run on both.
 	Runtime string
 	// Budget bounds every trial's events and events in flight (zero fields:
 	// trial.DefaultBudget, scaled to each trial's N). The simulator
@@ -87,7 +90,8 @@ type Trial struct {
 	Trial int    // 0..Trials-1 within its algorithm and size
 	Seed  uint64 // TrialSeed(Spec.Seed, Trial)
 	// Live says it runs on node processes (Executor.Live): its spec's
-	// runtime is live, or the run's is (--runtime live).
+	// runtime is live, or the run's is (--runtime live), or its algorithm
+	// runs only live.
 	Live bool
 }
 
@@ -184,7 +188,7 @@ func (s *Spec) Plan() []Trial {
 				continue
 			}
 			for t := range s.Trials {
-				out = append(out, Trial{Index: len(out), Spec: s, Algo: a, Nodes: n, Trial: t, Seed: TrialSeed(s.Seed, t), Live: s.Runtime == "live"})
+				out = append(out, Trial{Index: len(out), Spec: s, Algo: a, Nodes: n, Trial: t, Seed: TrialSeed(s.Seed, t), Live: s.Runtime == "live" || a.Alg.LiveOnly != ""})
 			}
 		}
 	}

@@ -90,7 +90,7 @@ func FromScenario(sc *chaos.Scenario) (*Spec, error) {
 			}
 		}
 	}
-	if sc.Runtime == "live" {
+	if sc.Runtime == "live" || slices.ContainsFunc(spec.Algos, Algo.liveOnly) {
 		checkLive(sc, spec, fail)
 	}
 	if spec.TraceHash = sc.TraceHash; sc.TraceHash != "" {
@@ -111,15 +111,31 @@ func FromScenario(sc *chaos.Scenario) (*Spec, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, chaos.Errors{sc.Errorf("", "%s", unflag(err))}
 	}
-	if spec.Runtime == "live" {
-		if err := spec.ValidateLive(); err != nil {
-			return nil, chaos.Errors{sc.Errorf("runtime", "runtime live: %s", unflag(err))}
-		}
-	} else if err := spec.ValidateSim(); err != nil {
-		return nil, chaos.Errors{sc.Errorf("algorithms", "%s", unflag(err))}
+	if err := validateRuntimes(spec); err != nil {
+		return nil, chaos.Errors{sc.Errorf("runtime", "runtime live: %s", unflag(err))}
 	}
 	return spec, nil
 }
+
+// validateRuntimes checks the spec against the runtimes its trials run on:
+// every algorithm live under runtime live; otherwise the live-only ones
+// live (an algorithm runs on the runtimes it supports: a scenario's runtime
+// chooses for those that run on both) and the others on the simulator,
+// which refuses nothing a scenario can name once the live-only are apart.
+func validateRuntimes(spec *Spec) error {
+	if spec.Runtime == "live" {
+		return spec.ValidateLive()
+	}
+	live := *spec
+	live.Algos = slices.DeleteFunc(slices.Clone(spec.Algos), func(a Algo) bool { return !a.liveOnly() })
+	if len(live.Algos) == 0 {
+		return nil
+	}
+	return live.ValidateLive()
+}
+
+// liveOnly reports whether a runs only live (nodes.Algorithm.LiveOnly).
+func (a Algo) liveOnly() bool { return a.Alg.LiveOnly != "" }
 
 // scenarioAlgos are the algorithms a scenario names, each with its variant
 // and checked parameters: every election algorithm for "all", then those
@@ -189,7 +205,7 @@ func checkColumnConditions(cs []chaos.ColumnCondition, algos []Algo, fail func(f
 // the fingerprint of a single simulated trial.
 func checkTraceHash(sc *chaos.Scenario, spec *Spec, fail func(field, format string, args ...any)) {
 	switch {
-	case sc.Runtime == "live":
+	case sc.Runtime == "live" || slices.ContainsFunc(spec.Algos, Algo.liveOnly):
 		fail("trace-hash", "a live trial's trace is not reproducible: trace-hash applies to the simulator")
 	case spec.Trials != 1 || len(spec.Algos) != 1 || len(spec.Nodes) != 1:
 		fail("trace-hash", "a trace hash names one trial: the scenario needs trials: 1, one algorithm and one size (it has %d trial(s), %d algorithm(s), %d size(s))",

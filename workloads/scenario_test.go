@@ -72,7 +72,7 @@ func builtinSpecs(t *testing.T, name string) []*Spec {
 			return err == nil && alg.LiveOnly != ""
 		})
 		if len(sc.Algorithms) == 0 && !sc.AllAlgos {
-			continue // only live-only algorithms (hraft-cloudflare-2020)
+			continue // only live-only algorithms (lease-pause-k8s)
 		}
 		// Conditions on the columns of a live-only algorithm left out
 		// (server-leader-crash's etcd-server) go with it.

@@ -156,10 +156,11 @@ func runSpecs(cmd *cobra.Command, o runOptions, args []string) (sim, live []*wor
 }
 
 // add appends spec's trials to the plan, live ones marked so (an ad-hoc
-// spec runs live by --runtime, a scenario's by its runtime).
+// spec runs live by --runtime, a scenario's by its runtime, a live-only
+// algorithm's trials whatever the runtime: Spec.Plan).
 func (p *runPlan) add(spec *workloads.Spec, live bool) {
 	for _, t := range spec.Plan() {
-		t.Index, t.Live = len(p.trials), live
+		t.Index, t.Live = len(p.trials), t.Live || live
 		p.trials = append(p.trials, t)
 	}
 }

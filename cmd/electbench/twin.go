@@ -140,6 +140,10 @@ func runTwin(cmd *cobra.Command, scenario string, o twinOptions) error {
 			return err
 		}
 	}
+	// A live-only algorithm runs live on the simulated side too (it runs
+	// live whatever the runtime): it has no simulated twin, and its groups
+	// show as only live.
+	rows[0] = slices.DeleteFunc(rows[0], func(r reports.Row) bool { return r.Runtime != "sim" })
 	c := reports.Twin(rows[0], rows[1], reports.CompareOptions{Alpha: o.alpha, Threshold: threshold,
 		Disruption: incidentRows(scenario, rows[0])})
 	if err := reports.WriteFileAtomic(filepath.Join(o.out, "twin.csv"), func(w io.Writer) error { return reports.WriteTwinCSV(w, c) }); err != nil {
