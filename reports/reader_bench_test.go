@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"testing"
 	"unsafe"
 )
@@ -53,4 +54,37 @@ func BenchmarkReadFile(b *testing.B) {
 	b.ReportMetric(float64(held)/n, "held-B/row")
 	b.ReportMetric(float64(st.Size())/n, "file-B/row")
 	b.ReportMetric(float64(unsafe.Sizeof(Row{})), "Row-B")
+}
+
+// A row read back holds no part of its CSV line: each text cell is a copy
+// shared by the rows that repeat it (decoder.intern), and the rows equal
+// those written.
+func TestReadFileSharesText(t *testing.T) {
+	dir := t.TempDir()
+	w, err := NewWriter(dir, []string{"csv"}, WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := sampleRows()
+	for _, r := range want {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := ReadFile(filepath.Join(dir, ResultsCSV))
+	if err != nil || len(rows) != len(want) {
+		t.Fatalf("%d rows, %v", len(rows), err)
+	}
+	if unsafe.StringData(rows[0].Algorithm) != unsafe.StringData(rows[1].Algorithm) ||
+		unsafe.StringData(rows[0].MessagesByKind[0].Kind) != unsafe.StringData(rows[1].MessagesByKind[0].Kind) {
+		t.Errorf("the rows of one algorithm hold copies of their own of %q and %q", rows[0].Algorithm, rows[0].MessagesByKind[0].Kind)
+	}
+	for i := range want {
+		if got := rows[i].cells(); !slices.Equal(got, want[i].cells()) {
+			t.Errorf("row %d read back as %q, written as %q", i, got, want[i].cells())
+		}
+	}
 }
