@@ -135,11 +135,8 @@ func ReadFile(path string) ([]Row, error) {
 		return nil, err
 	}
 	defer f.Close()
-	lines, err := countLines(f)
+	lines, err := countFileLines(f)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	rows, err := readCSV(f, lines)
@@ -147,6 +144,22 @@ func ReadFile(path string) ([]Row, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return rows, nil
+}
+
+// countFileLines counts the lines of a regular file (countLines) and
+// leaves it at its start; anything else (a pipe, a device that never
+// ends) is not read ahead, and counts 0.
+func countFileLines(f *os.File) (int, error) {
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return 0, err
+	}
+	lines, err := countLines(io.LimitReader(f, st.Size()))
+	if err != nil {
+		return 0, err
+	}
+	_, err = f.Seek(0, io.SeekStart)
+	return lines, err
 }
 
 // countLines counts the newlines of r, at most maxRows: as many as the

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/electbench/electbench/internal/boundedio"
 )
 
 // File names a run writes under its output directory.
@@ -350,7 +352,7 @@ func recoverResults(path string) (recovered, error) {
 	if err != nil {
 		return recovered{}, fmt.Errorf("%s: %w", path, err)
 	}
-	cr := newCSVReader(bufio.NewReaderSize(f, 64<<10))
+	cr := newCSVReader(bufio.NewReaderSize(boundedio.Lines(f, MaxLine), 64<<10))
 	cr.FieldsPerRecord = -1
 	var dec *decoder
 	for {
@@ -398,11 +400,15 @@ func recoverResults(path string) (recovered, error) {
 
 // measureResults returns, for an open results file, its size, whether it
 // ends with a newline (a last record without one was cut), and how many
-// lines it holds (countLines), leaving it at its start.
+// lines it holds (countFileLines), leaving it at its start. Only a regular
+// file is one: a run appends to it.
 func measureResults(f *os.File) (out recovered, endsLine bool, lines int, err error) {
 	st, err := f.Stat()
 	if err != nil {
 		return recovered{}, false, 0, err
+	}
+	if !st.Mode().IsRegular() {
+		return recovered{}, false, 0, errors.New("not a regular file")
 	}
 	out.size = st.Size()
 	if out.size > 0 {
@@ -412,10 +418,7 @@ func measureResults(f *os.File) (out recovered, endsLine bool, lines int, err er
 		}
 		endsLine = last[0] == '\n'
 	}
-	if lines, err = countLines(f); err != nil {
-		return recovered{}, false, 0, err
-	}
-	_, err = f.Seek(0, io.SeekStart)
+	lines, err = countFileLines(f)
 	return out, endsLine, lines, err
 }
 
