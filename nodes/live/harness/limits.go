@@ -114,9 +114,11 @@ const splitRoom = 8
 // every proxy, as always; otherwise, with Toxiproxy embedded, the least
 // number whose shares (Needs.Shares) each fit the limit with room, the
 // servers beyond the embedded one being processes of their own. It
-// refuses, saying why, a cluster that no split fits: one whose harness
-// alone, or whose proxies into a single node, exceed the limit, or any that
-// an external server (one process) cannot hold.
+// refuses, saying why, a cluster that one host cannot link or hold
+// (checkScale: links and memory, whatever the descriptors), and one that
+// no split fits: one whose harness alone, or whose proxies into a single
+// node, exceed the limit, or any that an external server (one process)
+// cannot hold.
 func Servers(n int, topo nodes.Topology, allLinks, embedded bool) (int, error) {
 	need := NeedsFor(n, topo, allLinks, embedded)
 	if err := checkScale(need, topo, allLinks, embedded); err != nil {
