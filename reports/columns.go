@@ -23,6 +23,10 @@ type column struct {
 	// number reads a numeric column's cell as a number, ok = false for an
 	// empty optional cell; nil for a column of text, flags or counts.
 	number func(r *Row) (v float64, ok bool)
+	// text says that parse keeps the cell's text (a string, or the kind
+	// names of counts): the reader hands it a copy of its own, shared by
+	// repeats (decoder.intern), so that a row holds none of its line.
+	text bool
 }
 
 // NumericColumn reports whether name is a column of Columns that holds a
@@ -133,6 +137,7 @@ func stringCol(name string, f func(*Row) *string) column {
 		cell:  func(r *Row) string { return *f(r) },
 		json:  func(b []byte, r *Row) []byte { return appendJSONString(b, *f(r)) },
 		parse: func(r *Row, s string) error { *f(r) = s; return nil },
+		text:  true,
 	}
 }
 
@@ -289,6 +294,7 @@ func countsCol(name string, f func(*Row) *Counts) column {
 			*f(r) = c
 			return err
 		},
+		text: true,
 	}
 }
 

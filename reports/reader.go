@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/csv"
 	"encoding/hex"
@@ -88,7 +89,11 @@ func (e *ParseError) Unwrap() error { return e.Err }
 // read as zero values (an older file), except the stable ones DESIGN.md
 // fixes (StableColumns), which must be present. Any bad cell is an error naming its line and
 // column.
-func ReadCSV(r io.Reader) ([]Row, error) {
+func ReadCSV(r io.Reader) ([]Row, error) { return readCSV(r, 0) }
+
+// readCSV is ReadCSV with room for capacity rows made at once: a slice
+// that doubles as it grows holds up to twice the rows, and copies them.
+func readCSV(r io.Reader, capacity int) ([]Row, error) {
 	cr := newCSVReader(boundedio.Lines(r, MaxLine))
 	header, err := cr.Read()
 	if err == io.EOF {
@@ -101,7 +106,7 @@ func ReadCSV(r io.Reader) ([]Row, error) {
 	if err != nil {
 		return nil, &ParseError{Line: 1, Err: err}
 	}
-	var rows []Row
+	rows := make([]Row, 0, capacity)
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -122,23 +127,68 @@ func ReadCSV(r io.Reader) ([]Row, error) {
 // and its longest cells (faults, violation) some kilobytes.
 const MaxLine = 16 << 20
 
-// ReadFile reads the results file at path with ReadCSV; errors name the file.
+// ReadFile reads the results file at path with ReadCSV, its rows in one
+// allocation of the size its lines ask for; errors name the file.
 func ReadFile(path string) ([]Row, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	rows, err := ReadCSV(f)
+	lines, err := countFileLines(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	rows, err := readCSV(f, lines)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return rows, nil
 }
 
+// countFileLines counts the lines of a regular file (countLines) and
+// leaves it at its start; anything else (a pipe, a device that never
+// ends) is not read ahead, and counts 0.
+func countFileLines(f *os.File) (int, error) {
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return 0, err
+	}
+	lines, err := countLines(io.LimitReader(f, st.Size()))
+	if err != nil {
+		return 0, err
+	}
+	_, err = f.Seek(0, io.SeekStart)
+	return lines, err
+}
+
+// countLines counts the newlines of r, at most maxRows: as many as the
+// records after the header, or a few more where a quoted cell holds a
+// newline.
+func countLines(r io.Reader) (int, error) {
+	buf := make([]byte, 64<<10)
+	n := 0
+	for {
+		k, err := r.Read(buf)
+		n += bytes.Count(buf[:k], []byte{'\n'})
+		if err == io.EOF || n >= maxRows {
+			return min(n, maxRows), nil
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+}
+
+// maxRows bounds the rows made room for ahead of reading them (a row is
+// about 1 KB): a file of more rows grows its slice as it is read.
+const maxRows = 1 << 24
+
+// newCSVReader reads records into one reused slice: a decoder copies what
+// a row keeps of them (decoder.intern).
 func newCSVReader(r io.Reader) *csv.Reader {
 	cr := csv.NewReader(r)
-	cr.ReuseRecord = false
+	cr.ReuseRecord = true
 	return cr
 }
 
@@ -154,6 +204,31 @@ func csvError(err error) error {
 // decoder maps the fields of one header to columns.
 type decoder struct {
 	cols []*column // per field; nil for an unknown column
+	// texts are the text cells read so far, each held once, up to
+	// maxInterned: a sweep's rows repeat a few algorithms, scenarios,
+	// latencies and message-kind lists, and each row held its own copy of
+	// its line before.
+	texts map[string]string
+}
+
+// maxInterned bounds the texts a decoder shares: cells past it (fault
+// schedules, violations: one of a kind) are copied each on its own.
+const maxInterned = 1 << 14
+
+// intern returns a copy of s that no record holds, shared with every
+// earlier cell of the same text.
+func (d *decoder) intern(s string) string {
+	if s == "" {
+		return ""
+	}
+	if t, ok := d.texts[s]; ok {
+		return t
+	}
+	t := strings.Clone(s)
+	if len(d.texts) < maxInterned {
+		d.texts[t] = t
+	}
+	return t
 }
 
 func newDecoder(header []string) (*decoder, error) {
@@ -161,7 +236,7 @@ func newDecoder(header []string) (*decoder, error) {
 	for i := range columns {
 		byName[columns[i].name] = &columns[i]
 	}
-	d := &decoder{cols: make([]*column, len(header))}
+	d := &decoder{cols: make([]*column, len(header)), texts: map[string]string{}}
 	seen := make(map[string]bool, len(header))
 	for i, name := range header {
 		if i == 0 {
@@ -189,7 +264,11 @@ func (d *decoder) decode(cr *csv.Reader, rec []string) (Row, error) {
 		if c == nil {
 			continue
 		}
-		if err := c.parse(&row, rec[i]); err != nil {
+		cell := rec[i]
+		if c.text {
+			cell = d.intern(cell)
+		}
+		if err := c.parse(&row, cell); err != nil {
 			line, _ := cr.FieldPos(i)
 			return Row{}, &ParseError{Line: line, Column: c.name, Err: err}
 		}

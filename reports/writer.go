@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/csv"
 	"errors"
@@ -13,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/electbench/electbench/internal/boundedio"
 )
 
 // File names a run writes under its output directory.
@@ -321,8 +324,10 @@ func WriteJSONL(out io.Writer, rows []Row) error {
 
 // recovered is what survives of a results file from an earlier run.
 type recovered struct {
-	header  []string   // nil when no complete header survived
-	records [][]string // the complete data records, as read
+	header []string // nil when no complete header survived
+	// records are the complete data records, as read, kept only for a
+	// header older than Columns (upgradeResults rewrites them).
+	records [][]string
 	rows    []Row
 	good    int64 // bytes up to the end of the last complete record
 	size    int64
@@ -332,17 +337,22 @@ type recovered struct {
 // record. A last record without its newline, or one that does not parse as
 // CSV at all, was cut by a crash in the middle of a write: it is left out.
 // Anything else wrong is an error, since appending to a damaged file would
-// hide the damage.
+// hide the damage. The file is read as a stream, its rows made room for
+// at once (countLines): a resumed sweep's rows are what it must hold.
 func recoverResults(path string) (recovered, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return recovered{}, nil
 	}
 	if err != nil {
 		return recovered{}, err
 	}
-	out := recovered{size: int64(len(data))}
-	cr := newCSVReader(bytes.NewReader(data))
+	defer f.Close()
+	out, endsLine, lines, err := measureResults(f)
+	if err != nil {
+		return recovered{}, fmt.Errorf("%s: %w", path, err)
+	}
+	cr := newCSVReader(bufio.NewReaderSize(boundedio.Lines(f, MaxLine), 64<<10))
 	cr.FieldsPerRecord = -1
 	var dec *decoder
 	for {
@@ -357,7 +367,7 @@ func recoverResults(path string) (recovered, error) {
 			return recovered{}, fmt.Errorf("%s: %w", path, csvError(err))
 		}
 		end := cr.InputOffset()
-		if end == out.size && data[end-1] != '\n' {
+		if end == out.size && !endsLine {
 			return out, nil // the cut-off last record
 		}
 		if dec == nil {
@@ -367,7 +377,8 @@ func recoverResults(path string) (recovered, error) {
 			if dec, err = newDecoder(rec); err != nil {
 				return recovered{}, fmt.Errorf("%s: %w", path, err)
 			}
-			out.header, out.good = rec, end
+			out.header, out.good = slices.Clone(rec), end
+			out.rows = make([]Row, 0, lines)
 			continue
 		}
 		if len(rec) != len(out.header) {
@@ -379,10 +390,36 @@ func recoverResults(path string) (recovered, error) {
 		if err != nil {
 			return recovered{}, fmt.Errorf("%s: %w", path, err)
 		}
-		out.records = append(out.records, rec)
+		if len(out.header) < len(Columns) {
+			out.records = append(out.records, slices.Clone(rec))
+		}
 		out.rows = append(out.rows, row)
 		out.good = end
 	}
+}
+
+// measureResults returns, for an open results file, its size, whether it
+// ends with a newline (a last record without one was cut), and how many
+// lines it holds (countFileLines), leaving it at its start. Only a regular
+// file is one: a run appends to it.
+func measureResults(f *os.File) (out recovered, endsLine bool, lines int, err error) {
+	st, err := f.Stat()
+	if err != nil {
+		return recovered{}, false, 0, err
+	}
+	if !st.Mode().IsRegular() {
+		return recovered{}, false, 0, errors.New("not a regular file")
+	}
+	out.size = st.Size()
+	if out.size > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, out.size-1); err != nil {
+			return recovered{}, false, 0, err
+		}
+		endsLine = last[0] == '\n'
+	}
+	lines, err = countFileLines(f)
+	return out, endsLine, lines, err
 }
 
 // checkHeader accepts Columns or an older prefix of it holding at least the

@@ -76,6 +76,9 @@ func planRun(cmd *cobra.Command, o runOptions, args []string) (*runPlan, error) 
 	if p.shard, p.inShard, p.costs, err = o.shardOf(p.trials, &p.manifest); err != nil {
 		return nil, err
 	}
+	if err := checkLiveHost(p.liveTrials(), o.toxiproxy); err != nil {
+		return nil, err
+	}
 	if o.resume {
 		keys := make([]reports.Key, len(p.trials))
 		for i, t := range p.trials {
@@ -413,11 +416,26 @@ func liveTrialNumbers(trials []workloads.Trial) func(harness.Setup) int {
 	}
 }
 
+// checkLiveHost refuses, before anything is written or started, a live
+// trial whose cluster this host cannot hold (harness.CheckHost: links,
+// memory, descriptors), saying why; url is --toxiproxy's.
+func checkLiveHost(trials []workloads.Trial, url string) error {
+	for _, t := range trials {
+		s := t.Spec
+		all := len(s.Faults) > 0 || len(s.Crashes) > 0 || s.Detector.Kind == "heartbeat"
+		if err := harness.CheckHost(t.Nodes, t.Algo.Alg.Topology, all, url == ""); err != nil {
+			return badInputf("--nodes %d (%s): %w", t.Nodes, t.Algo.Alg.Name, err)
+		}
+	}
+	return nil
+}
+
 // liveHarness is the live harness as the executor's live runtime: node
 // processes through the Toxiproxy at url (embedded when ""), their
 // diagnostics logged to DIR/live.log and their set-ups told to setup. It
 // is opened before the first live trial that runs, and not at all when
-// none does.
+// none does; planRun has refused what this host cannot hold
+// (checkLiveHost).
 type liveHarness struct {
 	dir, url string
 	trials   []workloads.Trial // the plan's live trials
@@ -427,15 +445,10 @@ type liveHarness struct {
 	rec      *harness.Recorder
 }
 
-// Open refuses a cluster this host cannot hold, saying why, before any
-// starts, then starts the harness.
+// Open refuses a server algorithm this host cannot run, saying why, before
+// any starts, then starts the harness.
 func (l *liveHarness) Open(ctx context.Context) error {
 	for _, t := range l.trials {
-		s := t.Spec
-		all := len(s.Faults) > 0 || len(s.Crashes) > 0 || s.Detector.Kind == "heartbeat"
-		if err := harness.CheckHost(t.Nodes, t.Algo.Alg.Topology, all, l.url == ""); err != nil {
-			return badInputf("--nodes %d (%s): %w", t.Nodes, t.Algo.Alg.Name, err)
-		}
 		if err := harness.CheckSystem(t.Algo.Alg); err != nil {
 			return badInputf("%w", err)
 		}

@@ -7,10 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/electbench/electbench/nodes/live/harness"
 	"github.com/electbench/electbench/nodes/live/harness/toxi"
 	"github.com/electbench/electbench/nodes/trial"
 )
@@ -77,4 +79,50 @@ func TestStoppedToxiproxy(t *testing.T) {
 	if err != nil || len(names) != 0 {
 		t.Errorf("proxies of the run survive it: %v (%v)", names, err)
 	}
+}
+
+// Issue 39, item 7: link set-up that does not complete within the set-up
+// bound (a 128-node complete graph's, or here one proxy disabled as the
+// nodes begin to link, so that its link never comes up) is an
+// infrastructure error, never a result: before, the trial became a row
+// with live=false and "waiting for the nodes to link: context deadline
+// exceeded" that --resume kept.
+func TestLinkSetupIsInfrastructure(t *testing.T) {
+	srv, err := toxi.StartEmbedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	client := toxi.NewClient(srv.URL())
+	opt := options(t)
+	opt.Toxiproxy = srv.URL()
+	opt.SetupTimeout = 10 * time.Second
+	disabled := ""
+	opt.Progress = func(s harness.Setup) {
+		if s.Stage != harness.Linking || disabled != "" {
+			return
+		}
+		ctx := context.Background()
+		names, err := client.Names(ctx, fmt.Sprintf("eb%d-", os.Getpid()))
+		if err != nil || len(names) == 0 {
+			t.Errorf("the trial's proxies: %v, %v", names, err)
+			disabled = "none"
+			return
+		}
+		disabled = names[0]
+		if err := client.SetEnabled(ctx, disabled, false); err != nil {
+			t.Errorf("disabling %s: %v", disabled, err)
+		}
+	}
+	r := runtime(t, opt)
+	ranks := random(4, 1)
+	cfg := config(t, "bully", ranks, []int{lowest(ranks)}, 5*time.Millisecond)
+	res, err := r.Run(context.Background(), cfg)
+	if disabled == "" {
+		t.Fatalf("the trial never reached its links: %v", err)
+	}
+	if !errors.Is(err, trial.ErrInfrastructure) || !strings.Contains(err.Error(), "link set-up did not complete, ") {
+		t.Fatalf("a trial whose link %s never came up: %v (result %v); want an infrastructure error", disabled, err, res != nil)
+	}
+	t.Logf("proxy %s disabled: %v", disabled, err)
 }

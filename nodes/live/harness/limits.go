@@ -3,6 +3,9 @@ package harness
 import (
 	"fmt"
 
+	"github.com/dustin/go-humanize"
+
+	"github.com/electbench/electbench/internal/hostmem"
 	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/live"
 )
@@ -17,6 +20,10 @@ type Needs struct {
 	// and five per node (its pipes, and the listening socket it inherits,
 	// twice: kept.go), beside fdBase of the harness's own.
 	FDs int
+	// Memory is what the cluster takes of the host's memory, in bytes: the
+	// nodes' (nodeBytes each, nodeLinkBytes per link) and Toxiproxy's
+	// (proxyBytes per link, beside harnessBytes).
+	Memory int64
 	// perReceiver are the proxies into one node (each link's proxy is on
 	// the server of its receiving node: serverOf); embedded, whether the
 	// first server is in the harness process.
@@ -28,6 +35,34 @@ type Needs struct {
 // server process's own too.
 const fdBase = 64
 
+// The measured costs of a live cluster (docs/LIVE-LIMITS.md: bully on
+// complete graphs of 16, 32 and 64 nodes, Toxiproxy embedded, peak RSS
+// sampled every 50 ms). A node process holds about 41 MB of its own and
+// 158 KB per directed link (its half of two connections, their buffers
+// and goroutines); the harness about 40 MB of its own and 340 KB per
+// proxy (Toxiproxy's listener, its two relayed connections and their
+// stubs).
+const (
+	nodeBytes     = 41 << 20
+	nodeLinkBytes = 158 << 10
+	harnessBytes  = 40 << 20
+	proxyBytes    = 340 << 10
+)
+
+// maxLinks are the most directed links one host was measured to bring up
+// in one set-up: 4,032, a 64-node complete graph, linked in 13.7 s of
+// its 94 s set-up bound. The set-up time grows faster than the links (×4.8
+// from 240 to 992 links, ×9.8 from 992 to 4,032: every node dials every
+// peer at once, and each handshake is checked on a host shared by all the
+// processes), and the issue's 128-node complete graph (16,256 links)
+// brought up 307 in 3 min 51 s; beyond this figure a cluster needs more
+// hosts, not a longer wait.
+const maxLinks = 4032
+
+// hostMemory is the memory this process may use (hostmem.Total); a
+// variable for tests.
+var hostMemory = hostmem.Total
+
 // NeedsFor is what n nodes of topology topo take. allLinks says that the
 // run may use every link (faults, crashes, a heartbeat detector, forged
 // identities: ringOnly); embedded that Toxiproxy runs in this process.
@@ -38,6 +73,7 @@ func NeedsFor(n int, topo nodes.Topology, allLinks, embedded bool) Needs {
 	}
 	need := Needs{Nodes: n, Proxies: n * per, perReceiver: per, embedded: embedded}
 	need.FDs = need.Shares(1)[0]
+	need.Memory = harnessBytes + int64(n)*nodeBytes + int64(need.Proxies)*(nodeLinkBytes+proxyBytes)
 	return need
 }
 
@@ -78,15 +114,20 @@ const splitRoom = 8
 // every proxy, as always; otherwise, with Toxiproxy embedded, the least
 // number whose shares (Needs.Shares) each fit the limit with room, the
 // servers beyond the embedded one being processes of their own. It
-// refuses, saying why, a cluster that no split fits: one whose harness
-// alone, or whose proxies into a single node, exceed the limit, or any that
-// an external server (one process) cannot hold.
+// refuses, saying why, a cluster that one host cannot link or hold
+// (checkScale: links and memory, whatever the descriptors), and one that
+// no split fits: one whose harness alone, or whose proxies into a single
+// node, exceed the limit, or any that an external server (one process)
+// cannot hold.
 func Servers(n int, topo nodes.Topology, allLinks, embedded bool) (int, error) {
+	need := NeedsFor(n, topo, allLinks, embedded)
+	if err := checkScale(need, topo, allLinks, embedded); err != nil {
+		return 0, err
+	}
 	limit, ok := fdLimit()
 	if !ok {
 		return 1, nil
 	}
-	need := NeedsFor(n, topo, allLinks, embedded)
 	if uint64(need.FDs) <= limit {
 		return 1, nil
 	}
@@ -100,12 +141,39 @@ func Servers(n int, topo nodes.Topology, allLinks, embedded bool) (int, error) {
 		return 0, fmt.Errorf("%d nodes of a %s topology need %d proxies, and about %d file descriptors in the harness (%d of its own, %d for the proxies into the first node) even split over %d Toxiproxy processes, over its limit of %d: raise it (ulimit -n)",
 			n, topo, need.Proxies, need.Shares(n)[0], fdBase+5*n, 3*need.perReceiver, n, limit)
 	}
-	most := 0
-	for m := 2; m <= live.Capabilities.MaxNodes && uint64(NeedsFor(m, topo, allLinks, embedded).FDs) <= limit; m++ {
-		most = m
-	}
+	most := mostNodes(topo, allLinks, embedded, func(need Needs) bool { return uint64(need.FDs) <= limit })
 	return 0, fmt.Errorf("%d nodes of a %s topology need %d proxies and about %d file descriptors in this process, over its limit of %d: "+
 		"raise it (ulimit -n %d) or run at most %d nodes", n, topo, need.Proxies, need.FDs, limit, need.FDs, most)
+}
+
+// checkScale refuses a cluster beyond what one host was measured to link
+// (maxLinks) or whose processes need more memory than the host has
+// (Needs.Memory over hostMemory), naming the figure and the way past it:
+// more hosts or network namespaces, not a larger limit.
+func checkScale(need Needs, topo nodes.Topology, allLinks, embedded bool) error {
+	const past = "spread the cluster over network namespaces or hosts (--netns, multi-host: issue #43)"
+	if need.Proxies > maxLinks {
+		most := mostNodes(topo, allLinks, embedded, func(m Needs) bool { return m.Proxies <= maxLinks })
+		return fmt.Errorf("%d nodes of a %s topology set up %d links at once (about %d file descriptors and %s of memory), more than the %d one host was measured to link (docs/LIVE-LIMITS.md): run at most %d nodes, or %s",
+			need.Nodes, topo, need.Proxies, need.FDs, humanize.IBytes(uint64(need.Memory)), maxLinks, most, past)
+	}
+	if total, ok := hostMemory(); ok && need.Memory > total {
+		most := mostNodes(topo, allLinks, embedded, func(m Needs) bool { return m.Memory <= total })
+		return fmt.Errorf("%d nodes of a %s topology need about %s of memory (%d processes, %d links; docs/LIVE-LIMITS.md), more than this host's %s: run at most %d nodes, or %s",
+			need.Nodes, topo, humanize.IBytes(uint64(need.Memory)), need.Nodes, need.Proxies, humanize.IBytes(uint64(total)), most, past)
+	}
+	return nil
+}
+
+// mostNodes is the largest cluster of topology topo, of at most
+// live.Capabilities.MaxNodes, whose needs ok accepts, with every smaller
+// one; 0 when not even two nodes fit.
+func mostNodes(topo nodes.Topology, allLinks, embedded bool, ok func(Needs) bool) int {
+	most := 0
+	for m := 2; m <= live.Capabilities.MaxNodes && ok(NeedsFor(m, topo, allLinks, embedded)); m++ {
+		most = m
+	}
+	return most
 }
 
 func fits(shares []int, limit uint64) bool {

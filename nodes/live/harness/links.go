@@ -35,8 +35,9 @@ type links struct {
 	lossy      []bool
 	anyLossy   bool
 	cuts       map[link]int // partitions holding each link cut
-	// infra is the infrastructure fault readBack found: the trial's
-	// failure is then not the algorithm's (Runtime.Run).
+	// infra is the infrastructure fault readBack or the link set-up
+	// found: the trial's failure is then not the algorithm's
+	// (Runtime.Run).
 	infra error
 }
 

@@ -302,6 +302,11 @@ func (lt *liveTrial) linkAll(ctx context.Context) error {
 	for !lt.allLinked() {
 		rep, err := ps.next(ctx)
 		if err != nil {
+			// Links that do not come up within the set-up bound are the
+			// host's or Toxiproxy's failure, not the algorithm's, which
+			// has not started: the trial is not recorded, and --resume
+			// runs it again.
+			lt.links.infra = fmt.Errorf("link set-up did not complete, %d of %d links up: %w", linked, len(lt.links.list), err)
 			return fmt.Errorf("waiting for the nodes to link: %w", err)
 		}
 		lt.handle(rep)

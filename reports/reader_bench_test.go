@@ -1,0 +1,90 @@
+package reports
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"testing"
+	"unsafe"
+)
+
+// BenchmarkReadFile reads a results file of 100,000 rows shaped like a
+// large sweep (syntheticRows) and reports what the reader costs per row:
+// allocated (alloc-B/row, garbage included) and still held once read
+// (held-B/row, Row's own size included), beside the file's bytes per row
+// (file-B/row). Issue 39: a report, a --resume and a compare of a 100 MB
+// file held 15–25 times its size, each row its whole line and a slice
+// that doubled as it grew.
+func BenchmarkReadFile(b *testing.B) {
+	const n = 100000
+	dir := b.TempDir()
+	w, err := NewWriter(dir, []string{"csv"}, WriterOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, r := range syntheticRows(n) {
+		if err := w.Write(r); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(dir, ResultsCSV)
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	var held uint64
+	for b.Loop() {
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		rows, err := ReadFile(path)
+		if err != nil || len(rows) != n {
+			b.Fatalf("%d rows, %v", len(rows), err)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		held = after.HeapAlloc - before.HeapAlloc
+		runtime.KeepAlive(rows)
+	}
+	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/n, "alloc-B/row")
+	b.ReportMetric(float64(held)/n, "held-B/row")
+	b.ReportMetric(float64(st.Size())/n, "file-B/row")
+	b.ReportMetric(float64(unsafe.Sizeof(Row{})), "Row-B")
+}
+
+// A row read back holds no part of its CSV line: each text cell is a copy
+// shared by the rows that repeat it (decoder.intern), and the rows equal
+// those written.
+func TestReadFileSharesText(t *testing.T) {
+	dir := t.TempDir()
+	w, err := NewWriter(dir, []string{"csv"}, WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := sampleRows()
+	for _, r := range want {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := ReadFile(filepath.Join(dir, ResultsCSV))
+	if err != nil || len(rows) != len(want) {
+		t.Fatalf("%d rows, %v", len(rows), err)
+	}
+	if unsafe.StringData(rows[0].Algorithm) != unsafe.StringData(rows[1].Algorithm) ||
+		unsafe.StringData(rows[0].MessagesByKind[0].Kind) != unsafe.StringData(rows[1].MessagesByKind[0].Kind) {
+		t.Errorf("the rows of one algorithm hold copies of their own of %q and %q", rows[0].Algorithm, rows[0].MessagesByKind[0].Kind)
+	}
+	for i := range want {
+		if got := rows[i].cells(); !slices.Equal(got, want[i].cells()) {
+			t.Errorf("row %d read back as %q, written as %q", i, got, want[i].cells())
+		}
+	}
+}
