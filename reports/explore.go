@@ -164,7 +164,8 @@ func readExploreTrial(x Explore) (*TraceTrial, error) {
 type exploreData struct {
 	Nodes int      `json:"n"`
 	IDs   []string `json:"ids"`
-	TNs   float64  `json:"tns"` // T in nanoseconds; 0 writes times in ms
+	Names []string `json:"names"` // each process as people read it (processName), as the report's diagrams name it
+	TNs   float64  `json:"tns"`   // T in nanoseconds; 0 writes times in ms
 	Terms bool     `json:"terms"`
 	Kinds []string `json:"kinds"`
 	Maint []bool   `json:"maint"` // by kind
@@ -209,6 +210,10 @@ func exploreDataOf(tr *TraceTrial, row *Row, x Explore) *exploreData {
 	}
 	if len(d.IDs) != tr.Nodes {
 		d.IDs = nil
+	}
+	d.Names = make([]string, tr.Nodes)
+	for p := range d.Names {
+		d.Names[p] = processName(p, d.IDs)
 	}
 	strs := map[string]int{}
 	intern := func(s string) int {

@@ -67,7 +67,7 @@ var X={stepMs:[],cursor:function(){return cursor;},violation:D.violation};window
 function esc(s){return String(s).replace(/[&<>"]/g,function(c){return {"&":"&amp;","<":"&lt;",">":"&gt;","\"":"&quot;"}[c];});}
 function str(i){return i>=0?D.strs[i]:"";}
 function short(id){return id.length>12?id.slice(0,8):id;}
-function pname(p){return "p"+p+(ids?" (id "+short(ids[p])+")":"");}
+function pname(p){return D.names[p];}
 function leaderName(s){if(!s)return "none";var p=byID[s];return "id "+short(s)+(p!==undefined?" = p"+p:"");}
 function fmtT(t){if(D.tns>0)return "t="+(+(t/D.tns).toFixed(3))+"T";return "t="+(+(t/1e6).toFixed(4))+"ms";}
 function lostMsg(i){var e=D.ev[i];if(e===EV.lose||e===EV.drop)return true;if(e!==EV.send)return false;var j=D.pair[i];return j<0||D.ev[j]!==EV.recv;}

@@ -289,6 +289,18 @@ func ForPeople(s string) string {
 	})
 }
 
+// processName writes a process for people as its position and, when ids
+// (one per position) are known, its identity: p4 (id 17), p4 (id
+// 5f3a9c01…). Positions and identities are both numbers; written bare,
+// "crash(4) … while 4 is alive" cannot be read. The report's diagrams and
+// the explorer's page (its data's names) both take it.
+func processName(p int, ids []string) string {
+	if p < 0 || p >= len(ids) {
+		return "p" + strconv.Itoa(p)
+	}
+	return "p" + strconv.Itoa(p) + " (id " + ForPeople(ids[p]) + ")"
+}
+
 // countText prints a median of counts: whole when it is (8001, not 8001.0),
 // else with its half.
 func countText(o Opt[float64]) string {
