@@ -110,7 +110,7 @@ func WriteExplore(w io.Writer, x Explore) error {
 		head = append(head, txt(", from "), code(filepath.Base(x.TraceName)))
 	}
 	if row != nil && row.Violation != "" {
-		head = append(head, txt(". Violation: "), code(row.Violation))
+		head = append(head, txt(". Violation: "), code(d.ViolText))
 	}
 	p.para("meta", append(head, txt("."))...)
 	if d.IDs == nil {
@@ -256,7 +256,7 @@ func exploreDataOf(tr *TraceTrial, row *Row, x Explore) *exploreData {
 		case "suspect":
 			d.Q[i] = ev.Q
 		case "fault":
-			d.S[i] = intern(ev.What)
+			d.S[i] = intern(ForReader(ev.What, d.IDs))
 		case "note":
 			d.S[i] = intern(ev.Text)
 		}
@@ -264,7 +264,7 @@ func exploreDataOf(tr *TraceTrial, row *Row, x Explore) *exploreData {
 	d.Faults = exploreFaults(tr.Events)
 	if row != nil && row.Violation != "" {
 		d.Violation, _ = violationStory(tr.Events, row.Violation, d.TNs)
-		d.ViolText = row.Violation
+		d.ViolText = ForReader(row.Violation, d.IDs)
 	}
 	return d
 }

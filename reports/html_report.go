@@ -762,7 +762,7 @@ func writeFaultSchedules(p *page, all []*series, faults func(*Row) []FaultWindow
 			end = first.TurnaroundT.V
 		}
 		p.details("", drawn == 0, []run{txtf("%s — N = %d, trial %d (seed %d): ", s.label, first.Nodes, first.Trial, first.Seed),
-			code(shorten(ForPeople(first.Faults), 160))}, func() { p.svg(faultTimeline(faults(first), end)) })
+			code(shorten(ForReader(first.Faults, nil), 160))}, func() { p.svg(faultTimeline(faults(first), end)) })
 		drawn++
 	}
 	if drawn == 0 {
@@ -884,14 +884,14 @@ func writeFailing(p *page, f *failing, opt HTMLOptions) {
 			txtf(" · arrangement %s · initiators %s · latency %s · leader %s · %d messages · ", r.Arrangement, r.Initiators, r.Latency,
 				cmpOr(r.Leader, "none agreed"), r.Messages), link("#"+f.group.anchor, "group"))
 		if r.Violation != "" {
-			p.para("", txt("Violation: "), code(ForPeople(r.Violation)))
+			p.para("", txt("Violation: "), code(ForReader(r.Violation, opt.ids(r))))
 		}
 		if r.Error != "" {
 			p.para("", txt("Error: "), code(ForPeople(r.Error)))
 		}
 		if opt.Faults != nil {
 			for _, fw := range opt.Faults(r) {
-				p.para("", txt("Fault: "+faultTitle(fw)))
+				p.para("", txt("Fault: "+ForReader(faultTitle(fw), opt.ids(r))))
 			}
 		}
 		if opt.Replay != nil {
@@ -960,7 +960,7 @@ func writeExcerpt(p *page, f *failing, opt HTMLOptions) {
 		}
 		next := i+1 < len(ex)
 		if hasAt && !marked && ev.T <= at && (!next || ex[i+1].T > at) {
-			lines = append(lines, preLine{Text: "── " + r.Violation, Class: "bad", Bold: true})
+			lines = append(lines, preLine{Text: "── " + ForReader(r.Violation, opt.ids(r)), Class: "bad", Bold: true})
 			marked = true
 		}
 	}
