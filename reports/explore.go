@@ -262,6 +262,9 @@ func exploreDataOf(tr *TraceTrial, row *Row, x Explore) *exploreData {
 		}
 	}
 	d.Faults = exploreFaults(tr.Events)
+	for i := range d.Faults {
+		d.Faults[i].Label = ForReader(d.Faults[i].Label, d.IDs)
+	}
 	if row != nil && row.Violation != "" {
 		d.Violation, _ = violationStory(tr.Events, row.Violation, d.TNs)
 		d.ViolText = ForReader(row.Violation, d.IDs)

@@ -69,7 +69,7 @@ function str(i){return i>=0?D.strs[i]:"";}
 function short(id){return id.length>12?id.slice(0,8):id;}
 function pname(p){return D.names[p];}
 function laneID(p){var m=/ \((id .*)\)$/.exec(D.names[p]);return m?m[1]:"";}
-function leaderName(s){if(!s)return "none";var p=byID[s];return "id "+short(s)+(p!==undefined?" = p"+p:"");}
+function leaderName(s){if(!s)return "none";var p=byID[s];return p!==undefined?D.names[p]:"id "+short(s);}
 function fmtT(t){if(D.tns>0)return "t="+(+(t/D.tns).toFixed(3))+"T";return "t="+(+(t/1e6).toFixed(4))+"ms";}
 function lostMsg(i){var e=D.ev[i];if(e===EV.lose||e===EV.drop)return true;if(e!==EV.send)return false;var j=D.pair[i];return j<0||D.ev[j]!==EV.recv;}
 function visible(i){var k=D.k[i];if(k<0)return true;return show[k]&&(showLost||!lostMsg(i));}
