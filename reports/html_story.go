@@ -38,10 +38,10 @@ func WriteStory(w io.Writer, st Story) error {
 	p.h2("story", txt("The fault story"))
 	var items [][]run
 	for _, w := range windows {
-		items = append(items, []run{txt(faultSentence(w, tr.Events, tNs))})
+		items = append(items, []run{txt(ForReader(faultSentence(w, tr.Events, tNs), st.IDs))})
 	}
 	_, because := violationStory(tr.Events, st.Row.Violation, tNs)
-	items = append(items, []run{bold(because)})
+	items = append(items, []run{bold(ForReader(because, st.IDs))})
 	p.list("", items)
 	if len(windows) == 0 {
 		p.note("No fault: the violation needs none, only the configuration (parameters, latency, seed) above.")
