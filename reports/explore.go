@@ -110,7 +110,7 @@ func WriteExplore(w io.Writer, x Explore) error {
 		head = append(head, txt(", from "), code(filepath.Base(x.TraceName)))
 	}
 	if row != nil && row.Violation != "" {
-		head = append(head, txt(". Violation: "), code(row.Violation))
+		head = append(head, txt(". Violation: "), code(d.ViolText))
 	}
 	p.para("meta", append(head, txt("."))...)
 	if d.IDs == nil {
@@ -164,7 +164,8 @@ func readExploreTrial(x Explore) (*TraceTrial, error) {
 type exploreData struct {
 	Nodes int      `json:"n"`
 	IDs   []string `json:"ids"`
-	TNs   float64  `json:"tns"` // T in nanoseconds; 0 writes times in ms
+	Names []string `json:"names"` // each process as people read it (processName), as the report's diagrams name it
+	TNs   float64  `json:"tns"`   // T in nanoseconds; 0 writes times in ms
 	Terms bool     `json:"terms"`
 	Kinds []string `json:"kinds"`
 	Maint []bool   `json:"maint"` // by kind
@@ -210,6 +211,10 @@ func exploreDataOf(tr *TraceTrial, row *Row, x Explore) *exploreData {
 	if len(d.IDs) != tr.Nodes {
 		d.IDs = nil
 	}
+	d.Names = make([]string, tr.Nodes)
+	for p := range d.Names {
+		d.Names[p] = processName(p, d.IDs)
+	}
 	strs := map[string]int{}
 	intern := func(s string) int {
 		if s == "" {
@@ -251,15 +256,18 @@ func exploreDataOf(tr *TraceTrial, row *Row, x Explore) *exploreData {
 		case "suspect":
 			d.Q[i] = ev.Q
 		case "fault":
-			d.S[i] = intern(ev.What)
+			d.S[i] = intern(ForReader(ev.What, d.IDs))
 		case "note":
 			d.S[i] = intern(ev.Text)
 		}
 	}
 	d.Faults = exploreFaults(tr.Events)
+	for i := range d.Faults {
+		d.Faults[i].Label = ForReader(d.Faults[i].Label, d.IDs)
+	}
 	if row != nil && row.Violation != "" {
 		d.Violation, _ = violationStory(tr.Events, row.Violation, d.TNs)
-		d.ViolText = row.Violation
+		d.ViolText = ForReader(row.Violation, d.IDs)
 	}
 	return d
 }

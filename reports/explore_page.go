@@ -67,8 +67,9 @@ var X={stepMs:[],cursor:function(){return cursor;},violation:D.violation};window
 function esc(s){return String(s).replace(/[&<>"]/g,function(c){return {"&":"&amp;","<":"&lt;",">":"&gt;","\"":"&quot;"}[c];});}
 function str(i){return i>=0?D.strs[i]:"";}
 function short(id){return id.length>12?id.slice(0,8):id;}
-function pname(p){return "p"+p+(ids?" (id "+short(ids[p])+")":"");}
-function leaderName(s){if(!s)return "none";var p=byID[s];return "id "+short(s)+(p!==undefined?" = p"+p:"");}
+function pname(p){return D.names[p];}
+function laneID(p){var m=/ \((id .*)\)$/.exec(D.names[p]);return m?m[1]:"";}
+function leaderName(s){if(!s)return "none";var p=byID[s];return p!==undefined?D.names[p]:"id "+short(s);}
 function fmtT(t){if(D.tns>0)return "t="+(+(t/D.tns).toFixed(3))+"T";return "t="+(+(t/1e6).toFixed(4))+"ms";}
 function lostMsg(i){var e=D.ev[i];if(e===EV.lose||e===EV.drop)return true;if(e!==EV.send)return false;var j=D.pair[i];return j<0||D.ev[j]!==EV.recv;}
 function visible(i){var k=D.k[i];if(k<0)return true;return show[k]&&(showLost||!lostMsg(i));}
@@ -142,7 +143,7 @@ b.push('<rect x="0" y="'+(y(cr)-ROW/2)+'" width="'+W+'" height="'+ROW+'" fill="#
 D.faults.forEach(function(f){var a=Math.max(rowOf[f.from]+(vis[rowOf[f.from]]===f.from?0:1),r0),z=Math.min(f.to<0?vis.length-1:rowOf[f.to],r1);
 if(z<a)return;b.push('<rect class="ex-fault" x="'+LEFT+'" y="'+(y(a)-ROW/2)+'" width="'+n*LANE+'" height="'+(z-a+1)*ROW+'" fill="#d55e00" fill-opacity="0.13"><title>'+esc(f.label)+'</title></rect><text x="'+(LEFT+n*LANE+2)+'" y="'+(y(a)+3)+'" font-size="9" fill="#a04000" writing-mode="tb">'+esc(f.label)+'</text>');});
 for(var p=0;p<n;p++){b.push('<line x1="'+x(p)+'" y1="'+(HEAD-4)+'" x2="'+x(p)+'" y2="'+bot+'" stroke="#bbb"/><text x="'+x(p)+'" y="14" font-size="11" text-anchor="middle" font-weight="600">p'+p+'</text>');
-if(ids)b.push('<text x="'+x(p)+'" y="28" font-size="10" text-anchor="middle" fill="#555">id '+esc(short(ids[p]))+'</text>');}
+if(ids)b.push('<text x="'+x(p)+'" y="28" font-size="10" text-anchor="middle" fill="#555">'+esc(laneID(p))+'</text>');}
 var last=null;
 for(var r=r0;r<=r1;r++){var i=vis[r];if(D.t[i]!==last){b.push('<text x="'+(LEFT-6)+'" y="'+(y(r)+3)+'" font-size="10" text-anchor="end" fill="#555">'+fmtT(D.t[i]).slice(2)+'</text>');last=D.t[i];}
 b.push('<rect class="ex-row" data-i="'+i+'" x="0" y="'+(y(r)-ROW/2)+'" width="'+W+'" height="'+ROW+'" fill="transparent"/>');}

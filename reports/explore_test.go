@@ -51,7 +51,7 @@ func TestExploreData(t *testing.T) {
 	}
 	// The partition spans the events of the instants from its start (1ms)
 	// to its heal (2ms).
-	if want := []exploreFault{{From: 3, To: 9, Label: "partition(halves)[0|1]"}}; !slices.Equal(d.Faults, want) {
+	if want := []exploreFault{{From: 3, To: 9, Label: "partition(halves)[p0|p1]"}}; !slices.Equal(d.Faults, want) {
 		t.Errorf("faults %+v, want %+v", d.Faults, want)
 	}
 	if d.Violation != 11 || d.TNs != 1e6 || !slices.Equal(d.IDs, []string{"5", "9"}) {

@@ -47,6 +47,7 @@ type Manifest struct {
 	Scenario    string    `json:"scenario"`                  // the scenarios the rows came from, comma-separated
 	Scenarios   []string  `json:"scenario_hashes,omitempty"` // each scenario file or built-in as name=sha256 of its text
 	Flags       []string  `json:"flags"`                     // the flags that shape the results, as name=value, sorted
+	Typed       []string  `json:"typed,omitempty"`           // the flags typed on the command line, by name, sorted: a replay repeats these
 	FlagHash    string    `json:"flag_hash"`                 // short hash of the scenarios and Flags: runs of the same configuration share it
 	Time        time.Time `json:"time"`                      // when the run started, UTC
 	Rows        int       `json:"rows"`

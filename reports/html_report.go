@@ -70,6 +70,11 @@ type HTMLOptions struct {
 	// report to the hunt's directory.
 	Hunts []Hunt
 
+	// IDs gives the identities by position of the trial of row r, or nil
+	// when they are unknown (a live trial's nodes mint their own): the
+	// diagrams label each lane with its position and identity.
+	IDs func(r *Row) []string
+
 	// Explore, when set, is the command that writes the step-through
 	// explorer page of a traced trial (electbench explore), shown beside
 	// its excerpt and its diagram. A command rather than a page written
@@ -216,6 +221,14 @@ func WriteHTML(out io.Writer, rows []Row, opt HTMLOptions) error {
 	}
 	p.note(method)
 	return p.write(out)
+}
+
+// ids is opt.IDs of row r, nil when either is.
+func (opt HTMLOptions) ids(r *Row) []string {
+	if opt.IDs == nil || r == nil {
+		return nil
+	}
+	return opt.IDs(r)
 }
 
 // maint is opt.Maintenance or its default.
@@ -749,7 +762,7 @@ func writeFaultSchedules(p *page, all []*series, faults func(*Row) []FaultWindow
 			end = first.TurnaroundT.V
 		}
 		p.details("", drawn == 0, []run{txtf("%s — N = %d, trial %d (seed %d): ", s.label, first.Nodes, first.Trial, first.Seed),
-			code(shorten(ForPeople(first.Faults), 160))}, func() { p.svg(faultTimeline(faults(first), end)) })
+			code(shorten(ForReader(first.Faults, nil), 160))}, func() { p.svg(faultTimeline(faults(first), end)) })
 		drawn++
 	}
 	if drawn == 0 {
@@ -871,14 +884,14 @@ func writeFailing(p *page, f *failing, opt HTMLOptions) {
 			txtf(" · arrangement %s · initiators %s · latency %s · leader %s · %d messages · ", r.Arrangement, r.Initiators, r.Latency,
 				cmpOr(r.Leader, "none agreed"), r.Messages), link("#"+f.group.anchor, "group"))
 		if r.Violation != "" {
-			p.para("", txt("Violation: "), code(ForPeople(r.Violation)))
+			p.para("", txt("Violation: "), code(ForReader(r.Violation, opt.ids(r))))
 		}
 		if r.Error != "" {
 			p.para("", txt("Error: "), code(ForPeople(r.Error)))
 		}
 		if opt.Faults != nil {
 			for _, fw := range opt.Faults(r) {
-				p.para("", txt("Fault: "+faultTitle(fw)))
+				p.para("", txt("Fault: "+ForReader(faultTitle(fw), opt.ids(r))))
 			}
 		}
 		if opt.Replay != nil {
@@ -947,7 +960,7 @@ func writeExcerpt(p *page, f *failing, opt HTMLOptions) {
 		}
 		next := i+1 < len(ex)
 		if hasAt && !marked && ev.T <= at && (!next || ex[i+1].T > at) {
-			lines = append(lines, preLine{Text: "── " + r.Violation, Class: "bad", Bold: true})
+			lines = append(lines, preLine{Text: "── " + ForReader(r.Violation, opt.ids(r)), Class: "bad", Bold: true})
 			marked = true
 		}
 	}
@@ -958,7 +971,7 @@ func writeExcerpt(p *page, f *failing, opt HTMLOptions) {
 	}
 	window := &TraceTrial{TraceHeader: f.trace.TraceHeader, Events: ex, Window: true}
 	p.details("", true, []run{txt("Message sequence of these events")}, func() {
-		p.svg(lamportDiagram(diagramID(f.trace)+"-x", window, tNs, fw, maint))
+		p.svg(lamportDiagram(diagramID(f.trace)+"-x", window, tNs, fw, maint, opt.ids(r)))
 	})
 	if len(f.trace.Events) > 0 && !f.trace.Truncated {
 		p.para("", link("#"+diagramID(f.trace), "The whole trial's message-sequence diagram"))
@@ -1018,7 +1031,10 @@ func writeDiagrams(p *page, trials []*TraceTrial, rows []Row, opt HTMLOptions) {
 				}
 				p.para("meta", txtf("%d messages, leader %s, %s", r.Messages, cmpOr(r.Leader, "none"), verdictWords(r)))
 			}
-			p.svg(lamportDiagram(id, t, tNs, fw, opt.maint()))
+			p.svg(lamportDiagram(id, t, tNs, fw, opt.maint(), opt.ids(r)))
+			if late := lateFaults(t.Events, tNs); len(late) > 0 {
+				p.note("The diagram ends at the last message or decision; faults after it, with nothing to draw: " + strings.Join(late, ", ") + ".")
+			}
 			exploreLine(p, t, opt)
 		}
 		// The first diagram is open; the others fold, one line each.

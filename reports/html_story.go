@@ -20,6 +20,7 @@ type Story struct {
 	Row      Row      // the trial's row
 	Failures []string // the expectations it failed
 	Trace    io.Reader
+	IDs      []string // the trial's identities by position, labelling the lanes; nil: unknown
 }
 
 // WriteStory writes the fault story page: self-contained (inline style
@@ -37,10 +38,10 @@ func WriteStory(w io.Writer, st Story) error {
 	p.h2("story", txt("The fault story"))
 	var items [][]run
 	for _, w := range windows {
-		items = append(items, []run{txt(faultSentence(w, tr.Events, tNs))})
+		items = append(items, []run{txt(ForReader(faultSentence(w, tr.Events, tNs), st.IDs))})
 	}
 	_, because := violationStory(tr.Events, st.Row.Violation, tNs)
-	items = append(items, []run{bold(because)})
+	items = append(items, []run{bold(ForReader(because, st.IDs))})
 	p.list("", items)
 	if len(windows) == 0 {
 		p.note("No fault: the violation needs none, only the configuration (parameters, latency, seed) above.")
@@ -49,7 +50,7 @@ func WriteStory(w io.Writer, st Story) error {
 	p.note("Time runs down, one lane per process; an arrow is a message from its send to its delivery, a cross a message lost. Shaded: the faults. Ringed: the violating event.")
 	focus(tr, st.Row.Violation, tNs)
 	mark, _ := violationStory(tr.Events, st.Row.Violation, tNs)
-	p.svg(markedDiagram("story", tr, tNs, windows, nil, mark, "violation"))
+	p.svg(markedDiagram("story", tr, tNs, windows, nil, st.IDs, mark, "violation"))
 	p.h2("scenario", txt("The scenario"))
 	var lines []preLine
 	for _, l := range strings.Split(strings.TrimRight(string(st.File), "\n"), "\n") {

@@ -42,7 +42,7 @@ func TestWriteStory(t *testing.T) {
 	}
 	page := b.String()
 	for _, want := range []string{
-		"partition(isolate(2))[0,1|2] from 0.5T to 3T: 1 message(s) lost, the first the ELECTION from p0 to p2 at 0.5T.",
+		"partition(isolate(2))[p0,p1|p2] from 0.5T to 3T: 1 message(s) lost, the first the ELECTION from p0 to p2 at 0.5T.",
 		"p0&#39;s timer T1 fired at 1.5T, before the OK from p1 (sent at 1T) arrived at 2T; then wrong-leader at 1.5ms",
 		`<g class="violation"><circle cx="92" cy="`, // p0's lane, ringed
 		"bully/classic N=3, trial seed 9",

@@ -1,6 +1,9 @@
 package reports
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // Reruns counts the live trials run again, the attempts not kept, and the
 // trials whose kept attempt overran all the same; sim rows (no reruns
@@ -14,5 +17,35 @@ func TestReruns(t *testing.T) {
 	}
 	if n, attempts, kept := Reruns(rows); n != 2 || attempts != 3 || kept != 1 {
 		t.Errorf("Reruns = %d trials, %d attempts, %d kept overrunning; want 2, 3, 1", n, attempts, kept)
+	}
+}
+
+// ForReader writes positions and identities distinctly in the lines
+// people read (issue #40: "crash(4) … while 4 is alive"), the columns'
+// text untouched.
+func TestForReader(t *testing.T) {
+	ids := []string{"2", "5", "3", "4", "1", "6"}
+	hex := strings.Repeat("ab", 32)
+	for _, tc := range []struct {
+		in   string
+		ids  []string
+		want string
+	}{
+		{"wrong-leader at 1.5ms: process 4 (id 1) decided 1 while 6 is alive", ids,
+			"wrong-leader at 1.5ms: p4 (id 1) decided p4 (id 1) while p5 (id 6) is alive"},
+		{"wrong-leader at 1.5ms: process 4 (id 1) decided 1 while 6 is alive", nil,
+			"wrong-leader at 1.5ms: p4 (id 1) decided id 1 while id 6 is alive"},
+		{"disagreement at 2ms: processes 0 and 3 ended believing different leaders (5 and 6)", ids,
+			"disagreement at 2ms: p0 (id 2) and p3 (id 4) ended believing different leaders (p1 (id 5) and p5 (id 6))"},
+		{"two-leaders at 3ms: term 2: process 1 (id " + hex + ") acted as leader from 1ms, and process 2 (id " + hex + ") at 2ms", nil,
+			"two-leaders at 3ms: term 2: p1 (id abababab…) acted as leader from 1ms, and p2 (id abababab…) at 2ms"},
+		{"t=123.299446ms:crash(4);t=1.604138501s:partition(isolate(lowest))[0,1,3,4|2];t=2.002773719s:heal partition(isolate(lowest))", ids,
+			"t=123.3ms:crash(p4 (id 1));t=1.604s:partition(isolate(lowest))[p0,p1,p3,p4|p2];t=2.003s:heal partition(isolate(lowest))"},
+		{"t=3ms:crash(0,2)", nil, "t=3ms:crash(p0, p2)"},
+		{"--crash random(1)@3T: no such process", nil, "--crash random(1)@3T: no such process"},
+	} {
+		if got := ForReader(tc.in, tc.ids); got != tc.want {
+			t.Errorf("ForReader(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+		}
 	}
 }

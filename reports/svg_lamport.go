@@ -40,16 +40,20 @@ const (
 // decisions filled dots, timer expirations hollow squares, suspicions
 // orange ticks. Fault
 // windows (in T, which needs tNs, T in nanoseconds) shade the time they
-// cover. id prefixes the element ids so several diagrams share a page.
-func lamportDiagram(id string, tr *TraceTrial, tNs float64, faults []FaultWindow, maint func(string) bool) string {
-	return markedDiagram(id, tr, tNs, faults, maint, -1, "")
+// cover. ids, when known (one per process), label the lanes beside the
+// positions. id prefixes the element ids so several diagrams share a page.
+func lamportDiagram(id string, tr *TraceTrial, tNs float64, faults []FaultWindow, maint func(string) bool, ids []string) string {
+	return markedDiagram(id, tr, tNs, faults, maint, ids, -1, "")
 }
 
 // markedDiagram is lamportDiagram with the event tr.Events[mark] ringed
 // in red and labelled (a fault story's violating event); mark < 0 marks
 // nothing.
-func markedDiagram(id string, tr *TraceTrial, tNs float64, faults []FaultWindow, maint func(string) bool, mark int, label string) string {
+func markedDiagram(id string, tr *TraceTrial, tNs float64, faults []FaultWindow, maint func(string) bool, ids []string, mark int, label string) string {
 	d := newLamport(id, tr, tNs, maint)
+	if len(ids) == tr.Nodes {
+		d.ids = ids
+	}
 	if mark >= 0 {
 		// A story's diagram is small (a shrunk run): make room for the
 		// mark's label and the whole legend.
@@ -87,6 +91,7 @@ type lamport struct {
 	tr         *TraceTrial
 	tNs        float64
 	maint      func(string) bool
+	ids        []string // by position; nil: unknown
 	nodes      int
 	minT, maxT int64
 	h, width   float64
@@ -105,12 +110,13 @@ func newLamport(id string, tr *TraceTrial, tNs float64, maint func(string) bool)
 	if tr.Window && len(tr.Events) > 0 {
 		d.minT = tr.Events[0].T
 	}
-	d.maxT = d.minT + 1
+	d.maxT = max(d.minT, diagramEnd(tr.Events)) + 1
 	instants := map[int64]bool{}
 	for i := range tr.Events {
 		ev := &tr.Events[i]
-		d.maxT = max(d.maxT, ev.T)
-		instants[ev.T] = true
+		if ev.T < d.maxT {
+			instants[ev.T] = true
+		}
 		if ev.Kind != "" && !slices.Contains(d.kinds, ev.Kind) {
 			d.kinds = append(d.kinds, ev.Kind)
 		}
@@ -129,6 +135,38 @@ func newLamport(id string, tr *TraceTrial, tNs float64, maint func(string) bool)
 	d.h = math.Min(lamportMaxH, math.Max(lamportMinH, float64(len(instants))*lamportStep))
 	d.width = lamportLeft + float64(d.nodes)*lamportLane + 20
 	return d
+}
+
+// diagramEnd is the time of a trial's last event other than a fault's:
+// the diagram ends there. A live trial runs its fault schedule to its
+// end, and a heal at 100T after an election over by 20T would otherwise
+// stretch the axis to 100T, four fifths of it empty; the faults after it
+// are named under the diagram (lateFaults).
+func diagramEnd(evs []TraceEvent) int64 {
+	var end int64
+	seen := false
+	for i := range evs {
+		if evs[i].Ev != "fault" {
+			end, seen = max(end, evs[i].T), true
+		}
+	}
+	if !seen && len(evs) > 0 {
+		return evs[len(evs)-1].T
+	}
+	return end
+}
+
+// lateFaults names the fault events after a trial's diagram ends
+// (diagramEnd), with their times, for a line under it.
+func lateFaults(evs []TraceEvent, tNs float64) []string {
+	end := diagramEnd(evs)
+	var out []string
+	for _, ev := range evs {
+		if ev.Ev == "fault" && ev.T > end {
+			out = append(out, ForPeople(ev.What+" at "+formatTraceTime(ev.T, tNs)[2:]))
+		}
+	}
+	return out
 }
 
 func (d *lamport) x(p int) float64 { return lamportLeft + (float64(p)+0.5)*lamportLane }
@@ -205,8 +243,16 @@ func (d *lamport) axis(b *strings.Builder) {
 // (or the end).
 func (d *lamport) lanes(b *strings.Builder) {
 	for p := range d.nodes {
-		fmt.Fprintf(b, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#999"/><text x="%s" y="%s" font-size="11" text-anchor="middle">p%d<title>process at position %d</title></text>`+"\n",
-			num(d.x(p)), num(lamportTop-6), num(d.x(p)), num(lamportTop+d.h), num(d.x(p)), num(lamportTop-12), p, p)
+		title, y := fmt.Sprintf("process at position %d", p), lamportTop-12
+		if d.ids != nil {
+			title, y = processName(p, d.ids), lamportTop-20 // the identity goes under the position
+		}
+		fmt.Fprintf(b, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#999"/><text x="%s" y="%s" font-size="11" text-anchor="middle">p%d<title>%s</title></text>`+"\n",
+			num(d.x(p)), num(lamportTop-6), num(d.x(p)), num(lamportTop+d.h), num(d.x(p)), num(y), p, html.EscapeString(title))
+		if d.ids != nil {
+			fmt.Fprintf(b, `<text x="%s" y="%s" font-size="9" fill="#555" text-anchor="middle">id %s</text>`+"\n",
+				num(d.x(p)), num(lamportTop-9), html.EscapeString(ForPeople(d.ids[p])))
+		}
 	}
 	down := map[int]int64{}
 	grey := func(p int, from int64, bottom float64) {
@@ -237,9 +283,11 @@ func (d *lamport) sentAt(ev *TraceEvent) int64 {
 }
 
 // messages draws an arrow per delivered message, a dashed line ending in a
-// cross per dropped or lost one.
+// cross per dropped or lost one, each labelled with what it carries where
+// the label has room (labels).
 func (d *lamport) messages(b *strings.Builder) {
 	tNs := d.tNs
+	room := labels{}
 	for i := range d.tr.Events {
 		ev := &d.tr.Events[i]
 		switch ev.Ev {
@@ -254,6 +302,7 @@ func (d *lamport) messages(b *strings.Builder) {
 				num(d.x(ev.From)), num(d.y(sendT)), num(x2), num(y2), d.color[ev.Kind], num(x2-4), num(y2-4),
 				ev.ID, html.EscapeString(messageLabel(*ev)), ev.From, ev.To,
 				formatTraceTime(sendT, tNs)[2:], formatTraceTime(ev.T, tNs)[2:])
+			d.label(b, room, ev, d.x(ev.From), d.y(sendT), x2, y2)
 		case "recv":
 			sendT := d.sentAt(ev)
 			ki := slices.Index(d.kinds, ev.Kind)
@@ -261,17 +310,67 @@ func (d *lamport) messages(b *strings.Builder) {
 				d.cls(ev.Kind), num(d.x(ev.From)), num(d.y(sendT)), num(d.x(ev.To)), num(d.y(ev.T)), d.color[ev.Kind], d.id, ki,
 				ev.ID, html.EscapeString(messageLabel(*ev)), ev.From, ev.To,
 				formatTraceTime(sendT, tNs)[2:], formatTraceTime(ev.T, tNs)[2:])
+			d.label(b, room, ev, d.x(ev.From), d.y(sendT), d.x(ev.To), d.y(ev.T))
 		case "send":
 			if d.delivered[ev.ID] || d.tr.Truncated || d.tr.Window {
 				continue
 			}
 			x1, y1 := d.x(ev.From), d.y(ev.T)
 			x2, y2 := (x1+d.x(ev.To))/2, y1+lamportStep
-			fmt.Fprintf(b, `<g class="lost"><line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-dasharray="4 3"/><path d="M%s,%sl6,6m0,-6l-6,6" stroke="#c00"/><title>#%d %s p%d→p%d sent %s, never delivered</title></g>`+"\n",
+			lost := "lost"
+			if d.cls(ev.Kind) != "" {
+				lost += " maint" // a lost heartbeat is a heartbeat: hidden with the others
+			}
+			fmt.Fprintf(b, `<g class="`+lost+`"><line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-dasharray="4 3"/><path d="M%s,%sl6,6m0,-6l-6,6" stroke="#c00"/><title>#%d %s p%d→p%d sent %s, never delivered</title></g>`+"\n",
 				num(x1), num(y1), num(x2), num(y2), d.color[ev.Kind], num(x2-3), num(y2-3),
 				ev.ID, html.EscapeString(messageLabel(*ev)), ev.From, ev.To, formatTraceTime(ev.T, tNs)[2:])
+			d.label(b, room, ev, x1, y1, x2, y2)
 		}
 	}
+}
+
+// labels are the boxes of the arrow labels drawn so far, by band of
+// lamportLabelH px down the diagram: a label that would overlap one is
+// left out (its arrow's tooltip still says it all).
+type labels map[int][][2]float64
+
+const lamportLabelH = 11.0 // px of a label's line, and the bands' height
+
+// label writes what message ev carries (arrowLabel) beside its arrow from
+// (x1, y1) to (x2, y2), a third of the way along, unless that overlaps a
+// label already drawn. Maintenance messages go unlabelled: hidden by
+// default, their labels would hold the room of the election's.
+func (d *lamport) label(b *strings.Builder, room labels, ev *TraceEvent, x1, y1, x2, y2 float64) {
+	if d.cls(ev.Kind) != "" {
+		return
+	}
+	text := arrowLabel(ev)
+	w := 5.5*float64(len([]rune(text))) + 6 // and a gap to the next
+	x, y := x1+(x2-x1)/3, y1+(y2-y1)/3-2
+	band := int(math.Floor(y / lamportLabelH))
+	for _, k := range []int{band - 1, band, band + 1} {
+		for _, r := range room[k] {
+			if x-w/2 < r[1] && r[0] < x+w/2 {
+				return
+			}
+		}
+	}
+	room[band] = append(room[band], [2]float64{x - w/2, x + w/2})
+	fmt.Fprintf(b, `<text class="label" x="%s" y="%s" font-size="9" fill="%s" stroke="#fff" stroke-width="3" paint-order="stroke" text-anchor="middle">%s</text>`+"\n",
+		num(x), num(y), d.color[ev.Kind], html.EscapeString(text))
+}
+
+// arrowLabel is what a message carries, abbreviated to fit beside its
+// arrow: its kind, and its rank or term with a long identity cut to its
+// first 8 hex digits (ForPeople); the tooltip keeps every field.
+func arrowLabel(ev *TraceEvent) string {
+	switch {
+	case ev.Rank != "":
+		return ev.Kind + " " + ForPeople(ev.Rank)
+	case ev.A != 0:
+		return ev.Kind + " a=" + strconv.FormatInt(ev.A, 10)
+	}
+	return ev.Kind
 }
 
 // events draws what happens on a lane: initiations, decisions, timers,

@@ -180,8 +180,8 @@ func TestLamportGolden(t *testing.T) {
 		t.Fatalf("%v, %d trials", err, len(trials))
 	}
 	faults := []FaultWindow{{From: 1.5, Until: 3.5, Label: "partition"}}
-	a := lamportDiagram("d1", trials[0], 1e6, faults, nil)
-	if b := lamportDiagram("d1", trials[0], 1e6, faults, nil); a != b {
+	a := lamportDiagram("d1", trials[0], 1e6, faults, nil, nil)
+	if b := lamportDiagram("d1", trials[0], 1e6, faults, nil, nil); a != b {
 		t.Fatal("two renderings differ")
 	}
 	checkXML(t, "lamport", a)
@@ -313,5 +313,76 @@ func TestLamportGreysACrashUntilItsRestart(t *testing.T) {
 	}
 	if want := lamportTop + d.h - d.y(6000000); math.Abs(span(1)-want) > 0.01 {
 		t.Errorf("p1 grey for %.2f, want %.2f (crash to the end)", span(1), want)
+	}
+}
+
+// The diagram's filters, labels and extent (issue #40, item 8): a lost
+// heartbeat hides with the other heartbeats; lanes name positions and
+// identities; arrows say what they carry, abbreviated, and leave a label
+// out rather than overlap one; the axis ends at the last message or
+// decision, not at a heal long after.
+func TestLamportLabelsFiltersAndEnd(t *testing.T) {
+	const hex = "e8424b0371e933fd675fbcb82aab4b5f88667714d66c94edc723ae388c625e7c"
+	var trace strings.Builder
+	trace.WriteString(`{"trial":0,"algorithm":"bully","variant":"classic","nodes":3,"seed":1}` + "\n")
+	trace.WriteString(`{"t":0,"ev":"send","id":1,"from":0,"to":1,"kind":"PING"}` + "\n")
+	trace.WriteString(`{"t":0,"ev":"send","id":2,"from":0,"to":2,"kind":"ELECTION","rank":"3"}` + "\n")
+	// Ten messages crossing the same gap at once: no room for ten labels.
+	for i := range 10 {
+		trace.WriteString(`{"t":0,"ev":"send","id":` + itoa(10+i) + `,"from":1,"to":2,"kind":"OK"}` + "\n")
+	}
+	for i := range 10 {
+		trace.WriteString(`{"t":1000000,"ev":"recv","id":` + itoa(10+i) + `,"from":1,"to":2,"kind":"OK"}` + "\n")
+	}
+	trace.WriteString(`{"t":8000000,"ev":"send","id":30,"from":2,"to":0,"kind":"COORDINATOR","rank":"` + hex + `"}` + "\n")
+	trace.WriteString(`{"t":20000000,"ev":"recv","id":30,"from":2,"to":0,"kind":"COORDINATOR","rank":"` + hex + `"}` + "\n")
+	trace.WriteString(`{"t":20000000,"ev":"decide","p":0,"leader":"` + hex + `"}` + "\n")
+	trace.WriteString(`{"t":80000000,"ev":"fault","what":"partition(halves)"}` + "\n")
+	trace.WriteString(`{"t":100000000,"ev":"fault","what":"heal partition(halves)"}` + "\n")
+	trials, err := readTrace(strings.NewReader(trace.String()), func(TraceHeader) (traceWant, bool) {
+		return traceWant{max: DiagramMaxEvents, around: -1}, true
+	})
+	if err != nil || len(trials) != 1 {
+		t.Fatalf("%v, %d trials", err, len(trials))
+	}
+	maint := func(k string) bool { return k == "PING" }
+	svg := lamportDiagram("f", trials[0], 1e6, nil, maint, []string{"17", "5", hex})
+	checkXML(t, "lamport", svg)
+
+	lost := regexp.MustCompile(`<g class="([^"]*)"><line[^>]*/><path[^>]*/><title>#\d+ (\w+)`).FindAllStringSubmatch(svg, -1)
+	if len(lost) != 2 {
+		t.Fatalf("%d lost messages drawn, want 2 (the PING and the ELECTION)", len(lost))
+	}
+	for _, m := range lost {
+		if hidden := strings.Contains(m[1], "maint"); hidden != maint(m[2]) {
+			t.Errorf("lost %s has class %q: hidden %v, want %v", m[2], m[1], hidden, maint(m[2]))
+		}
+	}
+
+	for _, want := range []string{"<title>p0 (id 17)</title>", ">id 17</text>", ">id e8424b03…</text>"} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("diagram lacks %q", want)
+		}
+	}
+	labels := map[string]int{}
+	for _, m := range regexp.MustCompile(`<text class="label"[^>]*>([^<]*)</text>`).FindAllStringSubmatch(svg, -1) {
+		labels[m[1]]++
+	}
+	if labels["ELECTION 3"] != 1 || labels["COORDINATOR e8424b03…"] != 1 {
+		t.Errorf("arrow labels %v; want ELECTION 3 and COORDINATOR e8424b03… once each", labels)
+	}
+	if labels["PING"] != 0 {
+		t.Error("a heartbeat is labelled: its label would show though the heartbeat is hidden")
+	}
+	if n := labels["OK"]; n < 1 || n > 3 {
+		t.Errorf("%d labels on ten OK arrows drawn over each other; want one to three", n)
+	}
+
+	d := newLamport("f", trials[0], 1e6, maint)
+	if d.maxT > 20000001 {
+		t.Errorf("the axis ends at %dns; want the last decision's 20ms, not the heal's 100ms", d.maxT)
+	}
+	if late := strings.Join(lateFaults(trials[0].Events, 1e6), "; "); late != "partition(halves) at 80T; heal partition(halves) at 100T" {
+		t.Errorf("faults after the diagram: %q", late)
 	}
 }

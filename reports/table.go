@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -213,7 +214,7 @@ func percent(share float64) string { return fmt.Sprintf("%.1f", 100*share) }
 // live as their scenario expects (Row.ExpectedOutcome). It writes nothing
 // when every trial was safe and live. replay, when set, gives the command that runs a
 // listed trial again (HTMLOptions.Replay), written under it.
-func WriteFailingTrials(out io.Writer, rows []Row, limit int, replay func(*Row) string) error {
+func WriteFailingTrials(out io.Writer, rows []Row, limit int, replay func(*Row) string, ids func(*Row) []string) error {
 	var b strings.Builder
 	shown, total, expected := 0, 0, 0
 	for i := range rows {
@@ -244,7 +245,11 @@ func WriteFailingTrials(out io.Writer, rows []Row, limit int, replay func(*Row) 
 			r.Nodes, r.Trial, r.Seed, strings.Join(what, ", "))
 		switch {
 		case r.Violation != "":
-			b.WriteString(": " + ForPeople(r.Violation))
+			var known []string
+			if ids != nil {
+				known = ids(r)
+			}
+			b.WriteString(": " + ForReader(r.Violation, known))
 		case r.Error != "":
 			b.WriteString(": " + ForPeople(r.Error))
 		}
@@ -288,6 +293,80 @@ func ForPeople(s string) string {
 		return strconv.FormatFloat(v, 'g', 4, 64) + sub[2]
 	})
 }
+
+// processName writes a process for people as its position and, when ids
+// (one per position) are known, its identity: p4 (id 17), p4 (id
+// 5f3a9c01…). Positions and identities are both numbers; written bare,
+// "crash(4) … while 4 is alive" cannot be read. The report's diagrams and
+// the explorer's page (its data's names) both take it.
+func processName(p int, ids []string) string {
+	if p < 0 || p >= len(ids) {
+		return "p" + strconv.Itoa(p)
+	}
+	return "p" + strconv.Itoa(p) + " (id " + ForPeople(ids[p]) + ")"
+}
+
+// ForReader writes a violation, an error or a fault schedule for people:
+// positions and identities, both numbers in the results' columns
+// ("crash(4)", "process 4 (id 1) decided 1 while 6 is alive"), become
+// distinct: a position p4, an identity id 17, a process whose identity
+// ids (by position; nil: unknown) gives p4 (id 17). Then ForPeople. The
+// columns keep their text: this is the wording of the lines people read,
+// the report's and the terminal's.
+func ForReader(s string, ids []string) string {
+	pos := func(m string) string {
+		p, err := strconv.Atoi(m)
+		if err != nil {
+			return m
+		}
+		return processName(p, ids)
+	}
+	id := func(v string) string {
+		if p := slices.Index(ids, v); p >= 0 {
+			return processName(p, ids)
+		}
+		return "id " + v
+	}
+	s = processWithID.ReplaceAllString(s, "${1}p$2 (id $3)")
+	s = processesPair.ReplaceAllStringFunc(s, func(m string) string {
+		sub := processesPair.FindStringSubmatch(m)
+		return pos(sub[1]) + " and " + pos(sub[2])
+	})
+	s = processBare.ReplaceAllStringFunc(s, func(m string) string { return pos(processBare.FindStringSubmatch(m)[1]) })
+	s = leaderPair.ReplaceAllStringFunc(s, func(m string) string {
+		sub := leaderPair.FindStringSubmatch(m)
+		return "leaders (" + id(sub[1]) + " and " + id(sub[2]) + ")"
+	})
+	s = bareIdentity.ReplaceAllStringFunc(s, func(m string) string {
+		sub := bareIdentity.FindStringSubmatch(m)
+		return sub[1] + id(sub[2])
+	})
+	s = faultTargets.ReplaceAllStringFunc(s, func(m string) string {
+		sub := faultTargets.FindStringSubmatch(m)
+		var names []string
+		for _, p := range strings.Split(sub[2], ",") {
+			names = append(names, pos(p))
+		}
+		return sub[1] + strings.Join(names, ", ") + sub[3] + ")"
+	})
+	s = partitionSides.ReplaceAllStringFunc(s, func(m string) string {
+		return "[" + number.ReplaceAllString(m[1:len(m)-1], "p$0") + "]"
+	})
+	return ForPeople(s)
+}
+
+// The forms ForReader rewrites: the checker's (nodes/check) and the fault
+// schedule's (nodes/trial.Positions, chaos).
+var (
+	processWithID  = regexp.MustCompile(`\b(?:process )?((?:master )?)(\d+) \(id ([^)]*)\)`)
+	processesPair  = regexp.MustCompile(`\bprocesses (\d+) and (\d+)\b`)
+	processBare    = regexp.MustCompile(`\bprocess (\d+)\b`)
+	leaderPair     = regexp.MustCompile(`\bleaders \((\d+|[0-9a-f]{64}) and (\d+|[0-9a-f]{64})\)`)
+	bareIdentity   = regexp.MustCompile(`\b((?:decided|while|believe) )(\d+|[0-9a-f]{64})\b`)
+	faultTargets   = regexp.MustCompile(`\b((?:crash|pause|restart|slow|suspect)\(|[a-z][a-z-]*\((?:in|out|both):)((?:\d+,)*\d+)((?:,\+\d+)?)\)`)
+	partitionSides = regexp.MustCompile(`\[[\d,|+]+\]`)
+	number         = regexp.MustCompile(`\d+`)
+)
 
 // countText prints a median of counts: whole when it is (8001, not 8001.0),
 // else with its half.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/electbench/electbench/chaos"
 	"github.com/electbench/electbench/reports"
+	"github.com/electbench/electbench/workloads"
 )
 
 // The files a shrink writes under its output directory.
@@ -32,9 +33,11 @@ func Write(dir string, r *Result) error {
 		return err
 	}
 	var story bytes.Buffer
+	row := r.Outcome.Row
+	ids, _ := workloads.ArrangementIDs(row.Arrangement, row.Nodes, row.Seed)
 	err = reports.WriteStory(&story, reports.Story{
-		Name: r.Scenario.Name, File: file, Row: r.Outcome.Row,
-		Failures: []string{r.Violation.String()}, Trace: bytes.NewReader(r.Outcome.Trace),
+		Name: r.Scenario.Name, File: file, Row: row,
+		Failures: []string{r.Violation.String()}, Trace: bytes.NewReader(r.Outcome.Trace), IDs: ids,
 	})
 	if err != nil {
 		return err

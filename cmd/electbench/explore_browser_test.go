@@ -183,7 +183,7 @@ func exploreViolation(t *testing.T, ctx context.Context, page string) {
 	if v.leaders != "Believe they lead: p4 (id 1), p5 (id 6)" {
 		t.Errorf("at the violation (event %d: %s) the page shows %q; want p4 (id 1) and p5 (id 6) both leading", v.cursor, v.current, v.leaders)
 	}
-	if !strings.Contains(v.current, "the violation") || !strings.Contains(v.current, "decides leader id 1") {
+	if !strings.Contains(v.current, "the violation") || !strings.Contains(v.current, "decides leader p4 (id 1)") {
 		t.Errorf("the cursor's event at the violation reads %q", v.current)
 	}
 	click(t, ctx, "#ex-back", 1)

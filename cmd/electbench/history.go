@@ -146,6 +146,11 @@ func newManifest(cmd *cobra.Command, seed uint64, specs []*workloads.Spec, scena
 		}
 	})
 	slices.Sort(m.Flags)
+	// Whether a flag was typed is kept apart from its value: a typed value
+	// equal to the default still overrides a scenario file's (--seed 1 on
+	// a file of seed 9), and a replay must repeat it.
+	cmd.Flags().Visit(func(f *pflag.Flag) { m.Typed = append(m.Typed, f.Name) })
+	slices.Sort(m.Typed)
 	m.FlagHash = shortHash(m.Scenario + "\n" + strings.Join(m.Scenarios, "\n") + "\n" + strings.Join(m.Flags, "\n"))
 	mc := m.Machine
 	m.Fingerprint = shortHash(fmt.Sprintf("%s/%s/%d/%s/%s", mc.OS, mc.Arch, mc.CPUs, mc.CPU, mc.GoVersion))

@@ -17,6 +17,7 @@ import (
 
 	"github.com/electbench/electbench/chaos"
 	"github.com/electbench/electbench/hunt"
+	"github.com/electbench/electbench/reports"
 	"github.com/electbench/electbench/workloads"
 )
 
@@ -163,7 +164,7 @@ func runHunt(cmd *cobra.Command, o huntOptions, args []string) error {
 		return err
 	}
 	fmt.Fprintf(out, "counterexample after %d trials: %s N=%d, %d faults: %s; written to %s\n",
-		found.Trial, found.Algorithm, found.Nodes, found.Faults, found.What, path)
+		found.Trial, found.Algorithm, found.Nodes, found.Faults, reports.ForReader(found.What, nil), path)
 	if (o.shrink || o.history != "") && !interrupted {
 		if rec.Found, err = shrinkFinding(ctx, cmd, o.out, found, o.shrink); err != nil {
 			return err

@@ -121,8 +121,10 @@ func shrinkFinding(ctx context.Context, cmd *cobra.Command, dir string, found *h
 		return nil, fmt.Errorf("telling the story of %s: %w", filepath.Join(dir, shrink.ShrunkFile), err)
 	}
 	out := cmd.OutOrStdout()
-	fmt.Fprintf(out, "shrunk in %d runs to %s N=%d, %d faults, still failing %s: %s\n", res.Tried, f.Algorithm, f.ShrunkNodes, f.ShrunkFaults, f.Violation, filepath.Join(dir, f.Shrunk))
-	fmt.Fprintf(out, "story: %s (%s)\n", f.StoryLine, filepath.Join(dir, f.Story))
+	ids := rowIDs(&res.Outcome.Row) // the record keeps the columns' text; the lines say p4 (id 17)
+	fmt.Fprintf(out, "shrunk in %d runs to %s N=%d, %d faults, still failing %s: %s\n", res.Tried, f.Algorithm, f.ShrunkNodes, f.ShrunkFaults,
+		reports.ForReader(f.Violation, ids), filepath.Join(dir, f.Shrunk))
+	fmt.Fprintf(out, "story: %s (%s)\n", reports.ForReader(f.StoryLine, ids), filepath.Join(dir, f.Story))
 	return f, nil
 }
 

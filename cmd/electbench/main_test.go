@@ -25,7 +25,7 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:           "testdata/script",
 		UpdateScripts: os.Getenv("UPDATE_SCRIPTS") == "1",
-		Cmds:          map[string]func(*testscript.TestScript, bool, []string){"exits": cmdExits, "refused": cmdRefused, "replace": cmdReplace, "replays": cmdReplays},
+		Cmds:          map[string]func(*testscript.TestScript, bool, []string){"exits": cmdExits, "refused": cmdRefused, "replace": cmdReplace, "replays": cmdReplays, "replayline": cmdReplayLine},
 		Setup:         setupExamples,
 	})
 }

@@ -47,6 +47,25 @@ func cmdReplays(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
+// cmdReplayLine runs one command as a Replay line would be run, and
+// checks it as replays checks the report's lines against DIR's rows: for
+// the trials a report gives no line (those whose outcome their scenario
+// expects): replayline DIR electbench run ... --trial ID --out replay
+func cmdReplayLine(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 3 {
+		ts.Fatalf("usage: replayline DIR electbench ARGS...")
+	}
+	rows, err := reports.ReadFile(ts.MkAbs(filepath.Join(args[0], reports.ResultsCSV)))
+	if err != nil {
+		ts.Fatalf("replayline: %v", err)
+	}
+	var quoted []string
+	for _, a := range args[1:] {
+		quoted = append(quoted, shellQuote(a))
+	}
+	replayOne(ts, strings.Join(quoted, " "), rows)
+}
+
 // replayOne runs one Replay command and compares its one row with the
 // row of rows it replays.
 func replayOne(ts *testscript.TestScript, line string, rows []reports.Row) {

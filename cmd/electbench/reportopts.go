@@ -24,7 +24,7 @@ func htmlOptions(source string, m *reports.Manifest) reports.HTMLOptions {
 			k, ok := nodes.KindByName(kind)
 			return ok && !k.IsElection()
 		},
-		Incident: chaos.IsIncident, Leads: leaderKind}
+		Incident: chaos.IsIncident, Leads: leaderKind, IDs: rowIDs}
 	if m != nil {
 		opt.Replay = replayCommand(*m)
 		opt.Descriptions = m.Descriptions
@@ -52,17 +52,23 @@ var replayFlags = []string{"algo", "variant", "nodes", "out", "format", "paralle
 // replayCommand returns the command that runs one trial of the run m
 // describes again, alone (run --trial): the same scenario, or for an
 // ad-hoc run the trial's algorithm and size, and the other flags the run
-// set (those whose value differs from the default: the manifest keeps
-// every flag's value, not whether it was typed), with a trace for its
-// diagram. A live trial replays with the same seeds and faults; its
-// timing is the host's.
+// typed (those the manifest names as typed; a manifest of an older
+// version, which does not, those whose value differs from the default),
+// with a trace for its diagram. A live trial replays with the same seeds
+// and faults; its timing is the host's.
 func replayCommand(m reports.Manifest) func(r *reports.Row) string {
 	run := newRunCmd().Flags()
+	typed := func(name, value, def string) bool {
+		if m.Typed != nil {
+			return slices.Contains(m.Typed, name)
+		}
+		return value != def
+	}
 	var shaping []string
 	for _, nv := range m.Flags {
 		name, value, _ := strings.Cut(nv, "=")
 		f := run.Lookup(name)
-		if f == nil || slices.Contains(replayFlags, name) || value == f.DefValue {
+		if f == nil || slices.Contains(replayFlags, name) || !typed(name, value, f.DefValue) {
 			continue // a flag run does not have (help) is not the run's to repeat
 		}
 		shaping = append(shaping, flagArgs(f, value)...)
@@ -102,7 +108,8 @@ func replayCommand(m reports.Manifest) func(r *reports.Row) string {
 		}
 		// --seed is kept apart from the flags (a nightly run varies it):
 		// the trial's scenario took the run's unless it is its file's own.
-		if seed == m.Seed && seed != defaultRunOptions().seed {
+		def := strconv.FormatUint(defaultRunOptions().seed, 10)
+		if seed == m.Seed && typed("seed", strconv.FormatUint(seed, 10), def) {
 			args = append(args, "--seed", strconv.FormatUint(seed, 10))
 		}
 		args = append(args, shaping...)

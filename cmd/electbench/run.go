@@ -506,7 +506,7 @@ func writeRunTable(out io.Writer, sum []reports.Group, rows []reports.Row, repla
 	if err := reports.WriteTable(out, sum, reports.TableOptions{Wide: form == "wide", Width: termWidth(out)}); err != nil {
 		return err
 	}
-	return reports.WriteFailingTrials(out, rows, failingTrialsShown, replay)
+	return reports.WriteFailingTrials(out, rows, failingTrialsShown, replay, rowIDs)
 }
 
 // failingTrialsShown caps the unsafe or not live trials listed under the

@@ -14,6 +14,7 @@ import (
 
 	"github.com/electbench/electbench/chaos"
 	"github.com/electbench/electbench/internal/boundedio"
+	"github.com/electbench/electbench/reports"
 	"github.com/electbench/electbench/workloads"
 )
 
@@ -265,7 +266,7 @@ func reportFailures(w io.Writer, fails []workloads.Failure, trials int) error {
 			fmt.Fprintf(w, "  ... and %d more (the expect column of results.csv lists every trial)\n", len(fails)-most)
 			break
 		}
-		fmt.Fprintf(w, "  %s\n", f)
+		fmt.Fprintf(w, "  %s\n", reports.ForReader(f.String(), nil)) // the identities are not the failure's to know
 	}
 	return failed(fmt.Errorf("%d expectation(s) failed", len(fails)))
 }
