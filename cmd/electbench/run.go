@@ -455,12 +455,12 @@ func printRun(out io.Writer, sum []reports.Group, rows []reports.Row, written in
 	}
 	fmt.Fprintf(out, "\n%d trials (%d run now) in %v; results in %s\n", len(rows), written, time.Since(start).Round(time.Millisecond), dir)
 	if n := reports.BudgetHits(rows); n > 0 {
-		fmt.Fprintf(out, "%d trials exhausted a budget and were stopped (not live; see the error and budget columns; raise --max-events or --max-inflight)\n", n)
+		fmt.Fprintf(out, "%d trials exhausted a budget and were stopped (not live; see the error and budget columns;\n  raise --max-events or --max-inflight)\n", n)
 	}
 	if n, attempts, kept := reports.Reruns(rows); n > 0 {
-		fmt.Fprintf(out, "%d live trials ran again (%d attempts not kept): the host delayed a message of a bounded-delay algorithm past D, outside its model (the reruns column", n, attempts)
+		fmt.Fprintf(out, "%d live trials ran again (%d attempts not kept): the host delayed a message of a bounded-delay\n  algorithm past D, outside its model (the reruns column", n, attempts)
 		if kept > 0 {
-			fmt.Fprintf(out, "; %d kept after the last attempt overran too: the host is too loaded for this T, try a larger --latency", kept)
+			fmt.Fprintf(out, ";\n  %d kept after the last attempt overran too: the host is too loaded for this T, try a larger --latency", kept)
 		}
 		fmt.Fprintln(out, ")")
 	}
