@@ -21,10 +21,6 @@ import (
 // ErrNotRoot is New's error when this process may not make namespaces.
 var ErrNotRoot = errors.New("hosts as network namespaces (--netns) need root")
 
-// MaxHosts is the most hosts a Set holds: one /24 of addresses, less the
-// bridge's own and the network's and broadcast addresses.
-const MaxHosts = 252
-
 // namedDir is where named namespaces are bind-mounted (as ip-netns does,
 // and vishvananda/netns).
 const namedDir = "/run/netns"
