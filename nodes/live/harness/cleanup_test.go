@@ -263,9 +263,13 @@ func markedProcesses(mark string) []string {
 // processes, under a file-descriptor limit lowered so that its 5-node
 // clusters need three servers.
 func harnessMain(url string) int {
-	if url == splitHarness {
+	netns := 0
+	switch url {
+	case splitHarness:
 		url = ""
 		harness.SetFDLimit(noCleanup{}, 140)
+	case netnsHarness:
+		url, netns = "", 3
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -279,7 +283,7 @@ func harnessMain(url string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	r, err := harness.New(ctx, harness.Options{Toxiproxy: url, Node: []string{exe}, Server: serverCommand(exe), Env: []string{livetest.EnvNode + "=1"}, Log: os.Stderr,
+	r, err := harness.New(ctx, harness.Options{Toxiproxy: url, Netns: netns, Node: []string{exe}, Server: serverCommand(exe), Env: []string{livetest.EnvNode + "=1"}, Log: os.Stderr,
 		Observe: func(i harness.Info) { fmt.Println("dir " + i.Dir); fmt.Println("running " + i.Prefix) }})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "harness:", err)

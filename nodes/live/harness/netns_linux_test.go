@@ -78,3 +78,43 @@ func TestNetnsRaftLeaderCrash(t *testing.T) {
 		t.Errorf("after Close: %v", left)
 	}
 }
+
+// netnsHarness, for harnessMain's url, asks for nodes on three hosts made
+// of network namespaces.
+const netnsHarness = "netns"
+
+// A --netns harness killed with SIGKILL leaves its hosts (namespaces
+// named after its pid, a bridge, veths); its nodes die with it, and
+// harness.Clean (the next run's, or `electbench clean`'s) removes the
+// hosts once it finds the harness gone.
+func TestKilledNetnsHarness(t *testing.T) {
+	h := startHarness(t, netnsHarness)
+	defer h.cmd.Process.Kill()
+	pid := h.cmd.Process.Pid
+	h.cmd.Process.Kill()
+	h.cmd.Wait()
+	killed := time.Now()
+	for len(markedProcesses(h.mark)) > 0 && time.Since(killed) < time.Second {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if left := markedProcesses(h.mark); len(left) != 0 {
+		t.Errorf("processes of the killed run remain after a second: %v", left)
+	}
+	hosts := func() []string {
+		left, _ := filepath.Glob(fmt.Sprintf("/run/netns/eb%d-*", pid))
+		if _, err := os.Stat(fmt.Sprintf("/sys/class/net/eb%d", pid)); err == nil {
+			left = append(left, "bridge")
+		}
+		return left
+	}
+	if left := hosts(); len(left) != 4 {
+		t.Fatalf("the killed run left %v, not its three namespaces and bridge: the check below would prove nothing", left)
+	}
+	c, err := harness.Clean(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if left := hosts(); len(left) > 0 {
+		t.Errorf("the killed run's hosts survive the clean-up: %v (it removed %v)", left, c.Hosts)
+	}
+}

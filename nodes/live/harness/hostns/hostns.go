@@ -16,6 +16,7 @@ import (
 
 	"github.com/vishvananda/netlink"
 	vnetns "github.com/vishvananda/netns"
+	"golang.org/x/sys/unix"
 )
 
 // ErrNotRoot is New's error when this process may not make namespaces.
@@ -254,7 +255,7 @@ func (s *Set) Close() error {
 	var errs []error
 	for _, h := range s.hosts {
 		if port, err := netlink.LinkByName(h.Name); err == nil {
-			if err := netlink.LinkDel(port); err != nil {
+			if err := netlink.LinkDel(port); err != nil && !errors.Is(err, unix.ENODEV) {
 				errs = append(errs, fmt.Errorf("removing veth %s: %w", h.Name, err))
 			}
 		}
@@ -285,14 +286,29 @@ func ownerOf(name string) (int, bool) {
 }
 
 // RemoveDead removes the namespaces and links of Sets whose owner is not
-// alive, naming what it removed. Without root there is nothing a run
-// could have made.
+// alive, naming what it removed. The links go first, as at Close; a veth
+// that vanishes meanwhile (its namespace ending) is not an error. Without
+// root there is nothing a run could have made.
 func RemoveDead(alive func(pid int) bool) ([]string, error) {
 	if os.Geteuid() != 0 {
 		return nil, nil
 	}
 	var removed []string
 	var errs []error
+	links, err := netlink.LinkList()
+	if err != nil {
+		return nil, fmt.Errorf("listing links: %w", err)
+	}
+	for _, l := range links {
+		name := l.Attrs().Name
+		if pid, ok := ownerOf(name); ok && !alive(pid) && (l.Type() == "bridge" || l.Type() == "veth") {
+			if err := netlink.LinkDel(l); err != nil && !errors.Is(err, unix.ENODEV) {
+				errs = append(errs, fmt.Errorf("removing link %s: %w", name, err))
+				continue
+			}
+			removed = append(removed, l.Type()+" "+name)
+		}
+	}
 	names, _ := filepath.Glob(filepath.Join(namedDir, "eb*"))
 	for _, path := range names {
 		name := filepath.Base(path)
@@ -302,20 +318,6 @@ func RemoveDead(alive func(pid int) bool) ([]string, error) {
 				continue
 			}
 			removed = append(removed, "namespace "+name)
-		}
-	}
-	links, err := netlink.LinkList()
-	if err != nil {
-		return removed, errors.Join(append(errs, fmt.Errorf("listing links: %w", err))...)
-	}
-	for _, l := range links {
-		name := l.Attrs().Name
-		if pid, ok := ownerOf(name); ok && !alive(pid) && (l.Type() == "bridge" || l.Type() == "veth") {
-			if err := netlink.LinkDel(l); err != nil {
-				errs = append(errs, fmt.Errorf("removing link %s: %w", name, err))
-				continue
-			}
-			removed = append(removed, l.Type()+" "+name)
 		}
 	}
 	return removed, errors.Join(errs...)
