@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,8 +16,9 @@ import (
 
 // TestNetnsRaftLeaderCrash: live raft at N = 9 on three hosts made of
 // network namespaces (Options.Netns; three nodes each), its leader crashed
-// once elected, as `electbench run --netns 3` runs it: safe, a new leader
-// elected after the crash, the nodes listening on their hosts' addresses
+// once elected and restarted 100T later (on a socket made on its host), as
+// `electbench run --netns 3` runs it: safe, a new leader elected after the
+// crash, the nodes listening on their hosts' addresses
 // (a socket bound there is in that host's namespace), and no namespace, bridge or veth left after Close.
 func TestNetnsRaftLeaderCrash(t *testing.T) {
 	opt := options(t)
@@ -37,8 +39,9 @@ func TestNetnsRaftLeaderCrash(t *testing.T) {
 	cfg := config(t, "raft", random(9, 1), nil, T)
 	cfg.Deadline = 1000 * T
 	cfg.Faults = []trial.Fault{{Effect: trial.EffCrash, Name: "crash", Targets: func(v trial.View) []int { return []int{v.Leader()} },
-		Start: trial.When{Trigger: trial.LeaderElected}}}
-	res, v, _ := run(t, r, cfg)
+		Start: trial.When{Trigger: trial.LeaderElected}, For: 100 * T}}
+	res, j := runJudged(t, r, cfg, true)
+	v := j.verdict(&res.Record)
 	if v.Violations > 0 {
 		t.Errorf("unsafe across hosts: %+v", v.Recorded)
 	}
@@ -48,6 +51,19 @@ func TestNetnsRaftLeaderCrash(t *testing.T) {
 	c := res.Crashes[0]
 	if v.Leader == "" || leaderPos(t, res.Ranks, v.Leader) == c.Pos || v.DecidedAt <= c.At {
 		t.Errorf("no failover: leader %q decided at %v, the crash of %d at %v", v.Leader, v.DecidedAt, c.Pos, c.At)
+	}
+	// Restarted on a socket of its host, it hears the new leader.
+	heal, decided := time.Duration(-1), false
+	for _, e := range j.events {
+		switch {
+		case e.Kind == trial.EvFault && strings.HasPrefix(e.What, "restart("):
+			heal = e.At
+		case e.Kind == trial.EvDecide && int(e.P) == c.Pos && heal >= 0:
+			decided = true
+		}
+	}
+	if heal < 0 || !decided {
+		t.Errorf("the crashed leader, restarted at %v, never decided again", heal)
 	}
 	// The nodes listen on their hosts' addresses, three to a host.
 	hosts := map[string]int{}
