@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -133,10 +132,11 @@ func TestRemoveDeadTakesAKilledOwnersHosts(t *testing.T) {
 	if left := leftovers(t, dead); len(left) > 0 {
 		t.Errorf("the dead owner's hosts survive RemoveDead: %v", left)
 	}
-	want := []string{"bridge eb4000001", "namespace eb4000001-0", "namespace eb4000001-1"}
-	for _, w := range want {
-		if !slices.Contains(removed, w) {
-			t.Errorf("RemoveDead removed %v, without %s", removed, w)
+	// Another clean-up beside this test (a harness test's) may have taken
+	// some first; whatever this one took was the dead owner's.
+	for _, r := range removed {
+		if !strings.HasSuffix(r, " eb4000001") && !strings.Contains(r, " eb4000001-") {
+			t.Errorf("RemoveDead removed %s, not the dead owner's", r)
 		}
 	}
 	if left := leftovers(t, living); len(left) != 3 {
