@@ -79,6 +79,15 @@ func (k *kept) listenAll() error {
 	return nil
 }
 
+// placed is where the cluster's nodes run: on loopback without a cluster
+// (a trial of the harness's own tests, with no processes behind it).
+func (k *kept) placed() onHosts {
+	if k == nil {
+		return onHosts{placement: loopback{}}
+	}
+	return k.hosts
+}
+
 func (k *kept) closeListeners() {
 	if k == nil {
 		return
