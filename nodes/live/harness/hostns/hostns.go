@@ -43,11 +43,28 @@ type Set struct {
 }
 
 // subnet is the /24 of owner's Set in 198.18.0.0/15, the range RFC 2544
-// sets aside for benchmarks (no network a host is on uses it), chosen by
-// the owner's pid so that two runs at once use two.
-func subnet(owner int) netip.Addr {
-	s := owner % 512
-	return netip.AddrFrom4([4]byte{198, 18 + byte(s/256), byte(s % 256), 0})
+// sets aside for benchmarks (no network a host is on uses it): the first
+// from the owner's pid mod 512 on that no interface of this namespace has
+// an address in, so that two runs at once use two.
+func subnet(owner int) (netip.Addr, error) {
+	addrs, err := netlink.AddrList(nil, netlink.FAMILY_V4)
+	if err != nil {
+		return netip.Addr{}, fmt.Errorf("listing addresses: %w", err)
+	}
+	used := map[netip.Prefix]bool{}
+	for _, a := range addrs {
+		if ip, ok := netip.AddrFromSlice(a.IP); ok {
+			used[netip.PrefixFrom(ip.Unmap(), 24).Masked()] = true
+		}
+	}
+	for i := range 512 {
+		s := (owner + i) % 512
+		net24 := netip.AddrFrom4([4]byte{198, 18 + byte(s/256), byte(s % 256), 0})
+		if !used[netip.PrefixFrom(net24, 24)] {
+			return net24, nil
+		}
+	}
+	return netip.Addr{}, errors.New("every /24 of 198.18.0.0/15 is in use")
 }
 
 // hostAddr is the i-th address of a subnet (.1 the bridge's, hosts from .2).
@@ -66,7 +83,15 @@ func New(owner, k int) (*Set, error) {
 	if os.Geteuid() != 0 {
 		return nil, ErrNotRoot
 	}
-	net24 := subnet(owner)
+	// A dead run of the same pid may hold the bridge, and with it the
+	// subnet this one would take.
+	if old, err := netlink.LinkByName("eb" + strconv.Itoa(owner)); err == nil {
+		netlink.LinkDel(old)
+	}
+	net24, err := subnet(owner)
+	if err != nil {
+		return nil, err
+	}
 	s := &Set{owner: owner, bridge: "eb" + strconv.Itoa(owner), root: hostAddr(net24, 1)}
 	if err := s.makeBridge(); err != nil {
 		s.Close()
@@ -86,11 +111,8 @@ func New(owner, k int) (*Set, error) {
 }
 
 // makeBridge makes the bridge in the owner's namespace, with the root
-// address, replacing one a dead run of the same pid left.
+// address.
 func (s *Set) makeBridge() error {
-	if old, err := netlink.LinkByName(s.bridge); err == nil {
-		netlink.LinkDel(old)
-	}
 	br := &netlink.Bridge{LinkAttrs: netlink.LinkAttrs{Name: s.bridge}}
 	if err := netlink.LinkAdd(br); err != nil {
 		return fmt.Errorf("making bridge %s: %w", s.bridge, err)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -141,5 +142,20 @@ func TestRemoveDeadTakesAKilledOwnersHosts(t *testing.T) {
 	}
 	if left := leftovers(t, living); len(left) != 3 {
 		t.Errorf("the living owner's set is now %v, want its namespace, bridge and port", left)
+	}
+}
+
+// Two runs at once whose pids agree mod 512 take two subnets: the second
+// skips the /24 the first's bridge holds.
+func TestSubnetsDoNotCollide(t *testing.T) {
+	s := newSet(t, os.Getpid(), 1)
+	defer s.Close()
+	taken := netip.PrefixFrom(s.Root(), 24).Masked().Addr()
+	next, err := subnet(os.Getpid() + 512)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next == taken {
+		t.Errorf("a second run would take %v, the first's subnet too", next)
 	}
 }
