@@ -231,6 +231,10 @@ func TestSplitHarnessLeavesNothing(t *testing.T) {
 // splitHarness, for harnessMain's url, asks for a split cluster.
 const splitHarness = "split"
 
+// netnsHarness, for harnessMain's url, asks for nodes on three hosts made
+// of network namespaces (Linux only: TestKilledNetnsHarness).
+const netnsHarness = "netns"
+
 // noCleanup is a harness.SetFDLimit owner that never restores: a harness
 // process of the tests keeps the limit until it exits.
 type noCleanup struct{}

@@ -95,10 +95,6 @@ func TestNetnsRaftLeaderCrash(t *testing.T) {
 	}
 }
 
-// netnsHarness, for harnessMain's url, asks for nodes on three hosts made
-// of network namespaces.
-const netnsHarness = "netns"
-
 // A --netns harness killed with SIGKILL leaves its hosts (namespaces
 // named after its pid, a bridge, veths); its nodes die with it, and
 // harness.Clean (the next run's, or `electbench clean`'s) removes the

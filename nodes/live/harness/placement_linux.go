@@ -17,9 +17,6 @@ import (
 // proxy to its receiver's host.
 type netns struct{ set *hostns.Set }
 
-// ErrNetnsNotRoot is newNetns's error without root (hostns.ErrNotRoot).
-var ErrNetnsNotRoot = hostns.ErrNotRoot
-
 func newNetns(k int) (placement, error) {
 	set, err := hostns.New(os.Getpid(), k)
 	if err != nil {

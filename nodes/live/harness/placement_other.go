@@ -4,10 +4,8 @@ package harness
 
 import "errors"
 
-// ErrNetnsNotRoot is never returned off Linux: newNetns refuses first.
-var ErrNetnsNotRoot = errors.New("hosts as network namespaces (--netns) need root")
-
-func newNetns(k int) (placement, error) {
+// newNetns: hosts made of network namespaces are Linux's.
+func newNetns(int) (placement, error) {
 	return nil, errors.New("--netns: hosts as network namespaces need Linux")
 }
 
