@@ -29,6 +29,8 @@ require (
 	github.com/hashicorp/go-msgpack/v2 v2.1.5
 	github.com/hashicorp/raft v1.8.0
 	github.com/rhysd/actionlint v1.7.7
+	github.com/vishvananda/netlink v1.3.1
+	github.com/vishvananda/netns v0.0.5
 	gonum.org/v1/gonum v0.16.0
 	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2

@@ -73,6 +73,7 @@ var floors = [][]string{
 		"nodes/external", "nodes/trial", "nodes/nodetest", // beside the contract
 		"pow", "reports", "nodes/live/harness/toxi", // leaves that know rows, identities, a Toxiproxy client
 		"nodes/live/harness/netcut", // a leaf that cuts loopback links in nftables
+		"nodes/live/harness/hostns", // a leaf that makes hosts of network namespaces
 		"nodes/live/harness/system", // real servers run from outside, over netcut
 		// The server algorithms' registrations (names, variants,
 		// parameters): the live harness reads them to run the servers.
@@ -145,6 +146,7 @@ var only = map[string][]string{
 	"pow":                       {"nodes"},
 	"nodes/live/harness/toxi":   {}, // Toxiproxy's client and server, nothing of ours
 	"nodes/live/harness/netcut": {}, // nftables over netlink, nothing of ours
+	"nodes/live/harness/hostns": {}, // network namespaces over netlink, nothing of ours
 	"nodes/live/harness/system": {"nodes/live/harness/netcut"},
 	"reports":                   {}, // rows, not runtimes
 	"nodes/live/livetest":       {"nodes/live"},

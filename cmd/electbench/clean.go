@@ -24,7 +24,9 @@ func newCleanCmd() *cobra.Command {
 		Long: `Remove what live runs killed before they could clean up (SIGKILL, a crash
 of the host) left behind: their temporary directories (identities and keys),
 every run's trace spools (electbench-trace-* in the temporary directory),
-the nftables tables of their link cuts (electbench_<pid>; as root) and,
+the nftables tables of their link cuts (electbench_<pid>; as root), the
+network namespaces, bridge and veths of their --netns hosts (eb<pid>-<i>
+under /run/netns, eb<pid>; as root) and,
 with --toxiproxy, their proxies on that server. A run is taken for dead
 only once its process is gone (a spool's: by its pid and start time, in this
 PID namespace and boot); every run does this itself when it starts.
@@ -53,6 +55,9 @@ func runClean(cmd *cobra.Command, o *cleanOptions) error {
 	}
 	for _, t := range c.Tables {
 		fmt.Fprintln(out, "removed nftables table", t)
+	}
+	for _, h := range c.Hosts {
+		fmt.Fprintln(out, "removed", h)
 	}
 	if err != nil {
 		return &exitError{code: exitInfra, err: err}

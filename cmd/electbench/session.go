@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/electbench/electbench/nodes/live/harness"
+	"github.com/electbench/electbench/nodes/live/harness/hostns"
 	"github.com/electbench/electbench/nodes/trial"
 	"github.com/electbench/electbench/reports"
 	"github.com/electbench/electbench/workloads"
@@ -107,6 +108,9 @@ func checkRunFlags(cmd *cobra.Command, o runOptions, sim, live []*workloads.Spec
 	}
 	if o.toxiproxy != "" && len(live) == 0 {
 		return badInputf("--toxiproxy: this run has no live trials (--runtime sim); the flag names the toxiproxy-server of live runs")
+	}
+	if err := checkNetns(o.netns, len(live) > 0, os.Geteuid() == 0); err != nil {
+		return err
 	}
 	if o.keep && !hasQuorum(slices.Concat(sim, live)) {
 		fmt.Fprintln(cmd.ErrOrStderr(), "--keep-running: no quorum algorithm (raft, chubby, zookeeper, etcd-raft) in this run, so it changes nothing: the others end when their election does")
@@ -233,7 +237,7 @@ func (p *runPlan) execute(cmd *cobra.Command, o *runOptions) (int, []reports.Row
 	ctx, stop := interrupts(cmd, "the run")
 	defer stop()
 	obs := &runObserver{w: cmd.ErrOrStderr()}
-	lh := &liveHarness{dir: o.out, url: o.toxiproxy, trials: p.liveTrials(), setup: obs.setup}
+	lh := &liveHarness{dir: o.out, url: o.toxiproxy, netns: o.netns, trials: p.liveTrials(), setup: obs.setup}
 	x := &workloads.Executor{
 		Live: lh, Parallel: o.parallel, Trace: writer(tr.f), TraceIf: tr.only, Observer: obs, Costs: p.costs,
 		Skip: func(t workloads.Trial) bool { return done[t.Key()] || !p.inShard(t) },
@@ -438,6 +442,7 @@ func checkLiveHost(trials []workloads.Trial, url string) error {
 // (checkLiveHost).
 type liveHarness struct {
 	dir, url string
+	netns    int               // hosts made of network namespaces, or 0
 	trials   []workloads.Trial // the plan's live trials
 	setup    func(harness.Setup)
 	log      *os.File
@@ -457,7 +462,7 @@ func (l *liveHarness) Open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	h, err := harness.New(ctx, harness.Options{Toxiproxy: l.url, Log: log, Progress: l.setup})
+	h, err := harness.New(ctx, harness.Options{Toxiproxy: l.url, Netns: l.netns, Log: log, Progress: l.setup})
 	if err != nil {
 		log.Close()
 		return err
@@ -479,4 +484,22 @@ func (l *liveHarness) close() {
 		l.h.Close()
 		l.log.Close()
 	}
+}
+
+// checkNetns refuses a --netns that cannot be honoured, in one line:
+// negative, beyond one bridge's addresses, on a run with no live trial,
+// or without root (namespaces, veths and a bridge need CAP_NET_ADMIN and
+// CAP_SYS_ADMIN).
+func checkNetns(k int, live, root bool) error {
+	switch {
+	case k == 0:
+		return nil
+	case k < 0 || k > hostns.MaxHosts:
+		return badInputf("--netns %d: want 1 to %d hosts", k, hostns.MaxHosts)
+	case !live:
+		return badInputf("--netns: this run has no live trials (--runtime sim); the flag places live nodes")
+	case !root:
+		return badInputf("--netns %d: hosts made of network namespaces need root", k)
+	}
+	return nil
 }

@@ -231,6 +231,10 @@ func TestSplitHarnessLeavesNothing(t *testing.T) {
 // splitHarness, for harnessMain's url, asks for a split cluster.
 const splitHarness = "split"
 
+// netnsHarness, for harnessMain's url, asks for nodes on three hosts made
+// of network namespaces (Linux only: TestKilledNetnsHarness).
+const netnsHarness = "netns"
+
 // noCleanup is a harness.SetFDLimit owner that never restores: a harness
 // process of the tests keeps the limit until it exits.
 type noCleanup struct{}
@@ -244,9 +248,13 @@ func (noCleanup) Cleanup(func()) {}
 // processes, under a file-descriptor limit lowered so that its 5-node
 // clusters need three servers.
 func harnessMain(url string) int {
-	if url == splitHarness {
+	netns := 0
+	switch url {
+	case splitHarness:
 		url = ""
 		harness.SetFDLimit(noCleanup{}, 140)
+	case netnsHarness:
+		url, netns = "", 3
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -260,7 +268,7 @@ func harnessMain(url string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	r, err := harness.New(ctx, harness.Options{Toxiproxy: url, Node: []string{exe}, Server: serverCommand(exe), Env: []string{livetest.EnvNode + "=1"}, Log: os.Stderr,
+	r, err := harness.New(ctx, harness.Options{Toxiproxy: url, Netns: netns, Node: []string{exe}, Server: serverCommand(exe), Env: []string{livetest.EnvNode + "=1"}, Log: os.Stderr,
 		Observe: func(i harness.Info) { fmt.Println("dir " + i.Dir); fmt.Println("running " + i.Prefix) }})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "harness:", err)

@@ -25,6 +25,8 @@ type Runtime struct {
 	// clusters counts those made.
 	kept     *kept
 	clusters int
+	// place is where the nodes run (placement.go).
+	place placement
 	// leftovers are the proxy prefixes of clusters whose proxies a down
 	// server kept, or an interrupted run left to the embedded server's
 	// Close: removed once it answers again (removeLeftovers).
@@ -49,10 +51,19 @@ func New(ctx context.Context, opt Options) (*Runtime, error) {
 		}
 		r.opt.Server = []string{exe, "toxiproxy-server"}
 	}
+	// What dead runs left goes first: a killed --netns run's hosts hold
+	// the addresses this run's would take.
+	r.removeDead(ctx)
+	place, err := newPlacement(&r.opt)
+	if err != nil {
+		return nil, err
+	}
+	r.place = place
 	url := opt.Toxiproxy
 	if url == "" {
 		s, err := toxi.StartEmbedded()
 		if err != nil {
+			r.place.close()
 			return nil, fmt.Errorf("%w: %w", trial.ErrInfrastructure, err)
 		}
 		r.srv.embedded, url = s, s.URL()
@@ -65,7 +76,6 @@ func New(ctx context.Context, opt Options) (*Runtime, error) {
 		}
 		return nil, fmt.Errorf("--toxiproxy: %w", err)
 	}
-	r.removeDead(ctx)
 	return r, nil
 }
 
@@ -81,8 +91,8 @@ func (r *Runtime) removeDead(ctx context.Context) {
 	if r.opt.Log == nil {
 		return
 	}
-	if n := len(c.Dirs) + len(c.Proxies) + len(c.Tables); n > 0 {
-		fmt.Fprintf(r.opt.Log, "live: removed what dead runs left: %d temporary directories, %d proxies, %d nftables tables\n", len(c.Dirs), len(c.Proxies), len(c.Tables))
+	if n := len(c.Dirs) + len(c.Proxies) + len(c.Tables) + len(c.Hosts); n > 0 {
+		fmt.Fprintf(r.opt.Log, "live: removed what dead runs left: %d temporary directories, %d proxies, %d nftables tables, %d namespaces and links\n", len(c.Dirs), len(c.Proxies), len(c.Tables), len(c.Hosts))
 	}
 	if err != nil {
 		fmt.Fprintf(r.opt.Log, "live: removing what dead runs left: %v\n", err)
@@ -97,7 +107,7 @@ func (r *Runtime) Close() error {
 		r.kept.stopWarm()
 		r.kept.closeListeners()
 		r.kept = nil
-		return r.srv.close()
+		return errors.Join(r.srv.close(), r.place.close())
 	}
 	r.dropKept(context.Background())
 	// A server found down is not waited for: an interrupted run must end
@@ -105,7 +115,7 @@ func (r *Runtime) Close() error {
 	if c := r.srv.clients[0]; len(r.leftovers) > 0 && c.Down() == nil && c.Check(context.Background(), closeHealthTimeout) == nil {
 		r.removeLeftovers(context.Background())
 	}
-	return r.srv.close()
+	return errors.Join(r.srv.close(), r.place.close())
 }
 
 // Run runs one trial of cfg on node processes and returns what it counted.
@@ -122,6 +132,9 @@ func (r *Runtime) Close() error {
 func (r *Runtime) Run(ctx context.Context, cfg trial.Config) (*Result, error) {
 	if err := live.Capabilities.Check(&cfg); err != nil {
 		return nil, fmt.Errorf("live: %w", err)
+	}
+	if srv := systemServer(cfg.Algorithm); srv != nil && r.opt.Netns > 0 {
+		return nil, fmt.Errorf("live: %s runs its own servers on this host's loopback, not node processes: --netns cannot place them", cfg.Algorithm.Name)
 	}
 	if srv := systemServer(cfg.Algorithm); srv != nil {
 		// A server algorithm runs its own processes, not nodes behind
@@ -242,7 +255,7 @@ func (r *Runtime) keptFor(ctx context.Context, n, k int) (*kept, error) {
 	r.clusters++
 	kc := &kept{n: n, prefix: fmt.Sprintf("eb%d-c%d-%x-", os.Getpid(), r.clusters, rand.Uint32()),
 		proxy: map[link]string{}, listen: map[string]string{}, latency: map[string][2]time.Duration{},
-		servers: slices.Clone(r.srv.clients[:k]), at: map[string]*toxi.Client{}}
+		servers: slices.Clone(r.srv.clients[:k]), at: map[string]*toxi.Client{}, hosts: onHosts{r.place, n}}
 	if err := kc.listenAll(); err != nil {
 		return nil, err
 	}

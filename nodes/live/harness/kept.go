@@ -52,6 +52,8 @@ type kept struct {
 	// latency is the latency toxic set on each proxy: reset leaves it, and
 	// a trial of the same latency model sets nothing.
 	latency map[string][2]time.Duration
+	// hosts are where its nodes run.
+	hosts onHosts
 	// warm is the node processes kept with their links for the next
 	// trial (warm.go), or nil.
 	warm *warm
@@ -61,7 +63,7 @@ type kept struct {
 func (k *kept) listenAll() error {
 	n := k.n
 	for range n {
-		ln, err := net.ListenTCP("tcp", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
+		ln, err := k.hosts.listen(len(k.lns), n)
 		if err != nil {
 			k.closeListeners()
 			return fmt.Errorf("listening for node %d: %w", len(k.lns), err)
@@ -75,6 +77,15 @@ func (k *kept) listenAll() error {
 		k.lns, k.files, k.addrs = append(k.lns, ln), append(k.files, f), append(k.addrs, ln.Addr().String())
 	}
 	return nil
+}
+
+// placed is where the cluster's nodes run: on loopback without a cluster
+// (a trial of the harness's own tests, with no processes behind it).
+func (k *kept) placed() onHosts {
+	if k == nil {
+		return onHosts{placement: loopback{}}
+	}
+	return k.hosts
 }
 
 func (k *kept) closeListeners() {
@@ -150,7 +161,7 @@ func (k *kept) ensure(ctx context.Context, pairs []link, budget int) error {
 	for _, p := range pairs {
 		want[p] = true
 		if _, ok := k.proxy[p]; !ok {
-			missing = append(missing, toxi.Link{Name: k.prefix + strconv.Itoa(p[0]) + "-" + strconv.Itoa(p[1]), Upstream: k.addrs[p[1]], Host: proxyHost(p[1])})
+			missing = append(missing, toxi.Link{Name: k.prefix + strconv.Itoa(p[0]) + "-" + strconv.Itoa(p[1]), Upstream: k.addrs[p[1]], Host: k.hosts.proxyHost(p[1])})
 			made = append(made, p)
 		}
 	}

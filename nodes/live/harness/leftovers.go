@@ -48,6 +48,7 @@ type Cleaned struct {
 	Dirs    []string // temporary directories of dead runs
 	Proxies []string // proxies of dead runs
 	Tables  []string // nftables tables of dead runs (netcut)
+	Hosts   []string // namespaces and links of dead runs' --netns hosts (hostns)
 }
 
 // RemoveDeadDirs removes the temporary directories of live runs whose
@@ -138,7 +139,9 @@ func Clean(ctx context.Context, url string) (Cleaned, error) {
 	out.Dirs = dirs
 	tables, terr := removeDeadTables()
 	out.Tables = tables
-	err = errors.Join(err, terr)
+	hosts, herr := removeDeadHosts()
+	out.Hosts = hosts
+	err = errors.Join(err, terr, herr)
 	if url == "" {
 		return out, err
 	}

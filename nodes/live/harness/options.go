@@ -22,6 +22,11 @@ type Options struct {
 	// cluster the harness process cannot hold alone (Servers); nil means
 	// this executable with the argument "toxiproxy-server".
 	Server []string
+	// Netns, when above 0, runs the nodes on that many hosts made of
+	// network namespaces joined by a bridge (hostns; root only), dealt
+	// in blocks of spawn indices, and removes them at Close; 0 runs them
+	// on this host's loopback.
+	Netns int
 	// Env is added to the environment of every node and server process.
 	Env []string
 	// Bits is the puzzle difficulty of node identities, minted by each node

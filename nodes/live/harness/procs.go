@@ -88,10 +88,12 @@ type procs struct {
 	// infrastructure the nodes need still answers; next asks it when the
 	// nodes fall silent.
 	health func(context.Context) error
+	// hosts are where the nodes run.
+	hosts onHosts
 }
 
-func newProcs(opt *Options, logf func(format string, args ...any)) *procs {
-	return &procs{opt: opt, logf: logf, reports: make(chan nodeReport, 256), done: make(chan struct{}), restarting: map[int]bool{}}
+func newProcs(opt *Options, hosts onHosts, logf func(format string, args ...any)) *procs {
+	return &procs{opt: opt, hosts: hosts, logf: logf, reports: make(chan nodeReport, 256), done: make(chan struct{}), restarting: map[int]bool{}}
 }
 
 // positions gives every position its state once identities are assigned:
@@ -148,7 +150,21 @@ func (ps *procs) spawn(idx int, dir, forge string) (*proc, error) {
 	if err := claimDir(filepath.Dir(dir)); err != nil {
 		return nil, ps.spawnFailed(err)
 	}
-	p, err := ps.startProc(idx, dir, forge, nil)
+	var ln *os.File
+	if ps.hosts.restartsListen() {
+		sock, err := ps.hosts.listen(idx, ps.hosts.n)
+		if err != nil {
+			return nil, ps.spawnFailed(fmt.Errorf("listening for node %d: %w", idx, err))
+		}
+		// The process holds its own copy once started.
+		if ln, err = sock.File(); err != nil {
+			sock.Close()
+			return nil, ps.spawnFailed(fmt.Errorf("listening for node %d: %w", idx, err))
+		}
+		defer ln.Close()
+		sock.Close()
+	}
+	p, err := ps.startProc(idx, dir, forge, ln)
 	if err != nil {
 		return nil, ps.spawnFailed(err)
 	}
@@ -187,7 +203,7 @@ func (ps *procs) startProc(idx int, dir, forge string, ln *os.File) (*proc, erro
 		stdin.Close()
 		return nil, fmt.Errorf("node process %d's stdout: %w", idx, err)
 	}
-	if err := cmd.Start(); err != nil {
+	if err := ps.hosts.start(idx, ps.hosts.n, cmd); err != nil {
 		return nil, fmt.Errorf("starting node process %q: %w", opt.Node[0], err)
 	}
 	p.stdin, p.pid, p.stdout = stdin, cmd.Process.Pid, stdout

@@ -52,7 +52,7 @@ func newLiveTrial(opt *Options, k *kept, srv *servers, cfg trial.Config, fs *fau
 	n := cfg.Ranks.Len()
 	lt := &liveTrial{opt: opt, kept: k, srv: srv, ctx: context.Background(), cfg: cfg, n: n, T: cfg.T(), serial: serial,
 		faults: fs, clock: newSchedule()}
-	lt.procs = newProcs(opt, lt.logf)
+	lt.procs = newProcs(opt, k.placed(), lt.logf)
 	lt.links = newLinks(n, k, lt.fail)
 	lt.settle = &settling{procs: lt.procs, links: lt.links, budget: cfg.BudgetOrDefault(), ownClocks: cfg.Algorithm.LiveOnly != ""}
 	lt.tAlg = trial.LiveUnit(lt.T, opt.Allowance)

@@ -1,0 +1,19 @@
+// Package hostns makes hosts out of Linux network namespaces, so that a
+// live cluster spread over several hosts can run, and be tested, on one
+// machine (`electbench run --netns K`, docs/multi-host.md).
+//
+// New builds K namespaces, each with its own address on a bridge in the
+// caller's namespace (which holds an address of its own on the same
+// bridge, so a Toxiproxy there reaches every host and every host reaches
+// it). Listen and Start open a socket or start a process inside a host:
+// a socket stays in the namespace it was made in, and a process inherits
+// the namespace of the thread that forked it. Close removes everything.
+//
+// Everything a Set makes is named after its owner's process id — the
+// namespaces "eb<pid>-<i>" (bind-mounted under /run/netns, so that they
+// outlive a killed owner and can be found), the bridge "eb<pid>" and the
+// bridge's ports "eb<pid>-<i>" — so that RemoveDead, run by the next run or
+// `electbench clean`, removes what an owner killed before it could clean
+// up left, once it has checked that the owner is gone. It needs root
+// (CAP_NET_ADMIN and CAP_SYS_ADMIN): without it New fails with ErrNotRoot.
+package hostns

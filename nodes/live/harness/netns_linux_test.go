@@ -1,0 +1,132 @@
+package harness_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/electbench/electbench/nodes/live/harness"
+	"github.com/electbench/electbench/nodes/trial"
+)
+
+// TestNetnsRaftLeaderCrash: live raft at N = 9 on three hosts made of
+// network namespaces (Options.Netns; three nodes each), its leader crashed
+// once elected and restarted 100T later (on a socket made on its host), as
+// `electbench run --netns 3` runs it: safe, a new leader elected after the
+// crash, the nodes listening on their hosts' addresses
+// (a socket bound there is in that host's namespace), and no namespace, bridge or veth left after Close.
+func TestNetnsRaftLeaderCrash(t *testing.T) {
+	opt := options(t)
+	opt.Netns = 3
+	var nodeAddrs []string
+	opt.Observe = func(i harness.Info) { nodeAddrs = i.NodeAddrs }
+	r, err := harness.New(context.Background(), opt)
+	if err != nil {
+		t.Fatalf("--netns needs root (CI runs as root): %v", err)
+	}
+	closed := false
+	defer func() {
+		if !closed {
+			r.Close()
+		}
+	}()
+	const T = 5 * time.Millisecond
+	cfg := config(t, "raft", random(9, 1), nil, T)
+	cfg.Deadline = 1000 * T
+	cfg.Faults = []trial.Fault{{Effect: trial.EffCrash, Name: "crash", Targets: func(v trial.View) []int { return []int{v.Leader()} },
+		Start: trial.When{Trigger: trial.LeaderElected}, For: 100 * T}}
+	res, j := runJudged(t, r, cfg, true)
+	v := j.verdict(&res.Record)
+	if v.Violations > 0 {
+		t.Errorf("unsafe across hosts: %+v", v.Recorded)
+	}
+	if len(res.Crashes) != 1 || !res.Crashes[0].WasLeader {
+		t.Fatalf("crashes %+v, want the leader's", res.Crashes)
+	}
+	c := res.Crashes[0]
+	if v.Leader == "" || leaderPos(t, res.Ranks, v.Leader) == c.Pos || v.DecidedAt <= c.At {
+		t.Errorf("no failover: leader %q decided at %v, the crash of %d at %v", v.Leader, v.DecidedAt, c.Pos, c.At)
+	}
+	// Restarted on a socket of its host, it hears the new leader.
+	heal, decided := time.Duration(-1), false
+	for _, e := range j.events {
+		switch {
+		case e.Kind == trial.EvFault && strings.HasPrefix(e.What, "restart("):
+			heal = e.At
+		case e.Kind == trial.EvDecide && int(e.P) == c.Pos && heal >= 0:
+			decided = true
+		}
+	}
+	if heal < 0 || !decided {
+		t.Errorf("the crashed leader, restarted at %v, never decided again", heal)
+	}
+	// The nodes listen on their hosts' addresses, three to a host.
+	hosts := map[string]int{}
+	for _, a := range nodeAddrs {
+		host, _, err := net.SplitHostPort(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hosts[host]++
+	}
+	if len(hosts) != 3 {
+		t.Errorf("nodes listen on %v: want three hosts of three", nodeAddrs)
+	}
+	for h, k := range hosts {
+		if k != 3 {
+			t.Errorf("host %s holds %d nodes, want 3 (%v)", h, k, nodeAddrs)
+		}
+	}
+	closed = true
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	left, _ := filepath.Glob(fmt.Sprintf("/run/netns/eb%d-*", os.Getpid()))
+	if _, err := os.Stat(fmt.Sprintf("/sys/class/net/eb%d", os.Getpid())); err == nil {
+		left = append(left, "bridge")
+	}
+	if len(left) > 0 {
+		t.Errorf("after Close: %v", left)
+	}
+}
+
+// A --netns harness killed with SIGKILL leaves its hosts (namespaces
+// named after its pid, a bridge, veths); its nodes die with it, and
+// harness.Clean (the next run's, or `electbench clean`'s) removes the
+// hosts once it finds the harness gone.
+func TestKilledNetnsHarness(t *testing.T) {
+	h := startHarness(t, netnsHarness)
+	defer h.cmd.Process.Kill()
+	pid := h.cmd.Process.Pid
+	h.cmd.Process.Kill()
+	h.cmd.Wait()
+	killed := time.Now()
+	for len(markedProcesses(h.mark)) > 0 && time.Since(killed) < time.Second {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if left := markedProcesses(h.mark); len(left) != 0 {
+		t.Errorf("processes of the killed run remain after a second: %v", left)
+	}
+	hosts := func() []string {
+		left, _ := filepath.Glob(fmt.Sprintf("/run/netns/eb%d-*", pid))
+		if _, err := os.Stat(fmt.Sprintf("/sys/class/net/eb%d", pid)); err == nil {
+			left = append(left, "bridge")
+		}
+		return left
+	}
+	if left := hosts(); len(left) != 4 {
+		t.Fatalf("the killed run left %v, not its three namespaces and bridge: the check below would prove nothing", left)
+	}
+	c, err := harness.Clean(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if left := hosts(); len(left) > 0 {
+		t.Errorf("the killed run's hosts survive the clean-up: %v (it removed %v)", left, c.Hosts)
+	}
+}

@@ -1,0 +1,53 @@
+package harness
+
+import (
+	"net"
+	"os/exec"
+)
+
+// placement is where a cluster's nodes run: on this host's loopback
+// (loopback, the default), or on hosts made of network namespaces
+// (Options.Netns; placement_linux.go). The proxies stay with the
+// harness's Toxiproxy, on an address every host reaches; a node's
+// listening socket is made on its host, and the node started there.
+type placement interface {
+	// listen opens the listening socket of spawn index idx of an n-node
+	// cluster, on idx's host.
+	listen(idx, n int) (*net.TCPListener, error)
+	// start starts cmd, the node process of spawn index idx, on its host.
+	start(idx, n int, cmd *exec.Cmd) error
+	// proxyHost is the address the proxy of a link into spawn index to
+	// listens on.
+	proxyHost(to int) string
+	// restartsListen says whether a restarted node must be handed a
+	// socket on its host (listen): one it opens itself listens on its
+	// host's loopback, which only a harness on the same stack reaches.
+	restartsListen() bool
+	close() error
+}
+
+// loopback runs every node on this host's loopback.
+type loopback struct{}
+
+func (loopback) listen(int, int) (*net.TCPListener, error) {
+	return net.ListenTCP("tcp", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
+}
+
+func (loopback) start(_, _ int, cmd *exec.Cmd) error { return cmd.Start() }
+func (loopback) proxyHost(to int) string             { return proxyHost(to) }
+func (loopback) restartsListen() bool                { return false }
+func (loopback) close() error                        { return nil }
+
+// onHosts is a placement for a cluster of n nodes.
+type onHosts struct {
+	placement
+	n int
+}
+
+// newPlacement is the placement opt asks for.
+func newPlacement(opt *Options) (placement, error) {
+	if opt.Netns == 0 {
+		return loopback{}, nil
+	}
+	return newNetns(opt.Netns)
+}
