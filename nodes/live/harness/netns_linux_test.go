@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/electbench/electbench/nodes/live/harness"
+	"github.com/electbench/electbench/nodes/live/livetest"
 	"github.com/electbench/electbench/nodes/trial"
 )
 
@@ -106,10 +107,10 @@ func TestKilledNetnsHarness(t *testing.T) {
 	h.cmd.Process.Kill()
 	h.cmd.Wait()
 	killed := time.Now()
-	for len(markedProcesses(h.mark)) > 0 && time.Since(killed) < time.Second {
+	for len(livetest.Marked(h.mark)) > 0 && time.Since(killed) < time.Second {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if left := markedProcesses(h.mark); len(left) != 0 {
+	if left := livetest.Marked(h.mark); len(left) != 0 {
 		t.Errorf("processes of the killed run remain after a second: %v", left)
 	}
 	hosts := func() []string {
