@@ -7,10 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/electbench/electbench/nodes/live/harness"
 	"github.com/electbench/electbench/nodes/live/harness/toxi"
 	"github.com/electbench/electbench/nodes/trial"
 )
@@ -76,5 +78,93 @@ func TestStoppedToxiproxy(t *testing.T) {
 	names, err := toxi.NewClient(url).Names(context.Background(), fmt.Sprintf("eb%d-", os.Getpid()))
 	if err != nil || len(names) != 0 {
 		t.Errorf("proxies of the run survive it: %v (%v)", names, err)
+	}
+}
+
+// The issue's killed Toxiproxy (#39 item 4): kill -9 of an external
+// server while a trial runs, its links up. The trial in flight is an
+// infrastructure error, never a result blaming the algorithm (it was
+// stored as `correct=false … no link was up` in 3 of 6 runs), and once
+// the server runs again on its port the next trial runs on it. Three
+// rounds; the issue's ten were run by hand (see the commit).
+func TestKilledToxiproxyMidTrial(t *testing.T) {
+	bin := toxiproxyBinary(t)
+	url, srv := startToxiproxy(t, bin, "")
+	port := url[strings.LastIndexByte(url, ':')+1:]
+	opt := options(t)
+	opt.Toxiproxy = url
+	kill := false
+	opt.Observe = func(harness.Info) {
+		// Links are up: the trial is about to run on them.
+		if kill {
+			kill = false
+			srv.Kill()
+			srv.Wait()
+		}
+	}
+	r := runtime(t, opt)
+	ranks := random(4, 1)
+	cfg := config(t, "bully", ranks, []int{lowest(ranks)}, 5*time.Millisecond)
+	run(t, r, cfg)
+	for round := range 3 {
+		kill = true
+		res, err := r.Run(context.Background(), cfg)
+		if !errors.Is(err, trial.ErrInfrastructure) {
+			t.Fatalf("round %d: a trial whose Toxiproxy was killed under it: %v (result %v); want an infrastructure error", round, err, res != nil)
+		}
+		t.Logf("round %d: %v", round, err)
+		_, srv = startToxiproxy(t, bin, port)
+		if _, v, _ := run(t, r, cfg); !v.Correct || !v.Live {
+			t.Fatalf("round %d: the trial after the restart: %+v", round, v)
+		}
+	}
+}
+
+// A proxy repointed by someone else while the trial runs (#39: the
+// read-back before a trial cannot see it) is found once the trial has run,
+// before its row is written: the trial is an infrastructure error naming
+// the proxy, and no honest node is blamed for what the proxy did.
+func TestExternalToxiproxyRedirectedMidTrial(t *testing.T) {
+	opt := options(t)
+	url, _ := externalToxiproxy(t)
+	opt.Toxiproxy = url
+	c := toxi.NewClient(url)
+	redirect, name := false, ""
+	opt.Observe = func(info harness.Info) {
+		if !redirect {
+			return
+		}
+		redirect = false
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		states, err := c.States(ctx, info.Prefix)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		name = info.Proxies[0]
+		for _, a := range info.NodeAddrs {
+			if a != states[name].Upstream {
+				if err := c.SetUpstream(ctx, name, a); err != nil {
+					t.Error(err)
+				}
+				return
+			}
+		}
+	}
+	r := runtime(t, opt)
+	defer r.Close()
+	ranks := random(4, 1)
+	cfg := config(t, "chang-roberts", ranks, []int{lowest(ranks)}, 5*time.Millisecond)
+	run(t, r, cfg)
+	redirect = true
+	res, err := r.Run(context.Background(), cfg)
+	if !errors.Is(err, trial.ErrInfrastructure) || name == "" || !strings.Contains(fmt.Sprint(err), name) {
+		t.Fatalf("a trial whose proxy %s was redirected under it: result %v, error %v; want an infrastructure error naming it", name, res != nil, err)
+	}
+	// The cluster is dropped, not reset onto the redirect: the next trial
+	// runs clean.
+	if _, v, _ := run(t, r, cfg); !v.Correct || !v.Live {
+		t.Fatalf("the trial after: %+v", v)
 	}
 }
