@@ -299,9 +299,15 @@ func (r *Runtime) dropKept(ctx context.Context) {
 	if len(k.proxy) == 0 {
 		return
 	}
+	// An interrupted run waits for no more than closeHealthTimeout on a
+	// server that does not answer: Ctrl-C acts within a second.
+	health := removeHealthTimeout
+	if ctx.Err() != nil {
+		health = closeHealthTimeout
+	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
 	defer cancel()
-	if err := onEach(k.servers, func(_ int, c *toxi.Client) error { return c.Check(ctx, removeHealthTimeout) }); err != nil {
+	if err := onEach(k.servers, func(_ int, c *toxi.Client) error { return c.Check(ctx, health) }); err != nil {
 		r.logf("removing proxies of %s later: %v", k.prefix, err)
 		r.leftovers = append(r.leftovers, k.prefix)
 		return
