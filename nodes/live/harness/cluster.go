@@ -274,7 +274,7 @@ func (r *Runtime) keptFor(ctx context.Context, n, k int) (*kept, error) {
 		return nil, err
 	}
 	r.clusters++
-	kc := &kept{n: n, prefix: fmt.Sprintf("eb%d-c%d-%x-", os.Getpid(), r.clusters, rand.Uint32()),
+	kc := &kept{n: n, prefix: fmt.Sprintf("eb%d-%s-c%d-%x-", os.Getpid(), ownerToken(), r.clusters, rand.Uint32()),
 		proxy: map[link]string{}, listen: map[string]string{}, latency: map[string][2]time.Duration{},
 		servers: slices.Clone(r.srv.clients[:k]), at: map[string]*toxi.Client{}}
 	if err := kc.listenAll(); err != nil {
@@ -344,7 +344,7 @@ func (r *Runtime) removeLeftovers(ctx context.Context) error {
 
 // removeLeftoversOn deletes the leftovers one server holds.
 func (r *Runtime) removeLeftoversOn(ctx context.Context, c *toxi.Client) error {
-	names, err := c.Names(ctx, fmt.Sprintf("eb%d-", os.Getpid()))
+	names, err := c.Names(ctx, fmt.Sprintf("eb%d-%s-", os.Getpid(), ownerToken()))
 	if err != nil {
 		return err
 	}
