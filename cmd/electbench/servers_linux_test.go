@@ -53,7 +53,7 @@ func TestServerRunInterrupted(t *testing.T) {
 	}
 	dirs, _ := filepath.Glob("/tmp/electbench-live-*/owner.pid")
 	for _, d := range dirs {
-		if b, err := os.ReadFile(d); err == nil && strings.HasPrefix(string(b), strconv.Itoa(pid)+" ") {
+		if b, err := os.ReadFile(d); err == nil && strings.TrimSpace(string(b)) == strconv.Itoa(pid) {
 			t.Errorf("the run's trial directory remains: %s", filepath.Dir(d))
 		}
 	}

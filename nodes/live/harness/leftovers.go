@@ -23,27 +23,36 @@ import (
 // temporary directories and its nftables table (netcut: "electbench_<pid>").
 // Proxies and directories name their owner by pid and token
 // (internal/owner: its PID namespace, boot and start time) — proxies
-// "eb<pid>-<token>-…" (keptFor), directories holding an ownerFile with
-// both — so that a later run removes them only once the owner is provably
+// "eb<pid>-<token>-…" (keptFor), directories holding an ownerFile and a
+// tokenFile — so that a later run removes them only once the owner is provably
 // dead: a run in another PID namespace (a container sharing TMPDIR or the
 // Toxiproxy server), whose pid means nothing here, is never taken for
 // dead, nor is an owner that named no token.
 
-// ownerFile, in a trial's temporary directory, holds the harness's pid and
-// token ("1234 n4026531836b1c2d3e4fs123456").
-const ownerFile = "owner.pid"
+// ownerFile, in a trial's temporary directory, holds the harness's pid;
+// tokenFile its owner.Token. They are two files, the pid alone in the
+// first as before, because an earlier electbench on the same host reads
+// the first and removes a directory whose pid it cannot parse.
+const (
+	ownerFile = "owner.pid"
+	tokenFile = "owner.token"
+)
 
 // TempPattern is the name os.MkdirTemp gives trials' temporary
 // directories (under os.TempDir()).
 const TempPattern = "electbench-live-"
 
-// claimDir writes the owner file into a trial's directory, once.
+// claimDir writes the owner files into a trial's directory, once: the
+// token first, so that a directory whose pid is read has its token.
 func claimDir(dir string) error {
 	path := filepath.Join(dir, ownerFile)
 	if _, err := os.Stat(path); err == nil {
 		return nil
 	}
-	return os.WriteFile(path, []byte(strconv.Itoa(os.Getpid())+" "+ownerToken()+"\n"), 0o600)
+	if err := os.WriteFile(filepath.Join(dir, tokenFile), []byte(ownerToken()+"\n"), 0o600); err != nil {
+		return err
+	}
+	return os.WriteFile(path, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
 }
 
 // ownerToken is this process's owner.Token, "x" where it cannot be
@@ -87,9 +96,9 @@ func RemoveDeadDirs() ([]string, error) {
 		data, err := os.ReadFile(filepath.Join(d, ownerFile))
 		switch {
 		case err == nil:
-			pid, token, _ := strings.Cut(strings.TrimSpace(string(data)), " ")
-			n, perr := strconv.Atoi(pid)
-			if perr != nil || !dead(n, token) {
+			pid, perr := strconv.Atoi(strings.TrimSpace(string(data)))
+			token, terr := os.ReadFile(filepath.Join(d, tokenFile))
+			if perr != nil || terr != nil || !dead(pid, strings.TrimSpace(string(token))) {
 				continue
 			}
 		case errors.Is(err, fs.ErrNotExist):

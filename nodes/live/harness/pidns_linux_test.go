@@ -1,11 +1,19 @@
 package harness_test
 
 import (
+	"errors"
+	"io/fs"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/electbench/electbench/internal/owner"
+	"github.com/electbench/electbench/nodes/live/harness"
 )
 
 // Two runs in different PID namespaces sharing one Toxiproxy and TMPDIR
@@ -70,5 +78,49 @@ func moreTrials(h harnessRun, k int, d time.Duration) bool {
 		return ok
 	case <-time.After(d):
 		return false
+	}
+}
+
+// A trial directory is removed only when its owner is provably dead: a
+// pid of this namespace and boot no longer running with its start time.
+// One whose owner may live in another PID namespace, or that names no
+// token (an older run's), is kept.
+func TestRemoveDeadDirsNeedsProof(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	pid := strconv.Itoa(gone.Process.Pid)
+	mine := owner.Token()
+	ns, rest, _ := strings.Cut(strings.TrimPrefix(mine, "n"), "b")
+	dirs := map[string]bool{ // owner.pid, owner.token ("" for none) → removed
+		pid + "|" + mine:                       true,
+		pid + "|n" + ns + "1b" + rest:          false, // another PID namespace
+		pid + "|":                              false, // no token
+		strconv.Itoa(os.Getpid()) + "|" + mine: false, // this process
+	}
+	paths := map[string]string{}
+	for spec := range dirs {
+		d, err := os.MkdirTemp(tmp, harness.TempPattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, tok, _ := strings.Cut(spec, "|")
+		os.WriteFile(filepath.Join(d, "owner.pid"), []byte(p+"\n"), 0o600)
+		if tok != "" {
+			os.WriteFile(filepath.Join(d, "owner.token"), []byte(tok+"\n"), 0o600)
+		}
+		paths[spec] = d
+	}
+	if _, err := harness.RemoveDeadDirs(); err != nil {
+		t.Fatal(err)
+	}
+	for spec, want := range dirs {
+		_, err := os.Stat(paths[spec])
+		if removed := errors.Is(err, fs.ErrNotExist); removed != want {
+			t.Errorf("owner %q: removed %v, want %v", spec, removed, want)
+		}
 	}
 }
