@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/electbench/electbench/internal/owner"
 )
 
 // spool holds one trial's trace on disk while it runs, so that a trace of
@@ -22,14 +24,14 @@ type spool struct {
 
 // SpoolPattern begins the name of every trace spool in the temporary
 // directory: electbench-trace-PID-TOKEN-RANDOM, TOKEN naming the process
-// beyond its pid (spoolToken), "x" where it cannot be known.
+// beyond its pid (owner.Token), "x" where it cannot be known.
 const SpoolPattern = "electbench-trace-"
 
 // newSpool creates a spool in the temporary directory, named after this
 // process so that what a killed run leaves is recognised and, once the
 // process is provably gone, removed (RemoveDeadSpools).
 func newSpool() (*spool, error) {
-	f, err := os.CreateTemp("", fmt.Sprintf("%s%d-%s-*", SpoolPattern, os.Getpid(), cmp.Or(spoolToken(), "x")))
+	f, err := os.CreateTemp("", fmt.Sprintf("%s%d-%s-*", SpoolPattern, os.Getpid(), cmp.Or(owner.Token(), "x")))
 	if err != nil {
 		return nil, fmt.Errorf("spooling a trace: %w", err)
 	}
@@ -61,7 +63,7 @@ func (s *spool) discard() {
 // RemoveDeadSpools removes the trace spools in the temporary directory
 // that runs killed before they could remove them left (SIGKILL left
 // gigabytes): those of this user whose owner is provably dead, by its pid
-// and token (spoolOwnerDead). A spool whose owner may run, in another PID
+// and token (owner.Dead). A spool whose owner may run, in another PID
 // namespace or boot, or that names no token, is kept. It returns the
 // paths removed; every run calls it as it starts, and electbench clean.
 func RemoveDeadSpools() ([]string, error) {
@@ -73,11 +75,11 @@ func RemoveDeadSpools() ([]string, error) {
 	var errs []error
 	for _, p := range paths {
 		pid, token, ok := spoolOwner(filepath.Base(p))
-		if !ok || pid == os.Getpid() || !spoolOwnerDead(pid, token) {
+		if !ok || pid == os.Getpid() || !owner.Dead(pid, token) {
 			continue
 		}
 		fi, err := os.Lstat(p)
-		if err != nil || !fi.Mode().IsRegular() || !ownedByMe(fi) {
+		if err != nil || !fi.Mode().IsRegular() || !owner.OwnedByMe(fi) {
 			continue
 		}
 		if err := os.Remove(p); err != nil {

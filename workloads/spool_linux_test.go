@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/electbench/electbench/internal/owner"
 )
 
 // A SIGKILLed run's trace spools are removed by the next run or clean
@@ -18,7 +20,7 @@ import (
 func TestRemoveDeadSpools(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
-	mine := spoolToken()
+	mine := owner.Token()
 	if mine == "" {
 		t.Fatal("no spool token on Linux: /proc unreadable")
 	}
@@ -36,7 +38,7 @@ func TestRemoveDeadSpools(t *testing.T) {
 	}
 	defer func() { sleeper.Process.Kill(); sleeper.Wait() }()
 	livePid := sleeper.Process.Pid
-	liveStart, err := startTicks(livePid)
+	liveStart, err := owner.StartTicks(livePid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +78,7 @@ func TestRemoveDeadSpools(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sp.discard()
-	if pid, token, ok := spoolOwner(filepath.Base(sp.f.Name())); !ok || pid != os.Getpid() || token != mine || spoolOwnerDead(pid, token) {
-		t.Errorf("own spool %s: owner %d %q %v, dead %v", sp.f.Name(), pid, token, ok, spoolOwnerDead(pid, token))
+	if pid, token, ok := spoolOwner(filepath.Base(sp.f.Name())); !ok || pid != os.Getpid() || token != mine || owner.Dead(pid, token) {
+		t.Errorf("own spool %s: owner %d %q %v, dead %v", sp.f.Name(), pid, token, ok, owner.Dead(pid, token))
 	}
 }

@@ -28,8 +28,10 @@ the nftables tables of their link cuts (electbench_<pid>; as root), the
 network namespaces, bridge and veths of their --netns hosts (eb<pid>-<i>
 under /run/netns, eb<pid>; as root) and,
 with --toxiproxy, their proxies on that server. A run is taken for dead
-only once its process is gone (a spool's: by its pid and start time, in this
-PID namespace and boot); every run does this itself when it starts.
+only once its process is provably gone: by its pid and start time, in this
+PID namespace and boot. What a run of another PID namespace (a container
+sharing TMPDIR or the server) left is kept: run clean there. Every run does
+this itself when it starts.
 
 Exit codes: 0 ok, 3 something could not be removed.`,
 		Args: cobra.NoArgs,

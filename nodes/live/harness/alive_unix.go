@@ -4,7 +4,6 @@ package harness
 
 import (
 	"errors"
-	"io/fs"
 	"syscall"
 )
 
@@ -13,10 +12,4 @@ import (
 func processAlive(pid int) bool {
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
-}
-
-// ownedByMe reports whether this user owns the file.
-func ownedByMe(fi fs.FileInfo) bool {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	return ok && int(st.Uid) == syscall.Getuid()
 }

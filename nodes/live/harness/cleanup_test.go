@@ -335,13 +335,21 @@ type harnessRun struct {
 // marked node processes; the caller kills it.
 func startHarness(t *testing.T, toxiproxy string) harnessRun {
 	t.Helper()
+	return startHarnessIn(t, toxiproxy, nil)
+}
+
+// startHarnessIn is startHarness with the process attributes attr (nil for
+// none) and environment entries env added to the test's.
+func startHarnessIn(t *testing.T, toxiproxy string, attr *syscall.SysProcAttr, env ...string) harnessRun {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	h := harnessRun{mark: fmt.Sprintf("ELECTBENCH_TEST_MARK=%x", rand.Uint64()), stderr: new(livetest.Buffer)}
 	h.cmd = exec.Command(exe)
-	h.cmd.Env = append(os.Environ(), "ELECTBENCH_LIVE_HARNESS="+toxiproxy, h.mark)
+	h.cmd.Env = append(append(os.Environ(), "ELECTBENCH_LIVE_HARNESS="+toxiproxy, h.mark), env...)
+	h.cmd.SysProcAttr = attr
 	h.cmd.Stderr = h.stderr
 	out, err := h.cmd.StdoutPipe()
 	if err != nil {

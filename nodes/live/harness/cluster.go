@@ -164,10 +164,13 @@ func (r *Runtime) Run(ctx context.Context, cfg trial.Config) (*Result, error) {
 	r.trials++
 	lt := newLiveTrial(&r.opt, r.kept, &r.srv, cfg, fs, r.trials)
 	res, err := lt.run(ctx)
-	if err != nil && ctx.Err() == nil {
-		// The trial's failure is the infrastructure's when Toxiproxy
-		// stopped answering or a process could not be started: whatever
-		// else went wrong followed from that.
+	if ctx.Err() == nil {
+		// The trial is the infrastructure's failure, not the algorithm's,
+		// when Toxiproxy stopped answering or was reconfigured or a
+		// process could not be started, during the trial or found once it
+		// ran: whatever the trial saw followed from that, even a trial
+		// that ended without an error of its own (a killed server's
+		// links fail as no fault of the trial cut them).
 		cause := r.srv.down()
 		if cause == nil {
 			cause = lt.procs.spawnErr
@@ -175,18 +178,44 @@ func (r *Runtime) Run(ctx context.Context, cfg trial.Config) (*Result, error) {
 		if cause == nil {
 			cause = lt.links.infra
 		}
-		if cause != nil {
+		if cause == nil {
+			cause = r.verify(ctx, lt.links)
+		}
+		switch {
+		case cause != nil && err != nil:
 			err = fmt.Errorf("%w: %w; %v", trial.ErrInfrastructure, cause, err)
+		case cause != nil:
+			err = fmt.Errorf("live: %w: %w", trial.ErrInfrastructure, cause)
 		}
 	}
 	r.release(ctx, err)
 	return res, err
 }
 
+// verify checks, once a trial has run and before its row is written,
+// that the infrastructure held throughout: every Toxiproxy server the
+// harness does not embed still answers (a killed one took its proxies,
+// and the trial's links, with it), and, on an external one, every proxy
+// of the trial is still there and forwards where the harness last
+// pointed it (links.readBack). Its error is the trial's infrastructure
+// fault.
+func (r *Runtime) verify(ctx context.Context, ls *links) error {
+	err := onEach(r.srv.clients, func(i int, c *toxi.Client) error {
+		if i == 0 && r.srv.embedded != nil {
+			return nil // this process: it cannot die apart from the harness
+		}
+		return c.Check(ctx, healthTimeout)
+	})
+	if err != nil || r.srv.embedded != nil || len(ls.list) == 0 {
+		return err
+	}
+	return ls.readBack(ctx)
+}
+
 // release keeps the cluster for the next trial once reset shows it clean,
 // and otherwise removes it: after a trial that failed because Toxiproxy
-// stopped answering or its context ended, or one whose cluster cannot be
-// reset.
+// stopped answering, or of another infrastructure fault, or its context
+// ended, or one whose cluster cannot be reset.
 func (r *Runtime) release(ctx context.Context, err error) {
 	k := r.kept
 	switch {
@@ -196,6 +225,11 @@ func (r *Runtime) release(ctx context.Context, err error) {
 		// one that was slow to answer made them after the harness gave
 		// up on it.
 		r.leftovers = append(r.leftovers, k.prefix)
+		r.dropKept(ctx)
+	case errors.Is(err, trial.ErrInfrastructure):
+		// Nothing of a cluster the infrastructure failed under is
+		// trusted: a proxy repointed during the trial, kept processes
+		// that refused the identity it led them to.
 		r.dropKept(ctx)
 	case err != nil && ctx.Err() != nil:
 		// Interrupted: proxies a call abandoned in flight may still be
@@ -253,7 +287,7 @@ func (r *Runtime) keptFor(ctx context.Context, n, k int) (*kept, error) {
 		return nil, err
 	}
 	r.clusters++
-	kc := &kept{n: n, prefix: fmt.Sprintf("eb%d-c%d-%x-", os.Getpid(), r.clusters, rand.Uint32()),
+	kc := &kept{n: n, prefix: fmt.Sprintf("eb%d-%s-c%d-%x-", os.Getpid(), ownerToken(), r.clusters, rand.Uint32()),
 		proxy: map[link]string{}, listen: map[string]string{}, latency: map[string][2]time.Duration{},
 		servers: slices.Clone(r.srv.clients[:k]), at: map[string]*toxi.Client{}, hosts: onHosts{r.place, n}}
 	if err := kc.listenAll(); err != nil {
@@ -278,9 +312,15 @@ func (r *Runtime) dropKept(ctx context.Context) {
 	if len(k.proxy) == 0 {
 		return
 	}
+	// An interrupted run waits for no more than closeHealthTimeout on a
+	// server that does not answer: Ctrl-C acts within a second.
+	health := removeHealthTimeout
+	if ctx.Err() != nil {
+		health = closeHealthTimeout
+	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
 	defer cancel()
-	if err := onEach(k.servers, func(_ int, c *toxi.Client) error { return c.Check(ctx, removeHealthTimeout) }); err != nil {
+	if err := onEach(k.servers, func(_ int, c *toxi.Client) error { return c.Check(ctx, health) }); err != nil {
 		r.logf("removing proxies of %s later: %v", k.prefix, err)
 		r.leftovers = append(r.leftovers, k.prefix)
 		return
@@ -317,7 +357,7 @@ func (r *Runtime) removeLeftovers(ctx context.Context) error {
 
 // removeLeftoversOn deletes the leftovers one server holds.
 func (r *Runtime) removeLeftoversOn(ctx context.Context, c *toxi.Client) error {
-	names, err := c.Names(ctx, fmt.Sprintf("eb%d-", os.Getpid()))
+	names, err := c.Names(ctx, fmt.Sprintf("eb%d-%s-", os.Getpid(), ownerToken()))
 	if err != nil {
 		return err
 	}

@@ -31,23 +31,40 @@ const toxiproxyServer = "github.com/Shopify/toxiproxy/v2/cmd/server@v2.12.0"
 // own dependencies serves this one too.
 func externalToxiproxy(t testing.TB) (string, *os.Process) {
 	t.Helper()
+	return startToxiproxy(t, toxiproxyBinary(t), "")
+}
+
+// toxiproxyBinary builds toxiproxy-server into a temporary GOBIN and
+// returns its path.
+func toxiproxyBinary(t testing.TB) string {
+	t.Helper()
 	gobin := t.TempDir()
 	build := exec.Command("go", "install", toxiproxyServer)
 	build.Env = append(os.Environ(), "GOBIN="+gobin)
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("cannot build toxiproxy-server (go install %s: %v): %s", toxiproxyServer, err, out)
 	}
-	bin := filepath.Join(gobin, "server")
+	return filepath.Join(gobin, "server")
+}
+
+// startToxiproxy starts the server bin on a loopback port (port, or one
+// of the kernel's choosing if "") and returns its URL and process once it
+// answers; the test's clean-up stops it.
+func startToxiproxy(t testing.TB, bin, port string) (string, *os.Process) {
+	t.Helper()
 	for attempt := 0; ; attempt++ {
 		// The server takes a port, not a listener: reserve one from the
 		// kernel and hand it over (another process could take it in
 		// between; then try again).
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
+		port := port
+		if port == "" {
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			port = strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+			l.Close()
 		}
-		port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
-		l.Close()
 		srv := exec.Command(bin, "-host", "127.0.0.1", "-port", port)
 		srv.Env = append(os.Environ(), "LOG_LEVEL=error")
 		if err := srv.Start(); err != nil {

@@ -228,7 +228,9 @@ const resetWait = 3 * time.Second
 // theirs). An error says what was found; the caller then drops the
 // cluster.
 func (k *kept) reset(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
+	// The run's context: an interrupted reset fails, and the caller
+	// drops the cluster, which gives its removal a context of its own.
+	ctx, cancel := context.WithTimeout(ctx, removeTimeout)
 	defer cancel()
 	states, err := k.states(ctx)
 	if err != nil {

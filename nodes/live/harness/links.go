@@ -35,15 +35,19 @@ type links struct {
 	lossy      []bool
 	anyLossy   bool
 	cuts       map[link]int // partitions holding each link cut
-	// infra is the infrastructure fault readBack or the link set-up
-	// found: the trial's failure is then not the algorithm's
-	// (Runtime.Run).
+	// upstream is, by proxy name, where the harness last pointed each
+	// proxy of the trial (its process's address; a restarted one's new
+	// address once rewired): what readBack expects to find.
+	upstream map[string]string
+	// infra is the infrastructure fault found during the trial (readBack,
+	// link set-up that did not complete, or a Toxiproxy call that failed):
+	// the trial's failure is then not the algorithm's (Runtime.Run).
 	infra error
 }
 
 func newLinks(n int, k *kept, fail func(format string, args ...any)) *links {
 	return &links{n: n, kept: k, fail: fail, proxy: map[link]string{}, latency: map[link]time.Duration{}, jitter: map[link]time.Duration{},
-		cuts: map[link]int{}, sent: make([]int64, n*n), recv: make([]int64, n*n), lossy: make([]bool, n*n)}
+		upstream: map[string]string{}, cuts: map[link]int{}, sent: make([]int64, n*n), recv: make([]int64, n*n), lossy: make([]bool, n*n)}
 }
 
 // linkPlan is what make needs to know of the trial: which links its
@@ -100,6 +104,7 @@ func (ls *links) make(ctx context.Context, plan linkPlan, prog *setupProgress, i
 	for i, l := range ls.list {
 		name := k.proxy[pairs[i]]
 		ls.proxy[l] = name
+		ls.upstream[name] = k.addrs[pairs[i][1]]
 		info.Proxies = append(info.Proxies, name)
 		info.ProxyAddrs = append(info.ProxyAddrs, k.listen[name])
 	}
@@ -135,7 +140,7 @@ func (ls *links) make(ctx context.Context, plan linkPlan, prog *setupProgress, i
 		return nil
 	})
 	if err == nil && !plan.embedded {
-		err = ls.readBack(ctx, pairs)
+		err = ls.readBack(ctx)
 	}
 	if err == nil {
 		prog.progress(len(pairs))
@@ -143,21 +148,28 @@ func (ls *links) make(ctx context.Context, plan linkPlan, prog *setupProgress, i
 	return err
 }
 
-// readBack checks, before a trial on an external Toxiproxy, that every
-// proxy of the trial forwards where the harness pointed it. Its API is
-// unauthenticated: anyone can repoint a proxy at another node's listener,
-// which would make an honest dialer refuse the identity it meets there.
-// A proxy the harness did not configure is refused as an infrastructure
-// error (ls.infra), not run on.
-func (ls *links) readBack(ctx context.Context, pairs []link) error {
-	k := ls.kept
-	states, err := k.states(ctx)
+// readBack checks, on an external Toxiproxy, that every proxy of the
+// trial exists and forwards where the harness last pointed it: before the
+// trial, and again once it has run (Runtime.verify), since a proxy may be
+// repointed, or the server restarted empty, while the trial runs. Its API
+// is unauthenticated: anyone can repoint a proxy at another node's
+// listener, which would make an honest dialer refuse the identity it
+// meets there. A proxy the harness did not configure is an
+// infrastructure error naming it (ls.infra): no trial runs on it, and a
+// trial that ran on it is no result.
+func (ls *links) readBack(ctx context.Context) error {
+	states, err := ls.kept.states(ctx)
 	if err != nil {
 		return err
 	}
-	for i, l := range ls.list {
-		name, want := ls.proxy[l], k.addrs[pairs[i][1]]
-		if st, ok := states[name]; !ok || st.Upstream != want {
+	for _, l := range ls.list {
+		name := ls.proxy[l]
+		want := ls.upstream[name]
+		if st, ok := states[name]; !ok {
+			ls.infra = fmt.Errorf("proxy %s, which the harness made to forward to %s, is gone: the --toxiproxy server was restarted or reconfigured by someone else, and no trial runs on it",
+				name, want)
+			return ls.infra
+		} else if st.Upstream != want {
 			ls.infra = fmt.Errorf("proxy %s forwards to %q, not to %s where the harness pointed it: the --toxiproxy server was reconfigured by someone else, and no trial runs on it",
 				name, st.Upstream, want)
 			return ls.infra
@@ -211,10 +223,15 @@ func (ls *links) parallel(ctx context.Context, links []link, f func(context.Cont
 	return onEach(k.servers, func(s int, _ *toxi.Client) error { return parallel(ctx, groups[s], f) })
 }
 
-// toxic applies f to links, noting a failure as the trial's.
+// toxic applies f to links, noting a failure as the trial's. A
+// Toxiproxy call that failed is the infrastructure's fault, not the
+// algorithm's: the link was not what the trial's faults said (ls.infra).
 func (ls *links) toxic(ctx context.Context, what string, links []link, f func(context.Context, link) error) {
 	if err := ls.parallel(ctx, links, f); err != nil {
 		ls.fail("%s: %v", what, err)
+		if ls.infra == nil {
+			ls.infra = fmt.Errorf("%s: %w", what, err)
+		}
 	}
 }
 
@@ -225,6 +242,7 @@ func (ls *links) rewire(ctx context.Context, p int, addr string) []link {
 	for _, l := range ls.list {
 		if l[1] == p {
 			into = append(into, l)
+			ls.upstream[ls.proxy[l]] = addr
 		}
 	}
 	ls.toxic(ctx, "rewire", into, func(ctx context.Context, l link) error {

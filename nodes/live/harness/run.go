@@ -541,7 +541,10 @@ func (lt *liveTrial) restarted(p *proc) {
 // rewire points the proxies into a restarted process at its new address,
 // forgets what was lost with the old one, and configures it.
 func (lt *liveTrial) rewire(p *proc) {
-	ctx, cancel := context.WithTimeout(context.Background(), lt.setupTimeout())
+	// The run's context: an interrupt must not wait for a Toxiproxy that
+	// stopped answering (#39 item 12: a call abandoned only at its own
+	// deadline held Ctrl-C for 10 s).
+	ctx, cancel := context.WithTimeout(lt.ctx, lt.setupTimeout())
 	defer cancel()
 	into := lt.links.rewire(ctx, p.pos, p.addr)
 	lt.settle.armed[p.pos], lt.settle.expect[p.pos] = 0, 0

@@ -288,3 +288,69 @@ func TestCreateInBatches(t *testing.T) {
 		t.Fatalf("%d proxies left after Delete", len(got))
 	}
 }
+
+// unresponsive is a listener that accepts connections and never answers
+// (#39 item 12: a server that takes TCP but is stopped, or hostile).
+func unresponsive(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conns []net.Conn
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns = append(conns, c)
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		<-done
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return "http://" + ln.Addr().String()
+}
+
+// Every API call honours its context: against a server that accepts and
+// never answers, each ends within a second of its context's cancellation,
+// not at the call's own 10-second deadline (DESIGN: Ctrl-C acts within a
+// second).
+func TestCallsHonourContext(t *testing.T) {
+	url := unresponsive(t)
+	calls := map[string]func(context.Context, *Client) error{
+		"version": func(ctx context.Context, c *Client) error { _, err := c.Version(ctx); return err },
+		"check":   func(ctx context.Context, c *Client) error { return c.Check(ctx, DefaultTimeout) },
+		"create": func(ctx context.Context, c *Client) error {
+			_, err := c.Create(ctx, []Link{{Name: "p", Upstream: "127.0.0.1:1"}})
+			return err
+		},
+		"delete":   func(ctx context.Context, c *Client) error { return c.Delete(ctx, "p", "q") },
+		"names":    func(ctx context.Context, c *Client) error { _, err := c.Names(ctx, "eb"); return err },
+		"latency":  func(ctx context.Context, c *Client) error { return c.SetLatency(ctx, "p", time.Millisecond, 0) },
+		"cut":      func(ctx context.Context, c *Client) error { return c.Cut(ctx, "p") },
+		"heal":     func(ctx context.Context, c *Client) error { return c.Heal(ctx, "p") },
+		"enable":   func(ctx context.Context, c *Client) error { return c.SetEnabled(ctx, "p", false) },
+		"upstream": func(ctx context.Context, c *Client) error { return c.SetUpstream(ctx, "p", "127.0.0.1:2") },
+		"toxic":    func(ctx context.Context, c *Client) error { return c.AddToxic(ctx, "p", "t", "latency", nil) },
+		"untoxic":  func(ctx context.Context, c *Client) error { return c.RemoveToxic(ctx, "p", "t") },
+	}
+	for name, call := range calls {
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+			defer cancel()
+			start := time.Now()
+			err := call(ctx, NewClient(url))
+			if d := time.Since(start); err == nil || d > time.Second {
+				t.Fatalf("against a server that never answers: %v after %v; want an error within 1 s", err, d)
+			}
+		})
+	}
+}

@@ -1,4 +1,4 @@
-package workloads
+package owner
 
 import (
 	"bytes"
@@ -11,38 +11,37 @@ import (
 	"syscall"
 )
 
-// spoolToken names this process beyond its pid, so that a later run can
-// prove it dead: its PID namespace, the boot and its start time in clock
-// ticks since boot ("n4026531836b1c2d3e4fs123456"). A pid alone proves
-// nothing: it is reused, and is another process's in another namespace.
-func spoolToken() string {
+// Token names this process beyond its pid: its PID namespace, the boot and
+// its start time in clock ticks since boot ("n4026531836b1c2d3e4fs123456"),
+// or "" if /proc cannot tell. It holds only letters and digits.
+func Token() string {
 	ns, ok1 := pidNamespace()
 	boot, ok2 := bootID()
-	start, err := startTicks(os.Getpid())
+	start, err := startTicks("self")
 	if !ok1 || !ok2 || err != nil {
 		return ""
 	}
 	return fmt.Sprintf("n%sb%ss%d", ns, boot, start)
 }
 
-// spoolOwnerDead reports whether the process a spool's pid and token name
-// is provably gone: it ran in this PID namespace and this boot, and no
+// Dead reports whether the process that pid and token (its Token) name is
+// provably gone: it ran in this PID namespace and this boot, and no
 // process with its pid and start time runs now. An owner of another
-// namespace or boot (a container, another host sharing TMPDIR) may live:
-// its spool is kept.
-func spoolOwnerDead(pid int, token string) bool {
+// namespace or boot may live, and a token that does not parse proves
+// nothing: both are not dead.
+func Dead(pid int, token string) bool {
 	ns, rest, ok1 := strings.Cut(strings.TrimPrefix(token, "n"), "b")
 	boot, start, ok2 := strings.Cut(rest, "s")
 	myNS, ok3 := pidNamespace()
 	myBoot, ok4 := bootID()
-	if !ok1 || !ok2 || !ok3 || !ok4 || ns != myNS || boot != myBoot {
+	if pid <= 0 || !strings.HasPrefix(token, "n") || !ok1 || !ok2 || !ok3 || !ok4 || ns != myNS || boot != myBoot {
 		return false
 	}
 	want, err := strconv.ParseUint(start, 10, 64)
 	if err != nil {
 		return false
 	}
-	got, err := startTicks(pid)
+	got, err := StartTicks(pid)
 	return errors.Is(err, fs.ErrNotExist) || err == nil && got != want
 }
 
@@ -64,11 +63,16 @@ func bootID() (string, bool) {
 	return id[:8], true
 }
 
-// startTicks is field 22 of /proc/PID/stat, the process's start in clock
+// StartTicks is field 22 of /proc/PID/stat, the process's start in clock
 // ticks since boot; the error wraps fs.ErrNotExist when no such process
 // is visible.
-func startTicks(pid int) (uint64, error) {
-	path := "/proc/" + strconv.Itoa(pid) + "/stat"
+func StartTicks(pid int) (uint64, error) { return startTicks(strconv.Itoa(pid)) }
+
+// startTicks reads the start time of /proc/<which> ("self" for this
+// process: its pid in the namespace of /proc's mount may not be
+// os.Getpid()).
+func startTicks(which string) (uint64, error) {
+	path := "/proc/" + which + "/stat"
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return 0, err
@@ -76,8 +80,11 @@ func startTicks(pid int) (uint64, error) {
 	// The command name (field 2) may hold spaces and ')': fields are
 	// counted after its last ')'.
 	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("%s: no start time", path)
+	}
 	f := strings.Fields(string(b[i+1:]))
-	if i < 0 || len(f) < 20 {
+	if len(f) < 20 {
 		return 0, fmt.Errorf("%s: no start time", path)
 	}
 	t, err := strconv.ParseUint(f[19], 10, 64)
@@ -87,8 +94,8 @@ func startTicks(pid int) (uint64, error) {
 	return t, nil
 }
 
-// ownedByMe reports whether this user owns the file.
-func ownedByMe(fi fs.FileInfo) bool {
+// OwnedByMe reports whether this user owns the file.
+func OwnedByMe(fi fs.FileInfo) bool {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	return ok && int(st.Uid) == syscall.Getuid()
 }
