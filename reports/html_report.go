@@ -468,7 +468,7 @@ func groupTheoryBound(g *reportGroup) Opt[int64] {
 func groupTimeouts(g *reportGroup) []float64 {
 	var xs []float64
 	for _, r := range g.rows {
-		if r.Error == "" {
+		if r.Error == "" && !r.Unseen {
 			xs = append(xs, float64(r.Timeouts))
 		}
 	}

@@ -270,6 +270,7 @@ func (st *sysTrial) finish() *Result {
 	}
 	slices.SortStableFunc(rec.Faults, func(a, b trial.FaultEvent) int { return cmp.Compare(a.At, b.At) })
 	rec.Events = int64(len(st.events))
+	rec.Unseen = true
 	rec.Alive = slices.Clone(st.alive)
 	return &Result{Record: rec, Ranks: st.ranks}
 }

@@ -77,7 +77,7 @@ func zkID(m Member) int { return m.Index + 1 }
 // words off (nothing is read from them).
 func zkPrepare(c *Spec, m Member) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "tickTime=%d\ninitLimit=%d\nsyncLimit=%d\n", c.Params["tick-time"], c.Params["init-limit"], c.Params["sync-limit"])
+	fmt.Fprintf(&b, "tickTime=%d\ninitLimit=%d\nsyncLimit=%d\n", zkParam(c, "tick-time", 2000), zkParam(c, "init-limit", 10), zkParam(c, "sync-limit", 5))
 	fmt.Fprintf(&b, "dataDir=%s\nclientPortAddress=%s\nclientPort=%d\n", m.Dir, m.Addr, m.ClientPort)
 	b.WriteString("admin.enableServer=false\n4lw.commands.whitelist=\n")
 	for _, o := range c.Members {
@@ -90,6 +90,16 @@ func zkPrepare(c *Spec, m Member) error {
 		return fmt.Errorf("writing myid: %w", err)
 	}
 	return nil
+}
+
+// zkParam is parameter name of c, or def (the default nodes/servers
+// registers) when unset: ZooKeeper has no default for tickTime, and in an
+// ensemble none for initLimit and syncLimit.
+func zkParam(c *Spec, name string, def int) int {
+	if v, ok := c.Params[name]; ok {
+		return v
+	}
+	return def
 }
 
 var (
