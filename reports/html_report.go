@@ -868,8 +868,8 @@ func writeFailing(p *page, f *failing, opt HTMLOptions) {
 	p.box(f.anchor, "trial", func() {
 		p.h3("", txt(failingTitle(r)))
 		p.para("", span("bad", strings.Join(what, ", ")),
-			txtf(" · arrangement %s · initiators %s · latency %s · leader %s · %d messages · ", r.Arrangement, r.Initiators, r.Latency,
-				cmpOr(r.Leader, "none agreed"), r.Messages), link("#"+f.group.anchor, "group"))
+			txtf(" · arrangement %s · initiators %s · latency %s · leader %s · %s · ", r.Arrangement, r.Initiators, r.Latency,
+				cmpOr(r.Leader, "none agreed"), messagesText(r)), link("#"+f.group.anchor, "group"))
 		if r.Violation != "" {
 			p.para("", txt("Violation: "), code(ForPeople(r.Violation)))
 		}
@@ -1016,7 +1016,7 @@ func writeDiagrams(p *page, trials []*TraceTrial, rows []Row, opt HTMLOptions) {
 				if opt.Faults != nil {
 					fw = opt.Faults(r)
 				}
-				p.para("meta", txtf("%d messages, leader %s, %s", r.Messages, cmpOr(r.Leader, "none"), verdictWords(r)))
+				p.para("meta", txtf("%s, leader %s, %s", messagesText(r), cmpOr(r.Leader, "none"), verdictWords(r)))
 			}
 			p.svg(lamportDiagram(id, t, tNs, fw, opt.maint()))
 			exploreLine(p, t, opt)
@@ -1055,4 +1055,13 @@ func verdictWords(r *Row) string {
 		w = append(w, "error")
 	}
 	return strings.Join(w, ", ")
+}
+
+// messagesText is a trial's message count in words, or that its messages
+// were not visible (a server run from outside).
+func messagesText(r *Row) string {
+	if r.Unseen {
+		return "messages not visible"
+	}
+	return fmt.Sprintf("%d messages", r.Messages)
 }
