@@ -50,6 +50,22 @@ func IncidentNames() []string { return builtinIn(incidentDir) }
 // names it.
 func IsIncident(name string) bool { return slices.Contains(incidentScenarios(), name) }
 
+// ReplaysIncident reports whether name is of the incident library
+// (IsIncident) or a built-in scenario that replays one of its incidents
+// against other algorithms, named <prefix>-<incident>
+// (server-cloudflare-2020: etcd 3.4's servers):
+// the report shows such a scenario's incident view (its matrix and
+// leadership time-line) as it does the incident's own.
+func ReplaysIncident(name string) bool {
+	if IsIncident(name) {
+		return true
+	}
+	if !slices.Contains(builtinIn("scenarios"), name) {
+		return false
+	}
+	return slices.ContainsFunc(IncidentNames(), func(inc string) bool { return strings.HasSuffix(name, "-"+inc) })
+}
+
 // incidentScenarios are the incident library's file names and the names of
 // the scenarios its files declare.
 var incidentScenarios = sync.OnceValue(func() []string {

@@ -497,6 +497,20 @@ func TestIncidentLibrary(t *testing.T) {
 	}
 }
 
+// A built-in that replays an incident against other algorithms gets the
+// incident view in the report; it stays out of the library itself.
+func TestReplaysIncident(t *testing.T) {
+	for name, want := range map[string]bool{"server-cloudflare-2020": true, "hraft-cloudflare-2020": false, "cloudflare-2020": true,
+		"server-leader-crash": false, "my-cloudflare-2020": false, "default": false} {
+		if got := ReplaysIncident(name); got != want {
+			t.Errorf("ReplaysIncident(%q) = %v, want %v", name, got, want)
+		}
+	}
+	if IsIncident("server-cloudflare-2020") {
+		t.Error("server-cloudflare-2020 is of the incident library")
+	}
+}
+
 // A scenario an incident file declares beside its first is of the
 // library too: its rows get the incident view and the default trace.
 func TestIsIncidentKnowsEveryPhase(t *testing.T) {

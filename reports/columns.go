@@ -68,10 +68,10 @@ var columns = []column{
 	stringCol("initiators", func(r *Row) *string { return &r.Initiators }),
 	intCol("trial", func(r *Row) *int { return &r.Trial }),
 	uint64Col("seed", func(r *Row) *uint64 { return &r.Seed }),
-	int64Col("messages", func(r *Row) *int64 { return &r.Messages }),
+	unseenCol("messages", func(r *Row) *int64 { return &r.Messages }),
 	countsCol("messages_by_kind", func(r *Row) *Counts { return &r.MessagesByKind }),
-	int64Col("bytes", func(r *Row) *int64 { return &r.Bytes }),
-	int64Col("timeouts", func(r *Row) *int64 { return &r.Timeouts }),
+	unseenCol("bytes", func(r *Row) *int64 { return &r.Bytes }),
+	unseenCol("timeouts", func(r *Row) *int64 { return &r.Timeouts }),
 	countsCol("timeouts_by_kind", func(r *Row) *Counts { return &r.TimeoutsByKind }),
 	optFloatCol("turnaround_s", func(r *Row) *Opt[float64] { return &r.TurnaroundS }),
 	optFloatCol("turnaround_t", func(r *Row) *Opt[float64] { return &r.TurnaroundT }),
@@ -167,6 +167,35 @@ func int64Col(name string, f func(*Row) *int64) column {
 			return err
 		},
 	}
+}
+
+// unseenCol is a count that is NA, an empty cell (JSON null), when the
+// row's messages were not visible (Row.Unseen); an empty cell reads back
+// as that.
+func unseenCol(name string, f func(*Row) *int64) column {
+	c := int64Col(name, f)
+	cell, json, parse := c.cell, c.json, c.parse
+	c.cell = func(r *Row) string {
+		if r.Unseen {
+			return ""
+		}
+		return cell(r)
+	}
+	c.json = func(b []byte, r *Row) []byte {
+		if r.Unseen {
+			return append(b, "null"...)
+		}
+		return json(b, r)
+	}
+	c.number = func(r *Row) (float64, bool) { return float64(*f(r)), !r.Unseen }
+	c.parse = func(r *Row, s string) error {
+		if s == "" {
+			r.Unseen, *f(r) = true, 0
+			return nil
+		}
+		return parse(r, s)
+	}
+	return c
 }
 
 func uint64Col(name string, f func(*Row) *uint64) column {

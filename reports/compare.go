@@ -64,7 +64,7 @@ var compareMetrics = []struct {
 	value    func(r *Row) Opt[float64]
 	optional bool
 }{
-	{"messages", func(r *Row) Opt[float64] { return Some(float64(r.Messages)) }, false},
+	{"messages", (*Row).MessagesSeen, false},
 	{"turnaround_t", func(r *Row) Opt[float64] { return r.TurnaroundT }, false},
 	{"turnaround_tm", func(r *Row) Opt[float64] { return r.TurnaroundTM }, true},
 	{"decided_t", func(r *Row) Opt[float64] { return r.DecidedT }, false},

@@ -82,7 +82,7 @@ func writeSideBySide(p *page, all []*series) error {
 			if g.Nodes != maxN {
 				continue
 			}
-			msgs = append(msgs, namedSample{s.label, metricValues(g.rows, func(r *Row) Opt[float64] { return Some(float64(r.Messages)) })})
+			msgs = append(msgs, namedSample{s.label, metricValues(g.rows, (*Row).MessagesSeen)})
 			turn = append(turn, namedSample{s.label, metricValues(g.rows, func(r *Row) Opt[float64] { return r.TurnaroundT })})
 		}
 	}

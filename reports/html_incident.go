@@ -199,7 +199,7 @@ func writeIncidents(p *page, names []string, by map[string][]*reportGroup, leads
 	}
 	p.section("incident", func() {
 		p.h2("", txt("Incident"))
-		p.note("A scenario of the incident library (docs/incidents.md): per configuration, the disruption figures (ALGORITHMS.md, \"Disruption\") " +
+		p.note("A scenario of the incident library (docs/incidents.md), or one replaying it against other algorithms: per configuration, the disruption figures (ALGORITHMS.md, \"Disruption\") " +
 			"and the other columns its signature bounds, as median [min, max] over the trials, each beside the signature the scenario expects " +
 			"(✓ held, ✗ failed). leaderless_t: time after the first leader with no leader followed by a majority, in T; stale_leader_s: time with two or more leaders, in seconds.")
 		for _, name := range names {
@@ -216,10 +216,16 @@ const LeadershipMaxNodes = 1024
 // writeLeadership draws, per configuration, who believed it led, when and
 // in which term, in the first trial the trace holds.
 func writeLeadership(p *page, groups []*reportGroup, leads map[groupKey]*TraceTrial, opt HTMLOptions) {
-	var missing []string
+	var missing, unseen []string
 	drawn := 0
 	for _, g := range groups {
 		label := algoLabel(g.Algorithm, g.Variant)
+		if len(g.rows) > 0 && !slices.ContainsFunc(g.rows, func(r *Row) bool { return !r.Unseen }) {
+			// A time-line is drawn from the leader's messages, and a
+			// server's are not visible: an empty one would say nobody led.
+			unseen = append(unseen, label)
+			continue
+		}
 		t := leads[groupKey{g.Algorithm, g.Variant, g.Runtime, g.Scenario, g.Nodes}]
 		if t == nil || opt.Leads == nil {
 			missing = append(missing, label)
@@ -261,5 +267,8 @@ func writeLeadership(p *page, groups []*reportGroup, leads map[groupKey]*TraceTr
 	}
 	if len(missing) > 0 {
 		p.note("No time-line of " + strings.Join(missing, ", ") + ": the report was given no trace of their trials (electbench run --trace FILE).")
+	}
+	if len(unseen) > 0 {
+		p.note("No time-line of " + strings.Join(unseen, ", ") + ": servers run from outside, whose messages are not visible (docs/SERVERS.md); their leadership is in the figures above.")
 	}
 }

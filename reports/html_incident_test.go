@@ -219,3 +219,17 @@ func TestLeadershipTimelineBounded(t *testing.T) {
 		t.Errorf("a %d-process time-line: %d bytes, note present %v", n, len(sec), strings.Contains(sec, "Not drawn"))
 	}
 }
+
+// A server's messages are not visible (Row.Unseen): its time-line, drawn
+// from leader messages, would say nobody led, so the section says why
+// there is none instead.
+func TestLeadershipTimelineUnseen(t *testing.T) {
+	rows := incidentRows()
+	for i := range rows {
+		rows[i].Unseen = true
+	}
+	sec := incidentSection(t, rows, incidentOptions(incidentTrace()))
+	if !strings.Contains(sec, "servers run from outside, whose messages are not visible") || strings.Contains(sec, "No process led") {
+		t.Errorf("the incident section of unseen rows does not say why it has no time-line:\n%s", sec)
+	}
+}

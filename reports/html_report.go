@@ -481,7 +481,7 @@ func groupTheoryBound(g *reportGroup) Opt[int64] {
 func groupTimeouts(g *reportGroup) []float64 {
 	var xs []float64
 	for _, r := range g.rows {
-		if r.Error == "" {
+		if r.Error == "" && !r.Unseen {
 			xs = append(xs, float64(r.Timeouts))
 		}
 	}
@@ -881,8 +881,8 @@ func writeFailing(p *page, f *failing, opt HTMLOptions) {
 	p.box(f.anchor, "trial", func() {
 		p.h3("", txt(failingTitle(r)))
 		p.para("", span("bad", strings.Join(what, ", ")),
-			txtf(" · arrangement %s · initiators %s · latency %s · leader %s · %d messages · ", r.Arrangement, r.Initiators, r.Latency,
-				cmpOr(r.Leader, "none agreed"), r.Messages), link("#"+f.group.anchor, "group"))
+			txtf(" · arrangement %s · initiators %s · latency %s · leader %s · %s · ", r.Arrangement, r.Initiators, r.Latency,
+				cmpOr(r.Leader, "none agreed"), messagesText(r)), link("#"+f.group.anchor, "group"))
 		if r.Violation != "" {
 			p.para("", txt("Violation: "), code(ForReader(r.Violation, opt.ids(r))))
 		}
@@ -1029,7 +1029,7 @@ func writeDiagrams(p *page, trials []*TraceTrial, rows []Row, opt HTMLOptions) {
 				if opt.Faults != nil {
 					fw = opt.Faults(r)
 				}
-				p.para("meta", txtf("%d messages, leader %s, %s", r.Messages, cmpOr(r.Leader, "none"), verdictWords(r)))
+				p.para("meta", txtf("%s, leader %s, %s", messagesText(r), cmpOr(r.Leader, "none"), verdictWords(r)))
 			}
 			p.svg(lamportDiagram(id, t, tNs, fw, opt.maint(), opt.ids(r)))
 			if late := lateFaults(t.Events, tNs); len(late) > 0 {
@@ -1071,4 +1071,13 @@ func verdictWords(r *Row) string {
 		w = append(w, "error")
 	}
 	return strings.Join(w, ", ")
+}
+
+// messagesText is a trial's message count in words, or that its messages
+// were not visible (a server run from outside).
+func messagesText(r *Row) string {
+	if r.Unseen {
+		return "messages not visible"
+	}
+	return fmt.Sprintf("%d messages", r.Messages)
 }

@@ -118,7 +118,7 @@ func TestReadCSVErrors(t *testing.T) {
 		{"missing column", "algorithm,variant\n", 1, "", `lacks column "runtime"`},
 		{"duplicate column", "algorithm,algorithm\n", 1, "", `column "algorithm" twice`},
 		{"bad int", withCell("nodes", "eight"), 3, "nodes", `not an integer: "eight"`},
-		{"empty int", withCell("messages", ""), 3, "messages", "empty cell"},
+		{"empty int", withCell("nodes", ""), 3, "nodes", "empty cell"},
 		{"negative seed", withCell("seed", "-1"), 3, "seed", "not an unsigned integer"},
 		{"bad float", withCell("turnaround_t", "1,5"), 3, "turnaround_t", `not a number: "1,5"`},
 		{"bad bool", withCell("correct", "yes"), 3, "correct", "not true or false"},
@@ -166,5 +166,40 @@ func TestKey(t *testing.T) {
 	}
 	if got := a.Key().String(); got != "lcr/ sim adhoc n=8 random all 1ms trial=0 seed=9223372036854775808" {
 		t.Errorf("Key.String() = %q", got)
+	}
+}
+
+// A server's messages are not visible (docs/SERVERS.md): its messages,
+// bytes and timeouts cells are empty, not 0, they read back as unseen,
+// and the summary's message figures leave the row out.
+func TestUnseenMessagesAreNA(t *testing.T) {
+	rows := sampleRows()[:2]
+	rows[1].Unseen = true
+	var buf bytes.Buffer
+	if err := WriteCSV(&buf, rows); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadCSV(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0].Unseen || !got[1].Unseen {
+		t.Fatalf("read back Unseen %v, %v; want false, true", got[0].Unseen, got[1].Unseen)
+	}
+	header := Columns
+	for _, name := range []string{"messages", "bytes", "timeouts"} {
+		i := slices.Index(header, name)
+		if c := got[1].cells()[i]; c != "" {
+			t.Errorf("unseen row's %s cell %q; want empty", name, c)
+		}
+		if c := got[0].cells()[i]; c == "" {
+			t.Errorf("seen row's %s cell is empty", name)
+		}
+	}
+	rows[0].Scenario, rows[1].Scenario = "a", "b" // two groups
+	for _, g := range Summarize(rows) {
+		if set := g.Messages.Median.Set; set == (g.Scenario == "b") {
+			t.Errorf("group %s: messages median set %v", g.Scenario, set)
+		}
 	}
 }

@@ -9,20 +9,24 @@ import (
 // Row is one trial's result: the stable columns of DESIGN.md ("Results") plus
 // columns added since. Column names never change; new ones are appended.
 type Row struct {
-	Algorithm        string
-	Variant          string
-	Runtime          string // "sim" or "live"
-	Scenario         string // scenario name; "adhoc" for a command-line run
-	Nodes            int
-	Arrangement      string // how ids were placed: random, ascending, descending, list, pow(b)
-	Initiators       string // the initiator selection as given, or "all" for StartsAll algorithms
-	Trial            int
-	Seed             uint64 // the trial's own seed (derived from the run's seed and the trial)
-	Messages         int64  // election messages sent (maintenance kinds excluded)
-	MessagesByKind   Counts // every message kind, maintenance included
-	Bytes            int64  // encoded bytes of all messages sent
-	Timeouts         int64  // timer expirations and detector suspicions
-	TimeoutsByKind   Counts
+	Algorithm      string
+	Variant        string
+	Runtime        string // "sim" or "live"
+	Scenario       string // scenario name; "adhoc" for a command-line run
+	Nodes          int
+	Arrangement    string // how ids were placed: random, ascending, descending, list, pow(b)
+	Initiators     string // the initiator selection as given, or "all" for StartsAll algorithms
+	Trial          int
+	Seed           uint64 // the trial's own seed (derived from the run's seed and the trial)
+	Messages       int64  // election messages sent (maintenance kinds excluded)
+	MessagesByKind Counts // every message kind, maintenance included
+	Bytes          int64  // encoded bytes of all messages sent
+	Timeouts       int64  // timer expirations and detector suspicions
+	TimeoutsByKind Counts
+	// Unseen says messages, bytes and timeouts were not visible (a server
+	// run from outside, docs/SERVERS.md): their cells are empty (NA), not
+	// 0, and no figure counts them. An empty messages cell reads back so.
+	Unseen           bool
 	TurnaroundS      Opt[float64] // first initiation → last election message delivered, seconds
 	TurnaroundT      Opt[float64] // the same in units of T
 	DecidedS         Opt[float64] // first initiation → every non-faulty process knows the leader
@@ -189,6 +193,15 @@ type Opt[T int64 | float64] struct {
 
 // Some returns a set optional value.
 func Some[T int64 | float64](v T) Opt[T] { return Opt[T]{V: v, Set: true} }
+
+// MessagesSeen is Messages, unset when the messages were not visible
+// (Unseen).
+func (r *Row) MessagesSeen() Opt[float64] {
+	if r.Unseen {
+		return Opt[float64]{}
+	}
+	return Some(float64(r.Messages))
+}
 
 // Counts is a count per kind name, kept sorted by name.
 type Counts []KindCount

@@ -79,7 +79,7 @@ var metrics = []struct {
 	value func(r *Row) Opt[float64]
 	stat  func(g *Group) *Stat
 }{
-	{"messages", func(r *Row) Opt[float64] { return Some(float64(r.Messages)) }, func(g *Group) *Stat { return &g.Messages }},
+	{"messages", (*Row).MessagesSeen, func(g *Group) *Stat { return &g.Messages }},
 	{"turnaround_t", func(r *Row) Opt[float64] { return r.TurnaroundT }, func(g *Group) *Stat { return &g.TurnaroundT }},
 	{"turnaround_s", func(r *Row) Opt[float64] { return r.TurnaroundS }, func(g *Group) *Stat { return &g.TurnaroundS }},
 	{"decided_t", func(r *Row) Opt[float64] { return r.DecidedT }, func(g *Group) *Stat { return &g.DecidedT }},

@@ -72,6 +72,7 @@ func (t Trial) fillRow(row *reports.Row, o outcome) {
 	row.MessagesByKind = reports.CountsFromMap(res.MessagesByKind())
 	row.Bytes = res.Bytes
 	row.Timeouts = res.Timeouts
+	row.Unseen = res.Unseen
 	row.TimeoutsByKind = reports.CountsFromMap(res.TimeoutsByKind())
 	row.Events = res.Events
 

@@ -24,7 +24,7 @@ func htmlOptions(source string, m *reports.Manifest) reports.HTMLOptions {
 			k, ok := nodes.KindByName(kind)
 			return ok && !k.IsElection()
 		},
-		Incident: chaos.IsIncident, Leads: leaderKind, IDs: rowIDs}
+		Incident: chaos.ReplaysIncident, Leads: leaderKind, IDs: rowIDs}
 	if m != nil {
 		opt.Replay = replayCommand(*m)
 		opt.Descriptions = m.Descriptions

@@ -96,6 +96,18 @@ func (d *disruptWatch) serverRole(at time.Duration, p int, role string, term int
 		d.lead(at, p, term)
 	case RoleFollower:
 		d.sawTerm(term)
+		// A follower of a term above its leader's has been reached by a
+		// newer candidate (etcd logs it as it takes the request, before
+		// its vote, which is not visible): as a vote for a newer term,
+		// that ends its following until it decides (granted). A paused
+		// leader logs nothing, so this is where its followers are seen
+		// to leave it.
+		if l := d.follows[p]; l >= 0 && l != p && !d.campaigning[p] {
+			if lt := d.leading[l]; lt != nil && term > lt.term {
+				d.campaign(p)
+				d.byVote[p] = true
+			}
+		}
 		t := d.leading[p]
 		switch {
 		case t == nil:

@@ -62,3 +62,43 @@ func TestServerRoles(t *testing.T) {
 		t.Errorf("a second leader of term 6: violations %v; want two-leaders", v.Recorded)
 	}
 }
+
+// A paused leader logs nothing: its followers are seen to leave it when a
+// newer candidate reaches the one that did not campaign (it logs that it
+// follows the higher term), and the cluster is leaderless from then until
+// the new leader is followed by a majority.
+func TestServerPausedLeaderLeaderless(t *testing.T) {
+	ranks := nodes.SmallRanks([]uint32{1, 2, 3})
+	alg := &nodes.Algorithm{Name: "server", Quorum: &nodes.Quorum{}}
+	c := check.New(ranks)
+	if err := c.WatchQuorum(alg, nodes.Config{N: 3, T: time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	ms := time.Millisecond
+	role := func(at time.Duration, p int, r string, term int64) {
+		c.Event(&trial.Event{At: at * ms, Kind: trial.EvPhase, P: int32(p), Phase: check.ServerRole(r, term)})
+	}
+	decide := func(at time.Duration, p, leader int) {
+		c.Event(&trial.Event{At: at * ms, Kind: trial.EvDecide, P: int32(p), Leader: ranks.At(leader)})
+	}
+	role(1, 0, check.RoleCandidate, 2)
+	role(2, 0, check.RoleLeader, 2)
+	for p := range 3 {
+		decide(2, p, 0)
+	}
+	// Member 0 is paused from 50: member 1's timer fires at 100, its
+	// request reaches member 2 at 101, it leads at 102, member 2
+	// follows it at 105.
+	role(100, 1, check.RoleCandidate, 3)
+	role(101, 2, check.RoleFollower, 3)
+	role(102, 1, check.RoleLeader, 3)
+	decide(102, 1, 1)
+	decide(105, 2, 1)
+	v := c.Finish(&trial.Decisions{}, false, 200*ms)
+	if got := v.Disruption.Leaderless; got != 4*ms {
+		t.Errorf("leaderless %v; want 4ms (member 2 leaves the paused leader at 101, follows the new one at 105)", got)
+	}
+	if v.Disruption.Disruptions != 0 {
+		t.Errorf("disruptions %d; want 0 (the paused leader was not deposed)", v.Disruption.Disruptions)
+	}
+}

@@ -16,14 +16,26 @@ const liveOnly = "a server run from outside (its own processes, clocks and netwo
 // so a node process asked to host one was misrouted.
 var ErrNotANode = errors.New("a server algorithm runs as server processes the live harness starts, not inside a node")
 
-// names are the algorithms this package registers.
-var names = map[string]bool{}
+// units are the algorithms this package registers, each with its
+// configuration read into the server's own units.
+var units = map[string]func(nodes.Config) (map[string]int, error){}
 
 // Is reports whether a is a server algorithm (registered here).
-func Is(a *nodes.Algorithm) bool { return names[a.Name] }
+func Is(a *nodes.Algorithm) bool { return units[a.Name] != nil }
 
-func register(a nodes.Algorithm) {
-	names[a.Name] = true
+// Units is cfg, a configuration of server algorithm name, checked and
+// read into the parameters the server takes (whole milliseconds, ticks),
+// by their names in nodes.Algorithm.Params.
+func Units(name string, cfg nodes.Config) (map[string]int, error) {
+	u := units[name]
+	if u == nil {
+		return nil, fmt.Errorf("%s is not a server algorithm", name)
+	}
+	return u(cfg)
+}
+
+func register(a nodes.Algorithm, u func(nodes.Config) (map[string]int, error)) {
+	units[a.Name] = u
 	nodes.Register(a)
 }
 
@@ -55,6 +67,9 @@ func init() {
 				return s.Heartbeat, err
 			},
 		},
+	}, func(cfg nodes.Config) (map[string]int, error) {
+		s, err := EtcdSettings(cfg)
+		return map[string]int{"election-timeout": int(s.Election.Milliseconds()), "heartbeat-interval": int(s.Heartbeat.Milliseconds())}, err
 	})
 }
 

@@ -20,7 +20,10 @@ type Record struct {
 	Messages  int64         // election-class messages sent
 	Bytes     int64         // encoded bytes of all messages sent
 	Timeouts  int64         // expirations of election-class timers (maintenance ticks only in Fired)
-	Decisions Decisions     // by position
+	// Unseen says no message or timer was visible (a server run from
+	// outside, docs/SERVERS.md): the counts above are not measurements.
+	Unseen    bool
+	Decisions Decisions // by position
 	// FirstInitiation is when the first process started or was told to
 	// initiate; LastElection when the last election message was delivered
 	// (negative if none was).

@@ -151,14 +151,13 @@ func runSystem(ctx context.Context, srv *system.Server, cfg *trial.Config, logf 
 }
 
 // systemSpec is the cluster of cfg: its size, variant and parameters in
-// the server's own units (whole milliseconds).
+// the server's own units (whole milliseconds, ticks).
 func systemSpec(cfg *trial.Config) (system.Spec, error) {
-	s, err := serveralgs.EtcdSettings(nodes.Config{Variant: cfg.VariantName(), Params: cfg.Params, N: cfg.Ranks.Len(), T: cfg.T()})
+	params, err := serveralgs.Units(cfg.Algorithm.Name, nodes.Config{Variant: cfg.VariantName(), Params: cfg.Params, N: cfg.Ranks.Len(), T: cfg.T()})
 	if err != nil {
 		return system.Spec{}, err
 	}
-	return system.Spec{N: cfg.Ranks.Len(), Variant: cfg.VariantName(),
-		Params: map[string]int{"election-timeout": int(s.Election.Milliseconds()), "heartbeat-interval": int(s.Heartbeat.Milliseconds())}}, nil
+	return system.Spec{N: cfg.Ranks.Len(), Variant: cfg.VariantName(), Params: params}, nil
 }
 
 // runAndClose runs the trial and closes the cluster whatever happens (a
@@ -271,6 +270,7 @@ func (st *sysTrial) finish() *Result {
 	}
 	slices.SortStableFunc(rec.Faults, func(a, b trial.FaultEvent) int { return cmp.Compare(a.At, b.At) })
 	rec.Events = int64(len(st.events))
+	rec.Unseen = true
 	rec.Alive = slices.Clone(st.alive)
 	return &Result{Record: rec, Ranks: st.ranks}
 }

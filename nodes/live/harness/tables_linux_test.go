@@ -49,22 +49,22 @@ func TestCleanRemovesDeadRunsTables(t *testing.T) {
 	}
 }
 
-// systemHolder makes this test binary a run holding an etcd cluster
-// (holdSystem), for TestKilledSystemRun to kill.
+// systemHolder makes this test binary a run holding a cluster of the
+// server it names (holdSystem), for TestKilledSystemRun to kill.
 const systemHolder = "ELECTBENCH_TEST_SYSTEM_HOLDER"
 
 // The holder is decided before TestMain, which would start the tests: the
 // variable is set only on the process TestKilledSystemRun starts.
 func init() {
-	if os.Getenv(systemHolder) != "" {
-		os.Exit(holdSystem())
+	if name := os.Getenv(systemHolder); name != "" {
+		os.Exit(holdSystem(system.ByName(name)))
 	}
 }
 
-// holdSystem starts three etcd members in a trial directory of its own,
-// prints the directory and the members' uids once they agree on a leader,
-// and waits to be killed.
-func holdSystem() int {
+// holdSystem starts three members of srv in a trial directory of its
+// own, prints the directory and the members' uids once they agree on a
+// leader, and waits to be killed.
+func holdSystem(srv *system.Server) int {
 	dir, err := os.MkdirTemp("", harness.TempPattern)
 	if err == nil {
 		err = harness.ClaimDir(dir)
@@ -73,9 +73,9 @@ func holdSystem() int {
 		fmt.Println("error", err)
 		return 1
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	c, err := system.Start(ctx, system.Etcd, system.Spec{N: 3}, dir)
+	c, err := system.Start(ctx, srv, system.Spec{N: 3}, dir)
 	if err == nil {
 		err = system.WaitFormed(ctx, c, func(system.Observation) {})
 	}
@@ -96,12 +96,20 @@ func holdSystem() int {
 }
 
 // Issue 41, "What must hold": electbench killed with
-// SIGKILL while running etcd members leaves none running (the kernel's
-// parent-death signal kills them), and the next clean-up removes its
-// trial directory (the members' data) and its nftables table.
+// SIGKILL while running etcd members or ZooKeeper servers leaves none
+// running (the kernel's parent-death signal kills them; ZooKeeper's start
+// script execs its JVM, so the JVM is the member's process), and the next
+// clean-up removes its trial directory (the members' data) and its
+// nftables table.
 func TestKilledSystemRun(t *testing.T) {
+	for _, srv := range []*system.Server{system.Etcd, system.ZooKeeper} {
+		t.Run(srv.Name, func(t *testing.T) { killSystemRun(t, srv) })
+	}
+}
+
+func killSystemRun(t *testing.T, srv *system.Server) {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), systemHolder+"=1")
+	cmd.Env = append(os.Environ(), systemHolder+"="+srv.Name)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -107,11 +107,11 @@ func (c *Cluster) place() error {
 	for i := range c.spec.Members {
 		m := Member{Index: i, Addr: netip.AddrFrom4([4]byte{127, n16[0], n16[1], byte(i + 1)}), UID: uidBase + uint32(i),
 			Dir: filepath.Join(c.dir, "m"+strconv.Itoa(i))}
-		ports, err := freePorts(m.Addr, 2)
+		ports, err := freePorts(m.Addr, 3)
 		if err != nil {
 			return err
 		}
-		m.PeerPort, m.ClientPort = ports[0], ports[1]
+		m.PeerPort, m.ClientPort, m.ElectionPort = ports[0], ports[1], ports[2]
 		if err := os.Mkdir(m.Dir, 0o700); err != nil {
 			return err
 		}
@@ -154,8 +154,16 @@ func (c *Cluster) Observations() <-chan Observation { return c.obs }
 // Restart starts member i, again with its data directory after a crash.
 func (c *Cluster) Restart(i int) error {
 	m := c.spec.Members[i]
+	if c.srv.Prepare != nil {
+		if err := c.srv.Prepare(&c.spec, m); err != nil {
+			return fmt.Errorf("%w: member %d: %w", ErrStart, i, err)
+		}
+	}
 	cmd := exec.Command(c.bin, c.srv.Args(&c.spec, m)...)
 	cmd.Dir = m.Dir
+	if c.srv.Env != nil {
+		cmd.Env = append(os.Environ(), c.srv.Env(&c.spec, m)...)
+	}
 	cmd.SysProcAttr = memberSysProcAttr(m.UID)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -170,7 +178,7 @@ func (c *Cluster) Restart(i int) error {
 	c.mu.Unlock()
 	c.wg.Add(1)
 	go func() {
-		c.read(stderr, p.tail)
+		c.read(stderr, p.tail, c.srv.Reader(&c.spec, i))
 		err := cmd.Wait() // after the log ends: Wait closes the pipe
 		close(p.exited)
 		c.mu.Lock()
@@ -188,13 +196,13 @@ func (c *Cluster) Restart(i int) error {
 
 // read turns a member's log lines into observations until it exits,
 // keeping the last ones.
-func (c *Cluster) read(stderr io.Reader, t *tail) {
+func (c *Cluster) read(stderr io.Reader, t *tail, observe func([]byte) (Observation, bool)) {
 	defer c.wg.Done()
 	sc := bufio.NewScanner(stderr)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		t.add(sc.Text())
-		if o, ok := c.srv.Observe(&c.spec, sc.Bytes()); ok {
+		if o, ok := observe(sc.Bytes()); ok {
 			c.obs <- o
 		}
 	}

@@ -1,14 +1,15 @@
-// Package system runs unchanged server binaries (etcd as Debian ships it)
-// as a cluster on loopback and reads their leadership from outside: the
+// Package system runs unchanged server binaries (etcd and ZooKeeper as
+// Debian ships them) as a cluster on loopback and reads their leadership from outside: the
 // live-only, black-box "system" kind of algorithm (docs/SERVERS.md).
 //
 // A Server is a definition: the binary and the Debian package that has
 // it, a configuration template (the arguments of member K of N: its own
-// address 127.B.C.K, its ports, its data directory, the peer list) and a
-// reader that turns one of the server's log lines into an Observation (a
-// member's role, raft term and leader, stamped by the server itself). A
-// second server (ZooKeeper) is a second definition; Cluster, which starts
-// the members, applies faults and streams observations, does not change.
+// address 127.B.C.K, its ports, its data directory, the peer list; its
+// environment and configuration files where it needs them) and a reader
+// per member that turns the server's log lines into Observations (a
+// member's role, term or epoch and leader, stamped by the server itself).
+// ZooKeeper is a second definition (zookeeper.go); Cluster, which starts
+// the members, applies faults and streams observations, is shared.
 //
 // Each member runs under a uid of its own, so that netcut can give the
 // connections it dials its own source address (netcut.Pin) and rules

@@ -29,7 +29,10 @@ var Etcd = &Server{
 	Binary:  "etcd",
 	Package: "etcd-server",
 	Args:    etcdArgs,
-	Observe: etcdObserve,
+	// Every line names its member by id: the reader keeps nothing.
+	Reader: func(c *Spec, _ int) func([]byte) (Observation, bool) {
+		return func(line []byte) (Observation, bool) { return etcdObserve(c, line) }
+	},
 }
 
 // etcdToken is the cluster token: with the peer URLs it fixes the members'

@@ -12,14 +12,24 @@ import (
 
 // Server defines a kind of server the system algorithms run.
 type Server struct {
-	Name    string // the algorithm's name: "etcd-server"
-	Binary  string // looked up on PATH: "etcd"
+	Name string // the algorithm's name: "etcd-server"
+	// Binary is looked up on PATH ("etcd"), or is the absolute path the
+	// package installs it at (ZooKeeper's start script is not on PATH).
+	Binary  string
 	Package string // the Debian package that installs Binary
 	// Args is the command line of member m of the cluster c.
 	Args func(c *Spec, m Member) []string
-	// Observe reads one line the server logged; ok is false for a line
-	// that says nothing of leadership.
-	Observe func(c *Spec, line []byte) (o Observation, ok bool)
+	// Env, when set, is what member m's environment adds to electbench's.
+	Env func(c *Spec, m Member) []string
+	// Prepare, when set, writes what member m reads besides its command
+	// line (a configuration file) into its data directory, before each
+	// start.
+	Prepare func(c *Spec, m Member) error
+	// Reader makes the reader of member m's log: it reads one line the
+	// member logged, in order; ok is false for a line that says nothing
+	// of leadership. A reader may keep what earlier lines said (a
+	// ZooKeeper follower names its leader only as it connects to it).
+	Reader func(c *Spec, m int) func(line []byte) (o Observation, ok bool)
 }
 
 // Spec is what a cluster is started with.
@@ -36,8 +46,11 @@ type Member struct {
 	Addr       netip.Addr // its own loopback address
 	PeerPort   int
 	ClientPort int
-	Dir        string // its data directory
-	UID        uint32 // the uid it runs as
+	// ElectionPort is a third port, for a server whose election has a
+	// port of its own (ZooKeeper's); etcd does not use it.
+	ElectionPort int
+	Dir          string // its data directory
+	UID          uint32 // the uid it runs as
 }
 
 // Role is a member's state in the election, as the server names it.
@@ -71,7 +84,7 @@ const (
 )
 
 // servers are the server definitions by algorithm name.
-var servers = map[string]*Server{Etcd.Name: Etcd}
+var servers = map[string]*Server{Etcd.Name: Etcd, ZooKeeper.Name: ZooKeeper}
 
 // ByName is the definition of the server algorithm name, or nil.
 func ByName(name string) *Server { return servers[name] }
