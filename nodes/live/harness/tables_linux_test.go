@@ -14,24 +14,36 @@ import (
 	"testing"
 	"time"
 
+	"github.com/electbench/electbench/internal/owner"
 	"github.com/electbench/electbench/nodes/live/harness"
 	"github.com/electbench/electbench/nodes/live/harness/netcut"
 	"github.com/electbench/electbench/nodes/live/harness/system"
 )
 
 // The nftables table of a run killed before it could delete it (its link
-// cuts, netcut) is removed by the next clean-up, once its pid is gone; a
-// live run's table is kept.
+// cuts, netcut) is removed by the next clean-up, once its owner is
+// provably gone; a live run's table is kept, and so is one whose owner ran
+// in another PID namespace (its pid proves nothing here: a run in a
+// container sharing this network namespace deleted running runs' tables).
 func TestCleanRemovesDeadRunsTables(t *testing.T) {
 	gone := exec.Command("true")
 	if err := gone.Run(); err != nil {
 		t.Fatal(err)
 	}
-	dead, err := netcut.Open(gone.Process.Pid)
+	me := owner.Token()
+	ns, _, _ := strings.Cut(me, "b")
+	_, boot, _ := strings.Cut(me, "b")
+	boot, _, _ = strings.Cut(boot, "s")
+	dead, err := netcut.Open(gone.Process.Pid, ns+"b"+boot+"s1")
 	if err != nil {
 		t.Fatalf("netcut needs root and nf_tables (CI runs as root): %v", err)
 	}
-	mine, err := netcut.Open(os.Getpid())
+	elsewhere, err := netcut.Open(gone.Process.Pid, "n1b"+boot+"s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer elsewhere.Close()
+	mine, err := netcut.Open(os.Getpid(), me)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,8 +56,10 @@ func TestCleanRemovesDeadRunsTables(t *testing.T) {
 		dead.Close()
 		t.Errorf("clean removed tables %v; want %s among them", c.Tables, dead.Name())
 	}
-	if slices.Contains(c.Tables, mine.Name()) {
-		t.Errorf("clean removed %s, the table of a live run", mine.Name())
+	for _, kept := range []*netcut.Table{mine, elsewhere} {
+		if slices.Contains(c.Tables, kept.Name()) {
+			t.Errorf("clean removed %s, the table of a run that may live", kept.Name())
+		}
 	}
 }
 
@@ -132,7 +146,7 @@ func killSystemRun(t *testing.T, srv *system.Server) {
 		}
 		uids = append(uids, uint32(uid))
 	}
-	table := netcut.Prefix + fmt.Sprint(cmd.Process.Pid)
+	table := netcut.OwnedBy(cmd.Process.Pid)
 	cmd.Process.Kill()
 	cmd.Wait()
 	killed := time.Now()
@@ -157,7 +171,7 @@ func killSystemRun(t *testing.T, srv *system.Server) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Contains(c.Tables, table) {
+	if !slices.ContainsFunc(c.Tables, func(name string) bool { return strings.HasPrefix(name, table) }) {
 		t.Errorf("clean removed tables %v; want the killed run's %s", c.Tables, table)
 	}
 	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {

@@ -32,14 +32,17 @@ type Table struct {
 // CAP_NET_ADMIN) or a kernel without it.
 var ErrNoNetlink = errors.New("nftables unavailable (needs root and a kernel with nf_tables)")
 
-// Open creates the table of the run with this process id (os.Getpid() for
-// this run), replacing one a dead run of the same id left.
-func Open(pid int) (*Table, error) {
+// Open creates the table of the run with this process id and owner token
+// (os.Getpid() and owner.Token() for this run), named by both so that a
+// later clean-up removes it only once that process is provably dead
+// (RemoveDead), even from another PID namespace sharing this network
+// namespace; it replaces one a dead run of the same name left.
+func Open(pid int, token string) (*Table, error) {
 	conn, err := nftables.New()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNoNetlink, err)
 	}
-	t := &Table{conn: conn, table: &nftables.Table{Family: nftables.TableFamilyIPv4, Name: Prefix + strconv.Itoa(pid)}}
+	t := &Table{conn: conn, table: &nftables.Table{Family: nftables.TableFamilyIPv4, Name: OwnedBy(pid) + token}}
 	// Adding then deleting the table first removes a stale one of the
 	// same name in the same transaction, rules and all.
 	conn.AddTable(t.table)
@@ -154,9 +157,13 @@ func (t *Table) Close() error {
 	return nil
 }
 
-// RemoveDead deletes the tables of runs whose process is gone (alive
-// reports false for the pid in the name) and returns their names.
-func RemoveDead(alive func(pid int) bool) ([]string, error) {
+// OwnedBy is how the names of the tables the process pid made begin.
+func OwnedBy(pid int) string { return Prefix + strconv.Itoa(pid) + "_" }
+
+// RemoveDead deletes the tables of runs whose process is provably gone
+// (dead reports true for the pid and token in the name) and returns their
+// names. A table that names no token proves nothing and is kept.
+func RemoveDead(dead func(pid int, token string) bool) ([]string, error) {
 	conn, err := nftables.New()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNoNetlink, err)
@@ -167,8 +174,9 @@ func RemoveDead(alive func(pid int) bool) ([]string, error) {
 	}
 	var removed []string
 	for _, tb := range tables {
-		pid, err := strconv.Atoi(strings.TrimPrefix(tb.Name, Prefix))
-		if !strings.HasPrefix(tb.Name, Prefix) || err != nil || pid <= 0 || alive(pid) {
+		owner, token, ok := strings.Cut(strings.TrimPrefix(tb.Name, Prefix), "_")
+		pid, err := strconv.Atoi(owner)
+		if !strings.HasPrefix(tb.Name, Prefix) || !ok || err != nil || pid <= 0 || !dead(pid, token) {
 			continue
 		}
 		conn.DelTable(tb)

@@ -44,7 +44,7 @@ func TestMain(m *testing.M) {
 
 func open(t *testing.T) *netcut.Table {
 	t.Helper()
-	tb, err := netcut.Open(os.Getpid())
+	tb, err := netcut.Open(os.Getpid(), "t1")
 	if err != nil {
 		t.Fatalf("netcut needs root and nf_tables (CI runs as root): %v", err)
 	}
@@ -231,7 +231,7 @@ func TestPin(t *testing.T) {
 // alive.
 func TestRemoveDead(t *testing.T) {
 	const deadPID = 1 << 30 // no process has it: pid_max is at most 2^22
-	dead, err := netcut.Open(deadPID)
+	dead, err := netcut.Open(deadPID, "t1")
 	if err != nil {
 		t.Fatalf("netcut needs root and nf_tables: %v", err)
 	}
@@ -239,7 +239,7 @@ func TestRemoveDead(t *testing.T) {
 		t.Fatal(err)
 	}
 	mine := open(t)
-	removed, err := netcut.RemoveDead(func(pid int) bool { return pid != deadPID })
+	removed, err := netcut.RemoveDead(func(pid int, token string) bool { return pid == deadPID && token == "t1" })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/electbench/electbench/internal/owner"
 	"github.com/electbench/electbench/nodes/live/harness/netcut"
 )
 
@@ -97,7 +98,7 @@ func (c *Cluster) place() error {
 	if err := os.Chmod(c.dir, 0o711); err != nil {
 		return err
 	}
-	t, err := netcut.Open(os.Getpid())
+	t, err := netcut.Open(os.Getpid(), owner.Token())
 	if err != nil {
 		return err
 	}

@@ -38,7 +38,7 @@ func Leftovers(pid int, uids []uint32) ([]string, error) {
 		return nil, fmt.Errorf("%w: listing tables: %w", netcut.ErrNoNetlink, err)
 	}
 	for _, tb := range tables {
-		if tb.Name == netcut.Prefix+strconv.Itoa(pid) {
+		if strings.HasPrefix(tb.Name, netcut.OwnedBy(pid)) {
 			left = append(left, "nftables table "+tb.Name)
 		}
 	}
