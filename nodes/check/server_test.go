@@ -15,24 +15,7 @@ import (
 // disrupted; the highest term logged less the first leader's is the
 // inflation; two leaders of one term break safety.
 func TestServerRoles(t *testing.T) {
-	ranks := nodes.SmallRanks([]uint32{1, 2, 3})
-	alg := &nodes.Algorithm{Name: "server", Quorum: &nodes.Quorum{}}
-	c := check.New(ranks)
-	if err := c.WatchQuorum(alg, nodes.Config{N: 3, T: time.Millisecond}); err != nil {
-		t.Fatal(err)
-	}
-	ms := time.Millisecond
-	role := func(at time.Duration, p int, r string, term int64) {
-		c.Event(&trial.Event{At: at * ms, Kind: trial.EvPhase, P: int32(p), Phase: check.ServerRole(r, term)})
-	}
-	decide := func(at time.Duration, p, leader int) {
-		c.Event(&trial.Event{At: at * ms, Kind: trial.EvDecide, P: int32(p), Leader: ranks.At(leader)})
-	}
-	role(1, 0, check.RoleCandidate, 2)
-	role(2, 0, check.RoleLeader, 2)
-	for p := range 3 {
-		decide(2, p, 0)
-	}
+	c, role, decide := serverLed(t)
 	// Member 2 is cut off from the leader: it campaigns in terms 3 to 5
 	// and its term-5 vote request deposes the leader, whom member 1
 	// still followed.
@@ -68,24 +51,7 @@ func TestServerRoles(t *testing.T) {
 // follows the higher term), and the cluster is leaderless from then until
 // the new leader is followed by a majority.
 func TestServerPausedLeaderLeaderless(t *testing.T) {
-	ranks := nodes.SmallRanks([]uint32{1, 2, 3})
-	alg := &nodes.Algorithm{Name: "server", Quorum: &nodes.Quorum{}}
-	c := check.New(ranks)
-	if err := c.WatchQuorum(alg, nodes.Config{N: 3, T: time.Millisecond}); err != nil {
-		t.Fatal(err)
-	}
-	ms := time.Millisecond
-	role := func(at time.Duration, p int, r string, term int64) {
-		c.Event(&trial.Event{At: at * ms, Kind: trial.EvPhase, P: int32(p), Phase: check.ServerRole(r, term)})
-	}
-	decide := func(at time.Duration, p, leader int) {
-		c.Event(&trial.Event{At: at * ms, Kind: trial.EvDecide, P: int32(p), Leader: ranks.At(leader)})
-	}
-	role(1, 0, check.RoleCandidate, 2)
-	role(2, 0, check.RoleLeader, 2)
-	for p := range 3 {
-		decide(2, p, 0)
-	}
+	c, role, decide := serverLed(t)
 	// Member 0 is paused from 50: member 1's timer fires at 100, its
 	// request reaches member 2 at 101, it leads at 102, member 2
 	// follows it at 105.
@@ -101,4 +67,31 @@ func TestServerPausedLeaderLeaderless(t *testing.T) {
 	if v.Disruption.Disruptions != 0 {
 		t.Errorf("disruptions %d; want 0 (the paused leader was not deposed)", v.Disruption.Disruptions)
 	}
+}
+
+const ms = time.Millisecond
+
+// serverLed is a checker watching three server members, and how a test
+// logs a member's role and decision at a time in ms; member 0 has been
+// elected leader of term 2 at 2 ms and every member decided it.
+func serverLed(t *testing.T) (c *check.Checker, role func(at time.Duration, p int, r string, term int64), decide func(at time.Duration, p, leader int)) {
+	t.Helper()
+	ranks := nodes.SmallRanks([]uint32{1, 2, 3})
+	alg := &nodes.Algorithm{Name: "server", Quorum: &nodes.Quorum{}}
+	c = check.New(ranks)
+	if err := c.WatchQuorum(alg, nodes.Config{N: 3, T: time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	role = func(at time.Duration, p int, r string, term int64) {
+		c.Event(&trial.Event{At: at * ms, Kind: trial.EvPhase, P: int32(p), Phase: check.ServerRole(r, term)})
+	}
+	decide = func(at time.Duration, p, leader int) {
+		c.Event(&trial.Event{At: at * ms, Kind: trial.EvDecide, P: int32(p), Leader: ranks.At(leader)})
+	}
+	role(1, 0, check.RoleCandidate, 2)
+	role(2, 0, check.RoleLeader, 2)
+	for p := range 3 {
+		decide(2, p, 0)
+	}
+	return c, role, decide
 }

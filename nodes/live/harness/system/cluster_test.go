@@ -84,20 +84,8 @@ func TestLeaderCrashFailover(t *testing.T) {
 // leader's the new leader's is.
 func crashLeader(t *testing.T, trial int) (time.Duration, uint64) {
 	c, seen := start(t, "default")
-	defer func() {
-		dirs := c.Spec().Members
-		if err := c.Close(); err != nil {
-			t.Fatal(err)
-		}
-		assertNothingLeft(t, dirs)
-	}()
-	old := leaderOf(seen, 3)
-	var term uint64
-	for _, o := range seen {
-		term = max(term, o.Term)
-	}
-	crashed := time.Now()
-	c.Crash(old)
+	defer closeAndCheck(t, c)
+	old, term, crashed := crashTheLeader(c, seen)
 	deadline := time.After(10 * time.Second)
 	for {
 		select {
@@ -109,6 +97,29 @@ func crashLeader(t *testing.T, trial int) (time.Duration, uint64) {
 			t.Fatalf("trial %d: no new leader 10 s after crashing member %d", trial, old)
 		}
 	}
+}
+
+// crashTheLeader SIGKILLs the leader the formed cluster agreed on (seen:
+// what it logged while forming) and returns it, the highest term or epoch
+// seen before, and when.
+func crashTheLeader(c *system.Cluster, seen []system.Observation) (old int, term uint64, crashed time.Time) {
+	old = leaderOf(seen, 3)
+	for _, o := range seen {
+		term = max(term, o.Term)
+	}
+	crashed = time.Now()
+	c.Crash(old)
+	return old, term, crashed
+}
+
+// closeAndCheck closes the cluster and checks that nothing of it is left.
+func closeAndCheck(t *testing.T, c *system.Cluster) {
+	t.Helper()
+	members := c.Spec().Members
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	assertNothingLeft(t, members)
 }
 
 // assertNothingLeft checks that no member process, data directory or

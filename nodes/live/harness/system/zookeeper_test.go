@@ -72,20 +72,8 @@ func TestZooKeeperLeaderCrash(t *testing.T) {
 // until a survivor leads a later epoch and the other follows it.
 func crashZKLeader(t *testing.T, trial int) time.Duration {
 	c, seen := startZK(t)
-	defer func() {
-		members := c.Spec().Members
-		if err := c.Close(); err != nil {
-			t.Fatal(err)
-		}
-		assertNothingLeft(t, members)
-	}()
-	old := leaderOf(seen, 3)
-	var epoch uint64
-	for _, o := range seen {
-		epoch = max(epoch, o.Term)
-	}
-	crashed := time.Now()
-	c.Crash(old)
+	defer closeAndCheck(t, c)
+	old, epoch, crashed := crashTheLeader(c, seen)
 	deadline := time.After(20 * time.Second)
 	leader, follows := -1, map[int]int{} // the new leader; whom each survivor follows
 	var last time.Time                   // the latest of those lines
