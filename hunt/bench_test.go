@@ -72,6 +72,7 @@ var plantedBugs = []search{
 	{"multicast-no-agree", "name: m\nalgorithms: [multicast/no-agree]\nnodes: 3..8\n", []string{"crash"}, nil, HealNever, "verdict", "", false},
 	{"ring-inaccurate-detector", "name: r\nalgorithms: [ring, chang-roberts]\nnodes: 3..8\n", []string{"suspect"}, nil, HealSometimes, "safety", "", false},
 	{"raft-amnesia", amnesiac, []string{"crash"}, nil, HealAlways, "safety", "", false},
+	{"raft-no-vote-check", noVoteCheck, []string{"crash"}, nil, HealAlways, "safety", "", false},
 	{"bully-without-t2", "", []string{"crash"}, []string{"constant"}, HealNever, "liveness", "bully_no_t2", false},
 	{"bully-ignoring-suspect", "", []string{"crash"}, []string{"constant"}, HealNever, "correct", "bully_no_suspect", false},
 }

@@ -114,6 +114,14 @@ type DecisionSink interface {
 	EventDecide(at time.Duration, p int32, leader *nodes.Rank)
 }
 
+// LogSink is implemented by sinks that read the last log index of the
+// processes whose machines hold a log (nodes.LogHolder): the simulator
+// calls LastIndex(p, i) after each Start of process p whose machine holds
+// one. It is not an event, so a trace never shows it.
+type LogSink interface {
+	LastIndex(p int32, index int64)
+}
+
 // RankReader is implemented by sinks that say whether they read a
 // message's ranks (Msg.Rank, Msg.Aux) or only its kind and counters. A
 // runtime that pays to learn the ranks (live nodes must report them) fills
@@ -199,6 +207,15 @@ func (t *tee) WantsSend(k nodes.Kind) bool {
 		}
 	}
 	return false
+}
+
+// LastIndex makes a tee a LogSink: each of its sinks that is one is told.
+func (t *tee) LastIndex(p int32, index int64) {
+	for _, s := range t.sinks {
+		if l, ok := s.(LogSink); ok {
+			l.LastIndex(p, index)
+		}
+	}
 }
 
 func (t *tee) Event(e *Event) {
