@@ -258,7 +258,7 @@ func exploreDataOf(tr *TraceTrial, row *Row, x Explore) *exploreData {
 	}
 	d.Faults = exploreFaults(tr.Events)
 	if row != nil && row.Violation != "" {
-		d.Violation, _ = violationStory(tr.Events, row.Violation, d.TNs)
+		d.Violation, _ = violationStory(tr.Events, nil, row.Violation, d.TNs)
 		d.ViolText = row.Violation
 	}
 	return d

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/electbench/electbench/chaos"
+	"github.com/electbench/electbench/reports"
 )
 
 // Step is one change the shrinker kept, for progress.
@@ -25,6 +26,9 @@ type Result struct {
 	Steps       []Step
 	Tried       int  // candidates run
 	Interrupted bool // ctx ended: Scenario is the best so far
+	// Arms are the shrunk trial's timer arms, for its fault story
+	// (reports.Story.Arms).
+	Arms []reports.TimerArm
 }
 
 // shrinker holds the best scenario so far and the candidates tried.
@@ -90,6 +94,9 @@ func Shrink(ctx context.Context, p *Picked, progress func(Step)) (*Result, error
 		final.Description = fmt.Sprintf("The smallest run electbench shrink found that still fails %s.", s.v)
 	}
 	res.Scenario = final
+	if res.Arms, err = timerArms(ctx, s.best); err != nil {
+		return nil, err
+	}
 	return res, nil
 }
 

@@ -34,7 +34,7 @@ func Write(dir string, r *Result) error {
 	var story bytes.Buffer
 	err = reports.WriteStory(&story, reports.Story{
 		Name: r.Scenario.Name, File: file, Row: r.Outcome.Row,
-		Failures: []string{r.Violation.String()}, Trace: bytes.NewReader(r.Outcome.Trace),
+		Failures: []string{r.Violation.String()}, Trace: bytes.NewReader(r.Outcome.Trace), Arms: r.Arms,
 	})
 	if err != nil {
 		return err

@@ -858,6 +858,9 @@ func (s *sim) setTimer(p int32, d time.Duration, t nodes.TimerID) {
 	st.gen++
 	st.armed = true
 	s.timers[k] = st
+	if s.want.Has(trial.EvArm) {
+		s.emit(&trial.Event{At: time.Duration(s.now), Kind: trial.EvArm, P: p, Timer: t, ID: uint64(max(d, 0))})
+	}
 	s.schedule(s.now+int64(max(d, 0)), classTimer, payload{kind: evTimer, to: p, sub: uint16(t), gen: st.gen})
 }
 

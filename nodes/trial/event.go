@@ -28,11 +28,17 @@ const (
 	EvResume                        // P resumes
 	EvFault                         // a fault starts or heals: What
 	EvNote                          // P notes What (an external program's log line)
+	// EvArm: P arms its timer Timer to expire ID nanoseconds later. Only a
+	// sink that names it (Selective) gets it: AllKinds leaves it out, so
+	// that no trace shows it and no trace hash changed by it. The fault
+	// story reads it for the length of the timer that expired
+	// (electbench shrink).
+	EvArm
 	numEventKinds
 )
 
 var eventNames = [...]string{"", "start", "initiate", "send", "recv", "drop", "dup", "lose", "timer",
-	"suspect", "decide", "phase", "crash", "restart", "pause", "resume", "fault", "note"}
+	"suspect", "decide", "phase", "crash", "restart", "pause", "resume", "fault", "note", "arm"}
 
 func (k EventKind) String() string {
 	if k > 0 && k < numEventKinds {
@@ -81,8 +87,9 @@ func KindsOf(ks ...EventKind) Kinds {
 	return s
 }
 
-// AllKinds is every kind of event.
-const AllKinds Kinds = 1<<numEventKinds - 2
+// AllKinds is every kind of event but EvArm, which only a sink that names
+// it gets.
+const AllKinds Kinds = (1<<numEventKinds - 2) &^ (1 << EvArm)
 
 // Has reports whether k is in the set.
 func (s Kinds) Has(k EventKind) bool { return s&(1<<k) != 0 }
