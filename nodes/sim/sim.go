@@ -262,7 +262,7 @@ func newSim(cfg trial.Config) (*sim, error) {
 		fifoMode: cfg.Latency.Constant(),
 		linkLast: map[uint64]int64{},
 		timers:   map[uint64]timerState{},
-		net:      rand.New(rand.NewPCG(cfg.Seed, 0x6e6574776f726b)), // "network"
+		net:      trial.NetRand(cfg.Seed, cfg.Draws, cfg.Record),
 		machines: newMachineTable(n, batch),
 		alive:    prefault.Make[bool](n),
 		settle:   settle,
@@ -935,7 +935,7 @@ func (s *sim) rand(p int32) *rand.Rand {
 	if r := s.rands[p]; r != nil {
 		return r
 	}
-	r := trial.ProcessRand(s.cfg.Seed, int(p))
+	r := trial.ProcessDrawsRand(s.cfg.Seed, int(p), s.cfg.Draws, s.cfg.Record)
 	s.rands[p] = r
 	return r
 }
