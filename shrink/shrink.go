@@ -29,6 +29,9 @@ type Result struct {
 	// Arms are the shrunk trial's timer arms, for its fault story
 	// (reports.Story.Arms).
 	Arms []reports.TimerArm
+	// Draws is what the draws pass did, run once the other passes keep
+	// nothing.
+	Draws DrawsShrunk
 }
 
 // shrinker holds the best scenario so far and the candidates tried.
@@ -83,7 +86,14 @@ func Shrink(ctx context.Context, p *Picked, progress func(Step)) (*Result, error
 			}
 		}
 	}
-	res := &Result{Outcome: s.out, Violation: s.v, Steps: s.steps, Tried: s.tried, Interrupted: ctx.Err() != nil}
+	var drawn DrawsShrunk
+	if ctx.Err() == nil {
+		var err error
+		if drawn, err = shrinkDraws(s); err != nil {
+			return nil, err
+		}
+	}
+	res := &Result{Outcome: s.out, Violation: s.v, Steps: s.steps, Tried: s.tried, Interrupted: ctx.Err() != nil, Draws: drawn}
 	final, err := clone(s.best)
 	if err != nil {
 		return nil, err

@@ -65,6 +65,8 @@ func TestShrinkPlantedBugs(t *testing.T) {
 				t.Fatal(err)
 			}
 			sc := r.Scenario
+			t.Logf("%d faults, N=%s, %d runs; draws not the simplest %d before the draws pass, %d after (%d candidates)",
+				len(sc.Faults), sc.Nodes, r.Tried, r.Draws.Before, r.Draws.After, r.Draws.Tried)
 			n, _ := strconv.Atoi(sc.Nodes)
 			if len(sc.Faults) > 2 || n > 5 || n < 1 {
 				t.Errorf("shrunk to %d faults and N=%s; want at most 2 faults and 5 processes", len(sc.Faults), sc.Nodes)

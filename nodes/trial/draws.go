@@ -1,6 +1,9 @@
 package trial
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+	"slices"
+)
 
 // Draws is a recorded prefix of a trial's random draws, as the raw 64-bit
 // values its sources gave: the network's stream (the latency samples of
@@ -91,4 +94,46 @@ func (s *prefixed) Uint64() uint64 {
 		*s.rec = append(*s.rec, v)
 	}
 	return v
+}
+
+// Trim drops from each of d's streams the trailing draws that are the
+// seeded generator's own at their places (a trial of seed seed draws them
+// without d), then the trailing processes left without any: the trial
+// runs the same. It reports whether any draw is left.
+func (d *Draws) Trim(seed uint64) bool {
+	d.Net = trimSeeded(d.Net, rand.NewPCG(seed, netSalt))
+	for p := range d.Procs {
+		d.Procs[p] = trimSeeded(d.Procs[p], rand.NewPCG(seed, Mix(uint64(p)+1)))
+	}
+	for len(d.Procs) > 0 && len(d.Procs[len(d.Procs)-1]) == 0 {
+		d.Procs = d.Procs[:len(d.Procs)-1]
+	}
+	if len(d.Procs) == 0 {
+		d.Procs = nil
+	}
+	return len(d.Net) > 0 || len(d.Procs) > 0
+}
+
+// trimSeeded is v without its trailing values equal to src's at their
+// places; nil when none is left.
+func trimSeeded(v []uint64, src rand.Source) []uint64 {
+	end := 0
+	for i, x := range v {
+		if x != src.Uint64() {
+			end = i + 1
+		}
+	}
+	if end == 0 {
+		return nil
+	}
+	return v[:end]
+}
+
+// Clone is a deep copy of d.
+func (d *Draws) Clone() *Draws {
+	c := &Draws{Net: slices.Clone(d.Net)}
+	for _, p := range d.Procs {
+		c.Procs = append(c.Procs, slices.Clone(p))
+	}
+	return c
 }
