@@ -44,11 +44,7 @@ func NetRand(seed uint64, d, rec *Draws) *rand.Rand {
 	if d != nil {
 		prefix = d.Net
 	}
-	var into *[]uint64
-	if rec != nil {
-		into = &rec.Net
-	}
-	return rand.New(&prefixed{src: src, prefix: prefix, rec: into})
+	return rand.New(&prefixed{src: src, prefix: prefix, rec: rec, stream: netStream})
 }
 
 // ProcessDrawsRand is ProcessRand taking the prefix of d's stream of
@@ -62,14 +58,7 @@ func ProcessDrawsRand(seed uint64, p int, d, rec *Draws) *rand.Rand {
 	if d != nil && p < len(d.Procs) {
 		prefix = d.Procs[p]
 	}
-	var into *[]uint64
-	if rec != nil {
-		for len(rec.Procs) <= p {
-			rec.Procs = append(rec.Procs, nil)
-		}
-		into = &rec.Procs[p]
-	}
-	return rand.New(&prefixed{src: rand.NewPCG(seed, Mix(uint64(p)+1)), prefix: prefix, rec: into})
+	return rand.New(&prefixed{src: rand.NewPCG(seed, Mix(uint64(p)+1)), prefix: prefix, rec: rec, stream: p})
 }
 
 // prefixed is a source that gives its prefix first, then src's values.
@@ -81,8 +70,12 @@ type prefixed struct {
 	src    rand.Source
 	prefix []uint64
 	i      int
-	rec    *[]uint64 // nil: not recording
+	rec    *Draws // nil: not recording
+	stream int    // in rec: netStream or a process's position
 }
+
+// netStream names the network's stream in prefixed.stream.
+const netStream = -1
 
 func (s *prefixed) Uint64() uint64 {
 	v := s.src.Uint64()
@@ -90,10 +83,27 @@ func (s *prefixed) Uint64() uint64 {
 		v = s.prefix[s.i]
 	}
 	s.i++
-	if s.rec != nil && len(*s.rec) < MaxRecorded {
-		*s.rec = append(*s.rec, v)
+	if s.rec != nil {
+		s.rec.add(s.stream, v)
 	}
 	return v
+}
+
+// add records v on stream: through the Draws, never a pointer into its
+// Procs, which grows as processes draw for the first time in any order.
+func (d *Draws) add(stream int, v uint64) {
+	if stream == netStream {
+		if len(d.Net) < MaxRecorded {
+			d.Net = append(d.Net, v)
+		}
+		return
+	}
+	for len(d.Procs) <= stream {
+		d.Procs = append(d.Procs, nil)
+	}
+	if len(d.Procs[stream]) < MaxRecorded {
+		d.Procs[stream] = append(d.Procs[stream], v)
+	}
 }
 
 // Trim drops from each of d's streams the trailing draws that are the
