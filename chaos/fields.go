@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/electbench/electbench/nodes/trial"
 	"github.com/electbench/electbench/reports"
 
 	yaml "go.yaml.in/yaml/v4"
@@ -138,6 +139,14 @@ func init() {
 						return
 					}
 					s.TraceHash = v
+				}
+			}},
+		{name: "draws", typ: "mapping", def: "none",
+			doc: "the scenario's one trial's random draws, taken before the seed's: `network` (a list: the link delays' draws, in order) and `processes` (a list of lists: by position, each process's draws), each draw a whole number from 0 to 2^64-1, 1 the simplest (the least delay, the least timer). `electbench shrink` writes it (SHRINK.md); it applies to a simulated scenario of one trial",
+			dec: func(d *decoder, n *yaml.Node, path string, s *Scenario) {
+				var dr trial.Draws
+				if decodeMapping(d, n, path, drawsFields, &dr, nil) && (dr.Net != nil || dr.Procs != nil) {
+					s.Draws = &dr
 				}
 			}},
 	}

@@ -135,7 +135,9 @@ func attach() {
 		"faults":      encodeFaults,
 		"expect":      func(s *Scenario) *yaml.Node { return encodeMapping(expectFields, &s.Expect) },
 		"trace-hash":  func(s *Scenario) *yaml.Node { return textNode(s.TraceHash) },
+		"draws":       encodeDraws,
 	})
+	attachDraws()
 	set(networkFields, map[string]func(*Network) *yaml.Node{
 		"latency": func(nw *Network) *yaml.Node { return wordNode(nw.Latency) },
 		"links": func(nw *Network) *yaml.Node {

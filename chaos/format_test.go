@@ -107,6 +107,9 @@ func TestEveryFieldEncodes(t *testing.T) {
 	for _, f := range healFields {
 		check("heal", f.name, f.enc != nil)
 	}
+	for _, f := range drawsFields {
+		check("draws", f.name, f.enc != nil)
+	}
 	for _, k := range Kinds() {
 		for _, f := range faultFields(k) {
 			check(k.Name, f.name, f.enc != nil)

@@ -25,6 +25,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("a: &x [*x, *x]\nb: *x\n"))
 	f.Add([]byte("name: n\nalgorithms: [raft]\nfaults: [{kind: crash, target: leader, at: leader-elected+2T+uniform(0,75ms)}]\n"))
 	f.Add([]byte("name: n\nalgorithms: [ring]\nfaults: [{kind: partition, shape: groups, groups: [[0], [successor(1), random(2)]]}]\n"))
+	f.Add([]byte("name: n\nalgorithms: [bully]\ntrials: 1\ndraws: {network: [1, 0x10, 18446744073709551615], processes: [[], [2]]}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 64<<10 {
 			return

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/electbench/electbench/nodes/trial"
+
 	yaml "go.yaml.in/yaml/v4"
 )
 
@@ -39,6 +41,10 @@ type Scenario struct {
 	// trial as `electbench run --trace` writes it: a counterexample's
 	// fingerprint, which run and replay check (docs/SHRINK.md).
 	TraceHash string
+	// Draws is a recorded prefix of the random draws of the scenario's
+	// one trial, taken before its seed's: a shrunk counterexample's
+	// simpler draws (docs/SHRINK.md); nil: the seed's alone.
+	Draws *trial.Draws
 
 	pos map[string]Pos
 }

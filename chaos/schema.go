@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 )
 
@@ -22,6 +23,7 @@ func Schema() ([]byte, error) {
 		s["title"] = k.Name
 		faults = append(faults, s)
 	}
+	draw := map[string]any{"type": "integer", "minimum": 0, "maximum": uint64(math.MaxUint64)}
 	nested := map[string]any{
 		"network": object(networkFields, map[string]any{
 			"links": map[string]any{"type": "array", "items": object(linkFields, nil)},
@@ -30,6 +32,10 @@ func Schema() ([]byte, error) {
 			"columns": map[string]any{"type": "array", "items": object(columnFields, nil)},
 		}),
 		"faults": map[string]any{"type": "array", "items": map[string]any{"anyOf": faults}},
+		"draws": object(drawsFields, map[string]any{
+			"network":   map[string]any{"type": "array", "items": draw},
+			"processes": map[string]any{"type": "array", "items": map[string]any{"type": "array", "items": draw}},
+		}),
 		"algorithms": map[string]any{"anyOf": []any{
 			map[string]any{"const": "all"}, map[string]any{"const": "mutex"},
 			map[string]any{"type": "array", "items": map[string]any{"anyOf": []any{

@@ -22,9 +22,15 @@ type search struct {
 	heal           string
 	property       string
 	program        string // a planted node program of testdata (programBase): the base instead of scenario
-	// wins says that guidance needs fewer trials than uniform sampling
-	// with margin, which TestGuidanceBeatsUniform asserts.
-	wins bool
+	// costly leaves the search out of TestGuidanceBeatsUniform, measured
+	// by the benchmark only: chubby's searches mostly run to their 3000
+	// candidates (minutes).
+	costly bool
+	// climb says the violation needs a sequence of states (a restart in
+	// the middle of an election, a storm built up one partition at a
+	// time), which coverage rewards: there guidance must need fewer
+	// trials (TestGuidanceBeatsUniform).
+	climb bool
 }
 
 // searches are the properties the guided and the uniform search are
@@ -34,11 +40,11 @@ type search struct {
 // leaders several times, and bully whose T1 of 2.25T lies between the
 // round trip 2T and that of the slowest messages under uniform latency.
 var searches = []search{
-	{"raft-two-leaders", amnesiac, []string{"crash", "partition"}, nil, HealAlways, "safety", "", true},
-	{"zookeeper-disruptions", "name: z\nalgorithms: [zookeeper]\nnodes: 3..5\n", []string{"crash", "partition"}, nil, HealSometimes, "disruptions>=4", "", true},
-	{"chubby-disruptions", "name: c\nalgorithms: [chubby]\nnodes: 3..8\n", []string{"crash", "partition"}, nil, HealSometimes, "disruptions>=3", "", false},
-	{"raft-disruptions", "name: r\nalgorithms: [raft]\nnodes: 3..8\n", []string{"crash", "partition"}, nil, HealSometimes, "disruptions>=6", "", false},
-	{"bully-t1-2.25T", "name: b\nalgorithms: [{name: bully, params: {t1: 2.25T}}]\nnodes: 3..8\n", []string{"crash"}, []string{"uniform"}, HealNever, "safety", "", false},
+	{"raft-two-leaders", amnesiac, []string{"crash", "partition"}, nil, HealAlways, "safety", "", false, true},
+	{"zookeeper-disruptions", "name: z\nalgorithms: [zookeeper]\nnodes: 3..5\n", []string{"crash", "partition"}, nil, HealSometimes, "disruptions>=4", "", false, true},
+	{"chubby-disruptions", "name: c\nalgorithms: [chubby]\nnodes: 3..8\n", []string{"crash", "partition"}, nil, HealSometimes, "disruptions>=3", "", true, true},
+	{"raft-disruptions", "name: r\nalgorithms: [raft]\nnodes: 3..8\n", []string{"crash", "partition"}, nil, HealSometimes, "disruptions>=6", "", false, false},
+	{"bully-t1-2.25T", "name: b\nalgorithms: [{name: bully, params: {t1: 2.25T}}]\nnodes: 3..8\n", []string{"crash"}, []string{"uniform"}, HealNever, "safety", "", false, false},
 }
 
 // amnesiac is raft whose restarts forget the term and vote.
@@ -68,12 +74,13 @@ func guidedAgainstUniform(b *testing.B, ss []search) {
 // plantedBugs are issue 38's planted bugs as searches, each from a
 // fault-free start (TestPlantedBugsAreFound, TestPlantedProgramsAreFoundAndShrunk).
 var plantedBugs = []search{
-	{"bully-short-t1", builtinText("bully-short-t1"), []string{}, []string{"constant", "uniform"}, HealSometimes, "expect", "", false},
-	{"multicast-no-agree", "name: m\nalgorithms: [multicast/no-agree]\nnodes: 3..8\n", []string{"crash"}, nil, HealNever, "verdict", "", false},
-	{"ring-inaccurate-detector", "name: r\nalgorithms: [ring, chang-roberts]\nnodes: 3..8\n", []string{"suspect"}, nil, HealSometimes, "safety", "", false},
-	{"raft-amnesia", amnesiac, []string{"crash"}, nil, HealAlways, "safety", "", false},
-	{"bully-without-t2", "", []string{"crash"}, []string{"constant"}, HealNever, "liveness", "bully_no_t2", false},
-	{"bully-ignoring-suspect", "", []string{"crash"}, []string{"constant"}, HealNever, "correct", "bully_no_suspect", false},
+	{"bully-short-t1", builtinText("bully-short-t1"), []string{}, []string{"constant", "uniform"}, HealSometimes, "expect", "", false, false},
+	{"multicast-no-agree", "name: m\nalgorithms: [multicast/no-agree]\nnodes: 3..8\n", []string{"crash"}, nil, HealNever, "verdict", "", false, false},
+	{"ring-inaccurate-detector", "name: r\nalgorithms: [ring, chang-roberts]\nnodes: 3..8\n", []string{"suspect"}, nil, HealSometimes, "safety", "", false, false},
+	{"raft-amnesia", amnesiac, []string{"crash"}, nil, HealAlways, "safety", "", false, true},
+	{"raft-no-vote-check", noVoteCheck, []string{"crash"}, nil, HealAlways, "safety", "", false, false},
+	{"bully-without-t2", "", []string{"crash"}, []string{"constant"}, HealNever, "liveness", "bully_no_t2", false, false},
+	{"bully-ignoring-suspect", "", []string{"crash"}, []string{"constant"}, HealNever, "correct", "bully_no_suspect", false, false},
 }
 
 // builtinText is the text of a built-in scenario file.
@@ -84,14 +91,13 @@ func builtinText(name string) string {
 
 // BenchmarkPlantedBugs reports, for each planted bug, the median over 10
 // search seeds of the trials to the first violation, guided and uniform
-// (HUNT.md's table of planted bugs). The node program runs a process per
-// node and trial: it takes minutes.
+// (HUNT.md's table of planted bugs).
 func BenchmarkPlantedBugs(b *testing.B) { guidedAgainstUniform(b, plantedBugs) }
 
 // searchBudget bounds each search of a comparison, programBudget one of
-// a node program (a process per node and trial: about a second a
+// a node program (a process per node and trial: about 7 ms a
 // candidate); a search that finds nothing counts as the budget.
-const searchBudget, programBudget = 3000, 150
+const searchBudget, programBudget = 3000, 600
 
 // trials is, for each search seed 1..10, the candidate at which the
 // first violation is found (the budget when none is).
@@ -124,23 +130,43 @@ func (c search) trials(tb testing.TB, uniform bool) []int {
 	return at
 }
 
-// TestGuidanceBeatsUniform: on the searches where guidance wins with
-// margin (HUNT.md's table), the median over 10 search seeds of the trials
-// to the first violation is lower guided than uniform, by a quarter at
-// least. The searches are deterministic: this cannot flake.
+// TestGuidanceBeatsUniform asserts HUNT.md's target on every search of its
+// tables but chubby's (costly) and every planted bug, over 10 search
+// seeds: guidance is never significantly worse than uniform sampling (its
+// trials to the first violation are not larger at the 5% level, one-sided
+// Mann–Whitney: seed to seed they spread over a factor of ten, and a
+// dense violation is found among the fresh draws both searches share, at
+// the same candidate), and where the violation needs a climb (climb) the
+// guided median is lower. The searches are deterministic: this cannot
+// flake.
 func TestGuidanceBeatsUniform(t *testing.T) {
-	for _, c := range searches {
-		if !c.wins {
+	for _, c := range append(slices.Clip(searches), plantedBugs...) {
+		if c.costly {
 			continue
 		}
 		t.Run(c.name, func(t *testing.T) {
 			g, u := c.trials(t, false), c.trials(t, true)
 			t.Logf("guided %v, uniform %v", g, u)
-			if mg, mu := median(g), median(u); mg > 0.75*mu {
-				t.Errorf("guided median %v trials, uniform %v: guidance does not pay by a quarter", mg, mu)
+			mg, mu := median(g), median(u)
+			if worse, p := worseThan(g, u); worse && p < 0.05 {
+				t.Errorf("guided median %v trials, uniform %v: guidance is worse (one-sided p = %.3f)", mg, mu, p)
+			}
+			if c.climb && mg >= mu {
+				t.Errorf("guided median %v trials, uniform %v: guidance does not pay on a climb", mg, mu)
 			}
 		})
 	}
+}
+
+// worseThan says whether the trials g tend to be larger than u, and the
+// one-sided p-value of the Mann–Whitney test that they are.
+func worseThan(g, u []int) (bool, float64) {
+	var x, y []float64
+	for i := range g {
+		x, y = append(x, float64(g[i])), append(y, float64(u[i]))
+	}
+	mw := reports.MannWhitneyTest(x, y)
+	return mw.U > float64(len(x)*len(y))/2, mw.P / 2
 }
 
 // median is the median of at, which it sorts.

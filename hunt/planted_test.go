@@ -8,6 +8,7 @@ import (
 
 	"github.com/electbench/electbench/chaos"
 	_ "github.com/electbench/electbench/nodes/external" // the programs run as external nodes
+	"github.com/electbench/electbench/nodes/quorum"
 	"github.com/electbench/electbench/shrink"
 )
 
@@ -85,4 +86,50 @@ func TestPlantedProgramsAreFoundAndShrunk(t *testing.T) {
 			t.Logf("shrunk to %d faults, N=%s, in %d runs:\n%s", len(sc.Faults), sc.Nodes, r.Tried, file)
 		})
 	}
+}
+
+// The planted raft of issue 38 (quorum.RegisterRaftWithoutVoteCheck): its
+// voters skip the up-to-date check, so a server missing committed entries
+// can win. Registered for hunt's tests only; electbench never registers it.
+func init() { quorum.RegisterRaftWithoutVoteCheck() }
+
+// noVoteCheck is the planted raft with logs of up to 10 entries, 3 to 8
+// servers.
+const noVoteCheck = "name: r\nalgorithms: [{name: " + quorum.RaftWithoutVoteCheck + ", params: {logs: 10}}]\nnodes: 3..8\n"
+
+// TestPlantedRaftWithoutVoteCheck: raft without its up-to-date vote check
+// is found within 50 candidates from a fault-free start under its model's
+// faults (crashes that restart), as a leader-completeness violation, and
+// shrinks to at most 2 faults and 5 processes that fail the same way and
+// replay 10/10 with the trace hash the shrunk file carries.
+func TestPlantedRaftWithoutVoteCheck(t *testing.T) {
+	ctx := context.Background()
+	s := space(t, noVoteCheck, "crash")
+	s.Heal = HealAlways
+	f, st := hunt(t, Options{Space: s, Property: Property{Name: "safety"}, Trials: 50, Seed: 1})
+	if f == nil {
+		t.Fatalf("nothing found in %d trials (%d states)", st.Trials, st.States)
+	}
+	t.Logf("found at candidate %d: %s", f.Trial, f.What)
+	p, err := shrink.Pick(ctx, "counterexample.yaml", f.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (shrink.Violation{Property: "safety", Kind: "leader-completeness"}); p.Violation.String() != want.String() {
+		t.Fatalf("picked violation %s, want %s", p.Violation, want)
+	}
+	r, err := shrink.Shrink(ctx, p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := r.Scenario
+	n, _ := strconv.Atoi(sc.Nodes)
+	if len(sc.Faults) > 2 || n > 5 || n < 1 {
+		t.Errorf("shrunk to %d faults and N=%s; want at most 2 faults and 5 processes", len(sc.Faults), sc.Nodes)
+	}
+	if err := shrink.Verify(ctx, r, 10); err != nil {
+		t.Error(err)
+	}
+	file, _ := chaos.Format(sc)
+	t.Logf("shrunk to %d faults, N=%s, in %d runs:\n%s", len(sc.Faults), sc.Nodes, r.Tried, file)
 }

@@ -184,6 +184,16 @@ type StableStore interface {
 	AppendStable(b []byte)
 }
 
+// LogHolder is implemented by machines that hold a replicated log (raft
+// with its logs parameter): LastIndex is the index of the last entry this
+// process holds. The simulator reads it after every Start (a boot, a
+// restart) and tells a trial.LogSink, the checker, which judges Leader
+// Completeness by it (nodes/check). It is a read, not an event: no trace
+// or count changes by it.
+type LogHolder interface {
+	LastIndex() int64
+}
+
 // Noter is implemented by environments that keep notes in the trace: a
 // machine may note what it does (an external program's log lines) with
 // env.(Noter).Note. The simulator keeps them; elsewhere they are dropped.

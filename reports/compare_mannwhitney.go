@@ -182,3 +182,8 @@ func MinSamples(alpha float64) int {
 	}
 	return 100
 }
+
+// MannWhitneyTest is the two-sided Mann–Whitney U test of xs against ys,
+// as compare runs it: for a test that compares two samples of its own
+// (hunt's trials to a find, guided against uniform).
+func MannWhitneyTest(xs, ys []float64) MannWhitney { return mannWhitney(xs, ys) }

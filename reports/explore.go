@@ -266,7 +266,7 @@ func exploreDataOf(tr *TraceTrial, row *Row, x Explore) *exploreData {
 		d.Faults[i].Label = ForReader(d.Faults[i].Label, d.IDs)
 	}
 	if row != nil && row.Violation != "" {
-		d.Violation, _ = violationStory(tr.Events, row.Violation, d.TNs)
+		d.Violation, _ = violationStory(tr.Events, nil, row.Violation, d.TNs)
 		d.ViolText = ForReader(row.Violation, d.IDs)
 	}
 	return d

@@ -21,6 +21,18 @@ type Story struct {
 	Failures []string // the expectations it failed
 	Trace    io.Reader
 	IDs      []string // the trial's identities by position, labelling the lanes; nil: unknown
+	// Arms are the trial's timer arms, in time order (the trace does not
+	// hold them: trial.EvArm), for the length of the timer that expired
+	// before the violation; nil: the story tells when it fired only.
+	Arms []TimerArm
+}
+
+// TimerArm is a process arming a timer: process P armed Timer at At to
+// expire For later (nanoseconds).
+type TimerArm struct {
+	P       int
+	Timer   string
+	At, For int64
 }
 
 // WriteStory writes the fault story page: self-contained (inline style
@@ -40,7 +52,7 @@ func WriteStory(w io.Writer, st Story) error {
 	for _, w := range windows {
 		items = append(items, []run{txt(ForReader(faultSentence(w, tr.Events, tNs), st.IDs))})
 	}
-	_, because := violationStory(tr.Events, st.Row.Violation, tNs)
+	_, because := violationStory(tr.Events, st.Arms, st.Row.Violation, tNs)
 	items = append(items, []run{bold(ForReader(because, st.IDs))})
 	p.list("", items)
 	if len(windows) == 0 {
@@ -49,7 +61,7 @@ func WriteStory(w io.Writer, st Story) error {
 	p.h2("diagram", txt("Space-time diagram"))
 	p.note("Time runs down, one lane per process; an arrow is a message from its send to its delivery, a cross a message lost. Shaded: the faults. Ringed: the violating event.")
 	focus(tr, st.Row.Violation, tNs)
-	mark, _ := violationStory(tr.Events, st.Row.Violation, tNs)
+	mark, _ := violationStory(tr.Events, st.Arms, st.Row.Violation, tNs)
 	p.svg(markedDiagram("story", tr, tNs, windows, nil, st.IDs, mark, "violation"))
 	p.h2("scenario", txt("The scenario"))
 	var lines []preLine
@@ -69,7 +81,7 @@ func StoryLine(st Story) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	_, because := violationStory(tr.Events, st.Row.Violation, st.Row.TS*1e9)
+	_, because := violationStory(tr.Events, st.Arms, st.Row.Violation, st.Row.TS*1e9)
 	return because, nil
 }
 
@@ -209,9 +221,10 @@ var violationProc = regexp.MustCompile(`\bprocess (\d+)`)
 
 // violationStory finds the violating event (the last event of the
 // process the violation names at its instant) and says why it happened:
-// the timer of that process that fired last before it, the answers still
-// on their way to it then, and what the checker saw.
-func violationStory(evs []TraceEvent, violation string, tNs float64) (mark int, because string) {
+// the timer of that process that fired last before it (with its length,
+// when arms tell it), the answers still on their way to it then, and what
+// the checker saw.
+func violationStory(evs []TraceEvent, arms []TimerArm, violation string, tNs float64) (mark int, because string) {
 	at, ok := violationTime(violation)
 	p := -1
 	if m := violationProc.FindStringSubmatch(violation); m != nil {
@@ -254,10 +267,26 @@ func violationStory(evs []TraceEvent, violation string, tNs float64) (mark int, 
 		}
 	}
 	s := fmt.Sprintf("p%d's timer %s fired at %s", p, timer.Timer, formatTraceTime(timer.T, tNs)[2:])
+	if a, ok := armOf(arms, p, timer); ok {
+		s = fmt.Sprintf("p%d's timer %s of %s (set at %s) expired at %s", p, timer.Timer,
+			formatTraceTime(a.For, tNs)[2:], formatTraceTime(a.At, tNs)[2:], formatTraceTime(timer.T, tNs)[2:])
+	}
 	if len(late) > 0 {
 		s += ", before " + strings.Join(late, ", and ")
 	}
 	return mark, s + "; then " + violation + "."
+}
+
+// armOf is the arm of the timer that fired in fired: the last arm of
+// that process and timer that expires then.
+func armOf(arms []TimerArm, p int, fired *TraceEvent) (TimerArm, bool) {
+	for i := len(arms) - 1; i >= 0; i-- {
+		a := arms[i]
+		if a.P == p && a.Timer == fired.Timer && a.At+a.For == fired.T {
+			return a, true
+		}
+	}
+	return TimerArm{}, false
 }
 
 // unhandled tells, for a fault on processes ("pause(0)", "crash(2,3)"),

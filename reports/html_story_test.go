@@ -68,6 +68,18 @@ func TestStoryLine(t *testing.T) {
 	if line != want {
 		t.Errorf("StoryLine = %q\nwant %q", line, want)
 	}
+	// With the trial's timer arms the sentence says how long the timer
+	// that expired was: the arm of p0's T1 that expires at 1.5T, not an
+	// earlier one re-armed since nor another process's.
+	arms := []TimerArm{{P: 0, Timer: "T1", At: 0, For: 1e6}, {P: 1, Timer: "T1", At: 0, For: 1500000}, {P: 0, Timer: "T1", At: 0, For: 1500000}}
+	line, err = StoryLine(Story{Row: row, Trace: strings.NewReader(storyTrace), Arms: arms})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = "p0's timer T1 of 1.5T (set at 0T) expired at 1.5T, before the OK from p1 (sent at 1T) arrived at 2T; then wrong-leader at 1.5ms: process 0 (id 1) decided 1 while 3 is alive."
+	if line != want {
+		t.Errorf("StoryLine with arms = %q\nwant %q", line, want)
+	}
 	if _, err := StoryLine(Story{Row: row, Trace: strings.NewReader("")}); err == nil {
 		t.Error("StoryLine of an empty trace: no error")
 	}

@@ -10,6 +10,9 @@
 // change only while the same violation still occurs (Violation: the same
 // property failed, for safety the same kind of violation, and never a
 // trial taken outside its algorithm's model when the original was not).
+// Once they keep nothing, a last pass shrinks the trial's random draws as
+// a choice sequence (trial.Draws, recorded and replaced toward
+// trial.SimplestDraw), which the scenario then carries in draws:.
 // Every candidate is a scenario file written by chaos.Format and read back
 // by chaos.Parse, so what the shrinker ran is what it writes. Run runs a
 // one-trial scenario with its trace, whose sha256 is the file's

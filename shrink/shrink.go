@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/electbench/electbench/chaos"
+	"github.com/electbench/electbench/reports"
 )
 
 // Step is one change the shrinker kept, for progress.
@@ -25,6 +26,12 @@ type Result struct {
 	Steps       []Step
 	Tried       int  // candidates run
 	Interrupted bool // ctx ended: Scenario is the best so far
+	// Arms are the shrunk trial's timer arms, for its fault story
+	// (reports.Story.Arms).
+	Arms []reports.TimerArm
+	// Draws is what the draws pass did, run once the other passes keep
+	// nothing.
+	Draws DrawsShrunk
 }
 
 // shrinker holds the best scenario so far and the candidates tried.
@@ -79,7 +86,14 @@ func Shrink(ctx context.Context, p *Picked, progress func(Step)) (*Result, error
 			}
 		}
 	}
-	res := &Result{Outcome: s.out, Violation: s.v, Steps: s.steps, Tried: s.tried, Interrupted: ctx.Err() != nil}
+	var drawn DrawsShrunk
+	if ctx.Err() == nil {
+		var err error
+		if drawn, err = shrinkDraws(s); err != nil {
+			return nil, err
+		}
+	}
+	res := &Result{Outcome: s.out, Violation: s.v, Steps: s.steps, Tried: s.tried, Interrupted: ctx.Err() != nil, Draws: drawn}
 	final, err := clone(s.best)
 	if err != nil {
 		return nil, err
@@ -90,6 +104,9 @@ func Shrink(ctx context.Context, p *Picked, progress func(Step)) (*Result, error
 		final.Description = fmt.Sprintf("The smallest run electbench shrink found that still fails %s.", s.v)
 	}
 	res.Scenario = final
+	if res.Arms, err = timerArms(ctx, s.best); err != nil {
+		return nil, err
+	}
 	return res, nil
 }
 

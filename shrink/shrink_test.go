@@ -1,9 +1,12 @@
 package shrink
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strconv"
 	"testing"
 
@@ -62,6 +65,8 @@ func TestShrinkPlantedBugs(t *testing.T) {
 				t.Fatal(err)
 			}
 			sc := r.Scenario
+			t.Logf("%d faults, N=%s, %d runs; draws not the simplest %d before the draws pass, %d after (%d candidates)",
+				len(sc.Faults), sc.Nodes, r.Tried, r.Draws.Before, r.Draws.After, r.Draws.Tried)
 			n, _ := strconv.Atoi(sc.Nodes)
 			if len(sc.Faults) > 2 || n > 5 || n < 1 {
 				t.Errorf("shrunk to %d faults and N=%s; want at most 2 faults and 5 processes", len(sc.Faults), sc.Nodes)
@@ -339,4 +344,46 @@ func TestPickStandInSeed(t *testing.T) {
 		return
 	}
 	t.Fatal("no failing trial of 8 had a seed beyond a file's: the test needs more trials")
+}
+
+// TestStoryStatesTimerLengths: the fault story of the built-in
+// bully-short-t1 (T1 = 1.5T, below the 2T round trip) says how long the
+// timer that expired before the violation was and when it was set, from
+// the trial's timer arms; the trace written beside it holds no arm, so
+// that its sha256 is the shrunk file's trace-hash as before.
+func TestStoryStatesTimerLengths(t *testing.T) {
+	ctx := context.Background()
+	p, err := Pick(ctx, "bully-short-t1", scenarioData(t, "bully-short-t1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Shrink(ctx, p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Arms) == 0 {
+		t.Fatal("the shrunk trial's timer arms are empty")
+	}
+	line, err := reports.StoryLine(reports.Story{Row: r.Outcome.Row, Trace: bytes.NewReader(r.Outcome.Trace), Arms: r.Arms})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`^p\d's timer T1 of 1\.5T \(set at [0-9.]+T\) expired at [0-9.]+T, before the OK from p\d`).MatchString(line) {
+		t.Errorf("the story does not state T1's length: %q", line)
+	}
+	if bytes.Contains(r.Outcome.Trace, []byte(`"ev":"arm"`)) {
+		t.Error("the trace holds timer arms: every trace hash would change")
+	}
+	dir := t.TempDir()
+	if err := Write(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(filepath.Join(dir, StoryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(page, []byte("timer T1 of 1.5T")) {
+		t.Errorf("story.html does not state T1's length; the story line is %q", line)
+	}
+	t.Log(line)
 }

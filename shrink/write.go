@@ -37,7 +37,7 @@ func Write(dir string, r *Result) error {
 	ids, _ := workloads.ArrangementIDs(row.Arrangement, row.Nodes, row.Seed)
 	err = reports.WriteStory(&story, reports.Story{
 		Name: r.Scenario.Name, File: file, Row: row,
-		Failures: []string{r.Violation.String()}, Trace: bytes.NewReader(r.Outcome.Trace), IDs: ids,
+		Failures: []string{r.Violation.String()}, Trace: bytes.NewReader(r.Outcome.Trace), IDs: ids, Arms: r.Arms,
 	})
 	if err != nil {
 		return err

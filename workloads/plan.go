@@ -67,6 +67,9 @@ type Spec struct {
 	// TraceHash is a scenario's trace-hash: the sha256 of its one trial's
 	// trace, which run and replay check (shrink.TraceOf).
 	TraceHash string
+	// Draws is a scenario's draws: the prefix of its one trial's random
+	// draws (trial.Config.Draws); nil: the seed's alone.
+	Draws *trial.Draws
 }
 
 // Unit is the unit the spec's machines read their parameters in, and a

@@ -67,6 +67,9 @@ func Canonical(specs []*Spec) string {
 		if s.TraceHash != "" { // checked as an expectation is: a run of another hash judges otherwise
 			b.WriteString("trace-hash " + s.TraceHash + "\n")
 		}
+		if s.Draws != nil { // they make another trial than the seed's
+			fmt.Fprintf(&b, "draws network=%v processes=%v\n", s.Draws.Net, s.Draws.Procs)
+		}
 	}
 	return b.String()
 }

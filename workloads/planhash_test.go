@@ -66,7 +66,7 @@ func TestPlanHashAdhoc(t *testing.T) {
 func TestCanonicalCoversSpec(t *testing.T) {
 	covered := []string{"Scenario", "Algos", "Nodes", "IDs", "Initiators", "Trials", "Latency", "Deadline",
 		"Crashes", "Detector", "RankBy", "Faults", "LinkLatency", "Expect", "Runtime", "Budget", "KeepRunning", "LiveUnit",
-		"TraceHash", "Seed", // Seed: recorded apart (manifest seeds), deliberately not hashed
+		"TraceHash", "Draws", "Seed", // Seed: recorded apart (manifest seeds), deliberately not hashed
 		"Description"} // Description: for people, shapes no trial (the manifest keeps it)
 	typ := reflect.TypeOf(Spec{})
 	for i := range typ.NumField() {

@@ -277,6 +277,7 @@ func (t Trial) config(ids IDs) trial.Config {
 		Ranks: ranks, Initiators: initiators, Latency: s.Latency,
 		Seed: t.Seed, Deadline: s.Deadline, KeepRunning: s.KeepRunning,
 		Detector: s.Detector, Budget: s.Budget, Faults: s.timelineFaults(s.Latency.Mean()),
+		Draws: s.Draws,
 	}
 }
 

@@ -96,6 +96,9 @@ func FromScenario(sc *chaos.Scenario) (*Spec, error) {
 	if spec.TraceHash = sc.TraceHash; sc.TraceHash != "" {
 		checkTraceHash(sc, spec, fail)
 	}
+	if spec.Draws = sc.Draws; sc.Draws != nil {
+		checkDraws(sc, spec, fail)
+	}
 	for i, l := range spec.LinkLatency {
 		for _, n := range spec.Nodes {
 			if err := errors.Join(l.From.Check(n), l.To.Check(n)); err != nil {
@@ -210,6 +213,20 @@ func checkTraceHash(sc *chaos.Scenario, spec *Spec, fail func(field, format stri
 	case spec.Trials != 1 || len(spec.Algos) != 1 || len(spec.Nodes) != 1:
 		fail("trace-hash", "a trace hash names one trial: the scenario needs trials: 1, one algorithm and one size (it has %d trial(s), %d algorithm(s), %d size(s))",
 			spec.Trials, len(spec.Algos), len(spec.Nodes))
+	}
+}
+
+// checkDraws refuses draws where they name no one trial's streams: a
+// single simulated trial, with no more process lists than processes.
+func checkDraws(sc *chaos.Scenario, spec *Spec, fail func(field, format string, args ...any)) {
+	switch {
+	case sc.Runtime == "live":
+		fail("draws", "a live trial draws from its processes' own clocks and sockets: draws apply to the simulator")
+	case spec.Trials != 1 || len(spec.Algos) != 1 || len(spec.Nodes) != 1:
+		fail("draws", "draws are one trial's: the scenario needs trials: 1, one algorithm and one size (it has %d trial(s), %d algorithm(s), %d size(s))",
+			spec.Trials, len(spec.Algos), len(spec.Nodes))
+	case len(sc.Draws.Procs) > spec.Nodes[0]:
+		fail("draws.processes", "%d lists for %d processes: at most one a process", len(sc.Draws.Procs), spec.Nodes[0])
 	}
 }
 

@@ -117,7 +117,7 @@ func shrinkFinding(ctx context.Context, cmd *cobra.Command, dir string, found *h
 	f.Violation = res.Violation.String()
 	f.Shrunk, f.Story, f.Trace = shrink.ShrunkFile, shrink.StoryFile, shrink.TraceFile
 	f.ShrunkNodes, f.ShrunkFaults = res.Outcome.Row.Nodes, len(res.Scenario.Faults)
-	if f.StoryLine, err = reports.StoryLine(reports.Story{Row: res.Outcome.Row, Trace: bytes.NewReader(res.Outcome.Trace)}); err != nil {
+	if f.StoryLine, err = reports.StoryLine(reports.Story{Row: res.Outcome.Row, Trace: bytes.NewReader(res.Outcome.Trace), Arms: res.Arms}); err != nil {
 		return nil, fmt.Errorf("telling the story of %s: %w", filepath.Join(dir, shrink.ShrunkFile), err)
 	}
 	out := cmd.OutOrStdout()

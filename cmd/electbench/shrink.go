@@ -34,7 +34,9 @@ bounded-delay algorithm's D unless the original had one. Its passes, each
 repeated until it changes nothing: drop faults, drop heals, shorten faults,
 simpler triggers, fewer processes, fewer initiators, constant latency,
 simpler fault parameters, a deadline just past the violation, and a small
-seed. It runs on the simulator and is deterministic.
+seed; then, once, the random draws themselves (link delays, drawn timers)
+toward their simplest values, which shrunk.yaml carries in draws:. It runs
+on the simulator and is deterministic.
 
 It writes DIR/shrunk.yaml (a scenario file electbench run accepts, with the
 trace-hash of its trial), DIR/trace.jsonl (that trial's trace) and
@@ -100,6 +102,9 @@ func runShrink(cmd *cobra.Command, o *shrinkOptions, file string) error {
 	fmt.Fprintf(cmd.OutOrStdout(), "%s: %d faults, N=%s shrunk to %d faults, N=%s in %d runs, still failing %s\nwrote %s (trace-hash %s), %s, %s\n",
 		file, len(p.Scenario.Faults), p.Scenario.Nodes, len(res.Scenario.Faults), res.Scenario.Nodes, res.Tried, res.Violation,
 		filepath.Join(o.out, shrink.ShrunkFile), res.Scenario.TraceHash, filepath.Join(o.out, shrink.TraceFile), filepath.Join(o.out, shrink.StoryFile))
+	if d := res.Draws; d.Before > 0 {
+		fmt.Fprintf(cmd.OutOrStdout(), "random draws not the simplest: %d shrunk to %d in %d runs\n", d.Before, d.After, d.Tried)
+	}
 	if res.Interrupted {
 		return &exitError{code: exitInterrupted, err: errors.New("interrupted: the smallest scenario found so far is written")}
 	}

@@ -62,6 +62,9 @@ type quorumWatch struct {
 	known    bool               // a live leader is known by a majority now
 	knownAt  []time.Duration    // instants at which that became true
 	disrupt  *disruptWatch      // the disruption figures (disrupt.go)
+	// logs are the last log indexes the processes hold (LastIndex), by
+	// position; nil until a machine that holds a log reports one.
+	logs []int64
 }
 
 type leaseSpan struct{ start, end time.Duration }
@@ -162,6 +165,7 @@ func (c *Checker) actsAsLeader(at time.Duration, p int, term int64, votesSeen bo
 				Detail: fmt.Sprintf("process %d (id %s) acted as leader of term %d with %d of %d votes (a majority is %d)",
 					p, c.ranks.At(p), term, votes, c.ranks.Len(), w.majority)})
 		}
+		c.checkCompleteness(at, p, term)
 	case t.Leader != p && !w.doubled[term]:
 		w.doubled[term] = true
 		c.record(Violation{At: at, Kind: "two-leaders", Procs: []int{t.Leader, p},
@@ -171,6 +175,44 @@ func (c *Checker) actsAsLeader(at time.Duration, p int, term int64, votesSeen bo
 	if w.lease > 0 {
 		c.claimLease(at, p)
 	}
+}
+
+// LastIndex is told the last log index process p holds after each of
+// its starts (trial.LogSink; nodes.LogHolder): raft with logs. It does
+// nothing unless the checker watches a quorum algorithm.
+func (c *Checker) LastIndex(p int32, index int64) {
+	w := c.quorum
+	if w == nil {
+		return
+	}
+	if w.logs == nil {
+		w.logs = make([]int64, c.ranks.Len())
+	}
+	w.logs[p] = index
+}
+
+// checkCompleteness judges Leader Completeness (Raft §5.4) at the first
+// leader p of term: it must hold every committed entry, that is, the
+// index a majority holds (the ⌊N/2⌋+1-th highest of the last indexes; a
+// process that never started holds none). Raft's vote rule guarantees
+// it: the majority that elected p meets the majority holding the
+// committed index, and a voter grants only a candidate at least as
+// up-to-date (§5.4.1). A process whose log was lost (amnesia) redraws
+// it, which this then reports, rightly.
+func (c *Checker) checkCompleteness(at time.Duration, p int, term int64) {
+	w := c.quorum
+	if w.logs == nil {
+		return
+	}
+	held := slices.Clone(w.logs)
+	slices.Sort(held)
+	committed := held[len(held)-w.majority]
+	if w.logs[p] >= committed {
+		return
+	}
+	c.record(Violation{At: at, Kind: "leader-completeness", Procs: []int{p},
+		Detail: fmt.Sprintf("process %d (id %s) acted as leader of term %d with last log index %d, below the committed index %d (held by a majority)",
+			p, c.ranks.At(p), term, w.logs[p], committed)})
 }
 
 // claimLease records p's claim to be master over [at, at+lease) and checks

@@ -176,3 +176,34 @@ func TestSimRestartsWithoutStableStorage(t *testing.T) {
 		t.Error("raft with amnesia never elected two leaders in a term after restarts: the checker saw nothing")
 	}
 }
+
+// Leader Completeness (Raft §5.4): "if a log entry is committed in a given
+// term, then that entry will be present in the logs of the leaders for all
+// higher-numbered terms". A term's first leader must hold the index a
+// majority holds (the committed index: here the second highest of three).
+func TestCheckerLeaderCompleteness(t *testing.T) {
+	elect := func(c *check.Checker, p int, term int64) {
+		c.Sent(0, p, msg("REQUEST_VOTE", term, 0))
+		c.Delivered(T, p, (p+1)%3, msg("VOTE", term, 1))
+		c.Sent(2*T, p, msg("HEARTBEAT", term, 0))
+	}
+	c := watching(t, "raft", 3)
+	for p, last := range []int64{5, 7, 3} {
+		c.LastIndex(int32(p), last)
+	}
+	elect(c, 0, 1) // holds 5, the committed index
+	if v := verdict(c, 3); v.Violations != 0 {
+		t.Fatalf("a leader holding the committed index: %v", v.Recorded)
+	}
+	elect(c, 2, 2) // holds 3 of 5
+	v := verdict(c, 3)
+	if v.Violations != 1 || v.Recorded[0].Kind != "leader-completeness" || !strings.Contains(v.Recorded[0].Detail, "last log index 3, below the committed index 5") {
+		t.Fatalf("got %v", v.Recorded)
+	}
+	// Without a log nothing is judged.
+	c = watching(t, "raft", 3)
+	elect(c, 2, 1)
+	if v := verdict(c, 3); v.Violations != 0 {
+		t.Fatalf("no logs: %v", v.Recorded)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/electbench/electbench/nodes"
@@ -45,19 +46,53 @@ var raftParams = []nodes.Param{
 const maxLogs = 1 << 40
 
 func init() {
-	nodes.Register(nodes.Algorithm{
-		Name:      "raft",
+	nodes.Register(raftAlgorithm("raft",
+		"Raft's leader election (Ongaro & Ousterhout 2014): terms, one vote per term, randomized timeouts, heartbeats; no log", false))
+}
+
+// RaftWithoutVoteCheck is the name of raft with its up-to-date vote check
+// removed (RegisterRaftWithoutVoteCheck).
+const RaftWithoutVoteCheck = "raft-no-vote-check"
+
+var registerPlanted sync.Once
+
+// RegisterRaftWithoutVoteCheck registers raft whose voters grant a vote
+// without Figure 2's "candidate's log is at least as up-to-date" clause: a
+// bug planted for the tests of hunt and shrink (issue 38), which call it
+// before they run it; electbench itself never does, so no user sees it.
+// With the logs parameter it elects a server missing committed entries,
+// which the checker reports as leader-completeness. Calling it again does
+// nothing.
+func RegisterRaftWithoutVoteCheck() {
+	registerPlanted.Do(func() {
+		nodes.Register(raftAlgorithm(RaftWithoutVoteCheck,
+			"raft whose votes skip the up-to-date check (a planted bug, for tests)", true))
+	})
+}
+
+// raftAlgorithm is raft registered as name; skipUpToDate removes the
+// up-to-date clause of the vote rule.
+func raftAlgorithm(name, summary string, skipUpToDate bool) nodes.Algorithm {
+	return nodes.Algorithm{
+		Name:      name,
 		Family:    "quorum",
-		Summary:   "Raft's leader election (Ongaro & Ousterhout 2014): terms, one vote per term, randomized timeouts, heartbeats; no log",
+		Summary:   summary,
 		Topology:  nodes.Complete,
 		StartsAll: true,
 		Params:    raftParams,
-		New:       newRaft,
+		New: func(cfg nodes.Config) (func() nodes.Machine, error) {
+			tm, err := raftTimingOf(cfg)
+			if err != nil {
+				return nil, err
+			}
+			tm.skipUpToDate = skipUpToDate
+			return func() nodes.Machine { return &raft{raftTiming: tm} }, nil
+		},
 		Quorum: &nodes.Quorum{Ballot: kindRequestVote, Grant: kindVote, Leader: kindHeartbeat,
 			Steady:    timing(raftTimingOf, func(tm *raftTiming, _ time.Duration) time.Duration { return tm.heartbeat }),
 			Heartbeat: timing(raftTimingOf, func(tm *raftTiming, _ time.Duration) time.Duration { return tm.heartbeat }),
 			Settle:    timing(raftTimingOf, (*raftTiming).settle)},
-	})
+	}
 }
 
 type raftTiming struct {
@@ -65,6 +100,7 @@ type raftTiming struct {
 	persist               time.Duration // a VOTE leaves this long after its decision; 0: at once
 	logs                  int64         // last-log indexes are drawn from 1..logs; 0: no log
 	amnesia               bool          // a restart forgets what save keeps
+	skipUpToDate          bool          // votes skip the up-to-date check: a planted bug (RegisterRaftWithoutVoteCheck)
 }
 
 // settle is raft's settling window (nodes.Quorum.Settle). A follower hears
@@ -76,14 +112,6 @@ func (tm *raftTiming) settle(d time.Duration) time.Duration {
 		return 0
 	}
 	return tm.tmax + tm.persist + tm.heartbeat + 2*d
-}
-
-func newRaft(cfg nodes.Config) (func() nodes.Machine, error) {
-	tm, err := raftTimingOf(cfg)
-	if err != nil {
-		return nil, err
-	}
-	return func() nodes.Machine { return &raft{raftTiming: tm} }, nil
 }
 
 func raftTimingOf(cfg nodes.Config) (*raftTiming, error) {
@@ -247,6 +275,10 @@ func (r *raft) restore(env nodes.Env) bool {
 	return true
 }
 
+// LastIndex is the index of this server's last log entry
+// (nodes.LogHolder): the checker judges Leader Completeness by it.
+func (r *raft) LastIndex() int64 { return r.lastIndex }
+
 // Initiate asks for an election now: a follower or candidate stands at once,
 // as if its election timeout had expired. (The workload never asks: every
 // process starts with its timer running.)
@@ -317,7 +349,7 @@ func (r *raft) msg(k nodes.Kind) nodes.Message {
 // term if it was behind. Granting a vote resets the election timer; a
 // refusal does not.
 func (r *raft) requestVote(env nodes.Env, from int, m nodes.Message) {
-	grant := m.A == r.term && (r.votedFor < 0 || r.votedFor == from) && upToDate(m.B, r.lastIndex)
+	grant := m.A == r.term && (r.votedFor < 0 || r.votedFor == from) && (r.skipUpToDate || upToDate(m.B, r.lastIndex))
 	reply := r.msg(kindVote)
 	if grant {
 		r.votedFor = from

@@ -14,7 +14,7 @@ import (
 	_ "github.com/electbench/electbench/nodes/bully"
 	"github.com/electbench/electbench/nodes/check"
 	_ "github.com/electbench/electbench/nodes/etcdraft"
-	_ "github.com/electbench/electbench/nodes/quorum"
+	"github.com/electbench/electbench/nodes/quorum"
 	"github.com/electbench/electbench/nodes/sim"
 	"github.com/electbench/electbench/nodes/trial"
 )
@@ -187,4 +187,33 @@ func TestZookeeperTimeoutsAreElectionTimers(t *testing.T) {
 	if r.res.Timeouts != election {
 		t.Errorf("timeouts %d, want the election timers' %d (%v)", r.res.Timeouts, election, r.res.TimeoutsByKind())
 	}
+}
+
+// Raft's vote rule keeps Leader Completeness (§5.4.1) in every simulated
+// run with logs, and without its up-to-date check (the planted bug of
+// RegisterRaftWithoutVoteCheck) a server missing committed entries wins:
+// the checker, told the drawn indexes through the trace's tee, sees it.
+func TestLeaderCompletenessNeedsTheVoteCheck(t *testing.T) {
+	quorum.RegisterRaftWithoutVoteCheck()
+	lat := trial.Uniform{Lo: T / 2, Hi: 3 * T / 2}
+	found := 0
+	for seed := range uint64(20) {
+		for _, spec := range []string{"raft", quorum.RaftWithoutVoteCheck} {
+			var trace bytes.Buffer
+			r := runWith(t, spec, nodes.Params{"logs": "10"}, 5, lat, seed+1, 400*T, false, nil, nil, trial.Detector{}, &trace)
+			for _, v := range r.v.Recorded {
+				if v.Kind != "leader-completeness" {
+					continue
+				}
+				if spec == "raft" {
+					t.Fatalf("seed %d: raft broke Leader Completeness: %v", seed+1, v)
+				}
+				found++
+			}
+		}
+	}
+	if found == 0 {
+		t.Fatal("raft without its vote check never elected a server missing committed entries in 20 runs")
+	}
+	t.Logf("%d of 20 runs without the vote check broke Leader Completeness", found)
 }

@@ -440,6 +440,7 @@ func (s *sim) restart(p int32) {
 	}
 	s.machines.at(p).Start(s.enter(p))
 	s.leave()
+	s.started(p)
 	s.afterEvent(p)
 }
 

@@ -138,6 +138,7 @@ type sim struct {
 	ev      trial.Sink         // Config.Events
 	decider trial.DecisionSink // ev, when it takes decisions by a call of their own
 	leader  nodes.Rank         // the leader handed to decider
+	logs    trial.LogSink      // ev, when it reads the machines' last log indexes
 	want    trial.Kinds        // the kinds ev wants
 	evbuf   trial.Event        // the event being emitted (emit)
 	// sendKinds, for a sink that wants the sends of some kinds only
@@ -261,7 +262,7 @@ func newSim(cfg trial.Config) (*sim, error) {
 		fifoMode: cfg.Latency.Constant(),
 		linkLast: map[uint64]int64{},
 		timers:   map[uint64]timerState{},
-		net:      rand.New(rand.NewPCG(cfg.Seed, 0x6e6574776f726b)), // "network"
+		net:      trial.NetRand(cfg.Seed, cfg.Draws, cfg.Record),
 		machines: newMachineTable(n, batch),
 		alive:    prefault.Make[bool](n),
 		settle:   settle,
@@ -343,6 +344,7 @@ func (s *sim) prepare(n int) {
 		}
 	}
 	s.decider, _ = s.ev.(trial.DecisionSink)
+	s.logs, _ = s.ev.(trial.LogSink)
 	if s.want.Has(trial.EvPhase) {
 		_, s.phased = s.machines.at(0).(nodes.Phased)
 	}
@@ -365,6 +367,7 @@ func (s *sim) run() {
 		s.emitProc(trial.EvStart, int32(i))
 		s.machines.at(int32(i)).Start(s.enter(int32(i)))
 		s.leave()
+		s.started(int32(i))
 		s.afterEvent(int32(i))
 		if s.err != nil {
 			return
@@ -640,6 +643,18 @@ func (s *sim) settled() bool {
 // afterEvent lets the checker watch the phase of a nodes.Phased process,
 // and notes the failure of a nodes.Fallible one, which ends the trial. It
 // runs after every event: the test is inlined, the work out of line.
+// started tells the log sink the last index of p's log once p has
+// started, when p's machine holds one (nodes.LogHolder): a read, so the
+// trial's events and draws are those of a run nobody asks.
+func (s *sim) started(p int32) {
+	if s.logs == nil {
+		return
+	}
+	if h, ok := s.machines.at(p).(nodes.LogHolder); ok {
+		s.logs.LastIndex(p, h.LastIndex())
+	}
+}
+
 func (s *sim) afterEvent(p int32) {
 	if s.phased || s.fallible {
 		s.watch(p)
@@ -843,6 +858,9 @@ func (s *sim) setTimer(p int32, d time.Duration, t nodes.TimerID) {
 	st.gen++
 	st.armed = true
 	s.timers[k] = st
+	if s.want.Has(trial.EvArm) {
+		s.emit(&trial.Event{At: time.Duration(s.now), Kind: trial.EvArm, P: p, Timer: t, ID: uint64(max(d, 0))})
+	}
 	s.schedule(s.now+int64(max(d, 0)), classTimer, payload{kind: evTimer, to: p, sub: uint16(t), gen: st.gen})
 }
 
@@ -917,7 +935,7 @@ func (s *sim) rand(p int32) *rand.Rand {
 	if r := s.rands[p]; r != nil {
 		return r
 	}
-	r := trial.ProcessRand(s.cfg.Seed, int(p))
+	r := trial.ProcessDrawsRand(s.cfg.Seed, int(p), s.cfg.Draws, s.cfg.Record)
 	s.rands[p] = r
 	return r
 }

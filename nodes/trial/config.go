@@ -50,6 +50,13 @@ type Config struct {
 	// run's trials holds what its running trials have done (the ETA of a
 	// run of a few long trials).
 	Processed *atomic.Int64
+	// Draws, when set, is a prefix of the trial's random draws, taken
+	// before the seeded generators' (a scenario's draws:, a shrinker's
+	// candidate); the simulator alone reads it.
+	Draws *Draws
+	// Record, when set, receives the trial's draws (up to MaxRecorded of
+	// each stream) as the simulator makes them: a shrinker edits them.
+	Record *Draws
 }
 
 // DefaultConfig is the reference model (ALGORITHMS.md, "The reference

@@ -28,11 +28,17 @@ const (
 	EvResume                        // P resumes
 	EvFault                         // a fault starts or heals: What
 	EvNote                          // P notes What (an external program's log line)
+	// EvArm: P arms its timer Timer to expire ID nanoseconds later. Only a
+	// sink that names it (Selective) gets it: AllKinds leaves it out, so
+	// that no trace shows it and no trace hash changed by it. The fault
+	// story reads it for the length of the timer that expired
+	// (electbench shrink).
+	EvArm
 	numEventKinds
 )
 
 var eventNames = [...]string{"", "start", "initiate", "send", "recv", "drop", "dup", "lose", "timer",
-	"suspect", "decide", "phase", "crash", "restart", "pause", "resume", "fault", "note"}
+	"suspect", "decide", "phase", "crash", "restart", "pause", "resume", "fault", "note", "arm"}
 
 func (k EventKind) String() string {
 	if k > 0 && k < numEventKinds {
@@ -81,8 +87,9 @@ func KindsOf(ks ...EventKind) Kinds {
 	return s
 }
 
-// AllKinds is every kind of event.
-const AllKinds Kinds = 1<<numEventKinds - 2
+// AllKinds is every kind of event but EvArm, which only a sink that names
+// it gets.
+const AllKinds Kinds = (1<<numEventKinds - 2) &^ (1 << EvArm)
 
 // Has reports whether k is in the set.
 func (s Kinds) Has(k EventKind) bool { return s&(1<<k) != 0 }
@@ -112,6 +119,14 @@ type Selective interface {
 type DecisionSink interface {
 	Sink
 	EventDecide(at time.Duration, p int32, leader *nodes.Rank)
+}
+
+// LogSink is implemented by sinks that read the last log index of the
+// processes whose machines hold a log (nodes.LogHolder): the simulator
+// calls LastIndex(p, i) after each Start of process p whose machine holds
+// one. It is not an event, so a trace never shows it.
+type LogSink interface {
+	LastIndex(p int32, index int64)
 }
 
 // RankReader is implemented by sinks that say whether they read a
@@ -199,6 +214,15 @@ func (t *tee) WantsSend(k nodes.Kind) bool {
 		}
 	}
 	return false
+}
+
+// LastIndex makes a tee a LogSink: each of its sinks that is one is told.
+func (t *tee) LastIndex(p int32, index int64) {
+	for _, s := range t.sinks {
+		if l, ok := s.(LogSink); ok {
+			l.LastIndex(p, index)
+		}
+	}
 }
 
 func (t *tee) Event(e *Event) {
