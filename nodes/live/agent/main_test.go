@@ -6,6 +6,8 @@ import (
 	"crypto/ed25519"
 	"encoding/hex"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"strconv"
@@ -19,9 +21,17 @@ import (
 // (controllerMain) that a test can SIGKILL.
 const controllerEnv = "ELECTBENCH_AGENT_TEST_CONTROLLER"
 
+// agentEnv, when set ("listen-host controller-public-key-hex
+// agent-private-key-hex"), makes the test binary an agent (agentMain),
+// which a test can start inside a network namespace.
+const agentEnv = "ELECTBENCH_AGENT_TEST_AGENT"
+
 func TestMain(m *testing.M) {
 	if v := os.Getenv(controllerEnv); v != "" {
 		os.Exit(controllerMain(v))
+	}
+	if v := os.Getenv(agentEnv); v != "" {
+		os.Exit(agentMain(v))
 	}
 	os.Exit(m.Run())
 }
@@ -52,6 +62,39 @@ func controllerMain(v string) int {
 	}
 	fmt.Println("pid", m.Code)
 	select {}
+}
+
+// agentMain serves as an agent on the given host, any port, printing
+// its address, until its standard input closes.
+func agentMain(v string) int {
+	f := strings.Fields(v)
+	ctl, err1 := hex.DecodeString(f[1])
+	key, err2 := hex.DecodeString(f[2])
+	if err1 != nil || err2 != nil {
+		fmt.Fprintln(os.Stderr, "agent: bad keys in", agentEnv)
+		return 2
+	}
+	a, err := New(Options{Key: ed25519.PrivateKey(key), Controller: ed25519.PublicKey(ctl), Grace: 200 * time.Millisecond, Log: os.Stderr})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(f[0], "0"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "agent:", err)
+		return 1
+	}
+	fmt.Println("listening", ln.Addr())
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		io.Copy(io.Discard, os.Stdin)
+		cancel()
+	}()
+	if err := a.Serve(ctx, ln); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
 }
 
 // TestKilledControllerLeavesNothing: a controller SIGKILLed (no chance to
