@@ -30,19 +30,22 @@ func (a *Agent) start(m *Msg) error {
 	}
 	p := &proc{id: m.ID, cmd: exec.Command(m.Args[0], m.Args[1:]...)}
 	a.mu.Lock()
-	if a.procs[m.ID] != nil {
-		a.mu.Unlock()
+	dup := a.procs[m.ID] != nil
+	a.mu.Unlock()
+	if dup {
 		return fmt.Errorf("agent: process %d already runs", m.ID)
 	}
-	a.procs[m.ID] = p
-	a.mu.Unlock()
 	addr, out, err := p.start(m)
 	if err != nil {
-		a.mu.Lock()
-		delete(a.procs, m.ID)
-		a.mu.Unlock()
 		return err
 	}
+	// Only a started process is listed, so that killAll (the grace
+	// period's, from another goroutine) never meets one without a pid;
+	// Starts come one at a time from the one controller's loop, so the
+	// number stays free meanwhile.
+	a.mu.Lock()
+	a.procs[m.ID] = p
+	a.mu.Unlock()
 	// Started goes before the relay begins: the controller learns of the
 	// process before any of its lines.
 	a.send(&Msg{Kind: Started, ID: m.ID, Code: int32(p.cmd.Process.Pid), Addr: addr, At: now()})
@@ -141,6 +144,9 @@ func (a *Agent) scanLines(p *proc, r io.Reader, stream int32) {
 	sc.Buffer(make([]byte, 64<<10), maxLine)
 	for sc.Scan() {
 		a.send(&Msg{Kind: Line, ID: p.id, At: now(), Code: stream, Data: sc.Bytes()})
+	}
+	if err := sc.Err(); err != nil {
+		a.send(&Msg{Kind: Fail, ID: p.id, Data: fmt.Appendf(nil, "agent: process %d's output %d: %v; the rest is dropped", p.id, stream, err)})
 	}
 	io.Copy(io.Discard, r)
 }
