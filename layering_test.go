@@ -79,8 +79,8 @@ var floors = [][]string{
 		// parameters): the live harness reads them to run the servers.
 		"nodes/servers",
 	}, algorithms...),
-	{"nodes/check", "nodes/trial/timeline"},              // read trial events; the one fault engine
-	append([]string{"nodes/live/livetest"}, runtimes...), // the runtimes and their test support
+	{"nodes/check", "nodes/trial/timeline"},                                  // read trial events; the one fault engine
+	append([]string{"nodes/live/livetest", "nodes/live/agent"}, runtimes...), // the runtimes, their test support, the per-host agent
 	{"chaos"},     // scenario files, compiled to trial faults
 	{"workloads"}, // what a run does, over every runtime
 	{"shrink"},    // minimising a failing scenario, replaying it, its fault story
@@ -150,6 +150,7 @@ var only = map[string][]string{
 	"nodes/live/harness/system": {"nodes/live/harness/netcut"},
 	"reports":                   {}, // rows, not runtimes
 	"nodes/live/livetest":       {"nodes/live"},
+	"nodes/live/agent":          {"nodes/live"}, // a host's agent: starts node processes, relays their lines
 }
 
 func TestLayering(t *testing.T) {
