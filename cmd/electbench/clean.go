@@ -25,8 +25,8 @@ func newCleanCmd() *cobra.Command {
 of the host) left behind: their temporary directories (identities and keys),
 every run's trace spools (electbench-trace-* in the temporary directory),
 the nftables tables of their link cuts (electbench_<pid>; as root), the
-network namespaces, bridge and veths of their --netns hosts (eb<pid>-<i>
-under /run/netns, eb<pid>; as root) and,
+network namespaces, bridge and veths of their --netns hosts (eb<hash>-<i>
+under /run/netns, eb<hash>; as root) and,
 with --toxiproxy, their proxies on that server. A run is taken for dead
 only once its process is provably gone: by its pid and start time, in this
 PID namespace and boot. What a run of another PID namespace (a container

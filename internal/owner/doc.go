@@ -13,6 +13,8 @@
 // process with that pid and start time runs. Anything else is kept: an
 // owner of another namespace or boot, or a resource that names no token.
 //
-// Where /proc cannot be read (other systems), Token is "" and Dead is
-// never true: nothing is removed.
+// Where /proc cannot be read (macOS, the BSDs), Token is "", and as those
+// systems have no PID namespaces Dead falls back to the pid alone: an
+// owner that recorded no token is dead once no process with its pid runs.
+// Elsewhere (not Unix) Dead is never true: nothing is removed.
 package owner

@@ -8,7 +8,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 // Token names this process beyond its pid: its PID namespace, the boot and
@@ -92,10 +91,4 @@ func startTicks(which string) (uint64, error) {
 		return 0, fmt.Errorf("%s: start time: %w", path, err)
 	}
 	return t, nil
-}
-
-// OwnedByMe reports whether this user owns the file.
-func OwnedByMe(fi fs.FileInfo) bool {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	return ok && int(st.Uid) == syscall.Getuid()
 }

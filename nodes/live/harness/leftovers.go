@@ -59,11 +59,6 @@ func claimDir(dir string) error {
 // known (nothing it leaves is then proved dead).
 func ownerToken() string { return cmp.Or(owner.Token(), "x") }
 
-// alive reports whether a process with this pid exists (processAlive is
-// per platform): for the nftables tables alone, named by pid only, which
-// live in a network namespace.
-func alive(pid int) bool { return pid == os.Getpid() || processAlive(pid) }
-
 // dead reports whether the owner pid and token name is provably gone
 // (owner.Dead), never this process.
 func dead(pid int, token string) bool { return pid != os.Getpid() && owner.Dead(pid, token) }

@@ -1,16 +1,19 @@
 package harness_test
 
 import (
+	"cmp"
 	"context"
-	"fmt"
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/electbench/electbench/internal/owner"
 	"github.com/electbench/electbench/nodes/live/harness"
+	"github.com/electbench/electbench/nodes/live/harness/hostns"
 	"github.com/electbench/electbench/nodes/live/livetest"
 	"github.com/electbench/electbench/nodes/trial"
 )
@@ -87,23 +90,37 @@ func TestNetnsRaftLeaderCrash(t *testing.T) {
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
 	}
-	left, _ := filepath.Glob(fmt.Sprintf("/run/netns/eb%d-*", os.Getpid()))
-	if _, err := os.Stat(fmt.Sprintf("/sys/class/net/eb%d", os.Getpid())); err == nil {
-		left = append(left, "bridge")
-	}
-	if len(left) > 0 {
+	if left := hostsOf(os.Getpid(), cmp.Or(owner.Token(), "x")); len(left) > 0 {
 		t.Errorf("after Close: %v", left)
 	}
 }
 
+// hostsOf names the namespaces and bridge of the --netns hosts of the run
+// that pid and token name.
+func hostsOf(pid int, token string) []string {
+	name := hostns.Name(pid, token)
+	left, _ := filepath.Glob("/run/netns/" + name + "-*")
+	if _, err := os.Stat("/sys/class/net/" + name); err == nil {
+		left = append(left, "bridge")
+	}
+	return left
+}
+
 // A --netns harness killed with SIGKILL leaves its hosts (namespaces
-// named after its pid, a bridge, veths); its nodes die with it, and
+// named after its pid and token, a bridge, veths); its nodes die with it, and
 // harness.Clean (the next run's, or `electbench clean`'s) removes the
 // hosts once it finds the harness gone.
 func TestKilledNetnsHarness(t *testing.T) {
 	h := startHarness(t, netnsHarness)
 	defer h.cmd.Process.Kill()
 	pid := h.cmd.Process.Pid
+	// The harness's token: this namespace and boot, its own start time.
+	start, err := owner.StartTicks(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	me := owner.Token()
+	token := me[:strings.LastIndexByte(me, 's')+1] + strconv.FormatUint(start, 10)
 	h.cmd.Process.Kill()
 	h.cmd.Wait()
 	killed := time.Now()
@@ -113,13 +130,7 @@ func TestKilledNetnsHarness(t *testing.T) {
 	if left := livetest.Marked(h.mark); len(left) != 0 {
 		t.Errorf("processes of the killed run remain after a second: %v", left)
 	}
-	hosts := func() []string {
-		left, _ := filepath.Glob(fmt.Sprintf("/run/netns/eb%d-*", pid))
-		if _, err := os.Stat(fmt.Sprintf("/sys/class/net/eb%d", pid)); err == nil {
-			left = append(left, "bridge")
-		}
-		return left
-	}
+	hosts := func() []string { return hostsOf(pid, token) }
 	if left := hosts(); len(left) != 4 {
 		t.Fatalf("the killed run left %v, not its three namespaces and bridge: the check below would prove nothing", left)
 	}

@@ -18,7 +18,7 @@ import (
 type netns struct{ set *hostns.Set }
 
 func newNetns(k int) (placement, error) {
-	set, err := hostns.New(os.Getpid(), k)
+	set, err := hostns.New(os.Getpid(), ownerToken(), k)
 	if err != nil {
 		return nil, fmt.Errorf("--netns %d: %w", k, err)
 	}
@@ -40,7 +40,7 @@ func (h netns) close() error                          { return h.set.Close() }
 // removeDeadHosts removes the namespaces and links of dead runs' --netns
 // hosts.
 func removeDeadHosts() ([]string, error) {
-	removed, err := hostns.RemoveDead(alive)
+	removed, err := hostns.RemoveDead(dead)
 	if err != nil {
 		return removed, fmt.Errorf("removing dead runs' hosts: %w", err)
 	}

@@ -9,11 +9,15 @@
 // a socket stays in the namespace it was made in, and a process inherits
 // the namespace of the thread that forked it. Close removes everything.
 //
-// Everything a Set makes is named after its owner's process id — the
-// namespaces "eb<pid>-<i>" (bind-mounted under /run/netns, so that they
-// outlive a killed owner and can be found), the bridge "eb<pid>" and the
-// bridge's ports "eb<pid>-<i>" — so that RemoveDead, run by the next run or
-// `electbench clean`, removes what an owner killed before it could clean
-// up left, once it has checked that the owner is gone. It needs root
+// Everything a Set makes is named after a hash of its owner's pid and
+// token (owner.Token), Name — the namespaces "eb<hash>-<i>" (bind-mounted
+// under /run/netns, so that they outlive a killed owner and can be
+// found), the bridge "eb<hash>" and the bridge's ports "eb<hash>-<i>" —
+// and a state file /run/electbench/hostns/eb<hash> written first names
+// the owner (an interface name, 15 bytes at most, cannot hold a token).
+// RemoveDead, run by the next run or `electbench clean`, removes what an
+// owner killed before it could clean up left once the owner is provably
+// gone (owner.Dead); a run of another PID namespace sharing this network
+// namespace is kept, whatever its pid. It needs root
 // (CAP_NET_ADMIN and CAP_SYS_ADMIN): without it New fails with ErrNotRoot.
 package hostns

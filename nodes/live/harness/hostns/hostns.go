@@ -5,6 +5,7 @@ package hostns
 import (
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"net"
 	"net/netip"
 	"os"
@@ -26,6 +27,21 @@ var ErrNotRoot = errors.New("hosts as network namespaces (--netns) need root")
 // and vishvananda/netns).
 const namedDir = "/run/netns"
 
+// stateDir holds a file per Set, named as its bridge, that names its
+// owner ("PID TOKEN"): interface names (15 bytes at most) cannot hold a
+// token, and /run/netns is shared by every PID namespace.
+const stateDir = "/run/electbench/hostns"
+
+// Name is what the Set of the owner that pid and token (owner.Token) name
+// is called: its bridge "eb" and eight hex digits of a hash of both, its
+// hosts and their ports that and "-<i>". A pid alone would name two
+// owners in two PID namespaces sharing this network namespace the same.
+func Name(pid int, token string) string {
+	h := fnv.New32a()
+	fmt.Fprintf(h, "%d %s", pid, token)
+	return fmt.Sprintf("eb%08x", h.Sum32())
+}
+
 // Host is one namespace of a Set.
 type Host struct {
 	Name string     // its namespace's name, under /run/netns
@@ -36,7 +52,6 @@ type Host struct {
 // Set is K hosts joined by a bridge. Its methods may be called from
 // several goroutines; Close only once they are done.
 type Set struct {
-	owner  int
 	bridge string
 	root   netip.Addr // the bridge's address in the owner's namespace
 	hosts  []Host
@@ -74,25 +89,31 @@ func hostAddr(net24 netip.Addr, i int) netip.Addr {
 	return netip.AddrFrom4(b)
 }
 
-// New builds k hosts owned by process owner (os.Getpid() but in tests of
-// clean-up). On any failure it removes what it made.
-func New(owner, k int) (*Set, error) {
+// New builds k hosts owned by the process that owner and token name
+// (os.Getpid() and owner.Token() but in tests of clean-up), recording
+// them in its state file before it makes anything. On any failure it
+// removes what it made.
+func New(owner int, token string, k int) (*Set, error) {
 	if k < 1 || k > MaxHosts {
 		return nil, fmt.Errorf("%d hosts: want 1 to %d", k, MaxHosts)
 	}
 	if os.Geteuid() != 0 {
 		return nil, ErrNotRoot
 	}
-	// A dead run of the same pid may hold the bridge, and with it the
-	// subnet this one would take.
-	if old, err := netlink.LinkByName("eb" + strconv.Itoa(owner)); err == nil {
+	name := Name(owner, token)
+	// An earlier Set of the same owner (only tests make two) may hold the
+	// bridge, and with it the subnet this one would take.
+	if old, err := netlink.LinkByName(name); err == nil {
 		netlink.LinkDel(old)
 	}
 	net24, err := subnet(owner)
 	if err != nil {
 		return nil, err
 	}
-	s := &Set{owner: owner, bridge: "eb" + strconv.Itoa(owner), root: hostAddr(net24, 1)}
+	if err := writeState(name, owner, token); err != nil {
+		return nil, err
+	}
+	s := &Set{bridge: name, root: hostAddr(net24, 1)}
 	if err := s.makeBridge(); err != nil {
 		s.Close()
 		return nil, err
@@ -141,7 +162,7 @@ func (s *Set) makeHost(i int, addr netip.Addr) (Host, error) {
 		return h, fmt.Errorf("finding bridge %s: %w", s.bridge, err)
 	}
 	// The peer's name is temporary: eth0 would clash in this namespace.
-	peer := "ebp" + strconv.Itoa(s.owner) + "-" + strconv.Itoa(i)
+	peer := "ebp" + strings.TrimPrefix(s.bridge, "eb") + "-" + strconv.Itoa(i)
 	veth := &netlink.Veth{LinkAttrs: netlink.LinkAttrs{Name: h.Name, MasterIndex: br.Attrs().Index}, PeerName: peer, PeerNamespace: netlink.NsFd(int(ns))}
 	if err := netlink.LinkAdd(veth); err != nil {
 		return h, fmt.Errorf("making veth %s for %s: %w", h.Name, h.Name, err)
@@ -292,29 +313,79 @@ func (s *Set) Close() error {
 			errs = append(errs, fmt.Errorf("removing bridge %s: %w", s.bridge, err))
 		}
 	}
+	if len(errs) == 0 {
+		if err := os.Remove(filepath.Join(stateDir, s.bridge)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, fmt.Errorf("removing the state of %s: %w", s.bridge, err))
+		}
+	}
 	return errors.Join(errs...)
 }
 
-// ownerOf is the pid in a name this package gives ("eb<pid>" or
-// "eb<pid>-<i>").
-func ownerOf(name string) (int, bool) {
-	rest, ok := strings.CutPrefix(name, "eb")
-	if !ok {
-		return 0, false
+// writeState records a Set's owner in its state file.
+func writeState(name string, pid int, token string) error {
+	if err := os.MkdirAll(stateDir, 0o755); err != nil {
+		return fmt.Errorf("making %s: %w", stateDir, err)
 	}
-	digits, _, _ := strings.Cut(rest, "-")
-	pid, err := strconv.Atoi(digits)
-	return pid, err == nil && pid > 0
+	path := filepath.Join(stateDir, name)
+	if err := os.WriteFile(path, fmt.Appendf(nil, "%d %s\n", pid, token), 0o644); err != nil {
+		return fmt.Errorf("recording the owner of %s: %w", name, err)
+	}
+	return nil
 }
 
-// RemoveDead removes the namespaces and links of Sets whose owner is not
-// alive, naming what it removed. The links go first, as at Close; a veth
-// that vanishes meanwhile (its namespace ending) is not an error. Without
-// root there is nothing a run could have made.
-func RemoveDead(alive func(pid int) bool) ([]string, error) {
+// readState is the owner a state file names.
+func readState(path string) (pid int, token string, ok bool) {
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) > 200 {
+		return 0, "", false
+	}
+	f := strings.Fields(string(b))
+	if len(f) != 2 {
+		return 0, "", false
+	}
+	pid, err = strconv.Atoi(f[0])
+	return pid, f[1], err == nil && pid > 0
+}
+
+// RemoveDead removes the namespaces and links of Sets whose owner, as its
+// state file names it, is provably gone (dead: owner.Dead, never this
+// process), naming what it removed, and then the state file. What no
+// state file names, or names an owner that may live (in another PID
+// namespace sharing this network namespace too), is kept. Without root
+// there is nothing a run could have made.
+func RemoveDead(dead func(pid int, token string) bool) ([]string, error) {
 	if os.Geteuid() != 0 {
 		return nil, nil
 	}
+	states, err := os.ReadDir(stateDir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("listing %s: %w", stateDir, err)
+	}
+	var removed []string
+	var errs []error
+	for _, st := range states {
+		name := st.Name()
+		path := filepath.Join(stateDir, name)
+		pid, token, ok := readState(path)
+		if !ok || !strings.HasPrefix(name, "eb") || !dead(pid, token) {
+			continue
+		}
+		r, err := removeSet(name)
+		removed = append(removed, r...)
+		if err == nil {
+			err = os.Remove(path)
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return removed, errors.Join(errs...)
+}
+
+// removeSet removes the links and namespaces of the Set called name. The
+// links go first, as at Close; a veth that vanishes meanwhile (its
+// namespace ending) is not an error.
+func removeSet(name string) ([]string, error) {
 	var removed []string
 	var errs []error
 	links, err := netlink.LinkList()
@@ -322,25 +393,23 @@ func RemoveDead(alive func(pid int) bool) ([]string, error) {
 		return nil, fmt.Errorf("listing links: %w", err)
 	}
 	for _, l := range links {
-		name := l.Attrs().Name
-		if pid, ok := ownerOf(name); ok && !alive(pid) && (l.Type() == "bridge" || l.Type() == "veth") {
+		n := l.Attrs().Name
+		if (n == name || strings.HasPrefix(n, name+"-")) && (l.Type() == "bridge" || l.Type() == "veth") {
 			if err := netlink.LinkDel(l); err != nil && !errors.Is(err, unix.ENODEV) {
-				errs = append(errs, fmt.Errorf("removing link %s: %w", name, err))
+				errs = append(errs, fmt.Errorf("removing link %s: %w", n, err))
 				continue
 			}
-			removed = append(removed, l.Type()+" "+name)
+			removed = append(removed, l.Type()+" "+n)
 		}
 	}
-	names, _ := filepath.Glob(filepath.Join(namedDir, "eb*"))
-	for _, path := range names {
-		name := filepath.Base(path)
-		if pid, ok := ownerOf(name); ok && !alive(pid) {
-			if err := vnetns.DeleteNamed(name); err != nil {
-				errs = append(errs, fmt.Errorf("removing namespace %s: %w", name, err))
-				continue
-			}
-			removed = append(removed, "namespace "+name)
+	paths, _ := filepath.Glob(filepath.Join(namedDir, name+"-*"))
+	for _, path := range paths {
+		n := filepath.Base(path)
+		if err := vnetns.DeleteNamed(n); err != nil {
+			errs = append(errs, fmt.Errorf("removing namespace %s: %w", n, err))
+			continue
 		}
+		removed = append(removed, "namespace "+n)
 	}
 	return removed, errors.Join(errs...)
 }

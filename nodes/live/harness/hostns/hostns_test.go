@@ -3,7 +3,7 @@
 package hostns
 
 import (
-	"errors"
+	"cmp"
 	"io"
 	"net"
 	"net/netip"
@@ -12,28 +12,32 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
+	"github.com/electbench/electbench/internal/owner"
 	"github.com/vishvananda/netlink"
 )
 
-// newSet builds k hosts owned by owner, failing the test without root
-// (CI runs as root, as for netcut's tests).
-func newSet(t *testing.T, owner, k int) *Set {
+// newSet builds k hosts owned by owner and token, failing the test
+// without root (CI runs as root, as for netcut's tests).
+func newSet(t *testing.T, owner int, token string, k int) *Set {
 	t.Helper()
-	s, err := New(owner, k)
+	s, err := New(owner, token, k)
 	if err != nil {
 		t.Fatalf("hostns needs root (CI runs as root): %v", err)
 	}
 	return s
 }
 
-// leftovers names what owner's Sets hold: namespaces and links.
-func leftovers(t *testing.T, owner int) []string {
+// leftovers names what the owner's Sets hold: namespaces, links and the
+// state file.
+func leftovers(t *testing.T, owner int, token string) []string {
 	t.Helper()
 	var out []string
-	prefix := "eb" + strconv.Itoa(owner)
+	prefix := Name(owner, token)
+	if _, err := os.Stat(filepath.Join(stateDir, prefix)); err == nil {
+		out = append(out, "state")
+	}
 	names, _ := filepath.Glob(filepath.Join(namedDir, prefix+"*"))
 	for _, n := range names {
 		out = append(out, filepath.Base(n))
@@ -55,8 +59,8 @@ func leftovers(t *testing.T, owner int) []string {
 // the dialer's host's own, and from the owner's namespace; nothing is left
 // after Close.
 func TestHostsTalkAcrossTheBridge(t *testing.T) {
-	owner := os.Getpid()
-	s := newSet(t, owner, 2)
+	owner, token := os.Getpid(), ownerToken()
+	s := newSet(t, owner, token, 2)
 	ln, err := s.Listen(1)
 	if err != nil {
 		s.Close()
@@ -103,52 +107,69 @@ func TestHostsTalkAcrossTheBridge(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if left := leftovers(t, owner); len(left) > 0 {
+	if left := leftovers(t, owner, token); len(left) > 0 {
 		t.Errorf("after Close: %v", left)
 	}
 }
 
-// TestRemoveDeadTakesAKilledOwnersHosts: a Set whose owner is gone (never
-// closed, as after SIGKILL) is removed by RemoveDead; one whose owner
-// lives is not.
-func TestRemoveDeadTakesAKilledOwnersHosts(t *testing.T) {
-	// The dead owner's pid is above any pid_max: never running. The
-	// living one is this process, so that the clean-up of a harness test
-	// running beside this one takes only the dead owner's.
-	const dead = 4000001
-	living := os.Getpid()
-	d := newSet(t, dead, 2)
-	l := newSet(t, living, 1)
-	defer l.Close()
+// ownerToken is this process's token, "x" where it cannot be known (as
+// the harness names its owner).
+func ownerToken() string { return cmp.Or(owner.Token(), "x") }
+
+// TestRemoveDeadTakesOnlyProvablyDeadOwners: a Set whose owner is gone
+// (never closed, as after SIGKILL) is removed by RemoveDead; one whose
+// owner lives is not, nor one of the same pid whose owner ran in another
+// PID namespace sharing this network namespace (its pid proves nothing
+// here: a pid alone named the two Sets alike, and took the other's for
+// dead).
+func TestRemoveDeadTakesOnlyProvablyDeadOwners(t *testing.T) {
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	me := ownerToken()
+	_, rest, _ := strings.Cut(me, "b")
+	boot, _, _ := strings.Cut(rest, "s")
+	ns, _, _ := strings.Cut(me, "b")
+	pid := gone.Process.Pid
+	deadTok, elsewhereTok := ns+"b"+boot+"s1", "n1b"+boot+"s1"
+	d := newSet(t, pid, deadTok, 2)
 	defer d.Close()
-	// Any other process's hosts (a harness test beside this one) are
-	// left to it.
-	removed, err := RemoveDead(func(pid int) bool {
-		err := syscall.Kill(pid, 0)
-		return pid != dead && (err == nil || errors.Is(err, syscall.EPERM))
+	e := newSet(t, pid, elsewhereTok, 1)
+	defer e.Close()
+	l := newSet(t, os.Getpid(), me, 1)
+	defer l.Close()
+	removed, err := RemoveDead(func(pid int, token string) bool {
+		return pid != os.Getpid() && owner.Dead(pid, token)
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if left := leftovers(t, dead); len(left) > 0 {
+	if left := leftovers(t, pid, deadTok); len(left) > 0 {
 		t.Errorf("the dead owner's hosts survive RemoveDead: %v", left)
 	}
 	// Another clean-up beside this test (a harness test's) may have taken
 	// some first; whatever this one took was the dead owner's.
 	for _, r := range removed {
-		if !strings.HasSuffix(r, " eb4000001") && !strings.Contains(r, " eb4000001-") {
-			t.Errorf("RemoveDead removed %s, not the dead owner's", r)
+		if !strings.HasSuffix(r, " "+d.bridge) && !strings.Contains(r, " "+d.bridge+"-") {
+			t.Errorf("RemoveDead removed %s, not the dead owner's %s", r, d.bridge)
 		}
 	}
-	if left := leftovers(t, living); len(left) != 3 {
-		t.Errorf("the living owner's set is now %v, want its namespace, bridge and port", left)
+	for _, kept := range []struct{ what, token string }{{"the living owner's", me}, {"another PID namespace's", elsewhereTok}} {
+		owner := pid
+		if kept.token == me {
+			owner = os.Getpid()
+		}
+		if left := leftovers(t, owner, kept.token); len(left) != 4 {
+			t.Errorf("%s set is now %v, want its state, namespace, bridge and port", kept.what, left)
+		}
 	}
 }
 
 // Two runs at once whose pids agree mod 512 take two subnets: the second
 // skips the /24 the first's bridge holds.
 func TestSubnetsDoNotCollide(t *testing.T) {
-	s := newSet(t, os.Getpid(), 1)
+	s := newSet(t, os.Getpid(), ownerToken(), 1)
 	defer s.Close()
 	taken := netip.PrefixFrom(s.Root(), 24).Masked().Addr()
 	next, err := subnet(os.Getpid() + 512)

@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !unix
 
 package owner
 
@@ -7,8 +7,9 @@ import (
 	"io/fs"
 )
 
-// Token is empty where the start time of a process cannot be read: what
-// such a process leaves is never proved dead, so never removed.
+// Token is empty where neither the start time of a process nor whether it
+// runs can be read: what such a process leaves is never proved dead, so
+// never removed.
 func Token() string { return "" }
 
 // Dead is never true here: nothing can be proved.
