@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/electbench/electbench/internal/owner"
 	"github.com/electbench/electbench/nodes/live/harness/hostns"
 )
 
@@ -20,7 +21,7 @@ import (
 // its host's namespace, listening on its host's address; they are gone
 // once the controller has left for the grace period.
 func TestAgentsInNamespaces(t *testing.T) {
-	set, err := hostns.New(os.Getpid(), 2)
+	set, err := hostns.New(os.Getpid(), owner.Token(), 2)
 	if err != nil {
 		t.Fatalf("hosts made of namespaces need root (CI runs as root): %v", err)
 	}
