@@ -143,11 +143,24 @@ func runSystem(ctx context.Context, srv *system.Server, cfg *trial.Config, logf 
 	case runErr != nil:
 		return nil, fmt.Errorf("live: %w: %w", trial.ErrInfrastructure, runErr)
 	}
-	res := st.finish()
-	if len(st.errs) > 0 {
-		return res, errors.New("live: " + strings.Join(st.errs, "; "))
+	return st.finish(), trialErrors(ctx, st.errs)
+}
+
+// trialErrors is what the errors met during a system trial make of it:
+// none, an interrupted trial (ctx ended: nobody's failure), or else the
+// infrastructure's (trial.ErrInfrastructure: the trial is no result and
+// --resume runs it again). Every one of them is the harness's: a member
+// that would not restart, an nftables rule that could not be set or
+// removed, a cluster that could not be closed. None says anything of the
+// server's election, so none may stand in its row.
+func trialErrors(ctx context.Context, errs []string) error {
+	switch {
+	case len(errs) == 0:
+		return nil
+	case ctx.Err() != nil:
+		return errors.New("live: " + strings.Join(errs, "; "))
 	}
-	return res, nil
+	return fmt.Errorf("live: %w: %s", trial.ErrInfrastructure, strings.Join(errs, "; "))
 }
 
 // systemSpec is the cluster of cfg: its size, variant and parameters in
