@@ -3,10 +3,10 @@ package external
 import (
 	"math/rand/v2"
 	"os"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/electbench/electbench/internal/cputime"
 	"github.com/electbench/electbench/nodes"
 )
 
@@ -35,11 +35,11 @@ func (e *benchEnv) Rand() *rand.Rand                      { return e.rnd }
 // cpuSelf is this process's own CPU time (user and system), which leaves
 // out the children's: the adapter's share of a step.
 func cpuSelf(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatalf("getrusage: %v", err)
+	d, ok := cputime.Self()
+	if !ok {
+		b.Fatal("this system does not give a process's CPU time (getrusage)")
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return d
 }
 
 // BenchmarkAdapterStep measures one event through the adapter to a Go

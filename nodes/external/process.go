@@ -96,7 +96,7 @@ func spawn(argv []string, dir string, timeout time.Duration) (*process, error) {
 		// in the instant since the reaping. Only when the kill reached
 		// someone is /proc read, to wait for them to be gone.
 		pid := cmd.Process.Pid
-		if syscall.Kill(-pid, syscall.SIGKILL) == nil {
+		if killGroup(pid) == nil {
 			waitGone(group(pid), time.Now().Add(stopGrace))
 		}
 		close(p.exited)
@@ -285,7 +285,7 @@ func (p *process) kill() {
 	default:
 		killAll(strays(pid, nil))
 	}
-	syscall.Kill(-pid, syscall.SIGKILL)
+	killGroup(pid)
 	p.cmd.Process.Kill()
 }
 
@@ -331,7 +331,7 @@ func waitGone(pids []int, deadline time.Time) {
 // killAll sends SIGKILL to every process in pids.
 func killAll(pids []int) {
 	for _, pid := range pids {
-		syscall.Kill(pid, syscall.SIGKILL)
+		killPid(pid)
 	}
 }
 

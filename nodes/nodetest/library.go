@@ -4,10 +4,10 @@ import (
 	"io"
 	"maps"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/electbench/electbench/internal/cputime"
 	"github.com/electbench/electbench/nodes"
 )
 
@@ -210,9 +210,9 @@ func (s *MemStable) AppendStable(b []byte) {
 // the libraries' benchmarks of their own CPU in a steady state, with
 // nothing of the live runtime around them (docs/LIBRARIES.md, "CPU").
 func CPUTime(t testing.TB) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		t.Fatalf("getrusage: %v", err)
+	d, ok := cputime.Self()
+	if !ok {
+		t.Fatal("this system does not give a process's CPU time (getrusage)")
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return d
 }

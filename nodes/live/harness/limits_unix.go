@@ -11,5 +11,5 @@ var fdLimit = func() (uint64, bool) {
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &r); err != nil {
 		return 0, false
 	}
-	return r.Cur, true
+	return uint64(r.Cur), true // int64 on the BSDs
 }
