@@ -104,7 +104,7 @@ func init() {
 					s.Seed = uint64(v)
 				}
 			}},
-		{name: "deadline", typ: "duration", def: "100N+1000 T",
+		{name: "deadline", typ: "duration", def: "100N+1000 T (k8s-lease: at least 3 retry periods)",
 			doc: "virtual time after which an unfinished trial counts as not live",
 			dec: func(d *decoder, n *yaml.Node, path string, s *Scenario) {
 				if v, ok := d.duration(n, path); ok {

@@ -52,6 +52,13 @@ type Algorithm struct {
 	// or not): its run lasts until the deadline, when a message of it is
 	// always in flight, as a quorum algorithm's heartbeat is (NeverRests).
 	Restless bool
+	// MinDeadline, when set, is the least deadline a fault-free trial at
+	// cfg's parameters needs for every process to learn its leader: a
+	// library whose clocks are its own, set in seconds rather than in T
+	// (k8s-lease's candidates look at the store once a retry period). The
+	// default deadline is raised to it (trial.Config.DeadlineOrDefault);
+	// a deadline the scenario or --deadline sets is kept.
+	MinDeadline func(cfg Config) time.Duration
 	// Candidacy, for an algorithm without terms, is the kind a process
 	// sends, to every process it asks, in the step in which it starts an
 	// election (bully's and multicast's ELECTION): the checker counts an

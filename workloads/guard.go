@@ -158,7 +158,8 @@ func (t Trial) deadline() time.Duration {
 	if t.Spec.Deadline > 0 {
 		return t.Spec.Deadline
 	}
-	return trial.DefaultDeadline(t.Nodes, t.Spec.Latency.Mean())
+	T := t.Spec.Latency.Mean()
+	return trial.DeadlineFor(t.Algo.Alg, nodes.Config{Variant: t.Algo.Variant, Params: t.Algo.Params, N: t.Nodes, T: T, D: t.Spec.Latency.Bound()}, T)
 }
 
 // settleWindow is the window of the settling rule that ends t early

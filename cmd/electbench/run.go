@@ -56,7 +56,11 @@ type runOptions struct {
 	budget     trial.Budget     // --max-events, --max-inflight; zero: scaled to N
 	maxMemory  string           // --max-memory: the plan guard's limit (memory.go)
 	report     runReportOptions // report.html and --history (history.go)
-	external   externalOptions  // --node-cmd and its companions (external.go)
+	// simOnly leaves out the live-only algorithms of scenario files (not a
+	// flag: twin's simulated side, where they have no simulated twin and
+	// would run live only to be discarded).
+	simOnly  bool
+	external externalOptions // --node-cmd and its companions (external.go)
 }
 
 // Defaults of a bare `electbench run`: a quick simulated sweep of every
@@ -69,8 +73,11 @@ func defaultRunOptions() runOptions {
 	}
 }
 
-func newRunCmd() *cobra.Command {
-	o := defaultRunOptions()
+func newRunCmd() *cobra.Command { return newRunCmdWith(defaultRunOptions()) }
+
+// newRunCmdWith is `electbench run` with o as its options before the
+// flags: defaultRunOptions, or a caller's variant of them (twin).
+func newRunCmdWith(o runOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run [SCENARIO...] [flags]",
 		Short: "Run scenario files or elections and write results.csv and summary.csv",

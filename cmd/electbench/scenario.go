@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -233,6 +234,9 @@ func scenarioSpecs(cmd *cobra.Command, args []string, o runOptions) ([]*workload
 	if err != nil {
 		return nil, err
 	}
+	if o.simOnly {
+		specs = simulatedOnly(specs)
+	}
 	for _, s := range specs {
 		s.Budget = o.budget
 		s.KeepRunning = s.KeepRunning || o.keep
@@ -251,6 +255,15 @@ func scenarioSpecs(cmd *cobra.Command, args []string, o runOptions) ([]*workload
 		}
 	}
 	return specs, nil
+}
+
+// simulatedOnly keeps, of each spec, the algorithms that run on the
+// simulator, and the specs left with one.
+func simulatedOnly(specs []*workloads.Spec) []*workloads.Spec {
+	return slices.DeleteFunc(specs, func(s *workloads.Spec) bool {
+		s.Algos = slices.DeleteFunc(s.Algos, func(a workloads.Algo) bool { return a.Alg.LiveOnly != "" })
+		return len(s.Algos) == 0
+	})
 }
 
 // reportFailures prints which expectations failed, in which trial, with

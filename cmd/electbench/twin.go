@@ -94,14 +94,21 @@ func runTwin(cmd *cobra.Command, scenario string, o twinOptions) error {
 	}
 	// Both sides read the scenario; either would refuse a bad one, but
 	// only after the other side's line about starting.
+	simulated := false
 	for _, rt := range []string{"sim", "live"} {
-		if _, err := loadScenarios([]string{scenario}, rt); err != nil {
+		specs, err := loadScenarios([]string{scenario}, rt)
+		if err != nil {
 			return err
 		}
+		simulated = simulated || rt == "sim" && len(simulatedOnly(specs)) > 0
 	}
 	var rows [2][]reports.Row
 	for i, rt := range []string{"sim", "live"} {
 		dir := filepath.Join(o.out, rt)
+		if rt == "sim" && !simulated {
+			fmt.Fprintf(cmd.ErrOrStderr(), "twin: no simulated run of %s: its algorithms all run only live\n", scenario)
+			continue
+		}
 		args := []string{scenario, "--runtime", rt, "--out", dir, "--format", "csv,html"}
 		if cmd.Flags().Changed("seed") {
 			args = append(args, "--seed", strconv.FormatUint(o.seed, 10))
@@ -123,7 +130,11 @@ func runTwin(cmd *cobra.Command, scenario string, o twinOptions) error {
 			}
 		}
 		fmt.Fprintf(cmd.ErrOrStderr(), "twin: %s run of %s into %s%s\n", rt, scenario, dir, unit)
-		run := newRunCmd()
+		// The simulated side leaves out the live-only algorithms: they
+		// have no simulated twin (they run live whatever the runtime).
+		ro := defaultRunOptions()
+		ro.simOnly = rt == "sim"
+		run := newRunCmdWith(ro)
 		run.SetArgs(args)
 		run.SetOut(cmd.OutOrStdout())
 		run.SetErr(cmd.ErrOrStderr())
@@ -140,12 +151,8 @@ func runTwin(cmd *cobra.Command, scenario string, o twinOptions) error {
 			return err
 		}
 	}
-	// A live-only algorithm runs live on the simulated side too (it runs
-	// live whatever the runtime): it has no simulated twin, and its groups
-	// show as only live.
-	rows[0] = slices.DeleteFunc(rows[0], func(r reports.Row) bool { return r.Runtime != "sim" })
 	c := reports.Twin(rows[0], rows[1], reports.CompareOptions{Alpha: o.alpha, Threshold: threshold,
-		Disruption: incidentRows(scenario, rows[0])})
+		Disruption: incidentRows(scenario, rows[1])})
 	if err := reports.WriteFileAtomic(filepath.Join(o.out, "twin.csv"), func(w io.Writer) error { return reports.WriteTwinCSV(w, c) }); err != nil {
 		return err
 	}

@@ -47,6 +47,10 @@ func init() {
 		// Candidates poll the store for ever: the trial runs to its
 		// deadline.
 		Restless: true,
+		// A candidate that lost the first race learns the holder at its
+		// next try, [RP, 2.2RP) later: the default deadline (1.3 s at
+		// N = 3, T = 1ms) is shorter than the default RP's 2.2 (4.4 s).
+		MinDeadline: minDeadline,
 	})
 }
 
@@ -146,3 +150,15 @@ const (
 	leaseName      = "electbench"
 	leaseNamespace = "default"
 )
+
+// minDeadline is three retry periods: a candidate's next try comes within
+// 2.2 of them (JitterFactor 1.2) and its request's round trip within the
+// rest. Parameters that do not parse leave it to the default: the run
+// refuses them when planned.
+func minDeadline(cfg nodes.Config) time.Duration {
+	s, err := settingsOf(cfg)
+	if err != nil {
+		return 0
+	}
+	return 3 * s.retry
+}

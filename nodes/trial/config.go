@@ -110,12 +110,28 @@ func (c *Config) VariantName() string {
 	return c.Variant
 }
 
-// DeadlineOrDefault is the deadline that applies.
+// DeadlineOrDefault is the deadline that applies: the one set, or
+// DefaultDeadline raised to what the algorithm needs at its parameters
+// (nodes.Algorithm.MinDeadline).
 func (c *Config) DeadlineOrDefault() time.Duration {
 	if c.Deadline > 0 {
 		return c.Deadline
 	}
-	return DefaultDeadline(c.Ranks.Len(), c.T())
+	if c.Algorithm == nil || c.Algorithm.MinDeadline == nil {
+		return DefaultDeadline(c.Ranks.Len(), c.T())
+	}
+	unit := c.UnitOrT()
+	return DeadlineFor(c.Algorithm, nodes.Config{Variant: c.VariantName(), Params: c.Params, N: c.Ranks.Len(), T: unit, D: c.BoundIn(unit)}, c.T())
+}
+
+// DeadlineFor is the default deadline of algorithm a at cfg, whose
+// latency has mean t: DefaultDeadline, or a's MinDeadline when longer.
+func DeadlineFor(a *nodes.Algorithm, cfg nodes.Config, t time.Duration) time.Duration {
+	d := DefaultDeadline(cfg.N, t)
+	if a != nil && a.MinDeadline != nil {
+		d = max(d, a.MinDeadline(cfg))
+	}
+	return d
 }
 
 // DetectorIn is the detector that runs, as processes reading their
