@@ -112,20 +112,33 @@ func (lt *liveTrial) recount() { lt.settle.recount() }
 
 // run executes the trial and always releases its processes, proxies and
 // files.
+//
+// Where its time goes, in the log: set-up, the run, and the teardown
+// (which keeps the processes of a clean trial), the harness's own share
+// being all but the run (and the cluster's reset, Runtime.release).
 func (lt *liveTrial) run(ctx context.Context) (res *Result, err error) {
 	lt.ctx, lt.faults.ctx = ctx, ctx
+	began := time.Now()
+	var ran, executed time.Time
 	defer func() {
 		if p := recover(); p != nil {
 			lt.fail("panic: %v", p)
 		}
+		ended := time.Now()
 		lt.teardown()
 		res, err = lt.finish()
+		if !executed.IsZero() {
+			lt.logf("set up in %v, ran %v, torn down in %v", ran.Sub(began).Round(time.Millisecond),
+				executed.Sub(ran).Round(time.Millisecond), time.Since(ended).Round(time.Millisecond))
+		}
 	}()
 	if serr := lt.setup(ctx); serr != nil {
 		lt.fail("%v", serr)
 		return
 	}
+	ran = time.Now()
 	lt.execute(ctx)
+	executed = time.Now()
 	return
 }
 
