@@ -144,6 +144,14 @@ type Config struct {
 	// any hashing (pow.PolicyFor). Nil means this node's own identity's
 	// puzzle at MinBits: every node of a run mints with the same one.
 	Puzzle *pow.Params `json:"puzzle,omitempty"`
+	// Vouched are, by position, the identity files the harness checked
+	// itself (pow.Encode of the identity each process said hello with,
+	// whose puzzle solves the cluster's and whose key signed the
+	// harness's challenge; "" for a position it vouches for none). A
+	// peer showing exactly one of them is not verified again: each proof
+	// of work of a cluster is checked once, not once per link (Gate).
+	// Sent with a process's first configure only: it keeps them.
+	Vouched []string `json:"vouched,omitempty"`
 	// Trace asks for every sent message's Rank and Aux on the step lines:
 	// the harness writes a trace of the run.
 	Trace bool `json:"trace,omitempty"`

@@ -204,3 +204,75 @@ func TestHandshakeDecodesEachFileOnce(t *testing.T) {
 		t.Errorf("%d decoded files kept; want the bound, %d", len(ha.files.decoded), maxDecoded)
 	}
 }
+
+// What the roster vouches for (Gate.vouch: an identity the harness
+// checked) is not hashed again, and only its puzzle is taken on trust: a
+// dialer showing the vouched identity without its key is still refused
+// (the signature over this link's challenge), and one showing any other
+// identity under the vouched id (a forged puzzle) is verified and
+// refused.
+func TestVouchedIdentitySkipsOnlyThePuzzle(t *testing.T) {
+	d, acc, thief := mint(t), mint(t), mint(t)
+	ha := handshaker(acc, nil)
+	ha.Gate = NewGate()
+	verified := 0
+	ha.Gate.verify = func(id *pow.Identity) error { verified++; return id.Verify() }
+	ha.Gate.vouch([]*pow.Identity{&d.Identity})
+	roster := map[nodes.ID]int{d.ID: 1}
+
+	if dialErr, got := shake(handshaker(d, nil), ha, acc.ID, roster); dialErr != nil || got.err != nil || got.peer != 1 {
+		t.Fatalf("vouched honest dialer: dial %v, accept %+v", dialErr, got)
+	}
+	if verified != 0 {
+		t.Errorf("the vouched identity was verified %d times; want none", verified)
+	}
+
+	stolen := d.Identity
+	if _, got := shake(handshaker(thief, &stolen), ha, acc.ID, roster); !errors.Is(got.err, pow.ErrSignature) {
+		t.Errorf("vouched identity shown without its key: accept %v, want %v", got.err, pow.ErrSignature)
+	}
+
+	forged := d.Identity
+	forged.Bits = 40 // claims a puzzle its id does not solve
+	if _, got := shake(handshaker(d, &forged), ha, acc.ID, roster); !errors.Is(got.err, pow.ErrPuzzle) {
+		t.Errorf("another identity under the vouched id: accept %v, want %v", got.err, pow.ErrPuzzle)
+	}
+	if verified != 1 {
+		t.Errorf("%d verifications; want one, of the identity the roster did not vouch for", verified)
+	}
+}
+
+// A transport takes from a configure's roster only vouched identities
+// that decode and are their position's.
+func TestVouchedIdentityMustBeItsPositions(t *testing.T) {
+	self, a, b := mint(t), mint(t), mint(t)
+	tr, err := newNetTransport(Options{Identity: self}, func(event) bool { return true }, make(chan struct{}), t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.ln.Close()
+	file := func(k *pow.Key) string {
+		b, err := pow.Encode(&k.Identity)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	ranks := []nodes.Rank{self.Rank(), a.Rank(), b.Rank()}
+	for _, tc := range []struct {
+		name    string
+		vouched []string
+		ok      bool
+	}{
+		{"each its position's", []string{"", file(a), file(b)}, true},
+		{"swapped", []string{"", file(b), file(a)}, false},
+		{"not an identity", []string{"", "{}", ""}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tr.vouch(&roster{ranks: ranks, self: 0, vouched: tc.vouched})
+			if (err == nil) != tc.ok {
+				t.Errorf("vouch: %v; want ok %v", err, tc.ok)
+			}
+		})
+	}
+}

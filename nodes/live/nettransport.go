@@ -106,6 +106,9 @@ func newNetTransport(o Options, post func(event) bool, done <-chan struct{}, log
 func (t *netTransport) addr() string { return t.ln.Addr().String() }
 
 func (t *netTransport) configure(r *roster, links []Link) error {
+	if err := t.vouch(r); err != nil {
+		return err
+	}
 	t.view.Store(r)
 	// The links: those of an earlier trial whose address is named again
 	// are kept, up or not, with the peer's new position; the others are
@@ -149,6 +152,28 @@ func (t *netTransport) configure(r *roster, links []Link) error {
 		t.wg.Add(1)
 		go t.acceptLoop()
 	}
+	return nil
+}
+
+// vouch tells the gate of the identities the roster vouches for, decoded
+// through the handshaker's cache, where the peers' HELLOs, showing the
+// same files, then find them.
+func (t *netTransport) vouch(r *roster) error {
+	var ids []*pow.Identity
+	for pos, file := range r.vouched {
+		if file == "" || pos == r.self {
+			continue
+		}
+		id, err := t.hs.decode([]byte(file))
+		if err != nil {
+			return fmt.Errorf("live: the identity vouched for at position %d: %w", pos, err)
+		}
+		if pos >= len(r.ranks) || id.ID != r.ranks[pos].ID {
+			return fmt.Errorf("live: the identity vouched for at position %d is %s, not that position's", pos, id.ID)
+		}
+		ids = append(ids, id)
+	}
+	t.hs.Gate.vouch(ids)
 	return nil
 }
 

@@ -459,7 +459,7 @@ func (n *node) configure(cfg Config) error {
 			return f.Err()
 		}
 	}
-	r := &roster{ranks: ranks, byID: byID, self: cfg.Self, epoch: cfg.Epoch, policy: pow.PolicyFor(puzzle)}
+	r := &roster{ranks: ranks, byID: byID, self: cfg.Self, epoch: cfg.Epoch, policy: pow.PolicyFor(puzzle), vouched: cfg.Vouched}
 	if err := n.net.configure(r, cfg.Links); err != nil {
 		return err
 	}

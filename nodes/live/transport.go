@@ -65,6 +65,9 @@ type roster struct {
 	self   int
 	epoch  uint64     // Config.Epoch, or noEpoch after a reset
 	policy pow.Policy // what a peer's identity must satisfy (the handshakes')
+	// vouched are the identity files the harness checked, by position
+	// ("" where it vouches for none): Config.Vouched.
+	vouched []string
 }
 
 // position is the position of the peer with identity id, or -1.

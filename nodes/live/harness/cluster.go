@@ -188,7 +188,7 @@ func (r *Runtime) Run(ctx context.Context, cfg trial.Config) (*Result, error) {
 			err = fmt.Errorf("live: %w: %w", trial.ErrInfrastructure, cause)
 		}
 	}
-	r.release(ctx, err)
+	r.release(ctx, err, lt.links)
 	return res, err
 }
 
@@ -209,14 +209,15 @@ func (r *Runtime) verify(ctx context.Context, ls *links) error {
 	if err != nil || r.srv.embedded != nil || len(ls.list) == 0 {
 		return err
 	}
-	return ls.readBack(ctx)
+	ls.after, err = ls.readBack(ctx)
+	return err
 }
 
 // release keeps the cluster for the next trial once reset shows it clean,
 // and otherwise removes it: after a trial that failed because Toxiproxy
 // stopped answering, or of another infrastructure fault, or its context
-// ended, or one whose cluster cannot be reset.
-func (r *Runtime) release(ctx context.Context, err error) {
+// ended, or one whose cluster cannot be reset. ls are the trial's links.
+func (r *Runtime) release(ctx context.Context, err error, ls *links) {
 	k := r.kept
 	switch {
 	case k == nil:
@@ -245,10 +246,18 @@ func (r *Runtime) release(ctx context.Context, err error) {
 		}
 		r.dropKept(ctx)
 	default:
-		if rerr := k.reset(ctx); rerr != nil {
+		began := time.Now()
+		// The embedded server is this process: after a trial whose faults
+		// called it on no proxy, the proxies are as the trial found them,
+		// and nothing need be read. An external one's were read back
+		// once the trial ran (verify): reset starts from that read.
+		unchanged := r.srv.embedded != nil && !ls.touched
+		if rerr := k.reset(ctx, ls.after, unchanged); rerr != nil {
 			r.logf("cluster %s not kept: %v", k.prefix, rerr)
 			r.dropKept(ctx)
+			return
 		}
+		r.logf("trial %d: cluster reset in %v", r.trials, time.Since(began).Round(time.Millisecond))
 	}
 }
 

@@ -223,18 +223,40 @@ const resetWait = 3 * time.Second
 
 // reset puts the cluster back as created after a trial, and checks it:
 // every proxy enabled, upstream on its socket, no toxic but the latency it
-// was given, and, when the trial's processes are all gone, no connection
-// left through a proxy or into a socket (kept processes, warm, hold
-// theirs). An error says what was found; the caller then drops the
-// cluster.
-func (k *kept) reset(ctx context.Context) error {
+// was given (restore), and, when the trial's processes are all gone, no
+// connection left through a proxy or into a socket (kept processes, warm,
+// hold theirs). states are the proxies as read once the trial ran, if
+// they were (nil: reset reads them, one call per server); unchanged says
+// the trial changed no proxy on a server only this process drives, and
+// nothing is read or fixed. An error says what was found; the caller
+// then drops the cluster.
+func (k *kept) reset(ctx context.Context, states map[string]toxi.State, unchanged bool) error {
 	// The run's context: an interrupted reset fails, and the caller
 	// drops the cluster, which gives its removal a context of its own.
 	ctx, cancel := context.WithTimeout(ctx, removeTimeout)
 	defer cancel()
-	states, err := k.states(ctx)
-	if err != nil {
-		return err
+	if !unchanged {
+		if err := k.restore(ctx, states); err != nil {
+			return err
+		}
+	}
+	if k.warm != nil {
+		// The kept processes hold their connections through the
+		// proxies, and accept on the sockets themselves.
+		return nil
+	}
+	return k.quiet(ctx)
+}
+
+// restore puts every proxy back as created, starting from states (read
+// now if nil), and checks it reads back so: the fixes of each server run
+// on two goroutines (parallel), the servers at once.
+func (k *kept) restore(ctx context.Context, states map[string]toxi.State) error {
+	var err error
+	if states == nil {
+		if states, err = k.states(ctx); err != nil {
+			return err
+		}
 	}
 	// The fixes, by server: each server's run on two goroutines
 	// (parallel), the servers at once.
@@ -282,12 +304,7 @@ func (k *kept) reset(ctx context.Context) error {
 			return err
 		}
 	}
-	if k.warm != nil {
-		// The kept processes hold their connections through the
-		// proxies, and accept on the sockets themselves.
-		return nil
-	}
-	return k.quiet(ctx)
+	return nil
 }
 
 // clean reports what of proxy name (of pair p) differs from how it was

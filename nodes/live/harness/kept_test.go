@@ -156,3 +156,54 @@ func TestWarmCluster(t *testing.T) {
 	r.Close()
 	checkReleased(t, toxi.NewClient(srv.URL()), *infos)
 }
+
+// On the embedded server, which only the harness drives, a clean trial's
+// cluster is kept without reading its proxies back (nothing changed
+// them), and a trial whose faults changed proxies has them put back: the
+// trials that follow run on the same cluster, every proxy as created.
+func TestEmbeddedClusterResetsWhatFaultsChanged(t *testing.T) {
+	opt := options(t)
+	var infos []harness.Info
+	opt.Observe = func(i harness.Info) { infos = append(infos, i) }
+	r := runtime(t, opt)
+	const T = 10 * time.Millisecond
+	const n = 6
+	clean := func(when string) {
+		t.Helper()
+		info := infos[len(infos)-1]
+		states, err := toxi.NewClient(info.Toxiproxy).States(context.Background(), info.Prefix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(states) != n*(n-1) {
+			t.Fatalf("%s the cluster has %d proxies, want %d", when, len(states), n*(n-1))
+		}
+		for name, st := range states {
+			if !st.Enabled || len(st.Toxics) != 1 || st.Toxics[0].Name != toxi.LatencyToxic ||
+				st.Toxics[0].Attributes["latency"] != float64(T.Milliseconds()) {
+				t.Errorf("%s proxy %s is %+v", when, name, st)
+			}
+		}
+	}
+	elect := func(seed uint64) {
+		t.Helper()
+		cfg := config(t, "bully", random(n, seed), everyone(n), T)
+		if _, v, _ := run(t, r, cfg); !v.Correct || !v.Live || v.Violations != 0 {
+			t.Fatalf("clean trial (seed %d): %+v", seed, v)
+		}
+	}
+	elect(1)
+	clean("after a clean trial")
+	cfg := config(t, "bully", random(n, 2), everyone(n), T)
+	cfg.Faults = []trial.Fault{partition(halves(n), false)}
+	if _, v, _ := run(t, r, cfg); v.Correct || v.Violations == 0 {
+		t.Fatalf("partitioned trial: two leaders not flagged: %+v", v)
+	}
+	clean("after a partitioned trial")
+	elect(3)
+	for _, info := range infos[1:] {
+		if info.Prefix != infos[0].Prefix {
+			t.Errorf("a trial made a new cluster: %s, first %s", info.Prefix, infos[0].Prefix)
+		}
+	}
+}

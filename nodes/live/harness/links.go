@@ -43,6 +43,12 @@ type links struct {
 	// link set-up that did not complete, or a Toxiproxy call that failed):
 	// the trial's failure is then not the algorithm's (Runtime.Run).
 	infra error
+	// touched says a fault of the trial called Toxiproxy on a proxy
+	// (toxic): a trial with none leaves the proxies as it found them.
+	touched bool
+	// after are the trial's proxies as Runtime.verify read them back once
+	// it ran (an external server), where the cluster's reset starts.
+	after map[string]toxi.State
 }
 
 func newLinks(n int, k *kept, fail func(format string, args ...any)) *links {
@@ -113,18 +119,16 @@ func (ls *links) make(ctx context.Context, plan linkPlan, prog *setupProgress, i
 	// Per-link latency from our seed; jitter, if any, is Toxiproxy's. A
 	// proxy that holds it from an earlier trial is not asked again.
 	src := rand.New(rand.NewPCG(plan.seed, streamLinks))
+	var change []link // the links whose proxy holds another latency
 	for _, l := range ls.list {
 		ls.latency[l], ls.jitter[l] = linkLatency(plan.latency, src)
+		if k.latency[ls.proxy[l]] != [2]time.Duration{ls.latency[l], ls.jitter[l]} {
+			change = append(change, l)
+		}
 	}
 	var mu sync.Mutex
-	err := ls.parallel(ctx, ls.list, func(ctx context.Context, l link) error {
+	err := ls.parallel(ctx, change, func(ctx context.Context, l link) error {
 		name, want := ls.proxy[l], [2]time.Duration{ls.latency[l], ls.jitter[l]}
-		mu.Lock()
-		have := k.latency[name]
-		mu.Unlock()
-		if have == want {
-			return nil
-		}
 		var err error
 		if want == ([2]time.Duration{}) {
 			err = k.on(name).RemoveToxic(ctx, name, toxi.LatencyToxic)
@@ -139,8 +143,11 @@ func (ls *links) make(ctx context.Context, plan linkPlan, prog *setupProgress, i
 		mu.Unlock()
 		return nil
 	})
+	// A call that failed may have changed its proxy all the same: the
+	// cluster's reset reads them back.
+	ls.touched = ls.touched || err != nil
 	if err == nil && !plan.embedded {
-		err = ls.readBack(ctx)
+		_, err = ls.readBack(ctx)
 	}
 	if err == nil {
 		prog.progress(len(pairs))
@@ -156,11 +163,11 @@ func (ls *links) make(ctx context.Context, plan linkPlan, prog *setupProgress, i
 // listener, which would make an honest dialer refuse the identity it
 // meets there. A proxy the harness did not configure is an
 // infrastructure error naming it (ls.infra): no trial runs on it, and a
-// trial that ran on it is no result.
-func (ls *links) readBack(ctx context.Context) error {
+// trial that ran on it is no result. It returns what it read.
+func (ls *links) readBack(ctx context.Context) (map[string]toxi.State, error) {
 	states, err := ls.kept.states(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, l := range ls.list {
 		name := ls.proxy[l]
@@ -168,14 +175,14 @@ func (ls *links) readBack(ctx context.Context) error {
 		if st, ok := states[name]; !ok {
 			ls.infra = fmt.Errorf("proxy %s, which the harness made to forward to %s, is gone: the --toxiproxy server was restarted or reconfigured by someone else, and no trial runs on it",
 				name, want)
-			return ls.infra
+			return nil, ls.infra
 		} else if st.Upstream != want {
 			ls.infra = fmt.Errorf("proxy %s forwards to %q, not to %s where the harness pointed it: the --toxiproxy server was reconfigured by someone else, and no trial runs on it",
 				name, st.Upstream, want)
-			return ls.infra
+			return nil, ls.infra
 		}
 	}
-	return nil
+	return states, nil
 }
 
 // on is link l's proxy: the server holding it and its name.
@@ -227,6 +234,7 @@ func (ls *links) parallel(ctx context.Context, links []link, f func(context.Cont
 // Toxiproxy call that failed is the infrastructure's fault, not the
 // algorithm's: the link was not what the trial's faults said (ls.infra).
 func (ls *links) toxic(ctx context.Context, what string, links []link, f func(context.Context, link) error) {
+	ls.touched = ls.touched || len(links) > 0
 	if err := ls.parallel(ctx, links, f); err != nil {
 		ls.fail("%s: %v", what, err)
 		if ls.infra == nil {

@@ -446,6 +446,24 @@ func (ps *procs) hello(p *proc, r *live.Report) error {
 	return nil
 }
 
+// vouched are, by position, the identity files of the processes whose
+// identity the harness checked itself (hello): their puzzle solves the
+// cluster's and their key signed its challenge. A position whose check
+// failed, or whose identity does not encode, has "". Their peers verify
+// none of them again (live.Config.Vouched).
+func (ps *procs) vouched() []string {
+	out := make([]string, len(ps.byPos))
+	for pos, p := range ps.byPos {
+		if p == nil || p.ident == nil || p.unproven != nil {
+			continue
+		}
+		if b, err := pow.Encode(p.ident); err == nil {
+			out[pos] = string(b)
+		}
+	}
+	return out
+}
+
 // assign hands identities out to positions by rank order: the minted
 // identities take the places of ranks (the trial's arrangement), so
 // relative ranks are the arrangement's.

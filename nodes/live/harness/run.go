@@ -112,20 +112,33 @@ func (lt *liveTrial) recount() { lt.settle.recount() }
 
 // run executes the trial and always releases its processes, proxies and
 // files.
+//
+// Where its time goes, in the log: set-up, the run, and the teardown
+// (which keeps the processes of a clean trial), the harness's own share
+// being all but the run (and the cluster's reset, Runtime.release).
 func (lt *liveTrial) run(ctx context.Context) (res *Result, err error) {
 	lt.ctx, lt.faults.ctx = ctx, ctx
+	began := time.Now()
+	var ran, executed time.Time
 	defer func() {
 		if p := recover(); p != nil {
 			lt.fail("panic: %v", p)
 		}
+		ended := time.Now()
 		lt.teardown()
 		res, err = lt.finish()
+		if !executed.IsZero() {
+			lt.logf("set up in %v, ran %v, torn down in %v", ran.Sub(began).Round(time.Millisecond),
+				executed.Sub(ran).Round(time.Millisecond), time.Since(ended).Round(time.Millisecond))
+		}
 	}()
 	if serr := lt.setup(ctx); serr != nil {
 		lt.fail("%v", serr)
 		return
 	}
+	ran = time.Now()
 	lt.execute(ctx)
+	executed = time.Now()
 	return
 }
 
@@ -291,9 +304,15 @@ func (lt *liveTrial) makeLinks(ctx context.Context) error {
 func (lt *liveTrial) linkAll(ctx context.Context) error {
 	ps := lt.procs
 	lt.prog.stage(Linking, 0, len(lt.links.list))
+	// New processes learn which identities the harness checked; kept
+	// ones learnt it with their first configure.
+	var vouched []string
+	if ps.epoch == 0 {
+		vouched = ps.vouched()
+	}
 	for p := range lt.n {
 		if ps.alive[p] {
-			lt.configure(ps.byPos[p])
+			lt.configure(ps.byPos[p], vouched)
 		}
 	}
 	// Links come up one "link" line each; a kept process's links, up
@@ -327,13 +346,14 @@ func (lt *liveTrial) linkAll(ctx context.Context) error {
 	return nil
 }
 
-// configure sends a node its run.
-func (lt *liveTrial) configure(p *proc) {
+// configure sends a node its run, with the identities the harness
+// vouches for (procs.vouched) to a process new to the cluster.
+func (lt *liveTrial) configure(p *proc, vouched []string) {
 	cfg := &live.Config{
 		Algorithm: lt.cfg.Algorithm.Name, Variant: lt.cfg.VariantName(), Params: lt.cfg.Params,
 		T: lt.tAlg, D: lt.cfg.BoundIn(lt.tAlg), Seed: lt.cfg.Seed, Epoch: lt.procs.epoch, Self: p.pos, SelfLatency: lt.T,
 		MinBits: lt.procs.bits(), Puzzle: new(lt.procs.puzzle()), Links: lt.links.outgoing(p.pos),
-		External: lt.cfg.Algorithm.External,
+		External: lt.cfg.Algorithm.External, Vouched: vouched,
 		// Step lines carry the messages' ranks only when the sink reads
 		// them (a trace does; a quorum checker reads kinds and counters).
 		Trace: lt.log.trace,
@@ -549,7 +569,7 @@ func (lt *liveTrial) rewire(p *proc) {
 	into := lt.links.rewire(ctx, p.pos, p.addr)
 	lt.settle.armed[p.pos], lt.settle.expect[p.pos] = 0, 0
 	lt.recount()
-	lt.configure(p)
+	lt.configure(p, lt.procs.vouched())
 	lt.faults.redial(into)
 }
 
