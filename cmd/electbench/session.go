@@ -208,6 +208,11 @@ func (p *runPlan) liveTrials() []workloads.Trial {
 // trace the report reads. An interrupt and a failure of the infrastructure
 // are exit errors saying how to resume.
 func (p *runPlan) execute(cmd *cobra.Command, o *runOptions) (int, []reports.Row, error) {
+	// Watched from before anything is written: an interrupt while the
+	// files are opened stops the run as one during a trial does, with
+	// every file closed, instead of killing the process.
+	ctx, stop := interrupts(cmd, "the run")
+	defer stop()
 	// The writer keeps the rows of an earlier run when resuming (dropping a
 	// last line cut short by a crash); those trials are not run again.
 	w, err := reports.NewWriter(o.out, p.formats, reports.WriterOptions{Append: o.resume, KeepRows: true})
@@ -234,8 +239,6 @@ func (p *runPlan) execute(cmd *cobra.Command, o *runOptions) (int, []reports.Row
 	// a live run's directories and proxies do; what cannot be removed
 	// now is for electbench clean, which says why.
 	workloads.RemoveDeadSpools()
-	ctx, stop := interrupts(cmd, "the run")
-	defer stop()
 	obs := &runObserver{w: cmd.ErrOrStderr()}
 	lh := &liveHarness{dir: o.out, url: o.toxiproxy, netns: o.netns, trials: p.liveTrials(), setup: obs.setup}
 	x := &workloads.Executor{
