@@ -21,6 +21,7 @@ import (
 
 	"github.com/electbench/electbench/internal/owner"
 	"github.com/electbench/electbench/nodes/live/harness/netcut"
+	"github.com/electbench/electbench/nodes/live/harness/toxi"
 )
 
 // MaxMembers bounds a cluster: the members' uids and addresses are drawn
@@ -39,6 +40,7 @@ type Cluster struct {
 	spec  Spec
 	dir   string
 	cut   *netcut.Table
+	toxi  *toxi.Server // the members' inbound proxies; nil without delays
 	obs   chan Observation
 	mu    sync.Mutex // guards procs
 	procs []*proc
@@ -104,15 +106,24 @@ func (c *Cluster) place() error {
 	}
 	c.cut = t
 	uidBase, n16 := runBlock(os.Getpid())
+	proxied := c.delayed()
 	c.spec.Members = make([]Member, c.spec.N)
 	for i := range c.spec.Members {
 		m := Member{Index: i, Addr: netip.AddrFrom4([4]byte{127, n16[0], n16[1], byte(i + 1)}), UID: uidBase + uint32(i),
 			Dir: filepath.Join(c.dir, "m"+strconv.Itoa(i))}
-		ports, err := freePorts(m.Addr, 3)
+		// Five ports at once, so that the proxies' are none of the
+		// member's.
+		ports, err := freePorts(m.Addr, 5)
 		if err != nil {
 			return err
 		}
 		m.PeerPort, m.ClientPort, m.ElectionPort = ports[0], ports[1], ports[2]
+		if proxied {
+			m.PeerVia = ports[3]
+			if c.srv.ElectionPort {
+				m.ElectionVia = ports[4]
+			}
+		}
 		if err := os.Mkdir(m.Dir, 0o700); err != nil {
 			return err
 		}
@@ -123,6 +134,61 @@ func (c *Cluster) place() error {
 			return err
 		}
 		c.spec.Members[i] = m
+	}
+	if proxied {
+		return c.proxy()
+	}
+	return nil
+}
+
+// delayed reports whether any member's proxies would delay anything.
+func (c *Cluster) delayed() bool {
+	for _, d := range c.spec.Delays {
+		if d.Latency >= time.Millisecond || d.Jitter >= time.Millisecond {
+			return true
+		}
+	}
+	return false
+}
+
+// proxy puts an inbound proxy in front of every member's peer (and
+// election) port, on the member's own address, and delays both ways of
+// each by the member's Delay. On the member's address, a proxied
+// connection's bytes between the two members still travel between
+// their two addresses (dialer → proxy, and proxy → dialer on the
+// connections the member dialed), so netcut's rules between members'
+// addresses cut and lose them as before; the proxy's own leg to the
+// member runs from 127.0.0.1, which no rule names.
+func (c *Cluster) proxy() error {
+	s, err := toxi.StartEmbedded()
+	if err != nil {
+		return err
+	}
+	c.toxi = s
+	var links []toxi.Link
+	delays := map[string]Delay{}
+	for _, m := range c.spec.Members {
+		for _, p := range [][2]int{{m.PeerVia, m.PeerPort}, {m.ElectionVia, m.ElectionPort}} {
+			if p[0] == 0 {
+				continue
+			}
+			name := fmt.Sprintf("m%d-%d", m.Index, p[1])
+			links = append(links, toxi.Link{Name: name, Host: m.Addr.String(), Port: p[0], Upstream: netip.AddrPortFrom(m.Addr, uint16(p[1])).String()})
+			if m.Index < len(c.spec.Delays) {
+				delays[name] = c.spec.Delays[m.Index]
+			}
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), toxi.DefaultTimeout)
+	defer cancel()
+	tc := toxi.NewClient(s.URL())
+	if _, err := tc.Create(ctx, links); err != nil {
+		return fmt.Errorf("the members' proxies: %w", err)
+	}
+	for name, d := range delays {
+		if err := tc.SetLatencyBothWays(ctx, name, d.Latency, d.Jitter); err != nil {
+			return fmt.Errorf("the members' proxies: %w", err)
+		}
 	}
 	return nil
 }
@@ -331,6 +397,9 @@ func (c *Cluster) Close() error {
 	}
 	if c.cut != nil {
 		errs = append(errs, c.cut.Close())
+	}
+	if c.toxi != nil {
+		errs = append(errs, c.toxi.Close())
 	}
 	return errors.Join(errs...)
 }
