@@ -5,6 +5,7 @@ package system
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 	"testing"
 )
 
@@ -50,6 +51,15 @@ func TestZooKeeperReaderLines(t *testing.T) {
 	}
 	if o, ok := leader(line("QuorumPeer", "LOOKING")); !ok || o.Term != 3 || o.Leader != NoLeader {
 		t.Errorf("LOOKING after leading epoch 3: %+v, %v; want no leader, epoch 3 kept", o, ok)
+	}
+	// Behind inbound proxies (Spec.Delays) a follower connects to its
+	// leader's proxy, which names the leader as well.
+	proxied := &Spec{N: 3, Members: slices.Clone(spec.Members)}
+	proxied.Members[2].PeerVia = 3890
+	behind := zkReader(proxied, 0)
+	behind(line("Learner", "Successfully connected to leader, using address: /127.100.0.3:3890"))
+	if o, ok := behind(line("QuorumPeer", "Peer state changed: following - broadcast")); !ok || o.Leader != 2 {
+		t.Errorf("following the leader's proxy: %+v, %v; want leader 2", o, ok)
 	}
 	stray := zkReader(spec, 1)
 	stray(line("Learner", "Successfully connected to leader, using address: /127.100.0.9:2890"))
