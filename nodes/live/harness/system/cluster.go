@@ -41,8 +41,10 @@ type Cluster struct {
 	dir   string
 	cut   *netcut.Table
 	toxi  *toxi.Server // the members' inbound proxies; nil without delays
+	tc    *toxi.Client // toxi's
+	gated error        // the first failure to open or close a proxy (Server.Listens)
 	obs   chan Observation
-	mu    sync.Mutex // guards procs
+	mu    sync.Mutex // guards procs and gated
 	procs []*proc
 	died  chan died      // a member that exited unasked
 	wg    sync.WaitGroup // the log readers
@@ -172,7 +174,7 @@ func (c *Cluster) proxy() error {
 			if p[0] == 0 {
 				continue
 			}
-			name := fmt.Sprintf("m%d-%d", m.Index, p[1])
+			name := proxyName(m, p[1])
 			links = append(links, toxi.Link{Name: name, Host: m.Addr.String(), Port: p[0], Upstream: netip.AddrPortFrom(m.Addr, uint16(p[1])).String()})
 			if m.Index < len(c.spec.Delays) {
 				delays[name] = c.spec.Delays[m.Index]
@@ -181,16 +183,45 @@ func (c *Cluster) proxy() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), toxi.DefaultTimeout)
 	defer cancel()
-	tc := toxi.NewClient(s.URL())
-	if _, err := tc.Create(ctx, links); err != nil {
+	c.tc = toxi.NewClient(s.URL())
+	if _, err := c.tc.Create(ctx, links); err != nil {
 		return fmt.Errorf("the members' proxies: %w", err)
 	}
 	for name, d := range delays {
-		if err := tc.SetLatencyBothWays(ctx, name, d.Latency, d.Jitter); err != nil {
+		if err := c.tc.SetLatencyBothWays(ctx, name, d.Latency, d.Jitter); err != nil {
 			return fmt.Errorf("the members' proxies: %w", err)
 		}
 	}
+	if c.srv.Listens != nil {
+		// No member listens on its peer port before it says so.
+		for _, m := range c.spec.Members {
+			if err := c.tc.SetEnabled(ctx, proxyName(m, m.PeerPort), false); err != nil {
+				return fmt.Errorf("the members' proxies: %w", err)
+			}
+		}
+	}
 	return nil
+}
+
+// proxyName names the proxy in front of member m's port.
+func proxyName(m Member, port int) string { return fmt.Sprintf("m%d-%d", m.Index, port) }
+
+// gate opens or closes member i's peer proxy as the member opens or
+// closes its peer port (Server.Listens); a failure is kept for Close.
+func (c *Cluster) gate(i int, open bool) {
+	if c.tc == nil || c.spec.Members[i].PeerVia == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), toxi.DefaultTimeout)
+	defer cancel()
+	m := c.spec.Members[i]
+	if err := c.tc.SetEnabled(ctx, proxyName(m, m.PeerPort), open); err != nil {
+		c.mu.Lock()
+		if c.gated == nil {
+			c.gated = fmt.Errorf("member %d's proxy (open %v): %w", i, open, err)
+		}
+		c.mu.Unlock()
+	}
 }
 
 // freePorts asks the kernel for k ports free on addr, holding each open
@@ -245,7 +276,7 @@ func (c *Cluster) Restart(i int) error {
 	c.mu.Unlock()
 	c.wg.Add(1)
 	go func() {
-		c.read(stderr, p.tail, c.srv.Reader(&c.spec, i))
+		c.read(i, stderr, p.tail, c.srv.Reader(&c.spec, i))
 		err := cmd.Wait() // after the log ends: Wait closes the pipe
 		close(p.exited)
 		c.mu.Lock()
@@ -263,12 +294,17 @@ func (c *Cluster) Restart(i int) error {
 
 // read turns a member's log lines into observations until it exits,
 // keeping the last ones.
-func (c *Cluster) read(stderr io.Reader, t *tail, observe func([]byte) (Observation, bool)) {
+func (c *Cluster) read(i int, stderr io.Reader, t *tail, observe func([]byte) (Observation, bool)) {
 	defer c.wg.Done()
 	sc := bufio.NewScanner(stderr)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		t.add(sc.Text())
+		if c.srv.Listens != nil {
+			if open, ok := c.srv.Listens(sc.Bytes()); ok {
+				c.gate(i, open)
+			}
+		}
 		if o, ok := observe(sc.Bytes()); ok {
 			c.obs <- o
 		}
@@ -319,7 +355,10 @@ func (c *Cluster) Crash(i int) {
 		p := c.procs[i]
 		c.procs[i] = nil
 		c.mu.Unlock()
-		<-p.exited
+		<-p.exited // its log read to the end: no line opens its proxy again
+		if c.srv.Listens != nil {
+			c.gate(i, false)
+		}
 	}
 }
 
@@ -399,7 +438,7 @@ func (c *Cluster) Close() error {
 		errs = append(errs, c.cut.Close())
 	}
 	if c.toxi != nil {
-		errs = append(errs, c.toxi.Close())
+		errs = append(errs, c.gated, c.toxi.Close())
 	}
 	return errors.Join(errs...)
 }

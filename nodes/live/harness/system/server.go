@@ -30,6 +30,16 @@ type Server struct {
 	// line (a configuration file) into its data directory, before each
 	// start.
 	Prepare func(c *Spec, m Member) error
+	// Listens, when set, reads a line of a member's log that says it
+	// opened (true) or closed (false) its PeerPort, for a server that
+	// listens there only at times (a ZooKeeper server, only while it
+	// leads). The member's proxy (Spec.Delays) then accepts only while it
+	// does: a peer that dials it otherwise is refused, as the member's own
+	// port would refuse it, and retries, whereas a proxy that accepted and
+	// then found no upstream would close a connection the peer took for
+	// made (a ZooKeeper follower then gives its leader up, and the leader
+	// waits initLimit for it).
+	Listens func(line []byte) (open, ok bool)
 	// Reader makes the reader of member m's log: it reads one line the
 	// member logged, in order; ok is false for a line that says nothing
 	// of leadership. A reader may keep what earlier lines said (a

@@ -3,6 +3,7 @@
 package system
 
 import (
+	"bytes"
 	"fmt"
 	"net/netip"
 	"os"
@@ -47,7 +48,25 @@ var ZooKeeper = &Server{
 	},
 	Env:     zkEnv,
 	Prepare: zkPrepare,
+	Listens: zkListens,
 	Reader:  zkReader,
+}
+
+// zkListens reads the lines that open and close a server's quorum port,
+// on which it listens only while it leads: the Leader binds it as it is
+// made, before "LEADING - LEADER ELECTION TOOK", and closes it as it
+// shuts down, before the server logs LOOKING again.
+func zkListens(line []byte) (open, ok bool) {
+	l := zkLine.FindSubmatch(line)
+	switch {
+	case l == nil:
+		return false, false
+	case string(l[2]) == "Leader" && bytes.HasPrefix(l[3], []byte("LEADING - LEADER ELECTION TOOK")):
+		return true, true
+	case string(l[2]) == "QuorumPeer" && string(l[3]) == "LOOKING":
+		return false, true
+	}
+	return false, false
 }
 
 // zkClasspath is the server's jar (its manifest names the rest) and an

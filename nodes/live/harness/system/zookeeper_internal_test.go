@@ -83,3 +83,26 @@ func FuzzZooKeeperReader(f *testing.F) {
 		}
 	})
 }
+
+// A server listens on its quorum port only while it leads: the line that
+// follows the Leader's making opens its proxy, LOOKING closes it, and no
+// other line says anything of it.
+func TestZooKeeperListens(t *testing.T) {
+	line := func(class, msg string) []byte {
+		return fmt.Appendf(nil, "2026-11-28T20:08:26.146Z [QuorumPeer[myid=3](plain=127.0.0.1:22183)(secure=disabled)] INFO org.apache.zookeeper.server.quorum.%s - %s", class, msg)
+	}
+	for _, c := range []struct {
+		class, msg string
+		open, ok   bool
+	}{
+		{"Leader", "LEADING - LEADER ELECTION TOOK - 215 MS", true, true},
+		{"QuorumPeer", "LOOKING", false, true},
+		{"QuorumPeer", "LEADING", false, false},
+		{"Learner", "FOLLOWING - LEADER ELECTION TOOK - 140 MS", false, false},
+		{"Leader", "Have quorum of supporters, sids: [[1, 3]]; starting up and setting last processed zxid: 0x200000000", false, false},
+	} {
+		if open, ok := zkListens(line(c.class, c.msg)); open != c.open || ok != c.ok {
+			t.Errorf("%s %q: open %v, %v; want %v, %v", c.class, c.msg, open, ok, c.open, c.ok)
+		}
+	}
+}
