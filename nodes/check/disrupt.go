@@ -165,16 +165,23 @@ func (d *disruptWatch) support(p int) int {
 	return n
 }
 
+// ballotIn counts p's candidacy in term as an election, once per
+// (process, term): a candidate resends its ballot to each peer and on
+// each retry of the same term.
+func (d *disruptWatch) ballotIn(p int, term int64) {
+	if !d.balloted[p] || d.ballot[p] != term {
+		d.balloted[p], d.ballot[p] = true, term
+		d.elections++
+	}
+}
+
 // sent is told of every message sent, after the quorum watch's own checks.
 func (d *disruptWatch) sent(at time.Duration, p int, q *nodes.Quorum, m *nodes.Message) {
 	switch {
 	case q.IsCampaign(m.Kind):
 		if m.Kind == q.Ballot {
 			d.sawTerm(m.A)
-			if !d.balloted[p] || d.ballot[p] != m.A {
-				d.balloted[p], d.ballot[p] = true, m.A
-				d.elections++
-			}
+			d.ballotIn(p, m.A)
 		}
 		d.end(at, p, gaveUp)
 		d.campaign(p)
@@ -365,7 +372,7 @@ func (d *disruptWatch) fault(at time.Duration, what string) {
 // terms (beliefs.go) Elections (ELECTION steps), Leaderless and
 // StaleLeader, the others 0.
 type Disruption struct {
-	Elections     int64         // candidacies: distinct (process, term) with a Ballot
+	Elections     int64         // candidacies: distinct (process, term) with a Ballot (a server's: a candidacy or leadership logged)
 	Disruptions   int64         // leaders deposed while they reached a majority
 	Leaderless    time.Duration // after the first, time with no leader followed by a majority
 	StaleLeader   time.Duration // time with two or more processes leading

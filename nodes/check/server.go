@@ -82,10 +82,7 @@ func (d *disruptWatch) serverRole(at time.Duration, p int, role string, term int
 	switch role {
 	case RoleCandidate:
 		d.sawTerm(term)
-		if !d.balloted[p] || d.ballot[p] != term {
-			d.balloted[p], d.ballot[p] = true, term
-			d.elections++
-		}
+		d.ballotIn(p, term)
 		fallthrough
 	case RolePreCandidate:
 		d.end(at, p, gaveUp)
@@ -93,6 +90,12 @@ func (d *disruptWatch) serverRole(at time.Duration, p int, role string, term int
 		d.byVote[p] = false
 	case RoleLeader:
 		d.sawTerm(term)
+		// A leader won its term's election even when it logged no
+		// candidacy for it: a ZooKeeper server's vote belongs to no epoch
+		// (looking is a pre-candidacy), and it learns the epoch it leads
+		// only once a quorum has taken it. An etcd leader logged its
+		// candidacy in the term, which this counts once, not again.
+		d.ballotIn(p, term)
 		d.lead(at, p, term)
 	case RoleFollower:
 		d.sawTerm(term)

@@ -69,6 +69,46 @@ func TestServerPausedLeaderLeaderless(t *testing.T) {
 	}
 }
 
+// A ZooKeeper server logs no candidacy in a term: looking is a
+// pre-candidacy, and a leader learns its epoch once a quorum took it. Each
+// epoch led is still one election won (SERVERS.md, "What the checker
+// reads"), so two epochs led are two elections, not 0; the etcd leader of
+// serverLed, whose candidacy was logged, counts once (TestServerRoles).
+func TestServerLeaderWithoutCandidacy(t *testing.T) {
+	ranks := nodes.SmallRanks([]uint32{1, 2, 3})
+	c := check.New(ranks)
+	if err := c.WatchQuorum(&nodes.Algorithm{Name: "server", Quorum: &nodes.Quorum{}}, nodes.Config{N: 3, T: time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	role := func(at time.Duration, p int, r string, term int64) {
+		c.Event(&trial.Event{At: at * ms, Kind: trial.EvPhase, P: int32(p), Phase: check.ServerRole(r, term)})
+	}
+	decide := func(at time.Duration, p, leader int) {
+		c.Event(&trial.Event{At: at * ms, Kind: trial.EvDecide, P: int32(p), Leader: ranks.At(leader)})
+	}
+	for p := range 3 {
+		role(1, p, check.RolePreCandidate, 0)
+	}
+	role(5, 2, check.RoleLeader, 1)
+	for p := range 3 {
+		decide(6, p, 2)
+	}
+	// Member 2 crashes; the two others look again, and 1 leads epoch 2.
+	c.Event(&trial.Event{At: 10 * ms, Kind: trial.EvCrash, P: 2})
+	role(11, 0, check.RolePreCandidate, 1)
+	role(11, 1, check.RolePreCandidate, 1)
+	role(15, 1, check.RoleLeader, 2)
+	decide(15, 1, 1)
+	decide(16, 0, 1)
+	v := c.Finish(&trial.Decisions{}, false, 20*ms)
+	if d := v.Disruption; d.Elections != 2 {
+		t.Errorf("elections %d; want 2 (epochs 1 and 2 led, no candidacy logged)", d.Elections)
+	}
+	if len(v.Terms) != 2 || v.Violations != 0 {
+		t.Errorf("terms %+v, violations %v; want epochs 1 and 2, safe", v.Terms, v.Recorded)
+	}
+}
+
 const ms = time.Millisecond
 
 // serverLed is a checker watching three server members, and how a test

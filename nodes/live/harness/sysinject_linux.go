@@ -12,9 +12,10 @@ import (
 // it: signals to the members' process groups and nftables rules between
 // their addresses (system.Cluster). Loss is the one link shaping it
 // applies: a link's packets dropped at random by the kernel, under the
-// servers' own TCP. Latency would need a proxy in front of a member's
-// ports, which the cluster does not have; the timeline refuses it before
-// the run.
+// servers' own TCP. The run's latency is in the members' inbound proxies
+// from the start (memberDelays); a link fault that delays would need a
+// proxy of the link's own, which no link has, so the timeline refuses it
+// before the run.
 type sysInjector struct{ st *sysTrial }
 
 var (

@@ -170,7 +170,27 @@ func systemSpec(cfg *trial.Config) (system.Spec, error) {
 	if err != nil {
 		return system.Spec{}, err
 	}
-	return system.Spec{N: cfg.Ranks.Len(), Variant: cfg.VariantName(), Params: params}, nil
+	return system.Spec{N: cfg.Ranks.Len(), Variant: cfg.VariantName(), Params: params, Delays: memberDelays(cfg)}, nil
+}
+
+// memberDelays are the delays of the members' inbound proxies
+// (system.Delay): the run's latency model drawn once a member, as a node
+// trial draws it once a link (linkLatency, from the same stream of the
+// seed). A constant or normal model gives every member the same, so
+// every byte between two members takes the model's one-way latency
+// (± its deviation, as Toxiproxy's jitter), whichever of them dialed
+// their connection; a model drawn per member delays a byte by the draw of
+// the member its connection was dialed to.
+func memberDelays(cfg *trial.Config) []system.Delay {
+	if cfg.Latency == nil {
+		return nil
+	}
+	src := rand.New(rand.NewPCG(cfg.Seed, streamLinks))
+	out := make([]system.Delay, cfg.Ranks.Len())
+	for i := range out {
+		out[i].Latency, out[i].Jitter = linkLatency(cfg.Latency, src)
+	}
+	return out
 }
 
 // runAndClose runs the trial and closes the cluster whatever happens (a

@@ -21,6 +21,7 @@ import (
 
 	"github.com/electbench/electbench/internal/owner"
 	"github.com/electbench/electbench/nodes/live/harness/netcut"
+	"github.com/electbench/electbench/nodes/live/harness/toxi"
 )
 
 // MaxMembers bounds a cluster: the members' uids and addresses are drawn
@@ -39,8 +40,11 @@ type Cluster struct {
 	spec  Spec
 	dir   string
 	cut   *netcut.Table
+	toxi  *toxi.Server // the members' inbound proxies; nil without delays
+	tc    *toxi.Client // toxi's
+	gated error        // the first failure to open or close a proxy (Server.Listens)
 	obs   chan Observation
-	mu    sync.Mutex // guards procs
+	mu    sync.Mutex // guards procs and gated
 	procs []*proc
 	died  chan died      // a member that exited unasked
 	wg    sync.WaitGroup // the log readers
@@ -104,15 +108,24 @@ func (c *Cluster) place() error {
 	}
 	c.cut = t
 	uidBase, n16 := runBlock(os.Getpid())
+	proxied := c.delayed()
 	c.spec.Members = make([]Member, c.spec.N)
 	for i := range c.spec.Members {
 		m := Member{Index: i, Addr: netip.AddrFrom4([4]byte{127, n16[0], n16[1], byte(i + 1)}), UID: uidBase + uint32(i),
 			Dir: filepath.Join(c.dir, "m"+strconv.Itoa(i))}
-		ports, err := freePorts(m.Addr, 3)
+		// Five ports at once, so that the proxies' are none of the
+		// member's.
+		ports, err := freePorts(m.Addr, 5)
 		if err != nil {
 			return err
 		}
 		m.PeerPort, m.ClientPort, m.ElectionPort = ports[0], ports[1], ports[2]
+		if proxied {
+			m.PeerVia = ports[3]
+			if c.srv.ElectionPort {
+				m.ElectionVia = ports[4]
+			}
+		}
 		if err := os.Mkdir(m.Dir, 0o700); err != nil {
 			return err
 		}
@@ -124,7 +137,91 @@ func (c *Cluster) place() error {
 		}
 		c.spec.Members[i] = m
 	}
+	if proxied {
+		return c.proxy()
+	}
 	return nil
+}
+
+// delayed reports whether any member's proxies would delay anything.
+func (c *Cluster) delayed() bool {
+	for _, d := range c.spec.Delays {
+		if d.Latency >= time.Millisecond || d.Jitter >= time.Millisecond {
+			return true
+		}
+	}
+	return false
+}
+
+// proxy puts an inbound proxy in front of every member's peer (and
+// election) port, on the member's own address, and delays both ways of
+// each by the member's Delay. On the member's address, a proxied
+// connection's bytes between the two members still travel between
+// their two addresses (dialer → proxy, and proxy → dialer on the
+// connections the member dialed), so netcut's rules between members'
+// addresses cut and lose them as before; the proxy's own leg to the
+// member runs from 127.0.0.1, which no rule names.
+func (c *Cluster) proxy() error {
+	s, err := toxi.StartEmbedded()
+	if err != nil {
+		return err
+	}
+	c.toxi = s
+	var links []toxi.Link
+	delays := map[string]Delay{}
+	for _, m := range c.spec.Members {
+		for _, p := range [][2]int{{m.PeerVia, m.PeerPort}, {m.ElectionVia, m.ElectionPort}} {
+			if p[0] == 0 {
+				continue
+			}
+			name := proxyName(m, p[1])
+			links = append(links, toxi.Link{Name: name, Host: m.Addr.String(), Port: p[0], Upstream: netip.AddrPortFrom(m.Addr, uint16(p[1])).String()})
+			if m.Index < len(c.spec.Delays) {
+				delays[name] = c.spec.Delays[m.Index]
+			}
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), toxi.DefaultTimeout)
+	defer cancel()
+	c.tc = toxi.NewClient(s.URL())
+	if _, err := c.tc.Create(ctx, links); err != nil {
+		return fmt.Errorf("the members' proxies: %w", err)
+	}
+	for name, d := range delays {
+		if err := c.tc.SetLatencyBothWays(ctx, name, d.Latency, d.Jitter); err != nil {
+			return fmt.Errorf("the members' proxies: %w", err)
+		}
+	}
+	if c.srv.Listens != nil {
+		// No member listens on its peer port before it says so.
+		for _, m := range c.spec.Members {
+			if err := c.tc.SetEnabled(ctx, proxyName(m, m.PeerPort), false); err != nil {
+				return fmt.Errorf("the members' proxies: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// proxyName names the proxy in front of member m's port.
+func proxyName(m Member, port int) string { return fmt.Sprintf("m%d-%d", m.Index, port) }
+
+// gate opens or closes member i's peer proxy as the member opens or
+// closes its peer port (Server.Listens); a failure is kept for Close.
+func (c *Cluster) gate(i int, open bool) {
+	if c.tc == nil || c.spec.Members[i].PeerVia == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), toxi.DefaultTimeout)
+	defer cancel()
+	m := c.spec.Members[i]
+	if err := c.tc.SetEnabled(ctx, proxyName(m, m.PeerPort), open); err != nil {
+		c.mu.Lock()
+		if c.gated == nil {
+			c.gated = fmt.Errorf("member %d's proxy (open %v): %w", i, open, err)
+		}
+		c.mu.Unlock()
+	}
 }
 
 // freePorts asks the kernel for k ports free on addr, holding each open
@@ -179,7 +276,7 @@ func (c *Cluster) Restart(i int) error {
 	c.mu.Unlock()
 	c.wg.Add(1)
 	go func() {
-		c.read(stderr, p.tail, c.srv.Reader(&c.spec, i))
+		c.read(i, stderr, p.tail, c.srv.Reader(&c.spec, i))
 		err := cmd.Wait() // after the log ends: Wait closes the pipe
 		close(p.exited)
 		c.mu.Lock()
@@ -197,12 +294,17 @@ func (c *Cluster) Restart(i int) error {
 
 // read turns a member's log lines into observations until it exits,
 // keeping the last ones.
-func (c *Cluster) read(stderr io.Reader, t *tail, observe func([]byte) (Observation, bool)) {
+func (c *Cluster) read(i int, stderr io.Reader, t *tail, observe func([]byte) (Observation, bool)) {
 	defer c.wg.Done()
 	sc := bufio.NewScanner(stderr)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		t.add(sc.Text())
+		if c.srv.Listens != nil {
+			if open, ok := c.srv.Listens(sc.Bytes()); ok {
+				c.gate(i, open)
+			}
+		}
 		if o, ok := observe(sc.Bytes()); ok {
 			c.obs <- o
 		}
@@ -253,7 +355,10 @@ func (c *Cluster) Crash(i int) {
 		p := c.procs[i]
 		c.procs[i] = nil
 		c.mu.Unlock()
-		<-p.exited
+		<-p.exited // its log read to the end: no line opens its proxy again
+		if c.srv.Listens != nil {
+			c.gate(i, false)
+		}
 	}
 }
 
@@ -331,6 +436,9 @@ func (c *Cluster) Close() error {
 	}
 	if c.cut != nil {
 		errs = append(errs, c.cut.Close())
+	}
+	if c.toxi != nil {
+		errs = append(errs, c.gated, c.toxi.Close())
 	}
 	return errors.Join(errs...)
 }

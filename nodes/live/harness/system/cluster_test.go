@@ -5,6 +5,8 @@ package system_test
 import (
 	"context"
 	"errors"
+	"net"
+	"net/netip"
 	"os"
 	"slices"
 	"testing"
@@ -19,12 +21,23 @@ const electionTimeout, heartbeat = 500, 50
 
 func start(t *testing.T, variant string) (*system.Cluster, []system.Observation) {
 	t.Helper()
+	return startDelayed(t, variant, 0)
+}
+
+// startDelayed starts three etcd members, each behind an inbound proxy
+// that delays both ways by delay (none for 0), and waits for them to
+// elect.
+func startDelayed(t *testing.T, variant string, delay time.Duration) (*system.Cluster, []system.Observation) {
+	t.Helper()
 	dir, err := os.MkdirTemp("", "electbench-system-test-")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	spec := system.Spec{N: 3, Variant: variant, Params: map[string]int{"election-timeout": electionTimeout, "heartbeat-interval": heartbeat}}
+	if delay > 0 {
+		spec.Delays = []system.Delay{{Latency: delay}, {Latency: delay}, {Latency: delay}}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	c, err := system.Start(ctx, system.Etcd, spec, dir)
@@ -132,6 +145,19 @@ func assertNothingLeft(t *testing.T, members []system.Member) {
 			t.Errorf("member %d's directory %s remains (%v)", m.Index, m.Dir, err)
 		}
 		uids = append(uids, m.UID)
+	}
+	for _, m := range members {
+		for _, port := range []int{m.PeerVia, m.ElectionVia} {
+			if port == 0 {
+				continue
+			}
+			ln, err := net.Listen("tcp", netip.AddrPortFrom(m.Addr, uint16(port)).String())
+			if err != nil {
+				t.Errorf("member %d's proxy port %d is still held: %v", m.Index, port, err)
+				continue
+			}
+			ln.Close()
+		}
 	}
 	left, err := system.Leftovers(os.Getpid(), uids)
 	if err != nil {

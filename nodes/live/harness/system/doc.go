@@ -17,4 +17,10 @@
 // directory is that uid's. A member is killed with its process group, and
 // by the kernel if electbench dies (Pdeathsig); Close kills what runs,
 // deletes the data directories and the run's nftables table.
+//
+// With Spec.Delays, each member also gets an inbound Toxiproxy proxy in
+// front of its peer port (and election port), on its own address, which
+// it advertises in place of its own: every connection between two
+// members crosses one proxy, which delays it both ways, and still runs
+// between the two members' addresses, so the cuts still see it.
 package system

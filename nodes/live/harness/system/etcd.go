@@ -39,7 +39,12 @@ var Etcd = &Server{
 // ids (etcdID), so a log line naming an id names a member.
 const etcdToken = "electbench"
 
-func etcdPeerURL(m Member) string { return fmt.Sprintf("http://%s:%d", m.Addr, m.PeerPort) }
+// etcdPeerURL is the peer URL member m advertises, the one its peers dial:
+// its proxy's when it has one (Spec.Delays). It listens on its own
+// (etcdListenURL).
+func etcdPeerURL(m Member) string { return fmt.Sprintf("http://%s:%d", m.Addr, m.PeerDial()) }
+
+func etcdListenURL(m Member) string { return fmt.Sprintf("http://%s:%d", m.Addr, m.PeerPort) }
 
 func etcdArgs(c *Spec, m Member) []string {
 	initial := ""
@@ -54,7 +59,7 @@ func etcdArgs(c *Spec, m Member) []string {
 		"--name", fmt.Sprintf("m%d", m.Index),
 		"--data-dir", m.Dir,
 		"--logger=zap", "--log-outputs=stderr",
-		"--listen-peer-urls", etcdPeerURL(m), "--initial-advertise-peer-urls", etcdPeerURL(m),
+		"--listen-peer-urls", etcdListenURL(m), "--initial-advertise-peer-urls", etcdPeerURL(m),
 		"--listen-client-urls", client, "--advertise-client-urls", client,
 		"--initial-cluster", initial, "--initial-cluster-state", "new", "--initial-cluster-token", etcdToken,
 	}

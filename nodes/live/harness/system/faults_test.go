@@ -76,6 +76,14 @@ func TestCrashRestartRejoins(t *testing.T) {
 func TestMinorityPartition(t *testing.T) {
 	c, seen := start(t, "default")
 	defer closeClean(t, c)
+	minorityPartition(t, c, seen)
+}
+
+// minorityPartition cuts the leader the cluster formed with (seen) off
+// from both others and waits for a new leader and the old one stepping
+// down.
+func minorityPartition(t *testing.T, c *system.Cluster, seen []system.Observation) {
+	t.Helper()
 	old := leaderOf(seen, 3)
 	for j := range 3 {
 		if j != old {

@@ -3,6 +3,7 @@
 package system
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -17,6 +18,10 @@ type Server struct {
 	// package installs it at (ZooKeeper's start script is not on PATH).
 	Binary  string
 	Package string // the Debian package that installs Binary
+	// ElectionPort says the server's peers also dial a member's
+	// ElectionPort (ZooKeeper's), which then takes a proxy as PeerPort
+	// does.
+	ElectionPort bool
 	// Args is the command line of member m of the cluster c.
 	Args func(c *Spec, m Member) []string
 	// Env, when set, is what member m's environment adds to electbench's.
@@ -25,6 +30,16 @@ type Server struct {
 	// line (a configuration file) into its data directory, before each
 	// start.
 	Prepare func(c *Spec, m Member) error
+	// Listens, when set, reads a line of a member's log that says it
+	// opened (true) or closed (false) its PeerPort, for a server that
+	// listens there only at times (a ZooKeeper server, only while it
+	// leads). The member's proxy (Spec.Delays) then accepts only while it
+	// does: a peer that dials it otherwise is refused, as the member's own
+	// port would refuse it, and retries, whereas a proxy that accepted and
+	// then found no upstream would close a connection the peer took for
+	// made (a ZooKeeper follower then gives its leader up, and the leader
+	// waits initLimit for it).
+	Listens func(line []byte) (open, ok bool)
 	// Reader makes the reader of member m's log: it reads one line the
 	// member logged, in order; ok is false for a line that says nothing
 	// of leadership. A reader may keep what earlier lines said (a
@@ -38,7 +53,20 @@ type Spec struct {
 	Variant string         // the server's variant: "default", "pre-vote"
 	Params  map[string]int // the server's parameters, in its own units
 	Members []Member       // filled by Start
+	// Delays are, by member, what its inbound proxies add each way (see
+	// Delay); nil, or all zero, runs no proxy: the peers dial the
+	// members themselves.
+	Delays []Delay
 }
+
+// Delay is what the proxies in front of a member's peer ports add to
+// every byte they carry, each way: Latency ± Jitter (uniform, drawn by
+// Toxiproxy, whole milliseconds). Each member advertises its proxies, so
+// every connection between two members is dialed to one of them and
+// crosses that one's proxy, and nothing else: a byte between two
+// members is delayed once, by the delay of the member its connection was
+// dialed to, whichever way it goes.
+type Delay struct{ Latency, Jitter time.Duration }
 
 // Member is one server's place in the cluster.
 type Member struct {
@@ -49,9 +77,20 @@ type Member struct {
 	// ElectionPort is a third port, for a server whose election has a
 	// port of its own (ZooKeeper's); etcd does not use it.
 	ElectionPort int
-	Dir          string // its data directory
-	UID          uint32 // the uid it runs as
+	// PeerVia and ElectionVia are the ports, on its own address, of the
+	// proxies its peers dial in place of PeerPort and ElectionPort; 0
+	// when it has none.
+	PeerVia, ElectionVia int
+	Dir                  string // its data directory
+	UID                  uint32 // the uid it runs as
 }
+
+// PeerDial is the port the member's peers dial to reach its PeerPort: its
+// proxy's when it has one.
+func (m Member) PeerDial() int { return cmp.Or(m.PeerVia, m.PeerPort) }
+
+// ElectionDial is PeerDial for its ElectionPort.
+func (m Member) ElectionDial() int { return cmp.Or(m.ElectionVia, m.ElectionPort) }
 
 // Role is a member's state in the election, as the server names it.
 type Role string

@@ -3,6 +3,7 @@
 package system
 
 import (
+	"bytes"
 	"fmt"
 	"net/netip"
 	"os"
@@ -38,15 +39,34 @@ import (
 //     The follower does not log the epoch, so its line names the leader
 //     without a role (a term comes from the leader's line only).
 var ZooKeeper = &Server{
-	Name:    "zookeeper-server",
-	Binary:  "/usr/share/zookeeper/bin/zkServer.sh",
-	Package: "zookeeper",
+	Name:         "zookeeper-server",
+	Binary:       "/usr/share/zookeeper/bin/zkServer.sh",
+	Package:      "zookeeper",
+	ElectionPort: true,
 	Args: func(_ *Spec, m Member) []string {
 		return []string{"start-foreground", zkConfig(m)}
 	},
 	Env:     zkEnv,
 	Prepare: zkPrepare,
+	Listens: zkListens,
 	Reader:  zkReader,
+}
+
+// zkListens reads the lines that open and close a server's quorum port,
+// on which it listens only while it leads: the Leader binds it as it is
+// made, before "LEADING - LEADER ELECTION TOOK", and closes it as it
+// shuts down, before the server logs LOOKING again.
+func zkListens(line []byte) (open, ok bool) {
+	l := zkLine.FindSubmatch(line)
+	switch {
+	case l == nil:
+		return false, false
+	case string(l[2]) == "Leader" && bytes.HasPrefix(l[3], []byte("LEADING - LEADER ELECTION TOOK")):
+		return true, true
+	case string(l[2]) == "QuorumPeer" && string(l[3]) == "LOOKING":
+		return false, true
+	}
+	return false, false
 }
 
 // zkClasspath is the server's jar (its manifest names the rest) and an
@@ -74,14 +94,21 @@ func zkID(m Member) int { return m.Index + 1 }
 
 // zkPrepare writes member m's zoo.cfg and myid into its data directory:
 // every member on its own address, the admin server and the four-letter
-// words off (nothing is read from them).
+// words off (nothing is read from them). A server binds the ports of its
+// own server line and dials those of the others, so m's line names its
+// own ports and the others' name their proxies' (Spec.Delays), when they
+// have them.
 func zkPrepare(c *Spec, m Member) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "tickTime=%d\ninitLimit=%d\nsyncLimit=%d\n", zkParam(c, "tick-time", 2000), zkParam(c, "init-limit", 10), zkParam(c, "sync-limit", 5))
 	fmt.Fprintf(&b, "dataDir=%s\nclientPortAddress=%s\nclientPort=%d\n", m.Dir, m.Addr, m.ClientPort)
 	b.WriteString("admin.enableServer=false\n4lw.commands.whitelist=\n")
 	for _, o := range c.Members {
-		fmt.Fprintf(&b, "server.%d=%s:%d:%d\n", zkID(o), o.Addr, o.PeerPort, o.ElectionPort)
+		quorum, election := o.PeerDial(), o.ElectionDial()
+		if o.Index == m.Index {
+			quorum, election = o.PeerPort, o.ElectionPort
+		}
+		fmt.Fprintf(&b, "server.%d=%s:%d:%d\n", zkID(o), o.Addr, quorum, election)
 	}
 	if err := os.WriteFile(zkConfig(m), []byte(b.String()), 0o644); err != nil {
 		return fmt.Errorf("writing zoo.cfg: %w", err)
@@ -147,8 +174,8 @@ func zkReader(c *Spec, m int) func([]byte) (Observation, bool) {
 	}
 }
 
-// zkMember is the index of the member whose peer (quorum) address is
-// addr[1]:addr[2], or NoLeader.
+// zkMember is the index of the member whose peer (quorum) address, or
+// its proxy's, is addr[1]:addr[2], or NoLeader.
 func zkMember(c *Spec, addr []string) int {
 	a, err := netip.ParseAddr(addr[1])
 	if err != nil {
@@ -156,7 +183,7 @@ func zkMember(c *Spec, addr []string) int {
 	}
 	port, _ := strconv.Atoi(addr[2])
 	for _, o := range c.Members {
-		if o.Addr == a && o.PeerPort == port {
+		if o.Addr == a && (o.PeerPort == port || o.PeerDial() == port) {
 			return o.Index
 		}
 	}

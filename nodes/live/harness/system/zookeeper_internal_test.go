@@ -5,6 +5,7 @@ package system
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 	"testing"
 )
 
@@ -51,6 +52,15 @@ func TestZooKeeperReaderLines(t *testing.T) {
 	if o, ok := leader(line("QuorumPeer", "LOOKING")); !ok || o.Term != 3 || o.Leader != NoLeader {
 		t.Errorf("LOOKING after leading epoch 3: %+v, %v; want no leader, epoch 3 kept", o, ok)
 	}
+	// Behind inbound proxies (Spec.Delays) a follower connects to its
+	// leader's proxy, which names the leader as well.
+	proxied := &Spec{N: 3, Members: slices.Clone(spec.Members)}
+	proxied.Members[2].PeerVia = 3890
+	behind := zkReader(proxied, 0)
+	behind(line("Learner", "Successfully connected to leader, using address: /127.100.0.3:3890"))
+	if o, ok := behind(line("QuorumPeer", "Peer state changed: following - broadcast")); !ok || o.Leader != 2 {
+		t.Errorf("following the leader's proxy: %+v, %v; want leader 2", o, ok)
+	}
 	stray := zkReader(spec, 1)
 	stray(line("Learner", "Successfully connected to leader, using address: /127.100.0.9:2890"))
 	if _, ok := stray(line("QuorumPeer", "Peer state changed: following - broadcast")); ok {
@@ -72,4 +82,27 @@ func FuzzZooKeeperReader(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A server listens on its quorum port only while it leads: the line that
+// follows the Leader's making opens its proxy, LOOKING closes it, and no
+// other line says anything of it.
+func TestZooKeeperListens(t *testing.T) {
+	line := func(class, msg string) []byte {
+		return fmt.Appendf(nil, "2026-11-28T20:08:26.146Z [QuorumPeer[myid=3](plain=127.0.0.1:22183)(secure=disabled)] INFO org.apache.zookeeper.server.quorum.%s - %s", class, msg)
+	}
+	for _, c := range []struct {
+		class, msg string
+		open, ok   bool
+	}{
+		{"Leader", "LEADING - LEADER ELECTION TOOK - 215 MS", true, true},
+		{"QuorumPeer", "LOOKING", false, true},
+		{"QuorumPeer", "LEADING", false, false},
+		{"Learner", "FOLLOWING - LEADER ELECTION TOOK - 140 MS", false, false},
+		{"Leader", "Have quorum of supporters, sids: [[1, 3]]; starting up and setting last processed zxid: 0x200000000", false, false},
+	} {
+		if open, ok := zkListens(line(c.class, c.msg)); open != c.open || ok != c.ok {
+			t.Errorf("%s %q: open %v, %v; want %v, %v", c.class, c.msg, open, ok, c.open, c.ok)
+		}
+	}
 }

@@ -22,7 +22,10 @@ var zkTrials = flag.Int("zk-trials", 3, "leader-crash trials of TestZooKeeperLea
 // The tick the tests give ZooKeeper, in ms, and its limits in ticks.
 const zkTick, zkInitLimit, zkSyncLimit = 200, 10, 5
 
-func startZK(t *testing.T) (*system.Cluster, []system.Observation) {
+// startZK starts three ZooKeeper servers, each behind inbound proxies
+// that delay both ways by delay (none for 0), and waits for a leader
+// followed by both others.
+func startZK(t *testing.T, delay time.Duration) (*system.Cluster, []system.Observation) {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "electbench-system-test-")
 	if err != nil {
@@ -30,6 +33,9 @@ func startZK(t *testing.T) (*system.Cluster, []system.Observation) {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	spec := system.Spec{N: 3, Params: map[string]int{"tick-time": zkTick, "init-limit": zkInitLimit, "sync-limit": zkSyncLimit}}
+	if delay > 0 {
+		spec.Delays = []system.Delay{{Latency: delay}, {Latency: delay}, {Latency: delay}}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	formed := time.Now()
@@ -53,10 +59,18 @@ func startZK(t *testing.T) (*system.Cluster, []system.Observation) {
 // FastLeaderElection's vote (finalizeWait, 200 ms, after the last
 // notification) and Zab's discovery and synchronisation; it is held to
 // initLimit, the time a new leader is given to gather its quorum.
-func TestZooKeeperLeaderCrash(t *testing.T) {
+func TestZooKeeperLeaderCrash(t *testing.T) { zkLeaderCrash(t, 0) }
+
+// The same behind inbound proxies delaying each way by 20 ms: every
+// election and learner connection crosses one, and the crash still
+// reaches the followers (the proxy closes their connections as the
+// dead leader's kernel resets its own leg).
+func TestZooKeeperLeaderCrashBehindProxies(t *testing.T) { zkLeaderCrash(t, 20*time.Millisecond) }
+
+func zkLeaderCrash(t *testing.T, delay time.Duration) {
 	var failovers []time.Duration
 	for trial := range *zkTrials {
-		took := crashZKLeader(t, trial)
+		took := crashZKLeader(t, trial, delay)
 		if limit := zkInitLimit * zkTick * time.Millisecond; took > limit {
 			t.Errorf("trial %d: failover %v; want at most initLimit, %v", trial, took, limit)
 		}
@@ -64,14 +78,14 @@ func TestZooKeeperLeaderCrash(t *testing.T) {
 	}
 	slices.Sort(failovers)
 	n := len(failovers)
-	t.Logf("ZooKeeper 3.8.0, 3 servers, tickTime %d ms: failover (SIGKILL to the new leader's \"Have quorum of supporters\" and the survivor's \"following - broadcast\") over %d trials: min %v, median %v, max %v",
-		zkTick, n, failovers[0], failovers[n/2], failovers[n-1])
+	t.Logf("ZooKeeper 3.8.0, 3 servers, tickTime %d ms, proxies' delay %v: failover (SIGKILL to the new leader's \"Have quorum of supporters\" and the survivor's \"following - broadcast\") over %d trials: min %v, median %v, max %v",
+		zkTick, delay, n, failovers[0], failovers[n/2], failovers[n-1])
 }
 
 // crashZKLeader runs one leader-crash trial: how long from the SIGKILL
 // until a survivor leads a later epoch and the other follows it.
-func crashZKLeader(t *testing.T, trial int) time.Duration {
-	c, seen := startZK(t)
+func crashZKLeader(t *testing.T, trial int, delay time.Duration) time.Duration {
+	c, seen := startZK(t, delay)
 	defer closeAndCheck(t, c)
 	old, epoch, crashed := crashTheLeader(c, seen)
 	deadline := time.After(20 * time.Second)

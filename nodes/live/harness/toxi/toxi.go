@@ -23,6 +23,7 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -215,6 +216,7 @@ type Link struct {
 	Name     string // unique on the server
 	Upstream string // the address the proxy forwards to
 	Host     string // the loopback address the proxy listens on; "" is 127.0.0.1
+	Port     int    // the port it listens on; 0 is the kernel's choice
 }
 
 // CreateBatch is how many proxies one populate call creates, and
@@ -294,7 +296,7 @@ func (c *Client) populate(ctx context.Context, links []Link) (map[string]string,
 		if host == "" {
 			host = "127.0.0.1"
 		}
-		cfg[i] = toxiclient.Proxy{Name: l.Name, Listen: net.JoinHostPort(host, "0"), Upstream: l.Upstream, Enabled: true}
+		cfg[i] = toxiclient.Proxy{Name: l.Name, Listen: net.JoinHostPort(host, strconv.Itoa(l.Port)), Upstream: l.Upstream, Enabled: true}
 	}
 	var made []*toxiclient.Proxy
 	err := c.call(ctx, "populate", func() (err error) {
@@ -444,6 +446,27 @@ func (c *Client) SetLatency(ctx context.Context, name string, latency, jitter ti
 	}
 	return c.call(ctx, "update latency of "+name, func() error {
 		_, err := c.proxy(name).UpdateToxic(LatencyToxic, 1, attrs)
+		return err
+	})
+}
+
+// LatencyBackToxic is the latency toxic SetLatencyBothWays adds to a
+// proxy's downstream.
+const LatencyBackToxic = "electbench-latency-back"
+
+// SetLatencyBothWays delays a new proxy's traffic both ways, toward its
+// upstream and back, by latency ± jitter each way (whole milliseconds): a
+// proxy in front of a server member carries what the peers that dialed
+// it send the member and what the member answers them on the same
+// connections. Unlike SetLatency it is set once, on a proxy that has no
+// latency yet.
+func (c *Client) SetLatencyBothWays(ctx context.Context, name string, latency, jitter time.Duration) error {
+	if err := c.SetLatency(ctx, name, latency, jitter); err != nil {
+		return err
+	}
+	attrs := toxiclient.Attributes{"latency": latency.Milliseconds(), "jitter": jitter.Milliseconds()}
+	return c.call(ctx, "add back latency to "+name, func() error {
+		_, err := c.proxy(name).AddToxic(LatencyBackToxic, "latency", "downstream", 1, attrs)
 		return err
 	})
 }
