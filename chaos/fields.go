@@ -159,7 +159,7 @@ const maxFaults = 1000
 
 var networkFields = []field[Network]{
 	{name: "latency", typ: "latency model", def: DefaultLatency, auto: true,
-		doc: "every link's latency: `1ms` (constant: the reference model), `uniform(a,b)`, `normal(mean,sd)`, `exponential(mean)`; its mean is the unit T",
+		doc: "every link's latency: `1ms` (constant: the reference model), `uniform(a,b)`, `normal(mean,sd)`, `exponential(mean)`; its mean is the unit T. On a server algorithm (SERVERS.md) it is drawn once a member, not a link: what the member's inbound proxy adds each way to every byte on the connections dialed to it (a constant or normal model: every link's one-way latency)",
 		dec: func(d *decoder, n *yaml.Node, path string, nw *Network) {
 			if v, ok := d.word(n, path); ok {
 				nw.Latency = v
