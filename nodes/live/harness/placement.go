@@ -26,6 +26,21 @@ type placement interface {
 	close() error
 }
 
+// faulty is a placement whose hosts can fail on their own (agents.go):
+// fault is what failed (an agent lost, or one that relayed a line no node
+// wrote), which makes every trial since an infrastructure error.
+type faulty interface {
+	fault() error
+}
+
+// hostFault is p's fault, if p can have one.
+func hostFault(p placement) error {
+	if f, ok := p.(faulty); ok {
+		return f.fault()
+	}
+	return nil
+}
+
 // loopback runs every node on this host's loopback.
 type loopback struct{}
 
@@ -46,8 +61,11 @@ type onHosts struct {
 
 // newPlacement is the placement opt asks for.
 func newPlacement(opt *Options) (placement, error) {
-	if opt.Netns == 0 {
+	switch {
+	case opt.Netns == 0:
 		return loopback{}, nil
+	case opt.Agents:
+		return newAgents(opt)
 	}
 	return newNetns(opt.Netns)
 }

@@ -1,0 +1,60 @@
+package harness
+
+import (
+	"bufio"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/electbench/electbench/nodes/live/agent"
+)
+
+// TestAgentFramesOfUnknownProcesses: a frame an agent sends for a process
+// number the harness never gave, or for one it has seen exit, and a
+// second Started, are the agent's fault, named in the error; the frames
+// of a process it runs reach that process's reader.
+func TestAgentFramesOfUnknownProcesses(t *testing.T) {
+	h := &agentHost{name: "the agent of host 0 (test)", procs: map[uint32]*remoteProc{}}
+	r := &remoteProc{h: h, id: 1, stderr: io.Discard, started: make(chan *agent.Msg, 1), exited: make(chan struct{})}
+	r.stdout, r.out = io.Pipe()
+	h.procs[r.id] = r
+	lines := make(chan string, 4)
+	go func() {
+		sc := bufio.NewScanner(r.stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	const hello = `{"type":"hello"}`
+	for _, c := range []struct {
+		m     agent.Msg
+		fault string // "" for none
+	}{
+		{agent.Msg{Kind: agent.Started, ID: 1, Code: 42}, ""},
+		{agent.Msg{Kind: agent.Line, ID: 1, Code: 1, Data: []byte(hello)}, ""},
+		{agent.Msg{Kind: agent.Started, ID: 1}, "a second Started for process 1"},
+		{agent.Msg{Kind: agent.Line, ID: 7, Code: 1, Data: []byte(hello)}, "for process 7, which the harness never started"},
+		{agent.Msg{Kind: agent.Line, ID: 1, Code: 3, Data: []byte(hello)}, "from stream 3"},
+		{agent.Msg{Kind: agent.Exited, ID: 1}, ""},
+		{agent.Msg{Kind: agent.Line, ID: 1, Code: 1, Data: []byte(hello)}, "for process 1, which the harness never started or has seen exit"},
+	} {
+		err := h.deliver(&c.m)
+		switch {
+		case c.fault == "" && err != nil:
+			t.Errorf("%+v: %v", c.m, err)
+		case c.fault != "" && (err == nil || !strings.Contains(err.Error(), c.fault) || !strings.Contains(err.Error(), h.name)):
+			t.Errorf("%+v: %v, want the fault of %s: %q", c.m, err, h.name, c.fault)
+		}
+	}
+	if m := <-r.started; m.Code != 42 {
+		t.Errorf("the starter got %+v, want the Started of pid 42", m)
+	}
+	var got []string
+	for l := range lines {
+		got = append(got, l)
+	}
+	if len(got) != 1 || got[0] != hello {
+		t.Errorf("the process's reader got %q, want its one line %s and the end", got, hello)
+	}
+}
