@@ -112,6 +112,9 @@ func checkRunFlags(cmd *cobra.Command, o runOptions, sim, live []*workloads.Spec
 	if err := checkNetns(o.netns, len(live) > 0, os.Geteuid() == 0); err != nil {
 		return err
 	}
+	if o.agents && o.netns == 0 {
+		return badInputf("--agents: the agents run in hosts made of network namespaces; give --netns K")
+	}
 	if o.keep && !hasQuorum(slices.Concat(sim, live)) {
 		fmt.Fprintln(cmd.ErrOrStderr(), "--keep-running: no quorum algorithm (raft, chubby, zookeeper, etcd-raft) in this run, so it changes nothing: the others end when their election does")
 	}
@@ -237,7 +240,7 @@ func (p *runPlan) execute(cmd *cobra.Command, o *runOptions) (int, []reports.Row
 	ctx, stop := interrupts(cmd, "the run")
 	defer stop()
 	obs := &runObserver{w: cmd.ErrOrStderr()}
-	lh := &liveHarness{dir: o.out, url: o.toxiproxy, netns: o.netns, trials: p.liveTrials(), setup: obs.setup}
+	lh := &liveHarness{dir: o.out, url: o.toxiproxy, netns: o.netns, agents: o.agents, trials: p.liveTrials(), setup: obs.setup}
 	x := &workloads.Executor{
 		Live: lh, Parallel: o.parallel, Trace: writer(tr.f), TraceIf: tr.only, Observer: obs, Costs: p.costs,
 		Skip: func(t workloads.Trial) bool { return done[t.Key()] || !p.inShard(t) },
@@ -443,6 +446,7 @@ func checkLiveHost(trials []workloads.Trial, url string) error {
 type liveHarness struct {
 	dir, url string
 	netns    int               // hosts made of network namespaces, or 0
+	agents   bool              // the nodes run through an agent in each host
 	trials   []workloads.Trial // the plan's live trials
 	setup    func(harness.Setup)
 	log      *os.File
@@ -462,7 +466,7 @@ func (l *liveHarness) Open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	h, err := harness.New(ctx, harness.Options{Toxiproxy: l.url, Netns: l.netns, Log: log, Progress: l.setup})
+	h, err := harness.New(ctx, harness.Options{Toxiproxy: l.url, Netns: l.netns, Agents: l.agents, Log: log, Progress: l.setup})
 	if err != nil {
 		log.Close()
 		return err
