@@ -11,17 +11,20 @@ import (
 
 // TestAgentFramesOfUnknownProcesses: a frame an agent sends for a process
 // number the harness never gave, or for one it has seen exit, and a
-// second Started, are the agent's fault, named in the error; the frames
-// of a process it runs reach that process's reader.
+// second Started, are the agent's fault, named in the error; the lines
+// of a process it runs reach that process's reader with the agent's
+// stamps.
 func TestAgentFramesOfUnknownProcesses(t *testing.T) {
 	h := &agentHost{name: "the agent of host 0 (test)", procs: map[uint32]*remoteProc{}}
 	r := &remoteProc{h: h, id: 1, stderr: io.Discard, started: make(chan *agent.Msg, 1), exited: make(chan struct{})}
 	r.stdout, r.out = io.Pipe()
 	h.procs[r.id] = r
 	lines := make(chan string, 4)
+	var stamps []int64
 	go func() {
 		sc := bufio.NewScanner(r.stdout)
 		for sc.Scan() {
+			stamps = append(stamps, r.stamp())
 			lines <- sc.Text()
 		}
 		close(lines)
@@ -32,7 +35,7 @@ func TestAgentFramesOfUnknownProcesses(t *testing.T) {
 		fault string // "" for none
 	}{
 		{agent.Msg{Kind: agent.Started, ID: 1, Code: 42}, ""},
-		{agent.Msg{Kind: agent.Line, ID: 1, Code: 1, Data: []byte(hello)}, ""},
+		{agent.Msg{Kind: agent.Line, ID: 1, Code: 1, At: 1234, Data: []byte(hello)}, ""},
 		{agent.Msg{Kind: agent.Started, ID: 1}, "a second Started for process 1"},
 		{agent.Msg{Kind: agent.Line, ID: 7, Code: 1, Data: []byte(hello)}, "for process 7, which the harness never started"},
 		{agent.Msg{Kind: agent.Line, ID: 1, Code: 3, Data: []byte(hello)}, "from stream 3"},
@@ -54,7 +57,7 @@ func TestAgentFramesOfUnknownProcesses(t *testing.T) {
 	for l := range lines {
 		got = append(got, l)
 	}
-	if len(got) != 1 || got[0] != hello {
-		t.Errorf("the process's reader got %q, want its one line %s and the end", got, hello)
+	if len(got) != 1 || got[0] != hello || stamps[0] != 1234 {
+		t.Errorf("the process's reader got %q stamped %v, want its one line %s stamped 1234 by the agent, and the end", got, stamps, hello)
 	}
 }

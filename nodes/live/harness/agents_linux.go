@@ -368,6 +368,8 @@ type remoteProc struct {
 	running atomic.Bool     // its Started has come
 	exited  chan struct{}
 	once    sync.Once
+	mu      sync.Mutex
+	stamps  []int64 // the agent's read times of the lines written to out and not yet read
 }
 
 // line passes on one line of r's: a control line to its reader, a line of
@@ -378,7 +380,11 @@ func (r *remoteProc) line(m *agent.Msg) error {
 		if _, err := live.ParseReport(m.Data); err != nil {
 			return fmt.Errorf("%s relayed a line of process %d that no node writes (%v): %.200q", r.h.name, r.id, err, m.Data)
 		}
-		// Its reader has left only at teardown, its output discarded.
+		// Queued before the line is written, so that its reader, having
+		// read it, finds its stamp (stamp).
+		r.mu.Lock()
+		r.stamps = append(r.stamps, m.At)
+		r.mu.Unlock()
 		r.out.Write(append(m.Data, '\n'))
 	case 2:
 		r.stderr.Write(append(m.Data, '\n'))
@@ -398,6 +404,18 @@ func (r *remoteProc) answer(m *agent.Msg) bool {
 	default:
 		return false
 	}
+}
+
+// stamp is when the agent read the line r's reader has just read.
+func (r *remoteProc) stamp() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.stamps) == 0 {
+		return 0
+	}
+	at := r.stamps[0]
+	r.stamps = r.stamps[1:]
+	return at
 }
 
 func (r *remoteProc) signal(sig syscall.Signal) error {

@@ -90,6 +90,18 @@ type nodeReport struct {
 	p   *proc
 	r   live.Report
 	eof bool
+	// at is when the agent of the node's host read the line, on that
+	// host's CLOCK_MONOTONIC (ns), or 0 for a process of the harness's.
+	// The trial keeps the node's own times (on one machine every host
+	// shares the clock); at is what an estimate of a host's clock offset
+	// will be made from.
+	at int64
+}
+
+// stamped is a control whose lines its host stamps when read (remoteProc):
+// stamp is the stamp of the line read last.
+type stamped interface {
+	stamp() int64
 }
 
 // procs are a trial's node processes, their pipes and every position's
@@ -292,13 +304,18 @@ func (ps *procs) readReports(p *proc, stdout io.Reader) {
 	defer close(p.exited)
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	st, _ := p.ctl.(stamped)
 	for sc.Scan() {
 		r, err := live.ParseReport(sc.Bytes())
 		if err != nil {
 			r = live.Report{Type: "error", Error: fmt.Sprintf("unreadable control line %q: %v", sc.Text(), err)}
 		}
+		rep := nodeReport{p: p, r: r}
+		if st != nil {
+			rep.at = st.stamp()
+		}
 		select {
-		case ps.reports <- nodeReport{p: p, r: r}:
+		case ps.reports <- rep:
 		case <-ps.done:
 		}
 	}
