@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/electbench/electbench/nodes/live/agent"
 )
@@ -17,12 +18,12 @@ import (
 func TestAgentFramesOfUnknownProcesses(t *testing.T) {
 	h := &agentHost{name: "the agent of host 0 (test)", procs: map[uint32]*remoteProc{}}
 	r := &remoteProc{h: h, id: 1, stderr: io.Discard, started: make(chan *agent.Msg, 1), exited: make(chan struct{})}
-	r.stdout, r.out = io.Pipe()
+	r.out = newLineBuf()
 	h.procs[r.id] = r
 	lines := make(chan string, 4)
 	var stamps []int64
 	go func() {
-		sc := bufio.NewScanner(r.stdout)
+		sc := bufio.NewScanner(r.out)
 		for sc.Scan() {
 			stamps = append(stamps, r.stamp())
 			lines <- sc.Text()
@@ -59,5 +60,41 @@ func TestAgentFramesOfUnknownProcesses(t *testing.T) {
 	}
 	if len(got) != 1 || got[0] != hello || stamps[0] != 1234 {
 		t.Errorf("the process's reader got %q stamped %v, want its one line %s stamped 1234 by the agent, and the end", got, stamps, hello)
+	}
+}
+
+// TestAgentLineHoldsUpNothing: a process's line that no reader takes yet
+// (its reader starts once every process of the trial has) holds up no
+// frame behind it, such as the next process's Started.
+func TestAgentLineHoldsUpNothing(t *testing.T) {
+	h := &agentHost{name: "the agent of host 0 (test)", procs: map[uint32]*remoteProc{}}
+	for id := range uint32(2) {
+		h.procs[id+1] = &remoteProc{h: h, id: id + 1, out: newLineBuf(), started: make(chan *agent.Msg, 1), exited: make(chan struct{})}
+	}
+	done := make(chan error, 1)
+	go func() {
+		for _, m := range []*agent.Msg{
+			{Kind: agent.Started, ID: 1},
+			{Kind: agent.Line, ID: 1, Code: 1, Data: []byte(`{"type":"hello"}`)},
+			{Kind: agent.Line, ID: 1, Code: 1, Data: []byte(`{"type":"hello"}`)},
+			{Kind: agent.Started, ID: 2},
+		} {
+			if err := h.deliver(m); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("process 1's unread lines held up the Started of process 2")
+	}
+	if m := <-h.procs[2].started; m.ID != 2 {
+		t.Errorf("process 2's starter got %+v", m)
 	}
 }

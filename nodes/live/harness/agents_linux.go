@@ -216,7 +216,7 @@ func (h *agentHost) start(argv, env []string, stderr io.Writer) (remote, error) 
 	}
 	h.last++
 	r := &remoteProc{h: h, id: h.last, stderr: stderr, started: make(chan *agent.Msg, 1), exited: make(chan struct{})}
-	r.stdout, r.out = io.Pipe()
+	r.out = newLineBuf()
 	// Listed before its Start goes, so that its Started finds it.
 	h.procs[r.id] = r
 	h.mu.Unlock()
@@ -232,7 +232,7 @@ func (h *agentHost) start(argv, env []string, stderr io.Writer) (remote, error) 
 			h.end(r)
 			return remote{}, fmt.Errorf("%s: %s", h.name, m.Data)
 		}
-		return remote{ctl: r, stdin: remoteStdin{r}, stdout: r.stdout, pid: int(m.Code), addr: m.Addr}, nil
+		return remote{ctl: r, stdin: remoteStdin{r}, stdout: r.out, pid: int(m.Code), addr: m.Addr}, nil
 	case <-r.exited:
 		return remote{}, cmp.Or(h.fault(), fmt.Errorf("%s: its connection ended", h.name))
 	case <-t.C:
@@ -361,8 +361,7 @@ func (h *agentHost) stop() {
 type remoteProc struct {
 	h       *agentHost
 	id      uint32
-	stdout  *io.PipeReader // what readReports reads
-	out     *io.PipeWriter // its Line frames, each a line
+	out     *lineBuf // its Line frames, each a line: what readReports reads
 	stderr  io.Writer
 	started chan *agent.Msg // its Started, or the Fail of its start
 	running atomic.Bool     // its Started has come
@@ -380,12 +379,12 @@ func (r *remoteProc) line(m *agent.Msg) error {
 		if _, err := live.ParseReport(m.Data); err != nil {
 			return fmt.Errorf("%s relayed a line of process %d that no node writes (%v): %.200q", r.h.name, r.id, err, m.Data)
 		}
-		// Queued before the line is written, so that its reader, having
-		// read it, finds its stamp (stamp).
+		// Queued before the line is, so that its reader, having read it,
+		// finds its stamp (stamp).
 		r.mu.Lock()
 		r.stamps = append(r.stamps, m.At)
 		r.mu.Unlock()
-		r.out.Write(append(m.Data, '\n'))
+		r.out.push(m.Data)
 	case 2:
 		r.stderr.Write(append(m.Data, '\n'))
 	default:
@@ -442,4 +441,62 @@ func (s remoteStdin) Write(b []byte) (int, error) {
 
 func (s remoteStdin) Close() error {
 	return s.r.h.c.Send(&agent.Msg{Kind: agent.CloseStdin, ID: s.r.id})
+}
+
+// lineBuf is a remote process's standard output as its reader sees it:
+// the lines its agent relayed, held without bound until read, so that the
+// demultiplexer never waits for a reader. With a pipe, one process's
+// line that no one reads yet (its reader starts once every process of the
+// trial has) would hold up every frame behind it, the Started of the
+// process being started among them. A node that writes faster than the
+// trial reads is held up by nothing here, as a pipe's buffer would hold
+// it up locally: the trial reads every line as it comes, and its lines
+// end with it.
+type lineBuf struct {
+	mu     sync.Mutex
+	more   *sync.Cond // signalled by push and Close
+	buf    []byte
+	closed bool
+}
+
+func newLineBuf() *lineBuf {
+	b := &lineBuf{}
+	b.more = sync.NewCond(&b.mu)
+	return b
+}
+
+// push appends a line (without its newline).
+func (b *lineBuf) push(line []byte) {
+	b.mu.Lock()
+	b.buf = append(append(b.buf, line...), '\n')
+	b.mu.Unlock()
+	b.more.Signal()
+}
+
+// Read reads what was pushed, waiting for a line, or io.EOF once Close
+// has been called and everything read.
+func (b *lineBuf) Read(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for len(b.buf) == 0 && !b.closed {
+		b.more.Wait()
+	}
+	if len(b.buf) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, b.buf)
+	b.buf = b.buf[n:]
+	if len(b.buf) == 0 {
+		b.buf = nil
+	}
+	return n, nil
+}
+
+// Close ends the lines: the reader reads what is left, then io.EOF.
+func (b *lineBuf) Close() error {
+	b.mu.Lock()
+	b.closed = true
+	b.mu.Unlock()
+	b.more.Broadcast()
+	return nil
 }
