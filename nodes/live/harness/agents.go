@@ -4,6 +4,8 @@ package harness
 
 import (
 	"cmp"
+	"context"
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"io"
@@ -41,6 +43,25 @@ type agents struct {
 	proxy string       // the address the proxies listen on
 	dir   string       // the key files of the agents the harness started, or ""
 	done  func() error // removes the hosts the harness made, or nil
+}
+
+// newHosts reaches the agent of every host of hs, started by hand, which
+// run the nodes dealt to them; the proxies listen on hs.Proxies.
+func newHosts(hs *Hosts, log io.Writer) (placement, error) {
+	a := &agents{proxy: hs.Proxies}
+	for _, host := range hs.Hosts {
+		ip, _, _ := net.SplitHostPort(host.Agent) // checked by ReadHosts
+		h := newAgentHost(fmt.Sprintf("the agent of host %s (%s)", host.Name, host.Agent), ip, log)
+		ctx, cancel := context.WithTimeout(context.Background(), agentTimeout)
+		err := h.connect(ctx, host.Agent, hs.key, host.pub)
+		cancel()
+		if err != nil {
+			a.close()
+			return nil, fmt.Errorf("--hosts: %w", err)
+		}
+		a.hosts = append(a.hosts, h)
+	}
+	return a, nil
 }
 
 // host is the host of spawn index idx in an n-node cluster.
@@ -101,6 +122,23 @@ type agentHost struct {
 	procs map[uint32]*remoteProc
 	err   error
 	done  chan struct{} // closed once demux has ended
+}
+
+func newAgentHost(name, host string, log io.Writer) *agentHost {
+	return &agentHost{name: name, host: host, log: log, procs: map[uint32]*remoteProc{}, done: make(chan struct{})}
+}
+
+// connect connects to the agent at addr as the controller holding key,
+// accepting only the agent's key pub, and delivers its frames from then
+// on (demux).
+func (h *agentHost) connect(ctx context.Context, addr string, key ed25519.PrivateKey, pub ed25519.PublicKey) error {
+	c, err := agent.Dial(ctx, addr, key, pub)
+	if err != nil {
+		return fmt.Errorf("%s: %w", h.name, err)
+	}
+	h.c = c
+	go h.demux(c.Msgs())
+	return nil
 }
 
 // start has the agent start a node process, listening on a socket the

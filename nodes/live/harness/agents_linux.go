@@ -86,8 +86,8 @@ func (a *agents) startAgent(opt *Options, set *hostns.Set, i int, ctlFile string
 	// harness alone, and killed by the kernel with the harness, taking
 	// its nodes with it (theirs is the agent's death).
 	cmd.SysProcAttr = nodeSysProcAttr()
-	h := &agentHost{name: fmt.Sprintf("the agent of host %d (%s)", i, host.Addr), host: host.Addr.String(), cmd: cmd,
-		procs: map[uint32]*remoteProc{}, done: make(chan struct{}), log: opt.Log}
+	h := newAgentHost(fmt.Sprintf("the agent of host %d (%s)", i, host.Addr), host.Addr.String(), opt.Log)
+	h.cmd = cmd
 	cmd.Stderr = &tailWriter{log: opt.Log, prefix: fmt.Sprintf("agent %d: ", i)}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -99,14 +99,15 @@ func (a *agents) startAgent(opt *Options, set *hostns.Set, i int, ctlFile string
 	ctx, cancel := context.WithTimeout(context.Background(), agentTimeout)
 	defer cancel()
 	addr, err := listening(ctx, out)
-	if err == nil {
-		h.c, err = agent.Dial(ctx, addr, ctl, key.Private.Public().(ed25519.PublicKey))
+	if err != nil {
+		err = fmt.Errorf("%s: %w", h.name, err)
+	} else {
+		err = h.connect(ctx, addr, ctl, key.Private.Public().(ed25519.PublicKey))
 	}
 	if err != nil {
 		h.stop()
-		return nil, fmt.Errorf("%s: %w", h.name, err)
+		return nil, err
 	}
-	go h.demux(h.c.Msgs())
 	return h, nil
 }
 

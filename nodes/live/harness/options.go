@@ -33,6 +33,9 @@ type Options struct {
 	// hosts of their own would run them: the agent opens each node's
 	// socket on its host, relays its lines and delivers its signals.
 	Agents bool
+	// Hosts, when set, runs the nodes on hosts of their own through
+	// their agents, started by hand (ReadHosts); not with Netns.
+	Hosts *Hosts
 	// Agent is the command that runs one agent, before its flags; nil
 	// means this executable with the argument "agent".
 	Agent []string

@@ -62,6 +62,8 @@ type onHosts struct {
 // newPlacement is the placement opt asks for.
 func newPlacement(opt *Options) (placement, error) {
 	switch {
+	case opt.Hosts != nil:
+		return newHosts(opt.Hosts, opt.Log)
 	case opt.Netns == 0:
 		return loopback{}, nil
 	case opt.Agents:
