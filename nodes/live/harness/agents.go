@@ -195,7 +195,10 @@ func (h *agentHost) demux(msgs <-chan *agent.Msg) {
 	}
 	h.mu.Lock()
 	if h.err == nil {
-		h.err = fmt.Errorf("%s: its connection ended: %v", h.name, h.c.Err())
+		h.err = fmt.Errorf("%s: its connection ended", h.name)
+		if err := h.c.Err(); err != nil {
+			h.err = fmt.Errorf("%s: its connection ended: %w", h.name, err)
+		}
 	}
 	left := make([]*remoteProc, 0, len(h.procs))
 	for _, r := range h.procs {
