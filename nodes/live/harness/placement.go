@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"errors"
 	"net"
 	"os/exec"
 )
@@ -62,6 +63,10 @@ type onHosts struct {
 // newPlacement is the placement opt asks for.
 func newPlacement(opt *Options) (placement, error) {
 	switch {
+	case opt.Hosts != nil && opt.Netns > 0:
+		return nil, errors.New("live: the nodes run on Hosts or on Netns hosts, not both")
+	case opt.Agents && opt.Netns == 0:
+		return nil, errors.New("live: Agents run in Netns hosts, and Netns is 0")
 	case opt.Hosts != nil:
 		return newHosts(opt.Hosts, opt.Log)
 	case opt.Netns == 0:
