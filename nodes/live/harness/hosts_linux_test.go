@@ -151,3 +151,26 @@ func TestReadHosts(t *testing.T) {
 		}
 	}
 }
+
+// TestPlacementOptionsRefused: agents without namespaces to run in, and
+// both a hosts file and namespaces, are refused at New.
+func TestPlacementOptionsRefused(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		set  func(*harness.Options)
+		want string
+	}{
+		{"agents without netns", func(o *harness.Options) { o.Agents = true }, "Agents run in Netns hosts"},
+		{"hosts and netns", func(o *harness.Options) { o.Hosts, o.Netns = &harness.Hosts{}, 2 }, "on Hosts or on Netns hosts, not both"},
+	} {
+		opt := options(t)
+		c.set(&opt)
+		r, err := harness.New(context.Background(), opt)
+		if err == nil {
+			r.Close()
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+}
