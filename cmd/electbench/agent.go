@@ -73,6 +73,6 @@ func runAgent(cmd *cobra.Command, o *agentOptions) error {
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), interruptSignals...)
 	defer stop()
-	fmt.Fprintf(cmd.OutOrStdout(), "agent listening on %s, key %x\n", ln.Addr(), key.Public())
+	fmt.Fprintln(cmd.OutOrStdout(), agent.Listening(ln.Addr(), key.Public().(ed25519.PublicKey)))
 	return a.Serve(ctx, ln)
 }

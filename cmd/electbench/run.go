@@ -51,6 +51,8 @@ type runOptions struct {
 	rank       string
 	toxiproxy  string           // live runs: an existing toxiproxy-server; "" embeds one
 	netns      int              // live runs: hosts made of network namespaces; 0 runs on loopback
+	agents     bool             // with netns: the nodes run through an agent in each host
+	hosts      string           // live runs: a hosts file of agents started by hand (harness.ReadHosts)
 	shard      string           // K/M: run only part K of M of the plan (shard.go)
 	shards     int              // M, with K from $ELECTBENCH_SHARD or $JOB_COMPLETION_INDEX
 	budget     trial.Budget     // --max-events, --max-inflight; zero: scaled to N
@@ -122,6 +124,8 @@ host; the failed trial is not recorded and --resume runs it again),
 	f.StringVar(&o.runtime, "runtime", o.runtime, "runtime: sim, or live (node processes through Toxiproxy; T ≥ 1ms, whole milliseconds)")
 	f.StringVar(&o.toxiproxy, "toxiproxy", "", "live runs: URL of an existing toxiproxy-server (default: embed one, on loopback)")
 	f.IntVar(&o.netns, "netns", 0, "live runs: spread each cluster's nodes over this many hosts made of Linux network namespaces\non a bridge, in blocks (root only; docs/multi-host.md)")
+	f.BoolVar(&o.agents, "agents", false, "live runs with --netns: start each host's nodes through an electbench agent in that host,\nas on hosts of their own (docs/multi-host.md)")
+	f.StringVar(&o.hosts, "hosts", "", "live runs: a YAML file of hosts whose agents were started by hand (electbench agent): the nodes\nare dealt to them in blocks (docs/multi-host.md)")
 	f.StringVar(&o.ids, "ids", o.ids, "id arrangement by ring position: random, ascending, descending, bit-reversal, anonymous, a list,\nor pow(b[,hash]) for minted proof-of-work identities (cached on disk)")
 	f.StringVar(&o.rank, "rank", o.rank, "rank processes by id, or by epoch: H(id ‖ a nonce drawn per trial)")
 	f.StringVar(&o.initiators, "initiators", o.initiators, "who initiates: all, max, successor-of-max, lowest, random(k) or positions")

@@ -112,6 +112,20 @@ func checkRunFlags(cmd *cobra.Command, o runOptions, sim, live []*workloads.Spec
 	if err := checkNetns(o.netns, len(live) > 0, os.Geteuid() == 0); err != nil {
 		return err
 	}
+	if o.agents && o.netns == 0 {
+		return badInputf("--agents: the agents run in hosts made of network namespaces; give --netns K")
+	}
+	if o.hosts != "" {
+		switch {
+		case len(live) == 0:
+			return badInputf("--hosts: this run has no live trials (--runtime sim); the flag places live nodes")
+		case o.netns > 0:
+			return badInputf("--hosts and --netns: the nodes run on the hosts of one or the other")
+		}
+		if _, err := harness.ReadHosts(o.hosts); err != nil {
+			return badInputf("--hosts: %w", err)
+		}
+	}
 	if o.keep && !hasQuorum(slices.Concat(sim, live)) {
 		fmt.Fprintln(cmd.ErrOrStderr(), "--keep-running: no quorum algorithm (raft, chubby, zookeeper, etcd-raft) in this run, so it changes nothing: the others end when their election does")
 	}
@@ -240,7 +254,7 @@ func (p *runPlan) execute(cmd *cobra.Command, o *runOptions) (int, []reports.Row
 	// now is for electbench clean, which says why.
 	workloads.RemoveDeadSpools()
 	obs := &runObserver{w: cmd.ErrOrStderr()}
-	lh := &liveHarness{dir: o.out, url: o.toxiproxy, netns: o.netns, trials: p.liveTrials(), setup: obs.setup}
+	lh := &liveHarness{dir: o.out, url: o.toxiproxy, netns: o.netns, agents: o.agents, hosts: o.hosts, trials: p.liveTrials(), setup: obs.setup}
 	x := &workloads.Executor{
 		Live: lh, Parallel: o.parallel, Trace: writer(tr.f), TraceIf: tr.only, Observer: obs, Costs: p.costs,
 		Skip: func(t workloads.Trial) bool { return done[t.Key()] || !p.inShard(t) },
@@ -446,6 +460,8 @@ func checkLiveHost(trials []workloads.Trial, url string) error {
 type liveHarness struct {
 	dir, url string
 	netns    int               // hosts made of network namespaces, or 0
+	agents   bool              // the nodes run through an agent in each host
+	hosts    string            // a hosts file of agents started by hand, or ""
 	trials   []workloads.Trial // the plan's live trials
 	setup    func(harness.Setup)
 	log      *os.File
@@ -465,7 +481,15 @@ func (l *liveHarness) Open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	h, err := harness.New(ctx, harness.Options{Toxiproxy: l.url, Netns: l.netns, Log: log, Progress: l.setup})
+	opt := harness.Options{Toxiproxy: l.url, Netns: l.netns, Agents: l.agents, Log: log, Progress: l.setup}
+	if l.hosts != "" {
+		// Read again: checkRunFlags read it before the run began.
+		if opt.Hosts, err = harness.ReadHosts(l.hosts); err != nil {
+			log.Close()
+			return badInputf("--hosts: %w", err)
+		}
+	}
+	h, err := harness.New(ctx, opt)
 	if err != nil {
 		log.Close()
 		return err

@@ -7,9 +7,12 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math/big"
+	"net"
+	"strings"
 	"time"
 )
 
@@ -92,4 +95,25 @@ func clientConfig(key ed25519.PrivateKey, agent ed25519.PublicKey) (*tls.Config,
 		InsecureSkipVerify:    true,
 		VerifyPeerCertificate: pinned("agent", agent),
 	}, nil
+}
+
+// Listening is the line `electbench agent` prints once it listens: its
+// address and public key. A controller that started the agent reads it
+// back with ParseListening.
+func Listening(addr net.Addr, key ed25519.PublicKey) string {
+	return fmt.Sprintf("agent listening on %s, key %x", addr, []byte(key))
+}
+
+// ParseListening reads the address and key of an agent's Listening line.
+func ParseListening(line string) (addr string, key ed25519.PublicKey, err error) {
+	var hexKey string
+	if _, err := fmt.Sscanf(line, "agent listening on %s key %s", &addr, &hexKey); err != nil {
+		return "", nil, fmt.Errorf("agent: %q is not the line of a listening agent: %w", line, err)
+	}
+	addr = strings.TrimSuffix(addr, ",")
+	b, err := hex.DecodeString(hexKey)
+	if err != nil || len(b) != ed25519.PublicKeySize {
+		return "", nil, fmt.Errorf("agent: %q: the key is not %d hex bytes", line, ed25519.PublicKeySize)
+	}
+	return addr, ed25519.PublicKey(b), nil
 }

@@ -235,6 +235,10 @@ const splitHarness = "split"
 // of network namespaces (Linux only: TestKilledNetnsHarness).
 const netnsHarness = "netns"
 
+// agentsHarness asks for nodes on two such hosts, through an agent in
+// each (TestKilledAgentsHarness).
+const agentsHarness = "agents"
+
 // noCleanup is a harness.SetFDLimit owner that never restores: a harness
 // process of the tests keeps the limit until it exits.
 type noCleanup struct{}
@@ -248,13 +252,15 @@ func (noCleanup) Cleanup(func()) {}
 // processes, under a file-descriptor limit lowered so that its 5-node
 // clusters need three servers.
 func harnessMain(url string) int {
-	netns := 0
+	netns, agents := 0, false
 	switch url {
 	case splitHarness:
 		url = ""
 		harness.SetFDLimit(noCleanup{}, 140)
 	case netnsHarness:
 		url, netns = "", 3
+	case agentsHarness:
+		url, netns, agents = "", 2, true
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -268,7 +274,7 @@ func harnessMain(url string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	r, err := harness.New(ctx, harness.Options{Toxiproxy: url, Netns: netns, Node: []string{exe}, Server: serverCommand(exe), Env: []string{livetest.EnvNode + "=1"}, Log: os.Stderr,
+	r, err := harness.New(ctx, harness.Options{Toxiproxy: url, Netns: netns, Agents: agents, Agent: []string{exe, "agent"}, Node: []string{exe}, Server: serverCommand(exe), Env: []string{livetest.EnvNode + "=1"}, Log: os.Stderr,
 		Observe: func(i harness.Info) { fmt.Println("dir " + i.Dir); fmt.Println("running " + i.Prefix) }})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "harness:", err)

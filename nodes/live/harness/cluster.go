@@ -51,6 +51,13 @@ func New(ctx context.Context, opt Options) (*Runtime, error) {
 		}
 		r.opt.Server = []string{exe, "toxiproxy-server"}
 	}
+	if len(r.opt.Agent) == 0 {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("live: finding this executable to run agents: %w", err)
+		}
+		r.opt.Agent = []string{exe, "agent"}
+	}
 	// What dead runs left goes first: a killed --netns run's hosts hold
 	// the addresses this run's would take.
 	r.removeDead(ctx)
@@ -177,6 +184,9 @@ func (r *Runtime) Run(ctx context.Context, cfg trial.Config) (*Result, error) {
 		}
 		if cause == nil {
 			cause = lt.links.infra
+		}
+		if cause == nil {
+			cause = hostFault(r.place)
 		}
 		if cause == nil {
 			cause = r.verify(ctx, lt.links)

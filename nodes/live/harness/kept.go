@@ -59,9 +59,15 @@ type kept struct {
 	warm *warm
 }
 
-// listenAll opens the listening socket of every spawn index.
+// listenAll opens the listening socket of every spawn index, unless the
+// cluster's hosts open a socket for each process they start (a
+// remoteStarter): its proxies are then pointed at each trial's (repoint).
 func (k *kept) listenAll() error {
 	n := k.n
+	if _, ok := k.hosts.placement.(remoteStarter); ok {
+		k.addrs = make([]string, n)
+		return nil
+	}
 	for range n {
 		ln, err := k.hosts.listen(len(k.lns), n)
 		if err != nil {
@@ -77,6 +83,32 @@ func (k *kept) listenAll() error {
 		k.lns, k.files, k.addrs = append(k.lns, ln), append(k.files, f), append(k.addrs, ln.Addr().String())
 	}
 	return nil
+}
+
+// repoint points the proxies into each spawn index at the socket its
+// process listens on, where the hosts open one per process (a
+// remoteStarter): through an agent the cluster holds no socket to keep
+// across trials, so each trial's processes bring new addresses.
+func (k *kept) repoint(ctx context.Context, all []*proc) error {
+	if _, ok := k.hosts.placement.(remoteStarter); !ok {
+		return nil
+	}
+	moved := map[int]bool{}
+	for _, p := range all {
+		if k.addrs[p.idx] != p.addr {
+			k.addrs[p.idx], moved[p.idx] = p.addr, true
+		}
+	}
+	var into []link
+	for l := range k.proxy {
+		if moved[l[1]] {
+			into = append(into, l)
+		}
+	}
+	return parallel(ctx, into, func(ctx context.Context, l link) error {
+		name := k.proxy[l]
+		return k.on(name).SetUpstream(ctx, name, k.addrs[l[1]])
+	})
 }
 
 // placed is where the cluster's nodes run: on loopback without a cluster

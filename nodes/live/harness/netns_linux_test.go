@@ -106,6 +106,18 @@ func hostsOf(pid int, token string) []string {
 	return left
 }
 
+// tokenOf is the owner token of process pid, a harness this test
+// started: this namespace and boot, its own start time.
+func tokenOf(t *testing.T, pid int) string {
+	t.Helper()
+	start, err := owner.StartTicks(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	me := owner.Token()
+	return me[:strings.LastIndexByte(me, 's')+1] + strconv.FormatUint(start, 10)
+}
+
 // A --netns harness killed with SIGKILL leaves its hosts (namespaces
 // named after its pid and token, a bridge, veths); its nodes die with it, and
 // harness.Clean (the next run's, or `electbench clean`'s) removes the
@@ -114,13 +126,7 @@ func TestKilledNetnsHarness(t *testing.T) {
 	h := startHarness(t, netnsHarness)
 	defer h.cmd.Process.Kill()
 	pid := h.cmd.Process.Pid
-	// The harness's token: this namespace and boot, its own start time.
-	start, err := owner.StartTicks(pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	me := owner.Token()
-	token := me[:strings.LastIndexByte(me, 's')+1] + strconv.FormatUint(start, 10)
+	token := tokenOf(t, pid)
 	h.cmd.Process.Kill()
 	h.cmd.Wait()
 	killed := time.Now()

@@ -27,6 +27,18 @@ type Options struct {
 	// in blocks of spawn indices, and removes them at Close; 0 runs them
 	// on this host's loopback.
 	Netns int
+	// Agents, with Netns, runs the nodes through an agent in each host
+	// (`electbench agent`, started by the harness in the host's
+	// namespace and reached over its pinned-key TLS connection), as
+	// hosts of their own would run them: the agent opens each node's
+	// socket on its host, relays its lines and delivers its signals.
+	Agents bool
+	// Hosts, when set, runs the nodes on hosts of their own through
+	// their agents, started by hand (ReadHosts); not with Netns.
+	Hosts *Hosts
+	// Agent is the command that runs one agent, before its flags; nil
+	// means this executable with the argument "agent".
+	Agent []string
 	// Env is added to the environment of every node and server process.
 	Env []string
 	// Bits is the puzzle difficulty of node identities, minted by each node

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"errors"
 	"net"
 	"os/exec"
 )
@@ -26,6 +27,21 @@ type placement interface {
 	close() error
 }
 
+// faulty is a placement whose hosts can fail on their own (agents.go):
+// fault is what failed (an agent lost, or one that relayed a line no node
+// wrote), which makes every trial since an infrastructure error.
+type faulty interface {
+	fault() error
+}
+
+// hostFault is p's fault, if p can have one.
+func hostFault(p placement) error {
+	if f, ok := p.(faulty); ok {
+		return f.fault()
+	}
+	return nil
+}
+
 // loopback runs every node on this host's loopback.
 type loopback struct{}
 
@@ -46,8 +62,17 @@ type onHosts struct {
 
 // newPlacement is the placement opt asks for.
 func newPlacement(opt *Options) (placement, error) {
-	if opt.Netns == 0 {
+	switch {
+	case opt.Hosts != nil && opt.Netns > 0:
+		return nil, errors.New("live: the nodes run on Hosts or on Netns hosts, not both")
+	case opt.Agents && opt.Netns == 0:
+		return nil, errors.New("live: Agents run in Netns hosts, and Netns is 0")
+	case opt.Hosts != nil:
+		return newHosts(opt.Hosts, opt.Log)
+	case opt.Netns == 0:
 		return loopback{}, nil
+	case opt.Agents:
+		return newAgents(opt)
 	}
 	return newNetns(opt.Netns)
 }

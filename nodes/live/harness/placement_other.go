@@ -11,3 +11,8 @@ func newNetns(int) (placement, error) {
 
 // removeDeadHosts: no run made hosts off Linux.
 func removeDeadHosts() ([]string, error) { return nil, nil }
+
+// newAgents: the agents run in hosts made of network namespaces.
+func newAgents(*Options) (placement, error) {
+	return nil, errors.New("--netns --agents: hosts as network namespaces need Linux")
+}

@@ -28,7 +28,7 @@ type proc struct {
 	pos   int // ring position; -1 until assigned
 	inc   int // incarnation of the position: restarts add one
 	dir   string
-	cmd   *exec.Cmd
+	ctl   control
 	stdin io.WriteCloser
 	// stdout carries its control lines (readReports).
 	stdout io.ReadCloser
@@ -50,11 +50,58 @@ type proc struct {
 	tail     *tailWriter
 }
 
+// control signals and reaps a node process: one this harness started
+// (localProc), or one a host's agent runs for it (remoteProc, agents.go).
+type control interface {
+	kill()         // SIGKILL to its process group: a crash
+	pause() error  // SIGSTOP to its group
+	resume() error // SIGCONT to its group
+	wait()         // until it has been reaped, once its output has ended
+}
+
+// localProc is a node process of this harness.
+type localProc struct{ cmd *exec.Cmd }
+
+func (l localProc) kill()         { killGroup(l.cmd.Process.Pid) }
+func (l localProc) pause() error  { return pauseGroup(l.cmd.Process.Pid) }
+func (l localProc) resume() error { return resumeGroup(l.cmd.Process.Pid) }
+func (l localProc) wait()         { l.cmd.Wait() }
+
+// remoteStarter is a placement whose hosts start the node processes
+// themselves (agents.go): argv is the node's command line, env what is
+// added to the host's environment, stderr receives its diagnostics. The
+// host opens the node's listening socket on its own address, so the
+// process's address is the host's word, not a socket of the harness's.
+type remoteStarter interface {
+	startRemote(idx, n int, argv, env []string, stderr io.Writer) (remote, error)
+}
+
+// remote is a node process a host started for the harness.
+type remote struct {
+	ctl    control
+	stdin  io.WriteCloser
+	stdout io.ReadCloser // its standard output's lines
+	pid    int
+	addr   string // where it listens
+}
+
 // nodeReport is one control line of a node, or the end of its output.
 type nodeReport struct {
 	p   *proc
 	r   live.Report
 	eof bool
+	// at is when the agent of the node's host read the line, on that
+	// host's CLOCK_MONOTONIC (ns), or 0 for a process of the harness's.
+	// The trial keeps the node's own times (on one machine every host
+	// shares the clock); at is what an estimate of a host's clock offset
+	// will be made from.
+	at int64
+}
+
+// stamped is a control whose lines its host stamps when read (remoteProc):
+// stamp is the stamp of the line read last.
+type stamped interface {
+	stamp() int64
 }
 
 // procs are a trial's node processes, their pipes and every position's
@@ -125,10 +172,16 @@ func (ps *procs) spawnAll(n int, files []*os.File) error {
 	sem := make(chan struct{}, spawnWorkers)
 	var wg sync.WaitGroup
 	for i := range n {
+		// A placement whose hosts open the nodes' sockets (remoteStarter)
+		// gives the cluster none.
+		var f *os.File
+		if i < len(files) {
+			f = files[i]
+		}
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			started[i], errs[i] = ps.startProc(i, filepath.Join(ps.dir, strconv.Itoa(i)), ps.opt.Forge[i], files[i])
+			started[i], errs[i] = ps.startProc(i, filepath.Join(ps.dir, strconv.Itoa(i)), ps.opt.Forge[i], f)
 		})
 	}
 	wg.Wait()
@@ -192,7 +245,15 @@ func (ps *procs) startProc(idx int, dir, forge string, ln *os.File) (*proc, erro
 	}
 	cmd.Env = append(os.Environ(), opt.Env...)
 	cmd.SysProcAttr = nodeSysProcAttr()
-	p := &proc{idx: idx, pos: -1, dir: dir, cmd: cmd, challenge: challenge, exited: make(chan struct{}), tail: &tailWriter{log: opt.Log, prefix: fmt.Sprintf("node %d: ", idx)}}
+	p := &proc{idx: idx, pos: -1, dir: dir, challenge: challenge, exited: make(chan struct{}), tail: &tailWriter{log: opt.Log, prefix: fmt.Sprintf("node %d: ", idx)}}
+	if rs, ok := ps.hosts.placement.(remoteStarter); ok {
+		r, err := rs.startRemote(idx, ps.hosts.n, cmd.Args, opt.Env, p.tail)
+		if err != nil {
+			return nil, fmt.Errorf("starting node process %d: %w", idx, err)
+		}
+		p.ctl, p.stdin, p.stdout, p.pid, p.addr = r.ctl, r.stdin, r.stdout, r.pid, r.addr
+		return p, nil
+	}
 	cmd.Stderr = p.tail
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -206,7 +267,7 @@ func (ps *procs) startProc(idx int, dir, forge string, ln *os.File) (*proc, erro
 	if err := ps.hosts.start(idx, ps.hosts.n, cmd); err != nil {
 		return nil, fmt.Errorf("starting node process %q: %w", opt.Node[0], err)
 	}
-	p.stdin, p.pid, p.stdout = stdin, cmd.Process.Pid, stdout
+	p.ctl, p.stdin, p.pid, p.stdout = localProc{cmd}, stdin, cmd.Process.Pid, stdout
 	return p, nil
 }
 
@@ -243,18 +304,23 @@ func (ps *procs) readReports(p *proc, stdout io.Reader) {
 	defer close(p.exited)
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	st, _ := p.ctl.(stamped)
 	for sc.Scan() {
 		r, err := live.ParseReport(sc.Bytes())
 		if err != nil {
 			r = live.Report{Type: "error", Error: fmt.Sprintf("unreadable control line %q: %v", sc.Text(), err)}
 		}
+		rep := nodeReport{p: p, r: r}
+		if st != nil {
+			rep.at = st.stamp()
+		}
 		select {
-		case ps.reports <- nodeReport{p: p, r: r}:
+		case ps.reports <- rep:
 		case <-ps.done:
 		}
 	}
 	io.Copy(io.Discard, stdout)
-	p.cmd.Wait()
+	p.ctl.wait()
 	select {
 	case ps.reports <- nodeReport{p: p, eof: true}:
 	case <-ps.done:
@@ -305,7 +371,7 @@ func (ps *procs) write(p *proc, c live.Command) {
 func (ps *procs) kill(p *proc) {
 	if !p.killed {
 		p.killed = true
-		killGroup(p.pid)
+		p.ctl.kill()
 	}
 }
 
@@ -319,7 +385,7 @@ func (ps *procs) down(p int) {
 // pause stops position p's process (SIGSTOP): while paused it counts as
 // gone.
 func (ps *procs) pause(p int) error {
-	if err := pauseGroup(ps.byPos[p].pid); err != nil {
+	if err := ps.byPos[p].ctl.pause(); err != nil {
 		return err
 	}
 	ps.paused[p], ps.gone[p] = true, true
@@ -328,7 +394,7 @@ func (ps *procs) pause(p int) error {
 
 // resume continues position p's paused process (SIGCONT).
 func (ps *procs) resume(p int) {
-	resumeGroup(ps.byPos[p].pid)
+	ps.byPos[p].ctl.resume()
 	ps.paused[p] = false
 	ps.gone[p] = !ps.alive[p] || ps.restarting[p]
 }
@@ -365,7 +431,7 @@ func (ps *procs) release() {
 	for _, p := range ps.all {
 		if !p.killed {
 			p.killed = true
-			killGroup(p.pid)
+			p.ctl.kill()
 		}
 		p.stdin.Close()
 	}

@@ -211,6 +211,9 @@ func (lt *liveTrial) startAll(ctx context.Context) error {
 			lt.prog.progress(hellos)
 		}
 	}
+	if err := lt.kept.repoint(ctx, lt.procs.all); err != nil {
+		return fmt.Errorf("pointing the proxies at the nodes' new sockets: %w", err)
+	}
 	return nil
 }
 
@@ -663,7 +666,7 @@ func (lt *liveTrial) stopAll() {
 		}
 		if p != nil && !p.killed && lt.procs.alive != nil && lt.procs.alive[pos] {
 			if lt.procs.paused[pos] {
-				resumeGroup(p.pid)
+				p.ctl.resume()
 			}
 			lt.procs.write(p, live.Command{Type: "stop"})
 			running++
