@@ -230,22 +230,29 @@ func TestAgentSignals(t *testing.T) {
 		t.Fatalf("frame %+v, want Started", started)
 	}
 	pid := started.Code
+	// The protocol's numbers, not this system's: Linux's SIGSTOP (19) is
+	// no signal of the protocol, and its SIGKILL (9) neither.
 	for _, step := range []struct {
-		sig  syscall.Signal
+		sig  int32
 		want string
-	}{{syscall.SIGSTOP, "T"}, {syscall.SIGCONT, "S"}} {
-		if err := c.Send(&Msg{Kind: Signal, ID: 1, Code: int32(step.sig)}); err != nil {
+	}{{SigStop, "T"}, {SigCont, "S"}} {
+		if err := c.Send(&Msg{Kind: Signal, ID: 1, Code: step.sig}); err != nil {
 			t.Fatal(err)
 		}
-		waitUntil(t, func() bool { return state(t, pid) == step.want }, "process in state "+step.want+" after "+step.sig.String())
+		waitUntil(t, func() bool { return state(t, pid) == step.want }, "process in state "+step.want+" after signal "+strconv.Itoa(int(step.sig)))
 	}
-	if err := c.Send(&Msg{Kind: Signal, ID: 1, Code: int32(syscall.SIGTERM)}); err != nil {
-		t.Fatal(err)
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGSTOP, syscall.SIGKILL} {
+		if err := c.Send(&Msg{Kind: Signal, ID: 1, Code: int32(sig)}); err != nil {
+			t.Fatal(err)
+		}
+		if m := next(t, c); m.Kind != Fail || !strings.Contains(string(m.Data), "not SigKill (1), SigStop (2) or SigCont (3)") {
+			t.Fatalf("frame %+v, want this system's %v (%d) refused", m, sig, int(sig))
+		}
 	}
-	if m := next(t, c); m.Kind != Fail || !strings.Contains(string(m.Data), "not SIGKILL, SIGSTOP or SIGCONT") {
-		t.Fatalf("frame %+v, want SIGTERM refused", m)
+	if state(t, pid) != "S" {
+		t.Fatalf("process in state %s after refused signals, want S", state(t, pid))
 	}
-	if err := c.Send(&Msg{Kind: Signal, ID: 1, Code: int32(syscall.SIGKILL)}); err != nil {
+	if err := c.Send(&Msg{Kind: Signal, ID: 1, Code: SigKill}); err != nil {
 		t.Fatal(err)
 	}
 	if m := next(t, c); m.Kind != Exited || m.Code != -1 {

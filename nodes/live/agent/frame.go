@@ -18,11 +18,20 @@ const (
 	Started                    // ID; Code: pid; Addr: the address it listens on; At: when it started
 	Stdin                      // ID; Data: bytes for its standard input
 	CloseStdin                 // ID
-	Signal                     // ID; Code: SIGKILL, SIGSTOP or SIGCONT
+	Signal                     // ID; Code: SigKill, SigStop or SigCont
 	Line                       // ID; At: when the agent read it; Code: 1 stdout, 2 stderr; Data: the line without its newline
 	Exited                     // ID; At: when it was reaped; Code: its exit status (-1: killed by a signal)
 	Fail                       // ID (0: the connection); Data: what failed
 	lastKind   = Fail
+)
+
+// The signals a Signal frame names, by the protocol's own numbers: a
+// platform's (SIGSTOP is 19 on Linux, 17 on macOS, where 19 is SIGCONT)
+// would mean another signal on an agent of another system.
+const (
+	SigKill int32 = 1 + iota // a crash
+	SigStop                  // a pause
+	SigCont                  // its end
 )
 
 // Bounds on a frame. A payload carries at most one step line, and the

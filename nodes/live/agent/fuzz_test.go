@@ -15,7 +15,7 @@ func FuzzReadMsg(f *testing.F) {
 		{Kind: Hello, Data: []byte("v1")},
 		{Kind: Start, ID: 3, Args: []string{"electbench", "node"}, Env: []string{"A=1"}, Addr: "198.18.0.2"},
 		{Kind: Line, ID: 3, At: 123456789, Code: 1, Data: []byte(`{"type":"step"}`)},
-		{Kind: Signal, ID: 3, Code: 9},
+		{Kind: Signal, ID: 3, Code: SigKill},
 	} {
 		f.Add(appendMsg(nil, m))
 	}

@@ -359,15 +359,16 @@ func (r *remoteProc) stamp() int64 {
 	return at
 }
 
-func (r *remoteProc) signal(sig syscall.Signal) error {
-	return r.h.c.Send(&agent.Msg{Kind: agent.Signal, ID: r.id, Code: int32(sig)})
+// signal sends the protocol's signal sig (agent.SigKill, ...).
+func (r *remoteProc) signal(sig int32) error {
+	return r.h.c.Send(&agent.Msg{Kind: agent.Signal, ID: r.id, Code: sig})
 }
 
 // kill, pause and resume ask the agent to signal the process; the agent
 // does at once, and a failure comes back as a Fail frame, logged.
-func (r *remoteProc) kill()         { r.signal(syscall.SIGKILL) }
-func (r *remoteProc) pause() error  { return r.signal(syscall.SIGSTOP) }
-func (r *remoteProc) resume() error { return r.signal(syscall.SIGCONT) }
+func (r *remoteProc) kill()         { r.signal(agent.SigKill) }
+func (r *remoteProc) pause() error  { return r.signal(agent.SigStop) }
+func (r *remoteProc) resume() error { return r.signal(agent.SigCont) }
 func (r *remoteProc) wait()         { <-r.exited }
 
 // remoteStdin is a remote process's standard input: Stdin frames, and
