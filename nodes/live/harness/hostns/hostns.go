@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/vishvananda/netlink"
 	vnetns "github.com/vishvananda/netns"
@@ -46,7 +47,10 @@ func Name(pid int, token string) string {
 type Host struct {
 	Name string     // its namespace's name, under /run/netns
 	Addr netip.Addr // its address on the bridge
-	ns   vnetns.NsHandle
+	// Clock is how far its processes' CLOCK_MONOTONIC reads ahead of the
+	// owner's (SetClock); 0 shares the owner's.
+	Clock time.Duration
+	ns    vnetns.NsHandle
 }
 
 // Set is K hosts joined by a bridge. Its methods may be called from
@@ -286,8 +290,11 @@ func (s *Set) Listen(i int) (*net.TCPListener, error) {
 }
 
 // Start starts cmd inside host i's namespace (the child inherits its
-// forking thread's).
+// forking thread's), with host i's clock (SetClock).
 func (s *Set) Start(i int, cmd *exec.Cmd) error {
+	if h := s.hosts[i]; h.Clock != 0 {
+		return s.startShifted(h, cmd)
+	}
 	return s.Do(i, cmd.Start)
 }
 
