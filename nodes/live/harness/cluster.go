@@ -58,6 +58,10 @@ func New(ctx context.Context, opt Options) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := shiftClocks(place, r.opt.ClockOffsets); err != nil {
+		place.close()
+		return nil, err
+	}
 	r.place = place
 	url := opt.Toxiproxy
 	if url == "" {

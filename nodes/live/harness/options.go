@@ -27,6 +27,10 @@ type Options struct {
 	// in blocks of spawn indices, and removes them at Close; 0 runs them
 	// on this host's loopback.
 	Netns int
+	// ClockOffsets, with Netns, shift each host's CLOCK_MONOTONIC by its
+	// entry (one per host; Linux time namespaces): the harness estimates
+	// the offsets back from round trips (clock.go). Empty: no shift.
+	ClockOffsets []time.Duration
 	// Env is added to the environment of every node and server process.
 	Env []string
 	// Bits is the puzzle difficulty of node identities, minted by each node

@@ -55,6 +55,9 @@ type nodeReport struct {
 	p   *proc
 	r   live.Report
 	eof bool
+	// mono is when a synced line was read, on this host's monotonic
+	// clock (live.Mono): the receipt of a clock reading (clock.go).
+	mono int64
 }
 
 // procs are a trial's node processes, their pipes and every position's
@@ -248,8 +251,12 @@ func (ps *procs) readReports(p *proc, stdout io.Reader) {
 		if err != nil {
 			r = live.Report{Type: "error", Error: fmt.Sprintf("unreadable control line %q: %v", sc.Text(), err)}
 		}
+		rep := nodeReport{p: p, r: r}
+		if r.Type == "synced" {
+			rep.mono = live.Mono()
+		}
 		select {
-		case ps.reports <- nodeReport{p: p, r: r}:
+		case ps.reports <- rep:
 		case <-ps.done:
 		}
 	}

@@ -364,10 +364,11 @@ func (lt *liveTrial) execute(ctx context.Context) {
 	ps, fs, st := lt.procs, lt.faults, lt.settle
 	// Link faults from the start are in place before anyone starts.
 	fs.applyDeferred(ctx)
+	lt.calibrate(ctx)
 	lt.clock.begin(live.Mono())
 	for p := range lt.n {
 		if ps.alive[p] {
-			lt.command(ps.byPos[p], live.Command{Type: "start", T0: lt.clock.t0})
+			lt.command(ps.byPos[p], live.Command{Type: "start", T0: lt.clock.t0Of(ps.byPos[p].idx)})
 		}
 	}
 	// Crashes at the start: exactly the initiators (everyone, for
@@ -535,7 +536,7 @@ func (lt *liveTrial) restarted(p *proc) {
 		st.electionEvent(lt.now())
 	}
 	lt.faults.retell(p.pos)
-	lt.command(p, live.Command{Type: "start", T0: lt.clock.t0, Restart: true})
+	lt.command(p, live.Command{Type: "start", T0: lt.clock.t0Of(p.idx), Restart: true})
 }
 
 // rewire points the proxies into a restarted process at its new address,

@@ -13,41 +13,87 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// SetClock shifts the CLOCK_MONOTONIC of every process Start starts on
-// host i from now on by off (0: the owner's clock). Each such process
-// runs in a time namespace of its own with that offset: one made per
-// process, since a multi-threaded program may not enter an existing time
-// namespace (setns needs a single thread), only make one for its children
-// (unshare); processes of one host read the same clock all the same.
-func (s *Set) SetClock(i int, off time.Duration) { s.hosts[i].Clock = off }
+// A host's clock. A host may read a CLOCK_MONOTONIC shifted from the
+// owner's (SetClock): its processes run in a Linux time namespace with
+// that offset. A multi-threaded program cannot enter a time namespace
+// (setns needs a single thread), only make one for the children of the
+// thread that calls unshare(CLONE_NEWTIME), whose offsets it may write
+// until a child enters. So each shifted host has a thread of its own, a
+// spawner: locked, in the host's network namespace, having made the
+// host's time namespace, it forks every process Start starts on the host.
+// It is never unlocked (no other goroutine may fork from it) and lives
+// until Close: a child's parent-death signal fires when the thread that
+// forked it ends, not the process.
 
-// startShifted starts cmd in host h's network namespace and in a new time
-// namespace whose CLOCK_MONOTONIC reads h.Clock ahead of the owner's. The
-// thread that does so is never unlocked: after unshare(CLONE_NEWTIME) its
-// children enter the new namespace (the thread itself stays in the old
-// one), so no other goroutine may fork from it; it ends with the goroutine.
-func (s *Set) startShifted(h Host, cmd *exec.Cmd) error {
+// spawn is a request to a host's spawner.
+type spawn struct {
+	cmd  *exec.Cmd
+	done chan error
+}
+
+// SetClock shifts the CLOCK_MONOTONIC of every process Start starts on
+// host i from now on by off, before any is started there; 0 leaves the
+// owner's.
+func (s *Set) SetClock(i int, off time.Duration) error {
+	h := &s.hosts[i]
+	if off == 0 || h.spawns != nil {
+		if h.Clock != off {
+			return fmt.Errorf("%s's clock is shifted already (by %v)", h.Name, h.Clock)
+		}
+		return nil
+	}
+	h.spawns = make(chan spawn)
+	ready := make(chan error, 1)
+	go spawner(*h, off, ready)
+	if err := <-ready; err != nil {
+		h.spawns = nil
+		return err
+	}
+	h.Clock = off
+	return nil
+}
+
+// spawner makes host h's time namespace on a thread of its own and
+// starts the commands sent to it there until h.spawns is closed.
+func spawner(h Host, off time.Duration, ready chan<- error) {
+	runtime.LockOSThread()
+	if err := vnetns.Set(h.ns); err != nil {
+		ready <- fmt.Errorf("entering %s: %w", h.Name, err)
+		return
+	}
+	if err := unix.Unshare(unix.CLONE_NEWTIME); err != nil {
+		ready <- fmt.Errorf("making a time namespace for %s: %w", h.Name, err)
+		return
+	}
+	// The file is of the thread group's directories only: /proc/TID,
+	// which every thread has though none lists it, is this thread's.
+	path := fmt.Sprintf("/proc/%d/timens_offsets", unix.Gettid())
+	if err := os.WriteFile(path, timensOffset(off), 0); err != nil {
+		ready <- fmt.Errorf("shifting %s's monotonic clock by %v: %w", h.Name, off, err)
+		return
+	}
+	ready <- nil
+	for sp := range h.spawns {
+		sp.done <- sp.cmd.Start()
+	}
+}
+
+// startShifted starts cmd on shifted host h, by its spawner.
+func startShifted(h Host, cmd *exec.Cmd) error {
 	done := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		done <- func() error {
-			if err := vnetns.Set(h.ns); err != nil {
-				return fmt.Errorf("entering %s: %w", h.Name, err)
-			}
-			if err := unix.Unshare(unix.CLONE_NEWTIME); err != nil {
-				return fmt.Errorf("making a time namespace for %s: %w", h.Name, err)
-			}
-			// The offsets may be written only before a process enters. The
-			// file is of the thread group's directories only: /proc/TID,
-			// which every thread has though none lists it, is this thread's.
-			path := fmt.Sprintf("/proc/%d/timens_offsets", unix.Gettid())
-			if err := os.WriteFile(path, timensOffset(h.Clock), 0); err != nil {
-				return fmt.Errorf("shifting %s's monotonic clock by %v: %w", h.Name, h.Clock, err)
-			}
-			return cmd.Start()
-		}()
-	}()
+	h.spawns <- spawn{cmd: cmd, done: done}
 	return <-done
+}
+
+// stopSpawners ends the hosts' spawners, and with their threads the
+// parent-death signal of what they started.
+func (s *Set) stopSpawners() {
+	for i := range s.hosts {
+		if h := &s.hosts[i]; h.spawns != nil {
+			close(h.spawns)
+			h.spawns = nil
+		}
+	}
 }
 
 // timensOffset is the line of /proc/PID/timens_offsets that shifts

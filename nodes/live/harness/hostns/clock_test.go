@@ -44,7 +44,9 @@ func TestShiftedClocks(t *testing.T) {
 	defer s.Close()
 	offs := []time.Duration{250 * time.Millisecond, -400 * time.Millisecond, 0}
 	for i, off := range offs {
-		s.SetClock(i, off)
+		if err := s.SetClock(i, off); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for i, off := range offs {
 		before := monotonic()

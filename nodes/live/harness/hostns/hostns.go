@@ -49,8 +49,9 @@ type Host struct {
 	Addr netip.Addr // its address on the bridge
 	// Clock is how far its processes' CLOCK_MONOTONIC reads ahead of the
 	// owner's (SetClock); 0 shares the owner's.
-	Clock time.Duration
-	ns    vnetns.NsHandle
+	Clock  time.Duration
+	ns     vnetns.NsHandle
+	spawns chan spawn // to its spawner, with a shifted clock (clock.go)
 }
 
 // Set is K hosts joined by a bridge. Its methods may be called from
@@ -292,8 +293,8 @@ func (s *Set) Listen(i int) (*net.TCPListener, error) {
 // Start starts cmd inside host i's namespace (the child inherits its
 // forking thread's), with host i's clock (SetClock).
 func (s *Set) Start(i int, cmd *exec.Cmd) error {
-	if h := s.hosts[i]; h.Clock != 0 {
-		return s.startShifted(h, cmd)
+	if h := s.hosts[i]; h.spawns != nil {
+		return startShifted(h, cmd)
 	}
 	return s.Do(i, cmd.Start)
 }
@@ -302,6 +303,7 @@ func (s *Set) Start(i int, cmd *exec.Cmd) error {
 // pairs go first, by their ends on the bridge: a namespace outlives its
 // name while a socket or process in it is open, and its pair with it.
 func (s *Set) Close() error {
+	s.stopSpawners()
 	var errs []error
 	for _, h := range s.hosts {
 		if port, err := netlink.LinkByName(h.Name); err == nil {
