@@ -51,6 +51,7 @@ type runOptions struct {
 	rank       string
 	toxiproxy  string           // live runs: an existing toxiproxy-server; "" embeds one
 	netns      int              // live runs: hosts made of network namespaces; 0 runs on loopback
+	clocks     string           // --clock-offsets: each --netns host's monotonic clock shift (clock.go)
 	shard      string           // K/M: run only part K of M of the plan (shard.go)
 	shards     int              // M, with K from $ELECTBENCH_SHARD or $JOB_COMPLETION_INDEX
 	budget     trial.Budget     // --max-events, --max-inflight; zero: scaled to N
@@ -115,6 +116,7 @@ host; the failed trial is not recorded and --resume runs it again),
 	f.StringVar(&o.runtime, "runtime", o.runtime, "runtime: sim, or live (node processes through Toxiproxy; T ≥ 1ms, whole milliseconds)")
 	f.StringVar(&o.toxiproxy, "toxiproxy", "", "live runs: URL of an existing toxiproxy-server (default: embed one, on loopback)")
 	f.IntVar(&o.netns, "netns", 0, "live runs: spread each cluster's nodes over this many hosts made of Linux network namespaces\non a bridge, in blocks (root only; docs/multi-host.md)")
+	f.StringVar(&o.clocks, "clock-offsets", "", "live runs with --netns K: shift each host's monotonic clock, K durations (0,250ms,-400ms);\nthe harness estimates the offsets and corrects for them (the clock_error_s column)")
 	f.StringVar(&o.ids, "ids", o.ids, "id arrangement by ring position: random, ascending, descending, bit-reversal, anonymous, a list,\nor pow(b[,hash]) for minted proof-of-work identities (cached on disk)")
 	f.StringVar(&o.rank, "rank", o.rank, "rank processes by id, or by epoch: H(id ‖ a nonce drawn per trial)")
 	f.StringVar(&o.initiators, "initiators", o.initiators, "who initiates: all, max, successor-of-max, lowest, random(k) or positions")

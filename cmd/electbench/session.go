@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -110,6 +111,9 @@ func checkRunFlags(cmd *cobra.Command, o runOptions, sim, live []*workloads.Spec
 		return badInputf("--toxiproxy: this run has no live trials (--runtime sim); the flag names the toxiproxy-server of live runs")
 	}
 	if err := checkNetns(o.netns, len(live) > 0, os.Geteuid() == 0); err != nil {
+		return err
+	}
+	if _, err := parseClockOffsets(o.clocks, o.netns); err != nil {
 		return err
 	}
 	if o.keep && !hasQuorum(slices.Concat(sim, live)) {
@@ -237,7 +241,8 @@ func (p *runPlan) execute(cmd *cobra.Command, o *runOptions) (int, []reports.Row
 	ctx, stop := interrupts(cmd, "the run")
 	defer stop()
 	obs := &runObserver{w: cmd.ErrOrStderr()}
-	lh := &liveHarness{dir: o.out, url: o.toxiproxy, netns: o.netns, trials: p.liveTrials(), setup: obs.setup}
+	clocks, _ := parseClockOffsets(o.clocks, o.netns) // checked by checkRunFlags
+	lh := &liveHarness{dir: o.out, url: o.toxiproxy, netns: o.netns, clocks: clocks, trials: p.liveTrials(), setup: obs.setup}
 	x := &workloads.Executor{
 		Live: lh, Parallel: o.parallel, Trace: writer(tr.f), TraceIf: tr.only, Observer: obs, Costs: p.costs,
 		Skip: func(t workloads.Trial) bool { return done[t.Key()] || !p.inShard(t) },
@@ -443,6 +448,7 @@ func checkLiveHost(trials []workloads.Trial, url string) error {
 type liveHarness struct {
 	dir, url string
 	netns    int               // hosts made of network namespaces, or 0
+	clocks   []time.Duration   // their clocks' shifts (--clock-offsets), or none
 	trials   []workloads.Trial // the plan's live trials
 	setup    func(harness.Setup)
 	log      *os.File
@@ -462,7 +468,7 @@ func (l *liveHarness) Open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	h, err := harness.New(ctx, harness.Options{Toxiproxy: l.url, Netns: l.netns, Log: log, Progress: l.setup})
+	h, err := harness.New(ctx, harness.Options{Toxiproxy: l.url, Netns: l.netns, ClockOffsets: l.clocks, Log: log, Progress: l.setup})
 	if err != nil {
 		log.Close()
 		return err
