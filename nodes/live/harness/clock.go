@@ -45,6 +45,14 @@ type HostClock struct {
 	Seen          bool
 }
 
+// String is "OFFSET ± ERROR", or "unseen".
+func (c HostClock) String() string {
+	if !c.Seen {
+		return "unseen"
+	}
+	return fmt.Sprintf("%v ± %v", c.Offset, c.Error)
+}
+
 // oneWay are the least one-way delays between the harness and one host
 // seen so far, each as the two clocks measure it: out, from the harness's
 // send to the node's reading (the delay plus the offset); back, from the
