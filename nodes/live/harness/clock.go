@@ -78,38 +78,29 @@ func (w oneWay) estimate() HostClock {
 	return HostClock{Offset: (w.out - w.back) / 2, Error: (w.out + w.back) / 2, Seen: true}
 }
 
-// calibrate estimates every host's clock (the round trips above), keeps
-// the estimates in the result (Clocks) and the schedule (t0Of), and the
-// widest error in the record. On one host there is one clock.
-func (lt *liveTrial) calibrate(ctx context.Context) {
-	h, ok := lt.procs.hosts.placement.(hosted)
-	if !ok {
-		return
-	}
-	ways, ok := lt.roundTrips(ctx, h)
-	if !ok {
-		return
-	}
-	lt.res.Clocks = make([]HostClock, len(ways))
-	rec := &lt.log.rec
+// estimates are the hosts' clocks from their least delays, how far the
+// clock of each of n spawn indices' hosts reads ahead of the harness's,
+// and the widest error; seen says some host answered.
+func estimates(ways []oneWay, h hosted, n int) (clocks []HostClock, skew []time.Duration, widest time.Duration, seen bool) {
+	clocks = make([]HostClock, len(ways))
 	for i, w := range ways {
 		c := w.estimate()
-		lt.res.Clocks[i] = c
-		rec.ClockError, rec.Clocked = max(rec.ClockError, c.Error), rec.Clocked || c.Seen
+		clocks[i] = c
+		widest, seen = max(widest, c.Error), seen || c.Seen
 	}
-	lt.clock.skew = make([]time.Duration, lt.n)
-	for idx := range lt.n {
-		lt.clock.skew[idx] = lt.res.Clocks[h.host(idx, lt.n)].Offset
+	skew = make([]time.Duration, n)
+	for idx := range n {
+		skew[idx] = clocks[h.host(idx, n)].Offset
 	}
-	lt.logf("hosts' clocks, ahead of the harness's: %v", lt.res.Clocks)
+	return clocks, skew, widest, seen
 }
 
 // roundTrips makes calibrationRounds sync round trips with every running
-// node, all nodes at once, and returns the least delays by host. Other
-// reports that arrive meanwhile are handled as they would be.
-func (lt *liveTrial) roundTrips(ctx context.Context, h hosted) ([]oneWay, bool) {
+// node of an n-node cluster, all nodes at once, and returns the least
+// delays by host. Other reports that arrive meanwhile go to other.
+func (ps *procs) roundTrips(ctx context.Context, h hosted, n int, other func(nodeReport)) ([]oneWay, error) {
 	// Any reference will do: an offset is a difference of two clocks.
-	ps, t0 := lt.procs, live.Mono()
+	t0 := live.Mono()
 	ways := make([]oneWay, h.hostCount())
 	for range calibrationRounds {
 		sent := map[*proc]time.Duration{}
@@ -122,23 +113,22 @@ func (lt *liveTrial) roundTrips(ctx context.Context, h hosted) ([]oneWay, bool) 
 		for len(sent) > 0 {
 			rep, err := ps.next(ctx)
 			if err != nil {
-				lt.fail("estimating the hosts' clocks: %v", err)
-				return nil, false
+				return nil, err
 			}
 			s, asked := sent[rep.p]
 			if asked && !rep.eof && rep.r.Type == "synced" {
 				delete(sent, rep.p)
 				t := time.Duration(rep.r.T)
-				ways[h.host(rep.p.idx, lt.n)].add(t-s, time.Duration(rep.mono-t0)-t)
+				ways[h.host(rep.p.idx, n)].add(t-s, time.Duration(rep.mono-t0)-t)
 				continue
 			}
 			if asked && rep.eof {
 				delete(sent, rep.p)
 			}
-			lt.handle(rep)
+			other(rep)
 		}
 	}
-	return ways, true
+	return ways, nil
 }
 
 // t0Of is the run's t0 on the clock of spawn index idx's host.
