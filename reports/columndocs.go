@@ -72,6 +72,7 @@ var columnMeanings = map[string]string{
 	"stale_leader_s":    "quorum algorithms: seconds during which two or more processes were leading (sending their Leader messages), in any terms. ring, bully and multicast: seconds during which two or more live processes had decided themselves and not since another",
 	"term_inflation":    "quorum algorithms only: how far the highest term (epoch) any process sent rose above the first leader's term",
 	"heal_disruptions":  "quorum algorithms only: disruptions at or after the last fault healed; empty when no fault healed",
+	"clock_error_s":     "live on several hosts (`--netns`): the bound, in seconds, on how far the harness's estimate of any host's clock offset may be from the truth (the offset from round trips in both directions, as NTP bounds it); every time is on the harness's clock within it, a figure between two hosts' events within twice it; empty on one host and in the simulator",
 	"disputes":          "live: the refusals nodes reported of one another, `BY>OF` (BY said it refused OF's identity) or `BY>path(BY>OF)` (BY's link to OF met another identity: the path is at fault) joined by `;`; a node's word, kept as evidence: only the harness's own check excludes a node",
 }
 

@@ -121,6 +121,7 @@ var columns = []column{
 	optIntCol("term_inflation", func(r *Row) *Opt[int64] { return &r.TermInflation }),
 	optIntCol("heal_disruptions", func(r *Row) *Opt[int64] { return &r.HealDisruptions }),
 	stringCol("disputes", func(r *Row) *string { return &r.Disputes }),
+	optFloatCol("clock_error_s", func(r *Row) *Opt[float64] { return &r.ClockErrorS }),
 }
 
 // FormatFloat is how every float in a results file is written: the shortest

@@ -65,6 +65,9 @@ func sampleRows() []Row {
 		lcr(0, 44, 11), lcr(1, 44, 11), lcr(2, 44, 11.5), lcr(3, 46, 12), lcr(4, 44, 11),
 		bully(0, 20, 4), bully(1, 22, 4.25), bully(2, 18, 3.5),
 	}
+	// Two of them on several hosts: a clock error bound, and one of 0 (a
+	// bound, not NA).
+	rows[6].ClockErrorS, rows[7].ClockErrorS = Some(0.000013), Some(0.0)
 	failed := bully(3, 3, 0)
 	failed.TurnaroundS, failed.TurnaroundT, failed.DecidedS, failed.DecidedT = Opt[float64]{}, Opt[float64]{}, Opt[float64]{}, Opt[float64]{}
 	failed.MessagesByKind = Counts{{"ELECTION", 3}}

@@ -137,6 +137,14 @@ type Row struct {
 	// evidence, never a verdict: the harness excludes a node only on its
 	// own check of the node's identity and key.
 	Disputes string
+
+	// ClockErrorS (live rows of nodes on several hosts, --netns) bounds
+	// how far the estimate of any host's clock offset may be from the
+	// truth, in seconds: every time a node reported is on the harness's
+	// clock within it, and a figure between two hosts' events within
+	// twice it. Empty (NA) where every clock is one: the simulator, one
+	// host; 0 is a bound.
+	ClockErrorS Opt[float64]
 }
 
 // Columns lists the CSV header in order. The first 24 are DESIGN.md's stable
@@ -154,7 +162,7 @@ var Columns = []string{
 	"sync_delay_s", "sync_delay_t", "throughput", "voting_set",
 	"overruns", "reruns",
 	"elections", "disruptions", "leaderless_s", "leaderless_t", "stale_leader_s", "term_inflation", "heal_disruptions",
-	"disputes",
+	"disputes", "clock_error_s",
 }
 
 // BudgetHits counts the rows whose trial was stopped because it exhausted a

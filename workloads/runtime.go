@@ -257,6 +257,9 @@ func (t Trial) execute(ctx context.Context, rt Runtime, cfg trial.Config, live b
 	if live {
 		row.AnonymousRefused = reports.Some(rec.AnonymousRefused)
 		row.Disputes = disputes(rec.Disputes)
+		if rec.Clocked {
+			row.ClockErrorS = reports.Some(rec.ClockError.Seconds())
+		}
 		res.Outside = (o.failure == "" || stopped) && trial.OutsideModel(&cfg, rec)
 	}
 	return

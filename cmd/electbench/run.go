@@ -53,6 +53,7 @@ type runOptions struct {
 	netns      int              // live runs: hosts made of network namespaces; 0 runs on loopback
 	agents     bool             // with netns: the nodes run through an agent in each host
 	hosts      string           // live runs: a hosts file of agents started by hand (harness.ReadHosts)
+	clocks     string           // --clock-offsets: each --netns host's monotonic clock shift (clock.go)
 	shard      string           // K/M: run only part K of M of the plan (shard.go)
 	shards     int              // M, with K from $ELECTBENCH_SHARD or $JOB_COMPLETION_INDEX
 	budget     trial.Budget     // --max-events, --max-inflight; zero: scaled to N
@@ -126,6 +127,7 @@ host; the failed trial is not recorded and --resume runs it again),
 	f.IntVar(&o.netns, "netns", 0, "live runs: spread each cluster's nodes over this many hosts made of Linux network namespaces\non a bridge, in blocks (root only; docs/multi-host.md)")
 	f.BoolVar(&o.agents, "agents", false, "live runs with --netns: start each host's nodes through an electbench agent in that host,\nas on hosts of their own (docs/multi-host.md)")
 	f.StringVar(&o.hosts, "hosts", "", "live runs: a YAML file of hosts whose agents were started by hand (electbench agent): the nodes\nare dealt to them in blocks (docs/multi-host.md)")
+	f.StringVar(&o.clocks, "clock-offsets", "", "live runs with --netns K: shift each host's monotonic clock, K durations (0,250ms,-400ms);\nthe harness estimates the offsets and corrects for them (the clock_error_s column)")
 	f.StringVar(&o.ids, "ids", o.ids, "id arrangement by ring position: random, ascending, descending, bit-reversal, anonymous, a list,\nor pow(b[,hash]) for minted proof-of-work identities (cached on disk)")
 	f.StringVar(&o.rank, "rank", o.rank, "rank processes by id, or by epoch: H(id ‖ a nonce drawn per trial)")
 	f.StringVar(&o.initiators, "initiators", o.initiators, "who initiates: all, max, successor-of-max, lowest, random(k) or positions")

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -125,6 +126,9 @@ func checkRunFlags(cmd *cobra.Command, o runOptions, sim, live []*workloads.Spec
 		if _, err := harness.ReadHosts(o.hosts); err != nil {
 			return badInputf("--hosts: %w", err)
 		}
+	}
+	if _, err := parseClockOffsets(o.clocks, o.netns); err != nil {
+		return err
 	}
 	if o.keep && !hasQuorum(slices.Concat(sim, live)) {
 		fmt.Fprintln(cmd.ErrOrStderr(), "--keep-running: no quorum algorithm (raft, chubby, zookeeper, etcd-raft) in this run, so it changes nothing: the others end when their election does")
@@ -254,7 +258,8 @@ func (p *runPlan) execute(cmd *cobra.Command, o *runOptions) (int, []reports.Row
 	// now is for electbench clean, which says why.
 	workloads.RemoveDeadSpools()
 	obs := &runObserver{w: cmd.ErrOrStderr()}
-	lh := &liveHarness{dir: o.out, url: o.toxiproxy, netns: o.netns, agents: o.agents, hosts: o.hosts, trials: p.liveTrials(), setup: obs.setup}
+	clocks, _ := parseClockOffsets(o.clocks, o.netns) // checked by checkRunFlags
+	lh := &liveHarness{dir: o.out, url: o.toxiproxy, netns: o.netns, agents: o.agents, hosts: o.hosts, clocks: clocks, trials: p.liveTrials(), setup: obs.setup}
 	x := &workloads.Executor{
 		Live: lh, Parallel: o.parallel, Trace: writer(tr.f), TraceIf: tr.only, Observer: obs, Costs: p.costs,
 		Skip: func(t workloads.Trial) bool { return done[t.Key()] || !p.inShard(t) },
@@ -462,6 +467,7 @@ type liveHarness struct {
 	netns    int               // hosts made of network namespaces, or 0
 	agents   bool              // the nodes run through an agent in each host
 	hosts    string            // a hosts file of agents started by hand, or ""
+	clocks   []time.Duration   // their clocks' shifts (--clock-offsets), or none
 	trials   []workloads.Trial // the plan's live trials
 	setup    func(harness.Setup)
 	log      *os.File
@@ -481,7 +487,7 @@ func (l *liveHarness) Open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	opt := harness.Options{Toxiproxy: l.url, Netns: l.netns, Agents: l.agents, Log: log, Progress: l.setup}
+	opt := harness.Options{Toxiproxy: l.url, Netns: l.netns, Agents: l.agents, ClockOffsets: l.clocks, Log: log, Progress: l.setup}
 	if l.hosts != "" {
 		// Read again: checkRunFlags read it before the run began.
 		if opt.Hosts, err = harness.ReadHosts(l.hosts); err != nil {

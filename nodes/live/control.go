@@ -33,6 +33,7 @@ import (
 //	                                      initiation) NS nanoseconds, one after another (a slow fault F)
 //	{"type":"heal","fault":F}             end fault F's loss or slowness on this node
 //	{"type":"sync"}                       report the time on the node's clock (synced)
+//	{"type":"sync","t0":NS}               before start: report the host's monotonic clock less NS (synced)
 //	{"type":"stop"}                       report stats and exit
 //	{"type":"reset"}                      report stats, end the trial, keep the process and its links for
 //	                                      the next configure (a kept cluster's next trial)

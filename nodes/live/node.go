@@ -364,8 +364,13 @@ func (n *node) command(c Command) (bool, error) {
 		// every later one is stamped later: the harness may emit the
 		// events up to this time (its watermark).
 		var t time.Duration
-		if n.started {
+		switch {
+		case n.started:
 			t = n.env.Now()
+		case c.T0 != 0:
+			// Before the start, a sync that names t0 is the harness
+			// estimating this host's clock offset (harness/clock.go).
+			t = time.Duration(n.o.Mono() - c.T0)
 		}
 		n.rep.report(Report{Type: "synced", T: int64(t)})
 	case "stop":

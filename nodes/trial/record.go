@@ -49,6 +49,13 @@ type Record struct {
 	// another, each once: a process's word, kept as evidence, never a
 	// verdict (the runtime excludes a process only on its own check).
 	Disputes []Dispute
+	// ClockError (live, nodes on several hosts) bounds how far from the
+	// truth any host's clock offset as estimated may be: a time on a
+	// host's clock is moved onto the runtime's within it, so a figure
+	// between two hosts' events is within twice it. Clocked says it was
+	// estimated: without it the row's cell is NA, while 0 is a bound.
+	ClockError time.Duration
+	Clocked    bool
 	// Delays are the one-way delays of the election messages (Delayed):
 	// the T the network actually gave, against the configured T.
 	Delays Delays

@@ -67,6 +67,10 @@ func newHosts(hs *Hosts, log io.Writer) (placement, error) {
 // host is the host of spawn index idx in an n-node cluster.
 func (a *agents) host(idx, n int) int { return idx * len(a.hosts) / n }
 
+// hostCount is how many hosts there are: with host, what the clock
+// estimate (clock.go) takes per host, through the agents' relays.
+func (a *agents) hostCount() int { return len(a.hosts) }
+
 // errAgentsListen: listen and start are the agents' own (remoteStarter).
 var errAgentsListen = errors.New("harness: a host's agent opens its nodes' sockets and starts them")
 

@@ -23,7 +23,7 @@ import (
 // removed at close or, after a SIGKILL, by the next run's clean-up
 // (claimDir).
 func newAgents(opt *Options) (placement, error) {
-	p, err := newNetns(opt.Netns)
+	p, err := newNetns(opt.Netns, opt.ClockOffsets)
 	if err != nil {
 		return nil, err
 	}

@@ -39,6 +39,10 @@ type Options struct {
 	// Agent is the command that runs one agent, before its flags; nil
 	// means this executable with the argument "agent".
 	Agent []string
+	// ClockOffsets, with Netns, shift each host's CLOCK_MONOTONIC by its
+	// entry (one per host; Linux time namespaces): the harness estimates
+	// the offsets back from round trips (clock.go). Empty: no shift.
+	ClockOffsets []time.Duration
 	// Env is added to the environment of every node and server process.
 	Env []string
 	// Bits is the puzzle difficulty of node identities, minted by each node

@@ -67,6 +67,8 @@ func newPlacement(opt *Options) (placement, error) {
 		return nil, errors.New("live: the nodes run on Hosts or on Netns hosts, not both")
 	case opt.Agents && opt.Netns == 0:
 		return nil, errors.New("live: Agents run in Netns hosts, and Netns is 0")
+	case len(opt.ClockOffsets) > 0 && opt.Netns == 0:
+		return nil, errors.New("live: clock offsets shift the clocks of --netns hosts: there are none")
 	case opt.Hosts != nil:
 		return newHosts(opt.Hosts, opt.Log)
 	case opt.Netns == 0:
@@ -74,5 +76,5 @@ func newPlacement(opt *Options) (placement, error) {
 	case opt.Agents:
 		return newAgents(opt)
 	}
-	return newNetns(opt.Netns)
+	return newNetns(opt.Netns, opt.ClockOffsets)
 }

@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"time"
 
 	"github.com/electbench/electbench/nodes/live/harness/hostns"
 )
@@ -17,10 +18,16 @@ import (
 // proxy to its receiver's host.
 type netns struct{ set *hostns.Set }
 
-func newNetns(k int) (placement, error) {
+func newNetns(k int, offs []time.Duration) (placement, error) {
 	set, err := hostns.New(os.Getpid(), ownerToken(), k)
 	if err != nil {
 		return nil, fmt.Errorf("--netns %d: %w", k, err)
+	}
+	// Before anything starts in a host: a time namespace takes its
+	// offset only before its first process.
+	if err := shiftClocks(netns{set}, offs); err != nil {
+		set.Close()
+		return nil, err
 	}
 	return netns{set}, nil
 }

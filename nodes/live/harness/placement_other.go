@@ -2,10 +2,13 @@
 
 package harness
 
-import "errors"
+import (
+	"errors"
+	"time"
+)
 
 // newNetns: hosts made of network namespaces are Linux's.
-func newNetns(int) (placement, error) {
+func newNetns(int, []time.Duration) (placement, error) {
 	return nil, errors.New("--netns: hosts as network namespaces need Linux")
 }
 

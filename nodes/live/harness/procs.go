@@ -92,10 +92,13 @@ type nodeReport struct {
 	eof bool
 	// at is when the agent of the node's host read the line, on that
 	// host's CLOCK_MONOTONIC (ns), or 0 for a process of the harness's.
-	// The trial keeps the node's own times (on one machine every host
-	// shares the clock); at is what an estimate of a host's clock offset
-	// will be made from.
+	// The trial keeps the node's own times, corrected at the source by
+	// the host's estimated offset (clock.go); at is carried for what the
+	// relay adds to a delay, which nothing reads yet.
 	at int64
+	// mono is when a synced line was read, on this host's monotonic
+	// clock (live.Mono): the receipt of a clock reading (clock.go).
+	mono int64
 }
 
 // stamped is a control whose lines its host stamps when read (remoteProc):
@@ -313,6 +316,9 @@ func (ps *procs) readReports(p *proc, stdout io.Reader) {
 		rep := nodeReport{p: p, r: r}
 		if st != nil {
 			rep.at = st.stamp()
+		}
+		if r.Type == "synced" {
+			rep.mono = live.Mono()
 		}
 		select {
 		case ps.reports <- rep:

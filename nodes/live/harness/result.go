@@ -50,6 +50,9 @@ type Result struct {
 	// Suspicions are the detector verdicts the machines were given.
 	Suspicions []Suspicion
 	Info       Info
+	// Clocks are the estimates of the hosts' clocks, by host (clock.go);
+	// nil with every node on this host.
+	Clocks []HostClock
 }
 
 // Suspicion is one verdict: By suspected Of at At.

@@ -106,6 +106,25 @@ func (lt *liveTrial) command(p *proc, c live.Command) {
 	}
 }
 
+// calibrate estimates the clocks of the hosts the nodes run on, if more
+// than this one, before the start (clock.go): the estimates go to the
+// result, the schedule (each node's t0 on its host's clock) and the
+// record (the widest error, the row's clock_error_s).
+func (lt *liveTrial) calibrate(ctx context.Context) {
+	h, ok := lt.procs.hosts.placement.(hosted)
+	if !ok {
+		return
+	}
+	ways, err := lt.procs.roundTrips(ctx, h, lt.n, lt.handle)
+	if err != nil {
+		lt.fail("estimating the hosts' clocks: %v", err)
+		return
+	}
+	rec := &lt.log.rec
+	lt.res.Clocks, lt.clock.skew, rec.ClockError, rec.Clocked = estimates(ways, h, lt.n)
+	lt.logf("hosts' clocks, ahead of the harness's: %v", lt.res.Clocks)
+}
+
 // recount recomputes the settled bookkeeping after a position's or a
 // link's state changed.
 func (lt *liveTrial) recount() { lt.settle.recount() }
@@ -387,10 +406,11 @@ func (lt *liveTrial) execute(ctx context.Context) {
 	ps, fs, st := lt.procs, lt.faults, lt.settle
 	// Link faults from the start are in place before anyone starts.
 	fs.applyDeferred(ctx)
+	lt.calibrate(ctx)
 	lt.clock.begin(live.Mono())
 	for p := range lt.n {
 		if ps.alive[p] {
-			lt.command(ps.byPos[p], live.Command{Type: "start", T0: lt.clock.t0})
+			lt.command(ps.byPos[p], live.Command{Type: "start", T0: lt.clock.t0Of(ps.byPos[p].idx)})
 		}
 	}
 	// Crashes at the start: exactly the initiators (everyone, for
@@ -558,7 +578,7 @@ func (lt *liveTrial) restarted(p *proc) {
 		st.electionEvent(lt.now())
 	}
 	lt.faults.retell(p.pos)
-	lt.command(p, live.Command{Type: "start", T0: lt.clock.t0, Restart: true})
+	lt.command(p, live.Command{Type: "start", T0: lt.clock.t0Of(p.idx), Restart: true})
 }
 
 // rewire points the proxies into a restarted process at its new address,

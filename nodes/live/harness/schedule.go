@@ -22,6 +22,9 @@ type schedule struct {
 	// due are the actions due now: run once the handler running now has
 	// returned.
 	due []func()
+	// skew is how far the clock of each spawn index's host reads ahead
+	// of the harness's, as estimated (clock.go); nil: one clock.
+	skew []time.Duration
 }
 
 type timed struct {

@@ -7,7 +7,9 @@
 // bridge, so a Toxiproxy there reaches every host and every host reaches
 // it). Listen and Start open a socket or start a process inside a host:
 // a socket stays in the namespace it was made in, and a process inherits
-// the namespace of the thread that forked it. Close removes everything.
+// the namespace of the thread that forked it. SetClock shifts a host's
+// CLOCK_MONOTONIC: its processes are then started in a time namespace of
+// the host's, by a thread of its own (clock.go). Close removes everything.
 //
 // Everything a Set makes is named after a hash of its owner's pid and
 // token (owner.Token), Name — the namespaces "eb<hash>-<i>" (bind-mounted

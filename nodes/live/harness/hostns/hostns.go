@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/vishvananda/netlink"
 	vnetns "github.com/vishvananda/netns"
@@ -46,7 +47,11 @@ func Name(pid int, token string) string {
 type Host struct {
 	Name string     // its namespace's name, under /run/netns
 	Addr netip.Addr // its address on the bridge
-	ns   vnetns.NsHandle
+	// Clock is how far its processes' CLOCK_MONOTONIC reads ahead of the
+	// owner's (SetClock); 0 shares the owner's.
+	Clock  time.Duration
+	ns     vnetns.NsHandle
+	spawns chan spawn // to its spawner, with a shifted clock (clock.go)
 }
 
 // Set is K hosts joined by a bridge. Its methods may be called from
@@ -286,8 +291,11 @@ func (s *Set) Listen(i int) (*net.TCPListener, error) {
 }
 
 // Start starts cmd inside host i's namespace (the child inherits its
-// forking thread's).
+// forking thread's), with host i's clock (SetClock).
 func (s *Set) Start(i int, cmd *exec.Cmd) error {
+	if h := s.hosts[i]; h.spawns != nil {
+		return startShifted(h, cmd)
+	}
 	return s.Do(i, cmd.Start)
 }
 
@@ -295,6 +303,7 @@ func (s *Set) Start(i int, cmd *exec.Cmd) error {
 // pairs go first, by their ends on the bridge: a namespace outlives its
 // name while a socket or process in it is open, and its pair with it.
 func (s *Set) Close() error {
+	s.stopSpawners()
 	var errs []error
 	for _, h := range s.hosts {
 		if port, err := netlink.LinkByName(h.Name); err == nil {
