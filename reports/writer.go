@@ -389,14 +389,13 @@ func recoverResults(path string, room int) (recovered, error) {
 			return recovered{}, fmt.Errorf("%s: %w", path, &ParseError{Line: line,
 				Err: fmt.Errorf("%d fields, header has %d", len(rec), len(out.header))})
 		}
-		row, err := dec.decode(cr, rec)
-		if err != nil {
+		out.rows = append(out.rows, Row{})
+		if err := dec.decode(cr, rec, &out.rows[len(out.rows)-1]); err != nil {
 			return recovered{}, fmt.Errorf("%s: %w", path, err)
 		}
 		if len(out.header) < len(Columns) {
 			out.records = append(out.records, slices.Clone(rec))
 		}
-		out.rows = append(out.rows, row)
 		out.good = end
 	}
 }
