@@ -210,28 +210,122 @@ func (c Comparison) with(v Verdict) []Change {
 // > Alpha) the verdict is CannotDecide, with the samples per side needed in
 // Reason.
 func Compare(base, new []Row, opt CompareOptions) Comparison {
-	opt = opt.withDefaults()
-	c := Comparison{Alpha: opt.Alpha, Threshold: opt.Threshold, MinSamples: MinSamples(opt.Alpha),
-		BaseRows: len(base), NewRows: len(new)}
-	var keys []groupKey
-	if opt.AcrossRuntimes {
-		base, new = withRuntime(base, TwinRuntime), withRuntime(new, TwinRuntime)
+	b, n := NewCompareSide(opt), NewCompareSide(opt)
+	for i := range base {
+		b.Add(&base[i])
 	}
-	baseBy := groupRows(base, &keys)
-	newBy := groupRows(new, &keys)
+	for i := range new {
+		n.Add(&new[i])
+	}
+	return CompareSides(b, n)
+}
+
+// CompareSide is what Compare needs of one side's rows, gathered a row at
+// a time (Add): per group, how many trials had each share's property and
+// the samples of the compared figures. It holds no row, so that a
+// command can compare results files read as a stream (ScanFile): a
+// 100 MB file is half a million rows of some 900 bytes each, and its
+// samples some 40 bytes a row.
+type CompareSide struct {
+	opt    CompareOptions
+	rows   int
+	keys   []groupKey // in the order the rows first named them
+	groups map[groupKey]*sideGroup
+}
+
+// sideGroup is one group of a CompareSide.
+type sideGroup struct {
+	trials int
+	has    []int       // per shareMetrics: the trials with the property
+	values [][]float64 // per compareMetrics, then DisruptionMetrics: metricValues
+}
+
+// NewCompareSide starts a side of a comparison with opt; both sides of
+// one (CompareSides) take the same options.
+func NewCompareSide(opt CompareOptions) *CompareSide {
+	return &CompareSide{opt: opt.withDefaults(), groups: map[groupKey]*sideGroup{}}
+}
+
+// Add counts r into its group. It keeps nothing of r but its group's key
+// (texts shared with r) and its figures.
+func (s *CompareSide) Add(r *Row) {
+	s.rows++
+	rt := r.Runtime
+	if s.opt.AcrossRuntimes {
+		rt = TwinRuntime
+	}
+	k := groupKey{r.Algorithm, r.Variant, rt, r.Scenario, r.Nodes}
+	g := s.groups[k]
+	if g == nil {
+		g = &sideGroup{has: make([]int, len(shareMetrics)), values: make([][]float64, len(compareMetrics)+len(DisruptionMetrics))}
+		s.groups[k] = g
+		s.keys = append(s.keys, k)
+	}
+	g.trials++
+	for i, m := range shareMetrics {
+		if m.has(r) {
+			g.has[i]++
+		}
+	}
+	if r.Error != "" {
+		return
+	}
+	for i, m := range compareMetrics {
+		g.values[i] = appendValue(g.values[i], m.value(r))
+	}
+	if s.opt.Disruption {
+		for i, name := range DisruptionMetrics {
+			v, ok := r.Number(name)
+			g.values[len(compareMetrics)+i] = appendValue(g.values[len(compareMetrics)+i], Opt[float64]{V: v, Set: ok})
+		}
+	}
+}
+
+// appendValue adds v to xs when metricValues would describe it: set and
+// finite.
+func appendValue(xs []float64, v Opt[float64]) []float64 {
+	if v.Set && !math.IsNaN(v.V) && !math.IsInf(v.V, 0) {
+		return append(xs, v.V)
+	}
+	return xs
+}
+
+// group is the side's group k, empty when the side has none.
+func (s *CompareSide) group(k groupKey) *sideGroup {
+	if g := s.groups[k]; g != nil {
+		return g
+	}
+	return &sideGroup{has: make([]int, len(shareMetrics)), values: make([][]float64, len(compareMetrics)+len(DisruptionMetrics))}
+}
+
+// CompareSides compares two sides as Compare compares their rows: groups
+// in the order base names them, then those only new names.
+func CompareSides(base, new *CompareSide) Comparison {
+	opt := base.opt
+	if new.opt.AcrossRuntimes != opt.AcrossRuntimes || new.opt.Disruption != opt.Disruption {
+		panic(fmt.Sprintf("reports: the sides of a comparison were gathered with different options (%+v, %+v)", opt, new.opt))
+	}
+	c := Comparison{Alpha: opt.Alpha, Threshold: opt.Threshold, MinSamples: MinSamples(opt.Alpha),
+		BaseRows: base.rows, NewRows: new.rows}
+	keys := slices.Clone(base.keys)
+	for _, k := range new.keys {
+		if base.groups[k] == nil {
+			keys = append(keys, k)
+		}
+	}
 	c.Groups = len(keys)
 	for _, k := range keys {
+		bg, ng := base.group(k), new.group(k)
 		group := Change{Algorithm: k.algorithm, Variant: k.variant, Runtime: k.runtime,
 			Scenario: k.scenario, Nodes: k.nodes}
-		for _, m := range shareMetrics {
+		for i, m := range shareMetrics {
 			ch := group
 			ch.Metric, ch.Kind = m.name, KindShare
-			judgeShare(&ch, count(baseBy[k], m.has), len(baseBy[k]), count(newBy[k], m.has), len(newBy[k]), opt)
+			judgeShare(&ch, bg.has[i], bg.trials, ng.has[i], ng.trials, opt)
 			c.Changes = append(c.Changes, ch)
 		}
-		for _, m := range compareMetrics {
-			b := metricValues(baseBy[k], m.value)
-			n := metricValues(newBy[k], m.value)
+		for i, m := range compareMetrics {
+			b, n := bg.values[i], ng.values[i]
 			if m.optional && len(b) == 0 && len(n) == 0 {
 				continue
 			}
@@ -241,7 +335,7 @@ func Compare(base, new []Row, opt CompareOptions) Comparison {
 			c.Changes = append(c.Changes, ch)
 		}
 		if opt.Disruption {
-			c.Changes = append(c.Changes, disruptionChanges(group, baseBy[k], newBy[k], opt, c.MinSamples)...)
+			c.Changes = append(c.Changes, disruptionChanges(group, bg, ng, opt, c.MinSamples)...)
 		}
 	}
 	c.Tests = adjust(c.Changes, opt.Alpha)
@@ -253,14 +347,10 @@ func Compare(base, new []Row, opt CompareOptions) Comparison {
 
 // disruptionChanges compares a group's disruption figures, those either
 // side has (an algorithm without terms or leases has none).
-func disruptionChanges(group Change, base, new []*Row, opt CompareOptions, minSamples int) []Change {
+func disruptionChanges(group Change, base, new *sideGroup, opt CompareOptions, minSamples int) []Change {
 	var out []Change
-	for _, name := range DisruptionMetrics {
-		value := func(r *Row) Opt[float64] {
-			v, ok := r.Number(name)
-			return Opt[float64]{V: v, Set: ok}
-		}
-		b, n := metricValues(base, value), metricValues(new, value)
+	for i, name := range DisruptionMetrics {
+		b, n := base.values[len(compareMetrics)+i], new.values[len(compareMetrics)+i]
 		if len(b) == 0 && len(n) == 0 {
 			continue
 		}
@@ -270,25 +360,6 @@ func disruptionChanges(group Change, base, new []*Row, opt CompareOptions, minSa
 		out = append(out, ch)
 	}
 	return out
-}
-
-// withRuntime is a copy of rows naming runtime rt.
-func withRuntime(rows []Row, rt string) []Row {
-	out := slices.Clone(rows)
-	for i := range out {
-		out[i].Runtime = rt
-	}
-	return out
-}
-
-func count(rows []*Row, has func(*Row) bool) int {
-	k := 0
-	for _, r := range rows {
-		if has(r) {
-			k++
-		}
-	}
-	return k
 }
 
 // judgeShare decides a share metric: k of n trials in each side.
@@ -350,25 +421,6 @@ func lostAll(ch *Change, opt CompareOptions) bool {
 
 // fmtPoints formats a difference of shares in percentage points.
 func fmtPoints(d float64) string { return fmt.Sprintf("%+.1f", 100*d) }
-
-// groupRows indexes rows by group, appending unseen groups to keys in order.
-func groupRows(rows []Row, keys *[]groupKey) map[groupKey][]*Row {
-	by := map[groupKey][]*Row{}
-	seen := map[groupKey]bool{}
-	for _, k := range *keys {
-		seen[k] = true
-	}
-	for i := range rows {
-		r := &rows[i]
-		k := groupKey{r.Algorithm, r.Variant, r.Runtime, r.Scenario, r.Nodes}
-		if !seen[k] {
-			seen[k] = true
-			*keys = append(*keys, k)
-		}
-		by[k] = append(by[k], r)
-	}
-	return by
-}
 
 // metricValues are the values Summarize would describe: trials without an
 // error whose value is set and finite.

@@ -73,6 +73,6 @@
 // # History
 //
 // AddToHistory stores a run's results and Manifest under a history
-// directory, ReadHistory and PooledRows read them back (the base of a
+// directory, ReadHistory and ScanPooled read them back (the base of a
 // nightly comparison), and WriteHistoryIndex renders the trend page.
 package reports

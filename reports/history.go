@@ -208,21 +208,23 @@ func ReadHistory(history string) ([]HistoryRun, error) {
 	return runs, nil
 }
 
-// PooledRows reads the results of the last k runs (all when k ≤ 0) and
-// returns their rows together, oldest run first.
-func PooledRows(runs []HistoryRun, k int) ([]Row, error) {
+// ScanPooled reads the results of the last k runs (all when k ≤ 0),
+// oldest run first, handing each row to add as it is read (ScanFile):
+// the base of a comparison is counted, not held (CompareSide).
+func ScanPooled(runs []HistoryRun, k int, add func(*Row)) error {
 	if k > 0 && len(runs) > k {
 		runs = runs[len(runs)-k:]
 	}
-	var rows []Row
 	for _, r := range runs {
-		rs, err := ReadFile(r.Results())
+		err := ScanFile(r.Results(), func(row *Row) error {
+			add(row)
+			return nil
+		})
 		if err != nil {
-			return nil, err
+			return err
 		}
-		rows = append(rows, rs...)
 	}
-	return rows, nil
+	return nil
 }
 
 // BaseRuns chooses the base of `compare --base-history`: the last k runs

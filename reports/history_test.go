@@ -61,20 +61,34 @@ func TestHistory(t *testing.T) {
 	if len(runs) != 3 || runs[2].Manifest.Fingerprint != "m2" || runs[0].Manifest.Seed != 1 {
 		t.Fatalf("runs %+v", runs)
 	}
-	rows, err := PooledRows(runs, 2)
-	if err != nil {
-		t.Fatal(err)
+	pooled := func(runs []HistoryRun, k int, side *CompareSide) []Row {
+		var rows []Row
+		err := ScanPooled(runs, k, func(r *Row) {
+			rows = append(rows, *r)
+			if side != nil {
+				side.Add(r)
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rows
 	}
+	rows := pooled(runs, 2, nil)
 	if len(rows) != 30 || rows[0].Messages != 44 || rows[15].Messages != 88 {
 		t.Errorf("last two runs pooled: %d rows", len(rows))
 	}
-	if all, _ := PooledRows(runs, 0); len(all) != 45 {
+	if all := pooled(runs, 0, nil); len(all) != 45 {
 		t.Errorf("all runs pooled: %d rows", len(all))
 	}
 	// Pooling the first two as the base finds the third's regression.
-	base, _ := PooledRows(runs[:2], 2)
-	latest, _ := ReadFile(runs[2].Results())
-	if regs := Compare(base, latest, CompareOptions{Threshold: -1}).Regressions(); len(regs) != 3 || regs[0].Algorithm != "lcr" || regs[0].Nodes != 8 {
+	opt := CompareOptions{Threshold: -1}
+	base, latest := NewCompareSide(opt), NewCompareSide(opt)
+	pooled(runs[:2], 2, base)
+	if err := ScanFile(runs[2].Results(), func(r *Row) error { latest.Add(r); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if regs := CompareSides(base, latest).Regressions(); len(regs) != 3 || regs[0].Algorithm != "lcr" || regs[0].Nodes != 8 {
 		t.Errorf("regressions against the pooled base: %+v", regs)
 	}
 

@@ -93,33 +93,60 @@ func ReadCSV(r io.Reader) ([]Row, error) { return readCSV(r, 0) }
 
 // readCSV is ReadCSV with room for capacity rows made at once: a slice
 // that doubles as it grows holds up to twice the rows, and copies them.
+// Each row is decoded in its place in the slice.
 func readCSV(r io.Reader, capacity int) ([]Row, error) {
+	rows := make([]Row, 0, capacity)
+	err := scanCSV(r, func(cr *csv.Reader, dec *decoder, rec []string) error {
+		rows = append(rows, Row{})
+		return dec.decode(cr, rec, &rows[len(rows)-1])
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rows, nil
+}
+
+// ScanCSV reads a results file as ReadCSV does, handing each row to fn as
+// it is read instead of holding them all: a command that needs only
+// figures of the rows (compare) keeps those, not the rows, each some
+// 900 bytes against some 200 of CSV. fn gets a row of its own, which it
+// may keep; its error stops the scan and is returned.
+func ScanCSV(r io.Reader, fn func(*Row) error) error {
+	return scanCSV(r, func(cr *csv.Reader, dec *decoder, rec []string) error {
+		var row Row
+		if err := dec.decode(cr, rec, &row); err != nil {
+			return err
+		}
+		return fn(&row)
+	})
+}
+
+// scanCSV reads the header of a results file and hands each record after
+// it to each, with the decoder of that header.
+func scanCSV(r io.Reader, each func(*csv.Reader, *decoder, []string) error) error {
 	cr := newCSVReader(boundedio.Lines(r, MaxLine))
 	header, err := cr.Read()
 	if err == io.EOF {
-		return nil, &ParseError{Line: 1, Err: errors.New("empty input: no header")}
+		return &ParseError{Line: 1, Err: errors.New("empty input: no header")}
 	}
 	if err != nil {
-		return nil, csvError(err)
+		return csvError(err)
 	}
 	dec, err := newDecoder(header)
 	if err != nil {
-		return nil, &ParseError{Line: 1, Err: err}
+		return &ParseError{Line: 1, Err: err}
 	}
-	rows := make([]Row, 0, capacity)
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
-			return rows, nil
+			return nil
 		}
 		if err != nil {
-			return nil, csvError(err)
+			return csvError(err)
 		}
-		row, err := dec.decode(cr, rec)
-		if err != nil {
-			return nil, err
+		if err := each(cr, dec, rec); err != nil {
+			return err
 		}
-		rows = append(rows, row)
 	}
 }
 
@@ -144,6 +171,20 @@ func ReadFile(path string) ([]Row, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return rows, nil
+}
+
+// ScanFile reads the results file at path with ScanCSV; errors name the
+// file.
+func ScanFile(path string, fn func(*Row) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := ScanCSV(f, fn); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }
 
 // countFileLines counts the lines of a regular file (countLines) and
@@ -257,9 +298,11 @@ func newDecoder(header []string) (*decoder, error) {
 	return d, nil
 }
 
-// decode parses one record; cr locates its fields for errors.
-func (d *decoder) decode(cr *csv.Reader, rec []string) (Row, error) {
-	var row Row
+// decode parses one record into row, a zero Row: the one in the slice
+// that holds it, so that no row is a heap copy of its own, garbage once
+// appended (a quarter of a report's peak). cr locates its fields for
+// errors.
+func (d *decoder) decode(cr *csv.Reader, rec []string, row *Row) error {
 	for i, c := range d.cols {
 		if c == nil {
 			continue
@@ -268,10 +311,10 @@ func (d *decoder) decode(cr *csv.Reader, rec []string) (Row, error) {
 		if c.text {
 			cell = d.intern(cell)
 		}
-		if err := c.parse(&row, cell); err != nil {
+		if err := c.parse(row, cell); err != nil {
 			line, _ := cr.FieldPos(i)
-			return Row{}, &ParseError{Line: line, Column: c.name, Err: err}
+			return &ParseError{Line: line, Column: c.name, Err: err}
 		}
 	}
-	return row, nil
+	return nil
 }

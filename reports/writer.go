@@ -43,6 +43,12 @@ type WriterOptions struct {
 	// once closed (Rows): a run's summary and report take them so, rather
 	// than parse the whole file again after the last trial.
 	KeepRows bool
+	// Trials is, with KeepRows, how many rows results.csv holds once the
+	// run is done, those already in it included: the kept rows are made
+	// room for at once, so that they are neither copied as they grow nor
+	// joined at the end (a second copy of every row: a 470,000-trial run
+	// peaked at 2.2 GB).
+	Trials int
 }
 
 // Writer streams result rows to results.csv, and to results.jsonl when the
@@ -54,7 +60,11 @@ type Writer struct {
 	csvFile  *os.File
 	jsonPath string
 	jsonFile *os.File // nil unless "json" was asked for
-	existing []Row
+	// existing is how many rows of an appending Writer were in
+	// results.csv (Existing); rows holds them, and with keep every row
+	// written after them, as ReadCSV reads them back.
+	existing int
+	rows     []Row
 	every    time.Duration
 	synced   time.Time
 	err      error // the first write error; the files may hold a partial line after it
@@ -66,14 +76,7 @@ type Writer struct {
 	enc   *csv.Writer
 	cells []string
 	keep  bool
-	// kept holds, with keep, each row written as read back, in chunks of
-	// keptChunk: a slice doubling as it grows copied and faulted in twice
-	// what it holds (a tenth of a 10,000-trial run's CPU).
-	kept [][]Row
 }
-
-// keptChunk is how many kept rows share one allocation.
-const keptChunk = 512
 
 // NewWriter creates dir if needed and opens its result files. formats are the
 // run's --format values: "csv" (results.csv is always written), "json"
@@ -96,14 +99,22 @@ func NewWriter(dir string, formats []string, opts WriterOptions) (*Writer, error
 	}
 	w.enc = csv.NewWriter(&w.line)
 	w.keep = opts.KeepRows
+	room := 0
+	if opts.KeepRows {
+		room = opts.Trials
+	}
 	if opts.Append {
-		err = w.openAppend(dir, wantJSON)
+		err = w.openAppend(dir, wantJSON, room)
 	} else {
 		err = w.openNew(wantJSON)
 	}
 	if err != nil {
 		w.closeFiles()
 		return nil, err
+	}
+	if w.rows == nil {
+		// A new file, or one of which nothing survived.
+		w.rows = make([]Row, 0, room)
 	}
 	return w, nil
 }
@@ -140,8 +151,8 @@ func (w *Writer) openNew(wantJSON bool) error {
 	return nil
 }
 
-func (w *Writer) openAppend(dir string, wantJSON bool) error {
-	kept, err := recoverResults(w.csvPath)
+func (w *Writer) openAppend(dir string, wantJSON bool, room int) error {
+	kept, err := recoverResults(w.csvPath, room)
 	if err != nil {
 		return err
 	}
@@ -161,7 +172,7 @@ func (w *Writer) openAppend(dir string, wantJSON bool) error {
 	if w.csvFile, err = os.OpenFile(w.csvPath, os.O_WRONLY|os.O_APPEND, 0); err != nil {
 		return err
 	}
-	w.existing = kept.rows
+	w.rows, w.existing = kept.rows, len(kept.rows)
 	if wantJSON {
 		// results.jsonl is derived from results.csv, which the crash may have
 		// cut at a different row, so rebuild it from the rows kept.
@@ -180,7 +191,7 @@ func (w *Writer) openAppend(dir string, wantJSON bool) error {
 
 // Existing returns the rows an appending Writer found in results.csv: the
 // trials a resumed run skips.
-func (w *Writer) Existing() []Row { return w.existing }
+func (w *Writer) Existing() []Row { return w.rows[:w.existing:w.existing] }
 
 // Write adds one row to every result file and hands it to the operating
 // system before returning.
@@ -232,15 +243,11 @@ func (w *Writer) Write(r Row) error {
 // decoded from its cells, so that a cell Printable escaped, or a value
 // the file rounds, reads as the file holds it.
 func (w *Writer) keepRow() error {
-	if k := len(w.kept); k == 0 || len(w.kept[k-1]) == keptChunk {
-		w.kept = append(w.kept, make([]Row, 0, keptChunk))
-	}
-	last := &w.kept[len(w.kept)-1]
-	*last = append(*last, Row{})
-	row := &(*last)[len(*last)-1]
+	w.rows = append(w.rows, Row{})
+	row := &w.rows[len(w.rows)-1]
 	for i := range columns {
 		if err := columns[i].parse(row, w.cells[i]); err != nil {
-			*last = (*last)[:len(*last)-1]
+			w.rows = w.rows[:len(w.rows)-1]
 			return fmt.Errorf("%s: a row reads back with a bad column %s: %w", w.csvPath, columns[i].name, err)
 		}
 	}
@@ -250,12 +257,7 @@ func (w *Writer) keepRow() error {
 // Rows returns, with WriterOptions.KeepRows, the rows results.csv holds,
 // as ReadFile reads them: Existing, then every row written. Call it once
 // the writer is closed.
-func (w *Writer) Rows() []Row {
-	if len(w.kept) == 0 {
-		return w.existing
-	}
-	return slices.Concat(append([][]Row{w.existing}, w.kept...)...)
-}
+func (w *Writer) Rows() []Row { return w.rows }
 
 // Close syncs and closes the files. Closing twice is harmless.
 func (w *Writer) Close() error {
@@ -338,8 +340,9 @@ type recovered struct {
 // CSV at all, was cut by a crash in the middle of a write: it is left out.
 // Anything else wrong is an error, since appending to a damaged file would
 // hide the damage. The file is read as a stream, its rows made room for
-// at once (countLines): a resumed sweep's rows are what it must hold.
-func recoverResults(path string) (recovered, error) {
+// at once (countLines), or for room rows if more: a resumed sweep's rows
+// are what it must hold, and those it will write (WriterOptions.Trials).
+func recoverResults(path string, room int) (recovered, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return recovered{}, nil
@@ -378,7 +381,7 @@ func recoverResults(path string) (recovered, error) {
 				return recovered{}, fmt.Errorf("%s: %w", path, err)
 			}
 			out.header, out.good = slices.Clone(rec), end
-			out.rows = make([]Row, 0, lines)
+			out.rows = make([]Row, 0, max(lines, room))
 			continue
 		}
 		if len(rec) != len(out.header) {
@@ -386,14 +389,13 @@ func recoverResults(path string) (recovered, error) {
 			return recovered{}, fmt.Errorf("%s: %w", path, &ParseError{Line: line,
 				Err: fmt.Errorf("%d fields, header has %d", len(rec), len(out.header))})
 		}
-		row, err := dec.decode(cr, rec)
-		if err != nil {
+		out.rows = append(out.rows, Row{})
+		if err := dec.decode(cr, rec, &out.rows[len(out.rows)-1]); err != nil {
 			return recovered{}, fmt.Errorf("%s: %w", path, err)
 		}
 		if len(out.header) < len(Columns) {
 			out.records = append(out.records, slices.Clone(rec))
 		}
-		out.rows = append(out.rows, row)
 		out.good = end
 	}
 }

@@ -392,3 +392,35 @@ func TestWriterKeepsRowsAsRead(t *testing.T) {
 		}
 	}
 }
+
+// Rows made room for (WriterOptions.Trials) are kept where they were
+// made: the rows of a resumed run and those it writes share one slice,
+// and Rows returns it, not a copy. A 470,000-trial run held a second copy
+// of every row at its end, joining its chunks (issue 39).
+func TestWriterKeepsRowsInPlace(t *testing.T) {
+	dir := t.TempDir()
+	rows := sampleRows()
+	half := len(rows) / 2
+	for i, part := range [][]Row{rows[:half], rows[half:]} {
+		w, err := NewWriter(dir, []string{"csv"}, WriterOptions{Append: i > 0, KeepRows: true, Trials: len(rows)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		existing := w.Existing()
+		for _, r := range part {
+			if err := w.Write(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		kept := w.Rows()
+		if len(kept) != half+i*(len(rows)-half) || cap(kept) != len(rows) {
+			t.Errorf("part %d: kept %d rows in room for %d, want %d in %d", i, len(kept), cap(kept), half+i*(len(rows)-half), len(rows))
+		}
+		if len(existing) > 0 && &existing[0] != &kept[0] {
+			t.Errorf("part %d: the rows written were kept apart from the %d of results.csv", i, len(existing))
+		}
+	}
+}

@@ -119,7 +119,8 @@ func runCompare(cmd *cobra.Command, args []string, o compareOptions) error {
 	if err != nil {
 		return err
 	}
-	var base []reports.Row
+	copt := reports.CompareOptions{Alpha: o.alpha, Threshold: threshold}
+	base, newer := reports.NewCompareSide(copt), reports.NewCompareSide(copt)
 	var baseName string
 	if o.baseHistory != "" {
 		if o.last < 1 {
@@ -139,7 +140,7 @@ func runCompare(cmd *cobra.Command, args []string, o compareOptions) error {
 		if len(pooled) == 0 {
 			return badInputf("--base-history %s: no stored run other than NEW (%s)", o.baseHistory, args[0])
 		}
-		if base, err = reports.PooledRows(pooled, 0); err != nil {
+		if err := reports.ScanPooled(pooled, 0, base.Add); err != nil {
 			return err
 		}
 		names := make([]string, len(pooled))
@@ -153,15 +154,15 @@ func runCompare(cmd *cobra.Command, args []string, o compareOptions) error {
 		fmt.Fprintf(cmd.ErrOrStderr(), "base: %d run(s) of %s pooled: %s%s\n", len(pooled), o.baseHistory, strings.Join(names, ", "), note)
 		baseName = fmt.Sprintf("%s (%s)", o.baseHistory, strings.Join(names, ", "))
 	} else {
-		if baseName, base, err = readResults(args[0]); err != nil {
+		if baseName, err = scanResults(args[0], base.Add); err != nil {
 			return err
 		}
 	}
-	newName, newer, err := readResults(args[len(args)-1])
+	newName, err := scanResults(args[len(args)-1], newer.Add)
 	if err != nil {
 		return err
 	}
-	c := reports.Compare(base, newer, reports.CompareOptions{Alpha: o.alpha, Threshold: threshold})
+	c := reports.CompareSides(base, newer)
 	if c.Counterexamples, err = newCounterexamples(o, args, newName); err != nil {
 		return err
 	}

@@ -71,11 +71,31 @@ func readResults(arg string) (string, []reports.Row, error) {
 		return "", nil, err
 	}
 	rows, err := reports.ReadFile(path)
+	return path, rows, resultsError(err)
+}
+
+// scanResults reads a results file as readResults does, handing each row
+// to add (reports.ScanFile) rather than holding them.
+func scanResults(arg string, add func(*reports.Row)) (string, error) {
+	path, err := resultsPath(arg)
+	if err != nil {
+		return "", err
+	}
+	err = reports.ScanFile(path, func(r *reports.Row) error {
+		add(r)
+		return nil
+	})
+	return path, resultsError(err)
+}
+
+// resultsError marks an error reading a results file as bad input when
+// the file is not one.
+func resultsError(err error) error {
 	var pe *reports.ParseError
 	if errors.As(err, &pe) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, boundedio.ErrTooLarge) {
-		return "", nil, badInput(err)
+		return badInput(err)
 	}
-	return path, rows, err
+	return err
 }
 
 func runReport(cmd *cobra.Command, arg string, o reportOptions) error {

@@ -233,7 +233,7 @@ func (p *runPlan) execute(cmd *cobra.Command, o *runOptions) (int, []reports.Row
 	defer stop()
 	// The writer keeps the rows of an earlier run when resuming (dropping a
 	// last line cut short by a crash); those trials are not run again.
-	w, err := reports.NewWriter(o.out, p.formats, reports.WriterOptions{Append: o.resume, KeepRows: true})
+	w, err := reports.NewWriter(o.out, p.formats, reports.WriterOptions{Append: o.resume, KeepRows: true, Trials: p.shardTrials()})
 	if err != nil {
 		if o.resume {
 			return 0, nil, badInputf("--resume: %w", err)
@@ -283,6 +283,18 @@ func (p *runPlan) execute(cmd *cobra.Command, o *runOptions) (int, []reports.Row
 		return obs.written, nil, runErr
 	}
 	return obs.written, w.Rows(), nil
+}
+
+// shardTrials counts the plan's trials this part runs: the rows its
+// results.csv holds once done.
+func (p *runPlan) shardTrials() int {
+	n := 0
+	for _, t := range p.trials {
+		if p.inShard(t) {
+			n++
+		}
+	}
+	return n
 }
 
 // runTrace is the file a run writes its trials' events to: --trace, every
