@@ -59,13 +59,11 @@ type Writer struct {
 	synced   time.Time
 	err      error // the first write error; the files may hold a partial line after it
 	closed   bool
-	// line and enc encode a row for results.csv: made once, not at every
-	// row (a csv.Writer buffers 4 KB), since a sweep of small trials
-	// writes rows by the hundred thousand.
-	line  bytes.Buffer
-	enc   *csv.Writer
-	cells []string
-	keep  bool
+	// line is a row's line of results.csv, its buffer kept for the next
+	// row, since a sweep of small trials writes rows by the hundred
+	// thousand.
+	line []byte
+	keep bool
 	// kept holds, with keep, each row written as read back, in chunks of
 	// keptChunk: a slice doubling as it grows copied and faulted in twice
 	// what it holds (a tenth of a 10,000-trial run's CPU).
@@ -94,7 +92,6 @@ func NewWriter(dir string, formats []string, opts WriterOptions) (*Writer, error
 		every:    opts.SyncEvery,
 		synced:   time.Now(),
 	}
-	w.enc = csv.NewWriter(&w.line)
 	w.keep = opts.KeepRows
 	if opts.Append {
 		err = w.openAppend(dir, wantJSON)
@@ -197,20 +194,13 @@ func (w *Writer) Write(r Row) error {
 		return fmt.Errorf("result row %v: %w", r.Key(), err)
 	}
 	// One write call per file and row, so a crash cuts at most the last line.
-	w.cells = r.appendCells(w.cells[:0])
-	w.line.Reset()
-	// Writing to a bytes.Buffer cannot fail.
-	_ = w.enc.Write(w.cells)
-	w.enc.Flush()
-	if _, err := w.csvFile.Write(w.line.Bytes()); err != nil {
+	w.line = r.appendCSVLine(w.line[:0])
+	if _, err := w.csvFile.Write(w.line); err != nil {
 		w.err = fmt.Errorf("%s: %w", w.csvPath, err)
 		return w.err
 	}
 	if w.keep {
-		if err := w.keepRow(); err != nil {
-			w.err = err
-			return err
-		}
+		w.keepRow(&r)
 	}
 	if w.jsonFile != nil {
 		if _, err := w.jsonFile.Write(append(r.appendJSON(nil), '\n')); err != nil {
@@ -228,23 +218,22 @@ func (w *Writer) Write(r Row) error {
 	return nil
 }
 
-// keepRow keeps the row just encoded as ReadCSV reads it from the file:
-// decoded from its cells, so that a cell Printable escaped, or a value
-// the file rounds, reads as the file holds it.
-func (w *Writer) keepRow() error {
+// keepRow keeps r, just written, as ReadCSV reads it from the file: each
+// column's norm makes its field what its cell reads back as (a cell
+// Printable escaped, an unset option), without parsing the line again
+// (TestWriterKeepsRowsAsRead).
+func (w *Writer) keepRow(r *Row) {
 	if k := len(w.kept); k == 0 || len(w.kept[k-1]) == keptChunk {
 		w.kept = append(w.kept, make([]Row, 0, keptChunk))
 	}
 	last := &w.kept[len(w.kept)-1]
-	*last = append(*last, Row{})
+	*last = append(*last, *r)
 	row := &(*last)[len(*last)-1]
 	for i := range columns {
-		if err := columns[i].parse(row, w.cells[i]); err != nil {
-			*last = (*last)[:len(*last)-1]
-			return fmt.Errorf("%s: a row reads back with a bad column %s: %w", w.csvPath, columns[i].name, err)
+		if norm := columns[i].norm; norm != nil {
+			norm(row)
 		}
 	}
-	return nil
 }
 
 // Rows returns, with WriterOptions.KeepRows, the rows results.csv holds,
@@ -303,7 +292,7 @@ func WriteCSV(out io.Writer, rows []Row) error {
 		if err := rows[i].check(); err != nil {
 			return fmt.Errorf("result row %v: %w", rows[i].Key(), err)
 		}
-		b.Write(encodeRecord(rows[i].cells()))
+		b.Write(rows[i].appendCSVLine(b.AvailableBuffer()))
 	}
 	_, err := out.Write(b.Bytes())
 	return err
