@@ -63,6 +63,7 @@ type Writer struct {
 	// row, since a sweep of small trials writes rows by the hundred
 	// thousand.
 	line []byte
+	row  Row // the row being written
 	keep bool
 	// kept holds, with keep, each row written as read back, in chunks of
 	// keptChunk: a slice doubling as it grows copied and faulted in twice
@@ -190,20 +191,24 @@ func (w *Writer) Write(r Row) error {
 	if w.err != nil {
 		return w.err
 	}
-	if err := r.check(); err != nil {
-		return fmt.Errorf("result row %v: %w", r.Key(), err)
+	// The codecs take the row by pointer through function values: r
+	// itself would escape, a kilobyte allocated a row.
+	w.row = r
+	row := &w.row
+	if err := row.check(); err != nil {
+		return fmt.Errorf("result row %v: %w", row.Key(), err)
 	}
 	// One write call per file and row, so a crash cuts at most the last line.
-	w.line = r.appendCSVLine(w.line[:0])
+	w.line = row.appendCSVLine(w.line[:0])
 	if _, err := w.csvFile.Write(w.line); err != nil {
 		w.err = fmt.Errorf("%s: %w", w.csvPath, err)
 		return w.err
 	}
 	if w.keep {
-		w.keepRow(&r)
+		w.keepRow(row)
 	}
 	if w.jsonFile != nil {
-		if _, err := w.jsonFile.Write(append(r.appendJSON(nil), '\n')); err != nil {
+		if _, err := w.jsonFile.Write(append(row.appendJSON(nil), '\n')); err != nil {
 			w.err = fmt.Errorf("%s: %w", w.jsonPath, err)
 			return w.err
 		}
