@@ -293,7 +293,6 @@ func newSim(cfg trial.Config) (*sim, error) {
 		s.full = s.ranks.Slice()
 	}
 	s.det = cfg.DetectorIn(unit)
-	s.detRand = rand.New(rand.NewPCG(cfg.Seed, 0x646574656374)) // "detect"
 	s.env.s = s
 	if s.machines.regular {
 		batch.Take() // the array's elements are the machines (nodes.Batch)
@@ -946,6 +945,15 @@ func (s *sim) emitDecision(p int32, leader *nodes.Rank) {
 	*e = trial.Event{}
 	e.At, e.Kind, e.P, e.Leader = time.Duration(s.now), trial.EvDecide, p, *leader
 	s.ev.Event(e)
+}
+
+// detectRand is the inaccurate detector's stream, made at its first draw:
+// most trials never draw from it (issue 42).
+func (s *sim) detectRand() *rand.Rand {
+	if s.detRand == nil {
+		s.detRand = rand.New(rand.NewPCG(s.cfg.Seed, 0x646574656374)) // "detect"
+	}
+	return s.detRand
 }
 
 func (s *sim) rand(p int32) *rand.Rand {
