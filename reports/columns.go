@@ -16,10 +16,18 @@ const StableColumns = 24
 // column binds one name of Columns to the Row field it holds: how the field is
 // written as a CSV cell and as a JSON value, and how a cell is parsed back.
 type column struct {
-	name  string
-	cell  func(r *Row) string
-	json  func(b []byte, r *Row) []byte
+	name string
+	cell func(r *Row) string
+	json func(b []byte, r *Row) []byte
+	// csv appends the cell as results.csv holds it: Printable(cell(r)),
+	// quoted where encoding/csv quotes.
+	csv   func(b []byte, r *Row) []byte
 	parse func(r *Row, s string) error
+	// norm sets the field to what parse reads back from its cell (an
+	// escape Printable wrote, an unset option's value dropped), so that a
+	// row is kept as read without parsing its line (Writer.keepRow); nil
+	// when every value reads back as it is.
+	norm func(r *Row)
 	// number reads a numeric column's cell as a number, ok = false for an
 	// empty optional cell; nil for a column of text, flags or counts.
 	number func(r *Row) (v float64, ok bool)
@@ -129,6 +137,9 @@ var columns = []column{
 // 0.005 → "0.005").
 func FormatFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
+// appendFloat appends v as FormatFloat writes it.
+func appendFloat(b []byte, v float64) []byte { return strconv.AppendFloat(b, v, 'f', -1, 64) }
+
 // errEmpty reports an empty cell in a column that must hold a value.
 var errEmpty = errors.New("empty cell")
 
@@ -137,7 +148,9 @@ func stringCol(name string, f func(*Row) *string) column {
 		name:  name,
 		cell:  func(r *Row) string { return *f(r) },
 		json:  func(b []byte, r *Row) []byte { return appendJSONString(b, *f(r)) },
+		csv:   func(b []byte, r *Row) []byte { return appendCSVText(b, *f(r)) },
 		parse: func(r *Row, s string) error { *f(r) = s; return nil },
+		norm:  func(r *Row) { p := f(r); *p = Printable(*p) },
 		text:  true,
 	}
 }
@@ -147,6 +160,7 @@ func intCol(name string, f func(*Row) *int) column {
 		name:   name,
 		cell:   func(r *Row) string { return strconv.Itoa(*f(r)) },
 		json:   func(b []byte, r *Row) []byte { return strconv.AppendInt(b, int64(*f(r)), 10) },
+		csv:    func(b []byte, r *Row) []byte { return strconv.AppendInt(b, int64(*f(r)), 10) },
 		number: func(r *Row) (float64, bool) { return float64(*f(r)), true },
 		parse: func(r *Row, s string) error {
 			v, err := parseInt(s, strconv.IntSize)
@@ -161,6 +175,7 @@ func int64Col(name string, f func(*Row) *int64) column {
 		name:   name,
 		cell:   func(r *Row) string { return strconv.FormatInt(*f(r), 10) },
 		json:   func(b []byte, r *Row) []byte { return strconv.AppendInt(b, *f(r), 10) },
+		csv:    func(b []byte, r *Row) []byte { return strconv.AppendInt(b, *f(r), 10) },
 		number: func(r *Row) (float64, bool) { return float64(*f(r)), true },
 		parse: func(r *Row, s string) error {
 			v, err := parseInt(s, 64)
@@ -175,12 +190,23 @@ func int64Col(name string, f func(*Row) *int64) column {
 // as that.
 func unseenCol(name string, f func(*Row) *int64) column {
 	c := int64Col(name, f)
-	cell, json, parse := c.cell, c.json, c.parse
+	cell, json, csv, parse := c.cell, c.json, c.csv, c.parse
 	c.cell = func(r *Row) string {
 		if r.Unseen {
 			return ""
 		}
 		return cell(r)
+	}
+	c.csv = func(b []byte, r *Row) []byte {
+		if r.Unseen {
+			return b
+		}
+		return csv(b, r)
+	}
+	c.norm = func(r *Row) {
+		if r.Unseen {
+			*f(r) = 0
+		}
 	}
 	c.json = func(b []byte, r *Row) []byte {
 		if r.Unseen {
@@ -204,6 +230,7 @@ func uint64Col(name string, f func(*Row) *uint64) column {
 		name:   name,
 		cell:   func(r *Row) string { return strconv.FormatUint(*f(r), 10) },
 		json:   func(b []byte, r *Row) []byte { return strconv.AppendUint(b, *f(r), 10) },
+		csv:    func(b []byte, r *Row) []byte { return strconv.AppendUint(b, *f(r), 10) },
 		number: func(r *Row) (float64, bool) { return float64(*f(r)), true },
 		parse: func(r *Row, s string) error {
 			if s == "" {
@@ -224,6 +251,7 @@ func floatCol(name string, f func(*Row) *float64) column {
 		name:   name,
 		cell:   func(r *Row) string { return FormatFloat(*f(r)) },
 		json:   func(b []byte, r *Row) []byte { return appendJSONFloat(b, *f(r)) },
+		csv:    func(b []byte, r *Row) []byte { return appendFloat(b, *f(r)) },
 		number: func(r *Row) (float64, bool) { return *f(r), true },
 		parse: func(r *Row, s string) error {
 			if s == "" {
@@ -241,6 +269,7 @@ func boolCol(name string, f func(*Row) *bool) column {
 		name: name,
 		cell: func(r *Row) string { return strconv.FormatBool(*f(r)) },
 		json: func(b []byte, r *Row) []byte { return strconv.AppendBool(b, *f(r)) },
+		csv:  func(b []byte, r *Row) []byte { return strconv.AppendBool(b, *f(r)) },
 		parse: func(r *Row, s string) error {
 			switch s {
 			case "true":
@@ -268,6 +297,17 @@ func optFloatCol(name string, f func(*Row) *Opt[float64]) column {
 			return append(b, "null"...)
 		},
 		number: func(r *Row) (float64, bool) { o := f(r); return o.V, o.Set },
+		csv: func(b []byte, r *Row) []byte {
+			if o := f(r); o.Set {
+				return appendFloat(b, o.V)
+			}
+			return b
+		},
+		norm: func(r *Row) {
+			if o := f(r); !o.Set {
+				*o = Opt[float64]{}
+			}
+		},
 		parse: func(r *Row, s string) error {
 			if s == "" {
 				*f(r) = Opt[float64]{}
@@ -291,6 +331,17 @@ func optIntCol(name string, f func(*Row) *Opt[int64]) column {
 			return append(b, "null"...)
 		},
 		number: func(r *Row) (float64, bool) { o := f(r); return float64(o.V), o.Set },
+		csv: func(b []byte, r *Row) []byte {
+			if o := f(r); o.Set {
+				return strconv.AppendInt(b, o.V, 10)
+			}
+			return b
+		},
+		norm: func(r *Row) {
+			if o := f(r); !o.Set {
+				*o = Opt[int64]{}
+			}
+		},
 		parse: func(r *Row, s string) error {
 			if s == "" {
 				*f(r) = Opt[int64]{}
@@ -307,6 +358,8 @@ func countsCol(name string, f func(*Row) *Counts) column {
 	return column{
 		name: name,
 		cell: func(r *Row) string { return f(r).String() },
+		csv:  func(b []byte, r *Row) []byte { return appendCSVCounts(b, *f(r)) },
+		norm: func(r *Row) { normCounts(f(r)) },
 		json: func(b []byte, r *Row) []byte {
 			b = append(b, '{')
 			for i, kc := range *f(r) {

@@ -69,13 +69,12 @@ type Writer struct {
 	synced   time.Time
 	err      error // the first write error; the files may hold a partial line after it
 	closed   bool
-	// line and enc encode a row for results.csv: made once, not at every
-	// row (a csv.Writer buffers 4 KB), since a sweep of small trials
-	// writes rows by the hundred thousand.
-	line  bytes.Buffer
-	enc   *csv.Writer
-	cells []string
-	keep  bool
+	// line is a row's line of results.csv, its buffer kept for the next
+	// row, since a sweep of small trials writes rows by the hundred
+	// thousand.
+	line []byte
+	row  Row // the row being written
+	keep bool
 }
 
 // NewWriter creates dir if needed and opens its result files. formats are the
@@ -97,7 +96,6 @@ func NewWriter(dir string, formats []string, opts WriterOptions) (*Writer, error
 		every:    opts.SyncEvery,
 		synced:   time.Now(),
 	}
-	w.enc = csv.NewWriter(&w.line)
 	w.keep = opts.KeepRows
 	room := 0
 	if opts.KeepRows {
@@ -204,27 +202,24 @@ func (w *Writer) Write(r Row) error {
 	if w.err != nil {
 		return w.err
 	}
-	if err := r.check(); err != nil {
-		return fmt.Errorf("result row %v: %w", r.Key(), err)
+	// The codecs take the row by pointer through function values: r
+	// itself would escape, a kilobyte allocated a row.
+	w.row = r
+	row := &w.row
+	if err := row.check(); err != nil {
+		return fmt.Errorf("result row %v: %w", row.Key(), err)
 	}
 	// One write call per file and row, so a crash cuts at most the last line.
-	w.cells = r.appendCells(w.cells[:0])
-	w.line.Reset()
-	// Writing to a bytes.Buffer cannot fail.
-	_ = w.enc.Write(w.cells)
-	w.enc.Flush()
-	if _, err := w.csvFile.Write(w.line.Bytes()); err != nil {
+	w.line = row.appendCSVLine(w.line[:0])
+	if _, err := w.csvFile.Write(w.line); err != nil {
 		w.err = fmt.Errorf("%s: %w", w.csvPath, err)
 		return w.err
 	}
 	if w.keep {
-		if err := w.keepRow(); err != nil {
-			w.err = err
-			return err
-		}
+		w.keepRow(row)
 	}
 	if w.jsonFile != nil {
-		if _, err := w.jsonFile.Write(append(r.appendJSON(nil), '\n')); err != nil {
+		if _, err := w.jsonFile.Write(append(row.appendJSON(nil), '\n')); err != nil {
 			w.err = fmt.Errorf("%s: %w", w.jsonPath, err)
 			return w.err
 		}
@@ -239,19 +234,19 @@ func (w *Writer) Write(r Row) error {
 	return nil
 }
 
-// keepRow keeps the row just encoded as ReadCSV reads it from the file:
-// decoded from its cells, so that a cell Printable escaped, or a value
-// the file rounds, reads as the file holds it.
-func (w *Writer) keepRow() error {
-	w.rows = append(w.rows, Row{})
+// keepRow keeps r, just written, as ReadCSV reads it from the file: each
+// column's norm makes its field what its cell reads back as (a cell
+// Printable escaped, an unset option), without parsing the line again
+// (TestWriterKeepsRowsAsRead). rows was sized once for the run's trials
+// (WriterOptions.Trials), so appending copies nothing.
+func (w *Writer) keepRow(r *Row) {
+	w.rows = append(w.rows, *r)
 	row := &w.rows[len(w.rows)-1]
 	for i := range columns {
-		if err := columns[i].parse(row, w.cells[i]); err != nil {
-			w.rows = w.rows[:len(w.rows)-1]
-			return fmt.Errorf("%s: a row reads back with a bad column %s: %w", w.csvPath, columns[i].name, err)
+		if norm := columns[i].norm; norm != nil {
+			norm(row)
 		}
 	}
-	return nil
 }
 
 // Rows returns, with WriterOptions.KeepRows, the rows results.csv holds,
@@ -305,7 +300,7 @@ func WriteCSV(out io.Writer, rows []Row) error {
 		if err := rows[i].check(); err != nil {
 			return fmt.Errorf("result row %v: %w", rows[i].Key(), err)
 		}
-		b.Write(encodeRecord(rows[i].cells()))
+		b.Write(rows[i].appendCSVLine(b.AvailableBuffer()))
 	}
 	_, err := out.Write(b.Bytes())
 	return err

@@ -247,13 +247,22 @@ func (x *Executor) emitInOrder(trials []Trial, results <-chan simResult, cancel 
 	next := 0
 	var emitErr error
 	for r := range results {
-		pending[r.index] = r
+		// Results come mostly in order: the next one is emitted without
+		// passing through pending, whose values (a row, a kilobyte) the
+		// map stores apart, an allocation a trial (issue 42).
+		inOrder := r.index == next && emitErr == nil
+		if !inOrder {
+			pending[r.index] = r
+		}
 		for emitErr == nil {
-			r, ok := pending[next]
-			if !ok {
-				break
+			if !inOrder {
+				var ok bool
+				if r, ok = pending[next]; !ok {
+					break
+				}
+				delete(pending, next)
 			}
-			delete(pending, next)
+			inOrder = false
 			next++
 			if emitErr = r.err; emitErr != nil {
 				break

@@ -53,4 +53,26 @@ func inUnits(d, t time.Duration) (reports.Opt[float64], reports.Opt[float64]) {
 	return reports.Some(d.Seconds()), reports.Some(float64(d) / float64(t))
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+func oneLine(s string) string {
+	if isOneLine(s) {
+		return s // most are: a violation a trial, without two allocations
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// isOneLine reports whether oneLine would return s as it is: printable
+// ASCII, single spaces between words, none at either end.
+func isOneLine(s string) bool {
+	if s == "" {
+		return true
+	}
+	if s[0] == ' ' || s[len(s)-1] == ' ' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < ' ' || s[i] > '~' || s[i] == ' ' && s[i+1] == ' ' {
+			return false
+		}
+	}
+	return true
+}

@@ -131,9 +131,12 @@ func fill(src *rand.Rand, b []byte) {
 
 // calledByEtcd reports whether etcd's election-timeout draw is on the
 // calling goroutine's stack (within a few frames: Intn → crypto/rand.Int →
-// io.ReadFull → io.ReadAtLeast → Read).
+// io.ReadFull → io.ReadAtLeast → Read; three return addresses above Read,
+// io.ReadFull inlined into Int). It unwinds six, twice what it needs:
+// unwinding costs by the frame, and the twelve it unwound were a tenth of
+// an etcd-raft trial (issue 42).
 func calledByEtcd() bool {
-	var pcs [12]uintptr
+	var pcs [6]uintptr
 	n := runtime.Callers(3, pcs[:])
 	for _, pc := range pcs[:n] {
 		if drawAt(pc) {

@@ -40,7 +40,7 @@ func (s *sim) detectCrash(c int32, atStart bool) {
 		if q == c || !s.alive[q] {
 			continue
 		}
-		if d.Kind == "inaccurate" && d.Mu > 0 && s.detRand.Float64() < d.Mu {
+		if d.Kind == "inaccurate" && d.Mu > 0 && s.detectRand().Float64() < d.Mu {
 			continue // this process's detector misses the crash
 		}
 		if initiator[q] || atStart && s.cfg.Algorithm.StartsAll {
@@ -69,11 +69,11 @@ func (s *sim) scheduleFalseSuspicions() {
 	for p := range int32(s.n) {
 		at := 0.0
 		for {
-			at += s.detRand.ExpFloat64() * meanGap
+			at += s.detectRand().ExpFloat64() * meanGap
 			if at >= float64(d.Window) {
 				break
 			}
-			q := int32(s.detRand.IntN(s.n - 1))
+			q := int32(s.detectRand().IntN(s.n - 1))
 			if q >= p {
 				q++
 			}

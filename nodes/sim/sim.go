@@ -165,6 +165,9 @@ type sim struct {
 	// delivered: the rule waits for them. Kept after the hot fields.
 	settle     *trial.Settling
 	suspecting int
+	// spare is where this state came from and goes back to once the
+	// trial is over (recycle); nil for a sim made otherwise (tests).
+	spare *spare
 }
 
 // Run executes one trial and returns what the runtime counted. It fails
@@ -197,6 +200,8 @@ func RunContext(ctx context.Context, cfg trial.Config) (*trial.Record, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Runs last: the record is copied out of s by then (result).
+	defer s.recycle()
 	defer s.closeMachines()
 	// The record keeps nothing of the slab: its chunks serve the next
 	// trial.
@@ -208,13 +213,21 @@ func RunContext(ctx context.Context, cfg trial.Config) (*trial.Record, error) {
 	s.run()
 	s.res.Delays.AddN(s.t, s.fifoElections)
 	if s.canceled {
-		return &s.res, ctx.Err()
+		return s.result(), ctx.Err()
 	}
 	s.res.Alive = s.alive // the run is over: nothing changes them any more (10 MB at N = 10^7)
 	if s.err == nil && s.overBudget != nil {
-		return &s.res, s.overBudget
+		return s.result(), s.overBudget
 	}
-	return &s.res, s.err
+	return s.result(), s.err
+}
+
+// result is the trial's record, apart from s, whose state serves the next
+// trial (recycle).
+func (s *sim) result() *trial.Record {
+	rec := new(trial.Record)
+	*rec = s.res
+	return rec
 }
 
 // closeMachines closes every machine still in place (io.Closer); restart
@@ -253,15 +266,18 @@ func newSim(cfg trial.Config) (*sim, error) {
 	}
 	deadline := cfg.DeadlineOrDefault()
 	budget := cfg.BudgetOrDefault()
-	s := &sim{
-		cfg: cfg, n: n, t: t, deadline: int64(deadline),
+	sp := takeSpare()
+	s := sp.sim
+	*s = sim{
+		spare: sp,
+		cfg:   cfg, n: n, t: t, deadline: int64(deadline),
 		maxEvents: budget.MaxEvents, maxPending: budget.MaxInFlight,
 		ranks:    cfg.Ranks,
 		full:     cfg.Ranks.Whole(),
 		topo:     cfg.Algorithm.Topology,
 		fifoMode: cfg.Latency.Constant(),
-		linkLast: map[uint64]int64{},
-		timers:   map[uint64]timerState{},
+		linkLast: sp.linkLast,
+		timers:   sp.timers,
 		net:      trial.NetRand(cfg.Seed, cfg.Draws, cfg.Record),
 		machines: newMachineTable(n, batch),
 		alive:    prefault.Make[bool](n),
@@ -277,7 +293,6 @@ func newSim(cfg trial.Config) (*sim, error) {
 		s.full = s.ranks.Slice()
 	}
 	s.det = cfg.DetectorIn(unit)
-	s.detRand = rand.New(rand.NewPCG(cfg.Seed, 0x646574656374)) // "detect"
 	s.env.s = s
 	if s.machines.regular {
 		batch.Take() // the array's elements are the machines (nodes.Batch)
@@ -317,9 +332,13 @@ func (s *sim) prepare(n int) {
 	// timers and control events in the heap; events of the FIFO run first at
 	// their time and may schedule heap events earlier than the heap's least,
 	// which a radix heap does not allow.
-	if s.fifoMode {
+	switch {
+	case s.fifoMode:
 		s.heap = &heap4{}
-	} else {
+	case s.spare.radix != nil:
+		s.spare.radix.warm = s.warm
+		s.heap = s.spare.radix
+	default:
 		s.heap = &radix{warm: s.warm}
 	}
 	if s.topo == nodes.Complete {
@@ -926,6 +945,15 @@ func (s *sim) emitDecision(p int32, leader *nodes.Rank) {
 	*e = trial.Event{}
 	e.At, e.Kind, e.P, e.Leader = time.Duration(s.now), trial.EvDecide, p, *leader
 	s.ev.Event(e)
+}
+
+// detectRand is the inaccurate detector's stream, made at its first draw:
+// most trials never draw from it (issue 42).
+func (s *sim) detectRand() *rand.Rand {
+	if s.detRand == nil {
+		s.detRand = rand.New(rand.NewPCG(s.cfg.Seed, 0x646574656374)) // "detect"
+	}
+	return s.detRand
 }
 
 func (s *sim) rand(p int32) *rand.Rand {

@@ -71,11 +71,16 @@ type Record struct {
 // NewRecord prepares the record of a trial of n processes whose mean
 // latency is t.
 func NewRecord(n int, t time.Duration, det Detector) Record {
+	// The three counts share one array, each cut to its own capacity so
+	// that growing one (growKinds, CountFire) copies it out rather than
+	// overwrite the next: one allocation of a small trial, not three.
+	k := nodes.NumKinds()
+	counts := make([]int64, 2*k+nodes.NumTimers())
 	return Record{
 		N: n, T: t,
-		Sent:         make([]int64, nodes.NumKinds()),
-		SentBytes:    make([]int64, nodes.NumKinds()),
-		Fired:        make([]int64, nodes.NumTimers()),
+		Sent:         counts[:k:k],
+		SentBytes:    counts[k : 2*k : 2*k],
+		Fired:        counts[2*k:],
 		Decisions:    NewDecisions(n),
 		LastElection: -1, FirstInitiation: -1,
 		Detector: det,

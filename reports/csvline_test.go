@@ -1,0 +1,67 @@
+package reports
+
+import (
+	"bytes"
+	"math"
+	"reflect"
+	"testing"
+)
+
+// A row's line is the bytes encoding/csv writes for its cells, and the row
+// a Writer keeps (each column's norm) is the row parsed from those cells:
+// quoting (comma, quote, CR, LF, a leading space, `\.`), Printable's
+// escapes, options unset with a value, empty counts and an Unseen row's
+// counts included.
+func TestAppendCSVLine(t *testing.T) {
+	rows := sampleRows()
+	odd := rows[0]
+	odd.Error, odd.Leader, odd.Variant = "a,\"b\"\r\nc\x1b[31m", " lead", `\.`
+	odd.Violation, odd.Faults = "\u00a0nbsp", "é,\u202e"
+	odd.TurnaroundS, odd.Terms = Opt[float64]{V: 3}, Opt[int64]{V: 7}
+	odd.MessagesByKind, odd.TimeoutsByKind = Counts{}, Counts{{"K,\x1b", 2}, {"L", 3}}
+	unseen := rows[1]
+	unseen.Unseen, unseen.Messages, unseen.Bytes, unseen.Timeouts = true, 4, 5, 6
+	for i, r := range append(rows, odd, unseen) {
+		checkCSVLine(t, i, r)
+	}
+}
+
+func checkCSVLine(t *testing.T, i int, r Row) {
+	t.Helper()
+	if got, want := r.appendCSVLine(nil), encodeRecord(r.cells()); !bytes.Equal(got, want) {
+		t.Errorf("row %d: line\n%q\nencoding/csv writes\n%q", i, got, want)
+	}
+	var parsed Row
+	for c, cell := range r.cells() {
+		if err := columns[c].parse(&parsed, cell); err != nil {
+			t.Fatalf("row %d: column %s: %v", i, columns[c].name, err)
+		}
+	}
+	kept := r
+	for _, c := range columns {
+		if c.norm != nil {
+			c.norm(&kept)
+		}
+	}
+	if !reflect.DeepEqual(kept, parsed) {
+		t.Errorf("row %d: kept\n%+v\nread back\n%+v", i, kept, parsed)
+	}
+}
+
+// FuzzCSVLine checks TestAppendCSVLine's two equalities on rows of fuzzed
+// text and numbers.
+func FuzzCSVLine(f *testing.F) {
+	f.Add("lcr", " x", "a\"b", "\r\n", "K,=", 3, int64(-1), 0.25, true, false)
+	f.Add(`\.`, "\x1b[0m", "\u202e", "", "", -7, int64(math.MaxInt64), -0.0, false, true)
+	f.Fuzz(func(t *testing.T, alg, variant, leader, errText, kind string, nodes int, msgs int64, v float64, set, unseen bool) {
+		if v != v {
+			v = 0 // NaN reads back as NaN, which DeepEqual never equals
+		}
+		r := Row{Algorithm: alg, Variant: variant, Leader: leader, Error: errText, Nodes: nodes,
+			Messages: msgs, TS: v, Unseen: unseen, TurnaroundT: Opt[float64]{V: v, Set: set}, Terms: Opt[int64]{V: msgs, Set: !set}}
+		if checkCounts("", Counts{{kind, msgs}}) == nil {
+			r.MessagesByKind = Counts{{kind, msgs}}
+		}
+		checkCSVLine(t, 0, r)
+	})
+}
