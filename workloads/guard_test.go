@@ -19,13 +19,13 @@ func TestCheckPlanRefuses(t *testing.T) {
 		inflow int64 // --max-inflight
 		want   string
 	}{
-		{"bully 10^5", spec(t, "bully", "100000", "random", "lowest", "1ms", 1), 0, "bully N=100000: estimated 1006 GiB at its peak"},
+		{"bully 10^5", spec(t, "bully", "100000", "random", "lowest", "1ms", 1), 0, "bully N=100000: estimated 2.6 TiB at its peak"},
 		{"10^9 trials", spec(t, "chang-roberts,lcr", "4..256", "random", "lowest", "1ms", 1_000_000_000), 0, "the plan holds 1.4e+10 trials"},
 		{"heartbeat detector", func() *Spec {
 			s := spec(t, "lcr", "100000", "random", "lowest", "1ms", 1)
 			s.Detector.Kind = "heartbeat"
 			return s
-		}(), 0, "lcr N=100000: estimated 754 GiB"},
+		}(), 0, "lcr N=100000: estimated 1.8 TiB"},
 	} {
 		c.spec.Budget.MaxInFlight = c.inflow
 		err := CheckPlan([]*Spec{c.spec}, lim)

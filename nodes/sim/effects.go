@@ -300,8 +300,7 @@ func (s *sim) route(from, to int32, m *nodes.Message, ord uint64, size int64) {
 		// Only cuts, loss and data limits are active: every message still
 		// takes exactly T, so the FIFO queue stays ordered.
 		d := s.fifo.slot()
-		d.at, d.ord, d.to, d.from = at, ord, to, from
-		s.pack(&d.p, m, from, to)
+		d.at, d.ord, d.to, d.from, d.msg = at, ord, to, from, *m
 		s.res.Delayed(m.Kind, time.Duration(at-s.now))
 		return
 	}
@@ -499,12 +498,12 @@ func (s *sim) slowed(e entry, p *payload) bool {
 // slowDelivery queues a delivery of the FIFO queue to a slow process in
 // its server (the heap takes it from there); it reports whether it did.
 func (s *sim) slowDelivery(d *delivery) bool {
-	if s.slow.service[d.to] <= 0 || s.background(nodes.Kind(d.p.sub)) || s.paused != nil && s.paused[d.to] {
+	if s.slow.service[d.to] <= 0 || s.background(d.msg.Kind) || s.paused != nil && s.paused[d.to] {
 		return false
 	}
 	slot, p := s.slab.alloc()
-	*p = d.p // packed already
 	p.kind, p.to, p.from = evDeliver, d.to, d.from
+	s.pack(p, &d.msg, d.from, d.to)
 	s.queue(d.to, slot, d.ord)
 	return true
 }

@@ -63,7 +63,7 @@ func (s *sim) handle(r *nodes.Rank, from, to int32) int32 {
 	if *r == (nodes.Rank{}) {
 		return handleZero
 	}
-	if s.full == nil && s.small == nil {
+	if s.full == nil {
 		return handleNone
 	}
 	switch {

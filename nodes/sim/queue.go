@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/bits"
 	"unsafe"
+
+	"github.com/electbench/electbench/nodes"
 )
 
 // Event classes, in the order they are processed at one virtual instant.
@@ -17,21 +19,17 @@ const (
 // key, compared after the time: class in the top 8 bits.
 func order(class, seq uint64) uint64 { return class<<56 | seq }
 
-// delivery is a message in flight, packed as in the slab (packed.go):
-// 64 bytes, not 168 with the message whole, and no pointer for the
-// collector to scan (bully at N = 4,096 under constant latency held 4.2
-// GB of deliveries at its busiest, and spent 7 of its 16.5 s in the
-// kernel faulting them in).
+// delivery is a message in flight.
 type delivery struct {
 	at       int64  // virtual nanoseconds
 	ord      uint64 // order(classDeliver, seq)
 	to, from int32
-	p        payload // the message's fields (its to and from unused)
+	msg      nodes.Message
 }
 
 // fifo is a queue of deliveries in non-decreasing (at, ord) order: valid
 // as a priority queue when every message takes the same time. Deliveries
-// (64 bytes) are never copied: slot hands out an entry to fill in place,
+// (168 bytes) are never copied: slot hands out an entry to fill in place,
 // pop the entry to read in place.
 //
 // It holds its entries in blocks, linked in order, and never moves one: a
@@ -66,8 +64,8 @@ type fifoBlock struct {
 	next *fifoBlock
 }
 
-// fifoBlockMin and fifoBlockMax bound the entries of a block: 4 kB to
-// 64 kB.
+// fifoBlockMin and fifoBlockMax bound the entries of a block: 11 kB to
+// 172 kB.
 const (
 	fifoBlockMin = 64
 	fifoBlockMax = 1024

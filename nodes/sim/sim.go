@@ -428,7 +428,7 @@ func (s *sim) run() {
 		s.now = at
 		if fromFifo {
 			d := s.fifo.pop()
-			if s.background(nodes.Kind(d.p.sub)) && s.settled() {
+			if s.background(d.msg.Kind) && s.settled() {
 				return
 			}
 			if s.slow != nil && s.slowDelivery(d) {
@@ -436,7 +436,7 @@ func (s *sim) run() {
 			}
 			s.res.End = time.Duration(at)
 			s.res.Events++
-			s.deliver(d.to, d.from, d.ord, s.unpack(&d.p))
+			s.deliver(d.to, d.from, d.ord, &d.msg)
 			continue
 		}
 		e := s.heap.pop()
@@ -795,7 +795,7 @@ func (s *sim) send(from int32, to nodes.PeerID, m *nodes.Message) {
 	if s.fifoMode {
 		d := s.fifo.slot()
 		d.at, d.ord, d.to, d.from = s.now+int64(s.t), ord, int32(to), from
-		s.pack(&d.p, m, from, int32(to))
+		d.msg = *m // alone: in the assignment above it went through a temporary
 		if election {
 			s.fifoElections++ // each delayed T exactly: noted at the end (Run)
 		}
