@@ -157,10 +157,11 @@ func (q *fifo) advance() {
 // entries an event for 200,000 to 400,000 pending messages, lcr and hs on
 // 200,000 processes, uniform and normal latency), until the pending set
 // reaches wheelFrom; from then in the wheel (wheel.go): an entry in a
-// block (25 bytes with the block's link), the capacity of its bucket
-// being taken and of its sorting buffers (two entries and two thirds at
-// most), and at most one part-filled block a bucket (2^16 blocks of 200
-// bytes, under 50 bytes an event for the 2^18 events or more it holds),
+// block (24 bytes and an eighth with the block's link), the capacity of
+// its bucket being taken and of its sorting buffers (two entries and two
+// thirds at most), and at most one part-filled block a bucket (2^12
+// blocks of 776 bytes, under 13 bytes an event for the 2^18 events or
+// more it holds),
 // within the six entries and 8 bytes; its overflow heap holds the timers
 // and fault-delayed messages past twice the delay bound, few. Both
 // are bounds of the live bytes: garbage beyond them (the radix heap's

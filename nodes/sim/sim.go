@@ -616,7 +616,15 @@ func (s *sim) warm(next []entry) {
 		// Only a delivery's payload sets rank; a timer's or a fault's
 		// holds what the slot's last event left, perhaps another trial's
 		// (reuse.go), so the handle is bounded before it is read.
-		if p.rank >= 0 && int(p.rank) < len(s.full) {
+		switch {
+		case s.small != nil:
+			// handled reads the message's rank here, and isRank the
+			// receiver's, which the messages it sends carry.
+			x += uint8(s.small[e.to])
+			if p.rank >= 0 && int(p.rank) < len(s.small) {
+				x += uint8(s.small[p.rank])
+			}
+		case p.rank >= 0 && int(p.rank) < len(s.full):
 			x += uint8(s.full[p.rank].Attr)
 		}
 		if s.alive[e.to] {

@@ -201,8 +201,8 @@ func BenchmarkQueue(b *testing.B) {
 // table of k, in ring order shuffled as the ranks are) and sending on to
 // the next process 1 to 5 ms later. Unlike BenchmarkQueue the queue's own
 // lines compete for the cache with the processes', as in a trial, where
-// the wheel's bucket tails (one a 256 ns of the 4 ms ahead) cost lcr at
-// N = 1,000,000 more than the radix heap's moves (sim.grow). Run: go test
+// a wheel of 2^16 buckets (a tail a 256 ns of the 4 ms ahead) cost lcr
+// at N = 1,000,000 more than the radix heap's moves (sim.grow). Run: go test
 // -run '^$' -bench QueueRing -benchtime 2000000x ./nodes/sim
 func BenchmarkQueueRing(b *testing.B) {
 	const lo, hi = int64(time.Millisecond), int64(5 * time.Millisecond)
