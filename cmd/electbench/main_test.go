@@ -45,7 +45,8 @@ var crGo struct {
 
 // setupExamples points scripts at the example node programs of
 // examples/nodes ($EXAMPLES), with the Go one built once ($CRGO), and at
-// the hostile ones of nodes/external/testdata/hostile ($HOSTILE).
+// the hostile ones of nodes/external/testdata/hostile ($HOSTILE), and at
+// docs/ ($DOCS), whose recipes scripts run.
 func setupExamples(env *testscript.Env) error {
 	dir, err := filepath.Abs("../../examples/nodes")
 	if err != nil {
@@ -56,6 +57,11 @@ func setupExamples(env *testscript.Env) error {
 		return err
 	}
 	env.Setenv("HOSTILE", hostile)
+	docs, err := filepath.Abs("../../docs")
+	if err != nil {
+		return err
+	}
+	env.Setenv("DOCS", docs)
 	crGo.once.Do(func() {
 		bin, err := os.MkdirTemp("", "electbench-cr-go")
 		if err != nil {
