@@ -77,7 +77,7 @@ func planRun(cmd *cobra.Command, o runOptions, args []string) (*runPlan, error) 
 	if p.shard, p.inShard, p.costs, err = o.shardOf(p.trials, &p.manifest); err != nil {
 		return nil, err
 	}
-	if err := checkLiveHost(p.liveTrials(), o.toxiproxy); err != nil {
+	if err := checkLiveHost(p.liveTrials(), o.toxiproxy, o.netns); err != nil {
 		return nil, err
 	}
 	if o.resume {
@@ -111,6 +111,9 @@ func checkRunFlags(cmd *cobra.Command, o runOptions, sim, live []*workloads.Spec
 	}
 	if err := checkNetns(o.netns, len(live) > 0, os.Geteuid() == 0); err != nil {
 		return err
+	}
+	if o.netns > 0 && o.toxiproxy != "" {
+		return badInputf("--toxiproxy with --netns: each --netns host runs a Toxiproxy server of its own, holding the proxies into its nodes")
 	}
 	if o.keep && !hasQuorum(slices.Concat(sim, live)) {
 		fmt.Fprintln(cmd.ErrOrStderr(), "--keep-running: no quorum algorithm (raft, chubby, zookeeper, etcd-raft) in this run, so it changes nothing: the others end when their election does")
@@ -421,13 +424,14 @@ func liveTrialNumbers(trials []workloads.Trial) func(harness.Setup) int {
 }
 
 // checkLiveHost refuses, before anything is written or started, a live
-// trial whose cluster this host cannot hold (harness.CheckHost: links,
-// memory, descriptors), saying why; url is --toxiproxy's.
-func checkLiveHost(trials []workloads.Trial, url string) error {
+// trial whose cluster this host, or the --netns hosts, cannot hold
+// (harness.CheckHosts: links, memory, descriptors), saying why; url is
+// --toxiproxy's.
+func checkLiveHost(trials []workloads.Trial, url string, hosts int) error {
 	for _, t := range trials {
 		s := t.Spec
 		all := len(s.Faults) > 0 || len(s.Crashes) > 0 || s.Detector.Kind == "heartbeat"
-		if err := harness.CheckHost(t.Nodes, t.Algo.Alg.Topology, all, url == ""); err != nil {
+		if err := harness.CheckHosts(t.Nodes, t.Algo.Alg.Topology, all, url == "", hosts); err != nil {
 			return badInputf("--nodes %d (%s): %w", t.Nodes, t.Algo.Alg.Name, err)
 		}
 	}

@@ -11,10 +11,10 @@ import (
 
 // netns deals a cluster's spawn indices to hosts made of network
 // namespaces in blocks (indices 0..n/K-1 on the first host, and so on),
-// each node's socket on its host's address; the proxies listen on the
-// bridge's address in the harness's own namespace, so a message crosses
-// the bridge twice: from its sender's host to the proxy, and from the
-// proxy to its receiver's host.
+// each node's socket on its host's address. Each host runs a Toxiproxy
+// server of its own (hostServers), the proxy of a link a→b on b's host:
+// a message crosses the bridge once, from its sender's host to the proxy
+// on its receiver's, which forwards it inside that host.
 type netns struct{ set *hostns.Set }
 
 func newNetns(k int) (placement, error) {
@@ -25,17 +25,26 @@ func newNetns(k int) (placement, error) {
 	return netns{set}, nil
 }
 
-// host is the host of spawn index idx in an n-node cluster.
-func (h netns) host(idx, n int) int { return idx * len(h.set.Hosts()) / n }
+// hostOf is the host of spawn index idx in an n-node cluster.
+func (h netns) hostOf(idx, n int) int { return serverOf(idx, n, h.hosts()) }
 
 func (h netns) listen(idx, n int) (*net.TCPListener, error) {
-	return h.set.Listen(h.host(idx, n))
+	return h.set.Listen(h.hostOf(idx, n))
 }
 
-func (h netns) start(idx, n int, cmd *exec.Cmd) error { return h.set.Start(h.host(idx, n), cmd) }
-func (h netns) proxyHost(int) string                  { return h.set.Root().String() }
-func (h netns) restartsListen() bool                  { return true }
-func (h netns) close() error                          { return h.set.Close() }
+func (h netns) start(idx, n int, cmd *exec.Cmd) error { return h.set.Start(h.hostOf(idx, n), cmd) }
+
+// proxyHost needs the cluster's size to find to's host:
+// onHosts.proxyHost asks hostAddr instead, and nothing else asks this.
+func (h netns) proxyHost(int) string {
+	panic("harness: netns.proxyHost called without the cluster's size (onHosts.proxyHost)")
+}
+
+func (h netns) restartsListen() bool                 { return true }
+func (h netns) close() error                         { return h.set.Close() }
+func (h netns) hosts() int                           { return len(h.set.Hosts()) }
+func (h netns) hostAddr(i int) string                { return h.set.Hosts()[i].Addr.String() }
+func (h netns) startOn(i int, cmd *exec.Cmd) error    { return h.set.Start(i, cmd) }
 
 // removeDeadHosts removes the namespaces and links of dead runs' --netns
 // hosts.

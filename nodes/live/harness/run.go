@@ -261,8 +261,8 @@ func (lt *liveTrial) continueSetup(ctx context.Context, began time.Time) error {
 	}
 	lt.logf("%d processes %s in %v, %d proxies ready%s in %v, linked in %v", n, up, identified.Sub(began).Round(time.Millisecond),
 		len(lt.links.list), on, proxied.Sub(identified).Round(time.Millisecond), time.Since(proxied).Round(time.Millisecond))
-	lt.res.Info.Servers = lt.srv.urls()[:len(lt.kept.servers)]
-	lt.res.Info.ServerPIDs = lt.srv.pids()[:len(lt.kept.servers)-1]
+	lt.res.Info.Servers = urlsOf(lt.kept.servers)
+	lt.res.Info.ServerPIDs = lt.srv.pidsOf(lt.kept.servers)
 	if lt.opt.Observe != nil {
 		lt.opt.Observe(lt.res.Info)
 	}
