@@ -40,11 +40,11 @@ func (h netns) proxyHost(int) string {
 	panic("harness: netns.proxyHost called without the cluster's size (onHosts.proxyHost)")
 }
 
-func (h netns) restartsListen() bool                 { return true }
-func (h netns) close() error                         { return h.set.Close() }
-func (h netns) hosts() int                           { return len(h.set.Hosts()) }
-func (h netns) hostAddr(i int) string                { return h.set.Hosts()[i].Addr.String() }
-func (h netns) startOn(i int, cmd *exec.Cmd) error    { return h.set.Start(i, cmd) }
+func (h netns) restartsListen() bool               { return true }
+func (h netns) close() error                       { return h.set.Close() }
+func (h netns) hosts() int                         { return len(h.set.Hosts()) }
+func (h netns) hostAddr(i int) string              { return h.set.Hosts()[i].Addr.String() }
+func (h netns) startOn(i int, cmd *exec.Cmd) error { return h.set.Start(i, cmd) }
 
 // removeDeadHosts removes the namespaces and links of dead runs' --netns
 // hosts.
