@@ -115,6 +115,12 @@ func checkRunFlags(cmd *cobra.Command, o runOptions, sim, live []*workloads.Spec
 	if o.netns > 0 && o.toxiproxy != "" {
 		return badInputf("--toxiproxy with --netns: each --netns host runs a Toxiproxy server of its own, holding the proxies into its nodes")
 	}
+	if err := checkHostFaults(sim, 0); err != nil {
+		return err
+	}
+	if err := checkHostFaults(live, o.netns); err != nil {
+		return err
+	}
 	if o.keep && !hasQuorum(slices.Concat(sim, live)) {
 		fmt.Fprintln(cmd.ErrOrStderr(), "--keep-running: no quorum algorithm (raft, chubby, zookeeper, etcd-raft) in this run, so it changes nothing: the others end when their election does")
 	}
@@ -488,6 +494,26 @@ func (l *liveHarness) close() {
 		l.h.Close()
 		l.log.Close()
 	}
+}
+
+// checkHostFaults refuses, in one line, a fault of specs that acts on
+// hosts (host(h), host-partition) which a run on hosts hosts (0: none, as
+// every simulated run) does not have.
+func checkHostFaults(specs []*workloads.Spec, hosts int) error {
+	for _, s := range specs {
+		for _, c := range s.Crashes {
+			if err := c.Fault.CheckHosts(hosts); err != nil {
+				return badInputf("--crash %s: %w", c, err)
+			}
+		}
+		for i := range s.Faults {
+			f := &s.Faults[i]
+			if err := f.CheckHosts(hosts); err != nil {
+				return badInputf("%s: fault %d (%s, line %d): %w", s.Scenario, i, f.Kind, f.Line, err)
+			}
+		}
+	}
+	return nil
 }
 
 // checkNetns refuses a --netns that cannot be honoured, in one line:

@@ -156,6 +156,11 @@ func (r *Runtime) Run(ctx context.Context, cfg trial.Config) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("live: %w", err)
 	}
+	for i, f := range cfg.Faults {
+		if _, ok := f.Link.(trial.HostCut); ok && r.srv.hosts < 2 {
+			return nil, fmt.Errorf("live: fault %d (%s) cuts between hosts, and this run's nodes are on %d: run it on hosts (--netns K, K ≥ 2)", i, f.Name, r.srv.hosts)
+		}
+	}
 	all := !ringOnly(cfg.Algorithm.Topology, len(cfg.Faults),
 		cfg.DetectorOrDefault().Kind == "heartbeat", len(r.opt.Forge) > 0)
 	k, err := r.serversFor(cfg.Ranks.Len(), cfg.Algorithm.Topology, all)

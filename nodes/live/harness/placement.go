@@ -78,3 +78,13 @@ func newPlacement(opt *Options) (placement, error) {
 	}
 	return newNetns(opt.Netns)
 }
+
+// hostCutter is a placement that cuts the network between its hosts in
+// the kernel (netns: nftables rules in the receiving host's namespace):
+// trial.HostCut. Cuts of the same pair nest: the last heal removes it.
+type hostCutter interface {
+	// cutHosts drops every packet host from sends host to; healHosts
+	// takes one such cut back.
+	cutHosts(from, to int) error
+	healHosts(from, to int) error
+}

@@ -1,12 +1,15 @@
 package harness
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
+	"sync"
 
 	"github.com/electbench/electbench/nodes/live/harness/hostns"
+	"github.com/electbench/electbench/nodes/live/harness/netcut"
 )
 
 // netns deals a cluster's spawn indices to hosts made of network
@@ -15,14 +18,84 @@ import (
 // server of its own (hostServers), the proxy of a link a→b on b's host:
 // a message crosses the bridge once, from its sender's host to the proxy
 // on its receiver's, which forwards it inside that host.
-type netns struct{ set *hostns.Set }
+//
+// A cut between hosts (hostCutter) is an nftables table of the run's
+// (netcut, named as the harness's own) in the receiving host's namespace,
+// its input hook dropping what the sending host's address sends: it goes
+// with the namespace whatever ends the run.
+type netns struct {
+	set  *hostns.Set
+	cuts *hostCuts
+}
+
+// hostCuts are the run's nftables tables in its hosts, by host, made at
+// the first cut into it, and how many cuts hold each pair of hosts.
+type hostCuts struct {
+	mu     sync.Mutex
+	tables map[int]*netcut.Table
+	held   map[[2]int]int
+}
 
 func newNetns(k int) (placement, error) {
 	set, err := hostns.New(os.Getpid(), ownerToken(), k)
 	if err != nil {
 		return nil, fmt.Errorf("--netns %d: %w", k, err)
 	}
-	return netns{set}, nil
+	return netns{set, &hostCuts{tables: map[int]*netcut.Table{}, held: map[[2]int]int{}}}, nil
+}
+
+func (h netns) cutHosts(from, to int) error {
+	c := h.cuts
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.held[[2]int{from, to}]++; c.held[[2]int{from, to}] > 1 {
+		return nil
+	}
+	t := c.tables[to]
+	if t == nil {
+		var err error
+		if t, err = netcut.OpenIn(h.set.NetNS(to), os.Getpid(), ownerToken()); err != nil {
+			c.held[[2]int{from, to}]--
+			return fmt.Errorf("host %d's nftables table: %w", to, err)
+		}
+		c.tables[to] = t
+	}
+	hosts := h.set.Hosts()
+	if err := t.Cut(hosts[from].Addr, hosts[to].Addr); err != nil {
+		c.held[[2]int{from, to}]--
+		return fmt.Errorf("cutting host %d from host %d: %w", to, from, err)
+	}
+	return nil
+}
+
+func (h netns) healHosts(from, to int) error {
+	c := h.cuts
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.held[[2]int{from, to}] == 0 {
+		return nil
+	}
+	if c.held[[2]int{from, to}]--; c.held[[2]int{from, to}] > 0 {
+		return nil
+	}
+	hosts := h.set.Hosts()
+	if err := c.tables[to].Heal(hosts[from].Addr, hosts[to].Addr); err != nil {
+		return fmt.Errorf("healing host %d's cut from host %d: %w", to, from, err)
+	}
+	return nil
+}
+
+// closeCuts deletes the run's tables in its hosts.
+func (h netns) closeCuts() error {
+	c := h.cuts
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var errs []error
+	for _, t := range c.tables {
+		errs = append(errs, t.Close())
+	}
+	c.tables, c.held = map[int]*netcut.Table{}, map[[2]int]int{}
+	return errors.Join(errs...)
 }
 
 // hostOf is the host of spawn index idx in an n-node cluster.

@@ -620,6 +620,7 @@ func (lt *liveTrial) settleStep(pos int, r *live.Report, leaders []nodes.Rank) {
 func (lt *liveTrial) teardown() {
 	lt.stopping = true
 	defer lt.clock.stop()
+	lt.faults.healHostCuts()
 	if lt.keepable() && lt.resetAll() {
 		lt.kept.warm = &warm{procs: lt.procs}
 		return
