@@ -26,6 +26,8 @@ import (
 // either: its votes and acknowledgements are dropped, and, the cut being
 // packets, so are the TCP acknowledgements of the links into it. Healed,
 // the cut's rules are gone from every host; after Close, the hosts too.
+// Crashing host 2 (crash host(2) once a leader is elected) kills its three
+// nodes together, and the majority's leader, or a new one, leads.
 func TestNetnsHostPartition(t *testing.T) {
 	opt := options(t)
 	opt.Netns = 3
@@ -85,6 +87,31 @@ func TestNetnsHostPartition(t *testing.T) {
 			}
 		})
 	}
+	t.Run("crash a host", func(t *testing.T) {
+		crash := chaos.Fault{Kind: "crash", Target: minority, Start: chaos.Trigger{Kind: chaos.LeaderElected}}
+		cfg := config(t, "raft", random(9, 4), nil, T)
+		cfg.Deadline = 400 * T
+		cfg.Faults = []trial.Fault{crash.Compile(T)}
+		res, j := runJudged(t, r, cfg, false)
+		v := j.verdict(&res.Record)
+		if v.Violations > 0 {
+			t.Errorf("unsafe: %+v", v.Recorded)
+		}
+		var down []int
+		for _, c := range res.Crashes {
+			down = append(down, c.Pos)
+			// One fault's targets, killed one after another: within T.
+			if d := c.At - res.Crashes[0].At; d < 0 || d > T {
+				t.Errorf("host 2's nodes crashed at %v and %v, not together", res.Crashes[0].At, c.At)
+			}
+		}
+		if len(down) != 3 {
+			t.Fatalf("crashed %v, want host 2's three nodes", down)
+		}
+		if l := leaderPos(t, res.Ranks, v.Leader); v.Leader == "" || slices.Contains(down, l) {
+			t.Errorf("leader %q (position %d) at the end, with host 2 (%v) down", v.Leader, l, down)
+		}
+	})
 	r.Close()
 	if left := hostsOf(os.Getpid(), cmp.Or(owner.Token(), "x")); len(left) > 0 {
 		t.Errorf("after Close: %v", left)
