@@ -81,7 +81,7 @@ func New(ctx context.Context, opt Options) (*Runtime, error) {
 		return nil, fmt.Errorf("--toxiproxy: %w", err)
 	}
 	if hs, ok := r.place.(hostServers); ok {
-		if err := r.srv.onHosts(ctx, hs, &r.opt); err != nil {
+		if err := r.srv.startOnHosts(ctx, hs, &r.opt); err != nil {
 			r.Close()
 			return nil, fmt.Errorf("live: %w: %w", trial.ErrInfrastructure, err)
 		}

@@ -206,9 +206,11 @@ func CheckHosts(n int, topo nodes.Topology, allLinks, embedded bool, hosts int) 
 	need := NeedsFor(n, topo, allLinks, false)
 	most, proxies := busiestHost(n, hosts, need.perReceiver)
 	if proxies > maxLinks {
-		more := hosts
-		for _, p := busiestHost(n, more, need.perReceiver); p > maxLinks && more < n; _, p = busiestHost(n, more, need.perReceiver) {
-			more++
+		more := hosts + 1
+		for ; more < n; more++ {
+			if _, p := busiestHost(n, more, need.perReceiver); p <= maxLinks {
+				break
+			}
 		}
 		return fmt.Errorf("%d nodes of a %s topology on %d hosts set up %d links at once into the %d nodes of the busiest host, more than the %d one host was measured to link (docs/LIVE-LIMITS.md): spread them over more hosts (--netns %d)",
 			n, topo, hosts, proxies, most, maxLinks, more)

@@ -68,9 +68,9 @@ func (s *servers) grow(ctx context.Context, k int, opt *Options) error {
 	return nil
 }
 
-// onHosts starts a server process on each of hs's hosts, listening on
-// the host's address (before any cluster: they serve every one).
-func (s *servers) onHosts(ctx context.Context, hs hostServers, opt *Options) error {
+// startOnHosts starts a server process on each of hs's hosts, listening
+// on the host's address (before any cluster: they serve every one).
+func (s *servers) startOnHosts(ctx context.Context, hs hostServers, opt *Options) error {
 	for h := range hs.hosts() {
 		c, p, err := startServer(ctx, len(s.clients), opt, []string{"--listen", hs.hostAddr(h)},
 			func(cmd *exec.Cmd) error { return hs.startOn(h, cmd) })
@@ -96,7 +96,7 @@ func (s *servers) forCluster(k int) []*toxi.Client {
 // (cmd.Start, or a placement's start on a host) and returns its client
 // once it answers.
 func startServer(ctx context.Context, i int, opt *Options, args []string, start func(*exec.Cmd) error) (*toxi.Client, *serverProc, error) {
-	cmd := exec.Command(opt.Server[0], append(opt.Server[1:len(opt.Server):len(opt.Server)], args...)...)
+	cmd := exec.Command(opt.Server[0], slices.Concat(opt.Server[1:], args)...)
 	cmd.Env = append(cmd.Environ(), opt.Env...)
 	cmd.SysProcAttr = nodeSysProcAttr()
 	p := &serverProc{cmd: cmd, exited: make(chan struct{}), tail: &tailWriter{log: opt.Log, prefix: fmt.Sprintf("toxiproxy %d: ", i)}}
