@@ -22,9 +22,10 @@ import (
 // (host-partition: nftables rules in the hosts' namespaces) from the
 // start for 200T. Both ways, the minority's nodes neither elect nor hear
 // a leader while the cut holds, and the majority's elect one of their
-// own. One way (from host 2 to the others) no node of the minority leads
-// either: its votes and acknowledgements are dropped, and, the cut being
-// packets, so are the TCP acknowledgements of the links into it. Healed,
+// own. One way (from host 2 to the others) no message of the minority
+// reaches the majority while it holds (as both ways), so no node of the
+// minority leads; the cut being packets, the TCP acknowledgements of the
+// links into host 2 are dropped too. Healed,
 // the cut's rules are gone from every host; after Close, the hosts too.
 // Crashing host 2 (crash host(2) once a leader is elected) kills its three
 // nodes together, and the majority's leader, or a new one, leads.
@@ -65,8 +66,11 @@ func TestNetnsHostPartition(t *testing.T) {
 			if healed < 0 {
 				t.Fatalf("no heal in the schedule %v", res.Faults)
 			}
-			majorityDecided := false
+			majorityDecided, received := false, 0
 			for _, e := range j.events {
+				if e.Kind == trial.EvRecv && e.At < healed && slices.Contains(cut, int(e.P)) && !slices.Contains(cut, int(e.Q)) {
+					received++
+				}
 				if e.Kind != trial.EvDecide || e.At >= healed {
 					continue
 				}
@@ -78,6 +82,9 @@ func TestNetnsHostPartition(t *testing.T) {
 					t.Errorf("%v: position %d of the cut minority %v heard a leader while the cut held", e.At, e.P, cut)
 				}
 				majorityDecided = majorityDecided || !slices.Contains(cut, int(e.P))
+			}
+			if received > 0 {
+				t.Errorf("the majority received %d messages from host 2 while the cut held", received)
 			}
 			if !majorityDecided {
 				t.Errorf("the majority elected nobody while host 2 was cut (healed at %v)", healed)
