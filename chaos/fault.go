@@ -61,10 +61,26 @@ func (f *Fault) KindInfo() *Kind { return kinds[f.Kind] }
 // Label is how the schedule names the fault: its kind, with the shape of a
 // partition ("partition(halves)").
 func (f *Fault) Label() string {
-	if f.Kind == "partition" {
-		return "partition(" + f.Shape.String() + ")"
+	if k := f.KindInfo(); k != nil && k.Class == PartitionFault {
+		return f.Kind + "(" + f.Shape.String() + ")"
 	}
 	return f.Kind
+}
+
+// CheckHosts reports what of the fault a run on hosts hosts cannot do (0:
+// a run without hosts): a host(h) selector naming none of them, or a cut
+// between hosts (host-partition) where there are none or one.
+func (f *Fault) CheckHosts(hosts int) error {
+	if k := f.KindInfo(); k != nil && k.Link == (trial.HostCut{}) && hosts < 2 {
+		return fmt.Errorf("%s cuts between hosts, and this run has %d: run it live on hosts (--netns K, K ≥ 2)", f.Kind, hosts)
+	}
+	sels := append([]Selector{f.Target, f.From, f.To, f.Observers, f.Shape.Of}, f.Groups...)
+	for _, s := range sels {
+		if err := s.CheckHosts(hosts); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Targets resolves a process or detector fault's processes.
@@ -89,7 +105,7 @@ type Links struct {
 // disturbs, now.
 func (f *Fault) LinkSet(w World) Links {
 	n := w.N()
-	if f.Kind == "partition" {
+	if k := f.KindInfo(); k != nil && k.Class == PartitionFault {
 		return f.partition(w)
 	}
 	if !f.Target.IsZero() {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/electbench/electbench/nodes/trial"
 )
 
 // Selector picks processes. Written as one item or a list (their union):
@@ -19,6 +21,8 @@ import (
 //	random(k)          k distinct processes among those alive, drawn from
 //	                   the fault stream
 //	successor(x)       the process after each of x in ring order
+//	host(h)            every process on host h (0-based; live runs on
+//	                   --netns hosts only, refused before any other run)
 //
 // Selectors resolve when their fault starts.
 type Selector struct {
@@ -27,13 +31,13 @@ type Selector struct {
 }
 
 type selItem struct {
-	role string // index, all, leader, would-be-leader, initiator, highest, lowest, random, successor
-	n    int    // index, random(k)
+	role string // index, all, leader, would-be-leader, initiator, highest, lowest, random, successor, host
+	n    int    // index, random(k), host(h)
 	of   *selItem
 }
 
 // Roles are the named selectors, for documentation and error messages.
-var Roles = []string{"all", "leader", "would-be-leader", "initiator", "highest", "lowest", "random(k)", "successor(x)"}
+var Roles = []string{"all", "leader", "would-be-leader", "initiator", "highest", "lowest", "random(k)", "successor(x)", "host(h)"}
 
 // ParseSelector reads a selector written as a string: one item or a
 // comma-separated union.
@@ -116,6 +120,13 @@ func parseSelItem(s string, depth int) (selItem, error) {
 		}
 		return selItem{role: "random", n: k}, nil
 	}
+	if arg, ok := call(s, "host"); ok {
+		h, err := strconv.Atoi(strings.TrimSpace(arg))
+		if err != nil || h < 0 || h > maxIndex {
+			return selItem{}, fmt.Errorf("host(h) needs a host's number h ≥ 0, got %q", arg)
+		}
+		return selItem{role: "host", n: h}, nil
+	}
 	if arg, ok := call(s, "successor"); ok {
 		if len(splitTop(arg)) != 1 {
 			return selItem{}, fmt.Errorf("successor(x) takes one selector, got %q", arg)
@@ -169,6 +180,22 @@ func (s Selector) Check(n int) error {
 				return fmt.Errorf("position %d matches no process of %d (0..%d)", x.n, n, n-1)
 			case x.role == "random" && x.n > n:
 				return fmt.Errorf("random(%d) asks for more than the %d processes", x.n, n)
+			}
+		}
+	}
+	return nil
+}
+
+// CheckHosts reports a host(h) the selector names that is none of hosts
+// hosts (0: a run without hosts, where no host(h) is valid).
+func (s Selector) CheckHosts(hosts int) error {
+	for _, it := range s.items {
+		for x := &it; x != nil; x = x.of {
+			switch {
+			case x.role == "host" && hosts == 0:
+				return fmt.Errorf("host(%d) selects the processes of a host, and this run has none: run it live on hosts (--netns K)", x.n)
+			case x.role == "host" && x.n >= hosts:
+				return fmt.Errorf("host(%d) is none of the run's %d hosts (0..%d)", x.n, hosts, hosts-1)
 			}
 		}
 	}
@@ -230,6 +257,16 @@ func (it *selItem) resolve(w World) []int {
 		r.Shuffle(len(alive), func(i, j int) { alive[i], alive[j] = alive[j], alive[i] })
 		out := alive[:min(it.n, len(alive))]
 		slices.Sort(out)
+		return out
+	case "host":
+		var out []int
+		if hw, ok := w.(trial.Hosted); ok {
+			for p := range n {
+				if hw.Host(p) == it.n {
+					out = append(out, p)
+				}
+			}
+		}
 		return out
 	case "successor":
 		var out []int

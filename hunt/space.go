@@ -11,6 +11,7 @@ import (
 
 	"github.com/electbench/electbench/chaos"
 	"github.com/electbench/electbench/nodes"
+	"github.com/electbench/electbench/nodes/sim"
 	"github.com/electbench/electbench/nodes/trial"
 	"github.com/electbench/electbench/workloads"
 )
@@ -91,6 +92,13 @@ func NewSpace(base *chaos.Scenario, kinds, latencies []string) (*Space, error) {
 	}
 	var all []string
 	for _, k := range chaos.Kinds() {
+		// A hunt runs on the simulator: a kind it cannot apply (a cut
+		// between hosts) is no part of the space.
+		if k.Link != nil {
+			if _, lacks := sim.Capabilities.Lacks[k.Link.Name()]; lacks {
+				continue
+			}
+		}
 		all = append(all, k.Name)
 	}
 	names, err := pick("fault kind", kinds, all)

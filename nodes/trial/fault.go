@@ -219,6 +219,15 @@ type View interface {
 	Now() time.Duration
 }
 
+// Hosted is a View whose processes run on hosts (the live runtime with
+// --netns): Host is position p's, of 0..Hosts()-1. Selectors of hosts
+// (chaos: host(h)) resolve against it, and select nothing in a View that
+// is not one (they are refused before such a run).
+type Hosted interface {
+	Hosts() int
+	Host(p int) int
+}
+
 // AllPositions is every position of an n-process trial, 0 to n-1: the
 // initiators when everyone starts, the observers when none are named.
 func AllPositions(n int) []int {

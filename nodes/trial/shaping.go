@@ -49,6 +49,24 @@ func (Cut) Apply(inj Injector, l LinkEffect, apply bool) bool {
 	return true
 }
 
+// HostCut drops, in the kernel, every packet between the hosts of the
+// links' ends (the live runtime on --netns hosts: nftables rules in the
+// receiving hosts' namespaces), from the hosts of each link's sender to
+// those of its receiver; links within one host are untouched. Unlike Cut,
+// which a stream proxy applies to each directed link, a packet-level cut
+// one way stalls TCP both ways (its acknowledgements are lost too).
+type HostCut struct{}
+
+// HostCutter applies HostCut.
+type HostCutter interface{ HostCut(l LinkEffect) }
+
+func (HostCut) Name() string    { return "host-cut" }
+func (HostCut) Validate() error { return nil }
+func (HostCut) Delays() bool    { return false }
+func (HostCut) Apply(inj Injector, l LinkEffect, apply bool) bool {
+	return shape(inj, apply, func(x HostCutter) { x.HostCut(l) })
+}
+
 // Mark is recorded in the schedule only: it changes nothing on the links.
 type Mark struct{}
 

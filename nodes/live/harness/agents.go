@@ -64,10 +64,11 @@ func newHosts(hs *Hosts, log io.Writer) (placement, error) {
 	return a, nil
 }
 
-// host is the host of spawn index idx in an n-node cluster.
-func (a *agents) host(idx, n int) int { return idx * len(a.hosts) / n }
+// hostOf is the host of spawn index idx in an n-node cluster: the blocks
+// of --netns and of the split servers (serverOf).
+func (a *agents) hostOf(idx, n int) int { return serverOf(idx, n, len(a.hosts)) }
 
-// hostCount is how many hosts there are: with host, what the clock
+// hostCount is how many hosts there are: with hostOf, what the clock
 // estimate (clock.go) takes per host, through the agents' relays.
 func (a *agents) hostCount() int { return len(a.hosts) }
 
@@ -80,7 +81,7 @@ func (a *agents) proxyHost(int) string                      { return a.proxy }
 func (a *agents) restartsListen() bool                      { return false }
 
 func (a *agents) startRemote(idx, n int, argv, env []string, stderr io.Writer) (remote, error) {
-	return a.hosts[a.host(idx, n)].start(argv, env, stderr)
+	return a.hosts[a.hostOf(idx, n)].start(argv, env, stderr)
 }
 
 // fault is the first host's fault.

@@ -33,7 +33,7 @@ const calibrationRounds = 16
 // hosted is a placement over several hosts whose clocks may differ from
 // the harness's.
 type hosted interface {
-	host(idx, n int) int // the host of spawn index idx of an n-node cluster
+	hostOf(idx, n int) int // the host of spawn index idx of an n-node cluster
 	hostCount() int
 }
 
@@ -90,7 +90,7 @@ func estimates(ways []oneWay, h hosted, n int) (clocks []HostClock, skew []time.
 	}
 	skew = make([]time.Duration, n)
 	for idx := range n {
-		skew[idx] = clocks[h.host(idx, n)].Offset
+		skew[idx] = clocks[h.hostOf(idx, n)].Offset
 	}
 	return clocks, skew, widest, seen
 }
@@ -119,7 +119,7 @@ func (ps *procs) roundTrips(ctx context.Context, h hosted, n int, other func(nod
 			if asked && !rep.eof && rep.r.Type == "synced" {
 				delete(sent, rep.p)
 				t := time.Duration(rep.r.T)
-				ways[h.host(rep.p.idx, n)].add(t-s, time.Duration(rep.mono-t0)-t)
+				ways[h.hostOf(rep.p.idx, n)].add(t-s, time.Duration(rep.mono-t0)-t)
 				continue
 			}
 			if asked && rep.eof {

@@ -2,9 +2,6 @@ package harness
 
 import "time"
 
-// The netns placement's hosts (placement_linux.go) for the clock estimate
-// (clock.go).
-
-func (h netns) hostCount() int { return len(h.set.Hosts()) }
-
+// shiftClock shifts a netns host's clock (clock.go's shifter), before
+// anything starts on it (newNetns).
 func (h netns) shiftClock(host int, off time.Duration) error { return h.set.SetClock(host, off) }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/live"
 	"github.com/electbench/electbench/nodes/live/harness/toxi"
 	"github.com/electbench/electbench/nodes/trial"
@@ -58,6 +59,9 @@ func New(ctx context.Context, opt Options) (*Runtime, error) {
 		}
 		r.opt.Agent = []string{exe, "agent"}
 	}
+	if opt.Netns > 0 && opt.Toxiproxy != "" {
+		return nil, errors.New("live: --toxiproxy with --netns: each --netns host runs a Toxiproxy server of its own")
+	}
 	// What dead runs left goes first: a killed --netns run's hosts hold
 	// the addresses this run's would take.
 	r.removeDead(ctx)
@@ -82,6 +86,12 @@ func New(ctx context.Context, opt Options) (*Runtime, error) {
 			return nil, fmt.Errorf("--toxiproxy: %w: %w", trial.ErrInfrastructure, err)
 		}
 		return nil, fmt.Errorf("--toxiproxy: %w", err)
+	}
+	if hs, ok := r.place.(hostServers); ok {
+		if err := r.srv.startOnHosts(ctx, hs, &r.opt); err != nil {
+			r.Close()
+			return nil, fmt.Errorf("live: %w: %w", trial.ErrInfrastructure, err)
+		}
 	}
 	return r, nil
 }
@@ -153,9 +163,14 @@ func (r *Runtime) Run(ctx context.Context, cfg trial.Config) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("live: %w", err)
 	}
+	for i, f := range cfg.Faults {
+		if _, ok := f.Link.(trial.HostCut); ok && r.srv.hosts < 2 {
+			return nil, fmt.Errorf("live: fault %d (%s) cuts between hosts, and this run's nodes are on %d: run it on hosts (--netns K, K ≥ 2)", i, f.Name, r.srv.hosts)
+		}
+	}
 	all := !ringOnly(cfg.Algorithm.Topology, len(cfg.Faults),
 		cfg.DetectorOrDefault().Kind == "heartbeat", len(r.opt.Forge) > 0)
-	k, err := Servers(cfg.Ranks.Len(), cfg.Algorithm.Topology, all, r.srv.embedded != nil)
+	k, err := r.serversFor(cfg.Ranks.Len(), cfg.Algorithm.Topology, all)
 	if err != nil {
 		return nil, fmt.Errorf("live: %w", err)
 	}
@@ -200,6 +215,16 @@ func (r *Runtime) Run(ctx context.Context, cfg trial.Config) (*Result, error) {
 	}
 	r.release(ctx, err, lt.links)
 	return res, err
+}
+
+// serversFor is how many Toxiproxy servers a cluster of n nodes takes
+// (Servers), or, with a server per host, the hosts' once CheckHosts finds
+// that they hold it.
+func (r *Runtime) serversFor(n int, topo nodes.Topology, all bool) (int, error) {
+	if r.srv.hosts == 0 {
+		return Servers(n, topo, all, r.srv.embedded != nil)
+	}
+	return r.srv.hosts, CheckHosts(n, topo, all, false, r.srv.hosts)
 }
 
 // verify checks, once a trial has run and before its row is written,
@@ -302,13 +327,15 @@ func (r *Runtime) keptFor(ctx context.Context, n, k int) (*kept, error) {
 		return r.kept, nil
 	}
 	r.dropKept(ctx)
-	if err := r.srv.grow(ctx, k, &r.opt); err != nil {
-		return nil, err
+	if r.srv.hosts == 0 {
+		if err := r.srv.grow(ctx, k, &r.opt); err != nil {
+			return nil, err
+		}
 	}
 	r.clusters++
 	kc := &kept{n: n, prefix: fmt.Sprintf("eb%d-%s-c%d-%x-", os.Getpid(), ownerToken(), r.clusters, rand.Uint32()),
 		proxy: map[link]string{}, listen: map[string]string{}, latency: map[string][2]time.Duration{},
-		servers: slices.Clone(r.srv.clients[:k]), at: map[string]*toxi.Client{}, hosts: onHosts{r.place, n}}
+		servers: slices.Clone(r.srv.forCluster(k)), at: map[string]*toxi.Client{}, hosts: onHosts{r.place, n}}
 	if err := kc.listenAll(); err != nil {
 		return nil, err
 	}

@@ -7,7 +7,9 @@
 // One Runtime serves many trials through one Toxiproxy, embedded or
 // external (cluster.go) — or, for a cluster whose proxies one process's
 // file descriptors cannot hold, the embedded one and server processes,
-// each link's proxy on its receiving node's server (servers.go) — and
+// each link's proxy on its receiving node's server (servers.go); with
+// hosts made of network namespaces (--netns), a server in each host,
+// holding the proxies into its nodes — and
 // keeps a cluster's proxies, and a listening socket per node slot, for
 // every trial of its size, reset and checked between trials (kept.go).
 //

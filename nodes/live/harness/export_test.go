@@ -20,3 +20,12 @@ func SetFDLimit(t interface{ Cleanup(func()) }, n uint64) {
 // ClaimDir writes the owner file (this process's pid) into a trial's
 // directory, as a trial does (claimDir).
 func ClaimDir(dir string) error { return claimDir(dir) }
+
+// SetMaxLinks makes the harness take n for the most links one host was
+// measured to link (maxLinks), for the rest of the test: a small complete
+// graph is then beyond one host.
+func SetMaxLinks(t interface{ Cleanup(func()) }, n int) {
+	old := maxLinks
+	maxLinks = n
+	t.Cleanup(func() { maxLinks = old })
+}

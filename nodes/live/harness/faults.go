@@ -83,6 +83,10 @@ type linkEffect struct {
 	cut   bool
 	toxic toxic
 	loss  *trial.Loss
+	// hostCut is a cut between hosts in the kernel (trial.HostCut): the
+	// pairs of hosts (from, to) the links cross, cut while it holds.
+	hostCut bool
+	hosts   [][2]int
 }
 
 // newFaults prepares the trial's fault timeline, refusing a fault the
@@ -117,6 +121,8 @@ var (
 	_ trial.SlowCloser = injector{}
 	_ trial.Loser      = injector{}
 	_ trial.Slower     = injector{}
+	_ trial.HostCutter = injector{}
+	_ trial.Hosted     = injector{}
 )
 
 func (in injector) N() int                { return len(in.f.procs.byPos) }
@@ -214,6 +220,31 @@ func (in injector) Suspect(observer, q int) {
 // Note records a start or heal in the schedule; traced says it is a
 // scenario's fault, which the trace shows (a --crash crash is not).
 func (in injector) Note(what string, traced bool) { in.f.log.fault(in.f.clock.now(), what, traced) }
+
+// Hosts is how many hosts the nodes run on (--netns), 0 on this host's
+// loopback.
+func (in injector) Hosts() int {
+	if hs, ok := in.f.procs.hosts.placement.(hostServers); ok {
+		return hs.hostCount()
+	}
+	return 0
+}
+
+// Host is position p's host, or -1 without hosts.
+func (in injector) Host(p int) int {
+	ps := in.f.procs
+	hs, ok := ps.hosts.placement.(hostServers)
+	if !ok || ps.byPos[p] == nil {
+		return -1
+	}
+	return hs.hostOf(ps.byPos[p].idx, ps.hosts.n)
+}
+
+// HostCut drops, in the kernel of the receiving hosts, every packet
+// between the hosts the links cross, until Heal.
+func (in injector) HostCut(l trial.LinkEffect) {
+	in.f.begin(l, &linkEffect{what: "host cut", hostCut: true})
+}
 
 // Cut disables the proxies of the links, so that every connection fails
 // and nothing is carried until Heal.
@@ -335,9 +366,13 @@ func (f *faults) apply(ctx context.Context, e *linkEffect) {
 			e.links = append(e.links, k)
 		}
 	}
-	if e.cut || e.loss != nil || lossyToxics[e.toxic.typ] {
+	if e.cut || e.hostCut || e.loss != nil || lossyToxics[e.toxic.typ] {
 		f.links.markLossy(e.links)
 		f.host.recount()
+	}
+	if e.hostCut {
+		f.cutHosts(e)
+		return
 	}
 	if e.loss != nil {
 		f.tellSenders(e, func(from int, to []int) live.Command {
@@ -369,7 +404,60 @@ func (in injector) Heal(id int) {
 		f.redial(f.links.uncut(f.ctx, "heal "+e.what, e.links))
 		return
 	}
+	if e.hostCut {
+		f.healHosts(e)
+		return
+	}
 	f.links.removeToxic(f.ctx, e.toxic, e.links)
+}
+
+// cutHosts cuts the pairs of hosts e's links cross, from each link's
+// sender's host to its receiver's: links within one host are untouched.
+func (f *faults) cutHosts(e *linkEffect) {
+	ps := f.procs
+	hc, ok := ps.hosts.placement.(hostCutter)
+	if !ok {
+		f.host.fail("%s: the nodes run on no hosts (--netns) to cut between", e.what)
+		return
+	}
+	in := injector{f}
+	seen := map[[2]int]bool{}
+	for _, k := range e.links {
+		pair := [2]int{in.Host(k[0]), in.Host(k[1])}
+		if pair[0] == pair[1] || pair[0] < 0 || pair[1] < 0 || seen[pair] {
+			continue
+		}
+		seen[pair] = true
+		if err := hc.cutHosts(pair[0], pair[1]); err != nil {
+			f.host.fail("%s: %v", e.what, err)
+			continue
+		}
+		e.hosts = append(e.hosts, pair)
+	}
+}
+
+// healHosts removes e's cuts between hosts.
+func (f *faults) healHosts(e *linkEffect) {
+	if len(e.hosts) == 0 {
+		return
+	}
+	hc := f.procs.hosts.placement.(hostCutter) // cutHosts made e.hosts with it
+	for _, pair := range e.hosts {
+		if err := hc.healHosts(pair[0], pair[1]); err != nil {
+			f.host.fail("heal %s: %v", e.what, err)
+		}
+	}
+	e.hosts = nil
+}
+
+// healHostCuts removes the cuts between hosts still in force when the
+// trial ends: the hosts serve the next trial.
+func (f *faults) healHostCuts() {
+	for _, id := range slices.Sorted(maps.Keys(f.effects)) {
+		if e := f.effects[id]; e.hostCut {
+			f.healHosts(e)
+		}
+	}
 }
 
 // tellSenders sends each live sender of e's links the command cmd makes

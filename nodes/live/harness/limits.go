@@ -56,8 +56,8 @@ const (
 // peer at once, and each handshake is checked on a host shared by all the
 // processes), and the 128-node complete graph (16,256 links)
 // brought up 307 in 3 min 51 s; beyond this figure a cluster needs more
-// hosts, not a longer wait.
-const maxLinks = 4032
+// hosts, not a longer wait. A variable for tests (SetMaxLinks).
+var maxLinks = 4032
 
 // hostMemory is the memory this process may use (hostmem.Total); a
 // variable for tests.
@@ -190,6 +190,59 @@ func fits(shares []int, limit uint64) bool {
 func CheckHost(n int, topo nodes.Topology, allLinks, embedded bool) error {
 	_, err := Servers(n, topo, allLinks, embedded)
 	return err
+}
+
+// CheckHosts reports, before anything starts, a cluster that hosts hosts
+// (--netns) cannot hold, saying why; with hosts 0 it is CheckHost. Each
+// host runs a Toxiproxy server holding the proxies into its block of
+// nodes (serverOf), so the links set up at once (maxLinks) and the
+// server's descriptors are each host's, the busiest's checked; the
+// harness holds no proxy, only its five descriptors a node. Memory stays
+// the machine's, which --netns hosts share.
+func CheckHosts(n int, topo nodes.Topology, allLinks, embedded bool, hosts int) error {
+	if hosts == 0 {
+		return CheckHost(n, topo, allLinks, embedded)
+	}
+	need := NeedsFor(n, topo, allLinks, false)
+	most, proxies := busiestHost(n, hosts, need.perReceiver)
+	if proxies > maxLinks {
+		more := hosts + 1
+		for ; more < n; more++ {
+			if _, p := busiestHost(n, more, need.perReceiver); p <= maxLinks {
+				break
+			}
+		}
+		return fmt.Errorf("%d nodes of a %s topology on %d hosts set up %d links at once into the %d nodes of the busiest host, more than the %d one host was measured to link (docs/LIVE-LIMITS.md): spread them over more hosts (--netns %d)",
+			n, topo, hosts, proxies, most, maxLinks, more)
+	}
+	if total, ok := hostMemory(); ok && need.Memory > total {
+		return fmt.Errorf("%d nodes of a %s topology need about %s of memory (%d processes, %d links; docs/LIVE-LIMITS.md), more than this machine's %s, which its --netns hosts share",
+			n, topo, humanize.IBytes(uint64(need.Memory)), n, need.Proxies, humanize.IBytes(uint64(total)))
+	}
+	limit, ok := fdLimit()
+	if !ok {
+		return nil
+	}
+	if server := 3*proxies + fdBase; uint64(server) > limit {
+		return fmt.Errorf("%d nodes of a %s topology on %d hosts need about %d file descriptors in the Toxiproxy server of the busiest host (%d proxies), over its limit of %d: raise it (ulimit -n) or spread them over more hosts",
+			n, topo, hosts, server, proxies, limit)
+	}
+	if harness := 5*n + fdBase; uint64(harness) > limit {
+		return fmt.Errorf("%d nodes need about %d file descriptors in the harness (five a node), over its limit of %d: raise it (ulimit -n)", n, harness, limit)
+	}
+	return nil
+}
+
+// busiestHost is the most nodes of n one of hosts hosts holds (serverOf
+// deals them in blocks) and the proxies into them, per into each.
+func busiestHost(n, hosts, per int) (most, proxies int) {
+	count := make([]int, hosts)
+	for to := range n {
+		h := serverOf(to, n, hosts)
+		count[h]++
+		most = max(most, count[h])
+	}
+	return most, most * per
 }
 
 // ringOnly says whether a ring run uses only its ring's links: with no

@@ -158,3 +158,32 @@ func TestServerOf(t *testing.T) {
 		t.Fatal("one server does not hold every proxy")
 	}
 }
+
+// On --netns hosts the checks are each host's (CheckHosts): 8 complete
+// nodes on two hosts put 4 nodes, 28 proxies, on the busiest, whose
+// server takes 64 + 3·28 = 148 descriptors, and the harness 64 + 5·8 =
+// 104 (on eight hosts, 85 and 104); the 128-node complete graph one host refuses fits 3 hosts' link
+// limit (43·127 = 5,461 over 4,032 needs 5: 26·127 = 3,302).
+func TestCheckHosts(t *testing.T) {
+	old, oldMem := fdLimit, hostMemory
+	defer func() { fdLimit, hostMemory = old, oldMem }()
+	hostMemory = func() (int64, bool) { return 1 << 40, true }
+	for _, c := range []struct {
+		n, hosts int
+		limit    uint64
+		want     string // "" fits
+	}{
+		{8, 2, 148, ""},
+		{8, 2, 147, "148 file descriptors in the Toxiproxy server of the busiest host (28 proxies)"},
+		{8, 4, 106, ""},
+		{8, 8, 103, "104 file descriptors in the harness"},
+		{128, 3, 1 << 20, "5461 links at once into the 43 nodes of the busiest host, more than the 4032 one host was measured to link (docs/LIVE-LIMITS.md): spread them over more hosts (--netns 5)"},
+		{128, 5, 1 << 20, ""},
+	} {
+		fdLimit = func() (uint64, bool) { return c.limit, true }
+		err := CheckHosts(c.n, nodes.Complete, true, true, c.hosts)
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%d complete on %d hosts under %d: %v, want %q", c.n, c.hosts, c.limit, err, c.want)
+		}
+	}
+}

@@ -31,8 +31,13 @@ import (
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "toxiproxy-server" {
 		// A Toxiproxy server process of a split cluster, as the
-		// electbench binary runs `electbench toxiproxy-server`.
-		if err := toxi.Serve(os.Stdin, os.Stdout); err != nil {
+		// electbench binary runs `electbench toxiproxy-server
+		// [--listen HOST]`.
+		host := "127.0.0.1"
+		if len(os.Args) == 4 && os.Args[2] == "--listen" {
+			host = os.Args[3]
+		}
+		if err := toxi.Serve(os.Stdin, os.Stdout, host); err != nil {
 			fmt.Fprintln(os.Stderr, "toxiproxy-server:", err)
 			os.Exit(1)
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/electbench/electbench/internal/owner"
+	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/live/harness"
 	"github.com/electbench/electbench/nodes/live/harness/hostns"
 	"github.com/electbench/electbench/nodes/live/livetest"
@@ -146,5 +147,66 @@ func TestKilledNetnsHarness(t *testing.T) {
 	}
 	if left := hosts(); len(left) > 0 {
 		t.Errorf("the killed run's hosts survive the clean-up: %v (it removed %v)", left, c.Hosts)
+	}
+}
+
+// TestNetnsBeyondOneHost: a complete graph larger than one host may link
+// (here under a limit lowered to 20 links: bully at N = 7 sets up 42)
+// runs across three --netns hosts, each running a Toxiproxy server of its
+// own on its address, holding the proxies into its block of nodes (at
+// most 3 nodes, 18 links): the proxy of a link i→j is on host j·3/7's
+// server, listening on that host's address.
+func TestNetnsBeyondOneHost(t *testing.T) {
+	harness.SetMaxLinks(t, 20)
+	if err := harness.CheckHost(7, nodes.Complete, true, true); err == nil || !strings.Contains(err.Error(), "--netns") {
+		t.Fatalf("7 complete nodes on one host under 20 links: %v, want a refusal pointing at --netns", err)
+	}
+	if err := harness.CheckHosts(7, nodes.Complete, true, true, 2); err == nil || !strings.Contains(err.Error(), "--netns 3") {
+		t.Errorf("7 complete nodes on two hosts (4 on the busiest, 24 links): %v, want a refusal asking for --netns 3", err)
+	}
+	if err := harness.CheckHosts(7, nodes.Complete, true, true, 3); err != nil {
+		t.Fatalf("7 complete nodes on three hosts: %v", err)
+	}
+	opt := options(t)
+	opt.Netns = 3
+	var info harness.Info
+	opt.Observe = func(i harness.Info) { info = i }
+	r := runtime(t, opt)
+	const T = 10 * time.Millisecond
+	ranks := random(7, 1)
+	_, v, _ := run(t, r, config(t, "bully", ranks, everyone(7), T))
+	if !v.Correct || !v.Live {
+		t.Errorf("bully at N = 7 across hosts: %+v", v)
+	}
+	if len(info.Servers) != 3 || len(info.ServerPIDs) != 3 {
+		t.Fatalf("servers %v, processes %v: want one per host", info.Servers, info.ServerPIDs)
+	}
+	hostOf := map[string]int{} // a host's address → its server
+	for s, u := range info.Servers {
+		host, _, err := net.SplitHostPort(strings.TrimPrefix(u, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		hostOf[host] = s
+	}
+	if len(hostOf) != 3 {
+		t.Fatalf("servers %v: want three hosts' addresses", info.Servers)
+	}
+	if len(info.Proxies) != 42 {
+		t.Errorf("%d proxies, want 42", len(info.Proxies))
+	}
+	for i, name := range info.Proxies {
+		_, to, _ := strings.Cut(strings.TrimPrefix(name, info.Prefix), "-")
+		j, err := strconv.Atoi(to)
+		if err != nil {
+			t.Fatal(err)
+		}
+		host, _, err := net.SplitHostPort(info.ProxyAddrs[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s, ok := hostOf[host]; !ok || s != j*3/7 {
+			t.Errorf("proxy %s into node %d listens on %s, not on host %d's address", name, j, info.ProxyAddrs[i], j*3/7)
+		}
 	}
 }

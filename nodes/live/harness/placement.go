@@ -54,10 +54,34 @@ func (loopback) proxyHost(to int) string             { return proxyHost(to) }
 func (loopback) restartsListen() bool                { return false }
 func (loopback) close() error                        { return nil }
 
+// hostServers is a placement whose hosts each run a Toxiproxy server of
+// their own (netns): the proxy of a link a→b is on b's host's server,
+// listening on b's host's address, as docs/multi-host.md lays them out,
+// so that what one host holds is only its nodes' share of the cluster.
+type hostServers interface {
+	placement
+	hosted // how many hosts, and whose each spawn index is (serverOf with one server per host)
+	// hostAddr is host h's address: its server's API and proxies listen
+	// there, and the harness reaches it from its own namespace.
+	hostAddr(h int) string
+	// startOn starts cmd on host h.
+	startOn(h int, cmd *exec.Cmd) error
+}
+
 // onHosts is a placement for a cluster of n nodes.
 type onHosts struct {
 	placement
 	n int
+}
+
+// proxyHost is the address the proxy of a link into spawn index to
+// listens on: its host's where each host has a server of its own
+// (hostServers), the placement's otherwise.
+func (o onHosts) proxyHost(to int) string {
+	if hs, ok := o.placement.(hostServers); ok {
+		return hs.hostAddr(hs.hostOf(to, o.n))
+	}
+	return o.placement.proxyHost(to)
 }
 
 // newPlacement is the placement opt asks for.
@@ -77,4 +101,14 @@ func newPlacement(opt *Options) (placement, error) {
 		return newAgents(opt)
 	}
 	return newNetns(opt.Netns, opt.ClockOffsets)
+}
+
+// hostCutter is a placement that cuts the network between its hosts in
+// the kernel (netns: nftables rules in the receiving host's namespace):
+// trial.HostCut. Cuts of the same pair nest: the last heal removes it.
+type hostCutter interface {
+	// cutHosts drops every packet host from sends host to; healHosts
+	// takes one such cut back.
+	cutHosts(from, to int) error
+	healHosts(from, to int) error
 }

@@ -1,48 +1,131 @@
 package harness
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
+	"sync"
 	"time"
 
 	"github.com/electbench/electbench/nodes/live/harness/hostns"
+	"github.com/electbench/electbench/nodes/live/harness/netcut"
 )
 
 // netns deals a cluster's spawn indices to hosts made of network
 // namespaces in blocks (indices 0..n/K-1 on the first host, and so on),
-// each node's socket on its host's address; the proxies listen on the
-// bridge's address in the harness's own namespace, so a message crosses
-// the bridge twice: from its sender's host to the proxy, and from the
-// proxy to its receiver's host.
-type netns struct{ set *hostns.Set }
+// each node's socket on its host's address. Each host runs a Toxiproxy
+// server of its own (hostServers), the proxy of a link a→b on b's host:
+// a message crosses the bridge once, from its sender's host to the proxy
+// on its receiver's, which forwards it inside that host.
+//
+// A cut between hosts (hostCutter) is an nftables table of the run's
+// (netcut, named as the harness's own) in the receiving host's namespace,
+// its input hook dropping what the sending host's address sends: it goes
+// with the namespace whatever ends the run.
+type netns struct {
+	set  *hostns.Set
+	cuts *hostCuts
+}
+
+// hostCuts are the run's nftables tables in its hosts, by host, made at
+// the first cut into it, and how many cuts hold each pair of hosts.
+type hostCuts struct {
+	mu     sync.Mutex
+	tables map[int]*netcut.Table
+	held   map[[2]int]int
+}
 
 func newNetns(k int, offs []time.Duration) (placement, error) {
 	set, err := hostns.New(os.Getpid(), ownerToken(), k)
 	if err != nil {
 		return nil, fmt.Errorf("--netns %d: %w", k, err)
 	}
+	n := netns{set, &hostCuts{tables: map[int]*netcut.Table{}, held: map[[2]int]int{}}}
 	// Before anything starts in a host: a time namespace takes its
 	// offset only before its first process.
-	if err := shiftClocks(netns{set}, offs); err != nil {
+	if err := shiftClocks(n, offs); err != nil {
 		set.Close()
 		return nil, err
 	}
-	return netns{set}, nil
+	return n, nil
 }
 
-// host is the host of spawn index idx in an n-node cluster.
-func (h netns) host(idx, n int) int { return idx * len(h.set.Hosts()) / n }
+func (h netns) cutHosts(from, to int) error {
+	c := h.cuts
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.held[[2]int{from, to}]++; c.held[[2]int{from, to}] > 1 {
+		return nil
+	}
+	t := c.tables[to]
+	if t == nil {
+		var err error
+		if t, err = netcut.OpenIn(h.set.NetNS(to), os.Getpid(), ownerToken()); err != nil {
+			c.held[[2]int{from, to}]--
+			return fmt.Errorf("host %d's nftables table: %w", to, err)
+		}
+		c.tables[to] = t
+	}
+	hosts := h.set.Hosts()
+	if err := t.Cut(hosts[from].Addr, hosts[to].Addr); err != nil {
+		c.held[[2]int{from, to}]--
+		return fmt.Errorf("cutting host %d from host %d: %w", to, from, err)
+	}
+	return nil
+}
+
+func (h netns) healHosts(from, to int) error {
+	c := h.cuts
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.held[[2]int{from, to}] == 0 {
+		return nil
+	}
+	if c.held[[2]int{from, to}]--; c.held[[2]int{from, to}] > 0 {
+		return nil
+	}
+	hosts := h.set.Hosts()
+	if err := c.tables[to].Heal(hosts[from].Addr, hosts[to].Addr); err != nil {
+		return fmt.Errorf("healing host %d's cut from host %d: %w", to, from, err)
+	}
+	return nil
+}
+
+// closeCuts deletes the run's tables in its hosts.
+func (h netns) closeCuts() error {
+	c := h.cuts
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var errs []error
+	for _, t := range c.tables {
+		errs = append(errs, t.Close())
+	}
+	c.tables, c.held = map[int]*netcut.Table{}, map[[2]int]int{}
+	return errors.Join(errs...)
+}
+
+// hostOf is the host of spawn index idx in an n-node cluster.
+func (h netns) hostOf(idx, n int) int { return serverOf(idx, n, h.hostCount()) }
 
 func (h netns) listen(idx, n int) (*net.TCPListener, error) {
-	return h.set.Listen(h.host(idx, n))
+	return h.set.Listen(h.hostOf(idx, n))
 }
 
-func (h netns) start(idx, n int, cmd *exec.Cmd) error { return h.set.Start(h.host(idx, n), cmd) }
-func (h netns) proxyHost(int) string                  { return h.set.Root().String() }
-func (h netns) restartsListen() bool                  { return true }
-func (h netns) close() error                          { return h.set.Close() }
+func (h netns) start(idx, n int, cmd *exec.Cmd) error { return h.set.Start(h.hostOf(idx, n), cmd) }
+
+// proxyHost needs the cluster's size to find to's host:
+// onHosts.proxyHost asks hostAddr instead, and nothing else asks this.
+func (h netns) proxyHost(int) string {
+	panic("harness: netns.proxyHost called without the cluster's size (onHosts.proxyHost)")
+}
+
+func (h netns) restartsListen() bool               { return true }
+func (h netns) close() error                       { return h.set.Close() }
+func (h netns) hostCount() int                     { return len(h.set.Hosts()) }
+func (h netns) hostAddr(i int) string              { return h.set.Hosts()[i].Addr.String() }
+func (h netns) startOn(i int, cmd *exec.Cmd) error { return h.set.Start(i, cmd) }
 
 // removeDeadHosts removes the namespaces and links of dead runs' --netns
 // hosts.

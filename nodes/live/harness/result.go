@@ -15,7 +15,7 @@ import (
 type Info struct {
 	Toxiproxy  string   // the API endpoint of the first server
 	Servers    []string // every server's, by server: a link's proxy is on its receiver's (serverOf)
-	ServerPIDs []int    // the server processes beyond the first
+	ServerPIDs []int    // those of Servers that are processes of their own (not the embedded or external one)
 	Prefix     string   // every proxy of the trial is named with it
 	Proxies    []string // proxy names
 	ProxyAddrs []string // their listen addresses

@@ -296,8 +296,8 @@ func (lt *liveTrial) continueSetup(ctx context.Context, began time.Time) error {
 	}
 	lt.logf("%d processes %s in %v, %d proxies ready%s in %v, linked in %v", n, up, identified.Sub(began).Round(time.Millisecond),
 		len(lt.links.list), on, proxied.Sub(identified).Round(time.Millisecond), time.Since(proxied).Round(time.Millisecond))
-	lt.res.Info.Servers = lt.srv.urls()[:len(lt.kept.servers)]
-	lt.res.Info.ServerPIDs = lt.srv.pids()[:len(lt.kept.servers)-1]
+	lt.res.Info.Servers = urlsOf(lt.kept.servers)
+	lt.res.Info.ServerPIDs = lt.srv.pidsOf(lt.kept.servers)
 	if lt.opt.Observe != nil {
 		lt.opt.Observe(lt.res.Info)
 	}
@@ -663,6 +663,7 @@ func (lt *liveTrial) settleStep(pos int, r *live.Report, leaders []nodes.Rank) {
 func (lt *liveTrial) teardown() {
 	lt.stopping = true
 	defer lt.clock.stop()
+	lt.faults.healHostCuts()
 	if lt.keepable() && lt.resetAll() {
 		lt.kept.warm = &warm{procs: lt.procs}
 		return

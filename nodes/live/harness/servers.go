@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -25,10 +26,15 @@ import (
 // process group of its own, the kernel kills it when the harness dies
 // (nodeSysProcAttr), and it exits when its standard input closes. Its
 // proxies and ports go with it.
+//
+// With a server per host (a hostServers placement: --netns), clients[1:]
+// are the hosts' servers, by host, started with the runtime: every
+// cluster's proxies are on them, none on the first.
 type servers struct {
 	clients  []*toxi.Client // by server; [0] the embedded or external one
 	embedded *toxi.Server   // nil with an external Toxiproxy
 	procs    []*serverProc  // of clients[1:]
+	hosts    int            // servers of hosts in clients[1:], or 0
 }
 
 // serverProc is one Toxiproxy server process.
@@ -53,7 +59,7 @@ const serverStartTimeout = 30 * time.Second
 // grow starts server processes (opt.Server) until there are k servers.
 func (s *servers) grow(ctx context.Context, k int, opt *Options) error {
 	for len(s.clients) < k {
-		c, p, err := startServer(ctx, len(s.clients), opt)
+		c, p, err := startServer(ctx, len(s.clients), opt, nil, (*exec.Cmd).Start)
 		if err != nil {
 			return err
 		}
@@ -62,10 +68,35 @@ func (s *servers) grow(ctx context.Context, k int, opt *Options) error {
 	return nil
 }
 
-// startServer starts server process i (opt.Server) and returns its
-// client once it answers.
-func startServer(ctx context.Context, i int, opt *Options) (*toxi.Client, *serverProc, error) {
-	cmd := exec.Command(opt.Server[0], opt.Server[1:]...)
+// startOnHosts starts a server process on each of hs's hosts, listening
+// on the host's address (before any cluster: they serve every one).
+func (s *servers) startOnHosts(ctx context.Context, hs hostServers, opt *Options) error {
+	for h := range hs.hostCount() {
+		c, p, err := startServer(ctx, len(s.clients), opt, []string{"--listen", hs.hostAddr(h)},
+			func(cmd *exec.Cmd) error { return hs.startOn(h, cmd) })
+		if err != nil {
+			return fmt.Errorf("host %d's Toxiproxy server: %w", h, err)
+		}
+		s.clients, s.procs = append(s.clients, c), append(s.procs, p)
+		s.hosts++
+	}
+	return nil
+}
+
+// forCluster are the servers of a cluster that k servers hold: the
+// hosts' with a server per host, otherwise the first k.
+func (s *servers) forCluster(k int) []*toxi.Client {
+	if s.hosts > 0 {
+		return s.clients[1 : 1+s.hosts]
+	}
+	return s.clients[:k]
+}
+
+// startServer starts server process i (opt.Server and args) with start
+// (cmd.Start, or a placement's start on a host) and returns its client
+// once it answers.
+func startServer(ctx context.Context, i int, opt *Options, args []string, start func(*exec.Cmd) error) (*toxi.Client, *serverProc, error) {
+	cmd := exec.Command(opt.Server[0], slices.Concat(opt.Server[1:], args)...)
 	cmd.Env = append(cmd.Environ(), opt.Env...)
 	cmd.SysProcAttr = nodeSysProcAttr()
 	p := &serverProc{cmd: cmd, exited: make(chan struct{}), tail: &tailWriter{log: opt.Log, prefix: fmt.Sprintf("toxiproxy %d: ", i)}}
@@ -79,7 +110,7 @@ func startServer(ctx context.Context, i int, opt *Options) (*toxi.Client, *serve
 		stdin.Close()
 		return nil, nil, fmt.Errorf("toxiproxy server %d's stdout: %w", i, err)
 	}
-	if err := cmd.Start(); err != nil {
+	if err := start(cmd); err != nil {
 		return nil, nil, fmt.Errorf("starting toxiproxy server %q: %w", opt.Server[0], err)
 	}
 	p.stdin = stdin
@@ -125,7 +156,7 @@ func (s *servers) close() error {
 	for _, p := range s.procs {
 		p.stop()
 	}
-	s.clients, s.procs = s.clients[:1], nil
+	s.clients, s.procs, s.hosts = s.clients[:1], nil, 0
 	if s.embedded != nil {
 		return s.embedded.Close()
 	}
@@ -154,19 +185,23 @@ func (s *servers) check(ctx context.Context, d time.Duration) error {
 	return nil
 }
 
-// urls are the servers' API endpoints; pids, the server processes'.
-func (s *servers) urls() []string {
-	out := make([]string, len(s.clients))
-	for i, c := range s.clients {
+// urlsOf are the API endpoints of cs.
+func urlsOf(cs []*toxi.Client) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
 		out[i] = c.URL()
 	}
 	return out
 }
 
-func (s *servers) pids() []int {
-	out := make([]int, len(s.procs))
-	for i, p := range s.procs {
-		out[i] = p.cmd.Process.Pid
+// pidsOf are the processes of those of cs that are processes (not the
+// embedded or external server).
+func (s *servers) pidsOf(cs []*toxi.Client) []int {
+	var out []int
+	for i, c := range s.clients[1:] {
+		if slices.Contains(cs, c) {
+			out = append(out, s.procs[i].cmd.Process.Pid)
+		}
 	}
 	return out
 }

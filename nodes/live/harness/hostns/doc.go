@@ -4,8 +4,10 @@
 //
 // New builds K namespaces, each with its own address on a bridge in the
 // caller's namespace (which holds an address of its own on the same
-// bridge, so a Toxiproxy there reaches every host and every host reaches
-// it). Listen and Start open a socket or start a process inside a host:
+// bridge, so that it reaches every host: the harness drives each host's
+// Toxiproxy server across it). Listen and Start open a socket or start a
+// process inside a host, NetNS hands its namespace to calls that take one
+// (an nftables connection, for cuts between hosts):
 // a socket stays in the namespace it was made in, and a process inherits
 // the namespace of the thread that forked it. SetClock shifts a host's
 // CLOCK_MONOTONIC: its processes are then started in a time namespace of

@@ -255,6 +255,10 @@ func inThread(f func(orig vnetns.NsHandle) error) error {
 // Hosts are the set's hosts, by index.
 func (s *Set) Hosts() []Host { return s.hosts }
 
+// NetNS is host i's namespace as a descriptor, for calls that take one
+// (nftables.WithNetNSFd); it stays the Set's, open until Close.
+func (s *Set) NetNS(i int) int { return int(s.hosts[i].ns) }
+
 // Root is the bridge's address in the owner's namespace: every host
 // reaches a server that listens there.
 func (s *Set) Root() netip.Addr { return s.root }

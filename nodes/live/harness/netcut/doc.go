@@ -16,7 +16,8 @@
 //     (Cut, one way; call it twice for both) or a random share of it
 //     (Loss: numgen random mod 100 < p), removed again by Heal.
 //
-// Close deletes the table and with it every rule. It works on a single
-// host's loopback only for now, but nothing in it but the addresses is
-// particular to loopback.
+// Close deletes the table and with it every rule. OpenIn makes the same
+// table inside another network namespace: a --netns host's, where its
+// rules cut between hosts (the harness's host-partition) and go with the
+// namespace.
 package netcut

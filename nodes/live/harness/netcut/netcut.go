@@ -37,8 +37,17 @@ var ErrNoNetlink = errors.New("nftables unavailable (needs root and a kernel wit
 // later clean-up removes it only once that process is provably dead
 // (RemoveDead), even from another PID namespace sharing this network
 // namespace; it replaces one a dead run of the same name left.
-func Open(pid int, token string) (*Table, error) {
-	conn, err := nftables.New()
+func Open(pid int, token string) (*Table, error) { return open(pid, token) }
+
+// OpenIn is Open inside the network namespace nsfd names (a --netns
+// host's): the table is that namespace's, its input hook that host's, and
+// it goes with the namespace if Close never comes.
+func OpenIn(nsfd, pid int, token string) (*Table, error) {
+	return open(pid, token, nftables.WithNetNSFd(nsfd))
+}
+
+func open(pid int, token string, opts ...nftables.ConnOption) (*Table, error) {
+	conn, err := nftables.New(opts...)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNoNetlink, err)
 	}

@@ -7,11 +7,14 @@ import (
 
 // Serve runs a Toxiproxy server as a process of its own (`electbench
 // toxiproxy-server`, which the live harness starts when one process cannot
-// hold a cluster's proxies): it starts the embedded server on loopback,
-// writes its URL as one line to out, and serves until in reaches its end
-// (the harness closed its pipe, or died), then stops every proxy.
-func Serve(in io.Reader, out io.Writer) error {
-	s, err := StartEmbedded()
+// hold a cluster's proxies, and in each --netns host): it starts the
+// embedded server with its API on host (loopback for a split server, the
+// host's address for a --netns host's, which the harness drives from its
+// own namespace), writes its URL as one line to out, and serves until in
+// reaches its end (the harness closed its pipe, or died), then stops
+// every proxy.
+func Serve(in io.Reader, out io.Writer, host string) error {
+	s, err := StartEmbeddedOn(host)
 	if err != nil {
 		return err
 	}

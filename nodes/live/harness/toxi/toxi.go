@@ -48,11 +48,17 @@ type Server struct {
 
 var quietGlobal sync.Once
 
-// StartEmbedded starts a Toxiproxy server in this process.
-func StartEmbedded() (*Server, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+// StartEmbedded starts a Toxiproxy server in this process, its API on
+// loopback.
+func StartEmbedded() (*Server, error) { return StartEmbeddedOn("127.0.0.1") }
+
+// StartEmbeddedOn starts a Toxiproxy server in this process, its API on
+// host (an address of this network namespace): a --netns host's server
+// is driven from the harness's namespace, which its loopback is not.
+func StartEmbeddedOn(host string) (*Server, error) {
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 	if err != nil {
-		return nil, fmt.Errorf("toxiproxy: listening: %w", err)
+		return nil, fmt.Errorf("toxiproxy: listening on %s: %w", host, err)
 	}
 	// Some toxics (bandwidth) log through zerolog's global logger, which
 	// writes trace lines to stderr: nothing else here uses it.
