@@ -74,7 +74,7 @@ var floors = [][]string{
 		"pow", "reports", "nodes/live/harness/toxi", // leaves that know rows, identities, a Toxiproxy client
 		"nodes/live/harness/netcut", // a leaf that cuts loopback links in nftables
 		"nodes/live/harness/hostns", // a leaf that makes hosts of network namespaces
-		"nodes/live/harness/system", // real servers run from outside, over netcut
+		"nodes/live/harness/system", // real servers run from outside, over netcut and a proxy per member
 		// The server algorithms' registrations (names, variants,
 		// parameters): the live harness reads them to run the servers.
 		"nodes/servers",
@@ -144,11 +144,11 @@ var only = map[string][]string{
 	// Identities: pow -> nodes for nodes.ID is the one arrow between
 	// top-level rooms that runs back up the layout's list.
 	"pow":                       {"nodes"},
-	"nodes/live/harness/toxi":   {}, // Toxiproxy's client and server, nothing of ours
-	"nodes/live/harness/netcut": {}, // nftables over netlink, nothing of ours
-	"nodes/live/harness/hostns": {}, // network namespaces over netlink, nothing of ours
-	"nodes/live/harness/system": {"nodes/live/harness/netcut"},
-	"reports":                   {}, // rows, not runtimes
+	"nodes/live/harness/toxi":   {},                                                       // Toxiproxy's client and server, nothing of ours
+	"nodes/live/harness/netcut": {},                                                       // nftables over netlink, nothing of ours
+	"nodes/live/harness/hostns": {},                                                       // network namespaces over netlink, nothing of ours
+	"nodes/live/harness/system": {"nodes/live/harness/netcut", "nodes/live/harness/toxi"}, // cuts in the kernel, delays by a proxy per member
+	"reports":                   {},                                                       // rows, not runtimes
 	"nodes/live/livetest":       {"nodes/live"},
 	"nodes/live/agent":          {"nodes/live"}, // a host's agent: starts node processes, relays their lines
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/google/nftables"
 	vnetns "github.com/vishvananda/netns"
 
-	"github.com/electbench/electbench/chaos"
 	"github.com/electbench/electbench/internal/owner"
 	"github.com/electbench/electbench/nodes/trial"
 )
@@ -34,24 +33,23 @@ func TestNetnsHostPartition(t *testing.T) {
 	opt.Netns = 3
 	r := runtime(t, opt)
 	const T = 5 * time.Millisecond
-	minority, err := chaos.ParseSelector("host(2)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	majority, _ := chaos.ParseSelector("host(0),host(1)")
+	// The faults as a scenario's host-partition and crash host(2) compile
+	// (chaos, above this package's floor, is not imported here).
+	both := hostFault("host-partition(groups)", func(v trial.View, from, to int) bool {
+		return (hostOf(v, from) == 2) != (hostOf(v, to) == 2)
+	})
+	oneWay := hostFault("host-partition(one-way)", func(v trial.View, from, to int) bool {
+		return hostOf(v, from) == 2 && hostOf(v, to) != 2
+	})
 	for _, c := range []struct {
 		name string
-		f    chaos.Fault
-	}{
-		{"both ways", chaos.Fault{Kind: "host-partition", Shape: chaos.Shape{Name: "groups"}, Groups: []chaos.Selector{minority}}},
-		{"one way", chaos.Fault{Kind: "host-partition", Shape: chaos.Shape{Name: "one-way"}, From: minority, To: majority}},
-	} {
+		f    trial.Fault
+	}{{"both ways", both}, {"one way", oneWay}} {
 		t.Run(c.name, func(t *testing.T) {
-			c.f.Start = chaos.Trigger{Kind: chaos.AtStart}
-			c.f.For = chaos.Duration{Text: "200T"}
+			c.f.For = 200 * T
 			cfg := config(t, "raft", random(9, 3), nil, T)
 			cfg.Deadline = 400 * T
-			cfg.Faults = []trial.Fault{c.f.Compile(T)}
+			cfg.Faults = []trial.Fault{c.f}
 			res, j := runJudged(t, r, cfg, true)
 			if v := j.verdict(&res.Record); v.Violations > 0 {
 				t.Errorf("unsafe: %+v", v.Recorded)
@@ -95,10 +93,19 @@ func TestNetnsHostPartition(t *testing.T) {
 		})
 	}
 	t.Run("crash a host", func(t *testing.T) {
-		crash := chaos.Fault{Kind: "crash", Target: minority, Start: chaos.Trigger{Kind: chaos.LeaderElected}}
+		crash := trial.Fault{Effect: trial.EffCrash, Name: "crash", Start: trial.When{Trigger: trial.LeaderElected},
+			Targets: func(v trial.View) []int {
+				var out []int
+				for p := range v.N() {
+					if hostOf(v, p) == 2 {
+						out = append(out, p)
+					}
+				}
+				return out
+			}}
 		cfg := config(t, "raft", random(9, 4), nil, T)
 		cfg.Deadline = 400 * T
-		cfg.Faults = []trial.Fault{crash.Compile(T)}
+		cfg.Faults = []trial.Fault{crash}
 		res, j := runJudged(t, r, cfg, false)
 		v := j.verdict(&res.Record)
 		if v.Violations > 0 {
@@ -188,4 +195,27 @@ func hostRules(t *testing.T) int {
 		ns.Close()
 	}
 	return rules
+}
+
+// hostOf is position p's host, as host(h) resolves it: the live
+// injector's view maps positions to hosts (trial.Hosted).
+func hostOf(v trial.View, p int) int { return v.(trial.Hosted).Host(p) }
+
+// hostFault is a host-partition from the start over the links has keeps,
+// written in the schedule as chaos writes it: host 2's positions, then
+// the others' (2,6,8|0,1,3,4,5,7, in brackets), which minorityOf reads.
+func hostFault(name string, has func(v trial.View, from, to int) bool) trial.Fault {
+	return trial.Fault{Link: trial.HostCut{}, Name: name,
+		Links: func(v trial.View) trial.LinkSet {
+			var groups [2][]string
+			for p := range v.N() {
+				i := 1
+				if hostOf(v, p) == 2 {
+					i = 0
+				}
+				groups[i] = append(groups[i], strconv.Itoa(p))
+			}
+			text := strings.Join(groups[0], ",") + "|" + strings.Join(groups[1], ",")
+			return trial.LinkSet{Has: func(from, to int) bool { return has(v, from, to) }, Text: text}
+		}}
 }
