@@ -6,14 +6,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/netip"
-	"os"
 	"path/filepath"
 
 	yaml "go.yaml.in/yaml/v4"
 
+	"github.com/electbench/electbench/internal/boundedio"
 	"github.com/electbench/electbench/pow"
 )
 
@@ -58,17 +57,9 @@ type Host struct {
 // an error, as is a host without a name, an agent address or a key, and
 // the controller's key file must read.
 func ReadHosts(path string) (*Hosts, error) {
-	f, err := os.Open(path)
+	data, err := boundedio.ReadFile(path, maxHostsFile, "hosts file")
 	if err != nil {
 		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxHostsFile+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxHostsFile {
-		return nil, fmt.Errorf("%s: more than %d bytes: no hosts file", path, maxHostsFile)
 	}
 	var h Hosts
 	dec := yaml.NewDecoder(bytes.NewReader(data))
