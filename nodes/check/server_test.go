@@ -75,17 +75,7 @@ func TestServerPausedLeaderLeaderless(t *testing.T) {
 // reads"), so two epochs led are two elections, not 0; the etcd leader of
 // serverLed, whose candidacy was logged, counts once (TestServerRoles).
 func TestServerLeaderWithoutCandidacy(t *testing.T) {
-	ranks := nodes.SmallRanks([]uint32{1, 2, 3})
-	c := check.New(ranks)
-	if err := c.WatchQuorum(&nodes.Algorithm{Name: "server", Quorum: &nodes.Quorum{}}, nodes.Config{N: 3, T: time.Millisecond}); err != nil {
-		t.Fatal(err)
-	}
-	role := func(at time.Duration, p int, r string, term int64) {
-		c.Event(&trial.Event{At: at * ms, Kind: trial.EvPhase, P: int32(p), Phase: check.ServerRole(r, term)})
-	}
-	decide := func(at time.Duration, p, leader int) {
-		c.Event(&trial.Event{At: at * ms, Kind: trial.EvDecide, P: int32(p), Leader: ranks.At(leader)})
-	}
+	c, role, decide := serverChecker(t)
 	for p := range 3 {
 		role(1, p, check.RolePreCandidate, 0)
 	}
@@ -116,6 +106,20 @@ const ms = time.Millisecond
 // elected leader of term 2 at 2 ms and every member decided it.
 func serverLed(t *testing.T) (c *check.Checker, role func(at time.Duration, p int, r string, term int64), decide func(at time.Duration, p, leader int)) {
 	t.Helper()
+	c, role, decide = serverChecker(t)
+	role(1, 0, check.RoleCandidate, 2)
+	role(2, 0, check.RoleLeader, 2)
+	for p := range 3 {
+		decide(2, p, 0)
+	}
+	return c, role, decide
+}
+
+// serverChecker is a checker of a three-member server cluster, with role
+// logging a member's role and term at a time in ms, and decide a member
+// following a leader.
+func serverChecker(t *testing.T) (c *check.Checker, role func(at time.Duration, p int, r string, term int64), decide func(at time.Duration, p, leader int)) {
+	t.Helper()
 	ranks := nodes.SmallRanks([]uint32{1, 2, 3})
 	alg := &nodes.Algorithm{Name: "server", Quorum: &nodes.Quorum{}}
 	c = check.New(ranks)
@@ -127,11 +131,6 @@ func serverLed(t *testing.T) (c *check.Checker, role func(at time.Duration, p in
 	}
 	decide = func(at time.Duration, p, leader int) {
 		c.Event(&trial.Event{At: at * ms, Kind: trial.EvDecide, P: int32(p), Leader: ranks.At(leader)})
-	}
-	role(1, 0, check.RoleCandidate, 2)
-	role(2, 0, check.RoleLeader, 2)
-	for p := range 3 {
-		decide(2, p, 0)
 	}
 	return c, role, decide
 }
