@@ -222,7 +222,9 @@ func refResults(b *strings.Builder) {
 	p("targets resolved (`[...]` lists the links: groups, `from>to`, or `out:`/`in:`/\n")
 	p("`both:` and the targets). `--trace` writes the same as `fault` events, and every\n")
 	p("message a fault lost (`lose`) or duplicated (`dup`). The same file and seed give\n")
-	p("byte-identical simulated rows.\n\n")
+	p("byte-identical simulated rows. Live, where applying a fault takes time, a link\n")
+	p("fault's start is noted once it is in force and its heal before it is lifted:\n")
+	p("between the two entries the fault held.\n\n")
 
 	p("## Built-in scenarios\n\n")
 	p("| name | what it demonstrates |\n|---|---|\n")

@@ -343,8 +343,10 @@ func (t *Timeline) heal(i int) {
 			t.inj.(trial.Slower).Fast(p, i)
 		}
 	default:
-		t.inj.Heal(i)
+		// Noted before it is lifted, as a start is noted once in force:
+		// between the two entries the fault holds.
 		t.noteEnd("heal", i, nil)
+		t.inj.Heal(i)
 	}
 }
 

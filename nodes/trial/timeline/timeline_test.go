@@ -133,8 +133,8 @@ func TestTimelineTriggers(t *testing.T) {
 		"1ms suspect 1>0", // observers, never itself
 		"3ms note pause(1) traced=true",
 		"3ms pause 1",
+		"3ms note heal partition(x) traced=true", // noted before lifted: until then it holds
 		"3ms heal #2",
-		"3ms note heal partition(x) traced=true",
 		"6ms note resume(1) traced=true",
 		"6ms resume 1",
 		"20ms note restart(2) traced=true", // duplicates and out-of-range targets dropped
@@ -247,7 +247,7 @@ func TestHealFromWhenDue(t *testing.T) {
 		t.Fatalf("queue %+v: want the heal at 40ms, 30ms after the start was due", w.queue)
 	}
 	w.advance(40 * ms)
-	if want := []string{"14ms cut #0 all", "14ms note partition(x)[all] traced=true", "40ms heal #0"}; !slices.Equal(w.log[:min(3, len(w.log))], want) {
+	if want := []string{"14ms cut #0 all", "14ms note partition(x)[all] traced=true", "40ms note heal partition(x) traced=true", "40ms heal #0"}; !slices.Equal(w.log[:min(4, len(w.log))], want) {
 		t.Fatalf("log %q, want %q", w.log, want)
 	}
 }
