@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/electbench/electbench/internal/boundedio"
 	"github.com/electbench/electbench/nodes"
 )
 
@@ -229,7 +230,7 @@ func firstDiff(a, b []byte) int {
 // ReadFile reads and decodes the identity file at path (see Decode). Errors
 // name the file.
 func ReadFile(path string) (*Identity, error) {
-	data, err := readLimited(path, MaxFileSize)
+	data, err := boundedio.ReadFile(path, MaxFileSize, "identity file")
 	if err != nil {
 		return nil, err
 	}
@@ -288,7 +289,7 @@ func DecodeKey(data []byte) (ed25519.PrivateKey, error) {
 
 // ReadKeyFile reads the private key file at path.
 func ReadKeyFile(path string) (ed25519.PrivateKey, error) {
-	data, err := readLimited(path, MaxFileSize)
+	data, err := boundedio.ReadFile(path, MaxFileSize, "key file")
 	if err != nil {
 		return nil, err
 	}
@@ -306,24 +307,6 @@ func WriteKeyFile(path string, priv ed25519.PrivateKey) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return writeAtomic(path, data, 0o600)
-}
-
-// readLimited reads a file no larger than limit bytes, so that a wrong path
-// (a device, a huge file) cannot exhaust memory.
-func readLimited(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s: %w: larger than %d bytes", path, ErrEncoding, limit)
-	}
-	return data, nil
 }
 
 // writeAtomic writes data to a temporary file beside path and renames it into

@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/electbench/electbench/internal/boundedio"
 )
 
 // sentinels are the reasons a bad identity can be refused for.
@@ -287,5 +289,23 @@ func TestKeyFile(t *testing.T) {
 	}
 	if err := k.CheckKey(priv[:10]); !errors.Is(err, ErrKeyMismatch) {
 		t.Errorf("short key: %v, want ErrKeyMismatch", err)
+	}
+}
+
+// TestReadFileBounded: an identity or key file read from a path larger than
+// MaxFileSize (or a device that never ends) is refused before it is read
+// whole, naming the path and the limit.
+func TestReadFileBounded(t *testing.T) {
+	big := filepath.Join(t.TempDir(), "big.id")
+	if err := os.WriteFile(big, bytes.Repeat([]byte(" "), MaxFileSize+1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{big, "/dev/zero"} {
+		if _, err := ReadFile(path); !errors.Is(err, boundedio.ErrTooLarge) || !strings.Contains(err.Error(), path) {
+			t.Errorf("ReadFile(%s): %v, want too large naming the path", path, err)
+		}
+		if _, err := ReadKeyFile(path); !errors.Is(err, boundedio.ErrTooLarge) || !strings.Contains(err.Error(), "key file") {
+			t.Errorf("ReadKeyFile(%s): %v, want too large naming a key file", path, err)
+		}
 	}
 }
