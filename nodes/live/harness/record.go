@@ -3,6 +3,7 @@ package harness
 import (
 	"cmp"
 	"errors"
+	"math"
 	"slices"
 	"time"
 
@@ -114,6 +115,9 @@ type eventLog struct {
 	procs *procs
 	clock *schedule
 	fail  func(format string, args ...any) // notes a failure as the trial's
+
+	// causal orders a clocked trial's events by happens-before (causal.go).
+	causal *causal
 }
 
 // watermark is every running process's clock as last known, and the sync
@@ -561,6 +565,11 @@ func (l *eventLog) flush(w time.Duration) {
 		}
 		return cmp.Compare(x.seq, y.seq)
 	})
+	if l.rec.Clocked && causalOrder {
+		// finish flushes at the end of time: nothing is still to come.
+		l.flushCausal(w, w == math.MaxInt64)
+		return
+	}
 	k := 0
 	for k < len(l.pending) && l.slots[l.pending[k]].at <= w {
 		l.emit(l.pending[k])
