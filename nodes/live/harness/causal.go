@@ -201,7 +201,11 @@ func (l *eventLog) flushCausal(w time.Duration, final bool) {
 			sends[e.id] = int32(k)
 		}
 	}
-	open := make([]bool, l.n) // positions whose output is still to come
+	// Positions with a process whose output is still to come: a delivery
+	// from a position with none will see no send's line. From one
+	// restarted since, a delivery that came before the old process ended
+	// is an orphan; one that came after waits for the end.
+	open := make([]bool, l.n)
 	for p := range l.wm.clocks {
 		if p.pos >= 0 {
 			open[p.pos] = true
@@ -220,7 +224,7 @@ func (l *eventLog) flushCausal(w time.Duration, final bool) {
 		}
 		// Unpaired and queued: a delivery whose send's line has not come,
 		// while its sender may still report it.
-		h.waits = e.kind == trial.EvRecv && e.queued && !final && open[e.p]
+		h.waits = e.kind == trial.EvRecv && e.queued && !e.orphan && !final && open[e.p]
 		hs[k] = h
 	}
 	done := make([]bool, len(hs))
@@ -238,4 +242,16 @@ func (l *eventLog) flushCausal(w time.Duration, final bool) {
 	}
 	l.pending = kept
 	l.mark = max(l.mark, w)
+}
+
+// orphan notes that position p's process, not yet replaced, said all it
+// will: the deliveries from it whose send's line has not come will get
+// none, and wait for it no more (flushCausal). A process killed between
+// its write to a socket and its step line leaves such a delivery.
+func (l *eventLog) orphan(p int) {
+	for q := range l.n {
+		for _, j := range l.flight[p*l.n+q].early {
+			l.slots[j].orphan = true
+		}
+	}
 }

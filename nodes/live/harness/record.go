@@ -56,6 +56,7 @@ type entry struct {
 	queued    bool // on a link's flight queue: a send awaiting its delivery, or a delivery its send
 	emitted   bool
 	awaited   bool // EvSend: a delivery or drop of it may still be emitted (it needs the send's number)
+	orphan    bool // EvRecv, unpaired: its sender's process ended without its send's line
 	msg       nodes.Kind
 	timer     nodes.TimerID
 }
@@ -609,6 +610,7 @@ func (l *eventLog) procEnded(p *proc) {
 		// Not yet replaced: a restarted position's new process may
 		// already have messages in flight to it.
 		l.ended(p.pos)
+		l.orphan(p.pos)
 	}
 	if c.awaiting {
 		l.wm.syncing--
