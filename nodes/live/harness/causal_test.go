@@ -1,11 +1,20 @@
 package harness
 
 import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
+	"regexp"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/electbench/electbench/nodes/live"
 )
 
 const ms = time.Millisecond
@@ -220,6 +229,103 @@ func TestCausalOrderKeepsACausalHistory(t *testing.T) {
 		}
 		if c.moved != (moves{}) {
 			t.Fatalf("run %d: moved %+v", run, c.moved)
+		}
+	}
+}
+
+func stampOf(t *testing.T, line []byte) int64 {
+	rep, err := live.ParseReport(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep.T
+}
+
+// traceReceivesFirst counts the receives of a trace (JSON lines) that come
+// before their send, failing the test on one placed before it.
+func traceReceivesFirst(t *testing.T, trace string) int {
+	t.Helper()
+	sent := map[int64]int64{}
+	first := 0
+	for line := range strings.Lines(trace) {
+		var e struct {
+			T  int64
+			Ev string
+			ID int64
+		}
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("trace line %q: %v", line, err)
+		}
+		switch s, ok := sent[e.ID]; {
+		case e.Ev == "send":
+			sent[e.ID] = e.T
+		case e.Ev == "recv" && !ok:
+			first++
+		case e.Ev == "recv" && e.T < s:
+			t.Fatalf("message %d received at %d, sent at %d", e.ID, e.T, s)
+		}
+	}
+	return first
+}
+
+// A clocked trial's step lines, with node 0's clock 8 ms behind (each
+// heartbeat it receives stamped 2.9 ms before its send), fed in random
+// interleavings of the nodes' lines: no receive precedes its send in the
+// trace, and the trace streamed (16 events held at a time) is the one
+// held to the end, byte for byte, as TestStreamedIsHeld asks of one
+// clock. Ordered by the stamps alone (causalOrder off), receives precede
+// their sends.
+func TestCausalStreamedIsHeld(t *testing.T) {
+	lines, senders := raftRounds(20, true)
+	stamp := regexp.MustCompile(`"t":(\d+)`)
+	for i, l := range lines {
+		if senders[i] == 0 {
+			lines[i] = stamp.ReplaceAllFunc(l, func(m []byte) []byte {
+				v, _ := strconv.ParseInt(string(m[4:]), 10, 64)
+				return fmt.Appendf(nil, `"t":%d`, v-int64(8*ms))
+			})
+		}
+	}
+	byNode := map[int][]int{}
+	for i := range lines {
+		byNode[senders[i]] = append(byNode[senders[i]], i)
+	}
+	for _, idx := range byNode { // each node's lines in its clock's order
+		slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(stampOf(t, lines[a]), stampOf(t, lines[b])) })
+	}
+	for seed := range uint64(4) {
+		r := rand.New(rand.NewPCG(seed, 43))
+		var order []int
+		queues := maps.Clone(byNode)
+		for len(order) < len(lines) {
+			p := r.IntN(5)
+			if q := queues[p]; len(q) > 0 {
+				order, queues[p] = append(order, q[0]), q[1:]
+			}
+		}
+		held, _, _ := streamRun(t, 1<<30, order, lines, senders, true)
+		streamed, res, _ := streamRun(t, 16, order, lines, senders, true)
+		if streamed != held {
+			hl, sl := strings.Split(held, "\n"), strings.Split(streamed, "\n")
+			for i := range min(len(hl), len(sl)) {
+				if hl[i] != sl[i] {
+					t.Fatalf("seed %d: the streamed trace differs from the held one at line %d:\n%s\n%s", seed, i, strings.Join(hl[max(0, i-3):i+3], "\n"), strings.Join(sl[max(0, i-3):i+3], "\n"))
+				}
+			}
+			t.Fatalf("seed %d: the streamed trace differs from the held one: %d and %d lines", seed, len(hl), len(sl))
+		}
+		if n := traceReceivesFirst(t, streamed); n != 0 {
+			t.Fatalf("seed %d: %d receives before their sends", seed, n)
+		}
+		if got := res.MessagesByKind(); got["HEARTBEAT"] != 80 || got["HEARTBEAT_ACK"] != 80 {
+			t.Fatalf("seed %d: %v, want 80 of each", seed, got)
+		}
+		old := causalOrder
+		causalOrder = false
+		unordered, _, _ := streamRun(t, 16, order, lines, senders, true)
+		causalOrder = old
+		if n := traceReceivesFirst(t, unordered); n == 0 {
+			t.Fatalf("seed %d: ordered by stamps, no receive preceded its send: node 0's clock did not show", seed)
 		}
 	}
 }

@@ -404,6 +404,9 @@ func (l *eventLog) sent(i int32) {
 	f := &l.flight[int(e.p)*l.n+int(e.q)]
 	if len(f.early) > 0 {
 		if j := f.early[0]; sameMessage(&l.slots[j], e) {
+			// Its delivery, still to be emitted, takes its number
+			// (emit): unless pair finds it emitted already.
+			e.awaited = true
 			l.pair(i, j)
 			f.early = f.early[1:]
 			l.unqueue(j)
