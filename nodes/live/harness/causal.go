@@ -52,9 +52,13 @@ type held struct {
 }
 
 // causal is what the causal order keeps between flushes: each process's
-// latest time emitted, and what it moved.
+// latest time emitted, the latest of all, and what it moved.
 type causal struct {
 	floor []time.Duration
+	// last is the latest time emitted: an event that waited past it (a
+	// receive whose send never came) goes no earlier, so that the stream
+	// stays in time order.
+	last  time.Duration
 	moved moves
 }
 
@@ -66,7 +70,7 @@ type moves struct {
 }
 
 func newCausal(n int) *causal {
-	c := &causal{floor: make([]time.Duration, n)}
+	c := &causal{floor: make([]time.Duration, n), last: math.MinInt64}
 	for i := range c.floor {
 		c.floor[i] = math.MinInt64
 	}
@@ -93,7 +97,7 @@ func (c *causal) order(hs []held, w time.Duration, emit func(i int, at time.Dura
 	ready := &readyHeap{hs: hs, place: place}
 	for i := range hs {
 		h := &hs[i]
-		place[i] = max(h.at, h.after)
+		place[i] = max(h.at, h.after, c.last)
 		if h.proc >= 0 {
 			if j := last[h.proc]; j >= 0 {
 				next[j] = int32(i)
@@ -126,6 +130,7 @@ func (c *causal) order(hs []held, w time.Duration, emit func(i int, at time.Dura
 			c.moved.add(at == h.after || h.send >= 0 && at == place[h.send], at-h.at)
 		}
 		emit(int(i), at)
+		c.last = at
 		if h.proc >= 0 {
 			c.floor[h.proc] = at
 		}
