@@ -25,7 +25,8 @@ import (
 // the least of those times and the harness's own are emitted and freed, so
 // a trial holds about holdEvents events whatever its length, and its trace
 // streams to disk as the simulator's does (issue 22). The rest are emitted
-// at the end.
+// at the end. Where the hosts' clocks were estimated, time order gives
+// way to happens-before where the two disagree (causal.go).
 
 // holdEvents is how many events the harness holds before it asks the nodes
 // for their clocks (a variable: tests make it small).
