@@ -76,6 +76,8 @@ type entries struct {
 	held    int           // the most events held at once
 	mark    time.Duration // the watermark of the latest flush
 	late    int64         // events that arrived earlier than it: a node broke its clock's order
+	// causal orders a clocked trial's events by happens-before (causal.go).
+	causal *causal
 }
 
 // eventLog is a trial's events from their arrival (the nodes' step lines,
@@ -117,9 +119,6 @@ type eventLog struct {
 	procs *procs
 	clock *schedule
 	fail  func(format string, args ...any) // notes a failure as the trial's
-
-	// causal orders a clocked trial's events by happens-before (causal.go).
-	causal *causal
 }
 
 // watermark is every running process's clock as last known, and the sync
