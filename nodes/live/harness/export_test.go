@@ -1,5 +1,7 @@
 package harness
 
+import "time"
+
 // SetHoldEvents makes the harness ask the nodes for their clocks once n
 // events are held (holdEvents), for the rest of the test.
 func SetHoldEvents(t interface{ Cleanup(func()) }, n int) {
@@ -28,4 +30,20 @@ func SetMaxLinks(t interface{ Cleanup(func()) }, n int) {
 	old := maxLinks
 	maxLinks = n
 	t.Cleanup(func() { maxLinks = old })
+}
+
+// SetMisestimate adds offs[h] to host h's clock estimate, and so to the
+// t0 its nodes are told (misestimate), for the rest of the test.
+func SetMisestimate(t interface{ Cleanup(func()) }, offs []time.Duration) {
+	old := misestimate
+	misestimate = offs
+	t.Cleanup(func() { misestimate = old })
+}
+
+// SetCausalOrder turns the happens-before order of a clocked trial's
+// events on or off (causalOrder), for the rest of the test.
+func SetCausalOrder(t interface{ Cleanup(func()) }, on bool) {
+	old := causalOrder
+	causalOrder = on
+	t.Cleanup(func() { causalOrder = old })
 }

@@ -3,6 +3,7 @@ package harness
 import (
 	"cmp"
 	"errors"
+	"math"
 	"slices"
 	"time"
 
@@ -24,7 +25,8 @@ import (
 // the least of those times and the harness's own are emitted and freed, so
 // a trial holds about holdEvents events whatever its length, and its trace
 // streams to disk as the simulator's does (issue 22). The rest are emitted
-// at the end.
+// at the end. Where the hosts' clocks were estimated, time order gives
+// way to happens-before where the two disagree (causal.go).
 
 // holdEvents is how many events the harness holds before it asks the nodes
 // for their clocks (a variable: tests make it small).
@@ -55,6 +57,7 @@ type entry struct {
 	queued    bool // on a link's flight queue: a send awaiting its delivery, or a delivery its send
 	emitted   bool
 	awaited   bool // EvSend: a delivery or drop of it may still be emitted (it needs the send's number)
+	orphan    bool // EvRecv, unpaired: its sender's process ended without its send's line
 	msg       nodes.Kind
 	timer     nodes.TimerID
 }
@@ -73,6 +76,8 @@ type entries struct {
 	held    int           // the most events held at once
 	mark    time.Duration // the watermark of the latest flush
 	late    int64         // events that arrived earlier than it: a node broke its clock's order
+	// causal orders a clocked trial's events by happens-before (causal.go).
+	causal *causal
 }
 
 // eventLog is a trial's events from their arrival (the nodes' step lines,
@@ -399,6 +404,9 @@ func (l *eventLog) sent(i int32) {
 	f := &l.flight[int(e.p)*l.n+int(e.q)]
 	if len(f.early) > 0 {
 		if j := f.early[0]; sameMessage(&l.slots[j], e) {
+			// Its delivery, still to be emitted, takes its number
+			// (emit): unless pair finds it emitted already.
+			e.awaited = true
 			l.pair(i, j)
 			f.early = f.early[1:]
 			l.unqueue(j)
@@ -561,6 +569,11 @@ func (l *eventLog) flush(w time.Duration) {
 		}
 		return cmp.Compare(x.seq, y.seq)
 	})
+	if l.rec.Clocked && causalOrder {
+		// finish flushes at the end of time: nothing is still to come.
+		l.flushCausal(w, w == math.MaxInt64)
+		return
+	}
 	k := 0
 	for k < len(l.pending) && l.slots[l.pending[k]].at <= w {
 		l.emit(l.pending[k])
@@ -600,6 +613,7 @@ func (l *eventLog) procEnded(p *proc) {
 		// Not yet replaced: a restarted position's new process may
 		// already have messages in flight to it.
 		l.ended(p.pos)
+		l.orphan(p.pos)
 	}
 	if c.awaiting {
 		l.wm.syncing--

@@ -143,8 +143,9 @@ func (discard) Close() error                { return nil }
 // streamRun feeds a 5-node raft cluster's step lines to a trial with no
 // processes behind it, in the given arrival order, answering each sync
 // with the sender's clock as its lines tell it, and returns the trace, the
-// result and the most events held at once.
-func streamRun(t *testing.T, hold int, order []int, lines [][]byte, senders []int) (string, *Result, int) {
+// result and the most events held at once. clocked makes it a trial whose
+// hosts' clocks were estimated (Record.Clocked).
+func streamRun(t *testing.T, hold int, order []int, lines [][]byte, senders []int, clocked bool) (string, *Result, int) {
 	old := holdEvents
 	holdEvents = hold
 	defer func() { holdEvents = old }()
@@ -162,6 +163,7 @@ func streamRun(t *testing.T, hold int, order []int, lines [][]byte, senders []in
 	cfg := trial.Config{Algorithm: alg, Variant: variant, Ranks: nodes.RanksOf(ranks), Latency: trial.Constant(5 * time.Millisecond), Events: tr}
 	lt := running(&Runtime{srv: servers{clients: []*toxi.Client{toxi.NewClient("http://127.0.0.1:1")}}}, cfg, ranks)
 	lt.clock.start = time.Now().Add(-time.Hour) // the harness's clock is past every line's
+	lt.log.rec.Clocked = clocked
 	for _, p := range lt.procs.byPos {
 		lt.log.clockStarts(p, 0)
 	}
@@ -243,8 +245,8 @@ func TestStreamedIsHeld(t *testing.T) {
 				return cmp.Or(cmp.Compare(arrive[a], arrive[b]), cmp.Compare(times[a], times[b]))
 			})
 		}
-		held, resHeld, most := streamRun(t, 1<<30, order, lines, senders)
-		streamed, resStreamed, few := streamRun(t, 16, order, lines, senders)
+		held, resHeld, most := streamRun(t, 1<<30, order, lines, senders, false)
+		streamed, resStreamed, few := streamRun(t, 16, order, lines, senders, false)
 		if streamed != held {
 			hl, sl := strings.Split(held, "\n"), strings.Split(streamed, "\n")
 			for i := range min(len(hl), len(sl)) {
@@ -257,6 +259,11 @@ func TestStreamedIsHeld(t *testing.T) {
 		resHeld.End, resStreamed.End = 0, 0 // the harness's clock at the last line
 		if !reflect.DeepEqual(resHeld.Record, resStreamed.Record) {
 			t.Fatalf("seed %d: records differ:\n%+v\n%+v", seed, resHeld.Record, resStreamed.Record)
+		}
+		// A delivery whose line came before its send's takes the send's
+		// number all the same.
+		if n := traceReceivesFirst(t, held); n != 0 {
+			t.Fatalf("seed %d: %d deliveries without their send's number", seed, n)
 		}
 		if got := resStreamed.MessagesByKind(); got["HEARTBEAT"] != 160 || got["HEARTBEAT_ACK"] != 160 {
 			t.Fatalf("seed %d: %v, want 160 of each", seed, got)

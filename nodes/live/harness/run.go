@@ -777,6 +777,11 @@ func (lt *liveTrial) finish() (*Result, error) {
 	if l.late > 0 {
 		lt.logf("%d events arrived after later ones were emitted: the trace has them out of time order", l.late)
 	}
+	if c := l.causal; c != nil && c.moved != (moves{}) {
+		lt.logf("%d receives reordered after their sends and %d events after their process's earlier ones, by up to %v: "+
+			"stamped on hosts' clocks estimated within %v, they preceded their causes", c.moved.recvs, c.moved.others,
+			c.moved.most, l.rec.ClockError)
+	}
 	rec := l.rec
 	for p := range lt.n {
 		sent := l.maint[p]
