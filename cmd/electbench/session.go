@@ -130,6 +130,8 @@ func checkRunFlags(cmd *cobra.Command, o runOptions, sim, live []*workloads.Spec
 			return badInputf("--hosts: this run has no live trials (--runtime sim); the flag places live nodes")
 		case o.netns > 0:
 			return badInputf("--hosts and --netns: the nodes run on the hosts of one or the other")
+		case o.toxiproxy != "":
+			return badInputf("--toxiproxy with --hosts: each host's agent runs a Toxiproxy server of its own, holding the proxies into its nodes")
 		}
 		if _, err := harness.ReadHosts(o.hosts); err != nil {
 			return badInputf("--hosts: %w", err)

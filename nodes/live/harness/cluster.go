@@ -62,6 +62,9 @@ func New(ctx context.Context, opt Options) (*Runtime, error) {
 	if opt.Netns > 0 && opt.Toxiproxy != "" {
 		return nil, errors.New("live: --toxiproxy with --netns: each --netns host runs a Toxiproxy server of its own")
 	}
+	if opt.Hosts != nil && opt.Toxiproxy != "" {
+		return nil, errors.New("live: --toxiproxy with --hosts: each host's agent runs a Toxiproxy server of its own")
+	}
 	// What dead runs left goes first: a killed --netns run's hosts hold
 	// the addresses this run's would take.
 	r.removeDead(ctx)
