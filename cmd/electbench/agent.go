@@ -4,6 +4,7 @@ import (
 	"crypto/ed25519"
 	"fmt"
 	"net"
+	"os"
 	"os/signal"
 	"time"
 
@@ -32,8 +33,9 @@ func newAgentCmd() *cobra.Command {
 (docs/multi-host.md): the controller reaches it over one TLS 1.3 connection,
 each side accepting only the other's pinned Ed25519 key, and has it start and
 signal processes on this host, whose lines it relays stamped on this host's
-monotonic clock. When the controller has been gone for --grace, the agent kills
-everything it started. Keys are those of ` + "`electbench pow mint`" + `: --key is this
+monotonic clock, and start this host's Toxiproxy server (its API on loopback,
+reached only through this connection). When the controller has been gone for
+--grace, the agent kills everything it started. Keys are those of ` + "`electbench pow mint`" + `: --key is this
 agent's private key file, --controller the controller's identity file.
 It prints the address it listens on, and its public key, on one line.`,
 		Args: cobra.NoArgs,
@@ -62,8 +64,14 @@ func runAgent(cmd *cobra.Command, o *agentOptions) error {
 	if err != nil {
 		return badInputf("--controller: %w", err)
 	}
+	// The host's Toxiproxy server is this executable's, as the harness
+	// starts its own (`electbench toxiproxy-server`).
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("agent: finding this executable to run the host's Toxiproxy server: %w", err)
+	}
 	a, err := agent.New(agent.Options{Key: key, Controller: ed25519.PublicKey(id.PublicKey[:]),
-		Grace: o.grace, Version: versionString(), Log: cmd.ErrOrStderr()})
+		Grace: o.grace, Version: versionString(), Log: cmd.ErrOrStderr(), Toxiproxy: []string{exe, "toxiproxy-server"}})
 	if err != nil {
 		return err
 	}

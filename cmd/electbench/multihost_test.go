@@ -77,14 +77,14 @@ func TestAgentsKubernetesRecipe(t *testing.T) {
 		t.Errorf("the controller Job does not mount the ConfigMap %s", hostsMap.Name)
 	}
 	run := strings.Join(job.Spec.Template.Spec.Containers[0].Args, " ")
-	if !strings.Contains(run, "@POD_IP@") || !strings.Contains(run, "--hosts /tmp/hosts.yaml") {
-		t.Errorf("the controller's command %q does not fill the hosts file's address and run with it", run)
+	if !strings.Contains(run, "--hosts /etc/electbench/hosts.yaml") {
+		t.Errorf("the controller's command %q does not run with the ConfigMap's hosts file", run)
 	}
 	checkRecipeHosts(t, hostsMap.Data["hosts.yaml"], &set, svc.Name, port)
 }
 
 // checkRecipeHosts fills the recipe's hosts file as its comment says (each
-// agent's public key, the controller's key file, the pod's address) and
+// agent's public key, the controller's key file) and
 // reads it with the harness's reader.
 func checkRecipeHosts(t *testing.T, text string, set *appsv1.StatefulSet, service string, port int32) {
 	t.Helper()
@@ -96,7 +96,7 @@ func checkRecipeHosts(t *testing.T, text string, set *appsv1.StatefulSet, servic
 	if err := pow.WriteKeyFile(filepath.Join(dir, "controller.id.key"), ctl.Private); err != nil {
 		t.Fatal(err)
 	}
-	text = strings.ReplaceAll(strings.ReplaceAll(text, "/keys/", dir+"/"), "@POD_IP@", "10.1.2.3")
+	text = strings.ReplaceAll(text, "/keys/", dir+"/")
 	var pods []string
 	for i := range int(*set.Spec.Replicas) {
 		pod := fmt.Sprintf("%s-%d", set.Name, i)

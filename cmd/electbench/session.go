@@ -78,7 +78,15 @@ func planRun(cmd *cobra.Command, o runOptions, args []string) (*runPlan, error) 
 	if p.shard, p.inShard, p.costs, err = o.shardOf(p.trials, &p.manifest); err != nil {
 		return nil, err
 	}
-	if err := checkLiveHost(p.liveTrials(), o.toxiproxy, o.netns); err != nil {
+	hosts := o.netns
+	if o.hosts != "" {
+		// Each host of the file runs the proxies into its nodes, as a
+		// --netns host does; checkRunFlags refuses a file that does not read.
+		if hs, err := harness.ReadHosts(o.hosts); err == nil {
+			hosts = len(hs.Hosts)
+		}
+	}
+	if err := checkLiveHost(p.liveTrials(), o.toxiproxy, hosts); err != nil {
 		return nil, err
 	}
 	if o.resume {
@@ -122,6 +130,8 @@ func checkRunFlags(cmd *cobra.Command, o runOptions, sim, live []*workloads.Spec
 			return badInputf("--hosts: this run has no live trials (--runtime sim); the flag places live nodes")
 		case o.netns > 0:
 			return badInputf("--hosts and --netns: the nodes run on the hosts of one or the other")
+		case o.toxiproxy != "":
+			return badInputf("--toxiproxy with --hosts: each host's agent runs a Toxiproxy server of its own, holding the proxies into its nodes")
 		}
 		if _, err := harness.ReadHosts(o.hosts); err != nil {
 			return badInputf("--hosts: %w", err)
@@ -471,7 +481,7 @@ func liveTrialNumbers(trials []workloads.Trial) func(harness.Setup) int {
 }
 
 // checkLiveHost refuses, before anything is written or started, a live
-// trial whose cluster this host, or the --netns hosts, cannot hold
+// trial whose cluster this host, or the --netns or --hosts hosts, cannot hold
 // (harness.CheckHosts: links, memory, descriptors), saying why; url is
 // --toxiproxy's.
 func checkLiveHost(trials []workloads.Trial, url string, hosts int) error {

@@ -2,14 +2,15 @@
 # Starts an electbench agent on each host over SSH and writes the hosts file
 # that `electbench run --hosts` reads (docs/multi-host.md, "Real hosts").
 #
-#   agents-ssh.sh start HOSTS PROXIES DIR   mint the keys (once, into DIR), start
-#                                           the agents, write DIR/hosts.yaml
-#   agents-ssh.sh stop HOSTS DIR            stop the agents; their nodes die with them
+#   agents-ssh.sh start HOSTS DIR   mint the keys (once, into DIR), start the
+#                                   agents, write DIR/hosts.yaml
+#   agents-ssh.sh stop HOSTS DIR    stop the agents; their nodes and Toxiproxy
+#                                   servers die with them
 #
 # HOSTS lists one host a line: NAME SSH-DESTINATION LISTEN-ADDRESS, the last an
 # address of that host the others and this machine reach, host:port (port 0:
-# any free one); # starts a comment. PROXIES is this machine's address that
-# every host reaches: the links' proxies listen there. Each host needs
+# any free one); # starts a comment. Each agent runs the proxies into its
+# host's nodes, on that address. Each host needs
 # electbench on its PATH. $SSH (default ssh) reaches a host; $REMOTE_DIR
 # (default electbench-agent, under the login directory) holds, per NAME, the
 # agent's key, the controller's identity, its log and pid.
@@ -17,16 +18,16 @@ set -euo pipefail
 SSH=${SSH:-ssh}
 REMOTE=${REMOTE_DIR:-electbench-agent}
 
-usage() { echo "usage: $0 start HOSTS PROXIES DIR | stop HOSTS DIR" >&2; exit 2; }
+usage() { echo "usage: $0 start HOSTS DIR | stop HOSTS DIR" >&2; exit 2; }
 
 # hosts prints the lines of the hosts list that name a host.
 hosts() { grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$1"; }
 
 start() {
-  local list=$1 proxies=$2 dir=$3
+  local list=$1 dir=$2
   mkdir -p "$dir"
   [ -e "$dir/controller.id" ] || electbench pow mint --bits 1 -o "$dir/controller.id" >/dev/null
-  { echo "controller: controller.id.key"; echo "proxies: $proxies"; echo "hosts:"; } > "$dir/hosts.yaml.new"
+  { echo "controller: controller.id.key"; echo "hosts:"; } > "$dir/hosts.yaml.new"
   hosts "$list" | while read -r name dest listen; do
     [ -n "$listen" ] || { echo "$list: '$name $dest': want NAME SSH-DESTINATION LISTEN-ADDRESS" >&2; exit 2; }
     [ -e "$dir/$name.id" ] || electbench pow mint --bits 1 -o "$dir/$name.id" >/dev/null
@@ -62,7 +63,7 @@ stop() {
 }
 
 case ${1:-} in
-  start) [ $# -eq 4 ] || usage; start "$2" "$3" "$4" ;;
+  start) [ $# -eq 3 ] || usage; start "$2" "$3" ;;
   stop) [ $# -eq 3 ] || usage; stop "$2" ;;
   *) usage ;;
 esac

@@ -31,6 +31,10 @@ type Options struct {
 	Grace      time.Duration      // see DefaultGrace; 0 means DefaultGrace
 	Version    string             // sent in Hello
 	Log        io.Writer          // refusals and the processes' standard error; nil discards
+	// Toxiproxy is the command of the host's Toxiproxy server
+	// (`electbench toxiproxy-server`), to which the agent appends
+	// "--listen 127.0.0.1"; nil: the agent refuses ToxiStart.
+	Toxiproxy []string
 }
 
 // Agent runs processes for one controller at a time.
@@ -41,6 +45,7 @@ type Agent struct {
 	out   *session // the controller's connection; nil while none
 	procs map[uint32]*proc
 	grace *time.Timer // the kill after the controller left; nil while one is connected
+	toxi  *toxiServer // the host's Toxiproxy server; nil while none runs
 }
 
 // New makes an agent; it serves nothing until Serve.
@@ -180,12 +185,17 @@ func (a *Agent) handle(m *Msg) error {
 			return p.closeStdin()
 		}
 		return p.signal(m.Code)
+	case ToxiStart, ToxiStop, ToxiRequest:
+		a.handleToxi(m)
+		return nil
 	}
 	return fmt.Errorf("agent: a controller does not send a frame of kind %d", m.Kind)
 }
 
-// killAll kills every process the agent started.
+// killAll kills every process the agent started, its Toxiproxy server
+// among them.
 func (a *Agent) killAll() {
+	a.stopToxi()
 	a.mu.Lock()
 	ps := make([]*proc, 0, len(a.procs))
 	for _, p := range a.procs {

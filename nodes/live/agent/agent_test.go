@@ -76,7 +76,7 @@ type testAgent struct {
 func startAgent(t *testing.T, controller ed25519.PublicKey, grace time.Duration) *testAgent {
 	t.Helper()
 	ta := &testAgent{key: newKey(t), log: newLog()}
-	a, err := New(Options{Key: ta.key, Controller: controller, Grace: grace, Version: "test", Log: ta.log})
+	a, err := New(Options{Key: ta.key, Controller: controller, Grace: grace, Version: "test", Log: ta.log, Toxiproxy: []string{os.Args[0], "toxiproxy-server"}})
 	if err != nil {
 		t.Fatal(err)
 	}

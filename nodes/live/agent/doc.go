@@ -9,7 +9,10 @@
 // (Dial, Client) asks the agent to start processes on its host, writes to
 // their standard input and signals them (SIGKILL, SIGSTOP, SIGCONT only);
 // the agent relays every line they print stamped with its own host's
-// monotonic clock, and reports their exits. When the controller's
+// monotonic clock, and reports their exits. It also runs the host's
+// Toxiproxy server (toxi.go), its unauthenticated API on the host's
+// loopback, answering the controller's HTTP requests to it carried as
+// frames over the same connection. When the controller's
 // connection goes away and no controller returns within the grace period,
 // the agent kills every process it started, so a dead controller leaves
 // nothing running on any host.

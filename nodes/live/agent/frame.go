@@ -10,19 +10,24 @@ import (
 // Kind is a frame's type.
 type Kind byte
 
-// The frames. The controller sends Start, Stdin, CloseStdin and Signal;
-// the agent sends Hello, Started, Line, Exited and Fail.
+// The frames. The controller sends Start, Stdin, CloseStdin, Signal,
+// ToxiStart, ToxiStop and ToxiRequest; the agent sends Hello, Started,
+// Line, Exited, Fail and ToxiReply.
 const (
-	Hello      Kind = 1 + iota // Data: the agent's version; sent first, it confirms the handshake
-	Start                      // ID: a new process's number; Args: argv; Env: added to the agent's; Addr: a host to listen on, or ""
-	Started                    // ID; Code: pid; Addr: the address it listens on; At: when it started
-	Stdin                      // ID; Data: bytes for its standard input
-	CloseStdin                 // ID
-	Signal                     // ID; Code: SigKill, SigStop or SigCont
-	Line                       // ID; At: when the agent read it; Code: 1 stdout, 2 stderr; Data: the line without its newline
-	Exited                     // ID; At: when it was reaped; Code: its exit status (-1: killed by a signal)
-	Fail                       // ID (0: the connection); Data: what failed
-	lastKind   = Fail
+	Hello       Kind = 1 + iota // Data: the agent's version; sent first, it confirms the handshake
+	Start                       // ID: a new process's number; Args: argv; Env: added to the agent's; Addr: a host to listen on, or ""
+	Started                     // ID; Code: pid; Addr: the address it listens on; At: when it started
+	Stdin                       // ID; Data: bytes for its standard input
+	CloseStdin                  // ID
+	Signal                      // ID; Code: SigKill, SigStop or SigCont
+	Line                        // ID; At: when the agent read it; Code: 1 stdout, 2 stderr; Data: the line without its newline
+	Exited                      // ID; At: when it was reaped; Code: its exit status (-1: killed by a signal)
+	Fail                        // ID (0: the connection); Data: what failed
+	ToxiStart                   // ID: a request's number; starts the host's Toxiproxy server, its API on the host's loopback (toxi.go)
+	ToxiStop                    // ID: a request's number; stops it, and its proxies with it
+	ToxiRequest                 // ID: a request's number; Data: an HTTP request to its API, in wire form
+	ToxiReply                   // ID: the request's; Code: -1 failed (Data: why), else ToxiStart's the server's limit on open files (0: unknown); Data: ToxiRequest's HTTP response, in wire form
+	lastKind    = ToxiReply
 )
 
 // The signals a Signal frame names, by the protocol's own numbers: a

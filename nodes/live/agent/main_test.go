@@ -8,9 +8,9 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -32,6 +32,11 @@ func TestMain(m *testing.M) {
 	}
 	if v := os.Getenv(agentEnv); v != "" {
 		os.Exit(agentMain(v))
+	}
+	if len(os.Args) == 4 && os.Args[1] == "toxiproxy-server" && os.Args[2] == "--listen" {
+		// A host's Toxiproxy server, as the agent starts it
+		// (Options.Toxiproxy): a stand-in that answers with its pid.
+		os.Exit(toxiMain(os.Args[3]))
 	}
 	os.Exit(m.Run())
 }
@@ -60,7 +65,25 @@ func controllerMain(v string) int {
 		fmt.Fprintf(os.Stderr, "controller: %+v, want Started (%v)\n", m, c.Err())
 		return 1
 	}
-	fmt.Println("pid", m.Code)
+	if err := c.Send(&Msg{Kind: ToxiStart, ID: 1}); err != nil {
+		fmt.Fprintln(os.Stderr, "controller:", err)
+		return 1
+	}
+	if r := <-c.Msgs(); r == nil || r.Kind != ToxiReply || r.Code < 0 {
+		fmt.Fprintf(os.Stderr, "controller: %+v, want the ToxiReply of a start (%v)\n", r, c.Err())
+		return 1
+	}
+	if err := c.Send(&Msg{Kind: ToxiRequest, ID: 2, Data: []byte("GET /pid HTTP/1.1\r\nHost: x\r\n\r\n")}); err != nil {
+		fmt.Fprintln(os.Stderr, "controller:", err)
+		return 1
+	}
+	r := <-c.Msgs()
+	if r == nil || r.Kind != ToxiReply || r.Code < 0 {
+		fmt.Fprintf(os.Stderr, "controller: %+v, want the Toxiproxy server's answer (%v)\n", r, c.Err())
+		return 1
+	}
+	_, body, _ := strings.Cut(string(r.Data), "\r\n\r\n")
+	fmt.Println("pid", m.Code, "server", strings.TrimSpace(body))
 	select {}
 }
 
@@ -119,15 +142,35 @@ func TestKilledControllerLeavesNothing(t *testing.T) {
 		cmd.Wait()
 		t.Fatal("the controller process said nothing")
 	}
-	pid, err := strconv.Atoi(strings.TrimPrefix(sc.Text(), "pid "))
-	if err != nil {
-		t.Fatalf("the controller said %q, want its process's pid", sc.Text())
+	var pid, server int
+	if _, err := fmt.Sscanf(sc.Text(), "pid %d server pid %d", &pid, &server); err != nil {
+		t.Fatalf("the controller said %q, want its process's and its Toxiproxy server's pids: %v", sc.Text(), err)
 	}
-	if gone(int32(pid)) {
-		t.Fatalf("process %d is not running before its controller is killed", pid)
+	if gone(int32(pid)) || gone(int32(server)) {
+		t.Fatalf("process %d or server %d is not running before its controller is killed", pid, server)
 	}
 	cmd.Process.Kill()
 	cmd.Wait()
 	ta.log.waitFor(t, "its 1 processes die in 200ms")
 	waitUntil(t, func() bool { return gone(int32(pid)) }, "end of the process after its controller was SIGKILLed")
+	waitUntil(t, func() bool { return gone(int32(server)) }, "end of the Toxiproxy server after its controller was SIGKILLed")
+}
+
+// toxiMain stands in for `electbench toxiproxy-server --listen host`: it
+// serves HTTP on host, answering every request with its pid, its method
+// and its path, prints its URL and serves until its standard input
+// closes.
+func toxiMain(host string) int {
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "toxiproxy-server:", err)
+		return 1
+	}
+	go http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		fmt.Fprintf(w, "pid %d %s %s %s", os.Getpid(), r.Method, r.URL.RequestURI(), body)
+	}))
+	fmt.Println("http://" + ln.Addr().String())
+	io.Copy(io.Discard, os.Stdin)
+	return 0
 }

@@ -36,7 +36,7 @@ func agentMain(args []string) int {
 		fmt.Fprintln(os.Stderr, "agent:", err)
 		return 2
 	}
-	a, err := agent.New(agent.Options{Key: key, Controller: ed25519.PublicKey(ctl.PublicKey[:]), Version: "test", Log: os.Stderr})
+	a, err := agent.New(agent.Options{Key: key, Controller: ed25519.PublicKey(ctl.PublicKey[:]), Version: "test", Log: os.Stderr, Toxiproxy: serverCommand(os.Args[0])})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

@@ -36,19 +36,22 @@ const agentStop = 5 * time.Second
 // signals. The hosts are network namespaces the harness made, each agent
 // started by it (Options.Agents: agents_linux.go), or hosts of their own
 // whose agents were started by hand (Options.Hosts: hosts.go). Spawn
-// indices are dealt in blocks, as netns deals them; the proxies stay
-// with the harness, on an address every host reaches.
+// indices are dealt in blocks, as netns deals them, and each host's
+// agent runs a Toxiproxy server of its own (hostServers, agents_toxi.go)
+// holding the proxies into the host's nodes.
 type agents struct {
 	hosts []*agentHost
-	proxy string       // the address the proxies listen on
 	dir   string       // the key files of the agents the harness started, or ""
 	done  func() error // removes the hosts the harness made, or nil
 }
 
 // newHosts reaches the agent of every host of hs, started by hand, which
-// run the nodes dealt to them; the proxies listen on hs.Proxies.
+// run the nodes dealt to them and the proxies into those nodes.
 func newHosts(hs *Hosts, log io.Writer) (placement, error) {
-	a := &agents{proxy: hs.Proxies}
+	a := &agents{}
+	if hs.Proxies != "" && log != nil {
+		fmt.Fprintf(log, "live: --hosts: proxies: %s is not used: each host's agent runs the proxies into its nodes, on the host's address\n", hs.Proxies)
+	}
 	for _, host := range hs.Hosts {
 		ip, _, _ := net.SplitHostPort(host.Agent) // checked by ReadHosts
 		h := newAgentHost(fmt.Sprintf("the agent of host %s (%s)", host.Name, host.Agent), ip, log)
@@ -72,13 +75,26 @@ func (a *agents) hostOf(idx, n int) int { return serverOf(idx, n, len(a.hosts)) 
 // estimate (clock.go) takes per host, through the agents' relays.
 func (a *agents) hostCount() int { return len(a.hosts) }
 
-// errAgentsListen: listen and start are the agents' own (remoteStarter).
+// errAgentsListen: listen and start are the agents' own (remoteStarter),
+// as is the start of a host's Toxiproxy server (startServer).
 var errAgentsListen = errors.New("harness: a host's agent opens its nodes' sockets and starts them")
 
 func (a *agents) listen(int, int) (*net.TCPListener, error) { return nil, errAgentsListen }
 func (a *agents) start(int, int, *exec.Cmd) error           { return errAgentsListen }
-func (a *agents) proxyHost(int) string                      { return a.proxy }
 func (a *agents) restartsListen() bool                      { return false }
+
+// hostAddr is host h's address, where its nodes and the proxies into
+// them listen.
+func (a *agents) hostAddr(h int) string { return a.hosts[h].host }
+
+// startOn: a host's agent starts its Toxiproxy server (startServer).
+func (a *agents) startOn(int, *exec.Cmd) error { return errAgentsListen }
+
+// proxyHost needs the cluster's size to find to's host:
+// onHosts.proxyHost asks hostAddr instead, and nothing else asks this.
+func (a *agents) proxyHost(int) string {
+	panic("harness: agents.proxyHost called without the cluster's size (onHosts.proxyHost)")
+}
 
 func (a *agents) startRemote(idx, n int, argv, env []string, stderr io.Writer) (remote, error) {
 	return a.hosts[a.hostOf(idx, n)].start(argv, env, stderr)
@@ -127,6 +143,7 @@ type agentHost struct {
 	procs map[uint32]*remoteProc
 	err   error
 	done  chan struct{} // closed once demux has ended
+	srv   *agentServer  // the host's Toxiproxy server, once started (agents_toxi.go)
 }
 
 func newAgentHost(name, host string, log io.Writer) *agentHost {
@@ -220,6 +237,9 @@ func (h *agentHost) demux(msgs <-chan *agent.Msg) {
 // no control line of the node protocol, is the agent's fault, never a
 // node's event: the error names the agent.
 func (h *agentHost) deliver(m *agent.Msg) error {
+	if m.Kind == agent.ToxiReply {
+		return h.toxiReply(m)
+	}
 	h.mu.Lock()
 	r := h.procs[m.ID]
 	h.mu.Unlock()

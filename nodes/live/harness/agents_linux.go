@@ -28,7 +28,7 @@ func newAgents(opt *Options) (placement, error) {
 		return nil, err
 	}
 	set := p.(netns).set
-	a := &agents{proxy: set.Root().String(), done: set.Close}
+	a := &agents{done: set.Close}
 	fail := func(err error) (placement, error) {
 		a.close()
 		return nil, fmt.Errorf("--netns %d through agents: %w", opt.Netns, err)

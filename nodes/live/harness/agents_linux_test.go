@@ -142,8 +142,9 @@ func TestAgentForgedLine(t *testing.T) {
 }
 
 // A harness running nodes through agents, killed with SIGKILL, leaves
-// no agent and no node (the kernel kills the agents with it, and their
-// nodes with them); harness.Clean removes its hosts and the agents' keys.
+// no agent, no host's Toxiproxy server and no node (the kernel kills the
+// agents with it, and their servers and nodes with them); harness.Clean
+// removes its hosts and the agents' keys.
 func TestKilledAgentsHarness(t *testing.T) {
 	h := startHarness(t, agentsHarness)
 	defer h.cmd.Process.Kill()
@@ -159,7 +160,7 @@ func TestKilledAgentsHarness(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	if left := livetest.Marked(h.mark); len(left) != 0 {
-		t.Errorf("agents or nodes of the killed run remain after two seconds: %v", left)
+		t.Errorf("agents, servers or nodes of the killed run remain after two seconds: %v", left)
 	}
 	if left := hostsOf(pid, token); len(left) != 3 {
 		t.Fatalf("the killed run left %v, not its two namespaces and bridge: the check below would prove nothing", left)

@@ -62,6 +62,9 @@ func New(ctx context.Context, opt Options) (*Runtime, error) {
 	if opt.Netns > 0 && opt.Toxiproxy != "" {
 		return nil, errors.New("live: --toxiproxy with --netns: each --netns host runs a Toxiproxy server of its own")
 	}
+	if opt.Hosts != nil && opt.Toxiproxy != "" {
+		return nil, errors.New("live: --toxiproxy with --hosts: each host's agent runs a Toxiproxy server of its own")
+	}
 	// What dead runs left goes first: a killed --netns run's hosts hold
 	// the addresses this run's would take.
 	r.removeDead(ctx)
@@ -219,12 +222,19 @@ func (r *Runtime) Run(ctx context.Context, cfg trial.Config) (*Result, error) {
 
 // serversFor is how many Toxiproxy servers a cluster of n nodes takes
 // (Servers), or, with a server per host, the hosts' once CheckHosts finds
-// that they hold it.
+// that they hold it (and, through agents, each host's server's own limit
+// on open files).
 func (r *Runtime) serversFor(n int, topo nodes.Topology, all bool) (int, error) {
 	if r.srv.hosts == 0 {
 		return Servers(n, topo, all, r.srv.embedded != nil)
 	}
-	return r.srv.hosts, CheckHosts(n, topo, all, false, r.srv.hosts)
+	if err := CheckHosts(n, topo, all, false, r.srv.hosts); err != nil {
+		return r.srv.hosts, err
+	}
+	if hl, ok := r.place.(hostLimits); ok {
+		return r.srv.hosts, checkServerLimits(n, topo, all, r.srv.hosts, hl.serverLimit)
+	}
+	return r.srv.hosts, nil
 }
 
 // verify checks, once a trial has run and before its row is written,

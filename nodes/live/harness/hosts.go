@@ -25,7 +25,6 @@ const maxHostsFile = 1 << 20
 // For example:
 //
 //	controller: ctl.id.key   # this controller's private key file
-//	proxies: 10.0.0.1        # this machine's address, which every host reaches
 //	hosts:
 //	  - name: a
 //	    agent: 10.0.0.2:7000 # where the agent listens
@@ -36,8 +35,10 @@ type Hosts struct {
 	// (`electbench agent --controller FILE`). A relative path is the hosts
 	// file's directory's.
 	Controller string `yaml:"controller"`
-	// Proxies is the address of this machine that every host reaches:
-	// the proxies of the links listen there.
+	// Proxies is optional and unused: it named the address of this
+	// machine where the proxies listened before each host's agent ran
+	// the proxies into its nodes. A file that gives it still reads (an
+	// IP address, as then), and the run logs that it is not used.
 	Proxies string `yaml:"proxies"`
 	Hosts   []Host `yaml:"hosts"`
 
@@ -79,8 +80,8 @@ func (h *Hosts) check(dir string) error {
 	if len(h.Hosts) == 0 {
 		return errors.New("no host under hosts:")
 	}
-	if _, err := netip.ParseAddr(h.Proxies); err != nil {
-		return fmt.Errorf("proxies: %q is not an IP address of this machine: %w", h.Proxies, err)
+	if _, err := netip.ParseAddr(h.Proxies); h.Proxies != "" && err != nil {
+		return fmt.Errorf("proxies: %q is not an IP address (the field is no longer used: leave it out): %w", h.Proxies, err)
 	}
 	if h.Controller == "" {
 		return errors.New("controller: no key file (electbench pow mint -o FILE writes FILE.key)")

@@ -21,7 +21,9 @@ import (
 
 // TestHostsAgentsStartedByHand: with a hosts file naming two agents
 // started by hand (here on this machine's loopback), live raft at N = 4
-// runs through them, its nodes the agents' children: safe, a leader.
+// runs through them, its nodes the agents' children: safe, a leader;
+// each agent runs the proxies into its two nodes, on its own Toxiproxy
+// server (the hosts file names no proxies: address).
 func TestHostsAgentsStartedByHand(t *testing.T) {
 	dir := t.TempDir()
 	ctl := mintTestKey(t)
@@ -31,7 +33,7 @@ func TestHostsAgentsStartedByHand(t *testing.T) {
 	if err := pow.WriteKeyFile(filepath.Join(dir, "ctl.id.key"), ctl.Private); err != nil {
 		t.Fatal(err)
 	}
-	file := "controller: ctl.id.key\nproxies: 127.0.0.1\nhosts:\n"
+	file := "controller: ctl.id.key\nhosts:\n"
 	var agentPIDs []int
 	for i := range 2 {
 		pid, addr, key := startHandAgent(t, dir, i)
@@ -48,8 +50,12 @@ func TestHostsAgentsStartedByHand(t *testing.T) {
 	}
 	opt := options(t)
 	opt.Hosts = hs
-	var parents []int
+	var (
+		parents []int
+		info    harness.Info
+	)
 	opt.Observe = func(i harness.Info) {
+		info = i
 		for _, pid := range i.PIDs {
 			ppid, err := parentOf(pid)
 			if err != nil {
@@ -66,6 +72,7 @@ func TestHostsAgentsStartedByHand(t *testing.T) {
 	if len(parents) != 4 {
 		t.Fatalf("%d node processes observed, want 4", len(parents))
 	}
+	proxiesOnHosts(t, info, 4, []string{"127.0.0.1", "127.0.0.1"})
 	for _, ppid := range parents {
 		if !slices.Contains(agentPIDs, ppid) {
 			t.Errorf("a node's parent is %d, not one of the agents %v", ppid, agentPIDs)
@@ -119,7 +126,7 @@ func startHandAgent(t *testing.T, dir string, i int) (pid int, addr string, key 
 }
 
 // TestReadHosts: a hosts file is decoded strictly; each mistake is
-// refused naming the field.
+// refused naming the field; proxies: may be left out.
 func TestReadHosts(t *testing.T) {
 	dir := t.TempDir()
 	ctl := mintTestKey(t)
@@ -131,6 +138,7 @@ func TestReadHosts(t *testing.T) {
 	good := "controller: ctl.key\nproxies: 10.0.0.1\nhosts:\n" + host
 	for _, c := range []struct{ file, want string }{
 		{good, ""},
+		{"controller: ctl.key\nhosts:\n" + host, ""}, // proxies: is optional, and unused
 		{good + "hsots: []\n", "field hsots not found"},
 		{"controller: ctl.key\nproxies: 10.0.0.1\nhosts:\n  - {name: a, agent: '10.0.0.2:7000', key: " + key + ", port: 1}\n", "field port not found"},
 		{"controller: ctl.key\nproxies: 10.0.0.1\nhosts: []\n", "no host under hosts:"},

@@ -233,6 +233,35 @@ func CheckHosts(n int, topo nodes.Topology, allLinks, embedded bool, hosts int) 
 	return nil
 }
 
+// hostLimits is a hostServers placement whose hosts' servers have
+// limits on open files of their own, which this process's need not be
+// (agents: each agent reports its host's).
+type hostLimits interface {
+	// serverLimit is host h's server's limit, if known.
+	serverLimit(h int) (uint64, bool)
+}
+
+// checkServerLimits reports a cluster of n nodes on hosts hosts whose
+// proxies into one host's nodes need more descriptors than that host's
+// server may open (limit), naming the host: CheckHosts checks the
+// busiest host against this process's limit, which on hosts of their own
+// is another machine's.
+func checkServerLimits(n int, topo nodes.Topology, allLinks bool, hosts int, limit func(h int) (uint64, bool)) error {
+	per := NeedsFor(n, topo, allLinks, false).perReceiver
+	count := make([]int, hosts)
+	for to := range n {
+		count[serverOf(to, n, hosts)]++
+	}
+	for h, k := range count {
+		l, ok := limit(h)
+		if server := 3*k*per + fdBase; ok && uint64(server) > l {
+			return fmt.Errorf("%d nodes of a %s topology on %d hosts need about %d file descriptors in the Toxiproxy server of host %d (%d proxies), over the limit of %d its agent reported: raise it on that host (ulimit -n) or spread the nodes over more hosts",
+				n, topo, hosts, server, h, k*per, l)
+		}
+	}
+	return nil
+}
+
 // busiestHost is the most nodes of n one of hosts hosts holds (serverOf
 // deals them in blocks) and the proxies into them, per into each.
 func busiestHost(n, hosts, per int) (most, proxies int) {

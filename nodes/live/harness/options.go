@@ -31,7 +31,8 @@ type Options struct {
 	// (`electbench agent`, started by the harness in the host's
 	// namespace and reached over its pinned-key TLS connection), as
 	// hosts of their own would run them: the agent opens each node's
-	// socket on its host, relays its lines and delivers its signals.
+	// socket on its host, relays its lines and delivers its signals,
+	// and runs the host's Toxiproxy server (agents_toxi.go).
 	Agents bool
 	// Hosts, when set, runs the nodes on hosts of their own through
 	// their agents, started by hand (ReadHosts); not with Netns.

@@ -7,10 +7,12 @@ import (
 )
 
 // placement is where a cluster's nodes run: on this host's loopback
-// (loopback, the default), or on hosts made of network namespaces
-// (Options.Netns; placement_linux.go). The proxies stay with the
-// harness's Toxiproxy, on an address every host reaches; a node's
-// listening socket is made on its host, and the node started there.
+// (loopback, the default), on hosts made of network namespaces
+// (Options.Netns; placement_linux.go), or through agents (agents.go). A
+// node's listening socket is made on its host, and the node started
+// there; where each host runs a Toxiproxy server of its own
+// (hostServers), the proxies into its nodes are on it, otherwise on the
+// harness's.
 type placement interface {
 	// listen opens the listening socket of spawn index idx of an n-node
 	// cluster, on idx's host.

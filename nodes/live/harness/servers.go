@@ -27,9 +27,10 @@ import (
 // (nodeSysProcAttr), and it exits when its standard input closes. Its
 // proxies and ports go with it.
 //
-// With a server per host (a hostServers placement: --netns), clients[1:]
-// are the hosts' servers, by host, started with the runtime: every
-// cluster's proxies are on them, none on the first.
+// With a server per host (a hostServers placement: --netns, and agents,
+// whose servers their agents start), clients[1:] are the hosts' servers,
+// by host, started with the runtime: every cluster's proxies are on them,
+// none on the first.
 type servers struct {
 	clients  []*toxi.Client // by server; [0] the embedded or external one
 	embedded *toxi.Server   // nil with an external Toxiproxy
@@ -37,12 +38,20 @@ type servers struct {
 	hosts    int            // servers of hosts in clients[1:], or 0
 }
 
-// serverProc is one Toxiproxy server process.
+// serverProc is one Toxiproxy server process: the harness's child, or,
+// through agents, another host's (halt).
 type serverProc struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	exited chan struct{}
 	tail   *tailWriter
+	halt   func() // stops a server an agent started; nil for the harness's
+}
+
+// serverStarter is a hostServers placement whose hosts start their
+// servers themselves (agents: each host's agent, agents_toxi.go).
+type serverStarter interface {
+	startServer(ctx context.Context, h int) (*toxi.Client, *serverProc, error)
 }
 
 // healthTimeout bounds a health check of Toxiproxy; closeHealthTimeout,
@@ -72,8 +81,17 @@ func (s *servers) grow(ctx context.Context, k int, opt *Options) error {
 // on the host's address (before any cluster: they serve every one).
 func (s *servers) startOnHosts(ctx context.Context, hs hostServers, opt *Options) error {
 	for h := range hs.hostCount() {
-		c, p, err := startServer(ctx, len(s.clients), opt, []string{"--listen", hs.hostAddr(h)},
-			func(cmd *exec.Cmd) error { return hs.startOn(h, cmd) })
+		var (
+			c   *toxi.Client
+			p   *serverProc
+			err error
+		)
+		if ss, ok := hs.(serverStarter); ok {
+			c, p, err = ss.startServer(ctx, h)
+		} else {
+			c, p, err = startServer(ctx, len(s.clients), opt, []string{"--listen", hs.hostAddr(h)},
+				func(cmd *exec.Cmd) error { return hs.startOn(h, cmd) })
+		}
 		if err != nil {
 			return fmt.Errorf("host %d's Toxiproxy server: %w", h, err)
 		}
@@ -146,6 +164,10 @@ func startServer(ctx context.Context, i int, opt *Options, args []string, start 
 
 // stop ends a server process and waits for it: its proxies go with it.
 func (p *serverProc) stop() {
+	if p.halt != nil {
+		p.halt()
+		return
+	}
 	p.stdin.Close()
 	killGroup(p.cmd.Process.Pid)
 	<-p.exited
@@ -194,12 +216,12 @@ func urlsOf(cs []*toxi.Client) []string {
 	return out
 }
 
-// pidsOf are the processes of those of cs that are processes (not the
-// embedded or external server).
+// pidsOf are the processes of those of cs that are processes of the
+// harness's (not the embedded or external server, nor an agent's).
 func (s *servers) pidsOf(cs []*toxi.Client) []int {
 	var out []int
 	for i, c := range s.clients[1:] {
-		if slices.Contains(cs, c) {
+		if slices.Contains(cs, c) && s.procs[i].cmd != nil {
 			out = append(out, s.procs[i].cmd.Process.Pid)
 		}
 	}
