@@ -10,8 +10,10 @@ import (
 // Kind is a frame's type.
 type Kind byte
 
-// The frames. The controller sends Start, Stdin, CloseStdin and Signal;
-// the agent sends Hello, Started, Line, Exited and Fail.
+// The frames. The controller sends Start, Stdin, CloseStdin, Signal, Cut
+// and Heal; the agent sends Hello, Started, Line, Exited, Fail and
+// Applied. A Cut or Heal is a request of its own number (ID), from the
+// numbers Start takes, answered by an Applied or a Fail of that number.
 const (
 	Hello      Kind = 1 + iota // Data: the agent's version; sent first, it confirms the handshake
 	Start                      // ID: a new process's number; Args: argv; Env: added to the agent's; Addr: a host to listen on, or ""
@@ -22,7 +24,10 @@ const (
 	Line                       // ID; At: when the agent read it; Code: 1 stdout, 2 stderr; Data: the line without its newline
 	Exited                     // ID; At: when it was reaped; Code: its exit status (-1: killed by a signal)
 	Fail                       // ID (0: the connection); Data: what failed
-	lastKind   = Fail
+	Cut                        // ID; Addr: a host's address; Args: [this host's address]: drop every packet from the one to the other, here
+	Heal                       // ID; Addr, Args: as the Cut it takes back
+	Applied                    // ID: the Cut's or Heal's; At: when its rule took effect
+	lastKind   = Applied
 )
 
 // The signals a Signal frame names, by the protocol's own numbers: a
