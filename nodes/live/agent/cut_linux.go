@@ -17,10 +17,14 @@ import (
 // controller's connection to the agent (netcut.Exempt): a cut from the
 // controller's address would otherwise stall the very connection that
 // heals it.
+//
+// The table lives only while a cut holds: the last heal deletes it, so
+// that a host without cuts holds no rule of the agent's.
 type cuts struct {
 	mu    sync.Mutex
 	ctl   netip.AddrPort // where the agent accepts its controller
 	table *netcut.Table
+	held  map[[2]netip.Addr]bool
 }
 
 func (c *cuts) listening(at netip.AddrPort) {
@@ -33,9 +37,14 @@ func (c *cuts) listening(at netip.AddrPort) {
 func (c *cuts) apply(cut bool, from, to netip.Addr) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	pair := [2]netip.Addr{from, to}
 	if !cut {
-		if c.table == nil {
+		if !c.held[pair] {
 			return nil
+		}
+		delete(c.held, pair)
+		if len(c.held) == 0 {
+			return c.closeLocked()
 		}
 		return c.table.Heal(from, to)
 	}
@@ -48,19 +57,27 @@ func (c *cuts) apply(cut bool, from, to netip.Addr) error {
 			t.Close()
 			return err
 		}
-		c.table = t
+		c.table, c.held = t, map[[2]netip.Addr]bool{}
 	}
-	return c.table.Cut(from, to)
+	if err := c.table.Cut(from, to); err != nil {
+		return err
+	}
+	c.held[pair] = true
+	return nil
 }
 
 // close removes every rule the agent made, with its table.
 func (c *cuts) close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.closeLocked()
+}
+
+func (c *cuts) closeLocked() error {
 	if c.table == nil {
 		return nil
 	}
 	err := c.table.Close()
-	c.table = nil
+	c.table, c.held = nil, nil
 	return err
 }

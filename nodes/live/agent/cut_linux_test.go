@@ -22,7 +22,7 @@ import (
 // while the cut holds, succeeds once healed); a cut from the
 // controller's own address leaves the controller's connection carrying
 // requests (the exemption); a cut between two hosts of one address is a
-// Fail; and the agent removes its rules once its controller is
+// Fail; the last heal leaves no table; and the agent removes its rules once its controller is
 // SIGKILLed and the grace period has passed.
 func TestAgentCutsItsHost(t *testing.T) {
 	set, err := hostns.New(os.Getpid(), owner.Token(), 2)
@@ -80,6 +80,9 @@ func TestAgentCutsItsHost(t *testing.T) {
 	request(Heal, 5, a, Applied)
 	if err := reach(); err != nil {
 		t.Fatalf("after the heal: %v", err)
+	}
+	if tables := agentTables(t, set, 1); len(tables) > 0 {
+		t.Errorf("tables %v left in B once every cut healed", tables)
 	}
 	c.Close()
 	killedControllerCuts(t, addr, ctl, agentKey, a, b)

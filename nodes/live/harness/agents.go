@@ -43,6 +43,7 @@ type agents struct {
 	proxy string       // the address the proxies listen on
 	dir   string       // the key files of the agents the harness started, or ""
 	done  func() error // removes the hosts the harness made, or nil
+	cuts  nestedCuts   // the cuts between hosts its agents hold (agents_cut.go)
 }
 
 // newHosts reaches the agent of every host of hs, started by hand, which
@@ -127,10 +128,14 @@ type agentHost struct {
 	procs map[uint32]*remoteProc
 	err   error
 	done  chan struct{} // closed once demux has ended
+	// waits are the Cuts and Heals sent and not yet answered, by number
+	// (agents_cut.go).
+	waits map[uint32]chan *agent.Msg
 }
 
 func newAgentHost(name, host string, log io.Writer) *agentHost {
-	return &agentHost{name: name, host: host, log: log, procs: map[uint32]*remoteProc{}, done: make(chan struct{})}
+	return &agentHost{name: name, host: host, log: log, procs: map[uint32]*remoteProc{}, done: make(chan struct{}),
+		waits: map[uint32]chan *agent.Msg{}}
 }
 
 // connect connects to the agent at addr as the controller holding key,
@@ -220,6 +225,9 @@ func (h *agentHost) demux(msgs <-chan *agent.Msg) {
 // no control line of the node protocol, is the agent's fault, never a
 // node's event: the error names the agent.
 func (h *agentHost) deliver(m *agent.Msg) error {
+	if h.answerRequest(m) {
+		return nil
+	}
 	h.mu.Lock()
 	r := h.procs[m.ID]
 	h.mu.Unlock()

@@ -54,7 +54,7 @@ func newAgents(opt *Options) (placement, error) {
 		}
 		a.hosts = append(a.hosts, h)
 	}
-	return a, nil
+	return netnsAgents{a, set}, nil
 }
 
 // mintKey is a fresh Ed25519 key pair in the form `electbench pow mint`
