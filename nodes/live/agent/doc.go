@@ -9,8 +9,11 @@
 // (Dial, Client) asks the agent to start processes on its host, writes to
 // their standard input and signals them (SIGKILL, SIGSTOP, SIGCONT only);
 // the agent relays every line they print stamped with its own host's
-// monotonic clock, and reports their exits. When the controller's
+// monotonic clock, and reports their exits. It also cuts its host off
+// from another host's address in the kernel at the controller's request
+// (Cut, Heal: nftables rules in its own network namespace, netcut), the
+// controller's own connection exempt. When the controller's
 // connection goes away and no controller returns within the grace period,
-// the agent kills every process it started, so a dead controller leaves
-// nothing running on any host.
+// the agent kills every process it started and removes its rules, so a
+// dead controller leaves nothing running, and nothing cut, on any host.
 package agent
