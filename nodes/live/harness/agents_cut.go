@@ -61,7 +61,9 @@ func (h *agentHost) cutFrom(kind agent.Kind, from string) error {
 }
 
 // answerRequest hands the agent's Applied or Fail of a Cut or Heal to its
-// waiter, and says whether m was one.
+// waiter, and says whether m was one. A second answer to one request is
+// not, and so is the agent's fault (deliver), as is any Applied of no
+// request.
 func (h *agentHost) answerRequest(m *agent.Msg) bool {
 	if m.Kind != agent.Applied && m.Kind != agent.Fail {
 		return false
@@ -69,9 +71,10 @@ func (h *agentHost) answerRequest(m *agent.Msg) bool {
 	h.mu.Lock()
 	answer := h.waits[m.ID]
 	h.mu.Unlock()
-	if answer == nil {
+	select {
+	case answer <- m: // a nil answer (no request) never takes it
+		return true
+	default:
 		return false
 	}
-	answer <- m
-	return true
 }
