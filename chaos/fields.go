@@ -149,6 +149,20 @@ func init() {
 					s.Draws = &dr
 				}
 			}},
+		{name: "hosts", typ: "mapping", def: "none",
+			doc: "live runs on hosts of their own: the fields of a hosts file (`controller`, `proxies`, `hosts`: multi-host.md), as `--hosts FILE` reads them, key paths relative to the scenario file; the nodes are dealt to the hosts' agents in blocks. Not with `--hosts` or `--netns`; refused on the simulator",
+			dec: func(d *decoder, n *yaml.Node, path string, s *Scenario) {
+				if n.Kind != yaml.MappingNode {
+					d.errorf(n, path, "want a mapping: the fields of a hosts file (controller, proxies, hosts)")
+					return
+				}
+				b, err := yaml.Marshal(n)
+				if err != nil {
+					d.errorf(n, path, "%v", err)
+					return
+				}
+				s.Hosts = b
+			}},
 	}
 }
 

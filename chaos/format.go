@@ -136,6 +136,7 @@ func attach() {
 		"expect":      func(s *Scenario) *yaml.Node { return encodeMapping(expectFields, &s.Expect) },
 		"trace-hash":  func(s *Scenario) *yaml.Node { return textNode(s.TraceHash) },
 		"draws":       encodeDraws,
+		"hosts":       encodeHosts,
 	})
 	attachDraws()
 	set(networkFields, map[string]func(*Network) *yaml.Node{
@@ -329,4 +330,16 @@ func set[T any](fields []field[T], encs map[string]func(*T) *yaml.Node) {
 		}
 		fields[i].enc = enc
 	}
+}
+
+// encodeHosts writes a hosts: section back as it was read.
+func encodeHosts(s *Scenario) *yaml.Node {
+	if s.Hosts == nil {
+		return nil
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(s.Hosts, &doc); err != nil || len(doc.Content) == 0 {
+		panic(fmt.Sprintf("chaos: a hosts: section that decoded does not decode again: %v", err))
+	}
+	return doc.Content[0]
 }

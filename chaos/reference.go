@@ -97,7 +97,7 @@ func refTimeline(b *strings.Builder) {
 		{"`highest`, `lowest`", "the highest- or lowest-ranked process, alive or not"},
 		{"`random(k)`", "k distinct live processes, drawn from the trial's fault stream (the seed decides)"},
 		{"`successor(x)`", "the process after each of x in ring order"},
-		{"`host(h)`", "every process on host h (0-based: nodes dealt to hosts in blocks of spawn order); live runs on `--netns` hosts only, refused before any other run"},
+		{"`host(h)`", "every process on host h (0-based: nodes dealt to hosts in blocks of spawn order); live runs on hosts only (`--netns`, `--hosts`, a scenario's `hosts:`), refused before any other run"},
 	} {
 		p("| %s | %s |\n", r[0], r[1])
 	}

@@ -45,6 +45,10 @@ type Scenario struct {
 	// one trial, taken before its seed's: a shrunk counterexample's
 	// simpler draws (docs/SHRINK.md); nil: the seed's alone.
 	Draws *trial.Draws
+	// Hosts is the scenario's hosts: section, as YAML: the fields of a
+	// hosts file (`electbench run --hosts FILE`), which the live harness
+	// decodes (harness.ParseHosts); nil without one.
+	Hosts []byte
 
 	pos map[string]Pos
 }

@@ -22,7 +22,7 @@ import (
 //	                   the fault stream
 //	successor(x)       the process after each of x in ring order
 //	host(h)            every process on host h (0-based; live runs on
-//	                   --netns hosts only, refused before any other run)
+//	                   hosts only: --netns, --hosts, hosts:; refused elsewhere)
 //
 // Selectors resolve when their fault starts.
 type Selector struct {

@@ -70,6 +70,12 @@ type Spec struct {
 	// Draws is a scenario's draws: the prefix of its one trial's random
 	// draws (trial.Config.Draws); nil: the seed's alone.
 	Draws *trial.Draws
+	// Hosts is a scenario's hosts: section, as YAML (harness.ParseHosts
+	// reads it), its relative key paths in HostsDir, the scenario file's
+	// directory; nil without one. Where the nodes run shapes no trial's
+	// plan, as --hosts does not.
+	Hosts    []byte
+	HostsDir string
 }
 
 // Unit is the unit the spec's machines read their parameters in, and a

@@ -99,6 +99,9 @@ func FromScenario(sc *chaos.Scenario) (*Spec, error) {
 	if spec.Draws = sc.Draws; sc.Draws != nil {
 		checkDraws(sc, spec, fail)
 	}
+	if sc.Hosts != nil {
+		scenarioHosts(sc, spec, fail)
+	}
 	for i, l := range spec.LinkLatency {
 		for _, n := range spec.Nodes {
 			if err := errors.Join(l.From.Check(n), l.To.Check(n)); err != nil {
@@ -322,4 +325,16 @@ func ParseScenariosOn(file string, data []byte, runtime string) ([]*Spec, error)
 		return nil, errs
 	}
 	return specs, nil
+}
+
+// scenarioHosts keeps a scenario's hosts: section for the live harness,
+// which decodes it (harness.ParseHosts) with its key paths relative to
+// the scenario file; a trial the simulator runs has no hosts.
+func scenarioHosts(sc *chaos.Scenario, spec *Spec, fail func(field, format string, args ...any)) {
+	simulated := slices.ContainsFunc(spec.Algos, func(a Algo) bool { return !a.liveOnly() })
+	if sc.Runtime != "live" && simulated {
+		fail("hosts", "the section deals live nodes to hosts' agents, and this scenario runs on the simulator: give runtime: live")
+		return
+	}
+	spec.Hosts, spec.HostsDir = sc.Hosts, filepath.Dir(sc.File)
 }

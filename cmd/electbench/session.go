@@ -33,6 +33,7 @@ type runPlan struct {
 	shard    *workloads.Shard             // nil: the whole plan
 	inShard  func(t workloads.Trial) bool // whether a trial is this part's
 	costs    []float64                    // each trial's cost, when sharding priced them
+	hosts    *harness.Hosts               // where the live nodes run (runHosts), or nil
 }
 
 // planRun reads the run's specs from scenario files or flags and plans
@@ -53,6 +54,9 @@ func planRun(cmd *cobra.Command, o runOptions, args []string) (*runPlan, error) 
 		return nil, badInputf("--parallel %d: must be at least 1 (or 0 for one per core)", o.parallel)
 	}
 	p := &runPlan{specs: slices.Concat(sim, live)}
+	if p.hosts, err = runHosts(o.hosts, live); err != nil { // checked by checkRunFlags
+		return nil, err
+	}
 	if p.formats, err = parseFormats(o.formats); err != nil {
 		return nil, badInput(err)
 	}
@@ -124,18 +128,18 @@ func checkRunFlags(cmd *cobra.Command, o runOptions, sim, live []*workloads.Spec
 	if o.agents && o.netns == 0 {
 		return badInputf("--agents: the agents run in hosts made of network namespaces; give --netns K")
 	}
-	if o.hosts != "" {
-		switch {
-		case len(live) == 0:
-			return badInputf("--hosts: this run has no live trials (--runtime sim); the flag places live nodes")
-		case o.netns > 0:
-			return badInputf("--hosts and --netns: the nodes run on the hosts of one or the other")
-		case o.toxiproxy != "":
-			return badInputf("--toxiproxy with --hosts: each host's agent runs a Toxiproxy server of its own, holding the proxies into its nodes")
-		}
-		if _, err := harness.ReadHosts(o.hosts); err != nil {
-			return badInputf("--hosts: %w", err)
-		}
+	if o.hosts != "" && len(live) == 0 {
+		return badInputf("--hosts: this run has no live trials (--runtime sim); the flag places live nodes")
+	}
+	hosts, err := runHosts(o.hosts, live)
+	if err != nil {
+		return err
+	}
+	if hosts != nil && o.netns > 0 {
+		return badInputf("%s and --netns: the nodes run on the hosts of one or the other", hostsSource(o.hosts, live))
+	}
+	if hosts != nil && o.toxiproxy != "" {
+		return badInputf("--toxiproxy with %s: each host's agent runs a Toxiproxy server of its own, holding the proxies into its nodes", hostsSource(o.hosts, live))
 	}
 	if _, err := parseClockOffsets(o.clocks, o.netns); err != nil {
 		return err
@@ -146,14 +150,14 @@ func checkRunFlags(cmd *cobra.Command, o runOptions, sim, live []*workloads.Spec
 	if err := checkHostFaults(sim, 0); err != nil {
 		return err
 	}
-	if o.agents || o.hosts != "" {
-		// Through agents the nodes run on hosts the harness does not cut
-		// between nor map faults to yet (docs/multi-host.md, "Not built yet").
-		if err := checkHostFaults(live, 0); err != nil {
-			return fmt.Errorf("%w; through agents (--agents, --hosts) host faults are not built yet: use --netns K alone", err)
+	nhosts := o.netns
+	if hosts != nil {
+		nhosts = len(hosts.Hosts)
+		if err := checkHostsCuts(live, hosts, hostsSource(o.hosts, live)); err != nil {
+			return err
 		}
 	}
-	if err := checkHostFaults(live, o.netns); err != nil {
+	if err := checkHostFaults(live, nhosts); err != nil {
 		return err
 	}
 	if o.keep && !hasQuorum(slices.Concat(sim, live)) {
@@ -285,7 +289,7 @@ func (p *runPlan) execute(cmd *cobra.Command, o *runOptions) (int, []reports.Row
 	workloads.RemoveDeadSpools()
 	obs := &runObserver{w: cmd.ErrOrStderr()}
 	clocks, _ := parseClockOffsets(o.clocks, o.netns) // checked by checkRunFlags
-	lh := &liveHarness{dir: o.out, url: o.toxiproxy, netns: o.netns, agents: o.agents, hosts: o.hosts, clocks: clocks, trials: p.liveTrials(), setup: obs.setup}
+	lh := &liveHarness{dir: o.out, url: o.toxiproxy, netns: o.netns, agents: o.agents, hosts: p.hosts, clocks: clocks, trials: p.liveTrials(), setup: obs.setup}
 	x := &workloads.Executor{
 		Live: lh, Parallel: o.parallel, Trace: writer(tr.f), TraceIf: tr.only, Observer: obs, Costs: p.costs,
 		Skip: func(t workloads.Trial) bool { return done[t.Key()] || !p.inShard(t) },
@@ -505,7 +509,7 @@ type liveHarness struct {
 	dir, url string
 	netns    int               // hosts made of network namespaces, or 0
 	agents   bool              // the nodes run through an agent in each host
-	hosts    string            // a hosts file of agents started by hand, or ""
+	hosts    *harness.Hosts    // hosts of agents started by hand (--hosts, a scenario's hosts:), or nil
 	clocks   []time.Duration   // their clocks' shifts (--clock-offsets), or none
 	trials   []workloads.Trial // the plan's live trials
 	setup    func(harness.Setup)
@@ -526,14 +530,7 @@ func (l *liveHarness) Open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	opt := harness.Options{Toxiproxy: l.url, Netns: l.netns, Agents: l.agents, ClockOffsets: l.clocks, Log: log, Progress: l.setup}
-	if l.hosts != "" {
-		// Read again: checkRunFlags read it before the run began.
-		if opt.Hosts, err = harness.ReadHosts(l.hosts); err != nil {
-			log.Close()
-			return badInputf("--hosts: %w", err)
-		}
-	}
+	opt := harness.Options{Toxiproxy: l.url, Netns: l.netns, Agents: l.agents, Hosts: l.hosts, ClockOffsets: l.clocks, Log: log, Progress: l.setup}
 	h, err := harness.New(ctx, opt)
 	if err != nil {
 		log.Close()

@@ -46,6 +46,7 @@ type Agent struct {
 	procs map[uint32]*proc
 	grace *time.Timer // the kill after the controller left; nil while one is connected
 	toxi  *toxiServer // the host's Toxiproxy server; nil while none runs
+	cuts  cuts        // packets dropped into this host (cut.go)
 }
 
 // New makes an agent; it serves nothing until Serve.
@@ -69,6 +70,7 @@ func New(opt Options) (*Agent, error) {
 // Serve accepts controllers on ln until ctx ends or ln fails, then kills
 // every process it started.
 func (a *Agent) Serve(ctx context.Context, ln net.Listener) error {
+	a.cuts.listening(listenAddr(ln))
 	stop := context.AfterFunc(ctx, func() { ln.Close() })
 	defer stop()
 	defer a.killAll()
@@ -171,6 +173,8 @@ func (a *Agent) handle(m *Msg) error {
 	switch m.Kind {
 	case Start:
 		return a.start(m)
+	case Cut, Heal:
+		return a.cutRequest(m)
 	case Stdin, CloseStdin, Signal:
 		a.mu.Lock()
 		p := a.procs[m.ID]
@@ -193,9 +197,13 @@ func (a *Agent) handle(m *Msg) error {
 }
 
 // killAll kills every process the agent started, its Toxiproxy server
-// among them.
+// among them, and removes every rule it made: what the controller left,
+// or what a stopped agent leaves.
 func (a *Agent) killAll() {
 	a.stopToxi()
+	if err := a.cuts.close(); err != nil {
+		fmt.Fprintf(a.opt.Log, "agent: %v\n", err)
+	}
 	a.mu.Lock()
 	ps := make([]*proc, 0, len(a.procs))
 	for _, p := range a.procs {

@@ -74,7 +74,7 @@ func (c *Client) read() {
 			}
 			return
 		}
-		if m.Kind == Hello || m.Kind == Start || m.Kind == Stdin || m.Kind == CloseStdin || m.Kind == Signal || toxiAsk(m.Kind) {
+		if m.Kind == Hello || m.Kind == Start || m.Kind == Stdin || m.Kind == CloseStdin || m.Kind == Signal || toxiAsk(m.Kind) || m.Kind == Cut || m.Kind == Heal {
 			c.err = fmt.Errorf("agent at %s: sent a frame of kind %d, which only a controller sends", c.addr, m.Kind)
 			return
 		}
@@ -82,7 +82,7 @@ func (c *Client) read() {
 	}
 }
 
-// Msgs delivers the agent's Started, Line, Exited, Fail and ToxiReply frames, in its
+// Msgs delivers the agent's Started, Line, Exited, Fail, ToxiReply and Applied frames, in its
 // order; it is closed when the connection ends (Err says why).
 func (c *Client) Msgs() <-chan *Msg { return c.msgs }
 

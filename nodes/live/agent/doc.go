@@ -12,8 +12,11 @@
 // monotonic clock, and reports their exits. It also runs the host's
 // Toxiproxy server (toxi.go), its unauthenticated API on the host's
 // loopback, answering the controller's HTTP requests to it carried as
-// frames over the same connection. When the controller's
+// frames over the same connection, and cuts its host off from another
+// host's address in the kernel at the controller's request (Cut, Heal:
+// nftables rules in its own network namespace, netcut), the controller's
+// own connection exempt. When the controller's
 // connection goes away and no controller returns within the grace period,
-// the agent kills every process it started, so a dead controller leaves
-// nothing running on any host.
+// the agent kills every process it started and removes its rules, so a
+// dead controller leaves nothing running, and nothing cut, on any host.
 package agent

@@ -11,8 +11,10 @@ import (
 type Kind byte
 
 // The frames. The controller sends Start, Stdin, CloseStdin, Signal,
-// ToxiStart, ToxiStop and ToxiRequest; the agent sends Hello, Started,
-// Line, Exited, Fail and ToxiReply.
+// ToxiStart, ToxiStop, ToxiRequest, Cut and Heal; the agent sends Hello,
+// Started, Line, Exited, Fail, ToxiReply and Applied. A Cut or Heal is a
+// request of its own number (ID), from the numbers Start takes, answered
+// by an Applied or a Fail of that number.
 const (
 	Hello       Kind = 1 + iota // Data: the agent's version; sent first, it confirms the handshake
 	Start                       // ID: a new process's number; Args: argv; Env: added to the agent's; Addr: a host to listen on, or ""
@@ -27,7 +29,10 @@ const (
 	ToxiStop                    // ID: a request's number; stops it, and its proxies with it
 	ToxiRequest                 // ID: a request's number; Data: an HTTP request to its API, in wire form
 	ToxiReply                   // ID: the request's; Code: -1 failed (Data: why), else ToxiStart's the server's limit on open files (0: unknown); Data: ToxiRequest's HTTP response, in wire form
-	lastKind    = ToxiReply
+	Cut                         // ID; Addr: a host's address; Args: [this host's address]: drop every packet from the one to the other, here
+	Heal                        // ID; Addr, Args: as the Cut it takes back
+	Applied                     // ID: the Cut's or Heal's; At: when its rule took effect
+	lastKind    = Applied
 )
 
 // The signals a Signal frame names, by the protocol's own numbers: a

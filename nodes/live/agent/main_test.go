@@ -41,7 +41,8 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// controllerMain connects to the agent, has it start a sleeping process,
+// controllerMain connects to the agent, has it start a sleeping process
+// and, given two more addresses, cut packets from the one to the other,
 // prints the process's pid and waits to be killed.
 func controllerMain(v string) int {
 	f := strings.Fields(v)
@@ -83,6 +84,16 @@ func controllerMain(v string) int {
 		return 1
 	}
 	_, body, _ := strings.Cut(string(r.Data), "\r\n\r\n")
+	if len(f) == 5 {
+		if err := c.Send(&Msg{Kind: Cut, ID: 2, Addr: f[3], Args: []string{f[4]}}); err != nil {
+			fmt.Fprintln(os.Stderr, "controller:", err)
+			return 1
+		}
+		if m := <-c.Msgs(); m == nil || m.Kind != Applied {
+			fmt.Fprintf(os.Stderr, "controller: %+v, want Applied (%v)\n", m, c.Err())
+			return 1
+		}
+	}
 	fmt.Println("pid", m.Code, "server", strings.TrimSpace(body))
 	select {}
 }

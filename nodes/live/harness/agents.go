@@ -43,6 +43,7 @@ type agents struct {
 	hosts []*agentHost
 	dir   string       // the key files of the agents the harness started, or ""
 	done  func() error // removes the hosts the harness made, or nil
+	cuts  nestedCuts   // the cuts between hosts its agents hold (agents_cut.go)
 }
 
 // newHosts reaches the agent of every host of hs, started by hand, which
@@ -144,10 +145,14 @@ type agentHost struct {
 	err   error
 	done  chan struct{} // closed once demux has ended
 	srv   *agentServer  // the host's Toxiproxy server, once started (agents_toxi.go)
+	// waits are the Cuts and Heals sent and not yet answered, by number
+	// (agents_cut.go).
+	waits map[uint32]chan *agent.Msg
 }
 
 func newAgentHost(name, host string, log io.Writer) *agentHost {
-	return &agentHost{name: name, host: host, log: log, procs: map[uint32]*remoteProc{}, done: make(chan struct{})}
+	return &agentHost{name: name, host: host, log: log, procs: map[uint32]*remoteProc{}, done: make(chan struct{}),
+		waits: map[uint32]chan *agent.Msg{}}
 }
 
 // connect connects to the agent at addr as the controller holding key,
@@ -239,6 +244,9 @@ func (h *agentHost) demux(msgs <-chan *agent.Msg) {
 func (h *agentHost) deliver(m *agent.Msg) error {
 	if m.Kind == agent.ToxiReply {
 		return h.toxiReply(m)
+	}
+	if h.answerRequest(m) {
+		return nil
 	}
 	h.mu.Lock()
 	r := h.procs[m.ID]

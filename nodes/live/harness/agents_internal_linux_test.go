@@ -11,12 +11,15 @@ import (
 )
 
 // TestAgentFramesOfUnknownProcesses: a frame an agent sends for a process
-// number the harness never gave, or for one it has seen exit, and a
-// second Started, are the agent's fault, named in the error; the lines
+// number the harness never gave, or for one it has seen exit, a second
+// Started, and an Applied of no Cut or Heal or a second one of a request
+// (which once blocked the demultiplexer) are the agent's fault, named in
+// the error; a request gets its Applied; the lines
 // of a process it runs reach that process's reader with the agent's
 // stamps.
 func TestAgentFramesOfUnknownProcesses(t *testing.T) {
-	h := &agentHost{name: "the agent of host 0 (test)", procs: map[uint32]*remoteProc{}}
+	cut := make(chan *agent.Msg, 1) // the answer to request 9, a Cut sent
+	h := &agentHost{name: "the agent of host 0 (test)", procs: map[uint32]*remoteProc{}, waits: map[uint32]chan *agent.Msg{9: cut}}
 	r := &remoteProc{h: h, id: 1, stderr: io.Discard, started: make(chan *agent.Msg, 1), exited: make(chan struct{})}
 	r.out = newLineBuf()
 	h.procs[r.id] = r
@@ -42,6 +45,9 @@ func TestAgentFramesOfUnknownProcesses(t *testing.T) {
 		{agent.Msg{Kind: agent.Line, ID: 1, Code: 3, Data: []byte(hello)}, "from stream 3"},
 		{agent.Msg{Kind: agent.Exited, ID: 1}, ""},
 		{agent.Msg{Kind: agent.Line, ID: 1, Code: 1, Data: []byte(hello)}, "for process 1, which the harness never started or has seen exit"},
+		{agent.Msg{Kind: agent.Applied, ID: 9}, ""},
+		{agent.Msg{Kind: agent.Applied, ID: 9}, "for process 9"}, // a second answer
+		{agent.Msg{Kind: agent.Applied, ID: 8}, "for process 8"}, // of no request
 	} {
 		err := h.deliver(&c.m)
 		switch {
@@ -50,6 +56,9 @@ func TestAgentFramesOfUnknownProcesses(t *testing.T) {
 		case c.fault != "" && (err == nil || !strings.Contains(err.Error(), c.fault) || !strings.Contains(err.Error(), h.name)):
 			t.Errorf("%+v: %v, want the fault of %s: %q", c.m, err, h.name, c.fault)
 		}
+	}
+	if m := <-cut; m.Kind != agent.Applied {
+		t.Errorf("request 9 got %+v, want its Applied", m)
 	}
 	if m := <-r.started; m.Code != 42 {
 		t.Errorf("the starter got %+v, want the Started of pid 42", m)

@@ -221,10 +221,10 @@ func (in injector) Suspect(observer, q int) {
 // scenario's fault, which the trace shows (a --crash crash is not).
 func (in injector) Note(what string, traced bool) { in.f.log.fault(in.f.clock.now(), what, traced) }
 
-// Hosts is how many hosts the nodes run on (--netns), 0 on this host's
-// loopback.
+// Hosts is how many hosts the nodes run on (--netns, agents), 0 on this
+// host's loopback.
 func (in injector) Hosts() int {
-	if hs, ok := in.f.procs.hosts.placement.(hostServers); ok {
+	if hs, ok := in.f.procs.hosts.placement.(hosted); ok {
 		return hs.hostCount()
 	}
 	return 0
@@ -233,7 +233,7 @@ func (in injector) Hosts() int {
 // Host is position p's host, or -1 without hosts.
 func (in injector) Host(p int) int {
 	ps := in.f.procs
-	hs, ok := ps.hosts.placement.(hostServers)
+	hs, ok := ps.hosts.placement.(hosted)
 	if !ok || ps.byPos[p] == nil {
 		return -1
 	}

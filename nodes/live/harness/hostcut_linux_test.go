@@ -13,6 +13,7 @@ import (
 	vnetns "github.com/vishvananda/netns"
 
 	"github.com/electbench/electbench/internal/owner"
+	"github.com/electbench/electbench/nodes/live/harness"
 	"github.com/electbench/electbench/nodes/trial"
 )
 
@@ -31,6 +32,17 @@ import (
 func TestNetnsHostPartition(t *testing.T) {
 	opt := options(t)
 	opt.Netns = 3
+	testHostPartition(t, opt)
+}
+
+// TestAgentsHostPartition is TestNetnsHostPartition through an agent in
+// each host (--netns 3 --agents): the receiving host's agent makes the
+// cut's rules in its host, and the agents kill host 2's nodes.
+func TestAgentsHostPartition(t *testing.T) {
+	testHostPartition(t, agentsOptions(t, 3))
+}
+
+func testHostPartition(t *testing.T, opt harness.Options) {
 	r := runtime(t, opt)
 	const T = 5 * time.Millisecond
 	// The faults as a scenario's host-partition and crash host(2) compile

@@ -62,14 +62,25 @@ func ReadHosts(path string) (*Hosts, error) {
 	if err != nil {
 		return nil, err
 	}
+	h, err := ParseHosts(data, filepath.Dir(path))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return h, nil
+}
+
+// ParseHosts decodes and checks the fields of a hosts file, as ReadHosts
+// does, from data: a file's, or a scenario's hosts: section (chaos), whose
+// relative key paths are in dir.
+func ParseHosts(data []byte, dir string) (*Hosts, error) {
 	var h Hosts
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&h); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
-	if err := h.check(filepath.Dir(path)); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if err := h.check(dir); err != nil {
+		return nil, err
 	}
 	return &h, nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net"
 	"os/exec"
+	"sync"
 )
 
 // placement is where a cluster's nodes run: on this host's loopback
@@ -113,4 +114,45 @@ type hostCutter interface {
 	// takes one such cut back.
 	cutHosts(from, to int) error
 	healHosts(from, to int) error
+}
+
+// nestedCuts counts the cuts holding each pair of hosts (from, to), for a
+// hostCutter: the first cut of a pair applies it, the last heal removes
+// it. Its lock is held while a cut or heal is applied.
+type nestedCuts struct {
+	mu   sync.Mutex
+	held map[[2]int]int
+}
+
+// cut applies the cut of from → to with apply unless one already holds.
+func (n *nestedCuts) cut(from, to int, apply func() error) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.held == nil {
+		n.held = map[[2]int]int{}
+	}
+	pair := [2]int{from, to}
+	if n.held[pair]++; n.held[pair] > 1 {
+		return nil
+	}
+	if err := apply(); err != nil {
+		n.held[pair]--
+		return err
+	}
+	return nil
+}
+
+// heal takes one cut of from → to back, removing it with apply at the
+// last.
+func (n *nestedCuts) heal(from, to int, apply func() error) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	pair := [2]int{from, to}
+	if n.held[pair] == 0 {
+		return nil
+	}
+	if n.held[pair]--; n.held[pair] > 0 {
+		return nil
+	}
+	return apply()
 }

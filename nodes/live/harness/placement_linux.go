@@ -1,12 +1,10 @@
 package harness
 
 import (
-	"errors"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
-	"sync"
 	"time"
 
 	"github.com/electbench/electbench/nodes/live/harness/hostns"
@@ -30,11 +28,11 @@ type netns struct {
 }
 
 // hostCuts are the run's nftables tables in its hosts, by host, made at
-// the first cut into it, and how many cuts hold each pair of hosts.
+// the first cut into it, and how many cuts hold each pair of hosts
+// (tables is guarded by nested's lock).
 type hostCuts struct {
-	mu     sync.Mutex
+	nested nestedCuts
 	tables map[int]*netcut.Table
-	held   map[[2]int]int
 }
 
 func newNetns(k int, offs []time.Duration) (placement, error) {
@@ -42,7 +40,7 @@ func newNetns(k int, offs []time.Duration) (placement, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--netns %d: %w", k, err)
 	}
-	n := netns{set, &hostCuts{tables: map[int]*netcut.Table{}, held: map[[2]int]int{}}}
+	n := netns{set, &hostCuts{tables: map[int]*netcut.Table{}}}
 	// Before anything starts in a host: a time namespace takes its
 	// offset only before its first process.
 	if err := shiftClocks(n, offs); err != nil {
@@ -54,56 +52,32 @@ func newNetns(k int, offs []time.Duration) (placement, error) {
 
 func (h netns) cutHosts(from, to int) error {
 	c := h.cuts
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.held[[2]int{from, to}]++; c.held[[2]int{from, to}] > 1 {
-		return nil
-	}
-	t := c.tables[to]
-	if t == nil {
-		var err error
-		if t, err = netcut.OpenIn(h.set.NetNS(to), os.Getpid(), ownerToken()); err != nil {
-			c.held[[2]int{from, to}]--
-			return fmt.Errorf("host %d's nftables table: %w", to, err)
+	return c.nested.cut(from, to, func() error {
+		t := c.tables[to]
+		if t == nil {
+			var err error
+			if t, err = netcut.OpenIn(h.set.NetNS(to), os.Getpid(), ownerToken()); err != nil {
+				return fmt.Errorf("host %d's nftables table: %w", to, err)
+			}
+			c.tables[to] = t
 		}
-		c.tables[to] = t
-	}
-	hosts := h.set.Hosts()
-	if err := t.Cut(hosts[from].Addr, hosts[to].Addr); err != nil {
-		c.held[[2]int{from, to}]--
-		return fmt.Errorf("cutting host %d from host %d: %w", to, from, err)
-	}
-	return nil
+		hosts := h.set.Hosts()
+		if err := t.Cut(hosts[from].Addr, hosts[to].Addr); err != nil {
+			return fmt.Errorf("cutting host %d from host %d: %w", to, from, err)
+		}
+		return nil
+	})
 }
 
 func (h netns) healHosts(from, to int) error {
 	c := h.cuts
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.held[[2]int{from, to}] == 0 {
+	return c.nested.heal(from, to, func() error {
+		hosts := h.set.Hosts()
+		if err := c.tables[to].Heal(hosts[from].Addr, hosts[to].Addr); err != nil {
+			return fmt.Errorf("healing host %d's cut from host %d: %w", to, from, err)
+		}
 		return nil
-	}
-	if c.held[[2]int{from, to}]--; c.held[[2]int{from, to}] > 0 {
-		return nil
-	}
-	hosts := h.set.Hosts()
-	if err := c.tables[to].Heal(hosts[from].Addr, hosts[to].Addr); err != nil {
-		return fmt.Errorf("healing host %d's cut from host %d: %w", to, from, err)
-	}
-	return nil
-}
-
-// closeCuts deletes the run's tables in its hosts.
-func (h netns) closeCuts() error {
-	c := h.cuts
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var errs []error
-	for _, t := range c.tables {
-		errs = append(errs, t.Close())
-	}
-	c.tables, c.held = map[int]*netcut.Table{}, map[[2]int]int{}
-	return errors.Join(errs...)
+	})
 }
 
 // hostOf is the host of spawn index idx in an n-node cluster.

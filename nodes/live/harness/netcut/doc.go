@@ -19,5 +19,7 @@
 // Close deletes the table and with it every rule. OpenIn makes the same
 // table inside another network namespace: a --netns host's, where its
 // rules cut between hosts (the harness's host-partition) and go with the
-// namespace.
+// namespace; a host's agent (nodes/live/agent) makes its own with Open in
+// the namespace it runs in, its first rule accepting its controller's
+// connection whatever is cut (Exempt).
 package netcut

@@ -91,6 +91,38 @@ func (t *Table) Pin(uid uint32, addr netip.Addr) error {
 	return nil
 }
 
+// Exempt accepts every TCP packet to addr (its address, or any if
+// unspecified, and its port) before any cut or loss can drop it: an
+// agent that cuts its host off keeps its controller's connection, which
+// a cut from the controller's address would otherwise stall. Heal keeps
+// it; HealAll and Close remove it with the rest.
+func (t *Table) Exempt(addr netip.AddrPort) error {
+	exprs := []expr.Any{
+		&expr.Meta{Key: expr.MetaKeyL4PROTO, Register: 1},
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: []byte{unix.IPPROTO_TCP}},
+		// tcp dport (offset 2 of the transport header)
+		&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseTransportHeader, Offset: 2, Len: 2},
+		&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: binaryutil.BigEndian.PutUint16(addr.Port())},
+	}
+	if a := addr.Addr(); !a.IsUnspecified() {
+		if !a.Is4() {
+			return fmt.Errorf("exempt %v: not an IPv4 address", addr)
+		}
+		d := a.As4()
+		exprs = append(exprs,
+			&expr.Payload{DestRegister: 1, Base: expr.PayloadBaseNetworkHeader, Offset: 16, Len: 4},
+			&expr.Cmp{Op: expr.CmpOpEq, Register: 1, Data: d[:]})
+	}
+	exprs = append(exprs, &expr.Verdict{Kind: expr.VerdictAccept})
+	// Inserted at the chain's head: rules are tried in order, and an
+	// accept after a drop would come too late.
+	t.conn.InsertRule(&nftables.Rule{Table: t.table, Chain: t.cuts, UserData: []byte("exempt " + addr.String()), Exprs: exprs})
+	if err := t.conn.Flush(); err != nil {
+		return fmt.Errorf("exempt %v in table %s: %w", addr, t.table.Name, err)
+	}
+	return nil
+}
+
 // Cut drops every packet from → to.
 func (t *Table) Cut(from, to netip.Addr) error { return t.Loss(from, to, 100) }
 
