@@ -131,6 +131,9 @@ func checkRunFlags(cmd *cobra.Command, o runOptions, sim, live []*workloads.Spec
 	if o.hosts != "" && len(live) == 0 {
 		return badInputf("--hosts: this run has no live trials (--runtime sim); the flag places live nodes")
 	}
+	if o.hosts != "" && o.toxiproxy != "" {
+		return badInputf("--toxiproxy with --hosts: each host's agent runs a Toxiproxy server of its own, holding the proxies into its nodes")
+	}
 	hosts, err := runHosts(o.hosts, live)
 	if err != nil {
 		return err

@@ -42,8 +42,9 @@ func TestMain(m *testing.M) {
 }
 
 // controllerMain connects to the agent, has it start a sleeping process
-// and, given two more addresses, cut packets from the one to the other,
-// prints the process's pid and waits to be killed.
+// and then, given two more addresses, cut packets from the one to the
+// other, or else start its Toxiproxy server; prints the process's pid
+// (and the server's) and waits to be killed.
 func controllerMain(v string) int {
 	f := strings.Fields(v)
 	key, err1 := hex.DecodeString(f[1])
@@ -66,24 +67,6 @@ func controllerMain(v string) int {
 		fmt.Fprintf(os.Stderr, "controller: %+v, want Started (%v)\n", m, c.Err())
 		return 1
 	}
-	if err := c.Send(&Msg{Kind: ToxiStart, ID: 1}); err != nil {
-		fmt.Fprintln(os.Stderr, "controller:", err)
-		return 1
-	}
-	if r := <-c.Msgs(); r == nil || r.Kind != ToxiReply || r.Code < 0 {
-		fmt.Fprintf(os.Stderr, "controller: %+v, want the ToxiReply of a start (%v)\n", r, c.Err())
-		return 1
-	}
-	if err := c.Send(&Msg{Kind: ToxiRequest, ID: 2, Data: []byte("GET /pid HTTP/1.1\r\nHost: x\r\n\r\n")}); err != nil {
-		fmt.Fprintln(os.Stderr, "controller:", err)
-		return 1
-	}
-	r := <-c.Msgs()
-	if r == nil || r.Kind != ToxiReply || r.Code < 0 {
-		fmt.Fprintf(os.Stderr, "controller: %+v, want the Toxiproxy server's answer (%v)\n", r, c.Err())
-		return 1
-	}
-	_, body, _ := strings.Cut(string(r.Data), "\r\n\r\n")
 	if len(f) == 5 {
 		if err := c.Send(&Msg{Kind: Cut, ID: 2, Addr: f[3], Args: []string{f[4]}}); err != nil {
 			fmt.Fprintln(os.Stderr, "controller:", err)
@@ -93,9 +76,36 @@ func controllerMain(v string) int {
 			fmt.Fprintf(os.Stderr, "controller: %+v, want Applied (%v)\n", m, c.Err())
 			return 1
 		}
+		fmt.Println("pid", m.Code)
+		select {}
 	}
-	fmt.Println("pid", m.Code, "server", strings.TrimSpace(body))
+	server, err := startToxi(c)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "controller:", err)
+		return 1
+	}
+	fmt.Println("pid", m.Code, "server", server)
 	select {}
+}
+
+// startToxi has the agent start its Toxiproxy server and asks the server
+// its pid through the agent, returning the answer's body.
+func startToxi(c *Client) (string, error) {
+	if err := c.Send(&Msg{Kind: ToxiStart, ID: 1}); err != nil {
+		return "", err
+	}
+	if r := <-c.Msgs(); r == nil || r.Kind != ToxiReply || r.Code < 0 {
+		return "", fmt.Errorf("%+v, want the ToxiReply of a start (%v)", r, c.Err())
+	}
+	if err := c.Send(&Msg{Kind: ToxiRequest, ID: 2, Data: []byte("GET /pid HTTP/1.1\r\nHost: x\r\n\r\n")}); err != nil {
+		return "", err
+	}
+	r := <-c.Msgs()
+	if r == nil || r.Kind != ToxiReply || r.Code < 0 {
+		return "", fmt.Errorf("%+v, want the Toxiproxy server's answer (%v)", r, c.Err())
+	}
+	_, body, _ := strings.Cut(string(r.Data), "\r\n\r\n")
+	return strings.TrimSpace(body), nil
 }
 
 // agentMain serves as an agent on the given host, any port, printing
