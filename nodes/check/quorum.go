@@ -54,11 +54,11 @@ type quorumWatch struct {
 	majority int
 	terms    map[int64]*Term
 	order    []int64
-	doubled  map[int64]bool     // terms already reported with two leaders
+	doubled  map[int64]bool     // terms already reported with two leaders; nil before the first
 	grants   map[[3]int64]bool  // (receiver, term, voter) grants delivered
 	granted  map[[2]int64]int   // (receiver, term) → distinct grants delivered
-	leases   map[int]*leaseSpan // by position: the master's current lease
-	reported map[overlap]bool   // overlaps already recorded
+	leases   map[int]*leaseSpan // by position: the master's current lease; nil without Lease
+	reported map[overlap]bool   // overlaps already recorded; nil without Lease
 	known    bool               // a live leader is known by a majority now
 	knownAt  []time.Duration    // instants at which that became true
 	disrupt  *disruptWatch      // the disruption figures (disrupt.go)
@@ -88,15 +88,18 @@ func (c *Checker) WatchQuorum(a *nodes.Algorithm, cfg nodes.Config) error {
 	}
 	w := &quorumWatch{
 		q: q, majority: c.ranks.Len()/2 + 1,
-		terms: map[int64]*Term{}, doubled: map[int64]bool{}, grants: map[[3]int64]bool{}, granted: map[[2]int64]int{},
-		leases: map[int]*leaseSpan{}, reported: map[overlap]bool{},
+		terms: map[int64]*Term{}, grants: map[[3]int64]bool{}, granted: map[[2]int64]int{},
 	}
+	// The maps only a lease algorithm or a violation fills are made when
+	// needed: a quorum trial at N = 5 is small enough for their set-up to
+	// show (issue 42).
 	if q.Lease != nil {
 		l, err := q.Lease(cfg)
 		if err != nil {
 			return fmt.Errorf("%s: %w", a.Name, err)
 		}
 		w.lease = l
+		w.leases, w.reported = map[int]*leaseSpan{}, map[overlap]bool{}
 	}
 	window, silence, err := disruptWindows(q, cfg)
 	if err != nil {
@@ -167,6 +170,9 @@ func (c *Checker) actsAsLeader(at time.Duration, p int, term int64, votesSeen bo
 		}
 		c.checkCompleteness(at, p, term)
 	case t.Leader != p && !w.doubled[term]:
+		if w.doubled == nil {
+			w.doubled = map[int64]bool{}
+		}
 		w.doubled[term] = true
 		c.record(Violation{At: at, Kind: "two-leaders", Procs: []int{t.Leader, p},
 			Detail: fmt.Sprintf("term %d: process %d (id %s) acted as leader from %v, and process %d (id %s) at %v",

@@ -223,6 +223,7 @@ type machine struct {
 	state     raft.StateType   // after the last event
 	proposals uint64           // entries proposed so far
 	out       []raftpb.Message // Ready's messages, sent once etcd is left
+	enc       []byte           // scratch for encoding a message (send) and decoding one (Receive)
 
 	// The stable store (nodes.StableStore, stable.go): what this event
 	// changed, as records to append, and the sizes that decide when to
@@ -313,7 +314,10 @@ func (m *machine) Suspect(nodes.Env, nodes.PeerID) {}
 
 func (m *machine) Receive(env nodes.Env, from nodes.PeerID, msg nodes.Message) {
 	var pm raftpb.Message
-	if err := pm.Unmarshal([]byte(msg.Body)); err != nil {
+	// Decoded from the scratch buffer rather than a fresh copy of the
+	// body: Unmarshal copies what it keeps (entries' data, context).
+	m.enc = append(m.enc[:0], msg.Body...)
+	if err := pm.Unmarshal(m.enc); err != nil {
 		return // not etcd's message
 	}
 	// A message that lies about its sender, its receiver, its kind or its
@@ -448,11 +452,16 @@ func (m *machine) send(env nodes.Env, pm *raftpb.Message) {
 	if !k.Valid() || pm.To < 1 || pm.To > uint64(len(m.peers)) {
 		panic(fmt.Sprintf("etcd-raft: process %d produced %v to %d, which cannot cross the network", m.id, pm.Type, pm.To))
 	}
-	body, err := pm.Marshal()
-	if err != nil || len(body) > nodes.MaxBodySize {
-		panic(fmt.Sprintf("etcd-raft: process %d: %v of %d bytes does not fit a message body (%v)", m.id, pm.Type, len(body), err))
+	// Encoded into the machine's scratch buffer, then copied once into
+	// the body: Marshal would allocate a buffer per message only for the
+	// string to copy it again (issue 42).
+	size := pm.Size()
+	m.enc = slices.Grow(m.enc[:0], size)[:size]
+	n, err := pm.MarshalToSizedBuffer(m.enc)
+	if err != nil || n != size || size > nodes.MaxBodySize {
+		panic(fmt.Sprintf("etcd-raft: process %d: %v of %d bytes does not fit a message body (%v)", m.id, pm.Type, size, err))
 	}
-	msg := nodes.Message{Kind: k, A: int64(pm.Term), Body: string(body)}
+	msg := nodes.Message{Kind: k, A: int64(pm.Term), Body: string(m.enc)}
 	if (pm.Type == raftpb.MsgVoteResp || pm.Type == raftpb.MsgPreVoteResp) && !pm.Reject {
 		msg.B = 1
 	}

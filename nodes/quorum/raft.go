@@ -216,6 +216,7 @@ type raft struct {
 	unsent   []pendingVote
 	believed nodes.Rank // the leader this process last decided; zero before any
 	votes    tally.Tally
+	stable   []byte // scratch for the stable state save writes
 }
 
 func (r *raft) Start(env nodes.Env) {
@@ -240,10 +241,14 @@ const raftStableVersion = 1
 // save stores the term, the vote and the log's last index.
 func (r *raft) save(env nodes.Env) {
 	if st, ok := env.(nodes.StableStore); ok && !r.amnesia {
-		b := []byte{raftStableVersion}
+		// Encoded into the machine's scratch buffer (SaveStable does not
+		// keep it): a fresh one grown by the appends was three allocations
+		// of every vote and new term (issue 42).
+		b := append(r.stable[:0], raftStableVersion)
 		b = binary.AppendVarint(b, r.term)
 		b = binary.AppendVarint(b, int64(r.votedFor))
-		st.SaveStable(binary.AppendVarint(b, r.lastIndex))
+		r.stable = binary.AppendVarint(b, r.lastIndex)
+		st.SaveStable(r.stable)
 	}
 }
 

@@ -1,0 +1,56 @@
+package nodes
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// Find answers as a linear scan does, for small ranks, ranks with an
+// attribute and minted (wide) identities, present and absent, at every
+// group size up to 9 (a reference implementation too simple to be wrong).
+func TestGroupFindAsScan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(42, 1))
+	draw := func() Rank {
+		r := RankOf(uint64(rng.IntN(20)))
+		switch rng.IntN(3) {
+		case 1:
+			r.Attr = uint64(rng.IntN(3))
+		case 2:
+			r.ID[0] = uint64(rng.IntN(2))
+		}
+		return r
+	}
+	for n := 0; n <= 9; n++ {
+		for range 200 {
+			var peers []Peer
+			for len(peers) < n {
+				r := draw()
+				if !slices.ContainsFunc(peers, func(p Peer) bool { return p.Rank == r }) {
+					peers = append(peers, Peer{Rank: r})
+				}
+			}
+			slices.SortFunc(peers, func(a, b Peer) int { return a.Rank.Compare(b.Rank) })
+			for i := range peers {
+				peers[i].ID = PeerID(i)
+			}
+			g := Group{Peers: peers}
+			for range 20 {
+				r := draw()
+				want := slices.IndexFunc(peers, func(p Peer) bool { return p.Rank == r })
+				i, ok := g.Find(r)
+				if ok != (want >= 0) || (ok && i != want) {
+					t.Fatalf("N = %d, Find(%v) = %d, %v; the scan finds it at %d (-1: absent)", n, r, i, ok, want)
+				}
+				if j, ok := g.IndexOf(r, PeerID(want)); want >= 0 && (!ok || j != want) {
+					t.Fatalf("IndexOf(%v, %d) = %d, %v", r, want, j, ok)
+				}
+				if want >= 0 {
+					if _, ok := g.IndexOf(r, PeerID(want+1)); ok {
+						t.Fatalf("IndexOf(%v) from the wrong link accepted", r)
+					}
+				}
+			}
+		}
+	}
+}
