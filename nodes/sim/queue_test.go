@@ -59,7 +59,7 @@ func TestRadixRefusesThePast(t *testing.T) {
 // it holds is running and sending): through wrap-arounds and growth.
 func TestFifoPoppedStaysValid(t *testing.T) {
 	src := rand.New(rand.NewPCG(1, 2))
-	var q fifo
+	var q fifo[delivery]
 	var want []int64 // the ats queued, in order
 	next := int64(0)
 	for step := range 20000 {
@@ -87,10 +87,10 @@ func TestFifoPoppedStaysValid(t *testing.T) {
 }
 
 // held is the entries of every block the queue holds, free ones included.
-func (q *fifo) held() int {
+func (q *fifo[D]) held() int {
 	n := 0
-	seen := map[*fifoBlock]bool{}
-	for _, list := range []*fifoBlock{q.head, q.free, q.done} {
+	seen := map[*fifoBlock[D]]bool{}
+	for _, list := range []*fifoBlock[D]{q.head, q.free, q.done} {
 		for b := list; b != nil && !seen[b]; b = b.next {
 			seen[b] = true
 			n += len(b.e)
@@ -104,7 +104,7 @@ func (q *fifo) held() int {
 // in flight allocates nothing once its first blocks are made, and a queue
 // that fills to k entries holds less than k plus two blocks.
 func TestFifoHoldsWhatIsPending(t *testing.T) {
-	var q fifo
+	var q fifo[delivery]
 	at := int64(0)
 	step := func() {
 		at++
@@ -123,7 +123,7 @@ func TestFifoHoldsWhatIsPending(t *testing.T) {
 	// Below fifoBlockMax entries the blocks are the small ones the queue
 	// starts with, 64 to 512 entries: less than one more block in all.
 	for _, k := range []int{1, 63, 64, 65, 1000, 5000, 100_000} {
-		var q fifo
+		var q fifo[delivery]
 		next, first := int64(0), int64(0)
 		for cycle := range 5 {
 			for range k {

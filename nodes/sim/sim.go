@@ -79,8 +79,13 @@ type sim struct {
 	now      int64
 	seq      uint64
 	fifoMode bool
+	// packFifo says the FIFO queue holds its deliveries packed (pfifo)
+	// rather than whole (fifo): on a complete graph, whose pending set is
+	// many messages a process, not on a ring (packedDelivery).
+	packFifo bool
 	faulty   bool // Config.Faults is not empty: only then do sends and deliveries look at link effects
-	fifo     fifo
+	fifo     fifo[delivery]
+	pfifo    fifo[packedDelivery]
 	heap     queue // a radix heap when fifoMode is off (a wheel once big: grow), a 4-ary heap beside the FIFO otherwise
 	slab     slab
 	wide     wide          // the queued messages that do not pack (packed.go)
@@ -276,6 +281,7 @@ func newSim(cfg trial.Config) (*sim, error) {
 		full:     cfg.Ranks.Whole(),
 		topo:     cfg.Algorithm.Topology,
 		fifoMode: cfg.Latency.Constant(),
+		packFifo: cfg.Latency.Constant() && cfg.Algorithm.Topology == nodes.Complete,
 		linkLast: sp.linkLast,
 		timers:   sp.timers,
 		net:      trial.NetRand(cfg.Seed, cfg.Draws, cfg.Record),
@@ -409,12 +415,14 @@ func (s *sim) run() {
 		var at int64
 		fromFifo := false
 		switch {
-		case s.fifo.len() > 0 && s.heap.len() > 0:
-			f, h := s.fifo.peek(), s.heap.peek()
-			fromFifo = f.at < h.at || (f.at == h.at && f.ord < h.ord)
-			at = min(f.at, h.at)
-		case s.fifo.len() > 0:
-			fromFifo, at = true, s.fifo.peek().at
+		case s.fifoLen() > 0 && s.heap.len() > 0:
+			fat, ford := s.fifoNext()
+			h := s.heap.peek()
+			fromFifo = fat < h.at || (fat == h.at && ford < h.ord)
+			at = min(fat, h.at)
+		case s.fifoLen() > 0:
+			fromFifo = true
+			at, _ = s.fifoNext()
 		case s.heap.len() > 0:
 			at = s.heap.peek().at
 		default:
@@ -445,6 +453,19 @@ func (s *sim) run() {
 			}
 		}
 		s.now = at
+		if fromFifo && s.packFifo {
+			d := s.pfifo.pop()
+			if s.background(nodes.Kind(d.p.sub)) && s.settled() {
+				return
+			}
+			if s.slow != nil && s.slowPacked(d) {
+				continue
+			}
+			s.res.End = time.Duration(at)
+			s.res.Events++
+			s.deliver(d.p.to, d.p.from, d.ord, s.unpack(&d.p))
+			continue
+		}
 		if fromFifo {
 			d := s.fifo.pop()
 			if s.background(d.msg.Kind) && s.settled() {
@@ -506,6 +527,36 @@ func (s *sim) run() {
 		}
 		s.slab.release(e.slot)
 	}
+}
+
+// fifoLen is the deliveries the FIFO queue holds, packed or whole (one of
+// the two is always empty).
+func (s *sim) fifoLen() int { return s.fifo.len() + s.pfifo.len() }
+
+// fifoNext is the time and order of the FIFO queue's least delivery; only
+// when fifoLen() > 0.
+func (s *sim) fifoNext() (int64, uint64) {
+	if s.packFifo {
+		d := s.pfifo.peek()
+		return d.at, d.ord
+	}
+	d := s.fifo.peek()
+	return d.at, d.ord
+}
+
+// fifoPut appends a delivery of m, sent from → to, due at `at`, to the
+// FIFO queue: packed on a complete graph, whole otherwise (packFifo).
+func (s *sim) fifoPut(at int64, ord uint64, to, from int32, m *nodes.Message) {
+	if s.packFifo {
+		d := s.pfifo.slot()
+		d.at, d.ord = at, ord
+		d.p.kind, d.p.to, d.p.from = evDeliver, to, from
+		s.pack(&d.p, m, from, to)
+		return
+	}
+	d := s.fifo.slot()
+	d.at, d.ord, d.to, d.from = at, ord, to, from
+	d.msg = *m // alone: in the assignment above it went through a temporary
 }
 
 // grow trades the radix heap for a wheel once the pending set is big
@@ -812,9 +863,7 @@ func (s *sim) send(from int32, to nodes.PeerID, m *nodes.Message) {
 		s.emitMsg(trial.EvSend, ord, from, int32(to), m)
 	}
 	if s.fifoMode {
-		d := s.fifo.slot()
-		d.at, d.ord, d.to, d.from = s.now+int64(s.t), ord, int32(to), from
-		d.msg = *m // alone: in the assignment above it went through a temporary
+		s.fifoPut(s.now+int64(s.t), ord, int32(to), from, m)
 		if election {
 			s.fifoElections++ // each delayed T exactly: noted at the end (Run)
 		}
