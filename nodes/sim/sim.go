@@ -36,6 +36,9 @@ type payload struct {
 	// (200 MB of bully's 25 million pending messages at N = 4,096).
 	sub  uint16
 	kind uint8
+	// ids says rank and aux hold the message's ranks as their 32-bit
+	// identities (a small rank: nodes.RankOf), not as handles (packed.go).
+	ids bool
 }
 
 type timerState struct {
@@ -666,8 +669,10 @@ func (s *sim) warm(next []entry) {
 		x += uint8(p.a) + p.kind + *(*uint8)(s.machines.dataWord(e.to)) + uint8(s.rank(e.to).ID[3])
 		// Only a delivery's payload sets rank; a timer's or a fault's
 		// holds what the slot's last event left, perhaps another trial's
-		// (reuse.go), so the handle is bounded before it is read.
+		// (reuse.go), so the handle is bounded before it is read. A
+		// message packed by identities (ids) reads no rank table.
 		switch {
+		case p.ids:
 		case s.small != nil:
 			// handled reads the message's rank here, and isRank the
 			// receiver's, which the messages it sends carry.
