@@ -299,8 +299,7 @@ func (s *sim) route(from, to int32, m *nodes.Message, ord uint64, size int64) {
 	if s.fifoMode {
 		// Only cuts, loss and data limits are active: every message still
 		// takes exactly T, so the FIFO queue stays ordered.
-		d := s.fifo.slot()
-		d.at, d.ord, d.to, d.from, d.msg = at, ord, to, from, *m
+		s.fifoPut(at, ord, to, from, m)
 		s.res.Delayed(m.Kind, time.Duration(at-s.now))
 		return
 	}
@@ -498,7 +497,7 @@ func (s *sim) slowed(e entry, p *payload) bool {
 // slowDelivery queues a delivery of the FIFO queue to a slow process in
 // its server (the heap takes it from there); it reports whether it did.
 func (s *sim) slowDelivery(d *delivery) bool {
-	if s.slow.service[d.to] <= 0 || s.background(d.msg.Kind) || s.paused != nil && s.paused[d.to] {
+	if !s.slowsDelivery(d.to, d.msg.Kind) {
 		return false
 	}
 	slot, p := s.slab.alloc()
@@ -506,4 +505,23 @@ func (s *sim) slowDelivery(d *delivery) bool {
 	s.pack(p, &d.msg, d.from, d.to)
 	s.queue(d.to, slot, d.ord)
 	return true
+}
+
+// slowPacked is slowDelivery for a packed delivery, whose payload is the
+// slab's already.
+func (s *sim) slowPacked(d *packedDelivery) bool {
+	if !s.slowsDelivery(d.p.to, nodes.Kind(d.p.sub)) {
+		return false
+	}
+	slot, p := s.slab.alloc()
+	*p = d.p
+	s.queue(d.p.to, slot, d.ord)
+	return true
+}
+
+// slowsDelivery reports whether a delivery of kind k to process `to` from
+// the FIFO queue waits in to's server: to is slow, not paused, and k is
+// not background traffic.
+func (s *sim) slowsDelivery(to int32, k nodes.Kind) bool {
+	return s.slow.service[to] > 0 && !s.background(k) && (s.paused == nil || !s.paused[to])
 }

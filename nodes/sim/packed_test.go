@@ -16,25 +16,39 @@ func TestPayloadSize(t *testing.T) {
 }
 
 // A packed message unpacks to the message sent, whether its ranks are
-// handles (the sender's, the receiver's, the ranks of the message being
-// handled, the zero rank) or it is kept whole (a body, a rank none of
-// those); a whole message's place is reused once it is unpacked.
+// small, by identity (any small rank, the zero rank), or handles (the
+// sender's, the receiver's, the ranks of the message being handled) or it
+// is kept whole (a body, a rank neither small nor one of those); a whole
+// message's place is reused once it is unpacked.
 func TestPackRoundTrip(t *testing.T) {
-	s := &sim{full: ranks(8), rxRank: handleNone, rxAux: handleNone}
-	outsider := nodes.RankOf(99)
+	// Ranks with an attribute (epochs) are not small: they go by handle.
+	full := ranks(8)
+	for i := range full {
+		full[i].Attr = 1
+	}
+	s := &sim{full: full, rxRank: handleNone, rxAux: handleNone}
+	outsider := nodes.Rank{Attr: 1, ID: nodes.IDFromUint64(99)}
+	type kept int
+	const (
+		byID kept = iota
+		byHandle
+		whole
+	)
 	cases := []struct {
 		name     string
 		m        nodes.Message
 		from, to int32
-		whole    bool
+		want     kept
 	}{
 		// First: the message delivered last, to 2, carried 5's rank.
-		{"forwarded rank", nodes.Message{Kind: kPing, Rank: s.full[5]}, 2, 3, false},
-		{"zero ranks", nodes.Message{Kind: kPing, A: -3, B: 1 << 40}, 1, 2, false},
-		{"sender's rank", nodes.Message{Kind: kPing, Rank: s.full[1]}, 1, 2, false},
-		{"receiver's rank as aux", nodes.Message{Kind: kPong, Rank: s.full[1], Aux: s.full[2]}, 1, 2, false},
-		{"outsider", nodes.Message{Kind: kPing, Rank: outsider}, 1, 2, true},
-		{"body", nodes.Message{Kind: kPing, Rank: s.full[1], Body: "raft"}, 1, 2, true},
+		{"forwarded rank", nodes.Message{Kind: kPing, Rank: s.full[5]}, 2, 3, byHandle},
+		{"zero ranks", nodes.Message{Kind: kPing, A: -3, B: 1 << 40}, 1, 2, byID},
+		{"small ranks", nodes.Message{Kind: kPing, Rank: nodes.RankOf(99), Aux: nodes.RankOf(1<<32 - 1)}, 1, 2, byID},
+		{"identity past 32 bits", nodes.Message{Kind: kPing, Rank: nodes.RankOf(1 << 32)}, 1, 2, whole},
+		{"sender's rank", nodes.Message{Kind: kPing, Rank: s.full[1]}, 1, 2, byHandle},
+		{"receiver's rank as aux", nodes.Message{Kind: kPong, Rank: s.full[1], Aux: s.full[2]}, 1, 2, byHandle},
+		{"outsider", nodes.Message{Kind: kPing, Rank: outsider}, 1, 2, whole},
+		{"body", nodes.Message{Kind: kPing, Rank: nodes.RankOf(1), Body: "raft"}, 1, 2, whole},
 	}
 	var in payload
 	s.pack(&in, &nodes.Message{Kind: kPing, Rank: s.full[5]}, 5, 2)
@@ -42,8 +56,15 @@ func TestPackRoundTrip(t *testing.T) {
 	for _, c := range cases {
 		var p payload
 		s.pack(&p, &c.m, c.from, c.to)
-		if whole := p.rank == handleWide; whole != c.whole {
-			t.Errorf("%s: kept whole %v, want %v", c.name, whole, c.whole)
+		got := byHandle
+		switch {
+		case p.ids:
+			got = byID
+		case p.rank == handleWide:
+			got = whole
+		}
+		if got != c.want {
+			t.Errorf("%s: packed as %d, want %d (0 by identity, 1 by handle, 2 whole)", c.name, got, c.want)
 		}
 		if got := *s.unpack(&p); got != c.m {
 			t.Errorf("%s: unpacked %+v, want %+v", c.name, got, c.m)

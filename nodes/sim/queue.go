@@ -19,7 +19,10 @@ const (
 // key, compared after the time: class in the top 8 bits.
 func order(class, seq uint64) uint64 { return class<<56 | seq }
 
-// delivery is a message in flight.
+// delivery is a message in flight, kept whole: on a ring under constant
+// latency, whose pending set is a message or two a process, packing and
+// unpacking each message cost more than its bytes save (chang-roberts at
+// N = 10^7: 2.00-2.22 CPU-s whole, 2.34-2.40 packed).
 type delivery struct {
 	at       int64  // virtual nanoseconds
 	ord      uint64 // order(classDeliver, seq)
@@ -27,10 +30,21 @@ type delivery struct {
 	msg      nodes.Message
 }
 
-// fifo is a queue of deliveries in non-decreasing (at, ord) order: valid
-// as a priority queue when every message takes the same time. Deliveries
-// (168 bytes) are never copied: slot hands out an entry to fill in place,
-// pop the entry to read in place.
+// packedDelivery is a message in flight packed as in the slab (packed.go):
+// 56 bytes, not 168, and no pointer for the collector to scan. A complete
+// graph under constant latency holds its deliveries so (sim.packFifo):
+// bully at N = 4,096 under 1 ms holds about 25 million at its busiest, 4.2
+// GB whole, and spent 7 of its 16.5 s in the kernel faulting them in.
+type packedDelivery struct {
+	at  int64  // virtual nanoseconds
+	ord uint64 // order(classDeliver, seq)
+	p   payload
+}
+
+// fifo is a queue of deliveries (D: delivery or packedDelivery) in
+// non-decreasing (at, ord) order: valid as a priority queue when every
+// message takes the same time. Deliveries are never copied: slot hands
+// out an entry to fill in place, pop the entry to read in place.
 //
 // It holds its entries in blocks, linked in order, and never moves one: a
 // queue that fills keeps its entries where they are and adds a block, so
@@ -43,38 +57,38 @@ type delivery struct {
 // waits in a free list for the next one it needs. The block of the entry popped last
 // joins that list only at the next pop, so the entry stays valid while the
 // event it holds runs and schedules others.
-type fifo struct {
+type fifo[D any] struct {
 	// he and te are the entries of head and tail: the hot path indexes
 	// them without going through the blocks.
-	he, te     []delivery
+	he, te     []D
 	hi, ti     int // the least entry's index in head; the next free index in tail
 	size       int
-	head, tail *fifoBlock // the block of the least entry, and of the last (nil: none yet)
-	free       *fifoBlock // emptied blocks, linked by next
+	head, tail *fifoBlock[D] // the block of the least entry, and of the last (nil: none yet)
+	free       *fifoBlock[D] // emptied blocks, linked by next
 	// done is the block emptied by a pop; it is free once another pop
 	// has happened (hi > 0: head moved on at that pop, to index 0).
-	done  *fifoBlock
+	done  *fifoBlock[D]
 	grown int // entries of the largest block made so far
 }
 
 // fifoBlock is one block of the queue: entries in order, then the next
 // block's.
-type fifoBlock struct {
-	e    []delivery
-	next *fifoBlock
+type fifoBlock[D any] struct {
+	e    []D
+	next *fifoBlock[D]
 }
 
 // fifoBlockMin and fifoBlockMax bound the entries of a block: 11 kB to
-// 172 kB.
+// 172 kB whole, 3.5 kB to 56 kB packed.
 const (
 	fifoBlockMin = 64
 	fifoBlockMax = 1024
 )
 
-func (q *fifo) len() int { return q.size }
+func (q *fifo[D]) len() int { return q.size }
 
 // slot appends an entry and returns it for the caller to fill in place.
-func (q *fifo) slot() *delivery {
+func (q *fifo[D]) slot() *D {
 	if q.ti >= len(q.te) {
 		q.link()
 	}
@@ -86,7 +100,7 @@ func (q *fifo) slot() *delivery {
 
 // link appends an empty block: one emptied before, or a new one, twice as
 // large as the largest so far up to fifoBlockMax.
-func (q *fifo) link() {
+func (q *fifo[D]) link() {
 	if q.done != nil && q.hi > 0 {
 		q.release()
 	}
@@ -95,7 +109,7 @@ func (q *fifo) link() {
 		q.free, b.next = b.next, nil
 	} else {
 		q.grown = min(max(2*q.grown, fifoBlockMin), fifoBlockMax)
-		b = &fifoBlock{e: make([]delivery, q.grown)}
+		b = &fifoBlock[D]{e: make([]D, q.grown)}
 	}
 	switch {
 	case q.tail == nil:
@@ -115,15 +129,15 @@ func (q *fifo) link() {
 }
 
 // release puts the block done into the free list.
-func (q *fifo) release() {
+func (q *fifo[D]) release() {
 	q.done.next, q.free = q.free, q.done
 	q.done = nil
 }
 
-func (q *fifo) peek() *delivery { return &q.he[q.hi] }
+func (q *fifo[D]) peek() *D { return &q.he[q.hi] }
 
 // pop takes the least entry out; it stays valid until the next pop.
-func (q *fifo) pop() *delivery {
+func (q *fifo[D]) pop() *D {
 	d := &q.he[q.hi]
 	q.hi++
 	q.size--
@@ -135,7 +149,7 @@ func (q *fifo) pop() *delivery {
 
 // advance moves head to the next block, when the last pop read it to its
 // end: that block holds the entry popped, so it is done, not free.
-func (q *fifo) advance() {
+func (q *fifo[D]) advance() {
 	if q.done != nil {
 		q.release() // a pop, this one, has happened since
 	}
@@ -150,7 +164,8 @@ func (q *fifo) advance() {
 // memory estimate (workloads' Trial.Estimate) to price the events pending
 // then. Under constant latency a message is a delivery in the FIFO
 // queue's blocks, which hold what is pending and at most two blocks more
-// (under 350 kB; an eighth more is priced). Otherwise an event is a
+// (under 350 kB; an eighth more is priced); whole, as on a ring, which
+// bounds a complete graph's packed one too. Otherwise an event is a
 // packed payload in the slab (40 bytes, its free list inside), 8 bytes
 // more priced, and its entries: in the radix heap's buckets, which keep
 // the capacity they reached as events move down them (measured within six

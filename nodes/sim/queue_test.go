@@ -1,8 +1,13 @@
 package sim
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/electbench/electbench/nodes"
 )
 
 // The radix heap must pop exactly what the 4-ary heap pops, for any
@@ -59,7 +64,7 @@ func TestRadixRefusesThePast(t *testing.T) {
 // it holds is running and sending): through wrap-arounds and growth.
 func TestFifoPoppedStaysValid(t *testing.T) {
 	src := rand.New(rand.NewPCG(1, 2))
-	var q fifo
+	var q fifo[delivery]
 	var want []int64 // the ats queued, in order
 	next := int64(0)
 	for step := range 20000 {
@@ -87,10 +92,10 @@ func TestFifoPoppedStaysValid(t *testing.T) {
 }
 
 // held is the entries of every block the queue holds, free ones included.
-func (q *fifo) held() int {
+func (q *fifo[D]) held() int {
 	n := 0
-	seen := map[*fifoBlock]bool{}
-	for _, list := range []*fifoBlock{q.head, q.free, q.done} {
+	seen := map[*fifoBlock[D]]bool{}
+	for _, list := range []*fifoBlock[D]{q.head, q.free, q.done} {
 		for b := list; b != nil && !seen[b]; b = b.next {
 			seen[b] = true
 			n += len(b.e)
@@ -104,7 +109,7 @@ func (q *fifo) held() int {
 // in flight allocates nothing once its first blocks are made, and a queue
 // that fills to k entries holds less than k plus two blocks.
 func TestFifoHoldsWhatIsPending(t *testing.T) {
-	var q fifo
+	var q fifo[delivery]
 	at := int64(0)
 	step := func() {
 		at++
@@ -123,7 +128,7 @@ func TestFifoHoldsWhatIsPending(t *testing.T) {
 	// Below fifoBlockMax entries the blocks are the small ones the queue
 	// starts with, 64 to 512 entries: less than one more block in all.
 	for _, k := range []int{1, 63, 64, 65, 1000, 5000, 100_000} {
-		var q fifo
+		var q fifo[delivery]
 		next, first := int64(0), int64(0)
 		for cycle := range 5 {
 			for range k {
@@ -141,4 +146,46 @@ func TestFifoHoldsWhatIsPending(t *testing.T) {
 			}
 		}
 	}
+}
+
+// The cost of a delivery in the constant-latency FIFO queue with k
+// pending, its message whole (a ring's) or packed (a complete graph's,
+// packFifo): each operation takes the least delivery out and appends one
+// T after it, as bully at N = 4,096 under 1 ms does about 25 million
+// times with as many pending. Run: go test -run '^$' -bench Fifo
+// -benchtime 2000000x ./nodes/sim
+func BenchmarkFifo(b *testing.B) {
+	msg := nodes.Message{Kind: 1, Rank: nodes.RankOf(7), Aux: nodes.RankOf(9), A: 3}
+	for _, k := range []int{1_000_000, 10_000_000} {
+		b.Run(fmt.Sprintf("whole/%d", k), func(b *testing.B) {
+			benchFifo(b, k, func(d *delivery, at int64, seq uint64) {
+				d.at, d.ord, d.to, d.from = at, order(classDeliver, seq), int32(seq%4096), 0
+				d.msg = msg
+			}, func(d *delivery) int64 { return d.at })
+		})
+		b.Run(fmt.Sprintf("packed/%d", k), func(b *testing.B) {
+			benchFifo(b, k, func(d *packedDelivery, at int64, seq uint64) {
+				d.at, d.ord = at, order(classDeliver, seq)
+				d.p = payload{a: msg.A, rank: 7, aux: 9, to: int32(seq % 4096), sub: uint16(msg.Kind), kind: evDeliver}
+			}, func(d *packedDelivery) int64 { return d.at })
+		})
+	}
+}
+
+func benchFifo[D any](b *testing.B, k int, fill func(d *D, at int64, seq uint64), at func(*D) int64) {
+	const t = int64(time.Millisecond)
+	var q fifo[D]
+	seq := uint64(0)
+	for i := range k {
+		seq++
+		fill(q.slot(), int64(i)*t/int64(k), seq)
+	}
+	b.ResetTimer()
+	for range b.N {
+		d := q.pop()
+		seq++
+		fill(q.slot(), at(d)+t, seq)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/event")
+	b.ReportMetric(float64(unsafe.Sizeof(*new(D))), "B/pending")
 }

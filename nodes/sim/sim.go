@@ -36,6 +36,9 @@ type payload struct {
 	// (200 MB of bully's 25 million pending messages at N = 4,096).
 	sub  uint16
 	kind uint8
+	// ids says rank and aux hold the message's ranks as their 32-bit
+	// identities (a small rank: nodes.RankOf), not as handles (packed.go).
+	ids bool
 }
 
 type timerState struct {
@@ -79,8 +82,13 @@ type sim struct {
 	now      int64
 	seq      uint64
 	fifoMode bool
+	// packFifo says the FIFO queue holds its deliveries packed (pfifo)
+	// rather than whole (fifo): on a complete graph, whose pending set is
+	// many messages a process, not on a ring (packedDelivery).
+	packFifo bool
 	faulty   bool // Config.Faults is not empty: only then do sends and deliveries look at link effects
-	fifo     fifo
+	fifo     fifo[delivery]
+	pfifo    fifo[packedDelivery]
 	heap     queue // a radix heap when fifoMode is off (a wheel once big: grow), a 4-ary heap beside the FIFO otherwise
 	slab     slab
 	wide     wide          // the queued messages that do not pack (packed.go)
@@ -276,6 +284,7 @@ func newSim(cfg trial.Config) (*sim, error) {
 		full:     cfg.Ranks.Whole(),
 		topo:     cfg.Algorithm.Topology,
 		fifoMode: cfg.Latency.Constant(),
+		packFifo: cfg.Latency.Constant() && cfg.Algorithm.Topology == nodes.Complete,
 		linkLast: sp.linkLast,
 		timers:   sp.timers,
 		net:      trial.NetRand(cfg.Seed, cfg.Draws, cfg.Record),
@@ -409,12 +418,14 @@ func (s *sim) run() {
 		var at int64
 		fromFifo := false
 		switch {
-		case s.fifo.len() > 0 && s.heap.len() > 0:
-			f, h := s.fifo.peek(), s.heap.peek()
-			fromFifo = f.at < h.at || (f.at == h.at && f.ord < h.ord)
-			at = min(f.at, h.at)
-		case s.fifo.len() > 0:
-			fromFifo, at = true, s.fifo.peek().at
+		case s.fifoLen() > 0 && s.heap.len() > 0:
+			fat, ford := s.fifoNext()
+			h := s.heap.peek()
+			fromFifo = fat < h.at || (fat == h.at && ford < h.ord)
+			at = min(fat, h.at)
+		case s.fifoLen() > 0:
+			fromFifo = true
+			at, _ = s.fifoNext()
 		case s.heap.len() > 0:
 			at = s.heap.peek().at
 		default:
@@ -445,6 +456,19 @@ func (s *sim) run() {
 			}
 		}
 		s.now = at
+		if fromFifo && s.packFifo {
+			d := s.pfifo.pop()
+			if s.background(nodes.Kind(d.p.sub)) && s.settled() {
+				return
+			}
+			if s.slow != nil && s.slowPacked(d) {
+				continue
+			}
+			s.res.End = time.Duration(at)
+			s.res.Events++
+			s.deliver(d.p.to, d.p.from, d.ord, s.unpack(&d.p))
+			continue
+		}
 		if fromFifo {
 			d := s.fifo.pop()
 			if s.background(d.msg.Kind) && s.settled() {
@@ -506,6 +530,36 @@ func (s *sim) run() {
 		}
 		s.slab.release(e.slot)
 	}
+}
+
+// fifoLen is the deliveries the FIFO queue holds, packed or whole (one of
+// the two is always empty).
+func (s *sim) fifoLen() int { return s.fifo.len() + s.pfifo.len() }
+
+// fifoNext is the time and order of the FIFO queue's least delivery; only
+// when fifoLen() > 0.
+func (s *sim) fifoNext() (int64, uint64) {
+	if s.packFifo {
+		d := s.pfifo.peek()
+		return d.at, d.ord
+	}
+	d := s.fifo.peek()
+	return d.at, d.ord
+}
+
+// fifoPut appends a delivery of m, sent from → to, due at `at`, to the
+// FIFO queue: packed on a complete graph, whole otherwise (packFifo).
+func (s *sim) fifoPut(at int64, ord uint64, to, from int32, m *nodes.Message) {
+	if s.packFifo {
+		d := s.pfifo.slot()
+		d.at, d.ord = at, ord
+		d.p.kind, d.p.to, d.p.from = evDeliver, to, from
+		s.pack(&d.p, m, from, to)
+		return
+	}
+	d := s.fifo.slot()
+	d.at, d.ord, d.to, d.from = at, ord, to, from
+	d.msg = *m // alone: in the assignment above it went through a temporary
 }
 
 // grow trades the radix heap for a wheel once the pending set is big
@@ -615,8 +669,10 @@ func (s *sim) warm(next []entry) {
 		x += uint8(p.a) + p.kind + *(*uint8)(s.machines.dataWord(e.to)) + uint8(s.rank(e.to).ID[3])
 		// Only a delivery's payload sets rank; a timer's or a fault's
 		// holds what the slot's last event left, perhaps another trial's
-		// (reuse.go), so the handle is bounded before it is read.
+		// (reuse.go), so the handle is bounded before it is read. A
+		// message packed by identities (ids) reads no rank table.
 		switch {
+		case p.ids:
 		case s.small != nil:
 			// handled reads the message's rank here, and isRank the
 			// receiver's, which the messages it sends carry.
@@ -632,6 +688,16 @@ func (s *sim) warm(next []entry) {
 		}
 		if s.ringLast != nil {
 			x += uint8(s.ringLast[e.to][0])
+		}
+		// A complete graph's receiver often answers its sender (bully's
+		// OK to an ELECTION): fifoAt reads that link's clock, in a row
+		// of N (128 MB of rows at N = 4,096), a cache miss at nearly
+		// every such reply (a fifth of bully's time under a random
+		// latency) unless loaded here.
+		if s.linkRows != nil && p.kind == evDeliver {
+			if row := s.linkRows[e.to]; int(p.from) < len(row) {
+				x += uint8(row[p.from])
+			}
 		}
 	}
 	s.sink += x
@@ -812,9 +878,7 @@ func (s *sim) send(from int32, to nodes.PeerID, m *nodes.Message) {
 		s.emitMsg(trial.EvSend, ord, from, int32(to), m)
 	}
 	if s.fifoMode {
-		d := s.fifo.slot()
-		d.at, d.ord, d.to, d.from = s.now+int64(s.t), ord, int32(to), from
-		d.msg = *m // alone: in the assignment above it went through a temporary
+		s.fifoPut(s.now+int64(s.t), ord, int32(to), from, m)
 		if election {
 			s.fifoElections++ // each delayed T exactly: noted at the end (Run)
 		}
