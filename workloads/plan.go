@@ -70,6 +70,18 @@ type Spec struct {
 	// Draws is a scenario's draws: the prefix of its one trial's random
 	// draws (trial.Config.Draws); nil: the seed's alone.
 	Draws *trial.Draws
+
+	// planned is the fault timeline every trial of the spec shares,
+	// compiled once by Plan rather than per trial (issue 42); nil before
+	// Plan. A spec changed after Plan is planned again.
+	planned *plannedFaults
+}
+
+// plannedFaults is a spec's timelineFaults for the T they were compiled
+// for. Their closures only read the spec, so trials run at once share them.
+type plannedFaults struct {
+	t      time.Duration
+	faults []trial.Fault
 }
 
 // Unit is the unit the spec's machines read their parameters in, and a
@@ -183,7 +195,14 @@ func (s *Spec) Validate() error {
 }
 
 // Plan expands the spec into trials: algorithm-major, then size, then trial.
+// It compiles the trials' fault timeline once (planned).
 func (s *Spec) Plan() []Trial {
+	s.planned = nil // compiled afresh: the spec may have changed since
+	if s.Latency != nil {
+		T := s.Latency.Mean()
+		f := s.timelineFaults(T)
+		s.planned = &plannedFaults{t: T, faults: f[:len(f):len(f)]} // a trial's append copies
+	}
 	var out []Trial
 	for _, a := range s.Algos {
 		for _, n := range s.Nodes {
