@@ -13,8 +13,8 @@ import (
 // scenario's faults, compiled by their kinds (chaos.Fault.Compile) for the
 // mean latency T.
 func (s *Spec) timelineFaults(T time.Duration) []trial.Fault {
-	if p := s.planned; p != nil && p.t == T {
-		return p.faults
+	if f := s.plannedFor(T); f != nil {
+		return f
 	}
 	var out []trial.Fault
 	for _, c := range s.Crashes {
