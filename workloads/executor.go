@@ -181,26 +181,23 @@ func (x *Executor) runSim(ctx context.Context, rt Runtime, trials []Trial, proce
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	p := Parallelism(x.Parallel)
-	jobs := make(chan int)
 	results := make(chan simResult, p)
+	// Workers take the next trial by its number, not from a goroutine
+	// that hands each one over: a hand-off, and a wake-up, a trial fewer
+	// (issue 42).
+	var claimed atomic.Int64
 	var wg sync.WaitGroup
 	for range p {
 		wg.Go(func() {
-			for i := range jobs {
+			for ctx.Err() == nil {
+				i := int(claimed.Add(1) - 1)
+				if i >= len(trials) {
+					return
+				}
 				results <- x.simTrial(ctx, rt, i, trials[i], processed)
 			}
 		})
 	}
-	go func() {
-		defer close(jobs)
-		for i := range trials {
-			select {
-			case jobs <- i:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
 	go func() {
 		wg.Wait()
 		close(results)
@@ -243,24 +240,24 @@ func (x *Executor) simTrial(ctx context.Context, rt Runtime, i int, t Trial, pro
 // each after its trace, and returns how many it handed and the first
 // error (after which it cancels the rest, discarding their traces).
 func (x *Executor) emitInOrder(trials []Trial, results <-chan simResult, cancel func(), done func(Trial, reports.Row) error) (int, error) {
-	pending := map[int]simResult{}
+	var pending ahead
 	next := 0
 	var emitErr error
 	for r := range results {
 		// Results come mostly in order: the next one is emitted without
-		// passing through pending, whose values (a row, a kilobyte) the
-		// map stores apart, an allocation a trial (issue 42).
+		// passing through pending.
 		inOrder := r.index == next && emitErr == nil
-		if !inOrder {
-			pending[r.index] = r
+		if inOrder {
+			pending.skip()
+		} else {
+			pending.put(r.index-next, r)
 		}
 		for emitErr == nil {
 			if !inOrder {
 				var ok bool
-				if r, ok = pending[next]; !ok {
+				if r, ok = pending.take(); !ok {
 					break
 				}
-				delete(pending, next)
 			}
 			inOrder = false
 			next++
@@ -280,10 +277,60 @@ func (x *Executor) emitInOrder(trials []Trial, results <-chan simResult, cancel 
 			cancel()
 		}
 	}
-	for _, r := range pending { // left by an error: not written
-		r.trace.discard()
+	for i, r := range pending.slots { // left by an error: not written
+		if pending.has[i] {
+			r.trace.discard()
+		}
 	}
 	return next, emitErr
+}
+
+// ahead holds the results that came before their turn, by how far ahead
+// of the next one to emit they are, in a ring that grows as needed: a map
+// stored each value (a row, a kilobyte) apart, an allocation a trial at
+// --parallel 2 (issue 42).
+type ahead struct {
+	slots []simResult
+	has   []bool
+	head  int // the slot of the next result to emit
+}
+
+// put holds r, k ≥ 0 results ahead of the next.
+func (a *ahead) put(k int, r simResult) {
+	if k >= len(a.slots) {
+		a.grow(k + 1)
+	}
+	j := (a.head + k) % len(a.slots)
+	a.slots[j], a.has[j] = r, true
+}
+
+// take removes and returns the next result, if it came.
+func (a *ahead) take() (simResult, bool) {
+	if len(a.slots) == 0 || !a.has[a.head] {
+		return simResult{}, false
+	}
+	r := a.slots[a.head]
+	a.slots[a.head], a.has[a.head] = simResult{}, false
+	a.head = (a.head + 1) % len(a.slots)
+	return r, true
+}
+
+// skip moves past the next result, emitted without being held.
+func (a *ahead) skip() {
+	if len(a.slots) > 0 {
+		a.head = (a.head + 1) % len(a.slots)
+	}
+}
+
+// grow makes room for at least n results ahead, the next one's slot first.
+func (a *ahead) grow(n int) {
+	size := max(2*len(a.slots), n, 4)
+	slots, has := make([]simResult, size), make([]bool, size)
+	for k := range a.slots {
+		j := (a.head + k) % len(a.slots)
+		slots[k], has[k] = a.slots[j], a.has[j]
+	}
+	a.slots, a.has, a.head = slots, has, 0
 }
 
 // Parallelism is the simulated trials run at once for a --parallel of p:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -286,5 +287,49 @@ func TestWatchSeesTheEventsOfTheRunsTrial(t *testing.T) {
 	tr := s.Plan()[0]
 	if got, want := tr.Watch(t.Context(), Sim, nil).Row, RunSim(tr, nil); fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) {
 		t.Errorf("unwatched row differs from the run's")
+	}
+}
+
+// TestAheadEmitsInOrder: results that come in any order within a window
+// (as workers finish them) leave the ring in plan order, each once, as
+// the map it replaced gave them.
+func TestAheadEmitsInOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, window := range []int{1, 2, 3, 17} {
+		const n = 2000
+		order := make([]int, n)
+		for i := range order {
+			order[i] = i
+		}
+		// Shuffle within blocks of window: a result is at most window-1
+		// ahead of the next.
+		for lo := 0; lo < n; lo += window {
+			hi := min(lo+window, n)
+			r.Shuffle(hi-lo, func(i, j int) { order[lo+i], order[lo+j] = order[lo+j], order[lo+i] })
+		}
+		var a ahead
+		next := 0
+		for _, i := range order {
+			if i == next {
+				// Emitted at once, as emitInOrder does, past the ring.
+				a.skip()
+				next++
+			} else {
+				a.put(i-next, simResult{index: i})
+			}
+			for {
+				got, ok := a.take()
+				if !ok {
+					break
+				}
+				if got.index != next {
+					t.Fatalf("window %d: emitted %d, want %d", window, got.index, next)
+				}
+				next++
+			}
+		}
+		if next != n {
+			t.Fatalf("window %d: emitted %d of %d", window, next, n)
+		}
 	}
 }

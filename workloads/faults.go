@@ -13,6 +13,9 @@ import (
 // scenario's faults, compiled by their kinds (chaos.Fault.Compile) for the
 // mean latency T.
 func (s *Spec) timelineFaults(T time.Duration) []trial.Fault {
+	if f := s.plannedFor(T); f != nil {
+		return f
+	}
 	var out []trial.Fault
 	for _, c := range s.Crashes {
 		out = append(out, c.compile(T))

@@ -76,6 +76,30 @@ type Spec struct {
 	// plan, as --hosts does not.
 	Hosts    []byte
 	HostsDir string
+
+	// planned is the fault timeline every trial of the spec shares,
+	// compiled once by Plan rather than per trial (issue 42); nil before
+	// Plan. A copy of the spec (a test's, with other faults) compiles its
+	// own, and so does one given other faults after Plan.
+	planned *plannedFaults
+}
+
+// plannedFaults is a spec's timelineFaults for the T they were compiled
+// for. Their closures only read the spec, so trials run at once share them.
+type plannedFaults struct {
+	spec   *Spec // the spec they were compiled for, not a copy of it
+	t      time.Duration
+	n      int // the spec's crashes, link latencies and faults then
+	faults []trial.Fault
+}
+
+// plannedFor returns the faults planned for s under T, or nil.
+func (s *Spec) plannedFor(T time.Duration) []trial.Fault {
+	p := s.planned
+	if p == nil || p.spec != s || p.t != T || p.n != len(s.Crashes)+len(s.LinkLatency)+len(s.Faults) {
+		return nil
+	}
+	return p.faults
 }
 
 // Unit is the unit the spec's machines read their parameters in, and a
@@ -189,7 +213,14 @@ func (s *Spec) Validate() error {
 }
 
 // Plan expands the spec into trials: algorithm-major, then size, then trial.
+// It compiles the trials' fault timeline once (planned).
 func (s *Spec) Plan() []Trial {
+	s.planned = nil // compiled afresh: the spec may have changed since
+	if s.Latency != nil {
+		T := s.Latency.Mean()
+		f := s.timelineFaults(T)
+		s.planned = &plannedFaults{spec: s, t: T, n: len(f), faults: f[:len(f):len(f)]} // a trial's append copies
+	}
 	var out []Trial
 	for _, a := range s.Algos {
 		for _, n := range s.Nodes {

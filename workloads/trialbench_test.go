@@ -24,6 +24,17 @@ func BenchmarkSmallTrials(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	// The run's defaults, as `electbench run` parses them: with no
+	// initiator a ring elects no one, its crash never comes, and the
+	// benchmark timed trials of nothing.
+	ids, err := ParseIDs("random")
+	if err != nil {
+		b.Fatal(err)
+	}
+	initiators, err := ParseInitiators("lowest")
+	if err != nil {
+		b.Fatal(err)
+	}
 	for _, name := range []string{"chang-roberts", "bully", "raft", "etcd-raft"} {
 		alg, variant, err := nodes.Lookup(name)
 		if err != nil {
@@ -32,7 +43,7 @@ func BenchmarkSmallTrials(b *testing.B) {
 		for _, fault := range []string{"none", "crash"} {
 			b.Run(fmt.Sprintf("%s/%s", name, fault), func(b *testing.B) {
 				s := &Spec{Scenario: "bench", Algos: []Algo{{Alg: alg, Variant: variant}}, Nodes: []int{5},
-					Trials: b.N, Seed: 1, Latency: lat, Initiators: Initiators{}}
+					Trials: b.N, Seed: 1, Latency: lat, IDs: ids, Initiators: initiators}
 				if fault == "crash" {
 					s.Crashes = []CrashSpec{crash}
 				}
@@ -57,6 +68,9 @@ func runSweep(b *testing.B, s *Spec) {
 	err = (&Executor{Parallel: 1}).Execute(context.Background(), plan, func(r reports.Row) error {
 		if r.Error != "" {
 			return fmt.Errorf("trial %d: %s", r.Trial, r.Error)
+		}
+		if r.Leader == "" || len(s.Crashes) > 0 && r.Faults == "" {
+			return fmt.Errorf("trial %d elected %q, faults %q: the sweep times trials that do nothing", r.Trial, r.Leader, r.Faults)
 		}
 		rows = append(rows, r)
 		return w.Write(r)

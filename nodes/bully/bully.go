@@ -76,9 +76,19 @@ func newBully(cfg nodes.Config) (func() nodes.Machine, error) {
 			return p
 		}, nil
 	}
+	// A run's classic machines are allocated together, the first N at once
+	// and a restart's one at a time: one allocation of a small trial, not
+	// two a process (each machine and the closure its won was). A classic
+	// winner announces, which core does when won is nil.
+	var batch []classic
+	size := max(cfg.N, 1)
 	return func() nodes.Machine {
-		p := &classic{}
-		p.core = core{timing: tm, won: p.announce}
+		if len(batch) == 0 {
+			batch, size = make([]classic, size), 1
+		}
+		p := &batch[0]
+		batch = batch[1:]
+		p.timing = tm
 		return p
 	}, nil
 }

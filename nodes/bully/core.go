@@ -19,7 +19,7 @@ const (
 
 // core holds the rules every bully variant shares (ALGORITHMS.md, "bully —
 // Garcia-Molina 1982, as taught"); the variants differ in what a process does
-// when it wins, which is won.
+// when it wins, which is won (nil: announce at once, as classic does).
 type core struct {
 	group
 	*timing
@@ -82,12 +82,22 @@ func (c *core) Timeout(env nodes.Env, t nodes.TimerID) {
 	switch {
 	case t == timerT1 && c.state == electing:
 		// "T1 expires with no OK → become leader."
-		c.won(env)
+		c.win(env)
 	case t == timerT2 && (c.state == awaitingCoordinator || c.state == waiting):
 		// "T2 expires with no COORDINATOR → start a new election." The
 		// process that promised to take over (by OK or HALT) has gone quiet.
 		c.elect(env)
 	}
+}
+
+// win is what this process does when it wins: the variant's won, or
+// announce.
+func (c *core) win(env nodes.Env) {
+	if c.won != nil {
+		c.won(env)
+		return
+	}
+	c.announce(env)
 }
 
 // elect starts an election: "if no process of higher id is unsuspected →
@@ -96,7 +106,7 @@ func (c *core) Timeout(env nodes.Env, t nodes.TimerID) {
 func (c *core) elect(env nodes.Env) {
 	c.began = env.Now()
 	if !c.higherAlive() {
-		c.won(env)
+		c.win(env)
 		return
 	}
 	c.state = electing

@@ -31,8 +31,8 @@ type setup struct {
 }
 
 func setupOf(in nodes.TheoryInput) (setup, bool) {
-	ranks := in.Ranks.Slice()
-	n := len(ranks)
+	ranks := &in.Ranks
+	n := ranks.Len()
 	if in.Faulty || n < 2 || (in.N != 0 && in.N != n) || len(in.Initiators) != 1 {
 		return setup{}, false
 	}
@@ -40,14 +40,19 @@ func setupOf(in nodes.TheoryInput) (setup, bool) {
 	if init < 0 || init >= n {
 		return setup{}, false
 	}
-	sorted := slices.SortedFunc(slices.Values(ranks), nodes.Rank.Compare)
-	if len(slices.Compact(sorted)) != n {
-		return setup{}, false // ranks must be distinct
+	if !distinct(ranks) {
+		return setup{}, false
 	}
-	highest := slices.Index(ranks, sorted[n-1])
+	// The ranks are read in place: a row asks twice a trial (the
+	// fault-free figure and the one with its crash), and two copies of
+	// them, one sorted, were most of a 5-process trial's theory (issue 42).
+	highest := 0
 	s := setup{n: n}
-	for _, r := range ranks {
-		if ranks[init].Less(r) {
+	for i := range n {
+		if ranks.Cmp(i, highest) > 0 {
+			highest = i
+		}
+		if ranks.Cmp(init, i) < 0 {
 			s.a++
 		}
 	}
@@ -157,4 +162,22 @@ func multicastTheory(in nodes.TheoryInput) nodes.Theory {
 		t.Messages += starters + starters*(starters-1)/2
 	}
 	return t
+}
+
+// distinct reports whether no two ranks are equal: by comparing each pair
+// in a small run, copying nothing; by sorting a copy above 16 processes.
+func distinct(ranks *nodes.Ranks) bool {
+	n := ranks.Len()
+	if n <= 16 {
+		for i := range n {
+			for j := range i {
+				if ranks.Cmp(i, j) == 0 {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	sorted := slices.SortedFunc(slices.Values(ranks.Slice()), nodes.Rank.Compare) // Slice may be the ranks themselves
+	return len(slices.Compact(sorted)) == n
 }

@@ -43,6 +43,7 @@ type spare struct {
 	radix    *radix // nil when the trial ended on another queue
 	timers   map[uint64]timerState
 	linkLast map[uint64]int64
+	counts   []int64 // the record's counts (trial.NewRecordIn)
 }
 
 // spares holds the spares of finished trials.

@@ -235,6 +235,7 @@ func RunContext(ctx context.Context, cfg trial.Config) (*trial.Record, error) {
 func (s *sim) result() *trial.Record {
 	rec := new(trial.Record)
 	*rec = s.res
+	rec.OwnCounts() // the spare's counts serve the next trial
 	return rec
 }
 
@@ -322,7 +323,7 @@ func newSim(cfg trial.Config) (*sim, error) {
 	}
 	_, s.fallible = s.machines.at(0).(nodes.Fallible)
 	_, s.closing = s.machines.at(0).(io.Closer)
-	s.res = trial.NewRecord(n, t, s.det)
+	s.res = trial.NewRecordIn(&sp.counts, n, t, s.det)
 	s.res.Bound = cfg.BoundIn(unit)
 	s.newMachine = newMachine
 	if err := s.initFaults(); err != nil {

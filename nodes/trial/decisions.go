@@ -73,7 +73,10 @@ func (d *Decisions) Forget(p int) { d.list[p] = decision{} }
 // that per-process state can refer to a rank by a 4-byte index. Index is
 // constant-time for the rank seen last (a run's decisions mostly repeat
 // one leader: it compares with Rank.Cmp, as == on ranks is a call to
-// memequal) and a map look-up otherwise.
+// memequal) and a map look-up otherwise. The map is made only past
+// rankScan ranks: a small trial's one or two leaders are found by
+// comparing, and its map, a kilobyte a trial, paced the garbage collector
+// (issue 42).
 type RankTable struct {
 	ranks []nodes.Rank
 	index map[nodes.Rank]int32
@@ -86,18 +89,41 @@ func (t *RankTable) Index(r *nodes.Rank) int32 {
 	if len(t.ranks) > 0 && t.ranks[t.last].Cmp(r) == 0 {
 		return t.last
 	}
-	if i, ok := t.index[*r]; ok {
+	if i, ok := t.find(r); ok {
 		t.last = i
 		return i
 	}
-	if t.index == nil {
-		t.index = map[nodes.Rank]int32{}
-	}
 	i := int32(len(t.ranks))
 	t.ranks = append(t.ranks, *r)
-	t.index[*r] = i
+	switch {
+	case t.index != nil:
+		t.index[*r] = i
+	case len(t.ranks) > rankScan:
+		t.index = make(map[nodes.Rank]int32, len(t.ranks))
+		for j := range t.ranks {
+			t.index[t.ranks[j]] = int32(j)
+		}
+	}
 	t.last = i
 	return i
+}
+
+// rankScan is how many ranks a RankTable finds by comparing before it
+// makes its map.
+const rankScan = 8
+
+// find looks r up: by comparing while the table is small, in the map after.
+func (t *RankTable) find(r *nodes.Rank) (int32, bool) {
+	if t.index != nil {
+		i, ok := t.index[*r]
+		return i, ok
+	}
+	for j := range t.ranks {
+		if t.ranks[j].Cmp(r) == 0 {
+			return int32(j), true
+		}
+	}
+	return 0, false
 }
 
 // Lookup returns r's number without adding it.
@@ -105,8 +131,7 @@ func (t *RankTable) Lookup(r *nodes.Rank) (int32, bool) {
 	if len(t.ranks) > 0 && t.ranks[t.last].Cmp(r) == 0 {
 		return t.last, true
 	}
-	i, ok := t.index[*r]
-	return i, ok
+	return t.find(r)
 }
 
 // Rank returns the rank numbered i.

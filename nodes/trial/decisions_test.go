@@ -9,14 +9,19 @@ import (
 )
 
 // RankTable numbers ranks as a map from rank to first-seen order would, on
-// its fast path for the rank seen last and off it, for small ranks and for
-// ranks that differ from one another only in an attribute or a high word.
+// its fast path for the rank seen last and off it, before and after it
+// makes its map, for small ranks and for ranks that differ from one another only in an attribute or a high word.
 func TestRankTableMatchesMap(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	pool := []nodes.Rank{
 		{}, nodes.RankOf(1), nodes.RankOf(2), {Attr: 1, ID: nodes.IDFromUint64(1)},
 		{ID: nodes.ID{1, 0, 0, 1}}, {ID: nodes.ID{1, 0, 0, 2}}, {ID: nodes.ID{0, 0, 1, 1}},
 		{Attr: 1, ID: nodes.ID{1, 0, 0, 1}},
+	}
+	// More ranks than rankScan, so that the table passes from comparing
+	// to its map during the run.
+	for i := range 2 * rankScan {
+		pool = append(pool, nodes.RankOf(uint64(10+i)))
 	}
 	var table RankTable
 	want := map[nodes.Rank]int32{}

@@ -3,6 +3,7 @@ package trial
 import (
 	"math"
 	"math/bits"
+	"slices"
 	"time"
 )
 
@@ -14,16 +15,27 @@ import (
 // so that a trial whose delays are all equal (constant latency) gets that
 // delay exactly. A bucket group (a power of two) is allocated when a delay
 // first falls in it: a trial under constant latency holds one, 1 KiB.
+// The first fewDelays delays are kept as they are, unbucketed, and go into
+// the histogram only when one more comes: a small trial's few dozen
+// messages spread over three or four groups under uniform(1ms,5ms), and
+// their 3-4 KiB, most of a 5-process trial's allocation, paced the garbage
+// collector (issue 42). Quantiles read from the few give what the
+// histogram would: the bucket of the delay of that rank.
 type Delays struct {
 	Count    int64
 	Sum      time.Duration
 	Min, Max time.Duration
-	groups   []*[delaySubs]int64 // group 0: 0..127 ns; group g ≥ 1: [128·2^(g−1), 256·2^(g−1))
+	groups   []*[delaySubs]int64      // group 0: 0..127 ns; group g ≥ 1: [128·2^(g−1), 256·2^(g−1))
+	few      [fewDelays]time.Duration // the first Count delays while groups is nil
 }
 
 const (
 	delaySubBits = 7
 	delaySubs    = 1 << delaySubBits // buckets per group
+	// fewDelays is how many delays are kept before the histogram: a
+	// 5-process trial of chang-roberts or bully with a crash sends 20 to 50
+	// election messages.
+	fewDelays = 64
 )
 
 // Add notes one delay; a negative one (two clocks read a few nanoseconds
@@ -37,7 +49,37 @@ func (d *Delays) Add(v time.Duration) {
 		d.Min, d.Max = min(d.Min, v), max(d.Max, v)
 		return
 	}
+	if d.groups == nil && d.Count < fewDelays {
+		v = max(v, 0)
+		if d.Count == 0 {
+			d.Min, d.Max = v, v
+		}
+		d.few[d.Count] = v
+		d.Count++
+		d.Sum += v
+		d.Min, d.Max = min(d.Min, v), max(d.Max, v)
+		return
+	}
 	d.AddN(v, 1)
+}
+
+// spill moves the few delays kept unbucketed into the histogram.
+func (d *Delays) spill() {
+	for _, v := range d.few[:d.Count] {
+		g, s := delayBucket(uint64(v))
+		d.grow(g)[s]++
+	}
+}
+
+// grow returns group g, allocating it (and room for it) if need be.
+func (d *Delays) grow(g int) *[delaySubs]int64 {
+	if g >= len(d.groups) {
+		d.groups = append(d.groups, make([]*[delaySubs]int64, g+1-len(d.groups))...)
+	}
+	if d.groups[g] == nil {
+		d.groups[g] = new([delaySubs]int64)
+	}
+	return d.groups[g]
 }
 
 // AddN notes n delays of v each (the simulator under constant latency
@@ -47,6 +89,9 @@ func (d *Delays) AddN(v time.Duration, n int64) {
 		return
 	}
 	v = max(v, 0)
+	if d.groups == nil {
+		d.spill()
+	}
 	if d.Count == 0 || v < d.Min {
 		d.Min = v
 	}
@@ -54,13 +99,7 @@ func (d *Delays) AddN(v time.Duration, n int64) {
 	d.Count += n
 	d.Sum += v * time.Duration(n)
 	g, s := delayBucket(uint64(v))
-	if g >= len(d.groups) {
-		d.groups = append(d.groups, make([]*[delaySubs]int64, g+1-len(d.groups))...)
-	}
-	if d.groups[g] == nil {
-		d.groups[g] = new([delaySubs]int64)
-	}
-	d.groups[g][s] += n
+	d.grow(g)[s] += n
 }
 
 // delayBucket is the group and sub-bucket of v.
@@ -97,6 +136,19 @@ func (d *Delays) Quantile(q float64) time.Duration {
 		return 0
 	}
 	rank := max(int64(math.Ceil(q*float64(d.Count))), 1)
+	if rank >= d.Count {
+		// The greatest delay's bucket, clamped to it: the p99 of up to 100
+		// delays, a small trial's, without a look at the buckets or a sort.
+		return d.Max
+	}
+	if d.groups == nil {
+		// The delay of that rank lies in the bucket the histogram would stop at.
+		few := d.few
+		sorted := few[:d.Count]
+		slices.Sort(sorted)
+		g, s := delayBucket(uint64(sorted[min(rank, d.Count)-1]))
+		return min(max(time.Duration(bucketTop(g, s)), d.Min), d.Max)
+	}
 	var seen int64
 	for g, grp := range d.groups {
 		if grp == nil {

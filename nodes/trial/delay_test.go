@@ -72,3 +72,31 @@ func TestDelaysNegativeIsZero(t *testing.T) {
 		t.Fatalf("%+v", d)
 	}
 }
+
+// TestDelaysFewAsHistogram: a trial's first delays, kept unbucketed, give
+// the quantiles the histogram gives for the same delays (AddN buckets from
+// the first), below, at and past the number kept, so that no row changes.
+func TestDelaysFewAsHistogram(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{1, 2, 5, 20, fewDelays - 1, fewDelays, fewDelays + 1, 3 * fewDelays} {
+		for range 50 {
+			var few, hist Delays
+			for range n {
+				v := time.Millisecond + time.Duration(r.Int64N(int64(4*time.Millisecond)))
+				if r.IntN(10) == 0 {
+					v = time.Duration(r.Int64N(300)) - 5
+				}
+				few.Add(v)
+				hist.AddN(v, 1)
+			}
+			if few.Count != hist.Count || few.Sum != hist.Sum || few.Min != hist.Min || few.Max != hist.Max {
+				t.Fatalf("n=%d: %d %v %v %v, histogram %d %v %v %v", n, few.Count, few.Sum, few.Min, few.Max, hist.Count, hist.Sum, hist.Min, hist.Max)
+			}
+			for _, q := range []float64{0.01, 0.5, 0.9, 0.99, 1} {
+				if few.Quantile(q) != hist.Quantile(q) {
+					t.Fatalf("n=%d q%v: %v, histogram %v", n, q, few.Quantile(q), hist.Quantile(q))
+				}
+			}
+		}
+	}
+}

@@ -71,11 +71,26 @@ type Record struct {
 // NewRecord prepares the record of a trial of n processes whose mean
 // latency is t.
 func NewRecord(n int, t time.Duration, det Detector) Record {
+	var counts []int64
+	return NewRecordIn(&counts, n, t, det)
+}
+
+// NewRecordIn is NewRecord counting in *buf, cleared, when it is long
+// enough, and in a new array left in *buf otherwise: a runtime that runs
+// trial after trial keeps one array for the counts (a slot for every kind
+// and timer registered, a kilobyte) and gives each finished record counts
+// of its own (OwnCounts).
+func NewRecordIn(buf *[]int64, n int, t time.Duration, det Detector) Record {
 	// The three counts share one array, each cut to its own capacity so
 	// that growing one (growKinds, CountFire) copies it out rather than
 	// overwrite the next: one allocation of a small trial, not three.
 	k := nodes.NumKinds()
-	counts := make([]int64, 2*k+nodes.NumTimers())
+	need := 2*k + nodes.NumTimers()
+	if len(*buf) < need {
+		*buf = make([]int64, need)
+	}
+	counts := (*buf)[:need]
+	clear(counts)
 	return Record{
 		N: n, T: t,
 		Sent:         counts[:k:k],
@@ -85,6 +100,30 @@ func NewRecord(n int, t time.Duration, det Detector) Record {
 		LastElection: -1, FirstInitiation: -1,
 		Detector: det,
 	}
+}
+
+// OwnCounts gives r counts of its own in place of those NewRecordIn's
+// buffer holds, cut after the last kind and timer counted (the others are
+// zero, which no reader tells from absent): one allocation of a few
+// dozen bytes where a slot for every kind registered took a kilobyte.
+func (r *Record) OwnCounts() {
+	k := max(lastCounted(r.Sent), lastCounted(r.SentBytes))
+	f := lastCounted(r.Fired)
+	own := make([]int64, 2*k+f)
+	copy(own, r.Sent[:k])
+	copy(own[k:], r.SentBytes[:k])
+	copy(own[2*k:], r.Fired[:f])
+	r.Sent, r.SentBytes, r.Fired = own[:k:k], own[k:2*k:2*k], own[2*k:]
+}
+
+// lastCounted is one past the last non-zero count.
+func lastCounted(counts []int64) int {
+	for i := len(counts) - 1; i >= 0; i-- {
+		if counts[i] != 0 {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // CountSend counts one message of kind k, size bytes encoded, and reports
