@@ -104,9 +104,9 @@ func (h *hunter) judge(ctx context.Context, spec *workloads.Spec) result {
 		for _, f := range res.Record.Faults {
 			at = append(at, f.At)
 		}
-		if bound, ok := h.o.Property.livenessBound(at, res.Record.FirstInitiation, res.Record.T); ok && row.DecidedS.Set {
+		if bound, ok := h.o.Property.livenessBound(at, res.Record.FirstInitiation, res.Record.T); ok && row.DecidedS.IsSet() {
 			r.bound = bound
-			if decided := time.Duration(math.Round(row.DecidedS.V * 1e9)); decided > bound {
+			if decided := time.Duration(math.Round(row.DecidedS.Get() * 1e9)); decided > bound {
 				r.violated = true
 				r.what = fmt.Sprintf("liveness within %s of the last fault: decided %v after the first initiation, %v after the bound", h.o.Property.Within.Text, decided, decided-bound)
 			}
@@ -130,8 +130,8 @@ func (h *hunter) judge(ctx context.Context, spec *workloads.Spec) result {
 // false: its initiators were down before they were told to, and a
 // terminating algorithm elects only when asked).
 func beyond(t *workloads.Trial, row *reports.Row, cov *coverage, initiated bool) string {
-	if t.Algo.Alg.BoundedDelay && row.Overruns.V > 0 {
-		return fmt.Sprintf("%d messages outlasted the delay bound D", row.Overruns.V)
+	if t.Algo.Alg.BoundedDelay && row.Overruns.Get() > 0 {
+		return fmt.Sprintf("%d messages outlasted the delay bound D", row.Overruns.Get())
 	}
 	if !initiated && row.SafetyViolations == 0 {
 		return "no process was asked to elect: the initiators were down"

@@ -123,7 +123,7 @@ func (p Property) livenessBound(faults []time.Duration, firstInitiation, T time.
 func (p Property) shows(row *reports.Row) bool {
 	switch p.Name {
 	case "liveness":
-		return !row.Live || !p.Within.IsZero() && row.DecidedS.Set
+		return !row.Live || !p.Within.IsZero() && row.DecidedS.IsSet()
 	case "verdict":
 		return !row.Live || row.SafetyViolations > 0 || !row.Correct
 	}

@@ -291,28 +291,24 @@ func optFloatCol(name string, f func(*Row) *Opt[float64]) column {
 		name: name,
 		cell: func(r *Row) string { return f(r).String() },
 		json: func(b []byte, r *Row) []byte {
-			if o := f(r); o.Set {
-				return appendJSONFloat(b, o.V)
+			if o := f(r); o.IsSet() {
+				return appendJSONFloat(b, o.Get())
 			}
 			return append(b, "null"...)
 		},
-		number: func(r *Row) (float64, bool) { o := f(r); return o.V, o.Set },
+		number: func(r *Row) (float64, bool) { return f(r).Value() },
 		csv: func(b []byte, r *Row) []byte {
-			if o := f(r); o.Set {
-				return appendFloat(b, o.V)
+			if o := f(r); o.IsSet() {
+				return appendFloat(b, o.Get())
 			}
 			return b
-		},
-		norm: func(r *Row) {
-			if o := f(r); !o.Set {
-				*o = Opt[float64]{}
-			}
 		},
 		parse: func(r *Row, s string) error {
 			if s == "" {
 				*f(r) = Opt[float64]{}
 				return nil
 			}
+			// A parsed NaN is quiet: never the pattern of an unset Opt.
 			v, err := parseFloat(s)
 			*f(r) = Some(v)
 			return err
@@ -325,22 +321,17 @@ func optIntCol(name string, f func(*Row) *Opt[int64]) column {
 		name: name,
 		cell: func(r *Row) string { return f(r).String() },
 		json: func(b []byte, r *Row) []byte {
-			if o := f(r); o.Set {
-				return strconv.AppendInt(b, o.V, 10)
+			if o := f(r); o.IsSet() {
+				return strconv.AppendInt(b, o.Get(), 10)
 			}
 			return append(b, "null"...)
 		},
-		number: func(r *Row) (float64, bool) { o := f(r); return float64(o.V), o.Set },
+		number: func(r *Row) (float64, bool) { o := f(r); return float64(o.Get()), o.IsSet() },
 		csv: func(b []byte, r *Row) []byte {
-			if o := f(r); o.Set {
-				return strconv.AppendInt(b, o.V, 10)
+			if o := f(r); o.IsSet() {
+				return strconv.AppendInt(b, o.Get(), 10)
 			}
 			return b
-		},
-		norm: func(r *Row) {
-			if o := f(r); !o.Set {
-				*o = Opt[int64]{}
-			}
 		},
 		parse: func(r *Row, s string) error {
 			if s == "" {
@@ -348,6 +339,10 @@ func optIntCol(name string, f func(*Row) *Opt[int64]) column {
 				return nil
 			}
 			v, err := parseInt(s, 64)
+			if err == nil && !OptHolds(v) {
+				// The one number an Opt cannot hold (it marks an unset one).
+				return fmt.Errorf("integer out of range: %q", s)
+			}
 			*f(r) = Some(v)
 			return err
 		},
@@ -403,10 +398,10 @@ func parseFloat(s string) (float64, error) {
 // String is the cell of an optional number: empty when unset, decimal
 // otherwise (floats as FormatFloat writes them).
 func (o Opt[T]) String() string {
-	if !o.Set {
+	if !o.IsSet() {
 		return ""
 	}
-	switch v := any(o.V).(type) {
+	switch v := any(o.Get()).(type) {
 	case float64:
 		return FormatFloat(v)
 	case int64:

@@ -79,10 +79,10 @@ var DisruptionMetrics = []string{"disruptions", "leaderless_t", "stale_leader_s"
 
 // detectT is detect_s in units of T (t_s); unset when either is.
 func detectT(r *Row) Opt[float64] {
-	if !r.DetectS.Set || !(r.TS > 0) {
+	if !r.DetectS.IsSet() || !(r.TS > 0) {
 		return Opt[float64]{}
 	}
-	return Some(r.DetectS.V / r.TS)
+	return Some(r.DetectS.Get() / r.TS)
 }
 
 // shareMetrics are the verdicts compared as shares of a group's trials
@@ -275,8 +275,11 @@ func (s *CompareSide) Add(r *Row) {
 	}
 	if s.opt.Disruption {
 		for i, name := range DisruptionMetrics {
-			v, ok := r.Number(name)
-			g.values[len(compareMetrics)+i] = appendValue(g.values[len(compareMetrics)+i], Opt[float64]{V: v, Set: ok})
+			var o Opt[float64]
+			if v, ok := r.Number(name); ok {
+				o = Some(v)
+			}
+			g.values[len(compareMetrics)+i] = appendValue(g.values[len(compareMetrics)+i], o)
 		}
 	}
 }
@@ -284,8 +287,8 @@ func (s *CompareSide) Add(r *Row) {
 // appendValue adds v to xs when metricValues would describe it: set and
 // finite.
 func appendValue(xs []float64, v Opt[float64]) []float64 {
-	if v.Set && !math.IsNaN(v.V) && !math.IsInf(v.V, 0) {
-		return append(xs, v.V)
+	if v.IsSet() && !math.IsNaN(v.Get()) && !math.IsInf(v.Get(), 0) {
+		return append(xs, v.Get())
 	}
 	return xs
 }
@@ -382,7 +385,7 @@ func judgeShare(ch *Change, bk, bn, nk, nn int, opt CompareOptions) {
 		ch.Verdict, ch.Reason = OnlyInNew, "no trials in BASE"
 		return
 	}
-	ch.Delta = Some(ch.NewShare.V - ch.BaseShare.V)
+	ch.Delta = Some(ch.NewShare.Get() - ch.BaseShare.Get())
 	lo, hi := newcombe(bk, bn, nk, nn)
 	ch.Shift, ch.ShiftLow, ch.ShiftHigh = ch.Delta, Some(lo), Some(hi)
 	p := fisherExact(bk, bn, nk, nn)
@@ -396,14 +399,14 @@ func judgeShare(ch *Change, bk, bn, nk, nn int, opt CompareOptions) {
 		ch.Verdict = Regression
 		ch.Reason = fmt.Sprintf("%d of %d NEW trials not %s, none of %d BASE trials: a loss beyond the threshold (%s of the trials) is a regression whatever q",
 			nn-nk, nn, ch.Metric, bn, strings.TrimPrefix(fmtPercent(opt.Threshold), "+"))
-	case ch.Delta.V == 0:
+	case ch.Delta.Get() == 0:
 		ch.Verdict, ch.Reason = NoChange, "same share"
 	case p >= opt.Alpha:
 		ch.Verdict, ch.Reason = NoChange, fmt.Sprintf("not significant (p=%s ≥ %s)", fmtP(p), fmtP(opt.Alpha))
-	case ch.Delta.V < 0:
-		ch.Verdict, ch.Reason = Regression, fmt.Sprintf("share %s points (p=%s)", fmtPoints(ch.Delta.V), fmtP(p))
+	case ch.Delta.Get() < 0:
+		ch.Verdict, ch.Reason = Regression, fmt.Sprintf("share %s points (p=%s)", fmtPoints(ch.Delta.Get()), fmtP(p))
 	default:
-		ch.Verdict, ch.Reason = Improvement, fmt.Sprintf("share %s points (p=%s)", fmtPoints(ch.Delta.V), fmtP(p))
+		ch.Verdict, ch.Reason = Improvement, fmt.Sprintf("share %s points (p=%s)", fmtPoints(ch.Delta.Get()), fmtP(p))
 	}
 }
 
@@ -430,8 +433,8 @@ func metricValues(rows []*Row, value func(*Row) Opt[float64]) []float64 {
 		if r.Error != "" {
 			continue
 		}
-		if v := value(r); v.Set && !math.IsNaN(v.V) && !math.IsInf(v.V, 0) {
-			xs = append(xs, v.V)
+		if v := value(r); v.IsSet() && !math.IsNaN(v.Get()) && !math.IsInf(v.Get(), 0) {
+			xs = append(xs, v.Get())
 		}
 	}
 	return xs
@@ -479,7 +482,7 @@ func judge(ch *Change, base, new []float64, opt CompareOptions, minSamples int) 
 	}
 	mw := mannWhitney(base, new)
 	ch.P, ch.Exact = Some(mw.P), mw.Exact
-	d := ch.Delta.V
+	d := ch.Delta.Get()
 	switch {
 	case mw.P >= opt.Alpha:
 		ch.Verdict, ch.Reason = NoChange, fmt.Sprintf("not significant (p=%s ≥ %s)", fmtP(mw.P), fmtP(opt.Alpha))
@@ -547,7 +550,7 @@ func WriteCompareText(out io.Writer, c Comparison) error {
 			continue
 		}
 		fmt.Fprintf(&b, "%-13s  %s: %s", strings.ToUpper(string(ch.Verdict)), ch.Name(), ch.Figures())
-		if ch.P.Set {
+		if ch.P.IsSet() {
 			method := "normal approximation"
 			switch {
 			case ch.Kind == KindShare:
@@ -555,9 +558,9 @@ func WriteCompareText(out io.Writer, c Comparison) error {
 			case ch.Exact:
 				method = "exact"
 			}
-			fmt.Fprintf(&b, ", p=%s (%s)", fmtP(ch.P.V), method)
-			if ch.Q.Set {
-				fmt.Fprintf(&b, ", q=%s", fmtP(ch.Q.V))
+			fmt.Fprintf(&b, ", p=%s (%s)", fmtP(ch.P.Get()), method)
+			if ch.Q.IsSet() {
+				fmt.Fprintf(&b, ", q=%s", fmtP(ch.Q.Get()))
 			}
 		}
 		if ch.Verdict == CannotDecide {
@@ -603,7 +606,7 @@ func (c *Change) Figures() string {
 		return fmt.Sprintf("%s → %s trials (%s points%s)", shareText(c.BaseCount, c.BaseN), shareText(c.NewCount, c.NewN), pointsText(c.Delta), c.IntervalText())
 	}
 	shift := ""
-	if c.Shift.Set {
+	if c.Shift.IsSet() {
 		shift = ", shift " + signedText(c.Shift) + c.IntervalText()
 	}
 	return fmt.Sprintf("median %s → %s (%s)%s, %d vs %d trials",
@@ -613,11 +616,11 @@ func (c *Change) Figures() string {
 // IntervalText is the 95% interval of the change's size: " [−3.1, +0.4]"
 // (points for a share, the metric's unit for a median), "" without one.
 func (c *Change) IntervalText() string {
-	if !c.ShiftLow.Set {
+	if !c.ShiftLow.IsSet() {
 		return ""
 	}
 	if c.Kind == KindShare {
-		return fmt.Sprintf(" [%s, %s]", fmtPoints(c.ShiftLow.V), fmtPoints(c.ShiftHigh.V))
+		return fmt.Sprintf(" [%s, %s]", fmtPoints(c.ShiftLow.Get()), fmtPoints(c.ShiftHigh.Get()))
 	}
 	return fmt.Sprintf(" [%s, %s]", signedText(c.ShiftLow), signedText(c.ShiftHigh))
 }
@@ -625,11 +628,11 @@ func (c *Change) IntervalText() string {
 // signedText is a figure rounded to four significant digits, with its
 // sign: +3.5, -0.01235.
 func signedText(o Opt[float64]) string {
-	if !o.Set {
+	if !o.IsSet() {
 		return "-"
 	}
-	s := roundedText(o.V)
-	if o.V >= 0 {
+	s := roundedText(o.Get())
+	if o.Get() >= 0 {
 		s = "+" + s
 	}
 	return s
@@ -652,24 +655,24 @@ func shareText(k, n int) string {
 }
 
 func pointsText(o Opt[float64]) string {
-	if !o.Set {
+	if !o.IsSet() {
 		return "-"
 	}
-	return fmtPoints(o.V)
+	return fmtPoints(o.Get())
 }
 
 func optText(o Opt[float64]) string {
-	if !o.Set {
+	if !o.IsSet() {
 		return "-"
 	}
-	return roundedText(o.V)
+	return roundedText(o.Get())
 }
 
 func deltaText(o Opt[float64]) string {
-	if !o.Set {
+	if !o.IsSet() {
 		return "-"
 	}
-	return fmtPercent(o.V)
+	return fmtPercent(o.Get())
 }
 
 type jsonChange struct {
@@ -728,14 +731,14 @@ func WriteCompareJSON(out io.Writer, c Comparison) error {
 			NewShare: jsonNumber(ch.NewShare), P: jsonNumber(ch.P), Q: jsonNumber(ch.Q),
 			Shift: jsonNumber(ch.Shift), ShiftLow: jsonNumber(ch.ShiftLow), ShiftHigh: jsonNumber(ch.ShiftHigh)}
 		switch {
-		case !ch.Delta.Set:
+		case !ch.Delta.IsSet():
 			jc.Delta = json.RawMessage("null")
-		case math.IsInf(ch.Delta.V, 1):
+		case math.IsInf(ch.Delta.Get(), 1):
 			jc.Delta = json.RawMessage(`"+inf"`)
-		case math.IsInf(ch.Delta.V, -1):
+		case math.IsInf(ch.Delta.Get(), -1):
 			jc.Delta = json.RawMessage(`"-inf"`)
 		default:
-			jc.Delta = json.RawMessage(summaryNumber(ch.Delta.V))
+			jc.Delta = json.RawMessage(summaryNumber(ch.Delta.Get()))
 		}
 		doc.Changes[i] = jc
 	}

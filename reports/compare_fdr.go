@@ -39,7 +39,7 @@ func adjust(changes []Change, alpha float64) int {
 	}
 	ps := make([]float64, len(family))
 	for j, i := range family {
-		ps[j] = changes[i].P.V
+		ps[j] = changes[i].P.Get()
 	}
 	qs := benjaminiHochberg(ps)
 	m := len(family)
@@ -51,7 +51,7 @@ func adjust(changes []Change, alpha float64) int {
 		}
 		if qs[j] > alpha {
 			ch.Verdict = NoChange
-			ch.Reason = fmt.Sprintf("not significant among the %d tests that could be (p=%s, q=%s > %s)", m, fmtP(ch.P.V), fmtP(qs[j]), fmtP(alpha))
+			ch.Reason = fmt.Sprintf("not significant among the %d tests that could be (p=%s, q=%s > %s)", m, fmtP(ch.P.Get()), fmtP(qs[j]), fmtP(alpha))
 			continue
 		}
 		if r, ok := strings.CutSuffix(ch.Reason, ")"); ok { // "median +12.0% (p=0.0079)"
@@ -63,7 +63,7 @@ func adjust(changes []Change, alpha float64) int {
 
 // canReach says whether ch's test ran and could have given p ≤ alpha.
 func canReach(ch *Change, alpha float64) bool {
-	if !ch.P.Set {
+	if !ch.P.IsSet() {
 		return false
 	}
 	if ch.Kind != KindShare {

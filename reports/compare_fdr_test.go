@@ -79,7 +79,7 @@ func TestCompareManyGroups(t *testing.T) {
 	if ch.Nodes != 4 {
 		t.Fatalf("first messages change is of n=%d", ch.Nodes)
 	}
-	if ch.Verdict != NoChange || !ch.Q.Set || ch.Q.V <= 0.05 || ch.P.V != 2.0/252 || !strings.Contains(ch.Reason, "q=") {
+	if ch.Verdict != NoChange || !ch.Q.IsSet() || ch.Q.Get() <= 0.05 || ch.P.Get() != 2.0/252 || !strings.Contains(ch.Reason, "q=") {
 		t.Errorf("one group of %d moved: %s, p=%v, q=%v (%s); want no change, q > 0.05", groups, ch.Verdict, ch.P, ch.Q, ch.Reason)
 	}
 	if n := len(c.Regressions()); n != 0 {
@@ -98,7 +98,7 @@ func TestCompareManyGroups(t *testing.T) {
 		}
 	}
 	for _, ch := range c.Regressions() {
-		if !ch.Q.Set || ch.Q.V > 0.05 || !strings.Contains(ch.Reason, ", q=") {
+		if !ch.Q.IsSet() || ch.Q.Get() > 0.05 || !strings.Contains(ch.Reason, ", q=") {
 			t.Errorf("%s: q %v (%s)", ch.Name(), ch.Q, ch.Reason)
 		}
 	}

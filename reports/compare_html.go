@@ -55,8 +55,8 @@ func WriteCompareHTMLFile(path string, c Comparison, base, new string) error {
 // shareCell shows k/n trials, sorted by the share.
 func shareCell(k, n int, share Opt[float64]) cell {
 	c := cell{text: shareText(k, n), num: true}
-	if share.Set {
-		c.v, c.hasV = share.V, true
+	if share.IsSet() {
+		c.v, c.hasV = share.Get(), true
 	}
 	return c
 }
@@ -76,12 +76,12 @@ func verdictClass(v Verdict) string {
 // changeBar is a small inline SVG bar of a relative change, ±100% full
 // width, red for growth and green for shrinkage.
 func changeBar(d Opt[float64]) string {
-	if !d.Set || d.V == 0 {
+	if !d.IsSet() || d.Get() == 0 {
 		return ""
 	}
-	w := math.Min(1, math.Abs(d.V)) * 50
+	w := math.Min(1, math.Abs(d.Get())) * 50
 	x, fill := 50.0, "#b00020"
-	if d.V < 0 {
+	if d.Get() < 0 {
 		x, fill = 50-w, "#1b7a2e"
 	}
 	return fmt.Sprintf(`<svg width="100" height="10" viewBox="0 0 100 10" aria-hidden="true"><line x1="50" y1="0" x2="50" y2="10" stroke="#999"/><rect x="%s" y="2" width="%s" height="6" fill="%s"/></svg>`,
@@ -103,7 +103,7 @@ func changeRows(c Comparison, label func(*Change) string, withRuntime bool) [][]
 			vc := textCell(label(&ch))
 			vc.classes = verdictClass(ch.Verdict)
 			change := cell{text: deltaText(ch.Delta) + ch.IntervalText(), num: true}
-			if ch.Kind == KindMedian && ch.Shift.Set {
+			if ch.Kind == KindMedian && ch.Shift.IsSet() {
 				change.text = deltaText(ch.Delta) + " · shift " + signedText(ch.Shift) + ch.IntervalText()
 			}
 			baseC, newC := optCell(ch.BaseMedian, 3), optCell(ch.NewMedian, 3)
@@ -111,8 +111,8 @@ func changeRows(c Comparison, label func(*Change) string, withRuntime bool) [][]
 				change.text = pointsText(ch.Delta) + " pts" + ch.IntervalText()
 				baseC, newC = shareCell(ch.BaseCount, ch.BaseN, ch.BaseShare), shareCell(ch.NewCount, ch.NewN, ch.NewShare)
 			}
-			if ch.Delta.Set && !math.IsInf(ch.Delta.V, 0) {
-				change.v, change.hasV = ch.Delta.V, true
+			if ch.Delta.IsSet() && !math.IsInf(ch.Delta.Get(), 0) {
+				change.v, change.hasV = ch.Delta.Get(), true
 			}
 			row := []cell{vc, textCell(ch.Algorithm), textCell(ch.Variant)}
 			if withRuntime {
@@ -129,8 +129,8 @@ func changeRows(c Comparison, label func(*Change) string, withRuntime bool) [][]
 // pCell shows a p- or q-value in scientific notation (fmtP), sorted by
 // its value: 1e-16 is not 0.
 func pCell(o Opt[float64]) cell {
-	if !o.Set {
+	if !o.IsSet() {
 		return cell{text: "-", num: true}
 	}
-	return cell{text: fmtP(o.V), num: true, v: o.V, hasV: true}
+	return cell{text: fmtP(o.Get()), num: true, v: o.Get(), hasV: true}
 }

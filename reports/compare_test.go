@@ -214,7 +214,7 @@ func TestCompare(t *testing.T) {
 			}
 		}
 		regs := c.Regressions()
-		if len(regs) != 3 || regs[0].Delta.V != 1 || !regs[0].P.Set || regs[0].P.V != 2.0/252 {
+		if len(regs) != 3 || regs[0].Delta.Get() != 1 || !regs[0].P.IsSet() || regs[0].P.Get() != 2.0/252 {
 			t.Errorf("regressions %+v", regs)
 		}
 		// The reverse direction is an improvement.
@@ -227,7 +227,7 @@ func TestCompare(t *testing.T) {
 		base := trialsOf("lcr", 8, 1000, 1005, 1010, 1015, 1020)
 		up := trialsOf("lcr", 8, 1040, 1045, 1050, 1055, 1060)
 		ch := changeOf(t, Compare(base, up, CompareOptions{Threshold: -1}), "messages")
-		if ch.Verdict != NoChange || !ch.P.Set || ch.P.V >= 0.05 {
+		if ch.Verdict != NoChange || !ch.P.IsSet() || ch.P.Get() >= 0.05 {
 			t.Errorf("4%% up with threshold 5%%: %s (%s)", ch.Verdict, ch.Reason)
 		}
 		if v := verdicts(Compare(base, up, CompareOptions{Threshold: 0.01})); v["lcr/8/messages"] != Regression {
@@ -283,7 +283,7 @@ func TestCompareVerdicts(t *testing.T) {
 		newer := trialsOf("bully", 8, 105, 105, 105, 105, 105, 105, 105, 105, 105, 105)
 		newer[3].SafetyViolations = 2
 		ch := changeOf(t, Compare(base, newer, CompareOptions{}), "safety")
-		if ch.Verdict != Regression || ch.BaseCount != 10 || ch.NewCount != 9 || !ch.P.Set || ch.P.V != 1 {
+		if ch.Verdict != Regression || ch.BaseCount != 10 || ch.NewCount != 9 || !ch.P.IsSet() || ch.P.Get() != 1 {
 			t.Errorf("%+v", ch)
 		}
 		if !strings.Contains(ch.Reason, "1 of 10 NEW trials violate safety") {
@@ -321,7 +321,7 @@ func TestCompareVerdicts(t *testing.T) {
 		// trial was live and NEW lost 10% > the 5% threshold: a regression
 		// whatever q, named with its interval.
 		ch := changeOf(t, Compare(base, newer, CompareOptions{}), "live")
-		if ch.Verdict != Regression || !strings.Contains(ch.Reason, "whatever q") || ch.P.V < 0.5 {
+		if ch.Verdict != Regression || !strings.Contains(ch.Reason, "whatever q") || ch.P.Get() < 0.5 {
 			t.Errorf("10 → 9 of 10 live: %s (%s)", ch.Verdict, ch.Reason)
 		}
 		if ch.Figures() != "10/10 → 9/10 trials (-10.0 points [-40.4, +18.9])" {
@@ -339,7 +339,7 @@ func TestCompareVerdicts(t *testing.T) {
 			newer[i].Live = false
 		}
 		ch = changeOf(t, Compare(base, newer, CompareOptions{}), "live")
-		if ch.Verdict != Regression || math.Abs(ch.P.V-fisherExact(10, 10, 4, 10)) > 1e-15 || ch.Delta.V != -0.6 {
+		if ch.Verdict != Regression || math.Abs(ch.P.Get()-fisherExact(10, 10, 4, 10)) > 1e-15 || ch.Delta.Get() != -0.6 {
 			t.Errorf("10 → 4 of 10 live: %+v", ch)
 		}
 		if ch := changeOf(t, Compare(base, newer, CompareOptions{}), "correct"); ch.Verdict != NoChange {
@@ -359,7 +359,7 @@ func TestCompareVerdicts(t *testing.T) {
 		if ch := changeOf(t, c, "failover_t"); ch.Verdict != Regression {
 			t.Errorf("failover doubled: %s (%s)", ch.Verdict, ch.Reason)
 		}
-		if ch := changeOf(t, c, "detect_t"); ch.Verdict != NoChange || ch.BaseMedian.V != 10 {
+		if ch := changeOf(t, c, "detect_t"); ch.Verdict != NoChange || ch.BaseMedian.Get() != 10 {
 			t.Errorf("detect_t unchanged at 10T: %+v", ch)
 		}
 		// Without crashes there is no failover to compare.

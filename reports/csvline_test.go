@@ -10,14 +10,14 @@ import (
 // A row's line is the bytes encoding/csv writes for its cells, and the row
 // a Writer keeps (each column's norm) is the row parsed from those cells:
 // quoting (comma, quote, CR, LF, a leading space, `\.`), Printable's
-// escapes, options unset with a value, empty counts and an Unseen row's
+// escapes, options at the edges of their domain (-0, 2⁶⁰), empty counts and an Unseen row's
 // counts included.
 func TestAppendCSVLine(t *testing.T) {
 	rows := sampleRows()
 	odd := rows[0]
 	odd.Error, odd.Leader, odd.Variant = "a,\"b\"\r\nc\x1b[31m", " lead", `\.`
 	odd.Violation, odd.Faults = "\u00a0nbsp", "é,\u202e"
-	odd.TurnaroundS, odd.Terms = Opt[float64]{V: 3}, Opt[int64]{V: 7}
+	odd.TurnaroundS, odd.Terms = Some(math.Copysign(0, -1)), Some(int64(1)<<60)
 	odd.MessagesByKind, odd.TimeoutsByKind = Counts{}, Counts{{"K,\x1b", 2}, {"L", 3}}
 	unseen := rows[1]
 	unseen.Unseen, unseen.Messages, unseen.Bytes, unseen.Timeouts = true, 4, 5, 6
@@ -58,7 +58,12 @@ func FuzzCSVLine(f *testing.F) {
 			v = 0 // NaN reads back as NaN, which DeepEqual never equals
 		}
 		r := Row{Algorithm: alg, Variant: variant, Leader: leader, Error: errText, Nodes: nodes,
-			Messages: msgs, TS: v, Unseen: unseen, TurnaroundT: Opt[float64]{V: v, Set: set}, Terms: Opt[int64]{V: msgs, Set: !set}}
+			Messages: msgs, TS: v, Unseen: unseen}
+		if set {
+			r.TurnaroundT = Some(v)
+		} else if OptHolds(msgs) {
+			r.Terms = Some(msgs)
+		}
 		if checkCounts("", Counts{{kind, msgs}}) == nil {
 			r.MessagesByKind = Counts{{kind, msgs}}
 		}

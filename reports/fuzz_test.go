@@ -100,8 +100,8 @@ func FuzzRowRoundTrip(f *testing.F) {
 		}
 		g := got[0]
 		same := func(a, b float64) bool { return a == b && math.Signbit(a) == math.Signbit(b) || a != a && b != b }
-		if g.Messages != msgs || g.Correct != correct || g.TurnaroundT.Set != turnaroundSet ||
-			turnaroundSet && !same(g.TurnaroundT.V, turnaround) || !same(g.TS, turnaround) ||
+		if g.Messages != msgs || g.Correct != correct || g.TurnaroundT.IsSet() != turnaroundSet ||
+			turnaroundSet && !same(g.TurnaroundT.Get(), turnaround) || !same(g.TS, turnaround) ||
 			g.TheoryMessages != r.TheoryMessages || g.Error != errText || g.MessagesByKind.String() != r.MessagesByKind.String() {
 			t.Fatalf("round trip changed a field:\n%+v\n%+v", r, g)
 		}

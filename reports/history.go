@@ -394,11 +394,11 @@ func collectTrends(runs []HistoryRun, sums [][]Group) trends {
 				tr.sizes[k] = append(tr.sizes[k], g.Nodes)
 			}
 			pt := trendPoint{k, g.Nodes}
-			if g.Messages.Median.Set {
-				tr.medMsgs[pt] = append(tr.medMsgs[pt], plotter.XY{X: float64(i + 1), Y: g.Messages.Median.V})
+			if g.Messages.Median.IsSet() {
+				tr.medMsgs[pt] = append(tr.medMsgs[pt], plotter.XY{X: float64(i + 1), Y: g.Messages.Median.Get()})
 			}
-			if g.TurnaroundT.Median.Set {
-				tr.medTurn[pt] = append(tr.medTurn[pt], plotter.XY{X: float64(i + 1), Y: g.TurnaroundT.Median.V})
+			if g.TurnaroundT.Median.IsSet() {
+				tr.medTurn[pt] = append(tr.medTurn[pt], plotter.XY{X: float64(i + 1), Y: g.TurnaroundT.Median.Get()})
 			}
 		}
 	}

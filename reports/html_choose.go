@@ -20,11 +20,11 @@ func writeChoose(p *page, all []*series, faults func(*Row) []FaultWindow) error 
 		labels[i] = s.label
 		m, t := overviewSeries{label: s.label}, overviewSeries{label: s.label}
 		for _, g := range s.groups {
-			if g.Messages.Median.Set {
-				m.pts = append(m.pts, plotter.XY{X: float64(g.Nodes), Y: g.Messages.Median.V})
+			if g.Messages.Median.IsSet() {
+				m.pts = append(m.pts, plotter.XY{X: float64(g.Nodes), Y: g.Messages.Median.Get()})
 			}
-			if g.TurnaroundT.Median.Set {
-				t.pts = append(t.pts, plotter.XY{X: float64(g.Nodes), Y: g.TurnaroundT.Median.V})
+			if g.TurnaroundT.Median.IsSet() {
+				t.pts = append(t.pts, plotter.XY{X: float64(g.Nodes), Y: g.TurnaroundT.Median.Get()})
 			}
 		}
 		msgs, turn = append(msgs, m), append(turn, t)
@@ -155,8 +155,8 @@ func writeFailover(p *page, groups []*reportGroup) error {
 		return nil
 	}
 	ms := func(o Opt[float64]) Opt[float64] {
-		if o.Set {
-			return Some(o.V * 1000)
+		if o.IsSet() {
+			return Some(o.Get() * 1000)
 		}
 		return o
 	}
@@ -221,8 +221,8 @@ func writeFailover(p *page, groups []*reportGroup) error {
 }
 
 func optFloat(o Opt[int64]) Opt[float64] {
-	if !o.Set {
+	if !o.IsSet() {
 		return Opt[float64]{}
 	}
-	return Some(float64(o.V))
+	return Some(float64(o.Get()))
 }

@@ -112,8 +112,8 @@ func figure16Downtimes(groups []*reportGroup) []downtime {
 			if r.Error != "" {
 				continue
 			}
-			if r.FailoverS.Set {
-				d.ms = append(d.ms, r.FailoverS.V*1000)
+			if r.FailoverS.IsSet() {
+				d.ms = append(d.ms, r.FailoverS.Get()*1000)
 			} else {
 				d.ms = append(d.ms, math.Inf(1))
 			}

@@ -120,7 +120,7 @@ func algoVerdicts(groups []*reportGroup, fails []*failing) (order []string, by m
 				continue // shown apart, as expected (writeExpectedOutcomes)
 			}
 			switch {
-			case r.SafetyViolations > 0 && r.Overruns.V > 0:
+			case r.SafetyViolations > 0 && r.Overruns.Get() > 0:
 				v.host++ // outside the algorithm's model: the run blames the host
 			case r.SafetyViolations > 0:
 				v.unsafe++
@@ -251,17 +251,17 @@ func algoLabel(algorithm, variant string) string {
 
 // medianCell is a median with its 95% interval, "-" when unset.
 func medianCell(s Stat, decimals int) cell {
-	if !s.Median.Set {
+	if !s.Median.IsSet() {
 		return cell{text: "-", num: true}
 	}
-	text := fixedText(s.Median.V, decimals)
+	text := fixedText(s.Median.Get(), decimals)
 	title := fmt.Sprintf("%d trials", s.N)
-	if s.MedianLow.Set {
-		text += " [" + fixedText(s.MedianLow.V, decimals) + ", " + fixedText(s.MedianHigh.V, decimals) + "]"
+	if s.MedianLow.IsSet() {
+		text += " [" + fixedText(s.MedianLow.Get(), decimals) + ", " + fixedText(s.MedianHigh.Get(), decimals) + "]"
 	} else {
 		title += "; fewer than 6: no 95% interval"
 	}
-	return cell{text: text, num: true, v: s.Median.V, hasV: true, title: title}
+	return cell{text: text, num: true, v: s.Median.Get(), hasV: true, title: title}
 }
 
 // writeKeyTable writes the key numbers: one row per series (algorithm,
@@ -351,8 +351,8 @@ func writeKeyTables(p *page, all []*series, failover bool) {
 							c = medianCell(m.stat(g), m.decimals)
 							if c.hasV {
 								c.text = fixedText(c.v, m.decimals) // the interval is in the title
-								if st := m.stat(g); st.MedianLow.Set {
-									c.title += "; 95% interval [" + fixedText(st.MedianLow.V, m.decimals) + ", " + fixedText(st.MedianHigh.V, m.decimals) + "]"
+								if st := m.stat(g); st.MedianLow.IsSet() {
+									c.title += "; 95% interval [" + fixedText(st.MedianLow.Get(), m.decimals) + ", " + fixedText(st.MedianHigh.Get(), m.decimals) + "]"
 								}
 							}
 						}

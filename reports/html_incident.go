@@ -39,14 +39,14 @@ func columnStat(rows []*Row, column string) Stat {
 // rangeCell is a median with the range of the trials, "median [min, max]",
 // sorted by the median; empty when no trial has the figure.
 func rangeCell(s Stat, decimals int) cell {
-	if !s.Median.Set {
+	if !s.Median.IsSet() {
 		return cell{num: true}
 	}
-	text := fixedText(s.Median.V, decimals)
-	if s.Min.V != s.Max.V {
-		text += " [" + fixedText(s.Min.V, decimals) + ", " + fixedText(s.Max.V, decimals) + "]"
+	text := fixedText(s.Median.Get(), decimals)
+	if s.Min.Get() != s.Max.Get() {
+		text += " [" + fixedText(s.Min.Get(), decimals) + ", " + fixedText(s.Max.Get(), decimals) + "]"
 	}
-	return cell{text: text, num: true, v: s.Median.V, hasV: true, title: fmt.Sprintf("median [min, max] over %d trial%s", s.N, plural(s.N))}
+	return cell{text: text, num: true, v: s.Median.Get(), hasV: true, title: fmt.Sprintf("median [min, max] over %d trial%s", s.N, plural(s.N))}
 }
 
 // disruptionHeads are the disruption columns any of groups has a figure

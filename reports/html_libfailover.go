@@ -39,8 +39,8 @@ func writeLibraryFailover(p *page, groups []*reportGroup) error {
 			if r.Error != "" || !strings.Contains(r.Faults, ":crash(") {
 				continue
 			}
-			if r.FailoverS.Set {
-				d.ms = append(d.ms, r.FailoverS.V*1000)
+			if r.FailoverS.IsSet() {
+				d.ms = append(d.ms, r.FailoverS.Get()*1000)
 			} else {
 				d.ms = append(d.ms, math.Inf(1))
 			}

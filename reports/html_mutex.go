@@ -5,7 +5,7 @@ package reports
 func hasMutex(groups []*reportGroup) bool {
 	for _, g := range groups {
 		for _, r := range g.rows {
-			if r.Entries.Set {
+			if r.Entries.IsSet() {
 				return true
 			}
 		}
@@ -36,18 +36,18 @@ func writeMutex(p *page, groups []*reportGroup) {
 			if r.SafetyViolations == 0 {
 				safe++
 			}
-			if r.Entries.Set {
-				entries = append(entries, float64(r.Entries.V))
+			if r.Entries.IsSet() {
+				entries = append(entries, float64(r.Entries.Get()))
 			}
 			for _, c := range []struct {
 				o  Opt[float64]
 				to *[]float64
 			}{{r.EntryMessages, &entry}, {r.ExitMessages, &exit}, {r.ClientDelayT, &client}, {r.SyncDelayT, &sync}, {r.Throughput, &thr}} {
-				if c.o.Set {
-					*c.to = append(*c.to, c.o.V)
+				if c.o.IsSet() {
+					*c.to = append(*c.to, c.o.Get())
 				}
 			}
-			if r.VotingSet.Set {
+			if r.VotingSet.IsSet() {
 				k = r.VotingSet
 			}
 		}

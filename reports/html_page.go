@@ -329,10 +329,10 @@ func intCell(n int) cell { return cell{text: strconv.Itoa(n), num: true, v: floa
 
 // optCell is an optional figure with the given decimals, "-" when unset.
 func optCell(o Opt[float64], decimals int) cell {
-	if !o.Set {
+	if !o.IsSet() {
 		return cell{text: "-", num: true}
 	}
-	return cell{text: fixedText(o.V, decimals), num: true, v: o.V, hasV: true}
+	return cell{text: fixedText(o.Get(), decimals), num: true, v: o.Get(), hasV: true}
 }
 
 func floatCell(v float64, decimals int) cell { return optCell(Some(v), decimals) }

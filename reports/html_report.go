@@ -431,7 +431,7 @@ func networkDeparture(rows []Row) string {
 	var ts []float64
 	for i := range rows {
 		r := &rows[i]
-		if r.Runtime != "live" || !r.DelayMeanS.Set || !r.DelayP99S.Set || !(r.TS > 0) {
+		if r.Runtime != "live" || !r.DelayMeanS.IsSet() || !r.DelayP99S.IsSet() || !(r.TS > 0) {
 			continue
 		}
 		a := by[r.TS]
@@ -440,7 +440,7 @@ func networkDeparture(rows []Row) string {
 			by[r.TS] = a
 			ts = append(ts, r.TS)
 		}
-		a.means, a.p99s = append(a.means, r.DelayMeanS.V), append(a.p99s, r.DelayP99S.V)
+		a.means, a.p99s = append(a.means, r.DelayMeanS.Get()), append(a.p99s, r.DelayP99S.Get())
 	}
 	if len(ts) == 0 {
 		return ""
@@ -489,18 +489,18 @@ func groupTimeouts(g *reportGroup) []float64 {
 }
 
 func optInt(o Opt[int64]) cell {
-	if !o.Set {
+	if !o.IsSet() {
 		return cell{text: "-", num: true}
 	}
-	return cell{text: strconv.FormatInt(o.V, 10), num: true, v: float64(o.V), hasV: true}
+	return cell{text: strconv.FormatInt(o.Get(), 10), num: true, v: float64(o.Get()), hasV: true}
 }
 
 func ciText(s Stat) cell {
-	if !s.MedianLow.Set {
+	if !s.MedianLow.IsSet() {
 		return cell{text: "-", num: true, title: "fewer than 6 trials"}
 	}
-	return cell{text: "[" + fixedText(s.MedianLow.V, 2) + ", " + fixedText(s.MedianHigh.V, 2) + "]",
-		num: true, v: s.MedianLow.V, hasV: true}
+	return cell{text: "[" + fixedText(s.MedianLow.Get(), 2) + ", " + fixedText(s.MedianHigh.Get(), 2) + "]",
+		num: true, v: s.MedianLow.Get(), hasV: true}
 }
 
 func writeSummaryTable(p *page, groups []*reportGroup) {
@@ -535,11 +535,11 @@ func writeMessageCharts(p *page, all []*series) error {
 	for _, s := range all {
 		var pts []messagePoint
 		for _, g := range s.groups {
-			if !g.Messages.Median.Set {
+			if !g.Messages.Median.IsSet() {
 				continue
 			}
-			pts = append(pts, messagePoint{n: g.Nodes, median: g.Messages.Median.V, min: g.Messages.Min.V,
-				max: g.Messages.Max.V, theory: g.TheoryMessages, bound: groupTheoryBound(g)})
+			pts = append(pts, messagePoint{n: g.Nodes, median: g.Messages.Median.Get(), min: g.Messages.Min.Get(),
+				max: g.Messages.Max.Get(), theory: g.TheoryMessages, bound: groupTheoryBound(g)})
 		}
 		if len(pts) < 2 {
 			for _, pt := range pts {
@@ -758,8 +758,8 @@ func writeFaultSchedules(p *page, all []*series, faults func(*Row) []FaultWindow
 			continue
 		}
 		end := 0.0
-		if first.TurnaroundT.Set {
-			end = first.TurnaroundT.V
+		if first.TurnaroundT.IsSet() {
+			end = first.TurnaroundT.Get()
 		}
 		p.details("", drawn == 0, []run{txtf("%s — N = %d, trial %d (seed %d): ", s.label, first.Nodes, first.Trial, first.Seed),
 			code(shorten(ForReader(first.Faults, nil), 160))}, func() { p.svg(faultTimeline(faults(first), end)) })

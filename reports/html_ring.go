@@ -124,8 +124,8 @@ func ringChart(keys []ringKey, series [][]ringPoint) (string, error) {
 		colour, glyph := paletteColor(slices.Index(algos, keys[i].algorithm)), glyphs[slices.Index(arrs, keys[i].arrangement)%len(glyphs)]
 		var pts xys
 		for _, pt := range s {
-			if y := describe(pt.msgs).Median; pt.n > 1 && y.Set && y.V > 0 {
-				pts = append(pts, plotter.XY{X: math.Log2(float64(pt.n)), Y: y.V / float64(pt.n)})
+			if y := describe(pt.msgs).Median; pt.n > 1 && y.IsSet() && y.Get() > 0 {
+				pts = append(pts, plotter.XY{X: math.Log2(float64(pt.n)), Y: y.Get() / float64(pt.n)})
 				xb.add(pts[len(pts)-1].X)
 				yb.add(pts[len(pts)-1].Y)
 			}

@@ -74,13 +74,13 @@ func TestMedianCIInStat(t *testing.T) {
 	}
 	s := describe(xs)
 	sorted := slices.Sorted(slices.Values(xs))
-	if !s.MedianLow.Set || s.MedianLow.V != sorted[5] || s.MedianHigh.V != sorted[14] {
+	if !s.MedianLow.IsSet() || s.MedianLow.Get() != sorted[5] || s.MedianHigh.Get() != sorted[14] {
 		t.Errorf("n=20: interval [%v, %v], want x(6)=%v, x(15)=%v", s.MedianLow, s.MedianHigh, sorted[5], sorted[14])
 	}
-	if s.MedianLow.V > s.Median.V || s.MedianHigh.V < s.Median.V {
-		t.Errorf("interval [%v, %v] does not hold the median %v", s.MedianLow.V, s.MedianHigh.V, s.Median.V)
+	if s.MedianLow.Get() > s.Median.Get() || s.MedianHigh.Get() < s.Median.Get() {
+		t.Errorf("interval [%v, %v] does not hold the median %v", s.MedianLow.Get(), s.MedianHigh.Get(), s.Median.Get())
 	}
-	if s := describe(xs[:5]); s.MedianLow.Set || s.MedianHigh.Set {
+	if s := describe(xs[:5]); s.MedianLow.IsSet() || s.MedianHigh.IsSet() {
 		t.Errorf("5 values: interval should be unset, got %+v", s)
 	}
 }

@@ -198,7 +198,7 @@ func TestUnseenMessagesAreNA(t *testing.T) {
 	}
 	rows[0].Scenario, rows[1].Scenario = "a", "b" // two groups
 	for _, g := range Summarize(rows) {
-		if set := g.Messages.Median.Set; set == (g.Scenario == "b") {
+		if set := g.Messages.Median.IsSet(); set == (g.Scenario == "b") {
 			t.Errorf("group %s: messages median set %v", g.Scenario, set)
 		}
 	}

@@ -1,8 +1,11 @@
 package reports
 
 import (
+	"math"
+	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // Reruns counts the live trials run again, the attempts not kept, and the
@@ -47,5 +50,47 @@ func TestForReader(t *testing.T) {
 		if got := ForReader(tc.in, tc.ids); got != tc.want {
 			t.Errorf("ForReader(%q)\n got %q\nwant %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+// An Opt holds every number of its type in 8 bytes but one int64 pattern:
+// the zero Opt is unset and reads 0; -0, a quiet NaN, the infinities and
+// integers far beyond 2⁵³ come back bit for bit; the one int64 it cannot
+// hold is refused by the parser, not read back as an empty cell.
+func TestOptHoldsItsDomain(t *testing.T) {
+	if size := unsafe.Sizeof(Opt[float64]{}); size != 8 {
+		t.Errorf("Opt is %d bytes, want 8", size)
+	}
+	var unset Opt[float64]
+	if v, ok := unset.Value(); ok || v != 0 || unset.String() != "" {
+		t.Errorf("zero Opt = %v, %v, %q; want unset, 0, empty", v, ok, unset.String())
+	}
+	for _, f := range []float64{0, math.Copysign(0, -1), math.NaN(), math.Inf(1), math.Inf(-1), math.MaxFloat64, math.SmallestNonzeroFloat64, -1.5} {
+		o := Some(f)
+		if got, ok := o.Value(); !ok || math.Float64bits(got) != math.Float64bits(f) {
+			t.Errorf("Some(%v) reads %v (set %v)", f, got, ok)
+		}
+	}
+	for _, i := range []int64{0, -1, math.MinInt64, math.MaxInt64, 1<<53 + 1, optUnset - 1, optUnset + 1} {
+		o := Some(i)
+		if got, ok := o.Value(); !ok || got != i {
+			t.Errorf("Some(%d) reads %d (set %v)", i, got, ok)
+		}
+	}
+	if OptHolds(int64(optUnset)) {
+		t.Errorf("OptHolds(%d) = true; it is the unset pattern", int64(optUnset))
+	}
+	terms, _ := columnNamed("terms")
+	var r Row
+	if err := terms.parse(&r, strconv.FormatInt(optUnset, 10)); err == nil {
+		t.Errorf("terms cell %d parsed as %v; want an error", int64(optUnset), r.Terms)
+	}
+}
+
+// A Row's size is what a run, a report and a --resume hold per trial
+// (issue 39: 936 bytes with a 16-byte Opt); it grows only by new columns.
+func TestRowSize(t *testing.T) {
+	if size := unsafe.Sizeof(Row{}); size > 664 {
+		t.Errorf("a Row is %d bytes, more than 664", size)
 	}
 }

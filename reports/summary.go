@@ -151,8 +151,8 @@ func summarizeGroup(g *Group, rows []*Row) {
 			if r.Error != "" {
 				continue
 			}
-			if v := m.value(r); v.Set && !math.IsNaN(v.V) && !math.IsInf(v.V, 0) {
-				xs = append(xs, v.V)
+			if v := m.value(r); v.IsSet() && !math.IsNaN(v.Get()) && !math.IsInf(v.Get(), 0) {
+				xs = append(xs, v.Get())
 			}
 		}
 		*m.stat(g) = describe(xs)
@@ -182,8 +182,8 @@ func describe(xs []float64) Stat {
 	// The explicit conversion keeps the compiler from fusing the multiply
 	// into the add on some architectures.
 	half := float64(tCritical975(s.N-1) * sd / math.Sqrt(float64(s.N)))
-	s.CILow = Some(s.Mean.V - half)
-	s.CIHigh = Some(s.Mean.V + half)
+	s.CILow = Some(s.Mean.Get() - half)
+	s.CIHigh = Some(s.Mean.Get() + half)
 	return s
 }
 
@@ -228,10 +228,10 @@ func summaryNumber(v float64) string {
 }
 
 func optSummaryNumber(o Opt[float64]) string {
-	if !o.Set {
+	if !o.IsSet() {
 		return ""
 	}
-	return summaryNumber(o.V)
+	return summaryNumber(o.Get())
 }
 
 // WriteSummaryCSV writes groups as summary.csv: one line per group, every
@@ -264,10 +264,11 @@ func WriteSummaryCSV(out io.Writer, groups []Group) error {
 type jsonNumber Opt[float64]
 
 func (n jsonNumber) MarshalJSON() ([]byte, error) {
-	if !n.Set || math.IsNaN(n.V) || math.IsInf(n.V, 0) {
+	v, ok := Opt[float64](n).Value()
+	if !ok || math.IsNaN(v) || math.IsInf(v, 0) {
 		return []byte("null"), nil
 	}
-	return []byte(summaryNumber(n.V)), nil
+	return []byte(summaryNumber(v)), nil
 }
 
 type jsonStat struct {
@@ -330,8 +331,8 @@ func WriteSummaryJSON(out io.Writer, groups []Group) error {
 			TurnaroundS:      newJSONStat(g.TurnaroundS),
 			DecidedT:         newJSONStat(g.DecidedT),
 		}
-		if g.TheoryMessages.Set {
-			v := g.TheoryMessages.V
+		if g.TheoryMessages.IsSet() {
+			v := g.TheoryMessages.Get()
 			jg.TheoryMessages = &v
 		}
 		doc.Groups[i] = jg

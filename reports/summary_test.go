@@ -64,34 +64,34 @@ func TestSummarize(t *testing.T) {
 	if lcr.Trials != 6 || lcr.Errors != 0 || lcr.CorrectShare != 1 || lcr.LiveShare != 1 {
 		t.Errorf("lcr/8: %+v", lcr)
 	}
-	if !lcr.TheoryMessages.Set || lcr.TheoryMessages.V != 44 {
+	if !lcr.TheoryMessages.IsSet() || lcr.TheoryMessages.Get() != 44 {
 		t.Errorf("lcr/8 rows agree on 44 messages, got %v", lcr.TheoryMessages)
 	}
-	if lcr.Messages.N != 6 || lcr.Messages.Mean.V != (44*5+46)/6.0 || lcr.Messages.Median.V != 44 {
+	if lcr.Messages.N != 6 || lcr.Messages.Mean.Get() != (44*5+46)/6.0 || lcr.Messages.Median.Get() != 44 {
 		t.Errorf("lcr/8 messages %+v", lcr.Messages)
 	}
 	// bully: one trial failed to run, one ran but never finished.
 	if bully.Trials != 5 || bully.Errors != 1 || bully.CorrectShare != 0.6 || bully.LiveShare != 0.6 || bully.SafetyViolations != 1 {
 		t.Errorf("bully: %+v", bully)
 	}
-	if bully.TheoryMessages.Set {
+	if bully.TheoryMessages.IsSet() {
 		t.Errorf("bully rows disagree on theory, got %v", bully.TheoryMessages)
 	}
-	if bully.Messages.N != 4 || bully.Messages.Mean.V != 22.5 || bully.Messages.Min.V != 18 || bully.Messages.Max.V != 30 {
+	if bully.Messages.N != 4 || bully.Messages.Mean.Get() != 22.5 || bully.Messages.Min.Get() != 18 || bully.Messages.Max.Get() != 30 {
 		t.Errorf("bully messages, failed trial excluded: %+v", bully.Messages)
 	}
-	if bully.TurnaroundT.N != 3 || bully.TurnaroundT.Mean.V != 11.75/3 {
+	if bully.TurnaroundT.N != 3 || bully.TurnaroundT.Mean.Get() != 11.75/3 {
 		t.Errorf("bully turnaround_t, unset and failed excluded: %+v", bully.TurnaroundT)
 	}
 	single := groups[2].Messages
-	if single.N != 1 || !single.Mean.Set || single.StdDev.Set || single.CILow.Set || single.P99.V != 152 {
+	if single.N != 1 || !single.Mean.IsSet() || single.StdDev.IsSet() || single.CILow.IsSet() || single.P99.Get() != 152 {
 		t.Errorf("one trial: %+v", single)
 	}
 	if got := Summarize(nil); len(got) != 0 {
 		t.Errorf("no rows: %+v", got)
 	}
 	noValues := describe(nil)
-	if noValues.N != 0 || noValues.Mean.Set || noValues.Median.Set {
+	if noValues.N != 0 || noValues.Mean.IsSet() || noValues.Median.IsSet() {
 		t.Errorf("no values: %+v", noValues)
 	}
 }
@@ -155,12 +155,12 @@ func checkAgainstReference(t *testing.T, xs []float64) {
 		name      string
 		got, want float64
 	}{
-		{"mean", s.Mean.V, refMean(xs)},
-		{"median", s.Median.V, refMedian(xs)},
-		{"p95", s.P95.V, refPercentile(xs, 95)},
-		{"p99", s.P99.V, refPercentile(xs, 99)},
-		{"min", s.Min.V, s2[0]},
-		{"max", s.Max.V, s2[len(s2)-1]},
+		{"mean", s.Mean.Get(), refMean(xs)},
+		{"median", s.Median.Get(), refMedian(xs)},
+		{"p95", s.P95.Get(), refPercentile(xs, 95)},
+		{"p99", s.P99.Get(), refPercentile(xs, 99)},
+		{"min", s.Min.Get(), s2[0]},
+		{"max", s.Max.Get(), s2[len(s2)-1]},
 	}
 	if len(xs) > 1 {
 		sd := refStdDev(xs)
@@ -169,15 +169,15 @@ func checkAgainstReference(t *testing.T, xs []float64) {
 			struct {
 				name      string
 				got, want float64
-			}{"stddev", s.StdDev.V, sd},
+			}{"stddev", s.StdDev.Get(), sd},
 			struct {
 				name      string
 				got, want float64
-			}{"ci95_low", s.CILow.V, refMean(xs) - half},
+			}{"ci95_low", s.CILow.Get(), refMean(xs) - half},
 			struct {
 				name      string
 				got, want float64
-			}{"ci95_high", s.CIHigh.V, refMean(xs) + half})
+			}{"ci95_high", s.CIHigh.Get(), refMean(xs) + half})
 	}
 	for _, c := range checks {
 		if !close(c.got, c.want) {
@@ -223,13 +223,13 @@ func TestStatsKnownValues(t *testing.T) {
 		name      string
 		got, want float64
 	}{
-		{"median", s.Median.V, 2.5},
-		{"p95", s.P95.V, 3.85}, // numpy.percentile([1,2,3,4], 95)
-		{"p99", s.P99.V, 3.97},
-		{"stddev", s.StdDev.V, math.Sqrt(5.0 / 3)},
+		{"median", s.Median.Get(), 2.5},
+		{"p95", s.P95.Get(), 3.85}, // numpy.percentile([1,2,3,4], 95)
+		{"p99", s.P99.Get(), 3.97},
+		{"stddev", s.StdDev.Get(), math.Sqrt(5.0 / 3)},
 		// 2.5 ± t(0.975, 3)·√(5/3)/2, in 40-digit arithmetic
-		{"ci95_low", s.CILow.V, 0.445739743239478},
-		{"ci95_high", s.CIHigh.V, 4.55426025676052},
+		{"ci95_low", s.CILow.Get(), 0.445739743239478},
+		{"ci95_high", s.CIHigh.Get(), 4.55426025676052},
 	} {
 		if math.Abs(c.got-c.want) > 1e-12 {
 			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)

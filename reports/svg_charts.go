@@ -214,10 +214,10 @@ type curve struct {
 func (c curve) applies(pts []messagePoint) bool {
 	some := false
 	for _, pt := range pts {
-		if c.exact && pt.theory.Set && math.Abs(c.f(float64(pt.n))-float64(pt.theory.V)) >= 0.5 {
+		if c.exact && pt.theory.IsSet() && math.Abs(c.f(float64(pt.n))-float64(pt.theory.Get())) >= 0.5 {
 			return false
 		}
-		some = some || pt.theory.Set || !c.exact && pt.bound.Set
+		some = some || pt.theory.IsSet() || !c.exact && pt.bound.IsSet()
 	}
 	return some
 }
@@ -300,13 +300,13 @@ func messagesChart(algorithm string, pts []messagePoint) (string, error) {
 		yb.add(pt.max)
 		med = append(med, plotter.XY{X: n, Y: pt.median})
 		lo, hi = append(lo, math.Max(pt.min, pt.median/1e9)), append(hi, pt.max)
-		if pt.theory.Set && pt.theory.V > 0 {
-			theory = append(theory, plotter.XY{X: n, Y: float64(pt.theory.V)})
-			yb.add(float64(pt.theory.V))
+		if pt.theory.IsSet() && pt.theory.Get() > 0 {
+			theory = append(theory, plotter.XY{X: n, Y: float64(pt.theory.Get())})
+			yb.add(float64(pt.theory.Get()))
 		}
-		if pt.bound.Set && pt.bound.V > 0 {
-			bound = append(bound, plotter.XY{X: n, Y: float64(pt.bound.V)})
-			yb.add(float64(pt.bound.V))
+		if pt.bound.IsSet() && pt.bound.Get() > 0 {
+			bound = append(bound, plotter.XY{X: n, Y: float64(pt.bound.Get())})
+			yb.add(float64(pt.bound.Get()))
 		}
 	}
 	if !xb.ok() {

@@ -79,10 +79,10 @@ func leadGap(evs []TraceEvent) int64 {
 		last[ev.From] = ev
 	}
 	s := describe(gaps)
-	if !s.Median.Set {
+	if !s.Median.IsSet() {
 		return math.MaxInt64
 	}
-	return int64(3 * s.Median.V)
+	return int64(3 * s.Median.Get())
 }
 
 const (

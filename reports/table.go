@@ -200,10 +200,10 @@ func dash(s string) string {
 }
 
 func fixed(o Opt[float64], decimals int) string {
-	if !o.Set {
+	if !o.IsSet() {
 		return "-"
 	}
-	return strconv.FormatFloat(o.V, 'f', decimals, 64)
+	return strconv.FormatFloat(o.Get(), 'f', decimals, 64)
 }
 
 func percent(share float64) string { return fmt.Sprintf("%.1f", 100*share) }
@@ -371,8 +371,8 @@ var (
 // countText prints a median of counts: whole when it is (8001, not 8001.0),
 // else with its half.
 func countText(o Opt[float64]) string {
-	if o.Set && o.V == math.Trunc(o.V) {
-		return strconv.FormatFloat(o.V, 'f', 0, 64)
+	if o.IsSet() && o.Get() == math.Trunc(o.Get()) {
+		return strconv.FormatFloat(o.Get(), 'f', 0, 64)
 	}
 	return fixed(o, 1)
 }

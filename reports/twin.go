@@ -67,10 +67,10 @@ func WriteTwinCSV(out io.Writer, c Comparison) error {
 			sim, live = ch.BaseShare, ch.NewShare
 		}
 		diff := ""
-		if ch.Delta.Set && !math.IsInf(ch.Delta.V, 0) {
-			diff = FormatFloat(ch.Delta.V)
-		} else if ch.Delta.Set {
-			diff = strconv.FormatFloat(ch.Delta.V, 'f', -1, 64)
+		if ch.Delta.IsSet() && !math.IsInf(ch.Delta.Get(), 0) {
+			diff = FormatFloat(ch.Delta.Get())
+		} else if ch.Delta.IsSet() {
+			diff = strconv.FormatFloat(ch.Delta.Get(), 'f', -1, 64)
 		}
 		w.Write([]string{ch.Algorithm, ch.Variant, ch.Scenario, strconv.Itoa(ch.Nodes), ch.Metric, ch.Kind,
 			strconv.Itoa(ch.BaseN), strconv.Itoa(ch.NewN), sim.String(), live.String(), diff, ch.P.String(), ch.Q.String(),
@@ -95,11 +95,11 @@ func WriteTwinText(out io.Writer, c Comparison) error {
 		}
 		fmt.Fprintf(&b, "%-14s  %s/%s %s n=%d %s: sim %s", strings.ToUpper(TwinLabel(ch)),
 			ch.Algorithm, ch.Variant, ch.Scenario, ch.Nodes, ch.Metric, strings.Replace(ch.Figures(), " → ", ", live ", 1))
-		if ch.P.Set {
-			fmt.Fprintf(&b, ", p=%s", fmtP(ch.P.V))
+		if ch.P.IsSet() {
+			fmt.Fprintf(&b, ", p=%s", fmtP(ch.P.Get()))
 		}
-		if ch.Q.Set {
-			fmt.Fprintf(&b, ", q=%s", fmtP(ch.Q.V))
+		if ch.Q.IsSet() {
+			fmt.Fprintf(&b, ", q=%s", fmtP(ch.Q.Get()))
 		}
 		b.WriteByte('\n')
 	}

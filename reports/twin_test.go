@@ -16,7 +16,7 @@ func TestTwin(t *testing.T) {
 	live := trialsOf("lcr", 8, 44, 46, 44, 48, 44)
 	for i := range live {
 		live[i].Runtime = "live"
-		live[i].TurnaroundT = Some(2 * live[i].TurnaroundT.V)
+		live[i].TurnaroundT = Some(2 * live[i].TurnaroundT.Get())
 	}
 	c := Twin(sim, live, CompareOptions{Threshold: -1})
 	if c.Groups != 1 {
@@ -151,7 +151,7 @@ func TestTwinDisruption(t *testing.T) {
 			t.Errorf("lcr, no terms: compared on %s", m)
 		}
 	}
-	if ch := changeOf(t, c, "term_inflation"); ch.BaseMedian.V != 3 || ch.NewMedian.V != 9 {
+	if ch := changeOf(t, c, "term_inflation"); ch.BaseMedian.Get() != 3 || ch.NewMedian.Get() != 9 {
 		t.Errorf("term_inflation: sim median %v, live %v; want 3 and 9", ch.BaseMedian, ch.NewMedian)
 	}
 	v = verdicts(Twin(sim, live, CompareOptions{Threshold: -1}))

@@ -54,7 +54,7 @@ var perTrial = []struct{ prefix, property string }{
 // of its expect column, then those over its trial.
 func violations(o *Outcome) []Violation {
 	var out []Violation
-	over := o.Row.Overruns.Set && o.Row.Overruns.V > 0
+	over := o.Row.Overruns.IsSet() && o.Row.Overruns.Get() > 0
 	what, _ := strings.CutPrefix(o.Row.Expect, "fail: ")
 	if what != o.Row.Expect {
 		for _, part := range strings.Split(what, "; ") {
@@ -113,7 +113,7 @@ func (v Violation) HeldBy(o *Outcome) bool {
 	if !v.Stopped && (o.Row.Error != "" || o.Row.Budget != "") {
 		return false // stopped or failed: not the story the original told
 	}
-	if !v.Overruns && o.Row.Overruns.Set && o.Row.Overruns.V > 0 {
+	if !v.Overruns && o.Row.Overruns.IsSet() && o.Row.Overruns.Get() > 0 {
 		return false
 	}
 	if (v.Property == "liveness" || v.Property == "correct") && v.Initiated && !initiated(o) {

@@ -30,7 +30,7 @@ func TestLargeTrialRanksAndFigures(t *testing.T) {
 		t.Fatalf("%d rows, want 1", len(rows))
 	}
 	want := int64(3*aheadFrom - 1)
-	if m := rows[0].TheoryMessages; !m.Set || m.V != want || rows[0].Messages != want {
+	if m := rows[0].TheoryMessages; !m.IsSet() || m.Get() != want || rows[0].Messages != want {
 		t.Fatalf("theory_messages %v, messages %d; want both %d", rows[0].TheoryMessages, rows[0].Messages, want)
 	}
 }

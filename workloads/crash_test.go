@@ -77,10 +77,10 @@ func TestBullyTextbookCrash(t *testing.T) {
 			r := RunSim(tr, nil)
 			N := int64(n)
 			if r.MessagesByKind.Get("ELECTION") != N*(N-1)/2 || r.MessagesByKind.Get("OK") != (N-1)*(N-2)/2 ||
-				r.MessagesByKind.Get("COORDINATOR") != N-2 || r.TurnaroundT.V != 4 || !r.Correct || !r.Live || r.SafetyViolations != 0 {
+				r.MessagesByKind.Get("COORDINATOR") != N-2 || r.TurnaroundT.Get() != 4 || !r.Correct || !r.Live || r.SafetyViolations != 0 {
 				t.Fatalf("N=%d: %+v", n, r)
 			}
-			if r.TheoryMessages.V != r.Messages || r.FailoverT.V != 4 || r.DetectS.V != 0 {
+			if r.TheoryMessages.Get() != r.Messages || r.FailoverT.Get() != 4 || r.DetectS.Get() != 0 {
 				t.Fatalf("N=%d: theory %v failover %v detect %v", n, r.TheoryMessages, r.FailoverT, r.DetectS)
 			}
 		}
@@ -103,8 +103,8 @@ func TestBullyShortT1ViolatesSafety(t *testing.T) {
 		if r.SafetyViolations == 0 || !strings.Contains(r.Violation, "wrong-leader") {
 			t.Fatalf("t1=1.5T: no violation recorded: %+v", r)
 		}
-		if r.TheoryMessages.Set {
-			t.Fatalf("t1=1.5T: the default-timer figure %d was reported", r.TheoryMessages.V)
+		if r.TheoryMessages.IsSet() {
+			t.Fatalf("t1=1.5T: the default-timer figure %d was reported", r.TheoryMessages.Get())
 		}
 	}
 }
@@ -180,8 +180,8 @@ func TestTheoryWithExplicitDefaultDetector(t *testing.T) {
 			t.Fatal(err)
 		}
 		s.Detector = d
-		if r := RunSim(s.Plan()[0], nil); r.TheoryMessages.Set != want {
-			t.Errorf("--detector %s: theory_messages set = %v, want %v", det, r.TheoryMessages.Set, want)
+		if r := RunSim(s.Plan()[0], nil); r.TheoryMessages.IsSet() != want {
+			t.Errorf("--detector %s: theory_messages set = %v, want %v", det, r.TheoryMessages.IsSet(), want)
 		}
 	}
 }

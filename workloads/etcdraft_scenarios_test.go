@@ -50,7 +50,7 @@ func meanTerms(rows []reports.Row, algorithm, variant string) float64 {
 	var sum, n float64
 	for _, r := range rows {
 		if r.Algorithm == algorithm && r.Variant == variant {
-			sum += float64(r.Terms.V)
+			sum += float64(r.Terms.Get())
 			n++
 		}
 	}
@@ -109,7 +109,7 @@ func TestEtcdScenarios(t *testing.T) {
 				}
 			case "etcd-leader-crash":
 				for _, r := range rows {
-					if !r.FailoverS.Set || !strings.Contains(r.TermLeaders, "=") {
+					if !r.FailoverS.IsSet() || !strings.Contains(r.TermLeaders, "=") {
 						t.Errorf("%s/%s trial %d: failover %v, term leaders %q", r.Algorithm, r.Variant, r.Trial, r.FailoverS, r.TermLeaders)
 					}
 				}

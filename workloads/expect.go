@@ -44,10 +44,10 @@ func checkTrial(e chaos.Expect, row *reports.Row, faultFree nodes.Theory) string
 				why = "no leader agreed"
 			}
 			fails = append(fails, "liveness within "+e.Liveness.Text+": not live ("+why+")")
-		case !row.DecidedS.Set:
+		case !row.DecidedS.IsSet():
 			fails = append(fails, "liveness within "+e.Liveness.Text+": no common leader was decided")
-		case time.Duration(math.Round(row.DecidedS.V*1e9)) > bound:
-			fails = append(fails, fmt.Sprintf("liveness within %s: decided after %s", e.Liveness.Text, inT(row.DecidedS.V, row.DecidedT)))
+		case time.Duration(math.Round(row.DecidedS.Get()*1e9)) > bound:
+			fails = append(fails, fmt.Sprintf("liveness within %s: decided after %s", e.Liveness.Text, inT(row.DecidedS.Get(), row.DecidedT)))
 		}
 	}
 	if e.LiveShare > 0 && row.Error != "" {
@@ -113,8 +113,8 @@ func incorrect(row *reports.Row) string {
 // inT formats a time in seconds with its value in units of T.
 func inT(s float64, t reports.Opt[float64]) string {
 	out := time.Duration(math.Round(s * 1e9)).Round(time.Microsecond).String()
-	if t.Set {
-		out += " (" + strconv.FormatFloat(math.Round(t.V*100)/100, 'f', -1, 64) + "T)"
+	if t.IsSet() {
+		out += " (" + strconv.FormatFloat(math.Round(t.Get()*100)/100, 'f', -1, 64) + "T)"
 	}
 	return out
 }
@@ -266,8 +266,8 @@ func checkTurnaround(p *chaos.Percentile, rows []reports.Row) (Failure, bool) {
 	ts := make([]trial, len(rows))
 	for i, r := range rows {
 		v := math.Inf(1)
-		if r.TurnaroundS.Set && r.Error == "" {
-			v = r.TurnaroundS.V
+		if r.TurnaroundS.IsSet() && r.Error == "" {
+			v = r.TurnaroundS.Get()
 		}
 		ts[i] = trial{v, r}
 	}

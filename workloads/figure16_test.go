@@ -44,8 +44,8 @@ func TestRaftFigure16Order(t *testing.T) {
 			t.Errorf("%s %s trial %d: error %q, %d safety violations", r.Algorithm, r.Scenario, r.Trial, r.Error, r.SafetyViolations)
 		}
 		v := 1e18
-		if r.FailoverS.Set {
-			v = r.FailoverS.V * 1000
+		if r.FailoverS.IsSet() {
+			v = r.FailoverS.Get() * 1000
 		}
 		k := r.Algorithm + " " + strings.TrimPrefix(r.Scenario, "raft-figure16-")
 		by[k] = append(by[k], v)

@@ -72,11 +72,11 @@ faults:
 `)
 	var failovers []float64
 	for _, r := range rows {
-		f := time.Duration(r.FailoverS.V * float64(time.Second))
-		if !r.FailoverS.Set || f < lo || f > hi || !strings.Contains(r.Faults, ":crash(") {
-			t.Errorf("trial %d: failover %v (set %v), want within [%v, %v]; faults %q", r.Trial, f, r.FailoverS.Set, lo, hi, r.Faults)
+		f := time.Duration(r.FailoverS.Get() * float64(time.Second))
+		if !r.FailoverS.IsSet() || f < lo || f > hi || !strings.Contains(r.Faults, ":crash(") {
+			t.Errorf("trial %d: failover %v (set %v), want within [%v, %v]; faults %q", r.Trial, f, r.FailoverS.IsSet(), lo, hi, r.Faults)
 		}
-		failovers = append(failovers, r.FailoverS.V)
+		failovers = append(failovers, r.FailoverS.Get())
 	}
 	slices.Sort(failovers)
 	t.Logf("failover over 20 trials: min %.3fs, median %.3fs, max %.3fs (bounds [%v, %v])", failovers[0], failovers[10], failovers[19], lo, hi)
@@ -89,7 +89,7 @@ func TestHashicorpRaftLiveSteady(t *testing.T) {
 	for _, r := range runHraftLive(t, "deadline: 3s\n") {
 		terms := strings.Split(r.TermLeaders, ";")
 		first := slices.IndexFunc(terms, func(s string) bool { return !strings.HasSuffix(s, "=-") })
-		if first != len(terms)-1 || r.Disruptions.V != 0 || !r.Correct {
+		if first != len(terms)-1 || r.Disruptions.Get() != 0 || !r.Correct {
 			t.Errorf("trial %d: term leaders %q, disruptions %v, correct %v", r.Trial, r.TermLeaders, r.Disruptions, r.Correct)
 		}
 	}
@@ -111,7 +111,7 @@ func TestHashicorpRaftScenariosLive(t *testing.T) {
 			if row.Error != "" || row.SafetyViolations != 0 || row.Expect != "pass" {
 				t.Errorf("%s %s: error %q, violation %q, expect %q", file, algo, row.Error, row.Violation, row.Expect)
 			}
-			t.Logf("%s %s: terms %d, term leaders %q, failover %v, disruptions %v", file, algo, row.Terms.V, row.TermLeaders, row.FailoverS, row.Disruptions)
+			t.Logf("%s %s: terms %d, term leaders %q, failover %v, disruptions %v", file, algo, row.Terms.Get(), row.TermLeaders, row.FailoverS, row.Disruptions)
 		}
 	}
 }

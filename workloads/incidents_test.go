@@ -39,24 +39,24 @@ func TestIncidentSignatures(t *testing.T) {
 		// the lossy link and on the cut one alike.
 		for _, sc := range []string{"cloudflare-2020", "cloudflare-2020-cut"} {
 			for _, r := range rows(t, by, sc, "etcd-raft", "etcd") {
-				if r.Disruptions.V != 0 || r.LeaderlessS.V != 0 || !r.Disruptions.Set {
-					t.Errorf("%s etcd trial %d: disruptions %+v, leaderless_s %v", sc, r.Trial, r.Disruptions, r.LeaderlessS.V)
+				if r.Disruptions.Get() != 0 || r.LeaderlessS.Get() != 0 || !r.Disruptions.IsSet() {
+					t.Errorf("%s etcd trial %d: disruptions %+v, leaderless_s %v", sc, r.Trial, r.Disruptions, r.LeaderlessS.Get())
 				}
 			}
 		}
 		// Cut cleanly, plain's old leader leads beside the new one for
 		// most of the 300T (2.25 s) window, in every trial.
 		for _, r := range rows(t, by, "cloudflare-2020-cut", "etcd-raft", "plain") {
-			if r.StaleLeaderS.V < 1.5 {
-				t.Errorf("cut plain trial %d: stale_leader_s %v", r.Trial, r.StaleLeaderS.V)
+			if r.StaleLeaderS.Get() < 1.5 {
+				t.Errorf("cut plain trial %d: stale_leader_s %v", r.Trial, r.StaleLeaderS.Get())
 			}
 		}
 		// Check-quorum's cut-off follower inflates its term and deposes
 		// the leader it could not hear once the link heals.
 		for _, r := range rows(t, by, "cloudflare-2020-cut", "etcd-raft", "check-quorum") {
-			if r.HealDisruptions.V < 1 || r.TermInflation.V < 3 || r.StaleLeaderS.V != 0 {
+			if r.HealDisruptions.Get() < 1 || r.TermInflation.Get() < 3 || r.StaleLeaderS.Get() != 0 {
 				t.Errorf("cut check-quorum trial %d: heal_disruptions %+v, term_inflation %d, stale_leader_s %v",
-					r.Trial, r.HealDisruptions, r.TermInflation.V, r.StaleLeaderS.V)
+					r.Trial, r.HealDisruptions, r.TermInflation.Get(), r.StaleLeaderS.Get())
 			}
 		}
 	})
@@ -70,7 +70,7 @@ func TestIncidentSignatures(t *testing.T) {
 				continue
 			}
 			n++
-			if r.Terms.V == 1 && r.LeaderlessT.V >= 100 {
+			if r.Terms.Get() == 1 && r.LeaderlessT.Get() >= 100 {
 				kept++
 			}
 		}
@@ -79,8 +79,8 @@ func TestIncidentSignatures(t *testing.T) {
 		}
 		// Slowed by 10T, each variant fails over.
 		for _, r := range by["limping-leader-10t"] {
-			if r.Terms.V < 2 || !r.Correct {
-				t.Errorf("%s/%s trial %d slowed by 10T: terms %d, correct %v", r.Algorithm, r.Variant, r.Trial, r.Terms.V, r.Correct)
+			if r.Terms.Get() < 2 || !r.Correct {
+				t.Errorf("%s/%s trial %d slowed by 10T: terms %d, correct %v", r.Algorithm, r.Variant, r.Trial, r.Terms.Get(), r.Correct)
 			}
 		}
 	})
@@ -90,8 +90,8 @@ func TestIncidentSignatures(t *testing.T) {
 			if r.SafetyViolations != 0 {
 				t.Errorf("%s/%s trial %d: %d safety violations (%s)", r.Algorithm, r.Variant, r.Trial, r.SafetyViolations, r.Violation)
 			}
-			if r.Algorithm != "chubby" && r.StaleLeaderS.V != 0 {
-				t.Errorf("%s/%s trial %d: stale_leader_s %v", r.Algorithm, r.Variant, r.Trial, r.StaleLeaderS.V)
+			if r.Algorithm != "chubby" && r.StaleLeaderS.Get() != 0 {
+				t.Errorf("%s/%s trial %d: stale_leader_s %v", r.Algorithm, r.Variant, r.Trial, r.StaleLeaderS.Get())
 			}
 		}
 	})

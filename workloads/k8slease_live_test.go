@@ -67,14 +67,14 @@ faults:
 `)
 	var failovers []float64
 	for _, r := range rows {
-		f := time.Duration(r.FailoverS.V * float64(time.Second))
-		if !r.FailoverS.Set || f < lo || f > hi || !strings.Contains(r.Faults, ":crash(") || r.SafetyViolations != 0 || !r.Correct {
-			t.Errorf("trial %d: failover %v (set %v), want within [%v, %v]; faults %q, violation %q, correct %v", r.Trial, f, r.FailoverS.Set, lo, hi, r.Faults, r.Violation, r.Correct)
+		f := time.Duration(r.FailoverS.Get() * float64(time.Second))
+		if !r.FailoverS.IsSet() || f < lo || f > hi || !strings.Contains(r.Faults, ":crash(") || r.SafetyViolations != 0 || !r.Correct {
+			t.Errorf("trial %d: failover %v (set %v), want within [%v, %v]; faults %q, violation %q, correct %v", r.Trial, f, r.FailoverS.IsSet(), lo, hi, r.Faults, r.Violation, r.Correct)
 		}
 		if r.MessagesByKind.Get("GET") == 0 || r.MessagesByKind.Get("UPDATE") == 0 || r.MessagesByKind.Get("UPDATEResp") == 0 {
 			t.Errorf("trial %d: messages by kind %v", r.Trial, r.MessagesByKind)
 		}
-		failovers = append(failovers, r.FailoverS.V)
+		failovers = append(failovers, r.FailoverS.Get())
 	}
 	slices.Sort(failovers)
 	t.Logf("failover over %d trials: min %.3fs, median %.3fs, max %.3fs (bounds [%v, %v])", len(failovers), failovers[0], failovers[len(failovers)/2], failovers[len(failovers)-1], lo, hi)
@@ -99,13 +99,13 @@ func TestK8sLeaseLivePausedHolder(t *testing.T) {
 		stale := 0
 		rows := runK8sLive(t, "trials: 6\ndeadline: 7s\n"+tc.faults)
 		for _, r := range rows {
-			if r.StaleLeaderS.V > 0 {
+			if r.StaleLeaderS.Get() > 0 {
 				stale++
 			}
-			if !r.Live || !r.Correct || !tc.stale && (r.StaleLeaderS.V != 0 || r.SafetyViolations != 0) {
+			if !r.Live || !r.Correct || !tc.stale && (r.StaleLeaderS.Get() != 0 || r.SafetyViolations != 0) {
 				t.Errorf("pause %v, trial %d: stale_leader_s %v, live %v, correct %v, violation %q", tc.stale, r.Trial, r.StaleLeaderS, r.Live, r.Correct, r.Violation)
 			}
-			t.Logf("pause %v, trial %d: stale_leader_s %.3f, violation %q", tc.stale, r.Trial, r.StaleLeaderS.V, r.Violation)
+			t.Logf("pause %v, trial %d: stale_leader_s %.3f, violation %q", tc.stale, r.Trial, r.StaleLeaderS.Get(), r.Violation)
 		}
 		if tc.stale && stale < len(rows)/2 {
 			t.Errorf("pause: stale_leader_s > 0 in %d trials of %d, want at least half", stale, len(rows))

@@ -56,14 +56,14 @@ func TestLiveMutexFaults(t *testing.T) {
 					t.Fatalf("%s live: %s", name, l.Error)
 				}
 				t.Logf("%s: sim correct=%v live=%v entries=%v %q; live correct=%v live=%v entries=%v %q faults %q",
-					name, s.Correct, s.Live, s.Entries.V, s.Violation, l.Correct, l.Live, l.Entries.V, l.Violation, l.Faults)
+					name, s.Correct, s.Live, s.Entries.Get(), s.Violation, l.Correct, l.Live, l.Entries.Get(), l.Violation, l.Faults)
 				if !strings.Contains(l.Faults, ":crash(") || s.SafetyViolations != 0 {
 					t.Errorf("%s: live fault schedule %q, %d safety violations on the simulator", name, l.Faults, s.SafetyViolations)
 				}
 				kind := func(v string) string { k, _, _ := strings.Cut(v, " "); return k }
 				if l.Correct != s.Correct || l.Live != s.Live || l.SafetyViolations != 0 || kind(l.Violation) != kind(s.Violation) || l.Entries != s.Entries {
 					t.Errorf("%s: live run (correct %v, live %v, %v entries, %q) is not what the simulator predicts (correct %v, live %v, %v entries, %q)",
-						name, l.Correct, l.Live, l.Entries.V, l.Violation, s.Correct, s.Live, s.Entries.V, s.Violation)
+						name, l.Correct, l.Live, l.Entries.Get(), l.Violation, s.Correct, s.Live, s.Entries.Get(), s.Violation)
 				}
 			}
 		}
@@ -111,7 +111,7 @@ func TestLiveTokenRingRunsToItsDeadline(t *testing.T) {
 			row = RunLiveTrial(ctx, r, tr, nil)
 			cancel()
 		}
-		if row.Error != "" || !row.Correct || !row.Live || row.SafetyViolations != 0 || !row.Entries.Set || row.Entries.V != 4 {
+		if row.Error != "" || !row.Correct || !row.Live || row.SafetyViolations != 0 || !row.Entries.IsSet() || row.Entries.Get() != 4 {
 			t.Errorf("%s: error %q, correct %v, live %v, %d violations, entries %v; want 4 entries, correct and live",
 				runtime, row.Error, row.Correct, row.Live, row.SafetyViolations, row.Entries)
 		}

@@ -116,7 +116,7 @@ func TestLiveExampleScenarios(t *testing.T) {
 		// The leader crashes 20T after the election; the rest elect anew.
 		s, l := runBoth(t, r, "quorum-leader-crash", "quorum-leader-crash", "raft", "5", "5ms")
 		for _, row := range []reports.Row{s, l} {
-			if !row.Correct || !row.Live || row.SafetyViolations != 0 || !strings.Contains(row.Faults, ":crash(") || !row.FailoverS.Set {
+			if !row.Correct || !row.Live || row.SafetyViolations != 0 || !strings.Contains(row.Faults, ":crash(") || !row.FailoverS.IsSet() {
 				t.Errorf("%s: correct %v live %v faults %q failover %v", row.Runtime, row.Correct, row.Live, row.Faults, row.FailoverS)
 			}
 		}
@@ -196,7 +196,7 @@ faults:
 			t.Errorf("live schedule %q lacks %q", l.Faults, want)
 		}
 	}
-	if !l.Correct || !l.Live || !l.TurnaroundT.Set || l.TurnaroundT.V < 0.8*s.TurnaroundT.V {
+	if !l.Correct || !l.Live || !l.TurnaroundT.IsSet() || l.TurnaroundT.Get() < 0.8*s.TurnaroundT.Get() {
 		t.Errorf("live: correct %v live %v turnaround %v T, the simulator's %v T", l.Correct, l.Live, l.TurnaroundT, s.TurnaroundT)
 	}
 }
@@ -226,7 +226,7 @@ faults:
 		}
 		// 11 hops of T plus a uniform [0, 8T] each: 55 T on average; the
 		// fault-free run takes 11 T.
-		if !row.TurnaroundT.Set || row.TurnaroundT.V < 20 {
+		if !row.TurnaroundT.IsSet() || row.TurnaroundT.Get() < 20 {
 			t.Errorf("%s: turnaround %v T: the burst did not delay the ring", row.Runtime, row.TurnaroundT)
 		}
 	}

@@ -86,7 +86,7 @@ func TestRunLiveRows(t *testing.T) {
 		if got.Runtime != "live" || got.TS != 0.01 || got.Error != "" || !got.Correct || !got.Live ||
 			got.Messages != 14 || got.MessagesByKind.String() != want.MessagesByKind.String() || got.Bytes <= 0 ||
 			got.TheoryMessages != want.TheoryMessages || got.Timeouts != 0 ||
-			!got.TurnaroundT.Set || !got.DecidedT.Set || got.Faults != "" || got.Expect != want.Expect {
+			!got.TurnaroundT.IsSet() || !got.DecidedT.IsSet() || got.Faults != "" || got.Expect != want.Expect {
 			t.Errorf("trial %d: live %+v\nsimulated %+v", i, got, want)
 		}
 	}
@@ -279,7 +279,7 @@ func TestLiveRowCountsAnonymousRefusals(t *testing.T) {
 	if !row.Correct || !row.Live || row.Messages != 11 {
 		t.Errorf("row %+v: the strangers changed the run", row)
 	}
-	if !row.AnonymousRefused.Set || row.AnonymousRefused.V != 4 {
+	if !row.AnonymousRefused.IsSet() || row.AnonymousRefused.Get() != 4 {
 		t.Errorf("anonymous_refused %+v, want 4", row.AnonymousRefused)
 	}
 	if len(rt.Last.Refused) != 0 {
@@ -315,7 +315,7 @@ func TestLiveRerunsStoppedOutsideTheModel(t *testing.T) {
 	if err != nil || len(rows) != 1 {
 		t.Fatalf("%d rows: %v", len(rows), err)
 	}
-	if r := rows[0]; r.Budget == "" || r.Reruns != reports.Some(int64(trial.MaxReruns)) || !r.Overruns.Set || r.Overruns.V == 0 {
+	if r := rows[0]; r.Budget == "" || r.Reruns != reports.Some(int64(trial.MaxReruns)) || !r.Overruns.IsSet() || r.Overruns.Get() == 0 {
 		t.Errorf("bully: budget %q, reruns %+v, overruns %+v; want stopped by its budget, %d reruns and overruns", r.Budget, r.Reruns, r.Overruns, trial.MaxReruns)
 	}
 	if *attempts != 1+trial.MaxReruns {
@@ -344,10 +344,10 @@ func TestLiveRerunsOutsideTheModel(t *testing.T) {
 		t.Fatalf("%d rows: %v", len(rows), err)
 	}
 	bully, cr := rows[0], rows[1]
-	if bully.Algorithm != "bully" || bully.Reruns != reports.Some(int64(trial.MaxReruns)) || !bully.Overruns.Set || bully.Overruns.V == 0 {
+	if bully.Algorithm != "bully" || bully.Reruns != reports.Some(int64(trial.MaxReruns)) || !bully.Overruns.IsSet() || bully.Overruns.Get() == 0 {
 		t.Errorf("bully: reruns %+v, overruns %+v; want %d reruns and overruns", bully.Reruns, bully.Overruns, trial.MaxReruns)
 	}
-	if cr.Algorithm != "chang-roberts" || cr.Reruns != reports.Some(int64(0)) || !cr.Overruns.Set || cr.Overruns.V == 0 || !cr.Correct {
+	if cr.Algorithm != "chang-roberts" || cr.Reruns != reports.Some(int64(0)) || !cr.Overruns.IsSet() || cr.Overruns.Get() == 0 || !cr.Correct {
 		t.Errorf("chang-roberts: reruns %+v, overruns %+v, correct %v; want none run again, overruns counted", cr.Reruns, cr.Overruns, cr.Correct)
 	}
 	if *attempts != 1+trial.MaxReruns+1 {
@@ -385,7 +385,7 @@ func TestLiveChubbyFirstStartIsNoRestart(t *testing.T) {
 		t.Fatalf("%d rows: %v", len(rows), err)
 	}
 	for _, r := range rows {
-		if r.Error != "" || !r.Correct || !r.TurnaroundS.Set || r.TurnaroundS.V >= 0.4 {
+		if r.Error != "" || !r.Correct || !r.TurnaroundS.IsSet() || r.TurnaroundS.Get() >= 0.4 {
 			t.Errorf("chubby trial %d: turnaround %v s, correct %v, error %q; want a leader within 0.4 s", r.Trial, r.TurnaroundS, r.Correct, r.Error)
 		}
 	}
@@ -403,7 +403,7 @@ func TestRunTrialLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	row := res.Row
-	if row.Runtime != "live" || !row.Reruns.Set || row.Error != "" || res.Record == nil {
+	if row.Runtime != "live" || !row.Reruns.IsSet() || row.Error != "" || res.Record == nil {
 		t.Fatalf("row %+v, record %v", row, res.Record)
 	}
 	if !res.Verdict.Correct || !res.Verdict.Live || row.Correct != res.Verdict.Correct || row.Messages != res.Record.Messages {

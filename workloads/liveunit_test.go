@@ -28,10 +28,10 @@ func TestLiveUnitOnTheSimulator(t *testing.T) {
 		t.Fatalf("%d and %d rows, want 6 each", len(a), len(b))
 	}
 	for i := range a {
-		if !a[i].Correct || !b[i].Correct || !a[i].TurnaroundT.Set || !b[i].TurnaroundT.Set {
+		if !a[i].Correct || !b[i].Correct || !a[i].TurnaroundT.IsSet() || !b[i].TurnaroundT.IsSet() {
 			t.Fatalf("row %d: correct %v/%v, turnaround %v/%v", i, a[i].Correct, b[i].Correct, a[i].TurnaroundT, b[i].TurnaroundT)
 		}
-		ta, tb := a[i].TurnaroundT.V, b[i].TurnaroundT.V
+		ta, tb := a[i].TurnaroundT.Get(), b[i].TurnaroundT.Get()
 		switch a[i].Algorithm {
 		case "raft":
 			// The timeout is drawn in the unit; the round trips after it

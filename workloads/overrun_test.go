@@ -44,7 +44,7 @@ func TestSimOverruns(t *testing.T) {
 				}
 			}
 		}
-		if !row.Overruns.Set || row.Overruns.V != over || (over > 0) != tc.some || row.Reruns.Set {
+		if !row.Overruns.IsSet() || row.Overruns.Get() != over || (over > 0) != tc.some || row.Reruns.IsSet() {
 			t.Errorf("%s: overruns %+v, reruns %+v; the trace shows %d over D = %v", tc.latency, row.Overruns, row.Reruns, over, d)
 		}
 	}

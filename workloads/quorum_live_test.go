@@ -80,7 +80,7 @@ func TestQuorumLiveLeaderKill(t *testing.T) {
 				t.Fatalf("term leaders %q: want %s's term, then another node's", row.TermLeaders, killed)
 			}
 			t.Logf("%s: killed %s (node %s); leader %s after %.0f ms (detected after %.0f ms); terms %d (term=node: %s), split votes %d; %s",
-				name, dead, killed, row.Leader, 1000*row.FailoverS.V, 1000*row.DetectS.V, row.Terms.V, row.TermLeaders, row.SplitVotes.V, row.MessagesByKind)
+				name, dead, killed, row.Leader, 1000*row.FailoverS.Get(), 1000*row.DetectS.Get(), row.Terms.Get(), row.TermLeaders, row.SplitVotes.Get(), row.MessagesByKind)
 		})
 	}
 }

@@ -42,10 +42,10 @@ func TestQuorumRows(t *testing.T) {
 				if row.Error != "" || !row.Live || !row.Correct || row.SafetyViolations != 0 {
 					t.Fatalf("trial %d: %+v", tr.Trial, row)
 				}
-				if !row.Terms.Set || row.Terms.V < 2 || !row.SplitVotes.Set {
+				if !row.Terms.IsSet() || row.Terms.Get() < 2 || !row.SplitVotes.IsSet() {
 					t.Errorf("trial %d: terms %v, split votes %v; want at least the two elections", tr.Trial, row.Terms, row.SplitVotes)
 				}
-				if !row.TurnaroundS.Set || !row.FailoverS.Set || !row.DetectS.Set || row.DetectS.V > row.FailoverS.V {
+				if !row.TurnaroundS.IsSet() || !row.FailoverS.IsSet() || !row.DetectS.IsSet() || row.DetectS.Get() > row.FailoverS.Get() {
 					t.Errorf("trial %d: turnaround %v, detect %v, failover %v", tr.Trial, row.TurnaroundS, row.DetectS, row.FailoverS)
 				}
 				if row.Messages >= row.MessagesByKind.Total() {

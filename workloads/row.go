@@ -133,10 +133,10 @@ func fillDelays(row *reports.Row, res *trial.Record) {
 	}
 	mean := d.Mean()
 	row.DelayMeanS, row.DelayP99S = reports.Some(mean.Seconds()), reports.Some(d.Quantile(0.99).Seconds())
-	if row.TurnaroundS.Set && mean > 0 {
+	if row.TurnaroundS.IsSet() && mean > 0 {
 		// Back to whole nanoseconds, so that a turnaround of k delays is
 		// exactly k of them.
-		turnaround := math.Round(row.TurnaroundS.V * float64(time.Second))
+		turnaround := math.Round(row.TurnaroundS.Get() * float64(time.Second))
 		row.TurnaroundTM = reports.Some(turnaround / float64(mean))
 	}
 }

@@ -196,7 +196,7 @@ func TestBudgetStopsTrialRunGoesOn(t *testing.T) {
 		}
 	}
 	for _, r := range rows[2:] {
-		if !r.Live || !r.Correct || r.Budget != "" || r.Error != "" || !r.TheoryMessages.Set || r.Messages != r.TheoryMessages.V {
+		if !r.Live || !r.Correct || r.Budget != "" || r.Error != "" || !r.TheoryMessages.IsSet() || r.Messages != r.TheoryMessages.Get() {
 			t.Errorf("chang-roberts trial %d after the stopped ones: live %v correct %v budget %q messages %d error %q", r.Trial, r.Live, r.Correct, r.Budget, r.Messages, r.Error)
 		}
 	}

@@ -115,14 +115,14 @@ func TestExampleScenarios(t *testing.T) {
 			}
 			// Fault-free: nobody deposed, never two leaders, never
 			// leaderless after the first (ALGORITHMS.md, "Disruption").
-			if r.Terms.Set != r.Disruptions.Set {
-				t.Fatalf("%s at N = %d: terms set %v, disruptions set %v", r.Algorithm, r.Nodes, r.Terms.Set, r.Disruptions.Set)
+			if r.Terms.IsSet() != r.Disruptions.IsSet() {
+				t.Fatalf("%s at N = %d: terms set %v, disruptions set %v", r.Algorithm, r.Nodes, r.Terms.IsSet(), r.Disruptions.IsSet())
 			}
-			if r.Disruptions.Set {
+			if r.Disruptions.IsSet() {
 				quorum++
-				if r.Disruptions.V != 0 || r.StaleLeaderS.V != 0 || r.LeaderlessS.V != 0 || r.HealDisruptions.Set {
+				if r.Disruptions.Get() != 0 || r.StaleLeaderS.Get() != 0 || r.LeaderlessS.Get() != 0 || r.HealDisruptions.IsSet() {
 					t.Errorf("%s/%s at N = %d, trial %d: disruptions %d, stale_leader_s %v, leaderless_s %v, heal_disruptions %+v without a fault",
-						r.Algorithm, r.Variant, r.Nodes, r.Trial, r.Disruptions.V, r.StaleLeaderS.V, r.LeaderlessS.V, r.HealDisruptions)
+						r.Algorithm, r.Variant, r.Nodes, r.Trial, r.Disruptions.Get(), r.StaleLeaderS.Get(), r.LeaderlessS.Get(), r.HealDisruptions)
 				}
 				continue
 			}
@@ -132,8 +132,8 @@ func TestExampleScenarios(t *testing.T) {
 			// (ALGORITHMS.md, "Disruption", "Without terms").
 			beliefs++
 			counted := r.Algorithm == "bully" || r.Algorithm == "multicast"
-			if !r.StaleLeaderS.Set || !r.LeaderlessS.Set || r.StaleLeaderS.V != 0 || r.LeaderlessS.V != 0 ||
-				r.Elections.Set != counted || counted && r.Elections.V < 1 || r.TermInflation.Set {
+			if !r.StaleLeaderS.IsSet() || !r.LeaderlessS.IsSet() || r.StaleLeaderS.Get() != 0 || r.LeaderlessS.Get() != 0 ||
+				r.Elections.IsSet() != counted || counted && r.Elections.Get() < 1 || r.TermInflation.IsSet() {
 				t.Errorf("%s/%s at N = %d, trial %d: stale_leader_s %+v, leaderless_s %+v, elections %+v, term_inflation %+v without a fault",
 					r.Algorithm, r.Variant, r.Nodes, r.Trial, r.StaleLeaderS, r.LeaderlessS, r.Elections, r.TermInflation)
 			}
@@ -227,7 +227,7 @@ func TestExampleScenarios(t *testing.T) {
 		}
 		for _, rows := range by {
 			for _, r := range rows {
-				if r.Expect != "pass" || !(r.TheoryMessages.Set && r.TheoryMessages.V == r.Messages || r.TheoryBound.Set && r.Messages <= r.TheoryBound.V) {
+				if r.Expect != "pass" || !(r.TheoryMessages.IsSet() && r.TheoryMessages.Get() == r.Messages || r.TheoryBound.IsSet() && r.Messages <= r.TheoryBound.Get()) {
 					t.Errorf("%s N=%d: %d messages, theory %v bound %v", r.Algorithm, r.Nodes, r.Messages, r.TheoryMessages, r.TheoryBound)
 				}
 			}

@@ -64,3 +64,20 @@ func guardPlan(o runOptions, specs []*workloads.Spec) error {
 	debug.SetMemoryLimit(limit)
 	return nil
 }
+
+// heldRowsGCPercent is the collector's target (GOGC) once a command holds
+// every row of a run: its heap is then mostly rows that stay live to the
+// end, and the default of 100 lets garbage grow to as much again before a
+// collection. A 104 MB results.csv (470,000 rows): report reached 783 MB
+// max RSS at 100, 536 MB at 25, for 13% more CPU.
+const heldRowsGCPercent = 25
+
+// holdingRows lowers the collector's target while a command holds every
+// row (read back, or kept as a run wrote them) and returns what restores
+// it when the command ends (tests run commands in one process). Trials run
+// before it: their garbage is most of what they allocate, and a lower
+// target there would cost a collection every few trials.
+func holdingRows() (restore func()) {
+	old := debug.SetGCPercent(heldRowsGCPercent)
+	return func() { debug.SetGCPercent(old) }
+}

@@ -99,6 +99,7 @@ func resultsError(err error) error {
 }
 
 func runReport(cmd *cobra.Command, arg string, o reportOptions) error {
+	defer holdingRows()()
 	path, rows, err := readResults(arg)
 	if err != nil {
 		return err

@@ -403,6 +403,7 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 	if err != nil {
 		return err
 	}
+	defer holdingRows()()
 	if p.shard != nil {
 		// A part of a plan: its rows and its manifest; the summary, the
 		// report, the history and the expectations over trials come from

@@ -273,10 +273,7 @@ func (p *runPlan) execute(cmd *cobra.Command, o *runOptions) (int, []reports.Row
 		}
 		return 0, nil, err
 	}
-	done := map[reports.Key]bool{}
-	for _, r := range w.Existing() {
-		done[r.Key()] = true
-	}
+	done := reports.NewKeySet(w.Existing())
 	if err := reports.WriteManifest(o.out, p.manifest); err != nil {
 		w.Close()
 		return 0, nil, err
@@ -295,7 +292,7 @@ func (p *runPlan) execute(cmd *cobra.Command, o *runOptions) (int, []reports.Row
 	lh := &liveHarness{dir: o.out, url: o.toxiproxy, netns: o.netns, agents: o.agents, hosts: p.hosts, clocks: clocks, trials: p.liveTrials(), setup: obs.setup}
 	x := &workloads.Executor{
 		Live: lh, Parallel: o.parallel, Trace: writer(tr.f), TraceIf: tr.only, Observer: obs, Costs: p.costs,
-		Skip: func(t workloads.Trial) bool { return done[t.Key()] || !p.inShard(t) },
+		Skip: func(t workloads.Trial) bool { return done.Has(t.Key()) || !p.inShard(t) },
 	}
 	runErr := x.Execute(ctx, p.trials, w.Write)
 	lh.close()
