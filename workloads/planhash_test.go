@@ -67,8 +67,9 @@ func TestCanonicalCoversSpec(t *testing.T) {
 	covered := []string{"Scenario", "Algos", "Nodes", "IDs", "Initiators", "Trials", "Latency", "Deadline",
 		"Crashes", "Detector", "RankBy", "Faults", "LinkLatency", "Expect", "Runtime", "Budget", "KeepRunning", "LiveUnit",
 		"TraceHash", "Draws", "Seed", // Seed: recorded apart (manifest seeds), deliberately not hashed
-		"Description", // Description: for people, shapes no trial (the manifest keeps it)
-		"planned"}     // planned: Crashes, LinkLatency and Faults compiled once by Plan, nothing of its own
+		"Description",       // Description: for people, shapes no trial (the manifest keeps it)
+		"Hosts", "HostsDir", // where the nodes run shapes no trial's plan, as --hosts does not
+		"planned"} // planned: Crashes, LinkLatency and Faults compiled once by Plan, nothing of its own
 	typ := reflect.TypeOf(Spec{})
 	for i := range typ.NumField() {
 		if name := typ.Field(i).Name; !slices.Contains(covered, name) {
