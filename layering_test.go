@@ -150,7 +150,7 @@ var only = map[string][]string{
 	"nodes/live/harness/system": {"nodes/live/harness/netcut", "nodes/live/harness/toxi"}, // cuts in the kernel, delays by a proxy per member
 	"reports":                   {},                                                       // rows, not runtimes
 	"nodes/live/livetest":       {"nodes/live"},
-	"nodes/live/agent":          {"nodes/live", "nodes/live/harness/netcut"}, // a host's agent: starts node processes, relays their lines, cuts its host off
+	"nodes/live/agent":          {"nodes/live", "nodes/live/harness/netcut", "nodes/live/harness/toxi"}, // a host's agent: starts node processes and its Toxiproxy server, relays their lines, cuts its host off
 }
 
 func TestLayering(t *testing.T) {

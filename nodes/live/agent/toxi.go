@@ -8,8 +8,9 @@ import (
 	"io"
 	"net/http"
 	"os/exec"
-	"strings"
 	"time"
+
+	"github.com/electbench/electbench/nodes/live/harness/toxi"
 )
 
 // The host's Toxiproxy server. Its HTTP API is unauthenticated (anyone
@@ -34,8 +35,8 @@ const (
 type toxiServer struct {
 	p      *proc
 	stdin  io.WriteCloser
-	url    string        // its API, on the host's loopback
-	exited chan struct{} // closed once it has been reaped
+	url    string          // its API, on the host's loopback
+	exited <-chan struct{} // closed once it has been reaped
 	client *http.Client
 }
 
@@ -94,35 +95,13 @@ func (a *Agent) startToxi() error {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.SysProcAttr = sysProcAttr()
 	cmd.Stderr = a.opt.Log
-	stdin, err := cmd.StdinPipe()
+	ctx, cancel := context.WithTimeout(context.Background(), toxiStartTimeout)
+	defer cancel()
+	url, stdin, exited, err := toxi.StartServer(ctx, cmd, nil)
 	if err != nil {
-		return fmt.Errorf("agent: the Toxiproxy server's stdin: %w", err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return fmt.Errorf("agent: the Toxiproxy server's stdout: %w", err)
-	}
-	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("agent: starting the Toxiproxy server (%q): %w", argv[0], err)
 	}
-	s := &toxiServer{p: &proc{cmd: cmd}, stdin: stdin, exited: make(chan struct{}), client: &http.Client{Timeout: toxiCallTimeout}}
-	urls := make(chan string, 1)
-	go func() {
-		defer close(s.exited)
-		sc := bufio.NewScanner(out)
-		if sc.Scan() {
-			urls <- strings.TrimSpace(sc.Text())
-		}
-		close(urls)
-		io.Copy(io.Discard, out)
-		cmd.Wait()
-	}()
-	t := time.NewTimer(toxiStartTimeout)
-	defer t.Stop()
-	select {
-	case s.url = <-urls:
-	case <-t.C:
-	}
+	s := &toxiServer{p: &proc{cmd: cmd}, stdin: stdin, url: url, exited: exited, client: &http.Client{Timeout: toxiCallTimeout}}
 	if s.url == "" {
 		s.stop()
 		return fmt.Errorf("agent: the Toxiproxy server (pid %d) reported no URL within %v", cmd.Process.Pid, toxiStartTimeout)

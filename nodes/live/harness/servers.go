@@ -1,14 +1,12 @@
 package harness
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os/exec"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -43,7 +41,7 @@ type servers struct {
 type serverProc struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
-	exited chan struct{}
+	exited <-chan struct{}
 	tail   *tailWriter
 	halt   func() // stops a server an agent started; nil for the harness's
 }
@@ -117,39 +115,15 @@ func startServer(ctx context.Context, i int, opt *Options, args []string, start 
 	cmd := exec.Command(opt.Server[0], slices.Concat(opt.Server[1:], args)...)
 	cmd.Env = append(cmd.Environ(), opt.Env...)
 	cmd.SysProcAttr = nodeSysProcAttr()
-	p := &serverProc{cmd: cmd, exited: make(chan struct{}), tail: &tailWriter{log: opt.Log, prefix: fmt.Sprintf("toxiproxy %d: ", i)}}
+	p := &serverProc{cmd: cmd, tail: &tailWriter{log: opt.Log, prefix: fmt.Sprintf("toxiproxy %d: ", i)}}
 	cmd.Stderr = p.tail
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, nil, fmt.Errorf("toxiproxy server %d's stdin: %w", i, err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		stdin.Close()
-		return nil, nil, fmt.Errorf("toxiproxy server %d's stdout: %w", i, err)
-	}
-	if err := start(cmd); err != nil {
-		return nil, nil, fmt.Errorf("starting toxiproxy server %q: %w", opt.Server[0], err)
-	}
-	p.stdin = stdin
-	urls := make(chan string, 1)
-	go func() {
-		defer close(p.exited)
-		sc := bufio.NewScanner(stdout)
-		if sc.Scan() {
-			urls <- strings.TrimSpace(sc.Text())
-		}
-		close(urls)
-		io.Copy(io.Discard, stdout)
-		cmd.Wait()
-	}()
 	ctx, cancel := context.WithTimeout(ctx, serverStartTimeout)
 	defer cancel()
-	var url string
-	select {
-	case url = <-urls:
-	case <-ctx.Done():
+	url, stdin, exited, err := toxi.StartServer(ctx, cmd, start)
+	if err != nil {
+		return nil, nil, fmt.Errorf("starting toxiproxy server %d (%q): %w", i, opt.Server[0], err)
 	}
+	p.stdin, p.exited = stdin, exited
 	if url == "" {
 		p.stop()
 		return nil, nil, fmt.Errorf("toxiproxy server %d (pid %d) reported no URL: %s", i, cmd.Process.Pid, p.tail)

@@ -1,8 +1,12 @@
 package toxi
 
 import (
+	"bufio"
+	"context"
 	"fmt"
 	"io"
+	"os/exec"
+	"strings"
 )
 
 // Serve runs a Toxiproxy server as a process of its own (`electbench
@@ -24,4 +28,46 @@ func Serve(in io.Reader, out io.Writer, host string) error {
 	}
 	io.Copy(io.Discard, in)
 	return nil
+}
+
+// StartServer starts cmd, a process that runs Serve (`electbench
+// toxiproxy-server`), with start (cmd.Start when nil), and waits for the
+// URL it reports. It returns the process's standard input (closing it
+// stops the server), a channel closed once the process has exited and
+// been reaped, and the URL: "" when ctx ended or the process exited
+// first, and then the caller stops it. Its standard output is read here
+// and its standard error is the caller's to set.
+func StartServer(ctx context.Context, cmd *exec.Cmd, start func(*exec.Cmd) error) (url string, stdin io.WriteCloser, exited <-chan struct{}, err error) {
+	if start == nil {
+		start = (*exec.Cmd).Start
+	}
+	if stdin, err = cmd.StdinPipe(); err != nil {
+		return "", nil, nil, fmt.Errorf("the server's stdin: %w", err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		stdin.Close()
+		return "", nil, nil, fmt.Errorf("the server's stdout: %w", err)
+	}
+	if err := start(cmd); err != nil {
+		stdin.Close()
+		return "", nil, nil, err
+	}
+	done := make(chan struct{})
+	urls := make(chan string, 1)
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(stdout)
+		if sc.Scan() {
+			urls <- strings.TrimSpace(sc.Text())
+		}
+		close(urls)
+		io.Copy(io.Discard, stdout)
+		cmd.Wait()
+	}()
+	select {
+	case url = <-urls:
+	case <-ctx.Done():
+	}
+	return url, stdin, done, nil
 }
