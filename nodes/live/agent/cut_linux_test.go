@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/electbench/electbench/internal/owner"
 	"github.com/electbench/electbench/nodes/live/harness/hostns"
 	"github.com/electbench/electbench/nodes/live/harness/netcut"
 	"github.com/google/nftables"
@@ -25,15 +24,7 @@ import (
 // Fail; the last heal leaves no table; and the agent removes its rules once its controller is
 // SIGKILLed and the grace period has passed.
 func TestAgentCutsItsHost(t *testing.T) {
-	set, err := hostns.New(os.Getpid(), owner.Token(), 2)
-	if err != nil {
-		t.Fatalf("hosts made of namespaces need root (CI runs as root): %v", err)
-	}
-	t.Cleanup(func() {
-		if err := set.Close(); err != nil {
-			t.Error(err)
-		}
-	})
+	set := newHosts(t, 2)
 	a, b := set.Hosts()[0].Addr.String(), set.Hosts()[1].Addr.String()
 	ctl, agentKey := newKey(t), newKey(t)
 	addr := startNamespacedAgent(t, set, 1, fmt.Sprintf("%s %x %x", b, []byte(pub(ctl)), []byte(agentKey)))

@@ -21,16 +21,7 @@ import (
 // its host's namespace, listening on its host's address; they are gone
 // once the controller has left for the grace period.
 func TestAgentsInNamespaces(t *testing.T) {
-	set, err := hostns.New(os.Getpid(), owner.Token(), 2)
-	if err != nil {
-		t.Fatalf("hosts made of namespaces need root (CI runs as root): %v", err)
-	}
-	// Registered first, so run last: after the agents have stopped.
-	t.Cleanup(func() {
-		if err := set.Close(); err != nil {
-			t.Error(err)
-		}
-	})
+	set := newHosts(t, 2) // its clean-up registered first, so run last: after the agents have stopped
 	ctl := newKey(t)
 	var pids []int32
 	for i, h := range set.Hosts() {
@@ -97,4 +88,20 @@ func startNamespacedAgent(t *testing.T, set *hostns.Set, i int, env string) stri
 		t.Fatalf("the agent in host %d said %q, want its address", i, sc.Text())
 	}
 	return addr
+}
+
+// newHosts makes k hosts of network namespaces for a test, closed when it
+// ends (a clean-up registered now, so run after those registered later).
+func newHosts(t *testing.T, k int) *hostns.Set {
+	t.Helper()
+	set, err := hostns.New(os.Getpid(), owner.Token(), k)
+	if err != nil {
+		t.Fatalf("hosts made of namespaces need root (CI runs as root): %v", err)
+	}
+	t.Cleanup(func() {
+		if err := set.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return set
 }
