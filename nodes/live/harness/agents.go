@@ -182,7 +182,7 @@ func (h *agentHost) start(argv, env []string, stderr io.Writer) (remote, error) 
 	// Listed before its Start goes, so that its Started finds it.
 	h.procs[r.id] = r
 	h.mu.Unlock()
-	if err := h.c.Send(&agent.Msg{Kind: agent.Start, ID: r.id, Args: argv, Env: env, Addr: h.host}); err != nil {
+	if err := h.send(&agent.Msg{Kind: agent.Start, ID: r.id, Args: argv, Env: env, Addr: h.host}); err != nil {
 		h.end(r)
 		return remote{}, err
 	}
@@ -290,6 +290,16 @@ func (h *agentHost) end(r *remoteProc) {
 	})
 }
 
+// send sends m to the agent; the error names the agent. Once the host is
+// at fault (demux closes the connection after noting why) a failed send
+// reports the fault, not the closed connection it caused.
+func (h *agentHost) send(m *agent.Msg) error {
+	if err := h.c.Send(m); err != nil {
+		return cmp.Or(h.fault(), fmt.Errorf("%s: %w", h.name, err))
+	}
+	return nil
+}
+
 // fault is why the host runs nothing more: its agent relayed what no node
 // of the harness's wrote, or its connection ended.
 func (h *agentHost) fault() error {
@@ -394,7 +404,7 @@ func (r *remoteProc) stamp() int64 {
 
 // signal sends the protocol's signal sig (agent.SigKill, ...).
 func (r *remoteProc) signal(sig int32) error {
-	return r.h.c.Send(&agent.Msg{Kind: agent.Signal, ID: r.id, Code: sig})
+	return r.h.send(&agent.Msg{Kind: agent.Signal, ID: r.id, Code: sig})
 }
 
 // kill, pause and resume ask the agent to signal the process; the agent
@@ -409,14 +419,14 @@ func (r *remoteProc) wait()         { <-r.exited }
 type remoteStdin struct{ r *remoteProc }
 
 func (s remoteStdin) Write(b []byte) (int, error) {
-	if err := s.r.h.c.Send(&agent.Msg{Kind: agent.Stdin, ID: s.r.id, Data: b}); err != nil {
+	if err := s.r.h.send(&agent.Msg{Kind: agent.Stdin, ID: s.r.id, Data: b}); err != nil {
 		return 0, err
 	}
 	return len(b), nil
 }
 
 func (s remoteStdin) Close() error {
-	return s.r.h.c.Send(&agent.Msg{Kind: agent.CloseStdin, ID: s.r.id})
+	return s.r.h.send(&agent.Msg{Kind: agent.CloseStdin, ID: s.r.id})
 }
 
 // lineBuf is a remote process's standard output as its reader sees it:

@@ -42,8 +42,8 @@ func (h *agentHost) cutFrom(kind agent.Kind, from string) error {
 		delete(h.waits, id)
 		h.mu.Unlock()
 	}()
-	if err := h.c.Send(&agent.Msg{Kind: kind, ID: id, Addr: from, Args: []string{h.host}}); err != nil {
-		return fmt.Errorf("%s: %s %s -> %s: %w", h.name, what, from, h.host, err)
+	if err := h.send(&agent.Msg{Kind: kind, ID: id, Addr: from, Args: []string{h.host}}); err != nil {
+		return fmt.Errorf("%s %s -> %s: %w", what, from, h.host, err)
 	}
 	t := time.NewTimer(agentTimeout)
 	defer t.Stop()

@@ -111,8 +111,8 @@ func (s *agentServer) call(ctx context.Context, m *agent.Msg) (*agent.Msg, error
 		delete(s.wait, m.ID)
 		s.mu.Unlock()
 	}()
-	if err := s.h.c.Send(m); err != nil {
-		return nil, fmt.Errorf("%s: %w", s.h.name, err)
+	if err := s.h.send(m); err != nil {
+		return nil, err
 	}
 	select {
 	case rep := <-reply:

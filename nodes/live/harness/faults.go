@@ -396,19 +396,17 @@ func (in injector) Heal(id int) {
 		return
 	}
 	delete(f.effects, id)
-	if e.loss != nil {
+	switch {
+	case e.loss != nil:
 		f.tellSenders(e, func(int, []int) live.Command { return live.Command{Type: "heal", Fault: id} })
-		return
-	}
-	if e.cut {
+	case e.cut:
 		f.redial(f.links.uncut(f.ctx, "heal "+e.what, e.links))
-		return
-	}
-	if e.hostCut {
+	case e.hostCut:
 		f.healHosts(e)
-		return
+	default:
+		f.links.removeToxic(f.ctx, e.toxic, e.links)
 	}
-	f.links.removeToxic(f.ctx, e.toxic, e.links)
+	f.log.res.Lifted = append(f.log.res.Lifted, Lift{ID: id, At: f.clock.now()})
 }
 
 // cutHosts cuts the pairs of hosts e's links cross, from each link's

@@ -179,56 +179,69 @@ func schedule(evs []trial.FaultEvent) string {
 
 // A healed cut carries messages again at once, as on the simulator: the
 // harness tells the senders to dial (the "redial" command) instead of
-// leaving each to its next attempt, up to 100 ms later once a cut has
-// lasted a while. Raft's leader heartbeats every 40 ms here (T = 1 ms,
-// read in the live unit of 6 ms), so a link still down 20 ms after its
-// heal drops a heartbeat in the next 60 ms more often than not; five cuts of 200 ms make a
-// run without the command pass this test about once in a hundred (before
-// it, quorum-flapping's live raft trials had three terms where the
-// simulator's had one: the isolated process stood for election in the
-// outage the late redial added).
+// leaving each to its next attempt (before it, quorum-flapping's live raft
+// trials had three terms where the simulator's had one: the isolated
+// process stood for election in the outage the late redial added). A
+// down link's dialer backs off 2, 4, 8, ... ms up to 100 ms, trying 226
+// and 326 ms after a cut began, so after a cut of 240 ms a sender left to
+// itself has its link down until about 86 ms after the heal is noted.
+// Raft's leader heartbeats every 40 ms here (T = 1 ms, read in the live
+// unit of 6 ms), so each of five cuts drops messages between 30 ms after
+// the cut was lifted (the trace notes a heal before it is lifted:
+// harness.Result.Lifted says when it took effect; the slack is for the
+// redial command's way to the node on a loaded host) and 80 ms after the
+// heal's note unless the senders redial.
 func TestHealedCutCarriesAtOnce(t *testing.T) {
 	r := runtime(t, options(t))
 	const T = time.Millisecond
 	ranks := random(3, 1)
 	cfg := config(t, "raft", ranks, nil, T)
-	cfg.Deadline = 2000 * T
+	cfg.Deadline = 2500 * T
 	for i := range 5 {
 		cut := partition([][]int{{0}, {1, 2}}, false)
-		cut.Start, cut.For = trial.When{Trigger: trial.AtTime, At: time.Duration(50+300*i) * T}, 200*T
+		cut.Start, cut.For = trial.When{Trigger: trial.AtTime, At: time.Duration(50+500*i) * T}, 240*T
 		cfg.Faults = append(cfg.Faults, cut)
 	}
 	res, j := runJudged(t, r, cfg, true)
-	var healed time.Duration = -1
+	if len(res.Lifted) != 5 {
+		t.Fatalf("%d cuts lifted, want 5: %+v", len(res.Lifted), res.Lifted)
+	}
+	var noted, lifted time.Duration = -1, -1
 	heals := 0
+	var lag time.Duration // the latest drop after a lift
 	for _, e := range j.events {
 		switch {
-		case e.Kind == trial.EvFault && strings.HasPrefix(e.What, "heal"):
-			healed = e.At
+		case e.Kind == trial.EvFault && strings.HasPrefix(e.What, "heal") && heals < len(res.Lifted):
+			noted, lifted = e.At, res.Lifted[heals].At
 			heals++
 		case e.Kind == trial.EvFault:
-			healed = -1
-		case e.Kind == trial.EvDrop && healed >= 0 && e.At > healed+20*T && e.At < healed+80*T:
-			// Up to 80 ms: the next cut, 100 ms after a heal, may
-			// disable proxies a little before the harness notes it.
-			t.Errorf("%s from %d to %d sent %v after a cut healed was dropped: the link was still down", e.Msg.Kind, e.P, e.Q, e.At-healed)
+			noted, lifted = -1, -1
+		case e.Kind == trial.EvDrop && noted >= 0 && e.At < noted+80*T:
+			lag = max(lag, e.At-lifted)
+			if e.At > lifted+30*T {
+				t.Errorf("%s from %d to %d sent %v after a cut was lifted (%v after its heal was noted) was dropped: the link was still down",
+					e.Msg.Kind, e.P, e.Q, e.At-lifted, e.At-noted)
+			}
 		}
 	}
 	if heals != 5 {
 		t.Fatalf("%d cuts healed, want 5: faults %+v", heals, res.Faults)
 	}
+	t.Logf("the latest drop after a lift: %v", lag)
 }
 
 // The heartbeat detector runs in the nodes, so it reads its period and
 // timeout in their unit, as the algorithm's timeouts are read: at T = 1 ms
 // heartbeat(1T,4T) is a ping every 6 ms and a 24 ms timeout live. Read in
 // T (4 ms), the host's scheduling delays passed for silence and every
-// process suspected peers of its own half 4 ms into a halves partition
-// (20-26 such suspicions a trial, against the 32 of the other half). Read
-// in the unit there are none on an idle host or one with two busy loops
-// beside the test; a host loaded far past its cores (four busy loops on
-// two) has delayed pings past 24 ms, up to 10 suspicions in a trial, so
-// the test asks for fewer than half as many as of the other half.
+// process suspected peers of its own half 4 ms into a halves partition.
+// How many suspicions of one's own half a trial has depends on the host's
+// load (none on an idle host; a host loaded far past its cores delays
+// pings past 24 ms, and in CI had 24 in a trial), so the test asks what
+// holds whatever the load: a process suspects a peer only after hearing
+// no PING_ACK from it for longer than the timeout, so no suspicion comes
+// in the first 24 ms (in T's reading they came from 4 ms), and the other
+// half is suspected.
 func TestHeartbeatInTheLiveUnit(t *testing.T) {
 	r := runtime(t, options(t))
 	const T = time.Millisecond
@@ -242,24 +255,25 @@ func TestHeartbeatInTheLiveUnit(t *testing.T) {
 	cfg.Deadline = 300 * T
 	cfg.Faults = []trial.Fault{partition([][]int{{0, 1, 2, 3}, {4, 5, 6, 7}}, false)}
 	res, _, _ := runOnce(t, r, cfg)
-	if d := res.Record.Detector; d.P != 6*T || d.Tau != 24*T {
-		t.Errorf("the nodes ran heartbeat(%v,%v), want heartbeat(6ms,24ms): 1T and 4T in the 6 ms unit", d.P, d.Tau)
+	d := res.Record.Detector
+	if d.P != 6*T || d.Tau != 24*T {
+		t.Fatalf("the nodes ran heartbeat(%v,%v), want heartbeat(6ms,24ms): 1T and 4T in the 6 ms unit", d.P, d.Tau)
 	}
-	var within []harness.Suspicion
-	across := 0
+	within, across := 0, 0
 	for _, s := range res.Suspicions {
+		if s.At <= 24*T {
+			t.Errorf("%d suspected %d at %v, within the 24ms timeout of the start", s.By, s.Of, s.At)
+		}
 		if s.By < 4 == (s.Of < 4) {
-			within = append(within, s)
+			within++
 		} else {
 			across++
 		}
 	}
-	if 2*len(within) >= across {
-		t.Errorf("%d suspicions of a process of one's own half, the first %+v", len(within), within[0])
-	}
 	if across == 0 {
 		t.Errorf("nobody suspected the other half: suspicions %+v", res.Suspicions)
 	}
+	t.Logf("%d suspicions across the partition, %d within a half", across, within)
 }
 
 // Loss runs in the sending nodes' link layer: a loss on the links out of

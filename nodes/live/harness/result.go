@@ -49,10 +49,21 @@ type Result struct {
 	Stats []*live.Stats
 	// Suspicions are the detector verdicts the machines were given.
 	Suspicions []Suspicion
+	// Lifted is when each link fault's heal had taken effect, in the
+	// order healed: the trace notes a heal before it is lifted (between
+	// its two entries a fault holds), and lifting takes a while live
+	// (Toxiproxy requests, a host's nftables rules).
+	Lifted []Lift
 	Info       Info
 	// Clocks are the estimates of the hosts' clocks, by host (clock.go);
 	// nil with every node on this host.
 	Clocks []HostClock
+}
+
+// Lift is a link fault's heal in effect: fault ID's, lifted at At.
+type Lift struct {
+	ID int
+	At time.Duration
 }
 
 // Suspicion is one verdict: By suspected Of at At.
