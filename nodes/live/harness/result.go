@@ -54,7 +54,7 @@ type Result struct {
 	// its two entries a fault holds), and lifting takes a while live
 	// (Toxiproxy requests, a host's nftables rules).
 	Lifted []Lift
-	Info       Info
+	Info   Info
 	// Clocks are the estimates of the hosts' clocks, by host (clock.go);
 	// nil with every node on this host.
 	Clocks []HostClock
