@@ -295,7 +295,8 @@ func harnessMain(url string) int {
 }
 
 // ourListeningPorts returns the TCP ports this process listens on, from
-// /proc/net/tcp{,6} and the socket inodes among its open files.
+// the calling thread's TCP tables (openConns says why not /proc/net's) and
+// the socket inodes among its open files.
 func ourListeningPorts(t *testing.T) map[string]bool {
 	t.Helper()
 	inodes := map[string]bool{}
@@ -308,7 +309,7 @@ func ourListeningPorts(t *testing.T) map[string]bool {
 		}
 	}
 	ports := map[string]bool{}
-	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+	for _, f := range []string{"/proc/thread-self/net/tcp", "/proc/thread-self/net/tcp6"} {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			continue
