@@ -381,10 +381,11 @@ func TestSlowNodeTurnaroundGrows(t *testing.T) {
 // leaves a process unscheduled for τ has it suspected whatever its faults
 // (beside four busy loops at load 30 the slow leader was suspected at
 // 180 and 320 ms, before its fault began at 400 ms): when the detector
-// suspected what the fault cannot explain (a process never slow, or the
-// leader before its fault), or the host held a message between the other
-// processes for longer than τ less the ping period, the test says so
-// instead of failing.
+// suspected anyone before the fault began, or the host held a message
+// between the other processes for longer than τ less the ping period, the
+// test says so instead of failing. (Were pings held behind the slow
+// steps, the leader would be suspected about 100 ms into its fault, and
+// then others by it: that fails.)
 func TestSlowNodeKeepsHeartbeating(t *testing.T) {
 	r := runtime(t, options(t))
 	const T = 10 * time.Millisecond
@@ -398,7 +399,7 @@ func TestSlowNodeKeepsHeartbeating(t *testing.T) {
 	// The slow process's own messages wait behind its steps.
 	others := slices.DeleteFunc(j.events, func(e trial.Event) bool { return int(e.P) == top || int(e.Q) == top })
 	_, longest := delayRange(others)
-	unexplained := slices.IndexFunc(res.Suspicions, func(s harness.Suspicion) bool { return s.Of != top || s.At < 40*T })
+	unexplained := slices.IndexFunc(res.Suspicions, func(s harness.Suspicion) bool { return s.At < 40*T })
 	if i := slices.IndexFunc(res.Suspicions, func(s harness.Suspicion) bool { return s.Of == top }); i >= 0 {
 		if longest < 6*T && unexplained < 0 {
 			t.Fatalf("the slow leader was suspected: %+v", res.Suspicions[i])
