@@ -136,31 +136,41 @@ func cmdRefused(ts *testscript.TestScript, neg bool, args []string) {
 // rightly declared itself) measures the host, not the algorithm: the
 // script then says so instead of failing (beside busy loops at load 60,
 // bully at T = 20 ms kept an attempt with 9 and 17 messages past D, and
-// wrong leaders). liverow PATTERN FILE
+// wrong leaders). [!] liverow PATTERN FILE
 func cmdLiveRow(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 2 {
+	if len(args) != 2 {
 		ts.Fatalf("usage: liverow PATTERN FILE")
 	}
 	re, err := regexp.Compile("(?m)" + args[0])
 	ts.Check(err)
 	data := ts.ReadFile(args[1])
-	if re.MatchString(data) {
-		return
+	matched := re.MatchString(data)
+	held := !matched && overranRow(ts, data, args[1])
+	switch {
+	case neg && (matched || held):
+		ts.Fatalf("%s: its row matches %q, or its trial was outside its model in every attempt", args[1], args[0])
+	case neg:
+	case held:
+		ts.Logf("the host overran: every attempt of the trial held messages past D; the row is the host's, not matched")
+	case !matched:
+		ts.Fatalf("no match for %q found in %s", args[0], args[1])
 	}
+}
+
+// overranRow reports whether data, a results.csv of one row, is of a
+// trial kept after trial.MaxReruns attempts outside its model.
+func overranRow(ts *testscript.TestScript, data, name string) bool {
 	rows, err := csv.NewReader(strings.NewReader(data)).ReadAll()
 	ts.Check(err)
 	if len(rows) != 2 {
-		ts.Fatalf("%s holds %d rows, want one; no match for %q", args[1], len(rows)-1, args[0])
+		ts.Fatalf("%s holds %d rows, want one", name, len(rows)-1)
 	}
 	overruns, reruns := slices.Index(rows[0], "overruns"), slices.Index(rows[0], "reruns")
 	if overruns < 0 || reruns < 0 {
-		ts.Fatalf("%s has no overruns and reruns columns", args[1])
+		ts.Fatalf("%s has no overruns and reruns columns", name)
 	}
 	row := rows[1]
-	if row[reruns] != strconv.Itoa(trial.MaxReruns) || row[overruns] == "" || row[overruns] == "0" {
-		ts.Fatalf("no match for %q found in %s", args[0], args[1])
-	}
-	ts.Logf("the host overran: every attempt held messages past D (the kept one %s, after %s reruns); the row is the host's, not matched", row[overruns], row[reruns])
+	return row[reruns] == strconv.Itoa(trial.MaxReruns) && row[overruns] != "" && row[overruns] != "0"
 }
 
 // workEntries names what the script's work directory holds.
