@@ -1,17 +1,20 @@
 package main
 
 import (
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/electbench/electbench/nodes/trial"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -32,7 +35,7 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:           "testdata/script",
 		UpdateScripts: os.Getenv("UPDATE_SCRIPTS") == "1",
-		Cmds:          map[string]func(*testscript.TestScript, bool, []string){"exits": cmdExits, "refused": cmdRefused, "replace": cmdReplace, "replays": cmdReplays, "replayline": cmdReplayLine},
+		Cmds:          map[string]func(*testscript.TestScript, bool, []string){"exits": cmdExits, "refused": cmdRefused, "replace": cmdReplace, "replays": cmdReplays, "replayline": cmdReplayLine, "liverow": cmdLiveRow},
 		Setup:         setupExamples,
 	})
 }
@@ -124,6 +127,50 @@ func cmdRefused(ts *testscript.TestScript, neg bool, args []string) {
 	if after := workEntries(ts); !slices.Equal(before, after) {
 		ts.Fatalf("refused input changed the work directory: %v before, %v after", before, after)
 	}
+}
+
+// cmdLiveRow is grep PATTERN FILE for the one row of a live run's
+// results.csv, except that a row whose every attempt the host took
+// outside the algorithm's model (reruns at trial.MaxReruns, overruns
+// above 0: a loaded host held a bully message past D, and a lower process
+// rightly declared itself) measures the host, not the algorithm: the
+// script then says so instead of failing (beside busy loops at load 60,
+// bully at T = 20 ms kept an attempt with 9 and 17 messages past D, and
+// wrong leaders). [!] liverow PATTERN FILE
+func cmdLiveRow(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: liverow PATTERN FILE")
+	}
+	re, err := regexp.Compile("(?m)" + args[0])
+	ts.Check(err)
+	data := ts.ReadFile(args[1])
+	matched := re.MatchString(data)
+	held := !matched && overranRow(ts, data, args[1])
+	switch {
+	case neg && (matched || held):
+		ts.Fatalf("%s: its row matches %q, or its trial was outside its model in every attempt", args[1], args[0])
+	case neg:
+	case held:
+		ts.Logf("the host overran: every attempt of the trial held messages past D; the row is the host's, not matched")
+	case !matched:
+		ts.Fatalf("no match for %q found in %s", args[0], args[1])
+	}
+}
+
+// overranRow reports whether data, a results.csv of one row, is of a
+// trial kept after trial.MaxReruns attempts outside its model.
+func overranRow(ts *testscript.TestScript, data, name string) bool {
+	rows, err := csv.NewReader(strings.NewReader(data)).ReadAll()
+	ts.Check(err)
+	if len(rows) != 2 {
+		ts.Fatalf("%s holds %d rows, want one", name, len(rows)-1)
+	}
+	overruns, reruns := slices.Index(rows[0], "overruns"), slices.Index(rows[0], "reruns")
+	if overruns < 0 || reruns < 0 {
+		ts.Fatalf("%s has no overruns and reruns columns", name)
+	}
+	row := rows[1]
+	return row[reruns] == strconv.Itoa(trial.MaxReruns) && row[overruns] != "" && row[overruns] != "0"
 }
 
 // workEntries names what the script's work directory holds.

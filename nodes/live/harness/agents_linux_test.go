@@ -74,8 +74,15 @@ func TestAgentsRaftLeaderCrash(t *testing.T) {
 			t.Fatalf("seed %d: crashes %+v, want the leader's", seed, res.Crashes)
 		}
 		c := res.Crashes[0]
-		if v.Leader == "" || leaderPos(t, res.Ranks, v.Leader) == c.Pos || v.DecidedAt <= c.At {
+		// The crashed leader may lead again only once restarted, 100T
+		// after the crash, when the others had elected none by then: a
+		// loaded host stretched their election past it (2.2 s beside
+		// four busy loops at load 30), and the restarted process won.
+		again := v.Leader != "" && leaderPos(t, res.Ranks, v.Leader) == c.Pos
+		if v.Leader == "" || v.DecidedAt <= c.At || again && v.DecidedAt <= c.At+100*T {
 			t.Errorf("seed %d: no failover: leader %q decided at %v, the crash of %d at %v", seed, v.Leader, v.DecidedAt, c.Pos, c.At)
+		} else if again {
+			t.Logf("seed %d: the host's load stretched the failover past the restart: the restarted %d decided at %v, the crash at %v", seed, c.Pos, v.DecidedAt, c.At)
 		}
 	}
 	if len(infos) != 3 {

@@ -38,7 +38,11 @@ func TestReleasesEverything(t *testing.T) {
 	for seed := range uint64(19) {
 		ranks := random(4, seed)
 		cfg := config(t, "chang-roberts", ranks, []int{lowest(ranks)}, time.Millisecond)
-		cfg.Seed = seed
+		// A trial ends once its messages are delivered; its default
+		// deadline, 1.4 s at T = 1 ms, passed with a message in flight in
+		// 2 of 3 runs at load 60-100 ("not settled by the deadline"),
+		// which this test of what a run leaves behind is not about.
+		cfg.Seed, cfg.Deadline = seed, 10*time.Second
 		if _, v, _ := run(t, r, cfg); !v.Correct {
 			t.Fatalf("trial %d: %+v", seed, v)
 		}
@@ -295,7 +299,8 @@ func harnessMain(url string) int {
 }
 
 // ourListeningPorts returns the TCP ports this process listens on, from
-// /proc/net/tcp{,6} and the socket inodes among its open files.
+// the calling thread's TCP tables (openConns says why not /proc/net's) and
+// the socket inodes among its open files.
 func ourListeningPorts(t *testing.T) map[string]bool {
 	t.Helper()
 	inodes := map[string]bool{}
@@ -308,7 +313,7 @@ func ourListeningPorts(t *testing.T) map[string]bool {
 		}
 	}
 	ports := map[string]bool{}
-	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+	for _, f := range []string{"/proc/thread-self/net/tcp", "/proc/thread-self/net/tcp6"} {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			continue

@@ -42,12 +42,21 @@ func drain(lns []*net.TCPListener) {
 // half-open (SYN received) or closed by the peer only (close wait). Ends
 // that only the kernel keeps (time wait, fin wait) carry nothing to a
 // process and are not counted.
+//
+// The tables are the calling thread's (/proc/thread-self/net), not the
+// process's (/proc/net, the main thread's): a goroutine that ends locked
+// to its thread in a host's namespace (hostns's spawners do) ends the
+// thread, but the main thread is kept, wedged in that namespace, and
+// /proc/net then lists the host's sockets, none of the cluster's: a
+// repeated run of the package's tests saw its own listening port vanish
+// from /proc/net/tcp. An unlocked goroutine's thread is always in the
+// harness's namespace.
 func openConns(ends map[string]bool) (int, error) {
 	n := 0
-	for _, path := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+	for _, path := range []string{"/proc/thread-self/net/tcp", "/proc/thread-self/net/tcp6"} {
 		f, err := os.Open(path)
 		if err != nil {
-			if path == "/proc/net/tcp6" && os.IsNotExist(err) {
+			if path == "/proc/thread-self/net/tcp6" && os.IsNotExist(err) {
 				continue // no IPv6 on this host
 			}
 			return 0, err

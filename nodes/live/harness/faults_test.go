@@ -39,8 +39,8 @@ func TestFaults(t *testing.T) {
 		// The simulator: a new leader, the highest survivor, and every
 		// survivor knows it.
 		_, want, _ := simulate(t, cfg)
-		if !want.Correct || !v.Correct || !v.Live || v.Violations != 0 ||
-			leaderPos(t, res.Ranks, v.Leader) != leaderPos(t, cfg.Ranks.Slice(), want.Leader) || v.DecidedAt < c.At {
+		if !want.Correct || !overran(t, &cfg, res) && (!v.Correct || !v.Live || v.Violations != 0 ||
+			leaderPos(t, res.Ranks, v.Leader) != leaderPos(t, cfg.Ranks.Slice(), want.Leader) || v.DecidedAt < c.At) {
 			t.Errorf("live %+v; simulator %+v", v, want)
 		}
 	})
@@ -189,8 +189,20 @@ func schedule(evs []trial.FaultEvent) string {
 // unit of 6 ms), so each of five cuts drops messages between 30 ms after
 // the cut was lifted (the trace notes a heal before it is lifted:
 // harness.Result.Lifted says when it took effect; the slack is for the
-// redial command's way to the node on a loaded host) and 80 ms after the
-// heal's note unless the senders redial.
+// redial command's way to the node) and 80 ms after the heal's note
+// unless the senders redial. A loaded host stretches that way without
+// bound: beside four busy loops at load 30 half the runs dropped messages
+// 40-75 ms after a lift, while the same trials held some message 60-350
+// ms. So the slack is 30 ms plus the longest delay the trial's messages
+// took: what the host's load adds to the redial's way, the host also
+// added to a message (the test says so when it uses it), and on a host
+// that holds messages for a few ms the senders' own attempts, 80 ms late,
+// still fail it. A host late for one cut is late for few: with the redial,
+// at most two cuts of five had a drop past 30 ms (12 runs beside four busy
+// loops, load 30); without it, every cut did in 8 runs of 10 at load 20
+// (4 and 2 of 5 in the others), so a drop past 30 ms after every lift
+// fails the test whatever the longest delay (one of 377 ms hid the missing
+// redial from the slack alone).
 func TestHealedCutCarriesAtOnce(t *testing.T) {
 	r := runtime(t, options(t))
 	const T = time.Millisecond
@@ -203,12 +215,20 @@ func TestHealedCutCarriesAtOnce(t *testing.T) {
 		cfg.Faults = append(cfg.Faults, cut)
 	}
 	res, j := runJudged(t, r, cfg, true)
-	if len(res.Lifted) != 5 {
+	// The harness applies the faults on time only if the host runs it:
+	// at load 60 the third cut was lifted at 3.5 s, not 1.29 s, and the
+	// deadline came before the other two.
+	if len(res.Lifted) == 0 || len(res.Lifted) > 5 {
 		t.Fatalf("%d cuts lifted, want 5: %+v", len(res.Lifted), res.Lifted)
+	} else if len(res.Lifted) < 5 {
+		t.Logf("the host overran: %d of 5 cuts lifted by the deadline, the last at %v", len(res.Lifted), res.Lifted[len(res.Lifted)-1].At)
 	}
+	_, longest := delayRange(j.events)
+	slack := 30*T + longest
 	var noted, lifted time.Duration = -1, -1
-	heals := 0
-	var lag time.Duration // the latest drop after a lift
+	heals, late := 0, 0
+	lateCuts := map[int]bool{} // the cuts (by heal) with a drop more than 30 ms after their lift
+	var lag time.Duration      // the latest drop after a lift
 	for _, e := range j.events {
 		switch {
 		case e.Kind == trial.EvFault && strings.HasPrefix(e.What, "heal") && heals < len(res.Lifted):
@@ -219,15 +239,25 @@ func TestHealedCutCarriesAtOnce(t *testing.T) {
 		case e.Kind == trial.EvDrop && noted >= 0 && e.At < noted+80*T:
 			lag = max(lag, e.At-lifted)
 			if e.At > lifted+30*T {
-				t.Errorf("%s from %d to %d sent %v after a cut was lifted (%v after its heal was noted) was dropped: the link was still down",
-					e.Msg.Kind, e.P, e.Q, e.At-lifted, e.At-noted)
+				late++
+				lateCuts[heals] = true
+			}
+			if e.At > lifted+slack {
+				t.Errorf("%s from %d to %d sent %v after a cut was lifted (%v after its heal was noted) was dropped: the link was still down, past 30 ms and the longest delay of a message, %v",
+					e.Msg.Kind, e.P, e.Q, e.At-lifted, e.At-noted, longest)
 			}
 		}
 	}
-	if heals != 5 {
-		t.Fatalf("%d cuts healed, want 5: faults %+v", heals, res.Faults)
+	if heals != len(res.Lifted) {
+		t.Fatalf("%d cuts healed, %d lifted: faults %+v", heals, len(res.Lifted), res.Faults)
 	}
-	t.Logf("the latest drop after a lift: %v", lag)
+	t.Logf("the latest drop after a lift: %v; the longest delay of a message: %v; %d of %d cuts dropped a message more than 30 ms after their lift", lag, longest, len(lateCuts), heals)
+	if len(lateCuts) == heals {
+		t.Errorf("%d of %d cuts dropped messages more than 30 ms after their lift: the senders were left to their own attempts", len(lateCuts), heals)
+	}
+	if late > 0 && lag <= slack {
+		t.Logf("the host overran: %d messages dropped more than 30 ms after a lift, within the %v the host held a message", late, longest)
+	}
 }
 
 // The heartbeat detector runs in the nodes, so it reads its period and
@@ -322,11 +352,16 @@ func TestLossIsTheSendersOneWay(t *testing.T) {
 // the start. That is the simulator's figure (TestSlowProcessDelaysLCRByItsSteps
 // at T = 1 ms: 16 ms), which a live run can only exceed, and it exceeds the
 // same trial's without the fault by at least S. T = 10 ms, S = 30 ms: 160 ms.
+// That last holds when the host ran the clean trial about when the
+// simulator does (within S): beside four busy loops at load 30 the clean
+// trial took 252 ms against its simulated 70 ms, longer than the slow one,
+// and the test then says so instead of comparing the two.
 func TestSlowNodeTurnaroundGrows(t *testing.T) {
 	r := runtime(t, options(t))
 	const T, S = 10 * time.Millisecond, 30 * time.Millisecond
 	cfg := config(t, "lcr", ascending(4), nil, T)
 	clean, _, _ := runOnce(t, r, cfg)
+	simClean, _, _ := simulate(t, cfg)
 	cfg.Faults = []trial.Fault{{Effect: trial.EffSlow, Name: "slow", Service: S, Targets: procs(1), For: 100 * T}}
 	took := func(rec *trial.Record) time.Duration { return rec.LastElection - rec.FirstInitiation }
 	sim, _, _ := simulate(t, cfg)
@@ -334,9 +369,13 @@ func TestSlowNodeTurnaroundGrows(t *testing.T) {
 		t.Fatalf("simulated: the last election message %v after the start, want 7T+3S = %v", took(sim), 7*T+3*S)
 	}
 	res, v, _ := runOnce(t, r, cfg)
-	if !v.Correct || took(&res.Record) < took(sim) || took(&res.Record) < took(&clean.Record)+S {
+	quiet := took(&clean.Record) < took(simClean)+S
+	if !v.Correct || took(&res.Record) < took(sim) || quiet && took(&res.Record) < took(&clean.Record)+S {
 		t.Fatalf("slow: %v to the last election message (clean %v), want at least the simulator's %v; verdict %+v",
 			took(&res.Record), took(&clean.Record), took(sim), v)
+	}
+	if !quiet {
+		t.Logf("the host overran: the clean trial took %v, simulated %v: not compared with the slow one", took(&clean.Record), took(simClean))
 	}
 	t.Logf("last election message %v after the start (simulated %v), %v without the fault", took(&res.Record), took(sim), took(&clean.Record))
 	if got := schedule(res.Faults); got != "slow(1);heal slow" {
@@ -348,7 +387,15 @@ func TestSlowNodeTurnaroundGrows(t *testing.T) {
 // holds its machine's steps, so the heartbeat detector (a ping every 2T,
 // silence of 8T suspected) never suspects it, where a pause as long is
 // suspected (TestFaults, "pause a node beyond the detector's timeout").
-// Bully at T = 10 ms, the leader slow by 3T a step for 40T.
+// Bully at T = 10 ms, the leader slow by 3T a step for 40T. A host that
+// leaves a process unscheduled for τ has it suspected whatever its faults
+// (beside four busy loops at load 30 the slow leader was suspected at
+// 180 and 320 ms, before its fault began at 400 ms): when the detector
+// suspected anyone before the fault began, or the host held a message
+// between the other processes for longer than τ less the ping period, the
+// test says so instead of failing. (Were pings held behind the slow
+// steps, the leader would be suspected about 100 ms into its fault, and
+// then others by it: that fails.)
 func TestSlowNodeKeepsHeartbeating(t *testing.T) {
 	r := runtime(t, options(t))
 	const T = 10 * time.Millisecond
@@ -358,9 +405,16 @@ func TestSlowNodeKeepsHeartbeating(t *testing.T) {
 	top := highest(ranks)
 	cfg.Faults = []trial.Fault{{Effect: trial.EffSlow, Name: "slow", Service: 3 * T, Targets: procs(top),
 		Start: trial.When{Trigger: trial.AtTime, At: 40 * T}, For: 40 * T}}
-	res, _, _ := run(t, r, cfg)
+	res, j := runJudged(t, r, cfg, true)
+	// The slow process's own messages wait behind its steps.
+	others := slices.DeleteFunc(j.events, func(e trial.Event) bool { return int(e.P) == top || int(e.Q) == top })
+	_, longest := delayRange(others)
+	unexplained := slices.IndexFunc(res.Suspicions, func(s harness.Suspicion) bool { return s.At < 40*T })
 	if i := slices.IndexFunc(res.Suspicions, func(s harness.Suspicion) bool { return s.Of == top }); i >= 0 {
-		t.Fatalf("the slow leader was suspected: %+v", res.Suspicions[i])
+		if longest < 6*T && unexplained < 0 {
+			t.Fatalf("the slow leader was suspected: %+v", res.Suspicions[i])
+		}
+		t.Logf("the host overran: a message between the others took %v, and the detector's suspicions were %+v", longest, res.Suspicions)
 	}
 	if want := fmt.Sprintf("slow(%d);heal slow", top); schedule(res.Faults) != want {
 		t.Errorf("schedule %q, want %q", schedule(res.Faults), want)
