@@ -46,18 +46,17 @@ type wheel struct {
 	ni   int
 	late heap4
 	over heap4 // entries past the window, at>>shift > cur+wheelMask
-	// counts and spare are sortNow's: entries by time, and the sorted
-	// bucket, kept for the next.
+	// counts is drain's: entries by time, kept for the next bucket.
 	counts []int32
-	spare  []wheelEntry
 	head   []int32
 	tail   []int32 // per bucket: its first and last block, -1 for none
-	// fill is, per bucket, the entries of its last block (the others are
-	// full): kept here rather than in the block, so that an append reads
-	// nothing of a block it writes to (reading the tail block's count
-	// missed the cache at every append of a big pending set, 16% of
-	// bully's time at N = 4,096).
-	fill []uint8
+	// size is, per bucket, its entries, and so those of its last block
+	// (the others are full): kept here rather than in the block, so that
+	// an append reads nothing of a block it writes to (reading the tail
+	// block's count missed the cache at every append of a big pending
+	// set, 16% of bully's time at N = 4,096), and so that a drain knows
+	// the size of now before it reads a block.
+	size []int32
 	full []uint64 // bit b set when bucket b is not empty
 	pool wheelPool
 	slab *slab              // the slots events are pushed and popped in
@@ -91,7 +90,7 @@ func (a *wheelEntry) key() entry { return entry{at: a.at, ord: a.ord, slot: -1, 
 // append missed the cache at nearly every one of bully's 33.5 million
 // messages at N = 4,096 (16% of the trial; its drains, a cache miss a
 // block of 8 entries, 5.6%). A bucket's entries are sorted as it is
-// reached (sortNow), which a wider bucket leaves no dearer an entry.
+// reached (drain), which a wider bucket leaves no dearer an entry.
 const (
 	wheelBits    = 12
 	wheelBuckets = 1 << wheelBits
@@ -122,7 +121,7 @@ func newWheel(bound time.Duration, last int64, b *slab, warm func([]wheelEntry))
 		shift: uint(bits.Len64(uint64(span-1))) - wheelBits,
 		head:  make([]int32, wheelBuckets),
 		tail:  make([]int32, wheelBuckets),
-		fill:  make([]uint8, wheelBuckets),
+		size:  make([]int32, wheelBuckets),
 		full:  make([]uint64, wheelBuckets/64),
 		slab:  b,
 		warm:  warm,
@@ -171,7 +170,9 @@ func (w *wheel) slotted(x *wheelEntry) entry {
 // blockLen is the entries of block b of bucket i.
 func (w *wheel) blockLen(i, b int32) int {
 	if b == w.tail[i] {
-		return int(w.fill[i])
+		if k := int(w.size[i]) % wheelBlockLen; k > 0 {
+			return k
+		}
 	}
 	return wheelBlockLen
 }
@@ -194,21 +195,22 @@ func (w *wheel) push(e entry) {
 // append adds e at the end of bucket i, with its payload, and frees its
 // slot.
 func (w *wheel) append(i int32, e entry) {
-	t, k := w.tail[i], w.fill[i]
-	if t < 0 || k == wheelBlockLen {
+	t, c := w.tail[i], w.size[i]
+	k := c % wheelBlockLen
+	if k == 0 { // empty, or its last block full
 		nb := w.pool.alloc()
-		if t < 0 {
+		if c == 0 {
 			w.head[i] = nb
 			w.full[i>>6] |= 1 << (i & 63)
 		} else {
 			w.pool.at(t).next = nb
 		}
-		w.tail[i], t, k = nb, nb, 0
+		w.tail[i], t = nb, nb
 	}
 	x := &w.pool.at(t).e[k]
 	x.at, x.ord, x.p = e.at, e.ord, *w.slab.at(e.slot)
 	w.slab.release(e.slot)
-	w.fill[i] = k + 1
+	w.size[i] = c + 1
 }
 
 // refill moves the entries of the next bucket into now when it is empty,
@@ -255,56 +257,69 @@ func (w *wheel) next() (int64, bool) {
 }
 
 // drain moves the entries of bucket i into now, sorted, and frees its
-// blocks.
+// blocks. A bucket's times lie within 2^shift nanoseconds: when that is
+// not many more than its entries, it counts them out by time straight
+// from the blocks into now (bully at N = 4,096: 25,000 entries over
+// 4,096 ns; a comparison sort took a fifth of the trial, and a copy
+// into a buffer to count them out of, 56 bytes an entry, doubled what
+// the sort held), then orders the entries of each time by ord with an
+// insertion sort, which costs little since they come mostly in push
+// order, which is ord's sequence.
 func (w *wheel) drain(i int32) {
-	w.now, w.ni = w.now[:0], 0
-	for b := w.head[i]; b >= 0; {
-		blk := w.pool.at(b)
-		nb := blk.next
-		w.now = append(w.now, blk.e[:w.blockLen(i, b)]...)
-		w.pool.release(b)
-		b = nb
-	}
-	w.head[i], w.tail[i] = -1, -1
-	w.full[i>>6] &^= 1 << (i & 63)
-	w.sortNow()
-	w.warmFrom(0)
-	w.warmFrom(warmAhead) // pop warms from 2·warmAhead on
-}
-
-// sortNow sorts now by (at, ord). A bucket's times lie within 2^shift
-// nanoseconds: when that is not many more than its entries, it counts
-// them out by time (bully at N = 4,096: 25,000 entries over 4,096 ns; a
-// comparison sort took a fifth of the trial), then orders the entries of
-// each time by ord with an insertion sort, which costs little since they
-// come mostly in push order, which is ord's sequence.
-func (w *wheel) sortNow() {
-	width := 1 << w.shift
-	if width > 4*len(w.now) {
+	n := int(w.size[i])
+	w.now, w.ni = slices.Grow(w.now[:0], n)[:n], 0
+	if width := 1 << w.shift; width > 4*n {
+		k := 0
+		for b := w.head[i]; b >= 0; {
+			blk := w.pool.at(b)
+			nb := blk.next
+			k += copy(w.now[k:], blk.e[:w.blockLen(i, b)])
+			w.pool.release(b)
+			b = nb
+		}
 		slices.SortFunc(w.now, func(a, b wheelEntry) int {
 			if a.less(&b) {
 				return -1
 			}
 			return 1 // keys are unique: (at, ord) never ties
 		})
-		return
+	} else {
+		w.countOut(i, width)
 	}
+	w.head[i], w.tail[i], w.size[i] = -1, -1, 0
+	w.full[i>>6] &^= 1 << (i & 63)
+	w.warmFrom(0)
+	w.warmFrom(warmAhead) // pop warms from 2·warmAhead on
+}
+
+// countOut is drain's counting sort of bucket i, whose times span width
+// nanoseconds, into now, which holds its size; it frees the bucket's
+// blocks.
+func (w *wheel) countOut(i int32, width int) {
 	base := w.cur << w.shift
 	w.counts = slices.Grow(w.counts[:0], width+1)[:width+1]
 	clear(w.counts)
-	for i := range w.now {
-		w.counts[w.now[i].at-base+1]++
+	for b := w.head[i]; b >= 0; b = w.pool.at(b).next {
+		blk := w.pool.at(b)
+		for k := range w.blockLen(i, b) {
+			w.counts[blk.e[k].at-base+1]++
+		}
 	}
 	for t := 1; t <= width; t++ {
 		w.counts[t] += w.counts[t-1]
 	}
-	w.spare = slices.Grow(w.spare[:0], len(w.now))[:len(w.now)]
-	for i := range w.now {
-		t := w.now[i].at - base
-		w.spare[w.counts[t]] = w.now[i]
-		w.counts[t]++
+	for b := w.head[i]; b >= 0; {
+		blk := w.pool.at(b)
+		nb := blk.next
+		for k := range w.blockLen(i, b) {
+			x := &blk.e[k]
+			t := x.at - base
+			w.now[w.counts[t]] = *x
+			w.counts[t]++
+		}
+		w.pool.release(b)
+		b = nb
 	}
-	w.now, w.spare = w.spare, w.now
 	for i := 1; i < len(w.now); i++ {
 		for j := i; j > 0 && w.now[j].less(&w.now[j-1]); j-- {
 			w.now[j], w.now[j-1] = w.now[j-1], w.now[j]
@@ -365,7 +380,7 @@ func (w *wheel) lateFirst() bool {
 const wheelBlockLen = 32
 
 // wheelBlock is a block of a bucket; its entries are wheelBlockLen, or the
-// bucket's fill for its last block.
+// bucket's size modulo wheelBlockLen for its last block.
 type wheelBlock struct {
 	e    [wheelBlockLen]wheelEntry
 	next int32 // the next block of the bucket, -1 for none
