@@ -264,11 +264,15 @@ func (w *wheel) next() (int64, bool) {
 // into a buffer to count them out of, 56 bytes an entry, doubled what
 // the sort held), then orders the entries of each time by ord with an
 // insertion sort, which costs little since they come mostly in push
-// order, which is ord's sequence.
+// order, which is ord's sequence. It counts out buckets of as few as a
+// sixteenth of their span's nanoseconds: a comparison sort moves 56
+// bytes at each swap (bully at N = 1,024 under uniform(1ms,5ms): 1,500
+// entries over 4,096 ns, 1.06-1.12 CPU-s a trial sorted, 0.81-0.83
+// counted).
 func (w *wheel) drain(i int32) {
 	n := int(w.size[i])
 	w.now, w.ni = slices.Grow(w.now[:0], n)[:n], 0
-	if width := 1 << w.shift; width > 4*n {
+	if width := 1 << w.shift; width > 16*n {
 		k := 0
 		for b := w.head[i]; b >= 0; {
 			blk := w.pool.at(b)
