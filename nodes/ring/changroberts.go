@@ -15,10 +15,11 @@ func init() {
 
 // changRoberts is one process of `chang-roberts` (ALGORITHMS.md,
 // "chang-roberts — ring with a participation flag").
+// Its participation flag is out.participating, in the padding of its
+// link.
 type changRoberts struct {
 	noTimers
-	out           successor
-	participating bool // has sent or forwarded an ELECTION in this run since the last ELECTED
+	out successor
 }
 
 func (p *changRoberts) Start(env nodes.Env) { p.out.start(env) }
@@ -27,7 +28,7 @@ func (p *changRoberts) Initiate(env nodes.Env) {
 	if p.out.restarted() {
 		return // it already started the current run by a restart (doc.go, rule 6)
 	}
-	p.participating = true
+	p.out.participating = true
 	env.Send(p.out.next, election(env.Self(), p.out.epoch()))
 }
 
@@ -41,7 +42,7 @@ func (p *changRoberts) Receive(env nodes.Env, _ nodes.PeerID, m nodes.Message) {
 	case newerRun:
 		// A restarted run: this process has not taken part in it yet,
 		// whatever it did in the abandoned one.
-		p.participating = false
+		p.out.participating = false
 	}
 	if p.step(env, &m) {
 		p.restart(env)
@@ -59,7 +60,7 @@ func (p *changRoberts) step(env nodes.Env, m *nodes.Message) (restart bool) {
 		if p.out.suspects(&m.Rank) {
 			return true // the announced leader is gone (doc.go, rule 5)
 		}
-		p.participating = false
+		p.out.participating = false
 		p.out.settle()
 		announce(env, p.out.next, m)
 		return false
@@ -75,10 +76,10 @@ func (p *changRoberts) step(env nodes.Env, m *nodes.Message) (restart bool) {
 		// that message and starts a new run" (ALGORITHMS.md, "Ring repair").
 		return true
 	case c > 0:
-		p.participating = true
+		p.out.participating = true
 		env.Send(p.out.next, *m)
-	case !p.participating:
-		p.participating = true
+	case !p.out.participating:
+		p.out.participating = true
 		m.Rank = self
 		env.Send(p.out.next, *m)
 	default:
@@ -96,6 +97,6 @@ func (p *changRoberts) Suspect(env nodes.Env, q nodes.PeerID) {
 
 // restart starts a new run carrying this process (doc.go, "Ring repair").
 func (p *changRoberts) restart(env nodes.Env) {
-	p.participating = true
+	p.out.participating = true
 	env.Send(p.out.next, election(env.Self(), p.out.restart()))
 }

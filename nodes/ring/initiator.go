@@ -34,7 +34,7 @@ func (p *ringInitiator) Initiate(env nodes.Env) {
 		return // already started by a restart (doc.go, rule 6), or outranked
 	}
 	p.initiator = self
-	p.participating = true
+	p.out.participating = true
 	env.Send(p.out.next, nodes.Message{Kind: kindElection, Rank: self, Aux: self, A: p.out.epoch()})
 }
 
@@ -48,7 +48,7 @@ func (p *ringInitiator) Receive(env nodes.Env, _ nodes.PeerID, m nodes.Message) 
 	case newerRun:
 		// A restarted run outranks every initiator of older runs.
 		p.initiator = m.Aux
-		p.participating = false
+		p.out.participating = false
 	default:
 		switch m.Aux.Compare(p.initiator) {
 		case -1:
@@ -63,7 +63,7 @@ func (p *ringInitiator) Receive(env nodes.Env, _ nodes.PeerID, m nodes.Message) 
 			// seen the higher initiator — both runs die and nobody is
 			// elected.
 			p.initiator = m.Aux
-			p.participating = false
+			p.out.participating = false
 		}
 	}
 	if p.step(env, &m) {
@@ -82,6 +82,6 @@ func (p *ringInitiator) Suspect(env nodes.Env, q nodes.PeerID) {
 func (p *ringInitiator) restart(env nodes.Env) {
 	self := env.Self()
 	p.initiator = self
-	p.participating = true
+	p.out.participating = true
 	env.Send(p.out.next, nodes.Message{Kind: kindElection, Rank: self, Aux: self, A: p.out.restart()})
 }

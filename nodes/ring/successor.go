@@ -15,7 +15,13 @@ import (
 // per process and the hot path one nil check.
 type successor struct {
 	next nodes.PeerID // the successor, or the first unsuspected process beyond it
-	rep  *repair
+	// participating (chang-roberts only) is true when the process has
+	// sent or forwarded an ELECTION in this run since the last ELECTED.
+	// It lies here, in the padding between next and rep, rather than
+	// after the link: a chang-roberts process is 16 bytes, not 24 (76 MB
+	// of a ten-million ring's 477 MB of heap).
+	participating bool
+	rep           *repair
 }
 
 // repair is what a process knows once faults have touched its ring. It is

@@ -102,7 +102,7 @@ func (s *sim) initFaults() error {
 		s.held = make([][]held, s.n)
 	}
 	if need.Slow {
-		s.slow = &slowProcs{service: make([]int64, s.n), free: make([]int64, s.n), by: map[[2]int]int64{}, served: map[int32]bool{}}
+		s.slow = &slowProcs{service: make([]int64, s.n), free: make([]int64, s.n), by: map[[2]int]int64{}, served: map[uint64]bool{}}
 	}
 	s.faulty = need.Links
 	return nil
@@ -394,8 +394,9 @@ func (s *sim) resume(p int32) {
 		case slow && h.served:
 			// A fresh sequence number keeps the queue's order among them.
 			s.seq++
-			s.slow.served[slot] = true
-			s.heap.push(entry{at: s.now, ord: order(h.ord>>56, s.seq), slot: slot, to: p})
+			ord := order(h.ord>>56, s.seq)
+			s.slow.served[ord] = true
+			s.heap.push(entry{at: s.now, ord: ord, slot: slot, to: p})
 		case slow && !h.bg:
 			s.queue(p, slot, h.ord)
 		default:
@@ -449,9 +450,11 @@ type slowProcs struct {
 	service []int64          // by position: the extra service time of each step, ns (0: not slow)
 	free    []int64          // by position: when its server has finished the steps queued
 	by      map[[2]int]int64 // the service each fault in force adds, by position and fault
-	// served marks the queue entries (by slab slot) of steps whose
-	// service is done: handled when popped, not queued again.
-	served map[int32]bool
+	// served marks the queue entries of steps whose service is done:
+	// handled when popped, not queued again. They are marked by order,
+	// which no two pending events share, not by slab slot, which the
+	// wheel does not keep from an event's push to its pop.
+	served map[uint64]bool
 }
 
 // queue puts the event in slab slot slot, ordered ord, of process p in
@@ -461,7 +464,7 @@ func (s *sim) queue(p int32, slot int32, ord uint64) {
 	sp := s.slow
 	done := max(s.now, sp.free[p]) + sp.service[p]
 	sp.free[p] = done
-	sp.served[slot] = true
+	sp.served[ord] = true
 	s.heap.push(entry{at: done, ord: ord, slot: slot, to: p})
 }
 
@@ -477,8 +480,8 @@ func (s *sim) queue(p int32, slot int32, ord uint64) {
 func (s *sim) slowed(e entry, p *payload) bool {
 	sp := s.slow
 	paused := s.paused != nil && s.paused[p.to]
-	if sp.served[e.slot] {
-		delete(sp.served, e.slot)
+	if sp.served[e.ord] {
+		delete(sp.served, e.ord)
 		if !paused {
 			return false
 		}

@@ -171,14 +171,15 @@ func (q *fifo[D]) advance() {
 // the capacity they reached as events move down them (measured within six
 // entries an event for 200,000 to 400,000 pending messages, lcr and hs on
 // 200,000 processes, uniform and normal latency), until the pending set
-// reaches wheelFrom; from then in the wheel (wheel.go): an entry in a
-// block (24 bytes and an eighth with the block's link), the capacity of
-// its bucket being taken and of its sorting buffers (two entries and two
-// thirds at most), and at most one part-filled block a bucket (2^12
-// blocks of 776 bytes, under 13 bytes an event for the 2^18 events or
-// more it holds),
-// within the six entries and 8 bytes; its overflow heap holds the timers
-// and fault-delayed messages past twice the delay bound, few. Both
+// reaches wheelFrom; from then in the wheel (wheel.go), with its payload
+// and no slot: an entry in a block (56 bytes and a quarter with the
+// block's link), the capacity of the buffer its bucket is drained into
+// (two entries at most), and at most one part-filled block a bucket
+// (2^12 blocks of 1,800 bytes, under 28 bytes an event for the 2^18
+// events or more it holds, under 8 for 2^20 or more): 196 bytes at 2^18,
+// within the radix heap's bound from 2^19 on, and the slots the radix
+// heap used before the trade, a fixed 10 MB; its overflow heap holds the
+// timers and fault-delayed messages past twice the delay bound, few. Both
 // are bounds of the live bytes: garbage beyond them (the radix heap's
 // buckets once traded) is the collector's, which the run's memory limit
 // keeps below it (docs/DESIGN.md, "The plan guard").
@@ -257,7 +258,7 @@ func (h *heap4) peek() entry { return h.e[0] }
 // queue is the simulator's priority queue of events ordered by (at, ord).
 type queue interface {
 	len() int
-	peek() entry // the least entry; only when len() > 0
+	peek() entry // the least entry's key (its slot may be none: wheel.peek); only when len() > 0
 	pop() entry
 	push(entry)
 }

@@ -495,10 +495,10 @@ func (s *sim) run() {
 			if p.kind != evHeartbeat {
 				s.popped()
 			}
-			served := s.slow != nil && s.slow.served[e.slot]
+			served := s.slow != nil && s.slow.served[e.ord]
 			s.hold(p.to, *p, e.ord, p.kind == evHeartbeat, served)
 			if served {
-				delete(s.slow.served, e.slot) // its slot is freed; held as served, it is not served again
+				delete(s.slow.served, e.ord) // held as served, it is not served again
 			}
 			s.slab.release(e.slot)
 			continue
@@ -586,7 +586,7 @@ func (s *sim) grow() {
 	switch q := s.heap.(type) {
 	case *radix:
 		if q.len() >= wheelFrom {
-			w := newWheel(s.cfg.Latency.Bound(), q.last, s.warm)
+			w := newWheel(s.cfg.Latency.Bound(), q.last, &s.slab, s.warmWheel)
 			q.each(w.push)
 			s.heap = w
 		}
@@ -595,7 +595,7 @@ func (s *sim) grow() {
 			// Every event pending is at s.now or later: the radix heap
 			// takes them from there.
 			r := &radix{last: s.now, warm: s.warm}
-			q.each(r.push)
+			q.empty(r.push)
 			s.heap = r
 		}
 	}
@@ -660,48 +660,63 @@ func (s *sim) stopOverBudget() {
 func (s *sim) warm(next []entry) {
 	var x uint8
 	for i := range next {
-		e := &next[i]
-		// A payload (40 bytes) spans one or two cache lines: load a
-		// byte at its start and its end, so as to touch each.
-		// The receiver's state lies in several arrays (machines, alive,
-		// ranks for Env.Self, and the FIFO ring state it reads when it
-		// sends), the message's rank in the rank table: load each.
-		p := s.slab.at(e.slot)
-		x += uint8(p.a) + p.kind + *(*uint8)(s.machines.dataWord(e.to)) + uint8(s.rank(e.to).ID[3])
-		// Only a delivery's payload sets rank; a timer's or a fault's
-		// holds what the slot's last event left, perhaps another trial's
-		// (reuse.go), so the handle is bounded before it is read. A
-		// message packed by identities (ids) reads no rank table.
-		switch {
-		case p.ids:
-		case s.small != nil:
-			// handled reads the message's rank here, and isRank the
-			// receiver's, which the messages it sends carry.
-			x += uint8(s.small[e.to])
-			if p.rank >= 0 && int(p.rank) < len(s.small) {
-				x += uint8(s.small[p.rank])
-			}
-		case p.rank >= 0 && int(p.rank) < len(s.full):
-			x += uint8(s.full[p.rank].Attr)
-		}
-		if s.alive[e.to] {
-			x++
-		}
-		if s.ringLast != nil {
-			x += uint8(s.ringLast[e.to][0])
-		}
-		// A complete graph's receiver often answers its sender (bully's
-		// OK to an ELECTION): fifoAt reads that link's clock, in a row
-		// of N (128 MB of rows at N = 4,096), a cache miss at nearly
-		// every such reply (a fifth of bully's time under a random
-		// latency) unless loaded here.
-		if s.linkRows != nil && p.kind == evDeliver {
-			if row := s.linkRows[e.to]; int(p.from) < len(row) {
-				x += uint8(row[p.from])
-			}
-		}
+		x += s.warmEvent(s.slab.at(next[i].slot), next[i].to)
 	}
 	s.sink += x
+}
+
+// warmWheel is warm for the entries of a wheel's bucket, which hold
+// their payloads.
+func (s *sim) warmWheel(next []wheelEntry) {
+	var x uint8
+	for i := range next {
+		x += s.warmEvent(&next[i].p, next[i].p.to)
+	}
+	s.sink += x
+}
+
+// warmEvent loads what the event of payload p, for process to, reads, and
+// returns a byte of it for warm's sum.
+func (s *sim) warmEvent(p *payload, to int32) uint8 {
+	// A payload (40 bytes) spans one or two cache lines: load a
+	// byte at its start and its end, so as to touch each.
+	// The receiver's state lies in several arrays (machines, alive,
+	// ranks for Env.Self, and the FIFO ring state it reads when it
+	// sends), the message's rank in the rank table: load each.
+	x := uint8(p.a) + p.kind + *(*uint8)(s.machines.dataWord(to)) + uint8(s.rank(to).ID[3])
+	// Only a delivery's payload sets rank; a timer's or a fault's
+	// holds what the slot's last event left, perhaps another trial's
+	// (reuse.go), so the handle is bounded before it is read. A
+	// message packed by identities (ids) reads no rank table.
+	switch {
+	case p.ids:
+	case s.small != nil:
+		// handled reads the message's rank here, and isRank the
+		// receiver's, which the messages it sends carry.
+		x += uint8(s.small[to])
+		if p.rank >= 0 && int(p.rank) < len(s.small) {
+			x += uint8(s.small[p.rank])
+		}
+	case p.rank >= 0 && int(p.rank) < len(s.full):
+		x += uint8(s.full[p.rank].Attr)
+	}
+	if s.alive[to] {
+		x++
+	}
+	if s.ringLast != nil {
+		x += uint8(s.ringLast[to][0])
+	}
+	// A complete graph's receiver often answers its sender (bully's
+	// OK to an ELECTION): fifoAt reads that link's clock, in a row
+	// of N (128 MB of rows at N = 4,096), a cache miss at nearly
+	// every such reply (a fifth of bully's time under a random
+	// latency) unless loaded here.
+	if s.linkRows != nil && p.kind == evDeliver {
+		if row := s.linkRows[to]; int(p.from) < len(row) {
+			x += uint8(row[p.from])
+		}
+	}
+	return x
 }
 
 func (s *sim) initiate(p int32) {
