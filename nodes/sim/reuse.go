@@ -44,6 +44,7 @@ type spare struct {
 	timers   map[uint64]timerState
 	linkLast map[uint64]int64
 	counts   []int64 // the record's counts (trial.NewRecordIn)
+	timerTab []timerState
 }
 
 // spares holds the spares of finished trials.
@@ -78,7 +79,7 @@ func (s *sim) recycle() {
 		r.empty()
 		sp.radix = r
 	}
-	sp.timers, sp.linkLast = s.timers, s.linkLast
+	sp.timers, sp.linkLast, sp.timerTab = s.timers, s.linkLast, s.timerTab
 	if len(sp.timers) > spareMap {
 		sp.timers = map[uint64]timerState{}
 	}
