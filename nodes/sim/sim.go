@@ -297,7 +297,7 @@ func newSim(cfg trial.Config) (*sim, error) {
 		packFifo: cfg.Latency.Constant() && cfg.Algorithm.Topology == nodes.Complete,
 		linkLast: sp.linkLast,
 		timers:   sp.timers,
-		net:      trial.NetRand(cfg.Seed, cfg.Draws, cfg.Record),
+		net:      sp.netRand(&cfg),
 		machines: newMachineTable(n, batch),
 		alive:    prefault.Make[bool](n),
 		settle:   settle,
@@ -1118,7 +1118,12 @@ func (s *sim) rand(p int32) *rand.Rand {
 	if r := s.rands[p]; r != nil {
 		return r
 	}
-	r := trial.ProcessDrawsRand(s.cfg.Seed, int(p), s.cfg.Draws, s.cfg.Record)
+	var r *rand.Rand
+	if s.cfg.Draws == nil && s.cfg.Record == nil && int(p) < spareStreams {
+		r = s.spare.procRand(int(p), s.cfg.Seed)
+	} else {
+		r = trial.ProcessDrawsRand(s.cfg.Seed, int(p), s.cfg.Draws, s.cfg.Record)
+	}
 	s.rands[p] = r
 	return r
 }
