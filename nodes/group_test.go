@@ -54,3 +54,30 @@ func TestGroupFindAsScan(t *testing.T) {
 		}
 	}
 }
+
+// IndexOf finds the process of a rank on its own link and no other, at
+// sizes it scans and sizes it searches, with links numbered in any order
+// (a runtime's peer ids need not follow the ranks).
+func TestGroupIndexOfAnyLinks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(42, 2))
+	for _, n := range []int{1, 2, 5, scanPeers, scanPeers + 1, 40} {
+		for range 50 {
+			peers := make([]Peer, n)
+			for i, id := range rng.Perm(n) {
+				peers[i] = Peer{ID: PeerID(id), Rank: RankOf(uint64(10 * (i + 1)))}
+			}
+			g := Group{Peers: peers}
+			for range 20 {
+				k, link := rng.IntN(n), PeerID(rng.IntN(n+1))
+				r := peers[k].Rank
+				if rng.IntN(4) == 0 {
+					r = RankOf(uint64(10*k + 5)) // nobody's
+				}
+				want := r == peers[k].Rank && peers[k].ID == link
+				if i, ok := g.IndexOf(r, link); ok != want || ok && i != k {
+					t.Fatalf("N = %d: IndexOf(%v, %d) = %d, %v; the peer of that rank is %d on link %d", n, r, link, i, ok, k, peers[k].ID)
+				}
+			}
+		}
+	}
+}

@@ -174,9 +174,9 @@ func (c *Checker) Event(e *trial.Event) {
 		c.Phase(e.At, int(e.P), e.Phase)
 	case trial.EvSend:
 		c.beliefs.sent(e.At, int(e.P), &e.Msg)
-		c.Sent(e.At, int(e.P), e.Msg)
+		c.sent(e.At, int(e.P), &e.Msg)
 	case trial.EvRecv:
-		c.Delivered(e.At, int(e.Q), int(e.P), e.Msg)
+		c.delivered(e.At, int(e.Q), int(e.P), &e.Msg)
 	}
 }
 

@@ -97,10 +97,13 @@ type disruptWatch struct {
 
 func newDisruptWatch(ranks nodes.Ranks, majority int, silence, window time.Duration) *disruptWatch {
 	n := ranks.Len()
+	// The by-position arrays of one type share an allocation: a quorum
+	// trial at N = 5 is small enough for each to show (issue 42).
+	terms, flags := make([]int64, 2*n), make([]bool, 3*n)
 	d := &disruptWatch{silence: silence, window: window, majority: majority, pos: make(map[nodes.Rank]int, n),
 		follows: make([]int, n), followers: make([]int32, n), leading: make([]*tenure, n),
-		campaigning: make([]bool, n),
-		ballot:      make([]int64, n), balloted: make([]bool, n), voted: make([]int64, n), byVote: make([]bool, n)}
+		campaigning: flags[:n:n],
+		ballot:      terms[:n:n], balloted: flags[n : 2*n : 2*n], voted: terms[n:], byVote: flags[2*n:]}
 	for i := range n {
 		d.pos[ranks.At(i)] = i
 		d.follows[i] = -1

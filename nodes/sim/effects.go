@@ -422,6 +422,13 @@ func (s *sim) restart(p int32) {
 			s.timers[k] = st
 		}
 	}
+	for t := range nodes.TimerID(s.timerW) {
+		if st := s.timer(p, t); st.armed {
+			st.gen++
+			st.armed = false
+			s.putTimer(p, t, st)
+		}
+	}
 	if s.closing {
 		s.machines.at(p).(io.Closer).Close()
 	}

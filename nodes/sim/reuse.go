@@ -1,6 +1,11 @@
 package sim
 
-import "sync"
+import (
+	"math/rand/v2"
+	"sync"
+
+	"github.com/electbench/electbench/nodes/trial"
+)
 
 // reuseChunks is the most chunks a finished trial's slab may hand on to
 // the next trial: a sweep's small trials fit in one, while a big trial's
@@ -44,6 +49,48 @@ type spare struct {
 	timers   map[uint64]timerState
 	linkLast map[uint64]int64
 	counts   []int64 // the record's counts (trial.NewRecordIn)
+	timerTab []timerState
+	// The random streams of a worker's trials without draws, reseeded at
+	// each (trial.SeedNet, trial.SeedProcess): two allocations a stream,
+	// a dozen of a raft trial's 121 at N = 5 (issue 42).
+	net   randStream
+	procs []*randStream // by position, up to spareStreams
+}
+
+// randStream is a random stream kept across trials: its generator and the
+// rand.Rand drawing from it.
+type randStream struct {
+	src rand.PCG
+	r   *rand.Rand
+}
+
+// spareStreams bounds the process streams a spare keeps.
+const spareStreams = 1 << 10
+
+// netRand is the network's stream of the trial of cfg: the spare's,
+// reseeded, without draws to replay or record (trial.NetRand).
+func (sp *spare) netRand(cfg *trial.Config) *rand.Rand {
+	if cfg.Draws != nil || cfg.Record != nil {
+		return trial.NetRand(cfg.Seed, cfg.Draws, cfg.Record)
+	}
+	if sp.net.r == nil {
+		sp.net.r = rand.New(&sp.net.src)
+	}
+	trial.SeedNet(&sp.net.src, cfg.Seed)
+	return sp.net.r
+}
+
+// procRand is process p's stream of a trial of seed seed without draws
+// (trial.ProcessRand): the spare's, reseeded; p < spareStreams.
+func (sp *spare) procRand(p int, seed uint64) *rand.Rand {
+	for len(sp.procs) <= p {
+		st := new(randStream)
+		st.r = rand.New(&st.src)
+		sp.procs = append(sp.procs, st)
+	}
+	st := sp.procs[p]
+	trial.SeedProcess(&st.src, seed, p)
+	return st.r
 }
 
 // spares holds the spares of finished trials.
@@ -78,7 +125,7 @@ func (s *sim) recycle() {
 		r.empty()
 		sp.radix = r
 	}
-	sp.timers, sp.linkLast = s.timers, s.linkLast
+	sp.timers, sp.linkLast, sp.timerTab = s.timers, s.linkLast, s.timerTab
 	if len(sp.timers) > spareMap {
 		sp.timers = map[uint64]timerState{}
 	}

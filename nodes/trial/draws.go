@@ -36,7 +36,8 @@ const netSalt = 0x6e6574776f726b // "network"
 // neither it is the seeded generator itself, so that a trial without
 // draws pays nothing for them.
 func NetRand(seed uint64, d, rec *Draws) *rand.Rand {
-	src := rand.NewPCG(seed, netSalt)
+	src := new(rand.PCG)
+	SeedNet(src, seed)
 	if d == nil && rec == nil {
 		return rand.New(src)
 	}
@@ -46,6 +47,10 @@ func NetRand(seed uint64, d, rec *Draws) *rand.Rand {
 	}
 	return rand.New(&prefixed{src: src, prefix: prefix, rec: rec, stream: netStream})
 }
+
+// SeedNet seeds src as the network's stream of a trial of seed seed
+// without draws (NetRand), for a runtime that keeps it across trials.
+func SeedNet(src *rand.PCG, seed uint64) { src.Seed(seed, netSalt) }
 
 // ProcessDrawsRand is ProcessRand taking the prefix of d's stream of
 // process p first and recording into rec's (nil: none, not), with

@@ -25,5 +25,12 @@ func FaultRand(seed uint64) *rand.Rand {
 // the same in every runtime and in nodetest's network, so that a machine
 // draws the same values wherever it runs.
 func ProcessRand(seed uint64, p int) *rand.Rand {
-	return rand.New(rand.NewPCG(seed, Mix(uint64(p)+1)))
+	src := new(rand.PCG)
+	SeedProcess(src, seed, p)
+	return rand.New(src)
 }
+
+// SeedProcess seeds src as ProcessRand(seed, p)'s source: a runtime that
+// keeps a generator across trials reseeds it so and draws what a fresh
+// ProcessRand would.
+func SeedProcess(src *rand.PCG, seed uint64, p int) { src.Seed(seed, Mix(uint64(p)+1)) }
