@@ -1,24 +1,20 @@
 package reports
 
-import (
-	"math"
-	"slices"
-)
+import "math"
 
 // medianCIAlpha is the error rate of the median's interval: 95% coverage.
 const medianCIAlpha = 0.05
 
 // medianCI is the distribution-free 95% confidence interval of the median of
-// xs: the order statistics at the ranks medianCIRanks gives. Both are unset
-// when xs is too short for any pair to reach 95%.
-func medianCI(xs []float64) (lo, hi Opt[float64]) {
-	l, u, ok := medianCIRanks(len(xs))
+// sorted, values in ascending order: the order statistics at the ranks
+// medianCIRanks gives. Both are unset when sorted is too short for any pair
+// to reach 95%.
+func medianCI(sorted []float64) (lo, hi Opt[float64]) {
+	l, u, ok := medianCIRanks(len(sorted))
 	if !ok {
 		return lo, hi
 	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return Some(s[l-1]), Some(s[u-1])
+	return Some(sorted[l-1]), Some(sorted[u-1])
 }
 
 // medianCIRanks returns the 1-based ranks l ≤ u of the order statistics
