@@ -274,6 +274,10 @@ func (p *runPlan) execute(cmd *cobra.Command, o *runOptions) (int, []reports.Row
 		return 0, nil, err
 	}
 	done := reports.NewKeySet(w.Existing())
+	// A trial's key is built of its strings: a fresh run has no rows to
+	// look it up in, and a sweep of small trials built it for nothing
+	// (issue 42).
+	resumed := len(w.Existing()) > 0
 	if err := reports.WriteManifest(o.out, p.manifest); err != nil {
 		w.Close()
 		return 0, nil, err
@@ -292,7 +296,7 @@ func (p *runPlan) execute(cmd *cobra.Command, o *runOptions) (int, []reports.Row
 	lh := &liveHarness{dir: o.out, url: o.toxiproxy, netns: o.netns, agents: o.agents, hosts: p.hosts, clocks: clocks, trials: p.liveTrials(), setup: obs.setup}
 	x := &workloads.Executor{
 		Live: lh, Parallel: o.parallel, Trace: writer(tr.f), TraceIf: tr.only, Observer: obs, Costs: p.costs,
-		Skip: func(t workloads.Trial) bool { return done.Has(t.Key()) || !p.inShard(t) },
+		Skip: func(t workloads.Trial) bool { return !p.inShard(t) || resumed && done.Has(t.Key()) },
 	}
 	runErr := x.Execute(ctx, p.trials, w.Write)
 	lh.close()
