@@ -295,10 +295,10 @@ func (p *runPlan) execute(cmd *cobra.Command, o *runOptions) (int, []reports.Row
 	clocks, _ := parseClockOffsets(o.clocks, o.netns) // checked by checkRunFlags
 	lh := &liveHarness{dir: o.out, url: o.toxiproxy, netns: o.netns, agents: o.agents, hosts: p.hosts, clocks: clocks, trials: p.liveTrials(), setup: obs.setup}
 	x := &workloads.Executor{
-		Live: lh, Parallel: o.parallel, Trace: writer(tr.f), TraceIf: tr.only, Observer: obs, Costs: p.costs,
+		Live: lh, Parallel: o.parallel, Trace: writer(tr.f), TraceIf: tr.only, Observer: obs, Costs: p.costs, Flush: w.Flush,
 		Skip: func(t workloads.Trial) bool { return !p.inShard(t) || resumed && done.Has(t.Key()) },
 	}
-	runErr := x.Execute(ctx, p.trials, w.Write)
+	runErr := x.Execute(ctx, p.trials, w.Queue)
 	lh.close()
 	obs.close()
 	if err := w.Close(); err != nil && runErr == nil {
