@@ -3,6 +3,7 @@ package workloads
 import (
 	"cmp"
 	"context"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -91,13 +92,16 @@ func (a *algETA) price(m *algETA) float64 {
 // (Costs).
 func newETA(ctx context.Context, start time.Time, toRun []Trial, costs []float64) *ETA {
 	e := &ETA{alg: map[string]*algETA{}, prev: start, start: start}
-	var live []Trial
+	var live, sims []Trial
 	for _, t := range toRun {
 		if t.Live {
 			live = append(live, t)
 		} else {
-			e.addSim(t.Algo.Alg.Name, t.Cost(false))
+			sims = append(sims, t)
 		}
+	}
+	for i, events := range Costs(ctx, sims, false) {
+		e.addSim(sims[i].Algo.Alg.Name, events)
 	}
 	liveCosts := make([]float64, len(live))
 	if costs == nil {
@@ -272,6 +276,13 @@ const priorSecondsPerEvent = 0.5e-6
 // initiating: 186 bytes an event, a send and a delivery line per message).
 const traceBytesPerEvent = 190
 
+// sameConfig says whether trials a and b run the same configuration (spec,
+// algorithm and size): the same Estimate.
+func sameConfig(a, b Trial) bool {
+	return a.Spec == b.Spec && a.Nodes == b.Nodes && a.Algo.Alg == b.Algo.Alg &&
+		a.Algo.Variant == b.Algo.Variant && a.Algo.UpTo == b.Algo.UpTo && maps.Equal(a.Algo.Params, b.Algo.Params)
+}
+
 // PlanCost is what a plan is expected to cost before anything runs: its
 // trials, the events the simulated ones process (Trial.Estimate), the wall
 // time at parallel workers from the prior rate (the live trials one at a
@@ -292,23 +303,31 @@ func EstimatePlan(ctx context.Context, trials []Trial, parallel int) PlanCost {
 	parallel = max(parallel, 1)
 	var c PlanCost
 	var simSeconds float64
-	var mems []float64
+	var mems []float64 // the parallel largest trials', largest first
 	var live []Trial
-	for _, t := range trials {
+	var e Estimate
+	for i, t := range trials {
 		c.Trials++
 		if t.Live {
 			c.Live++
 			live = append(live, t)
 			continue
 		}
-		e := t.Estimate()
+		// A trial's estimate is its configuration's, which the trials
+		// before it mostly share: one worked out a configuration, not a
+		// trial (it builds a machine to size it: 3% of a 10,000-trial
+		// bully run's CPU, issue 42).
+		if i == 0 || trials[i-1].Live || !sameConfig(t, trials[i-1]) {
+			e = t.Estimate()
+		}
 		c.Events += e.Events
 		c.TraceBytes += traceBytesPerEvent * e.Events
 		simSeconds += (e.Events + simOverhead) * priorSecondsPerEvent
-		mems = append(mems, e.Memory)
+		if j, _ := slices.BinarySearchFunc(mems, e.Memory, func(m, v float64) int { return cmp.Compare(v, m) }); j < parallel {
+			mems = slices.Insert(mems, j, e.Memory)[:min(len(mems)+1, parallel)]
+		}
 	}
-	slices.SortFunc(mems, func(a, b float64) int { return cmp.Compare(b, a) })
-	for _, m := range mems[:min(parallel, len(mems))] {
+	for _, m := range mems {
 		c.PeakMemory += m
 	}
 	var liveSeconds float64

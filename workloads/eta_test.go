@@ -315,3 +315,38 @@ func TestETAKeptLinks(t *testing.T) {
 		}
 	}
 }
+
+// EstimatePlan works out a configuration's estimate once for its trials
+// and keeps only the largest trials' memory: its figures are those of
+// every trial estimated on its own, the parallel largest summed.
+func TestEstimatePlanByConfiguration(t *testing.T) {
+	var plan []Trial
+	small := spec(t, "chang-roberts,bully", "4,16", "random", "lowest", "uniform(1ms,5ms)", 3)
+	big := spec(t, "bully,lcr", "64,8", "random", "lowest", "1ms", 2)
+	for _, tr := range slices.Concat(small.Plan(), big.Plan(), small.Plan()[:2]) {
+		tr.Index = len(plan)
+		plan = append(plan, tr)
+	}
+	for _, parallel := range []int{1, 2, 3, 100} {
+		var want PlanCost
+		var simSeconds float64
+		var mems []float64
+		for _, tr := range plan {
+			e := tr.Estimate()
+			want.Trials++
+			want.Events += e.Events
+			want.TraceBytes += traceBytesPerEvent * e.Events
+			simSeconds += (e.Events + simOverhead) * priorSecondsPerEvent
+			mems = append(mems, e.Memory)
+		}
+		slices.Sort(mems)
+		slices.Reverse(mems)
+		for _, m := range mems[:min(parallel, len(mems))] {
+			want.PeakMemory += m
+		}
+		want.Wall = time.Duration(simSeconds / float64(min(parallel, len(plan))) * float64(time.Second))
+		if got := EstimatePlan(t.Context(), plan, parallel); got != want {
+			t.Errorf("parallel %d: %+v, want %+v", parallel, got, want)
+		}
+	}
+}
