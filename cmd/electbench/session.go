@@ -217,7 +217,9 @@ func runSpecs(cmd *cobra.Command, o runOptions, args []string) (sim, live []*wor
 // spec runs live by --runtime, a scenario's by its runtime, a live-only
 // algorithm's trials whatever the runtime: Spec.Plan).
 func (p *runPlan) add(spec *workloads.Spec, live bool) {
-	for _, t := range spec.Plan() {
+	plan := spec.Plan()
+	p.trials = slices.Grow(p.trials, len(plan))
+	for _, t := range plan {
 		t.Index, t.Live = len(p.trials), t.Live || live
 		p.trials = append(p.trials, t)
 	}
