@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -444,18 +445,32 @@ func ParseCounts(s string) (Counts, error) {
 // checkCounts reports a kind name that Counts.String could not write so that
 // ParseCounts reads it back.
 func checkCounts(col string, c Counts) error {
-	seen := make(map[string]bool, len(c))
-	for _, kc := range c {
+	// A row counts a few kinds: the earlier ones compared, not a map made
+	// for them, two a row the writer checks (issue 42).
+	var seen map[string]bool
+	if len(c) > countsScan {
+		seen = make(map[string]bool, len(c))
+	}
+	for i, kc := range c {
 		if kc.Kind == "" || strings.ContainsAny(kc.Kind, ";=") {
 			return fmt.Errorf("%s: kind name %q is empty or contains ';' or '='", col, kc.Kind)
 		}
-		if seen[kc.Kind] {
+		twice := seen[kc.Kind]
+		if seen == nil {
+			twice = slices.ContainsFunc(c[:i], func(e KindCount) bool { return e.Kind == kc.Kind })
+		}
+		if twice {
 			return fmt.Errorf("%s: kind %q counted twice", col, kc.Kind)
 		}
-		seen[kc.Kind] = true
+		if seen != nil {
+			seen[kc.Kind] = true
+		}
 	}
 	return nil
 }
+
+// countsScan is how many kinds checkCounts compares before it makes a map.
+const countsScan = 16
 
 // appendJSONFloat writes v as a JSON number in FormatFloat's form. JSON has no
 // NaN or infinity, so those become null.

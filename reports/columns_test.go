@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"reflect"
@@ -171,5 +172,30 @@ func TestNumericColumns(t *testing.T) {
 	}
 	if n < 30 {
 		t.Errorf("only %d numeric columns", n)
+	}
+}
+
+// checkCounts refuses a kind counted twice and a name the cell cannot
+// hold, whether it compares the kinds (a few) or maps them (many).
+func TestCheckCounts(t *testing.T) {
+	kinds := func(n int) Counts {
+		c := make(Counts, n)
+		for i := range c {
+			c[i] = KindCount{Kind: fmt.Sprintf("K%02d", i), N: 1}
+		}
+		return c
+	}
+	for _, n := range []int{1, 2, countsScan, countsScan + 1, 3 * countsScan} {
+		if err := checkCounts("messages_by_kind", kinds(n)); err != nil {
+			t.Errorf("%d distinct kinds: %v", n, err)
+		}
+		twice := append(kinds(n), KindCount{Kind: "K00", N: 2})
+		if err := checkCounts("messages_by_kind", twice); err == nil || !strings.Contains(err.Error(), `kind "K00" counted twice`) {
+			t.Errorf("%d kinds and the first again: %v, want it counted twice", n, err)
+		}
+		bad := append(kinds(n), KindCount{Kind: "A=B", N: 1})
+		if err := checkCounts("timeouts_by_kind", bad); err == nil || !strings.Contains(err.Error(), "contains ';' or '='") {
+			t.Errorf("%d kinds and A=B: %v, want it refused", n, err)
+		}
 	}
 }

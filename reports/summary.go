@@ -7,6 +7,8 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strconv"
 
 	"github.com/montanaflynn/stats"
@@ -145,7 +147,7 @@ func summarizeGroup(g *Group, rows []*Row) {
 	g.CorrectShare = float64(correct) / float64(g.Trials)
 	g.LiveShare = float64(live) / float64(g.Trials)
 	for _, m := range metrics {
-		var xs []float64
+		xs := make([]float64, 0, len(rows))
 		for _, r := range rows {
 			// A trial that failed to run says nothing about the algorithm.
 			if r.Error != "" {
@@ -168,12 +170,20 @@ func describe(xs []float64) Stat {
 	}
 	data := stats.Float64Data(xs)
 	s.Mean = Some(must(stats.Mean(data)))
-	s.Median = Some(must(stats.Median(data)))
-	s.P95 = Some(must(stats.Percentile(data, 95)))
-	s.P99 = Some(must(stats.Percentile(data, 99)))
+	// The median, the percentiles and the median's interval each sort a
+	// copy: sorted once here, the library's sorts of it are a pass that
+	// finds it sorted and leaves it as it is (sort.Float64s, as the
+	// library's own copy is sorted), so the figures are the same bits
+	// for a fifth of the sorting (issue 42: four sorts of every metric
+	// were 5% of a 10,000-trial run).
+	sorted := slices.Clone(xs)
+	sort.Float64s(sorted)
+	s.Median = Some(must(stats.Median(sorted)))
+	s.P95 = Some(must(stats.Percentile(sorted, 95)))
+	s.P99 = Some(must(stats.Percentile(sorted, 99)))
 	s.Min = Some(must(stats.Min(data)))
 	s.Max = Some(must(stats.Max(data)))
-	s.MedianLow, s.MedianHigh = medianCI(xs)
+	s.MedianLow, s.MedianHigh = medianCI(sorted)
 	if s.N < 2 {
 		return s
 	}

@@ -5,10 +5,13 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/montanaflynn/stats"
 )
 
 func TestSummaryGolden(t *testing.T) {
@@ -407,6 +410,45 @@ func TestForPeople(t *testing.T) {
 	} {
 		if got := ForPeople(in); got != want {
 			t.Errorf("ForPeople(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestDescribeSortsOnce: describe sorts its values once and hands the
+// sorted copy to the library, whose own sorts of it then change nothing;
+// every figure is the same bits as the library's on the values in trial
+// order (what summary.csv held before, issue 42), ties and runs of equal
+// values (message counts) included.
+func TestDescribeSortsOnce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 2))
+	for _, n := range []int{1, 2, 5, 6, 13, 100, 1001, 10_000} {
+		xs := make([]float64, n)
+		for i := range xs {
+			if i%3 == 0 {
+				xs[i] = float64(rng.IntN(8)) // ties, as message counts have
+			} else {
+				xs[i] = rng.ExpFloat64() * 1e-3
+			}
+		}
+		in := slices.Clone(xs)
+		got := describe(xs)
+		if !slices.Equal(xs, in) {
+			t.Fatalf("n=%d: describe reordered its input", n)
+		}
+		data := stats.Float64Data(in)
+		want := map[string]float64{
+			"median": must(stats.Median(data)), "p95": must(stats.Percentile(data, 95)),
+			"p99": must(stats.Percentile(data, 99)), "min": must(stats.Min(data)), "max": must(stats.Max(data)),
+		}
+		for name, v := range map[string]Opt[float64]{"median": got.Median, "p95": got.P95, "p99": got.P99, "min": got.Min, "max": got.Max} {
+			if math.Float64bits(v.Get()) != math.Float64bits(want[name]) {
+				t.Errorf("n=%d %s: %v, the library on trial order %v", n, name, v.Get(), want[name])
+			}
+		}
+		sorted := slices.Clone(in)
+		slices.Sort(sorted)
+		if l, u, ok := medianCIRanks(n); ok && (got.MedianLow.Get() != sorted[l-1] || got.MedianHigh.Get() != sorted[u-1]) {
+			t.Errorf("n=%d: median interval %v..%v, want the order statistics %v..%v", n, got.MedianLow.Get(), got.MedianHigh.Get(), sorted[l-1], sorted[u-1])
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -118,6 +119,78 @@ func TestWriterFlushesEachRow(t *testing.T) {
 		}
 		if n := bytes.Count(readFile(t, filepath.Join(dir, ResultsJSONL)), []byte("\n")); n != i+1 {
 			t.Fatalf("after row %d results.jsonl holds %d lines", i, n)
+		}
+	}
+}
+
+// Queued rows reach the files at Flush, all at once, in the order queued,
+// and nothing before: a killed run loses them (and --resume runs their
+// trials again), never a row already flushed. Close flushes what is left;
+// a batch past maxPending is written without waiting for Flush.
+func TestWriterQueuesUntilFlush(t *testing.T) {
+	dir := t.TempDir()
+	w, err := NewWriter(dir, []string{"csv", "json"}, WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := func() (csvLines, jsonLines int) {
+		return bytes.Count(readFile(t, filepath.Join(dir, ResultsCSV)), []byte("\n")) - 1,
+			bytes.Count(readFile(t, filepath.Join(dir, ResultsJSONL)), []byte("\n"))
+	}
+	rows := sampleRows()
+	for _, r := range rows[:2] {
+		if err := w.Queue(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c, j := lines(); c != 0 || j != 0 {
+		t.Fatalf("before Flush: %d rows, %d JSON lines in the files, want none", c, j)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if c, j := lines(); c != 2 || j != 2 {
+		t.Fatalf("after Flush: %d rows, %d JSON lines, want 2", c, j)
+	}
+	if err := w.Queue(rows[2]); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rows[3]); err != nil { // flushes the queued row before it
+		t.Fatal(err)
+	}
+	if c, j := lines(); c != 4 || j != 4 {
+		t.Fatalf("after Write: %d rows, %d JSON lines, want 4", c, j)
+	}
+	queued := 0
+	for c, _ := lines(); c == 4; c, _ = lines() {
+		if err := w.Queue(rows[queued%len(rows)]); err != nil {
+			t.Fatal(err)
+		}
+		queued++
+	}
+	if perRow := maxPending / queued; queued < 2 || perRow < 100 {
+		t.Fatalf("written unflushed after %d rows, want a batch of about %d bytes", queued, maxPending)
+	}
+	if err := w.Queue(rows[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadFile(filepath.Join(dir, ResultsCSV))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 4+queued+1 {
+		t.Fatalf("after Close: %d rows, want %d", len(got), 4+queued+1)
+	}
+	for i, want := range append(slices.Clone(rows[:4]), rows[0]) {
+		at := i
+		if i == 4 {
+			at = len(got) - 1
+		}
+		if !rowsEqual(got[at], want) {
+			t.Errorf("row %d = %+v, want %+v", at, got[at], want)
 		}
 	}
 }

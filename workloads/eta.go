@@ -3,6 +3,7 @@ package workloads
 import (
 	"cmp"
 	"context"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -36,15 +37,20 @@ const liveSecondsPerCost = 1e-6
 // way (on their costs) once one has finished. An ETA from trial counts
 // swings by orders of magnitude over a sweep of N; this one does not.
 type ETA struct {
-	mu       sync.Mutex              // Finished comes from the executor, Remaining from whoever draws it
-	est      map[reports.Key]float64 // each trial's cost (estimated events, for simulated ones)
-	alg      map[string]*algETA      // simulated trials by algorithm
-	liveLeft float64                 // cost of the live trials left
-	liveNext []float64               // and each one's, in the order they run (the first is running)
-	liveDone float64                 // and of those finished
-	liveTime time.Duration           // wall time of the finished live trials
-	prev     time.Time               // when the last trial finished, or the run started
-	start    time.Time               // when the run started
+	mu sync.Mutex // Finished comes from the executor, Remaining from whoever draws it
+	// simNext is the estimated events of each simulated trial left, in
+	// the order they finish (plan order: the executor emits rows so), as
+	// liveNext is the live trials': a trial's estimate is the next one
+	// of its runtime's, not looked up by its key, whose strings a sweep
+	// of small trials built and hashed twice a trial (issue 42).
+	simNext  []float64
+	alg      map[string]*algETA // simulated trials by algorithm
+	liveLeft float64            // cost of the live trials left
+	liveNext []float64          // and each one's, in the order they run (the first is running)
+	liveDone float64            // and of those finished
+	liveTime time.Duration      // wall time of the finished live trials
+	prev     time.Time          // when the last trial finished, or the run started
+	start    time.Time          // when the run started
 	// processed, when set, holds the events the running simulated trials
 	// have processed (trial.Config.Processed): a run of a few long trials
 	// has an ETA before the first ends, and one that does not stand still
@@ -85,14 +91,17 @@ func (a *algETA) price(m *algETA) float64 {
 // does), otherwise ctx stops the simulations that price the live trials
 // (Costs).
 func newETA(ctx context.Context, start time.Time, toRun []Trial, costs []float64) *ETA {
-	e := &ETA{est: map[reports.Key]float64{}, alg: map[string]*algETA{}, prev: start, start: start}
-	var live []Trial
+	e := &ETA{alg: map[string]*algETA{}, prev: start, start: start}
+	var live, sims []Trial
 	for _, t := range toRun {
 		if t.Live {
 			live = append(live, t)
 		} else {
-			e.addSim(t.Key(), t.Cost(false))
+			sims = append(sims, t)
 		}
+	}
+	for i, events := range Costs(ctx, sims, false) {
+		e.addSim(sims[i].Algo.Alg.Name, events)
 	}
 	liveCosts := make([]float64, len(live))
 	if costs == nil {
@@ -111,7 +120,7 @@ func newETA(ctx context.Context, start time.Time, toRun []Trial, costs []float64
 		if prev != nil && prev.Nodes == t.Nodes && prev.KeepsProcesses() && t.KeepsProcesses() {
 			cost -= t.LiveSetupCost() - t.WarmSetupCost(*prev)
 		}
-		e.addLive(t.Key(), cost)
+		e.addLive(cost)
 		prev = &t
 	}
 	return e
@@ -126,33 +135,33 @@ func (e *ETA) algorithm(name string) *algETA {
 	return a
 }
 
-func (e *ETA) addSim(k reports.Key, events float64) {
-	e.est[k] = events
-	a := e.algorithm(k.Algorithm)
+// addSim adds the next simulated trial to run, of algorithm alg,
+// estimated at events.
+func (e *ETA) addSim(alg string, events float64) {
+	e.simNext = append(e.simNext, events)
+	a := e.algorithm(alg)
 	a.left += events
 	a.count++
 }
 
-func (e *ETA) addLive(k reports.Key, cost float64) {
-	e.est[k] = cost
+// addLive adds the next live trial to run, at cost.
+func (e *ETA) addLive(cost float64) {
 	e.liveLeft += cost
 	e.liveNext = append(e.liveNext, cost)
 }
 
-// finished notes a trial's row at time now.
+// finished notes a trial's row at time now: the next trial added of its
+// runtime's.
 func (e *ETA) finished(r reports.Row, now time.Time) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	k := r.Key()
-	est := e.est[k]
 	if r.Runtime == "live" {
+		est := next(&e.liveNext) // live trials run one at a time, in plan order
 		e.liveLeft -= est
 		e.liveDone += est
-		if len(e.liveNext) > 0 {
-			e.liveNext = e.liveNext[1:] // live trials run one at a time, in plan order
-		}
 		e.liveTime += now.Sub(e.prev)
 	} else {
+		est := next(&e.simNext)
 		a := e.algorithm(r.Algorithm)
 		a.left -= est
 		a.count--
@@ -162,6 +171,16 @@ func (e *ETA) finished(r reports.Row, now time.Time) {
 		a.doneTime += now.Sub(e.prev)
 	}
 	e.prev = now
+}
+
+// next takes the first of q's estimates: 0 when none is left.
+func next(q *[]float64) float64 {
+	if len(*q) == 0 {
+		return 0
+	}
+	est := (*q)[0]
+	*q = (*q)[1:]
+	return est
 }
 
 // Remaining is the time the run has left at time now, and false while
@@ -257,6 +276,13 @@ const priorSecondsPerEvent = 0.5e-6
 // initiating: 186 bytes an event, a send and a delivery line per message).
 const traceBytesPerEvent = 190
 
+// sameConfig says whether trials a and b run the same configuration (spec,
+// algorithm and size): the same Estimate.
+func sameConfig(a, b Trial) bool {
+	return a.Spec == b.Spec && a.Nodes == b.Nodes && a.Algo.Alg == b.Algo.Alg &&
+		a.Algo.Variant == b.Algo.Variant && a.Algo.UpTo == b.Algo.UpTo && maps.Equal(a.Algo.Params, b.Algo.Params)
+}
+
 // PlanCost is what a plan is expected to cost before anything runs: its
 // trials, the events the simulated ones process (Trial.Estimate), the wall
 // time at parallel workers from the prior rate (the live trials one at a
@@ -277,23 +303,31 @@ func EstimatePlan(ctx context.Context, trials []Trial, parallel int) PlanCost {
 	parallel = max(parallel, 1)
 	var c PlanCost
 	var simSeconds float64
-	var mems []float64
+	var mems []float64 // the parallel largest trials', largest first
 	var live []Trial
-	for _, t := range trials {
+	var e Estimate
+	for i, t := range trials {
 		c.Trials++
 		if t.Live {
 			c.Live++
 			live = append(live, t)
 			continue
 		}
-		e := t.Estimate()
+		// A trial's estimate is its configuration's, which the trials
+		// before it mostly share: one worked out a configuration, not a
+		// trial (it builds a machine to size it: 3% of a 10,000-trial
+		// bully run's CPU, issue 42).
+		if i == 0 || trials[i-1].Live || !sameConfig(t, trials[i-1]) {
+			e = t.Estimate()
+		}
 		c.Events += e.Events
 		c.TraceBytes += traceBytesPerEvent * e.Events
 		simSeconds += (e.Events + simOverhead) * priorSecondsPerEvent
-		mems = append(mems, e.Memory)
+		if j, _ := slices.BinarySearchFunc(mems, e.Memory, func(m, v float64) int { return cmp.Compare(v, m) }); j < parallel {
+			mems = slices.Insert(mems, j, e.Memory)[:min(len(mems)+1, parallel)]
+		}
 	}
-	slices.SortFunc(mems, func(a, b float64) int { return cmp.Compare(b, a) })
-	for _, m := range mems[:min(parallel, len(mems))] {
+	for _, m := range mems {
 		c.PeakMemory += m
 	}
 	var liveSeconds float64

@@ -27,7 +27,7 @@ func TestETAFromCost(t *testing.T) {
 	row := func(i int) reports.Row { return reports.Row{Algorithm: "lcr", Nodes: 1 << i, Events: int64(1000 << i)} }
 	var total float64 // actual events and set-ups, at 1 µs each
 	for i := range 10 {
-		e.addSim(row(i).Key(), float64(int64(3000)<<i))
+		e.addSim(row(i).Algorithm, float64(int64(3000)<<i))
 		total += float64(int64(1000)<<i) + simOverhead
 	}
 	if _, ok := e.Remaining(time.Now()); ok {
@@ -46,8 +46,7 @@ func TestETAFromCost(t *testing.T) {
 		}
 	}
 	// A live trial is still to come: its prior rate.
-	live := reports.Row{Algorithm: "raft", Nodes: 5, Runtime: "live"}
-	e.addLive(live.Key(), 2e6)
+	e.addLive(2e6)
 	got, _ := e.Remaining(time.Now())
 	if want := time.Duration((total-spent)*float64(time.Microsecond)) + 2*time.Second; got < want-time.Millisecond || got > want+time.Millisecond {
 		t.Fatalf("with a live trial to come: %v, want %v", got, want)
@@ -105,7 +104,7 @@ func TestETAStable(t *testing.T) {
 	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	e := newETA(t.Context(), start, nil, nil)
 	for _, tr := range plan {
-		e.addSim(tr.row.Key(), tr.est)
+		e.addSim(tr.row.Algorithm, tr.est)
 	}
 	now, spent := start, 0.0
 	worst, where := 1.0, ""
@@ -138,7 +137,7 @@ func TestETALiveOnly(t *testing.T) {
 	// below would have begun).
 	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	e := newETA(t.Context(), start, nil, nil)
-	e.addLive(reports.Row{Algorithm: "raft", Nodes: 64, Runtime: "live"}.Key(), 14.8e6)
+	e.addLive(14.8e6)
 	got, ok := e.Remaining(start)
 	if !ok || got.Round(time.Millisecond) != 14800*time.Millisecond {
 		t.Fatalf("before any live trial finished: %v, %v; want 14.8s from the prior", got, ok)
@@ -146,8 +145,8 @@ func TestETALiveOnly(t *testing.T) {
 	// The ETA counts down while the trial runs, and once the running
 	// trial outruns its share, what is left is the trials after it.
 	e = newETA(t.Context(), start, nil, nil)
-	e.addLive(reports.Row{Algorithm: "raft", Nodes: 64, Runtime: "live", Trial: 0}.Key(), 14.8e6)
-	e.addLive(reports.Row{Algorithm: "raft", Nodes: 64, Runtime: "live", Trial: 1}.Key(), 14.8e6)
+	e.addLive(14.8e6)
+	e.addLive(14.8e6)
 	for _, tc := range []struct{ at, want time.Duration }{
 		{5 * time.Second, 24600 * time.Millisecond}, {14800 * time.Millisecond, 14800 * time.Millisecond}, {time.Minute, 14800 * time.Millisecond},
 	} {
@@ -170,7 +169,7 @@ func TestETAWithinATrial(t *testing.T) {
 	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	e := newETA(t.Context(), start, nil, nil)
 	e.processed = new(atomic.Int64)
-	e.addSim(reports.Row{Algorithm: "chang-roberts", Nodes: 10_000_000, Trial: 0}.Key(), 3e7)
+	e.addSim("chang-roberts", 3e7)
 	if _, ok := e.Remaining(start.Add(time.Second)); ok {
 		t.Fatal("an ETA before any event was processed")
 	}
@@ -188,8 +187,8 @@ func TestETAWithinATrial(t *testing.T) {
 	// half of its events, so half a second is left.
 	e = newETA(t.Context(), start, nil, nil)
 	e.processed = new(atomic.Int64)
-	for i := range 2 {
-		e.addSim(reports.Row{Algorithm: "lcr", Nodes: 1000, Trial: i}.Key(), 1e6)
+	for range 2 {
+		e.addSim("lcr", 1e6)
 	}
 	e.finished(reports.Row{Algorithm: "lcr", Nodes: 1000, Trial: 0, Events: 1e6 - simOverhead}, start.Add(time.Second))
 	e.processed.Store(5e5)
@@ -313,6 +312,41 @@ func TestETAKeptLinks(t *testing.T) {
 	for i := range plan {
 		if got := e.liveNext[i]; math.Abs(got-want[i]) > 1e-6 {
 			t.Errorf("trial %d (%s): priced %v, want %v", i, plan[i].Algo.Alg.Name, got, want[i])
+		}
+	}
+}
+
+// EstimatePlan works out a configuration's estimate once for its trials
+// and keeps only the largest trials' memory: its figures are those of
+// every trial estimated on its own, the parallel largest summed.
+func TestEstimatePlanByConfiguration(t *testing.T) {
+	var plan []Trial
+	small := spec(t, "chang-roberts,bully", "4,16", "random", "lowest", "uniform(1ms,5ms)", 3)
+	big := spec(t, "bully,lcr", "64,8", "random", "lowest", "1ms", 2)
+	for _, tr := range slices.Concat(small.Plan(), big.Plan(), small.Plan()[:2]) {
+		tr.Index = len(plan)
+		plan = append(plan, tr)
+	}
+	for _, parallel := range []int{1, 2, 3, 100} {
+		var want PlanCost
+		var simSeconds float64
+		var mems []float64
+		for _, tr := range plan {
+			e := tr.Estimate()
+			want.Trials++
+			want.Events += e.Events
+			want.TraceBytes += traceBytesPerEvent * e.Events
+			simSeconds += (e.Events + simOverhead) * priorSecondsPerEvent
+			mems = append(mems, e.Memory)
+		}
+		slices.Sort(mems)
+		slices.Reverse(mems)
+		for _, m := range mems[:min(parallel, len(mems))] {
+			want.PeakMemory += m
+		}
+		want.Wall = time.Duration(simSeconds / float64(min(parallel, len(plan))) * float64(time.Second))
+		if got := EstimatePlan(t.Context(), plan, parallel); got != want {
+			t.Errorf("parallel %d: %+v, want %+v", parallel, got, want)
 		}
 	}
 }

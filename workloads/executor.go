@@ -36,6 +36,13 @@ type Executor struct {
 	Trace    io.Writer
 	TraceIf  func(t Trial) bool
 	Observer Observer // nil: nobody watches
+	// Flush, when set, is called once the rows emitted so far should
+	// reach the operating system: before the executor waits for a
+	// trial to end, after a traced trial's row (its trace is written
+	// already) and after the last row. An emit that queues rows
+	// (reports.Writer.Queue, with Writer.Flush here) so writes, in one
+	// call, every row that was ready at once (group commit).
+	Flush func() error
 	// Costs, when set, are the plan's costs by Trial.Index, priced already
 	// (PlanCosts: sharding does), which the ETA takes rather than price
 	// the live trials again.
@@ -163,8 +170,19 @@ func (x *Executor) runLive(ctx context.Context, rt Runtime, trials []Trial, done
 		if err := done(t, row); err != nil {
 			return err
 		}
+		if err := x.flush(); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// flush calls Flush, if set.
+func (x *Executor) flush() error {
+	if x.Flush == nil {
+		return nil
+	}
+	return x.Flush()
 }
 
 // simResult is a simulated trial's outcome on its way to the emitter.
@@ -243,7 +261,26 @@ func (x *Executor) emitInOrder(trials []Trial, results <-chan simResult, cancel 
 	var pending ahead
 	next := 0
 	var emitErr error
-	for r := range results {
+	unflushed := false // rows emitted since the last flush
+	for {
+		var r simResult
+		var ok bool
+		select {
+		case r, ok = <-results:
+		default:
+			// None is ready: the rows emitted go out, in one write,
+			// before the wait.
+			if unflushed && emitErr == nil {
+				if emitErr = x.flush(); emitErr != nil {
+					cancel()
+				}
+			}
+			unflushed = false
+			r, ok = <-results
+		}
+		if !ok {
+			break
+		}
 		// Results come mostly in order: the next one is emitted without
 		// passing through pending.
 		inOrder := r.index == next && emitErr == nil
@@ -271,10 +308,22 @@ func (x *Executor) emitInOrder(trials []Trial, results <-chan simResult, cancel 
 					break
 				}
 			}
-			emitErr = done(trials[r.index], r.row)
+			if emitErr = done(trials[r.index], r.row); emitErr == nil && r.trace != nil {
+				// Its trace is in the file already: the row follows
+				// at once, as when rows were not queued.
+				emitErr = x.flush()
+				continue
+			}
+			unflushed = true
 		}
 		if emitErr != nil {
 			cancel()
+		}
+	}
+	if unflushed {
+		// The rows emitted are whole whatever stopped the rest.
+		if err := x.flush(); emitErr == nil {
+			emitErr = err
 		}
 	}
 	for i, r := range pending.slots { // left by an error: not written

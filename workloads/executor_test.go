@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -331,5 +332,112 @@ func TestAheadEmitsInOrder(t *testing.T) {
 		if next != n {
 			t.Fatalf("window %d: emitted %d of %d", window, next, n)
 		}
+	}
+}
+
+// flushLog is an emit that queues rows and a Flush that hands them over,
+// as reports.Writer's Queue and Flush do, keeping each batch flushed.
+type flushLog struct {
+	mu      sync.Mutex
+	queued  []int   // Row.Trial
+	batches [][]int // what each flush handed over
+}
+
+func (f *flushLog) emit(r reports.Row) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.queued = append(f.queued, r.Trial)
+	return nil
+}
+
+func (f *flushLog) flush() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.queued) > 0 {
+		f.batches = append(f.batches, f.queued)
+		f.queued = nil
+	}
+	return nil
+}
+
+// flushed is the rows flushed, in order.
+func (f *flushLog) flushed() []int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Concat(f.batches...)
+}
+
+// gatedSim is the simulator, each trial held at its start until wait
+// says it may run.
+type gatedSim struct {
+	trial func(seed uint64) int // the trial of a seed
+	wait  func(trial int) bool  // false: it waited too long
+	late  *atomic.Int64         // trials that waited too long
+}
+
+func (g gatedSim) Run(ctx context.Context, cfg trial.Config) (*trial.Record, error) {
+	if !g.wait(g.trial(cfg.Seed)) {
+		g.late.Add(1)
+	}
+	return Sim.Run(ctx, cfg)
+}
+
+// waitFor polls cond for up to ten seconds.
+func waitFor(cond func() bool) bool {
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		if cond() {
+			return true
+		}
+	}
+	return false
+}
+
+// Group commit (Executor.Flush): the rows emitted are flushed before the
+// executor waits for a trial, so no row waits on a trial still running;
+// rows ready at once go out in one flush; every row is flushed by the
+// end, in plan order.
+func TestExecutorFlushesBeforeItWaits(t *testing.T) {
+	plan := spec(t, "chang-roberts", "4", "random", "lowest", "1ms", 6).Plan()
+	trialOf := map[uint64]int{}
+	for _, tr := range plan {
+		trialOf[tr.Seed] = tr.Trial
+	}
+	all := []int{0, 1, 2, 3, 4, 5}
+	late := new(atomic.Int64)
+	// One worker: trial i starts once rows 0..i-2 are flushed (row i-1
+	// is the one the emitter is handed while trial i runs). An executor
+	// that flushed only at the end would hold every trial.
+	f := &flushLog{}
+	sim := gatedSim{trial: func(s uint64) int { return trialOf[s] }, late: late,
+		wait: func(i int) bool { return waitFor(func() bool { return len(f.flushed()) >= i-1 }) }}
+	x := &Executor{Sim: sim, Parallel: 1, Flush: f.flush}
+	if err := x.Execute(t.Context(), plan, f.emit); err != nil {
+		t.Fatal(err)
+	}
+	if late.Load() != 0 || !slices.Equal(f.flushed(), all) || len(f.queued) != 0 {
+		t.Fatalf("one worker: %d trials held by rows not flushed; flushed %v, left queued %v", late.Load(), f.flushed(), f.queued)
+	}
+	// Three workers. Trial 0 ends once 3 and 4 have started, which the
+	// workers of 1 and 2 start after handing over their results; 3 to 5
+	// wait for rows 0 to 2: those three are ready at once, and go out in
+	// one flush.
+	var started [6]atomic.Bool
+	f = &flushLog{}
+	sim.wait = func(i int) bool {
+		started[i].Store(true)
+		switch i {
+		case 0:
+			return waitFor(func() bool { return started[3].Load() && started[4].Load() })
+		case 3, 4, 5:
+			return waitFor(func() bool { return len(f.flushed()) >= 3 })
+		}
+		return true
+	}
+	x = &Executor{Sim: sim, Parallel: 3, Flush: f.flush}
+	if err := x.Execute(t.Context(), plan, f.emit); err != nil {
+		t.Fatal(err)
+	}
+	if late.Load() != 0 || len(f.batches) == 0 || !slices.Equal(f.batches[0], []int{0, 1, 2}) || !slices.Equal(f.flushed(), all) {
+		t.Fatalf("three workers: %d trials held; batches %v, want [0 1 2] first, then 3 to 5", late.Load(), f.batches)
 	}
 }

@@ -221,7 +221,9 @@ func (s *Spec) Plan() []Trial {
 		f := s.timelineFaults(T)
 		s.planned = &plannedFaults{spec: s, t: T, n: len(f), faults: f[:len(f):len(f)]} // a trial's append copies
 	}
-	var out []Trial
+	// Room for every trial at once: a sweep of small trials plans them by
+	// the hundred thousand, and a slice doubling as it grew copied them.
+	out := make([]Trial, 0, len(s.Algos)*len(s.Nodes)*s.Trials)
 	for _, a := range s.Algos {
 		for _, n := range s.Nodes {
 			if a.UpTo > 0 && n > a.UpTo {

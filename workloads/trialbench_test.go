@@ -13,8 +13,9 @@ import (
 // BenchmarkSmallTrials is the per-trial cost of a sweep of small trials
 // (issue 42): b.N trials at N = 5 under uniform(1ms,5ms), with and without
 // a leader crash once one is elected, run as `electbench run` runs them:
-// planned, executed one at a time by the Executor, each row written to
-// results.csv and the summary built from the rows at the end.
+// planned, executed one at a time by the Executor, each row queued for
+// results.csv and flushed as the run flushes them (Executor.Flush), and
+// the summary built from the rows at the end.
 func BenchmarkSmallTrials(b *testing.B) {
 	lat, err := trial.ParseLatency("uniform(1ms,5ms)")
 	if err != nil {
@@ -65,7 +66,7 @@ func runSweep(b *testing.B, s *Spec) {
 	plan := s.Plan()
 	rows := make([]reports.Row, 0, len(plan))
 	b.ResetTimer()
-	err = (&Executor{Parallel: 1}).Execute(context.Background(), plan, func(r reports.Row) error {
+	err = (&Executor{Parallel: 1, Flush: w.Flush}).Execute(context.Background(), plan, func(r reports.Row) error {
 		if r.Error != "" {
 			return fmt.Errorf("trial %d: %s", r.Trial, r.Error)
 		}
@@ -73,7 +74,7 @@ func runSweep(b *testing.B, s *Spec) {
 			return fmt.Errorf("trial %d elected %q, faults %q: the sweep times trials that do nothing", r.Trial, r.Leader, r.Faults)
 		}
 		rows = append(rows, r)
-		return w.Write(r)
+		return w.Queue(r)
 	})
 	if err != nil {
 		b.Fatal(err)

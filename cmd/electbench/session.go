@@ -217,7 +217,9 @@ func runSpecs(cmd *cobra.Command, o runOptions, args []string) (sim, live []*wor
 // spec runs live by --runtime, a scenario's by its runtime, a live-only
 // algorithm's trials whatever the runtime: Spec.Plan).
 func (p *runPlan) add(spec *workloads.Spec, live bool) {
-	for _, t := range spec.Plan() {
+	plan := spec.Plan()
+	p.trials = slices.Grow(p.trials, len(plan))
+	for _, t := range plan {
 		t.Index, t.Live = len(p.trials), t.Live || live
 		p.trials = append(p.trials, t)
 	}
@@ -274,6 +276,10 @@ func (p *runPlan) execute(cmd *cobra.Command, o *runOptions) (int, []reports.Row
 		return 0, nil, err
 	}
 	done := reports.NewKeySet(w.Existing())
+	// A trial's key is built of its strings: a fresh run has no rows to
+	// look it up in, and a sweep of small trials built it for nothing
+	// (issue 42).
+	resumed := len(w.Existing()) > 0
 	if err := reports.WriteManifest(o.out, p.manifest); err != nil {
 		w.Close()
 		return 0, nil, err
@@ -291,10 +297,10 @@ func (p *runPlan) execute(cmd *cobra.Command, o *runOptions) (int, []reports.Row
 	clocks, _ := parseClockOffsets(o.clocks, o.netns) // checked by checkRunFlags
 	lh := &liveHarness{dir: o.out, url: o.toxiproxy, netns: o.netns, agents: o.agents, hosts: p.hosts, clocks: clocks, trials: p.liveTrials(), setup: obs.setup}
 	x := &workloads.Executor{
-		Live: lh, Parallel: o.parallel, Trace: writer(tr.f), TraceIf: tr.only, Observer: obs, Costs: p.costs,
-		Skip: func(t workloads.Trial) bool { return done.Has(t.Key()) || !p.inShard(t) },
+		Live: lh, Parallel: o.parallel, Trace: writer(tr.f), TraceIf: tr.only, Observer: obs, Costs: p.costs, Flush: w.Flush,
+		Skip: func(t workloads.Trial) bool { return !p.inShard(t) || resumed && done.Has(t.Key()) },
 	}
-	runErr := x.Execute(ctx, p.trials, w.Write)
+	runErr := x.Execute(ctx, p.trials, w.Queue)
 	lh.close()
 	obs.close()
 	if err := w.Close(); err != nil && runErr == nil {
