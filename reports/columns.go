@@ -23,11 +23,6 @@ type column struct {
 	// quoted where encoding/csv quotes.
 	csv   func(b []byte, r *Row) []byte
 	parse func(r *Row, s string) error
-	// norm sets the field to what parse reads back from its cell (an
-	// escape Printable wrote, an unset option's value dropped), so that a
-	// row is kept as read without parsing its line (Writer.keepRow); nil
-	// when every value reads back as it is.
-	norm func(r *Row)
 	// number reads a numeric column's cell as a number, ok = false for an
 	// empty optional cell; nil for a column of text, flags or counts.
 	number func(r *Row) (v float64, ok bool)
@@ -150,7 +145,6 @@ func stringCol(name string, f func(*Row) *string) column {
 		json:  func(b []byte, r *Row) []byte { return appendJSONString(b, *f(r)) },
 		csv:   func(b []byte, r *Row) []byte { return appendCSVText(b, *f(r)) },
 		parse: func(r *Row, s string) error { *f(r) = s; return nil },
-		norm:  func(r *Row) { p := f(r); *p = Printable(*p) },
 		text:  true,
 	}
 }
@@ -202,11 +196,6 @@ func unseenCol(name string, f func(*Row) *int64) column {
 			return b
 		}
 		return csv(b, r)
-	}
-	c.norm = func(r *Row) {
-		if r.Unseen {
-			*f(r) = 0
-		}
 	}
 	c.json = func(b []byte, r *Row) []byte {
 		if r.Unseen {
@@ -354,7 +343,6 @@ func countsCol(name string, f func(*Row) *Counts) column {
 		name: name,
 		cell: func(r *Row) string { return f(r).String() },
 		csv:  func(b []byte, r *Row) []byte { return appendCSVCounts(b, *f(r)) },
-		norm: func(r *Row) { normCounts(f(r)) },
 		json: func(b []byte, r *Row) []byte {
 			b = append(b, '{')
 			for i, kc := range *f(r) {
