@@ -26,6 +26,9 @@ type column struct {
 	// number reads a numeric column's cell as a number, ok = false for an
 	// empty optional cell; nil for a column of text, flags or counts.
 	number func(r *Row) (v float64, ok bool)
+	// counts is the field of a counts column, whose parsed cells a
+	// reader shares among rows (decoder.counts); nil for any other.
+	counts func(r *Row) *Counts
 	// text says that parse keeps the cell's text (a string, or the kind
 	// names of counts): the reader hands it a copy of its own, shared by
 	// repeats (decoder.intern), so that a row holds none of its line.
@@ -340,9 +343,10 @@ func optIntCol(name string, f func(*Row) *Opt[int64]) column {
 
 func countsCol(name string, f func(*Row) *Counts) column {
 	return column{
-		name: name,
-		cell: func(r *Row) string { return f(r).String() },
-		csv:  func(b []byte, r *Row) []byte { return appendCSVCounts(b, *f(r)) },
+		name:   name,
+		counts: f,
+		cell:   func(r *Row) string { return f(r).String() },
+		csv:    func(b []byte, r *Row) []byte { return appendCSVCounts(b, *f(r)) },
 		json: func(b []byte, r *Row) []byte {
 			b = append(b, '{')
 			for i, kc := range *f(r) {
