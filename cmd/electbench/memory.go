@@ -75,10 +75,11 @@ func guardPlan(o runOptions, specs []*workloads.Spec) error {
 const heldRowsGCPercent = 25
 
 // holdingRows lowers the collector's target while a command holds every
-// row (read back, or kept as a run wrote them) and returns what restores
-// it when the command ends (tests run commands in one process). Trials run
-// before it: their garbage is most of what they allocate, and a lower
-// target there would cost a collection every few trials.
+// row (read back from results.csv: report, and a run once its trials are
+// done) and returns what restores it when the command ends (tests run
+// commands in one process). Trials run before it: their garbage is most of
+// what they allocate, and a lower target there would cost a collection
+// every few trials.
 func holdingRows() (restore func()) {
 	old := debug.SetGCPercent(heldRowsGCPercent)
 	return func() { debug.SetGCPercent(old) }
