@@ -24,14 +24,12 @@ type column struct {
 	// quoted where encoding/csv quotes.
 	csv   func(b []byte, r *Row) []byte
 	parse func(r *Row, s string) error
-	// norm sets the field to what parse reads back from its cell (an
-	// escape Printable wrote, an unset option's value dropped), so that a
-	// row is kept as read without parsing its line (Writer.keepRow); nil
-	// when every value reads back as it is.
-	norm func(r *Row)
 	// number reads a numeric column's cell as a number, ok = false for an
 	// empty optional cell; nil for a column of text, flags or counts.
 	number func(r *Row) (v float64, ok bool)
+	// counts is the field of a counts column, whose parsed cells a
+	// reader shares among rows (decoder.counts); nil for any other.
+	counts func(r *Row) *Counts
 	// text says that parse keeps the cell's text (a string, or the kind
 	// names of counts): the reader hands it a copy of its own, shared by
 	// repeats (decoder.intern), so that a row holds none of its line.
@@ -151,7 +149,6 @@ func stringCol(name string, f func(*Row) *string) column {
 		json:  func(b []byte, r *Row) []byte { return appendJSONString(b, *f(r)) },
 		csv:   func(b []byte, r *Row) []byte { return appendCSVText(b, *f(r)) },
 		parse: func(r *Row, s string) error { *f(r) = s; return nil },
-		norm:  func(r *Row) { p := f(r); *p = Printable(*p) },
 		text:  true,
 	}
 }
@@ -203,11 +200,6 @@ func unseenCol(name string, f func(*Row) *int64) column {
 			return b
 		}
 		return csv(b, r)
-	}
-	c.norm = func(r *Row) {
-		if r.Unseen {
-			*f(r) = 0
-		}
 	}
 	c.json = func(b []byte, r *Row) []byte {
 		if r.Unseen {
@@ -352,10 +344,10 @@ func optIntCol(name string, f func(*Row) *Opt[int64]) column {
 
 func countsCol(name string, f func(*Row) *Counts) column {
 	return column{
-		name: name,
-		cell: func(r *Row) string { return f(r).String() },
-		csv:  func(b []byte, r *Row) []byte { return appendCSVCounts(b, *f(r)) },
-		norm: func(r *Row) { normCounts(f(r)) },
+		name:   name,
+		counts: f,
+		cell:   func(r *Row) string { return f(r).String() },
+		csv:    func(b []byte, r *Row) []byte { return appendCSVCounts(b, *f(r)) },
 		json: func(b []byte, r *Row) []byte {
 			b = append(b, '{')
 			for i, kc := range *f(r) {

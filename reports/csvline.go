@@ -94,20 +94,3 @@ func plainCell(cell []byte) bool {
 	}
 	return true
 }
-
-// normCounts sets *c to what ParseCounts reads back from its cell: nil
-// when empty, parsed again when Printable changes one of its kinds.
-func normCounts(c *Counts) {
-	if len(*c) == 0 {
-		*c = nil
-		return
-	}
-	for _, kc := range *c {
-		if Printable(kc.Kind) != kc.Kind {
-			// checkCounts let it be written: its kinds are not empty and
-			// hold no separator, so Printable's form parses.
-			*c, _ = ParseCounts(Printable(c.String()))
-			return
-		}
-	}
-}

@@ -58,8 +58,9 @@ func BenchmarkReadFile(b *testing.B) {
 }
 
 // A row read back holds no part of its CSV line: each text cell is a copy
-// shared by the rows that repeat it (decoder.intern), and the rows equal
-// those written.
+// shared by the rows that repeat it (decoder.intern), as are the counts of
+// a counts cell repeated (decoder.counts), and the rows equal those
+// written.
 func TestReadFileSharesText(t *testing.T) {
 	dir := t.TempDir()
 	w, err := NewWriter(dir, []string{"csv"}, WriterOptions{})
@@ -67,6 +68,7 @@ func TestReadFileSharesText(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := sampleRows()
+	want = append(want, want[0]) // its counts cells repeat row 0's
 	for _, r := range want {
 		if err := w.Write(r); err != nil {
 			t.Fatal(err)
@@ -82,6 +84,9 @@ func TestReadFileSharesText(t *testing.T) {
 	if unsafe.StringData(rows[0].Algorithm) != unsafe.StringData(rows[1].Algorithm) ||
 		unsafe.StringData(rows[0].MessagesByKind[0].Kind) != unsafe.StringData(rows[1].MessagesByKind[0].Kind) {
 		t.Errorf("the rows of one algorithm hold copies of their own of %q and %q", rows[0].Algorithm, rows[0].MessagesByKind[0].Kind)
+	}
+	if again := rows[len(rows)-1].MessagesByKind; &again[0] != &rows[0].MessagesByKind[0] {
+		t.Errorf("two rows of the counts %v hold a Counts each", again)
 	}
 	for i := range want {
 		if got := rows[i].cells(); !slices.Equal(got, want[i].cells()) {

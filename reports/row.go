@@ -24,18 +24,20 @@ type Row struct {
 	Bytes          int64  // encoded bytes of all messages sent
 	Timeouts       int64  // timer expirations and detector suspicions
 	TimeoutsByKind Counts
+	TurnaroundS    Opt[float64] // first initiation → last election message delivered, seconds
+	TurnaroundT    Opt[float64] // the same in units of T
+	DecidedS       Opt[float64] // first initiation → every non-faulty process knows the leader
+	DecidedT       Opt[float64]
+	Leader         string // the leader every non-faulty process decided; empty if none agreed
+	// The three flags are held together, where each beside a number took
+	// 8 bytes of a row (a run or a report holds every row).
+	Correct bool
+	Live    bool
 	// Unseen says messages, bytes and timeouts were not visible (a server
 	// run from outside, docs/SERVERS.md): their cells are empty (NA), not
 	// 0, and no figure counts them. An empty messages cell reads back so.
 	Unseen           bool
-	TurnaroundS      Opt[float64] // first initiation → last election message delivered, seconds
-	TurnaroundT      Opt[float64] // the same in units of T
-	DecidedS         Opt[float64] // first initiation → every non-faulty process knows the leader
-	DecidedT         Opt[float64]
-	Leader           string // the leader every non-faulty process decided; empty if none agreed
-	Correct          bool
 	SafetyViolations int
-	Live             bool
 	TheoryMessages   Opt[int64] // ALGORITHMS.md's exact figure for this configuration
 	Error            string     // why the trial could not run or complete
 

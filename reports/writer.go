@@ -39,16 +39,6 @@ type WriterOptions struct {
 	// returns whatever this is, so a killed process loses no finished trial;
 	// fsync guards against losing the machine.
 	SyncEvery time.Duration
-	// KeepRows keeps every row as ReadFile would read results.csv back
-	// once closed (Rows): a run's summary and report take them so, rather
-	// than parse the whole file again after the last trial.
-	KeepRows bool
-	// Trials is, with KeepRows, how many rows results.csv holds once the
-	// run is done, those already in it included: the kept rows are made
-	// room for at once, so that they are neither copied as they grow nor
-	// joined at the end (a second copy of every row: a 470,000-trial run
-	// peaked at 2.2 GB).
-	Trials int
 }
 
 // Writer streams result rows to results.csv, and to results.jsonl when the
@@ -61,11 +51,10 @@ type Writer struct {
 	csvFile  *os.File
 	jsonPath string
 	jsonFile *os.File // nil unless "json" was asked for
-	// existing is how many rows of an appending Writer were in
-	// results.csv (Existing); rows holds them, and with keep every row
-	// written after them, as ReadCSV reads them back.
-	existing int
-	rows     []Row
+	// existing are the rows of an appending Writer that were in
+	// results.csv (Existing); written counts the rows written after them.
+	existing []Row
+	written  int
 	every    time.Duration
 	synced   time.Time
 	err      error // the first write error; the files may hold a partial line after it
@@ -76,7 +65,6 @@ type Writer struct {
 	line      []byte
 	jsonLines []byte
 	row       Row // the row being written
-	keep      bool
 }
 
 // NewWriter creates dir if needed and opens its result files. formats are the
@@ -98,23 +86,14 @@ func NewWriter(dir string, formats []string, opts WriterOptions) (*Writer, error
 		every:    opts.SyncEvery,
 		synced:   time.Now(),
 	}
-	w.keep = opts.KeepRows
-	room := 0
-	if opts.KeepRows {
-		room = opts.Trials
-	}
 	if opts.Append {
-		err = w.openAppend(dir, wantJSON, room)
+		err = w.openAppend(dir, wantJSON)
 	} else {
 		err = w.openNew(wantJSON)
 	}
 	if err != nil {
 		w.closeFiles()
 		return nil, err
-	}
-	if w.rows == nil {
-		// A new file, or one of which nothing survived.
-		w.rows = make([]Row, 0, room)
 	}
 	return w, nil
 }
@@ -151,8 +130,8 @@ func (w *Writer) openNew(wantJSON bool) error {
 	return nil
 }
 
-func (w *Writer) openAppend(dir string, wantJSON bool, room int) error {
-	kept, err := recoverResults(w.csvPath, room)
+func (w *Writer) openAppend(dir string, wantJSON bool) error {
+	kept, err := recoverResults(w.csvPath)
 	if err != nil {
 		return err
 	}
@@ -172,7 +151,7 @@ func (w *Writer) openAppend(dir string, wantJSON bool, room int) error {
 	if w.csvFile, err = os.OpenFile(w.csvPath, os.O_WRONLY|os.O_APPEND, 0); err != nil {
 		return err
 	}
-	w.rows, w.existing = kept.rows, len(kept.rows)
+	w.existing = kept.rows
 	if wantJSON {
 		// results.jsonl is derived from results.csv, which the crash may have
 		// cut at a different row, so rebuild it from the rows kept.
@@ -191,7 +170,14 @@ func (w *Writer) openAppend(dir string, wantJSON bool, room int) error {
 
 // Existing returns the rows an appending Writer found in results.csv: the
 // trials a resumed run skips.
-func (w *Writer) Existing() []Row { return w.rows[:w.existing:w.existing] }
+func (w *Writer) Existing() []Row { return w.existing }
+
+// Len counts the rows results.csv holds: Existing and those written.
+func (w *Writer) Len() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.existing) + w.written
+}
 
 // Write adds one row to every result file and hands it to the operating
 // system before returning: Queue and Flush.
@@ -257,9 +243,7 @@ func (w *Writer) queue(r Row) error {
 		return fmt.Errorf("result row %v: %w", row.Key(), err)
 	}
 	w.line = row.appendCSVLine(w.line)
-	if w.keep {
-		w.keepRow(row)
-	}
+	w.written++
 	if w.jsonFile != nil {
 		w.jsonLines = append(row.appendJSON(w.jsonLines), '\n')
 	}
@@ -295,26 +279,6 @@ func (w *Writer) flush() error {
 	}
 	return nil
 }
-
-// keepRow keeps r, just written, as ReadCSV reads it from the file: each
-// column's norm makes its field what its cell reads back as (a cell
-// Printable escaped, an unset option), without parsing the line again
-// (TestWriterKeepsRowsAsRead). rows was sized once for the run's trials
-// (WriterOptions.Trials), so appending copies nothing.
-func (w *Writer) keepRow(r *Row) {
-	w.rows = append(w.rows, *r)
-	row := &w.rows[len(w.rows)-1]
-	for i := range columns {
-		if norm := columns[i].norm; norm != nil {
-			norm(row)
-		}
-	}
-}
-
-// Rows returns, with WriterOptions.KeepRows, the rows results.csv holds,
-// as ReadFile reads them: Existing, then every row written. Call it once
-// the writer is closed.
-func (w *Writer) Rows() []Row { return w.rows }
 
 // Close flushes the rows queued, syncs and closes the files. Closing twice
 // is harmless.
@@ -404,9 +368,8 @@ type recovered struct {
 // CSV at all, was cut by a crash in the middle of a write: it is left out.
 // Anything else wrong is an error, since appending to a damaged file would
 // hide the damage. The file is read as a stream, its rows made room for
-// at once (countLines), or for room rows if more: a resumed sweep's rows
-// are what it must hold, and those it will write (WriterOptions.Trials).
-func recoverResults(path string, room int) (recovered, error) {
+// at once (countLines).
+func recoverResults(path string) (recovered, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return recovered{}, nil
@@ -445,7 +408,7 @@ func recoverResults(path string, room int) (recovered, error) {
 				return recovered{}, fmt.Errorf("%s: %w", path, err)
 			}
 			out.header, out.good = slices.Clone(rec), end
-			out.rows = make([]Row, 0, max(lines, room))
+			out.rows = make([]Row, 0, lines)
 			continue
 		}
 		if len(rec) != len(out.header) {

@@ -431,21 +431,18 @@ func TestSummaryFilesAreWorldReadable(t *testing.T) {
 	}
 }
 
-// The rows a Writer keeps (KeepRows) are those ReadFile reads back from
-// results.csv, Printable's escapes and a resumed run's earlier rows
-// included: a run's summary takes them instead of reading the file again.
-func TestWriterKeepsRowsAsRead(t *testing.T) {
+// Len counts the rows results.csv holds, a resumed run's earlier rows
+// included: a shard's manifest records it without reading the file back.
+func TestWriterLen(t *testing.T) {
 	dir := t.TempDir()
 	rows := sampleRows()
-	escaped := rows[0]
-	escaped.Trial, escaped.Error = 99, "stderr: \x1b[31mred\x1b[0m\r\n"
-	rows = append(rows, escaped)
-	for _, resume := range []bool{false, true} {
-		w, err := NewWriter(dir, []string{"csv"}, WriterOptions{Append: resume, KeepRows: true})
+	half := len(rows) / 2
+	for i, part := range [][]Row{rows[:half], rows[half:]} {
+		w, err := NewWriter(dir, []string{"csv"}, WriterOptions{Append: i > 0})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, r := range rows {
+		for _, r := range part {
 			if err := w.Write(r); err != nil {
 				t.Fatal(err)
 			}
@@ -457,43 +454,8 @@ func TestWriterKeepsRowsAsRead(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := w.Rows(); !reflect.DeepEqual(got, read) {
-			t.Errorf("resume %v: kept %d rows, results.csv reads back %d, or they differ:\n kept %+v\n read %+v", resume, len(got), len(read), got[len(got)-1], read[len(read)-1])
-		}
-		if kept := w.Rows(); kept[len(kept)-1].Error == escaped.Error {
-			t.Errorf("resume %v: the escape sequence was kept as written, not as results.csv holds it", resume)
-		}
-	}
-}
-
-// Rows made room for (WriterOptions.Trials) are kept where they were
-// made: the rows of a resumed run and those it writes share one slice,
-// and Rows returns it, not a copy. A 470,000-trial run held a second copy
-// of every row at its end, joining its chunks (issue 39).
-func TestWriterKeepsRowsInPlace(t *testing.T) {
-	dir := t.TempDir()
-	rows := sampleRows()
-	half := len(rows) / 2
-	for i, part := range [][]Row{rows[:half], rows[half:]} {
-		w, err := NewWriter(dir, []string{"csv"}, WriterOptions{Append: i > 0, KeepRows: true, Trials: len(rows)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		existing := w.Existing()
-		for _, r := range part {
-			if err := w.Write(r); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-		kept := w.Rows()
-		if len(kept) != half+i*(len(rows)-half) || cap(kept) != len(rows) {
-			t.Errorf("part %d: kept %d rows in room for %d, want %d in %d", i, len(kept), cap(kept), half+i*(len(rows)-half), len(rows))
-		}
-		if len(existing) > 0 && &existing[0] != &kept[0] {
-			t.Errorf("part %d: the rows written were kept apart from the %d of results.csv", i, len(existing))
+		if w.Len() != len(read) || len(w.Existing()) != i*half {
+			t.Errorf("part %d: Len %d, Existing %d; results.csv holds %d rows, %d of them before", i, w.Len(), len(w.Existing()), len(read), i*half)
 		}
 	}
 }

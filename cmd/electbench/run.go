@@ -397,24 +397,26 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 		return previewPlan(cmd, p, o)
 	}
 	start := time.Now()
-	// The rows as results.csv holds them, kept as they were written: not
-	// parsed again from the file (issue 42).
-	written, rows, err := p.execute(cmd, &o)
+	written, held, err := p.execute(cmd, &o)
 	if err != nil {
 		return err
 	}
-	defer holdingRows()()
 	if p.shard != nil {
 		// A part of a plan: its rows and its manifest; the summary, the
 		// report, the history and the expectations over trials come from
 		// the whole, after electbench merge.
-		p.manifest.Rows = len(rows)
+		p.manifest.Rows = held
 		if err := reports.WriteManifest(o.out, p.manifest); err != nil {
 			return err
 		}
 		fmt.Fprintf(cmd.OutOrStdout(), "shard %s: %d of the plan's %d trials (%d run now) in %v; results in %s (electbench merge puts the shards together)\n",
-			p.shard, len(rows), p.manifest.PlanTrials, written, time.Since(start).Round(time.Millisecond), o.out)
+			p.shard, held, p.manifest.PlanTrials, written, time.Since(start).Round(time.Millisecond), o.out)
 		return nil
+	}
+	defer holdingRows()()
+	rows, err := readRunRows(o.out)
+	if err != nil {
+		return err
 	}
 	sum := reports.Summarize(rows)
 	if err := reports.WriteSummaryFiles(o.out, p.formats, sum); err != nil {

@@ -257,10 +257,11 @@ func (p *runPlan) liveTrials() []workloads.Trial {
 }
 
 // execute runs the plan into o.out (whose rows of an earlier run a resumed
-// run keeps) and returns how many trials it ran now; o.trace becomes the
-// trace the report reads. An interrupt and a failure of the infrastructure
-// are exit errors saying how to resume.
-func (p *runPlan) execute(cmd *cobra.Command, o *runOptions) (int, []reports.Row, error) {
+// run keeps) and returns how many trials it ran now and how many rows
+// results.csv holds; o.trace becomes the trace the report reads. An
+// interrupt and a failure of the infrastructure are exit errors saying how
+// to resume.
+func (p *runPlan) execute(cmd *cobra.Command, o *runOptions) (written, rows int, err error) {
 	// Watched from before anything is written: an interrupt while the
 	// files are opened stops the run as one during a trial does, with
 	// every file closed, instead of killing the process.
@@ -268,12 +269,12 @@ func (p *runPlan) execute(cmd *cobra.Command, o *runOptions) (int, []reports.Row
 	defer stop()
 	// The writer keeps the rows of an earlier run when resuming (dropping a
 	// last line cut short by a crash); those trials are not run again.
-	w, err := reports.NewWriter(o.out, p.formats, reports.WriterOptions{Append: o.resume, KeepRows: true, Trials: p.shardTrials()})
+	w, err := reports.NewWriter(o.out, p.formats, reports.WriterOptions{Append: o.resume})
 	if err != nil {
 		if o.resume {
-			return 0, nil, badInputf("--resume: %w", err)
+			return 0, 0, badInputf("--resume: %w", err)
 		}
-		return 0, nil, err
+		return 0, 0, err
 	}
 	done := reports.NewKeySet(w.Existing())
 	// A trial's key is built of its strings: a fresh run has no rows to
@@ -282,12 +283,12 @@ func (p *runPlan) execute(cmd *cobra.Command, o *runOptions) (int, []reports.Row
 	resumed := len(w.Existing()) > 0
 	if err := reports.WriteManifest(o.out, p.manifest); err != nil {
 		w.Close()
-		return 0, nil, err
+		return 0, 0, err
 	}
 	tr, err := openTrace(*o, p.formats, p.trials)
 	if err != nil {
 		w.Close()
-		return 0, nil, err
+		return 0, 0, err
 	}
 	// What killed runs' traces left in TMPDIR goes as this one starts, as
 	// a live run's directories and proxies do; what cannot be removed
@@ -309,28 +310,16 @@ func (p *runPlan) execute(cmd *cobra.Command, o *runOptions) (int, []reports.Row
 	runErr = tr.close(runErr, o)
 	if errors.Is(runErr, context.Canceled) {
 		fmt.Fprintf(cmd.ErrOrStderr(), "interrupted: %d trials written to %s; rerun with --resume to finish\n", obs.written, o.out)
-		return obs.written, nil, &exitError{code: exitInterrupted, err: errors.New("interrupted")}
+		return obs.written, 0, &exitError{code: exitInterrupted, err: errors.New("interrupted")}
 	}
 	if errors.Is(runErr, trial.ErrInfrastructure) {
 		fmt.Fprintf(cmd.ErrOrStderr(), "stopped: %d trials written to %s; once the failure below is fixed, rerun with --resume to run the rest\n", obs.written, o.out)
-		return obs.written, nil, &exitError{code: exitInfra, err: runErr}
+		return obs.written, 0, &exitError{code: exitInfra, err: runErr}
 	}
 	if runErr != nil {
-		return obs.written, nil, runErr
+		return obs.written, 0, runErr
 	}
-	return obs.written, w.Rows(), nil
-}
-
-// shardTrials counts the plan's trials this part runs: the rows its
-// results.csv holds once done.
-func (p *runPlan) shardTrials() int {
-	n := 0
-	for _, t := range p.trials {
-		if p.inShard(t) {
-			n++
-		}
-	}
-	return n
+	return obs.written, w.Len(), nil
 }
 
 // runTrace is the file a run writes its trials' events to: --trace, every
