@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"go.etcd.io/raft/v3"
 	"go.etcd.io/raft/v3/raftpb"
@@ -223,7 +224,7 @@ type machine struct {
 	state     raft.StateType   // after the last event
 	proposals uint64           // entries proposed so far
 	out       []raftpb.Message // Ready's messages, sent once etcd is left
-	enc       []byte           // scratch for encoding a message (send) and decoding one (Receive)
+	enc       []byte           // scratch for encoding a message (send)
 
 	// The stable store (nodes.StableStore, stable.go): what this event
 	// changed, as records to append, and the sizes that decide when to
@@ -314,10 +315,10 @@ func (m *machine) Suspect(nodes.Env, nodes.PeerID) {}
 
 func (m *machine) Receive(env nodes.Env, from nodes.PeerID, msg nodes.Message) {
 	var pm raftpb.Message
-	// Decoded from the scratch buffer rather than a fresh copy of the
-	// body: Unmarshal copies what it keeps (entries' data, context).
-	m.enc = append(m.enc[:0], msg.Body...)
-	if err := pm.Unmarshal(m.enc); err != nil {
+	// Decoded from the body's own bytes, not a copy: Unmarshal only reads
+	// its input and copies what it keeps (entries' data, context), so the
+	// immutable string is never written through or retained.
+	if err := pm.Unmarshal(unsafe.Slice(unsafe.StringData(msg.Body), len(msg.Body))); err != nil {
 		return // not etcd's message
 	}
 	// A message that lies about its sender, its receiver, its kind or its
@@ -371,9 +372,19 @@ func (m *machine) tickRN() { m.rn.Tick() }
 // hard state and the entries to the MemoryStorage, keep the messages for
 // sending, Advance. Committed entries need no applying: the membership never
 // changes and the proposals' data means nothing. Called inside a step.
+//
+// The leader and role are read off the soft state the Readys carry, not
+// BasicStatus after the loop: a Ready carries the soft state whenever it
+// changed, and the loop ends only once it equals the last one accepted, so
+// the last one carried is what BasicStatus would say, without building a
+// Status every event.
 func (m *machine) ready() {
+	var soft *raft.SoftState
 	for m.rn.HasReady() {
 		rd := m.rn.Ready()
+		if rd.SoftState != nil {
+			soft = rd.SoftState
+		}
 		if !raft.IsEmptyHardState(rd.HardState) {
 			m.storage.SetHardState(rd.HardState)
 		}
@@ -388,10 +399,12 @@ func (m *machine) ready() {
 		m.out = append(m.out, rd.Messages...)
 		m.rn.Advance(rd)
 	}
-	st := m.rn.BasicStatus()
-	m.state = st.RaftState
-	if st.Lead != 0 {
-		m.lead = st.Lead
+	if soft == nil {
+		return // unchanged since the last event
+	}
+	m.state = soft.RaftState
+	if soft.Lead != 0 {
+		m.lead = soft.Lead
 	}
 }
 
