@@ -225,6 +225,7 @@ type machine struct {
 	proposals uint64           // entries proposed so far
 	out       []raftpb.Message // Ready's messages, sent once etcd is left
 	enc       []byte           // scratch for encoding a message (send)
+	bodies    []string         // the body last sent to each peer, by raft id - 1 (send)
 
 	// The stable store (nodes.StableStore, stable.go): what this event
 	// changed, as records to append, and the sizes that decide when to
@@ -244,6 +245,7 @@ func (m *machine) Start(env nodes.Env) {
 		panic(fmt.Sprintf("etcd-raft: process %v is missing from its own peer list (the complete topology lists every process)", env.Self()))
 	}
 	m.id = uint64(i) + 1
+	m.bodies = make([]string, len(m.peers))
 	m.storage = raft.NewMemoryStorage()
 	// Every process starts from the same snapshot: index and term
 	// bootIndex, every process a voter. It is the membership RawNode.
@@ -467,14 +469,21 @@ func (m *machine) send(env nodes.Env, pm *raftpb.Message) {
 	}
 	// Encoded into the machine's scratch buffer, then copied once into
 	// the body: Marshal would allocate a buffer per message only for the
-	// string to copy it again (issue 42).
+	// string to copy it again (issue 42). Most messages are a leader's
+	// heartbeats and their answers, each the same bytes as the one before
+	// to the same peer until the term or the commit index moves: the body
+	// sent last to the peer is reused when the bytes match (compared
+	// without a copy), and a body is allocated only when they differ.
 	size := pm.Size()
 	m.enc = slices.Grow(m.enc[:0], size)[:size]
 	n, err := pm.MarshalToSizedBuffer(m.enc)
 	if err != nil || n != size || size > nodes.MaxBodySize {
 		panic(fmt.Sprintf("etcd-raft: process %d: %v of %d bytes does not fit a message body (%v)", m.id, pm.Type, size, err))
 	}
-	msg := nodes.Message{Kind: k, A: int64(pm.Term), Body: string(m.enc)}
+	if last := &m.bodies[pm.To-1]; string(m.enc) != *last {
+		*last = string(m.enc)
+	}
+	msg := nodes.Message{Kind: k, A: int64(pm.Term), Body: m.bodies[pm.To-1]}
 	if (pm.Type == raftpb.MsgVoteResp || pm.Type == raftpb.MsgPreVoteResp) && !pm.Reject {
 		msg.B = 1
 	}
