@@ -45,7 +45,7 @@ func init() {
 	nodes.Register(nodes.Algorithm{
 		Name:      "etcd-raft",
 		Family:    "quorum",
-		Summary:   "etcd's Raft (go.etcd.io/raft/v3 v3.6.0, unchanged): RawNode on MemoryStorage, ticks, pre-vote and check-quorum",
+		Summary:   "etcd's Raft (go.etcd.io/raft/v3 v3.6.0, unchanged): RawNode on an in-memory log, ticks, pre-vote and check-quorum",
 		Topology:  nodes.Complete,
 		StartsAll: true,
 		// Building the membership costs each process O(N²) inside etcd
@@ -208,7 +208,7 @@ const maxSizePerMsg = 1024
 // from; the log proper begins after it.
 const bootIndex = 1
 
-// machine is one process: etcd's RawNode on a MemoryStorage, with this
+// machine is one process: etcd's RawNode on a logStore, with this
 // process and its peers as raft ids 1..N in ascending rank order
 // (Env.Peers), so every process numbers the group alike.
 type machine struct {
@@ -216,7 +216,7 @@ type machine struct {
 	peers   []nodes.Peer
 	id      uint64 // this process's raft id: its index in peers, plus one
 	slot    *slot  // the goroutine that steps this machine (rand.go)
-	storage *raft.MemoryStorage
+	storage *logStore
 	rn      *raft.RawNode
 
 	lead      uint64           // the leader etcd last named; 0 before any
@@ -246,7 +246,6 @@ func (m *machine) Start(env nodes.Env) {
 	}
 	m.id = uint64(i) + 1
 	m.bodies = make([]string, len(m.peers))
-	m.storage = raft.NewMemoryStorage()
 	// Every process starts from the same snapshot: index and term
 	// bootIndex, every process a voter. It is the membership RawNode.
 	// Bootstrap would build, but it leaves no configuration entries in the
@@ -257,25 +256,19 @@ func (m *machine) Start(env nodes.Env) {
 	for j := range voters {
 		voters[j] = uint64(j) + 1
 	}
-	if err := m.storage.ApplySnapshot(raftpb.Snapshot{Metadata: raftpb.SnapshotMetadata{
-		Index: bootIndex, Term: bootIndex, ConfState: raftpb.ConfState{Voters: voters}}}); err != nil {
-		panic(fmt.Sprintf("etcd-raft: process %v: the initial snapshot: %v", env.Self(), err))
-	}
+	m.storage = newLogStore(raftpb.Snapshot{Metadata: raftpb.SnapshotMetadata{
+		Index: bootIndex, Term: bootIndex, ConfState: raftpb.ConfState{Voters: voters}}})
 	m.kept = -1
 	if st, ok := env.(nodes.StableStore); ok {
 		m.persists = true
 		if b := st.LoadStable(); b != nil {
 			m.kept = len(b)
 			hs, ents, err := decodeStable(b)
-			if err == nil {
-				err = m.storage.SetHardState(hs)
-			}
-			if err == nil {
-				err = m.storage.Append(ents)
-			}
 			if err != nil {
 				panic(fmt.Sprintf("etcd-raft: process %v cannot recover: %v", env.Self(), err))
 			}
+			m.storage.hardState = hs
+			m.storage.append(ents)
 		}
 	}
 	c := &raft.Config{
@@ -371,7 +364,7 @@ func (m *machine) inEtcd(env nodes.Env, f func()) {
 func (m *machine) tickRN() { m.rn.Tick() }
 
 // ready is etcd's Ready loop with synchronous storage writes: persist the
-// hard state and the entries to the MemoryStorage, keep the messages for
+// hard state and the entries to the logStore, keep the messages for
 // sending, Advance. Committed entries need no applying: the membership never
 // changes and the proposals' data means nothing. Called inside a step.
 //
@@ -388,13 +381,9 @@ func (m *machine) ready() {
 			soft = rd.SoftState
 		}
 		if !raft.IsEmptyHardState(rd.HardState) {
-			m.storage.SetHardState(rd.HardState)
+			m.storage.hardState = rd.HardState
 		}
-		if len(rd.Entries) > 0 {
-			if err := m.storage.Append(rd.Entries); err != nil {
-				panic(fmt.Sprintf("etcd-raft: process %d appending to its log: %v", m.id, err))
-			}
-		}
+		m.storage.append(rd.Entries)
 		if m.persists {
 			m.wal = appendRecords(m.wal, rd.HardState, rd.Entries)
 		}
