@@ -384,7 +384,10 @@ func (m *machine) ready() {
 			m.storage.hardState = rd.HardState
 		}
 		m.storage.append(rd.Entries)
-		if m.persists {
+		// Most Readys change neither (a heartbeat and its answer): the
+		// call is skipped then, since appendRecords moves its hard state
+		// to the heap on entry (it is marshalled through an interface).
+		if m.persists && (!raft.IsEmptyHardState(rd.HardState) || len(rd.Entries) > 0) {
 			m.wal = appendRecords(m.wal, rd.HardState, rd.Entries)
 		}
 		m.out = append(m.out, rd.Messages...)
