@@ -390,7 +390,13 @@ func (m *machine) ready() {
 		if m.persists && (!raft.IsEmptyHardState(rd.HardState) || len(rd.Entries) > 0) {
 			m.wal = appendRecords(m.wal, rd.HardState, rd.Entries)
 		}
-		m.out = append(m.out, rd.Messages...)
+		if len(m.out) == 0 {
+			// Kept as etcd made it, not copied: Ready hands over its
+			// slice and etcd starts the next one afresh.
+			m.out = rd.Messages
+		} else {
+			m.out = append(m.out, rd.Messages...)
+		}
 		m.rn.Advance(rd)
 	}
 	if soft == nil {
@@ -413,8 +419,7 @@ func (m *machine) publish(env nodes.Env) {
 	for i := range m.out {
 		m.send(env, &m.out[i])
 	}
-	clear(m.out)
-	m.out = m.out[:0]
+	m.out = nil // etcd's slice, dropped rather than cleared for reuse
 	if m.lead != 0 && m.lead != m.believed {
 		m.believed = m.lead
 		env.Decide(m.peers[m.lead-1].Rank)
