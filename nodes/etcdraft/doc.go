@@ -3,7 +3,8 @@
 // so that the Raft inside etcd, and so inside Kubernetes control planes, is
 // measured with the same instrument as the textbook algorithms.
 //
-// Each process is a RawNode on a MemoryStorage that starts from a snapshot
+// Each process is a RawNode on an in-memory Storage (storage.go: etcd's
+// MemoryStorage without its lock) that starts from a snapshot
 // naming every process a voter (index and term 1; see Start for why not
 // RawNode.Bootstrap); raft ids are 1..N in ascending rank order. A timer
 // (parameter tick, default 2T) calls Tick; a received message is Step;
@@ -11,7 +12,7 @@
 // with synchronous writes — the hard state and entries go to the storage
 // and, where the runtime keeps state across a restart (nodes.StableStore),
 // there too, before any message leaves; then Advance. Leadership is read
-// from BasicStatus after every event and decided when etcd names a new
+// from the soft state the Readys carry and decided when etcd names a new
 // leader. With the default election-tick 10 and heartbeat-tick 1 (etcd's
 // ratio), an election timeout is drawn from [20T, 40T), the window of
 // nodes/quorum's raft.

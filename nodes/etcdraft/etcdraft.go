@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"go.etcd.io/raft/v3"
 	"go.etcd.io/raft/v3/raftpb"
@@ -44,7 +45,7 @@ func init() {
 	nodes.Register(nodes.Algorithm{
 		Name:      "etcd-raft",
 		Family:    "quorum",
-		Summary:   "etcd's Raft (go.etcd.io/raft/v3 v3.6.0, unchanged): RawNode on MemoryStorage, ticks, pre-vote and check-quorum",
+		Summary:   "etcd's Raft (go.etcd.io/raft/v3 v3.6.0, unchanged): RawNode on an in-memory log, ticks, pre-vote and check-quorum",
 		Topology:  nodes.Complete,
 		StartsAll: true,
 		// Building the membership costs each process O(N²) inside etcd
@@ -207,7 +208,7 @@ const maxSizePerMsg = 1024
 // from; the log proper begins after it.
 const bootIndex = 1
 
-// machine is one process: etcd's RawNode on a MemoryStorage, with this
+// machine is one process: etcd's RawNode on a logStore, with this
 // process and its peers as raft ids 1..N in ascending rank order
 // (Env.Peers), so every process numbers the group alike.
 type machine struct {
@@ -215,7 +216,7 @@ type machine struct {
 	peers   []nodes.Peer
 	id      uint64 // this process's raft id: its index in peers, plus one
 	slot    *slot  // the goroutine that steps this machine (rand.go)
-	storage *raft.MemoryStorage
+	storage *logStore
 	rn      *raft.RawNode
 
 	lead      uint64           // the leader etcd last named; 0 before any
@@ -223,7 +224,8 @@ type machine struct {
 	state     raft.StateType   // after the last event
 	proposals uint64           // entries proposed so far
 	out       []raftpb.Message // Ready's messages, sent once etcd is left
-	enc       []byte           // scratch for encoding a message (send) and decoding one (Receive)
+	enc       []byte           // scratch for encoding a message (send)
+	bodies    []string         // the body last sent to each peer, by raft id - 1 (send)
 
 	// The stable store (nodes.StableStore, stable.go): what this event
 	// changed, as records to append, and the sizes that decide when to
@@ -243,7 +245,7 @@ func (m *machine) Start(env nodes.Env) {
 		panic(fmt.Sprintf("etcd-raft: process %v is missing from its own peer list (the complete topology lists every process)", env.Self()))
 	}
 	m.id = uint64(i) + 1
-	m.storage = raft.NewMemoryStorage()
+	m.bodies = make([]string, len(m.peers))
 	// Every process starts from the same snapshot: index and term
 	// bootIndex, every process a voter. It is the membership RawNode.
 	// Bootstrap would build, but it leaves no configuration entries in the
@@ -254,25 +256,19 @@ func (m *machine) Start(env nodes.Env) {
 	for j := range voters {
 		voters[j] = uint64(j) + 1
 	}
-	if err := m.storage.ApplySnapshot(raftpb.Snapshot{Metadata: raftpb.SnapshotMetadata{
-		Index: bootIndex, Term: bootIndex, ConfState: raftpb.ConfState{Voters: voters}}}); err != nil {
-		panic(fmt.Sprintf("etcd-raft: process %v: the initial snapshot: %v", env.Self(), err))
-	}
+	m.storage = newLogStore(raftpb.Snapshot{Metadata: raftpb.SnapshotMetadata{
+		Index: bootIndex, Term: bootIndex, ConfState: raftpb.ConfState{Voters: voters}}})
 	m.kept = -1
 	if st, ok := env.(nodes.StableStore); ok {
 		m.persists = true
 		if b := st.LoadStable(); b != nil {
 			m.kept = len(b)
 			hs, ents, err := decodeStable(b)
-			if err == nil {
-				err = m.storage.SetHardState(hs)
-			}
-			if err == nil {
-				err = m.storage.Append(ents)
-			}
 			if err != nil {
 				panic(fmt.Sprintf("etcd-raft: process %v cannot recover: %v", env.Self(), err))
 			}
+			m.storage.hardState = hs
+			m.storage.append(ents)
 		}
 	}
 	c := &raft.Config{
@@ -314,10 +310,10 @@ func (m *machine) Suspect(nodes.Env, nodes.PeerID) {}
 
 func (m *machine) Receive(env nodes.Env, from nodes.PeerID, msg nodes.Message) {
 	var pm raftpb.Message
-	// Decoded from the scratch buffer rather than a fresh copy of the
-	// body: Unmarshal copies what it keeps (entries' data, context).
-	m.enc = append(m.enc[:0], msg.Body...)
-	if err := pm.Unmarshal(m.enc); err != nil {
+	// Decoded from the body's own bytes, not a copy: Unmarshal only reads
+	// its input and copies what it keeps (entries' data, context), so the
+	// immutable string is never written through or retained.
+	if err := pm.Unmarshal(unsafe.Slice(unsafe.StringData(msg.Body), len(msg.Body))); err != nil {
 		return // not etcd's message
 	}
 	// A message that lies about its sender, its receiver, its kind or its
@@ -368,30 +364,47 @@ func (m *machine) inEtcd(env nodes.Env, f func()) {
 func (m *machine) tickRN() { m.rn.Tick() }
 
 // ready is etcd's Ready loop with synchronous storage writes: persist the
-// hard state and the entries to the MemoryStorage, keep the messages for
+// hard state and the entries to the logStore, keep the messages for
 // sending, Advance. Committed entries need no applying: the membership never
 // changes and the proposals' data means nothing. Called inside a step.
+//
+// The leader and role are read off the soft state the Readys carry, not
+// BasicStatus after the loop: a Ready carries the soft state whenever it
+// changed, and the loop ends only once it equals the last one accepted, so
+// the last one carried is what BasicStatus would say, without building a
+// Status every event.
 func (m *machine) ready() {
+	var soft *raft.SoftState
 	for m.rn.HasReady() {
 		rd := m.rn.Ready()
+		if rd.SoftState != nil {
+			soft = rd.SoftState
+		}
 		if !raft.IsEmptyHardState(rd.HardState) {
-			m.storage.SetHardState(rd.HardState)
+			m.storage.hardState = rd.HardState
 		}
-		if len(rd.Entries) > 0 {
-			if err := m.storage.Append(rd.Entries); err != nil {
-				panic(fmt.Sprintf("etcd-raft: process %d appending to its log: %v", m.id, err))
-			}
-		}
-		if m.persists {
+		m.storage.append(rd.Entries)
+		// Most Readys change neither (a heartbeat and its answer): the
+		// call is skipped then, since appendRecords moves its hard state
+		// to the heap on entry (it is marshalled through an interface).
+		if m.persists && (!raft.IsEmptyHardState(rd.HardState) || len(rd.Entries) > 0) {
 			m.wal = appendRecords(m.wal, rd.HardState, rd.Entries)
 		}
-		m.out = append(m.out, rd.Messages...)
+		if len(m.out) == 0 {
+			// Kept as etcd made it, not copied: Ready hands over its
+			// slice and etcd starts the next one afresh.
+			m.out = rd.Messages
+		} else {
+			m.out = append(m.out, rd.Messages...)
+		}
 		m.rn.Advance(rd)
 	}
-	st := m.rn.BasicStatus()
-	m.state = st.RaftState
-	if st.Lead != 0 {
-		m.lead = st.Lead
+	if soft == nil {
+		return // unchanged since the last event
+	}
+	m.state = soft.RaftState
+	if soft.Lead != 0 {
+		m.lead = soft.Lead
 	}
 }
 
@@ -406,8 +419,7 @@ func (m *machine) publish(env nodes.Env) {
 	for i := range m.out {
 		m.send(env, &m.out[i])
 	}
-	clear(m.out)
-	m.out = m.out[:0]
+	m.out = nil // etcd's slice, dropped rather than cleared for reuse
 	if m.lead != 0 && m.lead != m.believed {
 		m.believed = m.lead
 		env.Decide(m.peers[m.lead-1].Rank)
@@ -454,14 +466,21 @@ func (m *machine) send(env nodes.Env, pm *raftpb.Message) {
 	}
 	// Encoded into the machine's scratch buffer, then copied once into
 	// the body: Marshal would allocate a buffer per message only for the
-	// string to copy it again (issue 42).
+	// string to copy it again (issue 42). Most messages are a leader's
+	// heartbeats and their answers, each the same bytes as the one before
+	// to the same peer until the term or the commit index moves: the body
+	// sent last to the peer is reused when the bytes match (compared
+	// without a copy), and a body is allocated only when they differ.
 	size := pm.Size()
 	m.enc = slices.Grow(m.enc[:0], size)[:size]
 	n, err := pm.MarshalToSizedBuffer(m.enc)
 	if err != nil || n != size || size > nodes.MaxBodySize {
 		panic(fmt.Sprintf("etcd-raft: process %d: %v of %d bytes does not fit a message body (%v)", m.id, pm.Type, size, err))
 	}
-	msg := nodes.Message{Kind: k, A: int64(pm.Term), Body: string(m.enc)}
+	if last := &m.bodies[pm.To-1]; string(m.enc) != *last {
+		*last = string(m.enc)
+	}
+	msg := nodes.Message{Kind: k, A: int64(pm.Term), Body: m.bodies[pm.To-1]}
 	if (pm.Type == raftpb.MsgVoteResp || pm.Type == raftpb.MsgPreVoteResp) && !pm.Reject {
 		msg.B = 1
 	}
