@@ -53,17 +53,22 @@ func BenchmarkSimTrial(b *testing.B) {
 					}
 					steps += res.Events
 				}
-				s := b.Elapsed().Seconds()
-				b.ReportMetric(float64(steps)/s, "steps/s")
-				b.ReportMetric(float64(b.N)/s, "trials/s")
-				b.ReportMetric(float64(steps)/float64(b.N), "steps/trial")
-				if cpu := cpuTime() - cpu0; cpu > 0 {
-					// CPU time (every thread, the collector's included):
-					// steadier than the wall clock on a loaded machine.
-					b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-µs/trial")
-					b.ReportMetric(float64(steps)/cpu.Seconds(), "steps/cpu-s")
-				}
+				reportSteps(b, steps, cpu0)
 			})
 		}
+	}
+}
+
+// reportSteps reports a benchmark's trials and steps (machine events) by
+// wall time and by CPU time since cpu0 (every thread, the collector's
+// included: steadier than the wall clock on a loaded machine).
+func reportSteps(b *testing.B, steps int64, cpu0 time.Duration) {
+	s := b.Elapsed().Seconds()
+	b.ReportMetric(float64(steps)/s, "steps/s")
+	b.ReportMetric(float64(b.N)/s, "trials/s")
+	b.ReportMetric(float64(steps)/float64(b.N), "steps/trial")
+	if cpu := cpuTime() - cpu0; cpu > 0 {
+		b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-µs/trial")
+		b.ReportMetric(float64(steps)/cpu.Seconds(), "steps/cpu-s")
 	}
 }

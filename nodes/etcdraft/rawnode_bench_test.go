@@ -34,14 +34,7 @@ func BenchmarkRawNodeDirect(b *testing.B) {
 			for b.Loop() {
 				steps += rawNodeTrial(b, n, wire)
 			}
-			s := b.Elapsed().Seconds()
-			b.ReportMetric(float64(steps)/s, "steps/s")
-			b.ReportMetric(float64(b.N)/s, "trials/s")
-			b.ReportMetric(float64(steps)/float64(b.N), "steps/trial")
-			if cpu := cpuTime() - cpu0; cpu > 0 {
-				b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-µs/trial")
-				b.ReportMetric(float64(steps)/cpu.Seconds(), "steps/cpu-s")
-			}
+			reportSteps(b, steps, cpu0)
 		})
 	}
 }
