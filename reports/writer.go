@@ -250,25 +250,17 @@ func (w *Writer) queue(r Row) error {
 	return nil
 }
 
+// flush writes the lines queued, one write call per file, and syncs when
+// SyncEvery has passed.
 func (w *Writer) flush() error {
 	if w.err != nil {
 		return w.err
 	}
-	if len(w.line) > 0 {
-		_, err := w.csvFile.Write(w.line)
-		w.line = w.line[:0]
-		if err != nil {
-			w.err = fmt.Errorf("%s: %w", w.csvPath, err)
-			return w.err
-		}
+	if w.err = writeQueued(w.csvFile, w.csvPath, &w.line); w.err != nil {
+		return w.err
 	}
-	if len(w.jsonLines) > 0 {
-		_, err := w.jsonFile.Write(w.jsonLines)
-		w.jsonLines = w.jsonLines[:0]
-		if err != nil {
-			w.err = fmt.Errorf("%s: %w", w.jsonPath, err)
-			return w.err
-		}
+	if w.err = writeQueued(w.jsonFile, w.jsonPath, &w.jsonLines); w.err != nil {
+		return w.err
 	}
 	if w.every > 0 && time.Since(w.synced) >= w.every {
 		if err := w.sync(); err != nil {
@@ -276,6 +268,20 @@ func (w *Writer) flush() error {
 			return err
 		}
 		w.synced = time.Now()
+	}
+	return nil
+}
+
+// writeQueued writes the lines in *buf to f in one call and empties the
+// buffer, keeping it for the next lines.
+func writeQueued(f *os.File, path string, buf *[]byte) error {
+	if len(*buf) == 0 {
+		return nil
+	}
+	_, err := f.Write(*buf)
+	*buf = (*buf)[:0]
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
 }
