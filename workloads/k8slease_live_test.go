@@ -3,6 +3,8 @@
 package workloads
 
 import (
+	"bytes"
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -33,9 +35,9 @@ network:
 // runK8sLive runs the scenario k8sLive with the rest given (YAML: the
 // trials, the deadline and the faults) and returns its rows, none of
 // which may have failed to run.
-func runK8sLive(t *testing.T, rest string) []reports.Row {
+func runK8sLive(t *testing.T, rest string, trace io.Writer) []reports.Row {
 	t.Helper()
-	rows := runLiveScenario(t, "k8s-live.yaml", k8sLive+rest)
+	rows := runLiveScenarioTraced(t, "k8s-live.yaml", k8sLive+rest, trace)
 	for _, r := range rows {
 		if r.Error != "" {
 			t.Errorf("trial %d: error %q", r.Trial, r.Error)
@@ -53,10 +55,15 @@ func runK8sLive(t *testing.T, rest string) []reports.Row {
 // try, each [RP, 2.2RP) apart; the last candidate to know may need one
 // more) plus the network (two requests and the slowest reader's: 50 ms
 // for 2 ms links and a loaded host). Every trial is safe and correct; the
-// requests are counted by verb.
+// requests are counted by verb. The upper bound holds only while the host
+// runs the loops on time: a failover past it in which a candidate's tries
+// (its GETs) were 2.2RP and the network's 50 ms or more apart is the
+// host's, said and not failed (4.44 s of 4.03 s beside four busy loops).
+// The lower bound holds at any load: no timer fires early.
 func TestK8sLeaseLiveFailover(t *testing.T) {
 	const ld, rp = 2 * time.Second, 300 * time.Millisecond
 	lo, hi := ld-rp, ld+66*rp/10+50*time.Millisecond
+	var trace bytes.Buffer
 	rows := runK8sLive(t, `
 trials: 20
 deadline: 6s
@@ -64,12 +71,22 @@ faults:
   - kind: crash
     target: leader
     at: leader-elected
-`)
+`, &trace)
+	trials := tracedTrials(t, trace.String())
+	if len(trials) != len(rows) {
+		t.Fatalf("%d trials traced, %d rows", len(trials), len(rows))
+	}
 	var failovers []float64
-	for _, r := range rows {
+	for i, r := range rows {
 		f := time.Duration(r.FailoverS.Get() * float64(time.Second))
-		if !r.FailoverS.IsSet() || f < lo || f > hi || !strings.Contains(r.Faults, ":crash(") || r.SafetyViolations != 0 || !r.Correct {
-			t.Errorf("trial %d: failover %v (set %v), want within [%v, %v]; faults %q, violation %q, correct %v", r.Trial, f, r.FailoverS.IsSet(), lo, hi, r.Faults, r.Violation, r.Correct)
+		gap := longestTry(trials[i], f)
+		late := f > hi
+		if late && gap >= 22*rp/10+50*time.Millisecond {
+			t.Logf("trial %d: failover %v past %v, but a candidate's tries were %v apart: the host's, not checked", r.Trial, f, hi, gap)
+			late = false
+		}
+		if !r.FailoverS.IsSet() || f < lo || late || !strings.Contains(r.Faults, ":crash(") || r.SafetyViolations != 0 || !r.Correct {
+			t.Errorf("trial %d: failover %v (set %v), want within [%v, %v]; faults %q, violation %q, correct %v; a candidate's tries at most %v apart", r.Trial, f, r.FailoverS.IsSet(), lo, hi, r.Faults, r.Violation, r.Correct, gap)
 		}
 		if r.MessagesByKind.Get("GET") == 0 || r.MessagesByKind.Get("UPDATE") == 0 || r.MessagesByKind.Get("UPDATEResp") == 0 {
 			t.Errorf("trial %d: messages by kind %v", r.Trial, r.MessagesByKind)
@@ -97,7 +114,7 @@ func TestK8sLeaseLivePausedHolder(t *testing.T) {
 		{"", false},
 	} {
 		stale := 0
-		rows := runK8sLive(t, "trials: 6\ndeadline: 7s\n"+tc.faults)
+		rows := runK8sLive(t, "trials: 6\ndeadline: 7s\n"+tc.faults, nil)
 		for _, r := range rows {
 			if r.StaleLeaderS.Get() > 0 {
 				stale++
@@ -111,4 +128,28 @@ func TestK8sLeaseLivePausedHolder(t *testing.T) {
 			t.Errorf("pause: stale_leader_s > 0 in %d trials of %d, want at least half", stale, len(rows))
 		}
 	}
+}
+
+// longestTry is the longest time between two of a process's successive
+// GETs (its tries at the lease) that ended from a trial's crash to
+// failover after it: client-go's loop tries every [RP, 2.2RP) on a host
+// that runs it on time.
+func longestTry(evs []traced, failover time.Duration) time.Duration {
+	crash := time.Duration(-1)
+	last := map[int]time.Duration{}
+	var longest time.Duration
+	for _, e := range evs {
+		switch {
+		case crash < 0 && e.Ev == "fault" && strings.Contains(e.What, "crash("):
+			crash = e.T
+		case crash >= 0 && e.T > crash+failover:
+			return longest
+		case e.Ev == "send" && e.Kind == "GET":
+			if at, ok := last[e.From]; ok && crash >= 0 {
+				longest = max(longest, e.T-at)
+			}
+			last[e.From] = e.T
+		}
+	}
+	return longest
 }
