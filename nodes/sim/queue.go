@@ -175,8 +175,8 @@ func (q *fifo[D]) advance() {
 // and no slot: an entry in a block (56 bytes and a quarter with the
 // block's link), the capacity of the buffer its bucket is drained into
 // (two entries at most), and at most one part-filled block a bucket
-// (2^12 blocks of 1,800 bytes, under 28 bytes an event for the 2^18
-// events or more it holds, under 8 for 2^20 or more): 196 bytes at 2^18,
+// (2^11 blocks of 1,800 bytes, about 14 bytes an event for the 2^18
+// events or more it holds, under 4 for 2^20 or more): under 196 bytes at 2^18,
 // within the radix heap's bound from 2^19 on, and the slots the radix
 // heap used before the trade, a fixed 10 MB; its overflow heap holds the
 // timers and fault-delayed messages past twice the delay bound, few. Both
