@@ -366,12 +366,29 @@ func readState(path string) (pid int, token string, ok bool) {
 // state file names, or names an owner that may live (in another PID
 // namespace sharing this network namespace too), is kept. Without root
 // there is nothing a run could have made.
+//
+// Every run cleans up as it starts, so two may find the same dead Set:
+// one holds stateDir locked (flock) while it lists and removes, and the
+// other then lists what is left. Without the lock the later one failed on
+// what the first had just removed (a state file gone, a namespace already
+// unmounted: EINVAL), a clean-up that did its work reported as an error.
 func RemoveDead(dead func(pid int, token string) bool) ([]string, error) {
 	if os.Geteuid() != 0 {
 		return nil, nil
 	}
-	states, err := os.ReadDir(stateDir)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
+	lock, err := os.Open(stateDir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil // no run ever made a Set here
+	}
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", stateDir, err)
+	}
+	defer lock.Close() // and with it the lock
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
+		return nil, fmt.Errorf("locking %s: %w", stateDir, err)
+	}
+	states, err := lock.ReadDir(-1)
+	if err != nil {
 		return nil, fmt.Errorf("listing %s: %w", stateDir, err)
 	}
 	var removed []string
@@ -388,7 +405,7 @@ func RemoveDead(dead func(pid int, token string) bool) ([]string, error) {
 		if err == nil {
 			err = os.Remove(path)
 		}
-		if err != nil {
+		if err != nil && !errors.Is(err, os.ErrNotExist) { // a state file gone: a clean-up of an older build's, which took no lock
 			errs = append(errs, err)
 		}
 	}

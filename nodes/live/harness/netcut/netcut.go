@@ -214,22 +214,26 @@ func RemoveDead(dead func(pid int, token string) bool) ([]string, error) {
 		return nil, fmt.Errorf("%w: listing tables: %w", ErrNoNetlink, err)
 	}
 	var removed []string
+	var errs []error
 	for _, tb := range tables {
 		owner, token, ok := strings.Cut(strings.TrimPrefix(tb.Name, Prefix), "_")
 		pid, err := strconv.Atoi(owner)
 		if !strings.HasPrefix(tb.Name, Prefix) || !ok || err != nil || pid <= 0 || !dead(pid, token) {
 			continue
 		}
+		// A table at a time: every run cleans up as it starts, so another
+		// may delete the same dead table first, and in one batch of all
+		// its deletion (ENOENT) failed the others too.
 		conn.DelTable(tb)
-		removed = append(removed, tb.Name)
+		switch err := conn.Flush(); {
+		case errors.Is(err, unix.ENOENT): // another clean-up's
+		case err != nil:
+			errs = append(errs, fmt.Errorf("deleting table %s: %w", tb.Name, err))
+		default:
+			removed = append(removed, tb.Name)
+		}
 	}
-	if len(removed) == 0 {
-		return nil, nil
-	}
-	if err := conn.Flush(); err != nil {
-		return nil, fmt.Errorf("deleting tables %v: %w", removed, err)
-	}
-	return removed, nil
+	return removed, errors.Join(errs...)
 }
 
 func linkKey(from, to netip.Addr) []byte { return []byte("cut " + from.String() + ">" + to.String()) }
