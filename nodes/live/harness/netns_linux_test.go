@@ -139,11 +139,11 @@ func killNetnsHarness(t *testing.T) bool {
 	h.cmd.Process.Kill()
 	h.cmd.Wait()
 	killed := time.Now()
-	for len(livetest.Marked(h.mark)) > 0 && time.Since(killed) < time.Second {
+	for len(livetest.Marked(h.mark)) > 0 && time.Since(killed) < deathBound {
 		time.Sleep(10 * time.Millisecond)
 	}
 	if left := livetest.Marked(h.mark); len(left) != 0 {
-		t.Errorf("processes of the killed run remain after a second: %v", left)
+		t.Errorf("processes of the killed run remain after %v: %v", deathBound, left)
 	}
 	hosts := func() []string { return hostsOf(pid, token) }
 	if left := hosts(); len(left) != 4 {
