@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/electbench/electbench/internal/gcfloor"
 	"github.com/electbench/electbench/reports"
 )
 
@@ -77,6 +78,10 @@ type opener interface {
 // trial, which is not emitted). A simulated row never passes for a live
 // one: a live trial with no Live runtime is refused before anything runs.
 func (x *Executor) Execute(ctx context.Context, plan []Trial, emit func(reports.Row) error) error {
+	// A run of small trials keeps a small live heap, which the collector's
+	// default goal would have it collect every few hundred trials; a big
+	// trial's heap keeps the default goal, and so its peak (gcfloor).
+	defer gcfloor.Raise()()
 	var toRun []Trial
 	for _, t := range plan {
 		if t.Live && x.Live == nil {
