@@ -130,21 +130,21 @@ func fill(src *rand.Rand, b []byte) {
 }
 
 // calledByEtcd reports whether etcd's election-timeout draw is on the
-// calling goroutine's stack (within a few frames: Intn → crypto/rand.Int →
-// io.ReadFull → io.ReadAtLeast → Read; three return addresses above Read,
-// io.ReadFull inlined into Int). It unwinds six, twice what it needs:
-// unwinding costs by the frame, and the twelve it unwound were a tenth of
-// an etcd-raft trial (issue 42).
+// calling goroutine's stack within unwound frames of its own: Read,
+// io.ReadAtLeast, crypto/rand.Int (io.ReadFull inlined into it), then
+// Intn, the fourth, or fewer where the compiler inlines more.
 func calledByEtcd() bool {
-	var pcs [6]uintptr
-	n := runtime.Callers(3, pcs[:])
-	for _, pc := range pcs[:n] {
+	var pcs [unwound]uintptr
+	for _, pc := range pcs[:returnPCs(&pcs)] {
 		if drawAt(pc) {
 			return true
 		}
 	}
 	return false
 }
+
+// unwound is how many frames calledByEtcd looks at above dispatch.Read.
+const unwound = 6
 
 // drawPCs caches, by return address, whether a frame there is etcd's
 // draw (inlined frames included): naming the frames of every read
