@@ -46,7 +46,7 @@ var columnMeanings = map[string]string{
 	"events":            "events the runtime processed",
 	"violation":         "the first safety or liveness violation, described",
 	"faults":            "the fault schedule applied: `t=TIME:KIND(TARGETS)` entries joined by `;`",
-	"expect":            "the scenario's per-trial expectations: empty, `pass`, or `fail: ` and what failed",
+	"expect":            "the scenario's per-trial expectations: empty, `pass`, `fail: ` and what failed, or, for a live trial outside its model in every attempt, `unjudged: …` and what the verdict would have been (counted in no expectation)",
 	"term_leaders":      "quorum algorithms: which process won which term, `TERM=POSITION;...` in the order terms began, `-` for a term nobody won",
 	"anonymous_refused": "live: connections the nodes refused that proved no identity, blamed on no node",
 	"d_s":               "D, the latency model's delay bound (its largest delay, or p99.9 without one), in seconds: the unit of timeouts written as `2D`",

@@ -458,7 +458,7 @@ func networkDeparture(rows []Row) string {
 	if n, attempts, kept := Reruns(rows); n > 0 {
 		out += fmt.Sprintf(" %d trials ran again (%d attempts not kept): the host delayed a message of a bounded-delay algorithm (bully, multicast) past its bound D, outside the algorithm's model (reruns column)", n, attempts)
 		if kept > 0 {
-			out += fmt.Sprintf("; %d kept after their last attempt overran too, so their verdicts measure the host as much as the algorithm", kept)
+			out += fmt.Sprintf("; %d kept after their last attempt overran too, so their verdicts measure the host as much as the algorithm and their expectations were not judged", kept)
 		}
 		out += "."
 	}

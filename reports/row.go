@@ -58,7 +58,9 @@ type Row struct {
 	Faults string
 	// Expect is the verdict on the scenario's per-trial expectations: empty
 	// when there are none, "pass" (ExpectNotLive for a trial its scenario
-	// expected not to be live), or "fail: " and what failed.
+	// expected not to be live), "fail: " and what failed, or, for a live
+	// trial the host took outside its algorithm's model in every attempt,
+	// ExpectUnjudged followed by what the verdict would have been.
 	Expect string
 	// TermLeaders says, for a quorum algorithm, which process won which
 	// term: "TERM=POSITION" entries in the order the terms began, joined by
@@ -314,6 +316,19 @@ func CountsFromMap(m map[string]int64) Counts {
 // deadline). Such a trial met what was expected: reports show it in grey,
 // apart from the failures.
 const ExpectNotLive = "pass: not live, as expected"
+
+// ExpectUnjudged begins the expect column of a live trial kept after
+// trial.MaxReruns attempts that all went outside its algorithm's model
+// (a bounded-delay algorithm whose messages the host held past D, with no
+// fault stretching delays): what it shows measures the host, not the
+// algorithm, so its expectations are not judged, pass or fail alike
+// (judging only its failures would bias the run towards correct). What
+// the verdict would have been follows, for the reader.
+const ExpectUnjudged = "unjudged: outside its model in every attempt; "
+
+// Unjudged reports whether the row's expectations were not judged
+// (ExpectUnjudged): no expectation, per trial or over trials, counts it.
+func (r *Row) Unjudged() bool { return strings.HasPrefix(r.Expect, ExpectUnjudged) }
 
 // ExpectedOutcome reports whether a trial that is not live is so as its
 // scenario expects, and is otherwise sound (safe, no error): not a failure.

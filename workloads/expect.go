@@ -192,8 +192,8 @@ type rowGroup struct {
 func groupRows(scenario string, rows []reports.Row) (order []rowGroup, by map[rowGroup][]reports.Row) {
 	by = map[rowGroup][]reports.Row{}
 	for _, r := range rows {
-		if r.Scenario != scenario {
-			continue
+		if r.Scenario != scenario || r.Unjudged() {
+			continue // an unjudged trial counts in no expectation over trials either
 		}
 		g := rowGroup{r.Algorithm, r.Variant, r.Nodes}
 		if _, ok := by[g]; !ok {

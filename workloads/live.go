@@ -156,6 +156,9 @@ func (t Trial) attempts(ctx context.Context, rt Runtime, cfg trial.Config, live,
 		}
 		if !res.Outside || reruns == trial.MaxReruns || ctx.Err() != nil {
 			res.Row.Reruns = reports.Some(reruns)
+			if res.Outside && reruns == trial.MaxReruns && res.Row.Expect != "" {
+				res.Row.Expect = reports.ExpectUnjudged + res.Row.Expect
+			}
 			return res, sp, nil
 		}
 		sp.discard()

@@ -336,6 +336,7 @@ func TestLiveRerunsStoppedOutsideTheModel(t *testing.T) {
 func TestLiveRerunsOutsideTheModel(t *testing.T) {
 	rt, attempts := overrunRuntime(t)
 	s := spec(t, "bully,chang-roberts", "4", "ascending", "lowest", "5ms", 1)
+	s.Expect.Safety, s.Expect.Correct = true, true
 	var rows []reports.Row
 	var trace bytes.Buffer
 	err := (&Executor{Live: rt, Trace: &trace}).Execute(context.Background(), asLive(s.Plan()), func(r reports.Row) error {
@@ -354,6 +355,14 @@ func TestLiveRerunsOutsideTheModel(t *testing.T) {
 	}
 	if *attempts != 1+trial.MaxReruns+1 {
 		t.Errorf("%d trials ran on the harness, want %d", *attempts, 1+trial.MaxReruns+1)
+	}
+	// Bully's kept attempt measures the host: its expectations are not
+	// judged, whatever they would have said; Chang–Roberts's are.
+	if !bully.Unjudged() || !strings.HasSuffix(bully.Expect, "pass") && !strings.Contains(bully.Expect, "fail: ") {
+		t.Errorf("bully: expect %q, want it unjudged with what it would have said", bully.Expect)
+	}
+	if cr.Expect != "pass" {
+		t.Errorf("chang-roberts: expect %q, want pass", cr.Expect)
 	}
 	// The trace holds each trial once: the attempt kept.
 	var headers, sends int

@@ -441,6 +441,17 @@ func TestExpectations(t *testing.T) {
 	if fails := CheckRun([]*Spec{spec}, rows); len(fails) != 1 || !strings.Contains(fails[0].What, "never finished") {
 		t.Errorf("p100: %v", fails)
 	}
+	// A trial kept outside its model in every attempt counts in no
+	// expectation, per trial or over trials: the one that never finished,
+	// unjudged, fails p100 no longer, nor does its failed verdict.
+	rows[4].Expect = reports.ExpectUnjudged + "fail: liveness within 1s: not live (no leader agreed)"
+	if fails := CheckRun([]*Spec{spec}, rows); len(fails) != 0 {
+		t.Errorf("p100 with the unfinished trial unjudged: %v", fails)
+	}
+	rows[4].Expect = "fail: liveness within 1s: not live (no leader agreed)"
+	if fails := CheckRun([]*Spec{spec}, rows); len(fails) != 2 {
+		t.Errorf("p100 with the unfinished trial judged and failed: %v, want its failure and p100's", fails)
+	}
 }
 
 func nodesTheory(messages int64) nodes.Theory { return nodes.Theory{Messages: messages} }

@@ -478,7 +478,7 @@ func printRun(out io.Writer, sum []reports.Group, rows []reports.Row, written in
 	if n, attempts, kept := reports.Reruns(rows); n > 0 {
 		fmt.Fprintf(out, "%d live trials ran again (%d attempts not kept): the host delayed a message of a bounded-delay\n  algorithm past D, outside its model (the reruns column", n, attempts)
 		if kept > 0 {
-			fmt.Fprintf(out, ";\n  %d kept after the last attempt overran too: the host is too loaded for this T, try a larger --latency", kept)
+			fmt.Fprintf(out, ";\n  %d kept after the last attempt overran too, their expectations not judged: the host is too loaded\n  for this T, try a larger --latency", kept)
 		}
 		fmt.Fprintln(out, ")")
 	}
