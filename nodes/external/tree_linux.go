@@ -7,6 +7,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // strays lists the processes, other than the harness, that descend from
@@ -111,8 +113,12 @@ func group(pgid int) []int {
 
 // stat returns the fields of /proc/PID/stat after the command's name:
 // state, ppid, pgrp, ...; nil if the process is gone.
-func stat(pid int) []string {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+func stat(pid int) []string { return fields("/proc/" + strconv.Itoa(pid) + "/stat") }
+
+// fields returns the fields of a stat file (a process's or a task's) after
+// the command's name; nil if it cannot be read.
+func fields(path string) []string {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil
 	}
@@ -120,30 +126,81 @@ func stat(pid int) []string {
 	return strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
 }
 
-// groupUsage returns the CPU time (user and system) of process group pgid
-// and of the children its processes have reaped, and whether one of them
-// is runnable or in an uninterruptible wait (running or waiting for the
-// CPU or the disk, not blocked by choice).
-func groupUsage(pgid int) (cpu time.Duration, busy, ok bool) { return usage(group(pgid)) }
-
-// ownUsage is groupUsage of process pid alone: one file read, where the
-// group takes a pass over /proc.
-func ownUsage(pid int) (cpu time.Duration, busy, ok bool) { return usage([]int{pid}) }
-
-func usage(pids []int) (cpu time.Duration, busy, ok bool) {
-	var ticks int64
-	for _, pid := range pids {
-		f := stat(pid)
-		if len(f) < 15 {
+// runQueue reads the schedstat of every task (thread) of process group
+// pgid (/proc/PID/task/TID/schedstat: ns on a CPU, ns waiting on a run
+// queue, timeslices) into tasks, which keeps each task's from one call to
+// the next. waited is the most any one task waited on a run queue since
+// its baseline: its run_delay when the first call (first) saw it, or
+// nothing for a task begun since. The most, not the sum: tasks wait side
+// by side, and their sum would pass the wall time of a program with many
+// threads; a child that ended took its waits with it, which are then
+// charged. The kernel adds a wait to run_delay only once the task runs
+// again: waiting says that a task is on a run queue now and has not run
+// since the last call, a wait the counters do not show yet. ok is false
+// when no task's schedstat could be read.
+func runQueue(pgid int, tasks map[int]taskSched, first bool) (waited time.Duration, waiting, ok bool) {
+	for _, pid := range group(pgid) {
+		dir := "/proc/" + strconv.Itoa(pid) + "/task/"
+		ents, err := os.ReadDir(dir)
+		if err != nil {
 			continue
 		}
-		ok = true
-		busy = busy || f[0] == "R" || f[0] == "D"
-		for _, s := range f[11:15] { // utime, stime, cutime, cstime
-			v, _ := strconv.ParseInt(s, 10, 64)
-			ticks += v
+		for _, e := range ents {
+			tid, err := strconv.Atoi(e.Name())
+			if err != nil {
+				continue
+			}
+			var now taskSched
+			b, err := os.ReadFile(dir + e.Name() + "/schedstat")
+			if err != nil || !scan(string(b), &now.cpu, &now.delay, &now.slices) {
+				continue
+			}
+			ok = true
+			prev, seen := tasks[tid]
+			switch {
+			case seen:
+				now.base = prev.base
+			case first:
+				now.base = now.delay
+			}
+			waited = max(waited, time.Duration(now.delay-now.base))
+			if seen && now.cpu == prev.cpu && now.slices == prev.slices {
+				st := fields(dir + e.Name() + "/stat")
+				waiting = waiting || len(st) > 0 && st[0] == "R"
+			}
+			tasks[tid] = now
 		}
 	}
-	// The kernel reports these in USER_HZ, 100 on every Linux ABI.
-	return time.Duration(ticks) * (time.Second / 100), busy, ok
+	return waited, waiting, ok
+}
+
+// taskSched is one task's schedstat (ns on a CPU, ns on a run queue,
+// timeslices) and the run_delay its waits are counted from.
+type taskSched struct{ cpu, delay, slices, base int64 }
+
+// scan parses the numbers of a schedstat line into vs.
+func scan(line string, vs ...*int64) bool {
+	f := strings.Fields(line)
+	if len(f) < len(vs) {
+		return false
+	}
+	for i, v := range vs {
+		var err error
+		if *v, err = strconv.ParseInt(f[i], 10, 64); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// unread is how many bytes the pipe f holds that nobody has read yet
+// (FIONREAD, which Linux names TIOCINQ).
+func unread(f *os.File) int {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	n := 0
+	rc.Control(func(fd uintptr) { n, _ = unix.IoctlGetInt(int(fd), unix.TIOCINQ) })
+	return n
 }
