@@ -36,7 +36,7 @@ func TestCharge(t *testing.T) {
 }
 
 // NODE-PROTOCOL.md, "Step timeout and start-up": a program that sleeps
-// past its step timeout fails, however busy or idle the host.
+// past its step timeout fails: sleeping is charged, as computing is.
 func TestSleepingStepFails(t *testing.T) {
 	_, err := run(t, algorithm(t, "sleepy", budgetTimeout), 3, []int{0})
 	want := "go-sleepy n0: step 3 (elect): did not end its step within the step timeout (300ms)"
@@ -45,7 +45,7 @@ func TestSleepingStepFails(t *testing.T) {
 	}
 }
 
-// NODE-PROTOCOL.md, "Start-up": init is bounded by the time the program
+// NODE-PROTOCOL.md, "Step timeout and start-up": init is bounded by the time the program
 // had, not by the wall clock: a program blocked before init_ok fails once
 // it has been charged initTimeouts step timeouts, as does one computing.
 func TestStartupBudget(t *testing.T) {

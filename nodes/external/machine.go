@@ -66,8 +66,8 @@ func (ts *trialState) body(m nodes.Message) ([]byte, bool) {
 
 // node is the nodes.Machine of one node program. Each event is one step:
 // the adapter writes the event's line, then reads and applies the node's
-// lines until "done". It never reads a clock but for the step timeout,
-// which only decides whether the node failed.
+// lines until "done". It never reads a clock but for the step's budget
+// (budget.go), which only decides whether the node failed.
 type node struct {
 	ts   *trialState
 	proc *process
