@@ -92,25 +92,25 @@ func (p *process) more() error {
 	first := len(b.tasks) == 0
 	waited, waiting, sched := runQueue(p.cmd.Process.Pid, b.tasks, first)
 	b.wall, b.waited, b.sched = now.Sub(b.from), waited, sched
-	over := b.charged() >= b.limit
+	// A task on a run queue that has not run since the last poll holds a
+	// wait the kernel has not counted yet: the program is judged later.
+	over := b.charged() >= b.limit && !waiting
+	// The harness's own lateness is not the program's: its poll comes when
+	// the harness is scheduled, after the program may have ended its step
+	// in time. What the program wrote before this poll is read before it
+	// is judged, once.
+	judged := over && (b.graced || unread(p.out) == 0)
 	switch {
-	case over && waiting:
-		// Its last wait is not counted yet: judged at the next poll.
-	case over && !b.graced && unread(p.out) > 0:
-		// The harness's own lateness is not the program's: its poll comes
-		// when the harness is scheduled, after the program may have ended
-		// its step in time. What the program wrote before this poll is
-		// read before it is judged, once.
-		b.graced = true
-	case over && b.init:
+	case judged && b.init:
 		return fmt.Errorf("%w: did not answer init within %d step timeouts (%v)%s", errStartup, initTimeouts, b.limit, b.spent())
-	case over:
+	case judged:
 		return errTimeout
-	case now.Sub(b.from) >= wallLimit:
+	case b.wall >= wallLimit:
 		return fmt.Errorf("%w: did not end %s within %v of wall time%s: the host did not run it", nodes.ErrInfrastructure, b.what(), wallLimit, b.spent())
 	}
+	b.graced = b.graced || over
 	next := p.budgetPoll()
-	if !over {
+	if b.charged() < b.limit {
 		next = min(next, b.limit-b.charged())
 	}
 	p.out.SetReadDeadline(now.Add(next))
