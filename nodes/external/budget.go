@@ -48,17 +48,20 @@ type budget struct {
 	from  time.Time     // the step's start
 	// wall is the step's wall time at the last poll, waited the most one
 	// of the program's tasks had then waited on a run queue since the
-	// first poll (runQueue), when sched says that schedstat was read.
+	// step's start (runQueue), when sched says that schedstat was read.
 	wall, waited time.Duration
 	sched        bool
-	tasks        map[int]taskSched // its tasks' schedstat at the last poll
-	graced       bool              // its unread output has been read once past the budget
-	gen          int64             // interrupts at the start
+	// fromZero says that a task first seen at a poll began in the step,
+	// or that the program did (its first step, init): all its waits are
+	// the step's.
+	fromZero bool
+	tasks    map[int]taskSched // its tasks' schedstat at the last poll
+	graced   bool              // its unread output has been read once past the budget
+	gen      int64             // interrupts at the start
 }
 
 // budgetPoll is how often a step's budget is looked at: a tenth of it,
-// at most a second. The first poll reads the baseline of the program's
-// waits, so what it waited before is charged.
+// at most a second.
 func (p *process) budgetPoll() time.Duration {
 	return max(min(time.Second, p.timeout/10), time.Millisecond)
 }
@@ -73,10 +76,23 @@ func (p *process) startBudget(init bool) {
 		tasks = map[int]taskSched{}
 	}
 	clear(tasks)
-	*b = budget{init: init, limit: p.timeout, from: now, tasks: tasks, gen: interrupts.Load()}
+	*b = budget{init: init, limit: p.timeout, from: now, tasks: tasks, gen: interrupts.Load(), fromZero: !p.begun}
 	if init {
 		b.limit = initTimeouts * p.timeout
 	}
+	// The baseline of the program's own task, one read of a file kept
+	// open (its other tasks', at the first poll): a poll the host holds
+	// late must not charge the waits before it.
+	if p.begun {
+		if p.sched == nil {
+			p.sched = openSched(p.cmd.Process.Pid)
+		}
+		if t, ok := readSched(p.sched); ok {
+			t.base = t.delay
+			tasks[p.cmd.Process.Pid] = t
+		}
+	}
+	p.begun = true
 	p.out.SetReadDeadline(now.Add(p.budgetPoll()))
 }
 
@@ -89,9 +105,9 @@ func (p *process) more() error {
 	if interrupts.Load() != b.gen {
 		return errTimeout
 	}
-	first := len(b.tasks) == 0
-	waited, waiting, sched := runQueue(p.cmd.Process.Pid, b.tasks, first)
+	waited, waiting, sched := runQueue(p.cmd.Process.Pid, b.tasks, b.fromZero)
 	b.wall, b.waited, b.sched = now.Sub(b.from), waited, sched
+	b.fromZero = true // a task first seen at a later poll began since
 	// A task on a run queue that has not run since the last poll holds a
 	// wait the kernel has not counted yet: the program is judged later.
 	over := b.charged() >= b.limit && !waiting

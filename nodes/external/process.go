@@ -45,6 +45,10 @@ type process struct {
 	reuse, keep bool
 	idleTimer   *time.Timer // stops it while kept idle
 	budget      budget      // the step in progress's (budget.go)
+	// sched is its own task's schedstat, read at each step's start
+	// (budget.go); begun, that it has had a step.
+	sched *os.File
+	begun bool
 }
 
 // spawn starts argv with its standard input, output and error as pipes.
@@ -258,6 +262,9 @@ func (p *process) stop(deadline time.Time) {
 	running.Unlock()
 	p.out.Close()
 	p.errOut.Close()
+	if p.sched != nil {
+		p.sched.Close()
+	}
 }
 
 // kill sends SIGKILL to the program, its process group and every process

@@ -1,6 +1,7 @@
 package external
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -130,15 +131,16 @@ func fields(path string) []string {
 // pgid (/proc/PID/task/TID/schedstat: ns on a CPU, ns waiting on a run
 // queue, timeslices) into tasks, which keeps each task's from one call to
 // the next. waited is the most any one task waited on a run queue since
-// its baseline: its run_delay when the first call (first) saw it, or
-// nothing for a task begun since. The most, not the sum: tasks wait side
-// by side, and their sum would pass the wall time of a program with many
-// threads; a child that ended took its waits with it, which are then
-// charged. The kernel adds a wait to run_delay only once the task runs
-// again: waiting says that a task is on a run queue now and has not run
-// since the last call, a wait the counters do not show yet. ok is false
-// when no task's schedstat could be read.
-func runQueue(pgid int, tasks map[int]taskSched, first bool) (waited time.Duration, waiting, ok bool) {
+// its baseline: what tasks holds, or for a task first seen, nothing
+// (fromZero: it began since the step's start) or its run_delay now. The
+// most, not the sum: tasks wait side by side, and their sum would pass
+// the wall time of a program with many threads; a child that ended took
+// its waits with it, which are then charged. The kernel adds a wait to
+// run_delay only once the task runs again: waiting says that a task is on
+// a run queue now and has not run since the last call, a wait the
+// counters do not show yet. ok is false when no task's schedstat could be
+// read.
+func runQueue(pgid int, tasks map[int]taskSched, fromZero bool) (waited time.Duration, waiting, ok bool) {
 	for _, pid := range group(pgid) {
 		dir := "/proc/" + strconv.Itoa(pid) + "/task/"
 		ents, err := os.ReadDir(dir)
@@ -150,9 +152,9 @@ func runQueue(pgid int, tasks map[int]taskSched, first bool) (waited time.Durati
 			if err != nil {
 				continue
 			}
-			var now taskSched
 			b, err := os.ReadFile(dir + e.Name() + "/schedstat")
-			if err != nil || !scan(string(b), &now.cpu, &now.delay, &now.slices) {
+			now, read := parseSched(b, err)
+			if !read {
 				continue
 			}
 			ok = true
@@ -160,7 +162,7 @@ func runQueue(pgid int, tasks map[int]taskSched, first bool) (waited time.Durati
 			switch {
 			case seen:
 				now.base = prev.base
-			case first:
+			case !fromZero:
 				now.base = now.delay
 			}
 			waited = max(waited, time.Duration(now.delay-now.base))
@@ -178,19 +180,42 @@ func runQueue(pgid int, tasks map[int]taskSched, first bool) (waited time.Durati
 // timeslices) and the run_delay its waits are counted from.
 type taskSched struct{ cpu, delay, slices, base int64 }
 
-// scan parses the numbers of a schedstat line into vs.
-func scan(line string, vs ...*int64) bool {
-	f := strings.Fields(line)
-	if len(f) < len(vs) {
-		return false
+// parseSched parses a schedstat file's content b, read with error err.
+func parseSched(b []byte, err error) (t taskSched, ok bool) {
+	f := strings.Fields(string(b))
+	if err != nil || len(f) < 3 {
+		return t, false
 	}
-	for i, v := range vs {
-		var err error
+	for i, v := range []*int64{&t.cpu, &t.delay, &t.slices} {
 		if *v, err = strconv.ParseInt(f[i], 10, 64); err != nil {
-			return false
+			return t, false
 		}
 	}
-	return true
+	return t, true
+}
+
+// openSched opens the schedstat of process pid's own task, to be read by
+// readSched at each step's start; nil if it cannot.
+func openSched(pid int) *os.File {
+	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(pid) + "/schedstat")
+	if err != nil {
+		return nil
+	}
+	return f
+}
+
+// readSched reads f, opened by openSched, afresh: one pread, which the
+// kernel answers with the task's counters now.
+func readSched(f *os.File) (taskSched, bool) {
+	if f == nil {
+		return taskSched{}, false
+	}
+	var buf [96]byte
+	n, err := f.ReadAt(buf[:], 0)
+	if err == io.EOF {
+		err = nil
+	}
+	return parseSched(buf[:n], err)
 }
 
 // unread is how many bytes the pipe f holds that nobody has read yet
