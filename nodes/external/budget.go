@@ -17,9 +17,10 @@ import (
 // row must not depend on the host's load. The program is charged the wall
 // time of its step less the time it waited on a run queue for a CPU
 // (Linux's run_delay, /proc/PID/task/TID/schedstat): computing, sleeping
-// and blocking are charged, being starved is not. Both are looked at every
-// poll (budgetPoll), never per step: a step that ends before its first
-// poll, nearly every one, reads nothing.
+// and blocking are charged, being starved is not. A step's start reads
+// its own task's run_delay (one pread of a file kept open); the rest is
+// looked at every poll (budgetPoll), which a step that ends sooner, nearly
+// every one, never reaches.
 //
 //   - a step may be charged one step timeout, init initTimeouts of them
 //     (init includes an interpreter's start-up);
