@@ -14,13 +14,18 @@ import (
 // busy host stretches a step's wall time without bound (forty
 // interpreters started side by side on two loaded cores took over 30 s to
 // answer init; a step of a flood at load 60 passed 10 s), and a simulated
-// row must not depend on the host's load. The program is charged the wall
-// time of its step less the time it waited on a run queue for a CPU
-// (Linux's run_delay, /proc/PID/task/TID/schedstat): computing, sleeping
-// and blocking are charged, being starved is not. A step's start reads
-// its own task's run_delay (one pread of a file kept open); the rest is
-// looked at every poll (budgetPoll), which a step that ends sooner, nearly
-// every one, never reaches.
+// row must not depend on the host's load. The program is charged its CPU
+// time and the time it was blocked, by its own choice (sleeping, reading):
+// from Linux's /proc/PID/task/TID/schedstat, each poll's interval less the
+// time the program ran or waited on a run queue in it, when none of its
+// tasks is runnable or in a disk wait at the poll and its output is all
+// read (else the harness is behind). Waiting for a CPU is not charged, nor
+// is time the host took otherwise (a VM's vCPU descheduled: at load 120 a
+// Python start-up spent most of 40 s neither running nor on a run queue,
+// and a charge of wall time less run-queue waits failed it). A step's
+// start reads its own task's counters (one pread of a file kept open);
+// the rest is looked at every poll (budgetPoll), which a step that ends
+// sooner, nearly every one, never reaches.
 //
 //   - a step may be charged one step timeout, init initTimeouts of them
 //     (init includes an interpreter's start-up);
@@ -47,17 +52,17 @@ type budget struct {
 	init  bool          // the init step: errStartup, initTimeouts
 	limit time.Duration // what it may be charged
 	from  time.Time     // the step's start
-	// wall is the step's wall time at the last poll, waited the most one
-	// of the program's tasks had then waited on a run queue since the
-	// step's start (runQueue), when sched says that schedstat was read.
-	wall, waited time.Duration
-	sched        bool
+	last  time.Time     // the last poll, or the start
+	// cpu and blocked are what it was charged (its CPU time, the time it
+	// was seen blocked), wall the step's wall time at the last poll;
+	// sched says that schedstat was read there.
+	cpu, blocked, wall time.Duration
+	sched              bool
 	// fromZero says that a task first seen at a poll began in the step,
-	// or that the program did (its first step, init): all its waits are
-	// the step's.
+	// or that the program did (its first step, init): all it did is the
+	// step's.
 	fromZero bool
 	tasks    map[int]taskSched // its tasks' schedstat at the last poll
-	graced   bool              // its unread output has been read once past the budget
 	gen      int64             // interrupts at the start
 }
 
@@ -77,19 +82,18 @@ func (p *process) startBudget(init bool) {
 		tasks = map[int]taskSched{}
 	}
 	clear(tasks)
-	*b = budget{init: init, limit: p.timeout, from: now, tasks: tasks, gen: interrupts.Load(), fromZero: !p.begun}
+	*b = budget{init: init, limit: p.timeout, from: now, last: now, tasks: tasks, gen: interrupts.Load(), fromZero: !p.begun}
 	if init {
 		b.limit = initTimeouts * p.timeout
 	}
-	// The baseline of the program's own task, one read of a file kept
-	// open (its other tasks', at the first poll): a poll the host holds
-	// late must not charge the waits before it.
+	// The baseline of the program's own task (its other tasks', at the
+	// first poll): a poll the host holds late must not charge what the
+	// program did before the step.
 	if p.begun {
 		if p.sched == nil {
 			p.sched = openSched(p.cmd.Process.Pid)
 		}
 		if t, ok := readSched(p.sched); ok {
-			t.base = t.delay
 			tasks[p.cmd.Process.Pid] = t
 		}
 	}
@@ -106,40 +110,32 @@ func (p *process) more() error {
 	if interrupts.Load() != b.gen {
 		return errTimeout
 	}
-	waited, waiting, sched := runQueue(p.cmd.Process.Pid, b.tasks, b.fromZero)
-	b.wall, b.waited, b.sched = now.Sub(b.from), waited, sched
+	cpu, active, runnable, sched := activity(p.cmd.Process.Pid, b.tasks, b.fromZero)
 	b.fromZero = true // a task first seen at a later poll began since
-	// A task on a run queue that has not run since the last poll holds a
-	// wait the kernel has not counted yet: the program is judged later.
-	over := b.charged() >= b.limit && !waiting
-	// The harness's own lateness is not the program's: its poll comes when
-	// the harness is scheduled, after the program may have ended its step
-	// in time. What the program wrote before this poll is read before it
-	// is judged, once.
-	judged := over && (b.graced || unread(p.out) == 0)
+	interval := now.Sub(b.last)
+	b.cpu += cpu
 	switch {
-	case judged && b.init:
+	case !sched:
+		b.blocked += interval
+	case !runnable && unread(p.out) == 0:
+		// Blocked by its own choice: what it did not run or wait for.
+		// Output not yet read says the harness is behind, which a
+		// program blocked on writing more must not be charged for.
+		b.blocked += max(0, interval-active)
+	}
+	b.wall, b.sched, b.last = now.Sub(b.from), sched, now
+	charged := b.cpu + b.blocked
+	switch {
+	case charged >= b.limit && b.init:
 		return fmt.Errorf("%w: did not answer init within %d step timeouts (%v)%s", errStartup, initTimeouts, b.limit, b.spent())
-	case judged:
+	case charged >= b.limit:
 		return errTimeout
 	case b.wall >= wallLimit:
 		return fmt.Errorf("%w: did not end %s within %v of wall time%s: the host did not run it", nodes.ErrInfrastructure, b.what(), wallLimit, b.spent())
 	}
-	b.graced = b.graced || over
-	next := p.budgetPoll()
-	if b.charged() < b.limit {
-		next = min(next, b.limit-b.charged())
-	}
-	p.out.SetReadDeadline(now.Add(next))
+	p.out.SetReadDeadline(now.Add(min(p.budgetPoll(), b.limit-charged)))
 	return nil
 }
-
-// charged is the time charged to the program so far (charge).
-func (b *budget) charged() time.Duration { return charge(b.wall, b.waited) }
-
-// charge is what a step costs the program: its wall time less the time it
-// waited for a CPU, never less than nothing.
-func charge(wall, waited time.Duration) time.Duration { return max(0, wall-waited) }
 
 func (b *budget) what() string {
 	if b.init {
@@ -149,10 +145,10 @@ func (b *budget) what() string {
 }
 
 // spent says what the step was charged, for an error: the time it had,
-// and the time it waited for a CPU, or that the latter is unknown.
+// or that only its wall time is known.
 func (b *budget) spent() string {
 	if !b.sched {
-		return fmt.Sprintf(": %v of wall time (the time it waited for a CPU is unknown here)", b.wall.Round(time.Millisecond))
+		return fmt.Sprintf(": %v of wall time (what the program did in it is unknown here)", b.wall.Round(time.Millisecond))
 	}
-	return fmt.Sprintf(": charged %v (%v of wall time less %v waiting for a CPU)", b.charged().Round(time.Millisecond), b.wall.Round(time.Millisecond), b.waited.Round(time.Millisecond))
+	return fmt.Sprintf(": charged %v of CPU and %v blocked, in %v of wall time", b.cpu.Round(time.Millisecond), b.blocked.Round(time.Millisecond), b.wall.Round(time.Millisecond))
 }

@@ -4,8 +4,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/electbench/electbench/nodes/external"
 )
 
 // The step budget's test programs (node_test.go): the step timeout they
@@ -16,24 +14,6 @@ const (
 	starvedCPU    = 20 * time.Millisecond
 	sleepyFor     = 3 * budgetTimeout
 )
-
-// NODE-PROTOCOL.md, "Step timeout and start-up": a step costs the program
-// its wall time less the time it waited for a CPU, never less than
-// nothing.
-func TestCharge(t *testing.T) {
-	ms := time.Millisecond
-	for _, c := range []struct{ wall, waited, want time.Duration }{
-		{100 * ms, 0, 100 * ms},          // computing, sleeping or blocked: all of it
-		{100 * ms, 90 * ms, 10 * ms},     // starved: what it ran
-		{100 * ms, 100 * ms, 0},          // starved throughout
-		{100 * ms, 101 * ms, 0},          // a wait counted to the tick past the wall time
-		{1500 * ms, 1400 * ms, 100 * ms}, // long, and starved meanwhile
-	} {
-		if got := external.Charge(c.wall, c.waited); got != c.want {
-			t.Errorf("charge(wall %v, waited %v) = %v, want %v", c.wall, c.waited, got, c.want)
-		}
-	}
-}
 
 // NODE-PROTOCOL.md, "Step timeout and start-up": a program that sleeps
 // past its step timeout fails: sleeping is charged, as computing is.

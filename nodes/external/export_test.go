@@ -15,6 +15,3 @@ func IdlePids() []int {
 	}
 	return out
 }
-
-// Charge is charge: what an interval of a step costs the program.
-var Charge = charge

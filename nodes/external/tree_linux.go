@@ -127,20 +127,16 @@ func fields(path string) []string {
 	return strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
 }
 
-// runQueue reads the schedstat of every task (thread) of process group
+// activity reads the schedstat of every task (thread) of process group
 // pgid (/proc/PID/task/TID/schedstat: ns on a CPU, ns waiting on a run
 // queue, timeslices) into tasks, which keeps each task's from one call to
-// the next. waited is the most any one task waited on a run queue since
-// its baseline: what tasks holds, or for a task first seen, nothing
-// (fromZero: it began since the step's start) or its run_delay now. The
-// most, not the sum: tasks wait side by side, and their sum would pass
-// the wall time of a program with many threads; a child that ended took
-// its waits with it, which are then charged. The kernel adds a wait to
-// run_delay only once the task runs again: waiting says that a task is on
-// a run queue now and has not run since the last call, a wait the
-// counters do not show yet. ok is false when no task's schedstat could be
-// read.
-func runQueue(pgid int, tasks map[int]taskSched, fromZero bool) (waited time.Duration, waiting, ok bool) {
+// the next, and returns what its tasks did since: cpu, the most CPU time
+// one task used; active, the most time one task ran or waited on a run
+// queue (a task first seen counts from nothing if fromZero, it began
+// since, and otherwise from now). The most, not the sum: tasks run side
+// by side. runnable says that a task is running, on a run queue or in a
+// disk wait now; ok, that some task's schedstat could be read.
+func activity(pgid int, tasks map[int]taskSched, fromZero bool) (cpu, active time.Duration, runnable, ok bool) {
 	for _, pid := range group(pgid) {
 		dir := "/proc/" + strconv.Itoa(pid) + "/task/"
 		ents, err := os.ReadDir(dir)
@@ -159,26 +155,23 @@ func runQueue(pgid int, tasks map[int]taskSched, fromZero bool) (waited time.Dur
 			}
 			ok = true
 			prev, seen := tasks[tid]
-			switch {
-			case seen:
-				now.base = prev.base
-			case !fromZero:
-				now.base = now.delay
+			if !seen && !fromZero {
+				prev = now
 			}
-			waited = max(waited, time.Duration(now.delay-now.base))
-			if seen && now.cpu == prev.cpu && now.slices == prev.slices {
-				st := fields(dir + e.Name() + "/stat")
-				waiting = waiting || len(st) > 0 && st[0] == "R"
+			cpu = max(cpu, time.Duration(now.cpu-prev.cpu))
+			active = max(active, time.Duration(now.cpu-prev.cpu+now.delay-prev.delay))
+			if st := fields(dir + e.Name() + "/stat"); len(st) > 0 && (st[0] == "R" || st[0] == "D") {
+				runnable = true
 			}
 			tasks[tid] = now
 		}
 	}
-	return waited, waiting, ok
+	return cpu, active, runnable, ok
 }
 
-// taskSched is one task's schedstat (ns on a CPU, ns on a run queue,
-// timeslices) and the run_delay its waits are counted from.
-type taskSched struct{ cpu, delay, slices, base int64 }
+// taskSched is one task's schedstat: ns on a CPU, ns on a run queue,
+// timeslices.
+type taskSched struct{ cpu, delay, slices int64 }
 
 // parseSched parses a schedstat file's content b, read with error err.
 func parseSched(b []byte, err error) (t taskSched, ok bool) {

@@ -20,13 +20,13 @@ func gone(pid int) bool { return true }
 // group is unknown without /proc.
 func group(pgid int) []int { return nil }
 
-// runQueue is unknown without /proc: a step is charged its wall time.
-func runQueue(pgid int, tasks map[int]taskSched, fromZero bool) (waited time.Duration, waiting, ok bool) {
-	return 0, false, false
+// activity is unknown without /proc: a step is charged its wall time.
+func activity(pgid int, tasks map[int]taskSched, fromZero bool) (cpu, active time.Duration, runnable, ok bool) {
+	return 0, 0, false, false
 }
 
 // taskSched is Linux's (tree_linux.go).
-type taskSched struct{ delay, base int64 }
+type taskSched struct{}
 
 // openSched has nothing to open here.
 func openSched(pid int) *os.File { return nil }
