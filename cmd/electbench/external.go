@@ -30,7 +30,7 @@ func (o *externalOptions) bind(f *pflag.FlagSet) {
 	f.StringVar(&o.topology, "topology", "", "with --node-cmd: ring, bidirectional-ring or complete")
 	f.StringVar(&o.name, "name", "", "with --node-cmd: the algorithm's name in rows (default: the program's base name)")
 	f.StringVar(&o.theory, "node-theory", "", "with --node-cmd: a built-in algorithm whose reference figures fill theory_messages")
-	f.DurationVar(&o.timeout, "node-timeout", external.DefaultStepTimeout, "with --node-cmd: wall time a node may take to end a step")
+	f.DurationVar(&o.timeout, "node-timeout", external.DefaultStepTimeout, "with --node-cmd: time a node may take to end a step (wall time less its wait for a CPU)")
 }
 
 // spec builds the external algorithm's spec from the flags; ok is false

@@ -44,7 +44,7 @@ Exit codes: 0 every check passed, 1 one failed, 2 bad usage.`,
 	f := cmd.Flags()
 	f.StringVar(&o.topology, "topology", "", "ring, bidirectional-ring or complete (required)")
 	f.IntVar(&o.nodes, "nodes", o.nodes, "cluster size of the election check")
-	f.DurationVar(&o.timeout, "node-timeout", o.timeout, "wall time the program may take to end a step")
+	f.DurationVar(&o.timeout, "node-timeout", o.timeout, "time the program may take to end a step (wall time less its wait for a CPU)")
 	return cmd
 }
 

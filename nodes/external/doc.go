@@ -10,18 +10,18 @@
 // built-in one. Its constructor is called once per trial (once per node
 // process, live) and gives each machine a program: one kept from an
 // earlier trial of the spec if the program declared "reuse" in its
-// init_ok (pool.go; it is given a fresh init), otherwise a new one. The
-// init step, which includes a new program's start-up, is bounded by the
-// program's CPU time and idleness, not the wall clock (startup.go), so
-// that a busy host does not fail it.
+// init_ok (pool.go; it is given a fresh init), otherwise a new one. Every
+// step, and the init step, which includes a new program's start-up, is
+// bounded by the time the program had: its wall time less the time it
+// waited for a CPU (budget.go), so that a busy host does not fail it.
 //
 // Each event the runtime hands a machine is one step: the adapter writes
 // the event's line, then reads the node's lines up to "done" and applies
 // each through nodes.Env — a message to a peer is env.Send, a timer
 // env.SetTimer, a leader line env.Decide — so everything happens at the
 // step's instant, virtual in the simulator, real live. The adapter reads
-// no clock but for the wall-clock step timeout, which only decides whether
-// the node failed.
+// no clock but for the step's budget, which only decides whether the node
+// failed.
 //
 // A program's message types and timers become nodes.ExternalKind and
 // nodes.ExternalTimer, registered as first seen. A message is a

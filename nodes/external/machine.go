@@ -66,8 +66,8 @@ func (ts *trialState) body(m nodes.Message) ([]byte, bool) {
 
 // node is the nodes.Machine of one node program. Each event is one step:
 // the adapter writes the event's line, then reads and applies the node's
-// lines until "done". It never reads a clock but for the step timeout,
-// which only decides whether the node failed.
+// lines until "done". It never reads a clock but for the step's budget
+// (budget.go), which only decides whether the node failed.
 type node struct {
 	ts   *trialState
 	proc *process
@@ -442,9 +442,9 @@ func (n *node) init(env nodes.Env) error {
 		}
 		return n.writeErr(err)
 	}
-	n.proc.startInit(n.reused)
+	n.proc.startBudget(true)
 	for {
-		raw, err := n.proc.readLineWithin(n.proc.initMore)
+		raw, err := n.proc.readLine()
 		if err != nil {
 			if n.reused && n.stepLines == 0 && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)) {
 				return errStale
@@ -486,7 +486,7 @@ func (n *node) run(env nodes.Env, event string, in []byte) {
 		n.fail(n.writeErr(err))
 		return
 	}
-	n.proc.startStep()
+	n.proc.startBudget(false)
 	for {
 		raw, err := n.proc.readLine()
 		if err != nil {
@@ -569,10 +569,10 @@ func (n *node) apply(env nodes.Env, o *output) error {
 // ending (its exit status and the tail of its standard error).
 func (n *node) readErr(partial []byte, err error) error {
 	switch {
-	case errors.Is(err, errStartup):
+	case errors.Is(err, errStartup), errors.Is(err, nodes.ErrInfrastructure):
 		return err
 	case errors.Is(err, errTimeout):
-		return fmt.Errorf("did not end its step within the step timeout (%v)", n.ts.spec.timeout())
+		return fmt.Errorf("did not end its step within the step timeout (%v)%s", n.ts.spec.timeout(), n.proc.budget.spent())
 	case errors.Is(err, errLong):
 		return lineErr(fmt.Errorf("a line longer than %d bytes", MaxLine), partial)
 	case errors.Is(err, io.ErrUnexpectedEOF):

@@ -13,8 +13,10 @@ import (
 // "node-mode MODE" it speaks NODE-PROTOCOL.md on its standard input and
 // output instead of running tests. MODE "cr" is Chang-Roberts; "reuse" is
 // Chang-Roberts kept across trials (reuse.go); "sleepinit" and "spininit"
-// never answer init, blocked or computing; the others misbehave in one way
-// each, at the node's first "elect".
+// never answer init, blocked or computing; "starved" is Chang-Roberts
+// whose first "elect" computes starvedCPU while starved of the CPU (beside
+// "hog", which only computes), "sleepy" one that sleeps sleepyFor in it;
+// the others misbehave in one way each, at the node's first "elect".
 
 func init() {
 	if len(os.Args) == 3 && os.Args[1] == "node-mode" {
@@ -49,6 +51,8 @@ func testNode(mode string) int {
 		return noopNode(in, out)
 	case "reuse":
 		return reuseNode(in, out)
+	case "hog":
+		return hog()
 	case "sleepinit":
 		time.Sleep(time.Hour)
 	case "spininit":
@@ -84,6 +88,10 @@ func testNode(mode string) int {
 			case "hang":
 				out.Flush()
 				time.Sleep(time.Hour)
+			case "starved":
+				starve(starvedCPU)
+			case "sleepy":
+				time.Sleep(sleepyFor)
 			case "badsrc":
 				out.WriteString(`{"src":"n99","dest":"eb","body":{"type":"done"}}` + "\n")
 				out.Flush()

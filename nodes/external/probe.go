@@ -5,16 +5,17 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/electbench/electbench/nodes"
 )
 
 // Probe drives one node program outside any trial, line by line: the
 // conformance check (electbench node-check) uses it to try the program on
 // inputs a trial would not send.
 type Probe struct {
-	spec  Spec
-	proc  *process
-	name  string
-	inits int // init lines sent
+	spec Spec
+	proc *process
+	name string
 }
 
 // StartProbe starts the program of spec as node name.
@@ -37,22 +38,15 @@ func (pr *Probe) Step(line []byte, init bool) ([][]byte, error) {
 		}
 		return nil, fmt.Errorf("could not be sent its input: the program %s", pr.proc.exitStatus())
 	}
-	var more func() error // the init step's budget (startup.go)
-	if init {
-		pr.proc.startInit(pr.inits > 0)
-		pr.inits++
-		more = pr.proc.initMore
-	} else {
-		pr.proc.startStep()
-	}
+	pr.proc.startBudget(init)
 	var out [][]byte
 	for {
-		raw, err := pr.proc.readLineWithin(more)
+		raw, err := pr.proc.readLine()
 		switch {
-		case errors.Is(err, errStartup):
+		case errors.Is(err, errStartup), errors.Is(err, nodes.ErrInfrastructure):
 			return out, err
 		case errors.Is(err, errTimeout):
-			return out, fmt.Errorf("did not end the step within %v (it must write %s)", pr.spec.timeout(), endOf(init))
+			return out, fmt.Errorf("did not end the step within %v (it must write %s)%s", pr.spec.timeout(), endOf(init), pr.proc.budget.spent())
 		case errors.Is(err, errLong):
 			return out, fmt.Errorf("wrote a line longer than %d bytes", MaxLine)
 		case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):

@@ -44,11 +44,11 @@ type process struct {
 	// trial (pool.go); keep, that its trial keeps it.
 	reuse, keep bool
 	idleTimer   *time.Timer // stops it while kept idle
-	// The init step's budget (startup.go): when it began, the program's
-	// CPU time then and at the last poll, and how long it has been idle.
-	initFrom           time.Time
-	initBase, initLast time.Duration
-	initIdle           time.Duration
+	budget      budget      // the step in progress's (budget.go)
+	// sched is its own task's schedstat, read at each step's start
+	// (budget.go); begun, that it has had a step.
+	sched *os.File
+	begun bool
 }
 
 // spawn starts argv with its standard input, output and error as pipes.
@@ -122,6 +122,7 @@ var running = struct {
 // up to its step timeout (the simulator looks at the interrupt only
 // between steps). Steps begun afterwards have their usual timeout.
 func Interrupt() {
+	interrupts.Add(1)
 	running.Lock()
 	defer running.Unlock()
 	now := time.Now()
@@ -151,18 +152,12 @@ func (p *process) send(line []byte) error {
 	return nil
 }
 
-// startStep arms the step timeout for the lines that follow.
-func (p *process) startStep() { p.out.SetReadDeadline(time.Now().Add(p.timeout)) }
-
-// readLine returns the next output line without its newline; the slice is
-// valid until the next call. io.EOF means the program closed its output
-// (it exited); errTimeout, that the step timeout passed; errLong, a line
-// longer than MaxLine (its first bytes are returned).
-func (p *process) readLine() ([]byte, error) { return p.readLineWithin(nil) }
-
-// readLineWithin is readLine where a passed deadline asks more whether to
-// go on (it arms the next deadline) or to fail with its error.
-func (p *process) readLineWithin(more func() error) ([]byte, error) {
+// readLine returns the next output line of the step begun by startBudget
+// without its newline; the slice is valid until the next call. io.EOF
+// means the program closed its output (it exited); errTimeout or
+// errStartup, that the step went past its budget (budget.go); errLong, a
+// line longer than MaxLine (its first bytes are returned).
+func (p *process) readLine() ([]byte, error) {
 	p.line = p.line[:0]
 	for {
 		b, err := p.r.ReadSlice('\n')
@@ -185,10 +180,7 @@ func (p *process) readLineWithin(more func() error) ([]byte, error) {
 		}
 		p.line = append(p.line, b...)
 		if errors.Is(err, os.ErrDeadlineExceeded) {
-			if more == nil {
-				return p.line, errTimeout
-			}
-			if err := more(); err != nil {
+			if err := p.more(); err != nil {
 				return p.line, err
 			}
 			continue
@@ -270,6 +262,9 @@ func (p *process) stop(deadline time.Time) {
 	running.Unlock()
 	p.out.Close()
 	p.errOut.Close()
+	if p.sched != nil {
+		p.sched.Close()
+	}
 }
 
 // kill sends SIGKILL to the program, its process group and every process

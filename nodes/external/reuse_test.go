@@ -2,7 +2,6 @@ package external_test
 
 import (
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -118,19 +117,3 @@ func TestKilledKeptProgramRestarted(t *testing.T) {
 // reaped reports whether process pid no longer exists, not even as a
 // zombie.
 func reaped(pid int) bool { return syscall.Kill(pid, 0) != nil }
-
-// NODE-PROTOCOL.md, "Start-up": init is bounded by the program's own CPU
-// time and by how long it waits without running, not by the wall clock: a
-// program blocked before init_ok fails once it has waited a step timeout,
-// one computing, once it has used initCPUTimeouts of them in CPU time.
-func TestStartupBudget(t *testing.T) {
-	for _, c := range []struct{ mode, want string }{
-		{"sleepinit", "waiting"},
-		{"spininit", "of CPU without answering init"},
-	} {
-		_, err := run(t, algorithm(t, c.mode, 300*time.Millisecond), 2, []int{0})
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: error %v; want one saying %q", c.mode, err, c.want)
-		}
-	}
-}

@@ -15,8 +15,9 @@ import (
 	"github.com/electbench/electbench/nodes"
 )
 
-// DefaultStepTimeout bounds the wall time a node may take to end a step
-// (NODE-PROTOCOL.md, "Mistakes"; --node-timeout).
+// DefaultStepTimeout bounds the time a node may take to end a step, its
+// wall time less the time it waited for a CPU (budget.go;
+// NODE-PROTOCOL.md, "Mistakes"; --node-timeout).
 const DefaultStepTimeout = 10 * time.Second
 
 // Spec describes an external algorithm: a program, run once per node,
@@ -32,8 +33,8 @@ type Spec struct {
 	// Maintenance lists message types that are not election messages,
 	// besides those each node declares in its init_ok.
 	Maintenance []string
-	// StepTimeout bounds each step in wall time; 0 means
-	// DefaultStepTimeout.
+	// StepTimeout bounds each step's wall time less the time the
+	// program waited for a CPU (budget.go); 0 means DefaultStepTimeout.
 	StepTimeout time.Duration
 }
 

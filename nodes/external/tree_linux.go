@@ -1,12 +1,15 @@
 package external
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // strays lists the processes, other than the harness, that descend from
@@ -111,8 +114,12 @@ func group(pgid int) []int {
 
 // stat returns the fields of /proc/PID/stat after the command's name:
 // state, ppid, pgrp, ...; nil if the process is gone.
-func stat(pid int) []string {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+func stat(pid int) []string { return fields("/proc/" + strconv.Itoa(pid) + "/stat") }
+
+// fields returns the fields of a stat file (a process's or a task's) after
+// the command's name; nil if it cannot be read.
+func fields(path string) []string {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil
 	}
@@ -120,30 +127,98 @@ func stat(pid int) []string {
 	return strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
 }
 
-// groupUsage returns the CPU time (user and system) of process group pgid
-// and of the children its processes have reaped, and whether one of them
-// is runnable or in an uninterruptible wait (running or waiting for the
-// CPU or the disk, not blocked by choice).
-func groupUsage(pgid int) (cpu time.Duration, busy, ok bool) { return usage(group(pgid)) }
-
-// ownUsage is groupUsage of process pid alone: one file read, where the
-// group takes a pass over /proc.
-func ownUsage(pid int) (cpu time.Duration, busy, ok bool) { return usage([]int{pid}) }
-
-func usage(pids []int) (cpu time.Duration, busy, ok bool) {
-	var ticks int64
-	for _, pid := range pids {
-		f := stat(pid)
-		if len(f) < 15 {
+// activity reads the schedstat of every task (thread) of process group
+// pgid (/proc/PID/task/TID/schedstat: ns on a CPU, ns waiting on a run
+// queue, timeslices) into tasks, which keeps each task's from one call to
+// the next, and returns what its tasks did since: cpu, the most CPU time
+// one task used; active, the most time one task ran or waited on a run
+// queue (a task first seen counts from nothing if fromZero, it began
+// since, and otherwise from now). The most, not the sum: tasks run side
+// by side. runnable says that a task is running, on a run queue or in a
+// disk wait now; ok, that some task's schedstat could be read.
+func activity(pgid int, tasks map[int]taskSched, fromZero bool) (cpu, active time.Duration, runnable, ok bool) {
+	for _, pid := range group(pgid) {
+		dir := "/proc/" + strconv.Itoa(pid) + "/task/"
+		ents, err := os.ReadDir(dir)
+		if err != nil {
 			continue
 		}
-		ok = true
-		busy = busy || f[0] == "R" || f[0] == "D"
-		for _, s := range f[11:15] { // utime, stime, cutime, cstime
-			v, _ := strconv.ParseInt(s, 10, 64)
-			ticks += v
+		for _, e := range ents {
+			tid, err := strconv.Atoi(e.Name())
+			if err != nil {
+				continue
+			}
+			b, err := os.ReadFile(dir + e.Name() + "/schedstat")
+			now, read := parseSched(b, err)
+			if !read {
+				continue
+			}
+			ok = true
+			prev, seen := tasks[tid]
+			if !seen && !fromZero {
+				prev = now
+			}
+			cpu = max(cpu, time.Duration(now.cpu-prev.cpu))
+			active = max(active, time.Duration(now.cpu-prev.cpu+now.delay-prev.delay))
+			if st := fields(dir + e.Name() + "/stat"); len(st) > 0 && (st[0] == "R" || st[0] == "D") {
+				runnable = true
+			}
+			tasks[tid] = now
 		}
 	}
-	// The kernel reports these in USER_HZ, 100 on every Linux ABI.
-	return time.Duration(ticks) * (time.Second / 100), busy, ok
+	return cpu, active, runnable, ok
+}
+
+// taskSched is one task's schedstat: ns on a CPU, ns on a run queue,
+// timeslices.
+type taskSched struct{ cpu, delay, slices int64 }
+
+// parseSched parses a schedstat file's content b, read with error err.
+func parseSched(b []byte, err error) (t taskSched, ok bool) {
+	f := strings.Fields(string(b))
+	if err != nil || len(f) < 3 {
+		return t, false
+	}
+	for i, v := range []*int64{&t.cpu, &t.delay, &t.slices} {
+		if *v, err = strconv.ParseInt(f[i], 10, 64); err != nil {
+			return t, false
+		}
+	}
+	return t, true
+}
+
+// openSched opens the schedstat of process pid's own task, to be read by
+// readSched at each step's start; nil if it cannot.
+func openSched(pid int) *os.File {
+	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(pid) + "/schedstat")
+	if err != nil {
+		return nil
+	}
+	return f
+}
+
+// readSched reads f, opened by openSched, afresh: one pread, which the
+// kernel answers with the task's counters now.
+func readSched(f *os.File) (taskSched, bool) {
+	if f == nil {
+		return taskSched{}, false
+	}
+	var buf [96]byte
+	n, err := f.ReadAt(buf[:], 0)
+	if err == io.EOF {
+		err = nil
+	}
+	return parseSched(buf[:n], err)
+}
+
+// unread is how many bytes the pipe f holds that nobody has read yet
+// (FIONREAD, which Linux names TIOCINQ).
+func unread(f *os.File) int {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return 0
+	}
+	n := 0
+	rc.Control(func(fd uintptr) { n, _ = unix.IoctlGetInt(int(fd), unix.TIOCINQ) })
+	return n
 }
