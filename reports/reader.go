@@ -187,6 +187,31 @@ func ScanFile(path string, fn func(*Row) error) error {
 	return nil
 }
 
+// Rows are results handed over one row at a time: Rows(fn) calls fn with
+// each row in order, in a place it may reuse (fn copies what it keeps),
+// and stops at fn's first error, which it returns with its own (a file
+// that cannot be read). A report reads its rows so, keeping of each only
+// what it draws (WriteHTML).
+type Rows func(fn func(*Row) error) error
+
+// RowsOf hands over rows held in memory.
+func RowsOf(rows []Row) Rows {
+	return func(fn func(*Row) error) error {
+		for i := range rows {
+			if err := fn(&rows[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// FileRows hands over the rows of the results file at path as it is
+// read (ScanFile), each time it is called.
+func FileRows(path string) Rows {
+	return func(fn func(*Row) error) error { return ScanFile(path, fn) }
+}
+
 // countFileLines counts the lines of a regular file (countLines) and
 // leaves it at its start; anything else (a pipe, a device that never
 // ends) is not read ahead, and counts 0.

@@ -214,15 +214,14 @@ func percent(share float64) string { return fmt.Sprintf("%.1f", 100*share) }
 // live as their scenario expects (Row.ExpectedOutcome). It writes nothing
 // when every trial was safe and live. replay, when set, gives the command that runs a
 // listed trial again (HTMLOptions.Replay), written under it.
-func WriteFailingTrials(out io.Writer, rows []Row, limit int, replay func(*Row) string, ids func(*Row) []string) error {
+func WriteFailingTrials(out io.Writer, rows Rows, limit int, replay func(*Row) string, ids func(*Row) []string) error {
 	var b strings.Builder
 	shown, total, expected := 0, 0, 0
-	for i := range rows {
-		r := &rows[i]
+	err := rows(func(r *Row) error {
 		var what []string
 		if r.ExpectedOutcome() {
 			expected++
-			continue
+			return nil
 		}
 		if r.SafetyViolations > 0 {
 			what = append(what, fmt.Sprintf("%d safety violation(s)", r.SafetyViolations))
@@ -231,11 +230,11 @@ func WriteFailingTrials(out io.Writer, rows []Row, limit int, replay func(*Row) 
 			what = append(what, "not live")
 		}
 		if len(what) == 0 {
-			continue
+			return nil
 		}
 		total++
 		if shown == limit {
-			continue
+			return nil
 		}
 		shown++
 		if total == 1 {
@@ -259,6 +258,10 @@ func WriteFailingTrials(out io.Writer, rows []Row, limit int, replay func(*Row) 
 				b.WriteString("    replay: " + cmd + "\n")
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if total > shown {
 		fmt.Fprintf(&b, "  ... and %d more (the violation column of results.csv lists every trial)\n", total-shown)
@@ -266,7 +269,7 @@ func WriteFailingTrials(out io.Writer, rows []Row, limit int, replay func(*Row) 
 	if expected > 0 {
 		fmt.Fprintf(&b, "\n%d trial(s) not live, as their scenario expects (liveness: never, or at-least P%% of the trials)\n", expected)
 	}
-	_, err := io.WriteString(out, Printable(b.String()))
+	_, err = io.WriteString(out, Printable(b.String()))
 	return err
 }
 

@@ -148,25 +148,29 @@ func (l *lazyFile) close() {
 
 // reportNodeErrors lists the trials of programs in any language that
 // failed (a node misbehaved: NODE-PROTOCOL.md, "Mistakes"), and makes the
-// run exit 1 when there is one; every row was written before.
-func reportNodeErrors(w io.Writer, rows []reports.Row) error {
-	var bad []reports.Row
-	for _, r := range rows {
-		if a, _, err := nodes.Lookup(r.Algorithm); err == nil && a.External != nil && r.Error != "" {
-			bad = append(bad, r)
-		}
-	}
-	if len(bad) == 0 {
-		return nil
-	}
-	fmt.Fprintf(w, "\nnode programs failed in %d trial(s):\n", len(bad))
+// run exit 1 when there is one; every row was written before. It keeps
+// the lines it lists, not the rows.
+func reportNodeErrors(w io.Writer, rows reports.Rows) error {
 	const most = 20
-	for i, r := range bad {
-		if i == most {
-			fmt.Fprintf(w, "  ... and %d more (the error column of results.csv lists every trial)\n", len(bad)-most)
-			break
+	var lines []string
+	bad := 0
+	err := rows(func(r *reports.Row) error {
+		if a, _, err := nodes.Lookup(r.Algorithm); err == nil && a.External != nil && r.Error != "" {
+			if bad++; bad <= most {
+				lines = append(lines, fmt.Sprintf("  %s N=%d trial %d (seed %d, %s): %s\n", r.Algorithm, r.Nodes, r.Trial, r.Seed, r.Runtime, r.Error))
+			}
 		}
-		fmt.Fprintf(w, "  %s N=%d trial %d (seed %d, %s): %s\n", r.Algorithm, r.Nodes, r.Trial, r.Seed, r.Runtime, r.Error)
+		return nil
+	})
+	if err != nil || bad == 0 {
+		return err
 	}
-	return failed(fmt.Errorf("%d trial(s) of node programs failed", len(bad)))
+	fmt.Fprintf(w, "\nnode programs failed in %d trial(s):\n", bad)
+	for _, l := range lines {
+		io.WriteString(w, l)
+	}
+	if bad > most {
+		fmt.Fprintf(w, "  ... and %d more (the error column of results.csv lists every trial)\n", bad-most)
+	}
+	return failed(fmt.Errorf("%d trial(s) of node programs failed", bad))
 }

@@ -41,7 +41,7 @@ var unshapingFlags = []string{"out", "format", "parallel", "resume", "trace", "h
 // for it (with the trace, when the run kept one, and the expectations that
 // failed over trials, and the incident signatures judged), the results directory's
 // manifest with its row count, and the history entry.
-func (r *runReportOptions) finish(cmd *cobra.Command, o runOptions, m reports.Manifest, formats []string, rows []reports.Row, fails []workloads.Failure, sigs []reports.Signature) error {
+func (r *runReportOptions) finish(cmd *cobra.Command, o runOptions, m reports.Manifest, formats []string, rows reports.Rows, trials int, fails []workloads.Failure, sigs []reports.Signature) error {
 	results := filepath.Join(o.out, reports.ResultsCSV)
 	if slices.Contains(formats, "html") {
 		opt := htmlOptions(results, &m)
@@ -64,7 +64,7 @@ func (r *runReportOptions) finish(cmd *cobra.Command, o runOptions, m reports.Ma
 			return fmt.Errorf("report: %w", err)
 		}
 	}
-	m.Rows = len(rows)
+	m.Rows = trials
 	if err := reports.WriteManifest(o.out, m); err != nil {
 		return err
 	}

@@ -126,13 +126,13 @@ func runMerge(cmd *cobra.Command, o mergeOptions, dirs []string) error {
 	if err := w.Close(); err != nil {
 		return err
 	}
-	// Read back, as run does: the summary and the report come from the
-	// rows as written.
-	rows, err := reports.ReadFile(filepath.Join(o.out, reports.ResultsCSV))
+	// Read back, as run does (finishRun): the summary and the report come
+	// from the rows as written, read as a stream.
+	rows := reports.FileRows(filepath.Join(o.out, reports.ResultsCSV))
+	sum, tally, err := summarizeResults(rows)
 	if err != nil {
 		return err
 	}
-	sum := reports.Summarize(rows)
 	if err := reports.WriteSummaryFiles(o.out, formats, sum); err != nil {
 		return err
 	}
@@ -142,14 +142,14 @@ func runMerge(cmd *cobra.Command, o mergeOptions, dirs []string) error {
 	m := ref.m
 	m.Shard, m.ShardTrials, m.PlanTrials = "", "", 0
 	m.RunID, m.Time = newRunID(), time.Now().UTC().Truncate(time.Second)
-	if err := (&runReportOptions{history: o.history}).finish(cmd, runOptions{out: o.out}, m, formats, rows, nil, nil); err != nil {
+	if err := (&runReportOptions{history: o.history}).finish(cmd, runOptions{out: o.out}, m, formats, rows, tally.Rows, nil, nil); err != nil {
 		return err
 	}
 	out := cmd.OutOrStdout()
 	if err := writeRunTable(out, sum, rows, replayCommand(m), "table"); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "\nmerged %d shards: %d trials; results in %s\n", len(shards), len(rows), o.out)
+	fmt.Fprintf(out, "\nmerged %d shards: %d trials; results in %s\n", len(shards), tally.Rows, o.out)
 	return nil
 }
 
