@@ -140,13 +140,13 @@ func (f *groupFigures) add(r *Row, rr *reportReader) {
 	if r.Error != "" {
 		return // a trial that failed to run says nothing about the algorithm
 	}
-	f.failoverMs = appendFinite(f.failoverMs, msOf(r.FailoverS))
-	f.detectMs = appendFinite(f.detectMs, msOf(r.DetectS))
-	f.terms = appendFinite(f.terms, optFloat(r.Terms))
-	f.splits = appendFinite(f.splits, optFloat(r.SplitVotes))
+	f.failoverMs = appendValue(f.failoverMs, msOf(r.FailoverS))
+	f.detectMs = appendValue(f.detectMs, msOf(r.DetectS))
+	f.terms = appendValue(f.terms, optFloat(r.Terms))
+	f.splits = appendValue(f.splits, optFloat(r.SplitVotes))
 	for _, c := range rr.columns {
 		if v, ok := r.Number(c); ok {
-			f.columns[c] = appendFinite(f.columns[c], Some(v))
+			f.columns[c] = appendValue(f.columns[c], Some(v))
 		}
 	}
 	f.addScenarioFigures(r)

@@ -166,18 +166,9 @@ func (s *Summarizer) Add(r *Row) {
 		return
 	}
 	for i, m := range metrics {
-		t.values[i] = appendFinite(t.values[i], m.value(r))
+		t.values[i] = appendValue(t.values[i], m.value(r))
 	}
-	t.values[len(metrics)] = appendFinite(t.values[len(metrics)], r.FailoverT)
-}
-
-// appendFinite appends v to xs when it is set and finite: what a
-// summary's statistics are computed over.
-func appendFinite(xs []float64, v Opt[float64]) []float64 {
-	if v.IsSet() && !math.IsNaN(v.Get()) && !math.IsInf(v.Get(), 0) {
-		return append(xs, v.Get())
-	}
-	return xs
+	t.values[len(metrics)] = appendValue(t.values[len(metrics)], r.FailoverT)
 }
 
 // Groups describes the groups of the rows added so far, in the order

@@ -146,31 +146,41 @@ func (l *lazyFile) close() {
 	}
 }
 
-// reportNodeErrors lists the trials of programs in any language that
-// failed (a node misbehaved: NODE-PROTOCOL.md, "Mistakes"), and makes the
-// run exit 1 when there is one; every row was written before. It keeps
-// the lines it lists, not the rows.
-func reportNodeErrors(w io.Writer, rows reports.Rows) error {
-	const most = 20
-	var lines []string
-	bad := 0
-	err := rows(func(r *reports.Row) error {
-		if a, _, err := nodes.Lookup(r.Algorithm); err == nil && a.External != nil && r.Error != "" {
-			if bad++; bad <= most {
-				lines = append(lines, fmt.Sprintf("  %s N=%d trial %d (seed %d, %s): %s\n", r.Algorithm, r.Nodes, r.Trial, r.Seed, r.Runtime, r.Error))
-			}
-		}
-		return nil
-	})
-	if err != nil || bad == 0 {
-		return err
+// nodeErrors are the trials of programs in any language that failed (a
+// node misbehaved: NODE-PROTOCOL.md, "Mistakes"), gathered from rows
+// handed over one at a time: their count and the lines report lists.
+type nodeErrors struct {
+	bad   int
+	lines []string
+}
+
+// nodeErrorsListed bounds the trials nodeErrors lists.
+const nodeErrorsListed = 20
+
+// add counts r when its node program failed.
+func (n *nodeErrors) add(r *reports.Row) {
+	if r.Error == "" {
+		return
 	}
-	fmt.Fprintf(w, "\nnode programs failed in %d trial(s):\n", bad)
-	for _, l := range lines {
+	if a, _, err := nodes.Lookup(r.Algorithm); err == nil && a.External != nil {
+		if n.bad++; n.bad <= nodeErrorsListed {
+			n.lines = append(n.lines, fmt.Sprintf("  %s N=%d trial %d (seed %d, %s): %s\n", r.Algorithm, r.Nodes, r.Trial, r.Seed, r.Runtime, r.Error))
+		}
+	}
+}
+
+// report lists the failed trials and makes the run exit 1 when there is
+// one; every row was written before.
+func (n *nodeErrors) report(w io.Writer) error {
+	if n.bad == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "\nnode programs failed in %d trial(s):\n", n.bad)
+	for _, l := range n.lines {
 		io.WriteString(w, l)
 	}
-	if bad > most {
-		fmt.Fprintf(w, "  ... and %d more (the error column of results.csv lists every trial)\n", bad-most)
+	if n.bad > nodeErrorsListed {
+		fmt.Fprintf(w, "  ... and %d more (the error column of results.csv lists every trial)\n", n.bad-nodeErrorsListed)
 	}
-	return failed(fmt.Errorf("%d trial(s) of node programs failed", bad))
+	return failed(fmt.Errorf("%d trial(s) of node programs failed", n.bad))
 }

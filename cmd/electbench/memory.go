@@ -66,18 +66,30 @@ func guardPlan(o runOptions, specs []*workloads.Spec) error {
 	return nil
 }
 
-// summarizeResults reads the rows of a results file once, as a stream,
-// for the summary and the counts a run's end prints: what it keeps of a
-// row is its figures (reports.Summarizer), not the row. A run read its
-// rows back whole before, three times the file (a 104 MB results.csv of
-// 470,000 rows took a run's end to 575 MB).
-func summarizeResults(rows reports.Rows) ([]reports.Group, reports.Tally, error) {
+// readBack is what a run's end (and merge's) keeps of the rows it reads
+// back from results.csv, in one pass: the summary's figures, the counts,
+// the failing trials its table lists and the node programs' errors, not
+// the rows. A run read its rows back whole before, three times the file
+// (a 104 MB results.csv of 470,000 rows took a run's end to 575 MB).
+type readBack struct {
+	sum      []reports.Group
+	tally    reports.Tally
+	failing  reports.FailingTrials
+	nodeErrs nodeErrors
+}
+
+// readResultsBack reads rows once for a readBack; replay gives the
+// command that runs a listed failing trial again.
+func readResultsBack(rows reports.Rows, replay func(*reports.Row) string) (*readBack, error) {
+	rb := &readBack{failing: reports.FailingTrials{Limit: failingTrialsShown, Replay: replay, IDs: rowIDs}}
 	var s reports.Summarizer
-	var tally reports.Tally
 	err := rows(func(r *reports.Row) error {
 		s.Add(r)
-		tally.Add(r)
+		rb.tally.Add(r)
+		rb.failing.Add(r)
+		rb.nodeErrs.add(r)
 		return nil
 	})
-	return s.Groups(), tally, err
+	rb.sum = s.Groups()
+	return rb, err
 }

@@ -423,11 +423,11 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 // the file (a 104 MB results.csv of 470,000 rows took a run to 575 MB).
 func (p *runPlan) finishRun(cmd *cobra.Command, o runOptions, written int, start time.Time) error {
 	rows := reports.FileRows(filepath.Join(o.out, reports.ResultsCSV))
-	sum, tally, err := summarizeResults(rows)
+	rb, err := readResultsBack(rows, replayCommand(p.manifest))
 	if err != nil {
 		return err
 	}
-	if err := reports.WriteSummaryFiles(o.out, p.formats, sum); err != nil {
+	if err := reports.WriteSummaryFiles(o.out, p.formats, rb.sum); err != nil {
 		return err
 	}
 	judged, err := workloads.ExpectedRows(p.specs, rows)
@@ -435,20 +435,20 @@ func (p *runPlan) finishRun(cmd *cobra.Command, o runOptions, written int, start
 		return err
 	}
 	fails := workloads.CheckRun(p.specs, judged)
-	if err := o.report.finish(cmd, o, p.manifest, p.formats, rows, tally.Rows, fails, workloads.Signatures(p.specs, judged)); err != nil {
+	if err := o.report.finish(cmd, o, p.manifest, p.formats, rows, rb.tally.Rows, fails, workloads.Signatures(p.specs, judged)); err != nil {
 		return err
 	}
-	if err := printRun(cmd.OutOrStdout(), sum, rows, tally, written, start, o.out, replayCommand(p.manifest), o.print); err != nil {
+	if err := printRun(cmd.OutOrStdout(), rb, written, start, o.out, o.print); err != nil {
 		return err
 	}
 	var hashErr error
 	if o.trial == "" { // a trace-hash names its scenario's run, not one trial picked from the plan
 		hashErr = checkRunHashes(cmd, p.specs)
 	}
-	if err := reportFailures(cmd.ErrOrStderr(), fails, tally.Rows); err != nil || hashErr != nil {
+	if err := reportFailures(cmd.ErrOrStderr(), fails, rb.tally.Rows); err != nil || hashErr != nil {
 		return cmp.Or(hashErr, err) // a trace that is not the file's says more than its failures
 	}
-	return reportNodeErrors(cmd.ErrOrStderr(), rows)
+	return rb.nodeErrs.report(cmd.ErrOrStderr())
 }
 
 // checkRunHashes runs again the trial of each simulated scenario that gives
@@ -476,13 +476,14 @@ func checkRunHashes(cmd *cobra.Command, specs []*workloads.Spec) error {
 
 // printRun prints the summary table, the failing trials under it with
 // the command replaying each, and how the run went.
-func printRun(out io.Writer, sum []reports.Group, rows reports.Rows, tally reports.Tally, written int, start time.Time, dir string, replay func(*reports.Row) string, form string) error {
+func printRun(out io.Writer, rb *readBack, written int, start time.Time, dir string, form string) error {
 	if form == "json" {
-		return reports.WriteSummaryJSON(out, sum) // summary.json's document, for a program
+		return reports.WriteSummaryJSON(out, rb.sum) // summary.json's document, for a program
 	}
-	if err := writeRunTable(out, sum, rows, replay, form); err != nil {
+	if err := writeRunTable(out, rb, form); err != nil {
 		return err
 	}
+	tally := rb.tally
 	fmt.Fprintf(out, "\n%d trials (%d run now) in %v; results in %s\n", tally.Rows, written, time.Since(start).Round(time.Millisecond), dir)
 	if n := tally.BudgetHits; n > 0 {
 		fmt.Fprintf(out, "%d trials exhausted a budget and were stopped (not live; see the error and budget columns;\n  raise --max-events or --max-inflight)\n", n)
@@ -532,11 +533,11 @@ func defaultTraced(plan []workloads.Trial) func(workloads.Trial) bool {
 
 // writeRunTable prints the summary table and, under it, the unsafe or not
 // live trials (the first failingTrialsShown), each with its replay command.
-func writeRunTable(out io.Writer, sum []reports.Group, rows reports.Rows, replay func(*reports.Row) string, form string) error {
-	if err := reports.WriteTable(out, sum, reports.TableOptions{Wide: form == "wide", Width: termWidth(out)}); err != nil {
+func writeRunTable(out io.Writer, rb *readBack, form string) error {
+	if err := reports.WriteTable(out, rb.sum, reports.TableOptions{Wide: form == "wide", Width: termWidth(out)}); err != nil {
 		return err
 	}
-	return reports.WriteFailingTrials(out, rows, failingTrialsShown, replay, rowIDs)
+	return rb.failing.Write(out)
 }
 
 // failingTrialsShown caps the unsafe or not live trials listed under the

@@ -276,11 +276,11 @@ func (p *runPlan) execute(cmd *cobra.Command, o *runOptions) (written, rows int,
 		}
 		return 0, 0, err
 	}
-	done := reports.NewKeySet(w.Existing())
+	done := w.Done()
 	// A trial's key is built of its strings: a fresh run has no rows to
 	// look it up in, and a sweep of small trials built it for nothing
 	// (issue 42).
-	resumed := len(w.Existing()) > 0
+	resumed := done.Len() > 0
 	if err := reports.WriteManifest(o.out, p.manifest); err != nil {
 		w.Close()
 		return 0, 0, err
