@@ -94,11 +94,7 @@ func planRun(cmd *cobra.Command, o runOptions, args []string) (*runPlan, error) 
 		return nil, err
 	}
 	if o.resume {
-		keys := make([]reports.Key, len(p.trials))
-		for i, t := range p.trials {
-			keys[i] = t.Key()
-		}
-		if err := checkResume(o.out, &p.manifest, keys); err != nil {
+		if err := checkResume(o.out, &p.manifest, p.trials); err != nil {
 			return nil, err
 		}
 		if old, ok, _ := reports.ReadManifest(o.out); ok && old.Shard != p.manifest.Shard {
