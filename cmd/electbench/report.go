@@ -137,7 +137,7 @@ func runReport(cmd *cobra.Command, arg string, o reportOptions) error {
 			return err
 		}
 		if err := reports.WriteHTML(cmd.OutOrStdout(), rows, opt); err != nil {
-			return traceInputError(err)
+			return reportError(err)
 		}
 		return nil
 	}
@@ -149,7 +149,7 @@ func runReport(cmd *cobra.Command, arg string, o reportOptions) error {
 		return err
 	}
 	if err := reports.WriteHTMLFile(out, rows, opt); err != nil {
-		return traceInputError(err)
+		return reportError(err)
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (%d trials)\n", out, trials)
 	return nil
@@ -192,6 +192,17 @@ func manifestSignatures(m *reports.Manifest, rows reports.Rows) ([]reports.Signa
 		return nil, err
 	}
 	return workloads.Signatures(specs, judged), nil
+}
+
+// reportError is what writing a report failed of: the results file's own
+// error when it does not read (resultsRows made it bad input; the rows are
+// read as the report is written, so the writer wraps it), an unreadable
+// trace as bad input, or the writing's error.
+func reportError(err error) error {
+	if ee, ok := errors.AsType[*exitError](err); ok {
+		return ee
+	}
+	return traceInputError(err)
 }
 
 // traceInputError marks an unreadable trace as bad input; other errors
