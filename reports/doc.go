@@ -19,12 +19,18 @@
 // (Writer.Existing) so the runner can skip their Keys.
 //
 // ReadCSV reads results back by header name; a bad cell is a ParseError
-// naming its line and column.
+// naming its line and column. A command that shows figures of the rows
+// reads them as a stream instead (Rows: ScanFile, FileRows), each row
+// decoded in one reused place, and keeps the figures: a Row is 648 bytes
+// against some 220 of CSV. ReadFile, which holds every row, serves those
+// that need them all (merge, which places each shard's rows in plan order;
+// twin and explore).
 //
 // # Summaries
 //
 // Summarize groups rows by algorithm, variant, runtime, scenario and nodes
-// in first-appearance order; WriteSummaryCSV and WriteSummaryJSON write
+// in first-appearance order (Summarizer, over rows handed to it one at a
+// time); WriteSummaryCSV and WriteSummaryJSON write
 // summary.csv and summary.json, and WriteTable the short table the command
 // line prints after a run. For messages, turnaround_t, turnaround_s and
 // decided_t each group has the count, mean, median, 95th and 99th
@@ -48,7 +54,8 @@
 //
 // # HTML
 //
-// WriteHTML renders rows as report.html, one self-contained page that opens
+// WriteHTML renders rows (read once as a stream, and once more for the
+// trials a trace draws) as report.html, one self-contained page that opens
 // from disk without a network: charts as inline SVG drawn with
 // gonum.org/v1/plot (messages against N on log scales with ALGORITHMS.md's
 // curves, turnaround and decided distributions, timeouts), the verdicts with

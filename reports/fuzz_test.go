@@ -52,7 +52,7 @@ func FuzzReadCSV(f *testing.F) {
 			t.Fatalf("second write differs (err %v)", err)
 		}
 		var jl bytes.Buffer
-		if err := WriteJSONL(&jl, rows); err != nil {
+		if err := WriteJSONL(&jl, RowsOf(rows)); err != nil {
 			t.Fatal(err)
 		}
 		for _, line := range bytes.Split(bytes.TrimSuffix(jl.Bytes(), []byte("\n")), []byte("\n")) {

@@ -280,11 +280,13 @@ func WriteHistoryIndex(history string) error {
 	}
 	sums := make([][]Group, len(runs))
 	for i, r := range runs {
-		rows, err := ReadFile(r.Results())
-		if err != nil {
+		// Each run's summary, its rows read as a stream: a history holds
+		// runs of any size.
+		var s Summarizer
+		if err := ScanFile(r.Results(), func(row *Row) error { s.Add(row); return nil }); err != nil {
 			return err
 		}
-		sums[i] = Summarize(rows)
+		sums[i] = s.Groups()
 	}
 	hunts, err := ReadHistoryHunts(history)
 	if err != nil {

@@ -210,7 +210,7 @@ func probeReport(t *testing.T, rows []Row, trace []byte) map[string]int {
 		opt.Trace, opt.TraceName = bytes.NewReader(trace), "trace.jsonl"
 	}
 	var b bytes.Buffer
-	if err := WriteHTML(&b, rows, opt); err != nil {
+	if err := WriteHTML(&b, RowsOf(rows), opt); err != nil {
 		t.Fatal(err)
 	}
 	page := strings.Replace(b.String(), "</body>", layoutProbe+"</body>", 1)

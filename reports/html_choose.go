@@ -82,8 +82,8 @@ func writeSideBySide(p *page, all []*series) error {
 			if g.Nodes != maxN {
 				continue
 			}
-			msgs = append(msgs, namedSample{s.label, metricValues(g.rows, (*Row).MessagesSeen)})
-			turn = append(turn, namedSample{s.label, metricValues(g.rows, func(r *Row) Opt[float64] { return r.TurnaroundT })})
+			msgs = append(msgs, namedSample{s.label, g.values[metricMessages]})
+			turn = append(turn, namedSample{s.label, g.values[metricTurnaroundT]})
 		}
 	}
 	if len(msgs) < 2 {
@@ -154,12 +154,6 @@ func writeFailover(p *page, groups []*reportGroup) error {
 	if len(multiN) == 0 {
 		return nil
 	}
-	ms := func(o Opt[float64]) Opt[float64] {
-		if o.IsSet() {
-			return Some(o.Get() * 1000)
-		}
-		return o
-	}
 	var labels []string
 	failed := slices.DeleteFunc(slices.Clone(groups), func(g *reportGroup) bool { return g.FailoverT.N == 0 })
 	heads := disruptionHeads(failed)
@@ -175,13 +169,11 @@ func writeFailover(p *page, groups []*reportGroup) error {
 			label += " · " + g.Scenario
 		}
 		labels = append(labels, label)
-		fv := metricValues(g.rows, func(r *Row) Opt[float64] { return ms(r.FailoverS) })
-		dv := metricValues(g.rows, func(r *Row) Opt[float64] { return ms(r.DetectS) })
+		fv, dv := g.failoverMs, g.detectMs
 		fo = append(fo, cdfSeries{label: label, values: fv})
 		det = append(det, cdfSeries{label: label, values: dv})
 		f, d := describe(fv), describe(dv)
-		terms := describe(metricValues(g.rows, func(r *Row) Opt[float64] { return optFloat(r.Terms) }))
-		splits := describe(metricValues(g.rows, func(r *Row) Opt[float64] { return optFloat(r.SplitVotes) }))
+		terms, splits := describe(g.terms), describe(g.splits)
 		rows = append(rows, append([]cell{textCell(label), intCell(len(fv)), medianCell(d, 1), medianCell(f, 1),
 			optCell(f.P95, 1), optCell(f.Max, 1), medianCell(g.FailoverT, 2), optCell(terms.Mean, 2), optCell(splits.Mean, 2)},
 			disruptionCells(g, heads)...))

@@ -108,16 +108,7 @@ func figure16Downtimes(groups []*reportGroup) []downtime {
 		if g.Runtime != "sim" {
 			d.label += " (" + g.Runtime + ")"
 		}
-		for _, r := range g.rows {
-			if r.Error != "" {
-				continue
-			}
-			if r.FailoverS.IsSet() {
-				d.ms = append(d.ms, r.FailoverS.Get()*1000)
-			} else {
-				d.ms = append(d.ms, math.Inf(1))
-			}
-		}
+		d.ms = slices.Clone(g.downtimeMs)
 		if len(d.ms) > 0 {
 			slices.Sort(d.ms)
 			out = append(out, d)

@@ -32,7 +32,7 @@ func figure16Rows() []Row {
 // deadline is ∞, not left out.
 func TestReportFigure16(t *testing.T) {
 	var buf bytes.Buffer
-	if err := WriteHTML(&buf, figure16Rows(), HTMLOptions{}); err != nil {
+	if err := WriteHTML(&buf, RowsOf(figure16Rows()), HTMLOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	page := buf.String()
@@ -52,7 +52,7 @@ func TestReportFigure16(t *testing.T) {
 		t.Errorf("want one chart (150–150 alone has no values to draw), got %d", strings.Count(sec, `<svg class="chart"`))
 	}
 	var plain bytes.Buffer
-	if err := WriteHTML(&plain, sampleRows(), HTMLOptions{}); err != nil {
+	if err := WriteHTML(&plain, RowsOf(sampleRows()), HTMLOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(plain.String(), `id="figure16"`) {

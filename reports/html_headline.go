@@ -18,26 +18,27 @@ type algoVerdict struct {
 	trials, unsafe, notLive, errs int
 	wrong                         int // live, safe, and still not correct
 	violations                    int
-	host                          int // unsafe with overruns: the host delayed a message past the bound
-	firstFail                     *failing
+	host                          int    // unsafe with overruns: the host delayed a message past the bound
+	firstFail                     string // the anchor of its first failing trial
 }
 
 // writeHeadline writes the verdict of the run: the expectations that
 // failed (per trial from the expect column, over trials from
 // HTMLOptions.Expectations), the safety violations and liveness losses by
 // algorithm, the errors; one line when all is well.
-func writeHeadline(p *page, rows []Row, groups []*reportGroup, fails []*failing, opt HTMLOptions) {
-	order, by := algoVerdicts(groups, fails)
-	ex := failedExpectations(rows)
-	bad := len(ex.order) > 0 || len(opt.Expectations) > 0 || len(fails) > 0
-	expected := expectedOutcomes(rows)
+func writeHeadline(p *page, rr *reportReader, groups []*reportGroup, fails failures, opt HTMLOptions) {
+	order, by := algoVerdicts(groups)
+	ex := rr.expect
+	bad := len(ex.order) > 0 || len(opt.Expectations) > 0 || fails.total > 0
+	expected := rr.outcome
+	n := rr.tally.Rows
 	p.section("verdict", func() {
 		p.h2("", txt("Verdict"))
 		if !bad {
-			msg := fmt.Sprintf("All %d trials were correct and live, with no safety violation and no error.", len(rows))
+			msg := fmt.Sprintf("All %d trials were correct and live, with no safety violation and no error.", n)
 			if expected.n > 0 {
 				msg = fmt.Sprintf("All %d trials were as their scenarios expect: %d correct and live, %d not live as expected, with no safety violation and no error.",
-					len(rows), len(rows)-expected.n, expected.n)
+					n, n-expected.n, expected.n)
 			}
 			if ex.checked > 0 {
 				msg += fmt.Sprintf(" Every expectation held (%d trials checked).", ex.checked)
@@ -64,21 +65,16 @@ type outcomes struct {
 	trials map[string]int // every trial of the scenario
 }
 
-func expectedOutcomes(rows []Row) outcomes {
-	o := outcomes{by: map[string]int{}, trials: map[string]int{}}
-	for i := range rows {
-		r := &rows[i]
-		o.trials[r.Scenario]++
-		if !r.ExpectedOutcome() {
-			continue
-		}
-		if o.by[r.Scenario] == 0 {
-			o.order = append(o.order, r.Scenario)
-		}
-		o.by[r.Scenario]++
-		o.n++
+func (o *outcomes) add(r *Row) {
+	o.trials[r.Scenario]++
+	if !r.ExpectedOutcome() {
+		return
 	}
-	return o
+	if o.by[r.Scenario] == 0 {
+		o.order = append(o.order, r.Scenario)
+	}
+	o.by[r.Scenario]++
+	o.n++
 }
 
 // writeExpectedOutcomes shows, in grey, the outcomes the scenarios expect
@@ -104,7 +100,7 @@ func writeExpectedOutcomes(p *page, o outcomes, descriptions map[string]string) 
 
 // algoVerdicts sums the trials of each algorithm and runtime, labels in
 // the groups' order, each with its first failing trial.
-func algoVerdicts(groups []*reportGroup, fails []*failing) (order []string, by map[string]*algoVerdict) {
+func algoVerdicts(groups []*reportGroup) (order []string, by map[string]*algoVerdict) {
 	by = map[string]*algoVerdict{}
 	for _, g := range groups {
 		label := algoLabel(g.Algorithm, g.Variant) + " (" + g.Runtime + ")"
@@ -114,32 +110,15 @@ func algoVerdicts(groups []*reportGroup, fails []*failing) (order []string, by m
 			by[label] = v
 			order = append(order, label)
 		}
-		for _, r := range g.rows {
-			v.trials++
-			if r.ExpectedOutcome() {
-				continue // shown apart, as expected (writeExpectedOutcomes)
-			}
-			switch {
-			case r.SafetyViolations > 0 && r.Overruns.Get() > 0:
-				v.host++ // outside the algorithm's model: the run blames the host
-			case r.SafetyViolations > 0:
-				v.unsafe++
-				v.violations += r.SafetyViolations
-			}
-			switch {
-			case r.Error != "":
-				v.errs++
-			case !r.Live:
-				v.notLive++
-			case !r.Correct && r.SafetyViolations == 0:
-				v.wrong++
-			}
-		}
-	}
-	for _, f := range fails {
-		label := algoLabel(f.row.Algorithm, f.row.Variant) + " (" + f.row.Runtime + ")"
-		if v := by[label]; v != nil && v.firstFail == nil {
-			v.firstFail = f
+		v.trials += g.Trials
+		v.host += g.host
+		v.unsafe += g.unsafe
+		v.violations += g.violations
+		v.errs += g.errs
+		v.notLive += g.notLive
+		v.wrong += g.wrong
+		if v.firstFail == "" {
+			v.firstFail = g.firstFailAnchor()
 		}
 	}
 	return order, by
@@ -156,25 +135,20 @@ type expectations struct {
 	first   map[string]string
 }
 
-func failedExpectations(rows []Row) expectations {
-	ex := expectations{fails: map[string]int{}, first: map[string]string{}}
-	for i := range rows {
-		r := &rows[i]
-		if r.Expect == "" || r.Unjudged() {
-			continue
-		}
-		ex.checked++
-		if what, ok := strings.CutPrefix(r.Expect, "fail: "); ok {
-			name, _, _ := strings.Cut(what, ":")
-			key := r.Scenario + ": " + algoLabel(r.Algorithm, r.Variant) + " N=" + strconv.Itoa(r.Nodes) + ": " + name
-			if ex.fails[key] == 0 {
-				ex.order = append(ex.order, key)
-				ex.first[key] = fmt.Sprintf("trial %d (seed %d): %s", r.Trial, r.Seed, what)
-			}
-			ex.fails[key]++
-		}
+func (ex *expectations) add(r *Row) {
+	if r.Expect == "" || r.Unjudged() {
+		return
 	}
-	return ex
+	ex.checked++
+	if what, ok := strings.CutPrefix(r.Expect, "fail: "); ok {
+		name, _, _ := strings.Cut(what, ":")
+		key := r.Scenario + ": " + algoLabel(r.Algorithm, r.Variant) + " N=" + strconv.Itoa(r.Nodes) + ": " + name
+		if ex.fails[key] == 0 {
+			ex.order = append(ex.order, key)
+			ex.first[key] = fmt.Sprintf("trial %d (seed %d): %s", r.Trial, r.Seed, what)
+		}
+		ex.fails[key]++
+	}
 }
 
 // writeFailedExpectations lists the expectations over trials (overall),
@@ -224,8 +198,8 @@ func writeAlgoVerdicts(p *page, order []string, by map[string]*algoVerdict) {
 			continue
 		}
 		item := []run{bold(label), txt(": " + strings.Join(what, "; "))}
-		if v.firstFail != nil {
-			item = append(item, txt(" — "), link("#"+v.firstFail.anchor, "first failing trial"))
+		if v.firstFail != "" {
+			item = append(item, txt(" — "), link("#"+v.firstFail, "first failing trial"))
 		}
 		items = append(items, item)
 	}

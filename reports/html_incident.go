@@ -25,15 +25,11 @@ var disruptionColumns = []disruptionColumn{
 	{"leaderless_t", 1}, {"stale_leader_s", 3}, {"term_inflation", 0},
 }
 
-// columnStat describes a numeric column over rows, those without an error
-// or without the figure left out.
-func columnStat(rows []*Row, column string) Stat {
-	return describe(metricValues(rows, func(r *Row) Opt[float64] {
-		if v, ok := r.Number(column); ok {
-			return Some(v)
-		}
-		return Opt[float64]{}
-	}))
+// columnStat describes a numeric column over g's rows, those without an
+// error or without the figure left out: the disruption columns and those
+// a signature bounds (reportReader.columns).
+func columnStat(g *reportGroup, column string) Stat {
+	return describe(g.columns[column])
 }
 
 // rangeCell is a median with the range of the trials, "median [min, max]",
@@ -54,7 +50,7 @@ func rangeCell(s Stat, decimals int) cell {
 func disruptionHeads(groups []*reportGroup) []disruptionColumn {
 	var out []disruptionColumn
 	for _, c := range disruptionColumns {
-		if slices.ContainsFunc(groups, func(g *reportGroup) bool { return columnStat(g.rows, c.name).N > 0 }) {
+		if slices.ContainsFunc(groups, func(g *reportGroup) bool { return columnStat(g, c.name).N > 0 }) {
 			out = append(out, c)
 		}
 	}
@@ -65,7 +61,7 @@ func disruptionHeads(groups []*reportGroup) []disruptionColumn {
 func disruptionCells(g *reportGroup, heads []disruptionColumn) []cell {
 	out := make([]cell, len(heads))
 	for i, c := range heads {
-		out[i] = rangeCell(columnStat(g.rows, c.name), c.decimals)
+		out[i] = rangeCell(columnStat(g, c.name), c.decimals)
 	}
 	return out
 }
@@ -138,7 +134,7 @@ func matrixHeads(groups []*reportGroup, sigs []Signature) []disruptionColumn {
 // matrixCell is a group's figure under head with the conditions of its
 // signature on it: "3 [1, 5] · median >=1 ✓", marked bad when one failed.
 func matrixCell(g *reportGroup, head disruptionColumn, sigs []Signature) cell {
-	c := rangeCell(columnStat(g.rows, head.name), head.decimals)
+	c := rangeCell(columnStat(g, head.name), head.decimals)
 	if c.text == "" {
 		c.text = "-"
 	}
@@ -193,7 +189,7 @@ func writeIncidentMatrix(p *page, name string, groups []*reportGroup, sigs []Sig
 // writeIncidents writes the incident view of each incident scenario in
 // the rows: its matrix, then a leadership time-line of one trial per
 // configuration from the trace (leads), or a line saying there is none.
-func writeIncidents(p *page, names []string, by map[string][]*reportGroup, leads map[groupKey]*TraceTrial, opt HTMLOptions) {
+func writeIncidents(p *page, names []string, by map[string][]*reportGroup, leads map[groupKey]*TraceTrial, traced map[traceKey]*Row, opt HTMLOptions) {
 	if len(names) == 0 {
 		return
 	}
@@ -205,7 +201,7 @@ func writeIncidents(p *page, names []string, by map[string][]*reportGroup, leads
 		for _, name := range names {
 			p.h3("", txt(name))
 			writeIncidentMatrix(p, name, by[name], opt.Signatures)
-			writeLeadership(p, by[name], leads, opt)
+			writeLeadership(p, by[name], leads, traced, opt)
 		}
 	})
 }
@@ -215,12 +211,12 @@ const LeadershipMaxNodes = 1024
 
 // writeLeadership draws, per configuration, who believed it led, when and
 // in which term, in the first trial the trace holds.
-func writeLeadership(p *page, groups []*reportGroup, leads map[groupKey]*TraceTrial, opt HTMLOptions) {
+func writeLeadership(p *page, groups []*reportGroup, leads map[groupKey]*TraceTrial, traced map[traceKey]*Row, opt HTMLOptions) {
 	var missing, unseen []string
 	drawn := 0
 	for _, g := range groups {
 		label := algoLabel(g.Algorithm, g.Variant)
-		if len(g.rows) > 0 && !slices.ContainsFunc(g.rows, func(r *Row) bool { return !r.Unseen }) {
+		if !g.seen {
 			// A time-line is drawn from the leader's messages, and a
 			// server's are not visible: an empty one would say nobody led.
 			unseen = append(unseen, label)
@@ -231,11 +227,9 @@ func writeLeadership(p *page, groups []*reportGroup, leads map[groupKey]*TraceTr
 			missing = append(missing, label)
 			continue
 		}
-		var r *Row
-		for _, x := range g.rows {
-			if rowTraceKey(x) == t.key() {
-				r = x
-			}
+		r := traced[t.key()]
+		if r != nil && r.Runtime != g.Runtime {
+			r = nil // the same trial of another group ("" and sim)
 		}
 		tNs := 0.0
 		var fw []FaultWindow

@@ -78,7 +78,7 @@ func incidentOptions(trace string) HTMLOptions {
 func incidentSection(t *testing.T, rows []Row, opt HTMLOptions) string {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := WriteHTML(&buf, rows, opt); err != nil {
+	if err := WriteHTML(&buf, RowsOf(rows), opt); err != nil {
 		t.Fatal(err)
 	}
 	page := buf.String()
@@ -182,7 +182,7 @@ func TestFailoverShowsDisruptions(t *testing.T) {
 		rows[i].FailoverS, rows[i].FailoverT = Some(0.01), Some(10.0)
 	}
 	var buf bytes.Buffer
-	if err := WriteHTML(&buf, rows, HTMLOptions{}); err != nil {
+	if err := WriteHTML(&buf, RowsOf(rows), HTMLOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	page := buf.String()

@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"math"
 	"slices"
 	"strings"
 )
@@ -15,9 +14,7 @@ func libraryScenario(name string) bool {
 // libraryCrashed says whether g is of a library scenario and has a trial
 // whose fault schedule crashed a process: it has a failover to draw.
 func libraryCrashed(g *reportGroup) bool {
-	return libraryScenario(g.Scenario) && slices.ContainsFunc(g.rows, func(r *Row) bool {
-		return r.Error == "" && strings.Contains(r.Faults, ":crash(")
-	})
+	return g.libCrashed
 }
 
 // writeLibraryFailover draws, as Figure 16's panels are drawn, one
@@ -35,16 +32,7 @@ func writeLibraryFailover(p *page, groups []*reportGroup) error {
 			continue
 		}
 		d := downtime{label: algoLabel(g.Algorithm, g.Variant)}
-		for _, r := range g.rows {
-			if r.Error != "" || !strings.Contains(r.Faults, ":crash(") {
-				continue
-			}
-			if r.FailoverS.IsSet() {
-				d.ms = append(d.ms, r.FailoverS.Get()*1000)
-			} else {
-				d.ms = append(d.ms, math.Inf(1))
-			}
-		}
+		d.ms = slices.Clone(g.libMs)
 		slices.Sort(d.ms)
 		if !slices.Contains(scenarios, g.Scenario) {
 			scenarios = append(scenarios, g.Scenario)

@@ -27,7 +27,7 @@ func TestReportLibraryFailover(t *testing.T) {
 			Nodes: 5, Trial: i, Seed: uint64(i + 1), Faults: "t=0.1s:pause(2)", Correct: true, Live: true, Latency: "2ms", TS: 0.002})
 	}
 	var buf bytes.Buffer
-	if err := WriteHTML(&buf, rows, HTMLOptions{}); err != nil {
+	if err := WriteHTML(&buf, RowsOf(rows), HTMLOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	page := buf.String()
@@ -49,7 +49,7 @@ func TestReportLibraryFailover(t *testing.T) {
 		t.Errorf("want one chart, got %d", n)
 	}
 	var plain bytes.Buffer
-	if err := WriteHTML(&plain, figure16Rows(), HTMLOptions{}); err != nil {
+	if err := WriteHTML(&plain, RowsOf(figure16Rows()), HTMLOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(plain.String(), `id="library-failover"`) {

@@ -1,16 +1,11 @@
 package reports
 
+import "slices"
+
 // hasMutex reports whether any row is a mutual-exclusion trial (its
 // entries column is set).
 func hasMutex(groups []*reportGroup) bool {
-	for _, g := range groups {
-		for _, r := range g.rows {
-			if r.Entries.IsSet() {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(groups, func(g *reportGroup) bool { return len(g.mutex.entries) > 0 })
 }
 
 // writeMutex is the mutual-exclusion section: per configuration, the
@@ -29,34 +24,14 @@ func writeMutex(p *page, groups []*reportGroup) {
 		"entry messages", "exit messages", "client delay (T)", "sync delay (T)", "throughput /s", "K", "theory_messages"}
 	var rows [][]cell
 	for _, g := range groups {
-		var entries, entry, exit, client, sync, thr []float64
-		k := Opt[int64]{}
-		safe := 0
-		for _, r := range g.rows {
-			if r.SafetyViolations == 0 {
-				safe++
-			}
-			if r.Entries.IsSet() {
-				entries = append(entries, float64(r.Entries.Get()))
-			}
-			for _, c := range []struct {
-				o  Opt[float64]
-				to *[]float64
-			}{{r.EntryMessages, &entry}, {r.ExitMessages, &exit}, {r.ClientDelayT, &client}, {r.SyncDelayT, &sync}, {r.Throughput, &thr}} {
-				if c.o.IsSet() {
-					*c.to = append(*c.to, c.o.Get())
-				}
-			}
-			if r.VotingSet.IsSet() {
-				k = r.VotingSet
-			}
-		}
+		m := &g.mutex
+		entries, entry, exit, client, sync, thr, k, safe := m.entries, m.entry, m.exit, m.client, m.sync, m.thr, m.k, m.safe
 		if len(entries) == 0 {
 			continue
 		}
 		rows = append(rows, []cell{
 			linkCell("#"+g.anchor, g.Algorithm), textCell(g.Variant), textCell(g.Runtime), textCell(g.Scenario),
-			intCell(g.Nodes), intCell(g.Trials), floatCell(100*float64(safe)/float64(len(g.rows)), 1), floatCell(100*g.LiveShare, 1),
+			intCell(g.Nodes), intCell(g.Trials), floatCell(100*float64(safe)/float64(g.Trials), 1), floatCell(100*g.LiveShare, 1),
 			optCell(describe(entries).Median, 1), optCell(describe(entry).Median, 2), optCell(describe(exit).Median, 2),
 			optCell(describe(client).Median, 2), optCell(describe(sync).Median, 2), optCell(describe(thr).Median, 1),
 			optInt(k), optInt(g.TheoryMessages),

@@ -15,7 +15,7 @@ func TestHTMLMutexSection(t *testing.T) {
 			ClientDelayT: Some(client), SyncDelayT: Some(2.0), Throughput: Some(250.0), VotingSet: Some(int64(6))}
 	}
 	var b bytes.Buffer
-	if err := WriteHTML(&b, []Row{row("maekawa", 0, 2), row("maekawa", 1, 4), row("maekawa", 2, 9)}, HTMLOptions{}); err != nil {
+	if err := WriteHTML(&b, RowsOf([]Row{row("maekawa", 0, 2), row("maekawa", 1, 4), row("maekawa", 2, 9)}), HTMLOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	html := b.String()
@@ -32,7 +32,7 @@ func TestHTMLMutexSection(t *testing.T) {
 		}
 	}
 	b.Reset()
-	if err := WriteHTML(&b, []Row{{Algorithm: "lcr", Runtime: "sim", Scenario: "adhoc", Nodes: 4, Correct: true, Live: true, Latency: "1ms", TS: 0.001}}, HTMLOptions{}); err != nil {
+	if err := WriteHTML(&b, RowsOf([]Row{{Algorithm: "lcr", Runtime: "sim", Scenario: "adhoc", Nodes: 4, Correct: true, Live: true, Latency: "1ms", TS: 0.001}}), HTMLOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(b.String(), `id="mutex"`) {

@@ -89,16 +89,17 @@ type HTMLOptions struct {
 }
 
 // WriteHTMLFile writes the report of rows to path, replaced atomically.
-func WriteHTMLFile(path string, rows []Row, opt HTMLOptions) error {
+func WriteHTMLFile(path string, rows Rows, opt HTMLOptions) error {
 	return writeFileAtomic(filepath.Dir(path), path, func(out io.Writer) error {
 		return WriteHTML(out, rows, opt)
 	})
 }
 
-// reportGroup is a Group with its rows and anchor.
+// reportGroup is a Group with the figures of its rows and its anchor.
 type reportGroup struct {
 	Group
-	rows   []*Row
+	*groupFigures
+	values [][]float64 // the summary's samples: per metric (metrics), then failover_t
 	anchor string
 }
 
@@ -128,8 +129,9 @@ type failing struct {
 // failover where leaders crashed (CDFs in milliseconds); why a trial broke
 // (its seed, violation and, given a trace, the events around it); timers
 // and faults; and message-sequence diagrams of small trials from the
-// trace. The same rows and trace give the same bytes.
-func WriteHTML(out io.Writer, rows []Row, opt HTMLOptions) error {
+// trace. The same rows and trace give the same bytes. The rows are read
+// once, and once more with a trace for the rows of the trials it draws.
+func WriteHTML(out io.Writer, rows Rows, opt HTMLOptions) error {
 	if opt.Title == "" {
 		opt.Title = "electbench report"
 	}
@@ -139,21 +141,28 @@ func WriteHTML(out io.Writer, rows []Row, opt HTMLOptions) error {
 	if opt.MaxDiagrams <= 0 {
 		opt.MaxDiagrams = 8
 	}
-	groups := reportGroups(rows)
+	rr := newReportReader(&opt)
+	if err := rows(func(r *Row) error { rr.add(r); return nil }); err != nil {
+		return err
+	}
+	groups, fails := rr.groups(opt.MaxFailing)
 	allSeries := groupSeries(groups)
-	fails := failingTrials(groups)
 
 	var diagrams []*TraceTrial
 	var leads map[groupKey]*TraceTrial
+	var traced map[traceKey]*Row
 	if opt.Trace != nil {
 		var err error
-		if diagrams, leads, err = attachTrace(opt, rows, fails); err != nil {
+		if diagrams, leads, err = attachTrace(opt, fails.listed); err != nil {
 			return &TraceError{Name: cmpOr(opt.TraceName, "trace"), Err: err}
+		}
+		if traced, err = tracedRows(rows, diagrams, leads); err != nil {
+			return err
 		}
 	}
 
 	p := newPage(opt.Title)
-	writeMeta(p, rows, groups, opt)
+	writeMeta(p, rr, groups, opt)
 	incidents, byIncident := incidentGroups(groups, opt.Incident)
 	nav := []run{link("#verdict", "Verdict")}
 	if len(incidents) > 0 {
@@ -181,12 +190,12 @@ func WriteHTML(out io.Writer, rows []Row, opt HTMLOptions) error {
 	}
 	p.nav(nav...)
 	writeHuntFindings(p, opt.Hunts)
-	if len(rows) == 0 {
+	if rr.tally.Rows == 0 {
 		p.note("No trials in these results.")
 		return p.write(out)
 	}
-	writeHeadline(p, rows, groups, fails, opt)
-	writeIncidents(p, incidents, byIncident, leads, opt)
+	writeHeadline(p, rr, groups, fails, opt)
+	writeIncidents(p, incidents, byIncident, leads, traced, opt)
 	writeKeyTable(p, allSeries)
 	if err := writeChoose(p, allSeries, opt.Faults); err != nil {
 		return err
@@ -210,7 +219,7 @@ func WriteHTML(out io.Writer, rows []Row, opt HTMLOptions) error {
 	}
 	writeSummaryTable(p, groups)
 	if opt.Trace != nil {
-		writeDiagrams(p, diagrams, rows, opt)
+		writeDiagrams(p, diagrams, traced, opt)
 	}
 	p.h2("method", txt("Method"))
 	method := "Statistics over trials without an error whose figure is set. " +
@@ -244,23 +253,6 @@ func cmpOr(a, b string) string {
 		return a
 	}
 	return b
-}
-
-func reportGroups(rows []Row) []*reportGroup {
-	sum := Summarize(rows)
-	index := map[groupKey]*reportGroup{}
-	out := make([]*reportGroup, len(sum))
-	for i, g := range sum {
-		rg := &reportGroup{Group: g, anchor: "g" + strconv.Itoa(i+1)}
-		out[i] = rg
-		index[groupKey{g.Algorithm, g.Variant, g.Runtime, g.Scenario, g.Nodes}] = rg
-	}
-	for i := range rows {
-		r := &rows[i]
-		g := index[groupKey{r.Algorithm, r.Variant, r.Runtime, r.Scenario, r.Nodes}]
-		g.rows = append(g.rows, r)
-	}
-	return out
 }
 
 // groupSeries puts groups into series by algorithm, variant, runtime and
@@ -308,29 +300,14 @@ func isFailing(r *Row) bool {
 	return (!r.Correct || !r.Live || r.SafetyViolations > 0 || r.Error != "") && !r.ExpectedOutcome()
 }
 
-func failingTrials(groups []*reportGroup) []*failing {
-	var out []*failing
-	for _, g := range groups {
-		for _, r := range g.rows {
-			if isFailing(r) {
-				out = append(out, &failing{row: r, group: g, anchor: "trial-" + strconv.Itoa(len(out)+1)})
-			}
-		}
-	}
-	return out
-}
-
 // attachTrace reads the trace once: the excerpt around each listed failing
 // trial's violation, the events of up to MaxDiagrams small trials —
 // failing ones first come, then the first trial of each configuration —
 // and the leader messages of the first trial of each configuration of an
 // incident scenario (leadWant).
-func attachTrace(opt HTMLOptions, rows []Row, fails []*failing) ([]*TraceTrial, map[groupKey]*TraceTrial, error) {
+func attachTrace(opt HTMLOptions, fails []*failing) ([]*TraceTrial, map[groupKey]*TraceTrial, error) {
 	byKey := map[traceKey]*failing{}
-	for i, f := range fails {
-		if i >= opt.MaxFailing {
-			break
-		}
+	for _, f := range fails {
 		byKey[rowTraceKey(f.row)] = f
 	}
 	seenConfig := map[string]bool{}
@@ -391,7 +368,7 @@ func leadWant(opt HTMLOptions, h TraceHeader, leads map[groupKey]*TraceTrial, le
 	}
 }
 
-func writeMeta(p *page, rows []Row, groups []*reportGroup, opt HTMLOptions) {
+func writeMeta(p *page, rr *reportReader, groups []*reportGroup, opt HTMLOptions) {
 	algs, runtimes, scenarios := []string{}, []string{}, []string{}
 	for _, g := range groups {
 		for _, x := range []struct {
@@ -408,15 +385,15 @@ func writeMeta(p *page, rows []Row, groups []*reportGroup, opt HTMLOptions) {
 		meta = append(meta, txt("Results: "), code(opt.Source), txt(" · "))
 	}
 	meta = append(meta, txtf("%d trials in %d groups · algorithms: %s · runtime: %s · scenario: %s",
-		len(rows), len(groups), strings.Join(algs, ", "), strings.Join(runtimes, ", "), strings.Join(scenarios, ", ")))
-	if n := BudgetHits(rows); n > 0 {
+		rr.tally.Rows, len(groups), strings.Join(algs, ", "), strings.Join(runtimes, ", "), strings.Join(scenarios, ", ")))
+	if n := rr.tally.BudgetHits; n > 0 {
 		meta = append(meta, txt(" · "), boldf("%d stopped by a budget", n), txt(" (--max-events, --max-inflight: not live; the error column says where)"))
 	}
 	if opt.Trace != nil {
 		meta = append(meta, txt(" · trace: "), code(cmpOr(opt.TraceName, "given")))
 	}
 	p.para("meta", meta...)
-	if dep := networkDeparture(rows); dep != "" {
+	if dep := networkDeparture(rr); dep != "" {
 		p.para("meta", txt(dep))
 	}
 }
@@ -425,23 +402,8 @@ func writeMeta(p *page, rows []Row, groups []*reportGroup, opt HTMLOptions) {
 // (issue 17): per configured T, the median over live trials of the
 // measured mean and p99 one-way delay of the election messages, against
 // T. Empty without live rows that measured any.
-func networkDeparture(rows []Row) string {
-	type agg struct{ means, p99s []float64 }
-	by := map[float64]*agg{}
-	var ts []float64
-	for i := range rows {
-		r := &rows[i]
-		if r.Runtime != "live" || !r.DelayMeanS.IsSet() || !r.DelayP99S.IsSet() || !(r.TS > 0) {
-			continue
-		}
-		a := by[r.TS]
-		if a == nil {
-			a = &agg{}
-			by[r.TS] = a
-			ts = append(ts, r.TS)
-		}
-		a.means, a.p99s = append(a.means, r.DelayMeanS.Get()), append(a.p99s, r.DelayP99S.Get())
-	}
+func networkDeparture(rr *reportReader) string {
+	by, ts := rr.delays.by, rr.delays.ts
 	if len(ts) == 0 {
 		return ""
 	}
@@ -455,7 +417,7 @@ func networkDeparture(rows []Row) string {
 	}
 	out := "Live network against its model (median over trials of each trial's one-way delays of election messages, measured on the host's one monotonic clock; turnaround_tm is in the measured mean): " +
 		strings.Join(parts, "; ") + "."
-	if n, attempts, kept := Reruns(rows); n > 0 {
+	if n, attempts, kept := rr.tally.Reruns, rr.tally.RerunAttempts, rr.tally.RerunsKept; n > 0 {
 		out += fmt.Sprintf(" %d trials ran again (%d attempts not kept): the host delayed a message of a bounded-delay algorithm (bully, multicast) past its bound D, outside the algorithm's model (reruns column)", n, attempts)
 		if kept > 0 {
 			out += fmt.Sprintf("; %d kept after their last attempt overran too, so their verdicts measure the host as much as the algorithm and their expectations were not judged", kept)
@@ -463,29 +425,6 @@ func networkDeparture(rows []Row) string {
 		out += "."
 	}
 	return out
-}
-
-// groupTheoryBound is the rows' theory_bound when they all agree.
-func groupTheoryBound(g *reportGroup) Opt[int64] {
-	var b Opt[int64]
-	for i, r := range g.rows {
-		if i == 0 {
-			b = r.TheoryBound
-		} else if r.TheoryBound != b {
-			return Opt[int64]{}
-		}
-	}
-	return b
-}
-
-func groupTimeouts(g *reportGroup) []float64 {
-	var xs []float64
-	for _, r := range g.rows {
-		if r.Error == "" && !r.Unseen {
-			xs = append(xs, float64(r.Timeouts))
-		}
-	}
-	return xs
 }
 
 func optInt(o Opt[int64]) cell {
@@ -511,13 +450,13 @@ func writeSummaryTable(p *page, groups []*reportGroup) {
 	head = append(head, headNames(heads)...)
 	var rows [][]cell
 	for _, g := range groups {
-		to := describe(groupTimeouts(g))
+		to := describe(g.timeouts)
 		rows = append(rows, append([]cell{
 			linkCell("#"+g.anchor, g.Algorithm), textCell(g.Variant),
 			textCell(g.Runtime), textCell(g.Scenario), intCell(g.Nodes), intCell(g.Trials), intCell(g.Errors),
 			floatCell(100*g.CorrectShare, 1), floatCell(100*g.LiveShare, 1), intCell(g.SafetyViolations),
 			intCell(g.UnsafeTrials), optCell(g.Messages.Median, 1), ciText(g.Messages), optCell(g.Messages.Mean, 1),
-			optInt(g.TheoryMessages), optInt(groupTheoryBound(g)),
+			optInt(g.TheoryMessages), optInt(g.theoryBound),
 			optCell(g.TurnaroundT.Median, 2), optCell(g.DecidedT.Median, 2), optCell(g.FailoverT.Median, 2), optCell(to.Mean, 2),
 		}, disruptionCells(g, heads)...))
 	}
@@ -539,7 +478,7 @@ func writeMessageCharts(p *page, all []*series) error {
 				continue
 			}
 			pts = append(pts, messagePoint{n: g.Nodes, median: g.Messages.Median.Get(), min: g.Messages.Min.Get(),
-				max: g.Messages.Max.Get(), theory: g.TheoryMessages, bound: groupTheoryBound(g)})
+				max: g.Messages.Max.Get(), theory: g.TheoryMessages, bound: g.theoryBound})
 		}
 		if len(pts) < 2 {
 			for _, pt := range pts {
@@ -580,11 +519,9 @@ func seriesFaults(s *series, faults func(*Row) []FaultWindow) []FaultWindow {
 	}
 	var out []FaultWindow
 	for _, g := range s.groups {
-		for _, r := range g.rows {
-			for _, f := range faults(r) {
-				if !slices.Contains(out, f) {
-					out = append(out, f)
-				}
+		for _, f := range g.faults {
+			if !slices.Contains(out, f) {
+				out = append(out, f)
 			}
 		}
 	}
@@ -598,16 +535,13 @@ func writeTimeCharts(p *page, all []*series, faults func(*Row) []FaultWindow) er
 	for _, s := range all {
 		fw := seriesFaults(s, faults)
 		for _, m := range []struct {
-			name string
-			val  func(r *Row) Opt[float64]
-		}{
-			{"turnaround_t", func(r *Row) Opt[float64] { return r.TurnaroundT }},
-			{"decided_t", func(r *Row) Opt[float64] { return r.DecidedT }},
-		} {
+			name   string
+			metric int // in metrics
+		}{{"turnaround_t", metricTurnaroundT}, {"decided_t", metricDecidedT}} {
 			var samples []boxSample
 			values := 0
 			for _, g := range s.groups {
-				vs := metricValues(g.rows, m.val)
+				vs := g.values[m.metric]
 				values += len(vs)
 				samples = append(samples, boxSample{n: g.Nodes, values: vs})
 			}
@@ -655,19 +589,12 @@ func writeTimeoutTables(p *page, all []*series) error {
 	for _, s := range all {
 		any := false
 		for _, g := range s.groups {
-			kinds := map[string]int64{}
-			var total int64
-			for _, r := range g.rows {
-				for _, kc := range r.TimeoutsByKind {
-					kinds[kc.Kind] += kc.N
-				}
-				total += r.Timeouts
-			}
+			kinds, total := g.timeoutKinds, g.timeoutTotal
 			if total == 0 {
 				continue
 			}
 			any = true
-			to := describe(groupTimeouts(g))
+			to := describe(g.timeouts)
 			detail = append(detail, []cell{textCell(s.label), intCell(g.Nodes), intCell(g.Trials),
 				optCell(to.Median, 1), optCell(to.Mean, 2), optCell(to.Max, 0),
 				textCell(CountsFromMap(kinds).String())})
@@ -677,17 +604,12 @@ func writeTimeoutTables(p *page, all []*series) error {
 		}
 		fired = append(fired, s)
 		top := s.groups[len(s.groups)-1]
-		kinds := map[string]int64{}
-		for _, r := range top.rows {
-			for _, kc := range r.TimeoutsByKind {
-				kinds[kc.Kind] += kc.N
-			}
-		}
+		kinds := top.timeoutKinds
 		var per []string
 		for _, kc := range CountsFromMap(kinds) {
 			per = append(per, kc.Kind+" "+fixedText(float64(kc.N)/float64(max(top.Trials, 1)), 1))
 		}
-		to := describe(groupTimeouts(top))
+		to := describe(top.timeouts)
 		rows = append(rows, []cell{textCell(s.label), intCell(top.Nodes), optCell(to.Median, 1), textCell(strings.Join(per, ", "))})
 	}
 	if len(fired) == 0 {
@@ -715,7 +637,7 @@ func timeoutCharts(fired []*series) (singles, figures []string, err error) {
 		var samples []boxSample
 		values := 0
 		for _, g := range s.groups {
-			xs := groupTimeouts(g)
+			xs := g.timeouts
 			values += len(xs)
 			samples = append(samples, boxSample{n: g.Nodes, values: xs})
 		}
@@ -744,13 +666,7 @@ func writeFaultSchedules(p *page, all []*series, faults func(*Row) []FaultWindow
 	for _, s := range all {
 		var first *Row
 		for _, g := range s.groups {
-			for _, r := range g.rows {
-				if len(faults(r)) > 0 {
-					first = r
-					break
-				}
-			}
-			if first != nil {
+			if first = g.firstFaulty; first != nil {
 				break
 			}
 		}
@@ -770,19 +686,11 @@ func writeFaultSchedules(p *page, all []*series, faults func(*Row) []FaultWindow
 	}
 }
 
-func writeVerdicts(p *page, groups []*reportGroup, fails []*failing, opt HTMLOptions) {
+func writeVerdicts(p *page, groups []*reportGroup, fails failures, opt HTMLOptions) {
 	p.h2("verdicts", txt("Failing trials"))
 	p.note("Correct: every non-faulty process decided the same leader, the non-faulty process of highest rank. Live: the election terminated. Each failing trial is listed with its seed, its violation and, given a trace, the events that led to it.")
-	if len(fails) == 0 {
+	if fails.total == 0 {
 		p.para("good", txt("No trial failed: every one was correct and live, with no safety violation and no error."))
-	}
-	firstFail := map[*reportGroup]*failing{}
-	nFail := map[*reportGroup]int{}
-	for _, f := range fails {
-		if firstFail[f.group] == nil {
-			firstFail[f.group] = f
-		}
-		nFail[f.group]++
 	}
 	var rows []tableRow
 	for _, g := range groups {
@@ -790,12 +698,12 @@ func writeVerdicts(p *page, groups []*reportGroup, fails []*failing, opt HTMLOpt
 		live := int(math.Round(g.LiveShare * float64(g.Trials)))
 		class := ""
 		links := cell{text: "0", num: true, v: 0, hasV: true}
-		if n := nFail[g]; n > 0 {
+		if n := g.failing; n > 0 {
 			class = "bad"
-			links = cell{text: strconv.Itoa(n), href: "#" + firstFail[g].anchor, num: true, v: float64(n), hasV: true}
+			links = cell{text: strconv.Itoa(n), href: "#" + g.firstFailAnchor(), num: true, v: float64(n), hasV: true}
 		}
 		correctCell, liveCell := verdictCell(correct, g.Trials), verdictCell(live, g.Trials)
-		if exp := expectedIn(g); exp > 0 && live+exp == g.Trials {
+		if exp := g.expected; exp > 0 && live+exp == g.Trials {
 			// Every trial that is not live is so as the scenario expects.
 			title := fmt.Sprintf("%d not live, as the scenario expects (liveness: never or at-least P%%)", exp)
 			liveCell.classes, liveCell.title = "note", title
@@ -813,33 +721,21 @@ func writeVerdicts(p *page, groups []*reportGroup, fails []*failing, opt HTMLOpt
 		p.tableRows("", "sortable", []string{"algorithm", "variant", "runtime", "scenario", "nodes", "trials", "correct", "live",
 			"safety violations", "errors", "failing trials"}, rows)
 	})
-	if len(fails) == 0 {
+	if fails.total == 0 {
 		return
 	}
-	p.h3("", txtf("%d failing trial%s", len(fails), plural(len(fails))))
+	p.h3("", txtf("%d failing trial%s", fails.total, plural(fails.total)))
 	const open = 3 // the first failing trials are shown; the others fold
-	for i, f := range fails {
-		if i >= opt.MaxFailing {
-			p.note(fmt.Sprintf("… and %d more failing trials, not listed: see the results file.", len(fails)-i))
-			break
-		}
+	for i, f := range fails.listed {
 		if i < open {
 			writeFailing(p, f, opt)
 			continue
 		}
 		p.details("", false, []run{txt(failingTitle(f.row))}, func() { writeFailing(p, f, opt) })
 	}
-}
-
-// expectedIn counts g's trials not live as their scenario expects.
-func expectedIn(g *reportGroup) int {
-	n := 0
-	for _, r := range g.rows {
-		if r.ExpectedOutcome() {
-			n++
-		}
+	if n := len(fails.listed); n < fails.total {
+		p.note(fmt.Sprintf("… and %d more failing trials, not listed: see the results file.", fails.total-n))
 	}
-	return n
 }
 
 // failingTitle names a failing trial: configuration, trial, seed.
@@ -997,14 +893,10 @@ func diagramID(t *TraceTrial) string {
 	return id
 }
 
-func writeDiagrams(p *page, trials []*TraceTrial, rows []Row, opt HTMLOptions) {
+func writeDiagrams(p *page, trials []*TraceTrial, byKey map[traceKey]*Row, opt HTMLOptions) {
 	p.h2("diagrams", txt("Message sequences"))
 	p.note(fmt.Sprintf("Trials of at most %d nodes and %d events from the trace: one lane per process (ring or rank position), time downwards, an arrow per message from its send to its delivery. Triangles: initiations; dots: decisions; squares: timers. Heartbeats and pings are hidden until shown. Hover for details.",
 		DiagramMaxNodes, DiagramMaxEvents))
-	byKey := map[traceKey]*Row{}
-	for i := range rows {
-		byKey[rowTraceKey(&rows[i])] = &rows[i]
-	}
 	drawn := 0
 	for _, t := range trials {
 		if len(t.Events) == 0 {

@@ -36,21 +36,18 @@ func ringSeries(groups []*reportGroup) (keys []ringKey, series [][]ringPoint) {
 		if !slices.Contains(ringLecture, g.Algorithm) || g.Runtime == "live" {
 			continue
 		}
-		for _, r := range g.rows {
-			if r.Error != "" {
-				continue
-			}
-			label := ringKey{r.Algorithm, cmpOr(r.Arrangement, "random")}
+		for _, arr := range g.ringArrangements {
+			label := ringKey{g.Algorithm, arr}
 			if byLabel[label] == nil {
 				byLabel[label] = map[int]*ringPoint{}
 				keys = append(keys, label)
 			}
-			pt := byLabel[label][r.Nodes]
+			pt := byLabel[label][g.Nodes]
 			if pt == nil {
-				pt = &ringPoint{n: r.Nodes}
-				byLabel[label][r.Nodes] = pt
+				pt = &ringPoint{n: g.Nodes}
+				byLabel[label][g.Nodes] = pt
 			}
-			pt.msgs = append(pt.msgs, float64(r.Messages))
+			pt.msgs = append(pt.msgs, g.ringMsgs[arr]...)
 		}
 	}
 	slices.SortFunc(keys, func(a, b ringKey) int {

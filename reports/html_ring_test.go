@@ -25,7 +25,7 @@ func TestRingLectureSection(t *testing.T) {
 		}
 	}
 	var b bytes.Buffer
-	if err := WriteHTML(&b, rows, HTMLOptions{}); err != nil {
+	if err := WriteHTML(&b, RowsOf(rows), HTMLOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()
@@ -35,7 +35,7 @@ func TestRingLectureSection(t *testing.T) {
 		}
 	}
 	b.Reset()
-	if err := WriteHTML(&b, rows[:3], HTMLOptions{}); err != nil { // one size
+	if err := WriteHTML(&b, RowsOf(rows[:3]), HTMLOptions{}); err != nil { // one size
 		t.Fatal(err)
 	}
 	if strings.Contains(b.String(), `id="ring"`) {

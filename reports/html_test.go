@@ -30,7 +30,7 @@ func renderTestReport(t testing.TB, faults func(*Row) []FaultWindow) []byte {
 	t.Helper()
 	rows, trace := readTestRun(t)
 	var b bytes.Buffer
-	err := WriteHTML(&b, rows, HTMLOptions{Source: "testdata/run/results.csv", Trace: bytes.NewReader(trace),
+	err := WriteHTML(&b, RowsOf(rows), HTMLOptions{Source: "testdata/run/results.csv", Trace: bytes.NewReader(trace),
 		TraceName: "trace.jsonl", Generator: "electbench test", Faults: faults})
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +134,7 @@ func TestReportHTMLContent(t *testing.T) {
 func TestReportTheoryCurvesApply(t *testing.T) {
 	rows := syntheticRows(2000)
 	var b bytes.Buffer
-	if err := WriteHTML(&b, rows, HTMLOptions{}); err != nil {
+	if err := WriteHTML(&b, RowsOf(rows), HTMLOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()
@@ -154,7 +154,7 @@ func TestReportTheoryCurvesApply(t *testing.T) {
 		}
 	}
 	b.Reset()
-	if err := WriteHTML(&b, rows, HTMLOptions{}); err != nil {
+	if err := WriteHTML(&b, RowsOf(rows), HTMLOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "(lowest detects)") {
@@ -170,7 +170,7 @@ func TestReportHeadline(t *testing.T) {
 		rows[i].Correct, rows[i].Live, rows[i].Violation, rows[i].Leader = true, true, "", "x"
 	}
 	var b bytes.Buffer
-	if err := WriteHTML(&b, rows, HTMLOptions{}); err != nil {
+	if err := WriteHTML(&b, RowsOf(rows), HTMLOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), `<p class="verdict ok">All 1000 trials were correct and live`) {
@@ -179,7 +179,7 @@ func TestReportHeadline(t *testing.T) {
 	rows[3].SafetyViolations, rows[3].Correct = 2, false
 	rows[3].Expect = "fail: safety violations 2 > 0"
 	b.Reset()
-	if err := WriteHTML(&b, rows, HTMLOptions{Expectations: []string{"halves: bully N=8 over 20 trials: p99 turnaround 9ms ≥ 5ms"}}); err != nil {
+	if err := WriteHTML(&b, RowsOf(rows), HTMLOptions{Expectations: []string{"halves: bully N=8 over 20 trials: p99 turnaround 9ms ≥ 5ms"}}); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()
@@ -196,7 +196,7 @@ func TestReportHeadline(t *testing.T) {
 	// processes do not all agree) is no clean pair either.
 	rows[3].SafetyViolations, rows[3].Expect = 0, ""
 	b.Reset()
-	if err := WriteHTML(&b, rows, HTMLOptions{}); err != nil {
+	if err := WriteHTML(&b, RowsOf(rows), HTMLOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "<b>ring (sim)</b>: 1 of ") || !strings.Contains(b.String(), "trials live but not correct") {
@@ -206,7 +206,7 @@ func TestReportHeadline(t *testing.T) {
 
 func TestReportHTMLNoRows(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteHTML(&b, nil, HTMLOptions{}); err != nil {
+	if err := WriteHTML(&b, RowsOf(nil), HTMLOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "No trials") {
@@ -217,11 +217,11 @@ func TestReportHTMLNoRows(t *testing.T) {
 func TestWriteHTMLFile(t *testing.T) {
 	rows, _ := readTestRun(t)
 	path := t.TempDir() + "/" + ReportHTML
-	if err := WriteHTMLFile(path, rows, HTMLOptions{}); err != nil {
+	if err := WriteHTMLFile(path, RowsOf(rows), HTMLOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	var want bytes.Buffer
-	if err := WriteHTML(&want, rows, HTMLOptions{}); err != nil {
+	if err := WriteHTML(&want, RowsOf(rows), HTMLOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := readFile(t, path); !bytes.Equal(got, want.Bytes()) {
@@ -235,7 +235,7 @@ func BenchmarkWriteHTML100k(b *testing.B) {
 	rows := syntheticRows(100000)
 	b.ResetTimer()
 	for b.Loop() {
-		if err := WriteHTML(discard{}, rows, HTMLOptions{}); err != nil {
+		if err := WriteHTML(discard{}, RowsOf(rows), HTMLOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -290,7 +290,7 @@ func TestReportNoSinglePointCharts(t *testing.T) {
 		}
 	}
 	var b bytes.Buffer
-	if err := WriteHTML(&b, rows, HTMLOptions{Faults: FaultWindows}); err != nil {
+	if err := WriteHTML(&b, RowsOf(rows), HTMLOptions{Faults: FaultWindows}); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()
@@ -316,7 +316,7 @@ func TestReportExpectedOutcomes(t *testing.T) {
 	}
 	var b bytes.Buffer
 	opt := HTMLOptions{Descriptions: map[string]string{"halves": "no side holds a majority"}}
-	if err := WriteHTML(&b, rows, opt); err != nil {
+	if err := WriteHTML(&b, RowsOf(rows), opt); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()
@@ -331,7 +331,7 @@ func TestReportExpectedOutcomes(t *testing.T) {
 	}
 	rows[0].Expect, rows[0].Live = "fail: liveness never: the trial was live (leader x)", true
 	b.Reset()
-	if err := WriteHTML(&b, rows, opt); err != nil {
+	if err := WriteHTML(&b, RowsOf(rows), opt); err != nil {
 		t.Fatal(err)
 	}
 	if page := b.String(); !strings.Contains(page, `<div class="verdict fail">`) || !strings.Contains(page, "liveness never") {

@@ -1,53 +1,62 @@
 package reports
 
-import "hash/maphash"
-
-// KeySet is the set of the Keys of rows held elsewhere (a resumed run's
-// rows of earlier trials, which it skips). It holds a 64-bit hash of each
-// key and its row's index, about 24 bytes a row where a map[Key]bool held
-// about 170 (a Key is 120 bytes): 68 MB of a 470,000-row --resume. A hash
-// that matches is confirmed against the row's whole Key, so membership is
-// exact.
+// KeySet is the set of the Keys of rows read elsewhere (a resumed run's
+// rows of earlier trials, which it skips), added one at a time as the
+// rows are read: it holds the keys, not the rows. A key is held as the
+// index of its configuration (its texts: algorithm to latency, of which a
+// run has a few) and its numbers, 32 bytes and some 40 in the map, where
+// a Key is 136 and a map[Key]bool held about 170 a row. Membership is
+// exact: the configuration's texts and the numbers are the whole Key.
 type KeySet struct {
-	rows []Row
-	hash func(Key) uint64
-	at   map[uint64]int // a hash → the index of the first row with it
-	// more holds the keys whose hash an earlier row with another key
-	// took: two of 2⁶⁴, in practice none.
-	more map[Key]bool
+	configs map[keyConfig]uint32
+	keys    map[compactKey]struct{}
+	n       int // keys added, repeats included
 }
 
-// NewKeySet is the set of rows' keys. rows must not change while it is
-// used.
-func NewKeySet(rows []Row) *KeySet {
-	seed := maphash.MakeSeed()
-	return newKeySet(rows, func(k Key) uint64 { return maphash.Comparable(seed, k) })
+// keyConfig is the text fields of a Key.
+type keyConfig struct {
+	algorithm, variant, runtime, scenario, arrangement, initiators, latency string
 }
 
-func newKeySet(rows []Row, hash func(Key) uint64) *KeySet {
-	s := &KeySet{rows: rows, hash: hash, at: make(map[uint64]int, len(rows))}
-	for i := range rows {
-		k := rows[i].Key()
-		h := hash(k)
-		j, taken := s.at[h]
-		switch {
-		case !taken:
-			s.at[h] = i
-		case rows[j].Key() != k:
-			if s.more == nil {
-				s.more = map[Key]bool{}
-			}
-			s.more[k] = true
-		}
+// compactKey is a Key with its texts replaced by their configuration's
+// index in KeySet.configs.
+type compactKey struct {
+	config uint32
+	nodes  int
+	trial  int
+	seed   uint64
+}
+
+// NewKeySet is an empty set.
+func NewKeySet() *KeySet {
+	return &KeySet{configs: map[keyConfig]uint32{}, keys: map[compactKey]struct{}{}}
+}
+
+func configOf(k Key) keyConfig {
+	return keyConfig{k.Algorithm, k.Variant, k.Runtime, k.Scenario, k.Arrangement, k.Initiators, k.Latency}
+}
+
+// Add puts k in the set.
+func (s *KeySet) Add(k Key) {
+	s.n++
+	c := configOf(k)
+	i, ok := s.configs[c]
+	if !ok {
+		i = uint32(len(s.configs))
+		s.configs[c] = i
 	}
-	return s
+	s.keys[compactKey{i, k.Nodes, k.Trial, k.Seed}] = struct{}{}
 }
 
-// Has reports whether some row has key k.
+// Len counts the keys added, repeats included: the rows read.
+func (s *KeySet) Len() int { return s.n }
+
+// Has reports whether k was added.
 func (s *KeySet) Has(k Key) bool {
-	j, ok := s.at[s.hash(k)]
+	i, ok := s.configs[configOf(k)]
 	if !ok {
 		return false
 	}
-	return s.rows[j].Key() == k || s.more[k]
+	_, ok = s.keys[compactKey{i, k.Nodes, k.Trial, k.Seed}]
+	return ok
 }

@@ -25,7 +25,7 @@ func TestTerminalTextCarriesNoEscapes(t *testing.T) {
 	if err := WriteTable(&b, Summarize(rows), TableOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteFailingTrials(&b, rows, 10, nil, nil); err != nil {
+	if err := WriteFailingTrials(&b, RowsOf(rows), 10, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := WriteCompareText(&b, Comparison{Changes: []Change{{Verdict: Regression, Algorithm: hostile, Kind: KindMedian}}}); err != nil {

@@ -170,32 +170,42 @@ var Columns = []string{
 	"disputes", "clock_error_s",
 }
 
-// BudgetHits counts the rows whose trial was stopped because it exhausted a
-// budget (the budget column).
-func BudgetHits(rows []Row) int {
-	n := 0
-	for i := range rows {
-		if rows[i].Budget != "" {
-			n++
-		}
-	}
-	return n
+// Tally counts rows handed to it one at a time (Add): a run's end and its
+// report read results.csv as a stream and keep these counts, not the rows.
+type Tally struct {
+	Rows int
+	// BudgetHits are the rows whose trial was stopped because it exhausted
+	// a budget (the budget column).
+	BudgetHits int
+	// Reruns are the live trials run again because the host took them
+	// outside their algorithm's model, RerunAttempts the attempts that
+	// were not kept (the reruns column), and RerunsKept the trials kept
+	// with overruns all the same.
+	Reruns, RerunAttempts, RerunsKept int
 }
 
-// Reruns counts the live trials run again because the host took them
-// outside their algorithm's model, and the attempts that were not kept
-// (the reruns column), and the trials kept with overruns all the same.
-func Reruns(rows []Row) (trials, attempts, kept int) {
-	for i := range rows {
-		if r := rows[i].Reruns; r.IsSet() && r.Get() > 0 {
-			trials++
-			attempts += int(r.Get())
-			if rows[i].Overruns.Get() > 0 {
-				kept++
-			}
+// Add counts r.
+func (t *Tally) Add(r *Row) {
+	t.Rows++
+	if r.Budget != "" {
+		t.BudgetHits++
+	}
+	if n := r.Reruns; n.IsSet() && n.Get() > 0 {
+		t.Reruns++
+		t.RerunAttempts += int(n.Get())
+		if r.Overruns.Get() > 0 {
+			t.RerunsKept++
 		}
 	}
-	return trials, attempts, kept
+}
+
+// TallyOf counts rows.
+func TallyOf(rows []Row) Tally {
+	var t Tally
+	for i := range rows {
+		t.Add(&rows[i])
+	}
+	return t
 }
 
 // Opt is an optional number: an empty cell when not set. It is held in the

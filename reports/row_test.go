@@ -18,8 +18,8 @@ func TestReruns(t *testing.T) {
 		{Runtime: "live", Reruns: Some(int64(1)), Overruns: Some(int64(0))},
 		{Runtime: "live", Reruns: Some(int64(2)), Overruns: Some(int64(4))},
 	}
-	if n, attempts, kept := Reruns(rows); n != 2 || attempts != 3 || kept != 1 {
-		t.Errorf("Reruns = %d trials, %d attempts, %d kept overrunning; want 2, 3, 1", n, attempts, kept)
+	if tl := TallyOf(rows); tl.Reruns != 2 || tl.RerunAttempts != 3 || tl.RerunsKept != 1 {
+		t.Errorf("Reruns = %d trials, %d attempts, %d kept overrunning; want 2, 3, 1", tl.Reruns, tl.RerunAttempts, tl.RerunsKept)
 	}
 }
 

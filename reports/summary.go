@@ -87,6 +87,14 @@ var metrics = []struct {
 	{"decided_t", func(r *Row) Opt[float64] { return r.DecidedT }, func(g *Group) *Stat { return &g.DecidedT }},
 }
 
+// metricTurnaroundT and metricDecidedT are the places of turnaround_t
+// and decided_t in metrics.
+const (
+	metricMessages    = 0
+	metricTurnaroundT = 1
+	metricDecidedT    = 3
+)
+
 type groupKey struct {
 	algorithm, variant, runtime, scenario string
 	nodes                                 int
@@ -95,71 +103,91 @@ type groupKey struct {
 // Summarize groups rows by algorithm, variant, runtime, scenario and nodes,
 // in the order each group first appears, and describes each group.
 func Summarize(rows []Row) []Group {
-	index := map[groupKey]int{}
-	var members [][]*Row
-	var groups []Group
+	var s Summarizer
 	for i := range rows {
-		r := &rows[i]
-		k := groupKey{r.Algorithm, r.Variant, r.Runtime, r.Scenario, r.Nodes}
-		gi, ok := index[k]
-		if !ok {
-			gi = len(groups)
-			index[k] = gi
-			groups = append(groups, Group{Algorithm: r.Algorithm, Variant: r.Variant,
-				Runtime: r.Runtime, Scenario: r.Scenario, Nodes: r.Nodes})
-			members = append(members, nil)
-		}
-		members[gi] = append(members[gi], r)
+		s.Add(&rows[i])
 	}
-	for gi := range groups {
-		summarizeGroup(&groups[gi], members[gi])
-	}
-	return groups
+	return s.Groups()
 }
 
-func summarizeGroup(g *Group, rows []*Row) {
-	var correct, live int
-	theoryAgrees := true
-	for i, r := range rows {
-		g.Trials++
-		if r.Error != "" {
-			g.Errors++
-		}
-		if r.Correct {
-			correct++
-		}
-		if r.Live {
-			live++
-		}
-		g.SafetyViolations += r.SafetyViolations
-		if r.SafetyViolations > 0 {
-			g.UnsafeTrials++
-		}
-		if i == 0 {
-			g.TheoryMessages = r.TheoryMessages
-		} else if r.TheoryMessages != g.TheoryMessages {
-			theoryAgrees = false
-		}
+// Summarizer is Summarize over rows handed to it one at a time (a results
+// file read as a stream, ScanFile): it keeps of each row its group's
+// tallies and the figures the summary describes, some 40 bytes, not the
+// row (648). The zero Summarizer is ready to use.
+type Summarizer struct {
+	index  map[groupKey]int
+	groups []Group
+	tally  []groupTally
+}
+
+// groupTally is what Summarizer keeps of one group's rows: counts, and
+// each metric's values in the order of the rows (a mean sums them in that
+// order, so the figures are the same bits as over the rows).
+type groupTally struct {
+	correct, live int
+	theoryMixed   bool
+	values        [][]float64 // per metric, then failover_t
+}
+
+// Add counts r in its group.
+func (s *Summarizer) Add(r *Row) {
+	k := groupKey{r.Algorithm, r.Variant, r.Runtime, r.Scenario, r.Nodes}
+	if s.index == nil {
+		s.index = map[groupKey]int{}
 	}
-	if !theoryAgrees {
-		g.TheoryMessages = Opt[int64]{}
+	gi, ok := s.index[k]
+	if !ok {
+		gi = len(s.groups)
+		s.index[k] = gi
+		s.groups = append(s.groups, Group{Algorithm: r.Algorithm, Variant: r.Variant,
+			Runtime: r.Runtime, Scenario: r.Scenario, Nodes: r.Nodes, TheoryMessages: r.TheoryMessages})
+		s.tally = append(s.tally, groupTally{values: make([][]float64, len(metrics)+1)})
 	}
-	g.CorrectShare = float64(correct) / float64(g.Trials)
-	g.LiveShare = float64(live) / float64(g.Trials)
-	for _, m := range metrics {
-		xs := make([]float64, 0, len(rows))
-		for _, r := range rows {
-			// A trial that failed to run says nothing about the algorithm.
-			if r.Error != "" {
-				continue
-			}
-			if v := m.value(r); v.IsSet() && !math.IsNaN(v.Get()) && !math.IsInf(v.Get(), 0) {
-				xs = append(xs, v.Get())
-			}
+	g, t := &s.groups[gi], &s.tally[gi]
+	g.Trials++
+	if r.Error != "" {
+		g.Errors++
+	}
+	if r.Correct {
+		t.correct++
+	}
+	if r.Live {
+		t.live++
+	}
+	g.SafetyViolations += r.SafetyViolations
+	if r.SafetyViolations > 0 {
+		g.UnsafeTrials++
+	}
+	if r.TheoryMessages != g.TheoryMessages {
+		t.theoryMixed = true
+	}
+	// A trial that failed to run says nothing about the algorithm.
+	if r.Error != "" {
+		return
+	}
+	for i, m := range metrics {
+		t.values[i] = appendValue(t.values[i], m.value(r))
+	}
+	t.values[len(metrics)] = appendValue(t.values[len(metrics)], r.FailoverT)
+}
+
+// Groups describes the groups of the rows added so far, in the order
+// each first appeared.
+func (s *Summarizer) Groups() []Group {
+	out := slices.Clone(s.groups)
+	for gi := range out {
+		g, t := &out[gi], &s.tally[gi]
+		if t.theoryMixed {
+			g.TheoryMessages = Opt[int64]{}
 		}
-		*m.stat(g) = describe(xs)
+		g.CorrectShare = float64(t.correct) / float64(g.Trials)
+		g.LiveShare = float64(t.live) / float64(g.Trials)
+		for i, m := range metrics {
+			*m.stat(g) = describe(t.values[i])
+		}
+		g.FailoverT = describe(t.values[len(metrics)])
 	}
-	g.FailoverT = describe(metricValues(rows, func(r *Row) Opt[float64] { return r.FailoverT }))
+	return out
 }
 
 // describe computes a Stat of xs with montanaflynn/stats and tCritical975.

@@ -345,7 +345,7 @@ func TestWriteTableVerdicts(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 	b.Reset()
-	if err := WriteFailingTrials(&b, rows, 2, nil, nil); err != nil {
+	if err := WriteFailingTrials(&b, RowsOf(rows), 2, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	want = "\nunsafe or not live trials:\n" +
@@ -356,7 +356,7 @@ func TestWriteTableVerdicts(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 	b.Reset()
-	if err := WriteFailingTrials(&b, rows[3:4], 2, nil, nil); err != nil || b.Len() != 0 {
+	if err := WriteFailingTrials(&b, RowsOf(rows[3:4]), 2, nil, nil); err != nil || b.Len() != 0 {
 		t.Errorf("a safe, live trial is listed: %q %v", b.String(), err)
 	}
 }

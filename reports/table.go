@@ -214,57 +214,80 @@ func percent(share float64) string { return fmt.Sprintf("%.1f", 100*share) }
 // live as their scenario expects (Row.ExpectedOutcome). It writes nothing
 // when every trial was safe and live. replay, when set, gives the command that runs a
 // listed trial again (HTMLOptions.Replay), written under it.
-func WriteFailingTrials(out io.Writer, rows []Row, limit int, replay func(*Row) string, ids func(*Row) []string) error {
-	var b strings.Builder
-	shown, total, expected := 0, 0, 0
-	for i := range rows {
-		r := &rows[i]
-		var what []string
-		if r.ExpectedOutcome() {
-			expected++
-			continue
+func WriteFailingTrials(out io.Writer, rows Rows, limit int, replay func(*Row) string, ids func(*Row) []string) error {
+	f := FailingTrials{Limit: limit, Replay: replay, IDs: ids}
+	if err := rows(func(r *Row) error { f.Add(r); return nil }); err != nil {
+		return err
+	}
+	return f.Write(out)
+}
+
+// FailingTrials is WriteFailingTrials over rows handed to it one at a
+// time (Add), to be written once they are all read (Write): a run's end
+// reads its rows once for its summary and this list. It keeps the lines
+// it lists, not the rows.
+type FailingTrials struct {
+	Limit  int                 // trials listed at most
+	Replay func(*Row) string   // as WriteFailingTrials' replay
+	IDs    func(*Row) []string // as WriteFailingTrials' ids
+
+	b                      strings.Builder
+	shown, total, expected int
+}
+
+// Add lists r when it is unsafe or not live, and counts it.
+func (f *FailingTrials) Add(r *Row) {
+	var what []string
+	if r.ExpectedOutcome() {
+		f.expected++
+		return
+	}
+	if r.SafetyViolations > 0 {
+		what = append(what, fmt.Sprintf("%d safety violation(s)", r.SafetyViolations))
+	}
+	if !r.Live {
+		what = append(what, "not live")
+	}
+	if len(what) == 0 {
+		return
+	}
+	f.total++
+	if f.shown == f.Limit {
+		return
+	}
+	f.shown++
+	b := &f.b
+	if f.total == 1 {
+		b.WriteString("\nunsafe or not live trials:\n")
+	}
+	fmt.Fprintf(b, "  %s/%s %s %s N=%d trial %d (seed %d): %s", r.Algorithm, r.Variant, r.Runtime, r.Scenario,
+		r.Nodes, r.Trial, r.Seed, strings.Join(what, ", "))
+	switch {
+	case r.Violation != "":
+		var known []string
+		if f.IDs != nil {
+			known = f.IDs(r)
 		}
-		if r.SafetyViolations > 0 {
-			what = append(what, fmt.Sprintf("%d safety violation(s)", r.SafetyViolations))
-		}
-		if !r.Live {
-			what = append(what, "not live")
-		}
-		if len(what) == 0 {
-			continue
-		}
-		total++
-		if shown == limit {
-			continue
-		}
-		shown++
-		if total == 1 {
-			b.WriteString("\nunsafe or not live trials:\n")
-		}
-		fmt.Fprintf(&b, "  %s/%s %s %s N=%d trial %d (seed %d): %s", r.Algorithm, r.Variant, r.Runtime, r.Scenario,
-			r.Nodes, r.Trial, r.Seed, strings.Join(what, ", "))
-		switch {
-		case r.Violation != "":
-			var known []string
-			if ids != nil {
-				known = ids(r)
-			}
-			b.WriteString(": " + ForReader(r.Violation, known))
-		case r.Error != "":
-			b.WriteString(": " + ForPeople(r.Error))
-		}
-		b.WriteByte('\n')
-		if replay != nil {
-			if cmd := replay(r); cmd != "" {
-				b.WriteString("    replay: " + cmd + "\n")
-			}
+		b.WriteString(": " + ForReader(r.Violation, known))
+	case r.Error != "":
+		b.WriteString(": " + ForPeople(r.Error))
+	}
+	b.WriteByte('\n')
+	if f.Replay != nil {
+		if cmd := f.Replay(r); cmd != "" {
+			b.WriteString("    replay: " + cmd + "\n")
 		}
 	}
-	if total > shown {
-		fmt.Fprintf(&b, "  ... and %d more (the violation column of results.csv lists every trial)\n", total-shown)
+}
+
+// Write writes the list of the rows added.
+func (f *FailingTrials) Write(out io.Writer) error {
+	b := &f.b
+	if f.total > f.shown {
+		fmt.Fprintf(b, "  ... and %d more (the violation column of results.csv lists every trial)\n", f.total-f.shown)
 	}
-	if expected > 0 {
-		fmt.Fprintf(&b, "\n%d trial(s) not live, as their scenario expects (liveness: never, or at-least P%% of the trials)\n", expected)
+	if f.expected > 0 {
+		fmt.Fprintf(b, "\n%d trial(s) not live, as their scenario expects (liveness: never, or at-least P%% of the trials)\n", f.expected)
 	}
 	_, err := io.WriteString(out, Printable(b.String()))
 	return err

@@ -71,7 +71,7 @@ func TestNetworkDeparture(t *testing.T) {
 		{Runtime: "live", TS: 0.005},
 		{Runtime: "sim", TS: 0.005, DelayMeanS: Some(0.005), DelayP99S: Some(0.005)},
 	}
-	got := networkDeparture(rows)
+	got := departureOf(rows)
 	for _, want := range []string{"configured T 5 ms", "measured mean 6 ms (+20.0%)", "p99 20 ms (+300.0%)", "over 3 trials"} {
 		if !strings.Contains(got, want) {
 			t.Fatalf("%q lacks %q", got, want)
@@ -81,13 +81,13 @@ func TestNetworkDeparture(t *testing.T) {
 		t.Fatalf("%q speaks of reruns, and none ran", got)
 	}
 	rows[0].Reruns, rows[0].Overruns = Some(int64(2)), Some(int64(1))
-	got = networkDeparture(rows)
+	got = departureOf(rows)
 	for _, want := range []string{"1 trials ran again (2 attempts not kept)", "1 kept after their last attempt overran too"} {
 		if !strings.Contains(got, want) {
 			t.Fatalf("%q lacks %q", got, want)
 		}
 	}
-	if networkDeparture(rows[3:]) != "" {
+	if departureOf(rows[3:]) != "" {
 		t.Fatal("no live measurement: want nothing said")
 	}
 }
@@ -158,4 +158,13 @@ func TestTwinDisruption(t *testing.T) {
 	if _, ok := v["raft/3/term_inflation"]; ok {
 		t.Error("without Disruption: term_inflation compared")
 	}
+}
+
+// departureOf is networkDeparture of rows read as a report reads them.
+func departureOf(rows []Row) string {
+	rr := newReportReader(&HTMLOptions{})
+	for i := range rows {
+		rr.add(&rows[i])
+	}
+	return networkDeparture(rr)
 }

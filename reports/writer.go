@@ -51,14 +51,14 @@ type Writer struct {
 	csvFile  *os.File
 	jsonPath string
 	jsonFile *os.File // nil unless "json" was asked for
-	// existing are the rows of an appending Writer that were in
-	// results.csv (Existing); written counts the rows written after them.
-	existing []Row
-	written  int
-	every    time.Duration
-	synced   time.Time
-	err      error // the first write error; the files may hold a partial line after it
-	closed   bool
+	// done are the keys of the rows an appending Writer found in
+	// results.csv (Done); written counts the rows written after them.
+	done    *KeySet
+	written int
+	every   time.Duration
+	synced  time.Time
+	err     error // the first write error; the files may hold a partial line after it
+	closed  bool
 	// line is the lines of results.csv queued (Queue), jsonLines those
 	// of results.jsonl, their buffers kept for the next rows, since a
 	// sweep of small trials writes rows by the hundred thousand.
@@ -85,6 +85,7 @@ func NewWriter(dir string, formats []string, opts WriterOptions) (*Writer, error
 		jsonPath: filepath.Join(dir, ResultsJSONL),
 		every:    opts.SyncEvery,
 		synced:   time.Now(),
+		done:     NewKeySet(),
 	}
 	if opts.Append {
 		err = w.openAppend(dir, wantJSON)
@@ -151,12 +152,13 @@ func (w *Writer) openAppend(dir string, wantJSON bool) error {
 	if w.csvFile, err = os.OpenFile(w.csvPath, os.O_WRONLY|os.O_APPEND, 0); err != nil {
 		return err
 	}
-	w.existing = kept.rows
+	w.done = kept.done
 	if wantJSON {
 		// results.jsonl is derived from results.csv, which the crash may have
-		// cut at a different row, so rebuild it from the rows kept.
+		// cut at a different row, so rebuild it from the rows kept, read
+		// again as a stream.
 		err := writeFileAtomic(dir, w.jsonPath, func(out io.Writer) error {
-			return WriteJSONL(out, kept.rows)
+			return WriteJSONL(out, FileRows(w.csvPath))
 		})
 		if err != nil {
 			return err
@@ -168,15 +170,16 @@ func (w *Writer) openAppend(dir string, wantJSON bool) error {
 	return nil
 }
 
-// Existing returns the rows an appending Writer found in results.csv: the
-// trials a resumed run skips.
-func (w *Writer) Existing() []Row { return w.existing }
+// Done returns the keys of the rows an appending Writer found in
+// results.csv: the trials a resumed run skips. It holds the keys, not the
+// rows: a resumed run of 470,000 rows held them whole before (300 MB).
+func (w *Writer) Done() *KeySet { return w.done }
 
-// Len counts the rows results.csv holds: Existing and those written.
+// Len counts the rows results.csv holds: Done's and those written.
 func (w *Writer) Len() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return len(w.existing) + w.written
+	return w.done.Len() + w.written
 }
 
 // Write adds one row to every result file and hands it to the operating
@@ -345,17 +348,23 @@ func WriteCSV(out io.Writer, rows []Row) error {
 	return err
 }
 
-// WriteJSONL writes rows as results.jsonl holds them: one object a line.
-func WriteJSONL(out io.Writer, rows []Row) error {
+// WriteJSONL writes rows as results.jsonl holds them: one object a line,
+// written as they are read.
+func WriteJSONL(out io.Writer, rows Rows) error {
+	bw := bufio.NewWriterSize(out, 64<<10)
 	var b []byte
-	for i := range rows {
-		if err := rows[i].check(); err != nil {
-			return fmt.Errorf("result row %v: %w", rows[i].Key(), err)
+	err := rows(func(r *Row) error {
+		if err := r.check(); err != nil {
+			return fmt.Errorf("result row %v: %w", r.Key(), err)
 		}
-		b = append(rows[i].appendJSON(b), '\n')
+		b = append(r.appendJSON(b[:0]), '\n')
+		_, err := bw.Write(b)
+		return err
+	})
+	if err != nil {
+		return err
 	}
-	_, err := out.Write(b)
-	return err
+	return bw.Flush()
 }
 
 // recovered is what survives of a results file from an earlier run.
@@ -364,8 +373,8 @@ type recovered struct {
 	// records are the complete data records, as read, kept only for a
 	// header older than Columns (upgradeResults rewrites them).
 	records [][]string
-	rows    []Row
-	good    int64 // bytes up to the end of the last complete record
+	done    *KeySet // the keys of the complete records' rows
+	good    int64   // bytes up to the end of the last complete record
 	size    int64
 }
 
@@ -373,8 +382,8 @@ type recovered struct {
 // record. A last record without its newline, or one that does not parse as
 // CSV at all, was cut by a crash in the middle of a write: it is left out.
 // Anything else wrong is an error, since appending to a damaged file would
-// hide the damage. The file is read as a stream, its rows made room for
-// at once (countLines).
+// hide the damage. The file is read as a stream, each row decoded in one
+// place and only its key kept.
 func recoverResults(path string) (recovered, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -384,13 +393,14 @@ func recoverResults(path string) (recovered, error) {
 		return recovered{}, err
 	}
 	defer f.Close()
-	out, endsLine, lines, err := measureResults(f)
+	out, endsLine, err := measureResults(f)
 	if err != nil {
 		return recovered{}, fmt.Errorf("%s: %w", path, err)
 	}
 	cr := newCSVReader(bufio.NewReaderSize(boundedio.Lines(f, MaxLine), 64<<10))
 	cr.FieldsPerRecord = -1
 	var dec *decoder
+	var row Row
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -414,7 +424,7 @@ func recoverResults(path string) (recovered, error) {
 				return recovered{}, fmt.Errorf("%s: %w", path, err)
 			}
 			out.header, out.good = slices.Clone(rec), end
-			out.rows = make([]Row, 0, lines)
+			out.done = NewKeySet()
 			continue
 		}
 		if len(rec) != len(out.header) {
@@ -422,10 +432,11 @@ func recoverResults(path string) (recovered, error) {
 			return recovered{}, fmt.Errorf("%s: %w", path, &ParseError{Line: line,
 				Err: fmt.Errorf("%d fields, header has %d", len(rec), len(out.header))})
 		}
-		out.rows = append(out.rows, Row{})
-		if err := dec.decode(cr, rec, &out.rows[len(out.rows)-1]); err != nil {
+		row = Row{}
+		if err := dec.decode(cr, rec, &row); err != nil {
 			return recovered{}, fmt.Errorf("%s: %w", path, err)
 		}
+		out.done.Add(row.Key())
 		if len(out.header) < len(Columns) {
 			out.records = append(out.records, slices.Clone(rec))
 		}
@@ -433,28 +444,26 @@ func recoverResults(path string) (recovered, error) {
 	}
 }
 
-// measureResults returns, for an open results file, its size, whether it
-// ends with a newline (a last record without one was cut), and how many
-// lines it holds (countFileLines), leaving it at its start. Only a regular
-// file is one: a run appends to it.
-func measureResults(f *os.File) (out recovered, endsLine bool, lines int, err error) {
+// measureResults returns, for an open results file, its size and whether
+// it ends with a newline (a last record without one was cut). Only a
+// regular file is one: a run appends to it.
+func measureResults(f *os.File) (out recovered, endsLine bool, err error) {
 	st, err := f.Stat()
 	if err != nil {
-		return recovered{}, false, 0, err
+		return recovered{}, false, err
 	}
 	if !st.Mode().IsRegular() {
-		return recovered{}, false, 0, errors.New("not a regular file")
+		return recovered{}, false, errors.New("not a regular file")
 	}
 	out.size = st.Size()
 	if out.size > 0 {
 		last := make([]byte, 1)
 		if _, err := f.ReadAt(last, out.size-1); err != nil {
-			return recovered{}, false, 0, err
+			return recovered{}, false, err
 		}
 		endsLine = last[0] == '\n'
 	}
-	lines, err = countFileLines(f)
-	return out, endsLine, lines, err
+	return out, endsLine, nil
 }
 
 // checkHeader accepts Columns or an older prefix of it holding at least the

@@ -219,14 +219,15 @@ func TestWriterRejects(t *testing.T) {
 	}
 }
 
-// resume appends rows to dir with the Append option and returns what it kept.
-func resume(t *testing.T, dir string, rows []Row, formats ...string) []Row {
+// resume appends rows to dir with the Append option and returns the keys
+// of the rows it kept.
+func resume(t *testing.T, dir string, rows []Row, formats ...string) *KeySet {
 	t.Helper()
 	w, err := NewWriter(dir, formats, WriterOptions{Append: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	kept := w.Existing()
+	kept := w.Done()
 	for _, r := range rows {
 		if err := w.Write(r); err != nil {
 			t.Fatal(err)
@@ -267,12 +268,12 @@ func TestWriterAppend(t *testing.T) {
 				t.Fatal(err)
 			}
 			kept := resume(t, dir, all[tc.kept:], "json")
-			if len(kept) != tc.kept {
-				t.Fatalf("kept %d rows, want %d", len(kept), tc.kept)
+			if kept.Len() != tc.kept {
+				t.Fatalf("kept %d rows, want %d", kept.Len(), tc.kept)
 			}
-			for i := range kept {
-				if !rowsEqual(kept[i], all[i]) {
-					t.Errorf("kept row %d = %+v", i, kept[i])
+			for i := range all {
+				if kept.Has(all[i].Key()) != (i < tc.kept) {
+					t.Errorf("row %d kept: %v, want %v", i, kept.Has(all[i].Key()), i < tc.kept)
 				}
 			}
 			for _, name := range []string{ResultsCSV, ResultsJSONL} {
@@ -286,8 +287,8 @@ func TestWriterAppend(t *testing.T) {
 
 func TestWriterAppendNoFile(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "new")
-	if kept := resume(t, dir, sampleRows()); len(kept) != 0 {
-		t.Errorf("kept %d rows from nothing", len(kept))
+	if kept := resume(t, dir, sampleRows()); kept.Len() != 0 {
+		t.Errorf("kept %d rows from nothing", kept.Len())
 	}
 	if !bytes.Equal(readFile(t, filepath.Join(dir, ResultsCSV)), readFile(t, filepath.Join(writeAll(t, sampleRows()), ResultsCSV))) {
 		t.Error("appending to nothing differs from a fresh run")
@@ -352,8 +353,8 @@ func TestWriterAppendOlderHeader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(kept) != 4 || len(got) != len(rows) {
-		t.Fatalf("kept %d, file holds %d rows; want 4 and %d", len(kept), len(got), len(rows))
+	if kept.Len() != 4 || len(got) != len(rows) {
+		t.Fatalf("kept %d, file holds %d rows; want 4 and %d", kept.Len(), len(got), len(rows))
 	}
 	for i := range got {
 		want := rows[i]
@@ -454,8 +455,8 @@ func TestWriterLen(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if w.Len() != len(read) || len(w.Existing()) != i*half {
-			t.Errorf("part %d: Len %d, Existing %d; results.csv holds %d rows, %d of them before", i, w.Len(), len(w.Existing()), len(read), i*half)
+		if w.Len() != len(read) || w.Done().Len() != i*half {
+			t.Errorf("part %d: Len %d, Done %d; results.csv holds %d rows, %d of them before", i, w.Len(), w.Done().Len(), len(read), i*half)
 		}
 	}
 }

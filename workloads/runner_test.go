@@ -200,7 +200,7 @@ func TestBudgetStopsTrialRunGoesOn(t *testing.T) {
 			t.Errorf("chang-roberts trial %d after the stopped ones: live %v correct %v budget %q messages %d error %q", r.Trial, r.Live, r.Correct, r.Budget, r.Messages, r.Error)
 		}
 	}
-	if got := reports.BudgetHits(rows); got != 2 {
+	if got := reports.TallyOf(rows).BudgetHits; got != 2 {
 		t.Errorf("BudgetHits = %d, want 2", got)
 	}
 }

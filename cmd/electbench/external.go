@@ -146,27 +146,41 @@ func (l *lazyFile) close() {
 	}
 }
 
-// reportNodeErrors lists the trials of programs in any language that
-// failed (a node misbehaved: NODE-PROTOCOL.md, "Mistakes"), and makes the
-// run exit 1 when there is one; every row was written before.
-func reportNodeErrors(w io.Writer, rows []reports.Row) error {
-	var bad []reports.Row
-	for _, r := range rows {
-		if a, _, err := nodes.Lookup(r.Algorithm); err == nil && a.External != nil && r.Error != "" {
-			bad = append(bad, r)
+// nodeErrors are the trials of programs in any language that failed (a
+// node misbehaved: NODE-PROTOCOL.md, "Mistakes"), gathered from rows
+// handed over one at a time: their count and the lines report lists.
+type nodeErrors struct {
+	bad   int
+	lines []string
+}
+
+// nodeErrorsListed bounds the trials nodeErrors lists.
+const nodeErrorsListed = 20
+
+// add counts r when its node program failed.
+func (n *nodeErrors) add(r *reports.Row) {
+	if r.Error == "" {
+		return
+	}
+	if a, _, err := nodes.Lookup(r.Algorithm); err == nil && a.External != nil {
+		if n.bad++; n.bad <= nodeErrorsListed {
+			n.lines = append(n.lines, fmt.Sprintf("  %s N=%d trial %d (seed %d, %s): %s\n", r.Algorithm, r.Nodes, r.Trial, r.Seed, r.Runtime, r.Error))
 		}
 	}
-	if len(bad) == 0 {
+}
+
+// report lists the failed trials and makes the run exit 1 when there is
+// one; every row was written before.
+func (n *nodeErrors) report(w io.Writer) error {
+	if n.bad == 0 {
 		return nil
 	}
-	fmt.Fprintf(w, "\nnode programs failed in %d trial(s):\n", len(bad))
-	const most = 20
-	for i, r := range bad {
-		if i == most {
-			fmt.Fprintf(w, "  ... and %d more (the error column of results.csv lists every trial)\n", len(bad)-most)
-			break
-		}
-		fmt.Fprintf(w, "  %s N=%d trial %d (seed %d, %s): %s\n", r.Algorithm, r.Nodes, r.Trial, r.Seed, r.Runtime, r.Error)
+	fmt.Fprintf(w, "\nnode programs failed in %d trial(s):\n", n.bad)
+	for _, l := range n.lines {
+		io.WriteString(w, l)
 	}
-	return failed(fmt.Errorf("%d trial(s) of node programs failed", len(bad)))
+	if n.bad > nodeErrorsListed {
+		fmt.Fprintf(w, "  ... and %d more (the error column of results.csv lists every trial)\n", n.bad-nodeErrorsListed)
+	}
+	return failed(fmt.Errorf("%d trial(s) of node programs failed", n.bad))
 }

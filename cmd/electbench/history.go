@@ -41,7 +41,7 @@ var unshapingFlags = []string{"out", "format", "parallel", "resume", "trace", "h
 // for it (with the trace, when the run kept one, and the expectations that
 // failed over trials, and the incident signatures judged), the results directory's
 // manifest with its row count, and the history entry.
-func (r *runReportOptions) finish(cmd *cobra.Command, o runOptions, m reports.Manifest, formats []string, rows []reports.Row, fails []workloads.Failure, sigs []reports.Signature) error {
+func (r *runReportOptions) finish(cmd *cobra.Command, o runOptions, m reports.Manifest, formats []string, rows reports.Rows, trials int, fails []workloads.Failure, sigs []reports.Signature) error {
 	results := filepath.Join(o.out, reports.ResultsCSV)
 	if slices.Contains(formats, "html") {
 		opt := htmlOptions(results, &m)
@@ -64,7 +64,7 @@ func (r *runReportOptions) finish(cmd *cobra.Command, o runOptions, m reports.Ma
 			return fmt.Errorf("report: %w", err)
 		}
 	}
-	m.Rows = len(rows)
+	m.Rows = trials
 	if err := reports.WriteManifest(o.out, m); err != nil {
 		return err
 	}
@@ -167,8 +167,10 @@ func newRunID() string {
 // checkResume refuses to resume into a directory written by another plan
 // or seed, naming what differs, before anything is written. A directory
 // without a manifest (written before manifests existed) is checked row by
-// row: every row must be one of the plan's trials.
-func checkResume(dir string, m *reports.Manifest, plan []reports.Key) error {
+// row: every row must be one of the plan's trials. The plan's keys are
+// made only then (a 470,000-trial plan's were 64 MB, made for nothing when
+// the manifest answers), and the rows read as a stream.
+func checkResume(dir string, m *reports.Manifest, plan []workloads.Trial) error {
 	old, ok, err := reports.ReadManifest(dir)
 	if err != nil {
 		return badInputf("--resume: %w", err)
@@ -192,21 +194,21 @@ func checkResume(dir string, m *reports.Manifest, plan []reports.Key) error {
 		m.RunID, m.Time = old.RunID, old.Time
 		return nil
 	}
-	rows, err := reports.ReadFile(filepath.Join(dir, reports.ResultsCSV))
-	if err != nil {
-		return nil // nothing to pool: NewWriter says what is wrong, if anything
+	want := reports.NewKeySet()
+	for _, t := range plan {
+		want.Add(t.Key())
 	}
-	want := make(map[reports.Key]bool, len(plan))
-	for _, k := range plan {
-		want[k] = true
-	}
-	for _, r := range rows {
-		if !want[r.Key()] {
-			return badInputf("--resume %s: the directory holds another experiment: its row %s/%s %s N=%d trial %d (seed %d) is not a trial of this plan",
+	var stray error
+	// A file that does not read is NewWriter's to report.
+	_ = reports.ScanFile(filepath.Join(dir, reports.ResultsCSV), func(r *reports.Row) error {
+		if !want.Has(r.Key()) {
+			stray = badInputf("--resume %s: the directory holds another experiment: its row %s/%s %s N=%d trial %d (seed %d) is not a trial of this plan",
 				dir, r.Algorithm, r.Variant, r.Scenario, r.Nodes, r.Trial, r.Seed)
+			return stray
 		}
-	}
-	return nil
+		return nil
+	})
+	return stray
 }
 
 func lineAt(lines []string, i int) string {

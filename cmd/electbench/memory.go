@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -67,33 +66,30 @@ func guardPlan(o runOptions, specs []*workloads.Spec) error {
 	return nil
 }
 
-// heldRowsGCPercent is the collector's target (GOGC) once a command holds
-// every row of a run: its heap is then mostly rows that stay live to the
-// end, and the default of 100 lets garbage grow to as much again before a
-// collection. A 104 MB results.csv (470,000 rows): report reached 783 MB
-// max RSS at 100, 536 MB at 25, for 13% more CPU.
-const heldRowsGCPercent = 25
-
-// holdingRows lowers the collector's target while a command holds every
-// row (read back from results.csv: report, and a run once its trials are
-// done) and returns what restores it when the command ends (tests run
-// commands in one process). Trials run before it: their garbage is most of
-// what they allocate, and a lower target there would cost a collection
-// every few trials.
-func holdingRows() (restore func()) {
-	old := debug.SetGCPercent(heldRowsGCPercent)
-	return func() { debug.SetGCPercent(old) }
+// readBack is what a run's end (and merge's) keeps of the rows it reads
+// back from results.csv, in one pass: the summary's figures, the counts,
+// the failing trials its table lists and the node programs' errors, not
+// the rows. A run read its rows back whole before, three times the file
+// (a 104 MB results.csv of 470,000 rows took a run's end to 575 MB).
+type readBack struct {
+	sum      []reports.Group
+	tally    reports.Tally
+	failing  reports.FailingTrials
+	nodeErrs nodeErrors
 }
 
-// readRunRows reads back the rows a run wrote to dir's results.csv, for
-// its summary and report, once its trials are done. The run keeps none
-// while its trials run: held from the first trial, they were live through
-// every collection of the trials' garbage, which the collector lets grow
-// to as much again (a 470,000-trial run peaked at 1.49 GB, 623 MB reading
-// them back; reading costs some 3 s of its 60). The trials' garbage is
-// returned to the system first: spread over the heap, it cannot hold the
-// rows' one allocation, which then came on top of it (844 MB).
-func readRunRows(dir string) ([]reports.Row, error) {
-	debug.FreeOSMemory()
-	return reports.ReadFile(filepath.Join(dir, reports.ResultsCSV))
+// readResultsBack reads rows once for a readBack; replay gives the
+// command that runs a listed failing trial again.
+func readResultsBack(rows reports.Rows, replay func(*reports.Row) string) (*readBack, error) {
+	rb := &readBack{failing: reports.FailingTrials{Limit: failingTrialsShown, Replay: replay, IDs: rowIDs}}
+	var s reports.Summarizer
+	err := rows(func(r *reports.Row) error {
+		s.Add(r)
+		rb.tally.Add(r)
+		rb.failing.Add(r)
+		rb.nodeErrs.add(r)
+		return nil
+	})
+	rb.sum = s.Groups()
+	return rb, err
 }

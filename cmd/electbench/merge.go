@@ -126,30 +126,30 @@ func runMerge(cmd *cobra.Command, o mergeOptions, dirs []string) error {
 	if err := w.Close(); err != nil {
 		return err
 	}
-	// Read back, as run does: the summary and the report come from the
-	// rows as written.
-	rows, err := reports.ReadFile(filepath.Join(o.out, reports.ResultsCSV))
+	// Read back, as run does (finishRun): the summary and the report come
+	// from the rows as written, read as a stream.
+	rows := reports.FileRows(filepath.Join(o.out, reports.ResultsCSV))
+	m := ref.m
+	rb, err := readResultsBack(rows, replayCommand(m))
 	if err != nil {
 		return err
 	}
-	sum := reports.Summarize(rows)
-	if err := reports.WriteSummaryFiles(o.out, formats, sum); err != nil {
+	if err := reports.WriteSummaryFiles(o.out, formats, rb.sum); err != nil {
 		return err
 	}
 	// The merged run's manifest is the plan's, as one machine's run would
 	// have written it: no shard, a run of its own. Report, manifest and
 	// history entry are written as run writes them.
-	m := ref.m
 	m.Shard, m.ShardTrials, m.PlanTrials = "", "", 0
 	m.RunID, m.Time = newRunID(), time.Now().UTC().Truncate(time.Second)
-	if err := (&runReportOptions{history: o.history}).finish(cmd, runOptions{out: o.out}, m, formats, rows, nil, nil); err != nil {
+	if err := (&runReportOptions{history: o.history}).finish(cmd, runOptions{out: o.out}, m, formats, rows, rb.tally.Rows, nil, nil); err != nil {
 		return err
 	}
 	out := cmd.OutOrStdout()
-	if err := writeRunTable(out, sum, rows, replayCommand(m), "table"); err != nil {
+	if err := writeRunTable(out, rb, "table"); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "\nmerged %d shards: %d trials; results in %s\n", len(shards), len(rows), o.out)
+	fmt.Fprintf(out, "\nmerged %d shards: %d trials; results in %s\n", len(shards), rb.tally.Rows, o.out)
 	return nil
 }
 

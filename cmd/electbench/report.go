@@ -98,18 +98,24 @@ func resultsError(err error) error {
 	return err
 }
 
+// runReport reads the results file as a stream (reports.FileRows): the
+// report keeps what it draws, not the rows, each some three times its
+// line of CSV.
 func runReport(cmd *cobra.Command, arg string, o reportOptions) error {
-	defer holdingRows()()
-	path, rows, err := readResults(arg)
+	path, err := resultsPath(arg)
 	if err != nil {
 		return err
 	}
+	var trials int
+	rows := resultsRows(path, &trials)
 	var m *reports.Manifest
 	if mf, ok, err := reports.ReadManifest(filepath.Dir(path)); err == nil && ok {
 		m = &mf
 	}
 	opt := htmlOptions(path, m)
-	opt.Signatures = manifestSignatures(m, rows)
+	if opt.Signatures, err = manifestSignatures(m, rows); err != nil {
+		return err
+	}
 	if o.trace == "" {
 		// What run kept without --trace (small live trials, an incident's
 		// first trial per configuration) serves its report again.
@@ -131,7 +137,7 @@ func runReport(cmd *cobra.Command, arg string, o reportOptions) error {
 			return err
 		}
 		if err := reports.WriteHTML(cmd.OutOrStdout(), rows, opt); err != nil {
-			return traceInputError(err)
+			return reportError(err)
 		}
 		return nil
 	}
@@ -143,18 +149,32 @@ func runReport(cmd *cobra.Command, arg string, o reportOptions) error {
 		return err
 	}
 	if err := reports.WriteHTMLFile(out, rows, opt); err != nil {
-		return traceInputError(err)
+		return reportError(err)
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (%d trials)\n", out, len(rows))
+	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (%d trials)\n", out, trials)
 	return nil
+}
+
+// resultsRows hands over the rows of the results file at path as it is
+// read (reports.FileRows), counting in n the rows of the last pass; a
+// file that is not one is bad input, as readResults has it.
+func resultsRows(path string, n *int) reports.Rows {
+	return func(fn func(*reports.Row) error) error {
+		*n = 0
+		return resultsError(reports.ScanFile(path, func(r *reports.Row) error {
+			*n++
+			return fn(r)
+		}))
+	}
 }
 
 // manifestSignatures judges the incident signatures of the run m
 // describes on rows, from those of its scenario files (or built-ins) whose
 // text is still the one it ran (the manifest's hash); nil without them.
-func manifestSignatures(m *reports.Manifest, rows []reports.Row) []reports.Signature {
+// It reads the rows of those scenarios only (workloads.ExpectedRows).
+func manifestSignatures(m *reports.Manifest, rows reports.Rows) ([]reports.Signature, error) {
 	if m == nil {
-		return nil
+		return nil, nil
 	}
 	var args []string
 	for _, s := range m.Scenarios {
@@ -165,9 +185,24 @@ func manifestSignatures(m *reports.Manifest, rows []reports.Row) []reports.Signa
 	}
 	specs, err := loadScenarios(args, "")
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	return workloads.Signatures(specs, rows)
+	judged, err := workloads.ExpectedRows(specs, rows)
+	if err != nil {
+		return nil, err
+	}
+	return workloads.Signatures(specs, judged), nil
+}
+
+// reportError is what writing a report failed of: the results file's own
+// error when it does not read (resultsRows made it bad input; the rows are
+// read as the report is written, so the writer wraps it), an unreadable
+// trace as bad input, or the writing's error.
+func reportError(err error) error {
+	if ee, ok := errors.AsType[*exitError](err); ok {
+		return ee
+	}
+	return traceInputError(err)
 }
 
 // traceInputError marks an unreadable trace as bad input; other errors

@@ -413,30 +413,45 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 			p.shard, held, p.manifest.PlanTrials, written, time.Since(start).Round(time.Millisecond), o.out)
 		return nil
 	}
-	defer holdingRows()()
-	rows, err := readRunRows(o.out)
+	// The plan's trials are done with (40 MB of a 470,000-trial plan):
+	// freed, they leave the end the room to read the rows back in.
+	p.trials, p.costs = nil, nil
+	return p.finishRun(cmd, o, written, start)
+}
+
+// finishRun reads back the rows the run wrote to results.csv, once its
+// trials are done, for its summary, expectations, report and table. It
+// reads them as a stream (reports.FileRows), a pass for each consumer,
+// each keeping what it shows, not the rows: held, they were three times
+// the file (a 104 MB results.csv of 470,000 rows took a run to 575 MB).
+func (p *runPlan) finishRun(cmd *cobra.Command, o runOptions, written int, start time.Time) error {
+	rows := reports.FileRows(filepath.Join(o.out, reports.ResultsCSV))
+	rb, err := readResultsBack(rows, replayCommand(p.manifest))
 	if err != nil {
 		return err
 	}
-	sum := reports.Summarize(rows)
-	if err := reports.WriteSummaryFiles(o.out, p.formats, sum); err != nil {
+	if err := reports.WriteSummaryFiles(o.out, p.formats, rb.sum); err != nil {
 		return err
 	}
-	fails := workloads.CheckRun(p.specs, rows)
-	if err := o.report.finish(cmd, o, p.manifest, p.formats, rows, fails, workloads.Signatures(p.specs, rows)); err != nil {
+	judged, err := workloads.ExpectedRows(p.specs, rows)
+	if err != nil {
 		return err
 	}
-	if err := printRun(cmd.OutOrStdout(), sum, rows, written, start, o.out, replayCommand(p.manifest), o.print); err != nil {
+	fails := workloads.CheckRun(p.specs, judged)
+	if err := o.report.finish(cmd, o, p.manifest, p.formats, rows, rb.tally.Rows, fails, workloads.Signatures(p.specs, judged)); err != nil {
+		return err
+	}
+	if err := printRun(cmd.OutOrStdout(), rb, written, start, o.out, o.print); err != nil {
 		return err
 	}
 	var hashErr error
 	if o.trial == "" { // a trace-hash names its scenario's run, not one trial picked from the plan
 		hashErr = checkRunHashes(cmd, p.specs)
 	}
-	if err := reportFailures(cmd.ErrOrStderr(), fails, len(rows)); err != nil || hashErr != nil {
+	if err := reportFailures(cmd.ErrOrStderr(), fails, rb.tally.Rows); err != nil || hashErr != nil {
 		return cmp.Or(hashErr, err) // a trace that is not the file's says more than its failures
 	}
-	return reportNodeErrors(cmd.ErrOrStderr(), rows)
+	return rb.nodeErrs.report(cmd.ErrOrStderr())
 }
 
 // checkRunHashes runs again the trial of each simulated scenario that gives
@@ -464,18 +479,19 @@ func checkRunHashes(cmd *cobra.Command, specs []*workloads.Spec) error {
 
 // printRun prints the summary table, the failing trials under it with
 // the command replaying each, and how the run went.
-func printRun(out io.Writer, sum []reports.Group, rows []reports.Row, written int, start time.Time, dir string, replay func(*reports.Row) string, form string) error {
+func printRun(out io.Writer, rb *readBack, written int, start time.Time, dir string, form string) error {
 	if form == "json" {
-		return reports.WriteSummaryJSON(out, sum) // summary.json's document, for a program
+		return reports.WriteSummaryJSON(out, rb.sum) // summary.json's document, for a program
 	}
-	if err := writeRunTable(out, sum, rows, replay, form); err != nil {
+	if err := writeRunTable(out, rb, form); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "\n%d trials (%d run now) in %v; results in %s\n", len(rows), written, time.Since(start).Round(time.Millisecond), dir)
-	if n := reports.BudgetHits(rows); n > 0 {
+	tally := rb.tally
+	fmt.Fprintf(out, "\n%d trials (%d run now) in %v; results in %s\n", tally.Rows, written, time.Since(start).Round(time.Millisecond), dir)
+	if n := tally.BudgetHits; n > 0 {
 		fmt.Fprintf(out, "%d trials exhausted a budget and were stopped (not live; see the error and budget columns;\n  raise --max-events or --max-inflight)\n", n)
 	}
-	if n, attempts, kept := reports.Reruns(rows); n > 0 {
+	if n, attempts, kept := tally.Reruns, tally.RerunAttempts, tally.RerunsKept; n > 0 {
 		fmt.Fprintf(out, "%d live trials ran again (%d attempts not kept): the host delayed a message of a bounded-delay\n  algorithm past D, outside its model (the reruns column", n, attempts)
 		if kept > 0 {
 			fmt.Fprintf(out, ";\n  %d kept after the last attempt overran too, their expectations not judged: the host is too loaded\n  for this T, try a larger --latency", kept)
@@ -520,11 +536,11 @@ func defaultTraced(plan []workloads.Trial) func(workloads.Trial) bool {
 
 // writeRunTable prints the summary table and, under it, the unsafe or not
 // live trials (the first failingTrialsShown), each with its replay command.
-func writeRunTable(out io.Writer, sum []reports.Group, rows []reports.Row, replay func(*reports.Row) string, form string) error {
-	if err := reports.WriteTable(out, sum, reports.TableOptions{Wide: form == "wide", Width: termWidth(out)}); err != nil {
+func writeRunTable(out io.Writer, rb *readBack, form string) error {
+	if err := reports.WriteTable(out, rb.sum, reports.TableOptions{Wide: form == "wide", Width: termWidth(out)}); err != nil {
 		return err
 	}
-	return reports.WriteFailingTrials(out, rows, failingTrialsShown, replay, rowIDs)
+	return rb.failing.Write(out)
 }
 
 // failingTrialsShown caps the unsafe or not live trials listed under the

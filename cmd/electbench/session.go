@@ -94,11 +94,7 @@ func planRun(cmd *cobra.Command, o runOptions, args []string) (*runPlan, error) 
 		return nil, err
 	}
 	if o.resume {
-		keys := make([]reports.Key, len(p.trials))
-		for i, t := range p.trials {
-			keys[i] = t.Key()
-		}
-		if err := checkResume(o.out, &p.manifest, keys); err != nil {
+		if err := checkResume(o.out, &p.manifest, p.trials); err != nil {
 			return nil, err
 		}
 		if old, ok, _ := reports.ReadManifest(o.out); ok && old.Shard != p.manifest.Shard {
@@ -276,11 +272,11 @@ func (p *runPlan) execute(cmd *cobra.Command, o *runOptions) (written, rows int,
 		}
 		return 0, 0, err
 	}
-	done := reports.NewKeySet(w.Existing())
+	done := w.Done()
 	// A trial's key is built of its strings: a fresh run has no rows to
 	// look it up in, and a sweep of small trials built it for nothing
 	// (issue 42).
-	resumed := len(w.Existing()) > 0
+	resumed := done.Len() > 0
 	if err := reports.WriteManifest(o.out, p.manifest); err != nil {
 		w.Close()
 		return 0, 0, err
