@@ -3,8 +3,10 @@
 package workloads
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -34,11 +36,12 @@ network:
 `
 
 // runHraftLive runs the scenario hraftLive with the rest given
-// (YAML: the deadline and the faults) and returns its rows, every one of
-// which must be safe and live.
-func runHraftLive(t *testing.T, rest string) []reports.Row {
+// (YAML: the deadline and the faults), its trace written to trace when it
+// is not nil, and returns its rows, every one of which must be safe and
+// live.
+func runHraftLive(t *testing.T, rest string, trace io.Writer) []reports.Row {
 	t.Helper()
-	rows := runLiveScenario(t, "hraft-live.yaml", hraftLive+rest)
+	rows := runLiveScenarioTraced(t, "hraft-live.yaml", hraftLive+rest, trace)
 	if len(rows) != 20 {
 		t.Fatalf("%d rows", len(rows))
 	}
@@ -69,7 +72,7 @@ faults:
   - kind: crash
     target: leader
     at: leader-elected
-`)
+`, nil)
 	var failovers []float64
 	for _, r := range rows {
 		f := time.Duration(r.FailoverS.Get() * float64(time.Second))
@@ -84,15 +87,79 @@ faults:
 
 // Without the crash no trial loses its leader: the first term that has
 // one is the last term (a split vote before it is no loss), and no leader
-// is deposed.
+// is deposed. That holds only while the host runs the nodes on time: the
+// leader steps down when a quorum's answers are older than its lease
+// (250 ms) and a follower stands once it has heard nothing for its
+// heartbeat timeout (500 ms). On time, the leader sends each follower a
+// heartbeat every HT/10 to HT/5 (50 to 100 ms) and hears it back two
+// 2 ms delays later, so a follower goes unheard at most about 104 ms. A
+// trial that lost its leader is the host's, said and not failed, when up
+// to the loss a leader's consecutive sends to one follower, plus twice
+// the longest delay of a message sent by then, spanned half the lease or
+// more: the other half is left for the lateness the trace cannot see (the
+// library's goroutines after a node stepped on a message). One that lost
+// it on a host that ran on time fails.
 func TestHashicorpRaftLiveSteady(t *testing.T) {
-	for _, r := range runHraftLive(t, "deadline: 3s\n") {
+	const lease = 250 * time.Millisecond
+	var trace bytes.Buffer
+	rows := runHraftLive(t, "deadline: 3s\n", &trace)
+	trials := tracedTrials(t, trace.String())
+	if len(trials) != len(rows) {
+		t.Fatalf("%d trials traced, %d rows", len(trials), len(rows))
+	}
+	var overran int
+	for i, r := range rows {
 		terms := strings.Split(r.TermLeaders, ";")
 		first := slices.IndexFunc(terms, func(s string) bool { return !strings.HasSuffix(s, "=-") })
-		if first != len(terms)-1 || r.Disruptions.Get() != 0 || !r.Correct {
-			t.Errorf("trial %d: term leaders %q, disruptions %v, correct %v", r.Trial, r.TermLeaders, r.Disruptions, r.Correct)
+		if first == len(terms)-1 && r.Disruptions.Get() == 0 && r.Correct {
+			continue
+		}
+		gap, delay := unheard(trials[i])
+		if gap+2*delay >= lease/2 {
+			overran++
+			t.Logf("trial %d: term leaders %q, disruptions %v, correct %v, but up to the loss a leader's sends to one follower were %v apart and a message took %v: the host overran, not checked", r.Trial, r.TermLeaders, r.Disruptions, r.Correct, gap, delay)
+			continue
+		}
+		t.Errorf("trial %d: term leaders %q, disruptions %v, correct %v; up to the loss a leader's sends to one follower were at most %v apart and no message took over %v", r.Trial, r.TermLeaders, r.Disruptions, r.Correct, gap, delay)
+	}
+	t.Logf("%d of %d trials lost their leader on a host that overran", overran, len(rows))
+}
+
+// unheard measures how long the host left a follower unheard in a trial
+// of hashicorp-raft, up to its first loss of a leader (the first vote or
+// pre-vote asked for after a heartbeat, when every follower has stopped
+// waiting for the leader): the longest time between one process's
+// consecutive heartbeats or appends to another, and the longest delay of
+// a message sent by then and delivered, before the loss or after.
+func unheard(evs []traced) (gap, delay time.Duration) {
+	beating := false
+	last := map[[2]int]time.Duration{}
+	for i, e := range evs {
+		if e.Ev != "send" {
+			continue
+		}
+		switch e.Kind {
+		case "Heartbeat", "AppendEntries":
+			beating = true
+			pair := [2]int{e.From, e.To}
+			if at, ok := last[pair]; ok {
+				gap = max(gap, e.T-at)
+			}
+			last[pair] = e.T
+		case "RequestVote", "RequestPreVote":
+			if !beating {
+				continue
+			}
+			held := slices.Clone(evs[:i])
+			for _, d := range evs[i:] {
+				if d.Ev == "recv" {
+					held = append(held, d)
+				}
+			}
+			return gap, longestDelay(held)
 		}
 	}
+	return gap, longestDelay(evs)
 }
 
 // The built-in hraft-* scenarios run hashicorp-raft live, both variants:
