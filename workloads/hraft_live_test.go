@@ -165,7 +165,12 @@ func unheard(evs []traced) (gap, delay time.Duration) {
 // The built-in hraft-* scenarios run hashicorp-raft live, both variants:
 // each keeps its expectations (safety; liveness where asked) in a trial
 // of each, at the smallest size. Their raft and etcd-raft rows are
-// simulated by TestEveryBuiltinRuns.
+// simulated by TestEveryBuiltinRuns. A leader's crash is followed by a
+// leader within 300T only while the host runs the nodes on time (about
+// 80T on time, TestHashicorpRaftLiveFailover's bound 140T and the
+// network): a trial that failed only that, in which the survivors asked
+// for votes late (overran) or a message took half an election timeout,
+// is the host's, said and not failed.
 func TestHashicorpRaftScenariosLive(t *testing.T) {
 	r := liveRuntime(t)
 	for _, file := range []string{"hraft-leader-crash", "hraft-paused-leader", "hraft-halves", "hraft-minority", "hraft-flapping"} {
@@ -173,12 +178,53 @@ func TestHashicorpRaftScenariosLive(t *testing.T) {
 			specs := builtinSpecs(t, file) // the sizes, as the file gives them
 			spec := liveScenario(t, file, file, algo, fmt.Sprint(specs[0].Nodes[0]), "", "live")
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			row := RunLiveTrial(ctx, r, spec.Plan()[0], nil)
+			var trace bytes.Buffer
+			row := RunLiveTrial(ctx, r, spec.Plan()[0], &trace)
 			cancel()
+			late := strings.HasPrefix(row.Expect, "fail: liveness within") && !strings.Contains(row.Expect, "; ")
+			if late && row.Error == "" && row.SafetyViolations == 0 {
+				if why := overranFailover(tracedTrials(t, trace.String())[0], time.Duration(row.TS*float64(time.Second))); why != "" {
+					t.Logf("%s %s: expect %q, but %s: the host overran, not checked", file, algo, row.Expect, why)
+					continue
+				}
+			}
 			if row.Error != "" || row.SafetyViolations != 0 || row.Expect != "pass" {
 				t.Errorf("%s %s: error %q, violation %q, expect %q", file, algo, row.Error, row.Violation, row.Expect)
 			}
 			t.Logf("%s %s: terms %d, term leaders %q, failover %v, disruptions %v", file, algo, row.Terms.Get(), row.TermLeaders, row.FailoverS, row.Disruptions)
 		}
 	}
+}
+
+// overranFailover says how the host overran a trial of hashicorp-raft
+// (its defaults: HT = ET = 20T) after its leader's crash, or "" when it
+// ran it on time or there was no crash. On time, a survivor last heard
+// the leader at most HT/5 before the crash and checks every [HT, 2HT)
+// whether HT has passed since, so the first ask for votes (pre-vote or
+// vote) comes within 3HT of the crash. After an ask, the candidate asks
+// again when its round of [ET, 2ET) ends, unless a later ask (of a higher
+// term) made it a follower; a follower that granted one stands again
+// within 3HT: someone asks within 3HT of the last ask. The network adds
+// 50 ms, as TestHashicorpRaftLiveFailover allows. A message that took
+// half an election timeout or more spoiled a round.
+func overranFailover(evs []traced, unit time.Duration) string {
+	ht, et := 20*unit, 20*unit
+	crash := slices.IndexFunc(evs, func(e traced) bool { return e.Ev == "fault" && strings.Contains(e.What, "crash(") })
+	if crash < 0 {
+		return ""
+	}
+	last, gap := evs[crash].T, time.Duration(0)
+	for _, e := range evs[crash:] {
+		if e.Ev == "send" && (e.Kind == "RequestVote" || e.Kind == "RequestPreVote") {
+			gap, last = max(gap, e.T-last), e.T
+		}
+	}
+	delay := longestDelay(evs[crash:])
+	switch {
+	case gap >= 3*ht+50*time.Millisecond:
+		return fmt.Sprintf("after the crash the asks for votes were %v apart (3HT = %v)", gap, 3*ht)
+	case delay >= et/2:
+		return fmt.Sprintf("after the crash a message took %v (ET = %v)", delay, et)
+	}
+	return ""
 }
