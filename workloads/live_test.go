@@ -480,6 +480,7 @@ type traced struct {
 	Ev   string        `json:"ev"`
 	ID   int64         `json:"id"`
 	From int           `json:"from"`
+	To   int           `json:"to"`
 	Kind string        `json:"kind"`
 	What string        `json:"what"`
 }

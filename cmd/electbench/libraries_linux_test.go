@@ -67,16 +67,23 @@ func TestLibraryRunInterrupted(t *testing.T) {
 // second trial's node processes (electbench node, marked) are up.
 func awaitSecondTrial(t *testing.T, dir, mark string, stderr *bytes.Buffer) {
 	t.Helper()
+	// A trial's node processes are all up only until its crash, about a
+	// second: a look at every process that takes longer (a loaded host)
+	// can miss every trial's, which the message then shows.
+	lines, nodes, look := 0, 0, time.Duration(0)
 	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("no second trial under way after 2 minutes; stderr:\n%s", stderr.String())
+			t.Fatalf("no second trial under way after 2 minutes (%d lines in results.csv, %d node processes at the last look, the longest look %v); stderr:\n%s", lines, nodes, look, stderr.String())
 		}
 		rows, _ := os.ReadFile(filepath.Join(dir, "results.csv"))
-		if bytes.Count(rows, []byte("\n")) < 2 {
+		if lines = bytes.Count(rows, []byte("\n")); lines < 2 {
 			continue
 		}
-		nodes := 0
-		for _, p := range livetest.Marked(mark) {
+		nodes = 0
+		began := time.Now()
+		marked := livetest.Marked(mark)
+		look = max(look, time.Since(began))
+		for _, p := range marked {
 			if strings.Contains(p, " node ") {
 				nodes++
 			}
