@@ -84,32 +84,13 @@ func runMerge(cmd *cobra.Command, o mergeOptions, dirs []string) error {
 	if _, err := os.Stat(filepath.Join(o.out, reports.ResultsCSV)); err == nil {
 		return badInputf("merge --out %s: it holds results already; name a new directory", o.out)
 	}
-	shards, owner, err := readShards(dirs)
+	m, nShards, err := mergeShards(o.out, formats, dirs)
 	if err != nil {
-		return err
-	}
-	defer func() {
-		for _, s := range shards {
-			if s.f != nil {
-				s.f.Close()
-			}
-		}
-	}()
-	// Every shard's rows are checked in a first pass, read as a stream,
-	// before --out is made: a bad or missing row is found, wherever it
-	// is, with nothing written. The second pass merges the streams.
-	for k := range shards {
-		if err := shards[k].check(); err != nil {
-			return err
-		}
-	}
-	if err := writeMerged(o.out, formats, shards, owner); err != nil {
 		return err
 	}
 	// Read back, as run does (finishRun): the summary and the report come
 	// from the rows as written, read as a stream.
 	rows := reports.FileRows(filepath.Join(o.out, reports.ResultsCSV))
-	m := shards[0].m
 	rb, err := readResultsBack(rows, replayCommand(m))
 	if err != nil {
 		return err
@@ -129,8 +110,41 @@ func runMerge(cmd *cobra.Command, o mergeOptions, dirs []string) error {
 	if err := writeRunTable(out, rb, "table"); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "\nmerged %d shards: %d trials; results in %s\n", len(shards), rb.tally.Rows, o.out)
+	fmt.Fprintf(out, "\nmerged %d shards: %d trials; results in %s\n", nShards, rb.tally.Rows, o.out)
 	return nil
+}
+
+// mergeShards checks the shards in dirs (their manifests, then every row)
+// and writes their rows to out's results files in plan order. It returns
+// the plan's manifest, as the first shard holds it, and the shards' count.
+func mergeShards(out string, formats, dirs []string) (reports.Manifest, int, error) {
+	shards, owner, err := readShards(dirs)
+	if err != nil {
+		return reports.Manifest{}, 0, err
+	}
+	defer func() {
+		for _, s := range shards {
+			if s.f != nil {
+				s.f.Close()
+			}
+		}
+	}()
+	// Every shard's rows are checked in a first pass, read as a stream,
+	// before out is made: a bad or missing row is found, wherever it is,
+	// with nothing written. The second pass merges the streams. One pass
+	// into a temporary directory beside --out would save a decoding of
+	// each row (400,000 rows: about 1 s of 7.6 s user; the first pass is
+	// 2.4 s, its key hashes 1.5 s of that) but leave that directory
+	// behind a killed merge.
+	for k := range shards {
+		if err := shards[k].check(); err != nil {
+			return reports.Manifest{}, 0, err
+		}
+	}
+	if err := writeMerged(out, formats, shards, owner); err != nil {
+		return reports.Manifest{}, 0, err
+	}
+	return shards[0].m, len(shards), nil
 }
 
 // check reads the shard's results.csv as a stream (one row held), checking
