@@ -15,7 +15,8 @@
 // decimal that reads back exactly, never an exponent. With
 // WriterOptions.Append the Writer resumes an earlier run's directory: it
 // drops a last line cut short by a crash, upgrades an older header that is a
-// prefix of Columns, refuses any other header, and reports the rows it kept
+// prefix of Columns (rewriting the file record by record), refuses any other
+// header, and reports the rows it kept
 // (Writer.Existing) so the runner can skip their Keys.
 //
 // ReadCSV reads results back by header name; a bad cell is a ParseError
@@ -23,8 +24,9 @@
 // reads them as a stream instead (Rows: ScanFile, FileRows), each row
 // decoded in one reused place, and keeps the figures: a Row is 648 bytes
 // against some 220 of CSV. ReadFile, which holds every row, serves those
-// that need them all (merge, which places each shard's rows in plan order;
-// twin and explore).
+// that need them all (twin and explore). merge reads each shard's file as a
+// stream (ScanCSV) twice, to check every row and then to merge the shards
+// in plan order, holding a row a shard.
 //
 // # Summaries
 //

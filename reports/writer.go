@@ -370,12 +370,9 @@ func WriteJSONL(out io.Writer, rows Rows) error {
 // recovered is what survives of a results file from an earlier run.
 type recovered struct {
 	header []string // nil when no complete header survived
-	// records are the complete data records, as read, kept only for a
-	// header older than Columns (upgradeResults rewrites them).
-	records [][]string
-	done    *KeySet // the keys of the complete records' rows
-	good    int64   // bytes up to the end of the last complete record
-	size    int64
+	done   *KeySet  // the keys of the complete records' rows
+	good   int64    // bytes up to the end of the last complete record
+	size   int64
 }
 
 // recoverResults reads the results file at path, keeping every complete
@@ -437,9 +434,6 @@ func recoverResults(path string) (recovered, error) {
 			return recovered{}, fmt.Errorf("%s: %w", path, err)
 		}
 		out.done.Add(row.Key())
-		if len(out.header) < len(Columns) {
-			out.records = append(out.records, slices.Clone(rec))
-		}
 		out.good = end
 	}
 }
@@ -485,16 +479,45 @@ func checkHeader(h []string) error {
 
 // upgradeResults rewrites an older results file with the current header,
 // padding each kept record with the cells of a zero Row for the new columns.
+// The records kept (the file up to kept.good) are read again and written
+// one at a time: holding them all cost more than twice the file.
 func upgradeResults(dir, path string, kept recovered) error {
 	zero := (&Row{}).cells()[len(kept.header):]
-	return writeFileAtomic(dir, path, func(out io.Writer) error {
-		var b bytes.Buffer
-		b.Write(header())
-		for _, rec := range kept.records {
-			b.Write(encodeRecord(slices.Concat(rec, zero)))
-		}
-		_, err := out.Write(b.Bytes())
+	f, err := os.Open(path)
+	if err != nil {
 		return err
+	}
+	defer f.Close()
+	cr := newCSVReader(bufio.NewReaderSize(boundedio.Lines(io.LimitReader(f, kept.good), MaxLine), 64<<10))
+	return writeFileAtomic(dir, path, func(out io.Writer) error {
+		// encoding/csv writes each record as encodeRecord does.
+		cw := csv.NewWriter(out)
+		if err := cw.Write(Columns); err != nil {
+			return err
+		}
+		padded := make([]string, 0, len(Columns))
+		n := 0
+		for {
+			rec, err := cr.Read()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return fmt.Errorf("%s: %w", path, csvError(err))
+			}
+			if n++; n == 1 {
+				continue // the old header
+			}
+			if err := cw.Write(append(append(padded[:0], rec...), zero...)); err != nil {
+				return err
+			}
+		}
+		// The file read again must be the one recoverResults read.
+		if n-1 != kept.done.Len() {
+			return fmt.Errorf("%s: %d records, %d when read before: changed while resuming", path, n-1, kept.done.Len())
+		}
+		cw.Flush()
+		return cw.Error()
 	})
 }
 

@@ -368,6 +368,42 @@ func TestWriterAppendOlderHeader(t *testing.T) {
 	}
 }
 
+// The upgrade of an older file writes each kept record, read again one at
+// a time, as encoding/csv writes the record padded with a zero Row's new
+// cells: quoted cells that hold commas, quotes and newlines come out as
+// they went in, and a last line cut by a crash is left out.
+func TestWriterUpgradeBytes(t *testing.T) {
+	rows := sampleRows()
+	rows[1].Error = "node 3: \"refused\", then\nexited"
+	old := Columns[:StableColumns+3]
+	zero := (&Row{}).cells()[len(old):]
+	var in, want bytes.Buffer
+	in.Write(encodeRecord(old))
+	want.Write(header())
+	for _, r := range rows[:5] {
+		rec := r.cells()[:len(old)]
+		in.Write(encodeRecord(rec))
+		want.Write(encodeRecord(slices.Concat(rec, zero)))
+	}
+	cut := encodeRecord(rows[5].cells()[:len(old)])
+	in.Write(cut[:len(cut)/2])
+	dir := t.TempDir()
+	path := filepath.Join(dir, ResultsCSV)
+	if err := os.WriteFile(path, in.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if kept := resume(t, dir, nil); kept.Len() != 5 {
+		t.Fatalf("kept %d rows, want 5", kept.Len())
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want.Bytes()) {
+		t.Errorf("upgraded file:\n%s\nwant:\n%s", got, want.Bytes())
+	}
+}
+
 // Trials finish on many goroutines; each row still lands whole on its line.
 func TestWriterConcurrent(t *testing.T) {
 	dir := t.TempDir()
