@@ -23,8 +23,9 @@
 // reads them as a stream instead (Rows: ScanFile, FileRows), each row
 // decoded in one reused place, and keeps the figures: a Row is 648 bytes
 // against some 220 of CSV. ReadFile, which holds every row, serves those
-// that need them all (merge, which places each shard's rows in plan order;
-// twin and explore).
+// that need them all (merge, which places each shard's rows in plan order).
+// twin gathers each side as compare does (NewTwinSide, Twin over two
+// CompareSides); explore keeps the one row of its trial (Explore.Rows).
 //
 // # Summaries
 //
