@@ -24,9 +24,11 @@
 // reads them as a stream instead (Rows: ScanFile, FileRows), each row
 // decoded in one reused place, and keeps the figures: a Row is 648 bytes
 // against some 220 of CSV. ReadFile, which holds every row, serves those
-// that need them all (twin and explore). merge reads each shard's file as a
-// stream (ScanCSV) twice, to check every row and then to merge the shards
-// in plan order, holding a row a shard.
+// that want them all (tests, Go callers); no command does. merge reads each
+// shard's file as a stream (ScanCSV) twice, to check every row and then to
+// merge the shards in plan order, holding a row a shard; twin gathers each
+// side as compare does (NewTwinSide, Twin over two CompareSides); explore
+// keeps the one row of its trial (Explore.Rows).
 //
 // # Summaries
 //

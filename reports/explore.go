@@ -38,9 +38,11 @@ type Explore struct {
 	// only trial. Exactly one trial must be chosen.
 	Select func(h TraceHeader) bool
 	// Rows are the run's results, when known: the trial's row (matched by
-	// its header, seed included) gives T and the violation the page jumps
-	// to.
-	Rows []Row
+	// its header, seed included; the last that matches) gives T and the
+	// violation the page jumps to. They are read once the trial is, and
+	// only its row is kept: a big run's results are hundreds of
+	// megabytes as rows. Nil: unknown.
+	Rows Rows
 	// IDs gives the identities by position of the trial of row r, as its
 	// decisions name leaders, or nil when they are unknown: lanes are then
 	// labelled with positions only, and no process can be shown as
@@ -86,15 +88,13 @@ func (e *TrialChoiceError) Error() string {
 
 // WriteExplore writes the explorer page of the trial x chooses.
 func WriteExplore(w io.Writer, x Explore) error {
-	tr, err := readExploreTrial(x)
+	tr, trialErr := readExploreTrial(x)
+	row, err := exploreRow(x.Rows, tr)
 	if err != nil {
-		return err
+		return err // the results' error first, as when they were read before the trace
 	}
-	var row *Row
-	for i := range x.Rows {
-		if rowTraceKey(&x.Rows[i]) == tr.key() {
-			row = &x.Rows[i]
-		}
+	if trialErr != nil {
+		return trialErr
 	}
 	d := exploreDataOf(tr, row, x)
 	data, err := json.Marshal(d)
@@ -122,6 +122,24 @@ func WriteExplore(w io.Writer, x Explore) error {
 		p.para("meta", txt("Written by "+x.Generator+"."))
 	}
 	return p.write(w)
+}
+
+// exploreRow is the row of trial tr among rows (the last that matches),
+// nil when none does or there is no trial; it reads the rows even then, so
+// that results that cannot be read are said whatever the trace holds.
+func exploreRow(rows Rows, tr *TraceTrial) (*Row, error) {
+	if rows == nil {
+		return nil, nil
+	}
+	var row *Row
+	err := rows(func(r *Row) error {
+		if tr != nil && rowTraceKey(r) == tr.key() {
+			row = new(Row)
+			*row = *r // r is reused for the next row (ScanCSV)
+		}
+		return nil
+	})
+	return row, err
 }
 
 // readExploreTrial reads the one trial x chooses, every event up to

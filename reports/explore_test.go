@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -28,10 +29,44 @@ const exploreTrace = `{"trial":0,"algorithm":"bully","variant":"classic","nodes"
 {"t":3000000,"ev":"decide","p":1,"leader":"9"}
 `
 
+// The explorer keeps the trial's row alone of the results it reads as a
+// stream (each row handed over in one place, reused: ScanCSV), the last
+// that matches; results that cannot be read are said before the trace's
+// own error, as when they were read whole before it.
+func TestExploreRowOfStream(t *testing.T) {
+	rows := []Row{{Algorithm: "bully", Variant: "classic", Scenario: "s", Nodes: 2, Seed: 7, Violation: "first"},
+		{Algorithm: "bully", Variant: "classic", Scenario: "s", Nodes: 2, Seed: 7, Violation: "second"},
+		{Algorithm: "bully", Variant: "classic", Scenario: "s", Nodes: 2, Seed: 8, Violation: "another seed"}}
+	reused := func(fn func(*Row) error) error {
+		var r Row
+		for i := range rows {
+			r = rows[i]
+			if err := fn(&r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	tr, err := readExploreTrial(Explore{Trace: strings.NewReader(exploreTrace)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	row, err := exploreRow(reused, tr)
+	if err != nil || row == nil || row.Violation != "second" {
+		t.Fatalf("row %+v, %v; want the last row of the trial's key", row, err)
+	}
+	bad := errors.New("line 3: not a results file")
+	err = WriteExplore(io.Discard, Explore{Trace: strings.NewReader("not a trace"),
+		Rows: func(func(*Row) error) error { return bad }})
+	if !errors.Is(err, bad) {
+		t.Fatalf("error %v; want the results' error before the trace's", err)
+	}
+}
+
 func TestExploreData(t *testing.T) {
 	row := Row{Algorithm: "bully", Variant: "classic", Scenario: "s", Nodes: 2, Trial: 0, Seed: 7, TS: 0.001,
 		Violation: "wrong-leader at 3ms: process 1 (id 9) decided 9 while 5 is alive"}
-	x := Explore{Trace: strings.NewReader(exploreTrace), Rows: []Row{row},
+	x := Explore{Trace: strings.NewReader(exploreTrace), Rows: RowsOf([]Row{row}),
 		IDs:         func(*Row) []string { return []string{"5", "9"} },
 		Maintenance: func(k string) bool { return k == "PING" }}
 	tr, err := readExploreTrial(x)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -16,10 +17,32 @@ import (
 // beyond the threshold exceeds the noise; which way it goes is said
 // plainly rather than as a regression.
 
-// Twin compares the simulated rows of a scenario with its live ones.
-func Twin(sim, live []Row, opt CompareOptions) Comparison {
-	opt.AcrossRuntimes = true
-	return Compare(sim, live, opt)
+// NewTwinSide starts a side of a twin comparison (Twin), gathered a row
+// at a time as compare gathers its sides (CompareSide.Add), so that twin
+// holds the figures of its runs, not their rows. It groups across
+// runtimes and gathers the disruption figures whatever opt.Disruption
+// says: whether they are compared depends on the scenarios the live
+// rows name, known only once they are all read.
+func NewTwinSide(opt CompareOptions) *CompareSide {
+	opt.AcrossRuntimes, opt.Disruption = true, true
+	return NewCompareSide(opt)
+}
+
+// Twin compares the simulated side of a scenario with its live side,
+// both started by NewTwinSide, as CompareSides compares two sides. The
+// disruption figures are compared when disruption says so of the
+// scenarios the live rows name (in the order the rows first name them):
+// an incident scenario's signature is written in them.
+func Twin(sim, live *CompareSide, disruption func(liveScenarios []string) bool) Comparison {
+	var names []string
+	for _, k := range live.keys {
+		if !slices.Contains(names, k.scenario) {
+			names = append(names, k.scenario)
+		}
+	}
+	d := disruption(names)
+	sim.opt.Disruption, live.opt.Disruption = d, d
+	return CompareSides(sim, live)
 }
 
 // TwinLabel says what the verdict of a twin comparison's change means,

@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"encoding/csv"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -18,7 +19,7 @@ func TestTwin(t *testing.T) {
 		live[i].Runtime = "live"
 		live[i].TurnaroundT = Some(2 * live[i].TurnaroundT.Get())
 	}
-	c := Twin(sim, live, CompareOptions{Threshold: -1})
+	c := twinOf(sim, live, false)
 	if c.Groups != 1 {
 		t.Fatalf("%d groups, want the sim and live rows in one", c.Groups)
 	}
@@ -102,7 +103,7 @@ func TestTwinShareLabel(t *testing.T) {
 		live[i].Runtime = "live"
 		live[i].SafetyViolations = 1
 	}
-	c := Twin(sim, live, CompareOptions{Threshold: -1})
+	c := twinOf(sim, live, false)
 	for i := range c.Changes {
 		ch := &c.Changes[i]
 		if ch.Metric != "safety" {
@@ -137,7 +138,7 @@ func TestTwinDisruption(t *testing.T) {
 		sim[i].TermInflation, live[i].TermInflation = Some(int64(3)), Some(int64(9))
 	}
 	lcr := trialsOf("lcr", 8, 44, 46, 44)
-	c := Twin(append(sim, lcr...), live, CompareOptions{Threshold: -1, Disruption: true})
+	c := twinOf(append(sim, lcr...), live, true)
 	v := verdicts(c)
 	for _, m := range DisruptionMetrics {
 		want := NoChange
@@ -154,10 +155,54 @@ func TestTwinDisruption(t *testing.T) {
 	if ch := changeOf(t, c, "term_inflation"); ch.BaseMedian.Get() != 3 || ch.NewMedian.Get() != 9 {
 		t.Errorf("term_inflation: sim median %v, live %v; want 3 and 9", ch.BaseMedian, ch.NewMedian)
 	}
-	v = verdicts(Twin(sim, live, CompareOptions{Threshold: -1}))
+	v = verdicts(twinOf(sim, live, false))
 	if _, ok := v["raft/3/term_inflation"]; ok {
 		t.Error("without Disruption: term_inflation compared")
 	}
+}
+
+// Whether a twin compares the disruption figures is decided once its live
+// rows are read, on the scenarios they name, each once in the order the
+// rows first name it (twin --help: a file with one of the incident
+// library's scenarios is an incident twin): the sides gather the figures
+// either way, and the simulated rows' scenarios do not count.
+func TestTwinDecidesDisruptionOnLiveScenarios(t *testing.T) {
+	sim := trialsOf("raft", 3, 20, 22, 20, 24, 20, 22)
+	live := trialsOf("raft", 3, 20, 22, 20, 24, 20, 22)
+	for i := range live {
+		sim[i].Scenario, live[i].Runtime = "sim-only", "live"
+		live[i].Scenario = []string{"a", "b"}[i%2]
+		sim[i].TermInflation, live[i].TermInflation = Some(int64(3)), Some(int64(9))
+	}
+	for _, want := range []bool{false, true} {
+		s, l := NewTwinSide(CompareOptions{Threshold: -1}), NewTwinSide(CompareOptions{Threshold: -1})
+		for i := range sim {
+			s.Add(&sim[i])
+			l.Add(&live[i])
+		}
+		var asked []string
+		c := Twin(s, l, func(names []string) bool { asked = names; return want })
+		if strings.Join(asked, ",") != "a,b" {
+			t.Fatalf("asked about %q; want the live rows' scenarios a,b", asked)
+		}
+		compared := slices.ContainsFunc(c.Changes, func(ch Change) bool { return ch.Metric == "term_inflation" })
+		if compared != want {
+			t.Errorf("disruption %v: term_inflation compared %v", want, compared)
+		}
+	}
+}
+
+// twinOf compares rows held in memory as Twin compares its sides, the
+// disruption figures too when disruption is set.
+func twinOf(sim, live []Row, disruption bool) Comparison {
+	s, l := NewTwinSide(CompareOptions{Threshold: -1}), NewTwinSide(CompareOptions{Threshold: -1})
+	for i := range sim {
+		s.Add(&sim[i])
+	}
+	for i := range live {
+		l.Add(&live[i])
+	}
+	return Twin(s, l, func([]string) bool { return disruption })
 }
 
 // departureOf is networkDeparture of rows read as a report reads them.

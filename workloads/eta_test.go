@@ -350,3 +350,37 @@ func TestEstimatePlanByConfiguration(t *testing.T) {
 		}
 	}
 }
+
+// The ETA holds a simulated configuration's estimates once, however many
+// trials it runs (a 470,000-trial run held a number a trial, issue 39),
+// and hands them out in plan order as the trials finish: each trial's is
+// its configuration's price (Costs), and nothing is left once all have.
+func TestETAEstimatesPerConfiguration(t *testing.T) {
+	alg, variant, err := nodes.Lookup("chang-roberts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, _ := ParseIDs("random")
+	inits, _ := ParseInitiators("all")
+	s := &Spec{Scenario: "test", Algos: []Algo{{Alg: alg, Variant: variant}}, Nodes: []int{5, 50},
+		IDs: ids, Initiators: inits, Trials: 1000, Seed: 1, Latency: trial.Constant(time.Millisecond)}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	plan := s.Plan()
+	e := newETA(t.Context(), time.Now(), plan, nil)
+	if len(e.simNext) != 2 {
+		t.Fatalf("%d runs of estimates for 2 configurations of 1000 trials", len(e.simNext))
+	}
+	q := slices.Clone(e.simNext)
+	for i, est := range Costs(t.Context(), plan, false) {
+		if got := nextSim(&q); got != est {
+			t.Fatalf("trial %d: estimate %v, want its own %v", i, got, est)
+		}
+		e.finished(reports.Row{Algorithm: "chang-roberts", Events: 1}, time.Now())
+	}
+	a := e.alg["chang-roberts"]
+	if len(e.simNext) != 0 || a.count != 0 {
+		t.Fatalf("after every trial: %d runs of estimates, %d trials left", len(e.simNext), a.count)
+	}
+}

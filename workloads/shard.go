@@ -52,6 +52,9 @@ func (t Trial) Cost(live bool) float64 {
 	return Costs(context.Background(), []Trial{t}, live)[0]
 }
 
+// simCost is Cost of a simulated trial: its estimated events.
+func (t Trial) simCost() float64 { return t.load().Events }
+
 func (t Trial) liveCost(run time.Duration) float64 {
 	return 1e5 + 2e3*float64(t.Nodes) + t.LiveSetupCost() + float64(run/time.Microsecond)
 }
@@ -69,7 +72,7 @@ func Costs(ctx context.Context, trials []Trial, live bool) []float64 {
 	out := make([]float64, len(trials))
 	for i, t := range trials {
 		if !live {
-			out[i] = t.load().Events
+			out[i] = t.simCost()
 			continue
 		}
 		k := class{t.Spec, t.Algo.Alg.Name + "/" + t.Algo.Variant, fmt.Sprint(t.Algo.Params), t.Nodes}

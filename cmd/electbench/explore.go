@@ -73,14 +73,17 @@ func runExplore(cmd *cobra.Command, arg string, o exploreOptions) error {
 		x.Select = func(h reports.TraceHeader) bool { return ref.matches(h) }
 	}
 	if p := filepath.Join(filepath.Dir(tracePath), reports.ResultsCSV); regularFile(p) {
-		_, rows, err := readResults(p)
-		if err != nil {
-			return err
-		}
-		x.Rows = rows
+		// Read as a stream once the trial is: only its row is kept.
+		var read int
+		x.Rows = resultsRows(p, &read)
 	}
 	f, err := os.Open(tracePath)
 	if err != nil {
+		if x.Rows != nil {
+			if rerr := x.Rows(func(*reports.Row) error { return nil }); rerr != nil {
+				return rerr // results that cannot be read are said first
+			}
+		}
 		return badInput(err)
 	}
 	defer f.Close()

@@ -64,18 +64,9 @@ func resultsPath(arg string) (string, error) {
 	return arg, nil
 }
 
-// readResults reads a results file; a file that is not one is bad input.
-func readResults(arg string) (string, []reports.Row, error) {
-	path, err := resultsPath(arg)
-	if err != nil {
-		return "", nil, err
-	}
-	rows, err := reports.ReadFile(path)
-	return path, rows, resultsError(err)
-}
-
-// scanResults reads a results file as readResults does, handing each row
-// to add (reports.ScanFile) rather than holding them.
+// scanResults reads a results file (a directory's results.csv), handing
+// each row to add (reports.ScanFile) rather than holding them; a file
+// that is not one is bad input.
 func scanResults(arg string, add func(*reports.Row)) (string, error) {
 	path, err := resultsPath(arg)
 	if err != nil {
@@ -157,7 +148,7 @@ func runReport(cmd *cobra.Command, arg string, o reportOptions) error {
 
 // resultsRows hands over the rows of the results file at path as it is
 // read (reports.FileRows), counting in n the rows of the last pass; a
-// file that is not one is bad input, as readResults has it.
+// file that is not one is bad input, as scanResults has it.
 func resultsRows(path string, n *int) reports.Rows {
 	return func(fn func(*reports.Row) error) error {
 		*n = 0

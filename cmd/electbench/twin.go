@@ -102,7 +102,10 @@ func runTwin(cmd *cobra.Command, scenario string, o twinOptions) error {
 		}
 		simulated = simulated || rt == "sim" && len(simulatedOnly(specs)) > 0
 	}
-	var rows [2][]reports.Row
+	// Each side is gathered as it is read (compare's way): twin holds the
+	// figures of its runs, not their rows.
+	copt := reports.CompareOptions{Alpha: o.alpha, Threshold: threshold}
+	sides := [2]*reports.CompareSide{reports.NewTwinSide(copt), reports.NewTwinSide(copt)}
 	for i, rt := range []string{"sim", "live"} {
 		dir := filepath.Join(o.out, rt)
 		if rt == "sim" && !simulated {
@@ -147,12 +150,11 @@ func runTwin(cmd *cobra.Command, scenario string, o twinOptions) error {
 		if err != nil && !(errors.As(err, &ee) && ee.code == exitFailed) {
 			return err
 		}
-		if _, rows[i], err = readResults(dir); err != nil {
+		if _, err := scanResults(dir, sides[i].Add); err != nil {
 			return err
 		}
 	}
-	c := reports.Twin(rows[0], rows[1], reports.CompareOptions{Alpha: o.alpha, Threshold: threshold,
-		Disruption: incidentRows(scenario, rows[1])})
+	c := reports.Twin(sides[0], sides[1], func(live []string) bool { return incidentRows(scenario, live) })
 	if err := reports.WriteFileAtomic(filepath.Join(o.out, "twin.csv"), func(w io.Writer) error { return reports.WriteTwinCSV(w, c) }); err != nil {
 		return err
 	}
@@ -164,7 +166,8 @@ func runTwin(cmd *cobra.Command, scenario string, o twinOptions) error {
 
 // incidentRows says whether the twin runs an incident scenario: a
 // built-in of the library, or a file with one of its scenarios (a copy cut
-// down to fewer trials or variants, as `scenario show` prints it).
-func incidentRows(scenario string, rows []reports.Row) bool {
-	return chaos.IsIncident(scenario) || slices.ContainsFunc(rows, func(r reports.Row) bool { return chaos.IsIncident(r.Scenario) })
+// down to fewer trials or variants, as `scenario show` prints it) — one
+// its live rows name.
+func incidentRows(scenario string, liveScenarios []string) bool {
+	return chaos.IsIncident(scenario) || slices.ContainsFunc(liveScenarios, chaos.IsIncident)
 }
