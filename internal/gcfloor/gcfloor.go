@@ -65,8 +65,15 @@ func release() {
 }
 
 // sentinel is an object that becomes garbage at once: its finalizer runs
-// after the collection that found it, tunes, and arms the next one.
-type sentinel struct{ gen uint }
+// after the collection that found it, tunes, and arms the next one. Its
+// pointer keeps it out of the runtime's tiny blocks, which pack objects of
+// 16 bytes or less without pointers together and run their finalizers
+// only once the whole block is garbage: a sentinel of a uint alone shared
+// a block with live data, and the tuner never ran (TestTunesBesideLiveTinyObjects).
+type sentinel struct {
+	gen uint
+	_   *sentinel
+}
 
 func arm(gen uint) {
 	s := &sentinel{gen: gen}
