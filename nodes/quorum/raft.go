@@ -216,7 +216,10 @@ type raft struct {
 	unsent   []pendingVote
 	believed nodes.Rank // the leader this process last decided; zero before any
 	votes    tally.Tally
-	stable   []byte // scratch for the stable state save writes
+	// stable is scratch for the stable state save writes: in the
+	// machine, as a slice grown by the appends it was an allocation of
+	// most machines of a trial (issue 42).
+	stable [1 + 3*binary.MaxVarintLen64]byte
 }
 
 func (r *raft) Start(env nodes.Env) {
@@ -247,8 +250,7 @@ func (r *raft) save(env nodes.Env) {
 		b := append(r.stable[:0], raftStableVersion)
 		b = binary.AppendVarint(b, r.term)
 		b = binary.AppendVarint(b, int64(r.votedFor))
-		r.stable = binary.AppendVarint(b, r.lastIndex)
-		st.SaveStable(r.stable)
+		st.SaveStable(binary.AppendVarint(b, r.lastIndex))
 	}
 }
 
