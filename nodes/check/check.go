@@ -242,12 +242,12 @@ func (c *Checker) decided(at time.Duration, p int, rank *nodes.Rank) {
 	if c.symmetry != nil {
 		c.symmetry.fold(int32(p), at, 2)
 	}
+	i := c.leader(rank)
 	if c.quorum != nil {
 		defer c.updateKnown(at) // and no wrong-leader or disagreement check (quorum.go)
 		c.quorum.disrupt.advance(at)
-		c.quorum.disruptDecided(at, p, rank)
+		c.quorum.disruptDecided(at, p, rank, i)
 	}
-	i := c.leader(rank)
 	if c.quorum == nil && i != c.rightful {
 		if rank.Cmp(&c.highest)*c.dir < 0 {
 			c.record(Violation{At: at, Kind: "wrong-leader", Procs: []int{p},

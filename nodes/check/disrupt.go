@@ -1,6 +1,7 @@
 package check
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -52,19 +53,24 @@ import (
 type tenure struct {
 	p       int
 	term    int64
-	last    time.Duration // its latest Leader message
-	silent  bool          // fell silent: no longer leading, its tenure not yet ended
-	reach   []time.Duration
-	heard   []bool // by position: reach holds a delivery
-	deposed bool   // it learned a higher term (above), and was judged then
+	last    time.Duration   // its latest Leader message
+	silent  bool            // fell silent: no longer leading, its tenure not yet ended
+	reach   []time.Duration // by position: its latest delivery there; unreached, none
+	deposed bool            // it learned a higher term (above), and was judged then
 }
 
 // disruptWatch is the quorum watch's disruption state.
 type disruptWatch struct {
-	silence   time.Duration // a leader this long without a Leader message is silent; 0: never
-	window    time.Duration // the reach window
-	majority  int
-	pos       map[nodes.Rank]int
+	silence  time.Duration // a leader this long without a Leader message is silent; 0: never
+	window   time.Duration // the reach window
+	majority int
+	ranks    nodes.Ranks
+	// pos is, by leader number (Checker.leaders), the position of the
+	// process of that rank, -1 none, -2 not yet looked up: a trial
+	// decides a handful of leaders, each found once by comparing, where
+	// a map of every rank was three of a raft trial's allocations at N =
+	// 5 and a hash of every decision (issue 42).
+	pos       []int32
 	follows   []int   // by position: the position last decided, -1 none or crashed
 	followers []int32 // by position: live processes following it (above)
 	// campaigning: by position, it campaigned since its last decision,
@@ -100,15 +106,37 @@ func newDisruptWatch(ranks nodes.Ranks, majority int, silence, window time.Durat
 	// The by-position arrays of one type share an allocation: a quorum
 	// trial at N = 5 is small enough for each to show (issue 42).
 	terms, flags := make([]int64, 2*n), make([]bool, 3*n)
-	d := &disruptWatch{silence: silence, window: window, majority: majority, pos: make(map[nodes.Rank]int, n),
+	d := &disruptWatch{silence: silence, window: window, majority: majority, ranks: ranks,
 		follows: make([]int, n), followers: make([]int32, n), leading: make([]*tenure, n),
 		campaigning: flags[:n:n],
 		ballot:      terms[:n:n], balloted: flags[n : 2*n : 2*n], voted: terms[n:], byVote: flags[2*n:]}
 	for i := range n {
-		d.pos[ranks.At(i)] = i
 		d.follows[i] = -1
 	}
 	return d
+}
+
+// unreached is a tenure's reach where none of its messages was delivered:
+// below any instant less the reach window.
+const unreached = time.Duration(math.MinInt64)
+
+// position is the position of the process of rank, leader number i of
+// the checker's table (-1: a rank of no process). Of equal ranks (an
+// anonymous ring), the last.
+func (d *disruptWatch) position(i int32, rank *nodes.Rank) int {
+	for int(i) >= len(d.pos) {
+		d.pos = append(d.pos, -2)
+	}
+	if d.pos[i] == -2 {
+		d.pos[i] = -1
+		for j := d.ranks.Len() - 1; j >= 0; j-- {
+			if d.ranks.CmpTo(j, rank) == 0 {
+				d.pos[i] = int32(j)
+				break
+			}
+		}
+	}
+	return int(d.pos[i])
 }
 
 // advance accounts the time up to at, first ending the leadership of any
@@ -229,7 +257,10 @@ func (d *disruptWatch) lead(at time.Duration, p int, term int64) {
 		d.baseTerm, d.based = term, true
 	}
 	n := len(d.follows)
-	t = &tenure{p: p, term: term, last: at, reach: make([]time.Duration, n), heard: make([]bool, n)}
+	t = &tenure{p: p, term: term, last: at, reach: make([]time.Duration, n)}
+	for q := range t.reach {
+		t.reach[q] = unreached
+	}
 	d.leading[p] = t
 	d.tenures = append(d.tenures, t)
 	d.open++
@@ -246,7 +277,7 @@ func (d *disruptWatch) delivered(at time.Duration, to, from int, q *nodes.Quorum
 		return
 	}
 	leader := q.IsLeader(m.Kind)
-	t.reach[to], t.heard[to] = at, true
+	t.reach[to] = at
 	if leader && d.campaigning[to] && d.follows[to] == from && (!d.balloted[to] || t.term >= d.ballot[to]) && t.term >= d.voted[to] {
 		d.campaigning[to], d.byVote[to] = false, false
 		d.followers[from]++
@@ -323,7 +354,7 @@ func (d *disruptWatch) end(at time.Duration, p int, how int) {
 func (d *disruptWatch) reached(t *tenure, at time.Duration) int {
 	n := 1
 	for q, f := range d.follows {
-		if q != t.p && f == t.p && (!d.campaigning[q] || d.byVote[q]) && t.heard[q] && t.reach[q] >= at-d.window {
+		if q != t.p && f == t.p && (!d.campaigning[q] || d.byVote[q]) && t.reach[q] >= at-d.window {
 			n++
 		}
 	}

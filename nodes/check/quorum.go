@@ -52,11 +52,9 @@ type quorumWatch struct {
 	q        *nodes.Quorum
 	lease    time.Duration // 0: no lease
 	majority int
-	terms    map[int64]*Term
-	order    []int64
+	terms    termTable
 	doubled  map[int64]bool     // terms already reported with two leaders; nil before the first
 	grants   map[[3]int64]bool  // (receiver, term, voter) grants delivered
-	granted  map[[2]int64]int   // (receiver, term) → distinct grants delivered
 	leases   map[int]*leaseSpan // by position: the master's current lease; nil without Lease
 	reported map[overlap]bool   // overlaps already recorded; nil without Lease
 	known    bool               // a live leader is known by a majority now
@@ -65,6 +63,7 @@ type quorumWatch struct {
 	// logs are the last log indexes the processes hold (LastIndex), by
 	// position; nil until a machine that holds a log reports one.
 	logs []int64
+	held []int64 // checkCompleteness's sorted copy of logs, kept: it runs once a term
 }
 
 type leaseSpan struct{ start, end time.Duration }
@@ -87,8 +86,7 @@ func (c *Checker) WatchQuorum(a *nodes.Algorithm, cfg nodes.Config) error {
 		return fmt.Errorf("%s is not a quorum algorithm", a.Name)
 	}
 	w := &quorumWatch{
-		q: q, majority: c.ranks.Len()/2 + 1,
-		terms: map[int64]*Term{}, grants: map[[3]int64]bool{}, granted: map[[2]int64]int{},
+		q: q, majority: c.ranks.Len()/2 + 1, grants: map[[3]int64]bool{},
 	}
 	// The maps only a lease algorithm or a violation fills are made when
 	// needed: a quorum trial at N = 5 is small enough for their set-up to
@@ -123,9 +121,8 @@ func (c *Checker) sent(at time.Duration, from int, m *nodes.Message) {
 	}
 	switch {
 	case m.Kind == w.q.Ballot:
-		if w.terms[m.A] == nil {
-			w.terms[m.A] = &Term{Term: m.A, Ballot: at, Leader: -1}
-			w.order = append(w.order, m.A)
+		if w.terms.find(m.A) == nil {
+			w.terms.add(m.A, at)
 		}
 	case w.q.IsLeader(m.Kind):
 		c.actsAsLeader(at, from, m.A, true)
@@ -151,11 +148,20 @@ func (c *Checker) delivered(at time.Duration, to, from int, m *nodes.Message) {
 	if m.Kind != w.q.Grant || m.B == 0 {
 		return
 	}
-	k := [3]int64{int64(to), m.A, int64(from)}
-	if !w.grants[k] {
-		w.grants[k] = true
-		w.granted[[2]int64{int64(to), m.A}]++
+	w.grants[[3]int64{int64(to), m.A, int64(from)}] = true
+}
+
+// votes counts the distinct grants of term delivered to p: once a term,
+// at its first leader, rather than a count kept at every grant in a map
+// of its own (two allocations of a raft trial at N = 5; issue 42).
+func (w *quorumWatch) votes(p int, term int64, n int) int {
+	votes := 0
+	for v := range n {
+		if w.grants[[3]int64{int64(p), term, int64(v)}] {
+			votes++
+		}
 	}
+	return votes
 }
 
 // actsAsLeader notes p acting as leader of term. votesSeen says the
@@ -163,16 +169,14 @@ func (c *Checker) delivered(at time.Duration, to, from int, m *nodes.Message) {
 // (ServerRole), so the minority-leader check cannot apply to it.
 func (c *Checker) actsAsLeader(at time.Duration, p int, term int64, votesSeen bool) {
 	w := c.quorum
-	t := w.terms[term]
+	t := w.terms.find(term)
 	if t == nil { // a leader without a ballot: it cannot have had votes
-		t = &Term{Term: term, Ballot: at, Leader: -1}
-		w.terms[term] = t
-		w.order = append(w.order, term)
+		t = w.terms.add(term, at)
 	}
 	switch {
 	case t.Leader < 0:
 		t.Leader, t.Won = p, at
-		if votes := w.granted[[2]int64{int64(p), term}] + 1; votesSeen && votes < w.majority {
+		if votes := w.votes(p, term, c.ranks.Len()) + 1; votesSeen && votes < w.majority {
 			c.record(Violation{At: at, Kind: "minority-leader", Procs: []int{p},
 				Detail: fmt.Sprintf("process %d (id %s) acted as leader of term %d with %d of %d votes (a majority is %d)",
 					p, c.ranks.At(p), term, votes, c.ranks.Len(), w.majority)})
@@ -219,7 +223,8 @@ func (c *Checker) checkCompleteness(at time.Duration, p int, term int64) {
 	if w.logs == nil {
 		return
 	}
-	held := slices.Clone(w.logs)
+	w.held = append(w.held[:0], w.logs...)
+	held := w.held
 	slices.Sort(held)
 	committed := held[len(held)-w.majority]
 	if w.logs[p] >= committed {
@@ -285,9 +290,7 @@ func (c *Checker) finishQuorum(decisions *trial.Decisions, end time.Duration) Ve
 	v.DecidedAt, v.Leader = a.At, leaderText(a)
 	v.Live = w.known
 	v.Correct = allDecided && agree && !leader.IsZero() && int(c.believersOf(leader)) >= w.majority
-	for _, t := range w.order {
-		v.Terms = append(v.Terms, *w.terms[t])
-	}
+	v.Terms = w.terms.list // the watch is done with them
 	v.Violations = c.count
 	v.Recorded = c.list
 	v.Disruption = w.disrupt.figures(end)
@@ -343,11 +346,53 @@ func disruptWindows(q *nodes.Quorum, cfg nodes.Config) (window, silence time.Dur
 	return 2 * steady, 0, nil
 }
 
-// disruptDecided tells the disruption watch of p's decision for rank.
-func (w *quorumWatch) disruptDecided(at time.Duration, p int, rank *nodes.Rank) {
-	l, ok := w.disrupt.pos[*rank]
-	if !ok {
-		l = -1
+// disruptDecided tells the disruption watch of p's decision for rank,
+// leader number i of the checker's table.
+func (w *quorumWatch) disruptDecided(at time.Duration, p int, rank *nodes.Rank, i int32) {
+	w.disrupt.decided(at, p, w.disrupt.position(i, rank))
+}
+
+// termTable is the terms of a trial in the order first seen, found by
+// comparing while they are few (termScan) and through a map past that, as
+// trial.RankTable finds ranks: a map and a Term a term were five of a
+// raft trial's allocations at N = 5 (issue 42).
+type termTable struct {
+	list  []Term
+	index map[int64]int32 // term → its place in list; nil up to termScan terms
+}
+
+// termScan is how many terms a termTable finds by comparing, from the
+// latest back (a trial's messages are mostly of its latest term).
+const termScan = 8
+
+// find returns term's entry, nil if none; valid until the next add.
+func (t *termTable) find(term int64) *Term {
+	if t.index != nil {
+		if i, ok := t.index[term]; ok {
+			return &t.list[i]
+		}
+		return nil
 	}
-	w.disrupt.decided(at, p, l)
+	for i := len(t.list) - 1; i >= 0; i-- {
+		if t.list[i].Term == term {
+			return &t.list[i]
+		}
+	}
+	return nil
+}
+
+// add adds term, not yet in t, its first ballot at at, and returns its
+// entry, valid until the next add.
+func (t *termTable) add(term int64, at time.Duration) *Term {
+	t.list = append(t.list, Term{Term: term, Ballot: at, Leader: -1})
+	switch {
+	case t.index != nil:
+		t.index[term] = int32(len(t.list) - 1)
+	case len(t.list) > termScan:
+		t.index = make(map[int64]int32, len(t.list))
+		for i := range t.list {
+			t.index[t.list[i].Term] = int32(i)
+		}
+	}
+	return &t.list[len(t.list)-1]
 }

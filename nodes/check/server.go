@@ -58,9 +58,8 @@ func (c *Checker) serverRole(at time.Duration, p int, phase string) bool {
 	w.disrupt.advance(at)
 	switch role {
 	case RoleCandidate:
-		if w.terms[term] == nil {
-			w.terms[term] = &Term{Term: term, Ballot: at, Leader: -1}
-			w.order = append(w.order, term)
+		if w.terms.find(term) == nil {
+			w.terms.add(term, at)
 		}
 	case RoleLeader:
 		c.actsAsLeader(at, p, term, false)
@@ -117,7 +116,7 @@ func (d *disruptWatch) serverRole(at time.Duration, p int, role string, term int
 		case term > t.term:
 			for q, f := range d.follows {
 				if q != p && f == p {
-					t.heard[q], t.reach[q] = true, at
+					t.reach[q] = at
 				}
 			}
 			d.end(at, p, deposed)

@@ -2,10 +2,45 @@ package quorum
 
 import (
 	"fmt"
+	"maps"
+	"sync/atomic"
 	"time"
 
 	"github.com/electbench/electbench/nodes"
 )
+
+// memo is an algorithm's parsing of its timing, of, kept for the last
+// configuration it parsed: a trial asks it four times (its machines'
+// constructor, the settling window, the checker's heartbeat and steady
+// period), each a check of every parameter and a parse of each duration,
+// 3% of a raft trial at N = 5, and a sweep's trials share their
+// configuration (issue 42). What it returns is shared: read it, never
+// write it.
+type memo[T any] struct {
+	of   func(nodes.Config) (*T, error)
+	last atomic.Pointer[memoEntry[T]]
+}
+
+type memoEntry[T any] struct {
+	variant string
+	params  nodes.Params // a copy
+	n       int
+	t, d    time.Duration
+	tm      *T
+}
+
+// get is of(cfg), parsed again only when cfg differs from the last.
+func (m *memo[T]) get(cfg nodes.Config) (*T, error) {
+	if e := m.last.Load(); e != nil && e.variant == cfg.Variant && e.n == cfg.N && e.t == cfg.T && e.d == cfg.D && maps.Equal(e.params, cfg.Params) {
+		return e.tm, nil
+	}
+	tm, err := m.of(cfg)
+	if err != nil {
+		return nil, err
+	}
+	m.last.Store(&memoEntry[T]{variant: cfg.Variant, params: maps.Clone(cfg.Params), n: cfg.N, t: cfg.T, d: cfg.D, tm: tm})
+	return tm, nil
+}
 
 // uniform draws a duration uniformly from [lo, hi] with the process's own
 // seeded source.

@@ -81,17 +81,18 @@ func raftAlgorithm(name, summary string, skipUpToDate bool) nodes.Algorithm {
 		StartsAll: true,
 		Params:    raftParams,
 		New: func(cfg nodes.Config) (func() nodes.Machine, error) {
-			tm, err := raftTimingOf(cfg)
+			shared, err := raftTimings.get(cfg)
 			if err != nil {
 				return nil, err
 			}
+			tm := *shared // the memo's is shared: the planted bug is this registration's
 			tm.skipUpToDate = skipUpToDate
-			return func() nodes.Machine { return &raft{raftTiming: tm} }, nil
+			return func() nodes.Machine { return &raft{raftTiming: &tm} }, nil
 		},
 		Quorum: &nodes.Quorum{Ballot: kindRequestVote, Grant: kindVote, Leader: kindHeartbeat,
-			Steady:    timing(raftTimingOf, func(tm *raftTiming, _ time.Duration) time.Duration { return tm.heartbeat }),
-			Heartbeat: timing(raftTimingOf, func(tm *raftTiming, _ time.Duration) time.Duration { return tm.heartbeat }),
-			Settle:    timing(raftTimingOf, (*raftTiming).settle)},
+			Steady:    timing(raftTimings.get, func(tm *raftTiming, _ time.Duration) time.Duration { return tm.heartbeat }),
+			Heartbeat: timing(raftTimings.get, func(tm *raftTiming, _ time.Duration) time.Duration { return tm.heartbeat }),
+			Settle:    timing(raftTimings.get, (*raftTiming).settle)},
 	}
 }
 
@@ -113,6 +114,9 @@ func (tm *raftTiming) settle(d time.Duration) time.Duration {
 	}
 	return tm.tmax + tm.persist + tm.heartbeat + 2*d
 }
+
+// raftTimings is raftTimingOf for the last configuration (memo).
+var raftTimings = memo[raftTiming]{of: raftTimingOf}
 
 func raftTimingOf(cfg nodes.Config) (*raftTiming, error) {
 	if _, err := nodes.CheckVariant("raft", cfg.Variant, "default"); err != nil {
@@ -216,7 +220,10 @@ type raft struct {
 	unsent   []pendingVote
 	believed nodes.Rank // the leader this process last decided; zero before any
 	votes    tally.Tally
-	stable   []byte // scratch for the stable state save writes
+	// stable is scratch for the stable state save writes: in the
+	// machine, as a slice grown by the appends it was an allocation of
+	// most machines of a trial (issue 42).
+	stable [1 + 3*binary.MaxVarintLen64]byte
 }
 
 func (r *raft) Start(env nodes.Env) {
@@ -247,8 +254,7 @@ func (r *raft) save(env nodes.Env) {
 		b := append(r.stable[:0], raftStableVersion)
 		b = binary.AppendVarint(b, r.term)
 		b = binary.AppendVarint(b, int64(r.votedFor))
-		r.stable = binary.AppendVarint(b, r.lastIndex)
-		st.SaveStable(r.stable)
+		st.SaveStable(binary.AppendVarint(b, r.lastIndex))
 	}
 }
 

@@ -114,6 +114,9 @@ func (s *sim) initFaults() error {
 // At runs f at time at as a control event.
 func (v view) At(at time.Duration, f func()) {
 	s := v.s
+	if s.actions == nil {
+		s.actions = s.spare.kept.actions
+	}
 	s.actions = append(s.actions, f)
 	s.schedule(int64(at), classControl, payload{kind: evFault, gen: uint32(len(s.actions) - 1)})
 }

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"sync"
 
+	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/trial"
 )
 
@@ -55,6 +56,70 @@ type spare struct {
 	// a dozen of a raft trial's 121 at N = 5 (issue 42).
 	net   randStream
 	procs []*randStream // by position, up to spareStreams
+	kept  kept
+}
+
+// kept is a small trial's arrays by process (smallRows processes at most)
+// and the few others made once a trial, handed to the next trial of the
+// worker, which empties them as it takes them (reuse): six of a raft
+// trial's 91 allocations at N = 5 (issue 42). Each is the trial's own
+// from when it takes it to its recycle.
+type kept struct {
+	peers   []nodes.Peer
+	rows    [][]int64 // linkRows
+	links   []int64   // the rows' one array
+	kinds   []uint8   // sendKinds
+	rands   []*rand.Rand
+	stable  [][]byte // by process, each emptied: its array too is kept
+	actions []func()
+}
+
+// keep takes s's arrays into k, emptied of what the trial left in them
+// that points elsewhere, when s is small (smallRows).
+func (k *kept) keep(s *sim) {
+	if s.n > smallRows {
+		return
+	}
+	k.peers = keepIf(k.peers, s.peers)
+	k.rows = keepIf(k.rows, s.linkRows)
+	k.kinds = keepIf(k.kinds, s.sendKinds)
+	k.rands = keepIf(k.rands, s.rands)
+	if s.stable != nil {
+		for i := range s.stable {
+			if cap(s.stable[i]) > spareStable {
+				s.stable[i] = nil
+			}
+			s.stable[i] = s.stable[i][:0]
+		}
+		k.stable = s.stable
+	}
+	if s.actions != nil {
+		clear(s.actions) // closures over the trial
+		k.actions = nil
+		if cap(s.actions) <= spareBucket {
+			k.actions = s.actions[:0]
+		}
+	}
+}
+
+// keepIf is b when the trial made it (not nil), else was: a trial that
+// made no array of a kind leaves the earlier one kept.
+func keepIf[T any](was, b []T) []T {
+	if b == nil {
+		return was
+	}
+	return b
+}
+
+// reuse returns b's array emptied to n zero elements, or a new one when
+// it holds fewer.
+func reuse[T any](b []T, n int) []T {
+	if cap(b) < n {
+		return make([]T, n)
+	}
+	b = b[:n]
+	clear(b)
+	return b
 }
 
 // randStream is a random stream kept across trials: its generator and the
@@ -101,6 +166,7 @@ var spares sync.Pool
 const (
 	spareBucket = 1 << 12 // entries of one radix bucket
 	spareMap    = 1 << 10 // entries of a map
+	spareStable = 1 << 10 // bytes of a process's stable store
 )
 
 // takeSpare returns a spare: a finished trial's, or a new one.
@@ -126,6 +192,7 @@ func (s *sim) recycle() {
 		sp.radix = r
 	}
 	sp.timers, sp.linkLast, sp.timerTab = s.timers, s.linkLast, s.timerTab
+	sp.kept.keep(s)
 	if len(sp.timers) > spareMap {
 		sp.timers = map[uint64]timerState{}
 	}

@@ -50,3 +50,51 @@ func TestRecycledSlab(t *testing.T) {
 		}
 	}
 }
+
+// A trial's kept arrays (kept) serve the next trial of its worker empty: a
+// process that saved nothing in this trial loads nothing, whatever the
+// last trial saved in the same array, and the timeline's actions of the
+// last trial are gone.
+func TestKeptArraysComeBackEmpty(t *testing.T) {
+	sp := &spare{}
+	first := &sim{spare: sp, n: 3}
+	first.env.s = first
+	first.enter(1).SaveStable([]byte{1, 2, 3})
+	first.leave()
+	first.enter(2).AppendStable([]byte{4})
+	first.leave()
+	first.actions = append(first.actions, func() {})
+	first.rands = reuse(sp.kept.rands, 3)
+	sp.kept.keep(first)
+
+	next := &sim{spare: sp, n: 3}
+	next.env.s = next
+	for p := range int32(3) {
+		if b := next.enter(p).LoadStable(); b != nil {
+			t.Fatalf("process %d of the next trial loads %v before any save; want nil", p, b)
+		}
+		next.leave()
+	}
+	next.enter(1).AppendStable([]byte{9})
+	next.leave()
+	if b := next.enter(1).LoadStable(); len(b) != 1 || b[0] != 9 {
+		t.Fatalf("process 1 loads %v after appending [9] to nothing; want [9]", b)
+	}
+	next.leave()
+	if &next.stable[0] != &first.stable[0] {
+		t.Fatal("the next trial of 3 processes made its stable arrays afresh; want the kept ones")
+	}
+	if len(sp.kept.actions) != 0 || cap(sp.kept.actions) == 0 {
+		t.Fatalf("kept actions: %d of %d; want the array kept, empty", len(sp.kept.actions), cap(sp.kept.actions))
+	}
+	if got := sp.kept.actions[:1][0]; got != nil {
+		t.Fatal("a kept action still holds the last trial's closure")
+	}
+	other := &sim{spare: sp, n: 4}
+	other.env.s = other
+	other.enter(3).SaveStable([]byte{5})
+	other.leave()
+	if len(other.stable) != 4 {
+		t.Fatalf("a trial of 4 processes after one of 3 has %d stable arrays; want 4", len(other.stable))
+	}
+}

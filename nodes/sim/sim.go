@@ -156,6 +156,9 @@ type sim struct {
 	logs    trial.LogSink      // ev, when it reads the machines' last log indexes
 	want    trial.Kinds        // the kinds ev wants
 	evbuf   trial.Event        // the event being emitted (emit)
+	// msgbuf is the buffer of message events (emitMsg) alone: the fields
+	// they do not set stay zero in it, so that it is not cleared first.
+	msgbuf trial.Event
 	// sendKinds, for a sink that wants the sends of some kinds only
 	// (sendFilter), says by kind which (sendYes, sendNo; 0 not asked
 	// yet); nil: every send.
@@ -361,7 +364,7 @@ func (s *sim) prepare(n int) {
 		s.heap = &radix{warm: s.warmer()}
 	}
 	if s.topo == nodes.Complete {
-		s.peers = make([]nodes.Peer, n)
+		s.peers = reuse(s.spare.kept.peers, n)
 		for i := range n {
 			s.peers[i] = nodes.Peer{ID: nodes.PeerID(i), Rank: s.ranks.At(i)}
 		}
@@ -375,10 +378,11 @@ func (s *sim) prepare(n int) {
 		s.timerTab = append(s.timerTab, make([]timerState, n*w)...)
 	}
 	if s.topo == nodes.Complete && !s.fifoMode {
-		s.linkRows = make([][]int64, n)
+		s.linkRows = reuse(s.spare.kept.rows, n)
 		if n <= smallRows {
 			// A small trial's rows are one allocation, not one a sender.
-			all := make([]int64, n*n)
+			all := reuse(s.spare.kept.links, n*n)
+			s.spare.kept.links = all
 			for i := range s.linkRows {
 				s.linkRows[i] = all[i*n : (i+1)*n : (i+1)*n]
 			}
@@ -390,7 +394,7 @@ func (s *sim) prepare(n int) {
 		// Asked kind by kind at the first send of each (wantsSend): asking
 		// for every kind registered here, through the judge and the
 		// checker, took 3% of a raft trial at N = 5 that sends four.
-		s.sendKinds, s.sendFilter = make([]uint8, nodes.NumKinds()), f
+		s.sendKinds, s.sendFilter = reuse(s.spare.kept.kinds, nodes.NumKinds()), f
 	}
 	s.decider, _ = s.ev.(trial.DecisionSink)
 	s.logs, _ = s.ev.(trial.LogSink)
@@ -862,10 +866,11 @@ func (s *sim) wantsSend(k nodes.Kind) bool {
 // hot path costs one test when nobody listens. The event is built in the
 // buffer, as emitDecision's: built and then copied there (emit), its 260
 // bytes moved twice at every send and delivery, 6% of a raft trial at
-// N = 5 whose checker wants them all (issue 42).
+// N = 5 whose checker wants them all (issue 42). Its buffer is its own,
+// the fields it does not set zero from the trial's start: clearing all
+// 260 bytes first was 1.5% of that trial.
 func (s *sim) emitMsg(k trial.EventKind, ord uint64, from, to int32, m *nodes.Message) {
-	e := &s.evbuf
-	*e = trial.Event{}
+	e := &s.msgbuf
 	e.At, e.Kind, e.ID, e.P, e.Q = time.Duration(s.now), k, ord&(1<<56-1), from, to
 	e.Msg = *m
 	s.ev.Event(e)
@@ -1128,7 +1133,7 @@ func (s *sim) detectRand() *rand.Rand {
 
 func (s *sim) rand(p int32) *rand.Rand {
 	if s.rands == nil {
-		s.rands = make([]*rand.Rand, s.n)
+		s.rands = reuse(s.spare.kept.rands, s.n)
 	}
 	if r := s.rands[p]; r != nil {
 		return r
@@ -1216,24 +1221,33 @@ func (s *sim) fillWindow(p int32) {
 // LoadStable and SaveStable are nodes.StableStore: the bytes outlive the
 // machine (restart makes a fresh one) but not the trial.
 func (e *env) LoadStable() []byte {
-	if e.s.stable == nil {
-		return nil
+	if e.s.stable == nil || len(e.s.stable[e.p]) == 0 {
+		return nil // nothing saved (a kept array of an earlier trial's is empty, not nil)
 	}
 	return e.s.stable[e.p]
 }
 
 func (e *env) SaveStable(b []byte) {
-	if e.s.stable == nil {
-		e.s.stable = make([][]byte, e.s.n)
-	}
-	e.s.stable[e.p] = append(e.s.stable[e.p][:0], b...)
+	st := e.s.stableStore()
+	st[e.p] = append(st[e.p][:0], b...)
 }
 
 func (e *env) AppendStable(b []byte) {
-	if e.s.stable == nil {
-		e.s.stable = make([][]byte, e.s.n)
+	st := e.s.stableStore()
+	st[e.p] = append(st[e.p], b...)
+}
+
+// stableStore is the processes' stable bytes, made at the first save: the
+// arrays of an earlier trial of the worker, emptied (kept), when it left
+// them.
+func (s *sim) stableStore() [][]byte {
+	if s.stable == nil {
+		s.stable = s.spare.kept.stable
+		if len(s.stable) != s.n {
+			s.stable = make([][]byte, s.n)
+		}
 	}
-	e.s.stable[e.p] = append(e.s.stable[e.p], b...)
+	return s.stable
 }
 
 // Peers computes a ring's links rather than storing 2N of them: the slice
