@@ -175,11 +175,14 @@ func (lt *liveTrial) setup(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, lt.setupTimeout())
 	defer cancel()
 	began := time.Now()
+	var cpu setupCPU
+	cpu.mark(nil)
 
 	lt.prog.stage(Starting, 0, n)
 	if ps := lt.kept.takeWarm(lt.warmable(), lt.opt, lt.logf); ps != nil {
 		lt.procs = ps
 		lt.settle.procs, lt.faults.procs = ps, ps
+		cpu.rebase(ps.pids())
 		lt.prog.progress(n)
 	} else if err := lt.startAll(ctx); err != nil {
 		return err
@@ -189,7 +192,7 @@ func (lt *liveTrial) setup(ctx context.Context) error {
 		return err
 	}
 	lt.res.Ranks = lt.procs.ranks
-	return lt.continueSetup(ctx, began)
+	return lt.continueSetup(ctx, began, &cpu)
 }
 
 // startAll starts a node process for every spawn index, with a new
@@ -247,7 +250,8 @@ func (lt *liveTrial) newLog() {
 }
 
 // continueSetup is the set-up of the nodes once they are identified.
-func (lt *liveTrial) continueSetup(ctx context.Context, began time.Time) error {
+// cpu has its first mark, at began.
+func (lt *liveTrial) continueSetup(ctx context.Context, began time.Time, cpu *setupCPU) error {
 	n, ps := lt.n, lt.procs
 	ps.positions()
 	lt.settle.init(n)
@@ -264,13 +268,16 @@ func (lt *liveTrial) continueSetup(ctx context.Context, began time.Time) error {
 		lt.faults.tl.Begin(injector{lt.faults})
 	}
 	identified := time.Now()
+	cpu.mark(ps.pids())
 	if err := lt.makeLinks(ctx); err != nil {
 		return err
 	}
 	proxied := time.Now()
+	cpu.mark(ps.pids())
 	if err := lt.linkAll(ctx); err != nil {
 		return err
 	}
+	cpu.mark(ps.pids())
 	// A node whose identity was refused takes no part: it is stopped and
 	// treated as crashed at the start (its peers' detectors suspect it as
 	// they would such a crash).
@@ -296,6 +303,7 @@ func (lt *liveTrial) continueSetup(ctx context.Context, began time.Time) error {
 	}
 	lt.logf("%d processes %s in %v, %d proxies ready%s in %v, linked in %v", n, up, identified.Sub(began).Round(time.Millisecond),
 		len(lt.links.list), on, proxied.Sub(identified).Round(time.Millisecond), time.Since(proxied).Round(time.Millisecond))
+	lt.logf("set-up CPU, harness + nodes: %s", cpu.String(up, "proxies", "links"))
 	lt.res.Info.Servers = urlsOf(lt.kept.servers)
 	lt.res.Info.ServerPIDs = lt.srv.pidsOf(lt.kept.servers)
 	if lt.opt.Observe != nil {
