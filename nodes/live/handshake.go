@@ -108,6 +108,65 @@ type Handshaker struct {
 		shown   []byte
 		decoded map[string]*pow.Identity
 	}
+
+	// eph is the ephemeral key this side shows in every handshake, made
+	// at its first, and secrets its X25519 secrets with the ephemeral
+	// keys of peers that proved their identity, at most maxDecoded. A
+	// key made per handshake cost two X25519 key generations and two
+	// secrets a link, a third of a 64-node cluster's handshake CPU: with
+	// one a node, a pair's two links (one each way) compute one secret a
+	// side, while every link's keys stay its own (sessionKeys salts them
+	// with both sides' fresh challenges) and only the two signers can
+	// compute them.
+	eph struct {
+		sync.Mutex
+		key     *ephemeral
+		secrets map[[EphemeralLen]byte][]byte
+	}
+}
+
+// ephemeral is this side's ephemeral key, made at the first call.
+func (h *Handshaker) ephemeral() (*ephemeral, error) {
+	h.eph.Lock()
+	defer h.eph.Unlock()
+	if h.eph.key == nil {
+		k, err := newEphemeral()
+		if err != nil {
+			return nil, err
+		}
+		h.eph.key = k
+	}
+	return h.eph.key, nil
+}
+
+// secret is the X25519 secret of our ephemeral key and the peer's, theirs:
+// the one kept if the peer proved its identity with this key before.
+func (h *Handshaker) secret(mine *ephemeral, theirs []byte) ([]byte, error) {
+	var k [EphemeralLen]byte
+	copy(k[:], theirs)
+	h.eph.Lock()
+	s, ok := h.eph.secrets[k]
+	h.eph.Unlock()
+	if ok {
+		return s, nil
+	}
+	return mine.secret(theirs)
+}
+
+// keep keeps the secret computed with the ephemeral key theirs of a peer
+// that has just proved its identity over it: a stranger's keys fill no
+// memory.
+func (h *Handshaker) keep(theirs, secret []byte) {
+	var k [EphemeralLen]byte
+	copy(k[:], theirs)
+	h.eph.Lock()
+	defer h.eph.Unlock()
+	if h.eph.secrets == nil {
+		h.eph.secrets = map[[EphemeralLen]byte][]byte{}
+	}
+	if len(h.eph.secrets) < maxDecoded {
+		h.eph.secrets[k] = secret
+	}
 }
 
 // maxDecoded bounds the decoded identities a Handshaker keeps: beyond a
@@ -198,13 +257,14 @@ func (h *Handshaker) deadline(c net.Conn) {
 	c.SetDeadline(time.Now().Add(d))
 }
 
-// hello builds our HELLO frame with a fresh challenge and ephemeral key.
+// hello builds our HELLO frame with a fresh challenge and our ephemeral
+// key.
 func (h *Handshaker) hello() (frame, challenge []byte, eph *ephemeral, err error) {
 	challenge = make([]byte, ChallengeLen)
 	if _, err := rand.Read(challenge); err != nil {
 		return nil, nil, nil, err
 	}
-	if eph, err = newEphemeral(); err != nil {
+	if eph, err = h.ephemeral(); err != nil {
 		return nil, nil, nil, err
 	}
 	file, err := h.shownFile()
@@ -313,7 +373,12 @@ func (h *Handshaker) Dial(c net.Conn, want nodes.ID) (*FrameReader, *Session, er
 	if err := readProof(fr, peer, transcript("accept", mine, peer.ID, self, theirEph, myEph.pub)); err != nil {
 		return nil, nil, h.refuse(c, err)
 	}
-	send, _, err := sessionKeys(myEph, theirEph, mine, theirs)
+	secret, err := h.secret(myEph, theirEph)
+	if err != nil {
+		return nil, nil, err
+	}
+	h.keep(theirEph, secret)
+	send, _, err := sessionKeys(secret, mine, theirs)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -369,9 +434,13 @@ func (h *Handshaker) Accept(c net.Conn, known func(nodes.ID) (int, bool)) (int, 
 	if err != nil {
 		return -1, nil, nil, err
 	}
-	recv, _, err := sessionKeys(myEph, theirEph, theirs, mine)
+	secret, err := h.secret(myEph, theirEph)
 	if err != nil {
 		return -1, nil, nil, h.refuse(c, &RefusedError{Peer: peer.ID, Reason: err.Error(), Err: err})
+	}
+	recv, _, err := sessionKeys(secret, theirs, mine)
+	if err != nil {
+		return -1, nil, nil, err
 	}
 	self := h.shown().ID
 	proof, err := AppendFrame(hello, FrameProof, h.Key.Sign(transcript("accept", theirs, self, peer.ID, myEph.pub, theirEph)))
@@ -384,6 +453,7 @@ func (h *Handshaker) Accept(c net.Conn, known func(nodes.ID) (int, bool)) (int, 
 	if err := readProof(fr, peer, transcript("dial", mine, peer.ID, self, theirEph, myEph.pub)); err != nil {
 		return -1, nil, nil, h.refuse(c, err)
 	}
+	h.keep(theirEph, secret)
 	welcome, _ := AppendFrame(nil, FrameWelcome, nil)
 	if err := h.write(c, welcome, FrameWelcome); err != nil {
 		return -1, nil, nil, err
