@@ -110,19 +110,26 @@ type Handshaker struct {
 	}
 
 	// eph is the ephemeral key this side shows in every handshake, made
-	// at its first, and secrets its X25519 secrets with the ephemeral
-	// keys of peers that proved their identity, at most maxDecoded. A
-	// key made per handshake cost two X25519 key generations and two
-	// secrets a link, a third of a 64-node cluster's handshake CPU: with
-	// one a node, a pair's two links (one each way) compute one secret a
-	// side, while every link's keys stay its own (sessionKeys salts them
-	// with both sides' fresh challenges) and only the two signers can
-	// compute them.
+	// at its first, and secrets its X25519 secrets with peers' ephemeral
+	// keys, at most maxDecoded. A key made per handshake cost two X25519
+	// key generations and two secrets a link, a third of a 64-node
+	// cluster's handshake CPU: with one a node, a pair's two links (one
+	// each way, shaking hands at once) compute one secret a side, while
+	// every link's keys stay its own (sessionKeys salts them with both
+	// sides' fresh challenges) and only the two signers can compute them.
 	eph struct {
 		sync.Mutex
 		key     *ephemeral
-		secrets map[[EphemeralLen]byte][]byte
+		secrets map[[EphemeralLen]byte]*sharedSecret
 	}
+}
+
+// sharedSecret is an X25519 secret being computed (done open) or
+// computed.
+type sharedSecret struct {
+	done   chan struct{}
+	secret []byte
+	err    error
 }
 
 // ephemeral is this side's ephemeral key, made at the first call.
@@ -139,39 +146,40 @@ func (h *Handshaker) ephemeral() (*ephemeral, error) {
 	return h.eph.key, nil
 }
 
-// secret is the X25519 secret of our ephemeral key and the peer's, theirs:
-// the one kept if the peer proved its identity with this key before.
+// secret is the X25519 secret of our ephemeral key, mine, and a peer's,
+// theirs, computed once for every handshake that meets theirs: those
+// running at once wait for the first. It is a function of the two keys
+// alone, so whoever shows theirs cannot make it wrong; the bound keeps
+// strangers' keys from filling memory (beyond it, secrets are computed
+// and not kept).
 func (h *Handshaker) secret(mine *ephemeral, theirs []byte) ([]byte, error) {
 	var k [EphemeralLen]byte
 	copy(k[:], theirs)
 	h.eph.Lock()
 	s, ok := h.eph.secrets[k]
-	h.eph.Unlock()
-	if ok {
-		return s, nil
+	switch {
+	case ok:
+		h.eph.Unlock()
+		<-s.done
+		return s.secret, s.err
+	case len(h.eph.secrets) >= maxDecoded:
+		h.eph.Unlock()
+		return mine.secret(theirs)
 	}
-	return mine.secret(theirs)
-}
-
-// keep keeps the secret computed with the ephemeral key theirs of a peer
-// that has just proved its identity over it: a stranger's keys fill no
-// memory.
-func (h *Handshaker) keep(theirs, secret []byte) {
-	var k [EphemeralLen]byte
-	copy(k[:], theirs)
-	h.eph.Lock()
-	defer h.eph.Unlock()
 	if h.eph.secrets == nil {
-		h.eph.secrets = map[[EphemeralLen]byte][]byte{}
+		h.eph.secrets = map[[EphemeralLen]byte]*sharedSecret{}
 	}
-	if len(h.eph.secrets) < maxDecoded {
-		h.eph.secrets[k] = secret
-	}
+	s = &sharedSecret{done: make(chan struct{})}
+	h.eph.secrets[k] = s
+	h.eph.Unlock()
+	s.secret, s.err = mine.secret(theirs)
+	close(s.done)
+	return s.secret, s.err
 }
 
-// maxDecoded bounds the decoded identities a Handshaker keeps: beyond a
-// run's roster (at most 128 nodes, each with a restart's identity) only
-// strangers' would come, and those are decoded anew every time.
+// maxDecoded bounds the decoded identities, and the secrets, a Handshaker
+// keeps: beyond a run's roster (at most 128 nodes, each with a restart's
+// identity) only strangers' would come, and theirs are made anew each time.
 const maxDecoded = 512
 
 // shownFile is the encoding of the identity this side shows.
@@ -377,7 +385,6 @@ func (h *Handshaker) Dial(c net.Conn, want nodes.ID) (*FrameReader, *Session, er
 	if err != nil {
 		return nil, nil, err
 	}
-	h.keep(theirEph, secret)
 	send, _, err := sessionKeys(secret, mine, theirs)
 	if err != nil {
 		return nil, nil, err
@@ -453,7 +460,6 @@ func (h *Handshaker) Accept(c net.Conn, known func(nodes.ID) (int, bool)) (int, 
 	if err := readProof(fr, peer, transcript("dial", mine, peer.ID, self, theirEph, myEph.pub)); err != nil {
 		return -1, nil, nil, h.refuse(c, err)
 	}
-	h.keep(theirEph, secret)
 	welcome, _ := AppendFrame(nil, FrameWelcome, nil)
 	if err := h.write(c, welcome, FrameWelcome); err != nil {
 		return -1, nil, nil, err
