@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/electbench/electbench/internal/gcfloor"
 	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/live"
 	"github.com/electbench/electbench/nodes/trial"
@@ -170,10 +171,22 @@ func (lt *liveTrial) setupTimeout() time.Duration {
 	return 30*time.Second + time.Duration(lt.n)*time.Second
 }
 
+// setupHeadroom is the memory a link's set-up may take in the harness
+// before the collector runs (gcfloor.Hold): its proxy's relays keep about
+// 130 KiB.
+const setupHeadroom = 256 << 10
+
 func (lt *liveTrial) setup(ctx context.Context) error {
 	n := lt.n
 	ctx, cancel := context.WithTimeout(ctx, lt.setupTimeout())
 	defer cancel()
+	// The set-up builds what the trial keeps, the proxies' relays above
+	// all (Toxiproxy's buffers: 0.5 GB for the 4,032 links of N = 64),
+	// and collecting while that grows cost the harness 1 to 1.5 CPU-s at
+	// N = 64 (gctrace: six collections, each marking 50,000 goroutines'
+	// stacks again): the collector waits for its end, up to a memory
+	// limit of setupHeadroom a link.
+	defer gcfloor.Hold(uint64(n*(n-1)) * setupHeadroom)()
 	began := time.Now()
 	var cpu setupCPU
 	cpu.mark(nil)
