@@ -182,10 +182,11 @@ func (lt *liveTrial) setup(ctx context.Context) error {
 	defer cancel()
 	// The set-up builds what the trial keeps, the proxies' relays above
 	// all (Toxiproxy's buffers: 0.5 GB for the 4,032 links of N = 64),
-	// and collecting while that grows cost the harness 1 to 1.5 CPU-s at
-	// N = 64 (gctrace: six collections, each marking 50,000 goroutines'
-	// stacks again): the collector waits for its end, up to a memory
-	// limit of setupHeadroom a link.
+	// and collecting while that grows marks the relays' goroutine stacks
+	// again at every doubling (gctrace at N = 64: 15 collections a run,
+	// 0.2-0.6 CPU-s each during the set-up on a loaded host; 2 with the
+	// hold): the collector waits for its end, up to a memory limit of
+	// setupHeadroom a link.
 	defer gcfloor.Hold(uint64(n*(n-1)) * setupHeadroom)()
 	began := time.Now()
 	var cpu setupCPU
