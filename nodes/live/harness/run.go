@@ -173,7 +173,7 @@ func (lt *liveTrial) setupTimeout() time.Duration {
 
 // setupHeadroom is the memory a link's set-up may take in the harness
 // before the collector runs (gcfloor.Hold): its proxy's relays keep about
-// 130 KiB.
+// 130 KiB, and the host's guard counts proxyBytes a link (limits.go).
 const setupHeadroom = 256 << 10
 
 func (lt *liveTrial) setup(ctx context.Context) error {
