@@ -186,8 +186,11 @@ func (lt *liveTrial) setup(ctx context.Context) error {
 	// again at every doubling (gctrace at N = 64: 15 collections a run,
 	// 0.2-0.6 CPU-s each during the set-up on a loaded host; 2 with the
 	// hold): the collector waits for its end, up to a memory limit of
-	// setupHeadroom a link.
-	defer gcfloor.Hold(uint64(n*(n-1)) * setupHeadroom)()
+	// setupHeadroom a link, and never less than gcfloor.Floor above what
+	// the runtime holds: a limit just above it would have the collector
+	// run again and again (a small cluster's set-up, the simulated
+	// trials an executor runs beside a live one).
+	defer gcfloor.Hold(max(uint64(n*(n-1))*setupHeadroom, gcfloor.Floor))()
 	began := time.Now()
 	var cpu setupCPU
 	cpu.mark(nil)
