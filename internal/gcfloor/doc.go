@@ -10,4 +10,7 @@
 // at every collection, lowers GOGC below 100 by default, cannot nest, and
 // does not restore the percentage it found (a command holding rows sets
 // its own).
+//
+// Hold, for a phase that allocates what it keeps (a live cluster's
+// set-up), stops the collector up to a memory limit; it nests with Raise.
 package gcfloor

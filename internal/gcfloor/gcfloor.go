@@ -28,6 +28,12 @@ var state struct {
 	old   int  // the percentage before the first Raise
 	gen   uint // the tuner's generation: a finalizer of an ended one stops
 	set   int  // the percentage last set, to skip a call that changes nothing
+	// Hold's share: the holders, and the percentage and memory limit to
+	// restore when the last lets go (what a Raise or its tuner set
+	// meanwhile goes to heldPercent, not to the runtime).
+	held        int
+	heldPercent int
+	heldLimit   int64
 }
 
 // Raise lifts the collector's goal to about Floor while the live heap is
@@ -46,7 +52,7 @@ func Raise() (stop func()) {
 	state.users++
 	if state.users == 1 {
 		state.gen++
-		state.old = debug.SetGCPercent(100)
+		state.old = setPercent(100)
 		state.set = 100
 		arm(state.gen)
 	}
@@ -60,7 +66,7 @@ func release() {
 	state.users--
 	if state.users == 0 {
 		state.gen++ // the armed finalizer sees it and stops
-		debug.SetGCPercent(state.old)
+		setPercent(state.old)
 	}
 }
 
@@ -87,10 +93,22 @@ func tune(s *sentinel) {
 		return // stopped (or restarted: the new generation armed its own)
 	}
 	if p := percent(liveHeap()); p != state.set {
-		debug.SetGCPercent(p)
+		setPercent(p)
 		state.set = p
 	}
 	arm(s.gen)
+}
+
+// setPercent sets the collector's percentage, or, while a Hold stops the
+// collector, the one to restore, and returns the one it replaces. The
+// caller holds state's lock.
+func setPercent(p int) int {
+	if state.held > 0 {
+		old := state.heldPercent
+		state.heldPercent = p
+		return old
+	}
+	return debug.SetGCPercent(p)
 }
 
 // percent is the collector's percentage for a live heap of live bytes.

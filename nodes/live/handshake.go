@@ -108,11 +108,78 @@ type Handshaker struct {
 		shown   []byte
 		decoded map[string]*pow.Identity
 	}
+
+	// eph is the ephemeral key this side shows in every handshake, made
+	// at its first, and secrets its X25519 secrets with peers' ephemeral
+	// keys, at most maxDecoded. A key made per handshake cost two X25519
+	// key generations and two secrets a link, a third of a 64-node
+	// cluster's handshake CPU: with one a node, a pair's two links (one
+	// each way, shaking hands at once) compute one secret a side, while
+	// every link's keys stay its own (sessionKeys salts them with both
+	// sides' fresh challenges) and only the two signers can compute them.
+	eph struct {
+		sync.Mutex
+		key     *ephemeral
+		secrets map[[EphemeralLen]byte]*sharedSecret
+	}
 }
 
-// maxDecoded bounds the decoded identities a Handshaker keeps: beyond a
-// run's roster (at most 128 nodes, each with a restart's identity) only
-// strangers' would come, and those are decoded anew every time.
+// sharedSecret is an X25519 secret being computed (done open) or
+// computed.
+type sharedSecret struct {
+	done   chan struct{}
+	secret []byte
+	err    error
+}
+
+// ephemeral is this side's ephemeral key, made at the first call.
+func (h *Handshaker) ephemeral() (*ephemeral, error) {
+	h.eph.Lock()
+	defer h.eph.Unlock()
+	if h.eph.key == nil {
+		k, err := newEphemeral()
+		if err != nil {
+			return nil, err
+		}
+		h.eph.key = k
+	}
+	return h.eph.key, nil
+}
+
+// secret is the X25519 secret of our ephemeral key, mine, and a peer's,
+// theirs, computed once for every handshake that meets theirs: those
+// running at once wait for the first. It is a function of the two keys
+// alone, so whoever shows theirs cannot make it wrong; the bound keeps
+// strangers' keys from filling memory (beyond it, secrets are computed
+// and not kept).
+func (h *Handshaker) secret(mine *ephemeral, theirs []byte) ([]byte, error) {
+	var k [EphemeralLen]byte
+	copy(k[:], theirs)
+	h.eph.Lock()
+	s, ok := h.eph.secrets[k]
+	switch {
+	case ok:
+		h.eph.Unlock()
+		<-s.done
+		return s.secret, s.err
+	case len(h.eph.secrets) >= maxDecoded:
+		h.eph.Unlock()
+		return mine.secret(theirs)
+	}
+	if h.eph.secrets == nil {
+		h.eph.secrets = map[[EphemeralLen]byte]*sharedSecret{}
+	}
+	s = &sharedSecret{done: make(chan struct{})}
+	h.eph.secrets[k] = s
+	h.eph.Unlock()
+	s.secret, s.err = mine.secret(theirs)
+	close(s.done)
+	return s.secret, s.err
+}
+
+// maxDecoded bounds the decoded identities, and the secrets, a Handshaker
+// keeps: beyond a run's roster (at most 128 nodes, each with a restart's
+// identity) only strangers' would come, and theirs are made anew each time.
 const maxDecoded = 512
 
 // shownFile is the encoding of the identity this side shows.
@@ -198,13 +265,14 @@ func (h *Handshaker) deadline(c net.Conn) {
 	c.SetDeadline(time.Now().Add(d))
 }
 
-// hello builds our HELLO frame with a fresh challenge and ephemeral key.
+// hello builds our HELLO frame with a fresh challenge and our ephemeral
+// key.
 func (h *Handshaker) hello() (frame, challenge []byte, eph *ephemeral, err error) {
 	challenge = make([]byte, ChallengeLen)
 	if _, err := rand.Read(challenge); err != nil {
 		return nil, nil, nil, err
 	}
-	if eph, err = newEphemeral(); err != nil {
+	if eph, err = h.ephemeral(); err != nil {
 		return nil, nil, nil, err
 	}
 	file, err := h.shownFile()
@@ -313,7 +381,11 @@ func (h *Handshaker) Dial(c net.Conn, want nodes.ID) (*FrameReader, *Session, er
 	if err := readProof(fr, peer, transcript("accept", mine, peer.ID, self, theirEph, myEph.pub)); err != nil {
 		return nil, nil, h.refuse(c, err)
 	}
-	send, _, err := sessionKeys(myEph, theirEph, mine, theirs)
+	secret, err := h.secret(myEph, theirEph)
+	if err != nil {
+		return nil, nil, err
+	}
+	send, _, err := sessionKeys(secret, mine, theirs)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -369,9 +441,13 @@ func (h *Handshaker) Accept(c net.Conn, known func(nodes.ID) (int, bool)) (int, 
 	if err != nil {
 		return -1, nil, nil, err
 	}
-	recv, _, err := sessionKeys(myEph, theirEph, theirs, mine)
+	secret, err := h.secret(myEph, theirEph)
 	if err != nil {
 		return -1, nil, nil, h.refuse(c, &RefusedError{Peer: peer.ID, Reason: err.Error(), Err: err})
+	}
+	recv, _, err := sessionKeys(secret, theirs, mine)
+	if err != nil {
+		return -1, nil, nil, err
 	}
 	self := h.shown().ID
 	proof, err := AppendFrame(hello, FrameProof, h.Key.Sign(transcript("accept", theirs, self, peer.ID, myEph.pub, theirEph)))

@@ -20,8 +20,10 @@ import (
 // secret is known to the two proven identities only — a relay in between
 // (a Toxiproxy, or an attacker on the path) sees it pass and cannot learn
 // it. HKDF-SHA256 derives one key per direction from it, bound to both
-// challenges. Every message then travels in a SEALED frame: the MSG body
-// followed by a 16-byte AES-256-GCM tag over the frame's header and body
+// challenges, so every link has keys of its own though a node shows one
+// ephemeral key in all its handshakes (Handshaker.ephemeral). Every
+// message then travels in a SEALED frame: the MSG body followed by a
+// 16-byte AES-256-GCM tag over the frame's header and body
 // (GMAC: the body stays readable; nothing here is secret), with the frame's
 // sequence number on the link as the nonce. A frame injected, altered,
 // reordered, replayed or reflected fails its tag: the receiver counts it
@@ -37,7 +39,8 @@ const (
 // ErrTag is wrapped by the error of a frame whose tag does not verify.
 var ErrTag = errors.New("frame authentication failed")
 
-// ephemeral is one side's X25519 key pair for one handshake.
+// ephemeral is one side's X25519 key pair: a node's, for all its
+// handshakes (Handshaker.ephemeral).
 type ephemeral struct {
 	priv *ecdh.PrivateKey
 	pub  []byte
@@ -51,17 +54,25 @@ func newEphemeral() (*ephemeral, error) {
 	return &ephemeral{priv: k, pub: k.PublicKey().Bytes()}, nil
 }
 
-// sessionKeys derives the keys of both directions from our ephemeral key
-// and the peer's, and the dialer's and acceptor's challenges.
-func sessionKeys(mine *ephemeral, theirs, dialChallenge, acceptChallenge []byte) (dialToAccept, acceptToDial []byte, err error) {
+// secret is the X25519 secret of this key and the peer's ephemeral key
+// theirs.
+func (e *ephemeral) secret(theirs []byte) ([]byte, error) {
 	pub, err := ecdh.X25519().NewPublicKey(theirs)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: the peer's ephemeral key: %w", ErrFrame, err)
+		return nil, fmt.Errorf("%w: the peer's ephemeral key: %w", ErrFrame, err)
 	}
-	secret, err := mine.priv.ECDH(pub)
+	secret, err := e.priv.ECDH(pub)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: the peer's ephemeral key: %w", ErrFrame, err)
+		return nil, fmt.Errorf("%w: the peer's ephemeral key: %w", ErrFrame, err)
 	}
+	return secret, nil
+}
+
+// sessionKeys derives the keys of both directions from the X25519 secret
+// of the two sides' ephemeral keys and the dialer's and acceptor's fresh
+// challenges, which make them the link's own: a node's two links with a
+// peer share the secret (one ephemeral key a node), never the keys.
+func sessionKeys(secret, dialChallenge, acceptChallenge []byte) (dialToAccept, acceptToDial []byte, err error) {
 	salt := append(append([]byte(nil), dialChallenge...), acceptChallenge...)
 	keys, err := hkdf.Key(sha256.New, secret, salt, "electbench/live/v2 session keys", 64)
 	if err != nil {

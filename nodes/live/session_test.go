@@ -283,3 +283,66 @@ func TestSessionEpochFrames(t *testing.T) {
 		t.Fatalf("the message after the epoch: %+v, %v", m, err)
 	}
 }
+
+// linkSessions shakes hands over net.Pipe, dialer d to acceptor a, and
+// returns the dialer's sending session and the acceptor's receiving one.
+func linkSessions(t *testing.T, d, a *Handshaker, want nodes.ID) (send, recv *Session) {
+	t.Helper()
+	c1, c2 := net.Pipe()
+	defer c1.Close()
+	defer c2.Close()
+	done := make(chan *Session, 1)
+	go func() {
+		_, _, s, err := a.Accept(c2, func(nodes.ID) (int, bool) { return 1, true })
+		if err != nil {
+			t.Error(err)
+		}
+		done <- s
+	}()
+	_, send, err := d.Dial(c1, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return send, <-done
+}
+
+// A node shows one ephemeral key in all its handshakes and computes the
+// secret with a peer's once (Handshaker.eph), yet each link has keys of
+// its own: a frame sealed on one of a pair's links, either way, does not
+// open on another of theirs.
+func TestSessionKeysAreEachLinksOwn(t *testing.T) {
+	x, y := mint(t), mint(t)
+	hx, hy := handshaker(x, nil), handshaker(y, nil)
+	type link struct{ send, recv *Session }
+	var links []link
+	for range 2 {
+		s, r := linkSessions(t, hx, hy, y.ID)
+		links = append(links, link{s, r})
+		s, r = linkSessions(t, hy, hx, x.ID)
+		links = append(links, link{s, r})
+	}
+	if len(hx.eph.secrets) != 1 || len(hy.eph.secrets) != 1 {
+		t.Fatalf("secrets kept after four links of one pair: %d and %d, want 1 each", len(hx.eph.secrets), len(hy.eph.secrets))
+	}
+	m := nodes.Message{Kind: testElection, A: 7}
+	for i, from := range links {
+		for j, to := range links {
+			b, _, err := from.send.AppendMessage(nil, m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			from.send.seq-- // seal the same frame again for the next receiver
+			got, err := to.recv.Open(frames(t, b)[0])
+			if i == j {
+				if err != nil || got != m {
+					t.Errorf("link %d's own frame: %v, %v", i, got, err)
+				}
+				to.recv.seq--
+				continue
+			}
+			if !errors.Is(err, ErrTag) {
+				t.Errorf("a frame sealed on link %d opened on link %d: %v, %v", i, j, got, err)
+			}
+		}
+	}
+}

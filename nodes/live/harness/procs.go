@@ -146,6 +146,18 @@ func newProcs(opt *Options, hosts onHosts, logf func(format string, args ...any)
 	return &procs{opt: opt, hosts: hosts, logf: logf, reports: make(chan nodeReport, 256), done: make(chan struct{}), restarting: map[int]bool{}}
 }
 
+// pids are the process ids of the nodes this harness runs itself, as
+// this host numbers them (a host's agent runs the others).
+func (ps *procs) pids() []int {
+	var pids []int
+	for _, p := range ps.all {
+		if l, ok := p.ctl.(localProc); ok {
+			pids = append(pids, l.cmd.Process.Pid)
+		}
+	}
+	return pids
+}
+
 // positions gives every position its state once identities are assigned:
 // running, unless its identity failed the cluster's puzzle.
 func (ps *procs) positions() {

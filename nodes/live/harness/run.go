@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/electbench/electbench/internal/gcfloor"
 	"github.com/electbench/electbench/nodes"
 	"github.com/electbench/electbench/nodes/live"
 	"github.com/electbench/electbench/nodes/trial"
@@ -170,16 +171,35 @@ func (lt *liveTrial) setupTimeout() time.Duration {
 	return 30*time.Second + time.Duration(lt.n)*time.Second
 }
 
+// setupHeadroom is the memory a link's set-up may take in the harness
+// before the collector runs (gcfloor.Hold): its proxy's relays keep about
+// 130 KiB, and the host's guard counts proxyBytes a link (limits.go).
+const setupHeadroom = 256 << 10
+
 func (lt *liveTrial) setup(ctx context.Context) error {
 	n := lt.n
 	ctx, cancel := context.WithTimeout(ctx, lt.setupTimeout())
 	defer cancel()
+	// The set-up builds what the trial keeps, the proxies' relays above
+	// all (Toxiproxy's buffers: 0.5 GB for the 4,032 links of N = 64),
+	// and collecting while that grows marks the relays' goroutine stacks
+	// again at every doubling (gctrace at N = 64: 15 collections a run,
+	// 0.2-0.6 CPU-s each during the set-up on a loaded host; 2 with the
+	// hold): the collector waits for its end, up to a memory limit of
+	// setupHeadroom a link, and never less than gcfloor.Floor above what
+	// the runtime holds: a limit just above it would have the collector
+	// run again and again (a small cluster's set-up, the simulated
+	// trials an executor runs beside a live one).
+	defer gcfloor.Hold(max(uint64(n*(n-1))*setupHeadroom, gcfloor.Floor))()
 	began := time.Now()
+	var cpu setupCPU
+	cpu.mark(nil)
 
 	lt.prog.stage(Starting, 0, n)
 	if ps := lt.kept.takeWarm(lt.warmable(), lt.opt, lt.logf); ps != nil {
 		lt.procs = ps
 		lt.settle.procs, lt.faults.procs = ps, ps
+		cpu.rebase(ps.pids())
 		lt.prog.progress(n)
 	} else if err := lt.startAll(ctx); err != nil {
 		return err
@@ -189,7 +209,7 @@ func (lt *liveTrial) setup(ctx context.Context) error {
 		return err
 	}
 	lt.res.Ranks = lt.procs.ranks
-	return lt.continueSetup(ctx, began)
+	return lt.continueSetup(ctx, began, &cpu)
 }
 
 // startAll starts a node process for every spawn index, with a new
@@ -247,7 +267,8 @@ func (lt *liveTrial) newLog() {
 }
 
 // continueSetup is the set-up of the nodes once they are identified.
-func (lt *liveTrial) continueSetup(ctx context.Context, began time.Time) error {
+// cpu has its first mark, at began.
+func (lt *liveTrial) continueSetup(ctx context.Context, began time.Time, cpu *setupCPU) error {
 	n, ps := lt.n, lt.procs
 	ps.positions()
 	lt.settle.init(n)
@@ -264,13 +285,16 @@ func (lt *liveTrial) continueSetup(ctx context.Context, began time.Time) error {
 		lt.faults.tl.Begin(injector{lt.faults})
 	}
 	identified := time.Now()
+	cpu.mark(ps.pids())
 	if err := lt.makeLinks(ctx); err != nil {
 		return err
 	}
 	proxied := time.Now()
+	cpu.mark(ps.pids())
 	if err := lt.linkAll(ctx); err != nil {
 		return err
 	}
+	cpu.mark(ps.pids())
 	// A node whose identity was refused takes no part: it is stopped and
 	// treated as crashed at the start (its peers' detectors suspect it as
 	// they would such a crash).
@@ -296,6 +320,7 @@ func (lt *liveTrial) continueSetup(ctx context.Context, began time.Time) error {
 	}
 	lt.logf("%d processes %s in %v, %d proxies ready%s in %v, linked in %v", n, up, identified.Sub(began).Round(time.Millisecond),
 		len(lt.links.list), on, proxied.Sub(identified).Round(time.Millisecond), time.Since(proxied).Round(time.Millisecond))
+	lt.logf("set-up CPU, harness + nodes: %s", cpu.String(up, "proxies", "links"))
 	lt.res.Info.Servers = urlsOf(lt.kept.servers)
 	lt.res.Info.ServerPIDs = lt.srv.pidsOf(lt.kept.servers)
 	if lt.opt.Observe != nil {
