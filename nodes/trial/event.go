@@ -97,7 +97,9 @@ func (s Kinds) Has(k EventKind) bool { return s&(1<<k) != 0 }
 // Sink receives a trial's events in the order they happen. A runtime never
 // builds an event nobody listens to: the simulator's hot path pays nothing
 // for a nil sink. The event is valid only during the call (the simulator
-// reuses one): a sink that keeps it keeps a copy.
+// reuses one): a sink that keeps it keeps a copy, and none writes it (the
+// simulator leaves a message event's other fields zero once, not at each
+// send).
 type Sink interface {
 	Event(e *Event)
 }
