@@ -15,8 +15,8 @@ import (
 // fedScenarios are runs whose rows hold what results.csv writes otherwise
 // than a row holds it, or what the run's end lists: a latency quoted for
 // its comma and space, faults and violation texts, safety violations,
-// trials not live. (Text of every kind, formula prefixes
-// and escapes included, is reports' FuzzCSVLine's.)
+// trials not live, a node program's errors. (Text of every kind, formula
+// prefixes and escapes included, is reports' FuzzCSVLine's.)
 const fedScenarios = `name: odd.scenario_1
 algorithms: [raft, bully, chang-roberts]
 nodes: [3, 5]
@@ -50,6 +50,17 @@ algorithms: [raft]
 nodes: 5
 trials: 2
 deadline: 2T
+---
+name: bad-node
+algorithms:
+  - name: fedbad
+    command:
+      - sh
+      - -c
+      - 'read x; echo "garbage, \"quoted\""'
+    topology: ring
+nodes: 3
+trials: 2
 `
 
 // TestFedReadBackIsTheFiles: a fresh run's end keeps of its rows, taken as
@@ -63,11 +74,12 @@ func TestFedReadBackIsTheFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		name string
-		args []string
+		name     string
+		args     []string
+		nodeErrs int // trials whose node program failed
 	}{
-		{"scenarios", []string{file}},
-		{"built-in", []string{"bully-short-t1", "ring-would-be-leader-crash", "quorum-leader-crash"}},
+		{"scenarios", []string{file}, 2},
+		{"built-in", []string{"bully-short-t1", "ring-would-be-leader-crash", "quorum-leader-crash"}, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			o := defaultRunOptions()
@@ -93,6 +105,9 @@ func TestFedReadBackIsTheFiles(t *testing.T) {
 				t.Fatal(err)
 			}
 			sameReadBack(t, fed, read)
+			if read.nodeErrs.bad != c.nodeErrs {
+				t.Errorf("%d trials' node programs failed, want %d", read.nodeErrs.bad, c.nodeErrs)
+			}
 		})
 	}
 }
@@ -118,5 +133,11 @@ func sameReadBack(t *testing.T, fed, read *readBack) {
 	}
 	if !bytes.Contains(a.Bytes(), []byte("unsafe or not live trials:")) {
 		t.Errorf("the runs listed no failing trial:\n%s", a.String())
+	}
+	a.Reset()
+	b.Reset()
+	errA, errB = fed.nodeErrs.report(&a), read.nodeErrs.report(&b)
+	if (errA == nil) != (errB == nil) || a.String() != b.String() {
+		t.Errorf("node programs' errors fed (%v)\n%s\nread back (%v)\n%s", errA, a.String(), errB, b.String())
 	}
 }
