@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -53,7 +54,7 @@ deadline: 2T
 ---
 name: bad-node
 algorithms:
-  - name: fedbad
+  - name: fedbad%d
     command:
       - sh
       - -c
@@ -63,6 +64,9 @@ nodes: 3
 trials: 2
 `
 
+// fedRuns counts TestFedReadBackIsTheFiles's runs in this process.
+var fedRuns int
+
 // TestFedReadBackIsTheFiles: a fresh run's end keeps of its rows, taken as
 // the writer hands them on (runPlan.fed), what reading results.csv back
 // keeps, summary, counts, failing trials, node programs' errors and the
@@ -70,7 +74,10 @@ trials: 2
 func TestFedReadBackIsTheFiles(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "fed.yaml")
-	if err := os.WriteFile(file, []byte(fedScenarios), 0o644); err != nil {
+	// An external algorithm is registered for the process, with its
+	// scenario's directory: a name of its own for each (go test -count).
+	fedRuns++
+	if err := os.WriteFile(file, fmt.Appendf(nil, fedScenarios, fedRuns), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
