@@ -34,6 +34,10 @@ type column struct {
 	// names of counts): the reader hands it a copy of its own, shared by
 	// repeats (decoder.intern), so that a row holds none of its line.
 	text bool
+	// canon makes the field what parse reads back from its cell (Row.asRead),
+	// where a cell does not hold the field exactly: Printable text, a
+	// quiet NaN, an Unseen count; nil where it does.
+	canon func(r *Row)
 }
 
 // NumericColumn reports whether name is a column of Columns that holds a
@@ -149,7 +153,12 @@ func stringCol(name string, f func(*Row) *string) column {
 		json:  func(b []byte, r *Row) []byte { return appendJSONString(b, *f(r)) },
 		csv:   func(b []byte, r *Row) []byte { return appendCSVText(b, *f(r)) },
 		parse: func(r *Row, s string) error { *f(r) = s; return nil },
-		text:  true,
+		canon: func(r *Row) {
+			if s := f(r); !plainASCII(*s) {
+				*s = Printable(*s)
+			}
+		},
+		text: true,
 	}
 }
 
@@ -208,6 +217,11 @@ func unseenCol(name string, f func(*Row) *int64) column {
 		return json(b, r)
 	}
 	c.number = func(r *Row) (float64, bool) { return float64(*f(r)), !r.Unseen }
+	c.canon = func(r *Row) {
+		if r.Unseen {
+			*f(r) = 0
+		}
+	}
 	c.parse = func(r *Row, s string) error {
 		if s == "" {
 			r.Unseen, *f(r) = true, 0
@@ -253,6 +267,11 @@ func floatCol(name string, f func(*Row) *float64) column {
 			v, err := parseFloat(s)
 			*f(r) = v
 			return err
+		},
+		canon: func(r *Row) {
+			if v := f(r); *v != *v {
+				*v = math.NaN()
+			}
 		},
 	}
 }
@@ -305,6 +324,11 @@ func optFloatCol(name string, f func(*Row) *Opt[float64]) column {
 			v, err := parseFloat(s)
 			*f(r) = Some(v)
 			return err
+		},
+		canon: func(r *Row) {
+			if o := f(r); o.IsSet() && o.Get() != o.Get() {
+				*o = Some(math.NaN())
+			}
 		},
 	}
 }
@@ -365,8 +389,26 @@ func countsCol(name string, f func(*Row) *Counts) column {
 			*f(r) = c
 			return err
 		},
-		text: true,
+		canon: func(r *Row) { *f(r) = canonCounts(*f(r)) },
+		text:  true,
 	}
+}
+
+// canonCounts is c as ParseCounts reads back its cell: nil for none, the
+// kinds Printable. A kind that Printable makes another's (a row no reader
+// of results.csv could read) is left as it is.
+func canonCounts(c Counts) Counts {
+	if len(c) == 0 {
+		return nil
+	}
+	if !slices.ContainsFunc(c, func(kc KindCount) bool { return !plainASCII(kc.Kind) }) {
+		return c
+	}
+	read, err := ParseCounts(Printable(c.String()))
+	if err != nil {
+		return c
+	}
+	return read
 }
 
 func parseInt(s string, bits int) (int64, error) {

@@ -20,6 +20,18 @@ func (r *Row) appendCSVLine(b []byte) []byte {
 	return append(b, '\n')
 }
 
+// asRead makes r the row its line of results.csv reads back as: what a
+// reader of the file sees, for those that take the rows as they are
+// written instead (WriterOptions.Rows). Every other field a cell holds
+// exactly (TestAppendCSVLine).
+func (r *Row) asRead() {
+	for i := range columns {
+		if c := &columns[i]; c.canon != nil {
+			c.canon(r)
+		}
+	}
+}
+
 // appendCSVText appends s as a cell of results.csv: Printable, then quoted
 // where encoding/csv quotes (csvNeedsQuotes).
 func appendCSVText(b []byte, s string) []byte {

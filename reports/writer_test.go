@@ -496,3 +496,40 @@ func TestWriterLen(t *testing.T) {
 		}
 	}
 }
+
+// WriterOptions.Rows hands on each row queued, in the file's order, as its
+// line of results.csv reads back: escaped text, quiet NaN, an Unseen row's
+// counts 0 (edgeRows).
+func TestWriterRowsAreTheFiles(t *testing.T) {
+	dir := t.TempDir()
+	var fed []Row
+	w, err := NewWriter(dir, []string{"csv", "json"}, WriterOptions{Rows: func(r *Row) { fed = append(fed, *r) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := edgeRows()
+	for i, r := range rows {
+		queue := w.Queue
+		if i%2 == 1 {
+			queue = w.Write
+		}
+		if err := queue(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	read, err := ReadFile(filepath.Join(dir, ResultsCSV))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fed) != len(rows) || len(read) != len(rows) {
+		t.Fatalf("%d rows written, %d handed on, %d read back", len(rows), len(fed), len(read))
+	}
+	for i := range read {
+		if !sameRow(fed[i], read[i]) {
+			t.Errorf("row %d handed on\n%+v\nread back\n%+v", i, fed[i], read[i])
+		}
+	}
+}

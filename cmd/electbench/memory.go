@@ -70,26 +70,43 @@ func guardPlan(o runOptions, specs []*workloads.Spec) error {
 // back from results.csv, in one pass: the summary's figures, the counts,
 // the failing trials its table lists and the node programs' errors, not
 // the rows. A run read its rows back whole before, three times the file
-// (a 104 MB results.csv of 470,000 rows took a run's end to 575 MB).
+// (a 104 MB results.csv of 470,000 rows took a run's end to 575 MB). A
+// fresh run takes the rows as its writer hands them on, as the file reads
+// back (reports.WriterOptions.Rows), rather than read the file (issue 42:
+// decoding it was a tenth of a sweep's CPU); a resumed run and merge read
+// the file. Both add each row (add), then end.
 type readBack struct {
-	sum      []reports.Group
+	summer   reports.Summarizer
+	sum      []reports.Group // from end
 	tally    reports.Tally
 	failing  reports.FailingTrials
 	nodeErrs nodeErrors
 }
 
-// readResultsBack reads rows once for a readBack; replay gives the
-// command that runs a listed failing trial again.
+// newReadBack makes an empty readBack; replay gives the command that runs
+// a listed failing trial again.
+func newReadBack(replay func(*reports.Row) string) *readBack {
+	return &readBack{failing: reports.FailingTrials{Limit: failingTrialsShown, Replay: replay, IDs: rowIDs}}
+}
+
+// add takes the next row of results.csv, as the file holds it.
+func (rb *readBack) add(r *reports.Row) {
+	rb.summer.Add(r)
+	rb.tally.Add(r)
+	rb.failing.Add(r)
+	rb.nodeErrs.add(r)
+}
+
+// end makes the summary of the rows added.
+func (rb *readBack) end() { rb.sum = rb.summer.Groups() }
+
+// readResultsBack reads rows once for a readBack.
 func readResultsBack(rows reports.Rows, replay func(*reports.Row) string) (*readBack, error) {
-	rb := &readBack{failing: reports.FailingTrials{Limit: failingTrialsShown, Replay: replay, IDs: rowIDs}}
-	var s reports.Summarizer
+	rb := newReadBack(replay)
 	err := rows(func(r *reports.Row) error {
-		s.Add(r)
-		rb.tally.Add(r)
-		rb.failing.Add(r)
-		rb.nodeErrs.add(r)
+		rb.add(r)
 		return nil
 	})
-	rb.sum = s.Groups()
+	rb.end()
 	return rb, err
 }

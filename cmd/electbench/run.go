@@ -424,11 +424,18 @@ func runRun(cmd *cobra.Command, o runOptions, args []string) error {
 // reads them as a stream (reports.FileRows), a pass for each consumer,
 // each keeping what it shows, not the rows: held, they were three times
 // the file (a 104 MB results.csv of 470,000 rows took a run to 575 MB).
+// The summary, table and counts of a fresh run come from the rows as
+// they were written (runPlan.fed), not from a pass.
 func (p *runPlan) finishRun(cmd *cobra.Command, o runOptions, written int, start time.Time) error {
 	rows := reports.FileRows(filepath.Join(o.out, reports.ResultsCSV))
-	rb, err := readResultsBack(rows, replayCommand(p.manifest))
-	if err != nil {
-		return err
+	rb := p.fed
+	if rb != nil {
+		rb.end()
+	} else {
+		var err error
+		if rb, err = readResultsBack(rows, replayCommand(p.manifest)); err != nil {
+			return err
+		}
 	}
 	if err := reports.WriteSummaryFiles(o.out, p.formats, rb.sum); err != nil {
 		return err

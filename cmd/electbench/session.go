@@ -34,6 +34,9 @@ type runPlan struct {
 	inShard  func(t workloads.Trial) bool // whether a trial is this part's
 	costs    []float64                    // each trial's cost, when sharding priced them
 	hosts    *harness.Hosts               // where the live nodes run (runHosts), or nil
+	// fed is a fresh whole run's readBack, fed the rows as the writer
+	// hands them on (execute); nil for a resumed run or a shard.
+	fed *readBack
 }
 
 // planRun reads the run's specs from scenario files or flags and plans
@@ -275,7 +278,12 @@ func (p *runPlan) execute(cmd *cobra.Command, o *runOptions) (written, rows int,
 	defer stop()
 	// The writer keeps the rows of an earlier run when resuming (dropping a
 	// last line cut short by a crash); those trials are not run again.
-	w, err := reports.NewWriter(o.out, p.formats, reports.WriterOptions{Append: o.resume})
+	opts := reports.WriterOptions{Append: o.resume}
+	if !o.resume && p.shard == nil {
+		p.fed = newReadBack(replayCommand(p.manifest))
+		opts.Rows = p.fed.add
+	}
+	w, err := reports.NewWriter(o.out, p.formats, opts)
 	if err != nil {
 		if o.resume {
 			return 0, 0, badInputf("--resume: %w", err)
