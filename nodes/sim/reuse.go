@@ -47,6 +47,7 @@ func recycleSlab(b *slab) {
 type spare struct {
 	sim      *sim
 	radix    *radix // nil when the trial ended on another queue
+	heap     *heap4 // nil when the trial ended on another queue
 	timers   map[uint64]timerState
 	linkLast map[uint64]int64
 	counts   []int64 // the record's counts (trial.NewRecordIn)
@@ -186,10 +187,17 @@ func (s *sim) recycle() {
 	if sp == nil {
 		return
 	}
-	sp.radix = nil
-	if r, ok := s.heap.(*radix); ok {
-		r.empty()
-		sp.radix = r
+	switch q := s.heap.(type) {
+	case *radix:
+		q.empty()
+		sp.radix = q
+	case *heap4: // taken from the spare (takeHeap), its radix heap left there
+		if cap(q.e) <= spareBucket {
+			q.e = q.e[:0]
+			sp.heap = q
+		}
+	default: // the wheel, which the spare's radix heap, if taken, was emptied into
+		sp.radix = nil
 	}
 	sp.timers, sp.linkLast, sp.timerTab = s.timers, s.linkLast, s.timerTab
 	sp.kept.keep(s)
@@ -203,6 +211,17 @@ func (s *sim) recycle() {
 	clear(sp.linkLast)
 	*s = sim{}
 	spares.Put(sp)
+}
+
+// takeHeap returns the spare's 4-ary heap, empty, or a new one; the spare
+// keeps it no longer.
+func (sp *spare) takeHeap() *heap4 {
+	h := sp.heap
+	if h == nil {
+		return &heap4{}
+	}
+	sp.heap = nil
+	return h
 }
 
 // empty makes r a new radix heap, keeping its buckets' arrays up to

@@ -355,8 +355,8 @@ func (s *sim) prepare(n int) {
 	// their time and may schedule heap events earlier than the heap's least,
 	// which a radix heap does not allow.
 	switch {
-	case s.fifoMode:
-		s.heap = &heap4{}
+	case s.fifoMode || n < heapUntil:
+		s.heap = s.spare.takeHeap()
 	case s.spare.radix != nil:
 		s.spare.radix.warm = s.warmer()
 		s.heap = s.spare.radix
@@ -614,6 +614,16 @@ func (s *sim) grow() {
 			q.each(w.push)
 			s.heap = w
 		}
+	case *heap4:
+		// A small trial's heap (heapUntil); under constant latency the
+		// heap beside the FIFO, which a wheel cannot replace (prepare).
+		if !s.fifoMode && q.len() >= wheelFrom {
+			w := newWheel(s.cfg.Latency.Bound(), s.now, &s.slab, s.warmWheel)
+			for _, e := range q.e {
+				w.push(e)
+			}
+			s.heap = w
+		}
 	case *wheel:
 		if q.len() < wheelUntil {
 			// Every event pending is at s.now or later: the radix heap
@@ -676,6 +686,15 @@ func (s *sim) stopOverBudget() {
 	}
 	s.overBudget = e
 }
+
+// heapUntil is the least trial whose events go through the radix heap
+// under random latency: below it they go through a 4-ary heap. A trial of
+// 5 processes holds a dozen events pending, which the heap sifts in a
+// level or two, where the radix heap moves each down its buckets once per
+// bit of the few milliseconds ahead it was scheduled (refill was 8% of a
+// raft trial's CPU at N = 5, issue 42). Both order events by (at, ord),
+// so the choice changes no event, only its cost.
+const heapUntil = 64
 
 // warmFrom is the least trial whose radix heap warms the events about to
 // run (warm): below it, the processes' state and the pending payloads
