@@ -693,8 +693,9 @@ func (s *sim) stopOverBudget() {
 // level or two, where the radix heap moves each down its buckets once per
 // bit of the few milliseconds ahead it was scheduled (refill was 8% of a
 // raft trial's CPU at N = 5, issue 42). Both order events by (at, ord),
-// so the choice changes no event, only its cost.
-const heapUntil = 64
+// so the choice changes no event, only its cost. A variable, as
+// wheelFrom, for the tests.
+var heapUntil = 64
 
 // warmFrom is the least trial whose radix heap warms the events about to
 // run (warm): below it, the processes' state and the pending payloads

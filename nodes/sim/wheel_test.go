@@ -124,6 +124,44 @@ func TestWheelRunsAsRadix(t *testing.T) {
 	}
 }
 
+// A small trial's 4-ary heap (heapUntil) runs it as the radix heap does:
+// the same trace, byte for byte, and the same counts, with a crash and a
+// pause.
+func TestSmallHeapRunsAsRadix(t *testing.T) {
+	const ms = time.Millisecond
+	some := func(trial.View) []int { return []int{1, 3} }
+	faults := [][]trial.Fault{nil,
+		{{Effect: trial.EffCrash, Targets: some, Start: trial.When{Trigger: trial.AtTime, At: 3 * ms}, For: 4 * ms}},
+		{{Effect: trial.EffPause, Targets: some, Start: trial.When{Trigger: trial.AtTime, At: 2 * ms}, For: 20 * ms}},
+	}
+	for _, name := range []string{"raft", "bully", "lcr", "chang-roberts"} {
+		a, v, err := nodes.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range []int{5, 24} {
+			for i, f := range faults {
+				cfg := trial.Config{Algorithm: a, Variant: v, Ranks: nodes.RanksOf(ranks(n)), Initiators: []int{0, 2},
+					Latency: trial.Uniform{Lo: ms, Hi: 5 * ms}, Seed: 5, Faults: f}
+				heapTrace, heapRes := tracedRun(t, cfg, 1<<62, 0)
+				radixTrace, radixRes := radixRun(t, cfg)
+				if !bytes.Equal(heapTrace, radixTrace) || heapRes.Messages != radixRes.Messages || heapRes.Events != radixRes.Events {
+					t.Errorf("%s N = %d, faults %d: the heap's run differs from the radix heap's (%d/%d messages, %d/%d trace bytes)",
+						name, n, i, heapRes.Messages, radixRes.Messages, len(heapTrace), len(radixTrace))
+				}
+			}
+		}
+	}
+}
+
+// radixRun is tracedRun on the radix heap whatever the trial's size.
+func radixRun(t *testing.T, cfg trial.Config) ([]byte, *trial.Record) {
+	t.Helper()
+	defer func(u int) { heapUntil = u }(heapUntil)
+	heapUntil = 0
+	return tracedRun(t, cfg, 1<<62, 0)
+}
+
 // A ring keeps its radix heap however big its pending set (sim.grow: the
 // wheel misses the cache at ring event patterns), while a complete graph
 // trades it for the wheel.
