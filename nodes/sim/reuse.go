@@ -46,8 +46,8 @@ func recycleSlab(b *slab) {
 // 42).
 type spare struct {
 	sim      *sim
-	radix    *radix // nil when the trial ended on another queue
-	heap     *heap4 // nil when the trial ended on another queue
+	radix    *radix  // nil when the trial ended on another queue
+	sorted   *sorted // nil when the trial ended on another queue
 	timers   map[uint64]timerState
 	linkLast map[uint64]int64
 	counts   []int64 // the record's counts (trial.NewRecordIn)
@@ -191,10 +191,10 @@ func (s *sim) recycle() {
 	case *radix:
 		q.empty()
 		sp.radix = q
-	case *heap4: // taken from the spare (takeHeap), its radix heap left there
-		if cap(q.e) <= spareBucket {
-			q.e = q.e[:0]
-			sp.heap = q
+	case *sorted: // taken from the spare (takeSorted), its radix heap left there
+		if q.big == nil {
+			*q = sorted{e: q.e[:0]}
+			sp.sorted = q
 		}
 	default: // the wheel, which the spare's radix heap, if taken, was emptied into
 		sp.radix = nil
@@ -213,15 +213,15 @@ func (s *sim) recycle() {
 	spares.Put(sp)
 }
 
-// takeHeap returns the spare's 4-ary heap, empty, or a new one; the spare
-// keeps it no longer.
-func (sp *spare) takeHeap() *heap4 {
-	h := sp.heap
-	if h == nil {
-		return &heap4{}
+// takeSorted returns the spare's sorted queue, empty, or a new one; the
+// spare keeps it no longer.
+func (sp *spare) takeSorted() *sorted {
+	q := sp.sorted
+	if q == nil {
+		return &sorted{}
 	}
-	sp.heap = nil
-	return h
+	sp.sorted = nil
+	return q
 }
 
 // empty makes r a new radix heap, keeping its buckets' arrays up to

@@ -355,8 +355,10 @@ func (s *sim) prepare(n int) {
 	// their time and may schedule heap events earlier than the heap's least,
 	// which a radix heap does not allow.
 	switch {
-	case s.fifoMode || n < heapUntil:
-		s.heap = s.spare.takeHeap()
+	case s.fifoMode:
+		s.heap = &heap4{}
+	case n < smallUntil:
+		s.heap = s.spare.takeSorted()
 	case s.spare.radix != nil:
 		s.spare.radix.warm = s.warmer()
 		s.heap = s.spare.radix
@@ -604,6 +606,9 @@ func (s *sim) fifoPut(at int64, ord uint64, to, from int32, m *nodes.Message) {
 // processes (bully's N² messages), which the radix heap moves down its
 // buckets a score of times each.
 func (s *sim) grow() {
+	if q, ok := s.heap.(*sorted); ok && q.big != nil {
+		s.heap = q.big // it outgrew sortedMax: its radix heap from here on
+	}
 	if s.topo.IsRing() {
 		return
 	}
@@ -614,10 +619,8 @@ func (s *sim) grow() {
 			q.each(w.push)
 			s.heap = w
 		}
-	case *heap4:
-		// A small trial's heap (heapUntil); under constant latency the
-		// heap beside the FIFO, which a wheel cannot replace (prepare).
-		if !s.fifoMode && q.len() >= wheelFrom {
+	case *sorted:
+		if q.len() >= wheelFrom { // below sortedMax: the tests' wheelFrom
 			w := newWheel(s.cfg.Latency.Bound(), s.now, &s.slab, s.warmWheel)
 			for _, e := range q.e {
 				w.push(e)
@@ -687,15 +690,12 @@ func (s *sim) stopOverBudget() {
 	s.overBudget = e
 }
 
-// heapUntil is the least trial whose events go through the radix heap
-// under random latency: below it they go through a 4-ary heap. A trial of
-// 5 processes holds a dozen events pending, which the heap sifts in a
-// level or two, where the radix heap moves each down its buckets once per
-// bit of the few milliseconds ahead it was scheduled (refill was 8% of a
-// raft trial's CPU at N = 5, issue 42). Both order events by (at, ord),
-// so the choice changes no event, only its cost. A variable, as
-// wheelFrom, for the tests.
-var heapUntil = 64
+// smallUntil is the least trial whose events go through the radix heap
+// under random latency: below it they go through a sorted queue (sorted),
+// which costs least for the dozen events a trial of 5 processes holds
+// pending. Both order events by (at, ord), so the choice changes no
+// event, only its cost. A variable, as wheelFrom, for the tests.
+var smallUntil = 64
 
 // warmFrom is the least trial whose radix heap warms the events about to
 // run (warm): below it, the processes' state and the pending payloads

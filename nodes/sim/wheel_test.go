@@ -124,10 +124,10 @@ func TestWheelRunsAsRadix(t *testing.T) {
 	}
 }
 
-// A small trial's 4-ary heap (heapUntil) runs it as the radix heap does:
-// the same trace, byte for byte, and the same counts, with a crash and a
-// pause.
-func TestSmallHeapRunsAsRadix(t *testing.T) {
+// A small trial's sorted queue (smallUntil) runs it as the radix heap
+// does: the same trace, byte for byte, and the same counts, with a crash
+// and a pause, and so does one that outgrows it at once (sortedMax).
+func TestSortedRunsAsRadix(t *testing.T) {
 	const ms = time.Millisecond
 	some := func(trial.View) []int { return []int{1, 3} }
 	faults := [][]trial.Fault{nil,
@@ -143,11 +143,13 @@ func TestSmallHeapRunsAsRadix(t *testing.T) {
 			for i, f := range faults {
 				cfg := trial.Config{Algorithm: a, Variant: v, Ranks: nodes.RanksOf(ranks(n)), Initiators: []int{0, 2},
 					Latency: trial.Uniform{Lo: ms, Hi: 5 * ms}, Seed: 5, Faults: f}
-				heapTrace, heapRes := tracedRun(t, cfg, 1<<62, 0)
 				radixTrace, radixRes := radixRun(t, cfg)
-				if !bytes.Equal(heapTrace, radixTrace) || heapRes.Messages != radixRes.Messages || heapRes.Events != radixRes.Events {
-					t.Errorf("%s N = %d, faults %d: the heap's run differs from the radix heap's (%d/%d messages, %d/%d trace bytes)",
-						name, n, i, heapRes.Messages, radixRes.Messages, len(heapTrace), len(radixTrace))
+				for _, max := range []int{sortedMax, 1} {
+					trace, res := sortedRun(t, cfg, max)
+					if !bytes.Equal(trace, radixTrace) || res.Messages != radixRes.Messages || res.Events != radixRes.Events {
+						t.Errorf("%s N = %d, faults %d, sortedMax %d: the sorted queue's run differs from the radix heap's (%d/%d messages, %d/%d trace bytes)",
+							name, n, i, max, res.Messages, radixRes.Messages, len(trace), len(radixTrace))
+					}
 				}
 			}
 		}
@@ -157,8 +159,17 @@ func TestSmallHeapRunsAsRadix(t *testing.T) {
 // radixRun is tracedRun on the radix heap whatever the trial's size.
 func radixRun(t *testing.T, cfg trial.Config) ([]byte, *trial.Record) {
 	t.Helper()
-	defer func(u int) { heapUntil = u }(heapUntil)
-	heapUntil = 0
+	defer func(u int) { smallUntil = u }(smallUntil)
+	smallUntil = 0
+	return tracedRun(t, cfg, 1<<62, 0)
+}
+
+// sortedRun is tracedRun on the sorted queue, moving to a radix heap past
+// max entries.
+func sortedRun(t *testing.T, cfg trial.Config, max int) ([]byte, *trial.Record) {
+	t.Helper()
+	defer func(m int) { sortedMax = m }(sortedMax)
+	sortedMax = max
 	return tracedRun(t, cfg, 1<<62, 0)
 }
 
