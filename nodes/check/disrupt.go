@@ -78,10 +78,14 @@ type disruptWatch struct {
 	campaigning []bool
 	leading     []*tenure // by position: its tenure, open or silent
 	tenures     []*tenure // the same, a handful, for the per-event pass
-	open        int       // tenures neither ended nor silent
-	ballot      []int64   // by position: the term of its last Ballot
-	balloted    []bool
-	voted       []int64 // by position: the highest term of a vote that ended its following (granted)
+	// spare and spareReach are the tenures and their reach not yet
+	// handed out by newTenure (tenureChunk).
+	spare      []tenure
+	spareReach []time.Duration
+	open       int     // tenures neither ended nor silent
+	ballot     []int64 // by position: the term of its last Ballot
+	balloted   []bool
+	voted      []int64 // by position: the highest term of a vote that ended its following (granted)
 	// byVote: by position, its campaigning is a vote for a newer term, not
 	// a campaign of its own: it no longer acknowledges its leader, but a
 	// deposition by that same wave still finds it reached (reached).
@@ -256,8 +260,7 @@ func (d *disruptWatch) lead(at time.Duration, p int, term int64) {
 	if !d.based {
 		d.baseTerm, d.based = term, true
 	}
-	n := len(d.follows)
-	t = &tenure{p: p, term: term, last: at, reach: make([]time.Duration, n)}
+	t = d.newTenure(p, term, at)
 	for q := range t.reach {
 		t.reach[q] = unreached
 	}
@@ -265,6 +268,33 @@ func (d *disruptWatch) lead(at time.Duration, p int, term int64) {
 	d.tenures = append(d.tenures, t)
 	d.open++
 	d.reacknowledge()
+}
+
+// tenureChunk is how many tenures, with their reach, a small trial's
+// watch (smallTenures) allocates at once: a raft trial at N = 5 with a
+// leader crash has two or three, each two allocations (issue 42).
+const (
+	tenureChunk  = 4
+	smallTenures = 64 // processes
+)
+
+// newTenure is p's new tenure of term from at, its reach zero: carved
+// from the watch's chunk when the trial is small, on its own otherwise
+// (a chunk of a big trial's reach would hold megabytes unused).
+func (d *disruptWatch) newTenure(p int, term int64, at time.Duration) *tenure {
+	n := len(d.follows)
+	if n > smallTenures {
+		return &tenure{p: p, term: term, last: at, reach: make([]time.Duration, n)}
+	}
+	if len(d.spare) == 0 {
+		d.spare = make([]tenure, tenureChunk)
+		d.spareReach = make([]time.Duration, tenureChunk*n)
+	}
+	t := &d.spare[0]
+	d.spare = d.spare[1:]
+	*t = tenure{p: p, term: term, last: at, reach: d.spareReach[:n:n]}
+	d.spareReach = d.spareReach[n:]
+	return t
 }
 
 // delivered notes a message m of from delivered to to.
