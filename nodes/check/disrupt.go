@@ -78,14 +78,10 @@ type disruptWatch struct {
 	campaigning []bool
 	leading     []*tenure // by position: its tenure, open or silent
 	tenures     []*tenure // the same, a handful, for the per-event pass
-	// spare and spareReach are the tenures and their reach not yet
-	// handed out by newTenure (tenureChunk).
-	spare      []tenure
-	spareReach []time.Duration
-	open       int     // tenures neither ended nor silent
-	ballot     []int64 // by position: the term of its last Ballot
-	balloted   []bool
-	voted      []int64 // by position: the highest term of a vote that ended its following (granted)
+	open        int       // tenures neither ended nor silent
+	ballot      []int64   // by position: the term of its last Ballot
+	balloted    []bool
+	voted       []int64 // by position: the highest term of a vote that ended its following (granted)
 	// byVote: by position, its campaigning is a vote for a newer term, not
 	// a campaign of its own: it no longer acknowledges its leader, but a
 	// deposition by that same wave still finds it reached (reached).
@@ -103,6 +99,10 @@ type disruptWatch struct {
 	// either, acked whether a leading process is followed by a majority.
 	mark, stale, leaderless time.Duration
 	acked, everAcked        bool
+	// spare and spareReach are the tenures and their reach not yet
+	// handed out by newTenure (tenureChunk).
+	spare      []tenure
+	spareReach []time.Duration
 }
 
 func newDisruptWatch(ranks nodes.Ranks, majority int, silence, window time.Duration) *disruptWatch {
