@@ -99,6 +99,10 @@ type disruptWatch struct {
 	// either, acked whether a leading process is followed by a majority.
 	mark, stale, leaderless time.Duration
 	acked, everAcked        bool
+	// spare and spareReach are the tenures and their reach not yet
+	// handed out by newTenure (tenureChunk).
+	spare      []tenure
+	spareReach []time.Duration
 }
 
 func newDisruptWatch(ranks nodes.Ranks, majority int, silence, window time.Duration) *disruptWatch {
@@ -256,8 +260,7 @@ func (d *disruptWatch) lead(at time.Duration, p int, term int64) {
 	if !d.based {
 		d.baseTerm, d.based = term, true
 	}
-	n := len(d.follows)
-	t = &tenure{p: p, term: term, last: at, reach: make([]time.Duration, n)}
+	t = d.newTenure(p, term, at)
 	for q := range t.reach {
 		t.reach[q] = unreached
 	}
@@ -265,6 +268,33 @@ func (d *disruptWatch) lead(at time.Duration, p int, term int64) {
 	d.tenures = append(d.tenures, t)
 	d.open++
 	d.reacknowledge()
+}
+
+// tenureChunk is how many tenures, with their reach, a small trial's
+// watch (smallTenures) allocates at once: a raft trial at N = 5 with a
+// leader crash has two or three, each two allocations (issue 42).
+const (
+	tenureChunk  = 4
+	smallTenures = 64 // processes
+)
+
+// newTenure is p's new tenure of term from at, its reach zero: carved
+// from the watch's chunk when the trial is small, on its own otherwise
+// (a chunk of a big trial's reach would hold megabytes unused).
+func (d *disruptWatch) newTenure(p int, term int64, at time.Duration) *tenure {
+	n := len(d.follows)
+	if n > smallTenures {
+		return &tenure{p: p, term: term, last: at, reach: make([]time.Duration, n)}
+	}
+	if len(d.spare) == 0 {
+		d.spare = make([]tenure, tenureChunk)
+		d.spareReach = make([]time.Duration, tenureChunk*n)
+	}
+	t := &d.spare[0]
+	d.spare = d.spare[1:]
+	*t = tenure{p: p, term: term, last: at, reach: d.spareReach[:n:n]}
+	d.spareReach = d.spareReach[n:]
+	return t
 }
 
 // delivered notes a message m of from delivered to to.

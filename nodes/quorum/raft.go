@@ -87,7 +87,12 @@ func raftAlgorithm(name, summary string, skipUpToDate bool) nodes.Algorithm {
 			}
 			tm := *shared // the memo's is shared: the planted bug is this registration's
 			tm.skipUpToDate = skipUpToDate
-			return func() nodes.Machine { return &raft{raftTiming: &tm} }, nil
+			machines := newChunk[raft](cfg.N)
+			return func() nodes.Machine {
+				r := machines.take()
+				r.raftTiming = &tm
+				return r
+			}, nil
 		},
 		Quorum: &nodes.Quorum{Ballot: kindRequestVote, Grant: kindVote, Leader: kindHeartbeat,
 			Steady:    timing(raftTimings.get, func(tm *raftTiming, _ time.Duration) time.Duration { return tm.heartbeat }),

@@ -46,7 +46,8 @@ func recycleSlab(b *slab) {
 // 42).
 type spare struct {
 	sim      *sim
-	radix    *radix // nil when the trial ended on another queue
+	radix    *radix  // nil when the trial ended on another queue
+	sorted   *sorted // nil when the trial ended on another queue
 	timers   map[uint64]timerState
 	linkLast map[uint64]int64
 	counts   []int64 // the record's counts (trial.NewRecordIn)
@@ -186,10 +187,17 @@ func (s *sim) recycle() {
 	if sp == nil {
 		return
 	}
-	sp.radix = nil
-	if r, ok := s.heap.(*radix); ok {
-		r.empty()
-		sp.radix = r
+	switch q := s.heap.(type) {
+	case *radix:
+		q.empty()
+		sp.radix = q
+	case *sorted: // taken from the spare (takeSorted), its radix heap left there
+		if q.big == nil {
+			*q = sorted{e: q.e[:0]}
+			sp.sorted = q
+		}
+	default: // the wheel, which the spare's radix heap, if taken, was emptied into
+		sp.radix = nil
 	}
 	sp.timers, sp.linkLast, sp.timerTab = s.timers, s.linkLast, s.timerTab
 	sp.kept.keep(s)
@@ -203,6 +211,17 @@ func (s *sim) recycle() {
 	clear(sp.linkLast)
 	*s = sim{}
 	spares.Put(sp)
+}
+
+// takeSorted returns the spare's sorted queue, empty, or a new one; the
+// spare keeps it no longer.
+func (sp *spare) takeSorted() *sorted {
+	q := sp.sorted
+	if q == nil {
+		return &sorted{}
+	}
+	sp.sorted = nil
+	return q
 }
 
 // empty makes r a new radix heap, keeping its buckets' arrays up to

@@ -357,6 +357,8 @@ func (s *sim) prepare(n int) {
 	switch {
 	case s.fifoMode:
 		s.heap = &heap4{}
+	case n < smallUntil:
+		s.heap = s.spare.takeSorted()
 	case s.spare.radix != nil:
 		s.spare.radix.warm = s.warmer()
 		s.heap = s.spare.radix
@@ -604,6 +606,9 @@ func (s *sim) fifoPut(at int64, ord uint64, to, from int32, m *nodes.Message) {
 // processes (bully's N² messages), which the radix heap moves down its
 // buckets a score of times each.
 func (s *sim) grow() {
+	if q, ok := s.heap.(*sorted); ok && q.big != nil {
+		s.heap = q.big // it outgrew sortedMax: its radix heap from here on
+	}
 	if s.topo.IsRing() {
 		return
 	}
@@ -612,6 +617,14 @@ func (s *sim) grow() {
 		if q.len() >= wheelFrom {
 			w := newWheel(s.cfg.Latency.Bound(), q.last, &s.slab, s.warmWheel)
 			q.each(w.push)
+			s.heap = w
+		}
+	case *sorted:
+		if q.len() >= wheelFrom { // below sortedMax: the tests' wheelFrom
+			w := newWheel(s.cfg.Latency.Bound(), s.now, &s.slab, s.warmWheel)
+			for _, e := range q.e {
+				w.push(e)
+			}
 			s.heap = w
 		}
 	case *wheel:
@@ -676,6 +689,13 @@ func (s *sim) stopOverBudget() {
 	}
 	s.overBudget = e
 }
+
+// smallUntil is the least trial whose events go through the radix heap
+// under random latency: below it they go through a sorted queue (sorted),
+// which costs least for the dozen events a trial of 5 processes holds
+// pending. Both order events by (at, ord), so the choice changes no
+// event, only its cost. A variable, as wheelFrom, for the tests.
+var smallUntil = 64
 
 // warmFrom is the least trial whose radix heap warms the events about to
 // run (warm): below it, the processes' state and the pending payloads

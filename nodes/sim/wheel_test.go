@@ -124,6 +124,55 @@ func TestWheelRunsAsRadix(t *testing.T) {
 	}
 }
 
+// A small trial's sorted queue (smallUntil) runs it as the radix heap
+// does: the same trace, byte for byte, and the same counts, with a crash
+// and a pause, and so does one that outgrows it at once (sortedMax).
+func TestSortedRunsAsRadix(t *testing.T) {
+	const ms = time.Millisecond
+	some := func(trial.View) []int { return []int{1, 3} }
+	faults := [][]trial.Fault{nil,
+		{{Effect: trial.EffCrash, Targets: some, Start: trial.When{Trigger: trial.AtTime, At: 3 * ms}, For: 4 * ms}},
+		{{Effect: trial.EffPause, Targets: some, Start: trial.When{Trigger: trial.AtTime, At: 2 * ms}, For: 20 * ms}},
+	}
+	for _, name := range []string{"raft", "bully", "lcr", "chang-roberts"} {
+		a, v, err := nodes.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range []int{5, 24} {
+			for i, f := range faults {
+				cfg := trial.Config{Algorithm: a, Variant: v, Ranks: nodes.RanksOf(ranks(n)), Initiators: []int{0, 2},
+					Latency: trial.Uniform{Lo: ms, Hi: 5 * ms}, Seed: 5, Faults: f}
+				radixTrace, radixRes := radixRun(t, cfg)
+				for _, max := range []int{sortedMax, 1} {
+					trace, res := sortedRun(t, cfg, max)
+					if !bytes.Equal(trace, radixTrace) || res.Messages != radixRes.Messages || res.Events != radixRes.Events {
+						t.Errorf("%s N = %d, faults %d, sortedMax %d: the sorted queue's run differs from the radix heap's (%d/%d messages, %d/%d trace bytes)",
+							name, n, i, max, res.Messages, radixRes.Messages, len(trace), len(radixTrace))
+					}
+				}
+			}
+		}
+	}
+}
+
+// radixRun is tracedRun on the radix heap whatever the trial's size.
+func radixRun(t *testing.T, cfg trial.Config) ([]byte, *trial.Record) {
+	t.Helper()
+	defer func(u int) { smallUntil = u }(smallUntil)
+	smallUntil = 0
+	return tracedRun(t, cfg, 1<<62, 0)
+}
+
+// sortedRun is tracedRun on the sorted queue, moving to a radix heap past
+// max entries.
+func sortedRun(t *testing.T, cfg trial.Config, max int) ([]byte, *trial.Record) {
+	t.Helper()
+	defer func(m int) { sortedMax = m }(sortedMax)
+	sortedMax = max
+	return tracedRun(t, cfg, 1<<62, 0)
+}
+
 // A ring keeps its radix heap however big its pending set (sim.grow: the
 // wheel misses the cache at ring event patterns), while a complete graph
 // trades it for the wheel.

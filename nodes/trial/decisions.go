@@ -94,6 +94,11 @@ func (t *RankTable) Index(r *nodes.Rank) int32 {
 		return i
 	}
 	i := int32(len(t.ranks))
+	if t.ranks == nil {
+		// Room for a crashed leader's successors: appending one at a time
+		// grew the array at each of a raft trial's first leaders (issue 42).
+		t.ranks = make([]nodes.Rank, 0, rankFirst)
+	}
 	t.ranks = append(t.ranks, *r)
 	switch {
 	case t.index != nil:
@@ -111,6 +116,9 @@ func (t *RankTable) Index(r *nodes.Rank) int32 {
 // rankScan is how many ranks a RankTable finds by comparing before it
 // makes its map.
 const rankScan = 8
+
+// rankFirst is how many ranks a RankTable makes room for at its first.
+const rankFirst = 4
 
 // find looks r up: by comparing while the table is small, in the map after.
 func (t *RankTable) find(r *nodes.Rank) (int32, bool) {
