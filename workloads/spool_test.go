@@ -3,9 +3,9 @@ package workloads
 import (
 	"context"
 	"crypto/sha256"
+	"github.com/electbench/electbench/internal/heappeak"
 	"hash"
 	"runtime"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -44,27 +44,9 @@ func TestTraceCostsConstantMemory(t *testing.T) {
 		// Collect what earlier tests left before sampling starts: the
 		// peak is this run's.
 		runtime.GC()
-		var peak atomic.Uint64
-		stop := make(chan struct{})
-		sampled := make(chan struct{})
-		go func() {
-			defer close(sampled)
-			var ms runtime.MemStats
-			for {
-				runtime.ReadMemStats(&ms)
-				if ms.HeapAlloc > peak.Load() {
-					peak.Store(ms.HeapAlloc)
-				}
-				select {
-				case <-stop:
-					return
-				case <-time.After(5 * time.Millisecond):
-				}
-			}
-		}()
+		stop := heappeak.Start(5 * time.Millisecond)
 		err := (&Executor{Parallel: par, Trace: out}).Execute(context.Background(), s.Plan(), func(reports.Row) error { return nil })
-		close(stop)
-		<-sampled
+		peak := stop()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,10 +55,10 @@ func TestTraceCostsConstantMemory(t *testing.T) {
 		if perTrial < 2*bound {
 			t.Fatalf("each trial's trace is %d bytes: too small for the bound of %d to prove anything", perTrial, bound)
 		}
-		if p := peak.Load(); p > bound {
+		if p := peak; p > bound {
 			t.Errorf("--parallel %d: the heap reached %d MiB writing a %d MiB trace; the bound is %d MiB", par, p>>20, out.n>>20, bound>>20)
 		}
-		t.Logf("--parallel %d: trace %d MiB, peak heap %d MiB", par, out.n>>20, peak.Load()>>20)
+		t.Logf("--parallel %d: trace %d MiB, peak heap %d MiB", par, out.n>>20, peak>>20)
 		copy(sums[i][:], out.h.Sum(nil))
 	}
 	if sums[0] != sums[1] {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/electbench/electbench/internal/heappeak"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -49,27 +49,10 @@ func TestMergeHoldsARowAShard(t *testing.T) {
 	runtime.GC()
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
-	var peak atomic.Uint64
-	stop, sampled := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(sampled)
-		var ms runtime.MemStats
-		for {
-			runtime.ReadMemStats(&ms)
-			if ms.HeapAlloc > peak.Load() {
-				peak.Store(ms.HeapAlloc)
-			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(2 * time.Millisecond):
-			}
-		}
-	}()
+	stop := heappeak.Start(2 * time.Millisecond)
 	out := filepath.Join(dir, "merged")
 	_, n, err := mergeShards(out, []string{"csv"}, shards)
-	close(stop)
-	<-sampled
+	peak := stop()
 	if err != nil || n != 3 {
 		t.Fatalf("merge: %d shards, %v", n, err)
 	}
@@ -84,7 +67,7 @@ func TestMergeHoldsARowAShard(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Fatal("the merged results.csv differs from the whole run's")
 	}
-	held := int64(peak.Load()) - int64(before.HeapAlloc)
+	held := int64(peak) - int64(before.HeapAlloc)
 	t.Logf("merging %d rows (%d KiB of CSV) reached %d KiB of heap more, %.1f B/row", trials, len(got)>>10, held>>10, float64(held)/trials)
 	if bound := int64(len(got)) / 3; held > bound {
 		t.Errorf("merging %d rows reached %d KiB of heap more, want at most %d KiB (a third of the merged file)", trials, held>>10, bound>>10)
