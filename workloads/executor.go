@@ -78,10 +78,6 @@ type opener interface {
 // trial, which is not emitted). A simulated row never passes for a live
 // one: a live trial with no Live runtime is refused before anything runs.
 func (x *Executor) Execute(ctx context.Context, plan []Trial, emit func(reports.Row) error) error {
-	// A run of small trials keeps a small live heap, which the collector's
-	// default goal would have it collect every few hundred trials; a big
-	// trial's heap keeps the default goal, and so its peak (gcfloor).
-	defer gcfloor.Raise()()
 	// The trials to run are the plan itself unless some are skipped: a
 	// copy of a 470,000-trial plan held 50 MB through the whole run
 	// (issue 39). Nothing here writes to a trial.
@@ -96,6 +92,14 @@ func (x *Executor) Execute(ctx context.Context, plan []Trial, emit func(reports.
 		case !skip && copied:
 			toRun = append(toRun, t)
 		}
+	}
+	// A run of small trials keeps a small live heap, which the collector's
+	// default goal would have it collect every few hundred trials; a big
+	// trial's heap keeps the default goal, and so its peak (gcfloor). With
+	// no trial to run (a --resume of a finished run) there is nothing to
+	// collect less often, and the raised goal would only let garbage grow.
+	if len(toRun) > 0 {
+		defer gcfloor.Raise()()
 	}
 	var eta *ETA
 	processed := new(atomic.Int64)
