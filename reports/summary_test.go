@@ -359,6 +359,21 @@ func TestWriteTableVerdicts(t *testing.T) {
 	if err := WriteFailingTrials(&b, RowsOf(rows[3:4]), 2, nil, nil); err != nil || b.Len() != 0 {
 		t.Errorf("a safe, live trial is listed: %q %v", b.String(), err)
 	}
+	// Written twice, after more rows: the list as it then stands, its
+	// "... and N more" once.
+	f := FailingTrials{Limit: 2}
+	for i := range rows[:4] {
+		f.Add(&rows[i])
+	}
+	b.Reset()
+	if err := f.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	f.Add(&rows[4])
+	b.Reset()
+	if err := f.Write(&b); err != nil || b.String() != want {
+		t.Errorf("written again after every row: got\n%s\nwant\n%s (%v)", b.String(), want, err)
+	}
 }
 
 // The narrow table: short titles, and at a stated width its least needed

@@ -280,16 +280,17 @@ func (f *FailingTrials) Add(r *Row) {
 	}
 }
 
-// Write writes the list of the rows added.
+// Write writes the list of the rows added; it may be called again, after
+// more rows, and writes the list as it then stands.
 func (f *FailingTrials) Write(out io.Writer) error {
-	b := &f.b
+	var tail strings.Builder
 	if f.total > f.shown {
-		fmt.Fprintf(b, "  ... and %d more (the violation column of results.csv lists every trial)\n", f.total-f.shown)
+		fmt.Fprintf(&tail, "  ... and %d more (the violation column of results.csv lists every trial)\n", f.total-f.shown)
 	}
 	if f.expected > 0 {
-		fmt.Fprintf(b, "\n%d trial(s) not live, as their scenario expects (liveness: never, or at-least P%% of the trials)\n", f.expected)
+		fmt.Fprintf(&tail, "\n%d trial(s) not live, as their scenario expects (liveness: never, or at-least P%% of the trials)\n", f.expected)
 	}
-	_, err := io.WriteString(out, Printable(b.String()))
+	_, err := io.WriteString(out, Printable(f.b.String()+tail.String()))
 	return err
 }
 
