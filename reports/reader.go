@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/electbench/electbench/internal/boundedio"
@@ -52,9 +53,31 @@ const KeyHashLen = 8
 // KeyHash is a short hash of the trial's identity (every field of Key,
 // none of which measures time): what a shard's manifest records for each
 // row it must hold (Manifest.ShardKeys).
+//
+// The bytes hashed are fmt's "%q %q %q %q %d %q %q %q %d %d" of the fields
+// in Key's order, appended by strconv (the same bytes: fmt's %q is
+// strconv.Quote) without fmt's reflection: a merge and a shard's manifest
+// hash every row.
 func (k Key) KeyHash() string {
-	sum := sha256.Sum256(fmt.Appendf(nil, "%q %q %q %q %d %q %q %q %d %d",
-		k.Algorithm, k.Variant, k.Runtime, k.Scenario, k.Nodes, k.Arrangement, k.Initiators, k.Latency, k.Trial, k.Seed))
+	var buf [256]byte
+	b := buf[:0]
+	for i, s := range [...]string{k.Algorithm, k.Variant, k.Runtime, k.Scenario} {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = strconv.AppendQuote(b, s)
+	}
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(k.Nodes), 10)
+	for _, s := range [...]string{k.Arrangement, k.Initiators, k.Latency} {
+		b = append(b, ' ')
+		b = strconv.AppendQuote(b, s)
+	}
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(k.Trial), 10)
+	b = append(b, ' ')
+	b = strconv.AppendUint(b, k.Seed, 10)
+	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:KeyHashLen/2])
 }
 

@@ -2,7 +2,10 @@ package reports
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -201,5 +204,35 @@ func TestUnseenMessagesAreNA(t *testing.T) {
 		if set := g.Messages.Median.IsSet(); set == (g.Scenario == "b") {
 			t.Errorf("group %s: messages median set %v", g.Scenario, set)
 		}
+	}
+}
+
+// A key's hash is of fmt's "%q %q %q %q %d %q %q %q %d %d" of its fields,
+// as the shards' manifests written before it was built by strconv hold
+// it: quotes, backslashes, other scripts, bytes that are not UTF-8, signs
+// and the largest seed hash the same.
+func TestKeyHashIsFmtsQuoting(t *testing.T) {
+	keys := []Key{
+		{Algorithm: "raft", Variant: "classic", Runtime: "sim", Scenario: "adhoc", Nodes: 5, Arrangement: "ring",
+			Initiators: "lowest", Latency: "uniform(1ms,5ms)", Trial: 3, Seed: 42},
+		{Algorithm: `a"b\c`, Variant: "é中\t\n", Runtime: "\xff\xfe", Scenario: "", Nodes: -1, Arrangement: "\x00",
+			Initiators: "all", Latency: "1ms", Trial: -7, Seed: ^uint64(0)},
+		{Scenario: strings.Repeat("long scenario name ", 30), Nodes: 1 << 40},
+	}
+	for _, k := range keys {
+		sum := sha256.Sum256(fmt.Appendf(nil, "%q %q %q %q %d %q %q %q %d %d",
+			k.Algorithm, k.Variant, k.Runtime, k.Scenario, k.Nodes, k.Arrangement, k.Initiators, k.Latency, k.Trial, k.Seed))
+		if want := hex.EncodeToString(sum[:KeyHashLen/2]); k.KeyHash() != want {
+			t.Errorf("%v: KeyHash %s, want %s", k, k.KeyHash(), want)
+		}
+	}
+}
+
+func BenchmarkKeyHash(b *testing.B) {
+	k := Key{Algorithm: "chang-roberts", Variant: "classic", Runtime: "sim", Scenario: "adhoc", Nodes: 64,
+		Arrangement: "ring", Initiators: "lowest", Latency: "uniform(1ms,5ms)", Trial: 12345, Seed: 987654321}
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = k.KeyHash()
 	}
 }
