@@ -76,13 +76,33 @@ type Checker struct {
 // New prepares a checker for a run over ranks (by position).
 func New(ranks nodes.Ranks) *Checker {
 	n := ranks.Len()
-	c := &Checker{ranks: ranks, alive: prefault.Make[bool](n), belief: prefault.Make[int32](n), dir: 1}
+	var c *Checker
+	if n <= smallWatch {
+		a := &smallChecker{}
+		c = &a.c
+		*c = Checker{ranks: ranks, alive: a.alive[:n:n], belief: a.belief[:n:n], dir: 1,
+			dead: a.dead[:0], believers: a.believers[:0]}
+	} else {
+		c = &Checker{ranks: ranks, alive: prefault.Make[bool](n), belief: prefault.Make[int32](n), dir: 1}
+	}
 	for i := range c.alive {
 		c.alive[i] = true
 	}
 	c.beliefs.live = n
 	c.recomputeHighest()
 	return c
+}
+
+// smallChecker is a checker of at most smallWatch processes with its
+// arrays: one allocation where a raft trial at N = 5 made three, and room
+// for four leaders' state (dead, believers), which grew a leader at a
+// time, four more (issue 42).
+type smallChecker struct {
+	c         Checker
+	alive     [smallWatch]bool
+	belief    [smallWatch]int32
+	dead      [4]bool
+	believers [4]int32
 }
 
 // leader returns r's number in the leaders table, with room for its

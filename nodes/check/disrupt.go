@@ -107,6 +107,9 @@ type disruptWatch struct {
 
 func newDisruptWatch(ranks nodes.Ranks, majority int, silence, window time.Duration) *disruptWatch {
 	n := ranks.Len()
+	if n <= smallWatch {
+		return newSmallDisruptWatch(ranks, majority, silence, window)
+	}
 	// The by-position arrays of one type share an allocation: a quorum
 	// trial at N = 5 is small enough for each to show (issue 42).
 	terms, flags := make([]int64, 2*n), make([]bool, 3*n)
@@ -114,6 +117,45 @@ func newDisruptWatch(ranks nodes.Ranks, majority int, silence, window time.Durat
 		follows: make([]int, n), followers: make([]int32, n), leading: make([]*tenure, n),
 		campaigning: flags[:n:n],
 		ballot:      terms[:n:n], balloted: flags[n : 2*n : 2*n], voted: terms[n:], byVote: flags[2*n:]}
+	for i := range n {
+		d.follows[i] = -1
+	}
+	return d
+}
+
+// smallWatch is the most processes whose disruption watch is one
+// allocation, its by-position arrays in it (smallDisrupt).
+const smallWatch = 8
+
+// smallDisrupt is a small trial's disruption watch with its arrays: one
+// allocation where a raft trial at N = 5 made eight: its first chunk of
+// tenures and their reach (newTenure) is in it, with room for the
+// positions of four leaders (pos), which it grew one at a time (issue 42).
+type smallDisrupt struct {
+	d         disruptWatch
+	follows   [smallWatch]int
+	followers [smallWatch]int32
+	leading   [smallWatch]*tenure
+	terms     [2 * smallWatch]int64
+	flags     [3 * smallWatch]bool
+	pos       [4]int32
+	tenures   [tenureChunk]tenure
+	reach     [tenureChunk * smallWatch]time.Duration
+}
+
+// newSmallDisruptWatch is newDisruptWatch for ranks.Len() <= smallWatch.
+func newSmallDisruptWatch(ranks nodes.Ranks, majority int, silence, window time.Duration) *disruptWatch {
+	n := ranks.Len()
+	a := &smallDisrupt{}
+	d := &a.d
+	*d = disruptWatch{silence: silence, window: window, majority: majority, ranks: ranks,
+		pos:     a.pos[:0],
+		follows: a.follows[:n:n], followers: a.followers[:n:n], leading: a.leading[:n:n],
+		campaigning: a.flags[:n:n],
+		ballot:      a.terms[:n:n], balloted: a.flags[n : 2*n : 2*n], voted: a.terms[n : 2*n : 2*n], byVote: a.flags[2*n : 3*n : 3*n]}
+	if n <= smallTenures {
+		d.spare, d.spareReach = a.tenures[:], a.reach[:tenureChunk*n]
+	}
 	for i := range n {
 		d.follows[i] = -1
 	}
