@@ -83,7 +83,7 @@ func TestScaleRefused(t *testing.T) {
 	defer func() { fdLimit, hostMemory = old, oldMem }()
 	fdLimit = func() (uint64, bool) { return 1 << 20, true }
 	hostMemory = func() (int64, bool) { return 1 << 40, true }
-	if n := NeedsFor(128, nodes.Complete, false, true); n.Memory != 40<<20+128*41<<20+16256*(158+340)<<10 {
+	if n := NeedsFor(128, nodes.Complete, false, true); n.Memory != 40<<20+128*46<<20+16256*(158+340)<<10 {
 		t.Errorf("memory of 128 complete: %d", n.Memory)
 	}
 	for _, c := range []struct {
@@ -121,15 +121,19 @@ func TestScaleRefused(t *testing.T) {
 			t.Errorf("%d %s (all links %v): %v", c.n, c.topo, c.all, err)
 		}
 	}
-	// 64 complete needs about 4.6 GiB: on a host of 2 GiB at most 34
-	// nodes (40 MB + 34·41 MB + 1,122 links · 498 KB = 1.93 GiB).
+	// 64 complete needs about 4.8 GiB: on a host of 2 GiB at most 32
+	// nodes (40 MB + 32·46 MB + 992 links · 498 KB = 1.95 GiB; 33 need
+	// 2.02).
 	hostMemory = func() (int64, bool) { return 2 << 30, true }
 	err := CheckHost(64, nodes.Complete, false, true)
-	if err == nil || !strings.Contains(err.Error(), "need about 4.5 GiB of memory") || !strings.Contains(err.Error(), "run at most 34 nodes") {
+	if err == nil || !strings.Contains(err.Error(), "need about 4.8 GiB of memory") || !strings.Contains(err.Error(), "run at most 32 nodes") {
 		t.Errorf("64 complete on a host of 2 GiB: %v", err)
 	}
-	if err := CheckHost(34, nodes.Complete, false, true); err != nil {
-		t.Errorf("34 complete on a host of 2 GiB: %v", err)
+	if err := CheckHost(32, nodes.Complete, false, true); err != nil {
+		t.Errorf("32 complete on a host of 2 GiB: %v", err)
+	}
+	if err := CheckHost(33, nodes.Complete, false, true); err == nil {
+		t.Errorf("33 complete on a host of 2 GiB: no refusal")
 	}
 }
 

@@ -258,11 +258,12 @@ func (ps *procs) startProc(idx int, dir, forge string, ln *os.File) (*proc, erro
 		cmd.Args = append(cmd.Args, "--listen-fd", "3") // ExtraFiles[0]
 		cmd.ExtraFiles = []*os.File{ln}
 	}
-	cmd.Env = append(os.Environ(), opt.Env...)
+	env := nodeEnv(os.Environ(), opt.Env)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.SysProcAttr = nodeSysProcAttr()
 	p := &proc{idx: idx, pos: -1, dir: dir, challenge: challenge, exited: make(chan struct{}), tail: &tailWriter{log: opt.Log, prefix: fmt.Sprintf("node %d: ", idx)}}
 	if rs, ok := ps.hosts.placement.(remoteStarter); ok {
-		r, err := rs.startRemote(idx, ps.hosts.n, cmd.Args, opt.Env, p.tail)
+		r, err := rs.startRemote(idx, ps.hosts.n, cmd.Args, env, p.tail)
 		if err != nil {
 			return nil, fmt.Errorf("starting node process %d: %w", idx, err)
 		}
@@ -284,6 +285,25 @@ func (ps *procs) startProc(idx int, dir, forge string, ln *os.File) (*proc, erro
 	}
 	p.ctl, p.stdin, p.pid, p.stdout = localProc{cmd}, stdin, cmd.Process.Pid, stdout
 	return p, nil
+}
+
+// NodeGOGC is the garbage collector's setting of a node process, unless
+// the harness's environment or Options.Env sets GOGC: a node's live heap
+// is a few MB, so at the default (a 4 MB first goal) it collected during
+// its start and again while it linked, on cores the whole cluster's
+// set-up shares, some 0.7 CPU-s of a 64-node set-up (DECISIONS, "A node
+// process collects at GOGC 400").
+const NodeGOGC = "400"
+
+// nodeEnv is what a node process's environment adds to the harness's
+// (own): the options' (extra), and NodeGOGC when neither sets GOGC.
+func nodeEnv(own, extra []string) []string {
+	for _, kv := range slices.Concat(own, extra) {
+		if strings.HasPrefix(kv, "GOGC=") {
+			return extra
+		}
+	}
+	return append(slices.Clip(extra), "GOGC="+NodeGOGC)
 }
 
 // add takes a started process into the trial: its reports are read from
