@@ -249,7 +249,7 @@ func strangerHello(t *testing.T, addr string, id nodes.ID) {
 		t.Error(err)
 		return
 	}
-	payload := make([]byte, live.ChallengeLen+live.EphemeralLen)
+	payload := make([]byte, live.ChallengeLen+live.EphemeralLen+live.SignatureLen)
 	rand.Read(payload)
 	b, err := live.AppendFrame(nil, live.FrameHello, append(payload, file...))
 	if err != nil {

@@ -63,9 +63,9 @@ func helloOn(t *testing.T, c net.Conn, id *pow.Identity) (*Frame, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A challenge and an ephemeral key (random bytes will do: the node
-	// refuses before it uses them), then the identity.
-	challenge := make([]byte, ChallengeLen+EphemeralLen)
+	// A challenge, an ephemeral key and its certificate (random bytes
+	// will do: the node refuses before it uses them), then the identity.
+	challenge := make([]byte, ChallengeLen+EphemeralLen+SignatureLen)
 	rand.Read(challenge)
 	b, err := AppendFrame(nil, FrameHello, append(challenge, file...))
 	if err != nil {

@@ -2,6 +2,7 @@ package live
 
 import (
 	"bufio"
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -18,9 +19,10 @@ import (
 //	1 byte   version (Version)
 //	1 byte   kind (FrameKind)
 //	L−2      payload, whose size each kind bounds:
-//	  HELLO    32-byte challenge, 32-byte X25519 ephemeral key, then the
-//	           identity file (pow.Encode), ≤ pow.MaxFileSize
-//	  PROOF    64-byte Ed25519 signature
+//	  HELLO    32-byte challenge, 32-byte X25519 ephemeral key, its 64-byte
+//	           certificate (the identity's Ed25519 signature, certMessage),
+//	           then the identity file (pow.Encode), ≤ pow.MaxFileSize
+//	  PROOF    32-byte HMAC-SHA256 of the transcript (handshake.go)
 //	  WELCOME  empty
 //	  REFUSE   reason, UTF-8, ≤ MaxReason bytes
 //	  MSG      nodes.Message's canonical body, 1..nodes.MaxEncodedSize bytes
@@ -36,13 +38,18 @@ import (
 // A reader checks L before it reads the payload, into a buffer of MaxFrame
 // bytes allocated once per connection, so no input makes it allocate more.
 const (
-	Version      = 2 // 2: HELLO carries an ephemeral key; messages travel SEALED
+	// Version 2: HELLO carries an ephemeral key; messages travel SEALED.
+	// 3: HELLO carries the ephemeral key's certificate, signed once a node,
+	// and PROOF is a MAC under a key from the X25519 secret, not a
+	// signature a link.
+	Version      = 3
 	ChallengeLen = 32
 	SignatureLen = 64
+	ProofLen     = sha256.Size // a PROOF's MAC
 	MaxReason    = 256
 	headerLen    = 2
 	// MaxFrame bounds L: the largest payload (HELLO) plus version and kind.
-	MaxFrame = 2 + ChallengeLen + EphemeralLen + pow.MaxFileSize
+	MaxFrame = 2 + ChallengeLen + EphemeralLen + SignatureLen + pow.MaxFileSize
 )
 
 // FrameKind is the type of a frame.
@@ -50,7 +57,7 @@ type FrameKind uint8
 
 const (
 	FrameHello      FrameKind = iota + 1 // handshake: challenge and identity
-	FrameProof                           // handshake: signature over the peer's challenge
+	FrameProof                           // handshake: MAC over the peer's challenge
 	FrameWelcome                         // handshake: the acceptor admits the dialer
 	FrameRefuse                          // handshake: the identity was refused, with why
 	FrameMsg                             // one algorithm message
@@ -87,9 +94,9 @@ var ErrFrame = errors.New("malformed frame")
 func payloadBounds(k FrameKind) (lo, hi int) {
 	switch k {
 	case FrameHello:
-		return ChallengeLen + EphemeralLen + 1, ChallengeLen + EphemeralLen + pow.MaxFileSize
+		return ChallengeLen + EphemeralLen + SignatureLen + 1, ChallengeLen + EphemeralLen + SignatureLen + pow.MaxFileSize
 	case FrameProof:
-		return SignatureLen, SignatureLen
+		return ProofLen, ProofLen
 	case FrameWelcome:
 		return 0, 0
 	case FrameRefuse:

@@ -63,21 +63,23 @@ func frame(length int, version, kind byte, payload []byte) []byte {
 // Every length is bounded before anything is read or allocated, unknown
 // versions and kinds are rejected, and a stream cut short is an error.
 func TestFrameReaderRejects(t *testing.T) {
-	sig := make([]byte, SignatureLen)
+	sig := make([]byte, ProofLen)
 	for name, tc := range map[string]struct {
 		in   []byte
 		want string
 	}{
 		"length below two":       {frame(1, Version, byte(FrameMsg), nil), "length 1 out of range"},
 		"length above MaxFrame":  {binary.BigEndian.AppendUint16(nil, MaxFrame+1), "out of range"},
-		"unknown version":        {frame(2+SignatureLen, 1, byte(FrameProof), sig), "version 1, this build speaks 2"},
+		"unknown version":        {frame(2+ProofLen, 2, byte(FrameProof), sig), "version 2, this build speaks 3"},
+		"v2 signature as proof":  {frame(2+SignatureLen, Version, byte(FrameProof), make([]byte, SignatureLen)), "PROOF payload of 64 bytes"},
 		"unknown kind":           {frame(2, Version, 99, nil), "unknown kind 99"},
 		"kind zero":              {frame(2, Version, 0, nil), "unknown kind 0"},
 		"short proof":            {frame(2+10, Version, byte(FrameProof), sig[:10]), "PROOF payload of 10 bytes"},
 		"welcome with payload":   {frame(3, Version, byte(FrameWelcome), []byte{1}), "WELCOME payload of 1 bytes"},
 		"empty message":          {frame(2, Version, byte(FrameMsg), nil), "MSG payload of 0 bytes"},
 		"oversized message":      {frame(2+nodes.MaxEncodedSize+1, Version, byte(FrameMsg), make([]byte, nodes.MaxEncodedSize+1)), "MSG payload"},
-		"hello without identity": {frame(2+ChallengeLen+EphemeralLen, Version, byte(FrameHello), make([]byte, ChallengeLen+EphemeralLen)), "HELLO payload"},
+		"hello without identity": {frame(2+ChallengeLen+EphemeralLen+SignatureLen, Version, byte(FrameHello), make([]byte, ChallengeLen+EphemeralLen+SignatureLen)), "HELLO payload"},
+		"hello without cert":     {frame(2+ChallengeLen+EphemeralLen, Version, byte(FrameHello), make([]byte, ChallengeLen+EphemeralLen)), "HELLO payload"},
 		"sealed without a tag":   {frame(2+TagLen, Version, byte(FrameSealed), make([]byte, TagLen)), "SEALED payload"},
 		"refuse not UTF-8":       {frame(4, Version, byte(FrameRefuse), []byte{0xff, 0xfe}), "not UTF-8"},
 	} {
@@ -120,13 +122,13 @@ func TestFrameWithBadBody(t *testing.T) {
 // its bounds, and every frame it accepts re-encodes to the bytes it read.
 func FuzzFrameReader(f *testing.F) {
 	m, _, _ := AppendMessage(nil, nodes.Message{Kind: testElection, Rank: nodes.RankOf(9), A: 3})
-	p, _ := AppendFrame(nil, FrameProof, make([]byte, SignatureLen))
+	p, _ := AppendFrame(nil, FrameProof, make([]byte, ProofLen))
 	w, _ := AppendFrame(nil, FrameWelcome, nil)
 	r, _ := AppendFrame(nil, FrameRefuse, []byte("identity: wrong puzzle solution"))
 	f.Add(m)
 	f.Add(append(append(p, w...), m...))
 	f.Add(r)
-	f.Add(frame(2+ChallengeLen+EphemeralLen+4, Version, byte(FrameHello), make([]byte, ChallengeLen+EphemeralLen+4)))
+	f.Add(frame(2+ChallengeLen+EphemeralLen+SignatureLen+4, Version, byte(FrameHello), make([]byte, ChallengeLen+EphemeralLen+SignatureLen+4)))
 	sealed, _, _ := (&Session{aead: testAEAD(f)}).AppendMessage(nil, nodes.Message{Kind: testElection, A: 3})
 	f.Add(sealed)
 	f.Add((&Session{aead: testAEAD(f)}).AppendEpoch(nil, 1<<40))

@@ -1,7 +1,9 @@
 package live
 
 import (
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"net"
@@ -15,43 +17,79 @@ import (
 
 // The handshake on a new link, dialer D to acceptor A:
 //
-//	D → A  HELLO(cD, eD, identity D)
+//	D → A  HELLO(cD, eD, certD, identity D)
 //	A      checks D's puzzle is the cluster's and D is in the roster, then
 //	       verifies D's identity (the only costly step, bounded by a Gate)
-//	A → D  HELLO(cA, eA, identity A), PROOF(A signs transcript("accept", cD, A, D, eA, eD))
-//	D      verifies A's identity, that it is the peer D meant to reach, and
-//	       A's signature over D's own fresh challenge
-//	D → A  PROOF(D signs transcript("dial", cA, D, A, eD, eA))
-//	A      verifies D's signature
+//	       and certD, D's signature over eD (once per peer and key)
+//	A → D  HELLO(cA, eA, certA, identity A), PROOF(A's MAC of transcript("accept", cD, A, D, eA, eD))
+//	D      verifies A's identity, that it is the peer D meant to reach,
+//	       certA, and A's MAC over D's own fresh challenge
+//	D → A  PROOF(D's MAC of transcript("dial", cA, D, A, eD, eA))
+//	A      verifies D's MAC
 //	A → D  WELCOME
 //	D → A  SEALED(message) ...   under a key from X25519(eD, eA) (session.go)
 //
-// Either side that refuses sends REFUSE(reason) and closes. A copied
-// identity file is useless without its private key (the signature covers a
-// challenge the thief has never seen), a forged one fails pow's checks, and
-// one below the policy's difficulty is refused before any hashing.
+// Either side that refuses sends REFUSE(reason) and closes. A node signs
+// its ephemeral key once, with its identity's key, at its first handshake
+// (the certificate, certMessage); on each link it proves it holds that
+// ephemeral key's private half by a MAC under a key derived from the two
+// sides' X25519 secret and both fresh challenges (sessionKeys), which only
+// a holder of one of the two ephemeral private keys can compute. A copied
+// identity file is useless without its private key (it cannot sign a
+// certificate for a key of the thief's, and a HELLO replayed with its
+// owner's certificate leaves the thief without the ephemeral private key
+// the MAC needs), a forged one fails pow's checks, and one below the
+// policy's difficulty is refused before any hashing.
 //
 // Blame: an acceptor learns who a dialer is only from its PROOF, so a
 // refusal before one verified is anonymous (RefusedError.Peer says what was
 // claimed, never who was there): a stranger claiming a peer's id cannot get
-// that peer excluded. A dialer reached the address the harness gave for the
-// peer it wanted, so what it refuses is that link's.
+// that peer excluded — nor can one replaying that peer's HELLO, whose
+// certificate is valid and proves nothing about who sent it. A dialer
+// reached the address the harness gave for the peer it wanted, so what it
+// refuses is that link's.
 
-// transcript is what a side signs: a domain separator, its role, the peer's
-// fresh challenge, both ids and both ephemeral keys (the signer's first), so
-// a signature cannot be replayed in another role, on another link or for
-// another peer, and the session key is the two signers' alone.
-func transcript(role string, challenge []byte, signer, verifier nodes.ID, signerEph, verifierEph []byte) []byte {
+// ErrProof is wrapped by the refusal of a PROOF whose MAC does not verify:
+// the peer does not hold the ephemeral key it showed, or the PROOF is
+// another link's.
+var ErrProof = errors.New("the handshake proof does not verify")
+
+// transcript is what a side's PROOF authenticates: a domain separator, its
+// role, the peer's fresh challenge, both ids and both ephemeral keys (the
+// prover's first), so a PROOF cannot be replayed in another role, on
+// another link or for another peer, and the session key is the two
+// certified ephemeral keys' holders' alone.
+func transcript(role string, challenge []byte, prover, verifier nodes.ID, proverEph, verifierEph []byte) []byte {
 	b := make([]byte, 0, 160+len(challenge))
-	b = append(b, "electbench/live/v2 handshake\x00"...)
+	b = append(b, "electbench/live/v3 handshake\x00"...)
 	b = append(b, role...)
 	b = append(b, 0)
 	b = append(b, challenge...)
-	s, v := signer.Bytes(), verifier.Bytes()
-	b = append(b, s[:]...)
+	p, v := prover.Bytes(), verifier.Bytes()
+	b = append(b, p[:]...)
 	b = append(b, v[:]...)
-	b = append(b, signerEph...)
+	b = append(b, proverEph...)
 	return append(b, verifierEph...)
+}
+
+// proofMAC is a PROOF's payload: the MAC of a transcript under the link's
+// proof key (sessionKeys).
+func proofMAC(key, transcript []byte) []byte {
+	m := hmac.New(sha256.New, key)
+	m.Write(transcript)
+	return m.Sum(nil)
+}
+
+// certMessage is what a node's identity signs to certify its ephemeral
+// key: a domain separator apart from every other signed message, the id
+// it shows and the key. A certificate is bound to the id, so no other
+// identity can show it as its own.
+func certMessage(id nodes.ID, pub []byte) []byte {
+	b := make([]byte, 0, 64+len(pub))
+	b = append(b, "electbench/live/v3 ephemeral\x00"...)
+	idb := id.Bytes()
+	b = append(b, idb[:]...)
+	return append(b, pub...)
 }
 
 // RefusedError is a handshake that failed on an identity: ours was refused
@@ -78,7 +116,7 @@ func (e *RefusedError) Unwrap() error { return e.Err }
 
 // Handshaker runs both sides of the handshake for one node.
 type Handshaker struct {
-	Key    *pow.Key      // this node's identity and private key: signs challenges
+	Key    *pow.Key      // this node's identity and private key: certifies the ephemeral key
 	Show   *pow.Identity // the identity shown to peers; nil means Key's own (tests forge here)
 	Policy pow.Policy    // what a peer's identity must satisfy (pow.PolicyFor the cluster's puzzle)
 	// Gate bounds the costly verifications; nil verifies with no bound
@@ -101,8 +139,8 @@ type Handshaker struct {
 	// files caches the encoding of the identity shown and the peers'
 	// identities decoded: a node shakes hands with every peer, on its
 	// links out and in, with the same bytes each time, and the encoding
-	// (JSON with a canonical form and a checksum) costs more than the
-	// signatures. Only what decoded is kept, at most maxDecoded.
+	// (JSON with a canonical form and a checksum) costs more than a
+	// signature. Only what decoded is kept, at most maxDecoded.
 	files struct {
 		sync.Mutex
 		shown   []byte
@@ -116,12 +154,31 @@ type Handshaker struct {
 	// cluster's handshake CPU: with one a node, a pair's two links (one
 	// each way, shaking hands at once) compute one secret a side, while
 	// every link's keys stay its own (sessionKeys salts them with both
-	// sides' fresh challenges) and only the two signers can compute them.
+	// sides' fresh challenges) and only the holders of the two certified
+	// ephemeral keys can compute them.
 	eph struct {
 		sync.Mutex
 		key     *ephemeral
 		secrets map[[EphemeralLen]byte]*sharedSecret
+		// certs are the peers' certificates checked, by the peer's id
+		// and ephemeral key, at most maxDecoded: a peer signs its key
+		// once, and is checked once however many links it shows it
+		// on. A certificate that failed is not kept.
+		certs map[certKey]*certCheck
+		// checked counts the certificate signatures verified (tests).
+		checked int
 	}
+}
+
+// certKey names a certificate checked: the peer's id, then its ephemeral
+// key. The id stands for the public key the signature was checked under:
+// the identity was verified first (pow: the id is its key's hash).
+type certKey [32 + EphemeralLen]byte
+
+// certCheck is a certificate being checked (done open) or checked.
+type certCheck struct {
+	done chan struct{}
+	err  error
 }
 
 // sharedSecret is an X25519 secret being computed (done open) or
@@ -132,7 +189,9 @@ type sharedSecret struct {
 	err    error
 }
 
-// ephemeral is this side's ephemeral key, made at the first call.
+// ephemeral is this side's ephemeral key, made and certified (signed by
+// h.Key over the id shown, so a shown identity not h.Key's has a
+// certificate that fails) at the first call.
 func (h *Handshaker) ephemeral() (*ephemeral, error) {
 	h.eph.Lock()
 	defer h.eph.Unlock()
@@ -141,9 +200,60 @@ func (h *Handshaker) ephemeral() (*ephemeral, error) {
 		if err != nil {
 			return nil, err
 		}
+		k.cert = h.Key.Sign(certMessage(h.shown().ID, k.pub))
 		h.eph.key = k
 	}
 	return h.eph.key, nil
+}
+
+// checkCert verifies that peer's identity signed its ephemeral key eph
+// (cert), once per peer and key for every handshake that shows them:
+// those running at once wait for the first. The peer's identity must have
+// been verified already. A certificate that fails is forgotten once its
+// waiters have their error, so it is never taken for one that passed; the
+// bound keeps strangers from filling memory (beyond it, certificates are
+// checked and not kept).
+func (h *Handshaker) checkCert(peer *pow.Identity, eph, cert []byte) error {
+	var k certKey
+	idb := peer.ID.Bytes()
+	copy(k[:32], idb[:])
+	copy(k[32:], eph)
+	h.eph.Lock()
+	c, ok := h.eph.certs[k]
+	switch {
+	case ok:
+		h.eph.Unlock()
+		<-c.done
+		return c.err
+	case len(h.eph.certs) >= maxDecoded:
+		h.eph.checked++
+		h.eph.Unlock()
+		return certError(peer, peer.VerifySignature(certMessage(peer.ID, eph), cert))
+	}
+	if h.eph.certs == nil {
+		h.eph.certs = map[certKey]*certCheck{}
+	}
+	c = &certCheck{done: make(chan struct{})}
+	h.eph.certs[k] = c
+	h.eph.checked++
+	h.eph.Unlock()
+	c.err = certError(peer, peer.VerifySignature(certMessage(peer.ID, eph), cert))
+	close(c.done)
+	if c.err != nil {
+		h.eph.Lock()
+		delete(h.eph.certs, k)
+		h.eph.Unlock()
+	}
+	return c.err
+}
+
+// certError is the refusal of peer's certificate that failed with err
+// (nil if it passed).
+func certError(peer *pow.Identity, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &RefusedError{Peer: peer.ID, Reason: "identity " + peer.ID.String() + ": the certificate of its ephemeral key does not verify: " + err.Error(), Err: err}
 }
 
 // secret is the X25519 secret of our ephemeral key, mine, and a peer's,
@@ -266,7 +376,7 @@ func (h *Handshaker) deadline(c net.Conn) {
 }
 
 // hello builds our HELLO frame with a fresh challenge and our ephemeral
-// key.
+// key and its certificate.
 func (h *Handshaker) hello() (frame, challenge []byte, eph *ephemeral, err error) {
 	challenge = make([]byte, ChallengeLen)
 	if _, err := rand.Read(challenge); err != nil {
@@ -279,35 +389,47 @@ func (h *Handshaker) hello() (frame, challenge []byte, eph *ephemeral, err error
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("encoding our identity: %w", err)
 	}
-	payload := append(append(append([]byte(nil), challenge...), eph.pub...), file...)
+	payload := make([]byte, 0, ChallengeLen+EphemeralLen+SignatureLen+len(file))
+	payload = append(append(append(append(payload, challenge...), eph.pub...), eph.cert...), file...)
 	frame, err = AppendFrame(nil, FrameHello, payload)
 	return frame, challenge, eph, err
 }
 
+// peerHello is what a peer's HELLO showed.
+type peerHello struct {
+	challenge, eph, cert []byte
+	id                   *pow.Identity
+}
+
 // readHello decodes a peer's HELLO and checks what costs no hashing: the
 // identity's puzzle is the cluster's (Policy.Admit). The caller checks the
-// id is one it expects, then verifies it (h.verify).
-func (h *Handshaker) readHello(fr *FrameReader) (challenge, eph []byte, id *pow.Identity, err error) {
+// id is one it expects, then verifies it (h.verify), then the certificate
+// of its ephemeral key (h.checkCert).
+func (h *Handshaker) readHello(fr *FrameReader) (*peerHello, error) {
 	f, err := fr.Next()
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	if f.Kind == FrameRefuse {
-		return nil, nil, nil, &RefusedError{Remote: true, Reason: string(f.Payload)}
+		return nil, &RefusedError{Remote: true, Reason: string(f.Payload)}
 	}
 	if f.Kind != FrameHello {
-		return nil, nil, nil, fmt.Errorf("%w: %s frame where HELLO was expected", ErrFrame, f.Kind)
+		return nil, fmt.Errorf("%w: %s frame where HELLO was expected", ErrFrame, f.Kind)
 	}
-	challenge = append([]byte(nil), f.Payload[:ChallengeLen]...)
-	eph = append([]byte(nil), f.Payload[ChallengeLen:ChallengeLen+EphemeralLen]...)
-	id, err = h.decode(f.Payload[ChallengeLen+EphemeralLen:])
+	const certAt, fileAt = ChallengeLen + EphemeralLen, ChallengeLen + EphemeralLen + SignatureLen
+	p := &peerHello{
+		challenge: append([]byte(nil), f.Payload[:ChallengeLen]...),
+		eph:       append([]byte(nil), f.Payload[ChallengeLen:certAt]...),
+		cert:      append([]byte(nil), f.Payload[certAt:fileAt]...),
+	}
+	p.id, err = h.decode(f.Payload[fileAt:])
 	if err != nil {
-		return nil, nil, nil, &RefusedError{Reason: "identity: " + err.Error(), Err: err}
+		return nil, &RefusedError{Reason: "identity: " + err.Error(), Err: err}
 	}
-	if err := h.policy().Admit(id); err != nil {
-		return nil, nil, nil, &RefusedError{Peer: id.ID, Reason: "identity " + id.ID.String() + ": " + err.Error(), Err: err}
+	if err := h.policy().Admit(p.id); err != nil {
+		return nil, &RefusedError{Peer: p.id.ID, Reason: "identity " + p.id.ID.String() + ": " + err.Error(), Err: err}
 	}
-	return challenge, eph, id, nil
+	return p, nil
 }
 
 // verify pays for the proof of work of the identity shown by a peer from
@@ -320,8 +442,8 @@ func (h *Handshaker) verify(source string, id *pow.Identity) error {
 	return nil
 }
 
-// readProof reads a peer's PROOF and checks it signs want.
-func readProof(fr *FrameReader, peer *pow.Identity, want []byte) error {
+// readProof reads a peer's PROOF and checks it is want's MAC under key.
+func readProof(fr *FrameReader, peer *pow.Identity, key, want []byte) error {
 	f, err := fr.Next()
 	if err != nil {
 		return err
@@ -332,8 +454,8 @@ func readProof(fr *FrameReader, peer *pow.Identity, want []byte) error {
 	if f.Kind != FrameProof {
 		return fmt.Errorf("%w: %s frame where PROOF was expected", ErrFrame, f.Kind)
 	}
-	if err := peer.VerifySignature(want, f.Payload); err != nil {
-		return &RefusedError{Peer: peer.ID, Reason: "identity " + peer.ID.String() + ": the signature over our challenge does not verify: " + err.Error(), Err: err}
+	if !hmac.Equal(f.Payload, proofMAC(key, want)) {
+		return &RefusedError{Peer: peer.ID, Reason: "identity " + peer.ID.String() + ": the proof over our challenge does not verify under its ephemeral key", Err: ErrProof}
 	}
 	return nil
 }
@@ -367,29 +489,33 @@ func (h *Handshaker) Dial(c net.Conn, want nodes.ID) (*FrameReader, *Session, er
 	if err := h.write(c, hello, FrameHello); err != nil {
 		return nil, nil, err
 	}
-	theirs, theirEph, peer, err := h.readHello(fr)
+	ph, err := h.readHello(fr)
 	if err != nil {
 		return nil, nil, h.refuse(c, err)
 	}
+	peer := ph.id
 	if peer.ID != want {
 		return nil, nil, h.refuse(c, &RefusedError{Peer: peer.ID, Path: true, Reason: "identity " + peer.ID.String() + " is not the peer this link leads to (" + want.String() + ")"})
 	}
 	if err := h.verify("", peer); err != nil {
 		return nil, nil, h.refuse(c, err)
 	}
-	self := h.shown().ID
-	if err := readProof(fr, peer, transcript("accept", mine, peer.ID, self, theirEph, myEph.pub)); err != nil {
+	if err := h.checkCert(peer, ph.eph, ph.cert); err != nil {
 		return nil, nil, h.refuse(c, err)
 	}
-	secret, err := h.secret(myEph, theirEph)
+	secret, err := h.secret(myEph, ph.eph)
+	if err != nil {
+		return nil, nil, h.refuse(c, &RefusedError{Peer: peer.ID, Reason: err.Error(), Err: err})
+	}
+	send, _, proofKey, err := sessionKeys(secret, mine, ph.challenge)
 	if err != nil {
 		return nil, nil, err
 	}
-	send, _, err := sessionKeys(secret, mine, theirs)
-	if err != nil {
-		return nil, nil, err
+	self := h.shown().ID
+	if err := readProof(fr, peer, proofKey, transcript("accept", mine, peer.ID, self, ph.eph, myEph.pub)); err != nil {
+		return nil, nil, h.refuse(c, err)
 	}
-	proof, err := AppendFrame(nil, FrameProof, h.Key.Sign(transcript("dial", theirs, self, peer.ID, myEph.pub, theirEph)))
+	proof, err := AppendFrame(nil, FrameProof, proofMAC(proofKey, transcript("dial", ph.challenge, self, peer.ID, myEph.pub, ph.eph)))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -425,10 +551,11 @@ func (h *Handshaker) Accept(c net.Conn, known func(nodes.ID) (int, bool)) (int, 
 	c.SetDeadline(time.Now().Add(first))
 	defer c.SetDeadline(time.Time{})
 	fr := h.reader(c)
-	theirs, theirEph, peer, err := h.readHello(fr)
+	ph, err := h.readHello(fr)
 	if err != nil {
 		return -1, nil, nil, h.refuse(c, err)
 	}
+	peer := ph.id
 	h.deadline(c)
 	p, ok := known(peer.ID)
 	if !ok {
@@ -437,27 +564,30 @@ func (h *Handshaker) Accept(c net.Conn, known func(nodes.ID) (int, bool)) (int, 
 	if err := h.verify(sourceOf(c.RemoteAddr()), peer); err != nil {
 		return -1, nil, nil, h.refuse(c, err)
 	}
+	if err := h.checkCert(peer, ph.eph, ph.cert); err != nil {
+		return -1, nil, nil, h.refuse(c, err)
+	}
 	hello, mine, myEph, err := h.hello()
 	if err != nil {
 		return -1, nil, nil, err
 	}
-	secret, err := h.secret(myEph, theirEph)
+	secret, err := h.secret(myEph, ph.eph)
 	if err != nil {
 		return -1, nil, nil, h.refuse(c, &RefusedError{Peer: peer.ID, Reason: err.Error(), Err: err})
 	}
-	recv, _, err := sessionKeys(secret, theirs, mine)
+	recv, _, proofKey, err := sessionKeys(secret, ph.challenge, mine)
 	if err != nil {
 		return -1, nil, nil, err
 	}
 	self := h.shown().ID
-	proof, err := AppendFrame(hello, FrameProof, h.Key.Sign(transcript("accept", theirs, self, peer.ID, myEph.pub, theirEph)))
+	proof, err := AppendFrame(hello, FrameProof, proofMAC(proofKey, transcript("accept", ph.challenge, self, peer.ID, myEph.pub, ph.eph)))
 	if err != nil {
 		return -1, nil, nil, err
 	}
 	if err := h.write(c, proof, FrameHello, FrameProof); err != nil {
 		return -1, nil, nil, err
 	}
-	if err := readProof(fr, peer, transcript("dial", mine, peer.ID, self, theirEph, myEph.pub)); err != nil {
+	if err := readProof(fr, peer, proofKey, transcript("dial", mine, peer.ID, self, ph.eph, myEph.pub)); err != nil {
 		return -1, nil, nil, h.refuse(c, err)
 	}
 	welcome, _ := AppendFrame(nil, FrameWelcome, nil)

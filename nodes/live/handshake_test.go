@@ -1,7 +1,9 @@
 package live
 
 import (
+	"bytes"
 	"context"
+	"crypto/hmac"
 	"errors"
 	"net"
 	"strings"
@@ -118,30 +120,50 @@ func TestHandshakeRefusesStrangersAndWrongPeers(t *testing.T) {
 	}
 }
 
-// A signature is bound to its role, challenge, both ids and both ephemeral
-// keys: what one side signs in one handshake verifies nowhere else, and a
+// A PROOF is bound to its role, challenge, both ids and both ephemeral
+// keys: what one side proves in one handshake verifies nowhere else, and a
 // relay cannot swap in an ephemeral key of its own.
 func TestTranscriptSeparation(t *testing.T) {
 	k, peer := mint(t), mint(t)
 	c := make([]byte, ChallengeLen)
 	e1, e2 := make([]byte, EphemeralLen), make([]byte, EphemeralLen)
 	e2[0] = 1
-	sig := k.Sign(transcript("dial", c, k.ID, peer.ID, e1, e2))
-	if k.VerifySignature(transcript("dial", c, k.ID, peer.ID, e1, e2), sig) != nil {
-		t.Fatal("a signature does not verify over its own transcript")
+	key := make([]byte, 32)
+	mac := proofMAC(key, transcript("dial", c, k.ID, peer.ID, e1, e2))
+	if !hmac.Equal(mac, proofMAC(key, transcript("dial", c, k.ID, peer.ID, e1, e2))) {
+		t.Fatal("a PROOF does not verify over its own transcript")
 	}
 	c2 := make([]byte, ChallengeLen)
 	c2[0] = 1
-	for name, msg := range map[string][]byte{
-		"other role":          transcript("accept", c, k.ID, peer.ID, e1, e2),
-		"other challenge":     transcript("dial", c2, k.ID, peer.ID, e1, e2),
-		"other peer":          transcript("dial", c, k.ID, k.ID, e1, e2),
-		"other ephemeral key": transcript("dial", c, k.ID, peer.ID, e1, e1),
-		"keys swapped":        transcript("dial", c, k.ID, peer.ID, e2, e1),
+	key2 := append([]byte(nil), key...)
+	key2[0] = 1
+	for name, got := range map[string][]byte{
+		"other role":          proofMAC(key, transcript("accept", c, k.ID, peer.ID, e1, e2)),
+		"other challenge":     proofMAC(key, transcript("dial", c2, k.ID, peer.ID, e1, e2)),
+		"other peer":          proofMAC(key, transcript("dial", c, k.ID, k.ID, e1, e2)),
+		"other ephemeral key": proofMAC(key, transcript("dial", c, k.ID, peer.ID, e1, e1)),
+		"keys swapped":        proofMAC(key, transcript("dial", c, k.ID, peer.ID, e2, e1)),
+		"other link's key":    proofMAC(key2, transcript("dial", c, k.ID, peer.ID, e1, e2)),
 	} {
-		if k.VerifySignature(msg, sig) == nil {
-			t.Errorf("%s: a signature verified where it must not", name)
+		if hmac.Equal(mac, got) {
+			t.Errorf("%s: a PROOF verified where it must not", name)
 		}
+	}
+	// A certificate is bound to the id and the key.
+	cert := k.Sign(certMessage(k.ID, e1))
+	if k.VerifySignature(certMessage(k.ID, e1), cert) != nil {
+		t.Fatal("a certificate does not verify")
+	}
+	if k.VerifySignature(certMessage(peer.ID, e1), cert) == nil || k.VerifySignature(certMessage(k.ID, e2), cert) == nil {
+		t.Error("a certificate verified for another id or another key")
+	}
+	// The proof key is neither session key.
+	send, recv, proof, err := sessionKeys(make([]byte, 32), c, c2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(proof, send) || bytes.Equal(proof, recv) || bytes.Equal(send, recv) || len(proof) != 32 {
+		t.Errorf("session keys %x, %x and proof key %x are not three distinct 32-byte keys", send, recv, proof)
 	}
 }
 

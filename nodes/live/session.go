@@ -15,11 +15,12 @@ import (
 )
 
 // Frames after the handshake are authenticated. Each side's HELLO carries
-// an ephemeral X25519 key beside its challenge, and each side's PROOF signs
-// both ephemeral keys with its identity (transcript), so the Diffie-Hellman
-// secret is known to the two proven identities only — a relay in between
-// (a Toxiproxy, or an attacker on the path) sees it pass and cannot learn
-// it. HKDF-SHA256 derives one key per direction from it, bound to both
+// an ephemeral X25519 key, signed once by its identity (its certificate),
+// beside its challenge, and each side's PROOF is a MAC under a key from
+// the Diffie-Hellman secret (transcript): the secret is known to the
+// holders of the two certified ephemeral keys only — a relay in between
+// (a Toxiproxy, or an attacker on the path) sees the keys pass and cannot
+// learn it, nor show a key of its own that either identity signed. HKDF-SHA256 derives one key per direction from it, bound to both
 // challenges, so every link has keys of its own though a node shows one
 // ephemeral key in all its handshakes (Handshaker.ephemeral). Every
 // message then travels in a SEALED frame: the MSG body followed by a
@@ -44,6 +45,7 @@ var ErrTag = errors.New("frame authentication failed")
 type ephemeral struct {
 	priv *ecdh.PrivateKey
 	pub  []byte
+	cert []byte // the node's identity's signature over pub (certMessage)
 }
 
 func newEphemeral() (*ephemeral, error) {
@@ -68,17 +70,20 @@ func (e *ephemeral) secret(theirs []byte) ([]byte, error) {
 	return secret, nil
 }
 
-// sessionKeys derives the keys of both directions from the X25519 secret
-// of the two sides' ephemeral keys and the dialer's and acceptor's fresh
-// challenges, which make them the link's own: a node's two links with a
-// peer share the secret (one ephemeral key a node), never the keys.
-func sessionKeys(secret, dialChallenge, acceptChallenge []byte) (dialToAccept, acceptToDial []byte, err error) {
+// sessionKeys derives the keys of both directions, and the key both
+// sides' PROOFs are MACs under, from the X25519 secret of the two sides'
+// ephemeral keys and the dialer's and acceptor's fresh challenges, which
+// make them the link's own: a node's two links with a peer share the
+// secret (one ephemeral key a node), never the keys. The proof key is
+// apart from the session keys (one HKDF output cut in three), so no
+// PROOF is a tag a SEALED frame could carry, nor the reverse.
+func sessionKeys(secret, dialChallenge, acceptChallenge []byte) (dialToAccept, acceptToDial, proof []byte, err error) {
 	salt := append(append([]byte(nil), dialChallenge...), acceptChallenge...)
-	keys, err := hkdf.Key(sha256.New, secret, salt, "electbench/live/v2 session keys", 64)
+	keys, err := hkdf.Key(sha256.New, secret, salt, "electbench/live/v3 session keys", 96)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return keys[:32], keys[32:], nil
+	return keys[:32], keys[32:64], keys[64:], nil
 }
 
 // Session authenticates one direction of a link's frames: a sender seals,
