@@ -147,6 +147,57 @@ func TestNodeBlamesNobodyForAnUnprovenClaim(t *testing.T) {
 	}
 }
 
+// A connection showing position 1's real identity, with its ephemeral key
+// certified by another key, or with a valid certificate replayed but no
+// ephemeral private key to prove it by, is refused anonymously: the
+// certificate is public, so neither proves who is there.
+func TestNodeBlamesNobodyForACertificateOrAReplayedHello(t *testing.T) {
+	n, keys, addr := cluster3(t, Options{})
+	forged := &Handshaker{Key: keys[2], Show: &keys[1].Identity}
+	honest := &Handshaker{Key: keys[1]}
+	for _, tc := range []struct {
+		name  string
+		h     *Handshaker
+		proof bool // the node answers and gets a PROOF made up
+	}{{"another key's certificate", forged, false}, {"a valid certificate, no ephemeral key", honest, true}} {
+		hello, _, _, err := tc.h.hello()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		c.Write(hello)
+		fr := NewFrameReader(c)
+		f, err := fr.Next()
+		if tc.proof {
+			if err != nil || f.Kind != FrameHello {
+				t.Fatalf("%s: answer %v, %v; want HELLO", tc.name, f.Kind, err)
+			}
+			if f, err = fr.Next(); err != nil || f.Kind != FrameProof {
+				t.Fatalf("%s: answer %v, %v; want PROOF", tc.name, f.Kind, err)
+			}
+			madeUp := make([]byte, ProofLen)
+			rand.Read(madeUp)
+			p, _ := AppendFrame(nil, FrameProof, madeUp)
+			c.Write(p)
+			f, err = fr.Next()
+		}
+		c.Close()
+		if err != nil || f.Kind != FrameRefuse {
+			t.Fatalf("%s: answer %v, %v; want REFUSE", tc.name, f.Kind, err)
+		}
+		if r := n.next("refused"); r.Peer != -1 {
+			t.Errorf("%s: refusal %+v names position %d; the connection proved no key", tc.name, r, r.Peer)
+		}
+	}
+	if st := n.stop(); st.Anonymous != 2 || st.Refused != 2 {
+		t.Errorf("stats %+v: want two anonymous refusals", st)
+	}
+}
+
 // A source whose claims keep failing verification stops costing work:
 // after GateFailures failures its claims are refused unverified, and at
 // most GateConcurrency verifications ever run at once.

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"crypto/hmac"
+	"crypto/rand"
 	"errors"
+	"fmt"
 	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -296,5 +299,209 @@ func TestVouchedIdentityMustBeItsPositions(t *testing.T) {
 				t.Errorf("vouch: %v; want ok %v", err, tc.ok)
 			}
 		})
+	}
+}
+
+// recordConn keeps what is written through it.
+type recordConn struct {
+	net.Conn
+	mu    sync.Mutex
+	wrote []byte
+}
+
+func (c *recordConn) Write(b []byte) (int, error) {
+	c.mu.Lock()
+	c.wrote = append(c.wrote, b...)
+	c.mu.Unlock()
+	return c.Conn.Write(b)
+}
+
+// recorded runs an honest handshake and returns the frames each side
+// wrote.
+func recorded(t *testing.T, hd, ha *Handshaker, want nodes.ID, roster map[nodes.ID]int) (dialer, acceptor []Frame) {
+	t.Helper()
+	a, b := net.Pipe()
+	ra, rb := &recordConn{Conn: a}, &recordConn{Conn: b}
+	done := make(chan error, 1)
+	go func() {
+		_, _, _, err := ha.Accept(rb, func(id nodes.ID) (int, bool) { p, ok := roster[id]; return p, ok })
+		b.Close()
+		done <- err
+	}()
+	_, _, err := hd.Dial(ra, want)
+	a.Close()
+	if aerr := <-done; err != nil || aerr != nil {
+		t.Fatalf("recorded handshake: dial %v, accept %v", err, aerr)
+	}
+	return frames(t, ra.wrote), frames(t, rb.wrote)
+}
+
+func rawFrame(t *testing.T, f Frame) []byte {
+	t.Helper()
+	b, err := AppendFrame(nil, f.Kind, f.Payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// replayToAcceptor plays a dialer with no keys at all: it sends hello,
+// reads what the acceptor answers, then sends proof. It returns the
+// acceptor's outcome and whether the acceptor answered HELLO and PROOF
+// (it got as far as the dialer's PROOF).
+func replayToAcceptor(t *testing.T, ha *Handshaker, roster map[nodes.ID]int, hello, proof []byte) (outcome, bool) {
+	t.Helper()
+	a, b := net.Pipe()
+	defer a.Close()
+	done := make(chan outcome, 1)
+	go func() {
+		p, _, _, err := ha.Accept(b, func(id nodes.ID) (int, bool) { p, ok := roster[id]; return p, ok })
+		b.Close()
+		done <- outcome{p, err}
+	}()
+	a.SetDeadline(time.Now().Add(5 * time.Second))
+	fr := NewFrameReader(a)
+	answered := false
+	if _, err := a.Write(hello); err == nil {
+		f1, err1 := fr.Next()
+		if err1 == nil && f1.Kind == FrameHello {
+			f2, err2 := fr.Next()
+			answered = err2 == nil && f2.Kind == FrameProof
+		}
+		if answered {
+			a.Write(proof)
+		}
+		fr.Next() // the REFUSE or WELCOME
+	}
+	a.Close()
+	return <-done, answered
+}
+
+// A HELLO whose ephemeral key is certified by another key than the
+// identity's is refused on either side, wrapping pow.ErrSignature and
+// naming the certificate; the acceptor's refusal is anonymous (the dialer
+// proved nothing), and the dialer's names the peer it reached.
+func TestHandshakeRefusesAnotherKeysCertificate(t *testing.T) {
+	d, acc, other := mint(t), mint(t), mint(t)
+	badly := func(k *pow.Key) *Handshaker {
+		h := handshaker(k, nil)
+		e, err := newEphemeral()
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.cert = other.Sign(certMessage(k.ID, e.pub))
+		h.eph.key = e
+		return h
+	}
+	roster := map[nodes.ID]int{d.ID: 1}
+	ha := handshaker(acc, nil)
+	for i := range 2 {
+		dialErr, got := shake(badly(d), ha, acc.ID, roster)
+		var re *RefusedError
+		if !errors.As(got.err, &re) || re.Remote || got.peer != -1 || re.Peer != d.ID || !errors.Is(got.err, pow.ErrSignature) || !strings.Contains(re.Reason, "certificate of its ephemeral key") {
+			t.Errorf("try %d: the acceptor got peer %d, %v; want an anonymous refusal of the certificate", i, got.peer, got.err)
+		}
+		if !errors.As(dialErr, &re) || !re.Remote {
+			t.Errorf("try %d: the dialer was not told it was refused: %v", i, dialErr)
+		}
+	}
+	// A certificate that failed is not kept: the second try checked again.
+	if ha.eph.checked != 2 || len(ha.eph.certs) != 0 {
+		t.Errorf("after two bad certificates: %d checks, %d kept; want 2 and none", ha.eph.checked, len(ha.eph.certs))
+	}
+	dialErr, got := shake(handshaker(d, nil), badly(acc), acc.ID, roster)
+	var re *RefusedError
+	if !errors.As(dialErr, &re) || re.Remote || re.Peer != acc.ID || re.Path || !errors.Is(dialErr, pow.ErrSignature) {
+		t.Errorf("dialing a peer with a bad certificate: %v; want a refusal of that peer wrapping %v", dialErr, pow.ErrSignature)
+	}
+	if !errors.As(got.err, &re) || !re.Remote {
+		t.Errorf("the acceptor was not told it was refused: %v", got.err)
+	}
+	// The honest pair still shakes hands afterwards.
+	if dialErr, got := shake(handshaker(d, nil), ha, acc.ID, roster); dialErr != nil || got.err != nil || got.peer != 1 {
+		t.Fatalf("honest handshake after the refusals: dial %v, accept %+v", dialErr, got)
+	}
+}
+
+// A HELLO replayed from an earlier handshake carries a valid certificate
+// but its sender lacks the ephemeral private key: neither a PROOF made up
+// nor the PROOF of the earlier link verifies on the acceptor's fresh
+// challenge, and the refusal is anonymous — the replay proved nothing
+// about who sent it. The same holds the other way: an acceptor's HELLO and
+// PROOF replayed to a new dial fail on the dialer's fresh challenge.
+func TestHandshakeRefusesReplays(t *testing.T) {
+	d, acc := mint(t), mint(t)
+	hd, ha := handshaker(d, nil), handshaker(acc, nil)
+	roster := map[nodes.ID]int{d.ID: 1}
+	dialer, acceptor := recorded(t, hd, ha, acc.ID, roster)
+	if len(dialer) != 2 || dialer[0].Kind != FrameHello || dialer[1].Kind != FrameProof {
+		t.Fatalf("the dialer wrote %v", dialer)
+	}
+	hello, proof := rawFrame(t, dialer[0]), rawFrame(t, dialer[1])
+	madeUp := make([]byte, ProofLen)
+	rand.Read(madeUp)
+	for name, p := range map[string][]byte{"a PROOF made up": rawFrame(t, Frame{Kind: FrameProof, Payload: madeUp}), "the earlier link's PROOF": proof} {
+		got, answered := replayToAcceptor(t, ha, roster, hello, p)
+		var re *RefusedError
+		if !answered {
+			t.Errorf("%s: the acceptor did not answer a HELLO with a valid certificate", name)
+		}
+		if !errors.As(got.err, &re) || re.Remote || got.peer != -1 || !errors.Is(got.err, ErrProof) {
+			t.Errorf("%s after a replayed HELLO: the acceptor got peer %d, %v; want an anonymous refusal wrapping %v", name, got.peer, got.err, ErrProof)
+		}
+	}
+
+	// The acceptor's side replayed to a new dial.
+	if len(acceptor) < 2 || acceptor[0].Kind != FrameHello || acceptor[1].Kind != FrameProof {
+		t.Fatalf("the acceptor wrote %v", acceptor)
+	}
+	a, b := net.Pipe()
+	go func() {
+		b.SetDeadline(time.Now().Add(5 * time.Second))
+		fr := NewFrameReader(b)
+		fr.Next() // the dialer's HELLO
+		b.Write(append(rawFrame(t, acceptor[0]), rawFrame(t, acceptor[1])...))
+		fr.Next() // its REFUSE
+		b.Close()
+	}()
+	_, _, err := hd.Dial(a, acc.ID)
+	a.Close()
+	var re *RefusedError
+	if !errors.As(err, &re) || re.Remote || re.Peer != acc.ID || !errors.Is(err, ErrProof) {
+		t.Errorf("an acceptor's HELLO and PROOF replayed to a new dial: %v; want a refusal wrapping %v", err, ErrProof)
+	}
+}
+
+// A peer's certificate is checked once per handshaker however many links
+// show it, concurrent ones included; a new ephemeral key (a restarted
+// peer) is checked anew.
+func TestHandshakeChecksEachCertificateOnce(t *testing.T) {
+	d, acc := mint(t), mint(t)
+	hd, ha := handshaker(d, nil), handshaker(acc, nil)
+	roster := map[nodes.ID]int{d.ID: 1}
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if dialErr, got := shake(hd, ha, acc.ID, roster); dialErr != nil || got.err != nil {
+				errs <- fmt.Errorf("dial %v, accept %v", dialErr, got.err)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if ha.eph.checked != 1 || hd.eph.checked != 1 {
+		t.Fatalf("after 8 handshakes the acceptor checked %d certificates and the dialer %d; want 1 each", ha.eph.checked, hd.eph.checked)
+	}
+	if dialErr, got := shake(handshaker(d, nil), ha, acc.ID, roster); dialErr != nil || got.err != nil {
+		t.Fatalf("a restarted dialer: dial %v, accept %v", dialErr, got.err)
+	}
+	if ha.eph.checked != 2 || len(ha.eph.certs) != 2 {
+		t.Errorf("a new ephemeral key: %d checks, %d kept; want 2 and 2", ha.eph.checked, len(ha.eph.certs))
 	}
 }
