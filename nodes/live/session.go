@@ -20,7 +20,8 @@ import (
 // the Diffie-Hellman secret (transcript): the secret is known to the
 // holders of the two certified ephemeral keys only — a relay in between
 // (a Toxiproxy, or an attacker on the path) sees the keys pass and cannot
-// learn it, nor show a key of its own that either identity signed. HKDF-SHA256 derives one key per direction from it, bound to both
+// learn it, nor show a key of its own that either identity signed.
+// HKDF-SHA256 derives one key per direction from it, bound to both
 // challenges, so every link has keys of its own though a node shows one
 // ephemeral key in all its handshakes (Handshaker.ephemeral). Every
 // message then travels in a SEALED frame: the MSG body followed by a
