@@ -4,6 +4,9 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // nodesCPU counts a process's threads' CPU, which a busy loop moves
@@ -25,8 +28,19 @@ func TestSetupCPUCountsProcesses(t *testing.T) {
 	if x == 0 || after <= before {
 		t.Fatalf("CPU time of this process %v then %v after a busy loop", before, after)
 	}
-	if n, _ := nodesCPU([]int{-1}); n != 0 {
-		t.Errorf("a process that is not there counted %v", n)
+	for _, pid := range []int{-1, 0, 1 << 30} {
+		if n, _ := nodesCPU([]int{pid}); n != 0 {
+			t.Errorf("pid %d, not a process, counted %v", pid, n)
+		}
+	}
+	// The clock is the process's own CPU clock: read for this process it
+	// lies between two readings of CLOCK_PROCESS_CPUTIME_ID.
+	var lo, hi unix.Timespec
+	unix.ClockGettime(unix.CLOCK_PROCESS_CPUTIME_ID, &lo)
+	mine, _ := nodesCPU(self)
+	unix.ClockGettime(unix.CLOCK_PROCESS_CPUTIME_ID, &hi)
+	if mine < time.Duration(lo.Nano()) || mine > time.Duration(hi.Nano()) {
+		t.Errorf("this process's CPU clock read %v, outside %v..%v", mine, time.Duration(lo.Nano()), time.Duration(hi.Nano()))
 	}
 	got := cpu.String("busy", "never marked")
 	if !strings.HasPrefix(got, "busy ") || strings.Contains(got, "never marked") || strings.Contains(got, "busy 0.00 + 0.00 s") {
