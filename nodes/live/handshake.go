@@ -21,7 +21,8 @@ import (
 //	D → A  HELLO(cD, eD, certD, identity D)
 //	A      checks D's puzzle is the cluster's and D is in the roster, then
 //	       verifies D's identity (the only costly step, bounded by a Gate)
-//	       and certD, D's signature over eD (once per peer and key)
+//	       and certD, D's signature over eD (once per peer and key, and
+//	       not at all for the key and certificate the harness vouched for)
 //	A → D  HELLO(cA, eA, certA, identity A), PROOF(A's MAC of transcript("accept", cD, A, D, eA, eD))
 //	D      verifies A's identity, that it is the peer D meant to reach,
 //	       certA, and A's MAC over D's own fresh challenge
