@@ -35,10 +35,11 @@ import (
 // its ephemeral key once, with its identity's key, when it starts, and
 // shows the certificate (certMessage) to the harness in its hello too; a
 // certificate the harness checked comes back in configure
-// (Config.VouchedCerts) and no peer verifies it again. On each link it proves it holds that
-// ephemeral key's private half by a MAC under a key derived from the two
-// sides' X25519 secret and both fresh challenges (sessionKeys), which only
-// a holder of one of the two ephemeral private keys can compute. A copied
+// (Config.VouchedCerts) and no peer verifies it again. On each link it
+// proves it holds that ephemeral key's private half by a MAC under a key
+// derived from the two sides' X25519 secret and both fresh challenges
+// (sessionKeys), which only a holder of one of the two ephemeral private
+// keys can compute. A copied
 // identity file is useless without its private key (it cannot sign a
 // certificate for a key of the thief's, and a HELLO replayed with its
 // owner's certificate leaves the thief without the ephemeral private key
