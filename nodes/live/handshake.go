@@ -222,7 +222,9 @@ func VerifyCertificate(id *pow.Identity, eph, cert []byte) error {
 // key is verified in full and not kept, and any other key (a restarted
 // peer's new one) is checked as ever. They are kept whatever the bound:
 // they come from the harness, at most one a process. The transport calls
-// it at configure, before that configure's links dial.
+// it at configure, before that configure's links dial; a later configure
+// adds its own (each was checked, whatever trial it came with), as
+// Gate.vouch does.
 func (h *Handshaker) vouchCerts(id []nodes.ID, eph, cert [][]byte) {
 	h.eph.Lock()
 	defer h.eph.Unlock()
