@@ -1,6 +1,7 @@
 package live
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -40,9 +41,10 @@ import (
 //
 // Node → harness:
 //
-//	{"type":"hello","addr":..,"identity":..,"proof":..,"pid":..,"kinds":[..],"timers":[..],"control":V}
+//	{"type":"hello","addr":..,"identity":..,"proof":..,"eph":..,"cert":..,"pid":..,"kinds":[..],"timers":[..],"control":V}
 //	                                                    listening, with the identity it will show, its
 //	                                                    signature over the harness's challenge (ProveToHarness),
+//	                                                    the ephemeral key it shows peers and its certificate,
 //	                                                    its registry and the version of this channel it speaks
 //	                                                    (ControlVersion)
 //	{"type":"link","peer":P}                            the outgoing link to P is up or was refused, the
@@ -87,9 +89,29 @@ import (
 
 // ControlVersion is the version of the control channel this build speaks,
 // which hello reports: 2 added lose, slow and heal, and a step's lost
-// messages ("l"); 3 hello's proof and refused's path. The harness refuses a node of another version, as it
-// refuses one of another registry.
-const ControlVersion = 3
+// messages ("l"); 3 hello's proof and refused's path; 4 hello's eph and
+// cert and configure's vouched_certs. The harness refuses a node of
+// another version, as it refuses one of another registry.
+const ControlVersion = 4
+
+// VouchedCert is one entry of Config.VouchedCerts: an ephemeral key and
+// its certificate, base64 (as the hello's binary fields are) of the key
+// followed by the certificate.
+func VouchedCert(eph, cert []byte) string {
+	return base64.StdEncoding.EncodeToString(append(append(make([]byte, 0, len(eph)+len(cert)), eph...), cert...))
+}
+
+// ParseVouchedCert is VouchedCert's inverse.
+func ParseVouchedCert(s string) (eph, cert []byte, err error) {
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return nil, nil, fmt.Errorf("not base64: %w", err)
+	}
+	if len(b) != EphemeralLen+SignatureLen {
+		return nil, nil, fmt.Errorf("%d bytes, not an ephemeral key and its certificate (%d)", len(b), EphemeralLen+SignatureLen)
+	}
+	return b[:EphemeralLen], b[EphemeralLen:], nil
+}
 
 // Command is one line from the harness.
 type Command struct {
@@ -153,6 +175,12 @@ type Config struct {
 	// of work of a cluster is checked once, not once per link (Gate).
 	// Sent with a process's first configure only: it keeps them.
 	Vouched []string `json:"vouched,omitempty"`
+	// VouchedCerts are, by position beside Vouched, the ephemeral keys
+	// and their certificates the harness checked itself in each
+	// process's hello (VouchedCert; "" where it vouches for none): a peer
+	// showing exactly one under its position's id is not verified again
+	// (Handshaker.checkCert). Any other key, a restarted peer's, is.
+	VouchedCerts []string `json:"vouched_certs,omitempty"`
 	// Trace asks for every sent message's Rank and Aux on the step lines:
 	// the harness writes a trace of the run.
 	Trace bool `json:"trace,omitempty"`
@@ -187,6 +215,10 @@ type Report struct {
 	Timers   []string `json:"timers,omitempty"`  // and its timers, from 1 (TimerNames)
 	Control  int      `json:"control,omitempty"` // the control channel's version (ControlVersion)
 	Proof    []byte   `json:"proof,omitempty"`   // the signature over the harness's challenge (ProveToHarness)
+	// The ephemeral key the node shows its peers and its certificate
+	// (certMessage), which the harness checks once and vouches for.
+	Eph  []byte `json:"eph,omitempty"`
+	Cert []byte `json:"cert,omitempty"`
 	// linked
 	Up      int `json:"up,omitempty"`
 	Refused int `json:"refused,omitempty"`

@@ -1,6 +1,7 @@
 package live
 
 import (
+	"bytes"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -20,7 +21,8 @@ import (
 //	D → A  HELLO(cD, eD, certD, identity D)
 //	A      checks D's puzzle is the cluster's and D is in the roster, then
 //	       verifies D's identity (the only costly step, bounded by a Gate)
-//	       and certD, D's signature over eD (once per peer and key)
+//	       and certD, D's signature over eD (once per peer and key, and
+//	       not at all for the key and certificate the harness vouched for)
 //	A → D  HELLO(cA, eA, certA, identity A), PROOF(A's MAC of transcript("accept", cD, A, D, eA, eD))
 //	D      verifies A's identity, that it is the peer D meant to reach,
 //	       certA, and A's MAC over D's own fresh challenge
@@ -30,11 +32,14 @@ import (
 //	D → A  SEALED(message) ...   under a key from X25519(eD, eA) (session.go)
 //
 // Either side that refuses sends REFUSE(reason) and closes. A node signs
-// its ephemeral key once, with its identity's key, at its first handshake
-// (the certificate, certMessage); on each link it proves it holds that
-// ephemeral key's private half by a MAC under a key derived from the two
-// sides' X25519 secret and both fresh challenges (sessionKeys), which only
-// a holder of one of the two ephemeral private keys can compute. A copied
+// its ephemeral key once, with its identity's key, when it starts, and
+// shows the certificate (certMessage) to the harness in its hello too; a
+// certificate the harness checked comes back in configure
+// (Config.VouchedCerts) and no peer verifies it again. On each link it
+// proves it holds that ephemeral key's private half by a MAC under a key
+// derived from the two sides' X25519 secret and both fresh challenges
+// (sessionKeys), which only a holder of one of the two ephemeral private
+// keys can compute. A copied
 // identity file is useless without its private key (it cannot sign a
 // certificate for a key of the thief's, and a HELLO replayed with its
 // owner's certificate leaves the thief without the ephemeral private key
@@ -161,7 +166,8 @@ type Handshaker struct {
 		key     *ephemeral
 		secrets map[[EphemeralLen]byte]*sharedSecret
 		// certs are the peers' certificates checked, by the peer's id
-		// and ephemeral key, at most maxDecoded: a peer signs its key
+		// and ephemeral key, at most maxDecoded (and those the harness
+		// vouched for, vouchCerts, beyond it): a peer signs its key
 		// once, and is checked once however many links it shows it
 		// on. A certificate that failed is not kept.
 		certs map[certKey]*certCheck
@@ -175,10 +181,61 @@ type Handshaker struct {
 // the identity was verified first (pow: the id is its key's hash).
 type certKey [32 + EphemeralLen]byte
 
+func newCertKey(id nodes.ID, eph []byte) certKey {
+	var k certKey
+	idb := id.Bytes()
+	copy(k[:32], idb[:])
+	copy(k[32:], eph)
+	return k
+}
+
 // certCheck is a certificate being checked (done open) or checked.
 type certCheck struct {
 	done chan struct{}
 	err  error
+	// vouched is the certificate the harness checked (vouchCerts): only
+	// a HELLO showing exactly it is spared the verification.
+	vouched []byte
+}
+
+// Certify is key's certificate of the ephemeral key eph for the identity
+// shown, id: its signature over certMessage.
+func Certify(key *pow.Key, id nodes.ID, eph []byte) []byte {
+	return key.Sign(certMessage(id, eph))
+}
+
+// VerifyCertificate reports whether cert is id's certificate of the
+// ephemeral key eph (its signature over certMessage): what a peer checks
+// in a HELLO, and the harness in a node's hello line before it vouches
+// for the key (Config.VouchedCerts).
+func VerifyCertificate(id *pow.Identity, eph, cert []byte) error {
+	if len(eph) != EphemeralLen {
+		return fmt.Errorf("an ephemeral key of %d bytes, not %d", len(eph), EphemeralLen)
+	}
+	return id.VerifySignature(certMessage(id.ID, eph), cert)
+}
+
+// vouchCerts records the certificates the harness checked itself (each
+// process's, in its hello) as checked, by the peer's id and ephemeral key
+// with the certificate's bytes: a HELLO showing exactly one of them costs
+// no verification, one showing another certificate under the same id and
+// key is verified in full and not kept, and any other key (a restarted
+// peer's new one) is checked as ever. They are kept whatever the bound:
+// they come from the harness, at most one a process. The transport calls
+// it at configure, before that configure's links dial; a later configure
+// adds its own (each was checked, whatever trial it came with), as
+// Gate.vouch does.
+func (h *Handshaker) vouchCerts(id []nodes.ID, eph, cert [][]byte) {
+	h.eph.Lock()
+	defer h.eph.Unlock()
+	if h.eph.certs == nil {
+		h.eph.certs = map[certKey]*certCheck{}
+	}
+	for i := range id {
+		c := &certCheck{done: make(chan struct{}), vouched: cert[i]}
+		close(c.done)
+		h.eph.certs[newCertKey(id[i], eph[i])] = c
+	}
 }
 
 // sharedSecret is an X25519 secret being computed (done open) or
@@ -191,7 +248,8 @@ type sharedSecret struct {
 
 // ephemeral is this side's ephemeral key, made and certified (signed by
 // h.Key over the id shown, so a shown identity not h.Key's has a
-// certificate that fails) at the first call.
+// certificate that fails) at the first call: a node's Run, before its
+// hello shows it to the harness.
 func (h *Handshaker) ephemeral() (*ephemeral, error) {
 	h.eph.Lock()
 	defer h.eph.Unlock()
@@ -200,7 +258,7 @@ func (h *Handshaker) ephemeral() (*ephemeral, error) {
 		if err != nil {
 			return nil, err
 		}
-		k.cert = h.Key.Sign(certMessage(h.shown().ID, k.pub))
+		k.cert = Certify(h.Key, h.shown().ID, k.pub)
 		h.eph.key = k
 	}
 	return h.eph.key, nil
@@ -214,21 +272,19 @@ func (h *Handshaker) ephemeral() (*ephemeral, error) {
 // bound keeps strangers from filling memory (beyond it, certificates are
 // checked and not kept).
 func (h *Handshaker) checkCert(peer *pow.Identity, eph, cert []byte) error {
-	var k certKey
-	idb := peer.ID.Bytes()
-	copy(k[:32], idb[:])
-	copy(k[32:], eph)
+	k := newCertKey(peer.ID, eph)
 	h.eph.Lock()
 	c, ok := h.eph.certs[k]
 	switch {
+	case ok && c.vouched != nil && !bytes.Equal(c.vouched, cert),
+		!ok && len(h.eph.certs) >= maxDecoded:
+		h.eph.checked++
+		h.eph.Unlock()
+		return certError(peer, VerifyCertificate(peer, eph, cert))
 	case ok:
 		h.eph.Unlock()
 		<-c.done
 		return c.err
-	case len(h.eph.certs) >= maxDecoded:
-		h.eph.checked++
-		h.eph.Unlock()
-		return certError(peer, peer.VerifySignature(certMessage(peer.ID, eph), cert))
 	}
 	if h.eph.certs == nil {
 		h.eph.certs = map[certKey]*certCheck{}
@@ -237,11 +293,13 @@ func (h *Handshaker) checkCert(peer *pow.Identity, eph, cert []byte) error {
 	h.eph.certs[k] = c
 	h.eph.checked++
 	h.eph.Unlock()
-	c.err = certError(peer, peer.VerifySignature(certMessage(peer.ID, eph), cert))
+	c.err = certError(peer, VerifyCertificate(peer, eph, cert))
 	close(c.done)
 	if c.err != nil {
 		h.eph.Lock()
-		delete(h.eph.certs, k)
+		if h.eph.certs[k] == c { // not replaced meanwhile by the harness's word
+			delete(h.eph.certs, k)
+		}
 		h.eph.Unlock()
 	}
 	return c.err

@@ -505,3 +505,100 @@ func TestHandshakeChecksEachCertificateOnce(t *testing.T) {
 		t.Errorf("a new ephemeral key: %d checks, %d kept; want 2 and 2", ha.eph.checked, len(ha.eph.certs))
 	}
 }
+
+// A certificate the harness vouched for (vouchCerts: the peer's id and
+// ephemeral key, with the certificate's bytes) is not verified; the same
+// id with another key (a restarted peer) is verified in full, and so is
+// the vouched key shown with another certificate (a forgery), which is
+// refused and leaves the vouched entry in place.
+func TestVouchedCertificateIsNotVerified(t *testing.T) {
+	d, acc, other := mint(t), mint(t), mint(t)
+	hd, ha := handshaker(d, nil), handshaker(acc, nil)
+	e, err := hd.ephemeral()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ha.vouchCerts([]nodes.ID{d.ID}, [][]byte{e.pub}, [][]byte{e.cert})
+	roster := map[nodes.ID]int{d.ID: 1}
+	if dialErr, got := shake(hd, ha, acc.ID, roster); dialErr != nil || got.err != nil || got.peer != 1 {
+		t.Fatalf("vouched dialer: dial %v, accept %+v", dialErr, got)
+	}
+	if ha.eph.checked != 0 {
+		t.Errorf("the vouched certificate was verified %d times; want none", ha.eph.checked)
+	}
+
+	forged := *e
+	forged.cert = other.Sign(certMessage(d.ID, e.pub))
+	hf := handshaker(d, nil)
+	hf.eph.key = &forged
+	_, got := shake(hf, ha, acc.ID, roster)
+	var re *RefusedError
+	if !errors.As(got.err, &re) || got.peer != -1 || !errors.Is(got.err, pow.ErrSignature) || !strings.Contains(re.Reason, "certificate of its ephemeral key") {
+		t.Errorf("the vouched key with another certificate: accept %d, %v; want a refusal of the certificate", got.peer, got.err)
+	}
+	if ha.eph.checked != 1 {
+		t.Errorf("the vouched key with another certificate: %d verifications; want 1", ha.eph.checked)
+	}
+	if dialErr, got := shake(hd, ha, acc.ID, roster); dialErr != nil || got.err != nil || ha.eph.checked != 1 {
+		t.Errorf("the vouched dialer after a forgery: dial %v, accept %v, %d verifications; want none more", dialErr, got.err, ha.eph.checked)
+	}
+
+	// A restarted dialer: its new key is verified once, then kept.
+	hr := handshaker(d, nil)
+	for range 2 {
+		if dialErr, got := shake(hr, ha, acc.ID, roster); dialErr != nil || got.err != nil {
+			t.Fatalf("a restarted dialer: dial %v, accept %v", dialErr, got.err)
+		}
+	}
+	if ha.eph.checked != 2 {
+		t.Errorf("a restarted dialer's new key: %d verifications in all; want 2", ha.eph.checked)
+	}
+	// A restarted dialer whose new key's certificate is bad is refused.
+	hb := handshaker(d, nil)
+	nb, err := newEphemeral()
+	if err != nil {
+		t.Fatal(err)
+	}
+	nb.cert = other.Sign(certMessage(d.ID, nb.pub))
+	hb.eph.key = nb
+	if _, got := shake(hb, ha, acc.ID, roster); !errors.Is(got.err, pow.ErrSignature) || ha.eph.checked != 3 {
+		t.Errorf("a new key with a bad certificate under the vouched id: accept %v after %d verifications; want %v after 3", got.err, ha.eph.checked, pow.ErrSignature)
+	}
+}
+
+// A transport takes a configure's vouched certificates only when each
+// decodes, records them under their position's id, and skips its own.
+func TestVouchedCertificatesDecode(t *testing.T) {
+	self, a, b := mint(t), mint(t), mint(t)
+	tr, err := newNetTransport(Options{Identity: self}, func(event) bool { return true }, make(chan struct{}), t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.ln.Close()
+	ranks := []nodes.Rank{self.Rank(), a.Rank(), b.Rank()}
+	eph := bytes.Repeat([]byte{7}, EphemeralLen)
+	good := VouchedCert(eph, Certify(a, a.ID, eph))
+	for _, tc := range []struct {
+		name  string
+		certs []string
+	}{
+		{"not base64", []string{"", "!!", ""}},
+		{"too short", []string{"", VouchedCert(eph[:8], nil), ""}},
+		{"beyond the roster", []string{"", "", "", good}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := tr.vouch(&roster{ranks: ranks, self: 0, vouchedCerts: tc.certs}); err == nil {
+				t.Errorf("vouch took %q", tc.certs)
+			}
+			if len(tr.hs.eph.certs) != 0 {
+				t.Errorf("a refused configure recorded %d certificates", len(tr.hs.eph.certs))
+			}
+		})
+	}
+	if err := tr.vouch(&roster{ranks: ranks, self: 0, vouchedCerts: []string{good, good, ""}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := tr.hs.eph.certs[newCertKey(a.ID, eph)]; !ok || len(tr.hs.eph.certs) != 1 {
+		t.Errorf("recorded %d certificates; want position 1's alone", len(tr.hs.eph.certs))
+	}
+}

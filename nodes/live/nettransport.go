@@ -157,8 +157,13 @@ func (t *netTransport) configure(r *roster, links []Link) error {
 
 // vouch tells the gate of the identities the roster vouches for, decoded
 // through the handshaker's cache, where the peers' HELLOs, showing the
-// same files, then find them.
+// same files, then find them, and the handshaker of the certificates it
+// vouches for (vouchCerts). Both are in place before configure stores the
+// roster and dials: the handshakes this configure starts find them.
 func (t *netTransport) vouch(r *roster) error {
+	if err := t.vouchCerts(r); err != nil {
+		return err
+	}
 	var ids []*pow.Identity
 	for pos, file := range r.vouched {
 		if file == "" || pos == r.self {
@@ -174,6 +179,29 @@ func (t *netTransport) vouch(r *roster) error {
 		ids = append(ids, id)
 	}
 	t.hs.Gate.vouch(ids)
+	return nil
+}
+
+// vouchCerts decodes the roster's vouched certificates (VouchedCert) and
+// records them as checked under their position's id. All decode, or none
+// is recorded.
+func (t *netTransport) vouchCerts(r *roster) error {
+	var ids []nodes.ID
+	var ephs, certs [][]byte
+	for pos, s := range r.vouchedCerts {
+		if s == "" || pos == r.self {
+			continue
+		}
+		if pos >= len(r.ranks) {
+			return fmt.Errorf("live: a certificate vouched for at position %d, beyond the roster's %d", pos, len(r.ranks))
+		}
+		eph, cert, err := ParseVouchedCert(s)
+		if err != nil {
+			return fmt.Errorf("live: the certificate vouched for at position %d: %w", pos, err)
+		}
+		ids, ephs, certs = append(ids, r.ranks[pos].ID), append(ephs, eph), append(certs, cert)
+	}
+	t.hs.vouchCerts(ids, ephs, certs)
 	return nil
 }
 

@@ -68,6 +68,7 @@ type event struct {
 type node struct {
 	o      Options
 	id     *pow.Identity // shown to peers (the hello's, and its position's in a configure)
+	eph    *ephemeral    // the transport's ephemeral key, certified, for the hello; nil in memory
 	rep    *reporter
 	events chan event
 	done   chan struct{} // closed when the node stops: posts return false
@@ -100,6 +101,13 @@ func Run(ctx context.Context, o Options, in io.Reader, out io.Writer) error {
 	t, err := newNetTransport(n.o, n.post, n.done, n.logf)
 	if err != nil {
 		return err
+	}
+	// The ephemeral key is made and certified now, not at the first
+	// handshake: the hello shows it to the harness, which checks the
+	// certificate once and vouches for it to every peer.
+	if n.eph, err = t.hs.ephemeral(); err != nil {
+		t.ln.Close()
+		return fmt.Errorf("live: the ephemeral key: %w", err)
 	}
 	return n.run(ctx, t, in)
 }
@@ -141,8 +149,12 @@ func (n *node) run(ctx context.Context, t transport, in io.Reader) error {
 	if err != nil {
 		return fmt.Errorf("live: encoding the identity: %w", err)
 	}
-	n.rep.report(Report{Type: "hello", Addr: t.addr(), Identity: string(file), PID: os.Getpid(),
-		Proof: ProveToHarness(n.o.Identity, n.id.ID, n.o.Challenge), Kinds: KindNames(), Timers: TimerNames(), Control: ControlVersion})
+	hello := Report{Type: "hello", Addr: t.addr(), Identity: string(file), PID: os.Getpid(),
+		Proof: ProveToHarness(n.o.Identity, n.id.ID, n.o.Challenge), Kinds: KindNames(), Timers: TimerNames(), Control: ControlVersion}
+	if n.eph != nil {
+		hello.Eph, hello.Cert = n.eph.pub, n.eph.cert
+	}
+	n.rep.report(hello)
 	if err := n.rep.flush(); err != nil {
 		return fmt.Errorf("live: control channel: %w", err)
 	}
@@ -464,7 +476,7 @@ func (n *node) configure(cfg Config) error {
 			return f.Err()
 		}
 	}
-	r := &roster{ranks: ranks, byID: byID, self: cfg.Self, epoch: cfg.Epoch, policy: pow.PolicyFor(puzzle), vouched: cfg.Vouched}
+	r := &roster{ranks: ranks, byID: byID, self: cfg.Self, epoch: cfg.Epoch, policy: pow.PolicyFor(puzzle), vouched: cfg.Vouched, vouchedCerts: cfg.VouchedCerts}
 	if err := n.net.configure(r, cfg.Links); err != nil {
 		return err
 	}

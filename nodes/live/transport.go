@@ -66,8 +66,9 @@ type roster struct {
 	epoch  uint64     // Config.Epoch, or noEpoch after a reset
 	policy pow.Policy // what a peer's identity must satisfy (the handshakes')
 	// vouched are the identity files the harness checked, by position
-	// ("" where it vouches for none): Config.Vouched.
-	vouched []string
+	// ("" where it vouches for none): Config.Vouched; vouchedCerts, the
+	// ephemeral keys' certificates it checked: Config.VouchedCerts.
+	vouched, vouchedCerts []string
 }
 
 // position is the position of the peer with identity id, or -1.

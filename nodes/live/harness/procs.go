@@ -35,6 +35,9 @@ type proc struct {
 	pid    int
 	addr   string
 	ident  *pow.Identity
+	// eph and cert are the ephemeral key the node shows its peers and
+	// its certificate, from its hello (procs.vouched).
+	eph, cert []byte
 	// challenge is the harness's, fresh for this process, which its
 	// hello signs (live.ProveToHarness).
 	challenge string
@@ -534,10 +537,11 @@ func (ps *procs) hello(p *proc, r *live.Report) error {
 	if err != nil {
 		return fmt.Errorf("node %d: its identity does not decode: %w", p.idx, err)
 	}
-	p.ident, p.addr = id, r.Addr
+	p.ident, p.addr, p.eph, p.cert = id, r.Addr, r.Eph, r.Cert
 	// The harness checks every reported identity itself (proof of work
-	// and key/id binding) under the cluster's puzzle, and that the node
-	// holds its key (its signature over this process's challenge), rather
+	// and key/id binding) under the cluster's puzzle, that the node
+	// holds its key (its signature over this process's challenge) and
+	// that the key certified the ephemeral key it shows its peers, rather
 	// than take anyone's word for it.
 	p.unproven = nil
 	if err := pow.PolicyFor(ps.puzzle()).Verify(id); err != nil {
@@ -546,26 +550,31 @@ func (ps *procs) hello(p *proc, r *live.Report) error {
 	} else if err := live.CheckHarnessProof(id, p.challenge, r.Proof); err != nil {
 		p.unproven = err
 		ps.logf("node %d: %v", p.idx, err)
+	} else if err := live.VerifyCertificate(id, r.Eph, r.Cert); err != nil {
+		p.unproven = fmt.Errorf("the certificate of its ephemeral key does not verify under identity %s: %w", id.ID, err)
+		ps.logf("node %d: %v", p.idx, p.unproven)
 	}
 	return nil
 }
 
 // vouched are, by position, the identity files of the processes whose
 // identity the harness checked itself (hello): their puzzle solves the
-// cluster's and their key signed its challenge. A position whose check
-// failed, or whose identity does not encode, has "". Their peers verify
-// none of them again (live.Config.Vouched).
-func (ps *procs) vouched() []string {
-	out := make([]string, len(ps.byPos))
+// cluster's, their key signed its challenge and certified their ephemeral
+// key; and beside them those ephemeral keys with their certificates
+// (live.VouchedCert). A position whose check failed, or whose identity
+// does not encode, has "" in both. Their peers verify none of them again
+// (live.Config.Vouched, VouchedCerts).
+func (ps *procs) vouched() (files, certs []string) {
+	files, certs = make([]string, len(ps.byPos)), make([]string, len(ps.byPos))
 	for pos, p := range ps.byPos {
 		if p == nil || p.ident == nil || p.unproven != nil {
 			continue
 		}
 		if b, err := pow.Encode(p.ident); err == nil {
-			out[pos] = string(b)
+			files[pos], certs[pos] = string(b), live.VouchedCert(p.eph, p.cert)
 		}
 	}
-	return out
+	return files, certs
 }
 
 // assign hands identities out to positions by rank order: the minted

@@ -353,13 +353,13 @@ func (lt *liveTrial) linkAll(ctx context.Context) error {
 	lt.prog.stage(Linking, 0, len(lt.links.list))
 	// New processes learn which identities the harness checked; kept
 	// ones learnt it with their first configure.
-	var vouched []string
+	var vouched, certs []string
 	if ps.epoch == 0 {
-		vouched = ps.vouched()
+		vouched, certs = ps.vouched()
 	}
 	for p := range lt.n {
 		if ps.alive[p] {
-			lt.configure(ps.byPos[p], vouched)
+			lt.configure(ps.byPos[p], vouched, certs)
 		}
 	}
 	// Links come up one "link" line each; a kept process's links, up
@@ -393,14 +393,15 @@ func (lt *liveTrial) linkAll(ctx context.Context) error {
 	return nil
 }
 
-// configure sends a node its run, with the identities the harness
-// vouches for (procs.vouched) to a process new to the cluster.
-func (lt *liveTrial) configure(p *proc, vouched []string) {
+// configure sends a node its run, with the identities and ephemeral
+// keys' certificates the harness vouches for (procs.vouched) to a process
+// new to the cluster.
+func (lt *liveTrial) configure(p *proc, vouched, certs []string) {
 	cfg := &live.Config{
 		Algorithm: lt.cfg.Algorithm.Name, Variant: lt.cfg.VariantName(), Params: lt.cfg.Params,
 		T: lt.tAlg, D: lt.cfg.BoundIn(lt.tAlg), Seed: lt.cfg.Seed, Epoch: lt.procs.epoch, Self: p.pos, SelfLatency: lt.T,
 		MinBits: lt.procs.bits(), Puzzle: new(lt.procs.puzzle()), Links: lt.links.outgoing(p.pos),
-		External: lt.cfg.Algorithm.External, Vouched: vouched,
+		External: lt.cfg.Algorithm.External, Vouched: vouched, VouchedCerts: certs,
 		// Step lines carry the messages' ranks only when the sink reads
 		// them (a trace does; a quorum checker reads kinds and counters).
 		Trace: lt.log.trace,
@@ -617,7 +618,8 @@ func (lt *liveTrial) rewire(p *proc) {
 	into := lt.links.rewire(ctx, p.pos, p.addr)
 	lt.settle.armed[p.pos], lt.settle.expect[p.pos] = 0, 0
 	lt.recount()
-	lt.configure(p, lt.procs.vouched())
+	vouched, certs := lt.procs.vouched()
+	lt.configure(p, vouched, certs)
 	lt.faults.redial(into)
 }
 
