@@ -377,22 +377,27 @@ func replayToAcceptor(t *testing.T, ha *Handshaker, roster map[nodes.ID]int, hel
 	return <-done, answered
 }
 
+// certifiedBy is a handshaker for k whose ephemeral key's certificate
+// other signed, not k.
+func certifiedBy(t *testing.T, k, other *pow.Key) *Handshaker {
+	t.Helper()
+	h := handshaker(k, nil)
+	e, err := newEphemeral()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.cert = other.Sign(certMessage(k.ID, e.pub))
+	h.eph.key = e
+	return h
+}
+
 // A HELLO whose ephemeral key is certified by another key than the
 // identity's is refused on either side, wrapping pow.ErrSignature and
 // naming the certificate; the acceptor's refusal is anonymous (the dialer
 // proved nothing), and the dialer's names the peer it reached.
 func TestHandshakeRefusesAnotherKeysCertificate(t *testing.T) {
 	d, acc, other := mint(t), mint(t), mint(t)
-	badly := func(k *pow.Key) *Handshaker {
-		h := handshaker(k, nil)
-		e, err := newEphemeral()
-		if err != nil {
-			t.Fatal(err)
-		}
-		e.cert = other.Sign(certMessage(k.ID, e.pub))
-		h.eph.key = e
-		return h
-	}
+	badly := func(k *pow.Key) *Handshaker { return certifiedBy(t, k, other) }
 	roster := map[nodes.ID]int{d.ID: 1}
 	ha := handshaker(acc, nil)
 	for i := range 2 {
@@ -554,13 +559,7 @@ func TestVouchedCertificateIsNotVerified(t *testing.T) {
 		t.Errorf("a restarted dialer's new key: %d verifications in all; want 2", ha.eph.checked)
 	}
 	// A restarted dialer whose new key's certificate is bad is refused.
-	hb := handshaker(d, nil)
-	nb, err := newEphemeral()
-	if err != nil {
-		t.Fatal(err)
-	}
-	nb.cert = other.Sign(certMessage(d.ID, nb.pub))
-	hb.eph.key = nb
+	hb := certifiedBy(t, d, other)
 	if _, got := shake(hb, ha, acc.ID, roster); !errors.Is(got.err, pow.ErrSignature) || ha.eph.checked != 3 {
 		t.Errorf("a new key with a bad certificate under the vouched id: accept %v after %d verifications; want %v after 3", got.err, ha.eph.checked, pow.ErrSignature)
 	}
