@@ -267,15 +267,23 @@ func TestVouchedIdentitySkipsOnlyThePuzzle(t *testing.T) {
 	}
 }
 
-// A transport takes from a configure's roster only vouched identities
-// that decode and are their position's.
-func TestVouchedIdentityMustBeItsPositions(t *testing.T) {
-	self, a, b := mint(t), mint(t), mint(t)
+// idleTransport is a transport for self that posts nowhere, its listener
+// closed when the test ends.
+func idleTransport(t *testing.T, self *pow.Key) *netTransport {
+	t.Helper()
 	tr, err := newNetTransport(Options{Identity: self}, func(event) bool { return true }, make(chan struct{}), t.Logf)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tr.ln.Close()
+	t.Cleanup(func() { tr.ln.Close() })
+	return tr
+}
+
+// A transport takes from a configure's roster only vouched identities
+// that decode and are their position's.
+func TestVouchedIdentityMustBeItsPositions(t *testing.T) {
+	self, a, b := mint(t), mint(t), mint(t)
+	tr := idleTransport(t, self)
 	file := func(k *pow.Key) string {
 		b, err := pow.Encode(&k.Identity)
 		if err != nil {
@@ -569,11 +577,7 @@ func TestVouchedCertificateIsNotVerified(t *testing.T) {
 // decodes, records them under their position's id, and skips its own.
 func TestVouchedCertificatesDecode(t *testing.T) {
 	self, a, b := mint(t), mint(t), mint(t)
-	tr, err := newNetTransport(Options{Identity: self}, func(event) bool { return true }, make(chan struct{}), t.Logf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tr.ln.Close()
+	tr := idleTransport(t, self)
 	ranks := []nodes.Rank{self.Rank(), a.Rank(), b.Rank()}
 	eph := bytes.Repeat([]byte{7}, EphemeralLen)
 	good := VouchedCert(eph, Certify(a, a.ID, eph))
