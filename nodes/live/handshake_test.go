@@ -37,18 +37,25 @@ type outcome struct {
 	err  error
 }
 
+// acceptOn runs acceptor's side on c, the ids in roster known, then
+// closes c; its outcome arrives on the channel returned.
+func acceptOn(acceptor *Handshaker, c net.Conn, roster map[nodes.ID]int) <-chan outcome {
+	done := make(chan outcome, 1)
+	go func() {
+		p, _, _, err := acceptor.Accept(c, func(id nodes.ID) (int, bool) { p, ok := roster[id]; return p, ok })
+		c.Close()
+		done <- outcome{p, err}
+	}()
+	return done
+}
+
 // shake runs a dialer and an acceptor against each other over an in-memory
 // connection. The acceptor knows the ids in roster.
 func shake(dialer, acceptor *Handshaker, want nodes.ID, roster map[nodes.ID]int) (dialErr error, accepted outcome) {
 	a, b := net.Pipe()
 	defer a.Close()
 	defer b.Close()
-	done := make(chan outcome, 1)
-	go func() {
-		p, _, _, err := acceptor.Accept(b, func(id nodes.ID) (int, bool) { p, ok := roster[id]; return p, ok })
-		b.Close()
-		done <- outcome{p, err}
-	}()
+	done := acceptOn(acceptor, b, roster)
 	_, _, dialErr = dialer.Dial(a, want)
 	a.Close()
 	return dialErr, <-done
@@ -361,12 +368,7 @@ func replayToAcceptor(t *testing.T, ha *Handshaker, roster map[nodes.ID]int, hel
 	t.Helper()
 	a, b := net.Pipe()
 	defer a.Close()
-	done := make(chan outcome, 1)
-	go func() {
-		p, _, _, err := ha.Accept(b, func(id nodes.ID) (int, bool) { p, ok := roster[id]; return p, ok })
-		b.Close()
-		done <- outcome{p, err}
-	}()
+	done := acceptOn(ha, b, roster)
 	a.SetDeadline(time.Now().Add(5 * time.Second))
 	fr := NewFrameReader(a)
 	answered := false
