@@ -75,6 +75,7 @@ func FuzzParseReport(f *testing.F) {
 	f.Add([]byte(`{"type":"link","peer":4}`))
 	f.Add([]byte(`{"type":"step","ev":"recv","kind":-0,"sent":[{"to":1,"k":70000,"r":"1/ab","x":""}]}`))
 	f.Add([]byte(`{"type":"hello","kinds":["ELECTION","OK"],"timers":["T1"]}`))
+	f.Add([]byte(`{"type":"hello","eph":"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=","cert":"!!"}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
 		got, err := ParseReport(line)
 		var want Report
