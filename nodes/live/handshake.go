@@ -39,12 +39,11 @@ import (
 // proves it holds that ephemeral key's private half by a MAC under a key
 // derived from the two sides' X25519 secret and both fresh challenges
 // (sessionKeys), which only a holder of one of the two ephemeral private
-// keys can compute. A copied
-// identity file is useless without its private key (it cannot sign a
-// certificate for a key of the thief's, and a HELLO replayed with its
-// owner's certificate leaves the thief without the ephemeral private key
-// the MAC needs), a forged one fails pow's checks, and one below the
-// policy's difficulty is refused before any hashing.
+// keys can compute. A copied identity file is useless without its private
+// key (it cannot sign a certificate for a key of the thief's, and a HELLO
+// replayed with its owner's certificate leaves the thief without the
+// ephemeral private key the MAC needs), a forged one fails pow's checks,
+// and one below the policy's difficulty is refused before any hashing.
 //
 // Blame: an acceptor learns who a dialer is only from its PROOF, so a
 // refusal before one verified is anonymous (RefusedError.Peer says what was
